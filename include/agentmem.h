@@ -1,0 +1,372 @@
+/*
+ * agentmem.h -- the public interface of agentmem, a long-term memory engine
+ * for LLM agents.  If it is not in this header, it is not API.
+ *
+ * Model (see docs/ARCHITECTURE.md): an agent adds *events* (what the user,
+ * the agent or a tool said or did) to the perception layer; the engine
+ * attributes them to *tasks*, keeps each task's state, and distils explicit
+ * long-term statements into versioned semantic *memory items*.  A *recall*
+ * turns one user turn into the memory block the agent should be given.
+ *
+ * Caveats (read these first):
+ *  - Threads: an am_db handle must be used by one thread at a time.  Open
+ *    one handle per thread; several handles (and processes) may share one
+ *    store file (SQLite WAL serialises writers, AM_BUSY after the timeout).
+ *  - Time: every time given to the engine is ISO 8601 with a zone
+ *    ("2026-03-02T09:00:00+08:00" or "...Z"); it is stored as UTC
+ *    milliseconds (am_time).  "Now" comes from the injected clock.
+ *  - Isolation: every call names one user; nothing a call returns belongs to
+ *    any other user.  Channel identities are resolved to the master user
+ *    first (am_link).
+ *  - Ownership: results are either *borrowed* (valid until the next call on
+ *    the same handle) or *owned* (release with the named _free function or
+ *    am_free).  Each function says which.
+ *  - The library never prints, aborts or exits; it reports through return
+ *    codes, am_errmsg() and the log callback.
+ *  - Every function returning an int returns AM_OK (0) on success or one of
+ *    the AM_* codes below; the codes are never renumbered.
+ */
+#ifndef AGENTMEM_H
+#define AGENTMEM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define AM_VERSION_STRING "0.1.0"
+#define AM_VERSION_NUMBER 1000
+
+/* Result codes.  Appended, never renumbered. */
+#define AM_OK 0        /* success */
+#define AM_ERROR 1     /* generic failure (see am_errmsg) */
+#define AM_NOMEM 2     /* an allocation failed; nothing was written */
+#define AM_MISUSE 3    /* the API was called wrongly (NULL handle, ...) */
+#define AM_INVALID 4   /* bad input; am_errmsg names the field and reason */
+#define AM_NOTFOUND 5  /* the named user / task / event / memory is unknown */
+#define AM_DENIED 6    /* not allowed (isolation, policy) */
+#define AM_BUSY 7      /* the store is locked by another writer */
+#define AM_TOOBIG 8    /* an input exceeds a size limit */
+#define AM_IO 9        /* the store file cannot be read or written */
+#define AM_BACKEND 10  /* the storage backend failed */
+#define AM_CORRUPT 11  /* the store file is not an agentmem store or damaged */
+#define AM_NEWER 12    /* the store was written by a newer schema version */
+
+/* Time: milliseconds since 1970-01-01T00:00:00Z. */
+typedef int64_t am_time;
+#define AM_TIME_NONE INT64_MIN
+
+typedef struct am_db am_db;
+
+/* Log levels for am_config.log. */
+#define AM_LOG_ERROR 0
+#define AM_LOG_WARN 1
+#define AM_LOG_INFO 2
+#define AM_LOG_DEBUG 3
+
+/* Ranking and budget weights (DESIGN.md F17, F18).  am_config_init fills
+ * the defaults named in the comments. */
+typedef struct am_rank_config {
+    double w_heat;           /* 0.6: weight of heat in a semantic score */
+    double w_similarity;     /* 0.4: weight of similarity */
+    double w_semantic;       /* 0.6: layer fusion weight, semantic layer */
+    double w_perception;     /* 0.4: layer fusion weight, perception layer */
+    double base_preference;  /* 10: base score of an explicit preference */
+    double base_constraint;  /* 8 */
+    double base_profile;     /* 6 */
+    double base_conclusion;  /* 4: task conclusion */
+    double base_temp;        /* 2 */
+    double half_life_preference_days; /* 30 */
+    double half_life_conclusion_days; /* 7 */
+    double half_life_temp_days;       /* 1 */
+    double half_life_event_days;      /* 14: recency of events */
+    int candidates;          /* 50: candidates taken before reranking */
+    int max_memories;        /* 5: memory items in a recall */
+    int max_events;          /* 8: events in a recall */
+    int budget_long_tokens;  /* 800: long-term section budget */
+    int budget_short_tokens; /* 300: short-term section budget */
+} am_rank_config;
+
+typedef struct am_config {
+    /* Store location: a file path, ":memory:", or a URL "sqlite:PATH".
+     * Required. */
+    const char *path;
+    /* Clock returning "now" (UTC ms).  NULL = the system clock.  Tests and
+     * the scenario runner inject one to replay time. */
+    am_time (*clock)(void *ctx);
+    void *clock_ctx;
+    /* Log callback; NULL = silent.  msg is borrowed for the call only. */
+    void (*log)(void *ctx, int level, const char *msg);
+    void *log_ctx;
+    /* Allocator: realloc-like (n == 0 frees).  NULL = libc. */
+    void *(*realloc)(void *ctx, void *ptr, size_t n);
+    void *alloc_ctx;
+    /* Zone (minutes east of UTC) used for times that come from the clock
+     * rather than from the caller.  Default 0. */
+    int default_tz_minutes;
+    /* Largest accepted event text in bytes.  Default 32768. */
+    size_t max_text_bytes;
+    /* Milliseconds to wait for a lock held by another writer.  Default 5000. */
+    int busy_timeout_ms;
+    /* Open an existing store only, never create one.  Default 0. */
+    int must_exist;
+    am_rank_config rank;
+} am_config;
+
+/* Fill *cfg with defaults (path stays NULL). */
+void am_config_init(am_config *cfg);
+
+/* Open (creating if needed) the store named by cfg->path.
+ * *out receives the handle; close it with am_close.
+ * Returns AM_OK, AM_MISUSE (NULL cfg/out/path), AM_NOMEM, AM_IO (cannot
+ * open the file), AM_CORRUPT (not an agentmem store), AM_NEWER (schema
+ * newer than this library), AM_NOTFOUND (must_exist and no store).
+ * On failure *out is NULL; when errmsg is not NULL a malloc'ed message is
+ * stored there (free with am_free) -- there is no handle to ask. */
+int am_open(const am_config *cfg, am_db **out, char **errmsg);
+
+/* Close the handle.  NULL is a no-op. */
+void am_close(am_db *db);
+
+/* Static English name of a result code ("invalid input").  Never NULL. */
+const char *am_errstr(int rc);
+
+/* Message of the last failed call on db: what, which object, why.
+ * Borrowed: valid until the next call on db.  Never NULL. */
+const char *am_errmsg(const am_db *db);
+
+/* Release memory owned by the caller that a function documents as
+ * "free with am_free".  NULL is a no-op. */
+void am_free(void *p);
+
+/* Parse ISO 8601 with a zone into UTC ms.  *tz_minutes (may be NULL)
+ * receives the zone offset.  Returns AM_OK or AM_INVALID. */
+int am_time_parse(const char *iso, am_time *out, int *tz_minutes);
+
+/* Format t in the zone tz_minutes as "YYYY-MM-DDTHH:MM:SS+HH:MM" into buf
+ * (at least 32 bytes).  Returns buf. */
+char *am_time_format(am_time t, int tz_minutes, char *buf);
+
+/* ---------------------------------------------------------------- identity */
+
+/* Declare that (channel, external_id) is the master user user_id (F2).
+ * Creates the user if needed.  Re-linking an id to another user is refused
+ * with AM_DENIED (unlink first).  Returns AM_OK, AM_INVALID (bad id),
+ * AM_DENIED, AM_BUSY, AM_IO, AM_BACKEND. */
+int am_link(am_db *db, const char *channel, const char *external_id,
+            const char *user_id);
+
+/* Remove a link.  Returns AM_OK or AM_NOTFOUND. */
+int am_unlink(am_db *db, const char *channel, const char *external_id);
+
+/* Resolve (channel, external_id) to the master user id.  out must hold
+ * AM_ID_MAX+1 bytes.  Returns AM_OK, AM_NOTFOUND, AM_INVALID. */
+#define AM_ID_MAX 128
+int am_resolve(am_db *db, const char *channel, const char *external_id,
+               char *out);
+
+/* ---------------------------------------------------------------- write */
+
+/* One event entering the perception layer.  Unset pointers are NULL.
+ * Identity: user_id (a master id), or channel + external_id (resolved via
+ * am_link; an unlinked pair becomes a new master user "channel:external_id"
+ * linked to itself).  Ids are 1..128 bytes of [A-Za-z0-9_.:@/+-] (user,
+ * agent, session, task, channel, external) -- any printable UTF-8 without
+ * control characters for task ids. */
+typedef struct am_event {
+    const char *user_id;
+    const char *channel;
+    const char *external_id;
+    const char *agent_id;
+    const char *session_id;
+    const char *task_id;     /* explicit task attribution (F5) */
+    const char *source;      /* user|agent|tool|system; NULL = user */
+    const char *type;        /* query|response|tool_call|tool_result|
+                                status_change|task_switch|form_submit|action|
+                                preference_declare|feedback; NULL = query for
+                                user/system, response for agent, tool_result
+                                for tool */
+    const char *domain;      /* business domain, e.g. "procurement" */
+    const char *intent;      /* verb phrase, e.g. "查询工单" */
+    const char *text;        /* content, valid UTF-8, required */
+    const char *occurred_at; /* ISO 8601 with zone; NULL = clock now */
+} am_event;
+
+/* What the write path did with one event.  Filled by am_add_event. */
+typedef struct am_add_info {
+    char event_id[32];          /* ULID of the new event */
+    char user_id[AM_ID_MAX + 1];/* master user */
+    char task_id[AM_ID_MAX + 1];/* task the event was attributed to, or "" */
+    int memories_created;       /* new semantic items */
+    int memories_updated;       /* new versions of existing items */
+    int memories_invalidated;   /* items closed by the event */
+    int task_changed;           /* the task state changed */
+    int one_off;                /* an instruction kept in task state only */
+} am_add_info;
+
+/* Add one event and run the write path (validate, resolve identity,
+ * redact, append, attribute to a task, index, distil).  All of it happens
+ * in one transaction: on any error nothing is written.
+ * info may be NULL.  Returns AM_OK, AM_MISUSE, AM_INVALID (am_errmsg names
+ * the field: "add: text: invalid UTF-8 at byte 12"), AM_TOOBIG (text over
+ * max_text_bytes), AM_NOMEM, AM_BUSY, AM_IO, AM_BACKEND. */
+int am_add_event(am_db *db, const am_event *ev, am_add_info *info);
+
+/* ---------------------------------------------------------------- records */
+
+/* A semantic memory item version.  All strings owned by the containing
+ * result. */
+typedef struct am_memory {
+    const char *id;          /* version id (ULID) */
+    const char *lineage_id;  /* id shared by all versions of one item */
+    const char *scope;       /* global | domain:X | task:T | role:R */
+    const char *kind;        /* preference|constraint|profile|fact|pattern|
+                                task_conclusion|rule|temp */
+    const char *key;         /* logical key, e.g. "report.format" */
+    const char *text;        /* one short sentence */
+    const char *value_json;  /* structured value */
+    const char *status;      /* active|pending_confirm|candidate_forget|
+                                invalidated|forgotten|archived */
+    double confidence;
+    double base_score;
+    double half_life_days;
+    long hits;
+    am_time last_access;     /* AM_TIME_NONE if never recalled */
+    am_time valid_from, valid_to;        /* business validity; to NONE = open */
+    am_time recorded_at, superseded_at;  /* system time; NONE = current */
+    const char **source_event_ids;       /* provenance */
+    size_t n_sources;
+    double score;            /* recall score (0 outside recall) */
+} am_memory;
+
+typedef struct am_event_rec {
+    const char *id, *agent_id, *session_id, *task_id, *channel, *source,
+        *type, *domain, *intent, *content;
+    am_time occurred_at;
+    int tz_minutes;          /* the zone the event was given in */
+    double score;            /* recall score (0 outside recall) */
+} am_event_rec;
+
+typedef struct am_task_change {
+    am_time at;
+    const char *field;       /* "status", "stage", "note", "artifact", ... */
+    const char *old_value, *new_value;
+    const char *event_id;
+} am_task_change;
+
+typedef struct am_task {
+    const char *task_id, *name, *stage, *status;
+    const char *artifacts_json;  /* JSON array */
+    const char *pending_json;    /* JSON array: decisions awaiting the user */
+    const char *notes_json;      /* JSON array: one-off instructions etc. */
+    am_time created_at, updated_at;
+    am_task_change *history;
+    size_t n_history;
+} am_task;
+
+/* ---------------------------------------------------------------- read */
+
+typedef struct am_query {
+    const char *user_id;       /* or channel + external_id */
+    const char *channel, *external_id;
+    const char *agent_id, *session_id;
+    const char *task_id;       /* the caller knows the task */
+    const char *domain;
+    const char *text;          /* the user's turn, required */
+    const char *as_of;         /* ISO 8601: answer as the world stood then */
+    int budget_tokens;         /* 0 = config budgets */
+    int max_memories;          /* 0 = config (rank.max_memories) */
+    int max_events;            /* 0 = config (rank.max_events) */
+} am_query;
+
+typedef struct am_recall_result {
+    int need_memory;           /* router decision (F14) */
+    const char *route;         /* "none" | "semantic_first" | "state_first" */
+    const char *lang;          /* "zh" | "en" -- labels of the block */
+    am_memory *memories;       /* active items, best first */
+    size_t n_memories;
+    am_event_rec *events;      /* relevant events, best first */
+    size_t n_events;
+    am_task *task;             /* the referenced task, or NULL */
+    const char *block;         /* rendered memory block ("" if none) */
+    int block_tokens;          /* estimated tokens of block */
+    const char *json;          /* the whole result as JSON */
+} am_recall_result;
+
+/* Run the read path for one turn.  *out is owned: free with
+ * am_recall_free.  Returns AM_OK, AM_MISUSE, AM_INVALID (bad field),
+ * AM_NOTFOUND (unknown channel identity), AM_NOMEM, AM_BACKEND.  An
+ * unknown master user is not an error: the result is empty.  Recall
+ * updates hits/last_access of the returned items (F21). */
+int am_recall(am_db *db, const am_query *q, am_recall_result **out);
+void am_recall_free(am_recall_result *r);
+
+/* Task state (F5, F6, F20).  *out owned: free with am_task_free.
+ * Returns AM_OK, AM_NOTFOUND, AM_INVALID, AM_NOMEM, AM_BACKEND. */
+int am_task_get(am_db *db, const char *user_id, const char *task_id,
+                am_task **out);
+void am_task_free(am_task *t);
+
+/* Listing of a user's semantic memory items. */
+#define AM_LIST_ACTIVE 0        /* current, active versions */
+#define AM_LIST_ALL 1           /* every version, closed ones included */
+typedef struct am_memory_list {
+    am_memory *items;
+    size_t n;
+    const char *json;
+} am_memory_list;
+/* *out owned: free with am_memory_list_free.  as_of may be NULL (now).
+ * Returns AM_OK, AM_INVALID, AM_NOMEM, AM_BACKEND. */
+int am_memories(am_db *db, const char *user_id, int which, const char *as_of,
+                am_memory_list **out);
+void am_memory_list_free(am_memory_list *l);
+
+/* ---------------------------------------------------------------- feedback */
+#define AM_FEEDBACK_CONFIRM 1
+#define AM_FEEDBACK_REJECT 2
+#define AM_FEEDBACK_CORRECT 3
+/* The user judges memory item memory_id (a version id or a lineage id):
+ * confirm raises confidence, reject invalidates, correct writes a new
+ * version with text.  Every outcome is a new version (bitemporal).
+ * Returns AM_OK, AM_NOTFOUND, AM_INVALID (correct without text), AM_NOMEM,
+ * AM_BUSY, AM_BACKEND. */
+int am_feedback(am_db *db, const char *user_id, const char *memory_id,
+                int action, const char *text);
+
+/* ---------------------------------------------------------------- forget */
+#define AM_FORGET_EVENT 1
+#define AM_FORGET_SESSION 2
+#define AM_FORGET_TASK 3
+#define AM_FORGET_USER 4
+typedef struct am_forget_info {
+    long events;       /* events removed */
+    long memories;     /* memory item versions removed */
+    long tasks;        /* tasks removed */
+} am_forget_info;
+/* Forget at one level (F24): the data leaves every table and index (full
+ * text included); memory items whose every source event is forgotten go
+ * too; a tombstone and an audit record (ids only, no content) remain.
+ * For AM_FORGET_USER, id is ignored (may be NULL).  info may be NULL.
+ * Returns AM_OK, AM_NOTFOUND (unknown user, or nothing with that id),
+ * AM_INVALID, AM_BUSY, AM_BACKEND.  On error nothing is removed. */
+int am_forget(am_db *db, const char *user_id, int level, const char *id,
+              am_forget_info *info);
+
+/* ---------------------------------------------------------------- export */
+/* Everything stored about user_id as one JSON document (F33).  *json_out
+ * is owned: free with am_free.  PII mappings are never exported.
+ * Returns AM_OK, AM_NOTFOUND (unknown user), AM_NOMEM, AM_BACKEND. */
+int am_export(am_db *db, const char *user_id, char **json_out);
+
+/* Find the id of an event by a substring of its content (for tools and
+ * the scenario runner).  out must hold 32 bytes.  Returns AM_OK or
+ * AM_NOTFOUND. */
+int am_event_find(am_db *db, const char *user_id, const char *needle,
+                  char *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* AGENTMEM_H */

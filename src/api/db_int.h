@@ -1,0 +1,43 @@
+/*
+ * db_int.h -- the am_db handle and the helpers every api/ file shares.
+ * api/ is the entry layer: it validates arguments, resolves identity and
+ * drives the write path (perceive -> distill -> semantic -> store) and the
+ * read path (recall/) inside store transactions.
+ */
+#ifndef AM_API_DB_INT_H
+#define AM_API_DB_INT_H
+
+#include "base/base.h"
+#include "store/store.h"
+#include "text/analyze.h"
+
+struct am_db {
+    am_config cfg;
+    am__allocator alloc;
+    am__store *store;
+    am__text *text;
+    am__ulid_state ulid;
+    char err[1024];
+};
+
+/* Record an error message (printf-style) and return rc. */
+int am__db_error(am_db *db, int rc, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Record the store's message for a failed store call, prefixed by what. */
+int am__db_store_error(am_db *db, int rc, const char *what);
+void am__db_clear_error(am_db *db);
+void am__db_log(am_db *db, int level, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+am_time am__db_now(am_db *db);
+void am__db_new_id(am_db *db, am_time at, char out[27]);
+
+/* Resolve the caller's identity fields into a master user id (out holds
+ * AM_ID_MAX+1).  With create, an unknown channel pair becomes a new user
+ * linked to itself and an unknown user id is created.  `what` names the
+ * call for messages.  Returns AM_OK, AM_INVALID, AM_NOTFOUND, or store
+ * errors. */
+int am__db_resolve_user(am_db *db, const char *what, const char *user_id,
+                        const char *channel, const char *external_id,
+                        int create, char *out);
+
+#endif

@@ -1,0 +1,726 @@
+/*
+ * read.c -- am_recall and the other read-side entry points: task state,
+ * memory listings, feedback, forgetting and export.  Results live in one
+ * arena each and are released whole by their _free function.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/db_int.h"
+#include "perceive/attribute.h"
+#include "recall/recall.h"
+#include "semantic/merge.h"
+#include "text/entities.h"
+
+#define MAX_QSET 256
+
+/* ------------------------------------------------------------ conversion */
+
+static void memory_from_row(am_memory *m, const am__item_row *r)
+{
+    m->id = r->id;
+    m->lineage_id = r->lineage_id;
+    m->scope = r->scope;
+    m->kind = r->kind;
+    m->key = r->key;
+    m->text = r->text;
+    m->value_json = r->value_json;
+    m->status = r->status;
+    m->confidence = r->confidence;
+    m->base_score = r->base_score;
+    m->half_life_days = r->half_life_days;
+    m->hits = r->hits;
+    m->last_access = r->last_access;
+    m->valid_from = r->valid_from;
+    m->valid_to = r->valid_to;
+    m->recorded_at = r->recorded_at;
+    m->superseded_at = r->superseded_at;
+    m->source_event_ids = r->sources;
+    m->n_sources = r->n_sources;
+}
+
+static void event_from_row(am_event_rec *e, const am__event_row *r)
+{
+    e->id = r->id;
+    e->agent_id = r->agent_id;
+    e->session_id = r->session_id;
+    e->task_id = r->task_id;
+    e->channel = r->channel;
+    e->source = r->source;
+    e->type = r->type;
+    e->domain = r->domain;
+    e->intent = r->intent;
+    e->content = r->content;
+    e->occurred_at = r->occurred_at;
+    e->tz_minutes = r->tz_minutes;
+    e->score = r->score;
+}
+
+static void json_time(am__buf *b, const char *name, am_time t, int comma)
+{
+    char ts[32];
+    if (comma) am__buf_addc(b, ',');
+    am__buf_printf(b, "\"%s\":", name);
+    if (t == AM_TIME_NONE) am__buf_adds(b, "null");
+    else am__buf_json_str(b, am__time_format(t, 0, ts));
+}
+
+static void json_kv(am__buf *b, const char *name, const char *v, int comma)
+{
+    if (comma) am__buf_addc(b, ',');
+    am__buf_printf(b, "\"%s\":", name);
+    if (v) am__buf_json_str(b, v);
+    else am__buf_adds(b, "null");
+}
+
+/* Raw JSON value (already JSON) or null. */
+static void json_raw(am__buf *b, const char *name, const char *v, int comma)
+{
+    if (comma) am__buf_addc(b, ',');
+    am__buf_printf(b, "\"%s\":%s", name, v && *v ? v : "null");
+}
+
+static void json_memory(am__buf *b, const am_memory *m)
+{
+    am__buf_addc(b, '{');
+    json_kv(b, "id", m->id, 0);
+    json_kv(b, "lineage_id", m->lineage_id, 1);
+    json_kv(b, "scope", m->scope, 1);
+    json_kv(b, "kind", m->kind, 1);
+    json_kv(b, "key", m->key, 1);
+    json_kv(b, "text", m->text, 1);
+    json_raw(b, "value", m->value_json, 1);
+    json_kv(b, "status", m->status, 1);
+    am__buf_printf(b, ",\"confidence\":%.3f,\"base_score\":%.3f,\"half_life_days\":%.3f,\"hits\":%ld",
+                   m->confidence, m->base_score, m->half_life_days, m->hits);
+    json_time(b, "last_access", m->last_access, 1);
+    json_time(b, "valid_from", m->valid_from, 1);
+    json_time(b, "valid_to", m->valid_to, 1);
+    json_time(b, "recorded_at", m->recorded_at, 1);
+    json_time(b, "superseded_at", m->superseded_at, 1);
+    am__buf_adds(b, ",\"source_event_ids\":[");
+    for (size_t i = 0; i < m->n_sources; i++) {
+        if (i) am__buf_addc(b, ',');
+        am__buf_json_str(b, m->source_event_ids[i]);
+    }
+    am__buf_printf(b, "],\"score\":%.4f}", m->score);
+}
+
+static void json_event(am__buf *b, const am_event_rec *e)
+{
+    char ts[32];
+    am__buf_addc(b, '{');
+    json_kv(b, "id", e->id, 0);
+    json_kv(b, "agent", e->agent_id, 1);
+    json_kv(b, "session", e->session_id, 1);
+    json_kv(b, "task", e->task_id, 1);
+    json_kv(b, "channel", e->channel, 1);
+    json_kv(b, "source", e->source, 1);
+    json_kv(b, "type", e->type, 1);
+    json_kv(b, "domain", e->domain, 1);
+    json_kv(b, "intent", e->intent, 1);
+    json_kv(b, "content", e->content, 1);
+    json_kv(b, "occurred_at", am__time_format(e->occurred_at, e->tz_minutes, ts), 1);
+    am__buf_printf(b, ",\"score\":%.4f}", e->score);
+}
+
+static void json_task(am__buf *b, const am_task *t)
+{
+    am__buf_addc(b, '{');
+    json_kv(b, "task_id", t->task_id, 0);
+    json_kv(b, "name", t->name, 1);
+    json_kv(b, "stage", t->stage, 1);
+    json_kv(b, "status", t->status, 1);
+    json_raw(b, "artifacts", t->artifacts_json, 1);
+    json_raw(b, "pending", t->pending_json, 1);
+    json_raw(b, "notes", t->notes_json, 1);
+    json_time(b, "created_at", t->created_at, 1);
+    json_time(b, "updated_at", t->updated_at, 1);
+    am__buf_adds(b, ",\"history\":[");
+    for (size_t i = 0; i < t->n_history; i++) {
+        const am_task_change *c = &t->history[i];
+        if (i) am__buf_addc(b, ',');
+        am__buf_addc(b, '{');
+        json_time(b, "at", c->at, 0);
+        json_kv(b, "field", c->field, 1);
+        json_kv(b, "old", c->old_value, 1);
+        json_kv(b, "new", c->new_value, 1);
+        json_kv(b, "event_id", c->event_id, 1);
+        am__buf_addc(b, '}');
+    }
+    am__buf_adds(b, "]}");
+}
+
+/* Build a public task (in the arena) from a row and its history. */
+static int task_build(am_db *db, const char *uid, am__arena *ar, const am__task_row *r,
+                      am_task **out)
+{
+    am_task *t = am__arena_alloc(ar, sizeof *t);
+    if (!t) return AM_NOMEM;
+    t->task_id = r->task_id;
+    t->name = r->name;
+    t->stage = r->stage;
+    t->status = r->status;
+    t->artifacts_json = r->artifacts;
+    t->pending_json = r->pending;
+    t->notes_json = r->notes;
+    t->created_at = r->created_at;
+    t->updated_at = r->updated_at;
+    am__task_change_row *h;
+    size_t n;
+    int rc = db->store->vt->task_history(db->store, uid, r->task_id, ar, &h, &n);
+    if (rc) return rc;
+    t->history = n ? am__arena_alloc(ar, n * sizeof *t->history) : NULL;
+    if (n && !t->history) return AM_NOMEM;
+    for (size_t i = 0; i < n; i++)
+        t->history[i] = (am_task_change){h[i].at, h[i].field, h[i].old_value,
+                                         h[i].new_value, h[i].event_id};
+    t->n_history = n;
+    *out = t;
+    return AM_OK;
+}
+
+/* ------------------------------------------------------------ recall */
+
+typedef struct recall_box {
+    am_recall_result pub;
+    am__arena ar;
+    am__allocator alloc;
+} recall_box;
+
+void am_recall_free(am_recall_result *r)
+{
+    if (!r) return;
+    recall_box *b = (recall_box *)r;
+    am__allocator a = b->alloc;
+    am__arena_free(&b->ar);
+    am__free(&a, b);
+}
+
+/* Which task the turn is about: explicit > continuation vote > the
+ * session's current task. */
+static int referenced_task(am_db *db, const char *uid, const am_query *q,
+                           const am__route_decision *rd, am__arena *ar,
+                           am__task_row **out)
+{
+    am__store *s = db->store;
+    const char *task_id = q->task_id;
+    int rc;
+    *out = NULL;
+    if (!task_id && rd->continuation &&
+        (rc = am__task_guess(s, db->text, uid, q->text, ar, &task_id)))
+        return rc;
+    if (!task_id && q->session_id) {
+        am__event_row *rows;
+        size_t n;
+        if ((rc = s->vt->events_recent(s, uid, q->session_id, NULL, AM_TIME_NONE, 10, ar,
+                                       &rows, &n)))
+            return rc;
+        for (size_t i = 0; i < n && !task_id; i++) task_id = rows[i].task_id;
+    }
+    if (!task_id) return AM_OK;
+    am__task_row *t = am__arena_alloc(ar, sizeof *t);
+    if (!t) return AM_NOMEM;
+    rc = s->vt->task_get(s, uid, task_id, ar, t);
+    if (rc == AM_NOTFOUND) return AM_OK;
+    if (rc) return rc;
+    *out = t;
+    return AM_OK;
+}
+
+static int scope_visible(const char *scope, const am_query *q, const am__task_row *task)
+{
+    if (!scope || strcmp(scope, "global") == 0) return 1;
+    if (strncmp(scope, "domain:", 7) == 0) return q->domain && strcmp(scope + 7, q->domain) == 0;
+    if (strncmp(scope, "task:", 5) == 0) return task && strcmp(scope + 5, task->task_id) == 0;
+    return 0;
+}
+
+static int recall_run(am_db *db, const am_query *q, recall_box *box)
+{
+    am__arena *ar = &box->ar;
+    am_recall_result *res = &box->pub;
+    am__store *s = db->store;
+    const am_rank_config *r = &db->cfg.rank;
+    int rc;
+    const char *why;
+    if (!q->text) return am__db_error(db, AM_INVALID, "recall: query text is missing");
+    size_t qn = strlen(q->text), bad;
+    if (qn > db->cfg.max_text_bytes)
+        return am__db_error(db, AM_TOOBIG, "recall: query is %zu bytes, over the limit", qn);
+    if (!am__utf8_valid(q->text, qn, &bad))
+        return am__db_error(db, AM_INVALID, "recall: query: invalid UTF-8 at byte %zu", bad);
+    am_time now = am__db_now(db), as_of = AM_TIME_NONE;
+    if (q->as_of && am__time_parse(q->as_of, &as_of, NULL, &why))
+        return am__db_error(db, AM_INVALID, "recall: as_of \"%.64s\" %s", q->as_of, why);
+    char uid[AM_ID_MAX + 1];
+    if ((rc = am__db_resolve_user(db, "recall", q->user_id, q->channel, q->external_id, 0, uid)))
+        return rc;
+    int lang = am__text_lang(q->text, qn);
+    if (lang == AM_LANG_NONE) lang = AM_LANG_EN;
+    res->lang = lang == AM_LANG_ZH ? "zh" : "en";
+    am__buf norm;
+    am__buf_init(&norm, &db->alloc);
+    if ((rc = am__text_normalize(db->text, q->text, qn, &norm))) {
+        am__buf_free(&norm);
+        return am__db_error(db, rc, "recall: out of memory");
+    }
+    am__route_decision rd;
+    am__route(norm.p ? norm.p : "", norm.len, &rd);
+    am__buf_free(&norm);
+    res->need_memory = rd.need_memory;
+    res->route = am__route_name(rd.route);
+    am__db_log(db, AM_LOG_INFO, "recall: user %s: route=%s reason=%s", uid, res->route, rd.reason);
+    res->block = "";
+    if (!rd.need_memory) return AM_OK;
+    int exists = s->vt->user_exists(s, uid);
+    if (exists < 0) return am__db_store_error(db, -exists, "recall");
+    if (!exists) return AM_OK;
+
+    am_time at = as_of != AM_TIME_NONE ? as_of : now;
+    am__task_row *task = NULL;
+    if ((rc = referenced_task(db, uid, q, &rd, ar, &task))) goto out_store;
+
+    /* Semantic layer: filter (F15), rank (F17). */
+    am__item_row *items;
+    size_t n_items;
+    rc = s->vt->items_list(s, uid, as_of != AM_TIME_NONE ? AM__ITEMS_ASOF : AM__ITEMS_CURRENT,
+                           at, ar, &items, &n_items);
+    if (rc) goto out_store;
+    size_t w = 0;
+    for (size_t i = 0; i < n_items; i++)
+        if (scope_visible(items[i].scope, q, task)) items[w++] = items[i];
+    n_items = w;
+    uint64_t qset[MAX_QSET];
+    size_t nq;
+    if ((rc = am__text_token_set(db->text, q->text, qn, qset, MAX_QSET, &nq))) goto out_store;
+    am__scored_item *scored = am__arena_alloc(ar, (n_items + 1) * sizeof *scored);
+    if (!scored) { rc = AM_NOMEM; goto out_store; }
+    if ((rc = am__rank_items(db->text, r, at, qset, nq, items, n_items, scored))) goto out_store;
+    size_t max_mem = (size_t)(q->max_memories > 0 ? q->max_memories : r->max_memories);
+    if (n_items > max_mem) n_items = max_mem;
+
+    /* Perception layer: lexical search (F16), rerank. */
+    const char **terms;
+    size_t nt;
+    if ((rc = am__query_terms(db->text, q->text, ar, &terms, &nt))) goto out_store;
+    size_t max_ev = (size_t)(q->max_events > 0 ? q->max_events : r->max_events);
+    int limit = r->candidates > (int)max_ev * 2 ? r->candidates : (int)max_ev * 2;
+    am__event_row *events;
+    size_t n_events;
+    rc = s->vt->events_search(s, uid, terms, nt, AM_TIME_NONE,
+                              as_of != AM_TIME_NONE ? as_of + 1 : AM_TIME_NONE, limit, ar,
+                              &events, &n_events);
+    if (rc) goto out_store;
+    am__rank_events(r, at, events, n_events);
+    if (n_events > max_ev) n_events = max_ev;
+
+    /* Budget and render (F18). */
+    int budget_long = r->budget_long_tokens, budget_short = r->budget_short_tokens;
+    if (q->budget_tokens > 0) {
+        budget_long = q->budget_tokens * 7 / 10;
+        budget_short = q->budget_tokens - budget_long;
+    }
+    am__render_in ri = {lang, scored, n_items, events, n_events, task, budget_long, budget_short};
+    am__buf block;
+    am__buf_init(&block, &db->alloc);
+    size_t used_items, used_events;
+    rc = am__render_block(&ri, &block, &used_items, &used_events);
+    res->block = block.oom ? NULL : am__arena_strndup(ar, block.p ? block.p : "", block.len);
+    res->block_tokens = am__text_tokens_estimate(block.p ? block.p : "", block.len);
+    am__buf_free(&block);
+    if (rc || !res->block) { rc = AM_NOMEM; goto out_store; }
+
+    res->memories = am__arena_alloc(ar, (used_items + 1) * sizeof *res->memories);
+    res->events = am__arena_alloc(ar, (n_events + 1) * sizeof *res->events);
+    if (!res->memories || !res->events) { rc = AM_NOMEM; goto out_store; }
+    for (size_t i = 0; i < used_items; i++) {
+        memory_from_row(&res->memories[i], scored[i].row);
+        res->memories[i].score = scored[i].score;
+    }
+    res->n_memories = used_items;
+    for (size_t i = 0; i < n_events; i++) event_from_row(&res->events[i], &events[i]);
+    res->n_events = n_events;
+    if (task && (rc = task_build(db, uid, ar, task, &res->task))) goto out_store;
+
+    /* F21: access feedback, only for recalls of the present. */
+    if (as_of == AM_TIME_NONE && used_items) {
+        if ((rc = s->vt->begin(s))) goto out_store;
+        for (size_t i = 0; i < used_items && !rc; i++)
+            rc = s->vt->item_touch(s, uid, scored[i].row->lineage_id, now);
+        if (rc || (rc = s->vt->commit(s))) {
+            s->vt->rollback(s);
+            goto out_store;
+        }
+    }
+    return AM_OK;
+out_store:
+    if (rc == AM_NOMEM) return am__db_error(db, rc, "recall: out of memory");
+    return am__db_store_error(db, rc, "recall");
+}
+
+static const char *recall_json(am__arena *ar, const am_recall_result *r)
+{
+    am__buf b;
+    am__buf_init(&b, NULL);
+    am__buf_printf(&b, "{\"need_memory\":%s", r->need_memory ? "true" : "false");
+    json_kv(&b, "route", r->route, 1);
+    json_kv(&b, "lang", r->lang, 1);
+    am__buf_adds(&b, ",\"memories\":[");
+    for (size_t i = 0; i < r->n_memories; i++) {
+        if (i) am__buf_addc(&b, ',');
+        json_memory(&b, &r->memories[i]);
+    }
+    am__buf_adds(&b, "],\"events\":[");
+    for (size_t i = 0; i < r->n_events; i++) {
+        if (i) am__buf_addc(&b, ',');
+        json_event(&b, &r->events[i]);
+    }
+    am__buf_adds(&b, "],\"task\":");
+    if (r->task) json_task(&b, r->task);
+    else am__buf_adds(&b, "null");
+    json_kv(&b, "block", r->block, 1);
+    am__buf_printf(&b, ",\"block_tokens\":%d}", r->block_tokens);
+    const char *out = b.oom ? NULL : am__arena_strndup(ar, b.p, b.len);
+    am__buf_free(&b);
+    return out;
+}
+
+int am_recall(am_db *db, const am_query *q, am_recall_result **out)
+{
+    if (!db || !q || !out) return AM_MISUSE;
+    *out = NULL;
+    am__db_clear_error(db);
+    recall_box *box = am__calloc(&db->alloc, sizeof *box);
+    if (!box) return am__db_error(db, AM_NOMEM, "recall: out of memory");
+    box->alloc = db->alloc;
+    am__arena_init(&box->ar, &box->alloc);
+    int rc = recall_run(db, q, box);
+    if (rc == AM_OK) {
+        if (!box->pub.block) box->pub.block = "";
+        box->pub.json = recall_json(&box->ar, &box->pub);
+        if (!box->pub.json) rc = am__db_error(db, AM_NOMEM, "recall: out of memory");
+    }
+    if (rc) {
+        am_recall_free(&box->pub);
+        return rc;
+    }
+    *out = &box->pub;
+    return AM_OK;
+}
+
+/* ------------------------------------------------------------ tasks */
+
+typedef struct task_box {
+    am_task *pub;   /* first, so the public pointer is the box's */
+    am__arena ar;
+    am__allocator alloc;
+} task_box;
+
+/* am_task_get returns a pointer into an arena whose first block is known
+ * only to the box; keep a back pointer in a side header. */
+typedef struct task_hdr {
+    am_task task;
+    task_box *box;
+} task_hdr;
+
+int am_task_get(am_db *db, const char *user_id, const char *task_id, am_task **out)
+{
+    if (!db || !out) return AM_MISUSE;
+    *out = NULL;
+    am__db_clear_error(db);
+    const char *why;
+    if ((why = am__id_check(user_id))) return am__db_error(db, AM_INVALID, "task: user %s", why);
+    if ((why = am__id_check(task_id))) return am__db_error(db, AM_INVALID, "task: task %s", why);
+    task_box *box = am__calloc(&db->alloc, sizeof *box);
+    if (!box) return AM_NOMEM;
+    box->alloc = db->alloc;
+    am__arena_init(&box->ar, &box->alloc);
+    am__task_row row;
+    int rc = db->store->vt->task_get(db->store, user_id, task_id, &box->ar, &row);
+    am_task *t = NULL;
+    if (rc == AM_OK) rc = task_build(db, user_id, &box->ar, &row, &t);
+    if (rc == AM_OK) {
+        task_hdr *h = am__arena_alloc(&box->ar, sizeof *h);
+        if (!h) rc = AM_NOMEM;
+        else {
+            h->task = *t;
+            h->box = box;
+            *out = &h->task;
+            return AM_OK;
+        }
+    }
+    am__arena_free(&box->ar);
+    am__free(&db->alloc, box);
+    if (rc == AM_NOTFOUND)
+        return am__db_error(db, rc, "task: user %s has no task %s", user_id, task_id);
+    return am__db_store_error(db, rc, "task");
+}
+
+void am_task_free(am_task *t)
+{
+    if (!t) return;
+    task_box *box = ((task_hdr *)t)->box;
+    am__allocator a = box->alloc;
+    am__arena_free(&box->ar);
+    am__free(&a, box);
+}
+
+/* ------------------------------------------------------------ memories */
+
+typedef struct list_box {
+    am_memory_list pub;
+    am__arena ar;
+    am__allocator alloc;
+} list_box;
+
+void am_memory_list_free(am_memory_list *l)
+{
+    if (!l) return;
+    list_box *b = (list_box *)l;
+    am__allocator a = b->alloc;
+    am__arena_free(&b->ar);
+    am__free(&a, b);
+}
+
+int am_memories(am_db *db, const char *user_id, int which, const char *as_of,
+                am_memory_list **out)
+{
+    if (!db || !out || (which != AM_LIST_ACTIVE && which != AM_LIST_ALL)) return AM_MISUSE;
+    *out = NULL;
+    am__db_clear_error(db);
+    const char *why;
+    if ((why = am__id_check(user_id))) return am__db_error(db, AM_INVALID, "memories: user %s", why);
+    am_time at = am__db_now(db);
+    int mode = which == AM_LIST_ALL ? AM__ITEMS_ALL : AM__ITEMS_CURRENT;
+    if (as_of) {
+        if (am__time_parse(as_of, &at, NULL, &why))
+            return am__db_error(db, AM_INVALID, "memories: as_of \"%.64s\" %s", as_of, why);
+        if (mode == AM__ITEMS_CURRENT) mode = AM__ITEMS_ASOF;
+    }
+    list_box *box = am__calloc(&db->alloc, sizeof *box);
+    if (!box) return AM_NOMEM;
+    box->alloc = db->alloc;
+    am__arena_init(&box->ar, &box->alloc);
+    am__item_row *rows;
+    size_t n;
+    int rc = db->store->vt->items_list(db->store, user_id, mode, at, &box->ar, &rows, &n);
+    if (rc) goto out_fail;
+    box->pub.items = am__arena_alloc(&box->ar, (n + 1) * sizeof *box->pub.items);
+    if (!box->pub.items) { rc = AM_NOMEM; goto out_fail; }
+    am__buf b;
+    am__buf_init(&b, NULL);
+    am__buf_adds(&b, "[");
+    for (size_t i = 0; i < n; i++) {
+        memory_from_row(&box->pub.items[i], &rows[i]);
+        if (i) am__buf_addc(&b, ',');
+        json_memory(&b, &box->pub.items[i]);
+    }
+    am__buf_adds(&b, "]");
+    box->pub.n = n;
+    box->pub.json = b.oom ? NULL : am__arena_strndup(&box->ar, b.p, b.len);
+    am__buf_free(&b);
+    if (!box->pub.json) { rc = AM_NOMEM; goto out_fail; }
+    *out = &box->pub;
+    return AM_OK;
+out_fail:
+    am_memory_list_free(&box->pub);
+    return am__db_store_error(db, rc, "memories");
+}
+
+/* ------------------------------------------------------------ feedback */
+
+int am_feedback(am_db *db, const char *user_id, const char *memory_id, int action,
+                const char *text)
+{
+    if (!db) return AM_MISUSE;
+    am__db_clear_error(db);
+    const char *why;
+    if ((why = am__id_check(user_id))) return am__db_error(db, AM_INVALID, "feedback: user %s", why);
+    if ((why = am__id_check(memory_id))) return am__db_error(db, AM_INVALID, "feedback: memory %s", why);
+    if (action < AM_FEEDBACK_CONFIRM || action > AM_FEEDBACK_CORRECT)
+        return am__db_error(db, AM_INVALID, "feedback: unknown action %d", action);
+    if (action == AM_FEEDBACK_CORRECT) {
+        if (!text || !*text) return am__db_error(db, AM_INVALID, "feedback: correct needs text");
+        if (!am__utf8_valid(text, strlen(text), NULL))
+            return am__db_error(db, AM_INVALID, "feedback: text is not valid UTF-8");
+        if (strlen(text) > db->cfg.max_text_bytes)
+            return am__db_error(db, AM_TOOBIG, "feedback: text over the size limit");
+    }
+    am__store *s = db->store;
+    am__arena ar;
+    am__arena_init(&ar, &db->alloc);
+    am_time now = am__db_now(db);
+    am__wctx w = {s, db->text, &db->ulid, &db->cfg.rank, &ar, user_id, now};
+    static const char *const ops[] = {"", "memory.confirmed", "memory.rejected", "memory.corrected"};
+    int rc = s->vt->begin(s);
+    if (!rc) rc = am__semantic_feedback(&w, memory_id, action, text);
+    if (!rc) rc = s->vt->audit(s, user_id, now, ops[action], "memory", memory_id, NULL);
+    if (!rc) rc = s->vt->commit(s);
+    if (rc) s->vt->rollback(s);
+    am__arena_free(&ar);
+    if (rc == AM_NOTFOUND)
+        return am__db_error(db, rc, "feedback: user %s has no current memory %s", user_id, memory_id);
+    if (rc) return am__db_store_error(db, rc, "feedback");
+    return AM_OK;
+}
+
+/* ------------------------------------------------------------ forget */
+
+int am_forget(am_db *db, const char *user_id, int level, const char *id,
+              am_forget_info *info)
+{
+    if (!db) return AM_MISUSE;
+    am__db_clear_error(db);
+    static const char *const names[] = {"", "event", "session", "task", "user"};
+    const char *why;
+    if (level < AM_FORGET_EVENT || level > AM_FORGET_USER)
+        return am__db_error(db, AM_INVALID, "forget: unknown level %d", level);
+    if ((why = am__id_check(user_id))) return am__db_error(db, AM_INVALID, "forget: user %s", why);
+    if (level != AM_FORGET_USER && (why = am__id_check(id)))
+        return am__db_error(db, AM_INVALID, "forget: %s id %s", names[level], why);
+    am__store *s = db->store;
+    int exists = s->vt->user_exists(s, user_id);
+    if (exists < 0) return am__db_store_error(db, -exists, "forget");
+    if (!exists) return am__db_error(db, AM_NOTFOUND, "forget: unknown user %s", user_id);
+    long ev = 0, it = 0, tk = 0;
+    am_time now = am__db_now(db);
+    int rc = s->vt->begin(s);
+    if (!rc) rc = s->vt->forget(s, user_id, level, level == AM_FORGET_USER ? NULL : id, now,
+                                &ev, &it, &tk);
+    if (!rc) {
+        char detail[96];
+        snprintf(detail, sizeof detail, "{\"events\":%ld,\"memories\":%ld,\"tasks\":%ld}", ev, it, tk);
+        /* after a user forget the audit row is written under the hash */
+        rc = level == AM_FORGET_USER ? AM_OK
+                                     : s->vt->audit(s, user_id, now, "forget", names[level], id, detail);
+    }
+    if (!rc) rc = s->vt->commit(s);
+    if (rc) {
+        s->vt->rollback(s);
+        if (rc == AM_NOTFOUND)
+            return am__db_error(db, rc, "forget: user %s has no %s %s", user_id, names[level], id);
+        return am__db_store_error(db, rc, "forget");
+    }
+    am__db_log(db, AM_LOG_INFO, "forget: user %s %s %s: %ld events, %ld memories, %ld tasks",
+               user_id, names[level], id ? id : "-", ev, it, tk);
+    if (info) {
+        info->events = ev;
+        info->memories = it;
+        info->tasks = tk;
+    }
+    return AM_OK;
+}
+
+/* ------------------------------------------------------------ export */
+
+int am_export(am_db *db, const char *user_id, char **json_out)
+{
+    if (!db || !json_out) return AM_MISUSE;
+    *json_out = NULL;
+    am__db_clear_error(db);
+    const char *why;
+    if ((why = am__id_check(user_id))) return am__db_error(db, AM_INVALID, "export: user %s", why);
+    am__store *s = db->store;
+    int exists = s->vt->user_exists(s, user_id);
+    if (exists < 0) return am__db_store_error(db, -exists, "export");
+    if (!exists) return am__db_error(db, AM_NOTFOUND, "export: unknown user %s", user_id);
+    am__arena ar;
+    am__arena_init(&ar, &db->alloc);
+    am__buf b;
+    am__buf_init(&b, NULL);
+    int rc;
+    char ts[32];
+    am__link_row *links;
+    am__event_row *events;
+    am__task_row *tasks;
+    am__item_row *items;
+    am__audit_row *audit;
+    size_t nl, ne, nt, ni, na;
+    if ((rc = s->vt->links_list(s, user_id, &ar, &links, &nl)) ||
+        (rc = s->vt->events_list(s, user_id, &ar, &events, &ne)) ||
+        (rc = s->vt->tasks_list(s, user_id, &ar, &tasks, &nt)) ||
+        (rc = s->vt->items_list(s, user_id, AM__ITEMS_ALL, 0, &ar, &items, &ni)) ||
+        (rc = s->vt->audit_list(s, user_id, &ar, &audit, &na)))
+        goto out;
+    am__buf_adds(&b, "{\"format\":\"agentmem-export\",\"version\":1");
+    json_kv(&b, "user", user_id, 1);
+    json_kv(&b, "exported_at", am__time_format(am__db_now(db), 0, ts), 1);
+    am__buf_adds(&b, ",\"identities\":[");
+    for (size_t i = 0; i < nl; i++) {
+        am__buf_adds(&b, i ? ",{" : "{");
+        json_kv(&b, "channel", links[i].channel, 0);
+        json_kv(&b, "external_id", links[i].external_id, 1);
+        am__buf_addc(&b, '}');
+    }
+    am__buf_adds(&b, "],\"events\":[");
+    for (size_t i = 0; i < ne; i++) {
+        am_event_rec e;
+        event_from_row(&e, &events[i]);
+        e.score = 0;
+        if (i) am__buf_addc(&b, ',');
+        json_event(&b, &e);
+        /* entities of the event, inserted before the closing brace */
+        am__entity_row *en;
+        size_t nen;
+        if ((rc = s->vt->entities_list(s, user_id, events[i].rid, &ar, &en, &nen))) goto out;
+        b.len--;
+        am__buf_adds(&b, ",\"entities\":[");
+        for (size_t k = 0; k < nen; k++) {
+            am__buf_adds(&b, k ? ",{" : "{");
+            json_kv(&b, "type", en[k].type, 0);
+            json_kv(&b, "text", en[k].surface, 1);
+            json_kv(&b, "norm", en[k].norm, 1);
+            am__buf_addc(&b, '}');
+        }
+        am__buf_adds(&b, "]}");
+    }
+    am__buf_adds(&b, "],\"tasks\":[");
+    for (size_t i = 0; i < nt; i++) {
+        am_task *t;
+        if ((rc = task_build(db, user_id, &ar, &tasks[i], &t))) goto out;
+        if (i) am__buf_addc(&b, ',');
+        json_task(&b, t);
+    }
+    am__buf_adds(&b, "],\"memories\":[");
+    for (size_t i = 0; i < ni; i++) {
+        am_memory m;
+        memset(&m, 0, sizeof m);
+        memory_from_row(&m, &items[i]);
+        if (i) am__buf_addc(&b, ',');
+        json_memory(&b, &m);
+    }
+    am__buf_adds(&b, "],\"audit\":[");
+    for (size_t i = 0; i < na; i++) {
+        am__buf_adds(&b, i ? ",{" : "{");
+        json_time(&b, "at", audit[i].at, 0);
+        json_kv(&b, "op", audit[i].op, 1);
+        json_kv(&b, "object_type", audit[i].object_type, 1);
+        json_kv(&b, "object_id", audit[i].object_id, 1);
+        json_kv(&b, "detail", audit[i].detail, 1);
+        am__buf_addc(&b, '}');
+    }
+    am__buf_adds(&b, "]}");
+    if (b.oom) { rc = AM_NOMEM; goto out; }
+    *json_out = strdup(b.p); /* released with am_free (libc) */
+    if (!*json_out) rc = AM_NOMEM;
+out:
+    am__buf_free(&b);
+    am__arena_free(&ar);
+    if (rc == AM_NOMEM) return am__db_error(db, rc, "export: out of memory");
+    if (rc) return am__db_store_error(db, rc, "export");
+    return AM_OK;
+}
+
+int am_event_find(am_db *db, const char *user_id, const char *needle, char *out)
+{
+    if (!db || !needle || !out) return AM_MISUSE;
+    am__db_clear_error(db);
+    const char *why;
+    if ((why = am__id_check(user_id))) return am__db_error(db, AM_INVALID, "event: user %s", why);
+    int rc = db->store->vt->event_find(db->store, user_id, needle, out);
+    if (rc == AM_NOTFOUND) return am__db_error(db, rc, "event: no event of %s contains that text", user_id);
+    if (rc) return am__db_store_error(db, rc, "event");
+    return AM_OK;
+}

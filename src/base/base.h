@@ -1,0 +1,106 @@
+/*
+ * base.h -- the bottom layer: allocation through an injected allocator,
+ * growable byte buffers, a scratch arena, UTF-8 validation, ISO 8601 time,
+ * ULIDs and hashing.  Everything above (text/, perceive/, ..., api/) may use
+ * it; it uses nothing of ours.
+ *
+ * Allocation: every function that allocates takes a `const am__allocator *`
+ * (NULL means libc).  Buffers and arenas remember theirs.  A failed
+ * allocation is reported (NULL / AM_NOMEM), never fatal.
+ */
+#ifndef AM_BASE_H
+#define AM_BASE_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "agentmem.h"
+
+typedef struct am__allocator {
+    void *(*realloc)(void *ctx, void *p, size_t n); /* n == 0 frees */
+    void *ctx;
+} am__allocator;
+
+void *am__realloc(const am__allocator *a, void *p, size_t n);
+void *am__malloc(const am__allocator *a, size_t n);
+void *am__calloc(const am__allocator *a, size_t n);
+void am__free(const am__allocator *a, void *p);
+char *am__strdup(const am__allocator *a, const char *s);
+char *am__strndup(const am__allocator *a, const char *s, size_t n);
+
+/* Growable NUL-terminated byte buffer.  On allocation failure the buffer
+ * sets `oom` and ignores further appends; check it once at the end. */
+typedef struct am__buf {
+    char *p;
+    size_t len, cap;
+    int oom;
+    const am__allocator *a;
+} am__buf;
+
+void am__buf_init(am__buf *b, const am__allocator *a);
+void am__buf_free(am__buf *b);
+void am__buf_reset(am__buf *b);
+int am__buf_reserve(am__buf *b, size_t extra);
+void am__buf_add(am__buf *b, const void *p, size_t n);
+void am__buf_adds(am__buf *b, const char *s);
+void am__buf_addc(am__buf *b, char c);
+void am__buf_printf(am__buf *b, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Append s JSON-escaped, with the quotes. */
+void am__buf_json_str(am__buf *b, const char *s);
+/* Take ownership of the contents (never NULL unless oom). */
+char *am__buf_take(am__buf *b);
+
+/* Bump arena for per-request scratch and results.  Blocks are freed
+ * together with am__arena_free. */
+typedef struct am__arena_block am__arena_block;
+typedef struct am__arena {
+    am__arena_block *head;
+    const am__allocator *a;
+    int oom;
+} am__arena;
+void am__arena_init(am__arena *ar, const am__allocator *a);
+void *am__arena_alloc(am__arena *ar, size_t n); /* 16-byte aligned, zeroed */
+char *am__arena_strdup(am__arena *ar, const char *s);
+char *am__arena_strndup(am__arena *ar, const char *s, size_t n);
+void am__arena_free(am__arena *ar);
+
+/* UTF-8: returns 1 when s[0..n) is valid UTF-8 (no overlongs, no
+ * surrogates, <= U+10FFFF); otherwise 0 and *bad_at = the first bad byte. */
+int am__utf8_valid(const char *s, size_t n, size_t *bad_at);
+/* Decode one code point at s (n bytes left); returns its length (1 for
+ * an invalid byte, with *cp = 0xFFFD). */
+int am__utf8_decode(const char *s, size_t n, uint32_t *cp);
+int am__utf8_encode(uint32_t cp, char out[4]);
+/* 1 for Han ideographs (CJK unified, ext A, compatibility). */
+int am__is_han(uint32_t cp);
+/* Number of code points. */
+size_t am__utf8_len(const char *s, size_t n);
+
+/* ISO 8601 with a required zone: YYYY-MM-DD[T ]HH:MM[:SS[.fff]](Z|±HH[:MM]).
+ * Returns AM_OK or AM_INVALID with a reason in why (may be NULL). */
+int am__time_parse(const char *s, am_time *out, int *tz_minutes,
+                   const char **why);
+char *am__time_format(am_time t, int tz_minutes, char *buf /* >= 32 */);
+/* Days since 1970-01-01 of a civil date, and back. */
+int64_t am__days_from_civil(int64_t y, unsigned m, unsigned d);
+void am__civil_from_days(int64_t z, int *y, unsigned *m, unsigned *d);
+
+/* ULID (26 chars + NUL) from a time and a caller-held 80-bit counter
+ * state; monotonic within the same millisecond. */
+typedef struct am__ulid_state {
+    am_time last_ms;
+    uint8_t rand[10];
+    uint64_t seed;
+} am__ulid_state;
+void am__ulid_init(am__ulid_state *st, uint64_t seed);
+void am__ulid_new(am__ulid_state *st, am_time ms, char out[27]);
+
+uint64_t am__hash64(const void *p, size_t n); /* FNV-1a 64 */
+
+/* Identifier check: 1..AM_ID_MAX bytes; printable, no control characters,
+ * valid UTF-8.  Returns NULL when ok, or a static reason. */
+const char *am__id_check(const char *id);
+
+#endif

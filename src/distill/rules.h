@@ -1,0 +1,37 @@
+/*
+ * rules.h -- distillation without an LLM (DESIGN F8, F12): classify one
+ * sentence of a user's event as a long-term statement (preference,
+ * constraint, profile), a one-off instruction (task state only), an
+ * invalidation of an earlier statement, or nothing.
+ *
+ * The rules are data: tables of cue phrases per language and per outcome
+ * (rules.c), plus guard tables for hard negatives (hypotheticals, reported
+ * speech, questions).  Matching is on NFKC + case-folded text.  The logical
+ * key of a statement comes from a topic table and an attribute table
+ * ("周报" + "三段" -> report.structure); a statement with no known
+ * attribute gets a key of its own so unrelated statements never supersede
+ * each other.
+ */
+#ifndef AM_DISTILL_RULES_H
+#define AM_DISTILL_RULES_H
+
+#include "text/analyze.h"
+
+#define AM__D_NONE 0
+#define AM__D_PERSIST 1    /* a long-term semantic item */
+#define AM__D_ONE_OFF 2    /* applies to the current task only */
+#define AM__D_INVALIDATE 3 /* closes a matching item */
+
+typedef struct am__distill {
+    int action;
+    const char *kind;    /* preference | constraint | profile (PERSIST) */
+    char key[96];        /* logical key (PERSIST) */
+    double confidence;   /* initial confidence (PERSIST) */
+    const char *rule;    /* name of the rule that fired, for logs */
+    const char *guard;   /* name of the guard that stopped a rule, or NULL */
+} am__distill;
+
+/* Classify one sentence.  `norm` is its NFKC + case-folded form. */
+void am__distill_sentence(const char *norm, size_t n, am__distill *out);
+
+#endif

@@ -1,0 +1,30 @@
+/*
+ * task.h -- the perception layer's task rules (DESIGN F5, F6, F20):
+ * which status or stage change a plain-text event announces ("这家先不发了"
+ * -> paused, "cancel the vendor review" -> cancelled), and whether a text
+ * continues earlier work ("接着", "last time").  Cue tables are data in
+ * task.c.  Attribution itself (which task) is decided by the caller with
+ * the store: explicit id > the session's current task > a continuation cue
+ * matched against the task's own events.
+ */
+#ifndef AM_PERCEIVE_TASK_H
+#define AM_PERCEIVE_TASK_H
+
+#include <stddef.h>
+
+typedef struct am__task_signal {
+    const char *status;   /* new status, or NULL */
+    const char *stage;    /* new stage, or NULL */
+    const char *rule;     /* which cue table fired */
+} am__task_signal;
+
+/* Detect a state change in normalised text. */
+void am__task_detect(const char *norm, size_t n, am__task_signal *out);
+
+/* 1 if the normalised text continues earlier work. */
+int am__task_continuation(const char *norm, size_t n);
+
+/* 1 for a status that counts as open (active, paused, postponed). */
+int am__task_open_status(const char *status);
+
+#endif

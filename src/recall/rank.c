@@ -1,0 +1,83 @@
+/*
+ * rank.c -- scoring (F17).  Items: heat = base_score x 0.5^(age/half_life),
+ * age counted from the last access (or creation), normalised by the
+ * largest base score; score = w_heat*heat' + w_similarity*similarity.
+ * Events: BM25 normalised by the best candidate, with a light recency term.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "recall/recall.h"
+
+#define MAX_SET 256
+#define DAY_MS 86400000.0
+
+static int cmp_item(const void *a, const void *b)
+{
+    const am__scored_item *x = a, *y = b;
+    return x->score < y->score ? 1 : x->score > y->score ? -1 : 0;
+}
+
+int am__rank_items(am__text *t, const am_rank_config *r, am_time now,
+                   const uint64_t *q, size_t nq, am__item_row *rows, size_t n,
+                   am__scored_item *out)
+{
+    double max_base = r->base_preference;
+    if (r->base_constraint > max_base) max_base = r->base_constraint;
+    if (max_base <= 0) max_base = 1;
+    for (size_t i = 0; i < n; i++) {
+        am__item_row *it = &rows[i];
+        am_time since = it->last_access != AM_TIME_NONE && it->last_access > it->recorded_at
+                            ? it->last_access : it->valid_from;
+        double age_days = now > since ? (double)(now - since) / DAY_MS : 0;
+        double hl = it->half_life_days > 0 ? it->half_life_days : 30;
+        double heat = it->base_score * pow(0.5, age_days / hl);
+        heat *= 1 + 0.05 * (double)(it->hits > 20 ? 20 : it->hits); /* hit bonus */
+        uint64_t s[MAX_SET];
+        size_t ns = 0;
+        am__buf doc;
+        am__buf_init(&doc, NULL);
+        am__buf_adds(&doc, it->text);
+        am__buf_addc(&doc, ' ');
+        am__buf_adds(&doc, it->key);
+        int rc = doc.oom ? AM_NOMEM
+                         : am__text_token_set(t, doc.p, doc.len, s, MAX_SET, &ns);
+        am__buf_free(&doc);
+        if (rc) return rc;
+        size_t k = am__set_overlap(q, nq, s, ns);
+        double sim = nq && ns ? (double)k / sqrt((double)nq * (double)ns) : 0;
+        double h = heat / max_base;
+        if (h > 1) h = 1;
+        out[i].row = it;
+        out[i].heat = heat;
+        out[i].similarity = sim;
+        out[i].score = r->w_heat * h + r->w_similarity * sim;
+        if (strcmp(it->status, "pending_confirm") == 0) out[i].score *= 0.9;
+        out[i].score *= 0.5 + 0.5 * it->confidence;
+    }
+    qsort(out, n, sizeof *out, cmp_item);
+    return AM_OK;
+}
+
+static int cmp_event(const void *a, const void *b)
+{
+    const am__event_row *x = a, *y = b;
+    return x->score < y->score ? 1 : x->score > y->score ? -1 : 0;
+}
+
+void am__rank_events(const am_rank_config *r, am_time now, am__event_row *rows,
+                     size_t n)
+{
+    double best = 0;
+    for (size_t i = 0; i < n; i++)
+        if (rows[i].score > best) best = rows[i].score;
+    if (best <= 0) best = 1;
+    double hl = r->half_life_event_days > 0 ? r->half_life_event_days : 14;
+    for (size_t i = 0; i < n; i++) {
+        double age = now > rows[i].occurred_at ? (double)(now - rows[i].occurred_at) / DAY_MS : 0;
+        double recency = pow(0.5, age / hl);
+        rows[i].score = 0.9 * rows[i].score / best + 0.1 * recency;
+    }
+    qsort(rows, n, sizeof *rows, cmp_event);
+}

@@ -1,0 +1,59 @@
+/*
+ * recall.h -- the read path's stages (DESIGN §4 "Read path"), in the order
+ * a recall runs them:
+ *   route  (F14)  need memory? which layer first?
+ *   filter (F15)  the store lists only the user's current / as-of items
+ *   search (F16)  lexical BM25 over the event index
+ *   rank   (F17)  heat x similarity for items; relevance + recency for events
+ *   budget (F18)  token budgets per section, CJK-aware
+ *   render (F18)  the labelled block, in the query's language, and JSON
+ * api/read.c drives them over one snapshot of the store.
+ */
+#ifndef AM_RECALL_H
+#define AM_RECALL_H
+
+#include "store/store.h"
+#include "text/analyze.h"
+
+/* ---- route */
+#define AM__ROUTE_NONE 0
+#define AM__ROUTE_SEMANTIC 1
+#define AM__ROUTE_STATE 2
+typedef struct am__route_decision {
+    int need_memory;
+    int route;          /* AM__ROUTE_* */
+    int continuation;   /* the text continues earlier work */
+    const char *reason; /* "chit_chat", "continuation", "default" */
+} am__route_decision;
+void am__route(const char *norm, size_t n, am__route_decision *out);
+const char *am__route_name(int route);
+
+/* ---- rank */
+typedef struct am__scored_item {
+    am__item_row *row;
+    double heat, similarity, score;
+} am__scored_item;
+/* Score items for a query (token set q), best first, into out (n items). */
+int am__rank_items(am__text *t, const am_rank_config *r, am_time now,
+                   const uint64_t *q, size_t nq, am__item_row *rows, size_t n,
+                   am__scored_item *out);
+/* Rerank lexical candidates in place by relevance and recency. */
+void am__rank_events(const am_rank_config *r, am_time now, am__event_row *rows,
+                     size_t n);
+
+/* ---- render */
+typedef struct am__render_in {
+    int lang;                        /* AM_LANG_ZH or AM_LANG_EN */
+    const am__scored_item *items;
+    size_t n_items;
+    const am__event_row *events;
+    size_t n_events;
+    const am__task_row *task;        /* or NULL */
+    int budget_long, budget_short;   /* tokens */
+} am__render_in;
+/* Render the block into out; *items_used / *events_used say how many fit
+ * the budgets (they are the ones the result returns). */
+int am__render_block(const am__render_in *in, am__buf *out, size_t *items_used,
+                     size_t *events_used);
+
+#endif

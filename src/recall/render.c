@@ -1,0 +1,133 @@
+/*
+ * render.c -- the memory block (F18): memories (long-term budget), then
+ * task state and relevant events (short-term budget), labelled in the
+ * query's language.  Items that do not fit their budget are dropped whole;
+ * the caller returns only what was rendered.
+ */
+#include <jansson.h>
+#include <string.h>
+
+#include "recall/recall.h"
+
+typedef struct labels {
+    const char *memory, *task, *events, *stage, *status, *notes, *artifacts,
+        *pending, *unconfirmed;
+} labels;
+
+static const labels zh = {"[记忆]", "[任务状态]", "[相关记录]", "阶段", "状态",
+                          "备注", "产出", "待决定", "待确认"};
+static const labels en = {"[Memory]", "[Task state]", "[Relevant events]", "stage",
+                          "status", "Note", "Artifact", "Pending", "Unconfirmed"};
+
+static const char *kind_label(const char *kind, int lang)
+{
+    static const char *const kinds[][3] = {
+        {"preference", "用户偏好", "Preference"},
+        {"constraint", "约束", "Constraint"},
+        {"profile", "用户资料", "Profile"},
+        {"fact", "事实", "Fact"},
+        {"pattern", "习惯", "Pattern"},
+        {"task_conclusion", "任务结论", "Task conclusion"},
+        {"rule", "规则", "Rule"},
+        {"temp", "临时", "Temporary"},
+    };
+    for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
+        if (strcmp(kind, kinds[i][0]) == 0) return kinds[i][lang == AM_LANG_ZH ? 1 : 2];
+    return kind;
+}
+
+/* Append `line` if it fits the remaining budget; returns 1 if added. */
+static int add_line(am__buf *out, const char *line, size_t n, int *budget)
+{
+    int cost = am__text_tokens_estimate(line, n) + 1;
+    if (cost > *budget) return 0;
+    *budget -= cost;
+    am__buf_add(out, line, n);
+    am__buf_addc(out, '\n');
+    return 1;
+}
+
+static void json_list_lines(am__buf *out, am__buf *line, const char *arr,
+                            const char *label, int *budget, int colon_zh)
+{
+    if (!arr || strcmp(arr, "[]") == 0) return;
+    json_error_t e;
+    json_t *a = json_loads(arr, 0, &e);
+    if (!json_is_array(a)) {
+        json_decref(a);
+        return;
+    }
+    size_t i;
+    json_t *v;
+    json_array_foreach(a, i, v) {
+        const char *text = json_string_value(json_object_get(v, "text"));
+        const char *at = json_string_value(json_object_get(v, "at"));
+        if (!text) text = json_string_value(v);
+        if (!text) continue;
+        am__buf_reset(line);
+        am__buf_printf(line, "- %s%s%s", label, colon_zh ? "：" : ": ", text);
+        if (at && strlen(at) >= 10) am__buf_printf(line, " (%.10s)", at);
+        add_line(out, line->p, line->len, budget);
+    }
+    json_decref(a);
+}
+
+int am__render_block(const am__render_in *in, am__buf *out, size_t *items_used,
+                     size_t *events_used)
+{
+    const labels *L = in->lang == AM_LANG_ZH ? &zh : &en;
+    int is_zh = in->lang == AM_LANG_ZH;
+    am__buf line;
+    am__buf_init(&line, NULL);
+    int budget = in->budget_long;
+    *items_used = *events_used = 0;
+    if (in->n_items) {
+        am__buf_adds(out, L->memory);
+        am__buf_addc(out, '\n');
+        for (size_t i = 0; i < in->n_items; i++) {
+            const am__item_row *it = in->items[i].row;
+            am__buf_reset(&line);
+            int pending = strcmp(it->status, "pending_confirm") == 0;
+            am__buf_printf(&line, "- %s%s%s", pending ? L->unconfirmed : "",
+                           pending ? (is_zh ? "·" : " ") : "", kind_label(it->kind, in->lang));
+            am__buf_adds(&line, is_zh ? "：" : ": ");
+            am__buf_adds(&line, it->text);
+            if (!add_line(out, line.p, line.len, &budget)) break;
+            (*items_used)++;
+        }
+    }
+    budget = in->budget_short;
+    if (in->task) {
+        const am__task_row *t = in->task;
+        am__buf_reset(&line);
+        am__buf_printf(&line, "%s %s%s%s %s%s%s %s", L->task, t->name, is_zh ? "：" : ": ",
+                       L->stage, t->stage ? t->stage : "-", is_zh ? "，" : ", ", L->status,
+                       t->status);
+        add_line(out, line.p, line.len, &budget);
+        json_list_lines(out, &line, t->notes, L->notes, &budget, is_zh);
+        json_list_lines(out, &line, t->artifacts, L->artifacts, &budget, is_zh);
+        json_list_lines(out, &line, t->pending, L->pending, &budget, is_zh);
+    }
+    if (in->n_events) {
+        int header = 0;
+        for (size_t i = 0; i < in->n_events; i++) {
+            const am__event_row *e = &in->events[i];
+            char ts[32];
+            am__time_format(e->occurred_at, e->tz_minutes, ts);
+            am__buf_reset(&line);
+            am__buf_printf(&line, "- %.10s %.5s %s", ts, ts + 11, e->content);
+            if (!header) {
+                int cost = am__text_tokens_estimate(L->events, strlen(L->events)) + 1;
+                if (cost >= budget) break;
+                am__buf_adds(out, L->events);
+                am__buf_addc(out, '\n');
+                budget -= cost;
+                header = 1;
+            }
+            if (!add_line(out, line.p, line.len, &budget)) break;
+            (*events_used)++;
+        }
+    }
+    am__buf_free(&line);
+    return out->oom ? AM_NOMEM : AM_OK;
+}

@@ -1,0 +1,89 @@
+/*
+ * route.c -- the router (F14): chit-chat needs no memory (seed 004 §4.3: most
+ * turns); continuation cues put task state first.
+ */
+#include <string.h>
+
+#include "perceive/task.h"
+#include "recall/recall.h"
+
+/* Whole-turn small talk, normalised.  A turn is small talk when, after
+ * punctuation and spaces are dropped, it is a concatenation of these. */
+static const char *const chit_chat[] = {
+    "你好呀", "你好啊", "你好", "您好", "早上好", "中午好", "下午好", "晚上好",
+    "晚安", "早安", "早", "谢谢你", "谢谢您", "谢谢", "多谢", "感谢", "辛苦了",
+    "好的", "好滴", "好嘞", "收到", "嗯嗯", "嗯", "哦", "哈哈哈", "哈哈", "呵呵",
+    "再见", "拜拜", "没事了", "没问题", "ok", "okay", "k", "hi", "hello", "hey",
+    "thanks", "thank you", "thankyou", "thx", "ty", "cheers", "great", "cool",
+    "good morning", "good night", "good evening", "goodnight", "bye",
+    "see you", "lol", "haha", "sure", "got it", "nice", "yes", "no", "yeah",
+    "nope", "啊", "呀", "哇", "了", "很", "非常", "so much", "a lot", "very much",
+    "there", "again", "you",
+    NULL,
+};
+
+static int skip_space_punct(const char *s, size_t n, size_t i)
+{
+    while (i < n) {
+        uint32_t cp;
+        int l = am__utf8_decode(s + i, n - i, &cp);
+        int punct = cp < 0x80 ? !((cp | 0x20) >= 'a' && (cp | 0x20) <= 'z') &&
+                                    !(cp >= '0' && cp <= '9')
+                              : (cp >= 0x3000 && cp <= 0x303F) ||
+                                    (cp >= 0xFF00 && cp <= 0xFF0F) ||
+                                    (cp >= 0xFF1A && cp <= 0xFF20) ||
+                                    (cp >= 0x2000 && cp <= 0x206F) ||
+                                    cp >= 0x1F000 || (cp >= 0x2600 && cp <= 0x27BF);
+        if (!punct) break;
+        i += (size_t)l;
+    }
+    return (int)i;
+}
+
+static int is_chit_chat(const char *s, size_t n)
+{
+    size_t i = (size_t)skip_space_punct(s, n, 0);
+    if (i >= n) return 1; /* only punctuation / emoji */
+    int words = 0;
+    while (i < n) {
+        size_t best = 0;
+        for (size_t k = 0; chit_chat[k]; k++) {
+            size_t m = strlen(chit_chat[k]);
+            if (m > best && i + m <= n && memcmp(s + i, chit_chat[k], m) == 0) {
+                /* an ASCII word must end at a word boundary */
+                if (m < n - i && ((s[i + m] | 0x20) >= 'a' && (s[i + m] | 0x20) <= 'z') &&
+                    (chit_chat[k][m - 1] | 0x20) >= 'a' && (chit_chat[k][m - 1] | 0x20) <= 'z')
+                    continue;
+                best = m;
+            }
+        }
+        if (!best) return 0;
+        words++;
+        i = (size_t)skip_space_punct(s, n, i + best);
+    }
+    return words > 0 && words <= 6;
+}
+
+void am__route(const char *norm, size_t n, am__route_decision *out)
+{
+    memset(out, 0, sizeof *out);
+    if (is_chit_chat(norm, n)) {
+        out->need_memory = 0;
+        out->route = AM__ROUTE_NONE;
+        out->reason = "chit_chat";
+        return;
+    }
+    out->need_memory = 1;
+    out->continuation = am__task_continuation(norm, n);
+    out->route = out->continuation ? AM__ROUTE_STATE : AM__ROUTE_SEMANTIC;
+    out->reason = out->continuation ? "continuation" : "default";
+}
+
+const char *am__route_name(int route)
+{
+    switch (route) {
+    case AM__ROUTE_SEMANTIC: return "semantic_first";
+    case AM__ROUTE_STATE: return "state_first";
+    default: return "none";
+    }
+}

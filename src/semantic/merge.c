@@ -1,0 +1,229 @@
+/*
+ * merge.c -- bitemporal versions of memory items.  See merge.h.
+ */
+#include "semantic/merge.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define MAX_SET 256
+
+void am__semantic_kind_defaults(const am_rank_config *r, const char *kind,
+                                double *base, double *half_life_days)
+{
+    if (strcmp(kind, "preference") == 0) {
+        *base = r->base_preference; *half_life_days = r->half_life_preference_days;
+    } else if (strcmp(kind, "constraint") == 0) {
+        *base = r->base_constraint; *half_life_days = r->half_life_preference_days;
+    } else if (strcmp(kind, "profile") == 0 || strcmp(kind, "fact") == 0) {
+        *base = r->base_profile; *half_life_days = r->half_life_preference_days * 3;
+    } else if (strcmp(kind, "task_conclusion") == 0 || strcmp(kind, "pattern") == 0) {
+        *base = r->base_conclusion; *half_life_days = r->half_life_conclusion_days;
+    } else {
+        *base = r->base_temp; *half_life_days = r->half_life_temp_days;
+    }
+}
+
+static int current_items(am__wctx *w, am__item_row **rows, size_t *n)
+{
+    return w->store->vt->items_list(w->store, w->uid, AM__ITEMS_CURRENT, w->now,
+                                    w->ar, rows, n);
+}
+
+/* Insert a copy of `from` with the given changes; sources are from's
+ * sources plus extra_source. */
+static int insert_version(am__wctx *w, const am__item_row *from,
+                          am__item_row *nv, const char *extra_source)
+{
+    char id[27];
+    am__ulid_new(w->ulid, w->now, id);
+    nv->id = am__arena_strdup(w->ar, id);
+    nv->recorded_at = w->now;
+    nv->superseded_at = AM_TIME_NONE;
+    size_t ns = from ? from->n_sources : 0;
+    const char **src = am__arena_alloc(w->ar, (ns + 1) * sizeof *src);
+    if (!src || !nv->id) return AM_NOMEM;
+    for (size_t i = 0; i < ns; i++) src[i] = from->sources[i];
+    if (extra_source) {
+        int dup = 0;
+        for (size_t i = 0; i < ns; i++) dup |= strcmp(src[i], extra_source) == 0;
+        if (!dup) src[ns++] = extra_source;
+    }
+    nv->sources = src;
+    nv->n_sources = ns;
+    return w->store->vt->item_insert(w->store, w->uid, nv);
+}
+
+static int close_version(am__wctx *w, const am__item_row *it)
+{
+    return w->store->vt->item_close(w->store, w->uid, it->id, w->now);
+}
+
+/* Similarity of two short texts: |A∩B| / |A∪B| over token sets. */
+static double jaccard(am__wctx *w, const char *a, const char *b)
+{
+    uint64_t sa[MAX_SET], sb[MAX_SET];
+    size_t na, nb;
+    if (am__text_token_set(w->text, a, strlen(a), sa, MAX_SET, &na) ||
+        am__text_token_set(w->text, b, strlen(b), sb, MAX_SET, &nb))
+        return 0;
+    if (na + nb == 0) return 1;
+    size_t k = am__set_overlap(sa, na, sb, nb);
+    return (double)k / (double)(na + nb - k);
+}
+
+static int same_scope(const char *a, const char *b)
+{
+    return strcmp(a ? a : "global", b ? b : "global") == 0;
+}
+
+int am__semantic_put(am__wctx *w, const am__statement *st, int *outcome,
+                     char *lineage)
+{
+    am__item_row *rows;
+    size_t n;
+    int rc = current_items(w, &rows, &n);
+    if (rc) return rc;
+    am__item_row *same_key = NULL, *near = NULL;
+    double best = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!same_scope(rows[i].scope, st->scope)) continue;
+        if (strcmp(rows[i].status, "active") != 0) continue;
+        if (strcmp(rows[i].key, st->key) == 0) same_key = &rows[i];
+        double j = jaccard(w, rows[i].text, st->text);
+        if (j > best) { best = j; near = &rows[i]; }
+    }
+    /* F9: a near-duplicate reinforces the existing item. */
+    if (near && best >= 0.9) {
+        am__item_row nv = *near;
+        nv.confidence = near->confidence + 0.05 > 1 ? 1 : near->confidence + 0.05;
+        if ((rc = close_version(w, near)) || (rc = insert_version(w, near, &nv, st->event_id)))
+            return rc;
+        *outcome = AM__M_REINFORCED;
+        if (lineage) snprintf(lineage, 27, "%s", near->lineage_id);
+        return AM_OK;
+    }
+    am__item_row nv;
+    memset(&nv, 0, sizeof nv);
+    nv.scope = st->scope ? st->scope : "global";
+    nv.kind = st->kind;
+    nv.key = st->key;
+    nv.text = st->text;
+    nv.value_json = st->value_json;
+    nv.confidence = st->confidence;
+    am__semantic_kind_defaults(w->rank, st->kind, &nv.base_score, &nv.half_life_days);
+    nv.valid_from = w->now;
+    nv.valid_to = AM_TIME_NONE;
+    nv.status = "active";
+    char lid[27];
+    if (same_key) {
+        nv.lineage_id = same_key->lineage_id;
+        if (st->confidence + 1e-9 >= same_key->confidence) {
+            /* F11 supersede: close, re-state the old value up to now. */
+            am__item_row old = *same_key;
+            old.valid_to = w->now;
+            if ((rc = close_version(w, same_key)) ||
+                (rc = insert_version(w, same_key, &old, NULL)))
+                return rc;
+            *outcome = AM__M_SUPERSEDED;
+        } else {
+            nv.status = "pending_confirm";
+            *outcome = AM__M_PENDING;
+        }
+    } else {
+        am__ulid_new(w->ulid, w->now, lid);
+        nv.lineage_id = am__arena_strdup(w->ar, lid);
+        *outcome = AM__M_CREATED;
+    }
+    if ((rc = insert_version(w, NULL, &nv, st->event_id))) return rc;
+    if (lineage) snprintf(lineage, 27, "%s", nv.lineage_id);
+    return AM_OK;
+}
+
+static int invalidate_row(am__wctx *w, am__item_row *it)
+{
+    am__item_row old = *it;
+    old.valid_to = w->now;
+    old.status = "invalidated";
+    int rc = close_version(w, it);
+    if (rc) return rc;
+    return insert_version(w, it, &old, NULL);
+}
+
+int am__semantic_invalidate(am__wctx *w, const char *text, const char *scope,
+                            int *outcome, char *lineage)
+{
+    am__item_row *rows;
+    size_t n;
+    int rc = current_items(w, &rows, &n);
+    if (rc) return rc;
+    uint64_t q[MAX_SET];
+    size_t nq;
+    if ((rc = am__text_token_set(w->text, text, strlen(text), q, MAX_SET, &nq)))
+        return rc;
+    am__item_row *best = NULL;
+    double best_score = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!same_scope(rows[i].scope, scope) && strcmp(rows[i].scope, "global") != 0)
+            continue;
+        uint64_t s[MAX_SET];
+        size_t ns;
+        if ((rc = am__text_token_set(w->text, rows[i].text, strlen(rows[i].text), s,
+                                     MAX_SET, &ns)))
+            return rc;
+        size_t k = am__set_overlap(q, nq, s, ns);
+        double score = ns ? (double)k / (double)ns : 0;
+        /* need two shared tokens, or most of a short item */
+        if ((k >= 2 || score >= 0.5) && score + 0.01 * (double)k > best_score) {
+            best_score = score + 0.01 * (double)k;
+            best = &rows[i];
+        }
+    }
+    if (!best) {
+        *outcome = AM__M_NOTHING;
+        return AM_OK;
+    }
+    if ((rc = invalidate_row(w, best))) return rc;
+    *outcome = AM__M_INVALIDATED;
+    if (lineage) snprintf(lineage, 27, "%s", best->lineage_id);
+    return AM_OK;
+}
+
+int am__semantic_feedback(am__wctx *w, const char *id, int action,
+                          const char *text)
+{
+    am__item_row *rows;
+    size_t n;
+    int rc = current_items(w, &rows, &n);
+    if (rc) return rc;
+    am__item_row *it = NULL;
+    for (size_t i = 0; i < n && !it; i++)
+        if (strcmp(rows[i].id, id) == 0 || strcmp(rows[i].lineage_id, id) == 0)
+            it = &rows[i];
+    if (!it) return AM_NOTFOUND;
+    am__item_row nv = *it;
+    switch (action) {
+    case AM_FEEDBACK_CONFIRM:
+        nv.confidence = it->confidence + 0.1 > 1 ? 1 : it->confidence + 0.1;
+        nv.status = "active";
+        if ((rc = close_version(w, it))) return rc;
+        return insert_version(w, it, &nv, NULL);
+    case AM_FEEDBACK_REJECT:
+        return invalidate_row(w, it);
+    case AM_FEEDBACK_CORRECT: {
+        am__item_row old = *it;
+        old.valid_to = w->now;
+        if ((rc = close_version(w, it)) || (rc = insert_version(w, it, &old, NULL)))
+            return rc;
+        nv.text = text;
+        nv.value_json = "null";
+        nv.confidence = 0.95;
+        nv.status = "active";
+        nv.valid_from = w->now;
+        nv.valid_to = AM_TIME_NONE;
+        return insert_version(w, it, &nv, NULL);
+    }
+    default:
+        return AM_MISUSE;
+    }
+}

@@ -1,0 +1,64 @@
+/*
+ * merge.h -- the semantic layer's write rules (DESIGN F9, F11, F12, F25):
+ * how a distilled statement becomes a memory item version.
+ *
+ * Items are bitemporal and never edited in place.  A change closes the
+ * current version (superseded_at = now) and inserts its successors:
+ *  - supersede (same key, new value, at least as confident): the old value
+ *    again with valid_to = now, and the new value valid from now;
+ *  - invalidate: the old value with valid_to = now and status invalidated;
+ *  - reinforce (near-duplicate statement): the same value with a little
+ *    more confidence and one more source event;
+ *  - conflict (same key, less confident): the new value as pending_confirm,
+ *    the old one untouched.
+ * So "as of T" is answered by the current versions whose validity covers T.
+ */
+#ifndef AM_SEMANTIC_MERGE_H
+#define AM_SEMANTIC_MERGE_H
+
+#include "store/store.h"
+#include "text/analyze.h"
+
+typedef struct am__wctx {
+    am__store *store;
+    am__text *text;
+    am__ulid_state *ulid;
+    const am_rank_config *rank;
+    am__arena *ar;
+    const char *uid;
+    am_time now;
+} am__wctx;
+
+/* Outcome of a merge, for am_add_info and the audit log. */
+#define AM__M_CREATED 1
+#define AM__M_SUPERSEDED 2
+#define AM__M_REINFORCED 3
+#define AM__M_PENDING 4
+#define AM__M_INVALIDATED 5
+#define AM__M_NOTHING 6
+
+typedef struct am__statement {
+    const char *kind, *key, *scope, *text, *value_json;
+    double confidence;
+    const char *event_id;   /* the source event */
+} am__statement;
+
+/* Merge a long-term statement.  *outcome gets an AM__M_* value and
+ * lineage (27 bytes, may be NULL) the item's lineage id. */
+int am__semantic_put(am__wctx *w, const am__statement *st, int *outcome,
+                     char *lineage);
+
+/* Invalidate the current item that best matches text (by key cues and
+ * token overlap); AM__M_NOTHING when none matches well enough. */
+int am__semantic_invalidate(am__wctx *w, const char *text, const char *scope,
+                            int *outcome, char *lineage);
+
+/* Feedback on a version or lineage id (AM_FEEDBACK_*). */
+int am__semantic_feedback(am__wctx *w, const char *id, int action,
+                          const char *text);
+
+/* Base score and half-life of a kind, from the rank configuration. */
+void am__semantic_kind_defaults(const am_rank_config *r, const char *kind,
+                                double *base, double *half_life_days);
+
+#endif

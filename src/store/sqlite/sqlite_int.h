@@ -1,0 +1,17 @@
+/*
+ * sqlite_int.h -- internals shared by the SQLite backend's files.
+ */
+#ifndef AM_STORE_SQLITE_INT_H
+#define AM_STORE_SQLITE_INT_H
+
+#include <sqlite3.h>
+
+#include "store/store.h"
+
+/* Prefix (U+E000) marking a pre-tokenized FTS query term: see
+ * fts_tokenizer.c. */
+#define AM__FTS_VERBATIM "\xee\x80\x80"
+
+int am__sqlite_register_tokenizer(sqlite3 *db);
+
+#endif

@@ -1,0 +1,1153 @@
+/*
+ * sqlite_store.c -- the embedded store (DESIGN F30): one SQLite file in WAL
+ * mode, FTS5 with our am_cjk tokenizer for lexical recall.
+ *
+ * Isolation: every statement below that reads or writes user data has
+ * "user_id = ?" bound from the uid argument; FTS rows carry a per-user
+ * token in their `uid` column and every MATCH requires it, then rows are
+ * joined back to `events` and filtered by user_id again.
+ *
+ * Schema versions: meta('schema_version') records the version.  Opening a
+ * file with a newer version fails with AM_NEWER; an older one is migrated
+ * in one transaction (migrations[] below).
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "store/sqlite/sqlite_int.h"
+
+#define STMT_CACHE 64
+
+typedef struct sq_store {
+    am__store base;
+    sqlite3 *db;
+    const am__allocator *a;
+    char err[512];
+    struct {
+        const char *sql;
+        sqlite3_stmt *st;
+    } cache[STMT_CACHE];
+    int n_cache;
+    am__buf scratch;
+} sq_store;
+
+#define SQ(s) ((sq_store *)(s))
+
+/* ------------------------------------------------------------ schema */
+
+static const char *const migrations[] = {
+    /* version 1 */
+    "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+    "CREATE TABLE users(user_id TEXT PRIMARY KEY, created_at INTEGER NOT NULL);"
+    "CREATE TABLE identity_links(channel TEXT NOT NULL, external_id TEXT NOT NULL,"
+    "  user_id TEXT NOT NULL, created_at INTEGER NOT NULL,"
+    "  PRIMARY KEY(channel, external_id));"
+    "CREATE INDEX identity_links_user ON identity_links(user_id);"
+    "CREATE TABLE events(rid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE,"
+    "  user_id TEXT NOT NULL, agent_id TEXT, session_id TEXT, task_id TEXT,"
+    "  channel TEXT, source TEXT NOT NULL, type TEXT NOT NULL,"
+    "  content TEXT NOT NULL, domain TEXT, intent TEXT, lang TEXT,"
+    "  occurred_at INTEGER NOT NULL, tz_minutes INTEGER NOT NULL,"
+    "  ingested_at INTEGER NOT NULL, status TEXT NOT NULL DEFAULT 'live');"
+    "CREATE INDEX events_user_time ON events(user_id, occurred_at);"
+    "CREATE INDEX events_user_session ON events(user_id, session_id);"
+    "CREATE INDEX events_user_task ON events(user_id, task_id);"
+    "CREATE VIRTUAL TABLE events_fts USING fts5(uid, doc, tokenize='am_cjk');"
+    "CREATE TABLE entities(event_rid INTEGER NOT NULL, user_id TEXT NOT NULL,"
+    "  type TEXT NOT NULL, surface TEXT NOT NULL, norm TEXT NOT NULL,"
+    "  t_from INTEGER, t_to INTEGER);"
+    "CREATE INDEX entities_event ON entities(event_rid);"
+    "CREATE INDEX entities_user ON entities(user_id, type, norm);"
+    "CREATE TABLE pii_vault(user_id TEXT NOT NULL, event_rid INTEGER NOT NULL,"
+    "  placeholder TEXT NOT NULL, type TEXT NOT NULL, original TEXT NOT NULL);"
+    "CREATE INDEX pii_vault_event ON pii_vault(event_rid);"
+    "CREATE TABLE tasks(user_id TEXT NOT NULL, task_id TEXT NOT NULL,"
+    "  name TEXT NOT NULL, stage TEXT, status TEXT NOT NULL,"
+    "  artifacts TEXT NOT NULL DEFAULT '[]', pending TEXT NOT NULL DEFAULT '[]',"
+    "  notes TEXT NOT NULL DEFAULT '[]', created_at INTEGER NOT NULL,"
+    "  updated_at INTEGER NOT NULL, PRIMARY KEY(user_id, task_id));"
+    "CREATE TABLE task_history(seq INTEGER PRIMARY KEY, user_id TEXT NOT NULL,"
+    "  task_id TEXT NOT NULL, at INTEGER NOT NULL, field TEXT NOT NULL,"
+    "  old_value TEXT, new_value TEXT, event_id TEXT);"
+    "CREATE INDEX task_history_task ON task_history(user_id, task_id);"
+    "CREATE TABLE memory_items(rid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE,"
+    "  lineage_id TEXT NOT NULL, user_id TEXT NOT NULL, scope TEXT NOT NULL,"
+    "  kind TEXT NOT NULL, key TEXT NOT NULL, text TEXT NOT NULL,"
+    "  value_json TEXT NOT NULL, confidence REAL NOT NULL,"
+    "  base_score REAL NOT NULL, half_life_days REAL NOT NULL,"
+    "  valid_from INTEGER NOT NULL, valid_to INTEGER,"
+    "  recorded_at INTEGER NOT NULL, superseded_at INTEGER,"
+    "  status TEXT NOT NULL);"
+    "CREATE INDEX memory_items_user ON memory_items(user_id, superseded_at);"
+    "CREATE INDEX memory_items_lineage ON memory_items(user_id, lineage_id);"
+    "CREATE TABLE item_sources(item_rid INTEGER NOT NULL, user_id TEXT NOT NULL,"
+    "  event_id TEXT NOT NULL, PRIMARY KEY(item_rid, event_id));"
+    "CREATE INDEX item_sources_event ON item_sources(user_id, event_id);"
+    "CREATE TABLE item_heat(user_id TEXT NOT NULL, lineage_id TEXT NOT NULL,"
+    "  hits INTEGER NOT NULL, last_access INTEGER,"
+    "  PRIMARY KEY(user_id, lineage_id));"
+    "CREATE TABLE tombstones(seq INTEGER PRIMARY KEY, user_id TEXT NOT NULL,"
+    "  level TEXT NOT NULL, object_id TEXT NOT NULL, at INTEGER NOT NULL);"
+    "CREATE TABLE audit_log(seq INTEGER PRIMARY KEY, at INTEGER NOT NULL,"
+    "  user_id TEXT NOT NULL, op TEXT NOT NULL, object_type TEXT NOT NULL,"
+    "  object_id TEXT, detail TEXT);"
+    "CREATE INDEX audit_log_user ON audit_log(user_id);"
+    /* The audit log is append-only: the engine never updates or deletes
+     * rows, except to pseudonymise a forgotten user (see forget). */
+    "CREATE TRIGGER audit_log_no_delete BEFORE DELETE ON audit_log"
+    "  BEGIN SELECT RAISE(ABORT, 'audit_log is append-only'); END;",
+};
+#define N_MIGRATIONS (int)(sizeof migrations / sizeof *migrations)
+
+/* ------------------------------------------------------------ helpers */
+
+static int map_rc(sq_store *s, int rc)
+{
+    switch (rc & 0xff) {
+    case SQLITE_OK: case SQLITE_DONE: case SQLITE_ROW: return AM_OK;
+    case SQLITE_NOMEM: return AM_NOMEM;
+    case SQLITE_BUSY: case SQLITE_LOCKED: return AM_BUSY;
+    case SQLITE_IOERR: case SQLITE_CANTOPEN: case SQLITE_FULL:
+    case SQLITE_READONLY: case SQLITE_PERM: return AM_IO;
+    case SQLITE_CORRUPT: case SQLITE_NOTADB: return AM_CORRUPT;
+    case SQLITE_TOOBIG: return AM_TOOBIG;
+    case SQLITE_CONSTRAINT: return AM_INVALID;
+    default: (void)s; return AM_BACKEND;
+    }
+}
+
+static int fail(sq_store *s, int rc, const char *what)
+{
+    snprintf(s->err, sizeof s->err, "sqlite: %s: %s", what,
+             sqlite3_errmsg(s->db));
+    return map_rc(s, rc);
+}
+
+/* Prepared statements are cached by the address of their SQL literal. */
+static sqlite3_stmt *stmt(sq_store *s, const char *sql)
+{
+    for (int i = 0; i < s->n_cache; i++)
+        if (s->cache[i].sql == sql) {
+            sqlite3_reset(s->cache[i].st);
+            sqlite3_clear_bindings(s->cache[i].st);
+            return s->cache[i].st;
+        }
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK) {
+        snprintf(s->err, sizeof s->err, "sqlite: prepare: %s",
+                 sqlite3_errmsg(s->db));
+        return NULL;
+    }
+    if (s->n_cache < STMT_CACHE) {
+        s->cache[s->n_cache].sql = sql;
+        s->cache[s->n_cache].st = st;
+        s->n_cache++;
+    }
+    return st;
+}
+
+/* Statements beyond the cache are finalized by done(). */
+static void done(sq_store *s, sqlite3_stmt *st)
+{
+    for (int i = 0; i < s->n_cache; i++)
+        if (s->cache[i].st == st) {
+            sqlite3_reset(st);
+            return;
+        }
+    sqlite3_finalize(st);
+}
+
+static void bind_text(sqlite3_stmt *st, int i, const char *v)
+{
+    if (v) sqlite3_bind_text(st, i, v, -1, SQLITE_STATIC);
+    else sqlite3_bind_null(st, i);
+}
+
+static void bind_time(sqlite3_stmt *st, int i, am_time t)
+{
+    if (t == AM_TIME_NONE) sqlite3_bind_null(st, i);
+    else sqlite3_bind_int64(st, i, t);
+}
+
+static const char *col_text(am__arena *ar, sqlite3_stmt *st, int i)
+{
+    const unsigned char *v = sqlite3_column_text(st, i);
+    if (!v) return NULL;
+    return am__arena_strndup(ar, (const char *)v,
+                             (size_t)sqlite3_column_bytes(st, i));
+}
+
+static am_time col_time(sqlite3_stmt *st, int i)
+{
+    if (sqlite3_column_type(st, i) == SQLITE_NULL) return AM_TIME_NONE;
+    return sqlite3_column_int64(st, i);
+}
+
+/* Run a statement to completion. */
+static int run(sq_store *s, sqlite3_stmt *st, const char *what)
+{
+    int rc = sqlite3_step(st);
+    int out = (rc == SQLITE_DONE || rc == SQLITE_ROW) ? AM_OK
+                                                      : fail(s, rc, what);
+    done(s, st);
+    return out;
+}
+
+static int exec(sq_store *s, const char *sql, const char *what)
+{
+    char *msg = NULL;
+    int rc = sqlite3_exec(s->db, sql, NULL, NULL, &msg);
+    if (rc != SQLITE_OK) {
+        snprintf(s->err, sizeof s->err, "sqlite: %s: %s", what,
+                 msg ? msg : sqlite3_errmsg(s->db));
+        sqlite3_free(msg);
+        return map_rc(s, rc);
+    }
+    return AM_OK;
+}
+
+/* Grow an arena array by one element. */
+static void *push(am__arena *ar, void **arr, size_t *n, size_t *cap,
+                  size_t elem)
+{
+    if (*n == *cap) {
+        size_t nc = *cap ? *cap * 2 : 16;
+        void *na = am__arena_alloc(ar, nc * elem);
+        if (!na) return NULL;
+        if (*n) memcpy(na, *arr, *n * elem);
+        *arr = na;
+        *cap = nc;
+    }
+    return (char *)*arr + (*n)++ * elem;
+}
+
+/* The per-user FTS token: a decimal hash, so the tokenizer keeps it whole. */
+static void uid_token(const char *uid, char out[32], int verbatim)
+{
+    uint64_t h = am__hash64(uid, strlen(uid)) >> 1;
+    snprintf(out, 32, "%s%" PRIu64, verbatim ? AM__FTS_VERBATIM : "", h);
+}
+
+/* ------------------------------------------------------------ lifecycle */
+
+static void sq_close(am__store *base)
+{
+    sq_store *s = SQ(base);
+    if (!s) return;
+    for (int i = 0; i < s->n_cache; i++) sqlite3_finalize(s->cache[i].st);
+    if (s->db) sqlite3_close(s->db);
+    am__buf_free(&s->scratch);
+    am__free(s->a, s);
+}
+
+static const char *sq_errmsg(am__store *base) { return SQ(base)->err; }
+
+static int sq_begin(am__store *b)
+{
+    return exec(SQ(b), "BEGIN IMMEDIATE", "begin");
+}
+static int sq_commit(am__store *b) { return exec(SQ(b), "COMMIT", "commit"); }
+static int sq_rollback(am__store *b)
+{
+    sq_store *s = SQ(b);
+    if (sqlite3_get_autocommit(s->db)) return AM_OK;
+    return exec(s, "ROLLBACK", "rollback");
+}
+
+/* ------------------------------------------------------------ users */
+
+static int sq_user_ensure(am__store *b, const char *uid, am_time now)
+{
+    sq_store *s = SQ(b);
+    sqlite3_stmt *st = stmt(s, "INSERT OR IGNORE INTO users(user_id, created_at) VALUES(?,?)");
+    if (!st) return AM_BACKEND;
+    bind_text(st, 1, uid);
+    sqlite3_bind_int64(st, 2, now);
+    return run(s, st, "user");
+}
+
+static int sq_user_exists(am__store *b, const char *uid)
+{
+    sq_store *s = SQ(b);
+    sqlite3_stmt *st = stmt(s, "SELECT 1 FROM users WHERE user_id=?");
+    if (!st) return -AM_BACKEND;
+    bind_text(st, 1, uid);
+    int rc = sqlite3_step(st);
+    int out = rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -fail(s, rc, "user");
+    done(s, st);
+    return out;
+}
+
+static int sq_link_put(am__store *b, const char *ch, const char *ext,
+                       const char *uid, am_time now)
+{
+    sq_store *s = SQ(b);
+    sqlite3_stmt *st = stmt(s, "INSERT INTO identity_links(channel, external_id, user_id, created_at) VALUES(?,?,?,?)"
+                               " ON CONFLICT(channel, external_id) DO NOTHING");
+    if (!st) return AM_BACKEND;
+    bind_text(st, 1, ch);
+    bind_text(st, 2, ext);
+    bind_text(st, 3, uid);
+    sqlite3_bind_int64(st, 4, now);
+    return run(s, st, "link");
+}
+
+static int sq_link_get(am__store *b, const char *ch, const char *ext, char *out)
+{
+    sq_store *s = SQ(b);
+    sqlite3_stmt *st = stmt(s, "SELECT user_id FROM identity_links WHERE channel=? AND external_id=?");
+    if (!st) return AM_BACKEND;
+    bind_text(st, 1, ch);
+    bind_text(st, 2, ext);
+    int rc = sqlite3_step(st), out_rc;
+    if (rc == SQLITE_ROW) {
+        snprintf(out, AM_ID_MAX + 1, "%s", (const char *)sqlite3_column_text(st, 0));
+        out_rc = AM_OK;
+    } else {
+        out_rc = rc == SQLITE_DONE ? AM_NOTFOUND : fail(s, rc, "link");
+    }
+    done(s, st);
+    return out_rc;
+}
+
+static int sq_link_del(am__store *b, const char *ch, const char *ext)
+{
+    sq_store *s = SQ(b);
+    sqlite3_stmt *st = stmt(s, "DELETE FROM identity_links WHERE channel=? AND external_id=?");
+    if (!st) return AM_BACKEND;
+    bind_text(st, 1, ch);
+    bind_text(st, 2, ext);
+    int rc = run(s, st, "unlink");
+    if (rc == AM_OK && sqlite3_changes(s->db) == 0) return AM_NOTFOUND;
+    return rc;
+}
+
+static int sq_links_list(am__store *b, const char *uid, am__arena *ar,
+                         am__link_row **rows, size_t *n)
+{
+    sq_store *s = SQ(b);
+    sqlite3_stmt *st = stmt(s, "SELECT channel, external_id, created_at FROM identity_links WHERE user_id=? ORDER BY channel, external_id");
+    if (!st) return AM_BACKEND;
+    bind_text(st, 1, uid);
+    size_t cap = 0;
+    *rows = NULL;
+    *n = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        am__link_row *r = push(ar, (void **)rows, n, &cap, sizeof *r);
+        if (!r) { done(s, st); return AM_NOMEM; }
+        r->channel = col_text(ar, st, 0);
+        r->external_id = col_text(ar, st, 1);
+        r->created_at = col_time(st, 2);
+    }
+    int out = rc == SQLITE_DONE ? AM_OK : fail(s, rc, "links");
+    done(s, st);
+    return out;
+}
+
+/* ------------------------------------------------------------ events */
+
+#define EVENT_COLS "e.rid, e.id, e.user_id, e.agent_id, e.session_id, e.task_id, e.channel, e.source, e.type, e.content, e.domain, e.intent, e.lang, e.occurred_at, e.ingested_at, e.tz_minutes"
+
+static void read_event(am__arena *ar, sqlite3_stmt *st, am__event_row *e)
+{
+    e->rid = sqlite3_column_int64(st, 0);
+    e->id = col_text(ar, st, 1);
+    e->user_id = col_text(ar, st, 2);
+    e->agent_id = col_text(ar, st, 3);
+    e->session_id = col_text(ar, st, 4);
+    e->task_id = col_text(ar, st, 5);
+    e->channel = col_text(ar, st, 6);
+    e->source = col_text(ar, st, 7);
+    e->type = col_text(ar, st, 8);
+    e->content = col_text(ar, st, 9);
+    e->domain = col_text(ar, st, 10);
+    e->intent = col_text(ar, st, 11);
+    e->lang = col_text(ar, st, 12);
+    e->occurred_at = col_time(st, 13);
+    e->ingested_at = col_time(st, 14);
+    e->tz_minutes = sqlite3_column_int(st, 15);
+}
+
+static int read_events(sq_store *s, sqlite3_stmt *st, am__arena *ar,
+                       am__event_row **rows, size_t *n, int with_score)
+{
+    size_t cap = 0;
+    *rows = NULL;
+    *n = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        am__event_row *r = push(ar, (void **)rows, n, &cap, sizeof *r);
+        if (!r) { done(s, st); return AM_NOMEM; }
+        read_event(ar, st, r);
+        if (with_score) r->score = -sqlite3_column_double(st, 16);
+        if (ar->oom) { done(s, st); return AM_NOMEM; }
+    }
+    int out = rc == SQLITE_DONE ? AM_OK : fail(s, rc, "events");
+    done(s, st);
+    return out;
+}
+
+static int sq_event_put(am__store *b, am__event_row *e)
+{
+    sq_store *s = SQ(b);
+    sqlite3_stmt *st = stmt(s, "INSERT INTO events(id, user_id, agent_id, session_id, task_id, channel, source, type, content, domain, intent, lang, occurred_at, tz_minutes, ingested_at)"
+                               " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+    if (!st) return AM_BACKEND;
+    bind_text(st, 1, e->id);
+    bind_text(st, 2, e->user_id);
+    bind_text(st, 3, e->agent_id);
+    bind_text(st, 4, e->session_id);
+    bind_text(st, 5, e->task_id);
+    bind_text(st, 6, e->channel);
+    bind_text(st, 7, e->source);
+    bind_text(st, 8, e->type);
+    bind_text(st, 9, e->content);
+    bind_text(st, 10, e->domain);
+    bind_text(st, 11, e->intent);
+    bind_text(st, 12, e->lang);
+    sqlite3_bind_int64(st, 13, e->occurred_at);
+    sqlite3_bind_int(st, 14, e->tz_minutes);
+    sqlite3_bind_int64(st, 15, e->ingested_at);
+    int rc = run(s, st, "event");
+    if (rc) return rc;
+    e->rid = sqlite3_last_insert_rowid(s->db);
+    char tok[32];
+    uid_token(e->user_id, tok, 0);
+    st = stmt(s, "INSERT INTO events_fts(rowid, uid, doc) VALUES(?,?,?)");
+    if (!st) return AM_BACKEND;
+    sqlite3_bind_int64(st, 1, e->rid);
+    bind_text(st, 2, tok);
+    bind_text(st, 3, e->index_doc ? e->index_doc : e->content);
+    return run(s, st, "event index");
+}
+
+static int sq_entity_put(am__store *b, const char *uid, int64_t rid,
+                         const am__entity_row *en)
+{
+    sq_store *s = SQ(b);
+    sqlite3_stmt *st = stmt(s, "INSERT INTO entities(event_rid, user_id, type, surface, norm, t_from, t_to) VALUES(?,?,?,?,?,?,?)");
+    if (!st) return AM_BACKEND;
+    sqlite3_bind_int64(st, 1, rid);
+    bind_text(st, 2, uid);
+    bind_text(st, 3, en->type);
+    bind_text(st, 4, en->surface);
+    bind_text(st, 5, en->norm);
+    bind_time(st, 6, en->from);
+    bind_time(st, 7, en->to);
+    return run(s, st, "entity");
+}
+
+static int sq_pii_put(am__store *b, const char *uid, int64_t rid,
+                      const am__pii_row *p)
+{
+    sq_store *s = SQ(b);
+    sqlite3_stmt *st = stmt(s, "INSERT INTO pii_vault(user_id, event_rid, placeholder, type, original) VALUES(?,?,?,?,?)");
+    if (!st) return AM_BACKEND;
+    bind_text(st, 1, uid);
+    sqlite3_bind_int64(st, 2, rid);
+    bind_text(st, 3, p->placeholder);
+    bind_text(st, 4, p->type);
+    bind_text(st, 5, p->original);
+    return run(s, st, "pii");
+}
+
+static int sq_event_get(am__store *b, const char *uid, const char *id,
+                        am__arena *ar, am__event_row *out)
+{
+    sq_store *s = SQ(b);
+    sqlite3_stmt *st = stmt(s, "SELECT " EVENT_COLS " FROM events e WHERE e.user_id=? AND e.id=?");
+    if (!st) return AM_BACKEND;
+    bind_text(st, 1, uid);
+    bind_text(st, 2, id);
+    int rc = sqlite3_step(st), r;
+    if (rc == SQLITE_ROW) {
+        read_event(ar, st, out);
+        r = ar->oom ? AM_NOMEM : AM_OK;
+    } else {
+        r = rc == SQLITE_DONE ? AM_NOTFOUND : fail(s, rc, "event");
+    }
+    done(s, st);
+    return r;
+}
+
+static int sq_events_search(am__store *b, const char *uid,
+                            const char *const *terms, size_t n_terms,
+                            am_time from, am_time to, int limit, am__arena *ar,
+                            am__event_row **rows, size_t *n)
+{
+    sq_store *s = SQ(b);
+    *rows = NULL;
+    *n = 0;
+    if (n_terms == 0) return AM_OK;
+    am__buf *q = &s->scratch;
+    am__buf_reset(q);
+    char tok[32];
+    uid_token(uid, tok, 1);
+    am__buf_printf(q, "uid:\"%s\" AND doc:(", tok);
+    for (size_t i = 0; i < n_terms; i++) {
+        if (i) am__buf_adds(q, " OR ");
+        am__buf_adds(q, "\"" AM__FTS_VERBATIM);
+        for (const char *p = terms[i]; *p; p++) {
+            if (*p == '"') am__buf_addc(q, '"'); /* FTS5 escapes "" */
+            am__buf_addc(q, *p);
+        }
+        am__buf_addc(q, '"');
+    }
+    am__buf_addc(q, ')');
+    if (q->oom) return AM_NOMEM;
+    sqlite3_stmt *st = stmt(s, "SELECT " EVENT_COLS ", bm25(events_fts, 0.0, 1.0) AS r"
+                               " FROM events_fts JOIN events e ON e.rid = events_fts.rowid"
+                               " WHERE events_fts MATCH ?1 AND e.user_id = ?2"
+                               " AND (?3 IS NULL OR e.occurred_at >= ?3) AND (?4 IS NULL OR e.occurred_at < ?4)"
+                               " ORDER BY r LIMIT ?5");
+    if (!st) return AM_BACKEND;
+    sqlite3_bind_text(st, 1, q->p, (int)q->len, SQLITE_STATIC);
+    bind_text(st, 2, uid);
+    bind_time(st, 3, from);
+    bind_time(st, 4, to);
+    sqlite3_bind_int(st, 5, limit);
+    return read_events(s, st, ar, rows, n, 1);
+}
+
+static int sq_events_recent(am__store *b, const char *uid, const char *session,
+                            const char *task, am_time before, int limit,
+                            am__arena *ar, am__event_row **rows, size_t *n)
+{
+    sq_store *s = SQ(b);
+    sqlite3_stmt *st = stmt(s, "SELECT " EVENT_COLS " FROM events e WHERE e.user_id=?1"
+                               " AND (?2 IS NULL OR e.session_id=?2) AND (?3 IS NULL OR e.task_id=?3)"
+                               " AND (?4 IS NULL OR e.occurred_at <= ?4)"
+                               " ORDER BY e.occurred_at DESC, e.rid DESC LIMIT ?5");
+    if (!st) return AM_BACKEND;
+    bind_text(st, 1, uid);
+    bind_text(st, 2, session);
+    bind_text(st, 3, task);
+    bind_time(st, 4, before);
+    sqlite3_bind_int(st, 5, limit);
+    return read_events(s, st, ar, rows, n, 0);
+}
+
+static int sq_events_list(am__store *b, const char *uid, am__arena *ar,
+                          am__event_row **rows, size_t *n)
+{
+    sq_store *s = SQ(b);
+    sqlite3_stmt *st = stmt(s, "SELECT " EVENT_COLS " FROM events e WHERE e.user_id=? ORDER BY e.occurred_at, e.rid");
+    if (!st) return AM_BACKEND;
+    bind_text(st, 1, uid);
+    return read_events(s, st, ar, rows, n, 0);
+}
+
+static int sq_entities_list(am__store *b, const char *uid, int64_t rid,
+                            am__arena *ar, am__entity_row **rows, size_t *n)
+{
+    sq_store *s = SQ(b);
+    sqlite3_stmt *st = stmt(s, "SELECT type, surface, norm, t_from, t_to FROM entities WHERE user_id=? AND event_rid=? ORDER BY rowid");
+    if (!st) return AM_BACKEND;
+    bind_text(st, 1, uid);
+    sqlite3_bind_int64(st, 2, rid);
+    size_t cap = 0;
+    *rows = NULL;
+    *n = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        am__entity_row *r = push(ar, (void **)rows, n, &cap, sizeof *r);
+        if (!r) { done(s, st); return AM_NOMEM; }
+        r->type = col_text(ar, st, 0);
+        r->surface = col_text(ar, st, 1);
+        r->norm = col_text(ar, st, 2);
+        r->from = col_time(st, 3);
+        r->to = col_time(st, 4);
+    }
+    int out = rc == SQLITE_DONE ? AM_OK : fail(s, rc, "entities");
+    done(s, st);
+    return out;
+}
+
+static int sq_event_find(am__store *b, const char *uid, const char *needle,
+                         char out[32])
+{
+    sq_store *s = SQ(b);
+    sqlite3_stmt *st = stmt(s, "SELECT id FROM events WHERE user_id=? AND instr(content, ?) > 0 ORDER BY occurred_at DESC, rid DESC LIMIT 1");
+    if (!st) return AM_BACKEND;
+    bind_text(st, 1, uid);
+    bind_text(st, 2, needle);
+    int rc = sqlite3_step(st), r;
+    if (rc == SQLITE_ROW) {
+        snprintf(out, 32, "%s", (const char *)sqlite3_column_text(st, 0));
+        r = AM_OK;
+    } else {
+        r = rc == SQLITE_DONE ? AM_NOTFOUND : fail(s, rc, "event find");
+    }
+    done(s, st);
+    return r;
+}
+
+/* ------------------------------------------------------------ tasks */
+
+#define TASK_COLS "task_id, name, stage, status, artifacts, pending, notes, created_at, updated_at"
+
+static void read_task(am__arena *ar, sqlite3_stmt *st, am__task_row *t)
+{
+    t->task_id = col_text(ar, st, 0);
+    t->name = col_text(ar, st, 1);
+    t->stage = col_text(ar, st, 2);
+    t->status = col_text(ar, st, 3);
+    t->artifacts = col_text(ar, st, 4);
+    t->pending = col_text(ar, st, 5);
+    t->notes = col_text(ar, st, 6);
+    t->created_at = col_time(st, 7);
+    t->updated_at = col_time(st, 8);
+}
+
+static int sq_task_get(am__store *b, const char *uid, const char *task_id,
+                       am__arena *ar, am__task_row *out)
+{
+    sq_store *s = SQ(b);
+    sqlite3_stmt *st = stmt(s, "SELECT " TASK_COLS " FROM tasks WHERE user_id=? AND task_id=?");
+    if (!st) return AM_BACKEND;
+    bind_text(st, 1, uid);
+    bind_text(st, 2, task_id);
+    int rc = sqlite3_step(st), r;
+    if (rc == SQLITE_ROW) {
+        read_task(ar, st, out);
+        r = ar->oom ? AM_NOMEM : AM_OK;
+    } else {
+        r = rc == SQLITE_DONE ? AM_NOTFOUND : fail(s, rc, "task");
+    }
+    done(s, st);
+    return r;
+}
+
+static int sq_task_put(am__store *b, const char *uid, const am__task_row *t)
+{
+    sq_store *s = SQ(b);
+    sqlite3_stmt *st = stmt(s, "INSERT INTO tasks(user_id, " TASK_COLS ") VALUES(?,?,?,?,?,?,?,?,?,?)"
+                               " ON CONFLICT(user_id, task_id) DO UPDATE SET name=excluded.name, stage=excluded.stage,"
+                               " status=excluded.status, artifacts=excluded.artifacts, pending=excluded.pending,"
+                               " notes=excluded.notes, updated_at=excluded.updated_at");
+    if (!st) return AM_BACKEND;
+    bind_text(st, 1, uid);
+    bind_text(st, 2, t->task_id);
+    bind_text(st, 3, t->name);
+    bind_text(st, 4, t->stage);
+    bind_text(st, 5, t->status);
+    bind_text(st, 6, t->artifacts ? t->artifacts : "[]");
+    bind_text(st, 7, t->pending ? t->pending : "[]");
+    bind_text(st, 8, t->notes ? t->notes : "[]");
+    sqlite3_bind_int64(st, 9, t->created_at);
+    sqlite3_bind_int64(st, 10, t->updated_at);
+    return run(s, st, "task");
+}
+
+static int sq_task_change_add(am__store *b, const char *uid,
+                              const am__task_change_row *c)
+{
+    sq_store *s = SQ(b);
+    sqlite3_stmt *st = stmt(s, "INSERT INTO task_history(user_id, task_id, at, field, old_value, new_value, event_id) VALUES(?,?,?,?,?,?,?)");
+    if (!st) return AM_BACKEND;
+    bind_text(st, 1, uid);
+    bind_text(st, 2, c->task_id);
+    sqlite3_bind_int64(st, 3, c->at);
+    bind_text(st, 4, c->field);
+    bind_text(st, 5, c->old_value);
+    bind_text(st, 6, c->new_value);
+    bind_text(st, 7, c->event_id);
+    return run(s, st, "task history");
+}
+
+static int sq_task_history(am__store *b, const char *uid, const char *task_id,
+                           am__arena *ar, am__task_change_row **rows, size_t *n)
+{
+    sq_store *s = SQ(b);
+    sqlite3_stmt *st = stmt(s, "SELECT at, task_id, field, old_value, new_value, event_id FROM task_history WHERE user_id=?1 AND (?2 IS NULL OR task_id=?2) ORDER BY seq");
+    if (!st) return AM_BACKEND;
+    bind_text(st, 1, uid);
+    bind_text(st, 2, task_id);
+    size_t cap = 0;
+    *rows = NULL;
+    *n = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        am__task_change_row *r = push(ar, (void **)rows, n, &cap, sizeof *r);
+        if (!r) { done(s, st); return AM_NOMEM; }
+        r->at = col_time(st, 0);
+        r->task_id = col_text(ar, st, 1);
+        r->field = col_text(ar, st, 2);
+        r->old_value = col_text(ar, st, 3);
+        r->new_value = col_text(ar, st, 4);
+        r->event_id = col_text(ar, st, 5);
+    }
+    int out = rc == SQLITE_DONE ? AM_OK : fail(s, rc, "task history");
+    done(s, st);
+    return out;
+}
+
+static int sq_tasks_list(am__store *b, const char *uid, am__arena *ar,
+                         am__task_row **rows, size_t *n)
+{
+    sq_store *s = SQ(b);
+    sqlite3_stmt *st = stmt(s, "SELECT " TASK_COLS " FROM tasks WHERE user_id=? ORDER BY updated_at DESC, task_id");
+    if (!st) return AM_BACKEND;
+    bind_text(st, 1, uid);
+    size_t cap = 0;
+    *rows = NULL;
+    *n = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        am__task_row *r = push(ar, (void **)rows, n, &cap, sizeof *r);
+        if (!r) { done(s, st); return AM_NOMEM; }
+        read_task(ar, st, r);
+    }
+    int out = rc == SQLITE_DONE ? AM_OK : fail(s, rc, "tasks");
+    done(s, st);
+    return out;
+}
+
+/* ------------------------------------------------------------ items */
+
+static int sq_item_insert(am__store *b, const char *uid, am__item_row *it)
+{
+    sq_store *s = SQ(b);
+    sqlite3_stmt *st = stmt(s, "INSERT INTO memory_items(id, lineage_id, user_id, scope, kind, key, text, value_json, confidence,"
+                               " base_score, half_life_days, valid_from, valid_to, recorded_at, superseded_at, status)"
+                               " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+    if (!st) return AM_BACKEND;
+    bind_text(st, 1, it->id);
+    bind_text(st, 2, it->lineage_id);
+    bind_text(st, 3, uid);
+    bind_text(st, 4, it->scope);
+    bind_text(st, 5, it->kind);
+    bind_text(st, 6, it->key);
+    bind_text(st, 7, it->text);
+    bind_text(st, 8, it->value_json ? it->value_json : "null");
+    sqlite3_bind_double(st, 9, it->confidence);
+    sqlite3_bind_double(st, 10, it->base_score);
+    sqlite3_bind_double(st, 11, it->half_life_days);
+    bind_time(st, 12, it->valid_from);
+    bind_time(st, 13, it->valid_to);
+    bind_time(st, 14, it->recorded_at);
+    bind_time(st, 15, it->superseded_at);
+    bind_text(st, 16, it->status);
+    int rc = run(s, st, "memory item");
+    if (rc) return rc;
+    it->rid = sqlite3_last_insert_rowid(s->db);
+    for (size_t i = 0; i < it->n_sources; i++) {
+        st = stmt(s, "INSERT OR IGNORE INTO item_sources(item_rid, user_id, event_id) VALUES(?,?,?)");
+        if (!st) return AM_BACKEND;
+        sqlite3_bind_int64(st, 1, it->rid);
+        bind_text(st, 2, uid);
+        bind_text(st, 3, it->sources[i]);
+        if ((rc = run(s, st, "item source"))) return rc;
+    }
+    st = stmt(s, "INSERT OR IGNORE INTO item_heat(user_id, lineage_id, hits, last_access) VALUES(?,?,0,NULL)");
+    if (!st) return AM_BACKEND;
+    bind_text(st, 1, uid);
+    bind_text(st, 2, it->lineage_id);
+    return run(s, st, "item heat");
+}
+
+static int sq_item_close(am__store *b, const char *uid, const char *vid,
+                         am_time at)
+{
+    sq_store *s = SQ(b);
+    sqlite3_stmt *st = stmt(s, "UPDATE memory_items SET superseded_at=? WHERE user_id=? AND id=? AND superseded_at IS NULL");
+    if (!st) return AM_BACKEND;
+    sqlite3_bind_int64(st, 1, at);
+    bind_text(st, 2, uid);
+    bind_text(st, 3, vid);
+    int rc = run(s, st, "close item");
+    if (rc == AM_OK && sqlite3_changes(s->db) == 0) return AM_NOTFOUND;
+    return rc;
+}
+
+static int sq_items_list(am__store *b, const char *uid, int which, am_time at,
+                         am__arena *ar, am__item_row **rows, size_t *n)
+{
+    sq_store *s = SQ(b);
+    static const char *const sql[] = {
+        "SELECT m.rid, m.id, m.lineage_id, m.scope, m.kind, m.key, m.text, m.value_json, m.confidence, m.base_score,"
+        " m.half_life_days, m.valid_from, m.valid_to, m.recorded_at, m.superseded_at, m.status, h.hits, h.last_access"
+        " FROM memory_items m LEFT JOIN item_heat h ON h.user_id=m.user_id AND h.lineage_id=m.lineage_id"
+        " WHERE m.user_id=?1 AND m.superseded_at IS NULL AND m.status IN ('active','pending_confirm')"
+        " AND m.valid_from <= ?2 AND (m.valid_to IS NULL OR m.valid_to > ?2) ORDER BY m.rid",
+        "SELECT m.rid, m.id, m.lineage_id, m.scope, m.kind, m.key, m.text, m.value_json, m.confidence, m.base_score,"
+        " m.half_life_days, m.valid_from, m.valid_to, m.recorded_at, m.superseded_at, m.status, h.hits, h.last_access"
+        " FROM memory_items m LEFT JOIN item_heat h ON h.user_id=m.user_id AND h.lineage_id=m.lineage_id"
+        " WHERE m.user_id=?1 AND ?2 = ?2 ORDER BY m.lineage_id, m.rid",
+        "SELECT m.rid, m.id, m.lineage_id, m.scope, m.kind, m.key, m.text, m.value_json, m.confidence, m.base_score,"
+        " m.half_life_days, m.valid_from, m.valid_to, m.recorded_at, m.superseded_at, m.status, h.hits, h.last_access"
+        " FROM memory_items m LEFT JOIN item_heat h ON h.user_id=m.user_id AND h.lineage_id=m.lineage_id"
+        " WHERE m.user_id=?1 AND m.superseded_at IS NULL AND m.status IN ('active','invalidated','pending_confirm')"
+        " AND m.valid_from <= ?2 AND (m.valid_to IS NULL OR m.valid_to > ?2) ORDER BY m.rid",
+    };
+    if (which < 0 || which > 2) return AM_MISUSE;
+    sqlite3_stmt *st = stmt(s, sql[which]);
+    if (!st) return AM_BACKEND;
+    bind_text(st, 1, uid);
+    sqlite3_bind_int64(st, 2, at);
+    size_t cap = 0;
+    *rows = NULL;
+    *n = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        am__item_row *r = push(ar, (void **)rows, n, &cap, sizeof *r);
+        if (!r) { done(s, st); return AM_NOMEM; }
+        r->rid = sqlite3_column_int64(st, 0);
+        r->id = col_text(ar, st, 1);
+        r->lineage_id = col_text(ar, st, 2);
+        r->scope = col_text(ar, st, 3);
+        r->kind = col_text(ar, st, 4);
+        r->key = col_text(ar, st, 5);
+        r->text = col_text(ar, st, 6);
+        r->value_json = col_text(ar, st, 7);
+        r->confidence = sqlite3_column_double(st, 8);
+        r->base_score = sqlite3_column_double(st, 9);
+        r->half_life_days = sqlite3_column_double(st, 10);
+        r->valid_from = col_time(st, 11);
+        r->valid_to = col_time(st, 12);
+        r->recorded_at = col_time(st, 13);
+        r->superseded_at = col_time(st, 14);
+        r->status = col_text(ar, st, 15);
+        r->hits = sqlite3_column_int(st, 16);
+        r->last_access = col_time(st, 17);
+    }
+    int out = rc == SQLITE_DONE ? AM_OK : fail(s, rc, "items");
+    done(s, st);
+    if (out) return out;
+    /* Provenance. */
+    for (size_t i = 0; i < *n; i++) {
+        am__item_row *r = &(*rows)[i];
+        st = stmt(s, "SELECT event_id FROM item_sources WHERE user_id=? AND item_rid=? ORDER BY rowid");
+        if (!st) return AM_BACKEND;
+        bind_text(st, 1, uid);
+        sqlite3_bind_int64(st, 2, r->rid);
+        size_t scap = 0;
+        while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+            const char **slot = push(ar, (void **)&r->sources, &r->n_sources,
+                                     &scap, sizeof *slot);
+            if (!slot) { done(s, st); return AM_NOMEM; }
+            *slot = col_text(ar, st, 0);
+        }
+        out = rc == SQLITE_DONE ? AM_OK : fail(s, rc, "item sources");
+        done(s, st);
+        if (out) return out;
+    }
+    return ar->oom ? AM_NOMEM : AM_OK;
+}
+
+static int sq_item_touch(am__store *b, const char *uid, const char *lineage,
+                         am_time at)
+{
+    sq_store *s = SQ(b);
+    sqlite3_stmt *st = stmt(s, "UPDATE item_heat SET hits=hits+1, last_access=? WHERE user_id=? AND lineage_id=?");
+    if (!st) return AM_BACKEND;
+    sqlite3_bind_int64(st, 1, at);
+    bind_text(st, 2, uid);
+    bind_text(st, 3, lineage);
+    return run(s, st, "item heat");
+}
+
+/* ------------------------------------------------------------ forget */
+
+/* Event rows selected for deletion are first collected into a temp table;
+ * everything else is deleted through it, so all indexes agree. */
+static int forget_collected(sq_store *s, const char *uid, long *events,
+                            long *items)
+{
+    static const char *const steps[] = {
+        "DELETE FROM events_fts WHERE rowid IN (SELECT rid FROM temp.am_forget)",
+        "DELETE FROM entities WHERE user_id=?1 AND event_rid IN (SELECT rid FROM temp.am_forget)",
+        "DELETE FROM pii_vault WHERE user_id=?1 AND event_rid IN (SELECT rid FROM temp.am_forget)",
+        "DELETE FROM task_history WHERE user_id=?1 AND event_id IN (SELECT id FROM temp.am_forget)",
+        "DELETE FROM item_sources WHERE user_id=?1 AND event_id IN (SELECT id FROM temp.am_forget)",
+        /* cascade: item versions left with no source go */
+        "DELETE FROM memory_items WHERE user_id=?1 AND NOT EXISTS (SELECT 1 FROM item_sources s WHERE s.item_rid = memory_items.rid)",
+        "DELETE FROM item_heat WHERE user_id=?1 AND lineage_id NOT IN (SELECT lineage_id FROM memory_items WHERE user_id=?1)",
+        "DELETE FROM events WHERE user_id=?1 AND rid IN (SELECT rid FROM temp.am_forget)",
+    };
+    int rc;
+    for (size_t i = 0; i < sizeof steps / sizeof *steps; i++) {
+        sqlite3_stmt *st = stmt(s, steps[i]);
+        if (!st) return AM_BACKEND;
+        if (sqlite3_bind_parameter_count(st) >= 1) bind_text(st, 1, uid);
+        if ((rc = run(s, st, "forget"))) return rc;
+        long ch = (long)sqlite3_changes(s->db);
+        if (i == 5) *items += ch;
+        if (i == 7) *events += ch;
+    }
+    return AM_OK;
+}
+
+static int sq_forget(am__store *b, const char *uid, int level, const char *id,
+                     am_time now, long *events, long *items, long *tasks)
+{
+    sq_store *s = SQ(b);
+    int rc;
+    *events = *items = *tasks = 0;
+    if ((rc = exec(s, "CREATE TEMP TABLE IF NOT EXISTS am_forget(rid INTEGER PRIMARY KEY, id TEXT);"
+                      "DELETE FROM temp.am_forget;", "forget")))
+        return rc;
+    static const char *const pick[] = {
+        NULL,
+        "INSERT INTO temp.am_forget SELECT rid, id FROM events WHERE user_id=?1 AND id=?2",
+        "INSERT INTO temp.am_forget SELECT rid, id FROM events WHERE user_id=?1 AND session_id=?2",
+        "INSERT INTO temp.am_forget SELECT rid, id FROM events WHERE user_id=?1 AND task_id=?2",
+        "INSERT INTO temp.am_forget SELECT rid, id FROM events WHERE user_id=?1 AND ?2 IS NULL",
+    };
+    if (level < 1 || level > 4) return AM_MISUSE;
+    sqlite3_stmt *st = stmt(s, pick[level]);
+    if (!st) return AM_BACKEND;
+    bind_text(st, 1, uid);
+    bind_text(st, 2, level == AM_FORGET_USER ? NULL : id);
+    if ((rc = run(s, st, "forget"))) return rc;
+    long picked = (long)sqlite3_changes(s->db);
+    if ((rc = forget_collected(s, uid, events, items))) return rc;
+    if (level == AM_FORGET_TASK) {
+        st = stmt(s, "DELETE FROM tasks WHERE user_id=? AND task_id=?");
+        if (!st) return AM_BACKEND;
+        bind_text(st, 1, uid);
+        bind_text(st, 2, id);
+        if ((rc = run(s, st, "forget task"))) return rc;
+        *tasks = (long)sqlite3_changes(s->db);
+        st = stmt(s, "DELETE FROM task_history WHERE user_id=? AND task_id=?");
+        if (!st) return AM_BACKEND;
+        bind_text(st, 1, uid);
+        bind_text(st, 2, id);
+        if ((rc = run(s, st, "forget task"))) return rc;
+        /* items scoped to the task go with it */
+        st = stmt(s, "DELETE FROM memory_items WHERE user_id=? AND scope=?");
+        if (!st) return AM_BACKEND;
+        bind_text(st, 1, uid);
+        char scope[AM_ID_MAX + 8];
+        snprintf(scope, sizeof scope, "task:%s", id);
+        bind_text(st, 2, scope);
+        if ((rc = run(s, st, "forget task items"))) return rc;
+        *items += (long)sqlite3_changes(s->db);
+    }
+    if (level == AM_FORGET_USER) {
+        static const char *const wipe[] = {
+            "DELETE FROM item_sources WHERE user_id=?1",
+            "DELETE FROM memory_items WHERE user_id=?1",
+            "DELETE FROM item_heat WHERE user_id=?1",
+            "DELETE FROM task_history WHERE user_id=?1",
+            "DELETE FROM tasks WHERE user_id=?1",
+            "DELETE FROM entities WHERE user_id=?1",
+            "DELETE FROM pii_vault WHERE user_id=?1",
+            "DELETE FROM identity_links WHERE user_id=?1",
+            "DELETE FROM tombstones WHERE user_id=?1",
+            "DELETE FROM users WHERE user_id=?1",
+            /* pseudonymise the audit trail: ids of objects stay, the
+             * user's id is replaced by a one-way hash */
+            "UPDATE audit_log SET user_id='forgotten:' || ?2 WHERE user_id=?1",
+        };
+        char hash[32];
+        snprintf(hash, sizeof hash, "%016" PRIx64, am__hash64(uid, strlen(uid)));
+        for (size_t i = 0; i < sizeof wipe / sizeof *wipe; i++) {
+            st = stmt(s, wipe[i]);
+            if (!st) return AM_BACKEND;
+            bind_text(st, 1, uid);
+            if (sqlite3_bind_parameter_count(st) >= 2) bind_text(st, 2, hash);
+            if ((rc = run(s, st, "forget user"))) return rc;
+            if (i == 1) *items += (long)sqlite3_changes(s->db);
+            if (i == 4) *tasks = (long)sqlite3_changes(s->db);
+        }
+    } else {
+        static const char *const lv[] = {"", "event", "session", "task", "user"};
+        st = stmt(s, "INSERT INTO tombstones(user_id, level, object_id, at) VALUES(?,?,?,?)");
+        if (!st) return AM_BACKEND;
+        bind_text(st, 1, uid);
+        bind_text(st, 2, lv[level]);
+        bind_text(st, 3, id);
+        sqlite3_bind_int64(st, 4, now);
+        if ((rc = run(s, st, "tombstone"))) return rc;
+    }
+    /* Merge the FTS index so deleted postings are dropped from its pages,
+     * and secure_delete zeroes the freed pages. */
+    if (picked > 0 &&
+        (rc = exec(s, "INSERT INTO events_fts(events_fts) VALUES('optimize')",
+                   "forget index")))
+        return rc;
+    if (picked == 0 && *tasks == 0 && *items == 0 && level != AM_FORGET_USER)
+        return AM_NOTFOUND;
+    return AM_OK;
+}
+
+/* ------------------------------------------------------------ audit */
+
+static int sq_audit(am__store *b, const char *uid, am_time at, const char *op,
+                    const char *otype, const char *oid, const char *detail)
+{
+    sq_store *s = SQ(b);
+    sqlite3_stmt *st = stmt(s, "INSERT INTO audit_log(at, user_id, op, object_type, object_id, detail) VALUES(?,?,?,?,?,?)");
+    if (!st) return AM_BACKEND;
+    sqlite3_bind_int64(st, 1, at);
+    bind_text(st, 2, uid);
+    bind_text(st, 3, op);
+    bind_text(st, 4, otype);
+    bind_text(st, 5, oid);
+    bind_text(st, 6, detail);
+    return run(s, st, "audit");
+}
+
+static int sq_audit_list(am__store *b, const char *uid, am__arena *ar,
+                         am__audit_row **rows, size_t *n)
+{
+    sq_store *s = SQ(b);
+    sqlite3_stmt *st = stmt(s, "SELECT seq, at, op, object_type, object_id, detail FROM audit_log WHERE user_id=? ORDER BY seq");
+    if (!st) return AM_BACKEND;
+    bind_text(st, 1, uid);
+    size_t cap = 0;
+    *rows = NULL;
+    *n = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        am__audit_row *r = push(ar, (void **)rows, n, &cap, sizeof *r);
+        if (!r) { done(s, st); return AM_NOMEM; }
+        r->seq = sqlite3_column_int64(st, 0);
+        r->at = col_time(st, 1);
+        r->op = col_text(ar, st, 2);
+        r->object_type = col_text(ar, st, 3);
+        r->object_id = col_text(ar, st, 4);
+        r->detail = col_text(ar, st, 5);
+    }
+    int out = rc == SQLITE_DONE ? AM_OK : fail(s, rc, "audit");
+    done(s, st);
+    return out;
+}
+
+/* ------------------------------------------------------------ open */
+
+static const am__store_vt sqlite_vt = {
+    "sqlite", sq_close, sq_errmsg, sq_begin, sq_commit, sq_rollback,
+    sq_user_ensure, sq_user_exists, sq_link_put, sq_link_get, sq_link_del,
+    sq_links_list, sq_event_put, sq_entity_put, sq_pii_put, sq_event_get,
+    sq_events_search, sq_events_recent, sq_events_list, sq_entities_list,
+    sq_event_find, sq_task_get, sq_task_put, sq_task_change_add,
+    sq_task_history, sq_tasks_list, sq_item_insert, sq_item_close,
+    sq_items_list, sq_item_touch, sq_forget, sq_audit, sq_audit_list,
+};
+
+/* Read the schema version: 0 for an empty database, -1 for a database
+ * that has tables but is not ours. */
+static int schema_version(sq_store *s, int *version)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(s->db, "SELECT count(*) FROM sqlite_master", -1, &st, NULL);
+    if (rc != SQLITE_OK) return fail(s, rc, "read schema");
+    rc = sqlite3_step(st);
+    if (rc != SQLITE_ROW) {
+        int r = fail(s, rc, "read schema");
+        sqlite3_finalize(st);
+        return r;
+    }
+    int tables = sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    if (tables == 0) {
+        *version = 0;
+        return AM_OK;
+    }
+    rc = sqlite3_prepare_v2(s->db, "SELECT value FROM meta WHERE key='schema_version'", -1, &st, NULL);
+    if (rc != SQLITE_OK) {
+        *version = -1;
+        return AM_OK;
+    }
+    *version = -1;
+    if (sqlite3_step(st) == SQLITE_ROW) *version = sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    return AM_OK;
+}
+
+static int migrate(sq_store *s, int from)
+{
+    int rc = exec(s, "BEGIN IMMEDIATE", "migrate");
+    if (rc) return rc;
+    for (int v = from; v < N_MIGRATIONS; v++)
+        if ((rc = exec(s, migrations[v], "migrate"))) goto out_rollback;
+    char sql[160];
+    snprintf(sql, sizeof sql,
+             "INSERT OR REPLACE INTO meta(key, value) VALUES('schema_version', '%d');"
+             "INSERT OR IGNORE INTO meta(key, value) VALUES('created_by', 'agentmem " AM_VERSION_STRING "');",
+             N_MIGRATIONS);
+    if ((rc = exec(s, sql, "migrate"))) goto out_rollback;
+    return exec(s, "COMMIT", "migrate");
+out_rollback:
+    sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+    return rc;
+}
+
+int am__store_sqlite_open(const char *path, const am__store_opts *o,
+                          am__store **out, char *errbuf, size_t errlen)
+{
+    *out = NULL;
+    sq_store *s = am__calloc(o->alloc, sizeof *s);
+    if (!s) {
+        snprintf(errbuf, errlen, "out of memory");
+        return AM_NOMEM;
+    }
+    s->base.vt = &sqlite_vt;
+    s->a = o->alloc;
+    am__buf_init(&s->scratch, o->alloc);
+    int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX;
+    if (!o->must_exist) flags |= SQLITE_OPEN_CREATE;
+    int rc = sqlite3_open_v2(path, &s->db, flags, NULL);
+    int am_rc;
+    if (rc != SQLITE_OK) {
+        snprintf(errbuf, errlen, "cannot open store %s: %s", path,
+                 s->db ? sqlite3_errmsg(s->db) : "out of memory");
+        am_rc = o->must_exist && rc == SQLITE_CANTOPEN ? AM_NOTFOUND : AM_IO;
+        goto out_fail;
+    }
+    sqlite3_extended_result_codes(s->db, 0);
+    sqlite3_busy_timeout(s->db, o->busy_timeout_ms);
+    if ((rc = am__sqlite_register_tokenizer(s->db)) != SQLITE_OK) {
+        snprintf(errbuf, errlen, "cannot register the am_cjk tokenizer (FTS5 missing?)");
+        am_rc = AM_BACKEND;
+        goto out_fail;
+    }
+    int version = 0;
+    if ((am_rc = schema_version(s, &version))) {
+        snprintf(errbuf, errlen, "store %s: %s", path, s->err);
+        if (am_rc == AM_BACKEND) am_rc = AM_CORRUPT;
+        goto out_fail;
+    }
+    if (version < 0) {
+        snprintf(errbuf, errlen, "store %s: not an agentmem store (no schema_version)", path);
+        am_rc = AM_CORRUPT;
+        goto out_fail;
+    }
+    if (version > N_MIGRATIONS) {
+        snprintf(errbuf, errlen,
+                 "store %s: schema version %d is newer than this agentmem (%d); upgrade agentmem",
+                 path, version, N_MIGRATIONS);
+        am_rc = AM_NEWER;
+        goto out_fail;
+    }
+    if ((am_rc = exec(s, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
+                         " PRAGMA foreign_keys=ON; PRAGMA secure_delete=ON;",
+                      "pragma"))) {
+        snprintf(errbuf, errlen, "store %s: %s", path, s->err);
+        goto out_fail;
+    }
+    if (version < N_MIGRATIONS && (am_rc = migrate(s, version))) {
+        snprintf(errbuf, errlen, "store %s: %s", path, s->err);
+        goto out_fail;
+    }
+    *out = &s->base;
+    return AM_OK;
+out_fail:
+    sq_close(&s->base);
+    return am_rc;
+}
+
+int am__store_open(const char *url, const am__store_opts *o, am__store **out,
+                   char *errbuf, size_t errlen)
+{
+    if (strncmp(url, "sqlite:", 7) == 0) url += 7;
+    if (strstr(url, "://") && strncmp(url, "file:", 5) != 0) {
+        snprintf(errbuf, errlen, "store %s: unsupported backend (this build has sqlite)", url);
+        return AM_INVALID;
+    }
+    return am__store_sqlite_open(url, o, out, errbuf, errlen);
+}

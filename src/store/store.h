@@ -1,0 +1,183 @@
+/*
+ * store.h -- the storage interface.  Everything the engine keeps goes
+ * through one am__store, a struct of function pointers (like sqlite3_vfs),
+ * so backends other than the embedded SQLite one (store/sqlite) can follow.
+ *
+ * Isolation lives here: every operation takes the master user id and a
+ * backend must scope every statement by it -- no operation can return or
+ * touch another user's rows.  Callers group writes into one transaction
+ * with begin/commit/rollback; a failed request is rolled back whole.
+ *
+ * Rows returned by list/get operations are allocated in the caller's arena
+ * and live as long as it.  Times are am_time (UTC ms); AM_TIME_NONE = NULL.
+ */
+#ifndef AM_STORE_H
+#define AM_STORE_H
+
+#include "base/base.h"
+
+typedef struct am__store am__store;
+
+typedef struct am__event_row {
+    int64_t rid;              /* backend row id (index key) */
+    const char *id;           /* ULID */
+    const char *user_id, *agent_id, *session_id, *task_id, *channel, *source,
+        *type, *content, *domain, *intent, *lang;
+    am_time occurred_at, ingested_at;
+    int tz_minutes;
+    const char *index_doc;    /* text to index (content + entities); put only */
+    double score;             /* search score (higher is better) */
+} am__event_row;
+
+typedef struct am__entity_row {
+    const char *type, *surface, *norm;
+    am_time from, to;
+} am__entity_row;
+
+typedef struct am__pii_row {
+    const char *placeholder, *type, *original;
+} am__pii_row;
+
+typedef struct am__task_row {
+    const char *task_id, *name, *stage, *status;
+    const char *artifacts, *pending, *notes; /* JSON arrays */
+    am_time created_at, updated_at;
+} am__task_row;
+
+typedef struct am__task_change_row {
+    am_time at;
+    const char *task_id, *field, *old_value, *new_value, *event_id;
+} am__task_change_row;
+
+typedef struct am__item_row {
+    int64_t rid;
+    const char *id, *lineage_id, *scope, *kind, *key, *text, *value_json,
+        *status;
+    double confidence, base_score, half_life_days;
+    am_time valid_from, valid_to, recorded_at, superseded_at;
+    long hits;
+    am_time last_access;
+    const char **sources;     /* event ids */
+    size_t n_sources;
+} am__item_row;
+
+typedef struct am__link_row {
+    const char *channel, *external_id;
+    am_time created_at;
+} am__link_row;
+
+typedef struct am__audit_row {
+    int64_t seq;
+    am_time at;
+    const char *op, *object_type, *object_id, *detail;
+} am__audit_row;
+
+/* Which memory item versions to list. */
+#define AM__ITEMS_CURRENT 0  /* superseded_at NULL, status active or
+                                pending_confirm, valid at `at` */
+#define AM__ITEMS_ALL 1      /* every version */
+#define AM__ITEMS_ASOF 2     /* as the world stood at `at`: current system
+                                version whose validity covers `at` */
+
+typedef struct am__store_vt {
+    const char *name;
+    void (*close)(am__store *s);
+    const char *(*errmsg)(am__store *s);
+
+    int (*begin)(am__store *s);
+    int (*commit)(am__store *s);
+    int (*rollback)(am__store *s);
+
+    /* users and identity */
+    int (*user_ensure)(am__store *s, const char *uid, am_time now);
+    int (*user_exists)(am__store *s, const char *uid);  /* 1, 0, or <0 err */
+    int (*link_put)(am__store *s, const char *channel, const char *ext,
+                    const char *uid, am_time now);
+    /* AM_OK with uid copied into out[AM_ID_MAX+1], or AM_NOTFOUND */
+    int (*link_get)(am__store *s, const char *channel, const char *ext,
+                    char *out);
+    int (*link_del)(am__store *s, const char *channel, const char *ext);
+    int (*links_list)(am__store *s, const char *uid, am__arena *ar,
+                      am__link_row **rows, size_t *n);
+
+    /* perception layer */
+    int (*event_put)(am__store *s, am__event_row *ev); /* sets ev->rid */
+    int (*entity_put)(am__store *s, const char *uid, int64_t event_rid,
+                      const am__entity_row *en);
+    int (*pii_put)(am__store *s, const char *uid, int64_t event_rid,
+                   const am__pii_row *p);
+    int (*event_get)(am__store *s, const char *uid, const char *event_id,
+                     am__arena *ar, am__event_row *out);
+    /* Lexical search (BM25) for events containing any of the final index
+     * tokens terms[0..n_terms) (as produced by text/analyze).  Best first,
+     * at most limit rows; time bounds optional (AM_TIME_NONE). */
+    int (*events_search)(am__store *s, const char *uid,
+                         const char *const *terms, size_t n_terms,
+                         am_time from, am_time to, int limit, am__arena *ar,
+                         am__event_row **rows, size_t *n);
+    /* Most recent events of the user (session and task may be NULL),
+     * newest first. */
+    int (*events_recent)(am__store *s, const char *uid, const char *session,
+                         const char *task, am_time before, int limit,
+                         am__arena *ar, am__event_row **rows, size_t *n);
+    int (*events_list)(am__store *s, const char *uid, am__arena *ar,
+                       am__event_row **rows, size_t *n); /* oldest first */
+    int (*entities_list)(am__store *s, const char *uid, int64_t event_rid,
+                         am__arena *ar, am__entity_row **rows, size_t *n);
+    int (*event_find)(am__store *s, const char *uid, const char *needle,
+                      char out[32]);
+
+    /* tasks */
+    int (*task_get)(am__store *s, const char *uid, const char *task_id,
+                    am__arena *ar, am__task_row *out); /* AM_NOTFOUND */
+    int (*task_put)(am__store *s, const char *uid, const am__task_row *t);
+    int (*task_change_add)(am__store *s, const char *uid,
+                           const am__task_change_row *c);
+    int (*task_history)(am__store *s, const char *uid, const char *task_id,
+                        am__arena *ar, am__task_change_row **rows, size_t *n);
+    int (*tasks_list)(am__store *s, const char *uid, am__arena *ar,
+                      am__task_row **rows, size_t *n); /* newest first */
+
+    /* semantic layer: versions are inserted and closed, never edited */
+    int (*item_insert)(am__store *s, const char *uid, am__item_row *it);
+    int (*item_close)(am__store *s, const char *uid, const char *version_id,
+                      am_time superseded_at);
+    int (*items_list)(am__store *s, const char *uid, int which, am_time at,
+                      am__arena *ar, am__item_row **rows, size_t *n);
+    int (*item_touch)(am__store *s, const char *uid, const char *lineage_id,
+                      am_time at); /* hits + 1, last_access = at */
+
+    /* forgetting (F24): remove rows from every table and index; cascade
+     * to item versions left without a source; leave a tombstone. */
+    int (*forget)(am__store *s, const char *uid, int level, const char *id,
+                  am_time now, long *events, long *items, long *tasks);
+
+    /* audit log (append-only) */
+    int (*audit)(am__store *s, const char *uid, am_time at, const char *op,
+                 const char *object_type, const char *object_id,
+                 const char *detail);
+    int (*audit_list)(am__store *s, const char *uid, am__arena *ar,
+                      am__audit_row **rows, size_t *n);
+} am__store_vt;
+
+struct am__store {
+    const am__store_vt *vt;
+};
+
+/* Open a store from a path or URL ("sqlite:PATH", ":memory:", PATH).
+ * On failure *out is NULL and errbuf (errlen bytes) says why. */
+typedef struct am__store_opts {
+    const am__allocator *alloc;
+    int busy_timeout_ms;
+    int must_exist;
+} am__store_opts;
+int am__store_open(const char *url, const am__store_opts *o, am__store **out,
+                   char *errbuf, size_t errlen);
+
+int am__store_sqlite_open(const char *path, const am__store_opts *o,
+                          am__store **out, char *errbuf, size_t errlen);
+
+/* The schema version this library writes and reads. */
+#define AM__SCHEMA_VERSION 1
+
+#endif

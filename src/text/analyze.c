@@ -1,0 +1,407 @@
+/*
+ * analyze.c -- normalisation, tokenisation, language, stopwords.  See
+ * analyze.h for the design.
+ */
+#include "text/analyze.h"
+
+#include <libstemmer.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unicode/ubrk.h>
+#include <unicode/ustring.h>
+#include <utf8proc.h>
+
+#define MAX_TOKEN 64
+
+struct am__text {
+    const am__allocator *a;
+    UBreakIterator *brk;      /* word iterator for Han runs */
+    struct sb_stemmer *stem;  /* English Snowball */
+    am__buf norm;             /* scratch: normalised text */
+    UChar *u16;               /* scratch: a Han run in UTF-16 */
+    int32_t u16_cap;
+    size_t *u16_off;          /* UTF-16 index -> byte offset in norm */
+};
+
+int am__text_open(const am__allocator *a, am__text **out)
+{
+    *out = NULL;
+    am__text *t = am__calloc(a, sizeof *t);
+    if (!t) return AM_NOMEM;
+    t->a = a;
+    am__buf_init(&t->norm, a);
+    UErrorCode err = U_ZERO_ERROR;
+    t->brk = ubrk_open(UBRK_WORD, "zh", NULL, 0, &err);
+    if (U_FAILURE(err)) t->brk = NULL; /* fall back to bigrams only */
+    t->stem = sb_stemmer_new("english", "UTF_8");
+    if (!t->stem) {
+        am__text_close(t);
+        return AM_NOMEM;
+    }
+    *out = t;
+    return AM_OK;
+}
+
+void am__text_close(am__text *t)
+{
+    if (!t) return;
+    if (t->brk) ubrk_close(t->brk);
+    if (t->stem) sb_stemmer_delete(t->stem);
+    am__buf_free(&t->norm);
+    am__free(t->a, t->u16);
+    am__free(t->a, t->u16_off);
+    am__free(t->a, t);
+}
+
+int am__text_normalize(am__text *t, const char *s, size_t n, am__buf *out)
+{
+    (void)t;
+    utf8proc_uint8_t *dst = NULL;
+    utf8proc_ssize_t r = utf8proc_map(
+        (const utf8proc_uint8_t *)s, (utf8proc_ssize_t)n, &dst,
+        UTF8PROC_STABLE | UTF8PROC_COMPOSE | UTF8PROC_COMPAT |
+            UTF8PROC_CASEFOLD);
+    if (r < 0) {
+        /* Invalid UTF-8: repair byte by byte, then retry once. */
+        am__buf fixed;
+        am__buf_init(&fixed, out->a);
+        for (size_t i = 0; i < n;) {
+            uint32_t cp;
+            int l = am__utf8_decode(s + i, n - i, &cp);
+            char enc[4];
+            am__buf_add(&fixed, enc, (size_t)am__utf8_encode(cp, enc));
+            i += (size_t)l;
+        }
+        if (fixed.oom) {
+            am__buf_free(&fixed);
+            return AM_NOMEM;
+        }
+        r = utf8proc_map((const utf8proc_uint8_t *)fixed.p,
+                         (utf8proc_ssize_t)fixed.len, &dst,
+                         UTF8PROC_STABLE | UTF8PROC_COMPOSE | UTF8PROC_COMPAT |
+                             UTF8PROC_CASEFOLD);
+        am__buf_free(&fixed);
+        if (r < 0) return r == UTF8PROC_ERROR_NOMEM ? AM_NOMEM : AM_INVALID;
+    }
+    am__buf_add(out, dst, (size_t)r);
+    free(dst); /* utf8proc allocates with libc */
+    return out->oom ? AM_NOMEM : AM_OK;
+}
+
+/* Character classes for tokenizing. */
+enum { C_SEP, C_WORD, C_DIGIT, C_HAN };
+
+static int char_class(uint32_t cp)
+{
+    if (cp < 0x80) {
+        if ((cp >= 'a' && cp <= 'z') || (cp >= 'A' && cp <= 'Z')) return C_WORD;
+        if (cp >= '0' && cp <= '9') return C_DIGIT;
+        return C_SEP;
+    }
+    if (am__is_han(cp)) return C_HAN;
+    utf8proc_category_t c = utf8proc_category((utf8proc_int32_t)cp);
+    switch (c) {
+    case UTF8PROC_CATEGORY_LU: case UTF8PROC_CATEGORY_LL:
+    case UTF8PROC_CATEGORY_LT: case UTF8PROC_CATEGORY_LM:
+    case UTF8PROC_CATEGORY_LO: case UTF8PROC_CATEGORY_MN:
+    case UTF8PROC_CATEGORY_MC:
+        return C_WORD;
+    case UTF8PROC_CATEGORY_ND:
+        return C_DIGIT;
+    default:
+        return C_SEP;
+    }
+}
+
+static int emit(am__token_fn fn, void *ctx, int kind, const char *tok,
+                size_t len, size_t start, size_t end, size_t n)
+{
+    char buf[MAX_TOKEN + 1];
+    if (len == 0) return 0;
+    if (len > MAX_TOKEN) len = MAX_TOKEN; /* (may cut a code point: harmless
+                                            for matching, both sides agree) */
+    memcpy(buf, tok, len);
+    buf[len] = 0;
+    if (start > n) start = n;
+    if (end > n) end = n;
+    return fn(ctx, kind, buf, len, start, end);
+}
+
+static int word_token(am__text *t, const char *w, size_t len, int all_ascii,
+                      size_t start, size_t end, size_t n, am__token_fn fn,
+                      void *ctx)
+{
+    if (len == 1 && all_ascii) return 0; /* single letters carry nothing */
+    if (all_ascii && len <= MAX_TOKEN) {
+        const sb_symbol *st =
+            sb_stemmer_stem(t->stem, (const sb_symbol *)w, (int)len);
+        if (st) {
+            int sl = sb_stemmer_length(t->stem);
+            return emit(fn, ctx, AM_TOK_WORD, (const char *)st, (size_t)sl,
+                        start, end, n);
+        }
+    }
+    return emit(fn, ctx, AM_TOK_WORD, w, len, start, end, n);
+}
+
+/* A run of Han characters norm[a..b) with `count` code points. */
+static int han_run(am__text *t, const char *s, size_t a, size_t b, int count,
+                   size_t n, am__token_fn fn, void *ctx)
+{
+    int rc;
+    if (count == 1)
+        return emit(fn, ctx, AM_TOK_UNIGRAM, s + a, b - a, a, b, n);
+    /* Bigrams. */
+    size_t p = a;
+    uint32_t cp;
+    size_t l1 = (size_t)am__utf8_decode(s + p, b - p, &cp);
+    while (p + l1 < b) {
+        size_t l2 = (size_t)am__utf8_decode(s + p + l1, b - p - l1, &cp);
+        if ((rc = emit(fn, ctx, AM_TOK_BIGRAM, s + p, l1 + l2, p, p + l1 + l2,
+                       n)))
+            return rc;
+        p += l1;
+        l1 = l2;
+    }
+    if (count < 3 || !t->brk) return 0;
+    /* ICU words of 3+ characters. */
+    int32_t need = (int32_t)(b - a) + 1;
+    if (need > t->u16_cap) {
+        UChar *u = am__realloc(t->a, t->u16, (size_t)need * sizeof(UChar));
+        if (!u) return AM_NOMEM;
+        t->u16 = u;
+        size_t *o = am__realloc(t->a, t->u16_off, (size_t)(need + 1) * sizeof(size_t));
+        if (!o) return AM_NOMEM;
+        t->u16_off = o;
+        t->u16_cap = need;
+    }
+    int32_t ul = 0;
+    for (p = a; p < b;) {
+        int l = am__utf8_decode(s + p, b - p, &cp);
+        t->u16_off[ul] = p;
+        if (cp >= 0x10000) {
+            t->u16[ul++] = (UChar)(0xD800 + ((cp - 0x10000) >> 10));
+            t->u16_off[ul] = p;
+            t->u16[ul++] = (UChar)(0xDC00 + ((cp - 0x10000) & 0x3FF));
+        } else {
+            t->u16[ul++] = (UChar)cp;
+        }
+        p += (size_t)l;
+    }
+    t->u16_off[ul] = b;
+    UErrorCode err = U_ZERO_ERROR;
+    ubrk_setText(t->brk, t->u16, ul, &err);
+    if (U_FAILURE(err)) return 0;
+    int32_t from = ubrk_first(t->brk);
+    for (int32_t to = ubrk_next(t->brk); to != UBRK_DONE;
+         from = to, to = ubrk_next(t->brk)) {
+        if (to - from < 3) continue;
+        size_t ba = t->u16_off[from], bb = t->u16_off[to];
+        if ((rc = emit(fn, ctx, AM_TOK_CJKWORD, s + ba, bb - ba, ba, bb, n)))
+            return rc;
+    }
+    return 0;
+}
+
+int am__text_tokenize(am__text *t, const char *s, size_t n, am__token_fn fn,
+                      void *ctx)
+{
+    am__buf_reset(&t->norm);
+    int rc = am__text_normalize(t, s, n, &t->norm);
+    if (rc) return rc;
+    const char *z = t->norm.p ? t->norm.p : "";
+    size_t zn = t->norm.len;
+    size_t i = 0;
+    while (i < zn) {
+        uint32_t cp;
+        int l = am__utf8_decode(z + i, zn - i, &cp);
+        int c = char_class(cp);
+        if (c == C_SEP) {
+            i += (size_t)l;
+            continue;
+        }
+        size_t start = i;
+        if (c == C_HAN) {
+            int count = 0;
+            while (i < zn) {
+                l = am__utf8_decode(z + i, zn - i, &cp);
+                if (char_class(cp) != C_HAN) break;
+                i += (size_t)l;
+                count++;
+            }
+            if ((rc = han_run(t, z, start, i, count, n, fn, ctx))) return rc;
+            continue;
+        }
+        /* A word: letters and digits together ("mp3", "q3"), split at any
+         * separator or Han character.  Pure digit runs are numbers. */
+        int all_ascii = 1, any_alpha = 0;
+        while (i < zn) {
+            l = am__utf8_decode(z + i, zn - i, &cp);
+            int k = char_class(cp);
+            if (k != C_WORD && k != C_DIGIT) break;
+            if (cp >= 0x80) all_ascii = 0;
+            if (k == C_WORD) any_alpha = 1;
+            i += (size_t)l;
+        }
+        if (!any_alpha)
+            rc = emit(fn, ctx, AM_TOK_NUM, z + start, i - start, start, i, n);
+        else
+            rc = word_token(t, z + start, i - start, all_ascii, start, i, n,
+                            fn, ctx);
+        if (rc) return rc;
+    }
+    return AM_OK;
+}
+
+int am__text_lang(const char *s, size_t n)
+{
+    size_t han = 0, latin = 0;
+    for (size_t i = 0; i < n;) {
+        uint32_t cp;
+        int l = am__utf8_decode(s + i, n - i, &cp);
+        if (am__is_han(cp)) han++;
+        else if ((cp | 0x20) >= 'a' && (cp | 0x20) <= 'z') latin++;
+        i += (size_t)l;
+    }
+    if (han == 0 && latin == 0) return AM_LANG_NONE;
+    /* A Han character carries about as much as a 3-4 letter word part. */
+    return han * 3 >= latin ? AM_LANG_ZH : AM_LANG_EN;
+}
+
+/* Stemmed English stopwords and Chinese function characters. */
+static const char *const stopwords[] = {
+    "a", "about", "after", "again", "all", "also", "am", "an", "and", "ani",
+    "are", "as", "at", "be", "becaus", "been", "befor", "being", "but", "by",
+    "can", "could", "did", "do", "doe", "done", "for", "from", "had", "has",
+    "have", "he", "her", "here", "him", "his", "how", "i", "if", "in", "into",
+    "is", "its", "just", "me", "mi", "my", "more", "most", "no",
+    "not", "now", "of", "on", "onc", "onli", "or", "other", "our", "out",
+    "over", "own", "s", "same", "she", "should", "so", "some", "such", "t",
+    "than", "that", "the", "their", "them", "then", "there", "these", "they",
+    "this", "those", "through", "to", "too", "up", "us", "veri", "was", "we",
+    "were", "what", "when", "where", "which", "while", "who", "whom", "whi",
+    "will", "with", "would", "you", "your", "yourself", "了", "吗", "呢",
+    "吧", "啊", "的", "是", "我", "你", "他", "她", "在", "和", "就", "也",
+    "都", "我的", "你的", "一下", "一个", "这个", "那个", "什么", "怎么",
+};
+
+int am__text_stopword(const char *tok, size_t len)
+{
+    size_t nsw = sizeof stopwords / sizeof *stopwords;
+    for (size_t i = 0; i < nsw; i++)
+        if (strlen(stopwords[i]) == len && memcmp(stopwords[i], tok, len) == 0)
+            return 1;
+    return 0;
+}
+
+int am__text_tokens_estimate(const char *s, size_t n)
+{
+    size_t han = 0, other = 0;
+    for (size_t i = 0; i < n;) {
+        uint32_t cp;
+        int l = am__utf8_decode(s + i, n - i, &cp);
+        if (am__is_han(cp) || (cp >= 0x3000 && cp <= 0x30FF) ||
+            (cp >= 0xFF00 && cp <= 0xFFEF))
+            han++;
+        else
+            other += (size_t)l;
+        i += (size_t)l;
+    }
+    return (int)(han + (other + 3) / 4);
+}
+
+typedef struct set_ctx {
+    uint64_t *out;
+    size_t max, n;
+} set_ctx;
+
+static int set_cb(void *ctx, int kind, const char *tok, size_t len,
+                  size_t start, size_t end)
+{
+    (void)kind; (void)start; (void)end;
+    set_ctx *c = ctx;
+    if (am__text_stopword(tok, len)) return 0;
+    if (c->n < c->max) c->out[c->n++] = am__hash64(tok, len);
+    return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+int am__text_token_set(am__text *t, const char *s, size_t n, uint64_t *out,
+                       size_t max, size_t *count)
+{
+    set_ctx c = {out, max, 0};
+    *count = 0;
+    int rc = am__text_tokenize(t, s, n, set_cb, &c);
+    if (rc) return rc;
+    qsort(out, c.n, sizeof *out, cmp_u64);
+    size_t w = 0;
+    for (size_t i = 0; i < c.n; i++)
+        if (w == 0 || out[w - 1] != out[i]) out[w++] = out[i];
+    *count = w;
+    return AM_OK;
+}
+
+size_t am__set_overlap(const uint64_t *a, size_t na, const uint64_t *b,
+                       size_t nb)
+{
+    size_t i = 0, j = 0, k = 0;
+    while (i < na && j < nb) {
+        if (a[i] == b[j]) { k++; i++; j++; }
+        else if (a[i] < b[j]) i++;
+        else j++;
+    }
+    return k;
+}
+
+static int is_space_byte(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+int am__text_sentences(const char *s, size_t n, am__sentence_fn fn, void *ctx)
+{
+    size_t start = 0, i = 0;
+    while (i <= n) {
+        size_t cut = 0, skip = 0;
+        if (i == n) {
+            cut = 1;
+        } else {
+            uint32_t cp;
+            int l = am__utf8_decode(s + i, n - i, &cp);
+            if (cp == 0x3002 || cp == 0xFF01 || cp == 0xFF1F || cp == 0xFF1B ||
+                cp == '!' || cp == '?' || cp == ';' || cp == '\n') {
+                cut = 1; skip = (size_t)l;
+            } else if (cp == '.' && (i + 1 == n || is_space_byte(s[i + 1]))) {
+                cut = 1; skip = 1;
+            }
+            if (!cut) { i += (size_t)l; continue; }
+        }
+        size_t a = start, b = i + skip;
+        while (a < b && is_space_byte(s[a])) a++;
+        while (b > a && is_space_byte(s[b - 1])) b--;
+        if (b > a) {
+            int rc = fn(ctx, s + a, b - a);
+            if (rc) return rc;
+        }
+        if (i == n) break;
+        i += skip;
+        start = i;
+    }
+    return 0;
+}
+
+int am__cue_any(const char *s, size_t n, const char *const *cues)
+{
+    for (size_t i = 0; cues[i]; i++) {
+        size_t m = strlen(cues[i]);
+        if (m == 0 || m > n) continue;
+        for (size_t k = 0; k + m <= n; k++)
+            if (s[k] == cues[i][0] && memcmp(s + k, cues[i], m) == 0) return 1;
+    }
+    return 0;
+}

@@ -1,0 +1,79 @@
+/*
+ * analyze.h -- text analysis shared by indexing, the distillation rules and
+ * recall: NFKC + case folding, script-aware tokenisation (ICU word
+ * segmentation plus CJK character bigrams for Chinese, stemmed words for
+ * English), language detection and stopwords.
+ *
+ * Why bigrams beside ICU words: ICU's dictionary segmentation is good on
+ * common words but splits personal names (张/伟) and new terms; indexing
+ * every pair of adjacent Han characters makes any 2-character query word
+ * findable, and the ICU words of 3+ characters add precision.  The same
+ * function tokenizes documents and queries, so both sides agree.
+ *
+ * An am__text holds an ICU break iterator and a Snowball stemmer: it is not
+ * thread-safe; one per am_db (and one per FTS5 tokenizer instance).
+ */
+#ifndef AM_TEXT_ANALYZE_H
+#define AM_TEXT_ANALYZE_H
+
+#include "base/base.h"
+
+typedef struct am__text am__text;
+
+int am__text_open(const am__allocator *a, am__text **out);
+void am__text_close(am__text *t);
+
+/* NFKC + case fold s[0..n) into out (appended).  Invalid UTF-8 bytes are
+ * replaced by U+FFFD.  Returns AM_OK or AM_NOMEM. */
+int am__text_normalize(am__text *t, const char *s, size_t n, am__buf *out);
+
+/* Token kinds passed to the callback. */
+#define AM_TOK_WORD 1    /* Latin/other-script word, stemmed */
+#define AM_TOK_NUM 2     /* digits */
+#define AM_TOK_CJKWORD 3 /* ICU word of 3+ Han characters */
+#define AM_TOK_BIGRAM 4  /* two adjacent Han characters */
+#define AM_TOK_UNIGRAM 5 /* a lone Han character */
+
+/* Called for each token; tok is NUL-terminated scratch valid for the call.
+ * start/end are byte offsets into the *normalised* text, clamped to n.
+ * A non-zero return stops tokenizing and is returned. */
+typedef int (*am__token_fn)(void *ctx, int kind, const char *tok, size_t len,
+                            size_t start, size_t end);
+
+/* Normalise and tokenize s[0..n).  Returns AM_OK, AM_NOMEM or the
+ * callback's non-zero value. */
+int am__text_tokenize(am__text *t, const char *s, size_t n, am__token_fn fn,
+                      void *ctx);
+
+/* Language of a text by script counts. */
+#define AM_LANG_NONE 0
+#define AM_LANG_EN 1
+#define AM_LANG_ZH 2
+int am__text_lang(const char *s, size_t n);
+
+/* 1 if the (normalised, stemmed) token is a stopword for queries. */
+int am__text_stopword(const char *tok, size_t len);
+
+/* Rough token count for budgets: 1 per Han character, 1 per ~4 bytes of
+ * other text (DESIGN F18: CJK-aware). */
+int am__text_tokens_estimate(const char *s, size_t n);
+
+/* 1 if the normalised text s[0..n) contains any phrase of the
+ * NULL-terminated list (byte substring match). */
+int am__cue_any(const char *s, size_t n, const char *const *cues);
+
+#endif
+
+/* Token set of a text: hashes of its non-stopword tokens, sorted and
+ * unique, at most max.  Used for overlap between short texts (queries,
+ * memory items).  Returns AM_OK or AM_NOMEM. */
+int am__text_token_set(am__text *t, const char *s, size_t n, uint64_t *out,
+                       size_t max, size_t *count);
+/* |a ∩ b| of two sorted sets. */
+size_t am__set_overlap(const uint64_t *a, size_t na, const uint64_t *b,
+                       size_t nb);
+
+/* Split s[0..n) into sentences at 。！？!?；;\n and ". "; calls fn with
+ * each trimmed, non-empty sentence (not NUL-terminated). */
+typedef int (*am__sentence_fn)(void *ctx, const char *s, size_t n);
+int am__text_sentences(const char *s, size_t n, am__sentence_fn fn, void *ctx);

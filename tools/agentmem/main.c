@@ -1,0 +1,443 @@
+/*
+ * main.c -- the agentmem command-line tool: one subcommand per public API
+ * call, plus the demo, the scenario runner and the benchmarks.  Uses only
+ * include/agentmem.h (and jansson to read JSON input).
+ *
+ * Exit codes: 0 ok, 1 the engine refused or failed, 2 usage error.
+ */
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agentmem.h"
+#include "cli.h"
+
+#define DEFAULT_DB "agentmem.db"
+
+typedef struct opts {
+    const char *db;
+    int json;
+    const char *user, *channel, *external_id, *agent, *session, *task, *source,
+        *type, *domain, *intent, *at, *as_of, *text, *batch, *id, *level, *action;
+    int all, budget, k;
+} opts;
+
+static void usage_main(FILE *f)
+{
+    fputs("usage: agentmem [--db PATH] COMMAND [ARGS] [--json]\n"
+          "\n"
+          "commands:\n"
+          "  init                      create (or migrate) the store\n"
+          "  add                       add an event (runs the write path)\n"
+          "  recall                    what the agent should be given for a turn\n"
+          "  task                      a task's state and history\n"
+          "  memories                  a user's semantic memory items\n"
+          "  feedback                  confirm / reject / correct a memory\n"
+          "  forget                    forget an event, session, task or user\n"
+          "  link                      link a channel identity to a user\n"
+          "  export                    everything stored about a user (JSON)\n"
+          "  demo                      replay the weekly-report example (zh + en)\n"
+          "  scenario run FILE...      replay scenario files (../shared/SCENARIOS.md)\n"
+          "  bench DATASET ...         retrieval benchmarks (docs/BENCH.md)\n"
+          "\n"
+          "  agentmem COMMAND --help   options of one command\n"
+          "  --db PATH                 store file (default " DEFAULT_DB "; ':memory:' for none)\n",
+          f);
+}
+
+static const struct help {
+    const char *cmd, *text;
+} helps[] = {
+    {"init", "usage: agentmem [--db PATH] init\n  Creates the store file, or migrates an older one.\n"},
+    {"add", "usage: agentmem [--db PATH] add (--user U | --channel C --external-id X) --text T\n"
+            "         [--session S] [--task T] [--agent A] [--source user|agent|tool|system]\n"
+            "         [--type TYPE] [--domain D] [--intent I] [--at ISO8601] [--json]\n"
+            "       agentmem [--db PATH] add --batch FILE.jsonl\n"
+            "  Adds one event; with --batch, one JSON object per line with the same\n"
+            "  fields (user, channel, external_id, session, task, agent, source, type,\n"
+            "  domain, intent, at, text), each in its own transaction.\n"},
+    {"recall", "usage: agentmem [--db PATH] recall (--user U | --channel C --external-id X) --text QUERY\n"
+               "         [--session S] [--task T] [--agent A] [--domain D] [--as-of ISO8601]\n"
+               "         [--budget TOKENS] [--k EVENTS] [--json]\n"
+               "  Prints the memory block for the turn (or the whole result with --json).\n"},
+    {"task", "usage: agentmem [--db PATH] task --user U --task T [--json]\n"},
+    {"memories", "usage: agentmem [--db PATH] memories --user U [--all] [--as-of ISO8601] [--json]\n"
+                 "  Active items (or every version with --all).\n"},
+    {"feedback", "usage: agentmem [--db PATH] feedback --user U --id MEMORY_ID --action confirm|reject|correct [--text T]\n"},
+    {"forget", "usage: agentmem [--db PATH] forget --user U --level event|session|task|user [--id ID] [--json]\n"
+               "  Removes the data from every table and index; items derived only from\n"
+               "  forgotten events go too.\n"},
+    {"link", "usage: agentmem [--db PATH] link --channel C --external-id X --user U\n"},
+    {"export", "usage: agentmem [--db PATH] export --user U\n"},
+    {"demo", "usage: agentmem demo [--json]\n"
+             "  Replays DESIGN.md's weekly-report example in Chinese and English on an\n"
+             "  in-memory store and prints what the agent is given at each turn.\n"},
+};
+
+static int print_help(const char *cmd)
+{
+    for (size_t i = 0; i < sizeof helps / sizeof *helps; i++)
+        if (strcmp(helps[i].cmd, cmd) == 0) {
+            fputs(helps[i].text, stdout);
+            return 0;
+        }
+    usage_main(stdout);
+    return 0;
+}
+
+static int usage_error(const char *cmd, const char *msg)
+{
+    fprintf(stderr, "agentmem %s: %s\n", cmd, msg);
+    for (size_t i = 0; i < sizeof helps / sizeof *helps; i++)
+        if (strcmp(helps[i].cmd, cmd) == 0) fputs(helps[i].text, stderr);
+    return 2;
+}
+
+/* Parse --flag VALUE options after the command.  Returns 0, or 2 on a
+ * usage error (message printed). */
+static int parse_opts(const char *cmd, int argc, char **argv, opts *o)
+{
+    static const struct {
+        const char *flag;
+        size_t off;
+    } strs[] = {
+        {"--user", offsetof(opts, user)}, {"--channel", offsetof(opts, channel)},
+        {"--external-id", offsetof(opts, external_id)}, {"--agent", offsetof(opts, agent)},
+        {"--session", offsetof(opts, session)}, {"--task", offsetof(opts, task)},
+        {"--source", offsetof(opts, source)}, {"--type", offsetof(opts, type)},
+        {"--domain", offsetof(opts, domain)}, {"--intent", offsetof(opts, intent)},
+        {"--at", offsetof(opts, at)}, {"--as-of", offsetof(opts, as_of)},
+        {"--text", offsetof(opts, text)}, {"--batch", offsetof(opts, batch)},
+        {"--id", offsetof(opts, id)}, {"--level", offsetof(opts, level)},
+        {"--action", offsetof(opts, action)}, {"--db", offsetof(opts, db)},
+    };
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--json") == 0) { o->json = 1; continue; }
+        if (strcmp(a, "--all") == 0) { o->all = 1; continue; }
+        if (strcmp(a, "--budget") == 0 || strcmp(a, "--k") == 0) {
+            if (i + 1 >= argc) return usage_error(cmd, "missing value");
+            char *end;
+            long v = strtol(argv[++i], &end, 10);
+            if (*end || v <= 0 || v > 100000) return usage_error(cmd, "expected a positive number");
+            if (a[2] == 'b') o->budget = (int)v;
+            else o->k = (int)v;
+            continue;
+        }
+        size_t k;
+        for (k = 0; k < sizeof strs / sizeof *strs; k++)
+            if (strcmp(a, strs[k].flag) == 0) break;
+        if (k == sizeof strs / sizeof *strs) {
+            char msg[256];
+            snprintf(msg, sizeof msg, "unknown option %.200s", a);
+            return usage_error(cmd, msg);
+        }
+        if (i + 1 >= argc) {
+            char msg[128];
+            snprintf(msg, sizeof msg, "%s needs a value", a);
+            return usage_error(cmd, msg);
+        }
+        *(const char **)((char *)o + strs[k].off) = argv[++i];
+    }
+    return 0;
+}
+
+static am_db *open_db(const char *path, int must_exist)
+{
+    am_config cfg;
+    am_config_init(&cfg);
+    cfg.path = path;
+    cfg.must_exist = must_exist;
+    am_db *db = NULL;
+    char *err = NULL;
+    int rc = am_open(&cfg, &db, &err);
+    if (rc) {
+        fprintf(stderr, "agentmem: %s (%s)\n", err ? err : "cannot open the store", am_errstr(rc));
+        am_free(err);
+        return NULL;
+    }
+    return db;
+}
+
+static int fail(am_db *db, int rc)
+{
+    fprintf(stderr, "agentmem: %s (%s)\n", am_errmsg(db), am_errstr(rc));
+    return 1;
+}
+
+static void print_add(const am_add_info *info, int json)
+{
+    if (json)
+        printf("{\"event_id\":\"%s\",\"user\":\"%s\",\"task\":\"%s\",\"memories_created\":%d,"
+               "\"memories_updated\":%d,\"memories_invalidated\":%d,\"task_changed\":%s,"
+               "\"one_off\":%s}\n",
+               info->event_id, info->user_id, info->task_id, info->memories_created,
+               info->memories_updated, info->memories_invalidated,
+               info->task_changed ? "true" : "false", info->one_off ? "true" : "false");
+    else
+        printf("event %s (user %s%s%s): %d new, %d updated, %d invalidated memories%s%s\n",
+               info->event_id, info->user_id, info->task_id[0] ? ", task " : "", info->task_id,
+               info->memories_created, info->memories_updated, info->memories_invalidated,
+               info->task_changed ? ", task changed" : "", info->one_off ? ", one-off" : "");
+}
+
+static const char *jstr(json_t *o, const char *k)
+{
+    return json_string_value(json_object_get(o, k));
+}
+
+static int cmd_add_batch(am_db *db, const opts *o)
+{
+    FILE *f = strcmp(o->batch, "-") == 0 ? stdin : fopen(o->batch, "r");
+    if (!f) {
+        fprintf(stderr, "agentmem add: cannot open %s\n", o->batch);
+        return 1;
+    }
+    char *line = NULL;
+    size_t cap = 0;
+    long lineno = 0, ok = 0, bad = 0;
+    while (getline(&line, &cap, f) > 0) {
+        lineno++;
+        if (line[0] == '\n' || line[0] == 0) continue;
+        json_error_t je;
+        json_t *j = json_loads(line, 0, &je);
+        if (!json_is_object(j)) {
+            fprintf(stderr, "agentmem add: %s:%ld: %s\n", o->batch, lineno,
+                    j ? "not a JSON object" : je.text);
+            json_decref(j);
+            bad++;
+            continue;
+        }
+        am_event ev = {jstr(j, "user"), jstr(j, "channel"), jstr(j, "external_id"),
+                       jstr(j, "agent"), jstr(j, "session"), jstr(j, "task"),
+                       jstr(j, "source"), jstr(j, "type"), jstr(j, "domain"),
+                       jstr(j, "intent"), jstr(j, "text"), jstr(j, "at")};
+        am_add_info info;
+        int rc = am_add_event(db, &ev, &info);
+        if (rc) {
+            fprintf(stderr, "agentmem add: %s:%ld: %s\n", o->batch, lineno, am_errmsg(db));
+            bad++;
+        } else {
+            ok++;
+            if (o->json) print_add(&info, 1);
+        }
+        json_decref(j);
+    }
+    free(line);
+    if (f != stdin) fclose(f);
+    fprintf(stderr, "%ld added, %ld rejected\n", ok, bad);
+    return bad ? 1 : 0;
+}
+
+static int cmd_add(am_db *db, const opts *o)
+{
+    if (o->batch) return cmd_add_batch(db, o);
+    if (!o->text) return usage_error("add", "--text is required");
+    am_event ev = {o->user, o->channel, o->external_id, o->agent, o->session, o->task,
+                   o->source, o->type, o->domain, o->intent, o->text, o->at};
+    am_add_info info;
+    int rc = am_add_event(db, &ev, &info);
+    if (rc) return fail(db, rc);
+    print_add(&info, o->json);
+    return 0;
+}
+
+static int cmd_recall(am_db *db, const opts *o)
+{
+    if (!o->text) return usage_error("recall", "--text is required");
+    am_query q;
+    memset(&q, 0, sizeof q);
+    q.user_id = o->user;
+    q.channel = o->channel;
+    q.external_id = o->external_id;
+    q.agent_id = o->agent;
+    q.session_id = o->session;
+    q.task_id = o->task;
+    q.domain = o->domain;
+    q.text = o->text;
+    q.as_of = o->as_of;
+    q.budget_tokens = o->budget;
+    q.max_events = o->k;
+    am_recall_result *r;
+    int rc = am_recall(db, &q, &r);
+    if (rc) return fail(db, rc);
+    if (o->json) printf("%s\n", r->json);
+    else if (!r->need_memory) printf("(no memory needed: %s)\n", r->route);
+    else printf("%s", r->block[0] ? r->block : "(nothing remembered)\n");
+    am_recall_free(r);
+    return 0;
+}
+
+static int cmd_task(am_db *db, const opts *o)
+{
+    if (!o->user || !o->task) return usage_error("task", "--user and --task are required");
+    am_task *t;
+    int rc = am_task_get(db, o->user, o->task, &t);
+    if (rc) return fail(db, rc);
+    if (o->json) {
+        printf("{\"task_id\":\"%s\",\"stage\":\"%s\",\"status\":\"%s\",\"artifacts\":%s,\"pending\":%s,"
+               "\"notes\":%s,\"history\":%zu}\n",
+               t->task_id, t->stage ? t->stage : "", t->status, t->artifacts_json,
+               t->pending_json, t->notes_json, t->n_history);
+    } else {
+        printf("task %s: stage %s, status %s\n  artifacts %s\n  pending %s\n  notes %s\n",
+               t->task_id, t->stage ? t->stage : "-", t->status, t->artifacts_json,
+               t->pending_json, t->notes_json);
+        for (size_t i = 0; i < t->n_history; i++) {
+            char ts[32];
+            printf("  %s %s: %s -> %s\n", am_time_format(t->history[i].at, 0, ts),
+                   t->history[i].field, t->history[i].old_value ? t->history[i].old_value : "-",
+                   t->history[i].new_value ? t->history[i].new_value : "-");
+        }
+    }
+    am_task_free(t);
+    return 0;
+}
+
+static int cmd_memories(am_db *db, const opts *o)
+{
+    if (!o->user) return usage_error("memories", "--user is required");
+    am_memory_list *l;
+    int rc = am_memories(db, o->user, o->all ? AM_LIST_ALL : AM_LIST_ACTIVE, o->as_of, &l);
+    if (rc) return fail(db, rc);
+    if (o->json) {
+        printf("%s\n", l->json);
+    } else {
+        for (size_t i = 0; i < l->n; i++) {
+            const am_memory *m = &l->items[i];
+            char from[32], to[32];
+            printf("%s %-10s %-14s %-28s conf %.2f  %s .. %s  %s\n", m->id, m->kind, m->status,
+                   m->key, m->confidence, am_time_format(m->valid_from, 0, from),
+                   m->valid_to == AM_TIME_NONE ? "" : am_time_format(m->valid_to, 0, to),
+                   m->text);
+        }
+        if (l->n == 0) printf("(no memories)\n");
+    }
+    am_memory_list_free(l);
+    return 0;
+}
+
+static int cmd_feedback(am_db *db, const opts *o)
+{
+    if (!o->user || !o->id || !o->action)
+        return usage_error("feedback", "--user, --id and --action are required");
+    int action = strcmp(o->action, "confirm") == 0   ? AM_FEEDBACK_CONFIRM
+                 : strcmp(o->action, "reject") == 0  ? AM_FEEDBACK_REJECT
+                 : strcmp(o->action, "correct") == 0 ? AM_FEEDBACK_CORRECT
+                                                     : 0;
+    if (!action) return usage_error("feedback", "--action must be confirm, reject or correct");
+    int rc = am_feedback(db, o->user, o->id, action, o->text);
+    if (rc) return fail(db, rc);
+    printf("ok\n");
+    return 0;
+}
+
+static int cmd_forget(am_db *db, const opts *o)
+{
+    if (!o->user || !o->level) return usage_error("forget", "--user and --level are required");
+    int level = strcmp(o->level, "event") == 0     ? AM_FORGET_EVENT
+                : strcmp(o->level, "session") == 0 ? AM_FORGET_SESSION
+                : strcmp(o->level, "task") == 0    ? AM_FORGET_TASK
+                : strcmp(o->level, "user") == 0    ? AM_FORGET_USER
+                                                   : 0;
+    if (!level) return usage_error("forget", "--level must be event, session, task or user");
+    if (level != AM_FORGET_USER && !o->id) return usage_error("forget", "--id is required");
+    am_forget_info info;
+    int rc = am_forget(db, o->user, level, o->id, &info);
+    if (rc) return fail(db, rc);
+    if (o->json)
+        printf("{\"events\":%ld,\"memories\":%ld,\"tasks\":%ld}\n", info.events, info.memories,
+               info.tasks);
+    else
+        printf("forgot %ld events, %ld memory versions, %ld tasks\n", info.events, info.memories,
+               info.tasks);
+    return 0;
+}
+
+static int cmd_link(am_db *db, const opts *o)
+{
+    if (!o->channel || !o->external_id || !o->user)
+        return usage_error("link", "--channel, --external-id and --user are required");
+    int rc = am_link(db, o->channel, o->external_id, o->user);
+    if (rc) return fail(db, rc);
+    printf("ok\n");
+    return 0;
+}
+
+static int cmd_export(am_db *db, const opts *o)
+{
+    if (!o->user) return usage_error("export", "--user is required");
+    char *json;
+    int rc = am_export(db, o->user, &json);
+    if (rc) return fail(db, rc);
+    printf("%s\n", json);
+    am_free(json);
+    return 0;
+}
+
+int am_cli_demo(int argc, char **argv); /* demo.c */
+
+int main(int argc, char **argv)
+{
+    opts o;
+    memset(&o, 0, sizeof o);
+    o.db = getenv("AGENTMEM_DB") ? getenv("AGENTMEM_DB") : DEFAULT_DB;
+    int i = 1;
+    while (i < argc && argv[i][0] == '-') {
+        if (strcmp(argv[i], "--db") == 0 && i + 1 < argc) {
+            o.db = argv[i + 1];
+            i += 2;
+        } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            usage_main(stdout);
+            return 0;
+        } else if (strcmp(argv[i], "--version") == 0) {
+            printf("agentmem %s\n", AM_VERSION_STRING);
+            return 0;
+        } else {
+            fprintf(stderr, "agentmem: unknown option %s\n", argv[i]);
+            usage_main(stderr);
+            return 2;
+        }
+    }
+    if (i >= argc) {
+        usage_main(stderr);
+        return 2;
+    }
+    const char *cmd = argv[i];
+    int cargc = argc - i;
+    char **cargv = argv + i;
+    if (strcmp(cmd, "scenario") == 0) return am_cli_scenario(cargc, cargv);
+    if (strcmp(cmd, "bench") == 0) return am_cli_bench(cargc, cargv);
+    if (strcmp(cmd, "help") == 0) return print_help(cargc > 1 ? cargv[1] : "");
+    for (int k = 1; k < cargc; k++)
+        if (strcmp(cargv[k], "--help") == 0 || strcmp(cargv[k], "-h") == 0) return print_help(cmd);
+    if (strcmp(cmd, "demo") == 0) return am_cli_demo(cargc, cargv);
+    static const struct {
+        const char *name;
+        int (*fn)(am_db *, const opts *);
+    } cmds[] = {
+        {"add", cmd_add}, {"recall", cmd_recall}, {"task", cmd_task},
+        {"memories", cmd_memories}, {"feedback", cmd_feedback}, {"forget", cmd_forget},
+        {"link", cmd_link}, {"export", cmd_export}, {"init", NULL},
+    };
+    size_t k;
+    for (k = 0; k < sizeof cmds / sizeof *cmds; k++)
+        if (strcmp(cmd, cmds[k].name) == 0) break;
+    if (k == sizeof cmds / sizeof *cmds) {
+        fprintf(stderr, "agentmem: unknown command %s\n", cmd);
+        usage_main(stderr);
+        return 2;
+    }
+    int rc = parse_opts(cmd, cargc, cargv, &o);
+    if (rc) return rc;
+    /* Reading commands never create a store. */
+    int must_exist = strcmp(cmd, "init") != 0 && strcmp(cmd, "add") != 0 &&
+                     strcmp(cmd, "link") != 0;
+    am_db *db = open_db(o.db, must_exist && strcmp(o.db, ":memory:") != 0);
+    if (!db) return 1;
+    if (cmds[k].fn) rc = cmds[k].fn(db, &o);
+    else printf("store %s ready\n", o.db);
+    am_close(db);
+    return rc;
+}
