@@ -3,7 +3,7 @@
 # Idempotent; run as root (or with sudo available). Used by README and .ci/run.
 set -euo pipefail
 PKGS=(build-essential cmake pkg-config clang libclang-rt-14-dev
-      libsqlite3-dev libicu-dev libutf8proc-dev libjansson-dev libstemmer-dev
+      sqlite3 libsqlite3-dev libicu-dev libutf8proc-dev libjansson-dev libstemmer-dev
       libopenblas-dev libcurl4-openssl-dev)
 SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi

@@ -314,6 +314,17 @@ static int recall_run(am_db *db, const am_query *q, recall_box *box)
                               &events, &n_events);
     if (rc) goto out_store;
     am__rank_events(r, at, events, n_events);
+    /* Dedup (F18): an event that is the source of a memory shown above
+     * adds nothing. */
+    w = 0;
+    for (size_t i = 0; i < n_events; i++) {
+        int dup = 0;
+        for (size_t k = 0; k < n_items && !dup; k++)
+            for (size_t j = 0; j < scored[k].row->n_sources && !dup; j++)
+                dup = strcmp(scored[k].row->sources[j], events[i].id) == 0;
+        if (!dup) events[w++] = events[i];
+    }
+    n_events = w;
     if (n_events > max_ev) n_events = max_ev;
 
     /* Budget and render (F18). */

@@ -121,6 +121,7 @@ typedef struct wctx_ex {
     am__event_row *ev;
     am_add_info *info;
     am__task_row *task;     /* attributed task (arena), or NULL */
+    am__distill prev;       /* the previous sentence's outcome */
     int task_dirty;
     const char *scope;
     int rc;
@@ -146,6 +147,8 @@ static int on_sentence(void *ctx, const char *s, size_t n)
     if (rc) goto out;
     am__distill d;
     am__distill_sentence(norm.p ? norm.p : "", norm.len, &d);
+    am__distill_follow(norm.p ? norm.p : "", norm.len, &x->prev, &d);
+    x->prev = d;
     const char *sentence = am__arena_strndup(x->w.ar, s, n);
     if (!sentence) { rc = AM_NOMEM; goto out; }
     int outcome = 0;
@@ -254,7 +257,8 @@ static int update_task(wctx_ex *x, const char *task_id, const char *norm,
     am__task_signal sig;
     am__task_detect(norm, norm_len, &sig);
     /* A new event on a closed task reopens it unless it closes it again. */
-    if (!sig.status && !am__task_open_status(t->status)) sig.status = "active";
+    int reopen = !sig.status && !am__task_open_status(t->status);
+    if (reopen) sig.status = "active";
     if (sig.status && strcmp(sig.status, t->status) != 0) {
         if ((rc = record_change(x, "status", t->status, sig.status))) return rc;
         /* One-off notes belong to one round of the task. */
@@ -268,7 +272,7 @@ static int update_task(wctx_ex *x, const char *task_id, const char *norm,
         t->stage = sig.stage;
         x->info->task_changed = 1;
     }
-    if (sig.stage || sig.status) {
+    if (sig.stage || (sig.status && !reopen)) {
         /* Progress statements are the task's notes: "草稿写了一半". */
         const char *notes = json_array_append(x->w.ar, t->notes, x->ev->occurred_at,
                                               x->ev->tz_minutes, "progress", x->ev->content);

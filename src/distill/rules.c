@@ -214,3 +214,17 @@ void am__distill_sentence(const char *norm, size_t n, am__distill *out)
     }
     make_key(norm, n, out->kind, out->key);
 }
+
+void am__distill_follow(const char *norm, size_t n, const am__distill *prev,
+                        am__distill *out)
+{
+    if (prev->action != AM__D_PERSIST || out->action != AM__D_NONE || out->guard)
+        return;
+    if (strcmp(prev->kind, "profile") == 0) return;
+    if (!pick(attributes, sizeof attributes / sizeof *attributes, norm, n)) return;
+    out->action = AM__D_PERSIST;
+    out->kind = am__cue_any(norm, n, constraint_cues) ? "constraint" : prev->kind;
+    out->rule = "persist_follow";
+    out->confidence = prev->confidence - 0.05;
+    make_key(norm, n, out->kind, out->key);
+}

@@ -34,4 +34,10 @@ typedef struct am__distill {
 /* Classify one sentence.  `norm` is its NFKC + case-folded form. */
 void am__distill_sentence(const char *norm, size_t n, am__distill *out);
 
+/* A sentence following a long-term statement in the same event ("From now
+ * on ... three sections. Put conclusions first.") continues it when it
+ * names a known attribute and no rule or guard fired on it.  Updates *out. */
+void am__distill_follow(const char *norm, size_t n, const am__distill *prev,
+                        am__distill *out);
+
 #endif

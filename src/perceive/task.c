@@ -23,10 +23,12 @@ static const char *const c_pause[] = {
 static const char *const c_postpone[] = {
     "推迟", "延后", "延期", "往后推", "改天", "下周再", "postpone", "push back",
     "push it", "delay", "reschedule", "later this", NULL};
+/* "完成了供应商比价" finishes a step, not the task: only whole-task phrases. */
 static const char *const c_done[] = {
-    "完成了", "搞定了", "搞定", "做完了", "写完了", "已发送", "发出去了", "交付了",
-    "已交付", "结束了", "is done", "it's done", "all done", "finished",
-    "completed", "delivered", "sent it", "have sent", "wrapped up", NULL};
+    "搞定了", "全部完成", "都完成了", "都做完了", "全做完了", "任务完成", "已发送",
+    "发出去了", "交付了", "已交付", "all done", "it's done", "is done now",
+    "we're done", "task complete", "have sent it", "sent it", "wrapped up",
+    "delivered it", "it is done", NULL};
 static const char *const c_resume[] = {
     "继续", "恢复", "接着", "重新开始", "弄完", "做完", "写完", "resume",
     "continue", "pick up", "let's finish", "finish the", "get back to", NULL};

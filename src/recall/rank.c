@@ -56,7 +56,7 @@ int am__rank_items(am__text *t, const am_rank_config *r, am_time now,
         if (strcmp(it->status, "pending_confirm") == 0) out[i].score *= 0.9;
         out[i].score *= 0.5 + 0.5 * it->confidence;
     }
-    qsort(out, n, sizeof *out, cmp_item);
+    if (n > 1) qsort(out, n, sizeof *out, cmp_item);
     return AM_OK;
 }
 
@@ -79,5 +79,5 @@ void am__rank_events(const am_rank_config *r, am_time now, am__event_row *rows,
         double recency = pow(0.5, age / hl);
         rows[i].score = 0.9 * rows[i].score / best + 0.1 * recency;
     }
-    qsort(rows, n, sizeof *rows, cmp_event);
+    if (n > 1) qsort(rows, n, sizeof *rows, cmp_event);
 }

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# The CLI: every subcommand, --json output, --help, clear errors and exit
+# codes (0 ok, 1 refused, 2 usage).  $1 = path of the agentmem CLI.
+set -u
+CLI=${1:?usage: cli.sh AGENTMEM}
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+db="$dir/t.db"
+passed=0; failed=0
+expect_rc() { # expected-rc description command...
+  local want=$1 what=$2; shift 2
+  "$@" >"$dir/out" 2>"$dir/err"; local rc=$?
+  if [ "$rc" = "$want" ]; then passed=$((passed+1)); else
+    echo "FAIL: $what: exit $rc, wanted $want"; cat "$dir/out" "$dir/err"; failed=$((failed+1)); fi
+}
+expect_out() { # needle description (in last out+err)
+  if grep -q -- "$1" "$dir/out" "$dir/err"; then passed=$((passed+1)); else
+    echo "FAIL: $2: '$1' not in output"; cat "$dir/out" "$dir/err"; failed=$((failed+1)); fi
+}
+
+expect_rc 0 "help" "$CLI" --help
+for c in init add recall task memories feedback forget link export demo; do
+  expect_rc 0 "$c --help" "$CLI" "$c" --help; expect_out "usage" "$c --help"
+done
+expect_rc 2 "unknown command" "$CLI" frobnicate
+expect_rc 1 "recall on a missing store" "$CLI" --db "$dir/none.db" recall --user u --text hi
+expect_out "cannot open" "missing store message"
+expect_rc 0 "init" "$CLI" --db "$db" init
+expect_rc 0 "add zh" "$CLI" --db "$db" add --user u1 --session s1 --task weekly-report --at 2026-03-05T16:00:00+08:00 --text "以后周报都按已完成、进行中、下周计划三段写" --json
+expect_out '"memories_created":1' "add --json"
+expect_rc 0 "add en" "$CLI" --db "$db" add --user u1 --session s1 --at 2026-03-05T16:00:00Z --text "From now on, always send reports as PDF"
+expect_rc 1 "timestamp without zone" "$CLI" --db "$db" add --user u1 --at 2026-03-05T16:00:00 --text "x"
+expect_out "occurred_at" "zone error names the field"
+expect_rc 1 "invalid utf-8" "$CLI" --db "$db" add --user u1 --text "$(printf 'bad \xff')"
+expect_out "invalid UTF-8" "utf-8 error"
+expect_rc 2 "add without text" "$CLI" --db "$db" add --user u1
+expect_rc 2 "unknown option" "$CLI" --db "$db" add --user u1 --text x --bogus 1
+expect_rc 0 "recall zh" "$CLI" --db "$db" recall --user u1 --text "帮我写这周的周报"
+expect_out "三段" "recall block"
+expect_rc 0 "recall json" "$CLI" --db "$db" recall --user u1 --text "send the report" --json
+expect_out '"need_memory":true' "recall json"
+expect_rc 0 "memories" "$CLI" --db "$db" memories --user u1 --json
+expect_out "PDF" "memories json"
+expect_rc 0 "task" "$CLI" --db "$db" task --user u1 --task weekly-report
+expect_out "status active" "task text"
+expect_rc 1 "unknown task" "$CLI" --db "$db" task --user u1 --task nope
+expect_rc 0 "link" "$CLI" --db "$db" link --channel wechat --external-id wx1 --user u1
+expect_rc 1 "relink to another user" "$CLI" --db "$db" link --channel wechat --external-id wx1 --user u2
+expect_rc 0 "recall by channel" "$CLI" --db "$db" recall --channel wechat --external-id wx1 --text "周报格式"
+expect_out "三段" "recall via link"
+expect_rc 0 "export" "$CLI" --db "$db" export --user u1
+expect_out '"format":"agentmem-export"' "export"
+id=$("$CLI" --db "$db" memories --user u1 --json | grep -o '"lineage_id":"[0-9A-Z]*"' | head -1 | cut -d'"' -f4)
+expect_rc 0 "feedback confirm" "$CLI" --db "$db" feedback --user u1 --id "$id" --action confirm
+expect_rc 1 "feedback unknown memory" "$CLI" --db "$db" feedback --user u1 --id NOPE --action reject
+expect_rc 1 "forget unknown user" "$CLI" --db "$db" forget --user ghost --level user
+expect_out "unknown user ghost" "forget unknown user message"
+expect_rc 0 "forget session" "$CLI" --db "$db" forget --user u1 --level session --id s1 --json
+expect_out '"events":2' "forget session count"
+expect_rc 0 "forget user" "$CLI" --db "$db" forget --user u1 --level user
+expect_rc 1 "export after forget" "$CLI" --db "$db" export --user u1
+printf 'junk junk junk junk junk junk junk junk junk junk junk junk junk junk junk junk' > "$dir/junk.db"
+expect_rc 1 "corrupt store" "$CLI" --db "$dir/junk.db" recall --user u --text hi
+expect_out "not an agentmem store\|corrupt\|not a database" "corrupt store message"
+expect_rc 0 "demo" "$CLI" demo
+expect_out "用户偏好" "demo zh"
+expect_out "Preference" "demo en"
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]
