@@ -198,19 +198,31 @@ void am_recall_free(am_recall_result *r)
     am__free(&a, b);
 }
 
-/* Which task the turn is about: explicit > continuation vote > the
- * session's current task. */
+/* Which task the turn is about: explicit > (continuation or not) the task
+ * the lexical hits vote for > the session's current task. */
 static int referenced_task(am_db *db, const char *uid, const am_query *q,
-                           const am__route_decision *rd, am__arena *ar,
-                           am__task_row **out)
+                           const am__event_row *cands, size_t n_cands,
+                           am__arena *ar, am__task_row **out)
 {
     am__store *s = db->store;
     const char *task_id = q->task_id;
     int rc;
     *out = NULL;
-    if (!task_id && rd->continuation &&
-        (rc = am__task_guess(s, db->text, uid, q->text, ar, &task_id)))
-        return rc;
+    if (!task_id && n_cands) {
+        /* votes of the top candidates, weighted by score */
+        double total = 0, best = 0;
+        size_t top = n_cands < 10 ? n_cands : 10;
+        for (size_t i = 0; i < top; i++) total += cands[i].score;
+        for (size_t i = 0; i < top; i++) {
+            if (!cands[i].task_id) continue;
+            double v = 0;
+            for (size_t j = 0; j < top; j++)
+                if (cands[j].task_id && strcmp(cands[j].task_id, cands[i].task_id) == 0)
+                    v += cands[j].score;
+            if (v > best) { best = v; task_id = cands[i].task_id; }
+        }
+        if (total <= 0 || best < 0.5 * total) task_id = NULL;
+    }
     if (!task_id && q->session_id) {
         am__event_row *rows;
         size_t n;
@@ -226,6 +238,54 @@ static int referenced_task(am_db *db, const char *uid, const am_query *q,
     if (rc == AM_NOTFOUND) return AM_OK;
     if (rc) return rc;
     *out = t;
+    return AM_OK;
+}
+
+static int cmp_score(const void *a, const void *b)
+{
+    const am__event_row *x = a, *y = b;
+    return x->score < y->score ? 1 : x->score > y->score ? -1 : 0;
+}
+
+/* Task relevance (F17, F20): the events of the referenced task's current
+ * round (since it was last done or cancelled) join the candidates. */
+static int add_task_events(am_db *db, const char *uid, const am__task_row *task, am_time at,
+                           am__arena *ar, am__event_row **events, size_t *n_events)
+{
+    am__store *s = db->store;
+    am__task_change_row *h;
+    size_t nh;
+    int rc = s->vt->task_history(s, uid, task->task_id, ar, &h, &nh);
+    if (rc) return rc;
+    am_time round_start = AM_TIME_NONE;
+    for (size_t i = 0; i < nh; i++)
+        if (strcmp(h[i].field, "status") == 0 && h[i].new_value &&
+            (strcmp(h[i].new_value, "done") == 0 || strcmp(h[i].new_value, "cancelled") == 0) &&
+            h[i].at <= at)
+            round_start = h[i].at;
+    am__event_row *rows;
+    size_t n;
+    if ((rc = s->vt->events_recent(s, uid, NULL, task->task_id, at, 40, ar, &rows, &n)))
+        return rc;
+    am__event_row *all = am__arena_alloc(ar, (*n_events + n + 1) * sizeof *all);
+    if (!all) return AM_NOMEM;
+    if (*n_events) memcpy(all, *events, *n_events * sizeof *all);
+    size_t m = *n_events;
+    for (size_t i = 0; i < n; i++) {
+        if (round_start != AM_TIME_NONE && rows[i].occurred_at <= round_start) continue;
+        double bonus = 0.5 - 0.005 * (double)i; /* newest first */
+        size_t k;
+        for (k = 0; k < m; k++)
+            if (strcmp(all[k].id, rows[i].id) == 0) break;
+        if (k < m) all[k].score += bonus;
+        else {
+            all[m] = rows[i];
+            all[m++].score = bonus;
+        }
+    }
+    if (m > 1) qsort(all, m, sizeof *all, cmp_score);
+    *events = all;
+    *n_events = m;
     return AM_OK;
 }
 
@@ -280,7 +340,23 @@ static int recall_run(am_db *db, const am_query *q, recall_box *box)
 
     am_time at = as_of != AM_TIME_NONE ? as_of : now;
     am__task_row *task = NULL;
-    if ((rc = referenced_task(db, uid, q, &rd, ar, &task))) goto out_store;
+
+    /* Perception layer: lexical search (F16), rerank. */
+    const char **terms;
+    size_t nt;
+    if ((rc = am__query_terms(db->text, q->text, ar, &terms, &nt))) goto out_store;
+    size_t max_ev = (size_t)(q->max_events > 0 ? q->max_events : r->max_events);
+    int limit = r->candidates > (int)max_ev * 2 ? r->candidates : (int)max_ev * 2;
+    am__event_row *events;
+    size_t n_events;
+    rc = s->vt->events_search(s, uid, terms, nt, AM_TIME_NONE,
+                              as_of != AM_TIME_NONE ? as_of + 1 : AM_TIME_NONE, limit, ar,
+                              &events, &n_events);
+    if (rc) goto out_store;
+    am__rank_events(r, at, events, n_events);
+    if ((rc = referenced_task(db, uid, q, events, n_events, ar, &task))) goto out_store;
+    if (task && (rc = add_task_events(db, uid, task, at, ar, &events, &n_events)))
+        goto out_store;
 
     /* Semantic layer: filter (F15), rank (F17). */
     am__item_row *items;
@@ -301,19 +377,6 @@ static int recall_run(am_db *db, const am_query *q, recall_box *box)
     size_t max_mem = (size_t)(q->max_memories > 0 ? q->max_memories : r->max_memories);
     if (n_items > max_mem) n_items = max_mem;
 
-    /* Perception layer: lexical search (F16), rerank. */
-    const char **terms;
-    size_t nt;
-    if ((rc = am__query_terms(db->text, q->text, ar, &terms, &nt))) goto out_store;
-    size_t max_ev = (size_t)(q->max_events > 0 ? q->max_events : r->max_events);
-    int limit = r->candidates > (int)max_ev * 2 ? r->candidates : (int)max_ev * 2;
-    am__event_row *events;
-    size_t n_events;
-    rc = s->vt->events_search(s, uid, terms, nt, AM_TIME_NONE,
-                              as_of != AM_TIME_NONE ? as_of + 1 : AM_TIME_NONE, limit, ar,
-                              &events, &n_events);
-    if (rc) goto out_store;
-    am__rank_events(r, at, events, n_events);
     /* Dedup (F18): an event that is the source of a memory shown above
      * adds nothing. */
     w = 0;

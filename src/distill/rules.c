@@ -13,7 +13,7 @@
 /* Long-term markers: the user states how things should be from now on. */
 static const char *const persist_cues[] = {
     "以后", "今后", "往后", "从现在起", "从现在开始", "从今以后", "从今天起",
-    "每次都", "每次", "一律", "默认", "记住", "请记住", "帮我记一下", "记一下",
+    "每次都", "每次", "一律", "默认", "记住", "请记住",
     "我更喜欢", "我比较喜欢", "我偏好", "我习惯", "我一般", "一直都", "总是",
     "from now on", "going forward", "in the future", "in future",
     "always ", "remember that", "remember:", "please remember", "i prefer",

@@ -40,7 +40,9 @@ static const status_rule status_rules[] = {
 
 static const char *const s_drafting[] = {"草稿", "初稿", "起草", "draft", NULL};
 static const char *const s_confirming[] = {"请确认", "待确认", "确认一下", "审核", "review", "confirm", NULL};
-static const char *const s_delivered[] = {"已发送", "发出去了", "交付了", "已交付", "delivered", "sent it", "have sent", NULL};
+static const char *const s_delivered[] = {
+    "已发送", "发出去了", "交付了", "已交付", "提交了", "delivered", "sent it", "have sent",
+    "i've sent", "is sent", "was sent", "been sent", "sent out", "submitted", NULL};
 static const status_rule stage_rules[] = {
     {"delivered", s_delivered}, {"confirming", s_confirming}, {"drafting", s_drafting},
 };

@@ -1,0 +1,164 @@
+/*
+ * ent_internal.h -- what the entity matchers (src/text/ent_*.c) share: the
+ * scan context, byte/word helpers, exact decimals and calendar helpers.
+ *
+ * A matcher looks at position i of c->s and returns the end offset of its
+ * match (> i), or 0 for no match.  It never reads at or past c->n, the scan
+ * limit (the start of the next entity found in the first pass, or the end
+ * of the text), so every access goes through ent_at() or a bounds check.
+ */
+#ifndef AM_TEXT_ENT_INTERNAL_H
+#define AM_TEXT_ENT_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "text/entities.h"
+
+typedef struct ent_ctx {
+    const char *s;
+    size_t n;   /* scan limit: no matcher reads s[n] or beyond */
+    size_t len; /* whole text */
+    int tz;     /* minutes east of UTC */
+    int query;  /* query mode: look back, widen coarse expressions */
+    int have_ref;
+    am_time ref;
+    int64_t today;    /* local day number of ref (days since 1970-01-01) */
+    int y, m, d, wd;  /* local civil date of ref; wd 0 = Monday */
+    int ref_min;      /* local minute of the day of ref */
+} ent_ctx;
+
+/* Period hints carried from a date word to the clock that follows it
+ * ("今晚" + "8点" = 20:00). */
+enum { ENT_P_NONE = 0, ENT_P_AM, ENT_P_NOON, ENT_P_PM, ENT_P_EVENING,
+       ENT_P_NIGHT, ENT_P_DAWN };
+
+/* A resolved time expression before it becomes an am__entity. */
+typedef struct ent_when {
+    int type;        /* AM_ENT_DATE, _RANGE, _TIME or _DATETIME */
+    int64_t d0, d1;  /* local day numbers, inclusive */
+    int min;         /* minute of the day (0..1440) for TIME/DATETIME */
+    int hint;        /* ENT_P_* implied by the date word ("今晚") */
+} ent_when;
+
+/* ---- bytes and words ---- */
+static inline unsigned ent_at(const ent_ctx *c, size_t i)
+{
+    return i < c->n ? (unsigned char)c->s[i] : 0u;
+}
+static inline int ent_isdigit(unsigned ch) { return ch >= '0' && ch <= '9'; }
+static inline int ent_isalpha(unsigned ch)
+{
+    return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z');
+}
+static inline int ent_isalnum(unsigned ch)
+{
+    return ent_isdigit(ch) || ent_isalpha(ch);
+}
+static inline unsigned ent_lower(unsigned ch)
+{
+    return (ch >= 'A' && ch <= 'Z') ? ch + 32 : ch;
+}
+/* i starts an ASCII word/number (the byte before is not alphanumeric). */
+static inline int ent_wstart(const ent_ctx *c, size_t i)
+{
+    return i == 0 || !ent_isalnum((unsigned char)c->s[i - 1]);
+}
+/* i ends an ASCII word (the byte at i is not alphanumeric). */
+static inline int ent_wend(const ent_ctx *c, size_t i)
+{
+    return !ent_isalnum(ent_at(c, i));
+}
+
+/* Length of the UTF-8 sequence at i (1 for an invalid or cut byte) and its
+ * code point (0xFFFD when invalid). */
+int ent_cp(const ent_ctx *c, size_t i, uint32_t *cp);
+/* Exact bytes: i + strlen(lit), or 0. */
+size_t ent_lit(const ent_ctx *c, size_t i, const char *lit);
+/* Longest match from a NULL-terminated list; *idx its index (may be NULL). */
+size_t ent_lits(const ent_ctx *c, size_t i, const char *const *list,
+                int *idx);
+/* ASCII word, case-insensitive, followed by a word boundary. */
+size_t ent_word(const ent_ctx *c, size_t i, const char *w);
+/* Longest word of a list, as ent_word; *idx its index (may be NULL). */
+size_t ent_words(const ent_ctx *c, size_t i, const char *const *list,
+                 int *idx);
+/* Skip ASCII blanks (space, tab); returns the new position. */
+size_t ent_sp(const ent_ctx *c, size_t i);
+/* The ASCII word that ends right before i (blanks skipped) is one of list. */
+int ent_prev_word(const ent_ctx *c, size_t i, const char *const *list);
+/* The code point right before i. 0 at the start. */
+uint32_t ent_prev_cp(const ent_ctx *c, size_t i);
+
+/* ---- exact decimals: value = m * 10^e ---- */
+typedef struct ent_dec {
+    int64_t m;
+    int e;
+} ent_dec;
+#define ENT_DEC_MAX 100000000000000000LL /* |m| bound: 1e17 */
+/* v * 10^k; returns 0 on overflow. */
+int ent_dec_scale(ent_dec *v, int k);
+/* v * k for a small integer k; returns 0 on overflow. */
+int ent_dec_mul(ent_dec *v, int64_t k);
+/* a + b; returns 0 on overflow. */
+int ent_dec_add(ent_dec *a, ent_dec b);
+/* Integer value when v is a whole number that fits, else 0. */
+int ent_dec_int(ent_dec v, int64_t *out);
+/* "500000", "3.5", "0.05" (no exponent, no trailing zeros). */
+void ent_dec_fmt(ent_dec v, char *buf, size_t cap);
+
+/* Flags of ent_num_at. */
+enum {
+    ENT_N_HAN = 1,       /* has Chinese numeral characters */
+    ENT_N_CONCAT = 2,    /* digit-by-digit Chinese ("二〇二六", "三五") */
+    ENT_N_MAG = 4,       /* ends in 万 / 亿 (or w/W) */
+    ENT_N_UNIT = 8,      /* has 十/百/千/万/亿 */
+    ENT_N_LONE_ONE = 16, /* the whole numeral is "一" */
+    ENT_N_ARABIC = 32,   /* starts with Arabic digits */
+    ENT_N_DECIMAL = 64   /* has a decimal part */
+};
+/* A numeral at i: Arabic ("1,200", "3.5"), Chinese ("三千五", "两",
+ * "一百零五", "二〇二六") or mixed ("3.5亿", "5千", "50w").  Returns the
+ * end or 0.  Arabic numbers inside identifiers or versions are refused. */
+size_t ent_num_at(const ent_ctx *c, size_t i, ent_dec *v, int *flags);
+/* An English number in words at i ("two", "twenty-one", "two hundred",
+ * "a" when allow_a).  Returns the end or 0. */
+size_t ent_en_num_at(const ent_ctx *c, size_t i, ent_dec *v, int allow_a);
+/* A small whole number in [lo, hi] at i, Arabic (1-4 digits, not part of
+ * a longer number) or Chinese; returns the end or 0. */
+size_t ent_int_at(const ent_ctx *c, size_t i, int lo, int hi, int *val);
+
+/* ---- calendar ---- */
+int ent_dim(int y, int m);       /* days in month */
+int ent_wday(int64_t day);       /* 0 = Monday */
+int64_t ent_day(int y, int m, int d);
+void ent_civil(int64_t day, int *y, int *m, int *d);
+void ent_add_months(int *y, int *m, int k);
+
+/* ---- matchers ---- */
+/* Time expressions: dates, ranges, times, date-times (ent_time.c). */
+size_t ent_time_at(const ent_ctx *c, size_t i, ent_when *w);
+/* Recurring weekdays: "每周四", "every Thursday" (ent_time.c). */
+size_t ent_recurring_at(const ent_ctx *c, size_t i, char *norm, size_t cap);
+/* Turn a resolved expression into an entity; 0 when out of range. */
+int ent_when_emit(const ent_ctx *c, const ent_when *w, am__entity *e);
+
+/* Money, percents, numbers (ent_num.c). */
+size_t ent_amount_at(const ent_ctx *c, size_t i, am__entity *e);
+size_t ent_percent_at(const ent_ctx *c, size_t i, am__entity *e);
+size_t ent_number_at(const ent_ctx *c, size_t i, am__entity *e);
+
+/* Names, formats, URLs, files (ent_misc.c).  The *_end finders are the
+ * first pass: they find spans that are recognised by their end. */
+size_t ent_person_at(const ent_ctx *c, size_t i, am__entity *e);
+size_t ent_format_at(const ent_ctx *c, size_t i, am__entity *e);
+size_t ent_product_at(const ent_ctx *c, size_t i, am__entity *e);
+/* First pass at i: a URL starting at i, or a file name / organisation
+ * whose recognised suffix starts at i (the span then begins before i, at
+ * or after lo).  Fills e (start, end, type, norm); returns 1 on a match. */
+int ent_prepass_at(const ent_ctx *c, size_t i, size_t lo, am__entity *e);
+
+/* Copy text[a..b) into norm, cut at a UTF-8 boundary to fit. */
+void ent_norm_copy(am__entity *e, const char *s, size_t a, size_t b);
+
+#endif

@@ -1,0 +1,480 @@
+/*
+ * ent_misc.c -- the light heuristics: persons ("张总", "王经理", "with Sarah
+ * Lee", "Dr. Smith"), organisations ("阿里巴巴集团", "Acme Corp"), products
+ * ("《三体》"), output formats ("PDF", "Excel表格", "要点式", "bullet
+ * points"), and the first pass for URLs, file names and organisations.
+ *
+ * These are cues, not a name recogniser: a person needs a title or a cue
+ * word, an organisation a suffix, a file name a known extension.
+ */
+#include <string.h>
+
+#include "text/ent_internal.h"
+
+/* ------------------------------------------------------------ Han sets */
+
+static int is_han(uint32_t cp)
+{
+    return (cp >= 0x4E00 && cp <= 0x9FFF) || (cp >= 0x3400 && cp <= 0x4DBF) ||
+           (cp >= 0xF900 && cp <= 0xFAFF);
+}
+
+/* Does the 3-byte character at s belong to set (a string of 3-byte
+ * characters)? */
+static int in_set3(const char *s, const char *set)
+{
+    for (; set[0] && set[1] && set[2]; set += 3)
+        if (memcmp(s, set, 3) == 0) return 1;
+    return 0;
+}
+
+/* Common single-character surnames (ambiguous ones such as 向, 和, 于, 米,
+ * 从, 原, 区, 班 are left out on purpose). */
+static const char zh_surnames[] =
+    "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董"
+    "袁潘蒋蔡余杜叶程苏魏吕丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊"
+    "秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔汤易常乔赖文庞樊"
+    "殷施洪鲁葛伍倪康牛温芦俞颜柳邢骆";
+static const char *const zh_compound_surnames[] = {"欧阳", "司马", "上官",
+                                                   "诸葛", "东方", "慕容",
+                                                   NULL};
+static const char *const zh_titles[] = {
+    "总经理", "总监", "总裁", "总工", "总", "经理", "老师", "主任", "医生",
+    "律师", "教授", "博士", "先生", "女士", "小姐", "老板", "秘书", "主管",
+    "部长", "处长", "局长", "科长", "院长", "校长", "书记", "董事长", "师傅",
+    "阿姨", "大夫", "工程师", "会计", "同学", "警官", "助理", "姐", "哥",
+    "叔", "董", NULL};
+/* After "X总": words where 总 means "total/always", not "boss". */
+static const char zh_not_boss[] =
+    "价额数计共部体结之量分值金算线账表页站局统要得在有能觉归而务理裁监";
+
+/* Characters that may follow "小王"/"老李" (verbs, particles, pronouns). */
+static const char zh_name_follow[] =
+    "说的和在也要让给跟是帮会把他她你我昨今明那这去来问都还已刚就又发讲告叫找"
+    "觉想提负做写看请过拿们呢吗吧啊呀";
+
+static size_t zh_surname(const ent_ctx *c, size_t i)
+{
+    size_t e = ent_lits(c, i, zh_compound_surnames, NULL);
+    if (e) return e;
+    if (i + 3 > c->n || ent_at(c, i) < 0xE4) return 0;
+    return in_set3(c->s + i, zh_surnames) ? i + 3 : 0;
+}
+
+/* ----------------------------------------------------------- persons */
+
+static const char *const en_titles[] = {"mr", "mrs", "ms", "dr", "prof",
+                                        "miss", "mx", NULL};
+static const char *const en_cues[] = {
+    "with", "from", "to", "ask", "asked", "tell", "told", "met", "meet",
+    "call", "called", "email", "emailed", "cc", "ping", "thank", "thanks",
+    "contact", "contacted", "invite", "invited", "introduce", "introduced",
+    "remind", "text", "texted", "visit", "visited", "help", "helped", NULL};
+/* Capitalised words that follow those cues and are not names. */
+static const char *const en_not_names[] = {
+    "i", "the", "a", "an", "my", "your", "our", "his", "her", "their", "this",
+    "that", "these", "those", "it", "we", "you", "he", "she", "they", "me",
+    "us", "them", "mom", "dad", "mum", "god", "everyone", "all", "some",
+    "any", "each", "every", "no", "yes", "ok", "hi", "hello", "dear",
+    "monday", "tuesday", "wednesday", "thursday", "friday", "saturday",
+    "sunday", "january", "february", "march", "april", "may", "june", "july",
+    "august", "september", "october", "november", "december", "today",
+    "tomorrow", "yesterday", "excel", "word", "powerpoint", "python", "java",
+    "markdown", "google", "china", "beijing", "shanghai", "london", "paris",
+    "tokyo", "new", "san", "los", "america", "europe", "japan", "english",
+    "chinese", "what", "when", "where", "why", "how", "which", "who",
+    "please", "there", "here", "if", "so", "but", "then", "also", "just",
+    "not", "on", "in", "at", "of", "for", "with", "and", "or", "is", "was",
+    "be", "do", "did", "can", "will", "would", "should", "could", "let",
+    "german", "french", "spanish", "italian", "irish", "russian", "arabic",
+    "indian", "american", "british", "canadian", "european", "asian",
+    "african", "mexican", "latin", "greek", "dutch", "swedish", "korean",
+    "japanese", "portuguese", "australian", "rome", "italy", "france",
+    "spain", "germany", "canada", "mexico", "india", "korea", "uk", "usa",
+    "asia", "africa", "australia", "california", "texas", "florida", "york",
+    "boston", "chicago", "seattle", "berlin", "madrid", "sydney", "toronto",
+    "hawaii", "vegas", "hong", "kong", "taiwan", "singapore", "thailand",
+    "vietnam", "brazil", "egypt", "greece", "ireland", "scotland", "england",
+    "christmas", "easter", "halloween", "thanksgiving", "lgbtq", NULL};
+
+/* A capitalised name word "Sarah", "O'Brien", "Lee-Smith" at i. */
+static size_t en_name_word(const ent_ctx *c, size_t i)
+{
+    unsigned b = ent_at(c, i);
+    if (!(b >= 'A' && b <= 'Z') || !ent_wstart(c, i)) return 0;
+    size_t j = i + 1;
+    while (ent_at(c, j) >= 'a' && ent_at(c, j) <= 'z') j++;
+    if ((ent_at(c, j) == '\'' || ent_at(c, j) == '-') &&
+        ent_at(c, j + 1) >= 'A' && ent_at(c, j + 1) <= 'Z') {
+        j += 2;
+        while (ent_at(c, j) >= 'a' && ent_at(c, j) <= 'z') j++;
+    }
+    if (j - i < 2 || ent_isalnum(ent_at(c, j))) return 0;
+    if (ent_words(c, i, en_not_names, NULL) == j) return 0;
+    return j;
+}
+
+/* "to X" names a person only after a verb of talking or giving ("went to
+ * Rome" does not). */
+static int en_to_cue_ok(const ent_ctx *c, size_t i)
+{
+    static const char *const to[] = {"to", NULL};
+    static const char *const verbs[] = {
+        "talk", "talked", "talking", "spoke", "speak", "speaking", "said",
+        "say", "sent", "send", "give", "gave", "write", "wrote", "reply",
+        "replied", "listen", "listened", "introduce", "introduced", "out",
+        "report", "reported", "explain", "explained", "email", "emailed",
+        "mention", "mentioned", "forward", "forwarded", "show", "showed",
+        "married", "engaged", "next", "close", "belongs", "letter", "message",
+        "thanks", "goodbye", "hello", "hi", NULL};
+    if (!ent_prev_word(c, i, to)) return 1;
+    size_t b = i;
+    while (b > 0 && (c->s[b - 1] == ' ' || c->s[b - 1] == '\t')) b--;
+    b -= 2; /* before "to" */
+    return ent_prev_word(c, b, verbs);
+}
+
+size_t ent_person_at(const ent_ctx *c, size_t i, am__entity *e)
+{
+    unsigned b = ent_at(c, i);
+    size_t j, t;
+    if (b >= 0xE4) {
+        size_t s = 0;
+        if ((j = ent_lit(c, i, "小")) != 0 || (j = ent_lit(c, i, "老")) != 0) {
+            /* "小王", "老李": only when what follows cannot continue a
+             * word ("小程序", "老毛病", "小白" are not people). */
+            if ((s = zh_surname(c, j)) != 0) {
+                uint32_t cp;
+                ent_cp(c, s, &cp);
+                if (!is_han(cp) || (s + 3 <= c->n &&
+                                    in_set3(c->s + s, zh_name_follow))) {
+                    e->type = AM_ENT_PERSON;
+                    ent_norm_copy(e, c->s, i, s);
+                    return s;
+                }
+            }
+        }
+        if (!(s = zh_surname(c, i))) return 0;
+        int k;
+        if (!(t = ent_lits(c, s, zh_titles, &k))) return 0;
+        if (k == 4 && t + 3 <= c->n && in_set3(c->s + t, zh_not_boss)) return 0;
+        if (k >= 34 && t + 3 <= c->n) { /* 姐/哥/叔/董: not "姐妹", "哥们" */
+            uint32_t cp;
+            ent_cp(c, t, &cp);
+            if (is_han(cp) && !ent_lit(c, t, "的") && !ent_lit(c, t, "说") &&
+                !ent_lit(c, t, "和") && !ent_lit(c, t, "在") &&
+                !ent_lit(c, t, "也") && !ent_lit(c, t, "要"))
+                return 0;
+        }
+        e->type = AM_ENT_PERSON;
+        ent_norm_copy(e, c->s, i, t);
+        return t;
+    }
+    if (!ent_isalpha(b) || !ent_wstart(c, i)) return 0;
+    /* "Dr. Smith", "Mr Wang" */
+    if ((j = ent_words(c, i, en_titles, NULL)) != 0 && b >= 'A' && b <= 'Z') {
+        size_t k = j;
+        if (ent_at(c, k) == '.') k++;
+        k = ent_sp(c, k);
+        if (k > j + (ent_at(c, j) == '.') && (t = en_name_word(c, k)) != 0) {
+            size_t s2 = ent_sp(c, t), t2;
+            if (s2 == t + 1 && (t2 = en_name_word(c, s2)) != 0) t = t2;
+            e->type = AM_ENT_PERSON;
+            ent_norm_copy(e, c->s, i, t);
+            return t;
+        }
+        return 0;
+    }
+    /* "with Sarah Lee", "ask Mike", "talked to Tom" */
+    if (!(t = en_name_word(c, i)) || !ent_prev_word(c, i, en_cues)) return 0;
+    if (!en_to_cue_ok(c, i)) return 0;
+    size_t s2 = ent_sp(c, t), t2;
+    if (s2 == t + 1 && (t2 = en_name_word(c, s2)) != 0) t = t2;
+    e->type = AM_ENT_PERSON;
+    ent_norm_copy(e, c->s, i, t);
+    return t;
+}
+
+/* ----------------------------------------------------------- formats */
+
+size_t ent_format_at(const ent_ctx *c, size_t i, am__entity *e)
+{
+    /* Case-insensitive English words; a leading '^' means "capital first
+     * letter required" (Excel, Word: also ordinary words). */
+    static const struct { const char *w; const char *norm; } en[] = {
+        {"pdf", "pdf"}, {"^excel", "xlsx"}, {"xlsx", "xlsx"}, {"xls", "xlsx"},
+        {"spreadsheet", "xlsx"}, {"spreadsheets", "xlsx"}, {"^word", "docx"},
+        {"docx", "docx"}, {"ppt", "pptx"}, {"pptx", "pptx"},
+        {"powerpoint", "pptx"}, {"slides", "pptx"}, {"markdown", "md"},
+        {"csv", "csv"}, {"json", "json"}, {"html", "html"}, {"txt", "txt"},
+        {"bullets", "bullets"}, {"mindmap", "mindmap"}, {"tabular", "table"}};
+    static const struct { const char *a, *b, *norm; } en2[] = {
+        {"bullet", "points", "bullets"}, {"bullet", "point", "bullets"},
+        {"bullet", "list", "bullets"},   {"bulleted", "list", "bullets"},
+        {"mind", "map", "mindmap"},      {"plain", "text", "txt"},
+        {"table", "format", "table"},    {"slide", "deck", "pptx"}};
+    static const char *const zh[] = {"表格", "电子表格", "要点式", "要点形式",
+                                     "分点", "条目式", "列表式", "列表形式",
+                                     "思维导图", "脑图", "图表", "纯文本",
+                                     "幻灯片", "演示文稿", NULL};
+    static const char *const zh_norm[] = {"table", "xlsx", "bullets", "bullets",
+                                          "bullets", "bullets", "bullets",
+                                          "bullets", "mindmap", "mindmap",
+                                          "chart", "txt", "pptx", "pptx"};
+    static const char *const tails[] = {"文件", "文档", "格式", "版本", "版",
+                                        "形式", "表格", "表", NULL};
+    unsigned b = ent_at(c, i);
+    const char *norm = NULL;
+    size_t end = 0;
+    int k;
+    if (b >= 0xE4) {
+        if ((end = ent_lits(c, i, zh, &k)) != 0) norm = zh_norm[k];
+    } else if (ent_isalpha(b) && ent_wstart(c, i)) {
+        for (size_t n = 0; n < sizeof en2 / sizeof *en2 && !end; n++) {
+            size_t a = ent_word(c, i, en2[n].a), s;
+            if (a && (s = ent_sp(c, a)) > a && (s = ent_word(c, s, en2[n].b))) {
+                end = s;
+                norm = en2[n].norm;
+            }
+        }
+        for (size_t n = 0; n < sizeof en / sizeof *en && !end; n++) {
+            const char *w = en[n].w;
+            if (w[0] == '^') {
+                if (!(b >= 'A' && b <= 'Z')) continue;
+                w++;
+            }
+            if ((end = ent_word(c, i, w)) != 0) norm = en[n].norm;
+        }
+        /* "PDFs", "PPTs" */
+        if (!end) {
+            static const char *const pl[] = {"PDFs", "PPTs", "CSVs", NULL};
+            static const char *const pln[] = {"pdf", "pptx", "csv"};
+            if ((end = ent_lits(c, i, pl, &k)) != 0 && ent_wend(c, end))
+                norm = pln[k];
+            else
+                end = 0;
+        }
+    }
+    if (!end) return 0;
+    /* "PDF文件", "Excel表格", "Word文档". */
+    size_t t = ent_lits(c, end, tails, &k);
+    if (t && (k < 6 || strcmp(norm, "xlsx") == 0)) end = t;
+    e->type = AM_ENT_FORMAT;
+    strcpy(e->norm, norm);
+    return end;
+}
+
+/* ----------------------------------------------------------- products */
+
+size_t ent_product_at(const ent_ctx *c, size_t i, am__entity *e)
+{
+    size_t j = ent_lit(c, i, "《");
+    if (!j) return 0;
+    for (size_t k = j; k < c->n && k - j <= 90;) {
+        if (ent_lit(c, k, "》")) {
+            if (k == j) return 0;
+            e->type = AM_ENT_PRODUCT;
+            ent_norm_copy(e, c->s, j, k);
+            return k + 3;
+        }
+        unsigned ch = ent_at(c, k);
+        if (ch == '\n' || ch == '\r' || ent_lit(c, k, "《")) return 0;
+        uint32_t cp;
+        k += (size_t)ent_cp(c, k, &cp);
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------- first pass */
+
+static size_t url_at(const ent_ctx *c, size_t i)
+{
+    static const char *const schemes[] = {"https://", "http://", "ftp://",
+                                          "www.", NULL};
+    unsigned b = ent_lower(ent_at(c, i));
+    if ((b != 'h' && b != 'w' && b != 'f') || !ent_wstart(c, i)) return 0;
+    size_t j = 0;
+    for (int k = 0; schemes[k] && !j; k++) {
+        size_t l = strlen(schemes[k]), m;
+        for (m = 0; m < l; m++)
+            if (ent_lower(ent_at(c, i + m)) != (unsigned char)schemes[k][m]) break;
+        if (m == l) j = i + l;
+    }
+    if (!j) return 0;
+    size_t s = j;
+    int parens = 0;
+    while (j < c->n) {
+        unsigned ch = ent_at(c, j);
+        if (ch <= 0x20 || ch >= 0x7F || strchr("<>\"'`{}|\\^", (int)ch)) break;
+        if (ch == '(') parens++;
+        if (ch == ')') parens--;
+        j++;
+    }
+    while (j > s) { /* trailing punctuation belongs to the sentence */
+        unsigned ch = (unsigned char)c->s[j - 1];
+        if (ch == ')' && parens < 0) { parens++; j--; continue; }
+        if (!strchr(".,;:!?]", (int)ch)) break;
+        j--;
+    }
+    if (j <= s || !ent_isalnum((unsigned char)c->s[s])) return 0;
+    return j;
+}
+
+static const char *const file_exts[] = {
+    "pdf", "doc", "docx", "xls", "xlsx", "ppt", "pptx", "csv", "tsv", "md",
+    "txt", "rtf", "odt", "ods", "odp", "pages", "key", "numbers", "json",
+    "xml", "yaml", "yml", "html", "htm", "png", "jpg", "jpeg", "gif", "bmp",
+    "svg", "webp", "tif", "tiff", "heic", "mp3", "wav", "m4a", "mp4", "mov",
+    "avi", "mkv", "zip", "rar", "7z", "tar", "gz", "tgz", "py", "c", "h",
+    "cpp", "js", "ts", "java", "go", "rs", "sql", "log", "ipynb", "epub",
+    "sh", "ini", "toml", "eml", "msg", "vsdx", "xmind", "psd", "ai", "sketch",
+    "fig", "db", "sqlite", "apk", "exe", "dmg", "iso", "mobi", "azw3", NULL};
+
+/* Han characters that end a file or organisation name when walking back:
+ * verbs, particles, pronouns, measure words. */
+static const char name_stops[] =
+    "把将的了给在是和与及个份叫为到从用看发改存传开下上这那请帮打找附我你他她它"
+    "们有要想或跟同让由被对向往于一张篇几些每该本贵其各某此说问买卖进入离去家"
+    "见读写做交收删查送拿翻转存放建新即并也都还又再就才已过来作当任职等位名"
+    "向";
+
+/* Walk back from i over a name: ASCII [A-Za-z0-9_-] (and '.', '/' for
+ * files), and up to max_han Han characters not in name_stops. */
+static size_t walk_back(const ent_ctx *c, size_t i, size_t lo, int file,
+                        int max_han)
+{
+    size_t j = i;
+    int han = 0;
+    while (j > lo) {
+        unsigned ch = (unsigned char)c->s[j - 1];
+        if (ch < 0x80) {
+            if (ent_isalnum(ch) || ch == '_' || ch == '-' ||
+                (file && (ch == '.' || ch == '/' || ch == '~')) ||
+                (!file && ch == '&')) {
+                j--;
+                continue;
+            }
+            break;
+        }
+        if (j - lo < 3 || han >= max_han) break;
+        size_t k = j - 3;
+        uint32_t cp;
+        ent_ctx sub = *c;
+        sub.n = j;
+        if (ent_cp(&sub, k, &cp) != 3 || !is_han(cp)) break;
+        if (in_set3(c->s + k, name_stops)) break;
+        j = k;
+        han++;
+    }
+    /* Do not start a name with punctuation. */
+    while (j < i && !ent_isalnum(ent_at(c, j)) && ent_at(c, j) < 0x80) j++;
+    return j;
+}
+
+/* A file name whose ".ext" starts at i. */
+static int file_at(const ent_ctx *c, size_t i, size_t lo, am__entity *e)
+{
+    int k;
+    if (i == 0 || i <= lo) return 0;
+    size_t end = ent_words(c, i + 1, file_exts, &k);
+    if (!end) return 0;
+    /* ".pdf" or ".PDF", not ".Go" ("Done.Go home") */
+    int lower = 0, upper = 0;
+    for (size_t x = i + 1; x < end; x++) {
+        unsigned ch = ent_at(c, x);
+        lower |= ch >= 'a' && ch <= 'z';
+        upper |= ch >= 'A' && ch <= 'Z';
+    }
+    if (lower && upper) return 0;
+    /* "report.pdf.zip": let the last extension win */
+    if (ent_at(c, end) == '.' && ent_isalnum(ent_at(c, end + 1))) return 0;
+    unsigned p = (unsigned char)c->s[i - 1];
+    if (p < 0x80 && !ent_isalnum(p) && p != '_' && p != '-') return 0;
+    size_t s = walk_back(c, i, lo, 1, 12);
+    if (s >= i) return 0;
+    /* A version or number is no name: "v2.0.txt" is fine, "3.5.md" too;
+     * but "e.g" style stubs ("e.md" in prose) need two name bytes or Han. */
+    if (i - s < 2 && ent_isalpha(ent_at(c, s)) && (end - i - 1) <= 1) return 0;
+    e->type = AM_ENT_FILE;
+    e->start = s;
+    e->end = end;
+    e->from = e->to = AM_TIME_NONE;
+    ent_norm_copy(e, c->s, s, end);
+    return 1;
+}
+
+static const char *const zh_org_suffixes[] = {
+    "股份有限公司", "有限责任公司", "有限公司", "公司", "集团", "银行", "大学",
+    "学院", "医院", "研究院", "研究所", "事务所", "基金会", "协会", "委员会",
+    "工作室", "出版社", "电视台", "律所", "证券", "保险", "控股", NULL};
+static const char *const en_org_suffixes[] = {
+    "Inc", "Ltd", "Corp", "Corporation", "LLC", "GmbH", "Co", "Company",
+    "Group", "Limited", "PLC", "Bank", "University", "Foundation", "Labs",
+    "Technologies", NULL};
+
+static int org_at(const ent_ctx *c, size_t i, size_t lo, am__entity *e)
+{
+    unsigned b = ent_at(c, i);
+    size_t end, s;
+    if (b >= 0xE4) {
+        if (!(end = ent_lits(c, i, zh_org_suffixes, NULL))) return 0;
+        s = walk_back(c, i, lo, 0, 10);
+        if (s >= i) return 0;
+        /* at least two Han characters or an ASCII name */
+        if (i - s < 6 && ent_at(c, s) >= 0x80) return 0;
+    } else if (b >= 'A' && b <= 'Z' && ent_wstart(c, i)) {
+        int k;
+        if (!(end = ent_words(c, i, en_org_suffixes, &k))) return 0;
+        if (ent_at(c, end) == '.' && k <= 6) end++;
+        /* Capitalised words before it: "Acme Corp", "Acme Widgets, Inc." */
+        size_t j = i, first = i;
+        int words = 0;
+        while (words < 4 && j >= lo + 2) {
+            size_t k2 = j;
+            if (c->s[k2 - 1] == ' ' && k2 >= 2 && c->s[k2 - 2] == ',' && words == 0)
+                k2 -= 2;
+            else if (c->s[k2 - 1] == ' ')
+                k2 -= 1;
+            else
+                break;
+            size_t w = k2;
+            while (w > lo && (ent_isalnum((unsigned char)c->s[w - 1]) ||
+                              c->s[w - 1] == '&' || c->s[w - 1] == '-'))
+                w--;
+            if (w == k2 || !(c->s[w] >= 'A' && c->s[w] <= 'Z')) break;
+            if (ent_words(c, w, en_not_names, NULL) == k2 &&
+                !ent_word(c, w, "new"))
+                break;
+            first = w;
+            j = w;
+            words++;
+        }
+        if (!words) return 0;
+        s = first;
+    } else {
+        return 0;
+    }
+    e->type = AM_ENT_ORG;
+    e->start = s;
+    e->end = end;
+    e->from = e->to = AM_TIME_NONE;
+    ent_norm_copy(e, c->s, s, end);
+    return 1;
+}
+
+int ent_prepass_at(const ent_ctx *c, size_t i, size_t lo, am__entity *e)
+{
+    unsigned b = ent_at(c, i);
+    size_t end;
+    if (b == '.') return file_at(c, i, lo, e);
+    if ((end = url_at(c, i)) != 0) {
+        e->type = AM_ENT_URL;
+        e->start = i;
+        e->end = end;
+        e->from = e->to = AM_TIME_NONE;
+        ent_norm_copy(e, c->s, i, end);
+        return 1;
+    }
+    if (b >= 0xE4 || (b >= 'A' && b <= 'Z')) return org_at(c, i, lo, e);
+    return 0;
+}

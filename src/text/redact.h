@@ -1,0 +1,124 @@
+/*
+ * redact.h -- sensitive-data handling on the write path (DESIGN.md F3).
+ *
+ * Every text is redacted before it is stored or indexed:
+ *  - Secrets (passwords, API keys and tokens, private-key blocks, passwords
+ *    inside connection strings, one-time codes) are replaced by "[SECRET]".
+ *    Nothing of the secret is kept: it is never copied into any allocation,
+ *    and its item carries original == NULL.
+ *  - PII (Chinese resident ID numbers, bank cards, phone numbers, e-mail
+ *    addresses) is replaced by typed, numbered placeholders ("[PHONE_1]",
+ *    "[EMAIL_2]", "[ID_CARD_1]", "[BANK_CARD_1]"), and the mapping
+ *    placeholder -> original is returned beside the text, so the caller can
+ *    keep it apart (it is never injected back into a context).
+ *
+ * How it decides (one linear scan per pass; a pass never looks inside a span
+ * an earlier pass took):
+ *  1. secrets: "-----BEGIN ... PRIVATE KEY-----" blocks; the password part
+ *     of "scheme://user:pass@host"; well-known token shapes (AKIA/ASIA...,
+ *     ghp_/gho_/github_pat_, glpat-, sk-..., sk_live_, xox?-, AIza..., LTAI...,
+ *     hf_, npm_, JWTs); and values after a cue word ("密码是x", "password: x",
+ *     "my pwd is x", "api key x", "token: x", "DB_PASSWORD=x", "验证码 123456").
+ *     A cue only counts when the value looks like one (prose such as
+ *     "password is required" or "balance is key" is left alone).
+ *  2. e-mail addresses (ASCII local part and domain, a dotted domain with an
+ *     alphabetic TLD).
+ *  3. numbers, at the start of a digit group only (never inside a longer
+ *     number, a decimal, a code such as "A123", or a URL path):
+ *     ID card (17 digits + digit/X, ISO 7064 MOD 11-2, a province code and a
+ *     real birth date) > mainland mobile (1[3-9] + 9 digits, optional
+ *     +86/0086/86, contiguous or 3-4-4 with spaces/dashes) > bank card
+ *     (13-19 digits, contiguous or in groups, Luhn, a card-issuer prefix
+ *     unless a card cue is near) > other phones (+CC international,
+ *     (415) 555-2671 / 415-555-2671, 010-88886666, 020 7946 0958; a bare
+ *     7-15 digit run only right after a phone cue).
+ *     Context words decide close calls: the nearest cue before the number in
+ *     the same sentence ("订单号", "order", "tracking", "ID", "#", "¥" ...
+ *     against "电话", "手机", "phone", "call" ..., "卡号", "card" ...) and a
+ *     unit right after it ("元", "万", "%", "yuan") reject or accept it.
+ *  Full-width digits, "＋", "－", "（）" and the ideographic space are
+ *  handled like their ASCII forms; the original is returned as written.
+ *  Finally every other literal occurrence of a found original anywhere in the
+ *  text is replaced too (PII: everywhere; secrets of >= 4 bytes: where not
+ *  glued to a letter or digit), so an original never survives in the output.
+ *
+ * Numbering: left to right, per type; the same value (compared in canonical
+ * form: digits only, "+86" dropped, e-mail lower-cased, 'x' upper-cased) gets
+ * the same placeholder, and the mapping keeps its first spelling.  If the
+ * input already contains placeholders ("[PHONE_3]"), numbering continues
+ * after the highest one, so redacting a redacted text changes nothing.
+ *
+ * Thread rule: no global state; any number of threads may call am__redact
+ * at once.
+ *
+ * Known gaps: 15-digit (pre-1999) ID numbers; ID numbers written in
+ * groups; passwords made of Chinese characters ("密码是我生日"); full-width
+ * letters or '＠' in e-mail addresses; international numbers without '+'
+ * and without a phone cue; IBANs; addresses and names (not PII here).
+ */
+#ifndef AM_TEXT_REDACT_H
+#define AM_TEXT_REDACT_H
+
+#include <stddef.h>
+
+#include "agentmem.h"
+#include "base/base.h"
+
+typedef enum {
+    AM_PII_PHONE = 1,
+    AM_PII_EMAIL,
+    AM_PII_ID_CARD,
+    AM_PII_BANK_CARD,
+    AM_SECRET
+} am__pii_type;
+
+/* Which kinds are replaced.  A kind turned off is still detected (so an ID
+ * number is not then mistaken for a bank card) but left in the text and not
+ * reported. */
+typedef struct am__redact_policy {
+    int redact_phone, redact_email, redact_id_card, redact_bank_card,
+        drop_secrets;
+} am__redact_policy;
+
+/* All 1. */
+void am__redact_policy_default(am__redact_policy *p);
+
+typedef struct am__redaction {
+    int type;             /* am__pii_type */
+    char placeholder[24]; /* "[PHONE_1]", ..., "[SECRET]" */
+    char *original;       /* owned; NULL for secrets: never kept */
+} am__redaction;
+
+typedef struct am__redact_result {
+    char *text;           /* owned; redacted, NUL-terminated */
+    size_t len;           /* strlen-free length of text (input may hold NULs) */
+    am__redaction *items; /* owned; one per distinct PII value, then one per
+                             dropped secret occurrence, in text order */
+    size_t n;
+    int secrets;          /* count of secrets dropped */
+} am__redact_result;
+
+/* Redact text[0..len).  `text` need not be valid UTF-8 or NUL-terminated;
+ * invalid bytes are copied through.  p == NULL means the default policy.
+ * On success *out owns everything (release with am__redact_result_free);
+ * on failure *out is zeroed.  Allocates through a (NULL = libc).
+ * Returns AM_OK, AM_NOMEM, or AM_MISUSE (out NULL, or text NULL with
+ * len > 0).  Fast path: a text with no digit and no '@' and no secret cue
+ * costs one scan and one copy. */
+int am__redact(const am__allocator *a, const char *text, size_t len,
+               const am__redact_policy *p, am__redact_result *out);
+
+/* Frees what am__redact gave; r may be NULL or zeroed; r is zeroed. */
+void am__redact_result_free(const am__allocator *a, am__redact_result *r);
+
+/* "phone", "email", "id_card", "bank_card", "secret"; "unknown" otherwise. */
+const char *am__pii_type_name(int type);
+
+/* Validators (exposed for tests).  Luhn over n ASCII digits (n >= 2; any
+ * non-digit fails).  Chinese resident ID: exactly 18 ASCII chars, 17 digits
+ * then a digit or X/x, a known province code, a real birth date between
+ * 1900-01-01 and 2099-12-31, and the ISO 7064 MOD 11-2 check character. */
+int am__luhn_ok(const char *digits, size_t n);
+int am__cn_id_ok(const char *s, size_t n);
+
+#endif

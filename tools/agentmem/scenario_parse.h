@@ -1,0 +1,153 @@
+/*
+ * scenario_parse.h -- the engine-independent half of the scenario runner
+ * (`agentmem scenario run`, see SCENARIOS.md): parsing one JSON Lines step
+ * and checking its shape, NFKC + case-fold text matching, and evaluating the
+ * expectations of a step against an *observation* -- plain strings and
+ * numbers the runner (scenario.c) took from the engine's answer.
+ *
+ * It uses jansson, utf8proc and libc only -- never the engine -- so the fuzz
+ * target fuzz/fuzz_scenario_line.c can include scenario_parse.c directly.
+ *
+ * Problems are never fatal to the process: a line that cannot be used yields
+ * `issues` (one FAIL line each) and the runner goes on with the next line.
+ */
+#ifndef AM_SCENARIO_PARSE_H
+#define AM_SCENARIO_PARSE_H
+
+#include <stddef.h>
+
+#include <jansson.h>
+
+/* ------------------------------------------------------------ buffers */
+
+/* Growable NUL-terminated text.  On allocation failure `oom` is set and
+ * further appends are ignored; sc_buf_str then still returns a string. */
+typedef struct sc_buf {
+    char *p;
+    size_t len, cap;
+    int oom;
+} sc_buf;
+
+void sc_buf_add(sc_buf *b, const char *s, size_t n);
+void sc_buf_adds(sc_buf *b, const char *s);
+void sc_buf_printf(sc_buf *b, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Append s (NULL prints as null) made safe for a one-line report:
+ * control characters and invalid UTF-8 bytes are escaped, and at most
+ * max_bytes of s are used (cut at a character boundary, "…" added).
+ * sc_buf_quote also adds double quotes and escapes `"` and `\`. */
+void sc_buf_clean(sc_buf *b, const char *s, size_t max_bytes);
+void sc_buf_quote(sc_buf *b, const char *s, size_t max_bytes);
+/* The text so far; never NULL (a static "" when empty or out of memory). */
+const char *sc_buf_str(const sc_buf *b);
+void sc_buf_reset(sc_buf *b);
+void sc_buf_free(sc_buf *b);
+
+/* ------------------------------------------------------------ text */
+
+/* NFKC-normalised, case-folded copy of s (malloc'ed, free with free()).
+ * Invalid UTF-8 falls back to an ASCII-lowercased copy.  NULL on OOM. */
+char *sc_norm(const char *s);
+/* 1 when needle occurs in hay after both are normalised (0 on OOM). */
+int sc_text_contains(const char *hay, const char *needle);
+/* Every string leaf (and object key) of a JSON value as text, one per
+ * line, so that substring checks see unescaped Unicode. */
+void sc_json_flatten(const json_t *v, sc_buf *out);
+/* Same for JSON text; text that is not JSON is copied unchanged. */
+void sc_json_text_flatten(const char *json_text, sc_buf *out);
+/* 1 when an ISO 8601 time string ends with a zone (Z or +hh:mm / +hhmm /
+ * +hh after a 'T' time).  A syntactic pre-check; the engine parses. */
+int sc_has_zone(const char *iso);
+
+/* ------------------------------------------------------------ steps */
+
+typedef enum sc_kind {
+    SC_LINK,
+    SC_ADD,
+    SC_RECALL,
+    SC_TASK,
+    SC_MEMORIES,
+    SC_FORGET,
+    SC_FEEDBACK,
+    SC_EXPORT,
+    SC_NKINDS
+} sc_kind;
+
+/* Name of a step kind ("recall"); "?" when out of range. */
+const char *sc_kind_name(sc_kind k);
+
+/* One problem with a line: `check` is an expectation key (the line prints
+ * as "recall.foo"), or NULL for the step / the line itself. */
+typedef struct sc_issue {
+    char *check;
+    char *detail;
+} sc_issue;
+
+/* One parsed step.  Strings are borrowed from `root` (NULL when absent). */
+typedef struct sc_step {
+    json_t *root;     /* owned; NULL when the line was not a JSON object */
+    int valid_kind;   /* 1 when `kind` names a known step */
+    sc_kind kind;
+    const char *name; /* the step name as written, or NULL */
+    const char *at;
+    const char *user, *channel, *external_id, *session, *agent, *task,
+        *source, *type, *domain, *label, *text, *query, *as_of, *scope, *id,
+        *target, *action;
+    int all;          /* memories: include closed versions */
+    int budget;       /* recall: token budget, 0 = engine default */
+    /* -1: nothing said about errors; 0: must succeed (expect.error false);
+     * 1: must be refused (expect_error or expect.error true). */
+    int want_error;
+    json_t *expect;   /* borrowed from root; NULL when absent */
+    int fatal;        /* the step cannot be run (issues say why) */
+    sc_issue *issues;
+    size_t n_issues;
+} sc_step;
+
+/* Result of sc_parse_line. */
+#define SC_LINE_SKIP 0 /* blank or a // comment */
+#define SC_LINE_STEP 1 /* a step; may still carry issues (see fatal) */
+#define SC_LINE_BAD 2  /* not a JSON object; issues[0] says why */
+
+/* Parse one line (len bytes, need not be NUL-terminated, may hold NULs).
+ * *st is always initialised; release it with sc_step_free. */
+int sc_parse_line(const char *line, size_t len, sc_step *st);
+void sc_step_free(sc_step *st);
+/* Record a problem (copies check and detail). */
+void sc_step_issue(sc_step *st, const char *check, const char *detail);
+
+/* 1 when an issue was recorded for expectation `key` (already reported:
+ * the runner does not evaluate it). */
+int sc_step_key_bad(const sc_step *st, const char *key);
+
+/* 1 when `key` is a known expectation key that applies to kind k. */
+int sc_key_applies(const char *key, sc_kind k);
+
+/* ------------------------------------------------------------ checks */
+
+/* What the engine answered, as plain data.  Unset members: NULL / 0
+ * counts / -1. */
+typedef struct sc_obs {
+    const char *const *memories; /* texts of the memories a check sees */
+    size_t n_memories;
+    const char *const *events;   /* contents of the returned events */
+    size_t n_events;
+    const char *block;           /* rendered memory block */
+    int need_memory;             /* router decision, -1 unknown */
+    const char *task_text;       /* task record as text; NULL = no task */
+    const char *status, *stage;  /* task status and stage */
+    long count_active;           /* active memories, -1 unknown */
+    const char *export_raw;      /* export JSON as given */
+    const char *export_flat;     /* its string leaves, unescaped */
+} sc_obs;
+
+void sc_obs_init(sc_obs *o);
+
+/* Evaluate expectation `key` with value `want` of a step of kind k (not
+ * `error`, which the runner decides from the return code).  Returns 1
+ * when it holds, 0 when not; *detail receives "expected ... / got ...".
+ * Never crashes on any key or value: an invalid one simply fails. */
+int sc_check(sc_kind k, const char *key, const json_t *want,
+             const sc_obs *obs, sc_buf *detail);
+
+#endif
