@@ -172,9 +172,9 @@ int am_resolve(am_db *db, const char *channel, const char *external_id,
 /* One event entering the perception layer.  Unset pointers are NULL.
  * Identity: user_id (a master id), or channel + external_id (resolved via
  * am_link; an unlinked pair becomes a new master user "channel:external_id"
- * linked to itself).  Ids are 1..128 bytes of [A-Za-z0-9_.:@/+-] (user,
- * agent, session, task, channel, external) -- any printable UTF-8 without
- * control characters for task ids. */
+ * linked to itself).  Ids (user, agent, session, task, channel, external,
+ * domain, intent) are 1..128 bytes of valid UTF-8 without control
+ * characters and without leading or trailing spaces. */
 typedef struct am_event {
     const char *user_id;
     const char *channel;
