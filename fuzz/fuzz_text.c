@@ -1,0 +1,50 @@
+/*
+ * fuzz_text.c -- text analysis and the rule matchers on arbitrary bytes:
+ * normalisation, tokenizer (ICU + bigrams + stemmer), sentence splitter,
+ * language detection, distillation rules, task cues and the router.
+ * Tokens must lie inside the normalised text and be non-empty.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "distill/rules.h"
+#include "perceive/task.h"
+#include "recall/recall.h"
+#include "text/analyze.h"
+
+static int tok_cb(void *ctx, int kind, const char *tok, size_t len, size_t start, size_t end)
+{
+    size_t n = *(size_t *)ctx;
+    if (len == 0 || strlen(tok) != len || start > end || end > n || kind < 1 || kind > 5) abort();
+    return 0;
+}
+
+static int sent_cb(void *ctx, const char *s, size_t n)
+{
+    (void)ctx;
+    am__distill d;
+    am__distill_sentence(s, n, &d);
+    if (d.action == AM__D_PERSIST && (!d.kind || !d.key[0])) abort();
+    return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    static am__text *t;
+    if (!t && am__text_open(NULL, &t) != AM_OK) return 0;
+    const char *s = (const char *)data;
+    size_t n = size;
+    if (am__text_tokenize(t, s, n, tok_cb, &n) != AM_OK) return 0;
+    am__text_sentences(s, n, sent_cb, NULL);
+    am__text_lang(s, n);
+    am__text_tokens_estimate(s, n);
+    am__task_signal sig;
+    am__task_detect(s, n, &sig);
+    am__route_decision rd;
+    am__route(s, n, &rd);
+    uint64_t set[64];
+    size_t ns;
+    am__text_token_set(t, s, n, set, 64, &ns);
+    return 0;
+}
