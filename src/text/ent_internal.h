@@ -39,6 +39,7 @@ typedef struct ent_when {
     int64_t d0, d1;  /* local day numbers, inclusive */
     int min;         /* minute of the day (0..1440) for TIME/DATETIME */
     int hint;        /* ENT_P_* implied by the date word ("今晚") */
+    int bare_wd;     /* 1..7 when a bare weekday ("周一", "Friday") */
 } ent_when;
 
 /* ---- bytes and words ---- */
@@ -74,15 +75,32 @@ static inline int ent_wend(const ent_ctx *c, size_t i)
  * code point (0xFFFD when invalid). */
 int ent_cp(const ent_ctx *c, size_t i, uint32_t *cp);
 /* Exact bytes: i + strlen(lit), or 0. */
-size_t ent_lit(const ent_ctx *c, size_t i, const char *lit);
+static inline size_t ent_lit(const ent_ctx *c, size_t i, const char *lit)
+{
+    size_t k = 0;
+    for (; lit[k]; k++)
+        if (i + k >= c->n || c->s[i + k] != lit[k]) return 0;
+    return i + k;
+}
 /* Longest match from a NULL-terminated list; *idx its index (may be NULL). */
 size_t ent_lits(const ent_ctx *c, size_t i, const char *const *list,
                 int *idx);
 /* ASCII word, case-insensitive, followed by a word boundary. */
-size_t ent_word(const ent_ctx *c, size_t i, const char *w);
+static inline size_t ent_word(const ent_ctx *c, size_t i, const char *w)
+{
+    size_t k = 0;
+    for (; w[k]; k++)
+        if (ent_lower(ent_at(c, i + k)) != ent_lower((unsigned char)w[k]))
+            return 0;
+    return ent_wend(c, i + k) ? i + k : 0;
+}
 /* Longest word of a list, as ent_word; *idx its index (may be NULL). */
 size_t ent_words(const ent_ctx *c, size_t i, const char *const *list,
                  int *idx);
+/* The ASCII letters-and-digits word at i, lower-cased, is in sorted (n
+ * lower-case words, strcmp order): its end, or 0. */
+size_t ent_word_sorted(const ent_ctx *c, size_t i, const char *const *sorted,
+                       size_t n);
 /* Skip ASCII blanks (space, tab); returns the new position. */
 size_t ent_sp(const ent_ctx *c, size_t i);
 /* The ASCII word that ends right before i (blanks skipped) is one of list. */
@@ -157,6 +175,13 @@ size_t ent_product_at(const ent_ctx *c, size_t i, am__entity *e);
  * whose recognised suffix starts at i (the span then begins before i, at
  * or after lo).  Fills e (start, end, type, norm); returns 1 on a match. */
 int ent_prepass_at(const ent_ctx *c, size_t i, size_t lo, am__entity *e);
+
+/* Is the 3-byte UTF-8 character at p in set, a string of 3-byte
+ * characters sorted by code point?  (Binary search.) */
+int ent_in_set3(const char *p, const char *set);
+/* A Chinese numeral character: digit 0..9 (*unit 0) or unit 10, 100, 1000,
+ * 1e4, 1e8 (*digit 0).  Returns 1 if cp is one. */
+int ent_zh_numeral_cp(uint32_t cp, int *digit, int64_t *unit);
 
 /* Copy text[a..b) into norm, cut at a UTF-8 boundary to fit. */
 void ent_norm_copy(am__entity *e, const char *s, size_t a, size_t b);

@@ -19,22 +19,16 @@ static int is_han(uint32_t cp)
            (cp >= 0xF900 && cp <= 0xFAFF);
 }
 
-/* Does the 3-byte character at s belong to set (a string of 3-byte
- * characters)? */
-static int in_set3(const char *s, const char *set)
-{
-    for (; set[0] && set[1] && set[2]; set += 3)
-        if (memcmp(s, set, 3) == 0) return 1;
-    return 0;
-}
+#define in_set3 ent_in_set3
 
 /* Common single-character surnames (ambiguous ones such as 向, 和, 于, 米,
  * 从, 原, 区, 班 are left out on purpose). */
 static const char zh_surnames[] =
-    "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董"
-    "袁潘蒋蔡余杜叶程苏魏吕丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊"
-    "秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔汤易常乔赖文庞樊"
-    "殷施洪鲁葛伍倪康牛温芦俞颜柳邢骆";
+    /* sorted by code point: in_set3 searches it */
+    "丁万严乔付任伍何余侯俞倪冯刘卢史叶吕吴周唐夏姚姜孔孙孟宋尹崔常庞康廖张彭"
+    "徐戴文方施易曹曾朱李杜杨林柳梁樊武段殷毛江汤汪沈洪温潘熊牛王田白石秦程罗"
+    "肖胡芦苏范莫葛董蒋蔡薛袁覃许谢谭贺贾赖赵邓邢邱邵邹郑郝郭金钟钱闫陆陈陶雷"
+    "韦韩顾颜马骆高魏鲁黄黎龙龚";
 static const char *const zh_compound_surnames[] = {"欧阳", "司马", "上官",
                                                    "诸葛", "东方", "慕容",
                                                    NULL};
@@ -46,12 +40,14 @@ static const char *const zh_titles[] = {
     "叔", "董", NULL};
 /* After "X总": words where 总 means "total/always", not "boss". */
 static const char zh_not_boss[] =
-    "价额数计共部体结之量分值金算线账表页站局统要得在有能觉归而务理裁监";
+    /* sorted by code point: in_set3 searches it */
+    "之价体值共分务在局归得数有理监站算线结统而能表裁要觉计账部量金页额";
 
 /* Characters that may follow "小王"/"老李" (verbs, particles, pronouns). */
 static const char zh_name_follow[] =
-    "说的和在也要让给跟是帮会把他她你我昨今明那这去来问都还已刚就又发讲告叫找"
-    "觉想提负做写看请过拿们呢吗吧啊呀";
+    /* sorted by code point: in_set3 searches it */
+    "也今他们会你做写刚去又发叫吗吧呀告呢和啊在她就已帮想我找把拿提明昨是来的"
+    "看给要觉让讲说请负跟过还这那都问";
 
 static size_t zh_surname(const ent_ctx *c, size_t i)
 {
@@ -71,31 +67,34 @@ static const char *const en_cues[] = {
     "contact", "contacted", "invite", "invited", "introduce", "introduced",
     "remind", "text", "texted", "visit", "visited", "help", "helped", NULL};
 /* Capitalised words that follow those cues and are not names. */
+/* Sorted: searched with ent_word_sorted. */
 static const char *const en_not_names[] = {
-    "i", "the", "a", "an", "my", "your", "our", "his", "her", "their", "this",
-    "that", "these", "those", "it", "we", "you", "he", "she", "they", "me",
-    "us", "them", "mom", "dad", "mum", "god", "everyone", "all", "some",
-    "any", "each", "every", "no", "yes", "ok", "hi", "hello", "dear",
-    "monday", "tuesday", "wednesday", "thursday", "friday", "saturday",
-    "sunday", "january", "february", "march", "april", "may", "june", "july",
-    "august", "september", "october", "november", "december", "today",
-    "tomorrow", "yesterday", "excel", "word", "powerpoint", "python", "java",
-    "markdown", "google", "china", "beijing", "shanghai", "london", "paris",
-    "tokyo", "new", "san", "los", "america", "europe", "japan", "english",
-    "chinese", "what", "when", "where", "why", "how", "which", "who",
-    "please", "there", "here", "if", "so", "but", "then", "also", "just",
-    "not", "on", "in", "at", "of", "for", "with", "and", "or", "is", "was",
-    "be", "do", "did", "can", "will", "would", "should", "could", "let",
-    "german", "french", "spanish", "italian", "irish", "russian", "arabic",
-    "indian", "american", "british", "canadian", "european", "asian",
-    "african", "mexican", "latin", "greek", "dutch", "swedish", "korean",
-    "japanese", "portuguese", "australian", "rome", "italy", "france",
-    "spain", "germany", "canada", "mexico", "india", "korea", "uk", "usa",
-    "asia", "africa", "australia", "california", "texas", "florida", "york",
-    "boston", "chicago", "seattle", "berlin", "madrid", "sydney", "toronto",
-    "hawaii", "vegas", "hong", "kong", "taiwan", "singapore", "thailand",
-    "vietnam", "brazil", "egypt", "greece", "ireland", "scotland", "england",
-    "christmas", "easter", "halloween", "thanksgiving", "lgbtq", NULL};
+    "a", "africa", "african", "all", "also", "america", "american", "an",
+    "and", "any", "april", "arabic", "asia", "asian", "at", "august",
+    "australia", "australian", "be", "beijing", "berlin", "boston", "brazil",
+    "british", "but", "california", "can", "canada", "canadian", "chicago",
+    "china", "chinese", "christmas", "could", "dad", "dear", "december",
+    "did", "do", "dutch", "each", "easter", "egypt", "england", "english",
+    "europe", "european", "every", "everyone", "excel", "february", "florida",
+    "for", "france", "french", "friday", "german", "germany", "god", "google",
+    "greece", "greek", "halloween", "hawaii", "he", "hello", "her", "here",
+    "hi", "his", "hong", "how", "i", "if", "in", "india", "indian", "ireland",
+    "irish", "is", "it", "italian", "italy", "january", "japan", "japanese",
+    "java", "july", "june", "just", "kong", "korea", "korean", "latin", "let",
+    "lgbtq", "london", "los", "madrid", "march", "markdown", "may", "me",
+    "mexican", "mexico", "mom", "monday", "mum", "my", "new", "no", "not",
+    "november", "october", "of", "ok", "on", "or", "our", "paris", "please",
+    "portuguese", "powerpoint", "python", "rome", "russian", "san",
+    "saturday", "scotland", "seattle", "september", "shanghai", "she",
+    "should", "singapore", "so", "some", "spain", "spanish", "sunday",
+    "swedish", "sydney", "taiwan", "texas", "thailand", "thanksgiving",
+    "that", "the", "their", "them", "then", "there", "these", "they", "this",
+    "those", "thursday", "today", "tokyo", "tomorrow", "toronto", "tuesday",
+    "uk", "us", "usa", "vegas", "vietnam", "was", "we", "wednesday", "what",
+    "when", "where", "which", "who", "why", "will", "with", "word", "would",
+    "yes", "yesterday", "york", "you", "your"};
+
+#define EN_NOT_NAMES (sizeof en_not_names / sizeof *en_not_names)
 
 /* A capitalised name word "Sarah", "O'Brien", "Lee-Smith" at i. */
 static size_t en_name_word(const ent_ctx *c, size_t i)
@@ -110,7 +109,7 @@ static size_t en_name_word(const ent_ctx *c, size_t i)
         while (ent_at(c, j) >= 'a' && ent_at(c, j) <= 'z') j++;
     }
     if (j - i < 2 || ent_isalnum(ent_at(c, j))) return 0;
-    if (ent_words(c, i, en_not_names, NULL) == j) return 0;
+    if (ent_word_sorted(c, i, en_not_names, EN_NOT_NAMES) == j) return 0;
     return j;
 }
 
@@ -229,7 +228,8 @@ size_t ent_format_at(const ent_ctx *c, size_t i, am__entity *e)
     int k;
     if (b >= 0xE4) {
         if ((end = ent_lits(c, i, zh, &k)) != 0) norm = zh_norm[k];
-    } else if (ent_isalpha(b) && ent_wstart(c, i)) {
+    } else if (ent_isalpha(b) && ent_wstart(c, i) &&
+               strchr("bcdehjmpstwxBCDEHJMPSTWX", (int)b)) {
         for (size_t n = 0; n < sizeof en2 / sizeof *en2 && !end; n++) {
             size_t a = ent_word(c, i, en2[n].a), s;
             if (a && (s = ent_sp(c, a)) > a && (s = ent_word(c, s, en2[n].b))) {
@@ -333,10 +333,10 @@ static const char *const file_exts[] = {
 /* Han characters that end a file or organisation name when walking back:
  * verbs, particles, pronouns, measure words. */
 static const char name_stops[] =
-    "把将的了给在是和与及个份叫为到从用看发改存传开下上这那请帮打找附我你他她它"
-    "们有要想或跟同让由被对向往于一张篇几些每该本贵其各某此说问买卖进入离去家"
-    "见读写做交收删查送拿翻转存放建新即并也都还又再就才已过来作当任职等位名"
-    "向";
+    /* sorted by code point: in_set3 searches it */
+    "一上下与个也买了于些交从他们任份传位作你做入其再写几删到卖即去又及发叫各"
+    "同名向和在她存它家对将就已帮并建开张当往想我或才打找把拿收改放新是有本来"
+    "某查此每用由的看离等篇给翻职被要见让该说请读贵跟转过还这进送那都问附";
 
 /* Walk back from i over a name: ASCII [A-Za-z0-9_-] (and '.', '/' for
  * files), and up to max_han Han characters not in name_stops. */
@@ -392,6 +392,10 @@ static int file_at(const ent_ctx *c, size_t i, size_t lo, am__entity *e)
     if (p < 0x80 && !ent_isalnum(p) && p != '_' && p != '-') return 0;
     size_t s = walk_back(c, i, lo, 1, 12);
     if (s >= i) return 0;
+    /* "Node.js", "Vue.js": a library, not a file */
+    if (end - i == 3 && ent_word(c, i + 1, "js") && ent_at(c, s) >= 'A' &&
+        ent_at(c, s) <= 'Z')
+        return 0;
     /* A version or number is no name: "v2.0.txt" is fine, "3.5.md" too;
      * but "e.g" style stubs ("e.md" in prose) need two name bytes or Han. */
     if (i - s < 2 && ent_isalpha(ent_at(c, s)) && (end - i - 1) <= 1) return 0;
@@ -411,6 +415,9 @@ static const char *const en_org_suffixes[] = {
     "Inc", "Ltd", "Corp", "Corporation", "LLC", "GmbH", "Co", "Company",
     "Group", "Limited", "PLC", "Bank", "University", "Foundation", "Labs",
     "Technologies", NULL};
+
+/* The first characters of zh_org_suffixes, sorted by code point. */
+static const char org_suffix_firsts[] = "事保公出医协基大委学工律控有电研股证银集";
 
 static int org_at(const ent_ctx *c, size_t i, size_t lo, am__entity *e)
 {
@@ -442,7 +449,7 @@ static int org_at(const ent_ctx *c, size_t i, size_t lo, am__entity *e)
                               c->s[w - 1] == '&' || c->s[w - 1] == '-'))
                 w--;
             if (w == k2 || !(c->s[w] >= 'A' && c->s[w] <= 'Z')) break;
-            if (ent_words(c, w, en_not_names, NULL) == k2 &&
+            if (ent_word_sorted(c, w, en_not_names, EN_NOT_NAMES) == k2 &&
                 !ent_word(c, w, "new"))
                 break;
             first = w;
@@ -475,6 +482,9 @@ int ent_prepass_at(const ent_ctx *c, size_t i, size_t lo, am__entity *e)
         ent_norm_copy(e, c->s, i, end);
         return 1;
     }
-    if (b >= 0xE4 || (b >= 'A' && b <= 'Z')) return org_at(c, i, lo, e);
+    if (b >= 0xE4 && b < 0xF0 && i + 3 <= c->n &&
+        ent_in_set3(c->s + i, org_suffix_firsts))
+        return org_at(c, i, lo, e);
+    if (b >= 'A' && b <= 'Z') return org_at(c, i, lo, e);
     return 0;
 }

@@ -117,29 +117,39 @@ void ent_dec_fmt(ent_dec v, char *buf, size_t cap)
 
 /* ------------------------------------------------------------- numerals */
 
-/* One Chinese numeral character at i: a digit (*digit 0..9, *unit 0) or a
- * unit (*unit 10, 100, 1000, 1e4, 1e8).  Returns its end or 0. */
+int ent_zh_numeral_cp(uint32_t cp, int *digit, int64_t *unit)
+{
+    *digit = 0;
+    *unit = 0;
+    switch (cp) {
+    case 0x96F6: case 0x3007: *digit = 0; return 1;           /* 零 〇 */
+    case 0x4E00: case 0x58F9: *digit = 1; return 1;           /* 一 壹 */
+    case 0x4E8C: case 0x8D30: case 0x4E24: *digit = 2; return 1; /* 二 贰 两 */
+    case 0x4E09: case 0x53C1: *digit = 3; return 1;           /* 三 叁 */
+    case 0x56DB: case 0x8086: *digit = 4; return 1;           /* 四 肆 */
+    case 0x4E94: case 0x4F0D: *digit = 5; return 1;           /* 五 伍 */
+    case 0x516D: case 0x9646: *digit = 6; return 1;           /* 六 陆 */
+    case 0x4E03: case 0x67D2: *digit = 7; return 1;           /* 七 柒 */
+    case 0x516B: case 0x634C: *digit = 8; return 1;           /* 八 捌 */
+    case 0x4E5D: case 0x7396: *digit = 9; return 1;           /* 九 玖 */
+    case 0x5341: case 0x62FE: *unit = 10; return 1;           /* 十 拾 */
+    case 0x767E: case 0x4F70: *unit = 100; return 1;          /* 百 佰 */
+    case 0x5343: case 0x4EDF: *unit = 1000; return 1;         /* 千 仟 */
+    case 0x4E07: *unit = 10000; return 1;                     /* 万 */
+    case 0x4EBF: *unit = 100000000; return 1;                 /* 亿 */
+    default: return 0;
+    }
+}
+
+/* One Chinese numeral character at i (see ent_zh_numeral_cp).  Returns its
+ * end or 0. */
 static size_t zh_numeral(const ent_ctx *c, size_t i, int *digit, int64_t *unit)
 {
-    static const struct { const char *s; int d; int64_t u; } tab[] = {
-        {"零", 0, 0}, {"〇", 0, 0}, {"一", 1, 0}, {"壹", 1, 0},
-        {"二", 2, 0}, {"贰", 2, 0}, {"两", 2, 0}, {"三", 3, 0},
-        {"叁", 3, 0}, {"四", 4, 0}, {"肆", 4, 0}, {"五", 5, 0},
-        {"伍", 5, 0}, {"六", 6, 0}, {"陆", 6, 0}, {"七", 7, 0},
-        {"柒", 7, 0}, {"八", 8, 0}, {"捌", 8, 0}, {"九", 9, 0},
-        {"玖", 9, 0}, {"十", 0, 10}, {"拾", 0, 10}, {"百", 0, 100},
-        {"佰", 0, 100}, {"千", 0, 1000}, {"仟", 0, 1000},
-        {"万", 0, 10000}, {"亿", 0, 100000000}};
     unsigned b = ent_at(c, i);
+    uint32_t cp;
     if (b < 0xE3 || b > 0xE9 || i + 3 > c->n) return 0;
-    for (size_t k = 0; k < sizeof tab / sizeof *tab; k++) {
-        if (memcmp(c->s + i, tab[k].s, 3) == 0) {
-            *digit = tab[k].d;
-            *unit = tab[k].u;
-            return i + 3;
-        }
-    }
-    return 0;
+    if (ent_cp(c, i, &cp) != 3) return 0;
+    return ent_zh_numeral_cp(cp, digit, unit) ? i + 3 : 0;
 }
 
 static size_t zh_num_at(const ent_ctx *c, size_t i, ent_dec *v, int *flags)
@@ -364,7 +374,9 @@ static size_t en_num_word(const ent_ctx *c, size_t i, int *kind, int *val)
 
 size_t ent_en_num_at(const ent_ctx *c, size_t i, ent_dec *v, int allow_a)
 {
-    if (!ent_isalpha(ent_at(c, i)) || !ent_wstart(c, i)) return 0;
+    unsigned b = ent_lower(ent_at(c, i));
+    /* First letters of zero..ninety, hundred.. and "a"/"an". */
+    if (!b || !strchr("zotfsenhmba", (int)b) || !ent_wstart(c, i)) return 0;
     int64_t total = 0, cur = 0;
     int any = 0, kind, val;
     size_t j = i, end = 0, e;
@@ -463,21 +475,19 @@ static int is_classifier(const ent_ctx *c, size_t i, size_t *end)
                                         "公里", "千米", "厘米", "毫米", "平米",
                                         "公斤", "千克", "毫升", NULL};
     static const char single[] =
-        "个家位人名次回遍趟天日周年月岁件份张条本台辆架艘种类项篇页章节只头匹"
-        "块元角毛分秒米里斤克吨升倍场届轮批套部间所层座首笔单款瓶杯碗盒箱包袋"
-        "片粒颗棵支把双对组队门道题期季集处栋户口股票字段句行列号度级成折多余";
+    /* sorted by code point: in_set3 searches it */
+    "个人件份位余倍元克分列包匹升单双口句只台号名吨周回场块处多天头套字季家对"
+    "层届岁年度座张成户所批把折支斤日月期本条杯架栋棵次款段毛片瓶盒碗票种秒章"
+    "笔箱篇米类粒级组股艘节行袋角趟轮辆遍道部里门间队集页项颗题首";
     size_t e = ent_lits(c, i, multi, NULL);
     if (e) {
         if (end) *end = e;
         return 1;
     }
     if (i + 3 > c->n || ent_at(c, i) < 0xE4) return 0;
-    for (size_t k = 0; k + 3 <= sizeof single - 1; k += 3)
-        if (memcmp(c->s + i, single + k, 3) == 0) {
-            if (end) *end = i + 3;
-            return 1;
-        }
-    return 0;
+    if (!ent_in_set3(c->s + i, single)) return 0;
+    if (end) *end = i + 3;
+    return 1;
 }
 
 /* "M"/"B"/"million"/"billion"/"thousand" after a number in a money or
@@ -683,10 +693,10 @@ size_t ent_number_at(const ent_ctx *c, size_t i, am__entity *e)
             return 0;
         end = ent_num_at(c, i, &v, &fl);
         if (!end) return 0;
-        if (end - i > 12 && !(fl & ENT_N_DECIMAL)) {
+        if (end - i > 10 && !(fl & ENT_N_DECIMAL)) {
             size_t k = i;
             while (k < end && ent_isdigit(ent_at(c, k))) k++;
-            if (k - i > 12) return 0; /* phone numbers, ids */
+            if (k - i > 10) return 0; /* phone numbers, ids */
         }
         if ((ent_at(c, end) == '-' || ent_at(c, end) == '/') &&
             ent_isdigit(ent_at(c, end + 1)) && end - i == 4)

@@ -106,7 +106,8 @@ static int infer_year(const ent_ctx *c, int m, int d, int *year)
             if (a > c->today) continue;
             score = c->today - a;
         } else {
-            score = c->today < a ? a - c->today : c->today > b ? c->today - b : 0;
+            /* distance from the start: a window of +-6 months */
+            score = c->today < a ? a - c->today : c->today > b ? c->today - a : 0;
         }
         if (!found || score < best) {
             best = score;
@@ -242,7 +243,10 @@ static size_t zh_week(const ent_ctx *c, size_t i, ent_when *w)
     if (ent_lits(c, j, not_week, NULL)) return 0;
     int64_t ws = week_start(c) + 7 * off;
     if ((e = zh_weekday(c, j, &wd)) != 0) {
-        if (!has_pre) return set_date(w, bare_weekday(c, wd), e);
+        if (!has_pre) {
+            w->bare_wd = wd + 1;
+            return set_date(w, bare_weekday(c, wd), e);
+        }
         return set_date(w, ws + wd, e);
     }
     if ((e = ent_lit(c, j, "末")) != 0) {
@@ -1328,6 +1332,7 @@ static size_t date_at(const ent_ctx *c, size_t i, ent_when *w)
     size_t e;
     w->hint = ENT_P_NONE;
     w->min = -1;
+    w->bare_wd = 0;
     if (ent_isdigit(b)) {
         if ((e = iso_date(c, i, w)) != 0) return e;
         if ((e = slash_date(c, i, w)) != 0) return e;
@@ -1349,8 +1354,10 @@ static size_t date_at(const ent_ctx *c, size_t i, ent_when *w)
         if ((e = zh_quarter(c, i, w)) != 0) return e;
         if ((e = en_month_date(c, i, w, 1)) != 0) return e;
         int wd;
-        if (c->have_ref && (e = en_weekday(c, i, 0, &wd)) != 0)
+        if (c->have_ref && (e = en_weekday(c, i, 0, &wd)) != 0) {
+            w->bare_wd = wd + 1;
             return set_date(w, bare_weekday(c, wd), e);
+        }
         return 0;
     }
     if (b >= 0xE3) {
@@ -1401,6 +1408,11 @@ static size_t range_tail(const ent_ctx *c, size_t e, ent_when *w)
     memset(&w2, 0, sizeof w2);
     size_t e2 = date_at(c, j, &w2);
     if (!e2 || (w2.type != AM_ENT_DATE && w2.type != AM_ENT_RANGE)) return 0;
+    /* "周一到周五": two bare weekdays are days of one week */
+    if (w->bare_wd && w2.bare_wd) {
+        if (w2.bare_wd < w->bare_wd) return 0;
+        w2.d1 = w->d0 + (w2.bare_wd - w->bare_wd);
+    }
     if (w2.d1 < w->d0) return 0;
     w->type = AM_ENT_RANGE;
     w->d1 = w2.d1;

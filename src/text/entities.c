@@ -66,19 +66,13 @@ uint32_t ent_prev_cp(const ent_ctx *c, size_t i)
     return cp;
 }
 
-size_t ent_lit(const ent_ctx *c, size_t i, const char *lit)
-{
-    size_t l = strlen(lit);
-    if (i > c->n || c->n - i < l) return 0;
-    return memcmp(c->s + i, lit, l) == 0 ? i + l : 0;
-}
-
 size_t ent_lits(const ent_ctx *c, size_t i, const char *const *list, int *idx)
 {
     size_t best = 0;
-    unsigned first = ent_at(c, i);
+    unsigned first = ent_at(c, i), second = ent_at(c, i + 1);
     for (int k = 0; list[k]; k++) {
         if ((unsigned char)list[k][0] != first) continue;
+        if (list[k][1] && (unsigned char)list[k][1] != second) continue;
         size_t e = ent_lit(c, i, list[k]);
         if (e > best) {
             best = e;
@@ -86,15 +80,6 @@ size_t ent_lits(const ent_ctx *c, size_t i, const char *const *list, int *idx)
         }
     }
     return best;
-}
-
-size_t ent_word(const ent_ctx *c, size_t i, const char *w)
-{
-    size_t k = 0;
-    for (; w[k]; k++)
-        if (ent_lower(ent_at(c, i + k)) != ent_lower((unsigned char)w[k]))
-            return 0;
-    return ent_wend(c, i + k) ? i + k : 0;
 }
 
 size_t ent_words(const ent_ctx *c, size_t i, const char *const *list,
@@ -111,6 +96,28 @@ size_t ent_words(const ent_ctx *c, size_t i, const char *const *list,
         }
     }
     return best;
+}
+
+size_t ent_word_sorted(const ent_ctx *c, size_t i, const char *const *sorted,
+                       size_t n)
+{
+    char w[24];
+    size_t k = 0;
+    while (k < sizeof w - 1 && ent_isalnum(ent_at(c, i + k))) {
+        w[k] = (char)ent_lower(ent_at(c, i + k));
+        k++;
+    }
+    if (k == 0 || ent_isalnum(ent_at(c, i + k))) return 0;
+    w[k] = '\0';
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        int r = strcmp(w, sorted[mid]);
+        if (r == 0) return i + k;
+        if (r < 0) hi = mid;
+        else lo = mid + 1;
+    }
+    return 0;
 }
 
 size_t ent_sp(const ent_ctx *c, size_t i)
@@ -136,6 +143,19 @@ int ent_prev_word(const ent_ctx *c, size_t i, const char *const *list)
                             (unsigned char)list[k][j])
             j++;
         if (j == l) return 1;
+    }
+    return 0;
+}
+
+int ent_in_set3(const char *p, const char *set)
+{
+    size_t lo = 0, hi = strlen(set) / 3;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        int r = memcmp(p, set + mid * 3, 3);
+        if (r == 0) return 1;
+        if (r < 0) hi = mid;
+        else lo = mid + 1;
     }
     return 0;
 }
@@ -294,13 +314,71 @@ static void ctx_init(ent_ctx *c, const char *text, size_t len, am_time ref,
 
 static int is_zh_numeral(uint32_t cp)
 {
-    static const char set[] = "零〇一二两三四五六七八九十百千万亿壹贰叁肆伍陆柒捌玖拾佰仟";
-    char u[4];
-    int l = am__utf8_encode(cp, u);
-    if (l != 3) return 0;
-    for (size_t k = 0; k + 3 <= sizeof set - 1; k += 3)
-        if (memcmp(set + k, u, 3) == 0) return 1;
-    return 0;
+    int d;
+    int64_t u;
+    return ent_zh_numeral_cp(cp, &d, &u);
+}
+
+/* The first character of every Chinese keyword a matcher can start with:
+ * numerals, 每逢 (recurring), 今明后大昨前当 (days), 半最近过这本上下第去
+ * (offsets, weeks, quarters, years), 周星礼禮月底末初年中 (calendar words),
+ * 凌早清中午傍晚夜深 (parts of the day), 小老 and surnames (persons),
+ * 表电要分条列思脑图纯幻演 (formats).  Sorted by code point.  A Han
+ * character outside this set starts no entity, so the matchers are not
+ * tried there. */
+static const char han_triggers[] =
+    "一丁七万三上下东两严中乔九二五亿今付仟任伍何余佰侯俞倪傍八六冯凌分列刘初"
+    "前十千午半卢去叁史叶司后吕吴周唐四图壹夏夜大姚姜孔孙孟宋小尹崔常年幻底庞"
+    "康廖张当彭徐思慕戴拾捌文方施早明易星昨晚曹曾最月末本朱李杜条杨林柒柳梁樊"
+    "欧武段殷每毛江汤汪沈洪深清温演潘熊牛王玖田电白百石礼禮秦程第纯罗老肆肖胡"
+    "脑芦苏范莫葛董蒋蔡薛表袁要覃许诸谢谭贰贺贾赖赵过近这逢邓邢邱邵邹郑郝郭金"
+    "钟钱闫陆陈陶零雷韦韩顾颜马骆高魏鲁黄黎龙龚";
+
+/* Every lower-case English word an entity can start with (capitalised
+ * words always pass: names, "May", "Excel").  Sorted for bsearch. */
+static const char *const en_triggers[] = {
+    "a", "an", "apr", "april", "aug", "august", "beginning", "billion",
+    "bullet", "bulleted", "bullets", "cny", "coming", "csv", "csvs", "day",
+    "dec", "december", "docx", "dr", "each", "early", "eight", "eighteen",
+    "eighty", "eleven", "end", "eur", "every", "excel", "feb", "february",
+    "fifteen", "fifty", "five", "forty", "four", "fourteen", "fri", "friday",
+    "fridays", "gbp", "hk", "hkd", "html", "hundred", "in", "jan", "january",
+    "jpy", "json", "jul", "july", "jun", "june", "last", "late", "mar",
+    "march", "markdown", "may", "mid", "middle", "midnight", "million",
+    "mind", "mindmap", "miss", "mon", "monday", "mondays", "month", "mr",
+    "mrs", "ms", "mx", "next", "nine", "nineteen", "ninety", "noon", "nov",
+    "november", "oct", "october", "one", "past", "pdf", "pdfs", "plain",
+    "powerpoint", "ppt", "ppts", "pptx", "previous", "prof", "q1", "q2", "q3",
+    "q4", "rmb", "sat", "saturday", "saturdays", "sep", "sept", "september",
+    "seven", "seventeen", "seventy", "six", "sixteen", "sixty", "slide",
+    "slides", "spreadsheet", "spreadsheets", "start", "sun", "sunday",
+    "sundays", "table", "tabular", "ten", "the", "thirteen", "thirty", "this",
+    "thousand", "three", "thu", "thur", "thurs", "thursday", "thursdays",
+    "tmr", "tmrw", "today", "tomorrow", "tonight", "tue", "tues", "tuesday",
+    "tuesdays", "twelve", "twenty", "two", "txt", "us", "usd", "wed",
+    "wednesday", "wednesdays", "within", "word", "xls", "xlsx", "year",
+    "yesterday", "zero"};
+
+static int en_trigger(const ent_ctx *c, size_t i)
+{
+    return ent_word_sorted(c, i, en_triggers,
+                           sizeof en_triggers / sizeof *en_triggers) != 0;
+}
+
+/* Can an entity start at i?  Cheap reject for lower-case English words
+ * and Han characters that start nothing, and for 4-byte characters
+ * (emoji, rare ideographs). */
+static int may_start(const ent_ctx *c, size_t i)
+{
+    unsigned b = ent_at(c, i);
+    if (ent_isalpha(b)) return (b >= 'A' && b <= 'Z') || en_trigger(c, i);
+    if (b < 0xE3) return 1;
+    if (b >= 0xF0) return 0;
+    uint32_t cp;
+    if (ent_cp(c, i, &cp) != 3) return 0;
+    if ((cp >= 0x3400 && cp <= 0x4DBF) || (cp >= 0x4E00 && cp <= 0x9FFF))
+        return ent_in_set3(c->s + i, han_triggers);
+    return 1;
 }
 
 /* Try every matcher at i, in priority order. */
@@ -371,7 +449,7 @@ static size_t scan(ent_ctx *c, am__entity *out, size_t max)
             continue;
         }
         c->n = k < npre ? pre[k].start : c->len;
-        size_t end = match_at(c, i, &out[cnt]);
+        size_t end = may_start(c, i) ? match_at(c, i, &out[cnt]) : 0;
         if (end > i) {
             out[cnt].end = end;
             cnt++;

@@ -157,6 +157,7 @@ typedef struct rx {
     int oom;
     spans taken; /* sorted, disjoint: what earlier passes claimed */
     spans cur;   /* this pass, sorted, disjoint from taken */
+    unsigned long changes; /* bumped whenever taken changes */
 } rx;
 
 static void spans_free(rx *r, spans *sp)
@@ -198,6 +199,7 @@ static void merge_cur(rx *r)
     spans_free(r, &r->taken);
     r->taken = m;
     r->cur.n = 0;
+    r->changes++;
 }
 
 /* Index of the first taken span ending after k. */
@@ -211,10 +213,14 @@ static size_t taken_after(const rx *r, size_t k)
     return lo;
 }
 
-static int overlaps_taken(const rx *r, size_t s, size_t e)
+static int type_on(const am__redact_policy *p, int type);
+
+/* Does [s, e) overlap a taken span of a kind the policy replaces? */
+static int overlaps_enabled(const rx *r, const am__redact_policy *p, size_t s, size_t e)
 {
-    size_t i = taken_after(r, s);
-    return i < r->taken.n && r->taken.v[i].s < e;
+    for (size_t i = taken_after(r, s); i < r->taken.n && r->taken.v[i].s < e; i++)
+        if (type_on(p, r->taken.v[i].type)) return 1;
+    return 0;
 }
 
 /* Cursor over the free regions of a pass.  `pos` is advanced past any
@@ -475,7 +481,7 @@ static int cue_value(const char *t, size_t n, size_t k, size_t hi, int kind, int
         size_t s = at + strlen(quote_open[q]);
         size_t lim = s + 256 < hi ? s + 256 : hi;
         for (size_t e = s; e < lim; e++) {
-            if (t[e] == '\n') break;
+            if (t[e] == '\n' || (t[e] == '[' && placeholder_end(t, e, hi))) break;
             if (starts(t, lim, e, quote_close[q])) {
                 if (e > s && value_ok(t, s, e, kind, C_STRONG, zh)) {
                     *vs = s;
@@ -489,12 +495,11 @@ static int cue_value(const char *t, size_t n, size_t k, size_t hi, int kind, int
     }
     size_t s = at;
     while (s < hi && (t[s] == '"' || t[s] == '\'' || t[s] == '`')) s++;
+    /* A value stops at a placeholder ("[SECRET]" already) as it stops at a
+     * claimed span: the same text must read the same once redacted. */
     size_t e = s;
-    while (e < hi && value_char((unsigned char)t[e])) e++;
-    if (e > s && t[s] == '[') { /* "[SECRET]" already: leave it */
-        const char *close = memchr(t + s, ']', e - s);
-        if (close && is_placeholder(t, s, (size_t)(close - t) + 1)) return 0;
-    }
+    while (e < hi && value_char((unsigned char)t[e]) && !(t[e] == '[' && placeholder_end(t, e, hi)))
+        e++;
     e = trim_value(t, s, e);
     if (e == s || !value_ok(t, s, e, kind, strength, zh)) return 0;
     *vs = s;
@@ -613,22 +618,28 @@ static size_t token_shape(const char *t, size_t n, size_t k, size_t hi)
 
 /* "-----BEGIN ... PRIVATE KEY-----" .. "-----END ... PRIVATE KEY-----";
  * an unterminated block runs to the end of the free region. */
+/* A PEM label ("RSA PRIVATE KEY") at k followed by "-----": its end. */
+static size_t pem_label(const char *t, size_t k, size_t hi)
+{
+    size_t e = k;
+    while (e < hi && e - k < 64 && ((t[e] >= 'A' && t[e] <= 'Z') || is_dig((unsigned char)t[e]) || t[e] == ' '))
+        e++;
+    return starts(t, hi, e, "-----") ? e : 0;
+}
+
 static size_t pem_block(const char *t, size_t k, size_t hi)
 {
     if (!starts(t, hi, k, "-----BEGIN ")) return 0;
-    size_t p = k + 11, lim = p + 80 < hi ? p + 80 : hi;
-    size_t h = p;
-    while (h < lim && !starts(t, hi, h, "-----")) h++;
-    if (h >= lim) return 0;
+    size_t p = k + 11, h = pem_label(t, p, hi);
+    if (!h) return 0;
     int priv = 0;
     for (size_t q = p; q + 11 <= h; q++)
         if (memcmp(t + q, "PRIVATE KEY", 11) == 0) priv = 1;
     if (!priv) return 0;
     for (size_t q = h + 5; q + 8 <= hi; q++) {
         if (memcmp(t + q, "-----END", 8) != 0) continue;
-        size_t z = q + 8, zl = z + 80 < hi ? z + 80 : hi;
-        while (z < zl && !starts(t, hi, z, "-----")) z++;
-        return z < zl ? z + 5 : q + 8;
+        size_t z = pem_label(t, q + 8, hi);
+        return z ? z + 5 : q + 8;
     }
     return hi;
 }
@@ -642,6 +653,7 @@ static int conn_string(const char *t, size_t n, size_t k, size_t lo, size_t hi,
     for (size_t q = u; q < lim; q++) {
         int c = (unsigned char)t[q];
         if (c <= 0x20 || c >= 0x7F || c == '/' || c == '?' || c == '#') break;
+        if (c == '[' && placeholder_end(t, q, hi)) break;
         if (c == ':' && !colon) colon = q;
         if (c == '@') at = q; /* the last '@' of the authority */
     }
@@ -652,9 +664,9 @@ static int conn_string(const char *t, size_t n, size_t k, size_t lo, size_t hi,
     return 1;
 }
 
-static int is_word_start(const char *t, size_t k)
+static int is_word_start(const char *t, size_t k, size_t lo)
 {
-    return k == 0 || !is_alnum((unsigned char)t[k - 1]);
+    return k <= lo || !is_alnum((unsigned char)t[k - 1]);
 }
 
 static void pass_secrets(rx *r)
@@ -675,23 +687,23 @@ static void pass_secrets(rx *r)
             claim(r, &w, k, e, AM_SECRET);
             continue;
         }
-        if (c == ':' && conn_string(t, n, k, w.lo, w.hi, &vs, &ve)) {
+        if (c == ':' && conn_string(t, w.hi, k, w.lo, w.hi, &vs, &ve)) {
             claim(r, &w, vs, ve, AM_SECRET);
             continue;
         }
-        if (is_alpha(c) && is_word_start(t, k)) {
-            if ((e = token_shape(t, n, k, w.hi)) != 0) {
+        if (is_alpha(c) && is_word_start(t, k, w.lo)) {
+            if ((e = token_shape(t, w.hi, k, w.hi)) != 0) {
                 claim(r, &w, k, e, AM_SECRET);
                 continue;
             }
-            if (en_cue(t, n, k, w.hi, &vs, &ve)) {
+            if (en_cue(t, w.hi, k, w.hi, &vs, &ve)) {
                 claim(r, &w, vs, ve, AM_SECRET);
                 continue;
             }
             while (w.pos < w.hi && is_alnum((unsigned char)t[w.pos])) w.pos++;
             continue;
         }
-        if (c >= 0xE4 && c <= 0xE9 && zh_cue(t, n, k, w.hi, &vs, &ve)) {
+        if (c >= 0xE4 && c <= 0xE9 && zh_cue(t, w.hi, k, w.hi, &vs, &ve)) {
             claim(r, &w, vs, ve, AM_SECRET);
             continue;
         }
@@ -766,9 +778,9 @@ static void pass_emails(rx *r)
         while (ls > w.lo && p - ls < 64 && local_char((unsigned char)t[ls - 1])) ls--;
         while (ls < p && t[ls] == '.') ls++;
         size_t de = 0;
-        if (ls < p && t[p - 1] != '.' && (ls == 0 || !local_char((unsigned char)t[ls - 1])) &&
-            !(ls >= 2 && t[ls - 1] == '/' && t[ls - 2] == '/')) /* scheme://user@host */
-            de = email_domain(t, n, p + 1, w.hi);
+        if (ls < p && t[p - 1] != '.' && (ls == w.lo || !local_char((unsigned char)t[ls - 1])) &&
+            !(ls >= w.lo + 2 && t[ls - 1] == '/' && t[ls - 2] == '/')) /* scheme://user@host */
+            de = email_domain(t, w.hi, p + 1, w.hi);
         if (de) {
             claim(r, &w, ls, de, AM_PII_EMAIL);
         } else {
@@ -1345,7 +1357,7 @@ static void pass_literals(rx *r, const am__redact_policy *p)
                 if (s->type == AM_SECRET &&
                     ((j > 0 && is_alnum((unsigned char)t[j - 1])) || is_alnum(byte_at(t, n, j + L))))
                     continue;
-                if (overlaps_taken(r, j, j + L)) break;
+                if (overlaps_enabled(r, p, j, j + L)) break;
                 spans_push(r, &r->cur, j, j + L, s->type);
                 break;
             }
@@ -1363,6 +1375,19 @@ static void pass_literals(rx *r, const am__redact_policy *p)
     for (size_t i = 0; i < r->cur.n; i++)
         if (kept == 0 || r->cur.v[i].s >= r->cur.v[kept - 1].e) r->cur.v[kept++] = r->cur.v[i];
     r->cur.n = kept;
+    /* A span of a kind turned off is copied out verbatim; a copy overlapping
+     * one wins, or the value would survive inside it. */
+    size_t j = 0, out = 0;
+    for (size_t i = 0; i < r->taken.n; i++) {
+        const span *s = &r->taken.v[i];
+        while (j < r->cur.n && r->cur.v[j].e <= s->s) j++;
+        if (!type_on(p, s->type) && j < r->cur.n && r->cur.v[j].s < s->e) {
+            r->changes++;
+            continue;
+        }
+        r->taken.v[out++] = *s;
+    }
+    r->taken.n = out;
     merge_cur(r);
 }
 
@@ -1537,6 +1562,25 @@ out_free:
     return rc;
 }
 
+/* Secrets and e-mails of a kind turned off are not looked for at all (a
+ * kept secret is then plain text, and PII inside it is still replaced);
+ * the number kinds are always detected, so that one is not taken for
+ * another, and a kind turned off is left in the text. */
+static void detect(rx *r, const am__redact_policy *p, int maybe)
+{
+    if (p->drop_secrets) {
+        pass_secrets(r);
+        merge_cur(r);
+    }
+    if (!maybe) return;
+    if (p->redact_email) {
+        pass_emails(r);
+        merge_cur(r);
+    }
+    pass_numbers(r);
+    merge_cur(r);
+}
+
 int am__redact(const am__allocator *a, const char *text, size_t len,
                const am__redact_policy *p, am__redact_result *out)
 {
@@ -1546,23 +1590,28 @@ int am__redact(const am__allocator *a, const char *text, size_t len,
     if (!text) text = "";
     am__redact_policy def;
     if (!p) { am__redact_policy_default(&def); p = &def; }
-    rx r = {a, text, len, 0, {0}, {0}};
-    pass_secrets(&r);
-    merge_cur(&r);
-    /* Fast path: nothing found so far and no digit and no '@' in the text:
-     * the e-mail and number passes cannot find anything. */
+    rx r = {a, text, len, 0, {0}, {0}, 0};
+    /* Fast path: without a digit or an '@' (ASCII or full-width digit) the
+     * e-mail and number passes cannot find anything. */
     int maybe = 0;
     for (size_t i = 0; i < len && !maybe; i++) {
         int c = (unsigned char)text[i];
         maybe = is_dig(c) || c == '@' || (c == 0xEF && digit_at(text, len, i, NULL));
     }
-    if (maybe) {
-        pass_emails(&r);
-        merge_cur(&r);
-        pass_numbers(&r);
-        merge_cur(&r);
+    detect(&r, p, maybe);
+    /* A claimed span changes what its neighbours see: every detector reads
+     * a claimed byte as its future placeholder's '[' or ']' (a cue window
+     * stops there, "x@y.com:" followed by one is no longer "git@host:path"),
+     * and copies of found values are claimed too.  So detect again on what
+     * is left until a round changes nothing: then redacting the output finds
+     * nothing.  Text without findings costs one round; the bound only guards
+     * against pathological input. */
+    for (int round = 0; round < 16 && r.taken.n && !r.oom; round++) {
+        unsigned long before = r.changes;
+        pass_literals(&r, p);
+        detect(&r, p, maybe);
+        if (r.changes == before) break;
     }
-    if (r.taken.n) pass_literals(&r, p);
     int rc = r.oom ? AM_NOMEM : assemble(&r, p, out);
     spans_free(&r, &r.taken);
     spans_free(&r, &r.cur);

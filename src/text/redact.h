@@ -72,9 +72,10 @@ typedef enum {
     AM_SECRET
 } am__pii_type;
 
-/* Which kinds are replaced.  A kind turned off is still detected (so an ID
- * number is not then mistaken for a bank card) but left in the text and not
- * reported. */
+/* Which kinds are replaced.  Secrets and e-mails turned off are not looked
+ * for (PII inside a kept secret is still replaced).  The number kinds are
+ * always detected, so an ID number is not then taken for a bank card; one
+ * turned off is left in the text and not reported. */
 typedef struct am__redact_policy {
     int redact_phone, redact_email, redact_id_card, redact_bank_card,
         drop_secrets;

@@ -1,0 +1,443 @@
+/*
+ * bench_synth.c -- `agentmem bench synth`: the scale test.
+ *
+ * Generates users x events mixed Chinese/English events deterministically
+ * (seeded), adds them to one file store (a temp directory, or --db), in
+ * time order with users interleaved (event t belongs to user t % users),
+ * and reports ingest throughput and per-event latency.  Then it runs
+ * --queries recalls, each asking about one "needle" event planted at a
+ * random place (a project with a made-up code name), and reports recall
+ * latency and whether the needle came back (recall/hit/ndcg per k; one
+ * gold event per query, so recall = hit).
+ */
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "bench.h"
+
+#define EVENT_GAP_MS ((int64_t)30000)
+
+static const char *const zh_city[] = {"北京", "上海", "深圳", "杭州", "成都",
+                                      "广州", "南京", "武汉", "西安", "苏州"};
+static const char *const en_city[] = {"Berlin", "Paris", "Tokyo", "Austin",
+                                      "Lisbon", "Seoul", "Oslo", "Denver",
+                                      "Madrid", "Dublin"};
+static const char *const zh_person[] = {"王经理", "李老师", "张总", "刘工",
+                                        "陈医生", "赵会计", "周律师", "吴主管"};
+static const char *const en_person[] = {"Alice", "Bob", "Carol", "Dave",
+                                        "Erin", "Frank", "Grace", "Heidi"};
+static const char *const zh_thing[] = {"季度报表", "采购合同", "出差申请",
+                                       "预算方案", "会议纪要", "项目周报",
+                                       "报销单", "招聘计划"};
+static const char *const en_thing[] = {"quarterly report", "purchase order",
+                                       "travel request", "budget plan",
+                                       "meeting notes", "weekly update",
+                                       "expense claim", "hiring plan"};
+static const char *const zh_food[] = {"火锅", "寿司", "拉面", "咖啡", "奶茶",
+                                      "沙拉", "烤鸭", "饺子"};
+static const char *const en_food[] = {"ramen", "tacos", "espresso", "salad",
+                                      "pizza", "dumplings", "pho", "bagels"};
+static const char *const zh_day[] = {"周一", "周二", "周三", "周四", "周五",
+                                     "下周", "月底", "明天"};
+static const char *const en_day[] = {"Monday", "Tuesday", "Wednesday",
+                                     "Thursday", "Friday", "next week",
+                                     "month end", "tomorrow"};
+static const char *const code_word[] = {"Kestrel", "Osprey", "Falcon",
+                                        "Heron", "Condor", "Puffin",
+                                        "Magpie", "Plover"};
+static const char *const zh_code_word[] = {"青鸟", "白鹭", "雨燕", "苍鹰",
+                                           "云雀", "翠鸟", "海鸥", "夜莺"};
+
+#define PICK(rng, arr) (arr[bench_rng_below(rng, sizeof arr / sizeof arr[0])])
+
+/* One filler event of user u, number j. */
+static void filler_text(bench_rng *rng, char *buf, size_t cap)
+{
+    switch (bench_rng_below(rng, 10)) {
+    case 0:
+        snprintf(buf, cap, "我%s要去%s出差，帮我订酒店。", PICK(rng, zh_day),
+                 PICK(rng, zh_city));
+        break;
+    case 1:
+        snprintf(buf, cap, "%s之前把%s发给%s。", PICK(rng, zh_day),
+                 PICK(rng, zh_thing), PICK(rng, zh_person));
+        break;
+    case 2:
+        snprintf(buf, cap, "我最近很喜欢吃%s，不太喜欢%s。",
+                 PICK(rng, zh_food), PICK(rng, zh_food));
+        break;
+    case 3:
+        snprintf(buf, cap, "提醒我%s和%s讨论%s。", PICK(rng, zh_day),
+                 PICK(rng, zh_person), PICK(rng, zh_thing));
+        break;
+    case 4:
+        snprintf(buf, cap, "以后%s都用表格格式，别用长段落。",
+                 PICK(rng, zh_thing));
+        break;
+    case 5:
+        snprintf(buf, cap, "Book me a flight to %s for %s.",
+                 PICK(rng, en_city), PICK(rng, en_day));
+        break;
+    case 6:
+        snprintf(buf, cap, "Send the %s to %s by %s.", PICK(rng, en_thing),
+                 PICK(rng, en_person), PICK(rng, en_day));
+        break;
+    case 7:
+        snprintf(buf, cap, "I had %s for lunch again, I really like it.",
+                 PICK(rng, en_food));
+        break;
+    case 8:
+        snprintf(buf, cap, "%s在%s的会上提到了%s，帮我记一下。",
+                 PICK(rng, zh_person), PICK(rng, zh_city),
+                 PICK(rng, zh_thing));
+        break;
+    default:
+        snprintf(buf, cap, "Remind me to review the %s with %s in %s.",
+                 PICK(rng, en_thing), PICK(rng, en_person), PICK(rng, en_city));
+        break;
+    }
+}
+
+typedef struct needle {
+    uint64_t t;          /* global event index (ingest order) */
+    char text[256];
+    char query[256];
+    char event_id[32];
+} needle;
+
+static void needle_make(bench_rng *rng, long qi, needle *n)
+{
+    unsigned code = (unsigned)(1000 + (qi * 7919 + 17) % 9000);
+    if (bench_rng_below(rng, 2)) {
+        const char *w = PICK(rng, zh_code_word), *p = PICK(rng, zh_person);
+        snprintf(n->text, sizeof n->text,
+                 "项目代号%s%u由%s负责，截止日期是%s。", w, code, p,
+                 PICK(rng, zh_day));
+        snprintf(n->query, sizeof n->query, "项目代号%s%u是谁负责的？", w,
+                 code);
+    } else {
+        const char *w = PICK(rng, code_word), *p = PICK(rng, en_person);
+        snprintf(n->text, sizeof n->text,
+                 "Project %s-%u is owned by %s and due %s.", w, code, p,
+                 PICK(rng, en_day));
+        snprintf(n->query, sizeof n->query, "Who owns project %s-%u?", w,
+                 code);
+    }
+}
+
+static int cmp_needle(const void *a, const void *b)
+{
+    const needle *x = a, *y = b;
+    return (x->t > y->t) - (x->t < y->t);
+}
+
+typedef struct synth_clock {
+    am_time now;
+} synth_clock;
+
+static am_time synth_now(void *ctx)
+{
+    return ((synth_clock *)ctx)->now;
+}
+
+static long long file_size(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 ? (long long)st.st_size : 0;
+}
+
+static long long store_bytes(const char *db)
+{
+    static const char *const suffix[] = {"", "-wal", "-shm", "-journal"};
+    char p[4200];
+    long long total = 0;
+    size_t i;
+    for (i = 0; i < 4; i++) {
+        snprintf(p, sizeof p, "%s%s", db, suffix[i]);
+        total += file_size(p);
+    }
+    return total;
+}
+
+static void remove_store(const char *dir, const char *db)
+{
+    static const char *const suffix[] = {"", "-wal", "-shm", "-journal"};
+    char p[4200];
+    size_t i;
+    for (i = 0; i < 4; i++) {
+        snprintf(p, sizeof p, "%s%s", db, suffix[i]);
+        unlink(p);
+    }
+    rmdir(dir);
+}
+
+static int plant_needles(const bench_synth_opts *o, needle *nd, uint64_t total)
+{
+    bench_rng rng;
+    long i;
+    bench_rng_seed(&rng, o->seed, 0xA11CE);
+    for (i = 0; i < o->queries; i++) {
+        long k;
+        int dup;
+        do {
+            nd[i].t = (uint64_t)bench_rng_below(&rng, (size_t)total);
+            dup = 0;
+            for (k = 0; k < i; k++)
+                dup |= nd[k].t == nd[i].t;
+        } while (dup && (uint64_t)o->queries <= total);
+        needle_make(&rng, i, &nd[i]);
+        nd[i].event_id[0] = '\0';
+    }
+    if (o->queries)
+        qsort(nd, (size_t)o->queries, sizeof *nd, cmp_needle);
+    return 0;
+}
+
+typedef struct synth_out {
+    bench_samples ingest_ms, recall_ms;
+    double ingest_wall_ms;
+    bench_acc acc;
+    double block_tokens_sum;
+    long long bytes;
+} synth_out;
+
+static int synth_ingest(am_db *db, synth_clock *clk, const bench_synth_opts *o,
+                        needle *nd, int64_t t0_ms, synth_out *out,
+                        bench_err *e)
+{
+    uint64_t total = (uint64_t)o->users * (uint64_t)o->events, t;
+    long next = 0;
+    double w0 = bench_mono_ms();
+    for (t = 0; t < total; t++) {
+        long u = (long)(t % (uint64_t)o->users);
+        long j = (long)(t / (uint64_t)o->users);
+        char text[512], uid[32], sid[32], iso[32];
+        am_event ev;
+        am_add_info info;
+        bench_rng rng;
+        double a, b;
+        int rc, is_needle = next < o->queries && nd[next].t == t;
+        bench_rng_seed(&rng, o->seed, t);
+        if (is_needle)
+            snprintf(text, sizeof text, "%s", nd[next].text);
+        else
+            filler_text(&rng, text, sizeof text);
+        snprintf(uid, sizeof uid, "synth-u%05ld", u);
+        snprintf(sid, sizeof sid, "session_%ld", j / 50);
+        clk->now = t0_ms + (int64_t)t * EVENT_GAP_MS;
+        memset(&ev, 0, sizeof ev);
+        memset(&info, 0, sizeof info);
+        ev.user_id = uid;
+        ev.session_id = sid;
+        ev.text = text;
+        ev.occurred_at = bench_iso(clk->now, 480, iso);
+        a = bench_mono_ms();
+        rc = am_add_event(db, &ev, &info);
+        b = bench_mono_ms();
+        if (rc != AM_OK)
+            return bench_fail(e, "engine: am_add_event (user %s, event %ld): "
+                              "%s: %s", uid, j, am_errstr(rc), am_errmsg(db));
+        if (bench_samples_add(&out->ingest_ms, b - a) != 0)
+            return bench_fail(e, "out of memory");
+        if (is_needle) {
+            snprintf(nd[next].event_id, sizeof nd[next].event_id, "%s",
+                     info.event_id);
+            next++;
+        }
+        if (o->progress && t % 10000 == 0)
+            fprintf(stderr, "\r[synth] %llu/%llu events",
+                    (unsigned long long)t, (unsigned long long)total);
+    }
+    if (o->progress)
+        fprintf(stderr, "\r[synth] %llu/%llu events\n",
+                (unsigned long long)total, (unsigned long long)total);
+    out->ingest_wall_ms = bench_mono_ms() - w0;
+    return 0;
+}
+
+static int synth_queries(am_db *db, const bench_synth_opts *o,
+                         const needle *nd,
+                         synth_out *out, bench_err *e)
+{
+    size_t *ranked = malloc((size_t)o->maxk * sizeof *ranked);
+    const size_t gold = 0;
+    long i;
+    if (!ranked)
+        return bench_fail(e, "out of memory");
+    for (i = 0; i < o->queries; i++) {
+        am_query q;
+        am_recall_result *rr = NULL;
+        char uid[32];
+        size_t k, n = 0;
+        double a, b;
+        int rc;
+        snprintf(uid, sizeof uid, "synth-u%05ld",
+                 (long)(nd[i].t % (uint64_t)o->users));
+        memset(&q, 0, sizeof q);
+        q.user_id = uid;
+        q.text = nd[i].query;
+        q.max_events = o->maxk;
+        a = bench_mono_ms();
+        rc = am_recall(db, &q, &rr);
+        b = bench_mono_ms();
+        if (rc != AM_OK || !rr) {
+            am_recall_free(rr);
+            free(ranked);
+            return bench_fail(e, "engine: am_recall (user %s): %s: %s", uid,
+                              am_errstr(rc), am_errmsg(db));
+        }
+        for (k = 0; k < rr->n_events && n < (size_t)o->maxk; k++)
+            ranked[n++] = rr->events[k].id &&
+                                  strcmp(rr->events[k].id, nd[i].event_id) == 0
+                              ? gold
+                              : (size_t)1;
+        bench_acc_add(&out->acc, o->ks, o->nk, ranked, n, &gold, 1);
+        out->block_tokens_sum += rr->block_tokens;
+        am_recall_free(rr);
+        if (bench_samples_add(&out->recall_ms, b - a) != 0) {
+            free(ranked);
+            return bench_fail(e, "out of memory");
+        }
+    }
+    free(ranked);
+    return 0;
+}
+
+static json_t *per_k(const bench_synth_opts *o, const double *sum, double n)
+{
+    json_t *v = json_object();
+    size_t i;
+    for (i = 0; i < o->nk; i++) {
+        char key[16];
+        snprintf(key, sizeof key, "%d", o->ks[i]);
+        json_object_set_new(v, key, json_real(n > 0 ? sum[i] / n : 0));
+    }
+    return v;
+}
+
+static void synth_report(const bench_synth_opts *o, const char *db,
+                         synth_out *out)
+{
+    double total = (double)o->users * (double)o->events;
+    double eps = out->ingest_wall_ms > 0 ? total * 1000 / out->ingest_wall_ms
+                                         : 0;
+    double q = out->acc.n;
+    double p[4];
+    size_t i;
+    p[0] = bench_samples_pct(&out->ingest_ms, 50);
+    p[1] = bench_samples_pct(&out->ingest_ms, 95);
+    p[2] = bench_samples_pct(&out->recall_ms, 50);
+    p[3] = bench_samples_pct(&out->recall_ms, 95);
+    if (o->json) {
+        json_t *r = json_object(), *l = json_object();
+        char *text;
+        json_object_set_new(r, "dataset", json_string("synth"));
+        json_object_set_new(r, "mode", json_string("engine"));
+        json_object_set_new(r, "db", db ? json_string(db) : json_null());
+        json_object_set_new(r, "users", json_integer(o->users));
+        json_object_set_new(r, "events_per_user", json_integer(o->events));
+        json_object_set_new(r, "events", json_integer((json_int_t)total));
+        json_object_set_new(r, "seed", json_integer((json_int_t)o->seed));
+        json_object_set_new(r, "questions", json_integer((json_int_t)q));
+        json_object_set_new(r, "ingest_seconds",
+                            json_real(out->ingest_wall_ms / 1000));
+        json_object_set_new(r, "ingest_events_per_s", json_real(eps));
+        json_object_set_new(r, "store_bytes", json_integer(out->bytes));
+        json_object_set_new(r, "recall", per_k(o, out->acc.recall, q));
+        json_object_set_new(r, "recall_all", per_k(o, out->acc.recall_all, q));
+        json_object_set_new(r, "hit", per_k(o, out->acc.hit, q));
+        json_object_set_new(r, "ndcg", per_k(o, out->acc.ndcg, q));
+        json_object_set_new(r, "block_tokens_mean",
+                            json_real(q > 0 ? out->block_tokens_sum / q : 0));
+        json_object_set_new(l, "ingest_event_p50", json_real(p[0]));
+        json_object_set_new(l, "ingest_event_p95", json_real(p[1]));
+        json_object_set_new(l, "recall_p50", json_real(p[2]));
+        json_object_set_new(l, "recall_p95", json_real(p[3]));
+        json_object_set_new(r, "latency_ms", l);
+        text = json_dumps(r, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
+                                 JSON_REAL_PRECISION(6));
+        if (text)
+            printf("%s\n", text);
+        free(text);
+        json_decref(r);
+        return;
+    }
+    printf("synth: %ld users x %ld events = %.0f events, seed %llu\n",
+           o->users, o->events, total, (unsigned long long)o->seed);
+    printf("ingest: %.1f s, %.0f events/s, per event p50 %.3f ms, p95 %.3f "
+           "ms; store %.1f MB\n", out->ingest_wall_ms / 1000, eps, p[0], p[1],
+           (double)out->bytes / 1e6);
+    printf("recall: %.0f queries, p50 %.3f ms, p95 %.3f ms, block %.1f "
+           "tokens\n", q, p[2], p[3], q > 0 ? out->block_tokens_sum / q : 0);
+    printf("needle found:");
+    for (i = 0; i < o->nk; i++)
+        printf(" @%d %.3f", o->ks[i], q > 0 ? out->acc.hit[i] / q : 0);
+    printf("\n");
+}
+
+int bench_synth(const bench_synth_opts *o, bench_err *e)
+{
+    char dir[4096] = "", path[4200];
+    const char *tmp = getenv("TMPDIR");
+    am_config cfg;
+    am_db *db = NULL;
+    char *err = NULL;
+    synth_clock clk;
+    synth_out out;
+    needle *nd = NULL;
+    uint64_t total = (uint64_t)o->users * (uint64_t)o->events;
+    int64_t t0_ms = bench_civil_ms(2025, 1, 6, 9, 0, 0, 480);
+    int rc = -1;
+    memset(&out, 0, sizeof out);
+    if (o->db) {
+        snprintf(path, sizeof path, "%s", o->db);
+    } else {
+        snprintf(dir, sizeof dir, "%s/agentmem-bench-XXXXXX",
+                 tmp && *tmp ? tmp : "/tmp");
+        if (!mkdtemp(dir))
+            return bench_fail(e, "synth: cannot create a temp directory in %s",
+                              tmp && *tmp ? tmp : "/tmp");
+        snprintf(path, sizeof path, "%s/bench.db", dir);
+    }
+    nd = calloc((size_t)o->queries + 1, sizeof *nd);
+    if (!nd) {
+        bench_fail(e, "out of memory");
+        goto out;
+    }
+    plant_needles(o, nd, total);
+    am_config_init(&cfg);
+    if (o->rank)
+        cfg.rank = *o->rank;
+    cfg.path = path;
+    cfg.clock = synth_now;
+    cfg.clock_ctx = &clk;
+    clk.now = t0_ms;
+    if ((rc = am_open(&cfg, &db, &err)) != AM_OK) {
+        bench_fail(e, "engine: am_open(\"%s\"): %s: %s", path, am_errstr(rc),
+                   err ? err : "");
+        am_free(err);
+        rc = -1;
+        goto out;
+    }
+    rc = synth_ingest(db, &clk, o, nd, t0_ms, &out, e);
+    if (rc == 0) {
+        clk.now = t0_ms + (int64_t)total * EVENT_GAP_MS + 3600000;
+        rc = synth_queries(db, o, nd, &out, e);
+    }
+    am_close(db);
+    out.bytes = store_bytes(path);
+    if (rc == 0)
+        synth_report(o, o->db, &out);
+out:
+    if (!o->db && dir[0])
+        remove_store(dir, path);
+    free(nd);
+    bench_samples_free(&out.ingest_ms);
+    bench_samples_free(&out.recall_ms);
+    return rc;
+}
