@@ -17,6 +17,7 @@
 #include "perceive/attribute.h"
 #include "perceive/task.h"
 #include "semantic/merge.h"
+#include "semantic/observe.h"
 #include "text/entities.h"
 #include "text/redact.h"
 
@@ -122,6 +123,7 @@ typedef struct wctx_ex {
     am_add_info *info;
     am__task_row *task;     /* attributed task (arena), or NULL */
     am__distill prev;       /* the previous sentence's outcome */
+    int strongest;          /* strongest AM__D_* action of the event */
     int task_dirty;
     const char *scope;
     int rc;
@@ -149,6 +151,7 @@ static int on_sentence(void *ctx, const char *s, size_t n)
     am__distill_sentence(norm.p ? norm.p : "", norm.len, &d);
     am__distill_follow(norm.p ? norm.p : "", norm.len, &x->prev, &d);
     x->prev = d;
+    if (d.action > x->strongest) x->strongest = d.action;
     const char *sentence = am__arena_strndup(x->w.ar, s, n);
     if (!sentence) { rc = AM_NOMEM; goto out; }
     int outcome = 0;
@@ -401,6 +404,11 @@ int am_add_event(am_db *db, const am_event *in, am_add_info *info)
     if (strcmp(ev.source, "user") == 0) {
         rc = am__text_sentences(red.text, clen, on_sentence, &x);
         if (rc) goto out_store;
+        am__observe_out ob;
+        if ((rc = am__semantic_observe(&x.w, &ev, norm.p ? norm.p : "", norm.len, x.strongest, &ob)))
+            goto out_store;
+        info->memories_created += ob.created;
+        info->memories_updated += ob.updated;
     }
     if (x.task && x.task_dirty) {
         x.task->updated_at = at;
