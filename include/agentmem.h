@@ -87,6 +87,10 @@ typedef struct am_rank_config {
     int max_events;          /* 8: events in a recall */
     int budget_long_tokens;  /* 800: long-term section budget */
     int budget_short_tokens; /* 300: short-term section budget */
+    double w_context;        /* 0.5: BM25 weight of an event's context (the
+                                turns before and after it in its session)
+                                beside its own text (1.0) */
+    double w_recency;        /* 0.1: weight of recency in an event's score */
 } am_rank_config;
 
 typedef struct am_config {

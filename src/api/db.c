@@ -32,6 +32,8 @@ void am_config_init(am_config *cfg)
     r->max_events = 8;
     r->budget_long_tokens = 800;
     r->budget_short_tokens = 300;
+    r->w_context = 0.5;
+    r->w_recency = 0.1;
 }
 
 const char *am_errstr(int rc)

@@ -269,8 +269,16 @@ static int add_task_events(am_db *db, const char *uid, const am__task_row *task,
         return rc;
     am__event_row *all = am__arena_alloc(ar, (*n_events + n + 1) * sizeof *all);
     if (!all) return AM_NOMEM;
-    if (*n_events) memcpy(all, *events, *n_events * sizeof *all);
-    size_t m = *n_events;
+    /* A one-off instruction of an earlier round ("这次用要点式") is stale:
+     * it is not shown again, not even as a relevant event. */
+    size_t m = 0;
+    for (size_t i = 0; i < *n_events; i++) {
+        int stale = 0;
+        for (size_t k = 0; k < nh && !stale && round_start != AM_TIME_NONE; k++)
+            stale = strcmp(h[k].field, "note") == 0 && h[k].at <= round_start && h[k].event_id &&
+                    strcmp(h[k].event_id, (*events)[i].id) == 0;
+        if (!stale) all[m++] = (*events)[i];
+    }
     for (size_t i = 0; i < n; i++) {
         if (round_start != AM_TIME_NONE && rows[i].occurred_at <= round_start) continue;
         double bonus = 0.5 - 0.005 * (double)i; /* newest first */
@@ -328,7 +336,13 @@ static int recall_run(am_db *db, const am_query *q, recall_box *box)
     }
     am__route_decision rd;
     am__route(norm.p ? norm.p : "", norm.len, &rd);
+    am__buf expansion;
+    am__buf_init(&expansion, &db->alloc);
+    rc = am__expand_query(norm.p ? norm.p : "", norm.len, &expansion);
     am__buf_free(&norm);
+    const char *expanded = rc || !expansion.len ? NULL : am__arena_strndup(ar, expansion.p, expansion.len);
+    am__buf_free(&expansion);
+    if (rc) return am__db_error(db, rc, "recall: out of memory");
     res->need_memory = rd.need_memory;
     res->route = am__route_name(rd.route);
     am__db_log(db, AM_LOG_INFO, "recall: user %s: route=%s reason=%s", uid, res->route, rd.reason);
@@ -345,11 +359,25 @@ static int recall_run(am_db *db, const am_query *q, recall_box *box)
     const char **terms;
     size_t nt;
     if ((rc = am__query_terms(db->text, q->text, ar, &terms, &nt))) goto out_store;
+    if (expanded) { /* F21: synonyms and near-words join the terms */
+        const char **more;
+        size_t nm;
+        if ((rc = am__query_terms(db->text, expanded, ar, &more, &nm))) goto out_store;
+        const char **all = am__arena_alloc(ar, (nt + nm + 1) * sizeof *all);
+        if (!all) { rc = AM_NOMEM; goto out_store; }
+        memcpy(all, terms, nt * sizeof *all);
+        for (size_t i = 0; i < nm; i++) {
+            size_t k;
+            for (k = 0; k < nt && strcmp(all[k], more[i]) != 0; k++) {}
+            if (k == nt) all[nt++] = more[i];
+        }
+        terms = all;
+    }
     size_t max_ev = (size_t)(q->max_events > 0 ? q->max_events : r->max_events);
     int limit = r->candidates > (int)max_ev * 2 ? r->candidates : (int)max_ev * 2;
     am__event_row *events;
     size_t n_events;
-    rc = s->vt->events_search(s, uid, terms, nt, AM_TIME_NONE,
+    rc = s->vt->events_search(s, uid, terms, nt, r->w_context, AM_TIME_NONE,
                               as_of != AM_TIME_NONE ? as_of + 1 : AM_TIME_NONE, limit, ar,
                               &events, &n_events);
     if (rc) goto out_store;

@@ -392,8 +392,23 @@ int am_add_event(am_db *db, const am_event *in, am_add_info *info)
     }
     if (doc.oom) { rc = AM_NOMEM; goto out_store; }
     ev.index_doc = doc.p;
+    int64_t prev_rid = 0;
+    /* Context: the turn this one answers (the previous event of the
+     * session), indexed beside it with a lower weight. */
+    if (in->session_id) {
+        am__event_row *prev;
+        size_t np;
+        if ((rc = s->vt->events_recent(s, uid, in->session_id, NULL, at, 1, &ar, &prev, &np)))
+            goto out_store;
+        if (np) {
+            ev.index_ctx = prev[0].content;
+            prev_rid = prev[0].rid;
+        }
+    }
     if ((rc = s->vt->event_put(s, &ev)) || (rc = store_entities(&x, ents, ne)))
         goto out_store;
+    /* ...and this turn becomes the context of the one it answers. */
+    if (prev_rid && (rc = s->vt->event_ctx_append(s, uid, prev_rid, red.text))) goto out_store;
     for (size_t i = 0; i < red.n; i++) {
         if (!red.items[i].original) continue;
         am__pii_row p = {red.items[i].placeholder, am__pii_type_name(red.items[i].type),

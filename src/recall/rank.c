@@ -77,7 +77,7 @@ void am__rank_events(const am_rank_config *r, am_time now, am__event_row *rows,
     for (size_t i = 0; i < n; i++) {
         double age = now > rows[i].occurred_at ? (double)(now - rows[i].occurred_at) / DAY_MS : 0;
         double recency = pow(0.5, age / hl);
-        rows[i].score = 0.9 * rows[i].score / best + 0.1 * recency;
+        rows[i].score = (1 - r->w_recency) * rows[i].score / best + r->w_recency * recency;
     }
     if (n > 1) qsort(rows, n, sizeof *rows, cmp_event);
 }

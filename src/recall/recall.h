@@ -28,6 +28,12 @@ typedef struct am__route_decision {
 void am__route(const char *norm, size_t n, am__route_decision *out);
 const char *am__route_name(int route);
 
+/* ---- expand (F21) */
+/* Append to out the synonyms / near-words of the groups the normalised
+ * query touches (space-separated); the caller adds their tokens as extra
+ * query terms.  Returns AM_OK or AM_NOMEM. */
+int am__expand_query(const char *norm, size_t n, am__buf *out);
+
 /* ---- rank */
 typedef struct am__scored_item {
     am__item_row *row;

@@ -26,6 +26,7 @@ typedef struct am__event_row {
     am_time occurred_at, ingested_at;
     int tz_minutes;
     const char *index_doc;    /* text to index (content + entities); put only */
+    const char *index_ctx;    /* context to index (the turn it answers); put only */
     double score;             /* search score (higher is better) */
 } am__event_row;
 
@@ -102,6 +103,10 @@ typedef struct am__store_vt {
 
     /* perception layer */
     int (*event_put)(am__store *s, am__event_row *ev); /* sets ev->rid */
+    /* Append text to an event's indexed context (the turn that answered
+     * it).  The event's own row is not changed. */
+    int (*event_ctx_append)(am__store *s, const char *uid, int64_t rid,
+                            const char *text);
     int (*entity_put)(am__store *s, const char *uid, int64_t event_rid,
                       const am__entity_row *en);
     int (*pii_put)(am__store *s, const char *uid, int64_t event_rid,
@@ -109,10 +114,11 @@ typedef struct am__store_vt {
     int (*event_get)(am__store *s, const char *uid, const char *event_id,
                      am__arena *ar, am__event_row *out);
     /* Lexical search (BM25) for events containing any of the final index
-     * tokens terms[0..n_terms) (as produced by text/analyze).  Best first,
+     * tokens terms[0..n_terms) (as produced by text/analyze), in the text
+     * (weight 1) or its context (weight w_ctx).  Best first,
      * at most limit rows; time bounds optional (AM_TIME_NONE). */
     int (*events_search)(am__store *s, const char *uid,
-                         const char *const *terms, size_t n_terms,
+                         const char *const *terms, size_t n_terms, double w_ctx,
                          am_time from, am_time to, int limit, am__arena *ar,
                          am__event_row **rows, size_t *n);
     /* Most recent events of the user (session and task may be NULL),

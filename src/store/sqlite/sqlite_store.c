@@ -53,7 +53,7 @@ static const char *const migrations[] = {
     "CREATE INDEX events_user_time ON events(user_id, occurred_at);"
     "CREATE INDEX events_user_session ON events(user_id, session_id);"
     "CREATE INDEX events_user_task ON events(user_id, task_id);"
-    "CREATE VIRTUAL TABLE events_fts USING fts5(uid, doc, tokenize='am_cjk');"
+    "CREATE VIRTUAL TABLE events_fts USING fts5(uid, doc, ctx, tokenize='am_cjk');"
     "CREATE TABLE entities(event_rid INTEGER NOT NULL, user_id TEXT NOT NULL,"
     "  type TEXT NOT NULL, surface TEXT NOT NULL, norm TEXT NOT NULL,"
     "  t_from INTEGER, t_to INTEGER);"
@@ -415,12 +415,27 @@ static int sq_event_put(am__store *b, am__event_row *e)
     e->rid = sqlite3_last_insert_rowid(s->db);
     char tok[32];
     uid_token(e->user_id, tok, 0);
-    st = stmt(s, "INSERT INTO events_fts(rowid, uid, doc) VALUES(?,?,?)");
+    st = stmt(s, "INSERT INTO events_fts(rowid, uid, doc, ctx) VALUES(?,?,?,?)");
     if (!st) return AM_BACKEND;
     sqlite3_bind_int64(st, 1, e->rid);
     bind_text(st, 2, tok);
     bind_text(st, 3, e->index_doc ? e->index_doc : e->content);
+    bind_text(st, 4, e->index_ctx ? e->index_ctx : "");
     return run(s, st, "event index");
+}
+
+static int sq_event_ctx_append(am__store *b, const char *uid, int64_t rid,
+                               const char *text)
+{
+    sq_store *s = SQ(b);
+    char tok[32];
+    uid_token(uid, tok, 0);
+    sqlite3_stmt *st = stmt(s, "UPDATE events_fts SET ctx = ctx || ' ' || ?1 WHERE rowid = ?2 AND uid = ?3");
+    if (!st) return AM_BACKEND;
+    bind_text(st, 1, text);
+    sqlite3_bind_int64(st, 2, rid);
+    bind_text(st, 3, tok);
+    return run(s, st, "event context");
 }
 
 static int sq_entity_put(am__store *b, const char *uid, int64_t rid,
@@ -473,7 +488,7 @@ static int sq_event_get(am__store *b, const char *uid, const char *id,
 }
 
 static int sq_events_search(am__store *b, const char *uid,
-                            const char *const *terms, size_t n_terms,
+                            const char *const *terms, size_t n_terms, double w_ctx,
                             am_time from, am_time to, int limit, am__arena *ar,
                             am__event_row **rows, size_t *n)
 {
@@ -485,7 +500,7 @@ static int sq_events_search(am__store *b, const char *uid,
     am__buf_reset(q);
     char tok[32];
     uid_token(uid, tok, 1);
-    am__buf_printf(q, "uid:\"%s\" AND doc:(", tok);
+    am__buf_printf(q, "uid:\"%s\" AND {doc ctx}:(", tok);
     for (size_t i = 0; i < n_terms; i++) {
         if (i) am__buf_adds(q, " OR ");
         am__buf_adds(q, "\"" AM__FTS_VERBATIM);
@@ -497,7 +512,7 @@ static int sq_events_search(am__store *b, const char *uid,
     }
     am__buf_addc(q, ')');
     if (q->oom) return AM_NOMEM;
-    sqlite3_stmt *st = stmt(s, "SELECT " EVENT_COLS ", bm25(events_fts, 0.0, 1.0) AS r"
+    sqlite3_stmt *st = stmt(s, "SELECT " EVENT_COLS ", bm25(events_fts, 0.0, 1.0, ?6) AS r"
                                " FROM events_fts JOIN events e ON e.rid = events_fts.rowid"
                                " WHERE events_fts MATCH ?1 AND e.user_id = ?2"
                                " AND (?3 IS NULL OR e.occurred_at >= ?3) AND (?4 IS NULL OR e.occurred_at < ?4)"
@@ -508,6 +523,7 @@ static int sq_events_search(am__store *b, const char *uid,
     bind_time(st, 3, from);
     bind_time(st, 4, to);
     sqlite3_bind_int(st, 5, limit);
+    sqlite3_bind_double(st, 6, w_ctx);
     return read_events(s, st, ar, rows, n, 1);
 }
 
@@ -866,6 +882,16 @@ static int forget_collected(sq_store *s, const char *uid, long *events,
         "DELETE FROM memory_items WHERE user_id=?1 AND NOT EXISTS (SELECT 1 FROM item_sources s WHERE s.item_rid = memory_items.rid)",
         "DELETE FROM item_heat WHERE user_id=?1 AND lineage_id NOT IN (SELECT lineage_id FROM memory_items WHERE user_id=?1)",
         "DELETE FROM events WHERE user_id=?1 AND rid IN (SELECT rid FROM temp.am_forget)",
+        /* A forgotten turn also lived in its neighbours' indexed context:
+         * rebuild the context of every remaining event of the sessions
+         * touched, from the turns that remain. */
+        "UPDATE events_fts SET ctx = (SELECT coalesce(x.prev, '') || ' ' || coalesce(x.next, '')"
+        "  FROM (SELECT rid, LAG(content) OVER w AS prev, LEAD(content) OVER w AS next FROM events"
+        "        WHERE user_id=?1 AND session_id IN (SELECT session_id FROM temp.am_forget)"
+        "        WINDOW w AS (PARTITION BY session_id ORDER BY occurred_at, rid)) x"
+        "  WHERE x.rid = events_fts.rowid)"
+        " WHERE rowid IN (SELECT rid FROM events WHERE user_id=?1"
+        "                 AND session_id IN (SELECT session_id FROM temp.am_forget))",
     };
     int rc;
     for (size_t i = 0; i < sizeof steps / sizeof *steps; i++) {
@@ -886,15 +912,15 @@ static int sq_forget(am__store *b, const char *uid, int level, const char *id,
     sq_store *s = SQ(b);
     int rc;
     *events = *items = *tasks = 0;
-    if ((rc = exec(s, "CREATE TEMP TABLE IF NOT EXISTS am_forget(rid INTEGER PRIMARY KEY, id TEXT);"
+    if ((rc = exec(s, "CREATE TEMP TABLE IF NOT EXISTS am_forget(rid INTEGER PRIMARY KEY, id TEXT, session_id TEXT);"
                       "DELETE FROM temp.am_forget;", "forget")))
         return rc;
     static const char *const pick[] = {
         NULL,
-        "INSERT INTO temp.am_forget SELECT rid, id FROM events WHERE user_id=?1 AND id=?2",
-        "INSERT INTO temp.am_forget SELECT rid, id FROM events WHERE user_id=?1 AND session_id=?2",
-        "INSERT INTO temp.am_forget SELECT rid, id FROM events WHERE user_id=?1 AND task_id=?2",
-        "INSERT INTO temp.am_forget SELECT rid, id FROM events WHERE user_id=?1 AND ?2 IS NULL",
+        "INSERT INTO temp.am_forget SELECT rid, id, session_id FROM events WHERE user_id=?1 AND id=?2",
+        "INSERT INTO temp.am_forget SELECT rid, id, session_id FROM events WHERE user_id=?1 AND session_id=?2",
+        "INSERT INTO temp.am_forget SELECT rid, id, session_id FROM events WHERE user_id=?1 AND task_id=?2",
+        "INSERT INTO temp.am_forget SELECT rid, id, session_id FROM events WHERE user_id=?1 AND ?2 IS NULL",
     };
     if (level < 1 || level > 4) return AM_MISUSE;
     sqlite3_stmt *st = stmt(s, pick[level]);
@@ -1022,7 +1048,7 @@ static int sq_audit_list(am__store *b, const char *uid, am__arena *ar,
 static const am__store_vt sqlite_vt = {
     "sqlite", sq_close, sq_errmsg, sq_begin, sq_commit, sq_rollback,
     sq_user_ensure, sq_user_exists, sq_link_put, sq_link_get, sq_link_del,
-    sq_links_list, sq_event_put, sq_entity_put, sq_pii_put, sq_event_get,
+    sq_links_list, sq_event_put, sq_event_ctx_append, sq_entity_put, sq_pii_put, sq_event_get,
     sq_events_search, sq_events_recent, sq_events_list, sq_entities_list,
     sq_event_find, sq_task_get, sq_task_put, sq_task_change_add,
     sq_task_history, sq_tasks_list, sq_item_insert, sq_item_close,
