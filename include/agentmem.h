@@ -91,6 +91,10 @@ typedef struct am_rank_config {
                                 turns before and after it in its session)
                                 beside its own text (1.0) */
     double w_recency;        /* 0.1: weight of recency in an event's score */
+    double min_event_score; /* 0.3: events scoring below this fraction of the
+                                best event are not returned */
+    double w_session;        /* 0.1: bonus of a turn from the other hits of
+                                its session (evidence clusters) */
 } am_rank_config;
 
 typedef struct am_config {

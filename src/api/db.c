@@ -34,6 +34,8 @@ void am_config_init(am_config *cfg)
     r->budget_short_tokens = 300;
     r->w_context = 0.5;
     r->w_recency = 0.1;
+    r->w_session = 0.1;
+    r->min_event_score = 0.3;
 }
 
 const char *am_errstr(int rc)

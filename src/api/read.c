@@ -212,12 +212,13 @@ static int referenced_task(am_db *db, const char *uid, const am_query *q,
         /* votes of the top candidates, weighted by score */
         double total = 0, best = 0;
         size_t top = n_cands < 10 ? n_cands : 10;
-        for (size_t i = 0; i < top; i++) total += cands[i].score;
+        for (size_t i = 0; i < top; i++) total += cands[i].score > 0 ? cands[i].score : 0;
         for (size_t i = 0; i < top; i++) {
             if (!cands[i].task_id) continue;
             double v = 0;
             for (size_t j = 0; j < top; j++)
-                if (cands[j].task_id && strcmp(cands[j].task_id, cands[i].task_id) == 0)
+                if (cands[j].task_id && cands[j].score > 0 &&
+                    strcmp(cands[j].task_id, cands[i].task_id) == 0)
                     v += cands[j].score;
             if (v > best) { best = v; task_id = cands[i].task_id; }
         }
@@ -285,7 +286,7 @@ static int add_task_events(am_db *db, const char *uid, const am__task_row *task,
         size_t k;
         for (k = 0; k < m; k++)
             if (strcmp(all[k].id, rows[i].id) == 0) break;
-        if (k < m) all[k].score += bonus;
+        if (k < m) all[k].score = all[k].score < 0 ? bonus : all[k].score + bonus;
         else {
             all[m] = rows[i];
             all[m++].score = bonus;
@@ -415,7 +416,7 @@ static int recall_run(am_db *db, const am_query *q, recall_box *box)
                 dup = strcmp(scored[k].row->sources[j], events[i].id) == 0;
         if (!dup) events[w++] = events[i];
     }
-    n_events = w;
+    n_events = am__events_cut(r, events, w);
     if (n_events > max_ev) n_events = max_ev;
 
     /* Budget and render (F18). */

@@ -22,6 +22,7 @@
 #include "text/redact.h"
 
 #define MAX_ENTITIES 64
+#define AM__CONTEXT_TURNS 2 /* must match the forget rebuild in store/ */
 
 static const char *const sources[] = {"user", "agent", "tool", "system", NULL};
 static const char *const types[] = {
@@ -392,23 +393,30 @@ int am_add_event(am_db *db, const am_event *in, am_add_info *info)
     }
     if (doc.oom) { rc = AM_NOMEM; goto out_store; }
     ev.index_doc = doc.p;
-    int64_t prev_rid = 0;
-    /* Context: the turn this one answers (the previous event of the
-     * session), indexed beside it with a lower weight. */
+    /* Context: the turns around this one in its session (the one it
+     * answers, the one before), indexed beside it with a lower weight; and
+     * this turn becomes part of theirs.  AM__CONTEXT_TURNS each side. */
+    am__event_row *prev = NULL;
+    size_t np = 0;
+    am__buf ctx;
+    am__buf_init(&ctx, &db->alloc);
     if (in->session_id) {
-        am__event_row *prev;
-        size_t np;
-        if ((rc = s->vt->events_recent(s, uid, in->session_id, NULL, at, 1, &ar, &prev, &np)))
-            goto out_store;
-        if (np) {
-            ev.index_ctx = prev[0].content;
-            prev_rid = prev[0].rid;
+        if ((rc = s->vt->events_recent(s, uid, in->session_id, NULL, at, AM__CONTEXT_TURNS, &ar,
+                                       &prev, &np)))
+            goto out_ctx;
+        for (size_t i = np; i-- > 0;) {
+            am__buf_adds(&ctx, prev[i].content);
+            am__buf_addc(&ctx, ' ');
         }
+        if (ctx.oom) { rc = AM_NOMEM; goto out_ctx; }
+        ev.index_ctx = ctx.p;
     }
-    if ((rc = s->vt->event_put(s, &ev)) || (rc = store_entities(&x, ents, ne)))
-        goto out_store;
-    /* ...and this turn becomes the context of the one it answers. */
-    if (prev_rid && (rc = s->vt->event_ctx_append(s, uid, prev_rid, red.text))) goto out_store;
+    if ((rc = s->vt->event_put(s, &ev)) || (rc = store_entities(&x, ents, ne))) goto out_ctx;
+    for (size_t i = 0; i < np; i++)
+        if ((rc = s->vt->event_ctx_append(s, uid, prev[i].rid, red.text))) goto out_ctx;
+out_ctx:
+    am__buf_free(&ctx);
+    if (rc) goto out_store;
     for (size_t i = 0; i < red.n; i++) {
         if (!red.items[i].original) continue;
         am__pii_row p = {red.items[i].placeholder, am__pii_type_name(red.items[i].type),

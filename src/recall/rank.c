@@ -77,7 +77,36 @@ void am__rank_events(const am_rank_config *r, am_time now, am__event_row *rows,
     for (size_t i = 0; i < n; i++) {
         double age = now > rows[i].occurred_at ? (double)(now - rows[i].occurred_at) / DAY_MS : 0;
         double recency = pow(0.5, age / hl);
-        rows[i].score = (1 - r->w_recency) * rows[i].score / best + r->w_recency * recency;
+        double lex = rows[i].score / best;
+        /* below the relevance floor: dropped by am__events_cut */
+        rows[i].score = lex < r->min_event_score ? -1
+                                                 : (1 - r->w_recency) * lex + r->w_recency * recency;
+    }
+    /* Session support: evidence clusters in sessions; a turn whose session
+     * has other strong hits gains a little (sum of the others' scores,
+     * capped). */
+    if (r->w_session > 0) {
+        double *bonus = calloc(n ? n : 1, sizeof *bonus);
+        if (bonus) {
+            for (size_t i = 0; i < n; i++) {
+                if (!rows[i].session_id || rows[i].score < 0) continue;
+                double sum = 0;
+                for (size_t j = 0; j < n; j++)
+                    if (j != i && rows[j].score > 0 && rows[j].session_id && strcmp(rows[j].session_id, rows[i].session_id) == 0)
+                        sum += rows[j].score;
+                bonus[i] = r->w_session * (sum > 1 ? 1 : sum);
+            }
+            for (size_t i = 0; i < n; i++) rows[i].score += bonus[i];
+            free(bonus);
+        }
     }
     if (n > 1) qsort(rows, n, sizeof *rows, cmp_event);
+}
+
+size_t am__events_cut(const am_rank_config *r, const am__event_row *rows, size_t n)
+{
+    (void)r;
+    size_t k = 0;
+    while (k < n && rows[k].score >= 0) k++;
+    return k;
 }

@@ -43,9 +43,15 @@ typedef struct am__scored_item {
 int am__rank_items(am__text *t, const am_rank_config *r, am_time now,
                    const uint64_t *q, size_t nq, am__item_row *rows, size_t n,
                    am__scored_item *out);
-/* Rerank lexical candidates in place by relevance and recency. */
+/* Rerank lexical candidates in place by relevance, recency and session
+ * support; candidates under the relevance floor get a negative score. */
 void am__rank_events(const am_rank_config *r, am_time now, am__event_row *rows,
                      size_t n);
+
+/* How many of the ranked events (best first) cleared the relevance floor
+ * (lexical score >= min_event_score x the best; am__rank_events marks the
+ * others with a negative score). */
+size_t am__events_cut(const am_rank_config *r, const am__event_row *rows, size_t n);
 
 /* ---- render */
 typedef struct am__render_in {
