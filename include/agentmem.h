@@ -91,6 +91,8 @@ typedef struct am_rank_config {
                                 turns before and after it in its session)
                                 beside its own text (1.0) */
     double w_recency;        /* 0.1: weight of recency in an event's score */
+    double w_vector;         /* 0.3: weight of vector similarity when an
+                                embedder is configured (F16 fusion) */
     double min_event_score; /* 0.3: events scoring below this fraction of the
                                 best event are not returned */
     double w_session;        /* 0.1: bonus of a turn from the other hits of
@@ -120,6 +122,12 @@ typedef struct am_config {
     int busy_timeout_ms;
     /* Open an existing store only, never create one.  Default 0. */
     int must_exist;
+    /* Embedder for vector recall (F16, F31): NULL or "none" (lexical only),
+     * "use-lite" (the built-in English encoder; weights from $AM_MODEL_DIR
+     * or models/use-lite) or "use-lite:DIR".  Vectors carry the embedder's
+     * id and are only compared with vectors of the same id; texts the
+     * embedder cannot represent (Chinese for use-lite) get no vector. */
+    const char *embedder;
     am_rank_config rank;
 } am_config;
 

@@ -35,6 +35,7 @@ void am_config_init(am_config *cfg)
     r->w_context = 0.5;
     r->w_recency = 0.1;
     r->w_session = 0.1;
+    r->w_vector = 0.3;
     r->min_event_score = 0.3;
 }
 
@@ -156,6 +157,23 @@ int am_open(const am_config *cfg, am_db **out, char **errmsg)
         snprintf(err, sizeof err, "open: cannot initialise text analysis");
         goto out_fail;
     }
+    if (cfg->embedder && strcmp(cfg->embedder, "none") != 0) {
+        const char *dir = NULL;
+        if (strcmp(cfg->embedder, "use-lite") == 0) dir = am__embed_use_default_dir();
+        else if (strncmp(cfg->embedder, "use-lite:", 9) == 0) dir = cfg->embedder + 9;
+        if (!dir) {
+            snprintf(err, sizeof err, "open: embedder \"%.64s\" is not one of none, use-lite, use-lite:DIR",
+                     cfg->embedder);
+            rc = AM_INVALID;
+            goto out_fail;
+        }
+        char eerr[400];
+        rc = am__embed_use_open(dir, &db->embedder, eerr, sizeof eerr);
+        if (rc) {
+            snprintf(err, sizeof err, "open: embedder: %s", eerr);
+            goto out_fail;
+        }
+    }
     *out = db;
     return AM_OK;
 out_fail:
@@ -169,6 +187,7 @@ void am_close(am_db *db)
     if (!db) return;
     if (db->store) db->store->vt->close(db->store);
     am__text_close(db->text);
+    am__embedder_close(db->embedder);
     am__allocator a = db->alloc;
     am__free(&a, db);
 }

@@ -8,6 +8,7 @@
 #define AM_API_DB_INT_H
 
 #include "base/base.h"
+#include "embed/embed.h"
 #include "store/store.h"
 #include "text/analyze.h"
 
@@ -16,6 +17,7 @@ struct am_db {
     am__allocator alloc;
     am__store *store;
     am__text *text;
+    am__embedder *embedder;   /* NULL: lexical recall only */
     am__ulid_state ulid;
     char err[1024];
 };

@@ -298,6 +298,53 @@ static int add_task_events(am_db *db, const char *uid, const am__task_row *task,
     return AM_OK;
 }
 
+/* F16 fusion: the vector neighbours of the query join the lexical
+ * candidates; score = (1 - w) x lexical + w x cosine / best cosine. */
+static int fuse_vectors(am_db *db, const char *uid, const char *text, am_time as_of, int limit,
+                        am__arena *ar, am__event_row **events, size_t *n_events)
+{
+    const am_rank_config *r = &db->cfg.rank;
+    am__embedder *e = db->embedder;
+    float *qv = am__arena_alloc(ar, (size_t)e->dim * sizeof *qv);
+    if (!qv) return AM_NOMEM;
+    char eerr[256];
+    const char *texts[1] = {text};
+    int rc = e->embed(e, texts, 1, qv, eerr, sizeof eerr);
+    if (rc) return am__db_error(db, rc, "recall: embedder: %s", eerr);
+    am__event_row *vrows;
+    size_t nv;
+    rc = db->store->vt->vec_scan(db->store, uid, e->id, qv, e->dim,
+                                 as_of != AM_TIME_NONE ? as_of + 1 : AM_TIME_NONE, limit, ar,
+                                 &vrows, &nv);
+    if (rc) return rc;
+    double best = 0;
+    for (size_t i = 0; i < nv; i++)
+        if (vrows[i].score > best) best = vrows[i].score;
+    if (best <= 0) return AM_OK;
+    am__event_row *all = am__arena_alloc(ar, (*n_events + nv + 1) * sizeof *all);
+    if (!all) return AM_NOMEM;
+    size_t m = *n_events;
+    if (m) memcpy(all, *events, m * sizeof *all);
+    double w = r->w_vector;
+    for (size_t i = 0; i < m; i++)
+        if (all[i].score > 0) all[i].score *= 1 - w;
+    for (size_t i = 0; i < nv; i++) {
+        double v = vrows[i].score / best;
+        if (v <= 0) continue;
+        size_t k;
+        for (k = 0; k < *n_events && all[k].rid != vrows[i].rid; k++) {}
+        if (k < *n_events) all[k].score = all[k].score < 0 ? w * v : all[k].score + w * v;
+        else {
+            all[m] = vrows[i];
+            all[m++].score = w * v;
+        }
+    }
+    if (m > 1) qsort(all, m, sizeof *all, cmp_score);
+    *events = all;
+    *n_events = m;
+    return AM_OK;
+}
+
 static int scope_visible(const char *scope, const am_query *q, const am__task_row *task)
 {
     if (!scope || strcmp(scope, "global") == 0) return 1;
@@ -383,6 +430,9 @@ static int recall_run(am_db *db, const am_query *q, recall_box *box)
                               &events, &n_events);
     if (rc) goto out_store;
     am__rank_events(r, at, events, n_events);
+    if (db->embedder && lang != AM_LANG_ZH && r->w_vector > 0 &&
+        (rc = fuse_vectors(db, uid, q->text, as_of, limit, ar, &events, &n_events)))
+        goto out_store;
     if ((rc = referenced_task(db, uid, q, events, n_events, ar, &task))) goto out_store;
     if (task && (rc = add_task_events(db, uid, task, at, ar, &events, &n_events)))
         goto out_store;

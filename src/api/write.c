@@ -417,6 +417,20 @@ int am_add_event(am_db *db, const am_event *in, am_add_info *info)
 out_ctx:
     am__buf_free(&ctx);
     if (rc) goto out_store;
+    /* F16: a vector of the (redacted) text, tagged with the embedder; only
+     * for text the embedder represents (use-lite: not Chinese). */
+    if (db->embedder && strcmp(ev.lang, "zh") != 0) {
+        float *vec = am__arena_alloc(&ar, (size_t)db->embedder->dim * sizeof *vec);
+        char eerr[256];
+        const char *texts[1] = {red.text};
+        if (!vec) { rc = AM_NOMEM; goto out_store; }
+        if ((rc = db->embedder->embed(db->embedder, texts, 1, vec, eerr, sizeof eerr))) {
+            am__db_error(db, rc, "add: embedder: %s", eerr);
+            goto out_rollback;
+        }
+        if ((rc = s->vt->vec_put(s, uid, ev.rid, db->embedder->id, vec, db->embedder->dim)))
+            goto out_store;
+    }
     for (size_t i = 0; i < red.n; i++) {
         if (!red.items[i].original) continue;
         am__pii_row p = {red.items[i].placeholder, am__pii_type_name(red.items[i].type),

@@ -107,6 +107,14 @@ typedef struct am__store_vt {
      * it).  The event's own row is not changed. */
     int (*event_ctx_append)(am__store *s, const char *uid, int64_t rid,
                             const char *text);
+    /* Vectors (F16): one per event and embedder, stored int8 with a
+     * scale.  vec_scan returns the events of the user with a vector of
+     * that embedder, best cosine first (score = cosine), at most limit. */
+    int (*vec_put)(am__store *s, const char *uid, int64_t rid,
+                   const char *embedder_id, const float *v, int dim);
+    int (*vec_scan)(am__store *s, const char *uid, const char *embedder_id,
+                    const float *q, int dim, am_time to, int limit,
+                    am__arena *ar, am__event_row **rows, size_t *n);
     int (*entity_put)(am__store *s, const char *uid, int64_t event_rid,
                       const am__entity_row *en);
     int (*pii_put)(am__store *s, const char *uid, int64_t event_rid,

@@ -153,11 +153,116 @@ int64_t ent_day(int y, int m, int d);
 void ent_civil(int64_t day, int *y, int *m, int *d);
 void ent_add_months(int *y, int *m, int k);
 
+/* ---- time builders (shared by the ent_time/ent_date_en matchers) ---- */
+enum { ENT_U_DAY = 1, ENT_U_WEEK, ENT_U_MONTH, ENT_U_YEAR, ENT_U_HOUR,
+       ENT_U_MIN, ENT_U_FORTNIGHT };
+
+static inline size_t ent_set_date(ent_when *w, int64_t d, size_t end)
+{
+    w->type = AM_ENT_DATE;
+    w->d0 = w->d1 = d;
+    return end;
+}
+
+static inline size_t ent_set_range(ent_when *w, int64_t a, int64_t b, size_t end)
+{
+    w->type = AM_ENT_RANGE;
+    w->d0 = a;
+    w->d1 = b;
+    return end;
+}
+
+static inline size_t ent_set_month(ent_when *w, int y, int m, size_t end)
+{
+    return ent_set_range(w, ent_day(y, m, 1), ent_day(y, m, ent_dim(y, m)), end);
+}
+
+static inline size_t ent_set_year(ent_when *w, int y, size_t end)
+{
+    return ent_set_range(w, ent_day(y, 1, 1), ent_day(y, 12, 31), end);
+}
+
+/* Days [a..b] of month m: "月初" 1..10, "月中" 11..20, "下旬" 21..end. */
+static inline size_t ent_set_part(ent_when *w, int y, int m, int a, int b, size_t end)
+{
+    int dim = ent_dim(y, m);
+    if (b > dim) b = dim;
+    return ent_set_range(w, ent_day(y, m, a), ent_day(y, m, b), end);
+}
+
+/* "月底": the last day; in query mode days 21..end. */
+static inline size_t ent_set_month_end(const ent_ctx *c, ent_when *w, int y, int m,
+                            size_t end)
+{
+    if (c->query) return ent_set_part(w, y, m, 21, 31, end);
+    return ent_set_date(w, ent_day(y, m, ent_dim(y, m)), end);
+}
+
+static inline size_t ent_set_year_end(const ent_ctx *c, ent_when *w, int y, size_t end)
+{
+    if (c->query) return ent_set_month(w, y, 12, end);
+    return ent_set_date(w, ent_day(y, 12, 31), end);
+}
+
+static inline size_t ent_set_quarter(ent_when *w, int y, int q, size_t end)
+{
+    int m0 = (q - 1) * 3 + 1;
+    return ent_set_range(w, ent_day(y, m0, 1),
+                     ent_day(y, m0 + 2, ent_dim(y, m0 + 2)), end);
+}
+
+static inline int64_t ent_week_start(const ent_ctx *c) { return c->today - c->wd; }
+
+/* A bare weekday: the next one (today included), or in query mode the
+ * last one (today included). */
+static inline int64_t ent_bare_weekday(const ent_ctx *c, int wd)
+{
+    if (c->query) return c->today - (c->wd - wd + 7) % 7;
+    return c->today + (wd - c->wd + 7) % 7;
+}
+
+/* A bare weekend: this one, or in query mode the last one begun. */
+static inline size_t ent_bare_weekend(const ent_ctx *c, ent_when *w, size_t end)
+{
+    int64_t sat = ent_week_start(c) + 5;
+    if (c->query && c->wd < 5) sat -= 7;
+    return ent_set_range(w, sat, sat + 1, end);
+}
+
+/* The year for month m (day d, or 0 for the whole month) written without
+ * one: the nearest (a +-6 month window); in query mode the latest not
+ * after today.  0 without a reference time. */
+int ent_infer_year(const ent_ctx *c, int m, int d, int *year);
+/* "N units before/after/within" (dir -1, +1, 0) from ref; query mode
+ * widens weeks/months/years.  Returns end, or 0 when out of range. */
+size_t ent_apply_offset(const ent_ctx *c, ent_when *w, int unit, int64_t n,
+                        int dir, size_t end);
+/* "the last N units": [today - N units, today]. */
+size_t ent_apply_recent(const ent_ctx *c, ent_when *w, int unit, int64_t n,
+                        size_t end);
+
 /* ---- matchers ---- */
 /* Time expressions: dates, ranges, times, date-times (ent_time.c). */
 size_t ent_time_at(const ent_ctx *c, size_t i, ent_when *w);
 /* Recurring weekdays: "每周四", "every Thursday" (ent_time.c). */
 size_t ent_recurring_at(const ent_ctx *c, size_t i, char *norm, size_t cap);
+/* Clocks: "15:00", "3pm", "下午三点半"; hint from a date word, strict when
+ * no date precedes (ent_clock.c). */
+size_t ent_clock_at(const ent_ctx *c, size_t i, int hint, int strict,
+                    int *min);
+/* Numeric dates: "2026-03-11", "2026-03-11T15:00+08:00", "3/11"
+ * (ent_date_en.c). */
+size_t ent_date_num_at(const ent_ctx *c, size_t i, ent_when *w);
+/* English dates starting with digits: "11 March 2026", "3 days ago",
+ * "in 2023" (ent_date_en.c). */
+size_t ent_date_en_digits_at(const ent_ctx *c, size_t i, ent_when *w);
+/* English dates starting with a word: "tomorrow", "next Friday", "end of
+ * the month", "May 2023", "Friday" (ent_date_en.c). */
+size_t ent_date_en_at(const ent_ctx *c, size_t i, ent_when *w);
+/* An English weekday name (loose: abbreviations "Sat"/"Sun" too), and its
+ * plural "Thursdays". */
+size_t ent_en_weekday(const ent_ctx *c, size_t i, int loose, int *wd);
+size_t ent_en_weekday_plural(const ent_ctx *c, size_t i, int *wd);
 /* Turn a resolved expression into an entity; 0 when out of range. */
 int ent_when_emit(const ent_ctx *c, const ent_when *w, am__entity *e);
 

@@ -133,65 +133,69 @@ static int en_to_cue_ok(const ent_ctx *c, size_t i)
     return ent_prev_word(c, b, verbs);
 }
 
+static size_t person(const ent_ctx *c, size_t a, size_t b, am__entity *e)
+{
+    e->type = AM_ENT_PERSON;
+    ent_norm_copy(e, c->s, a, b);
+    return b;
+}
+
+/* "张总", "王经理", "欧阳总监", "小王", "老李". */
+static size_t zh_person_at(const ent_ctx *c, size_t i, am__entity *e)
+{
+    size_t j, s, t;
+    uint32_t cp;
+    if ((j = ent_lit(c, i, "小")) != 0 || (j = ent_lit(c, i, "老")) != 0) {
+        /* only when what follows cannot continue a word: "小程序",
+         * "老毛病", "小白" are not people */
+        if ((s = zh_surname(c, j)) != 0) {
+            ent_cp(c, s, &cp);
+            if (!is_han(cp) || in_set3(c->s + s, zh_name_follow))
+                return person(c, i, s, e);
+        }
+    }
+    if (!(s = zh_surname(c, i)) || !(t = ent_lits(c, s, zh_titles, NULL)))
+        return 0;
+    /* One-character titles (总, 姐, 哥, 叔, 董) easily start a word:
+     * "高总价", "王姐妹".  After 总 a short list says no; after the others
+     * only a particle or verb may follow. */
+    if (t - s == 3 && ent_cp(c, t, &cp) == 3 && is_han(cp)) {
+        if (ent_lit(c, s, "总")) {
+            if (in_set3(c->s + t, zh_not_boss)) return 0;
+        } else if (!in_set3(c->s + t, zh_name_follow)) {
+            return 0;
+        }
+    }
+    return person(c, i, t, e);
+}
+
+/* A name word, and a second one right after a single blank. */
+static size_t en_full_name(const ent_ctx *c, size_t i)
+{
+    size_t t = en_name_word(c, i), s, t2;
+    if (!t) return 0;
+    s = ent_sp(c, t);
+    if (s == t + 1 && (t2 = en_name_word(c, s)) != 0) return t2;
+    return t;
+}
+
 size_t ent_person_at(const ent_ctx *c, size_t i, am__entity *e)
 {
     unsigned b = ent_at(c, i);
     size_t j, t;
-    if (b >= 0xE4) {
-        size_t s = 0;
-        if ((j = ent_lit(c, i, "小")) != 0 || (j = ent_lit(c, i, "老")) != 0) {
-            /* "小王", "老李": only when what follows cannot continue a
-             * word ("小程序", "老毛病", "小白" are not people). */
-            if ((s = zh_surname(c, j)) != 0) {
-                uint32_t cp;
-                ent_cp(c, s, &cp);
-                if (!is_han(cp) || (s + 3 <= c->n &&
-                                    in_set3(c->s + s, zh_name_follow))) {
-                    e->type = AM_ENT_PERSON;
-                    ent_norm_copy(e, c->s, i, s);
-                    return s;
-                }
-            }
-        }
-        if (!(s = zh_surname(c, i))) return 0;
-        int k;
-        if (!(t = ent_lits(c, s, zh_titles, &k))) return 0;
-        if (k == 4 && t + 3 <= c->n && in_set3(c->s + t, zh_not_boss)) return 0;
-        if (k >= 34 && t + 3 <= c->n) { /* 姐/哥/叔/董: not "姐妹", "哥们" */
-            uint32_t cp;
-            ent_cp(c, t, &cp);
-            if (is_han(cp) && !ent_lit(c, t, "的") && !ent_lit(c, t, "说") &&
-                !ent_lit(c, t, "和") && !ent_lit(c, t, "在") &&
-                !ent_lit(c, t, "也") && !ent_lit(c, t, "要"))
-                return 0;
-        }
-        e->type = AM_ENT_PERSON;
-        ent_norm_copy(e, c->s, i, t);
-        return t;
-    }
-    if (!ent_isalpha(b) || !ent_wstart(c, i)) return 0;
+    if (b >= 0xE4) return zh_person_at(c, i, e);
+    if (!(b >= 'A' && b <= 'Z') || !ent_wstart(c, i)) return 0;
     /* "Dr. Smith", "Mr Wang" */
-    if ((j = ent_words(c, i, en_titles, NULL)) != 0 && b >= 'A' && b <= 'Z') {
-        size_t k = j;
-        if (ent_at(c, k) == '.') k++;
-        k = ent_sp(c, k);
-        if (k > j + (ent_at(c, j) == '.') && (t = en_name_word(c, k)) != 0) {
-            size_t s2 = ent_sp(c, t), t2;
-            if (s2 == t + 1 && (t2 = en_name_word(c, s2)) != 0) t = t2;
-            e->type = AM_ENT_PERSON;
-            ent_norm_copy(e, c->s, i, t);
-            return t;
-        }
+    if ((j = ent_words(c, i, en_titles, NULL)) != 0) {
+        size_t k = ent_at(c, j) == '.' ? j + 1 : j, s = ent_sp(c, k);
+        if (s > k && (t = en_full_name(c, s)) != 0) return person(c, i, t, e);
         return 0;
     }
     /* "with Sarah Lee", "ask Mike", "talked to Tom" */
-    if (!(t = en_name_word(c, i)) || !ent_prev_word(c, i, en_cues)) return 0;
-    if (!en_to_cue_ok(c, i)) return 0;
-    size_t s2 = ent_sp(c, t), t2;
-    if (s2 == t + 1 && (t2 = en_name_word(c, s2)) != 0) t = t2;
-    e->type = AM_ENT_PERSON;
-    ent_norm_copy(e, c->s, i, t);
-    return t;
+    if (!en_name_word(c, i) || !ent_prev_word(c, i, en_cues) ||
+        !en_to_cue_ok(c, i))
+        return 0;
+    return person(c, i, en_full_name(c, i), e);
 }
 
 /* ----------------------------------------------------------- formats */
@@ -334,9 +338,9 @@ static const char *const file_exts[] = {
  * verbs, particles, pronouns, measure words. */
 static const char name_stops[] =
     /* sorted by code point: in_set3 searches it */
-    "一上下与个也买了于些交从他们任份传位作你做入其再写几删到卖即去又及发叫各"
-    "同名向和在她存它家对将就已帮并建开张当往想我或才打找把拿收改放新是有本来"
-    "某查此每用由的看离等篇给翻职被要见让该说请读贵跟转过还这进送那都问附";
+    "一上下与个也买了于些从他们任份传位作你做入其再写几删到卖即去又及叫各名向"
+    "和在她存它家对将就已帮并开张当往想我或才打找把拿收改放是有本来某查此每用"
+    "由的看离等篇给翻职被要见让该说请读贵跟转过还这进送那都问附";
 
 /* Walk back from i over a name: ASCII [A-Za-z0-9_-] (and '.', '/' for
  * files), and up to max_han Han characters not in name_stops. */
@@ -362,7 +366,11 @@ static size_t walk_back(const ent_ctx *c, size_t i, size_t lo, int file,
         ent_ctx sub = *c;
         sub.n = j;
         if (ent_cp(&sub, k, &cp) != 3 || !is_han(cp)) break;
-        if (in_set3(c->s + k, name_stops)) break;
+        /* "上海", "海上": 上 is a stop, except in place names */
+        if (in_set3(c->s + k, name_stops) &&
+            !(memcmp(c->s + k, "上", 3) == 0 && j + 3 <= i &&
+              memcmp(c->s + j, "海", 3) == 0))
+            break;
         j = k;
         han++;
     }
@@ -419,13 +427,33 @@ static const char *const en_org_suffixes[] = {
 /* The first characters of zh_org_suffixes, sorted by code point. */
 static const char org_suffix_firsts[] = "事保公出医协基大委学工律控有电研股证银集";
 
+/* Verbs that a walk back may take for the start of a name ("参加银行
+ *招聘会"): cut off the front of an organisation name. */
+static const char *const zh_org_verbs[] = {
+    "参加", "分享", "提升", "加入", "进入", "成立", "创办", "创立", "收购",
+    "投资", "前往", "来自", "属于", "负责", "联系", "合作", "就职", "任职",
+    "入职", "离开", "访问", "拜访", "咨询", "申请", "通过", "经过", "办理",
+    "开设", "设立", "注册", "成为", "作为", "所在", "位于", "对接", "服务",
+    "代表", "举办", "主办", "承办", "探讨", "促进", "推动", "介绍", "支持",
+    "携手", "联合", "邀请", "组织", "交流", "学习", "了解", "参观", "考察",
+    "应聘", "招聘", "面试", NULL};
+
 static int org_at(const ent_ctx *c, size_t i, size_t lo, am__entity *e)
 {
     unsigned b = ent_at(c, i);
-    size_t end, s;
+    size_t end, s, v;
     if (b >= 0xE4) {
         if (!(end = ent_lits(c, i, zh_org_suffixes, NULL))) return 0;
         s = walk_back(c, i, lo, 0, 10);
+        /* the name starts after the last verb in it */
+        for (size_t k = s; k < i;) {
+            if ((v = ent_lits(c, k, zh_org_verbs, NULL)) != 0 && v <= i) {
+                s = k = v;
+                continue;
+            }
+            uint32_t cp;
+            k += (size_t)ent_cp(c, k, &cp);
+        }
         if (s >= i) return 0;
         /* at least two Han characters or an ASCII name */
         if (i - s < 6 && ent_at(c, s) >= 0x80) return 0;

@@ -65,8 +65,9 @@ int ent_dec_add(ent_dec *a, ent_dec b)
 int ent_dec_int(ent_dec v, int64_t *out)
 {
     if (v.e < 0) {
+        if (v.e < -17) return 0;
         int64_t p = pow10i(-v.e);
-        if (v.e < -17 || v.m % p != 0) return 0;
+        if (v.m % p != 0) return 0;
         *out = v.m / p;
         return 1;
     }
@@ -188,6 +189,7 @@ static size_t zh_num_at(const ent_ctx *c, size_t i, ent_dec *v, int *flags)
                 }
                 section += num * u;
             } else if (u == 10000) {
+                if (section > 1000000000000LL) return 0;
                 if (num < 0 && section == 0) {
                     if (ntok == 0) return 0; /* "万一" */
                     break;
@@ -418,7 +420,9 @@ size_t ent_en_num_at(const ent_ctx *c, size_t i, ent_dec *v, int allow_a)
                 cur += val;
             }
         } else {
-            if (!any) break;
+            if (!any || cur > ENT_DEC_MAX / 1000000000 ||
+                total > ENT_DEC_MAX / 10)
+                break; /* "two hundred hundred hundred ..." */
             if (val == 2) {
                 cur = (cur ? cur : 1) * 100;
             } else {

@@ -18,18 +18,24 @@
  *    minute; a TIME alone has no date (from/to = AM_TIME_NONE).
  *  - relative expressions ("明天", "下周三", "three months ago") resolve
  *    against ref, the event's own time.
- *  - a month/day without a year ("3月11日", "March 11") takes the year that
- *    puts it nearest to ref; a bare weekday ("周五", "on Friday") is the
- *    next one (today included).  In query mode (am__query_time_range) both
- *    look back instead: the latest one not after today.
+ *  - a month/day without a year ("3月11日", "March 11", "3/11") takes the
+ *    year that puts its start nearest to ref (a +-6 month window); a bare
+ *    weekday ("周五", "on Friday") is the next one (today included).  In
+ *    query mode (am__query_time_range) both look back instead: the latest
+ *    one not after today.
  *  - "下周三"/"next Wednesday" is Wednesday of next week, "上周五"/"last
  *    Friday" Friday of the previous week, "这周五"/"this Friday" Friday of
  *    the current week.
  *  - "月底"/"end of the month" and "年底" are the last day (a deadline); in
  *    query mode they widen to days 21..end / all of December.  "月初" is
- *    days 1..10, "月中" 11..20, "上旬/中旬/下旬" likewise.
- *  - "N天后/前", "in N days", "N weeks ago" are one day; in query mode
- *    "N weeks/months/years ago" widen to that week/month/year.
+ *    days 1..10, "月中" 11..20, "上旬/中旬/下旬" likewise; "end of the
+ *    week" is Friday.  "周末"/"the weekend" is Saturday..Sunday of this
+ *    week (query mode: the last one begun).
+ *  - "三天内"/"within 3 days" is the range today..today+3; "最近三天"/"the
+ *    past 3 days" is today-3..today.
+ *  - "N天后/前", "in N days", "N weeks ago" are one day ("两小时后" a
+ *    date-time); in query mode "N weeks/months/years ago" widen to that
+ *    calendar week/month/year.
  *  - a duration alone is not a date: "我三天没睡好" gives NUMBER 3, no DATE.
  *  - hours without am/pm written with 点 ("3点", "明天3点") between 1 and 6
  *    are read as afternoon (13:00-18:00); "03:00" is taken literally.

@@ -36,7 +36,7 @@ static const rank_field rank_fields[] = {
     RF(half_life_temp_days, 0), RF(half_life_event_days, 0),
     RF(candidates, 1), RF(max_memories, 1), RF(max_events, 1),
     RF(budget_long_tokens, 1), RF(budget_short_tokens, 1),
-    RF(w_context, 0), RF(w_recency, 0), RF(w_session, 0), RF(min_event_score, 0),
+    RF(w_context, 0), RF(w_recency, 0), RF(w_session, 0), RF(min_event_score, 0), RF(w_vector, 0),
 };
 #undef RF
 
@@ -47,7 +47,7 @@ const char *bench_rank_names(void)
            "half_life_preference_days, half_life_conclusion_days, "
            "half_life_temp_days, half_life_event_days, candidates, "
            "max_memories, max_events, budget_long_tokens, "
-           "budget_short_tokens, w_context, w_recency, w_session, min_event_score";
+           "budget_short_tokens, w_context, w_recency, w_session, min_event_score, w_vector";
 }
 
 int bench_rank_apply(am_rank_config *rank, const char *spec, bench_err *e)
@@ -311,6 +311,7 @@ static int engine_unit(run_ctx *c, const bench_unit *u, size_t q_end)
     if (c->o->rank)
         cfg.rank = *c->o->rank;
     cfg.path = ":memory:";
+    cfg.embedder = getenv("AGENTMEM_EMBEDDER"); /* e.g. use-lite */
     cfg.clock = clock_now;
     cfg.clock_ctx = &clk;
     clk.now = u->n_docs ? c->ds->docs[u->docs[0]].at_ms : u->now_ms;

@@ -149,6 +149,7 @@ static am_db *open_db(const char *path, int must_exist)
     am_config_init(&cfg);
     cfg.path = path;
     cfg.must_exist = must_exist;
+    cfg.embedder = getenv("AGENTMEM_EMBEDDER"); /* none | use-lite | use-lite:DIR */
     am_db *db = NULL;
     char *err = NULL;
     int rc = am_open(&cfg, &db, &err);

@@ -12,6 +12,7 @@
  * in one transaction (migrations[] below).
  */
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -58,6 +59,9 @@ static const char *const migrations[] = {
      * passage, which measured better on LoCoMo than a separate context
      * table with its own document frequencies. */
     "CREATE VIRTUAL TABLE events_fts USING fts5(uid, doc, ctx, tokenize='am_cjk');"
+    "CREATE TABLE event_vectors(event_rid INTEGER PRIMARY KEY, user_id TEXT NOT NULL,"
+    "  embedder TEXT NOT NULL, dim INTEGER NOT NULL, scale REAL NOT NULL, vec BLOB NOT NULL);"
+    "CREATE INDEX event_vectors_user ON event_vectors(user_id, embedder);"
     "CREATE TABLE entities(event_rid INTEGER NOT NULL, user_id TEXT NOT NULL,"
     "  type TEXT NOT NULL, surface TEXT NOT NULL, norm TEXT NOT NULL,"
     "  t_from INTEGER, t_to INTEGER);"
@@ -440,6 +444,96 @@ static int sq_event_ctx_append(am__store *b, const char *uid, int64_t rid,
     sqlite3_bind_int64(st, 2, rid);
     bind_text(st, 3, tok);
     return run(s, st, "event context");
+}
+
+static int sq_vec_put(am__store *b, const char *uid, int64_t rid, const char *embedder,
+                      const float *v, int dim)
+{
+    sq_store *s = SQ(b);
+    signed char q[4096];
+    if (dim <= 0 || dim > (int)sizeof q) return AM_MISUSE;
+    float mx = 0;
+    for (int i = 0; i < dim; i++) mx = fabsf(v[i]) > mx ? fabsf(v[i]) : mx;
+    float scale = mx > 0 ? mx / 127.0f : 1.0f;
+    for (int i = 0; i < dim; i++) q[i] = (signed char)lrintf(v[i] / scale);
+    sqlite3_stmt *st = stmt(s, "INSERT OR REPLACE INTO event_vectors(event_rid, user_id, embedder, dim, scale, vec) VALUES(?,?,?,?,?,?)");
+    if (!st) return AM_BACKEND;
+    sqlite3_bind_int64(st, 1, rid);
+    bind_text(st, 2, uid);
+    bind_text(st, 3, embedder);
+    sqlite3_bind_int(st, 4, dim);
+    sqlite3_bind_double(st, 5, scale);
+    sqlite3_bind_blob(st, 6, q, dim, SQLITE_STATIC);
+    return run(s, st, "vector");
+}
+
+typedef struct vec_hit {
+    int64_t rid;
+    double score;
+} vec_hit;
+
+/* Exact scan: the vectors of one user and embedder, scored in C (the
+ * store filters, the engine scores: DESIGN F30 / TOOLCHAIN).  A bounded
+ * top-k keeps the best `limit`. */
+static int sq_vec_scan(am__store *b, const char *uid, const char *embedder, const float *qv,
+                       int dim, am_time to, int limit, am__arena *ar, am__event_row **rows,
+                       size_t *n)
+{
+    sq_store *s = SQ(b);
+    *rows = NULL;
+    *n = 0;
+    if (limit <= 0) return AM_OK;
+    vec_hit *top = am__arena_alloc(ar, (size_t)limit * sizeof *top);
+    if (!top) return AM_NOMEM;
+    size_t nt = 0;
+    sqlite3_stmt *st = stmt(s, "SELECT v.event_rid, v.scale, v.vec FROM event_vectors v JOIN events e ON e.rid = v.event_rid"
+                               " WHERE v.user_id=?1 AND e.user_id=?1 AND v.embedder=?2 AND v.dim=?3"
+                               " AND (?4 IS NULL OR e.occurred_at < ?4)");
+    if (!st) return AM_BACKEND;
+    bind_text(st, 1, uid);
+    bind_text(st, 2, embedder);
+    sqlite3_bind_int(st, 3, dim);
+    bind_time(st, 4, to);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const signed char *v = sqlite3_column_blob(st, 2);
+        if (!v || sqlite3_column_bytes(st, 2) != dim) continue;
+        double dot = 0;
+        for (int i = 0; i < dim; i++) dot += (double)qv[i] * v[i];
+        dot *= sqlite3_column_double(st, 1);
+        if (nt < (size_t)limit) {
+            top[nt].rid = sqlite3_column_int64(st, 0);
+            top[nt++].score = dot;
+        } else {
+            size_t w = 0;
+            for (size_t k = 1; k < nt; k++)
+                if (top[k].score < top[w].score) w = k;
+            if (dot > top[w].score) {
+                top[w].rid = sqlite3_column_int64(st, 0);
+                top[w].score = dot;
+            }
+        }
+    }
+    int out = rc == SQLITE_DONE ? AM_OK : fail(s, rc, "vector scan");
+    done(s, st);
+    if (out) return out;
+    am__event_row *r = am__arena_alloc(ar, (nt + 1) * sizeof *r);
+    if (!r) return AM_NOMEM;
+    size_t m = 0;
+    for (size_t k = 0; k < nt; k++) {
+        st = stmt(s, "SELECT " EVENT_COLS " FROM events e WHERE e.user_id=? AND e.rid=?");
+        if (!st) return AM_BACKEND;
+        bind_text(st, 1, uid);
+        sqlite3_bind_int64(st, 2, top[k].rid);
+        if (sqlite3_step(st) == SQLITE_ROW) {
+            read_event(ar, st, &r[m]);
+            r[m++].score = top[k].score;
+        }
+        done(s, st);
+    }
+    *rows = r;
+    *n = m;
+    return ar->oom ? AM_NOMEM : AM_OK;
 }
 
 static int sq_entity_put(am__store *b, const char *uid, int64_t rid,
@@ -879,6 +973,7 @@ static int forget_collected(sq_store *s, const char *uid, long *events,
     static const char *const steps[] = {
         "DELETE FROM events_fts WHERE rowid IN (SELECT rid FROM temp.am_forget)",
         "DELETE FROM entities WHERE user_id=?1 AND event_rid IN (SELECT rid FROM temp.am_forget)",
+        "DELETE FROM event_vectors WHERE user_id=?1 AND event_rid IN (SELECT rid FROM temp.am_forget)",
         "DELETE FROM pii_vault WHERE user_id=?1 AND event_rid IN (SELECT rid FROM temp.am_forget)",
         "DELETE FROM task_history WHERE user_id=?1 AND event_id IN (SELECT id FROM temp.am_forget)",
         "DELETE FROM item_sources WHERE user_id=?1 AND event_id IN (SELECT id FROM temp.am_forget)",
@@ -966,6 +1061,7 @@ static int sq_forget(am__store *b, const char *uid, int level, const char *id,
             "DELETE FROM task_history WHERE user_id=?1",
             "DELETE FROM tasks WHERE user_id=?1",
             "DELETE FROM entities WHERE user_id=?1",
+            "DELETE FROM event_vectors WHERE user_id=?1",
             "DELETE FROM pii_vault WHERE user_id=?1",
             "DELETE FROM identity_links WHERE user_id=?1",
             "DELETE FROM tombstones WHERE user_id=?1",
@@ -1052,13 +1148,42 @@ static int sq_audit_list(am__store *b, const char *uid, am__arena *ar,
 /* ------------------------------------------------------------ open */
 
 static const am__store_vt sqlite_vt = {
-    "sqlite", sq_close, sq_errmsg, sq_begin, sq_commit, sq_rollback,
-    sq_user_ensure, sq_user_exists, sq_link_put, sq_link_get, sq_link_del,
-    sq_links_list, sq_event_put, sq_event_ctx_append, sq_entity_put, sq_pii_put, sq_event_get,
-    sq_events_search, sq_events_recent, sq_events_list, sq_entities_list,
-    sq_event_find, sq_task_get, sq_task_put, sq_task_change_add,
-    sq_task_history, sq_tasks_list, sq_item_insert, sq_item_close,
-    sq_items_list, sq_item_touch, sq_forget, sq_audit, sq_audit_list,
+    .name = "sqlite",
+    .close = sq_close,
+    .errmsg = sq_errmsg,
+    .begin = sq_begin,
+    .commit = sq_commit,
+    .rollback = sq_rollback,
+    .user_ensure = sq_user_ensure,
+    .user_exists = sq_user_exists,
+    .link_put = sq_link_put,
+    .link_get = sq_link_get,
+    .link_del = sq_link_del,
+    .links_list = sq_links_list,
+    .event_put = sq_event_put,
+    .event_ctx_append = sq_event_ctx_append,
+    .vec_put = sq_vec_put,
+    .vec_scan = sq_vec_scan,
+    .entity_put = sq_entity_put,
+    .pii_put = sq_pii_put,
+    .event_get = sq_event_get,
+    .events_search = sq_events_search,
+    .events_recent = sq_events_recent,
+    .events_list = sq_events_list,
+    .entities_list = sq_entities_list,
+    .event_find = sq_event_find,
+    .task_get = sq_task_get,
+    .task_put = sq_task_put,
+    .task_change_add = sq_task_change_add,
+    .task_history = sq_task_history,
+    .tasks_list = sq_tasks_list,
+    .item_insert = sq_item_insert,
+    .item_close = sq_item_close,
+    .items_list = sq_items_list,
+    .item_touch = sq_item_touch,
+    .forget = sq_forget,
+    .audit = sq_audit,
+    .audit_list = sq_audit_list,
 };
 
 /* Read the schema version: 0 for an empty database, -1 for a database
