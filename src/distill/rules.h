@@ -4,13 +4,22 @@
  * constraint, profile), a one-off instruction (task state only), an
  * invalidation of an earlier statement, or nothing.
  *
- * The rules are data: tables of cue phrases per language and per outcome
- * (rules.c), plus guard tables for hard negatives (hypotheticals, reported
- * speech, questions).  Matching is on NFKC + case-folded text.  The logical
- * key of a statement comes from a topic table and an attribute table
- * ("周报" + "三段" -> report.structure); a statement with no known
- * attribute gets a key of its own so unrelated statements never supersede
- * each other.
+ * The rules are data: tables of cue patterns per outcome (rules.c, in the
+ * pattern language of perceive/task.h: whole English words, "A…B" pairs
+ * within a clause, clause anchors, context lists), plus guard tables for
+ * hard negatives (hypotheticals, reported speech, someone else as the
+ * subject, questions).  A fixed procedure combines them: one-off (scoped to
+ * this piece of work, no long-term marker, no status change), then
+ * invalidation (a withdrawal with a target), then persist (a long-term
+ * marker, a comparative or habit, "remember", or a lasting profile fact).
+ * Matching is on NFKC + case-folded text.  The logical key of a statement
+ * comes from a topic table and an attribute table ("周报" + "三段" ->
+ * report.structure); a statement with no known attribute gets a key of its
+ * own so unrelated statements never supersede each other.
+ *
+ * Measured on tests/corpus/distill.tsv by tests/unit/test_corpus.c, which
+ * prints precision and recall per class and language and holds the floors.
+ * Deterministic and allocation-free; about 20 microseconds a sentence.
  */
 #ifndef AM_DISTILL_RULES_H
 #define AM_DISTILL_RULES_H

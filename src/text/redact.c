@@ -1,14 +1,20 @@
 /*
  * redact.c -- secrets dropped, PII replaced by numbered placeholders.
  *
- * Three detection passes, each one linear scan that skips the spans an
- * earlier pass took (secrets, then e-mails, then numbers), then one pass
- * that catches every other literal occurrence of what was found, then the
- * output is assembled.  See redact.h for the rules and their reasons.
+ * Detection is three passes, each one linear scan that skips the spans an
+ * earlier pass claimed (secrets, then e-mails, then numbers); then every
+ * other literal occurrence of a found value is claimed too; then, because a
+ * claimed span changes what its neighbours see, detection runs again on
+ * what is left until a round changes nothing; then the output is assembled.
+ * See redact.h for the rules and their reasons.
  *
- * Spans are byte ranges [s, e) of the input.  Matchers only *claim* bytes
- * inside the free region [lo, hi) they are given, but may *read* context
- * anywhere in [0, n).
+ * Spans are byte ranges [s, e) of the input.  A matcher claims bytes only
+ * inside the free region [lo, hi) it is given, and reads its left and
+ * right neighbours through those bounds: a claimed byte reads as the '['
+ * or ']' of the placeholder it will become.  That is what makes redacting
+ * the output a no-op (the fuzz target checks it).  Secret values are never
+ * copied into any allocation; only PII originals are duplicated, into the
+ * result.
  */
 #include "text/redact.h"
 
@@ -66,6 +72,14 @@ static int fw_letter_at(const char *t, size_t n, size_t k)
     int b1 = (unsigned char)t[k + 1], b2 = (unsigned char)t[k + 2];
     return (b1 == 0xBC && b2 >= 0xA1 && b2 <= 0xBA) ||
            (b1 == 0xBD && b2 >= 0x81 && b2 <= 0x9A);
+}
+
+/* Full-width 'Ｘ' or 'ｘ' at k (the check character of an ID number). */
+static int fw_x_at(const char *t, size_t n, size_t k)
+{
+    return byte_at(t, n, k) == 0xEF &&
+           ((byte_at(t, n, k + 1) == 0xBC && byte_at(t, n, k + 2) == 0xB8) ||
+            (byte_at(t, n, k + 1) == 0xBD && byte_at(t, n, k + 2) == 0x98));
 }
 
 /* Space-like at k (ASCII space/tab, NBSP, ideographic space): byte length. */
@@ -435,7 +449,10 @@ static int value_ok(const char *t, size_t s, size_t e, int kind, int strength, i
         }
     }
     if (zh || strength == C_STRONG) return len >= 3;
-    /* English cue with "is"/"to"/nothing: prose unless it looks like one. */
+    /* English cue with "is"/"to"/nothing: prose unless it looks like one.
+     * A final '!' is punctuation here ("your secret ingredient!"). */
+    if (t[e - 1] == '!') symbols--;
+    if (strength == C_NONE) return len >= 4 && (digits || (symbols && len >= 6));
     return len >= 4 && (digits || symbols || inner_upper);
 }
 
@@ -510,10 +527,10 @@ static int cue_value(const char *t, size_t n, size_t k, size_t hi, int kind, int
 /* English cue at a word start k.  Returns 1 and the value span. */
 static int en_cue(const char *t, size_t n, size_t k, size_t hi, size_t *vs, size_t *ve)
 {
-    int c0 = lower((unsigned char)t[k]);
+    int c0 = lower((unsigned char)t[k]), c1 = lower(byte_at(t, n, k + 1));
     for (size_t i = 0; i < sizeof en_cues / sizeof *en_cues; i++) {
         const scue *c = &en_cues[i];
-        if ((unsigned char)c->pat[0] != c0) continue;
+        if ((unsigned char)c->pat[0] != c0 || (unsigned char)c->pat[1] != c1) continue;
         size_t e = match_en(t, n, k, c->pat);
         if (!e) continue;
         int need_strong = 0;
@@ -590,6 +607,12 @@ static size_t b64url_run(const char *t, size_t k, size_t hi)
 
 static size_t token_shape(const char *t, size_t n, size_t k, size_t hi)
 {
+    /* The first two letters of every shape: most words leave here. */
+    static const char two[] = "AKASghgiglskrkxoAILThfnpey";
+    int hit = 0;
+    for (size_t i = 0; i + 1 < sizeof two && !hit; i += 2)
+        hit = k + 1 < hi && t[k] == two[i] && t[k + 1] == two[i + 1];
+    if (!hit) return 0;
     /* JWT: eyJ<header>.eyJ<payload>.<signature> */
     if (starts(t, hi, k, "eyJ")) {
         size_t a = b64url_run(t, k, hi);
@@ -612,21 +635,21 @@ static size_t token_shape(const char *t, size_t n, size_t k, size_t hi)
         if (e - s < f->min || e - s > f->max || (f->need_digit && !digit)) return 0;
         return e;
     }
-    (void)n;
     return 0;
 }
 
-/* "-----BEGIN ... PRIVATE KEY-----" .. "-----END ... PRIVATE KEY-----";
- * an unterminated block runs to the end of the free region. */
 /* A PEM label ("RSA PRIVATE KEY") at k followed by "-----": its end. */
 static size_t pem_label(const char *t, size_t k, size_t hi)
 {
     size_t e = k;
-    while (e < hi && e - k < 64 && ((t[e] >= 'A' && t[e] <= 'Z') || is_dig((unsigned char)t[e]) || t[e] == ' '))
+    while (e < hi && e - k < 64 &&
+           ((t[e] >= 'A' && t[e] <= 'Z') || is_dig((unsigned char)t[e]) || t[e] == ' '))
         e++;
     return starts(t, hi, e, "-----") ? e : 0;
 }
 
+/* "-----BEGIN ... PRIVATE KEY-----" .. "-----END ... PRIVATE KEY-----";
+ * an unterminated block runs to the end of the free region. */
 static size_t pem_block(const char *t, size_t k, size_t hi)
 {
     if (!starts(t, hi, k, "-----BEGIN ")) return 0;
@@ -645,8 +668,7 @@ static size_t pem_block(const char *t, size_t k, size_t hi)
 }
 
 /* "scheme://user:pass@host" at the ':' of "://": the password span. */
-static int conn_string(const char *t, size_t n, size_t k, size_t lo, size_t hi,
-                       size_t *vs, size_t *ve)
+static int conn_string(const char *t, size_t k, size_t lo, size_t hi, size_t *vs, size_t *ve)
 {
     if (!starts(t, hi, k, "://") || k == lo || !is_alnum((unsigned char)t[k - 1])) return 0;
     size_t u = k + 3, lim = u + 512 < hi ? u + 512 : hi, colon = 0, at = 0;
@@ -657,7 +679,6 @@ static int conn_string(const char *t, size_t n, size_t k, size_t lo, size_t hi,
         if (c == ':' && !colon) colon = q;
         if (c == '@') at = q; /* the last '@' of the authority */
     }
-    (void)n;
     if (!colon || !at || at < colon + 2 || is_placeholder(t, colon + 1, at)) return 0;
     *vs = colon + 1;
     *ve = at;
@@ -687,7 +708,7 @@ static void pass_secrets(rx *r)
             claim(r, &w, k, e, AM_SECRET);
             continue;
         }
-        if (c == ':' && conn_string(t, w.hi, k, w.lo, w.hi, &vs, &ve)) {
+        if (c == ':' && conn_string(t, k, w.lo, w.hi, &vs, &ve)) {
             claim(r, &w, vs, ve, AM_SECRET);
             continue;
         }
@@ -886,12 +907,13 @@ static void parse_ntok(const char *t, size_t n, size_t k, size_t hi, ntok *nt)
         if (g == 0) {
             int c = byte_at(t, hi, k);
             if (c == 'X' || c == 'x') nt->xend = k + 1;
-            else if (c == 0xEF && ((byte_at(t, hi, k + 1) == 0xBC && byte_at(t, hi, k + 2) == 0xB8) ||
-                                   (byte_at(t, hi, k + 1) == 0xBD && byte_at(t, hi, k + 2) == 0x98)))
-                nt->xend = k + 3;
+            else if (fw_x_at(t, hi, k)) nt->xend = k + 3;
         }
+        /* No pattern needs more than 19 digits: a list of numbers separated
+         * by spaces is read a few at a time, not all at once. */
         size_t next;
-        int s = nt->toolong || nt->ng == MAXG ? SEP_NONE : read_sep(t, n, k, hi, &next);
+        int s = nt->toolong || nt->ng == MAXG || nt->nd > 24 ? SEP_NONE
+                                                              : read_sep(t, n, k, hi, &next);
         if (s == SEP_NONE) break;
         nt->sep[g] = s;
         k = next;
@@ -907,8 +929,7 @@ static int ndig(const ntok *nt, int k)
     return s;
 }
 
-/* Context cues for numbers. */
-/* Q_IDW: "ID", negative for phones and cards ("order ID"), neutral for an
+/* Context cues for numbers.  Q_IDW: "ID", negative for phones and cards ("order ID"), neutral for an
  * ID-card number ("my ID is ..."). */
 enum { Q_NONE, Q_PHONE, Q_BANK, Q_ID, Q_NEG, Q_IDW };
 
@@ -926,10 +947,10 @@ static const ncue ncues[] = {
     {"phone", Q_PHONE, 0}, {"mobile", Q_PHONE, 0}, {"cell", Q_PHONE, 1}, {"call", Q_PHONE, 1},
     {"tel", Q_PHONE, 2},   {"fax", Q_PHONE, 2},   {"whatsapp", Q_PHONE, 1}, {"text me", Q_PHONE, 1},
     {"contact", Q_PHONE, 1}, {"reach me", Q_PHONE, 1}, {"dial", Q_PHONE, 1},
-    {"工资卡", Q_BANK, 0}, {"卡号", Q_BANK, 0},   {"银行", Q_BANK, 0},   {"信用卡", Q_BANK, 0}, {"储蓄卡", Q_BANK, 0},
-    {"借记卡", Q_BANK, 0}, {"账号", Q_BANK, 0},   {"账户", Q_BANK, 0},   {"帐号", Q_BANK, 0},
-    {"帐户", Q_BANK, 0},   {"银联", Q_BANK, 0},   {"card", Q_BANK, 1},   {"account", Q_BANK, 1},
-    {"acct", Q_BANK, 2},   {"visa", Q_BANK, 2},   {"mastercard", Q_BANK, 1},
+    {"工资卡", Q_BANK, 0}, {"卡号", Q_BANK, 0}, {"银行", Q_BANK, 0}, {"信用卡", Q_BANK, 0},
+    {"储蓄卡", Q_BANK, 0}, {"借记卡", Q_BANK, 0}, {"账号", Q_BANK, 0}, {"账户", Q_BANK, 0},
+    {"帐号", Q_BANK, 0}, {"帐户", Q_BANK, 0}, {"银联", Q_BANK, 0}, {"card", Q_BANK, 1},
+    {"account", Q_BANK, 1}, {"acct", Q_BANK, 2}, {"visa", Q_BANK, 2}, {"mastercard", Q_BANK, 1},
     {"身份", Q_ID, 0},     {"证件", Q_ID, 0},     {"公民", Q_ID, 0},     {"identity", Q_ID, 1},
     {"订单", Q_NEG, 0},    {"单号", Q_NEG, 0},    {"编号", Q_NEG, 0},    {"流水", Q_NEG, 0},
     {"工号", Q_NEG, 0},    {"学号", Q_NEG, 0},    {"序列号", Q_NEG, 0},  {"快递", Q_NEG, 0},
@@ -960,25 +981,35 @@ static int ci_starts(const char *t, size_t n, size_t k, const char *s)
  * context must look the same once spans are placeholders, or redacting
  * twice would not be a no-op).  Returns its class; *dist = bytes between
  * the cue's end and k. */
-static int cue_before(const char *t, size_t n, size_t k, size_t lo_bound, size_t *dist)
+static const char *const cue_stops[] = {"。", "！", "？", "；", "\n", ";", "!", "?", "]"};
+
+/* first[c]: 1 if a cue starts with byte c, 2 if a stop does. */
+static void cue_first_bytes(unsigned char first[256])
 {
-    static const char *const stops[] = {"。", "！", "？", "；", "\n", ";", "!", "?", "]"};
-    unsigned char first[256] = {0};
-    for (size_t i = 0; i < sizeof ncues / sizeof *ncues; i++) first[(unsigned char)ncues[i].s[0]] = 1;
-    for (size_t i = 0; i < sizeof stops / sizeof *stops; i++) first[(unsigned char)stops[i][0]] |= 2;
+    memset(first, 0, 256);
+    for (size_t i = 0; i < sizeof ncues / sizeof *ncues; i++)
+        first[(unsigned char)ncues[i].s[0]] = 1;
+    for (size_t i = 0; i < sizeof cue_stops / sizeof *cue_stops; i++)
+        first[(unsigned char)cue_stops[i][0]] |= 2;
+}
+
+static int cue_before(const char *t, size_t n, size_t k, size_t lo_bound,
+                      const unsigned char first[256], size_t *dist)
+{
+    const char *const *stops = cue_stops;
     size_t lo = k > 48 ? k - 48 : 0;
     if (lo < lo_bound) lo = lo_bound;
     for (size_t p = k; p-- > lo;) {
         int c = lower((unsigned char)t[p]);
         if (!first[c]) continue;
         if (first[c] & 2)
-            for (size_t i = 0; i < sizeof stops / sizeof *stops; i++)
+            for (size_t i = 0; i < sizeof cue_stops / sizeof *cue_stops; i++)
                 if (starts(t, k, p, stops[i])) return Q_NONE;
         for (size_t i = 0; i < sizeof ncues / sizeof *ncues; i++) {
             const ncue *q = &ncues[i];
             if ((unsigned char)q->s[0] != c || !ci_starts(t, k, p, q->s)) continue;
             size_t e = p + strlen(q->s);
-            if (q->word && p > 0 && is_alpha((unsigned char)t[p - 1])) continue;
+            if (q->word && p > lo && is_alpha((unsigned char)t[p - 1])) continue;
             if (q->word == 2 && is_alpha(byte_at(t, n, e))) continue;
             *dist = k - e;
             return q->cls;
@@ -1039,6 +1070,7 @@ static int left_ok(const char *t, size_t n, size_t k, size_t lo)
 typedef struct nctx {
     const char *t;
     size_t n, lo, hi; /* the free region */
+    const unsigned char *first; /* cue_first_bytes() */
     ntok *nt;
     int cue;       /* lazily computed */
     size_t dist;
@@ -1046,7 +1078,7 @@ typedef struct nctx {
 
 static int ctx_cue_raw(nctx *c)
 {
-    if (c->cue < 0) c->cue = cue_before(c->t, c->n, c->nt->start, c->lo, &c->dist);
+    if (c->cue < 0) c->cue = cue_before(c->t, c->n, c->nt->start, c->lo, c->first, &c->dist);
     return c->cue;
 }
 
@@ -1091,7 +1123,7 @@ static size_t end_after(nctx *c, int k)
 }
 
 /* Mainland mobile: [+86|0086|86] 1[3-9]xxxxxxxxx, contiguous or grouped. */
-static size_t match_mobile(nctx *c, int *canon_off)
+static size_t match_mobile(nctx *c)
 {
     const ntok *nt = c->nt;
     if (nt->toolong) return 0;
@@ -1120,9 +1152,7 @@ static size_t match_mobile(nctx *c, int *canon_off)
         if (bad) continue;
         size_t e = end_after(c, k);
         if (!e) continue;
-        if (ctx_cue(c) == Q_NEG) return 0;
-        *canon_off = off;
-        return e;
+        return ctx_cue(c) == Q_NEG ? 0 : e;
     }
     return 0;
 }
@@ -1233,6 +1263,8 @@ static void pass_numbers(rx *r)
     walk w = {0, 0, n, 0};
     ntok nt;
     size_t strict_until = 0;
+    unsigned char first[256];
+    cue_first_bytes(first);
     while (w.pos < n) {
         walk_fix(r, &w);
         if (w.pos >= n) break;
@@ -1253,11 +1285,11 @@ static void pass_numbers(rx *r)
             continue;
         }
         parse_ntok(t, n, k, w.hi, &nt);
-        nctx c = {t, n, w.lo, w.hi, &nt, -1, 0};
-        int off = 0, strict = k < strict_until;
+        nctx c = {t, n, w.lo, w.hi, first, &nt, -1, 0};
+        int strict = k < strict_until;
         size_t e;
         if ((e = match_id(&c)) != 0) claim(r, &w, k, e, AM_PII_ID_CARD);
-        else if ((e = match_mobile(&c, &off)) != 0) claim(r, &w, k, e, AM_PII_PHONE);
+        else if ((e = match_mobile(&c)) != 0) claim(r, &w, k, e, AM_PII_PHONE);
         else if (!strict && (e = match_bank(&c)) != 0) claim(r, &w, k, e, AM_PII_BANK_CARD);
         else if (!strict && (e = match_phone(&c)) != 0) claim(r, &w, k, e, AM_PII_PHONE);
         else {
@@ -1341,10 +1373,15 @@ static void pass_literals(rx *r, const am__redact_policy *p)
         }
         for (size_t i = 0; i < cap; i++) tab[i] = UINT64_MAX;
         for (size_t i = g; i < h; i++) {
+            /* one entry per distinct value: a chain of equal values would
+             * make every window walk all of them */
             uint64_t hv = rk_hash(t + src[i].s, L);
             size_t slot = (size_t)(hv & (cap - 1));
-            while (tab[slot] != UINT64_MAX) slot = (slot + 1) & (cap - 1);
-            tab[slot] = i;
+            int dup = 0;
+            for (; tab[slot] != UINT64_MAX && !dup; slot = (slot + 1) & (cap - 1))
+                dup = src[tab[slot]].type == src[i].type &&
+                      memcmp(t + src[tab[slot]].s, t + src[i].s, L) == 0;
+            if (!dup) tab[slot] = i;
         }
         uint64_t pw = 1;
         for (size_t i = 1; i < L; i++) pw *= RK_BASE;
@@ -1421,7 +1458,8 @@ static void existing_numbers(const char *t, size_t n, unsigned long max[6])
             size_t d = k + tl + 1;
             unsigned long v = 0;
             int nd = 0;
-            while (nd < 9 && d < n && is_dig((unsigned char)t[d])) v = v * 10 + (unsigned long)(t[d++] - '0'), nd++;
+            for (; nd < 9 && d < n && is_dig((unsigned char)t[d]); d++, nd++)
+                v = v * 10 + (unsigned long)(t[d] - '0');
             if (nd && byte_at(t, n, d) == ']' && v > max[ty]) max[ty] = v;
         }
         if ((size_t)(q + 1 - t) >= n) break;
@@ -1439,12 +1477,17 @@ static size_t canon(const char *t, size_t s, size_t e, int type, char *buf)
     }
     for (size_t k = s; k < e && m < 511;) {
         int d, l = digit_at(t, e, k, &d);
-        if (l) { buf[m++] = (char)('0' + d); k += (size_t)l; continue; }
-        int c = (unsigned char)t[k];
-        if (c == 'x' || c == 'X') buf[m++] = 'X';
-        else if (c == 0xEF && k + 2 < e && (((unsigned char)t[k + 1] == 0xBC && (unsigned char)t[k + 2] == 0xB8) ||
-                                             ((unsigned char)t[k + 1] == 0xBD && (unsigned char)t[k + 2] == 0x98)))
+        if (l) {
+            buf[m++] = (char)('0' + d);
+            k += (size_t)l;
+            continue;
+        }
+        if (fw_x_at(t, e, k)) {
             buf[m++] = 'X';
+            k += 3;
+            continue;
+        }
+        if (t[k] == 'x' || t[k] == 'X') buf[m++] = 'X';
         k++;
     }
     buf[m] = 0;
@@ -1463,6 +1506,19 @@ typedef struct keyed {
     char *key;
     size_t item;
 } keyed;
+
+/* Open-addressing index over keys (slot holds key index + 1, 0 = empty). */
+static size_t key_find(const keyed *keys, const size_t *slots, size_t mask, int type, uint64_t h,
+                       const char *key, size_t *slot)
+{
+    size_t i = (size_t)(h ^ (uint64_t)type) & mask;
+    for (; slots[i]; i = (i + 1) & mask) {
+        const keyed *k = &keys[slots[i] - 1];
+        if (k->type == type && k->h == h && strcmp(k->key, key) == 0) break;
+    }
+    *slot = i;
+    return slots[i];
+}
 
 static void result_zero(am__redact_result *out)
 {
@@ -1492,12 +1548,16 @@ static int assemble(rx *r, const am__redact_policy *p, am__redact_result *out)
     am__buf_init(&b, r->a);
     if (n) am__buf_reserve(&b, n + 16);
     keyed *keys = NULL;
-    size_t nkeys = 0;
+    size_t nkeys = 0, *slots = NULL, mask = 0;
     int rc = AM_NOMEM;
     if (nspans) {
+        size_t cap = 16;
+        while (cap < nspans * 2) cap *= 2;
+        mask = cap - 1;
         out->items = am__calloc(r->a, nspans * sizeof *out->items);
         keys = am__calloc(r->a, nspans * sizeof *keys);
-        if (!out->items || !keys) goto out_free;
+        slots = am__calloc(r->a, cap * sizeof *slots);
+        if (!out->items || !keys || !slots) goto out_free;
     }
     char cbuf[512];
     size_t at = 0;
@@ -1520,13 +1580,10 @@ static int assemble(rx *r, const am__redact_policy *p, am__redact_result *out)
         }
         /* Copies found by the literal pass are byte-identical to their
          * source, so they share its canonical form and placeholder. */
-        size_t cl = canon(t, s->s, s->e, s->type, cbuf), item = SIZE_MAX;
+        size_t cl = canon(t, s->s, s->e, s->type, cbuf), item = SIZE_MAX, slot;
         uint64_t h = am__hash64(cbuf, cl);
-        for (size_t q = 0; q < nkeys; q++)
-            if (keys[q].type == s->type && keys[q].h == h && strcmp(keys[q].key, cbuf) == 0) {
-                item = keys[q].item;
-                break;
-            }
+        size_t found = key_find(keys, slots, mask, s->type, h, cbuf, &slot);
+        if (found) item = keys[found - 1].item;
         if (item == SIZE_MAX) {
             am__redaction *it = &out->items[out->n];
             it->type = s->type;
@@ -1542,7 +1599,7 @@ static int assemble(rx *r, const am__redact_policy *p, am__redact_result *out)
             keys[nkeys].type = s->type;
             keys[nkeys].h = h;
             keys[nkeys].item = item = out->n++;
-            nkeys++;
+            slots[slot] = ++nkeys;
         }
         am__buf_adds(&b, out->items[item].placeholder);
     }
@@ -1555,6 +1612,7 @@ static int assemble(rx *r, const am__redact_policy *p, am__redact_result *out)
 out_free:
     for (size_t q = 0; q < nkeys; q++) am__free(r->a, keys[q].key);
     am__free(r->a, keys);
+    am__free(r->a, slots);
     if (rc != AM_OK) {
         am__buf_free(&b);
         am__redact_result_free(r->a, out);

@@ -21,8 +21,9 @@
  *     "my pwd is x", "api key x", "token: x", "DB_PASSWORD=x", "验证码 123456").
  *     A cue only counts when the value looks like one (prose such as
  *     "password is required" or "balance is key" is left alone).
- *  2. e-mail addresses (ASCII local part and domain, a dotted domain with an
- *     alphabetic TLD).
+ *  2. e-mail addresses: an ASCII local part, a dotted domain ending in an
+ *     ASCII-letter TLD (Han characters allowed inside the other labels,
+ *     "x@jin算盘finance.com"); not "scheme://user@host", not "git@host:path".
  *  3. numbers, at the start of a digit group only (never inside a longer
  *     number, a decimal, a code such as "A123", or a URL path):
  *     ID card (17 digits + digit/X, ISO 7064 MOD 11-2, a province code and a
@@ -41,6 +42,8 @@
  *  Finally every other literal occurrence of a found original anywhere in the
  *  text is replaced too (PII: everywhere; secrets of >= 4 bytes: where not
  *  glued to a letter or digit), so an original never survives in the output.
+ *  Detection sees a replaced span as the placeholder it becomes, and runs
+ *  until nothing changes, so redacting the output again changes nothing.
  *
  * Numbering: left to right, per type; the same value (compared in canonical
  * form: digits only, "+86" dropped, e-mail lower-cased, 'x' upper-cased) gets
@@ -52,9 +55,11 @@
  * at once.
  *
  * Known gaps: 15-digit (pre-1999) ID numbers; ID numbers written in
- * groups; passwords made of Chinese characters ("密码是我生日"); full-width
- * letters or '＠' in e-mail addresses; international numbers without '+'
- * and without a phone cue; IBANs; addresses and names (not PII here).
+ * groups; passwords made of Chinese characters ("密码是我生日") or holding
+ * spaces without quotes; a random-looking secret with neither a cue nor a
+ * known shape; "Authorization: Basic ..."; full-width letters or '＠' in
+ * e-mail addresses; international numbers without '+' and without a phone
+ * cue; IBANs; addresses and names (not PII here).
  */
 #ifndef AM_TEXT_REDACT_H
 #define AM_TEXT_REDACT_H
@@ -93,8 +98,9 @@ typedef struct am__redaction {
 typedef struct am__redact_result {
     char *text;           /* owned; redacted, NUL-terminated */
     size_t len;           /* strlen-free length of text (input may hold NULs) */
-    am__redaction *items; /* owned; one per distinct PII value, then one per
-                             dropped secret occurrence, in text order */
+    am__redaction *items; /* owned; in text order: one per distinct PII value
+                             (at its first occurrence), one per dropped
+                             secret occurrence */
     size_t n;
     int secrets;          /* count of secrets dropped */
 } am__redact_result;
