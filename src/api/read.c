@@ -456,17 +456,22 @@ static int recall_run(am_db *db, const am_query *q, recall_box *box)
     size_t max_mem = (size_t)(q->max_memories > 0 ? q->max_memories : r->max_memories);
     if (n_items > max_mem) n_items = max_mem;
 
-    /* Dedup (F18): an event that is the source of a memory shown above
-     * adds nothing. */
-    w = 0;
-    for (size_t i = 0; i < n_events; i++) {
+    /* The block's events (F18): above the relevance floor, and not the
+     * source of a memory shown above (dedup).  The result's event list is
+     * the ranking itself, up to max_events. */
+    size_t n_floor = am__events_cut(r, events, n_events);
+    am__event_row *block_events = am__arena_alloc(ar, (n_floor + 1) * sizeof *block_events);
+    if (!block_events) { rc = AM_NOMEM; goto out_store; }
+    size_t n_block = 0;
+    for (size_t i = 0; i < n_floor && n_block < max_ev; i++) {
         int dup = 0;
         for (size_t k = 0; k < n_items && !dup; k++)
             for (size_t j = 0; j < scored[k].row->n_sources && !dup; j++)
                 dup = strcmp(scored[k].row->sources[j], events[i].id) == 0;
-        if (!dup) events[w++] = events[i];
+        if (!dup) block_events[n_block++] = events[i];
     }
-    n_events = am__events_cut(r, events, w);
+    for (size_t i = 0; i < n_events; i++)
+        if (events[i].score < 0) events[i].score = 0;
     if (n_events > max_ev) n_events = max_ev;
 
     /* Budget and render (F18). */
@@ -475,7 +480,7 @@ static int recall_run(am_db *db, const am_query *q, recall_box *box)
         budget_long = q->budget_tokens * 7 / 10;
         budget_short = q->budget_tokens - budget_long;
     }
-    am__render_in ri = {lang, scored, n_items, events, n_events, task, budget_long, budget_short};
+    am__render_in ri = {lang, scored, n_items, block_events, n_block, task, budget_long, budget_short};
     am__buf block;
     am__buf_init(&block, &db->alloc);
     size_t used_items, used_events;

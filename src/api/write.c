@@ -22,7 +22,6 @@
 #include "text/redact.h"
 
 #define MAX_ENTITIES 64
-#define AM__CONTEXT_TURNS 2 /* must match the forget rebuild in store/ */
 
 static const char *const sources[] = {"user", "agent", "tool", "system", NULL};
 static const char *const types[] = {
@@ -404,6 +403,10 @@ int am_add_event(am_db *db, const am_event *in, am_add_info *info)
         if ((rc = s->vt->events_recent(s, uid, in->session_id, NULL, at, AM__CONTEXT_TURNS, &ar,
                                        &prev, &np)))
             goto out_ctx;
+        /* only turns of the same exchange (store.h: AM__CONTEXT_GAP_MS) */
+        size_t keep = 0;
+        while (keep < np && at - prev[keep].occurred_at <= AM__CONTEXT_GAP_MS) keep++;
+        np = keep;
         for (size_t i = np; i-- > 0;) {
             am__buf_adds(&ctx, prev[i].content);
             am__buf_addc(&ctx, ' ');

@@ -151,9 +151,16 @@ static int han_run(am__text *t, const char *s, size_t a, size_t b, int count,
     int rc;
     if (count == 1)
         return emit(fn, ctx, AM_TOK_UNIGRAM, s + a, b - a, a, b, n);
-    /* Bigrams. */
     size_t p = a;
     uint32_t cp;
+    /* Unigrams: single characters carry meaning in Chinese (车, 猫, 药). */
+    while (p < b) {
+        size_t l = (size_t)am__utf8_decode(s + p, b - p, &cp);
+        if ((rc = emit(fn, ctx, AM_TOK_UNIGRAM, s + p, l, p, p + l, n))) return rc;
+        p += l;
+    }
+    /* Bigrams. */
+    p = a;
     size_t l1 = (size_t)am__utf8_decode(s + p, b - p, &cp);
     while (p + l1 < b) {
         size_t l2 = (size_t)am__utf8_decode(s + p + l1, b - p - l1, &cp);
