@@ -309,6 +309,8 @@ typedef struct am_recall_result {
     const char *block;         /* rendered memory block ("" if none) */
     int block_tokens;          /* estimated tokens of block */
     const char *json;          /* the whole result as JSON */
+    int domain_conflict;       /* F7: the query's domain disagreed with its
+                                  text; recall fell back to global */
 } am_recall_result;
 
 /* Run the read path for one turn.  *out is owned: free with

@@ -345,10 +345,12 @@ static int fuse_vectors(am_db *db, const char *uid, const char *text, am_time as
     return AM_OK;
 }
 
-static int scope_visible(const char *scope, const am_query *q, const am__task_row *task)
+static int scope_visible(const char *scope, const am_query *q, const am__task_row *task,
+                         int domain_conflict)
 {
     if (!scope || strcmp(scope, "global") == 0) return 1;
-    if (strncmp(scope, "domain:", 7) == 0) return q->domain && strcmp(scope + 7, q->domain) == 0;
+    if (strncmp(scope, "domain:", 7) == 0)
+        return domain_conflict || (q->domain && strcmp(scope + 7, q->domain) == 0);
     if (strncmp(scope, "task:", 5) == 0) return task && strcmp(scope + 5, task->task_id) == 0;
     return 0;
 }
@@ -384,6 +386,13 @@ static int recall_run(am_db *db, const am_query *q, recall_box *box)
     }
     am__route_decision rd;
     am__route(norm.p ? norm.p : "", norm.len, &rd);
+    /* F7: the caller's domain against the text; on disagreement, log and
+     * fall back to global recall (every domain's items are candidates). */
+    int domain_conflict = am__domain_conflict(q->domain, norm.p ? norm.p : "", norm.len);
+    if (domain_conflict)
+        am__db_log(db, AM_LOG_WARN, "recall: user %s: domain \"%s\" disagrees with the text (%s); global recall",
+                   uid, q->domain, am__domain_infer(norm.p, norm.len));
+    res->domain_conflict = domain_conflict;
     am__buf expansion;
     am__buf_init(&expansion, &db->alloc);
     rc = am__expand_query(norm.p ? norm.p : "", norm.len, &expansion);
@@ -443,9 +452,14 @@ static int recall_run(am_db *db, const am_query *q, recall_box *box)
     rc = s->vt->items_list(s, uid, as_of != AM_TIME_NONE ? AM__ITEMS_ASOF : AM__ITEMS_CURRENT,
                            at, ar, &items, &n_items);
     if (rc) goto out_store;
+    am__item_row *all_items = items; /* every current version, for conflicts */
+    size_t n_all_items = n_items;
+    items = am__arena_alloc(ar, (n_items + 1) * sizeof *items);
+    if (!items) { rc = AM_NOMEM; goto out_store; }
     size_t w = 0;
-    for (size_t i = 0; i < n_items; i++)
-        if (scope_visible(items[i].scope, q, task)) items[w++] = items[i];
+    for (size_t i = 0; i < n_all_items; i++)
+        if (scope_visible(all_items[i].scope, q, task, domain_conflict))
+            items[w++] = all_items[i];
     n_items = w;
     uint64_t qset[MAX_QSET];
     size_t nq;
@@ -455,6 +469,21 @@ static int recall_run(am_db *db, const am_query *q, recall_box *box)
     if ((rc = am__rank_items(db->text, r, at, qset, nq, items, n_items, scored))) goto out_store;
     size_t max_mem = (size_t)(q->max_memories > 0 ? q->max_memories : r->max_memories);
     if (n_items > max_mem) n_items = max_mem;
+    /* A pending_confirm version is shown with the value it conflicts with,
+     * and only when the turn is on its topic (F11). */
+    w = 0;
+    for (size_t i = 0; i < n_items; i++) {
+        am__scored_item *it = &scored[i];
+        if (strcmp(it->row->status, "pending_confirm") == 0) {
+            if (it->similarity <= 0) continue;
+            for (size_t k = 0; k < n_all_items; k++)
+                if (strcmp(all_items[k].status, "active") == 0 &&
+                    strcmp(all_items[k].lineage_id, it->row->lineage_id) == 0)
+                    it->conflicts_with = all_items[k].text;
+        }
+        scored[w++] = *it;
+    }
+    n_items = w;
 
     /* The block's events (F18): above the relevance floor, and not the
      * source of a memory shown above (dedup).  The result's event list is
@@ -525,6 +554,7 @@ static const char *recall_json(am__arena *ar, const am_recall_result *r)
     am__buf_printf(&b, "{\"need_memory\":%s", r->need_memory ? "true" : "false");
     json_kv(&b, "route", r->route, 1);
     json_kv(&b, "lang", r->lang, 1);
+    am__buf_printf(&b, ",\"domain_conflict\":%s", r->domain_conflict ? "true" : "false");
     am__buf_adds(&b, ",\"memories\":[");
     for (size_t i = 0; i < r->n_memories; i++) {
         if (i) am__buf_addc(&b, ',');

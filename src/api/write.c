@@ -212,27 +212,60 @@ out:
 
 /* F5: explicit task > the session's current task > a continuation cue
  * whose words match the events of an open task. */
+/* F5: explicit task > a continuation cue whose words match an open task's
+ * events > the session's current task.  *switched_from is set when the
+ * session was on another task (a topic jump: the caller records a
+ * task_switch event). */
 static int attribute_task(wctx_ex *x, const am_event *in, const char *norm,
-                          size_t norm_len, const char **task_id)
+                          size_t norm_len, const char **task_id, const char **switched_from)
 {
     am__store *s = x->w.store;
-    *task_id = in->task_id;
-    if (*task_id) return AM_OK;
+    const char *current = NULL;
     int rc;
+    *switched_from = NULL;
     if (in->session_id) {
         am__event_row *rows;
         size_t n;
         rc = s->vt->events_recent(s, x->w.uid, in->session_id, NULL, AM_TIME_NONE, 20,
                                   x->w.ar, &rows, &n);
         if (rc) return rc;
-        for (size_t i = 0; i < n; i++)
-            if (rows[i].task_id) {
-                *task_id = rows[i].task_id;
-                return AM_OK;
-            }
+        for (size_t i = 0; i < n && !current; i++) current = rows[i].task_id;
     }
-    if (!am__task_continuation(norm, norm_len)) return AM_OK;
-    return am__task_guess(s, x->w.text, x->w.uid, in->text, x->w.ar, task_id);
+    *task_id = in->task_id;
+    if (!*task_id && am__task_continuation(norm, norm_len) &&
+        (rc = am__task_guess(s, x->w.text, x->w.uid, in->text, x->w.ar, task_id)))
+        return rc;
+    if (!*task_id) *task_id = current;
+    if (*task_id && current && strcmp(*task_id, current) != 0) *switched_from = current;
+    return AM_OK;
+}
+
+/* F5: a topic jump inside a session leaves a task_switch event in the
+ * perception layer (source system) and a history row on both tasks. */
+static int record_switch(wctx_ex *x, const char *from, const char *to)
+{
+    am__store *s = x->w.store;
+    char text[2 * AM_ID_MAX + 32];
+    snprintf(text, sizeof text, "task_switch: %s -> %s", from, to);
+    char id[27];
+    am__ulid_new(x->w.ulid, x->ev->occurred_at, id);
+    am__event_row sw = *x->ev;
+    sw.id = am__arena_strdup(x->w.ar, id);
+    sw.task_id = to;
+    sw.source = "system";
+    sw.type = "task_switch";
+    sw.content = am__arena_strdup(x->w.ar, text);
+    sw.index_doc = sw.content;
+    sw.index_ctx = NULL;
+    if (!sw.id || !sw.content) return AM_NOMEM;
+    int rc = s->vt->event_put(s, &sw);
+    if (rc) return rc;
+    const char *tasks[2] = {from, to};
+    for (int i = 0; i < 2; i++) {
+        am__task_change_row c = {x->ev->occurred_at, tasks[i], "switch", from, to, sw.id};
+        if ((rc = s->vt->task_change_add(s, x->w.uid, &c))) return rc;
+    }
+    return s->vt->audit(s, x->w.uid, x->w.now, "task.switch", "task", to, from);
 }
 
 static int update_task(wctx_ex *x, const char *task_id, const char *norm,
@@ -257,6 +290,18 @@ static int update_task(wctx_ex *x, const char *task_id, const char *norm,
     }
     x->task = t;
     if (created && (rc = record_change(x, "created", NULL, task_id))) return rc;
+    /* Pending decisions (F20): a question the agent asks inside the task
+     * waits for the user; the user's next turn in the task answers it. */
+    if (strcmp(x->ev->source, "agent") == 0 && am__cue_question(norm, norm_len)) {
+        const char *p = json_array_append(x->w.ar, t->pending, x->ev->occurred_at,
+                                          x->ev->tz_minutes, "question", x->ev->content);
+        if (!p) return AM_NOMEM;
+        t->pending = p;
+        if ((rc = record_change(x, "pending", NULL, x->ev->content))) return rc;
+    } else if (strcmp(x->ev->source, "user") == 0 && t->pending && strcmp(t->pending, "[]") != 0) {
+        if ((rc = record_change(x, "pending", t->pending, "answered"))) return rc;
+        t->pending = "[]";
+    }
     am__task_signal sig;
     am__task_detect(norm, norm_len, &sig);
     /* A new event on a closed task reopens it unless it closes it again. */
@@ -373,10 +418,19 @@ int am_add_event(am_db *db, const am_event *in, am_add_info *info)
     x.w = (am__wctx){s, db->text, &db->ulid, &db->cfg.rank, &ar, uid, at};
     x.ev = &ev;
     x.info = info;
-    const char *task_id = NULL;
-    if ((rc = attribute_task(&x, in, norm.p, norm.len, &task_id))) goto out_store;
+    const char *task_id = NULL, *switched_from = NULL;
+    if ((rc = attribute_task(&x, in, norm.p, norm.len, &task_id, &switched_from))) goto out_store;
     ev.task_id = task_id;
+    /* A statement made inside a business domain applies to that domain
+     * (F15 scope domain:X); otherwise everywhere. */
     x.scope = "global";
+    if (in->domain) {
+        char *sc = am__arena_alloc(&ar, strlen(in->domain) + 8);
+        if (!sc) { rc = AM_NOMEM; goto out_store; }
+        memcpy(sc, "domain:", 7);
+        strcpy(sc + 7, in->domain);
+        x.scope = sc;
+    }
 
     if (task_id && (rc = update_task(&x, task_id, norm.p, norm.len))) goto out_store;
     /* Index document = content + normalised entities, one document (the
@@ -414,6 +468,7 @@ int am_add_event(am_db *db, const am_event *in, am_add_info *info)
         if (ctx.oom) { rc = AM_NOMEM; goto out_ctx; }
         ev.index_ctx = ctx.p;
     }
+    if (switched_from && (rc = record_switch(&x, switched_from, task_id))) goto out_ctx;
     if ((rc = s->vt->event_put(s, &ev)) || (rc = store_entities(&x, ents, ne))) goto out_ctx;
     for (size_t i = 0; i < np; i++)
         if ((rc = s->vt->event_ctx_append(s, uid, prev[i].rid, red.text))) goto out_ctx;

@@ -27,6 +27,12 @@ typedef struct am__route_decision {
 } am__route_decision;
 void am__route(const char *norm, size_t n, am__route_decision *out);
 const char *am__route_name(int route);
+/* F7: the business domain a normalised text is about (procurement, hr,
+ * finance, travel, it) from cue words, or NULL when none or several. */
+const char *am__domain_infer(const char *norm, size_t n);
+/* 1 when the caller's domain is a known one and the text clearly names
+ * another: the caller should log it and fall back to global recall. */
+int am__domain_conflict(const char *given, const char *norm, size_t n);
 
 /* ---- expand (F21) */
 /* Append to out the synonyms / near-words of the groups the normalised
@@ -38,6 +44,7 @@ int am__expand_query(const char *norm, size_t n, am__buf *out);
 typedef struct am__scored_item {
     am__item_row *row;
     double heat, similarity, score;
+    const char *conflicts_with; /* pending_confirm: the active value's text */
 } am__scored_item;
 /* Score items for a query (token set q), best first, into out (n items). */
 int am__rank_items(am__text *t, const am_rank_config *r, am_time now,

@@ -88,6 +88,18 @@ int am__render_block(const am__render_in *in, am__buf *out, size_t *items_used,
             const am__item_row *it = in->items[i].row;
             am__buf_reset(&line);
             int pending = strcmp(it->status, "pending_confirm") == 0;
+            if (pending && in->items[i].conflicts_with) {
+                /* F11: a conflict is surfaced as a question to ask */
+                if (is_zh)
+                    am__buf_printf(&line, "- %s：用户新说「%s」，与之前的「%s」不一致，请先向用户确认以哪个为准",
+                                   L->unconfirmed, it->text, in->items[i].conflicts_with);
+                else
+                    am__buf_printf(&line, "- %s: the user recently said \"%s\", which conflicts with \"%s\"; ask which one holds",
+                                   L->unconfirmed, it->text, in->items[i].conflicts_with);
+                if (!add_line(out, line.p, line.len, &budget)) break;
+                (*items_used)++;
+                continue;
+            }
             am__buf_printf(&line, "- %s%s%s", pending ? L->unconfirmed : "",
                            pending ? (is_zh ? "·" : " ") : "", kind_label(it->kind, in->lang));
             am__buf_adds(&line, is_zh ? "：" : ": ");

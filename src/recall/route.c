@@ -87,3 +87,41 @@ const char *am__route_name(int route)
     default: return "none";
     }
 }
+
+/* F7: the business domain a text is about, from cue words, or NULL. */
+typedef struct domain_cues {
+    const char *domain;
+    const char *const *cues;
+} domain_cues;
+
+static const char *const d_procurement[] = {"采购", "供应商", "询价", "报价", "招标", "订货", "purchase", "procurement", "vendor", "supplier", "quotation", NULL};
+static const char *const d_hr[] = {"招聘", "入职", "离职", "请假", "薪资", "绩效", "面试", "hiring", "onboarding", "payroll", "leave request", "interview", NULL};
+static const char *const d_finance[] = {"报销", "发票", "预算", "财务", "付款", "invoice", "reimburse", "budget", "payment", "expense", NULL};
+static const char *const d_travel[] = {"出差", "机票", "酒店", "行程", "航班", "flight", "hotel", "itinerary", "business trip", NULL};
+static const char *const d_it[] = {"服务器", "部署", "上线", "代码", "bug", "数据库", "server", "deploy", "database", "release", NULL};
+static const domain_cues domains[] = {
+    {"procurement", d_procurement}, {"hr", d_hr}, {"finance", d_finance},
+    {"travel", d_travel}, {"it", d_it},
+};
+
+const char *am__domain_infer(const char *norm, size_t n)
+{
+    const char *found = NULL;
+    for (size_t i = 0; i < sizeof domains / sizeof *domains; i++)
+        if (am__cue_any(norm, n, domains[i].cues)) {
+            if (found) return NULL; /* two domains: no clear signal */
+            found = domains[i].domain;
+        }
+    return found;
+}
+
+int am__domain_conflict(const char *given, const char *norm, size_t n)
+{
+    if (!given) return 0;
+    const char *inferred = am__domain_infer(norm, n);
+    if (!inferred) return 0;
+    /* only domains we know can disagree */
+    for (size_t i = 0; i < sizeof domains / sizeof *domains; i++)
+        if (strcmp(given, domains[i].domain) == 0) return strcmp(given, inferred) != 0;
+    return 0;
+}

@@ -5,6 +5,7 @@
 #include "text/analyze.h"
 
 #include <libstemmer.h>
+#include <opencc/opencc.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unicode/ubrk.h>
@@ -21,6 +22,7 @@ struct am__text {
     UChar *u16;               /* scratch: a Han run in UTF-16 */
     int32_t u16_cap;
     size_t *u16_off;          /* UTF-16 index -> byte offset in norm */
+    opencc_t t2s;             /* Traditional -> Simplified, or (opencc_t)-1 */
 };
 
 int am__text_open(const am__allocator *a, am__text **out)
@@ -33,6 +35,8 @@ int am__text_open(const am__allocator *a, am__text **out)
     UErrorCode err = U_ZERO_ERROR;
     t->brk = ubrk_open(UBRK_WORD, "zh", NULL, 0, &err);
     if (U_FAILURE(err)) t->brk = NULL; /* fall back to bigrams only */
+    t->t2s = opencc_open("t2s.json"); /* (opencc_t)-1 if the data is missing:
+                                         then Traditional text stays as is */
     t->stem = sb_stemmer_new("english", "UTF_8");
     if (!t->stem) {
         am__text_close(t);
@@ -47,6 +51,7 @@ void am__text_close(am__text *t)
     if (!t) return;
     if (t->brk) ubrk_close(t->brk);
     if (t->stem) sb_stemmer_delete(t->stem);
+    if (t->t2s != (opencc_t)-1) opencc_close(t->t2s);
     am__buf_free(&t->norm);
     am__free(t->a, t->u16);
     am__free(t->a, t->u16_off);
@@ -55,7 +60,6 @@ void am__text_close(am__text *t)
 
 int am__text_normalize(am__text *t, const char *s, size_t n, am__buf *out)
 {
-    (void)t;
     utf8proc_uint8_t *dst = NULL;
     utf8proc_ssize_t r = utf8proc_map(
         (const utf8proc_uint8_t *)s, (utf8proc_ssize_t)n, &dst,
@@ -82,6 +86,20 @@ int am__text_normalize(am__text *t, const char *s, size_t n, am__buf *out)
                              UTF8PROC_CASEFOLD);
         am__buf_free(&fixed);
         if (r < 0) return r == UTF8PROC_ERROR_NOMEM ? AM_NOMEM : AM_INVALID;
+    }
+    /* Traditional -> Simplified where it helps matching (周報 = 周报), only
+     * for text with Han characters. */
+    int han = 0;
+    for (utf8proc_ssize_t i = 0; i < r && !han; i++)
+        if (dst[i] >= 0xE3 && dst[i] <= 0xE9) han = 1;
+    if (han && t && t->t2s != (opencc_t)-1) {
+        char *conv = opencc_convert_utf8(t->t2s, (const char *)dst, (size_t)r);
+        if (conv) {
+            am__buf_adds(out, conv);
+            opencc_convert_utf8_free(conv);
+            free(dst);
+            return out->oom ? AM_NOMEM : AM_OK;
+        }
     }
     am__buf_add(out, dst, (size_t)r);
     free(dst); /* utf8proc allocates with libc */
