@@ -470,7 +470,7 @@ int am_add_event(am_db *db, const am_event *in, am_add_info *info)
     }
     if (switched_from && (rc = record_switch(&x, switched_from, task_id))) goto out_ctx;
     if ((rc = s->vt->event_put(s, &ev)) || (rc = store_entities(&x, ents, ne))) goto out_ctx;
-    for (size_t i = 0; i < np; i++)
+    for (size_t i = 0; i < np && i < AM__CONTEXT_AFTER; i++)
         if ((rc = s->vt->event_ctx_append(s, uid, prev[i].rid, red.text))) goto out_ctx;
 out_ctx:
     am__buf_free(&ctx);

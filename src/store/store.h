@@ -192,9 +192,10 @@ int am__store_sqlite_open(const char *path, const am__store_opts *o,
                           am__store **out, char *errbuf, size_t errlen);
 
 /* Context of an event (the turns around it that the index stores beside
- * it): at most AM__CONTEXT_TURNS each side, in the same session, at most
+ * it): AM__CONTEXT_TURNS before and AM__CONTEXT_AFTER after, in the same session, at most
  * AM__CONTEXT_GAP_MS apart -- turns of one exchange, not a day's notes. */
-#define AM__CONTEXT_TURNS 2
+#define AM__CONTEXT_TURNS 2 /* turns before */
+#define AM__CONTEXT_AFTER 1 /* turns after (each costs an index update) */
 #define AM__CONTEXT_GAP_MS 60000
 #define AM__CONTEXT_GAP_SQL "60000"
 

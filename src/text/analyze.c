@@ -293,30 +293,38 @@ int am__text_lang(const char *s, size_t n)
     return han * 3 >= latin ? AM_LANG_ZH : AM_LANG_EN;
 }
 
-/* Stemmed English stopwords and Chinese function characters. */
+/* Stemmed English stopwords and Chinese function characters, sorted by
+ * bytes (strcmp order) for am__text_stopword's binary search. */
 static const char *const stopwords[] = {
     "a", "about", "after", "again", "all", "also", "am", "an", "and", "ani",
     "are", "as", "at", "be", "becaus", "been", "befor", "being", "but", "by",
     "can", "could", "did", "do", "doe", "done", "for", "from", "had", "has",
     "have", "he", "her", "here", "him", "his", "how", "i", "if", "in", "into",
-    "is", "its", "just", "me", "mi", "my", "more", "most", "no",
-    "not", "now", "of", "on", "onc", "onli", "or", "other", "our", "out",
-    "over", "own", "s", "same", "she", "should", "so", "some", "such", "t",
-    "than", "that", "the", "their", "them", "then", "there", "these", "they",
-    "this", "those", "through", "to", "too", "up", "us", "veri", "was", "we",
-    "were", "what", "when", "where", "which", "while", "who", "whom", "whi",
-    "will", "with", "would", "you", "your", "yourself", "了", "吗", "呢",
-    "吧", "啊", "的", "是", "我", "你", "他", "她", "在", "和", "就", "也",
-    "都", "我的", "你的", "一下", "一个", "这个", "那个", "什么", "怎么",
+    "is", "its", "just", "me", "mi", "more", "most", "my", "no", "not", "now",
+    "of", "on", "onc", "onli", "or", "other", "our", "out", "over", "own", "s",
+    "same", "she", "should", "so", "some", "such", "t", "than", "that", "the",
+    "their", "them", "then", "there", "these", "they", "this", "those",
+    "through", "to", "too", "up", "us", "veri", "was", "we", "were", "what",
+    "when", "where", "whi", "which", "while", "who", "whom", "will", "with",
+    "would", "you", "your", "yourself", "一下", "一个", "也", "了", "什么", "他", "你",
+    "你的", "吗", "吧", "呢", "和", "啊", "在", "她", "就", "怎么", "我", "我的", "是", "的",
+    "这个", "那个", "都",
 };
 
+static int cmp_stop(const void *key, const void *elem)
+{
+    return strcmp((const char *)key, *(const char *const *)elem);
+}
+
+/* The list above is sorted by bytes (strcmp order): binary search. */
 int am__text_stopword(const char *tok, size_t len)
 {
-    size_t nsw = sizeof stopwords / sizeof *stopwords;
-    for (size_t i = 0; i < nsw; i++)
-        if (strlen(stopwords[i]) == len && memcmp(stopwords[i], tok, len) == 0)
-            return 1;
-    return 0;
+    char buf[MAX_TOKEN + 1];
+    if (len > 24) return 0; /* longer than any stopword */
+    memcpy(buf, tok, len);
+    buf[len] = 0;
+    return bsearch(buf, stopwords, sizeof stopwords / sizeof *stopwords, sizeof *stopwords,
+                   cmp_stop) != NULL;
 }
 
 int am__text_tokens_estimate(const char *s, size_t n)

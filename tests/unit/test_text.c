@@ -96,6 +96,9 @@ static void test_stopwords_lang(void)
     CHECK(am__text_stopword("的", 3));
     CHECK(!am__text_stopword("预算", 6));
     CHECK(!am__text_stopword("budget", 6));
+    /* every entry is found by the binary search (the list stays sorted) */
+    const char *const some[] = {"a", "your", "yourself", "whi", "都", "怎么", "一个", "我的", "about"};
+    for (size_t i = 0; i < sizeof some / sizeof *some; i++) CHECK(am__text_stopword(some[i], strlen(some[i])));
     CHECK_EQ_INT(am__text_lang("帮我写这周的周报", strlen("帮我写这周的周报")), AM_LANG_ZH);
     CHECK_EQ_INT(am__text_lang("IT资产预算", strlen("IT资产预算")), AM_LANG_ZH);
     CHECK_EQ_INT(am__text_lang("Help me write the report", 24), AM_LANG_EN);

@@ -985,12 +985,11 @@ static int forget_collected(sq_store *s, const char *uid, long *events,
          * rebuild the context of every remaining event of the sessions
          * touched, from the turns that remain. */
         "UPDATE events_fts SET ctx = (SELECT coalesce(x.p2 || ' ', '') || coalesce(x.p1 || ' ', '')"
-        "  || coalesce(x.n1 || ' ', '') || coalesce(x.n2, '')"
+        "  || coalesce(x.n1, '')"
         "  FROM (SELECT rid,"
         "        CASE WHEN occurred_at - LAG(occurred_at, 2) OVER w <= " AM__CONTEXT_GAP_SQL " THEN LAG(content, 2) OVER w END AS p2,"
         "        CASE WHEN occurred_at - LAG(occurred_at, 1) OVER w <= " AM__CONTEXT_GAP_SQL " THEN LAG(content, 1) OVER w END AS p1,"
-        "        CASE WHEN LEAD(occurred_at, 1) OVER w - occurred_at <= " AM__CONTEXT_GAP_SQL " THEN LEAD(content, 1) OVER w END AS n1,"
-        "        CASE WHEN LEAD(occurred_at, 2) OVER w - occurred_at <= " AM__CONTEXT_GAP_SQL " THEN LEAD(content, 2) OVER w END AS n2"
+        "        CASE WHEN LEAD(occurred_at, 1) OVER w - occurred_at <= " AM__CONTEXT_GAP_SQL " THEN LEAD(content, 1) OVER w END AS n1"
         "        FROM events"
         "        WHERE user_id=?1 AND session_id IN (SELECT session_id FROM temp.am_forget)"
         "        WINDOW w AS (PARTITION BY session_id ORDER BY occurred_at, rid)) x"
