@@ -128,8 +128,22 @@ typedef struct am_config {
      * id and are only compared with vectors of the same id; texts the
      * embedder cannot represent (Chinese for use-lite) get no vector. */
     const char *embedder;
+    /* Sensitive data (F3): which kinds are replaced by placeholders before
+     * anything is stored or indexed (originals kept apart, never recalled
+     * or exported); secrets (passwords, keys, tokens) are dropped with no
+     * mapping.  am_config_init sets AM_REDACT_ALL; clear a bit to keep that
+     * kind verbatim. */
+    unsigned redact;
     am_rank_config rank;
 } am_config;
+
+/* Bits of am_config.redact. */
+#define AM_REDACT_PHONE 0x01
+#define AM_REDACT_EMAIL 0x02
+#define AM_REDACT_ID_CARD 0x04
+#define AM_REDACT_BANK_CARD 0x08
+#define AM_REDACT_SECRETS 0x10
+#define AM_REDACT_ALL 0x1f
 
 /* Fill *cfg with defaults (path stays NULL). */
 void am_config_init(am_config *cfg);
@@ -295,6 +309,8 @@ typedef struct am_query {
     int budget_tokens;         /* 0 = config budgets */
     int max_memories;          /* 0 = config (rank.max_memories) */
     int max_events;            /* 0 = config (rank.max_events) */
+    int no_touch;              /* 1: read-only recall, hits/last_access of
+                                  the returned items are not updated */
 } am_query;
 
 typedef struct am_recall_result {

@@ -13,6 +13,7 @@ void am_config_init(am_config *cfg)
     memset(cfg, 0, sizeof *cfg);
     cfg->max_text_bytes = 32768;
     cfg->busy_timeout_ms = 5000;
+    cfg->redact = AM_REDACT_ALL;
     am_rank_config *r = &cfg->rank;
     r->w_heat = 0.6;
     r->w_similarity = 0.4;

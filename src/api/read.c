@@ -532,7 +532,7 @@ static int recall_run(am_db *db, const am_query *q, recall_box *box)
     if (task && (rc = task_build(db, uid, ar, task, &res->task))) goto out_store;
 
     /* F21: access feedback, only for recalls of the present. */
-    if (as_of == AM_TIME_NONE && used_items) {
+    if (as_of == AM_TIME_NONE && used_items && !q->no_touch) {
         if ((rc = s->vt->begin(s))) goto out_store;
         for (size_t i = 0; i < used_items && !rc; i++)
             rc = s->vt->item_touch(s, uid, scored[i].row->lineage_id, now);

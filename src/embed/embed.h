@@ -75,3 +75,148 @@ int am__use_tokenize(am__embedder *e, const char *text, size_t len,
 const char *am__use_piece(am__embedder *e, int32_t id, size_t *len);
 
 #endif
+
+/* ---- remote and word-vector embedders (openai.c, w2v.c) ----------------
+ * Kept in its own guard after the USE-lite section so that additions by
+ * different files never touch each other's lines. */
+#ifndef AM_EMBED_REMOTE_H
+#define AM_EMBED_REMOTE_H
+
+/* OpenAI-compatible HTTP embedder (any server speaking POST /v1/embeddings:
+ * OpenAI, Ollama, vLLM, TEI, DashScope ...).
+ *
+ * base_url: "http[s]://host[:port][/prefix]".  The endpoint is base_url
+ *   itself when it already ends in "/embeddings"; base_url + "/embeddings"
+ *   when its path ends in a version segment ("/v1", "/compatible-mode/v1");
+ *   otherwise base_url + "/v1/embeddings".
+ * model: sent as "model"; api_key: sent as "Authorization: Bearer <key>"
+ *   when non-NULL and non-empty (copied; wiped on close; never put into an
+ *   error message).
+ * dim: the expected dimension, or 0 to learn it: open() then sends one
+ *   probe request (input ["dimension probe"]) so that e->dim is valid before
+ *   the caller sizes its output buffer -- so with dim 0, open() needs the
+ *   server up.  Every response must have this dimension: a mismatch is an
+ *   error, never a silent truncation.
+ * id: "openai:<model>@<host>[:<port>]" (the port only when the URL names
+ *   one), so vectors from different servers or models never mix.
+ *
+ * embed(): at most opts.max_batch texts per request (default 64); vectors
+ * are ordered by the response's "index" and L2-normalised here (a zero
+ * vector from the server stays zero).  Texts are NUL-terminated UTF-8;
+ * invalid bytes are sent as U+FFFD.  HTTP 429, 5xx and transport failures
+ * (refused, reset, timeout, DNS) are retried with exponential backoff (a
+ * Retry-After header is honoured up to max_backoff_ms); other statuses are
+ * not.  Errors name the endpoint id, the HTTP status and the server's
+ * error message, and how many tries were made.  Returns AM_OK or
+ *   AM_MISUSE   NULL e / texts[i] / out with n > 0;
+ *   AM_IO       transport failure after all tries (refused, timeout ...);
+ *   AM_DENIED   HTTP 401 or 403;
+ *   AM_TOOBIG   HTTP 413, or a response over 64 MiB;
+ *   AM_BACKEND  any other HTTP error, or a malformed response (bad JSON,
+ *               wrong count, duplicate or out-of-range index, wrong
+ *               dimension, non-finite number);
+ *   AM_NOMEM.
+ * On error, out is unspecified.
+ *
+ * libcurl: the embedder owns one easy handle (connections are kept alive
+ * between calls) and uses no global state of its own.  curl_easy_init()
+ * performs curl_global_init lazily; libcurl >= 7.84 built with atomics
+ * (Debian 12's 7.88 is) does that thread-safely, older ones do not -- a
+ * multi-threaded host on an old libcurl should call
+ * curl_global_init(CURL_GLOBAL_DEFAULT) once before opening embedders.
+ * Timeouts use CURLOPT_NOSIGNAL, so no signal handlers are involved.
+ * Threads: one embedder per thread at a time (it holds the handle and
+ * scratch buffers). */
+typedef struct am__openai_opts {
+    long connect_timeout_ms; /* 0 = 5000 */
+    long timeout_ms;         /* whole request; 0 = 30000 */
+    int max_tries;           /* 0 = 3 (1 = no retries) */
+    long backoff_ms;         /* delay before the 2nd try, doubled after; 0 = 500 */
+    long max_backoff_ms;     /* cap on one delay (and on Retry-After); 0 = 8000 */
+    int max_batch;           /* texts per request, 1..2048; 0 = 64 */
+} am__openai_opts;
+
+#define AM__OPENAI_MAX_DIM 65536
+#define AM__OPENAI_MAX_RESPONSE ((size_t)64 << 20)
+
+/* Opens with default options.  Returns AM_OK and *out (owned: release with
+ * am__embedder_close), or AM_MISUSE (NULL base_url/model/out, dim < 0 or
+ * > AM__OPENAI_MAX_DIM, a URL that is not http(s), model not UTF-8),
+ * AM_NOMEM, or -- only with dim 0 -- any error of embed() from the probe. */
+int am__embed_openai_open(const char *base_url, const char *model,
+                          const char *api_key /* may be NULL */,
+                          int dim /* 0 = learn from the first response */,
+                          am__embedder **out, char *err, size_t errlen);
+/* The same with options (opts may be NULL: defaults; out-of-range values
+ * give AM_MISUSE). */
+int am__embed_openai_open_opts(const char *base_url, const char *model,
+                               const char *api_key, int dim,
+                               const am__openai_opts *opts, am__embedder **out,
+                               char *err, size_t errlen);
+
+/* The response parser of the OpenAI embedder, exposed for tests and
+ * fuzzing.  body[0..len) is any bytes; expect_n the number of inputs sent.
+ * *dim: on entry the expected dimension, or 0 to take the first
+ * embedding's length (returned in *dim).  out: NULL (validate only), or
+ * expect_n * *dim floats (then *dim must be > 0 on entry) that receive the
+ * L2-normalised vectors in "index" order.  An object with an "error"
+ * member and no "data" is reported with the server's message.  Returns
+ * AM_OK, AM_MISUSE (bad arguments), AM_BACKEND (with the reason) or
+ * AM_NOMEM. */
+int am__openai_parse_response(const char *body, size_t len, int expect_n,
+                              int *dim, float *out, char *err, size_t errlen);
+
+/* Static word vectors: word2vec files.
+ *
+ * Formats: text ("N D" header line, then "word v1 ... vD" lines; without the
+ * header D is taken from the first line) and binary (header, then for each
+ * word: the word, a space, D float32 little-endian, an optional newline).
+ * The format is detected from the bytes after the header.  Words are
+ * NFKC-normalised and case-folded as they load (the first of two words
+ * that fold together wins) and every word vector is scaled to unit length,
+ * so weights come only from the IDF.
+ *
+ * Sentence vector: the text is NFKC-normalised and case-folded, split into
+ * ICU words (UBRK_WORD, locale "zh"; punctuation and spaces dropped), and
+ *   v = l2norm( sum_w idf(w) * vec(w) )   over the words found in the table.
+ * A Han word missing from the table is matched greedily, longest first (up
+ * to 8 characters), against the table (工作总结 -> 工作 + 总结 when only those
+ * exist); other unknown words are skipped.  A text with no known word (or
+ * an empty text) embeds to the ZERO vector and embed() still returns AM_OK:
+ * callers must read a zero vector as "no semantic signal" (its cosine with
+ * anything is 0).
+ *
+ * IDF: from the table given to am__embed_w2v_open_idf ("word idf" lines,
+ * e.g. jieba's analyse/idf.txt; words of the vector file that it lacks get
+ * its median), else a self-IDF from the word's rank r (0-based, file order:
+ * word2vec files list frequent words first).  By Zipf's law document
+ * frequency falls like 1/(r+1), so log(N/df) grows like log(r+1); smoothed:
+ *   idf(r) = ln(1 + (r + 1) / 10)
+ * (0.095 for the most frequent word, ln 2 at rank 9, 4.6 at rank 1000).
+ *
+ * id: "w2v:<file basename>:<D>", plus ":idf=<idf file basename>" with an
+ * IDF table.  Only the first AM__W2V_MAX_TEXT bytes of a normalised text
+ * are read.  Threads: one embedder per thread at a time (it holds an ICU
+ * break iterator and scratch); the table is read-only after open. */
+#define AM__W2V_MAX_DIM 65536
+#define AM__W2V_MAX_TEXT ((size_t)1 << 20)
+
+/* Returns AM_OK and *out (owned: release with am__embedder_close), or
+ *   AM_MISUSE   NULL path or out;
+ *   AM_IO       the file cannot be opened or read;
+ *   AM_CORRUPT  not a word2vec file: bad header, a line with the wrong
+ *               number of values, a value that is not a finite number, a
+ *               truncated binary record, a count different from the
+ *               header's, no words, a word over 1 KiB (the message gives
+ *               the line or record number);
+ *   AM_NOMEM.
+ * embed(): AM_OK (zero vectors as above), AM_MISUSE (NULL e, texts[i], or
+ * out with n > 0), AM_NOMEM. */
+int am__embed_w2v_open(const char *path, am__embedder **out, char *err,
+                       size_t errlen);
+/* The same with an IDF table (idf_path NULL = self-IDF).  Its errors as
+ * above, for either file. */
+int am__embed_w2v_open_idf(const char *path, const char *idf_path,
+                           am__embedder **out, char *err, size_t errlen);
+
+#endif /* AM_EMBED_REMOTE_H */

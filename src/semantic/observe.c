@@ -1,14 +1,68 @@
 /*
- * observe.c -- promotion and periodic patterns (see observe.h).
+ * observe.c -- the observe hook (see observe.h): runs the two learners on
+ * one user event, and the version helpers they share (observe_int.h).
  */
-#include "semantic/observe.h"
+#include "semantic/observe_int.h"
 
 #include <string.h>
+
+int am__observe_insert(am__wctx *w, const am__item_row *from, am__item_row *nv,
+                       const char *const *extra, size_t n_extra)
+{
+    char id[27];
+    am__ulid_new(w->ulid, w->now, id);
+    nv->id = am__arena_strdup(w->ar, id);
+    nv->recorded_at = w->now;
+    nv->superseded_at = AM_TIME_NONE;
+    size_t ns = from ? from->n_sources : 0;
+    const char **src = am__arena_alloc(w->ar, (ns + n_extra + 1) * sizeof *src);
+    if (!src || !nv->id) return AM_NOMEM;
+    for (size_t i = 0; i < ns; i++) src[i] = from->sources[i];
+    for (size_t e = 0; e < n_extra; e++) {
+        int dup = 0;
+        for (size_t i = 0; i < ns && !dup; i++) dup = strcmp(src[i], extra[e]) == 0;
+        if (!dup) src[ns++] = extra[e];
+    }
+    nv->sources = src;
+    nv->n_sources = ns;
+    return w->store->vt->item_insert(w->store, w->uid, nv);
+}
+
+int am__observe_close(am__wctx *w, const am__item_row *it)
+{
+    return w->store->vt->item_close(w->store, w->uid, it->id, w->now);
+}
+
+int am__observe_audit(am__wctx *w, const char *op, const char *lineage,
+                      const char *key)
+{
+    return w->store->vt->audit(w->store, w->uid, w->now, op, "memory", lineage, key);
+}
+
+int am__observe_jaccard(am__wctx *w, const char *a, const char *b, double *out)
+{
+    uint64_t sa[AM__OBS_MAX_SET], sb[AM__OBS_MAX_SET];
+    size_t na, nb;
+    int rc;
+    *out = 0;
+    if ((rc = am__text_token_set(w->text, a, strlen(a), sa, AM__OBS_MAX_SET, &na)) ||
+        (rc = am__text_token_set(w->text, b, strlen(b), sb, AM__OBS_MAX_SET, &nb)))
+        return rc;
+    if (na + nb == 0) return AM_OK;
+    size_t k = am__set_overlap(sa, na, sb, nb);
+    *out = (double)k / (double)(na + nb - k);
+    return AM_OK;
+}
 
 int am__semantic_observe(am__wctx *w, const am__event_row *ev, const char *norm,
                          size_t n, int explicit_action, am__observe_out *out)
 {
-    (void)w; (void)ev; (void)norm; (void)n; (void)explicit_action;
     memset(out, 0, sizeof *out);
-    return AM_OK;
+    int rc;
+    /* F9: explicit statements went through merge.c already; one-offs and
+     * invalidations never promote. */
+    if (explicit_action == AM__D_NONE && (rc = am__semantic_promote(w, ev, norm, n, out)))
+        return rc;
+    /* F10: every user event is evidence of when the user works on what. */
+    return am__semantic_patterns(w, ev, norm, n, out);
 }

@@ -436,6 +436,26 @@ static void test_pii_never_stored(void)
     am_close(db);
 }
 
+static void test_redact_policy(void)
+{
+    am_config cfg;
+    am_config_init(&cfg);
+    CHECK_EQ_INT(cfg.redact, AM_REDACT_ALL);
+    cfg.path = ":memory:";
+    cfg.clock = test_clock;
+    cfg.redact = AM_REDACT_ALL & ~AM_REDACT_EMAIL; /* e-mails kept */
+    am_db *db;
+    CHECK_EQ_INT(am_open(&cfg, &db, NULL), AM_OK);
+    add(db, "u1", "s1", NULL, "2026-03-01T10:00:00Z",
+        "Write to ops@example.com or call 13812345678, password: Hunter2!xyz");
+    char *json = export_of(db, "u1");
+    CHECK_CONTAINS(json, "ops@example.com");
+    CHECK(strstr(json, "13812345678") == NULL);
+    CHECK(strstr(json, "Hunter2") == NULL);
+    free(json);
+    am_close(db);
+}
+
 int main(void)
 {
     RUN(test_weekly_report_zh);
@@ -450,5 +470,6 @@ int main(void)
     RUN(test_bad_input_changes_nothing);
     RUN(test_corrupt_and_newer_files);
     RUN(test_pii_never_stored);
+    RUN(test_redact_policy);
     TEST_MAIN_END();
 }

@@ -62,12 +62,9 @@ typedef struct bench_args {
 
 static int usage(const char *fmt, const char *arg)
 {
-    if (fmt) {
-        fprintf(stderr, "agentmem bench: ");
-        fprintf(stderr, fmt, arg);
-        fprintf(stderr, "\n");
-    }
-    fputs(usage_text, stderr);
+    fprintf(stderr, "agentmem bench: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\n(agentmem bench --help lists the options)\n");
     return 2;
 }
 
@@ -224,42 +221,29 @@ static int parse_args(int argc, char **argv, bench_args *a)
 #undef NEED_LONG
 #undef NEED_VALUE
     }
-    if (!a->dataset)
-        return usage("which dataset?", NULL);
+    if (!a->dataset) {
+        fputs(usage_text, stderr);
+        return 2;
+    }
     return 0;
 }
 
 /* ---------------------------------------------------------------- report */
-
-static double r4(double x)
-{
-    return round(x * 10000.0) / 10000.0;
-}
 
 static double r3(double x)
 {
     return round(x * 1000.0) / 1000.0;
 }
 
-static json_t *per_k(const int *ks, size_t nk, const double *sum, double n)
-{
-    json_t *o = json_object();
-    size_t i;
-    for (i = 0; i < nk; i++) {
-        char key[16];
-        snprintf(key, sizeof key, "%d", ks[i]);
-        json_object_set_new(o, key, json_real(n > 0 ? r4(sum[i] / n) : 0.0));
-    }
-    return o;
-}
-
 static void set_metrics(json_t *o, const bench_acc *a, const int *ks,
                         size_t nk)
 {
-    json_object_set_new(o, "recall", per_k(ks, nk, a->recall, a->n));
-    json_object_set_new(o, "recall_all", per_k(ks, nk, a->recall_all, a->n));
-    json_object_set_new(o, "hit", per_k(ks, nk, a->hit, a->n));
-    json_object_set_new(o, "ndcg", per_k(ks, nk, a->ndcg, a->n));
+    json_object_set_new(o, "recall",
+                        bench_json_per_k(ks, nk, a->recall, a->n));
+    json_object_set_new(o, "recall_all",
+                        bench_json_per_k(ks, nk, a->recall_all, a->n));
+    json_object_set_new(o, "hit", bench_json_per_k(ks, nk, a->hit, a->n));
+    json_object_set_new(o, "ndcg", bench_json_per_k(ks, nk, a->ndcg, a->n));
 }
 
 static json_t *latency_json(bench_sys_result *s)
@@ -287,7 +271,10 @@ static void system_json(json_t *o, bench_report *r, int s, const int *ks,
     json_object_set_new(o, "questions", json_integer((json_int_t)q));
     set_metrics(o, &res->total, ks, nk);
     for (i = 0; i < r->n_cats; i++) {
-        json_t *c = json_object();
+        json_t *c;
+        if (res->cats[i].acc.n == 0)
+            continue; /* --limit stopped before this category */
+        c = json_object();
         json_object_set_new(c, "questions",
                             json_integer((json_int_t)res->cats[i].acc.n));
         set_metrics(c, &res->cats[i].acc, ks, nk);
@@ -318,7 +305,9 @@ static json_t *report_json(const bench_args *a, const bench_dataset *ds,
     json_object_set_new(root, "full_context_tokens_mean", json_real(r3(full)));
     json_object_set_new(
         root, "block_vs_full",
-        json_real(full > 0 ? r4(r->sys[p].block_tokens_sum / q / full) : 0));
+        json_real(full > 0 ? round(r->sys[p].block_tokens_sum / q / full *
+                                   10000.0) / 10000.0
+                           : 0));
     json_object_set_new(root, "units", json_integer(r->units));
     json_object_set_new(root, "events", json_integer(r->events));
     json_object_set_new(ev, "refs", json_integer(ds->refs));
@@ -435,8 +424,9 @@ static void report_table(const bench_args *a, const bench_dataset *ds,
     printf("\nby category (%s)\n", bench_sys_names[o->primary]);
     print_header("category", o->ks, o->nk);
     for (i = 0; i < r->n_cats; i++)
-        print_metric_row(r->sys[o->primary].cats[i].label,
-                         &r->sys[o->primary].cats[i].acc, o->nk);
+        if (r->sys[o->primary].cats[i].acc.n > 0)
+            print_metric_row(r->sys[o->primary].cats[i].label,
+                             &r->sys[o->primary].cats[i].acc, o->nk);
     printf("\n%-14s %12s %12s %12s %12s %12s\n", "system", "block tok",
            "ingest p50", "ingest p95", "recall p50", "recall p95");
     for (s = 0; s < BENCH_N_SYS; s++) {

@@ -250,6 +250,11 @@ void bench_acc_add(bench_acc *a, const int *ks, size_t nk,
 /* Single-question figures (for dumps): recall@k for each k. */
 double bench_recall_at(int k, const size_t *ranked, size_t n_ranked,
                        const size_t *gold, size_t n_gold);
+/* {"<k>": sum[i] / n, ...} rounded to 4 decimals (0 when n is 0): the
+ * per-k object of every JSON report.  New reference (jansson). */
+struct json_t;
+struct json_t *bench_json_per_k(const int *ks, size_t nk, const double *sum,
+                                double n);
 
 /* ---------------------------------------------------------------- runner */
 

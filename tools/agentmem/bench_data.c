@@ -20,10 +20,12 @@
  * Structural problems (a missing or mistyped field) are errors naming the
  * file and the field; messy evidence ids are counted, never fatal.
  */
+#include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bench.h"
 
@@ -146,7 +148,9 @@ static int jfail_type(jctx *j, const char *where, const char *key,
 static int need_str(jctx *j, json_t *obj, const char *key, const char *where,
                     const char **out)
 {
-    json_t *v = json_object_get(obj, key);
+    json_t *v;
+    *out = NULL;
+    v = json_object_get(obj, key);
     if (!json_is_string(v))
         return jfail_type(j, where, key, v, "expected a string");
     *out = json_string_value(v);
@@ -156,7 +160,9 @@ static int need_str(jctx *j, json_t *obj, const char *key, const char *where,
 static int need_array(jctx *j, json_t *obj, const char *key,
                       const char *where, json_t **out)
 {
-    json_t *v = json_object_get(obj, key);
+    json_t *v;
+    *out = NULL;
+    v = json_object_get(obj, key);
     if (!json_is_array(v))
         return jfail_type(j, where, key, v, "expected an array");
     *out = v;
@@ -166,7 +172,9 @@ static int need_array(jctx *j, json_t *obj, const char *key,
 static int need_int(jctx *j, json_t *obj, const char *key, const char *where,
                     long *out)
 {
-    json_t *v = json_object_get(obj, key);
+    json_t *v;
+    *out = 0;
+    v = json_object_get(obj, key);
     if (!json_is_integer(v))
         return jfail_type(j, where, key, v, "expected an integer");
     *out = (long)json_integer_value(v);
@@ -282,9 +290,13 @@ static int is_digits(const char *s, size_t n)
 static int parse_dia(const char *s, size_t n, long *day, long *turn)
 {
     const char *colon = memchr(s, ':', n);
-    if (n < 4 || s[0] != 'D' || !colon || !is_digits(s + 1, (size_t)(colon - s - 1)) ||
-        !is_digits(colon + 1, n - (size_t)(colon - s) - 1) ||
-        n - (size_t)(colon - s) > 8 || colon - s > 8)
+    size_t left, right;
+    if (n < 4 || s[0] != 'D' || !colon)
+        return -1;
+    left = (size_t)(colon - s) - 1;  /* digits after 'D' */
+    right = n - (size_t)(colon - s) - 1;
+    if (!is_digits(s + 1, left) || !is_digits(colon + 1, right) ||
+        left > 7 || right > 7)
         return -1;
     *day = strtol(s + 1, NULL, 10);
     *turn = strtol(colon + 1, NULL, 10);
@@ -502,7 +514,8 @@ static int add_sessions(bench_dataset *ds, jctx *j, json_t *conv,
             }
             caption = opt_str(t, "blip_caption");
             doc = turn_text(&ds->arena, speaker, text, caption);
-            if (!doc || (idx = bench_add_doc(ds, dia, doc, session, at, 0)) < 0 ||
+            idx = doc ? bench_add_doc(ds, dia, doc, session, at, 0) : -1;
+            if (idx < 0 ||
                 bench_map_put(ids, dia, strlen(dia), (size_t)idx, NULL) < 0) {
                 oom(j->e, j->file);
                 goto out;
@@ -1443,6 +1456,9 @@ int bench_load(bench_dataset *ds, const char *name, const char *path,
     memset(ds, 0, sizeof *ds);
     ds->name = name;
     ds->path = path;
+    if (access(path, R_OK) != 0)
+        return bench_fail(e, "%s: cannot read: %s (point --data at the %s "
+                          "data)", path, strerror(errno), name);
     if (strcmp(name, "locomo") == 0)
         return load_files(ds, path, load_locomo_file, "LoCoMo", e);
     if (strcmp(name, "realtalk") == 0)

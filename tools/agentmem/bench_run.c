@@ -266,6 +266,7 @@ static int engine_recall(run_ctx *c, am_db *db, bench_clock *clk,
         query.max_events = o->maxk;
         query.max_memories = o->max_memories;
         query.budget_tokens = o->budget_tokens;
+        query.no_touch = 1; /* every question sees the same store */
         t0 = bench_mono_ms();
         rc = am_recall(db, &query, &rr);
         t1 = bench_mono_ms();

@@ -11,7 +11,9 @@
  *                 IDCG = Σ_{i<min(|G|,k)} 1/log2(i+2)
  * A document that appears twice in a ranking counts once (first place).
  */
+#include <jansson.h>
 #include <math.h>
+#include <stdio.h>
 
 #include "bench.h"
 
@@ -69,4 +71,18 @@ void bench_acc_add(bench_acc *a, const int *ks, size_t nk,
         a->hit[j] += found > 0 ? 1.0 : 0.0;
         a->ndcg[j] += idcg > 0 ? dcg / idcg : 0.0;
     }
+}
+
+json_t *bench_json_per_k(const int *ks, size_t nk, const double *sum,
+                         double n)
+{
+    json_t *o = json_object();
+    size_t i;
+    for (i = 0; i < nk; i++) {
+        char key[16];
+        double v = n > 0 ? sum[i] / n : 0.0;
+        snprintf(key, sizeof key, "%d", ks[i]);
+        json_object_set_new(o, key, json_real(round(v * 10000.0) / 10000.0));
+    }
+    return o;
 }

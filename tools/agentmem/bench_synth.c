@@ -308,18 +308,6 @@ static int synth_queries(am_db *db, const bench_synth_opts *o,
     return 0;
 }
 
-static json_t *per_k(const bench_synth_opts *o, const double *sum, double n)
-{
-    json_t *v = json_object();
-    size_t i;
-    for (i = 0; i < o->nk; i++) {
-        char key[16];
-        snprintf(key, sizeof key, "%d", o->ks[i]);
-        json_object_set_new(v, key, json_real(n > 0 ? sum[i] / n : 0));
-    }
-    return v;
-}
-
 static void synth_report(const bench_synth_opts *o, const char *db,
                          synth_out *out)
 {
@@ -348,10 +336,15 @@ static void synth_report(const bench_synth_opts *o, const char *db,
                             json_real(out->ingest_wall_ms / 1000));
         json_object_set_new(r, "ingest_events_per_s", json_real(eps));
         json_object_set_new(r, "store_bytes", json_integer(out->bytes));
-        json_object_set_new(r, "recall", per_k(o, out->acc.recall, q));
-        json_object_set_new(r, "recall_all", per_k(o, out->acc.recall_all, q));
-        json_object_set_new(r, "hit", per_k(o, out->acc.hit, q));
-        json_object_set_new(r, "ndcg", per_k(o, out->acc.ndcg, q));
+        json_object_set_new(r, "recall",
+                            bench_json_per_k(o->ks, o->nk, out->acc.recall, q));
+        json_object_set_new(
+            r, "recall_all",
+            bench_json_per_k(o->ks, o->nk, out->acc.recall_all, q));
+        json_object_set_new(r, "hit",
+                            bench_json_per_k(o->ks, o->nk, out->acc.hit, q));
+        json_object_set_new(r, "ndcg",
+                            bench_json_per_k(o->ks, o->nk, out->acc.ndcg, q));
         json_object_set_new(r, "block_tokens_mean",
                             json_real(q > 0 ? out->block_tokens_sum / q : 0));
         json_object_set_new(l, "ingest_event_p50", json_real(p[0]));

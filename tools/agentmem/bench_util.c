@@ -373,7 +373,8 @@ char *bench_iso(int64_t ms, int tz_minutes, char *buf)
                      (int)y, (int)m, (int)d, (int)(rem / 3600),
                      (int)(rem % 3600 / 60), (int)(rem % 60));
         else
-            snprintf(tmp, sizeof tmp, "%04d-%02d-%02dT%02d:%02d:%02d%c%02d:%02d",
+            snprintf(tmp, sizeof tmp,
+                     "%04d-%02d-%02dT%02d:%02d:%02d%c%02d:%02d",
                      (int)y, (int)m, (int)d, (int)(rem / 3600),
                      (int)(rem % 3600 / 60), (int)(rem % 60),
                      tz_minutes < 0 ? '-' : '+', a / 60, a % 60);

@@ -1,0 +1,47 @@
+/*
+ * observe_int.h -- internals shared by observe.c (the hook), promote.c (F9,
+ * repetition promotion) and patterns.c (F10, periodic patterns).  Not used
+ * outside src/semantic/.
+ *
+ * Both learners write memory item versions the bitemporal way merge.c does
+ * (close the current version, insert its successor; never edit a row), but
+ * with provenance of more than one event -- a promotion cites both
+ * mentions, a pattern every matching week -- which merge.c's statement
+ * interface does not carry.  The version helpers below do that and nothing
+ * else.
+ */
+#ifndef AM_SEMANTIC_OBSERVE_INT_H
+#define AM_SEMANTIC_OBSERVE_INT_H
+
+#include "semantic/observe.h"
+
+#define AM__OBS_MAX_SET 256 /* token-set size for similarity */
+
+/* Insert nv as a new version (fresh version id, recorded now, current).
+ * Its sources are from's sources (from may be NULL) plus extra[0..n_extra),
+ * without duplicates. */
+int am__observe_insert(am__wctx *w, const am__item_row *from, am__item_row *nv,
+                       const char *const *extra, size_t n_extra);
+
+/* Close a current version (superseded_at = now). */
+int am__observe_close(am__wctx *w, const am__item_row *it);
+
+/* Audit record of a memory change (F13): op such as "memory.promoted". */
+int am__observe_audit(am__wctx *w, const char *op, const char *lineage,
+                      const char *key);
+
+/* Token-set Jaccard similarity of two texts, in [0, 1]. *out is 0 for two
+ * texts without tokens. */
+int am__observe_jaccard(am__wctx *w, const char *a, const char *b, double *out);
+
+/* F9: promotion of repeated weak preference signals.  norm[0..n) is the
+ * event's normalised content. */
+int am__semantic_promote(am__wctx *w, const am__event_row *ev, const char *norm,
+                         size_t n, am__observe_out *out);
+
+/* F10: weekly patterns of the event's task (or of similar untasked
+ * requests).  norm[0..n) as above. */
+int am__semantic_patterns(am__wctx *w, const am__event_row *ev, const char *norm,
+                          size_t n, am__observe_out *out);
+
+#endif
