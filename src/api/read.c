@@ -376,7 +376,9 @@ static int recall_run(am_db *db, const am_query *q, recall_box *box)
     if ((rc = am__db_resolve_user(db, "recall", q->user_id, q->channel, q->external_id, 0, uid)))
         return rc;
     int lang = am__text_lang(q->text, qn);
-    if (lang == AM_LANG_NONE) lang = AM_LANG_EN;
+    int vector_ok = lang == AM_LANG_EN || lang == AM_LANG_NONE;
+    /* labels: Chinese for Chinese and mixed turns */
+    lang = lang == AM_LANG_ZH || lang == AM_LANG_MIXED ? AM_LANG_ZH : AM_LANG_EN;
     res->lang = lang == AM_LANG_ZH ? "zh" : "en";
     am__buf norm;
     am__buf_init(&norm, &db->alloc);
@@ -439,7 +441,7 @@ static int recall_run(am_db *db, const am_query *q, recall_box *box)
                               &events, &n_events);
     if (rc) goto out_store;
     am__rank_events(r, at, events, n_events);
-    if (db->embedder && lang != AM_LANG_ZH && r->w_vector > 0 &&
+    if (db->embedder && vector_ok && r->w_vector > 0 &&
         (rc = fuse_vectors(db, uid, q->text, as_of, limit, ar, &events, &n_events)))
         goto out_store;
     if ((rc = referenced_task(db, uid, q, events, n_events, ar, &task))) goto out_store;

@@ -163,7 +163,7 @@ static int on_sentence(void *ctx, const char *s, size_t n)
         am__buf_adds(&v, "{\"statement\":");
         am__buf_json_str(&v, sentence);
         am__buf_printf(&v, ",\"rule\":\"%s\",\"lang\":\"%s\"}", d.rule,
-                       am__text_lang(s, n) == AM_LANG_ZH ? "zh" : "en");
+                       am__text_lang(s, n) >= AM_LANG_ZH ? "zh" : "en");
         const char *value = v.oom ? NULL : am__arena_strndup(x->w.ar, v.p, v.len);
         am__buf_free(&v);
         if (!value) { rc = AM_NOMEM; goto out; }
@@ -414,7 +414,8 @@ int am_add_event(am_db *db, const am_event *in, am_add_info *info)
     ev.tz_minutes = tz;
     ev.ingested_at = am__db_now(db);
     size_t clen = strlen(red.text);
-    ev.lang = am__text_lang(red.text, clen) == AM_LANG_ZH ? "zh" : "en";
+    int lang = am__text_lang(red.text, clen);
+    ev.lang = lang == AM_LANG_ZH ? "zh" : lang == AM_LANG_MIXED ? "mixed" : "en";
     if ((rc = am__text_normalize(db->text, red.text, clen, &norm))) goto out_store;
 
     wctx_ex x;
@@ -482,7 +483,7 @@ out_ctx:
     if (rc) goto out_store;
     /* F16: a vector of the (redacted) text, tagged with the embedder; only
      * for text the embedder represents (use-lite: not Chinese). */
-    if (db->embedder && strcmp(ev.lang, "zh") != 0) {
+    if (db->embedder && strcmp(ev.lang, "en") == 0) {
         float *vec = am__arena_alloc(&ar, (size_t)db->embedder->dim * sizeof *vec);
         char eerr[256];
         const char *texts[1] = {red.text};

@@ -289,7 +289,9 @@ int am__text_lang(const char *s, size_t n)
         i += (size_t)l;
     }
     if (han == 0 && latin == 0) return AM_LANG_NONE;
-    /* A Han character carries about as much as a 3-4 letter word part. */
+    /* A Han character carries about as much as 3 letters. */
+    if (han >= 2 && latin >= 6 && han * 3 * 3 >= latin && latin * 3 >= han * 3)
+        return AM_LANG_MIXED;
     return han * 3 >= latin ? AM_LANG_ZH : AM_LANG_EN;
 }
 

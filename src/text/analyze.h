@@ -49,6 +49,7 @@ int am__text_tokenize(am__text *t, const char *s, size_t n, am__token_fn fn,
 #define AM_LANG_NONE 0
 #define AM_LANG_EN 1
 #define AM_LANG_ZH 2
+#define AM_LANG_MIXED 3 /* both scripts carry weight ("把这个PR的review comments看下") */
 int am__text_lang(const char *s, size_t n);
 
 /* 1 if the (normalised, stemmed) token is a stopword for queries. */

@@ -103,6 +103,8 @@ static void test_stopwords_lang(void)
     CHECK_EQ_INT(am__text_lang("IT资产预算", strlen("IT资产预算")), AM_LANG_ZH);
     CHECK_EQ_INT(am__text_lang("Help me write the report", 24), AM_LANG_EN);
     CHECK_EQ_INT(am__text_lang("123 !!", 6), AM_LANG_NONE);
+    const char *mixed = "帮我看下这个PR的review comments";
+    CHECK_EQ_INT(am__text_lang(mixed, strlen(mixed)), AM_LANG_MIXED);
 }
 
 typedef struct sents {
