@@ -97,8 +97,10 @@ const char *am__use_piece(am__embedder *e, int32_t id, size_t *len);
  *   the caller sizes its output buffer -- so with dim 0, open() needs the
  *   server up.  Every response must have this dimension: a mismatch is an
  *   error, never a silent truncation.
- * id: "openai:<model>@<host>[:<port>]" (the port only when the URL names
- *   one), so vectors from different servers or models never mix.
+ * id: "openai:<model>@<host>[:<port>]" (host in lower case; the port only
+ *   when the URL names one other than the scheme's default), so vectors
+ *   from different servers or models never mix.  Proxies: libcurl's usual
+ *   environment variables (https_proxy, no_proxy ...) apply.
  *
  * embed(): at most opts.max_batch texts per request (default 64); vectors
  * are ordered by the response's "index" and L2-normalised here (a zero
@@ -171,12 +173,14 @@ int am__openai_parse_response(const char *body, size_t len, int expect_n,
  * Formats: text ("N D" header line, then "word v1 ... vD" lines; without the
  * header D is taken from the first line) and binary (header, then for each
  * word: the word, a space, D float32 little-endian, an optional newline).
- * The format is detected from the bytes after the header.  Words are
- * NFKC-normalised and case-folded as they load (the first of two words
- * that fold together wins) and every word vector is scaled to unit length,
- * so weights come only from the IDF.
+ * The format is guessed from the first record after the header, and the
+ * other one is tried when that fails.  A UTF-8 BOM is skipped.  Words are
+ * normalised as they load exactly as texts are (am__text_normalize: NFKC,
+ * case folding, Traditional -> Simplified), the first of two words that
+ * normalise alike wins, and every word vector is scaled to unit length, so
+ * weights come only from the IDF.
  *
- * Sentence vector: the text is NFKC-normalised and case-folded, split into
+ * Sentence vector: the text is normalised the same way, split into
  * ICU words (UBRK_WORD, locale "zh"; punctuation and spaces dropped), and
  *   v = l2norm( sum_w idf(w) * vec(w) )   over the words found in the table.
  * A Han word missing from the table is matched greedily, longest first (up
@@ -195,8 +199,8 @@ int am__openai_parse_response(const char *body, size_t len, int expect_n,
  * (0.095 for the most frequent word, ln 2 at rank 9, 4.6 at rank 1000).
  *
  * id: "w2v:<file basename>:<D>", plus ":idf=<idf file basename>" with an
- * IDF table.  Only the first AM__W2V_MAX_TEXT bytes of a normalised text
- * are read.  Threads: one embedder per thread at a time (it holds an ICU
+ * IDF table.  Only the first AM__W2V_MAX_TEXT bytes of a text (before and
+ * after normalisation) are read.  Threads: one embedder per thread at a time (it holds an ICU
  * break iterator and scratch); the table is read-only after open. */
 #define AM__W2V_MAX_DIM 65536
 #define AM__W2V_MAX_TEXT ((size_t)1 << 20)

@@ -507,7 +507,12 @@ static int make_id(openai_embedder *o, char *err, size_t errlen)
                   "openai: open: \"%s\" is not an http(s) URL", o->url);
         goto out;
     }
-    if (curl_url_get(u, CURLUPART_PORT, &port, 0) != CURLUE_OK) port = NULL;
+    /* the port only when it is not the scheme's default (:443 = none) */
+    if (curl_url_get(u, CURLUPART_PORT, &port, CURLU_NO_DEFAULT_PORT) !=
+        CURLUE_OK)
+        port = NULL;
+    for (char *h = host; *h; h++) /* host names are case-insensitive */
+        if (*h >= 'A' && *h <= 'Z') *h = (char)(*h - 'A' + 'a');
     am__buf_init(&id, NULL);
     am__buf_printf(&id, "openai:%s@%s%s%s", o->model, host, port ? ":" : "",
                    port ? port : "");

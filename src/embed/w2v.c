@@ -463,6 +463,8 @@ static int load_vectors(w2v_model *m, reader *r)
     if (got < 0)
         return fail(r->err, r->errlen, AM_IO, "w2v: %s: read error: %s",
                     r->path, strerror(errno));
+    if (got > 0 && strncmp(r->line, "\xEF\xBB\xBF", 3) == 0) /* UTF-8 BOM */
+        memmove(r->line, r->line + 3, strlen(r->line + 3) + 1);
     while (got > 0 && is_blank(r->line)) got = next_line(r);
     if (got <= 0)
         return fail(r->err, r->errlen, AM_CORRUPT, "w2v: %s: no words",

@@ -1284,8 +1284,12 @@ int am__store_sqlite_open(const char *path, const am__store_opts *o,
         am_rc = AM_NEWER;
         goto out_fail;
     }
+    /* 32 MB page cache and memory-mapped reads: the FTS index of a large
+     * store does not fit SQLite's 2 MB default and recall would read it
+     * from the file on every query. */
     if ((am_rc = exec(s, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
-                         " PRAGMA foreign_keys=ON; PRAGMA secure_delete=ON;",
+                         " PRAGMA foreign_keys=ON; PRAGMA secure_delete=ON;"
+                         " PRAGMA cache_size=-32768; PRAGMA mmap_size=268435456;",
                       "pragma"))) {
         snprintf(errbuf, errlen, "store %s: %s", path, s->err);
         goto out_fail;
