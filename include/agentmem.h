@@ -124,10 +124,15 @@ typedef struct am_config {
     int must_exist;
     /* Embedder for vector recall (F16, F31): NULL or "none" (lexical only),
      * "use-lite" (the built-in English encoder; weights from $AM_MODEL_DIR
-     * or models/use-lite) or "use-lite:DIR".  Vectors carry the embedder's
-     * id and are only compared with vectors of the same id; texts the
-     * embedder cannot represent (Chinese for use-lite) get no vector. */
+     * or models/use-lite), "use-lite:DIR", "w2v:PATH" (a word2vec table,
+     * e.g. Chinese vectors the user installs) or "openai:MODEL@BASE_URL"
+     * (any OpenAI-compatible /v1/embeddings endpoint; key in
+     * embedder_key).  Vectors carry the embedder's id and are only compared
+     * with vectors of the same id; texts the embedder cannot represent
+     * (Chinese for use-lite) get no vector.  Changing the embedder leaves
+     * old vectors unused (they are never compared across ids). */
     const char *embedder;
+    const char *embedder_key; /* API key for openai:..., or NULL */
     /* Sensitive data (F3): which kinds are replaced by placeholders before
      * anything is stored or indexed (originals kept apart, never recalled
      * or exported); secrets (passwords, keys, tokens) are dropped with no

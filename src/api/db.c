@@ -159,17 +159,28 @@ int am_open(const am_config *cfg, am_db **out, char **errmsg)
         goto out_fail;
     }
     if (cfg->embedder && strcmp(cfg->embedder, "none") != 0) {
-        const char *dir = NULL;
-        if (strcmp(cfg->embedder, "use-lite") == 0) dir = am__embed_use_default_dir();
-        else if (strncmp(cfg->embedder, "use-lite:", 9) == 0) dir = cfg->embedder + 9;
-        if (!dir) {
-            snprintf(err, sizeof err, "open: embedder \"%.64s\" is not one of none, use-lite, use-lite:DIR",
-                     cfg->embedder);
-            rc = AM_INVALID;
-            goto out_fail;
-        }
+        const char *spec = cfg->embedder;
         char eerr[400];
-        rc = am__embed_use_open(dir, &db->embedder, eerr, sizeof eerr);
+        if (strcmp(spec, "use-lite") == 0 || strncmp(spec, "use-lite:", 9) == 0) {
+            const char *dir = spec[8] == ':' ? spec + 9 : am__embed_use_default_dir();
+            rc = am__embed_use_open(dir, &db->embedder, eerr, sizeof eerr);
+        } else if (strncmp(spec, "w2v:", 4) == 0) {
+            rc = am__embed_w2v_open(spec + 4, &db->embedder, eerr, sizeof eerr);
+            db->embed_zh = 1;
+        } else if (strncmp(spec, "openai:", 7) == 0 && strchr(spec + 7, '@')) {
+            /* openai:MODEL@BASE_URL, key from $AGENTMEM_EMBEDDER_KEY via
+             * the caller (embedder_key) */
+            const char *at = strchr(spec + 7, '@');
+            char model[128];
+            snprintf(model, sizeof model, "%.*s", (int)(at - spec - 7), spec + 7);
+            rc = am__embed_openai_open(at + 1, model, cfg->embedder_key, 0, &db->embedder, eerr,
+                                       sizeof eerr);
+            db->embed_zh = 1;
+        } else {
+            snprintf(eerr, sizeof eerr,
+                     "\"%.64s\" is not one of none, use-lite[:DIR], w2v:PATH, openai:MODEL@URL", spec);
+            rc = AM_INVALID;
+        }
         if (rc) {
             snprintf(err, sizeof err, "open: embedder: %s", eerr);
             goto out_fail;

@@ -18,6 +18,7 @@ struct am_db {
     am__store *store;
     am__text *text;
     am__embedder *embedder;   /* NULL: lexical recall only */
+    int embed_zh;             /* the embedder represents Chinese text */
     am__ulid_state ulid;
     char err[1024];
 };

@@ -376,7 +376,7 @@ static int recall_run(am_db *db, const am_query *q, recall_box *box)
     if ((rc = am__db_resolve_user(db, "recall", q->user_id, q->channel, q->external_id, 0, uid)))
         return rc;
     int lang = am__text_lang(q->text, qn);
-    int vector_ok = lang == AM_LANG_EN || lang == AM_LANG_NONE;
+    int vector_ok = lang == AM_LANG_EN || lang == AM_LANG_NONE || db->embed_zh;
     /* labels: Chinese for Chinese and mixed turns */
     lang = lang == AM_LANG_ZH || lang == AM_LANG_MIXED ? AM_LANG_ZH : AM_LANG_EN;
     res->lang = lang == AM_LANG_ZH ? "zh" : "en";

@@ -483,7 +483,7 @@ out_ctx:
     if (rc) goto out_store;
     /* F16: a vector of the (redacted) text, tagged with the embedder; only
      * for text the embedder represents (use-lite: not Chinese). */
-    if (db->embedder && strcmp(ev.lang, "en") == 0) {
+    if (db->embedder && (strcmp(ev.lang, "en") == 0 || db->embed_zh)) {
         float *vec = am__arena_alloc(&ar, (size_t)db->embedder->dim * sizeof *vec);
         char eerr[256];
         const char *texts[1] = {red.text};

@@ -312,7 +312,8 @@ static int engine_unit(run_ctx *c, const bench_unit *u, size_t q_end)
     if (c->o->rank)
         cfg.rank = *c->o->rank;
     cfg.path = ":memory:";
-    cfg.embedder = getenv("AGENTMEM_EMBEDDER"); /* e.g. use-lite */
+    cfg.embedder = getenv("AGENTMEM_EMBEDDER"); /* e.g. use-lite, w2v:PATH */
+    cfg.embedder_key = getenv("AGENTMEM_EMBEDDER_KEY");
     cfg.clock = clock_now;
     cfg.clock_ctx = &clk;
     clk.now = u->n_docs ? c->ds->docs[u->docs[0]].at_ms : u->now_ms;

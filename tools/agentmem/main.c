@@ -149,7 +149,8 @@ static am_db *open_db(const char *path, int must_exist)
     am_config_init(&cfg);
     cfg.path = path;
     cfg.must_exist = must_exist;
-    cfg.embedder = getenv("AGENTMEM_EMBEDDER"); /* none | use-lite | use-lite:DIR */
+    cfg.embedder = getenv("AGENTMEM_EMBEDDER"); /* see am_config.embedder */
+    cfg.embedder_key = getenv("AGENTMEM_EMBEDDER_KEY");
     am_db *db = NULL;
     char *err = NULL;
     int rc = am_open(&cfg, &db, &err);
