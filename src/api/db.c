@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "api/db_int.h"
+#include "recall/recall.h"
 
 void am_config_init(am_config *cfg)
 {
@@ -158,6 +159,7 @@ int am_open(const am_config *cfg, am_db **out, char **errmsg)
         snprintf(err, sizeof err, "open: cannot initialise text analysis");
         goto out_fail;
     }
+    db->tokcache = am__tokcache_new(&db->alloc); /* NULL: no cache, still correct */
     if (cfg->embedder && strcmp(cfg->embedder, "none") != 0) {
         const char *spec = cfg->embedder;
         char eerr[400];
@@ -200,6 +202,7 @@ void am_close(am_db *db)
     if (db->store) db->store->vt->close(db->store);
     am__text_close(db->text);
     am__embedder_close(db->embedder);
+    am__tokcache_free(db->tokcache);
     am__allocator a = db->alloc;
     am__free(&a, db);
 }

@@ -19,6 +19,7 @@ struct am_db {
     am__text *text;
     am__embedder *embedder;   /* NULL: lexical recall only */
     int embed_zh;             /* the embedder represents Chinese text */
+    struct am__tokcache *tokcache; /* item token sets (recall/rank.c) */
     am__ulid_state ulid;
     char err[1024];
 };

@@ -468,7 +468,7 @@ static int recall_run(am_db *db, const am_query *q, recall_box *box)
     if ((rc = am__text_token_set(db->text, q->text, qn, qset, MAX_QSET, &nq))) goto out_store;
     am__scored_item *scored = am__arena_alloc(ar, (n_items + 1) * sizeof *scored);
     if (!scored) { rc = AM_NOMEM; goto out_store; }
-    if ((rc = am__rank_items(db->text, r, at, qset, nq, items, n_items, scored))) goto out_store;
+    if ((rc = am__rank_items(db->text, db->tokcache, r, at, qset, nq, items, n_items, scored))) goto out_store;
     size_t max_mem = (size_t)(q->max_memories > 0 ? q->max_memories : r->max_memories);
     if (n_items > max_mem) n_items = max_mem;
     /* A pending_confirm version is shown with the value it conflicts with,

@@ -387,6 +387,41 @@ static const char *attribute(const char *s, size_t n)
     return pick(attributes, sizeof attributes / sizeof *attributes, s, n);
 }
 
+/* The subject of a Chinese long-term statement "以后<subject>都/一律/全部…"
+ * (2-8 characters, Han only), used as the key's topic when the topic table
+ * knows none. */
+static int zh_subject(const char *norm, size_t n, char *out, size_t outlen)
+{
+    static const char *const starts[] = {"以后", "今后", "往后", NULL};
+    static const char *const ends[] = {"都", "一律", "全部", "统一", NULL};
+    for (size_t k = 0; starts[k]; k++) {
+        size_t sl = strlen(starts[k]);
+        for (size_t i = 0; i + sl <= n; i++) {
+            if (memcmp(norm + i, starts[k], sl) != 0) continue;
+            size_t a = i + sl, p = a;
+            int chars = 0;
+            while (p < n && chars <= 8) {
+                for (size_t e = 0; ends[e]; e++) {
+                    size_t el = strlen(ends[e]);
+                    if (p + el <= n && memcmp(norm + p, ends[e], el) == 0) {
+                        if (chars < 2 || p - a >= outlen) return 0;
+                        memcpy(out, norm + a, p - a);
+                        out[p - a] = 0;
+                        return 1;
+                    }
+                }
+                uint32_t cp;
+                int l = am__utf8_decode(norm + p, n - p, &cp);
+                if (!am__is_han(cp)) return 0;
+                p += (size_t)l;
+                chars++;
+            }
+            return 0;
+        }
+    }
+    return 0;
+}
+
 static void make_key(const char *norm, size_t n, const char *kind,
                      char out[96])
 {
@@ -408,6 +443,12 @@ static void make_key(const char *norm, size_t n, const char *kind,
         }
     }
     if (attr) {
+        char subject[64];
+        if (!topic && zh_subject(norm, n, subject, sizeof subject)) {
+            /* "以后采购合同都用表格" and "以后报销单都用表格" are two rules */
+            snprintf(out, 96, "%s.%s", subject, attr);
+            return;
+        }
         snprintf(out, 96, "%s.%s", topic ? topic : "general", attr);
         return;
     }

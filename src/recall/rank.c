@@ -19,7 +19,77 @@ static int cmp_item(const void *a, const void *b)
     return x->score < y->score ? 1 : x->score > y->score ? -1 : 0;
 }
 
-int am__rank_items(am__text *t, const am_rank_config *r, am_time now,
+#define CACHE_SLOTS 4096
+#define CACHE_SET 48 /* tokens kept per item (sorted hashes) */
+
+typedef struct tok_entry {
+    uint64_t key;     /* hash of the version id, 0 = empty */
+    uint8_t n;
+    uint64_t set[CACHE_SET];
+} tok_entry;
+
+struct am__tokcache {
+    const am__allocator *a;
+    size_t used;
+    tok_entry slot[CACHE_SLOTS];
+};
+
+am__tokcache *am__tokcache_new(const am__allocator *a)
+{
+    am__tokcache *c = am__calloc(a, sizeof *c);
+    if (c) c->a = a;
+    return c;
+}
+
+void am__tokcache_free(am__tokcache *c)
+{
+    if (c) am__free(c->a, c);
+}
+
+/* The token set of an item version (text + key): from the cache, or
+ * computed and cached. */
+static int item_set(am__text *t, am__tokcache *c, const am__item_row *it, uint64_t *out,
+                    size_t *n)
+{
+    uint64_t key = am__hash64(it->id, strlen(it->id)) | 1;
+    size_t h = (size_t)(key % CACHE_SLOTS);
+    if (c) {
+        for (size_t probe = 0; probe < 8; probe++) {
+            tok_entry *e = &c->slot[(h + probe) % CACHE_SLOTS];
+            if (e->key == key) {
+                memcpy(out, e->set, e->n * sizeof *out);
+                *n = e->n;
+                return AM_OK;
+            }
+            if (e->key == 0) break;
+        }
+    }
+    am__buf doc;
+    am__buf_init(&doc, NULL);
+    am__buf_adds(&doc, it->text);
+    am__buf_addc(&doc, ' ');
+    am__buf_adds(&doc, it->key);
+    int rc = doc.oom ? AM_NOMEM : am__text_token_set(t, doc.p, doc.len, out, CACHE_SET, n);
+    am__buf_free(&doc);
+    if (rc || !c) return rc;
+    if (c->used >= CACHE_SLOTS / 2) { /* keep probing short: start over */
+        memset(c->slot, 0, sizeof c->slot);
+        c->used = 0;
+    }
+    for (size_t probe = 0; probe < 8; probe++) {
+        tok_entry *e = &c->slot[(h + probe) % CACHE_SLOTS];
+        if (e->key == 0) {
+            e->key = key;
+            e->n = (uint8_t)*n;
+            memcpy(e->set, out, *n * sizeof *out);
+            c->used++;
+            break;
+        }
+    }
+    return AM_OK;
+}
+
+int am__rank_items(am__text *t, am__tokcache *cache, const am_rank_config *r, am_time now,
                    const uint64_t *q, size_t nq, am__item_row *rows, size_t n,
                    am__scored_item *out)
 {
@@ -34,16 +104,9 @@ int am__rank_items(am__text *t, const am_rank_config *r, am_time now,
         double hl = it->half_life_days > 0 ? it->half_life_days : 30;
         double heat = it->base_score * pow(0.5, age_days / hl);
         heat *= 1 + 0.05 * (double)(it->hits > 20 ? 20 : it->hits); /* hit bonus */
-        uint64_t s[MAX_SET];
+        uint64_t s[CACHE_SET];
         size_t ns = 0;
-        am__buf doc;
-        am__buf_init(&doc, NULL);
-        am__buf_adds(&doc, it->text);
-        am__buf_addc(&doc, ' ');
-        am__buf_adds(&doc, it->key);
-        int rc = doc.oom ? AM_NOMEM
-                         : am__text_token_set(t, doc.p, doc.len, s, MAX_SET, &ns);
-        am__buf_free(&doc);
+        int rc = item_set(t, cache, it, s, &ns);
         if (rc) return rc;
         size_t k = am__set_overlap(q, nq, s, ns);
         double sim = nq && ns ? (double)k / sqrt((double)nq * (double)ns) : 0;

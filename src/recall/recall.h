@@ -46,8 +46,15 @@ typedef struct am__scored_item {
     double heat, similarity, score;
     const char *conflicts_with; /* pending_confirm: the active value's text */
 } am__scored_item;
-/* Score items for a query (token set q), best first, into out (n items). */
-int am__rank_items(am__text *t, const am_rank_config *r, am_time now,
+/* Token sets of memory item versions, cached by version id: versions are
+ * immutable, so an entry never goes stale.  Bounded; cleared when full. */
+typedef struct am__tokcache am__tokcache;
+am__tokcache *am__tokcache_new(const am__allocator *a);
+void am__tokcache_free(am__tokcache *c);
+
+/* Score items for a query (token set q), best first, into out (n items).
+ * cache may be NULL. */
+int am__rank_items(am__text *t, am__tokcache *cache, const am_rank_config *r, am_time now,
                    const uint64_t *q, size_t nq, am__item_row *rows, size_t n,
                    am__scored_item *out);
 /* Rerank lexical candidates in place by relevance, recency and session

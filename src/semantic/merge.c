@@ -86,10 +86,15 @@ int am__semantic_put(am__wctx *w, const am__statement *st, int *outcome,
     if (rc) return rc;
     am__item_row *same_key = NULL, *near = NULL;
     double best = 0;
+    am__item_row *pending = NULL; /* the lineage's open question, if any */
     for (size_t i = 0; i < n; i++) {
         if (!same_scope(rows[i].scope, st->scope)) continue;
-        if (strcmp(rows[i].status, "active") != 0) continue;
-        if (strcmp(rows[i].key, st->key) == 0) same_key = &rows[i];
+        int active = strcmp(rows[i].status, "active") == 0;
+        if (!active && strcmp(rows[i].status, "pending_confirm") != 0) continue;
+        if (strcmp(rows[i].key, st->key) == 0) {
+            if (active) same_key = &rows[i];
+            else pending = &rows[i];
+        }
         double j = jaccard(w, rows[i].text, st->text);
         if (j > best) { best = j; near = &rows[i]; }
     }
@@ -127,6 +132,8 @@ int am__semantic_put(am__wctx *w, const am__statement *st, int *outcome,
                 return rc;
             *outcome = AM__M_SUPERSEDED;
         } else {
+            /* one open question per item: a newer one replaces it */
+            if (pending && (rc = close_version(w, pending))) return rc;
             nv.status = "pending_confirm";
             *outcome = AM__M_PENDING;
         }

@@ -594,13 +594,44 @@ static int sq_events_search(am__store *b, const char *uid,
     *rows = NULL;
     *n = 0;
     if (n_terms == 0) return AM_OK;
+    /* Frequent terms: a term in more than a tenth of all rows adds almost
+     * nothing to BM25 (its idf is near zero) but costs the longest posting
+     * list; drop such terms when rarer ones remain.  Keeps recall fast as
+     * the store grows (many users, shared vocabulary). */
+    unsigned char *keep = am__arena_alloc(ar, n_terms + 1);
+    if (!keep) return AM_NOMEM;
+    size_t kept = n_terms;
+    memset(keep, 1, n_terms);
+    sqlite3_stmt *cnt = stmt(s, "SELECT max(rowid) FROM events_fts");
+    int64_t rows_total = 0;
+    if (cnt && sqlite3_step(cnt) == SQLITE_ROW) rows_total = sqlite3_column_int64(cnt, 0);
+    if (cnt) done(s, cnt);
+    if (rows_total > 2000 && n_terms > 1) {
+        int64_t max_df = rows_total / 10;
+        size_t rare = 0;
+        for (size_t i = 0; i < n_terms; i++) {
+            sqlite3_stmt *v = stmt(s, "SELECT doc FROM temp.am_events_vocab WHERE term = ?");
+            if (!v) break;
+            bind_text(v, 1, terms[i]);
+            int64_t df = sqlite3_step(v) == SQLITE_ROW ? sqlite3_column_int64(v, 0) : 0;
+            done(s, v);
+            if (df > max_df) keep[i] = 0;
+            else rare++;
+        }
+        if (rare == 0) memset(keep, 1, n_terms);
+        else kept = rare;
+    }
+    (void)kept;
     am__buf *q = &s->scratch;
     am__buf_reset(q);
     char tok[32];
     uid_token(uid, tok, 1);
     am__buf_printf(q, "uid:\"%s\" AND {doc ctx}:(", tok);
+    int first = 1;
     for (size_t i = 0; i < n_terms; i++) {
-        if (i) am__buf_adds(q, " OR ");
+        if (!keep[i]) continue;
+        if (!first) am__buf_adds(q, " OR ");
+        first = 0;
         am__buf_adds(q, "\"" AM__FTS_VERBATIM);
         for (const char *p = terms[i]; *p; p++) {
             if (*p == '"') am__buf_addc(q, '"'); /* FTS5 escapes "" */
@@ -882,16 +913,19 @@ static int sq_items_list(am__store *b, const char *uid, int which, am_time at,
     sq_store *s = SQ(b);
     static const char *const sql[] = {
         "SELECT m.rid, m.id, m.lineage_id, m.scope, m.kind, m.key, m.text, m.value_json, m.confidence, m.base_score,"
-        " m.half_life_days, m.valid_from, m.valid_to, m.recorded_at, m.superseded_at, m.status, h.hits, h.last_access"
+        " m.half_life_days, m.valid_from, m.valid_to, m.recorded_at, m.superseded_at, m.status, h.hits, h.last_access,"
+        " (SELECT group_concat(x.event_id, ',') FROM item_sources x WHERE x.item_rid = m.rid) AS src"
         " FROM memory_items m LEFT JOIN item_heat h ON h.user_id=m.user_id AND h.lineage_id=m.lineage_id"
         " WHERE m.user_id=?1 AND m.superseded_at IS NULL AND m.status IN ('active','pending_confirm')"
         " AND m.valid_from <= ?2 AND (m.valid_to IS NULL OR m.valid_to > ?2) ORDER BY m.rid",
         "SELECT m.rid, m.id, m.lineage_id, m.scope, m.kind, m.key, m.text, m.value_json, m.confidence, m.base_score,"
-        " m.half_life_days, m.valid_from, m.valid_to, m.recorded_at, m.superseded_at, m.status, h.hits, h.last_access"
+        " m.half_life_days, m.valid_from, m.valid_to, m.recorded_at, m.superseded_at, m.status, h.hits, h.last_access,"
+        " (SELECT group_concat(x.event_id, ',') FROM item_sources x WHERE x.item_rid = m.rid) AS src"
         " FROM memory_items m LEFT JOIN item_heat h ON h.user_id=m.user_id AND h.lineage_id=m.lineage_id"
         " WHERE m.user_id=?1 AND ?2 = ?2 ORDER BY m.lineage_id, m.rid",
         "SELECT m.rid, m.id, m.lineage_id, m.scope, m.kind, m.key, m.text, m.value_json, m.confidence, m.base_score,"
-        " m.half_life_days, m.valid_from, m.valid_to, m.recorded_at, m.superseded_at, m.status, h.hits, h.last_access"
+        " m.half_life_days, m.valid_from, m.valid_to, m.recorded_at, m.superseded_at, m.status, h.hits, h.last_access,"
+        " (SELECT group_concat(x.event_id, ',') FROM item_sources x WHERE x.item_rid = m.rid) AS src"
         " FROM memory_items m LEFT JOIN item_heat h ON h.user_id=m.user_id AND h.lineage_id=m.lineage_id"
         " WHERE m.user_id=?1 AND m.superseded_at IS NULL AND m.status IN ('active','invalidated','pending_confirm')"
         " AND m.valid_from <= ?2 AND (m.valid_to IS NULL OR m.valid_to > ?2) ORDER BY m.rid",
@@ -926,28 +960,26 @@ static int sq_items_list(am__store *b, const char *uid, int which, am_time at,
         r->status = col_text(ar, st, 15);
         r->hits = sqlite3_column_int(st, 16);
         r->last_access = col_time(st, 17);
+        /* provenance: event ids (ULIDs, no commas) joined by ',' */
+        const char *src = col_text(ar, st, 18);
+        if (src && *src) {
+            size_t k = 1;
+            for (const char *p = src; *p; p++) k += *p == ',';
+            r->sources = am__arena_alloc(ar, k * sizeof *r->sources);
+            if (!r->sources) { done(s, st); return AM_NOMEM; }
+            char *cur = (char *)src;
+            for (;;) {
+                char *comma = strchr(cur, ',');
+                if (comma) *comma = 0;
+                r->sources[r->n_sources++] = cur;
+                if (!comma) break;
+                cur = comma + 1;
+            }
+        }
     }
     int out = rc == SQLITE_DONE ? AM_OK : fail(s, rc, "items");
     done(s, st);
     if (out) return out;
-    /* Provenance. */
-    for (size_t i = 0; i < *n; i++) {
-        am__item_row *r = &(*rows)[i];
-        st = stmt(s, "SELECT event_id FROM item_sources WHERE user_id=? AND item_rid=? ORDER BY rowid");
-        if (!st) return AM_BACKEND;
-        bind_text(st, 1, uid);
-        sqlite3_bind_int64(st, 2, r->rid);
-        size_t scap = 0;
-        while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-            const char **slot = push(ar, (void **)&r->sources, &r->n_sources,
-                                     &scap, sizeof *slot);
-            if (!slot) { done(s, st); return AM_NOMEM; }
-            *slot = col_text(ar, st, 0);
-        }
-        out = rc == SQLITE_DONE ? AM_OK : fail(s, rc, "item sources");
-        done(s, st);
-        if (out) return out;
-    }
     return ar->oom ? AM_NOMEM : AM_OK;
 }
 
@@ -1295,6 +1327,12 @@ int am__store_sqlite_open(const char *path, const am__store_opts *o,
         goto out_fail;
     }
     if (version < N_MIGRATIONS && (am_rc = migrate(s, version))) {
+        snprintf(errbuf, errlen, "store %s: %s", path, s->err);
+        goto out_fail;
+    }
+    /* document frequencies of index terms (per connection, read-only) */
+    if ((am_rc = exec(s, "CREATE VIRTUAL TABLE IF NOT EXISTS temp.am_events_vocab"
+                         " USING fts5vocab(main, events_fts, row)", "vocab"))) {
         snprintf(errbuf, errlen, "store %s: %s", path, s->err);
         goto out_fail;
     }
