@@ -8,8 +8,9 @@
  *    writes per item per session (write-storm guard); one-offs never count;
  *  - periodic patterns (semantic/patterns.c): the same task (or a similar
  *    untasked request) on the same local weekday within +-2 hours in 3
- *    distinct weeks becomes a `pattern` item, confidence 0.5, +0.05 for each
- *    later week up to 0.6.
+ *    distinct weeks (of the last 5, one of them last week or the week
+ *    before) becomes a `pattern` item, confidence 0.5, +0.05 for each later
+ *    week up to 0.6; a daily routine makes none.
  * Called once per user event, inside the event's transaction, after the
  * explicit rules ran; every write goes through the store of w, scoped by
  * w->uid, with an audit record (memory.promoted / .reinforced / .updated /

@@ -567,9 +567,11 @@ static int find_mention(promo *p, const signal *s, const am__event_row **found)
     return AM_OK;
 }
 
-/* Two mentions: the information becomes a long-term item. */
+/* Two mentions: the information becomes a long-term item.  conflict: the
+ * active item holding another value under the key; pending: its open
+ * question, replaced by a newer one (one per item, as in merge.c). */
 static int promote(promo *p, const signal *s, const am__event_row *earlier,
-                   am__item_row *conflict)
+                   am__item_row *conflict, am__item_row *pending)
 {
     am__wctx *w = p->w;
     int writes = 0, rc;
@@ -599,6 +601,9 @@ static int promote(promo *p, const signal *s, const am__event_row *earlier,
                 return rc;
             op = "memory.updated";
         } else {
+            if (pending && strcmp(pending->lineage_id, conflict->lineage_id) == 0 &&
+                (rc = am__observe_close(w, pending)))
+                return rc;
             nv.status = "pending_confirm";
             op = "memory.pending";
         }
@@ -621,7 +626,7 @@ static int promote(promo *p, const signal *s, const am__event_row *earlier,
 static int on_signal(promo *p, const signal *s)
 {
     am__wctx *w = p->w;
-    am__item_row *conflict = NULL;
+    am__item_row *conflict = NULL, *pending = NULL;
     int rc;
     for (size_t i = 0; i < p->n_items; i++) {
         known *k = &p->items[i];
@@ -634,12 +639,14 @@ static int on_signal(promo *p, const signal *s)
             if (strcmp(k->row->status, "active") != 0) return AM_OK;
             return reinforce(p, k->row);
         }
-        if (strcmp(k->row->key, s->key) == 0 && strcmp(k->row->status, "active") == 0)
-            conflict = k->row;
+        if (strcmp(k->row->key, s->key) == 0) {
+            if (strcmp(k->row->status, "active") == 0) conflict = k->row;
+            else if (strcmp(k->row->status, "pending_confirm") == 0) pending = k->row;
+        }
     }
     const am__event_row *earlier;
     if ((rc = find_mention(p, s, &earlier)) || !earlier) return rc;
-    return promote(p, s, earlier, conflict);
+    return promote(p, s, earlier, conflict, pending);
 }
 
 static int load_items(promo *p)
