@@ -52,8 +52,8 @@ static const char *const migrations[] = {
     "  occurred_at INTEGER NOT NULL, tz_minutes INTEGER NOT NULL,"
     "  ingested_at INTEGER NOT NULL, status TEXT NOT NULL DEFAULT 'live');"
     "CREATE INDEX events_user_time ON events(user_id, occurred_at);"
-    "CREATE INDEX events_user_session ON events(user_id, session_id);"
-    "CREATE INDEX events_user_task ON events(user_id, task_id);"
+    "CREATE INDEX events_user_session ON events(user_id, session_id, occurred_at);"
+    "CREATE INDEX events_user_task ON events(user_id, task_id, occurred_at);"
     /* doc: the event's text + entities; ctx: the turns around it in its
      * session (weighted lower).  One row per event makes the row a
      * passage, which measured better on LoCoMo than a separate context
@@ -661,14 +661,28 @@ static int sq_events_recent(am__store *b, const char *uid, const char *session,
                             am__arena *ar, am__event_row **rows, size_t *n)
 {
     sq_store *s = SQ(b);
-    sqlite3_stmt *st = stmt(s, "SELECT " EVENT_COLS " FROM events e WHERE e.user_id=?1"
-                               " AND (?2 IS NULL OR e.session_id=?2) AND (?3 IS NULL OR e.task_id=?3)"
-                               " AND (?4 IS NULL OR e.occurred_at <= ?4)"
-                               " ORDER BY e.occurred_at DESC, e.rid DESC LIMIT ?5");
+    /* One statement per filter, each matching an index on
+     * (user_id[, session_id|task_id], occurred_at): a recent-events read
+     * is a short index walk whatever the history's length. */
+    static const char *const sql[4] = {
+        "SELECT " EVENT_COLS " FROM events e WHERE e.user_id=?1"
+        " AND e.occurred_at <= coalesce(?4, 9223372036854775807)"
+        " ORDER BY e.occurred_at DESC, e.rid DESC LIMIT ?5",
+        "SELECT " EVENT_COLS " FROM events e WHERE e.user_id=?1 AND e.session_id=?2"
+        " AND e.occurred_at <= coalesce(?4, 9223372036854775807)"
+        " ORDER BY e.occurred_at DESC, e.rid DESC LIMIT ?5",
+        "SELECT " EVENT_COLS " FROM events e WHERE e.user_id=?1 AND e.task_id=?3"
+        " AND e.occurred_at <= coalesce(?4, 9223372036854775807)"
+        " ORDER BY e.occurred_at DESC, e.rid DESC LIMIT ?5",
+        "SELECT " EVENT_COLS " FROM events e WHERE e.user_id=?1 AND e.session_id=?2"
+        " AND e.task_id=?3 AND e.occurred_at <= coalesce(?4, 9223372036854775807)"
+        " ORDER BY e.occurred_at DESC, e.rid DESC LIMIT ?5",
+    };
+    sqlite3_stmt *st = stmt(s, sql[(session ? 1 : 0) + (task ? 2 : 0)]);
     if (!st) return AM_BACKEND;
     bind_text(st, 1, uid);
-    bind_text(st, 2, session);
-    bind_text(st, 3, task);
+    if (session) bind_text(st, 2, session);
+    if (task) bind_text(st, 3, task);
     bind_time(st, 4, before);
     sqlite3_bind_int(st, 5, limit);
     return read_events(s, st, ar, rows, n, 0);
