@@ -95,7 +95,7 @@ typedef struct am_rank_config {
                                 embedder is configured (F16 fusion) */
     double min_event_score; /* 0.3: events scoring below this fraction of the
                                 best event are not returned */
-    double w_session;        /* 0.1: bonus of a turn from the other hits of
+    double w_session;        /* 0 (off): bonus of a turn from the other hits of
                                 its session (evidence clusters) */
 } am_rank_config;
 

@@ -502,7 +502,7 @@ static int recall_run(am_db *db, const am_query *q, recall_box *box)
         if (!dup) block_events[n_block++] = events[i];
     }
     for (size_t i = 0; i < n_events; i++)
-        if (events[i].score < 0) events[i].score = 0;
+        if (events[i].score < 0) events[i].score += 1; /* below the floor: lex in [0, floor) */
     if (n_events > max_ev) n_events = max_ev;
 
     /* Budget and render (F18). */

@@ -142,7 +142,9 @@ void am__rank_events(const am_rank_config *r, am_time now, am__event_row *rows,
         double recency = pow(0.5, age / hl);
         double lex = rows[i].score / best;
         /* below the relevance floor: dropped by am__events_cut */
-        rows[i].score = lex < r->min_event_score ? -1
+        /* (negative but still ordered by relevance: the event list keeps
+         * them after the others) */
+        rows[i].score = lex < r->min_event_score ? lex - 1
                                                  : (1 - r->w_recency) * lex + r->w_recency * recency;
     }
     /* Session support: evidence clusters in sessions; a turn whose session
