@@ -91,6 +91,8 @@ typedef struct am_rank_config {
                                 turns before and after it in its session)
                                 beside its own text (1.0) */
     double w_recency;        /* 0.1: weight of recency in an event's score */
+    double w_time;           /* 0.3: bonus of an event inside the period the
+                                turn names ("上周", "last month") (F19) */
     double w_vector;         /* 0.3: weight of vector similarity when an
                                 embedder is configured (F16 fusion) */
     double min_event_score; /* 0.3: events scoring below this fraction of the

@@ -441,6 +441,16 @@ static int recall_run(am_db *db, const am_query *q, recall_box *box)
                               &events, &n_events);
     if (rc) goto out_store;
     am__rank_events(r, at, events, n_events);
+    /* F19: "上周" / "last month" in the turn: events of that period come
+     * first (resolved in the caller's zone against the recall time). */
+    am_time t_from, t_to;
+    if (r->w_time > 0 && n_events &&
+        am__query_time_range(q->text, qn, at, db->cfg.default_tz_minutes, &t_from, &t_to)) {
+        for (size_t i = 0; i < n_events; i++)
+            if (events[i].score >= 0 && events[i].occurred_at >= t_from && events[i].occurred_at < t_to)
+                events[i].score += r->w_time;
+        am__sort_events(events, n_events);
+    }
     if (db->embedder && vector_ok && r->w_vector > 0 &&
         (rc = fuse_vectors(db, uid, q->text, as_of, limit, ar, &events, &n_events)))
         goto out_store;

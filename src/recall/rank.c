@@ -168,6 +168,11 @@ void am__rank_events(const am_rank_config *r, am_time now, am__event_row *rows,
     if (n > 1) qsort(rows, n, sizeof *rows, cmp_event);
 }
 
+void am__sort_events(am__event_row *rows, size_t n)
+{
+    if (n > 1) qsort(rows, n, sizeof *rows, cmp_event);
+}
+
 size_t am__events_cut(const am_rank_config *r, const am__event_row *rows, size_t n)
 {
     (void)r;

@@ -62,6 +62,9 @@ int am__rank_items(am__text *t, am__tokcache *cache, const am_rank_config *r, am
 void am__rank_events(const am_rank_config *r, am_time now, am__event_row *rows,
                      size_t n);
 
+/* Sort events best first by score. */
+void am__sort_events(am__event_row *rows, size_t n);
+
 /* How many of the ranked events (best first) cleared the relevance floor
  * (lexical score >= min_event_score x the best; am__rank_events marks the
  * others with a negative score). */
