@@ -41,19 +41,7 @@
 #define MAX_SERVER_MSG 300 /* bytes of a server message kept in errors */
 #define PROBE_TEXT "dimension probe"
 
-static int fail(char *err, size_t errlen, int rc, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static int fail(char *err, size_t errlen, int rc, const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return rc;
-}
+#define fail am__embed_fail /* embed.h: message into err, return rc */
 
 typedef struct openai_embedder {
     am__embedder base;          /* first: the vtable the engine sees */

@@ -54,19 +54,7 @@
 
 /* ---- errors ------------------------------------------------------------ */
 
-static int fail(char *err, size_t errlen, int rc, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static int fail(char *err, size_t errlen, int rc, const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return rc;
-}
+#define fail am__embed_fail /* embed.h: message into err, return rc */
 
 /* ---- the model object ---------------------------------------------------- */
 
@@ -1077,10 +1065,6 @@ static void use_close(am__embedder *e)
     free(m);
 }
 
-void am__embedder_close(am__embedder *e)
-{
-    if (e && e->close) e->close(e);
-}
 
 const char *am__embed_use_default_dir(void)
 {

@@ -39,19 +39,7 @@
 #define SELF_IDF_K 10.0       /* idf(r) = ln(1 + (r + 1) / K) */
 #define MAX_WORDS ((size_t)1 << 31)
 
-static int fail(char *err, size_t errlen, int rc, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static int fail(char *err, size_t errlen, int rc, const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return rc;
-}
+#define fail am__embed_fail /* embed.h: message into err, return rc */
 
 typedef struct w2v_model {
     am__embedder base;   /* first: the vtable the engine sees */
