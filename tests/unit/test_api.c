@@ -10,51 +10,8 @@
 
 #include "agentmem.h"
 #include "test.h"
+#include "api_util.h"
 
-static am_time now_ms;
-static am_time test_clock(void *ctx)
-{
-    (void)ctx;
-    return now_ms;
-}
-
-static void set_now(const char *iso)
-{
-    int rc = am_time_parse(iso, &now_ms, NULL);
-    CHECK_EQ_INT(rc, AM_OK);
-}
-
-static am_db *open_mem(void)
-{
-    am_config cfg;
-    am_config_init(&cfg);
-    cfg.path = ":memory:";
-    cfg.clock = test_clock;
-    am_db *db = NULL;
-    char *err = NULL;
-    int rc = am_open(&cfg, &db, &err);
-    CHECK_EQ_INT(rc, AM_OK);
-    am_free(err);
-    return db;
-}
-
-static am_add_info add(am_db *db, const char *user, const char *session, const char *task,
-                       const char *at, const char *text)
-{
-    am_event ev;
-    memset(&ev, 0, sizeof ev);
-    ev.user_id = user;
-    ev.session_id = session;
-    ev.task_id = task;
-    ev.occurred_at = at;
-    ev.text = text;
-    set_now(at);
-    am_add_info info;
-    int rc = am_add_event(db, &ev, &info);
-    if (rc) fprintf(stderr, "add failed: %s\n", am_errmsg(db));
-    CHECK_EQ_INT(rc, AM_OK);
-    return info;
-}
 
 static am_recall_result *recall(am_db *db, const char *user, const char *session,
                                 const char *at, const char *text)
