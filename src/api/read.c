@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "api/db_int.h"
-#include "perceive/attribute.h"
 #include "recall/recall.h"
 #include "semantic/merge.h"
 #include "text/entities.h"

@@ -11,11 +11,6 @@
 #include "store/store.h"
 #include "text/analyze.h"
 
-/* Collect the query terms of a text (tokens minus stopwords, unique) into
- * an arena array.  Returns AM_OK or AM_NOMEM. */
-int am__query_terms(am__text *t, const char *text, am__arena *ar,
-                    const char ***terms, size_t *n);
-
 /* *task_id = the open task the text most likely continues, or NULL. */
 int am__task_guess(am__store *s, am__text *t, const char *uid,
                    const char *text, am__arena *ar, const char **task_id);

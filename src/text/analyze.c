@@ -440,3 +440,45 @@ int am__cue_any(const char *s, size_t n, const char *const *cues)
     }
     return 0;
 }
+
+/* ---------------------------------------------------------- query terms */
+
+#define MAX_TERMS 64 /* terms of one query */
+
+typedef struct terms_ctx {
+    am__arena *ar;
+    const char **terms;
+    size_t n;
+    uint64_t seen[MAX_TERMS];
+} terms_ctx;
+
+static int term_cb(void *ctx, int kind, const char *tok, size_t len,
+                   size_t start, size_t end)
+{
+    (void)kind; (void)start; (void)end;
+    terms_ctx *c = ctx;
+    if (c->n >= MAX_TERMS || am__text_stopword(tok, len)) return 0;
+    uint64_t h = am__hash64(tok, len);
+    for (size_t i = 0; i < c->n; i++)
+        if (c->seen[i] == h) return 0;
+    const char *d = am__arena_strndup(c->ar, tok, len);
+    if (!d) return AM_NOMEM;
+    c->seen[c->n] = h;
+    c->terms[c->n++] = d;
+    return 0;
+}
+
+int am__query_terms(am__text *t, const char *text, am__arena *ar,
+                    const char ***terms, size_t *n)
+{
+    terms_ctx c;
+    memset(&c, 0, sizeof c);
+    c.ar = ar;
+    c.terms = am__arena_alloc(ar, MAX_TERMS * sizeof *c.terms);
+    if (!c.terms) return AM_NOMEM;
+    int rc = am__text_tokenize(t, text, strlen(text), term_cb, &c);
+    *terms = c.terms;
+    *n = c.n;
+    return rc;
+}
+

@@ -63,6 +63,11 @@ int am__text_tokens_estimate(const char *s, size_t n);
  * NULL-terminated list (byte substring match). */
 int am__cue_any(const char *s, size_t n, const char *const *cues);
 
+/* Collect the query terms of a text (tokens minus stopwords, unique, at
+ * most 64) into an arena array.  Returns AM_OK or AM_NOMEM. */
+int am__query_terms(am__text *t, const char *text, am__arena *ar,
+                    const char ***terms, size_t *n);
+
 #endif
 
 /* Token set of a text: hashes of its non-stopword tokens, sorted and
