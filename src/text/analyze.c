@@ -443,7 +443,7 @@ int am__cue_any(const char *s, size_t n, const char *const *cues)
 
 /* ---------------------------------------------------------- query terms */
 
-#define MAX_TERMS 64 /* terms of one query */
+#define MAX_TERMS 256 /* terms of one query (a long, chatty question keeps its real ask at the end) */
 
 typedef struct terms_ctx {
     am__arena *ar;

@@ -24,6 +24,8 @@ static const char usage_text[] =
     "  --k LIST             cut-offs (default 5,10,25)\n"
     "  --json               JSON report on stdout\n"
     "  --limit N            only the first N questions\n"
+    "  --every N            only every N-th conversation / trajectory\n"
+    "                       (a sample across all categories)\n"
     "  --baseline NAME      bm25-paper | bm25-bigram | all: report the\n"
     "                       baseline(s) only, without the engine\n"
     "  --no-baselines       engine only\n"
@@ -43,7 +45,7 @@ typedef struct bench_args {
     const char *dataset;
     const char *data;
     int json;
-    long limit;
+    long limit, every;
     const char *baseline;
     int no_baselines;
     long distractors;
@@ -161,6 +163,9 @@ static int parse_args(int argc, char **argv, bench_args *a)
         } else if (strcmp(o, "--limit") == 0) {
             NEED_LONG(1, 1000000000L);
             a->limit = n;
+        } else if (strcmp(o, "--every") == 0) {
+            NEED_LONG(1, 1000000L);
+            a->every = n;
         } else if (strcmp(o, "--baseline") == 0) {
             NEED_VALUE();
             if (strcmp(v, "bm25-paper") != 0 && strcmp(v, "bm25-bigram") != 0 &&
@@ -329,6 +334,8 @@ static json_t *report_json(const bench_args *a, const bench_dataset *ds,
     }
     if (a->limit)
         json_object_set_new(root, "limit", json_integer(a->limit));
+    if (a->every > 1)
+        json_object_set_new(root, "every", json_integer(a->every));
     if (p == BENCH_SYS_ENGINE) {
         bench_sys_result *e = &r->sys[BENCH_SYS_ENGINE];
         json_t *eng = json_object();
@@ -499,6 +506,7 @@ static int run_dataset(const bench_args *a, const am_rank_config *rank)
     o.nk = a->nk;
     o.maxk = a->ks[a->nk - 1];
     o.limit = a->limit;
+    o.every = a->every;
     o.max_memories = a->max_memories;
     o.budget_tokens = a->budget;
     o.rank = rank;

@@ -289,6 +289,7 @@ typedef struct bench_run_opts {
     size_t nk;
     int maxk;
     long limit;              /* questions; 0 = all */
+    long every;              /* only every N-th unit; 0/1 = all */
     int systems[BENCH_N_SYS];/* which systems to run */
     int primary;             /* system of the top-level figures */
     int max_memories;        /* am_query.max_memories (0 = config) */

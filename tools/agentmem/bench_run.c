@@ -411,19 +411,31 @@ static void dump_unit(run_ctx *c, const bench_unit *u, size_t q_end)
             json_array_append_new(gold,
                                   json_string(c->ds->docs[q->gold[i]].key));
         json_object_set_new(line, "gold", gold);
+        {
+            json_t *gt = json_array();
+            for (i = 0; i < q->n_gold; i++)
+                json_array_append_new(gt,
+                                      json_string(c->ds->docs[q->gold[i]].text));
+            json_object_set_new(line, "gold_text", gt);
+        }
         for (s = 0; s < BENCH_N_SYS; s++) {
             size_t at = (size_t)s * c->unit_qs + (qi - u->q_begin);
             const size_t *rk = c->ranked + at * (size_t)o->maxk;
-            json_t *sys, *keys, *hits;
+            json_t *sys, *keys, *hits, *docs;
             if (!o->systems[s])
                 continue;
             sys = json_object();
             keys = json_array();
             hits = json_array();
+            docs = json_array();
             for (i = 0; i < c->n_ranked[at]; i++) {
+                const bench_doc *d = &c->ds->docs[rk[i]];
                 size_t g;
-                json_array_append_new(keys,
-                                      json_string(c->ds->docs[rk[i]].key));
+                json_array_append_new(keys, json_string(d->key));
+                json_array_append_new(docs,
+                    json_pack("{s:s,s:s,s:s}", "session",
+                              d->session ? d->session : "", "at",
+                              d->at ? d->at : "", "text", d->text));
                 for (g = 0; g < q->n_gold; g++)
                     if (q->gold[g] == rk[i])
                         json_array_append_new(hits,
@@ -431,6 +443,7 @@ static void dump_unit(run_ctx *c, const bench_unit *u, size_t q_end)
             }
             json_object_set_new(sys, "ranked", keys);
             json_object_set_new(sys, "gold_ranks", hits);
+            json_object_set_new(sys, "docs", docs);
             json_object_set_new(line, bench_sys_names[s], sys);
         }
         text = json_dumps(line, JSON_COMPACT);
@@ -499,6 +512,8 @@ int bench_run(const bench_dataset *ds, const bench_run_opts *o,
         const bench_unit *u = &ds->units[ui];
         size_t q_end = u->q_end;
         if (u->q_begin == u->q_end)
+            continue;
+        if (o->every > 1 && ui % (size_t)o->every != 0)
             continue;
         if (left > 0 && (long)(q_end - u->q_begin) > left)
             q_end = u->q_begin + (size_t)left;

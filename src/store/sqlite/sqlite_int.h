@@ -14,4 +14,7 @@
 
 int am__sqlite_register_tokenizer(sqlite3 *db);
 
+/* am_bm25(): BM25F ranking of events_fts (fts_rank.c). */
+int am__sqlite_register_rank(sqlite3 *db);
+
 #endif

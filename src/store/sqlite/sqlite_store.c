@@ -641,7 +641,7 @@ static int sq_events_search(am__store *b, const char *uid,
     }
     am__buf_addc(q, ')');
     if (q->oom) return AM_NOMEM;
-    sqlite3_stmt *st = stmt(s, "SELECT " EVENT_COLS ", bm25(events_fts, 0.0, 1.0, ?6) AS r"
+    sqlite3_stmt *st = stmt(s, "SELECT " EVENT_COLS ", am_bm25(events_fts, 1, 0.0, 1.0, ?6) AS r"
                                " FROM events_fts JOIN events e ON e.rid = events_fts.rowid"
                                " WHERE events_fts MATCH ?1 AND e.user_id = ?2"
                                " AND (?3 IS NULL OR e.occurred_at >= ?3) AND (?4 IS NULL OR e.occurred_at < ?4)"
@@ -1307,8 +1307,9 @@ int am__store_sqlite_open(const char *path, const am__store_opts *o,
     }
     sqlite3_extended_result_codes(s->db, 0);
     sqlite3_busy_timeout(s->db, o->busy_timeout_ms);
-    if ((rc = am__sqlite_register_tokenizer(s->db)) != SQLITE_OK) {
-        snprintf(errbuf, errlen, "cannot register the am_cjk tokenizer (FTS5 missing?)");
+    if ((rc = am__sqlite_register_tokenizer(s->db)) != SQLITE_OK ||
+        (rc = am__sqlite_register_rank(s->db)) != SQLITE_OK) {
+        snprintf(errbuf, errlen, "cannot register the am_cjk tokenizer or am_bm25 (FTS5 missing?)");
         am_rc = AM_BACKEND;
         goto out_fail;
     }

@@ -1,0 +1,141 @@
+/*
+ * fts_rank.c -- am_bm25(), the ranking function of events_fts: BM25F.
+ *
+ * FTS5's built-in bm25() normalises a hit by the length of the whole row.
+ * An event row has a `doc` column (its text and entities) and a `ctx`
+ * column (the text of its neighbouring turns), so with bm25() a turn that
+ * happens to have three chatty neighbours looks four times as long as one
+ * said alone, and loses to it whatever it says.  am_bm25() normalises each
+ * column by its own length against that column's average (BM25F):
+ *
+ *   tf(p)  = sum over columns c of  w_c * tf(p, c) / (1 - b + b * len_c / avg_c)
+ *   score  = sum over phrases p of  idf(p) * tf(p) * (k1 + 1) / (k1 + tf(p))
+ *   idf(p) = ln(1 + (N - n_p + 0.5) / (n_p + 0.5))
+ *
+ * with k1 = 1.2, b = 0.75, and returns -score (smaller is better, as
+ * bm25(), so ORDER BY works the same way).
+ *
+ * SQL: am_bm25(events_fts, skip, w_0, w_1, ...): the first `skip` phrases
+ * of the query are filters (the user token) and neither counted nor
+ * looked up -- counting their rows would walk every event of the user on
+ * each query.  Missing column weights are 1.
+ */
+#include "store/sqlite/sqlite_int.h"
+
+#include <math.h>
+#include <string.h>
+
+#define RANK_K1 1.2
+#define RANK_B 0.75
+#define MAX_COLS 8
+
+/* Per-query data, computed on the first row and kept as FTS5 auxdata. */
+typedef struct rank_data {
+    int n_phrase;
+    double avg[MAX_COLS]; /* average tokens per row, per column */
+    double *idf;          /* n_phrase entries (skipped ones: 0) */
+    double *tf;           /* n_phrase x n_col scratch */
+} rank_data;
+
+static int count_cb(const Fts5ExtensionApi *api, Fts5Context *fts, void *ud)
+{
+    (void)api;
+    (void)fts;
+    (*(sqlite3_int64 *)ud)++;
+    return SQLITE_OK;
+}
+
+static int rank_data_make(const Fts5ExtensionApi *api, Fts5Context *fts,
+                          int skip, rank_data **out)
+{
+    int n_col = api->xColumnCount(fts);
+    int n_phrase = api->xPhraseCount(fts);
+    sqlite3_int64 n_row = 0;
+    int rc = api->xRowCount(fts, &n_row);
+    if (rc != SQLITE_OK) return rc;
+    if (n_col > MAX_COLS) n_col = MAX_COLS;
+    size_t bytes = sizeof(rank_data) + sizeof(double) * (size_t)n_phrase * (size_t)(1 + n_col);
+    rank_data *d = sqlite3_malloc64(bytes);
+    if (!d) return SQLITE_NOMEM;
+    memset(d, 0, bytes);
+    d->n_phrase = n_phrase;
+    d->idf = (double *)(d + 1);
+    d->tf = d->idf + n_phrase;
+    for (int c = 0; c < n_col && rc == SQLITE_OK; c++) {
+        sqlite3_int64 total = 0;
+        rc = api->xColumnTotalSize(fts, c, &total);
+        d->avg[c] = n_row > 0 && total > 0 ? (double)total / (double)n_row : 1.0;
+    }
+    for (int p = skip; p < n_phrase && rc == SQLITE_OK; p++) {
+        sqlite3_int64 hits = 0;
+        rc = api->xQueryPhrase(fts, p, &hits, count_cb);
+        d->idf[p] = log(1.0 + ((double)n_row - (double)hits + 0.5) / ((double)hits + 0.5));
+    }
+    if (rc == SQLITE_OK) rc = api->xSetAuxdata(fts, d, sqlite3_free);
+    if (rc != SQLITE_OK) {
+        sqlite3_free(d);
+        return rc;
+    }
+    *out = d;
+    return SQLITE_OK;
+}
+
+static void am_bm25(const Fts5ExtensionApi *api, Fts5Context *fts,
+                    sqlite3_context *ctx, int n_val, sqlite3_value **val)
+{
+    int skip = n_val > 0 ? sqlite3_value_int(val[0]) : 0;
+    int n_col = api->xColumnCount(fts);
+    if (n_col > MAX_COLS) n_col = MAX_COLS;
+    rank_data *d = api->xGetAuxdata(fts, 0);
+    int rc = SQLITE_OK;
+    if (!d && (rc = rank_data_make(api, fts, skip, &d)) != SQLITE_OK) {
+        sqlite3_result_error_code(ctx, rc);
+        return;
+    }
+    double w[MAX_COLS], norm[MAX_COLS];
+    for (int c = 0; c < n_col; c++) {
+        int len = 0;
+        w[c] = 1 + c < n_val ? sqlite3_value_double(val[1 + c]) : 1.0;
+        if ((rc = api->xColumnSize(fts, c, &len)) != SQLITE_OK) break;
+        norm[c] = 1.0 - RANK_B + RANK_B * (double)len / d->avg[c];
+    }
+    int n_inst = 0;
+    if (rc == SQLITE_OK) rc = api->xInstCount(fts, &n_inst);
+    if (rc != SQLITE_OK) {
+        sqlite3_result_error_code(ctx, rc);
+        return;
+    }
+    memset(d->tf, 0, sizeof(double) * (size_t)d->n_phrase * (size_t)n_col);
+    for (int i = 0; i < n_inst; i++) {
+        int p, c, off;
+        if ((rc = api->xInst(fts, i, &p, &c, &off)) != SQLITE_OK) {
+            sqlite3_result_error_code(ctx, rc);
+            return;
+        }
+        if (p >= skip && p < d->n_phrase && c >= 0 && c < n_col)
+            d->tf[(size_t)p * (size_t)n_col + (size_t)c] += 1;
+    }
+    double score = 0;
+    for (int p = skip; p < d->n_phrase; p++) {
+        double tf = 0;
+        for (int c = 0; c < n_col; c++) {
+            double t = d->tf[(size_t)p * (size_t)n_col + (size_t)c];
+            if (t > 0 && w[c] > 0) tf += w[c] * t / norm[c];
+        }
+        if (tf > 0) score += d->idf[p] * tf * (RANK_K1 + 1) / (RANK_K1 + tf);
+    }
+    sqlite3_result_double(ctx, -score);
+}
+
+int am__sqlite_register_rank(sqlite3 *db)
+{
+    fts5_api *api = NULL;
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(db, "SELECT fts5(?1)", -1, &st, NULL);
+    if (rc != SQLITE_OK) return rc;
+    sqlite3_bind_pointer(st, 1, (void *)&api, "fts5_api_ptr", NULL);
+    sqlite3_step(st);
+    sqlite3_finalize(st);
+    if (!api || api->iVersion < 2) return SQLITE_ERROR;
+    return api->xCreateFunction(api, "am_bm25", NULL, am_bm25, NULL);
+}
