@@ -129,13 +129,7 @@ static void am_bm25(const Fts5ExtensionApi *api, Fts5Context *fts,
 
 int am__sqlite_register_rank(sqlite3 *db)
 {
-    fts5_api *api = NULL;
-    sqlite3_stmt *st = NULL;
-    int rc = sqlite3_prepare_v2(db, "SELECT fts5(?1)", -1, &st, NULL);
-    if (rc != SQLITE_OK) return rc;
-    sqlite3_bind_pointer(st, 1, (void *)&api, "fts5_api_ptr", NULL);
-    sqlite3_step(st);
-    sqlite3_finalize(st);
-    if (!api || api->iVersion < 2) return SQLITE_ERROR;
+    fts5_api *api = am__sqlite_fts5(db);
+    if (!api) return SQLITE_ERROR;
     return api->xCreateFunction(api, "am_bm25", NULL, am_bm25, NULL);
 }

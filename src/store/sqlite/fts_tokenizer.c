@@ -72,16 +72,21 @@ static int tok_tokenize(Fts5Tokenizer *p, void *fts_ctx, int flags,
     return rc;
 }
 
-int am__sqlite_register_tokenizer(sqlite3 *db)
+fts5_api *am__sqlite_fts5(sqlite3 *db)
 {
     fts5_api *api = NULL;
     sqlite3_stmt *st = NULL;
-    int rc = sqlite3_prepare_v2(db, "SELECT fts5(?1)", -1, &st, NULL);
-    if (rc != SQLITE_OK) return rc;
+    if (sqlite3_prepare_v2(db, "SELECT fts5(?1)", -1, &st, NULL) != SQLITE_OK) return NULL;
     sqlite3_bind_pointer(st, 1, (void *)&api, "fts5_api_ptr", NULL);
     sqlite3_step(st);
     sqlite3_finalize(st);
-    if (!api || api->iVersion < 2) return SQLITE_ERROR;
+    return api && api->iVersion >= 2 ? api : NULL;
+}
+
+int am__sqlite_register_tokenizer(sqlite3 *db)
+{
+    fts5_api *api = am__sqlite_fts5(db);
+    if (!api) return SQLITE_ERROR;
     static fts5_tokenizer tk = {tok_create, tok_delete, tok_tokenize};
     /* Tokenizer instances use libc: FTS5 owns their lifetime. */
     return api->xCreateTokenizer(api, "am_cjk", NULL, &tk, NULL);

@@ -12,6 +12,9 @@
  * fts_tokenizer.c. */
 #define AM__FTS_VERBATIM "\xee\x80\x80"
 
+/* The FTS5 API of a connection (version >= 2), or NULL. */
+fts5_api *am__sqlite_fts5(sqlite3 *db);
+
 int am__sqlite_register_tokenizer(sqlite3 *db);
 
 /* am_bm25(): BM25F ranking of events_fts (fts_rank.c). */
