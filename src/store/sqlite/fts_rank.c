@@ -15,10 +15,14 @@
  * with k1 = 1.2, b = 0.75, and returns -score (smaller is better, as
  * bm25(), so ORDER BY works the same way).
  *
- * SQL: am_bm25(events_fts, skip, w_0, w_1, ...): the first `skip` phrases
- * of the query are filters (the user token) and neither counted nor
- * looked up -- counting their rows would walk every event of the user on
- * each query.  Missing column weights are 1.
+ * SQL: am_bm25(events_fts, skip, df, w_0, w_1, ...): the first `skip`
+ * phrases of the query are filters and not scored; `df` is NULL or a blob
+ * of doubles: the document frequency of each scored phrase in query order,
+ * then N, the number of rows the frequencies count (the caller has them
+ * from the vocabulary table -- with per-user terms they are the user's --
+ * which is cheaper than counting each phrase's rows here; that is what
+ * happens when df is NULL, with N the table's row count).  Missing column
+ * weights are 1.  Column length averages are the table's.
  */
 #include "store/sqlite/sqlite_int.h"
 
@@ -46,7 +50,7 @@ static int count_cb(const Fts5ExtensionApi *api, Fts5Context *fts, void *ud)
 }
 
 static int rank_data_make(const Fts5ExtensionApi *api, Fts5Context *fts,
-                          int skip, rank_data **out)
+                          int skip, sqlite3_value *df_val, rank_data **out)
 {
     int n_col = api->xColumnCount(fts);
     int n_phrase = api->xPhraseCount(fts);
@@ -66,10 +70,26 @@ static int rank_data_make(const Fts5ExtensionApi *api, Fts5Context *fts,
         rc = api->xColumnTotalSize(fts, c, &total);
         d->avg[c] = n_row > 0 && total > 0 ? (double)total / (double)n_row : 1.0;
     }
+    const double *df = NULL;
+    int n_df = 0;
+    double n_docs = (double)n_row;
+    if (df_val && sqlite3_value_type(df_val) == SQLITE_BLOB &&
+        sqlite3_value_bytes(df_val) == (int)sizeof(double) * (n_phrase - skip + 1)) {
+        df = sqlite3_value_blob(df_val);
+        n_df = n_phrase - skip;
+        memcpy(&n_docs, df + n_df, sizeof n_docs); /* blob: unaligned */
+    }
     for (int p = skip; p < n_phrase && rc == SQLITE_OK; p++) {
-        sqlite3_int64 hits = 0;
-        rc = api->xQueryPhrase(fts, p, &hits, count_cb);
-        d->idf[p] = log(1.0 + ((double)n_row - (double)hits + 0.5) / ((double)hits + 0.5));
+        double hits;
+        if (df && p - skip < n_df) {
+            memcpy(&hits, df + (p - skip), sizeof hits); /* blob: unaligned */
+        } else {
+            sqlite3_int64 h = 0;
+            rc = api->xQueryPhrase(fts, p, &h, count_cb);
+            hits = (double)h;
+        }
+        if (hits > n_docs) hits = n_docs;
+        d->idf[p] = log(1.0 + (n_docs - hits + 0.5) / (hits + 0.5));
     }
     if (rc == SQLITE_OK) rc = api->xSetAuxdata(fts, d, sqlite3_free);
     if (rc != SQLITE_OK) {
@@ -88,14 +108,14 @@ static void am_bm25(const Fts5ExtensionApi *api, Fts5Context *fts,
     if (n_col > MAX_COLS) n_col = MAX_COLS;
     rank_data *d = api->xGetAuxdata(fts, 0);
     int rc = SQLITE_OK;
-    if (!d && (rc = rank_data_make(api, fts, skip, &d)) != SQLITE_OK) {
+    if (!d && (rc = rank_data_make(api, fts, skip, n_val > 1 ? val[1] : NULL, &d)) != SQLITE_OK) {
         sqlite3_result_error_code(ctx, rc);
         return;
     }
     double w[MAX_COLS], norm[MAX_COLS];
     for (int c = 0; c < n_col; c++) {
         int len = 0;
-        w[c] = 1 + c < n_val ? sqlite3_value_double(val[1 + c]) : 1.0;
+        w[c] = 2 + c < n_val ? sqlite3_value_double(val[2 + c]) : 1.0;
         if ((rc = api->xColumnSize(fts, c, &len)) != SQLITE_OK) break;
         norm[c] = 1.0 - RANK_B + RANK_B * (double)len / d->avg[c];
     }

@@ -7,6 +7,14 @@
  * expansion) and sends every final token quoted and prefixed with U+E000;
  * such a string is passed through verbatim, so stemming is never applied
  * twice.
+ *
+ * Per-user terms: a column text that starts with U+E001 TAG U+E001 (the
+ * store writes every doc and ctx that way, TAG being the user's token) is
+ * indexed as TAG 0x1F token for every token, plus TAG alone once.  Each
+ * user's terms then have their own doclists: a recall walks the postings
+ * of one user, not of everyone who ever used the word, document
+ * frequencies are per user, and the bare TAG's frequency is the user's
+ * number of rows.
  */
 #include "store/sqlite/sqlite_int.h"
 
@@ -21,6 +29,9 @@ typedef struct am_tok {
 typedef struct tok_ctx {
     void *fts_ctx;
     int (*xToken)(void *, int, const char *, int, int, int);
+    const char *tag; /* NULL: plain tokens */
+    size_t tag_len;
+    size_t shift;    /* bytes of the tag header before the text */
 } tok_ctx;
 
 static int tok_create(void *ctx, const char **argv, int argc,
@@ -52,7 +63,14 @@ static int tok_cb(void *ctx, int kind, const char *tok, size_t len,
 {
     (void)kind;
     tok_ctx *c = ctx;
-    return c->xToken(c->fts_ctx, 0, tok, (int)len, (int)start, (int)end);
+    int s = (int)(start + c->shift), e = (int)(end + c->shift);
+    if (!c->tag) return c->xToken(c->fts_ctx, 0, tok, (int)len, s, e);
+    char buf[AM__FTS_TAG_MAX + 1 + 256];
+    if (len > 256) len = 256;
+    memcpy(buf, c->tag, c->tag_len);
+    buf[c->tag_len] = AM__FTS_TAG_SEP;
+    memcpy(buf + c->tag_len + 1, tok, len);
+    return c->xToken(c->fts_ctx, 0, buf, (int)(c->tag_len + 1 + len), s, e);
 }
 
 static int tok_tokenize(Fts5Tokenizer *p, void *fts_ctx, int flags,
@@ -65,9 +83,24 @@ static int tok_tokenize(Fts5Tokenizer *p, void *fts_ctx, int flags,
         if (n == 3) return SQLITE_OK;
         return xToken(fts_ctx, 0, text + 3, n - 3, 0, n);
     }
-    tok_ctx c = {fts_ctx, xToken};
-    int rc = am__text_tokenize(t->text, text, (size_t)(n < 0 ? 0 : n), tok_cb,
-                               &c);
+    tok_ctx c = {fts_ctx, xToken, NULL, 0, 0};
+    size_t len = (size_t)(n < 0 ? 0 : n);
+    size_t m = sizeof AM__FTS_TAG - 1;
+    if (len >= 2 * m && memcmp(text, AM__FTS_TAG, m) == 0) {
+        const char *end = NULL;
+        for (size_t i = m; i + m <= len && i <= m + AM__FTS_TAG_MAX; i++)
+            if (memcmp(text + i, AM__FTS_TAG, m) == 0) { end = text + i; break; }
+        if (end && end > text + m) {
+            c.tag = text + m;
+            c.tag_len = (size_t)(end - c.tag);
+            c.shift = c.tag_len + 2 * m;
+            int rc = xToken(fts_ctx, 0, c.tag, (int)c.tag_len, 0, (int)c.shift);
+            if (rc != SQLITE_OK) return rc;
+            text += c.shift;
+            len -= c.shift;
+        }
+    }
+    int rc = am__text_tokenize(t->text, text, len, tok_cb, &c);
     if (rc == AM_NOMEM) return SQLITE_NOMEM;
     return rc;
 }

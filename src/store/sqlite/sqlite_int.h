@@ -12,6 +12,12 @@
  * fts_tokenizer.c. */
 #define AM__FTS_VERBATIM "\xee\x80\x80"
 
+/* U+E001: a doc or ctx value "U+E001 TAG U+E001 text" is indexed with
+ * per-user terms TAG 0x1F token (fts_tokenizer.c). */
+#define AM__FTS_TAG "\xee\x80\x81"
+#define AM__FTS_TAG_SEP '\x1f'
+#define AM__FTS_TAG_MAX 24
+
 /* The FTS5 API of a connection (version >= 2), or NULL. */
 fts5_api *am__sqlite_fts5(sqlite3 *db);
 

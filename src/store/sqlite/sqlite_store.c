@@ -105,6 +105,10 @@ static const char *const migrations[] = {
      * rows, except to pseudonymise a forgotten user (see forget). */
     "CREATE TRIGGER audit_log_no_delete BEFORE DELETE ON audit_log"
     "  BEGIN SELECT RAISE(ABORT, 'audit_log is append-only'); END;",
+    /* version 2: per-user index terms (fts_tokenizer.c): every doc and ctx
+     * value starts with U+E001 <user token> U+E001; re-indexes them. */
+    "UPDATE events_fts SET doc = '" AM__FTS_TAG "' || uid || '" AM__FTS_TAG "' || doc,"
+    "  ctx = '" AM__FTS_TAG "' || uid || '" AM__FTS_TAG "' || ctx;",
 };
 #define N_MIGRATIONS (int)(sizeof migrations / sizeof *migrations)
 
@@ -423,7 +427,9 @@ static int sq_event_put(am__store *b, am__event_row *e)
     e->rid = sqlite3_last_insert_rowid(s->db);
     char tok[32];
     uid_token(e->user_id, tok, 0);
-    st = stmt(s, "INSERT INTO events_fts(rowid, uid, doc, ctx) VALUES(?,?,?,?)");
+    st = stmt(s, "INSERT INTO events_fts(rowid, uid, doc, ctx) VALUES(?1, ?2,"
+                 " '" AM__FTS_TAG "' || ?2 || '" AM__FTS_TAG "' || ?3,"
+                 " '" AM__FTS_TAG "' || ?2 || '" AM__FTS_TAG "' || ?4)");
     if (!st) return AM_BACKEND;
     sqlite3_bind_int64(st, 1, e->rid);
     bind_text(st, 2, tok);
@@ -594,45 +600,56 @@ static int sq_events_search(am__store *b, const char *uid,
     *rows = NULL;
     *n = 0;
     if (n_terms == 0) return AM_OK;
-    /* Frequent terms: a term in more than a tenth of all rows adds almost
-     * nothing to BM25 (its idf is near zero) but costs the longest posting
-     * list; drop such terms when rarer ones remain.  Keeps recall fast as
-     * the store grows (many users, shared vocabulary). */
-    unsigned char *keep = am__arena_alloc(ar, n_terms + 1);
-    if (!keep) return AM_NOMEM;
-    size_t kept = n_terms;
-    memset(keep, 1, n_terms);
-    sqlite3_stmt *cnt = stmt(s, "SELECT max(rowid) FROM events_fts");
-    int64_t rows_total = 0;
-    if (cnt && sqlite3_step(cnt) == SQLITE_ROW) rows_total = sqlite3_column_int64(cnt, 0);
-    if (cnt) done(s, cnt);
-    if (rows_total > 2000 && n_terms > 1) {
-        int64_t max_df = rows_total / 10;
-        size_t rare = 0;
-        for (size_t i = 0; i < n_terms; i++) {
-            sqlite3_stmt *v = stmt(s, "SELECT doc FROM temp.am_events_vocab WHERE term = ?");
-            if (!v) break;
-            bind_text(v, 1, terms[i]);
-            int64_t df = sqlite3_step(v) == SQLITE_ROW ? sqlite3_column_int64(v, 0) : 0;
-            done(s, v);
-            if (df > max_df) keep[i] = 0;
-            else rare++;
-        }
-        if (rare == 0) memset(keep, 1, n_terms);
-        else kept = rare;
-    }
-    (void)kept;
+    /* Terms are per user (fts_tokenizer.c): "<user token> 0x1F term".
+     * Document frequencies come from the index's vocabulary (one b-tree
+     * lookup and a doclist walk per term), and am_bm25 takes them as an
+     * argument instead of counting each phrase's rows itself; the bare
+     * user token's frequency is the user's number of rows.
+     * Frequent terms: a term in more than a tenth of a long history adds
+     * almost nothing to BM25 (its idf is near zero) but costs the longest
+     * posting list; drop such terms when rarer ones remain. */
+    char tag[32];
+    uid_token(uid, tag, 0);
     am__buf *q = &s->scratch;
+    unsigned char *keep = am__arena_alloc(ar, n_terms + 1);
+    double *df = am__arena_alloc(ar, (n_terms + 1) * sizeof *df);
+    if (!keep || !df) return AM_NOMEM;
+    int64_t rows_total = 0;
+    for (size_t i = 0; i <= n_terms; i++) {
+        sqlite3_stmt *v = stmt(s, "SELECT doc FROM temp.am_events_vocab WHERE term = ?");
+        if (!v) return AM_BACKEND;
+        am__buf_reset(q);
+        am__buf_adds(q, tag);
+        if (i < n_terms) {
+            am__buf_addc(q, AM__FTS_TAG_SEP);
+            am__buf_adds(q, terms[i]);
+        }
+        if (q->oom) { done(s, v); return AM_NOMEM; }
+        sqlite3_bind_text(v, 1, q->p, (int)q->len, SQLITE_STATIC);
+        int64_t d = sqlite3_step(v) == SQLITE_ROW ? sqlite3_column_int64(v, 0) : 0;
+        done(s, v);
+        if (i == n_terms) rows_total = d;
+        else df[i] = (double)d;
+    }
+    if (rows_total == 0) return AM_OK; /* nothing indexed for this user */
+    int64_t max_df = rows_total > 2000 ? rows_total / 10 : INT64_MAX;
+    size_t rare = 0;
+    for (size_t i = 0; i < n_terms; i++) {
+        keep[i] = df[i] > 0 && df[i] <= (double)max_df; /* absent terms cannot match */
+        rare += keep[i];
+    }
+    if (rare == 0) /* only frequent terms: keep them all */
+        for (size_t i = 0; i < n_terms; i++) keep[i] = df[i] > 0;
     am__buf_reset(q);
-    char tok[32];
-    uid_token(uid, tok, 1);
-    am__buf_printf(q, "uid:\"%s\" AND {doc ctx}:(", tok);
-    int first = 1;
+    am__buf_adds(q, "{doc ctx}:(");
+    size_t kept = 0;
     for (size_t i = 0; i < n_terms; i++) {
         if (!keep[i]) continue;
-        if (!first) am__buf_adds(q, " OR ");
-        first = 0;
+        if (kept) am__buf_adds(q, " OR ");
+        df[kept++] = df[i]; /* the phrase order of the query */
         am__buf_adds(q, "\"" AM__FTS_VERBATIM);
+        am__buf_adds(q, tag);
+        am__buf_addc(q, AM__FTS_TAG_SEP);
         for (const char *p = terms[i]; *p; p++) {
             if (*p == '"') am__buf_addc(q, '"'); /* FTS5 escapes "" */
             am__buf_addc(q, *p);
@@ -641,16 +658,33 @@ static int sq_events_search(am__store *b, const char *uid,
     }
     am__buf_addc(q, ')');
     if (q->oom) return AM_NOMEM;
-    sqlite3_stmt *st = stmt(s, "SELECT " EVENT_COLS ", am_bm25(events_fts, 1, 0.0, 1.0, ?6) AS r"
-                               " FROM events_fts JOIN events e ON e.rid = events_fts.rowid"
-                               " WHERE events_fts MATCH ?1 AND e.user_id = ?2"
-                               " AND (?3 IS NULL OR e.occurred_at >= ?3) AND (?4 IS NULL OR e.occurred_at < ?4)"
-                               " ORDER BY r LIMIT ?5");
+    if (kept == 0) return AM_OK; /* no query term occurs in this history */
+    df[kept] = (double)rows_total; /* N, after the frequencies */
+    /* Rank rowids in the index alone, then read the winners' rows: the
+     * sorter then holds (rowid, score), not every matching event.  A time
+     * window must filter before the limit, so it joins inside. */
+    sqlite3_stmt *st;
+    if (from == AM_TIME_NONE && to == AM_TIME_NONE)
+        st = stmt(s, "SELECT " EVENT_COLS ", f.r FROM"
+                     " (SELECT rowid AS rid, am_bm25(events_fts, 0, ?3, 0.0, 1.0, ?6) AS r"
+                     "  FROM events_fts WHERE events_fts MATCH ?1 ORDER BY r LIMIT ?5) f"
+                     " JOIN events e ON e.rid = f.rid WHERE e.user_id = ?2 ORDER BY f.r");
+    else
+        st = stmt(s, "SELECT " EVENT_COLS ", am_bm25(events_fts, 0, ?7, 0.0, 1.0, ?6) AS r"
+                     " FROM events_fts JOIN events e ON e.rid = events_fts.rowid"
+                     " WHERE events_fts MATCH ?1 AND e.user_id = ?2"
+                     " AND (?3 IS NULL OR e.occurred_at >= ?3) AND (?4 IS NULL OR e.occurred_at < ?4)"
+                     " ORDER BY r LIMIT ?5");
     if (!st) return AM_BACKEND;
     sqlite3_bind_text(st, 1, q->p, (int)q->len, SQLITE_STATIC);
     bind_text(st, 2, uid);
-    bind_time(st, 3, from);
-    bind_time(st, 4, to);
+    if (from == AM_TIME_NONE && to == AM_TIME_NONE) {
+        sqlite3_bind_blob(st, 3, df, (int)((kept + 1) * sizeof *df), SQLITE_STATIC);
+    } else {
+        bind_time(st, 3, from);
+        bind_time(st, 4, to);
+        sqlite3_bind_blob(st, 7, df, (int)((kept + 1) * sizeof *df), SQLITE_STATIC);
+    }
     sqlite3_bind_int(st, 5, limit);
     sqlite3_bind_double(st, 6, w_ctx);
     return read_events(s, st, ar, rows, n, 1);
@@ -1030,7 +1064,8 @@ static int forget_collected(sq_store *s, const char *uid, long *events,
         /* A forgotten turn also lived in its neighbours' indexed context:
          * rebuild the context of every remaining event of the sessions
          * touched, from the turns that remain. */
-        "UPDATE events_fts SET ctx = (SELECT coalesce(x.p2 || ' ', '') || coalesce(x.p1 || ' ', '')"
+        "UPDATE events_fts SET ctx = '" AM__FTS_TAG "' || uid || '" AM__FTS_TAG "' ||"
+        " (SELECT coalesce(x.p2 || ' ', '') || coalesce(x.p1 || ' ', '')"
         "  || coalesce(x.n1, '')"
         "  FROM (SELECT rid,"
         "        CASE WHEN occurred_at - LAG(occurred_at, 2) OVER w <= " AM__CONTEXT_GAP_SQL " THEN LAG(content, 2) OVER w END AS p2,"
