@@ -251,6 +251,13 @@ typedef struct am_add_info {
  * max_text_bytes), AM_NOMEM, AM_BUSY, AM_IO, AM_BACKEND. */
 int am_add_event(am_db *db, const am_event *ev, am_add_info *info);
 
+/* Add n events in order, all in one transaction (an import of a history:
+ * one commit instead of n).  All or nothing: on the first event that
+ * fails, nothing of the batch is written, infos (n entries, or NULL) are
+ * zeroed, and am_errmsg starts "add: events[i]: " with the reason.  Same
+ * return codes as am_add_event. */
+int am_add_events(am_db *db, const am_event *evs, size_t n, am_add_info *infos);
+
 /* ---------------------------------------------------------------- records */
 
 /* A semantic memory item version.  All strings owned by the containing

@@ -357,10 +357,10 @@ static int store_entities(wctx_ex *x, const am__entity *ents, size_t n)
     return AM_OK;
 }
 
-int am_add_event(am_db *db, const am_event *in, am_add_info *info)
+/* One event through the write path; own_txn: in its own transaction,
+ * else inside the caller's (which rolls back on error). */
+static int add_one(am_db *db, const am_event *in, am_add_info *info, int own_txn)
 {
-    if (!db || !in) return AM_MISUSE;
-    am__db_clear_error(db);
     am_add_info dummy;
     if (!info) info = &dummy;
     memset(info, 0, sizeof *info);
@@ -384,7 +384,7 @@ int am_add_event(am_db *db, const am_event *in, am_add_info *info)
     policy.redact_bank_card = !!(db->cfg.redact & AM_REDACT_BANK_CARD);
     policy.drop_secrets = !!(db->cfg.redact & AM_REDACT_SECRETS);
 
-    if ((rc = s->vt->begin(s))) {
+    if (own_txn && (rc = s->vt->begin(s))) {
         am__db_store_error(db, rc, "add");
         goto out_free;
     }
@@ -518,7 +518,7 @@ out_ctx:
     if ((rc = s->vt->audit(s, uid, am__db_now(db), "event.add", "event", id,
                            red.secrets ? "secrets dropped" : NULL)))
         goto out_store;
-    if ((rc = s->vt->commit(s))) goto out_store;
+    if (own_txn && (rc = s->vt->commit(s))) goto out_store;
     snprintf(info->event_id, sizeof info->event_id, "%s", id);
     snprintf(info->user_id, sizeof info->user_id, "%s", uid);
     snprintf(info->task_id, sizeof info->task_id, "%s", task_id ? task_id : "");
@@ -529,11 +529,45 @@ out_store:
     if (rc == AM_NOMEM) am__db_error(db, rc, "add: out of memory");
     else am__db_store_error(db, rc, "add");
 out_rollback:
-    s->vt->rollback(s);
+    if (own_txn) s->vt->rollback(s);
 out_free:
     am__redact_result_free(&db->alloc, &red);
     am__buf_free(&norm);
     am__buf_free(&doc);
     am__arena_free(&ar);
     return rc;
+}
+
+int am_add_event(am_db *db, const am_event *in, am_add_info *info)
+{
+    if (!db || !in) return AM_MISUSE;
+    am__db_clear_error(db);
+    return add_one(db, in, info, 1);
+}
+
+int am_add_events(am_db *db, const am_event *evs, size_t n, am_add_info *infos)
+{
+    if (!db || (!evs && n)) return AM_MISUSE;
+    am__db_clear_error(db);
+    if (n == 0) return AM_OK;
+    am__store *s = db->store;
+    int rc = s->vt->begin(s);
+    if (rc) return am__db_store_error(db, rc, "add");
+    for (size_t i = 0; i < n; i++) {
+        if ((rc = add_one(db, &evs[i], infos ? &infos[i] : NULL, 0))) {
+            char why[512];
+            const char *m = am_errmsg(db);
+            if (strncmp(m, "add: ", 5) == 0) m += 5;
+            snprintf(why, sizeof why, "%s", m);
+            s->vt->rollback(s);
+            if (infos) memset(infos, 0, n * sizeof *infos); /* nothing was written */
+            return am__db_error(db, rc, "add: events[%zu]: %s", i, why);
+        }
+    }
+    if ((rc = s->vt->commit(s))) {
+        s->vt->rollback(s);
+        if (infos) memset(infos, 0, n * sizeof *infos);
+        return am__db_store_error(db, rc, "add");
+    }
+    return AM_OK;
 }

@@ -270,6 +270,56 @@ static void test_forget_levels(void)
 }
 
 /* Every refused request leaves the store exactly as it was. */
+/* am_add_events: one transaction, all or nothing, zh + en. */
+static void test_add_events_batch(void)
+{
+    am_db *db = open_mem();
+    add(db, "u1", "s0", NULL, "2026-03-01T09:00:00+08:00", "以后周报都用表格格式");
+    set_now("2026-03-02T10:00:00+08:00");
+    char *before = export_of(db, "u1");
+    am_event ev[4];
+    am_add_info info[4];
+    memset(ev, 0, sizeof ev);
+    static const char *const texts[4] = {
+        "我爸爸的生日是五月三号", "My sister lives in Lisbon", "bad \xff utf8", "我喜欢靠窗的座位"};
+    for (int i = 0; i < 4; i++) {
+        ev[i].user_id = "u1";
+        ev[i].session_id = "s1";
+        ev[i].text = texts[i];
+        ev[i].occurred_at = "2026-03-02T10:00:00+08:00";
+    }
+    memset(info, 0x7f, sizeof info);
+    CHECK_EQ_INT(am_add_events(db, ev, 4, info), AM_INVALID);
+    CHECK_CONTAINS(am_errmsg(db), "events[2]");
+    CHECK_CONTAINS(am_errmsg(db), "text: invalid UTF-8");
+    CHECK_EQ_INT(info[0].event_id[0], 0); /* zeroed: nothing was written */
+    char *after = export_of(db, "u1");
+    CHECK_EQ_STR(after, before);          /* not even the first two */
+    am_free(after);
+    /* a batch that introduces a new user leaves no trace of it either */
+    ev[0].user_id = "newcomer";
+    CHECK_EQ_INT(am_add_events(db, ev, 4, NULL), AM_INVALID);
+    char *none = NULL;
+    CHECK_EQ_INT(am_export(db, "newcomer", &none), AM_NOTFOUND);
+    am_free(none);
+    ev[0].user_id = "u1";
+    ev[2].text = "ok, noted";
+    CHECK_EQ_INT(am_add_events(db, ev, 4, info), AM_OK);
+    for (int i = 0; i < 4; i++) CHECK(info[i].event_id[0] != 0);
+    CHECK(strcmp(info[0].event_id, info[1].event_id) != 0);
+    am_recall_result *r = recall(db, "u1", "s2", "2026-03-03T10:00:00+08:00", "爸爸的生日是哪天");
+    CHECK(r->n_events + r->n_memories >= 1);
+    CHECK_CONTAINS(r->block, "五月三号");
+    am_recall_free(r);
+    r = recall(db, "u1", "s2", "2026-03-03T10:00:00+08:00", "Where does my sister live?");
+    CHECK_CONTAINS(r->block, "Lisbon");
+    am_recall_free(r);
+    CHECK_EQ_INT(am_add_events(db, NULL, 0, NULL), AM_OK);
+    CHECK_EQ_INT(am_add_events(db, NULL, 2, NULL), AM_MISUSE);
+    am_free(before);
+    am_close(db);
+}
+
 static void test_bad_input_changes_nothing(void)
 {
     am_db *db = open_mem();
@@ -424,6 +474,7 @@ int main(void)
     RUN(test_resume_from_other_session);
     RUN(test_identity_links);
     RUN(test_forget_levels);
+    RUN(test_add_events_batch);
     RUN(test_bad_input_changes_nothing);
     RUN(test_corrupt_and_newer_files);
     RUN(test_pii_never_stored);

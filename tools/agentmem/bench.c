@@ -39,6 +39,7 @@ static const char usage_text[] =
     "  --dump FILE          per-question rankings as JSON lines\n"
     "  --progress           progress on stderr\n"
     "  synth: --users N (100) --events M per user (10000) --queries Q (300)\n"
+    "         --batch B events per transaction (1: one am_add_event each)\n"
     "         --db PATH (default: a fresh store in a temp directory)\n";
 
 typedef struct bench_args {
@@ -58,7 +59,7 @@ typedef struct bench_args {
     int progress;
     int ks[BENCH_MAX_K];
     size_t nk;
-    long users, events, queries;
+    long users, events, queries, batch;
     const char *db;
 } bench_args;
 
@@ -207,6 +208,9 @@ static int parse_args(int argc, char **argv, bench_args *a)
         } else if (strcmp(o, "--events") == 0) {
             NEED_LONG(1, 100000000L);
             a->events = n;
+        } else if (strcmp(o, "--batch") == 0) {
+            NEED_LONG(1, 100000L);
+            a->batch = n;
         } else if (strcmp(o, "--queries") == 0) {
             NEED_LONG(0, 10000000L);
             a->queries = n;
@@ -575,6 +579,8 @@ int am_cli_bench(int argc, char **argv)
         so.users = a.users;
         so.events = a.events;
         so.queries = a.queries;
+        so.batch = a.batch;
+        so.embedder = getenv("AGENTMEM_EMBEDDER");
         so.seed = a.seed;
         so.db = a.db;
         for (i = 0; i < a.nk; i++)

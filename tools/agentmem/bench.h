@@ -324,6 +324,8 @@ typedef struct bench_synth_opts {
     long users;
     long events;      /* per user */
     long queries;
+    long batch;       /* events per am_add_events call (1 = am_add_event) */
+    const char *embedder; /* am_config.embedder, or NULL */
     uint64_t seed;
     const char *db;   /* NULL = temp dir */
     int ks[BENCH_MAX_K];

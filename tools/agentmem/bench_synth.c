@@ -206,58 +206,88 @@ typedef struct synth_out {
     long long bytes;
 } synth_out;
 
+/* One generated event, with the storage its strings point into. */
+typedef struct synth_ev {
+    char text[512], uid[32], sid[32], iso[32];
+    long needle; /* index into nd, or -1 */
+} synth_ev;
+
+/* Ingest in batches of o->batch events (am_add_events, one transaction
+ * each; 1 = am_add_event per event).  With batches, each event's ingest
+ * sample is its batch's time divided by the batch's size. */
 static int synth_ingest(am_db *db, synth_clock *clk, const bench_synth_opts *o,
                         needle *nd, int64_t t0_ms, synth_out *out,
                         bench_err *e)
 {
     uint64_t total = (uint64_t)o->users * (uint64_t)o->events, t;
-    long next = 0;
+    long next = 0, bn = o->batch > 0 ? o->batch : 1, k, m = 0;
     double w0 = bench_mono_ms();
+    synth_ev *sv = calloc((size_t)bn, sizeof *sv);
+    am_event *ev = calloc((size_t)bn, sizeof *ev);
+    am_add_info *info = calloc((size_t)bn, sizeof *info);
+    int rc = 0;
+    if (!sv || !ev || !info) {
+        rc = bench_fail(e, "out of memory");
+        goto done;
+    }
     for (t = 0; t < total; t++) {
         long u = (long)(t % (uint64_t)o->users);
         long j = (long)(t / (uint64_t)o->users);
-        char text[512], uid[32], sid[32], iso[32];
-        am_event ev;
-        am_add_info info;
+        synth_ev *x = &sv[m];
         bench_rng rng;
         double a, b;
-        int rc, is_needle = next < o->queries && nd[next].t == t;
+        int is_needle = next < o->queries && nd[next].t == t;
         bench_rng_seed(&rng, o->seed, t);
         if (is_needle)
-            snprintf(text, sizeof text, "%s", nd[next].text);
+            snprintf(x->text, sizeof x->text, "%s", nd[next].text);
         else
-            filler_text(&rng, text, sizeof text);
-        snprintf(uid, sizeof uid, "synth-u%05ld", u);
-        snprintf(sid, sizeof sid, "session_%ld", j / 50);
+            filler_text(&rng, x->text, sizeof x->text);
+        x->needle = is_needle ? next++ : -1;
+        snprintf(x->uid, sizeof x->uid, "synth-u%05ld", u);
+        snprintf(x->sid, sizeof x->sid, "session_%ld", j / 50);
         clk->now = t0_ms + (int64_t)t * EVENT_GAP_MS;
-        memset(&ev, 0, sizeof ev);
-        memset(&info, 0, sizeof info);
-        ev.user_id = uid;
-        ev.session_id = sid;
-        ev.text = text;
-        ev.occurred_at = bench_iso(clk->now, 480, iso);
+        memset(&ev[m], 0, sizeof ev[m]);
+        ev[m].user_id = x->uid;
+        ev[m].session_id = x->sid;
+        ev[m].text = x->text;
+        ev[m].occurred_at = bench_iso(clk->now, 480, x->iso);
+        if (++m < bn && t + 1 < total)
+            continue;
+        memset(info, 0, (size_t)m * sizeof *info);
         a = bench_mono_ms();
-        rc = am_add_event(db, &ev, &info);
+        rc = bn == 1 ? am_add_event(db, &ev[0], &info[0])
+                     : am_add_events(db, ev, (size_t)m, info);
         b = bench_mono_ms();
-        if (rc != AM_OK)
-            return bench_fail(e, "engine: am_add_event (user %s, event %ld): "
-                              "%s: %s", uid, j, am_errstr(rc), am_errmsg(db));
-        if (bench_samples_add(&out->ingest_ms, b - a) != 0)
-            return bench_fail(e, "out of memory");
-        if (is_needle) {
-            snprintf(nd[next].event_id, sizeof nd[next].event_id, "%s",
-                     info.event_id);
-            next++;
+        if (rc != AM_OK) {
+            rc = bench_fail(e, "engine: am_add_event (user %s, event %llu): "
+                            "%s: %s", sv[0].uid, (unsigned long long)t,
+                            am_errstr(rc), am_errmsg(db));
+            goto done;
         }
-        if (o->progress && t % 10000 == 0)
+        for (k = 0; k < m; k++) {
+            if (bench_samples_add(&out->ingest_ms, (b - a) / (double)m) != 0) {
+                rc = bench_fail(e, "out of memory");
+                goto done;
+            }
+            if (sv[k].needle >= 0)
+                snprintf(nd[sv[k].needle].event_id,
+                         sizeof nd[sv[k].needle].event_id, "%s",
+                         info[k].event_id);
+        }
+        m = 0;
+        if (o->progress && (t + 1) % 10000 < (uint64_t)bn)
             fprintf(stderr, "\r[synth] %llu/%llu events",
-                    (unsigned long long)t, (unsigned long long)total);
+                    (unsigned long long)t + 1, (unsigned long long)total);
     }
     if (o->progress)
         fprintf(stderr, "\r[synth] %llu/%llu events\n",
                 (unsigned long long)total, (unsigned long long)total);
     out->ingest_wall_ms = bench_mono_ms() - w0;
-    return 0;
+done:
+    free(sv);
+    free(ev);
+    free(info);
+    return rc;
 }
 
 static int synth_queries(am_db *db, const bench_synth_opts *o,
@@ -330,6 +360,8 @@ static void synth_report(const bench_synth_opts *o, const char *db,
         json_object_set_new(r, "users", json_integer(o->users));
         json_object_set_new(r, "events_per_user", json_integer(o->events));
         json_object_set_new(r, "events", json_integer((json_int_t)total));
+        json_object_set_new(r, "batch", json_integer(o->batch > 0 ? o->batch : 1));
+        json_object_set_new(r, "embedder", o->embedder ? json_string(o->embedder) : json_null());
         json_object_set_new(r, "seed", json_integer((json_int_t)o->seed));
         json_object_set_new(r, "questions", json_integer((json_int_t)q));
         json_object_set_new(r, "ingest_seconds",
@@ -360,8 +392,10 @@ static void synth_report(const bench_synth_opts *o, const char *db,
         json_decref(r);
         return;
     }
-    printf("synth: %ld users x %ld events = %.0f events, seed %llu\n",
-           o->users, o->events, total, (unsigned long long)o->seed);
+    printf("synth: %ld users x %ld events = %.0f events, seed %llu, batch %ld, "
+           "embedder %s\n", o->users, o->events, total,
+           (unsigned long long)o->seed, o->batch > 0 ? o->batch : 1,
+           o->embedder ? o->embedder : "none");
     printf("ingest: %.1f s, %.0f events/s, per event p50 %.3f ms, p95 %.3f "
            "ms; store %.1f MB\n", out->ingest_wall_ms / 1000, eps, p[0], p[1],
            (double)out->bytes / 1e6);
@@ -407,6 +441,7 @@ int bench_synth(const bench_synth_opts *o, bench_err *e)
     if (o->rank)
         cfg.rank = *o->rank;
     cfg.path = path;
+    cfg.embedder = o->embedder;
     cfg.clock = synth_now;
     cfg.clock_ctx = &clk;
     clk.now = t0_ms;
