@@ -132,7 +132,8 @@ typedef struct am_config {
      * embedder_key).  Vectors carry the embedder's id and are only compared
      * with vectors of the same id; texts the embedder cannot represent
      * (Chinese for use-lite) get no vector.  Changing the embedder leaves
-     * old vectors unused (they are never compared across ids). */
+     * old events without a usable vector (vectors are never compared
+     * across ids) until am_reembed gives them one. */
     const char *embedder;
     const char *embedder_key; /* API key for openai:..., or NULL */
     /* Sensitive data (F3): which kinds are replaced by placeholders before
@@ -413,6 +414,43 @@ int am_export(am_db *db, const char *user_id, char **json_out);
  * AM_NOTFOUND. */
 int am_event_find(am_db *db, const char *user_id, const char *needle,
                   char *out);
+
+/* ---------------------------------------------------------------- vectors */
+
+/* Progress of a long operation: done of total units (events for
+ * am_reembed).  Called on the caller's thread, between transactions. */
+typedef void (*am_progress_fn)(void *ctx, size_t done, size_t total);
+
+/* How many events of user_id (a master id; NULL = every user) lack a
+ * vector of the configured embedder: none stored, or one of another
+ * embedder (F31: after am_config.embedder changed).  Events the embedder
+ * does not represent (Chinese ones for use-lite) are not counted.  *n is 0 when the handle
+ * has no embedder.  Returns AM_OK, AM_MISUSE (NULL db or n), AM_INVALID
+ * (bad user id), AM_NOTFOUND (unknown user), AM_BUSY, AM_BACKEND. */
+int am_vectors_missing(am_db *db, const char *user_id, size_t *n);
+
+/* Give every event of user_id (NULL = every user) that am_vectors_missing
+ * counts a vector of the configured embedder, replacing a vector of
+ * another embedder (one vector per event), so that vector recall sees the
+ * events written before the embedder changed.  The text embedded is the
+ * stored one -- after redaction (F3), exactly what am_add_event embeds.
+ * Works in batches of AM_REEMBED_BATCH events, one embedder call and one
+ * transaction each: an interrupted run keeps its finished batches, and
+ * running again continues with the rest.  Events added while it runs are
+ * left to a later run (they get a vector when added with this embedder).
+ * progress (may be NULL) is called with (ctx, 0, total) before the first
+ * batch and after each committed batch with the events done so far;
+ * total is counted once at the start (not called when there is nothing
+ * to do).  *n_embedded (may be NULL) receives the vectors written, also
+ * on failure (those batches stay).
+ * Returns AM_OK, AM_MISUSE (NULL db, or no embedder configured:
+ * am_errmsg says so), AM_INVALID (bad user id), AM_NOTFOUND (unknown
+ * user), the embedder's errors as am_add_event reports them ("reembed:
+ * embedder: ...": AM_IO, AM_DENIED, AM_TOOBIG, AM_BACKEND), AM_NOMEM,
+ * AM_BUSY, AM_IO, AM_BACKEND. */
+#define AM_REEMBED_BATCH 32
+int am_reembed(am_db *db, const char *user_id, am_progress_fn progress,
+               void *ctx, size_t *n_embedded);
 
 #ifdef __cplusplus
 }

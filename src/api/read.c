@@ -415,6 +415,7 @@ static int recall_run(am_db *db, const am_query *q, recall_box *box)
 
     /* Perception layer: lexical search (F16), rerank. */
     const char **terms;
+    const double *weights = NULL; /* per term; NULL = all 1 */
     size_t nt;
     if ((rc = am__query_terms(db->text, q->text, ar, &terms, &nt))) goto out_store;
     if (expanded) { /* F21: synonyms and near-words join the terms */
@@ -422,32 +423,67 @@ static int recall_run(am_db *db, const am_query *q, recall_box *box)
         size_t nm;
         if ((rc = am__query_terms(db->text, expanded, ar, &more, &nm))) goto out_store;
         const char **all = am__arena_alloc(ar, (nt + nm + 1) * sizeof *all);
-        if (!all) { rc = AM_NOMEM; goto out_store; }
+        double *w = am__arena_alloc(ar, (nt + nm + 1) * sizeof *w);
+        if (!all || !w) { rc = AM_NOMEM; goto out_store; }
         memcpy(all, terms, nt * sizeof *all);
+        for (size_t i = 0; i < nt; i++) w[i] = 1.0;
         for (size_t i = 0; i < nm; i++) {
             size_t k;
             for (k = 0; k < nt && strcmp(all[k], more[i]) != 0; k++) {}
-            if (k == nt) all[nt++] = more[i];
+            if (k == nt) {
+                w[nt] = AM__EXPANSION_WEIGHT;
+                all[nt++] = more[i];
+            }
         }
         terms = all;
+        weights = w;
     }
     size_t max_ev = (size_t)(q->max_events > 0 ? q->max_events : r->max_events);
     int limit = r->candidates > (int)max_ev * 2 ? r->candidates : (int)max_ev * 2;
     am__event_row *events;
     size_t n_events;
-    rc = s->vt->events_search(s, uid, terms, nt, r->w_context, AM_TIME_NONE,
+    rc = s->vt->events_search(s, uid, terms, weights, nt, r->w_context, AM_TIME_NONE,
                               as_of != AM_TIME_NONE ? as_of + 1 : AM_TIME_NONE, limit, ar,
                               &events, &n_events);
     if (rc) goto out_store;
-    am__rank_events(r, at, events, n_events);
-    /* F19: "上周" / "last month" in the turn: events of that period come
-     * first (resolved in the caller's zone against the recall time). */
+    /* F19: "上周" / "last month" / "on 9 November" in the turn: the best
+     * matches inside that period join the candidates (a turn of that day
+     * that shares only a name with the question would otherwise never make
+     * the top of a long history), then they come first (resolved in the
+     * caller's zone against the recall time).  Scores of both searches are
+     * BM25 over the same statistics, so the union ranks as one list. */
     am_time t_from, t_to;
-    if (r->w_time > 0 && n_events &&
-        am__query_time_range(q->text, qn, at, db->cfg.default_tz_minutes, &t_from, &t_to)) {
+    int timed = r->w_time > 0 &&
+                am__query_time_range(q->text, qn, at, db->cfg.default_tz_minutes, &t_from, &t_to);
+    if (timed) {
+        am_time to = as_of != AM_TIME_NONE && as_of + 1 < t_to ? as_of + 1 : t_to;
+        am__event_row *in;
+        size_t n_in;
+        rc = s->vt->events_search(s, uid, terms, weights, nt, r->w_context, t_from, to, limit, ar, &in,
+                                  &n_in);
+        if (rc) goto out_store;
+        if (n_in) {
+            am__event_row *all = am__arena_alloc(ar, (n_events + n_in + 1) * sizeof *all);
+            if (!all) { rc = AM_NOMEM; goto out_store; }
+            memcpy(all, events, n_events * sizeof *all);
+            size_t m = n_events;
+            for (size_t i = 0; i < n_in; i++) {
+                size_t k;
+                for (k = 0; k < n_events && all[k].rid != in[i].rid; k++) {}
+                if (k == n_events) all[m++] = in[i];
+            }
+            events = all;
+            n_events = m;
+        }
+    }
+    am__rank_events(r, at, events, n_events);
+    if (timed && n_events) {
+        /* in the period asked about: relevant even when the words match
+         * weakly (below the floor: back above it, by its lexical score) */
         for (size_t i = 0; i < n_events; i++)
-            if (events[i].score >= 0 && events[i].occurred_at >= t_from && events[i].occurred_at < t_to)
-                events[i].score += r->w_time;
+            if (events[i].occurred_at >= t_from && events[i].occurred_at < t_to)
+                events[i].score = (events[i].score < 0 ? events[i].score + 1 : events[i].score) +
+                                  r->w_time;
         am__sort_events(events, n_events);
     }
     if (db->embedder && vector_ok && r->w_vector > 0 &&

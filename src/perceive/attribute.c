@@ -17,7 +17,7 @@ int am__task_guess(am__store *s, am__text *t, const char *uid,
     if (rc || nt == 0) return rc;
     am__event_row *rows;
     size_t n;
-    rc = s->vt->events_search(s, uid, terms, nt, 0.0, AM_TIME_NONE, AM_TIME_NONE, 30, ar,
+    rc = s->vt->events_search(s, uid, terms, NULL, nt, 0.0, AM_TIME_NONE, AM_TIME_NONE, 30, ar,
                               &rows, &n);
     if (rc) return rc;
     const char *best = NULL;

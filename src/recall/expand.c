@@ -41,15 +41,15 @@ static const char *const groups[][8] = {
     /* English near-words */
     {"trip", "travel", "itinerary", "journey", NULL},
     {"kid", "child", "son", "daughter", NULL},
-    {"job", "work", "career", NULL},
+    {"job", "work", "career", "上班", "工作", "职业", NULL},
     {"hobby", "hobbies", "pastime", NULL},
     {"pet", "dog", "cat", NULL},
     {"car", "vehicle", NULL},
     {"movie", "film", NULL},
     {"book", "novel", NULL},
     {"sport", "sports", "game", NULL},
-    {"mom", "mother", NULL},
-    {"dad", "father", NULL},
+    {"mom", "mother", "妈妈", "母亲", "老妈", NULL},
+    {"dad", "father", "爸爸", "父亲", "老爸", NULL},
     {"married", "wedding", "husband", "wife", NULL},
 };
 

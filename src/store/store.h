@@ -73,6 +73,16 @@ typedef struct am__audit_row {
     const char *op, *object_type, *object_id, *detail;
 } am__audit_row;
 
+/* The vectors an embedder should have (vec_missing_*): one per event of
+ * id embedder_id and dimension dim, for every event when all_langs, else
+ * for events of lang "en" only (the write path's rule: USE-lite does not
+ * represent Chinese, so Chinese events never get its vector). */
+typedef struct am__vec_want {
+    const char *embedder_id;
+    int dim;
+    int all_langs;
+} am__vec_want;
+
 /* Which memory item versions to list. */
 #define AM__ITEMS_CURRENT 0  /* superseded_at NULL, status active or
                                 pending_confirm, valid at `at` */
@@ -115,6 +125,24 @@ typedef struct am__store_vt {
     int (*vec_scan)(am__store *s, const char *uid, const char *embedder_id,
                     const float *q, int dim, am_time to, int limit,
                     am__arena *ar, am__event_row **rows, size_t *n);
+    /* Re-embedding (F31, api/reembed.c): the events that `want` describes
+     * (am__vec_want) and that have no vector vec_scan would use for it --
+     * none, or one of another embedder id or dimension.
+     * These two are the maintenance exception to per-user scoping: uid
+     * NULL means every user; each row then names its user, and the caller
+     * writes its vector under that user (vec_put).
+     * vec_missing_count: how many, and the largest rid among them (0 when
+     * none): a caller walking the list stops there, so events added while
+     * it runs are not counted twice.
+     * vec_missing_list: up to limit of them with after_rid < rid <= upto_rid,
+     * by rid; rows hold rid, id, user_id, lang and content only. */
+    int (*vec_missing_count)(am__store *s, const char *uid,
+                             const am__vec_want *want, size_t *n,
+                             int64_t *max_rid);
+    int (*vec_missing_list)(am__store *s, const char *uid,
+                            const am__vec_want *want, int64_t after_rid,
+                            int64_t upto_rid, int limit, am__arena *ar,
+                            am__event_row **rows, size_t *n);
     int (*entity_put)(am__store *s, const char *uid, int64_t event_rid,
                       const am__entity_row *en);
     int (*pii_put)(am__store *s, const char *uid, int64_t event_rid,
@@ -123,10 +151,12 @@ typedef struct am__store_vt {
                      am__arena *ar, am__event_row *out);
     /* Lexical search (BM25) for events containing any of the final index
      * tokens terms[0..n_terms) (as produced by text/analyze), in the text
-     * (weight 1) or its context (weight w_ctx).  Best first,
-     * at most limit rows; time bounds optional (AM_TIME_NONE). */
+     * (weight 1) or its context (weight w_ctx); term i counts weights[i]
+     * (NULL: all 1; expansions count less).  Best first, at most limit
+     * rows; time bounds optional (AM_TIME_NONE). */
     int (*events_search)(am__store *s, const char *uid,
-                         const char *const *terms, size_t n_terms, double w_ctx,
+                         const char *const *terms, const double *weights,
+                         size_t n_terms, double w_ctx,
                          am_time from, am_time to, int limit, am__arena *ar,
                          am__event_row **rows, size_t *n);
     /* Most recent events of the user (session and task may be NULL),
@@ -199,7 +229,11 @@ int am__store_sqlite_open(const char *path, const am__store_opts *o,
 #define AM__CONTEXT_GAP_MS 60000
 #define AM__CONTEXT_GAP_SQL "60000"
 
+/* Weight of a synonym or near-word added to a query (F21), relative to
+ * the words of the question. */
+#define AM__EXPANSION_WEIGHT 0.5
+
 /* The schema version this library writes and reads. */
-#define AM__SCHEMA_VERSION 1
+#define AM__SCHEMA_VERSION 2
 
 #endif

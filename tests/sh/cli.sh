@@ -3,20 +3,8 @@
 # codes (0 ok, 1 refused, 2 usage).  $1 = path of the agentmem CLI.
 set -u
 CLI=${1:?usage: cli.sh AGENTMEM}
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
+. "$(dirname "$0")/lib/expect.bash"
 db="$dir/t.db"
-passed=0; failed=0
-expect_rc() { # expected-rc description command...
-  local want=$1 what=$2; shift 2
-  "$@" >"$dir/out" 2>"$dir/err"; local rc=$?
-  if [ "$rc" = "$want" ]; then passed=$((passed+1)); else
-    echo "FAIL: $what: exit $rc, wanted $want"; cat "$dir/out" "$dir/err"; failed=$((failed+1)); fi
-}
-expect_out() { # needle description (in last out+err)
-  if grep -q -- "$1" "$dir/out" "$dir/err"; then passed=$((passed+1)); else
-    echo "FAIL: $2: '$1' not in output"; cat "$dir/out" "$dir/err"; failed=$((failed+1)); fi
-}
 
 expect_rc 0 "help" "$CLI" --help
 for c in init add recall task memories feedback forget link export demo; do

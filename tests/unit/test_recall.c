@@ -2,7 +2,8 @@
  * test_recall.c -- lexical ranking properties of the read path, zh + en:
  * a turn's neighbours (the context column) must not make it look long
  * (BM25F, store/sqlite/fts_rank.c), and a long, chatty question keeps the
- * terms of its real ask at the end.
+ * terms of its real ask at the end, and a question about a date finds
+ * that day's turn even when sixty others share more of its words.
  */
 #include "test.h"
 #include "api_util.h"
@@ -126,11 +127,46 @@ static void test_long_question_en(void)
                   "licence plate");
 }
 
+/* "on 9 November 2022": the turn of that day shares one word with the
+ * question; sixty turns of other days share three. */
+static void dated_question(const char *other, const char *target, const char *question,
+                          const char *needle)
+{
+    am_db *db = open_mem();
+    for (int i = 0; i < 60; i++) {
+        char at[40], session[16], text[200];
+        snprintf(at, sizeof at, "2022-%02d-%02dT19:00:00+08:00", 1 + i % 10, 1 + i / 10);
+        snprintf(session, sizeof session, "d%d", i);
+        snprintf(text, sizeof text, "%s (%d)", other, i);
+        add(db, "u1", session, NULL, at, text);
+    }
+    add(db, "u1", "t", NULL, "2022-11-09T19:00:00+08:00", target);
+    size_t r = rank_of(db, "u1", "2022-12-01T09:00:00+08:00", question, needle);
+    CHECK(r >= 1 && r <= 3);
+    am_close(db);
+}
+
+static void test_dated_question_en(void)
+{
+    dated_question("Nate: make sure you try the new dish at the noodle bar",
+                   "Nate: I tried out some cooking, look at this homemade coconut ice cream",
+                   "What dish did Nate make on 9 November, 2022?", "coconut");
+}
+
+static void test_dated_question_zh(void)
+{
+    dated_question("小王：记得尝尝面馆新出的那道菜，我做了笔记",
+                   "小王：今天在家试着做了椰子冰淇淋",
+                   "小王2022年11月9日做了什么菜？", "椰子");
+}
+
 int main(void)
 {
     RUN(test_context_length_zh);
     RUN(test_context_length_en);
     RUN(test_long_question_zh);
     RUN(test_long_question_en);
+    RUN(test_dated_question_en);
+    RUN(test_dated_question_zh);
     TEST_MAIN_END();
 }

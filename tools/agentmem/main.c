@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "agentmem.h"
 #include "cli.h"
@@ -37,6 +38,7 @@ static void usage_main(FILE *f)
           "  forget                    forget an event, session, task or user\n"
           "  link                      link a channel identity to a user\n"
           "  export                    everything stored about a user (JSON)\n"
+          "  reembed                   vectors of the current embedder for older events\n"
           "  demo                      replay the weekly-report example (zh + en)\n"
           "  scenario run FILE...      replay scenario files (../shared/SCENARIOS.md)\n"
           "  bench DATASET ...         retrieval benchmarks (docs/BENCH.md)\n"
@@ -70,6 +72,13 @@ static const struct help {
                "  forgotten events go too.\n"},
     {"link", "usage: agentmem [--db PATH] link --channel C --external-id X --user U\n"},
     {"export", "usage: agentmem [--db PATH] export --user U\n"},
+    {"reembed", "usage: agentmem [--db PATH] reembed [--user U] [--json]\n"
+                "  Embeds, with the embedder named by $AGENTMEM_EMBEDDER (key in\n"
+                "  $AGENTMEM_EMBEDDER_KEY), every event of the user (or of all users)\n"
+                "  that has no vector of it -- after the embedder changed, old events are\n"
+                "  invisible to vector recall until then.  Batches of 32, each committed:\n"
+                "  an interrupted run keeps its work, running again does the rest.\n"
+                "  Shows a progress bar when stderr is a terminal.\n"},
     {"demo", "usage: agentmem demo [--json]\n"
              "  Replays DESIGN.md's weekly-report example in Chinese and English on an\n"
              "  in-memory store and prints what the agent is given at each turn.\n"},
@@ -378,6 +387,42 @@ static int cmd_export(am_db *db, const opts *o)
     return 0;
 }
 
+/* Progress of am_reembed on a terminal: \r[#####     ] 1200/2400 events */
+static void progress_bar(void *ctx, size_t done, size_t total)
+{
+    static const char hashes[] = "##############################";
+    int width = (int)sizeof hashes - 1;
+    int fill = total ? (int)((double)done / (double)total * width) : width;
+    *(int *)ctx = 1;
+    fprintf(stderr, "\r[%.*s%*s] %zu/%zu events", fill, hashes, width - fill, "", done, total);
+    fflush(stderr);
+}
+
+static int cmd_reembed(am_db *db, const opts *o)
+{
+    const char *embedder = getenv("AGENTMEM_EMBEDDER");
+    if (!embedder || !*embedder || strcmp(embedder, "none") == 0) {
+        fprintf(stderr, "agentmem reembed: no embedder is configured: set AGENTMEM_EMBEDDER to\n"
+                        "  use-lite[:DIR], w2v:PATH or openai:MODEL@URL\n"
+                        "  (the key, if any, in AGENTMEM_EMBEDDER_KEY)\n");
+        return 1;
+    }
+    int shown = 0;
+    size_t n = 0;
+    int rc = am_reembed(db, o->user, isatty(fileno(stderr)) ? progress_bar : NULL, &shown, &n);
+    if (shown) fputc('\n', stderr);
+    if (rc) {
+        fail(db, rc);
+        if (n)
+            fprintf(stderr, "agentmem: %zu events re-embedded before the error; run again to"
+                            " continue\n", n);
+        return 1;
+    }
+    if (o->json) printf("{\"reembedded\":%zu}\n", n);
+    else printf("%zu events re-embedded\n", n);
+    return 0;
+}
+
 int am_cli_demo(int argc, char **argv); /* demo.c */
 
 int main(int argc, char **argv)
@@ -421,7 +466,8 @@ int main(int argc, char **argv)
     } cmds[] = {
         {"add", cmd_add}, {"recall", cmd_recall}, {"task", cmd_task},
         {"memories", cmd_memories}, {"feedback", cmd_feedback}, {"forget", cmd_forget},
-        {"link", cmd_link}, {"export", cmd_export}, {"init", NULL},
+        {"link", cmd_link}, {"export", cmd_export}, {"reembed", cmd_reembed},
+        {"init", NULL},
     };
     size_t k;
     for (k = 0; k < sizeof cmds / sizeof *cmds; k++)

@@ -18,7 +18,9 @@
  * SQL: am_bm25(events_fts, skip, df, w_0, w_1, ...): the first `skip`
  * phrases of the query are filters and not scored; `df` is NULL or a blob
  * of doubles: the document frequency of each scored phrase in query order,
- * then N, the number of rows the frequencies count (the caller has them
+ * then N, the number of rows the frequencies count, then optionally a
+ * weight per scored phrase (its score is multiplied by it: expansions
+ * count less than the words of the question) (the caller has them
  * from the vocabulary table -- with per-user terms they are the user's --
  * which is cheaper than counting each phrase's rows here; that is what
  * happens when df is NULL, with N the table's row count).  Missing column
@@ -37,7 +39,8 @@
 typedef struct rank_data {
     int n_phrase;
     double avg[MAX_COLS]; /* average tokens per row, per column */
-    double *idf;          /* n_phrase entries (skipped ones: 0) */
+    double *idf;          /* n_phrase entries, times the phrase's weight
+                             (skipped ones: 0) */
     double *tf;           /* n_phrase x n_col scratch */
 } rank_data;
 
@@ -72,12 +75,16 @@ static int rank_data_make(const Fts5ExtensionApi *api, Fts5Context *fts,
     }
     const double *df = NULL;
     int n_df = 0;
+    const double *wt = NULL;
     double n_docs = (double)n_row;
-    if (df_val && sqlite3_value_type(df_val) == SQLITE_BLOB &&
-        sqlite3_value_bytes(df_val) == (int)sizeof(double) * (n_phrase - skip + 1)) {
+    int n_bytes = df_val && sqlite3_value_type(df_val) == SQLITE_BLOB ? sqlite3_value_bytes(df_val) : 0;
+    int n_scored = n_phrase - skip;
+    if (n_bytes == (int)sizeof(double) * (n_scored + 1) ||
+        n_bytes == (int)sizeof(double) * (2 * n_scored + 1)) {
         df = sqlite3_value_blob(df_val);
-        n_df = n_phrase - skip;
+        n_df = n_scored;
         memcpy(&n_docs, df + n_df, sizeof n_docs); /* blob: unaligned */
+        if (n_bytes == (int)sizeof(double) * (2 * n_scored + 1)) wt = df + n_df + 1;
     }
     for (int p = skip; p < n_phrase && rc == SQLITE_OK; p++) {
         double hits;
@@ -90,6 +97,11 @@ static int rank_data_make(const Fts5ExtensionApi *api, Fts5Context *fts,
         }
         if (hits > n_docs) hits = n_docs;
         d->idf[p] = log(1.0 + (n_docs - hits + 0.5) / (hits + 0.5));
+        if (wt) {
+            double w;
+            memcpy(&w, wt + (p - skip), sizeof w);
+            d->idf[p] *= w;
+        }
     }
     if (rc == SQLITE_OK) rc = api->xSetAuxdata(fts, d, sqlite3_free);
     if (rc != SQLITE_OK) {
@@ -119,21 +131,21 @@ static void am_bm25(const Fts5ExtensionApi *api, Fts5Context *fts,
         if ((rc = api->xColumnSize(fts, c, &len)) != SQLITE_OK) break;
         norm[c] = 1.0 - RANK_B + RANK_B * (double)len / d->avg[c];
     }
-    int n_inst = 0;
-    if (rc == SQLITE_OK) rc = api->xInstCount(fts, &n_inst);
+    /* per phrase and column: walk each phrase's instances in this row
+     * (no merge of all phrases by offset, as xInst would build) */
+    memset(d->tf, 0, sizeof(double) * (size_t)d->n_phrase * (size_t)n_col);
+    for (int p = skip; p < d->n_phrase && rc == SQLITE_OK; p++) {
+        Fts5PhraseIter it;
+        int c = -1, off = -1;
+        rc = api->xPhraseFirst(fts, p, &it, &c, &off);
+        while (rc == SQLITE_OK && c >= 0) {
+            if (c < n_col) d->tf[(size_t)p * (size_t)n_col + (size_t)c] += 1;
+            api->xPhraseNext(fts, &it, &c, &off);
+        }
+    }
     if (rc != SQLITE_OK) {
         sqlite3_result_error_code(ctx, rc);
         return;
-    }
-    memset(d->tf, 0, sizeof(double) * (size_t)d->n_phrase * (size_t)n_col);
-    for (int i = 0; i < n_inst; i++) {
-        int p, c, off;
-        if ((rc = api->xInst(fts, i, &p, &c, &off)) != SQLITE_OK) {
-            sqlite3_result_error_code(ctx, rc);
-            return;
-        }
-        if (p >= skip && p < d->n_phrase && c >= 0 && c < n_col)
-            d->tf[(size_t)p * (size_t)n_col + (size_t)c] += 1;
     }
     double score = 0;
     for (int p = skip; p < d->n_phrase; p++) {

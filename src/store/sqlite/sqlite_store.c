@@ -542,6 +542,84 @@ static int sq_vec_scan(am__store *b, const char *uid, const char *embedder, cons
     return ar->oom ? AM_NOMEM : AM_OK;
 }
 
+/* Re-embedding (store.h vec_missing_*).  An event lacks a vector when its
+ * event_vectors row (primary key event_rid: one per event) is absent or
+ * of another embedder or dimension.  ?1 user (NULL: all), ?2 embedder,
+ * ?3 dim, ?4 all languages. */
+#define VEC_MISSING_WHERE                                                     \
+    " (v.event_rid IS NULL OR v.embedder <> ?2 OR v.dim <> ?3)"               \
+    " AND (?4 OR e.lang = 'en')"
+
+static void bind_want(sqlite3_stmt *st, const char *uid, const am__vec_want *w)
+{
+    bind_text(st, 1, uid);
+    bind_text(st, 2, w->embedder_id);
+    sqlite3_bind_int(st, 3, w->dim);
+    sqlite3_bind_int(st, 4, w->all_langs != 0);
+}
+
+static int sq_vec_missing_count(am__store *b, const char *uid, const am__vec_want *want,
+                                size_t *n, int64_t *max_rid)
+{
+    sq_store *s = SQ(b);
+    *n = 0;
+    *max_rid = 0;
+    /* one user: through the events_user_* index; all: one pass */
+    sqlite3_stmt *st = uid ? stmt(s, "SELECT count(*), coalesce(max(e.rid), 0) FROM events e"
+                                     " LEFT JOIN event_vectors v ON v.event_rid = e.rid"
+                                     " WHERE e.user_id = ?1 AND" VEC_MISSING_WHERE)
+                           : stmt(s, "SELECT count(*), coalesce(max(e.rid), 0) FROM events e"
+                                     " LEFT JOIN event_vectors v ON v.event_rid = e.rid"
+                                     " WHERE ?1 IS NULL AND" VEC_MISSING_WHERE);
+    if (!st) return AM_BACKEND;
+    bind_want(st, uid, want);
+    int rc = sqlite3_step(st), out = AM_OK;
+    if (rc == SQLITE_ROW) {
+        *n = (size_t)sqlite3_column_int64(st, 0);
+        *max_rid = sqlite3_column_int64(st, 1);
+    } else {
+        out = fail(s, rc, "vectors missing");
+    }
+    done(s, st);
+    return out;
+}
+
+static int sq_vec_missing_list(am__store *b, const char *uid, const am__vec_want *want,
+                               int64_t after_rid, int64_t upto_rid, int limit, am__arena *ar,
+                               am__event_row **rows, size_t *n)
+{
+    sq_store *s = SQ(b);
+    *rows = NULL;
+    *n = 0;
+    /* A walk in rid order from after_rid (the rowid range, not the user
+     * index: the user test stays a filter), so that the batches of one run
+     * read each row once between them. */
+    sqlite3_stmt *st = stmt(s, "SELECT e.rid, e.id, e.user_id, e.lang, e.content FROM events e"
+                               " LEFT JOIN event_vectors v ON v.event_rid = e.rid"
+                               " WHERE e.rid > ?5 AND e.rid <= ?6 AND (?1 IS NULL OR e.user_id = ?1)"
+                               " AND" VEC_MISSING_WHERE " ORDER BY e.rid LIMIT ?7");
+    if (!st) return AM_BACKEND;
+    bind_want(st, uid, want);
+    sqlite3_bind_int64(st, 5, after_rid);
+    sqlite3_bind_int64(st, 6, upto_rid);
+    sqlite3_bind_int(st, 7, limit);
+    size_t cap = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        am__event_row *r = push(ar, (void **)rows, n, &cap, sizeof *r);
+        if (!r) { done(s, st); return AM_NOMEM; }
+        r->rid = sqlite3_column_int64(st, 0);
+        r->id = col_text(ar, st, 1);
+        r->user_id = col_text(ar, st, 2);
+        r->lang = col_text(ar, st, 3);
+        r->content = col_text(ar, st, 4);
+        if (ar->oom) { done(s, st); return AM_NOMEM; }
+    }
+    int out = rc == SQLITE_DONE ? AM_OK : fail(s, rc, "vectors missing");
+    done(s, st);
+    return out;
+}
+
 static int sq_entity_put(am__store *b, const char *uid, int64_t rid,
                          const am__entity_row *en)
 {
@@ -592,7 +670,8 @@ static int sq_event_get(am__store *b, const char *uid, const char *id,
 }
 
 static int sq_events_search(am__store *b, const char *uid,
-                            const char *const *terms, size_t n_terms, double w_ctx,
+                            const char *const *terms, const double *weights,
+                            size_t n_terms, double w_ctx,
                             am_time from, am_time to, int limit, am__arena *ar,
                             am__event_row **rows, size_t *n)
 {
@@ -612,8 +691,9 @@ static int sq_events_search(am__store *b, const char *uid,
     uid_token(uid, tag, 0);
     am__buf *q = &s->scratch;
     unsigned char *keep = am__arena_alloc(ar, n_terms + 1);
-    double *df = am__arena_alloc(ar, (n_terms + 1) * sizeof *df);
-    if (!keep || !df) return AM_NOMEM;
+    double *df = am__arena_alloc(ar, (2 * n_terms + 1) * sizeof *df);
+    double *wt = am__arena_alloc(ar, (n_terms + 1) * sizeof *wt);
+    if (!keep || !df || !wt) return AM_NOMEM;
     int64_t rows_total = 0;
     for (size_t i = 0; i <= n_terms; i++) {
         sqlite3_stmt *v = stmt(s, "SELECT doc FROM temp.am_events_vocab WHERE term = ?");
@@ -646,6 +726,7 @@ static int sq_events_search(am__store *b, const char *uid,
     for (size_t i = 0; i < n_terms; i++) {
         if (!keep[i]) continue;
         if (kept) am__buf_adds(q, " OR ");
+        wt[kept] = weights ? weights[i] : 1.0;
         df[kept++] = df[i]; /* the phrase order of the query */
         am__buf_adds(q, "\"" AM__FTS_VERBATIM);
         am__buf_adds(q, tag);
@@ -660,6 +741,7 @@ static int sq_events_search(am__store *b, const char *uid,
     if (q->oom) return AM_NOMEM;
     if (kept == 0) return AM_OK; /* no query term occurs in this history */
     df[kept] = (double)rows_total; /* N, after the frequencies */
+    memcpy(df + kept + 1, wt, kept * sizeof *wt); /* then the weights */
     /* Rank rowids in the index alone, then read the winners' rows: the
      * sorter then holds (rowid, score), not every matching event.  A time
      * window must filter before the limit, so it joins inside. */
@@ -679,11 +761,11 @@ static int sq_events_search(am__store *b, const char *uid,
     sqlite3_bind_text(st, 1, q->p, (int)q->len, SQLITE_STATIC);
     bind_text(st, 2, uid);
     if (from == AM_TIME_NONE && to == AM_TIME_NONE) {
-        sqlite3_bind_blob(st, 3, df, (int)((kept + 1) * sizeof *df), SQLITE_STATIC);
+        sqlite3_bind_blob(st, 3, df, (int)((2 * kept + 1) * sizeof *df), SQLITE_STATIC);
     } else {
         bind_time(st, 3, from);
         bind_time(st, 4, to);
-        sqlite3_bind_blob(st, 7, df, (int)((kept + 1) * sizeof *df), SQLITE_STATIC);
+        sqlite3_bind_blob(st, 7, df, (int)((2 * kept + 1) * sizeof *df), SQLITE_STATIC);
     }
     sqlite3_bind_int(st, 5, limit);
     sqlite3_bind_double(st, 6, w_ctx);
@@ -1248,6 +1330,8 @@ static const am__store_vt sqlite_vt = {
     .event_ctx_append = sq_event_ctx_append,
     .vec_put = sq_vec_put,
     .vec_scan = sq_vec_scan,
+    .vec_missing_count = sq_vec_missing_count,
+    .vec_missing_list = sq_vec_missing_list,
     .entity_put = sq_entity_put,
     .pii_put = sq_pii_put,
     .event_get = sq_event_get,
