@@ -447,6 +447,49 @@ static void test_english_only_embedder(void)
     am_close(db);
 }
 
+/* The store keeps recently scanned users' vectors in memory
+ * (store/sqlite/vec_cache.c); recall must see exactly what the file holds:
+ * events added after the cache was built, not those of a rolled-back
+ * batch, those written by another connection, and not forgotten ones.
+ * Queries share no word with the events: only vectors can find them. */
+static void test_vector_cache_stays_true(void)
+{
+    char saved[128];
+    snprintf(saved, sizeof saved, "%s", db_path);
+    snprintf(db_path, sizeof db_path, "%s/cache.db", tmp_dir);
+    am_db *db = open_with(spec(table_a));
+    add(db, "carol", "2026-03-01T10:00:00+08:00", "hiking", NULL);
+    CHECK(recalls(db, "carol", "trekking", "hiking"));   /* builds the cache */
+    add(db, "carol", "2026-03-01T11:00:00+08:00", "咖啡", NULL);
+    CHECK(recalls(db, "carol", "latte", "咖啡"));        /* appended */
+    /* a batch that fails at its second event writes nothing */
+    am_event ev[2];
+    memset(ev, 0, sizeof ev);
+    ev[0].user_id = ev[1].user_id = "carol";
+    ev[0].text = "周报";
+    ev[1].text = "bad \xff";
+    CHECK_EQ_INT(am_add_events(db, ev, 2, NULL), AM_INVALID);
+    CHECK(!recalls(db, "carol", "summary", "周报"));
+    /* the next event takes the rolled-back row id: only its own vector */
+    add(db, "carol", "2026-03-01T11:30:00+08:00", "weekend", NULL);
+    CHECK(recalls(db, "carol", "周末", "weekend"));
+    CHECK(!recalls(db, "carol", "summary", "weekend"));
+    /* another connection writes; this one sees it */
+    am_db *other = open_with(spec(table_a));
+    add(other, "carol", "2026-03-01T12:00:00+08:00", "garden", NULL);
+    am_close(other);
+    CHECK(recalls(db, "carol", "tomatoes", "garden"));
+    /* forgotten: gone from vector recall too */
+    char id[32];
+    add(db, "carol", "2026-03-01T13:00:00+08:00", "mountains", id);
+    CHECK(recalls(db, "carol", "peaks", "mountains"));
+    CHECK_EQ_INT(am_forget(db, "carol", AM_FORGET_EVENT, id, NULL), AM_OK);
+    CHECK(!recalls(db, "carol", "peaks", "mountains"));
+    CHECK(recalls(db, "carol", "trekking", "hiking"));
+    am_close(db);
+    snprintf(db_path, sizeof db_path, "%s", saved);
+}
+
 static void rm_tmp(void)
 {
     char cmd[128];
@@ -475,6 +518,7 @@ int main(void)
     RUN(test_switch_and_resume);
     RUN(test_every_allocation_can_fail);
     RUN(test_english_only_embedder);
+    RUN(test_vector_cache_stays_true);
     rm_tmp();
     TEST_MAIN_END();
 }

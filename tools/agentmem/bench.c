@@ -40,6 +40,8 @@ static const char usage_text[] =
     "  --progress           progress on stderr\n"
     "  synth: --users N (100) --events M per user (10000) --queries Q (300)\n"
     "         --batch B events per transaction (1: one am_add_event each)\n"
+    "         --vectors D  every event gets a D-wide vector from a random\n"
+    "                      word2vec table (vector-scan cost at scale)\n"
     "         --db PATH (default: a fresh store in a temp directory)\n";
 
 typedef struct bench_args {
@@ -59,7 +61,7 @@ typedef struct bench_args {
     int progress;
     int ks[BENCH_MAX_K];
     size_t nk;
-    long users, events, queries, batch;
+    long users, events, queries, batch, vectors;
     const char *db;
 } bench_args;
 
@@ -208,6 +210,9 @@ static int parse_args(int argc, char **argv, bench_args *a)
         } else if (strcmp(o, "--events") == 0) {
             NEED_LONG(1, 100000000L);
             a->events = n;
+        } else if (strcmp(o, "--vectors") == 0) {
+            NEED_LONG(1, 4096L);
+            a->vectors = n;
         } else if (strcmp(o, "--batch") == 0) {
             NEED_LONG(1, 100000L);
             a->batch = n;
@@ -580,6 +585,7 @@ int am_cli_bench(int argc, char **argv)
         so.events = a.events;
         so.queries = a.queries;
         so.batch = a.batch;
+        so.vectors = a.vectors;
         so.embedder = getenv("AGENTMEM_EMBEDDER");
         so.seed = a.seed;
         so.db = a.db;

@@ -326,6 +326,7 @@ typedef struct bench_synth_opts {
     long queries;
     long batch;       /* events per am_add_events call (1 = am_add_event) */
     const char *embedder; /* am_config.embedder, or NULL */
+    long vectors;     /* >0: random word2vec table of that width (cost test) */
     uint64_t seed;
     const char *db;   /* NULL = temp dir */
     int ks[BENCH_MAX_K];

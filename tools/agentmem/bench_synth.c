@@ -103,6 +103,61 @@ static void filler_text(bench_rng *rng, char *buf, size_t cap)
     }
 }
 
+/* --vectors D: a word2vec text table of random unit vectors (D wide) over
+ * every word the generator uses, so that each event gets a D-dimensional
+ * vector at almost no embedding cost and recall pays the vector scan of a
+ * long history.  The vectors carry no meaning: this measures cost, not
+ * quality. */
+static const char *const template_words[] = {
+    "我", "要去", "出差", "帮我", "订", "酒店", "之前", "把", "发给", "最近",
+    "很", "喜欢", "吃", "不太", "提醒", "和", "讨论", "以后", "都", "用",
+    "表格", "格式", "别", "长", "段落", "在", "的", "会上", "提到", "了",
+    "记", "一下", "项目", "代号", "由", "负责", "截止", "日期", "是", "谁",
+    "book", "me", "a", "flight", "to", "for", "send", "the", "by", "i",
+    "had", "lunch", "again", "really", "like", "it", "remind", "review",
+    "with", "in", "project", "is", "owned", "and", "due", "who", "owns"};
+
+static int write_w2v(const char *path, int dim, uint64_t seed)
+{
+    const char *const *lists[] = {zh_city, en_city, zh_person, en_person,
+                                  zh_thing, en_thing, zh_food, en_food,
+                                  zh_day, en_day, code_word, zh_code_word,
+                                  template_words};
+    const size_t sizes[] = {
+        sizeof zh_city / sizeof *zh_city, sizeof en_city / sizeof *en_city,
+        sizeof zh_person / sizeof *zh_person,
+        sizeof en_person / sizeof *en_person,
+        sizeof zh_thing / sizeof *zh_thing, sizeof en_thing / sizeof *en_thing,
+        sizeof zh_food / sizeof *zh_food, sizeof en_food / sizeof *en_food,
+        sizeof zh_day / sizeof *zh_day, sizeof en_day / sizeof *en_day,
+        sizeof code_word / sizeof *code_word,
+        sizeof zh_code_word / sizeof *zh_code_word,
+        sizeof template_words / sizeof *template_words};
+    size_t l, i, words = 0;
+    bench_rng rng;
+    FILE *f = fopen(path, "w");
+    int d;
+    if (!f)
+        return -1;
+    for (l = 0; l < sizeof sizes / sizeof *sizes; l++)
+        words += sizes[l];
+    bench_rng_seed(&rng, seed, 0x77327632u);
+    fprintf(f, "%zu %d\n", words, dim);
+    for (l = 0; l < sizeof sizes / sizeof *sizes; l++)
+        for (i = 0; i < sizes[l]; i++) {
+            /* multi-word entries ("next week") become one token with '_',
+             * which the loader keeps as a word nobody types: harmless */
+            const char *w = lists[l][i];
+            for (; *w; w++)
+                fputc(*w == ' ' ? '_' : *w, f);
+            for (d = 0; d < dim; d++)
+                fprintf(f, " %.4f",
+                        (double)bench_rng_below(&rng, 20001) / 10000.0 - 1.0);
+            fputc('\n', f);
+        }
+    return fclose(f) == 0 ? 0 : -1;
+}
+
 typedef struct needle {
     uint64_t t;          /* global event index (ingest order) */
     char text[256];
@@ -173,6 +228,8 @@ static void remove_store(const char *dir, const char *db)
         snprintf(p, sizeof p, "%s%s", db, suffix[i]);
         unlink(p);
     }
+    snprintf(p, sizeof p, "%s/random.w2v", dir); /* --vectors */
+    unlink(p);
     rmdir(dir);
 }
 
@@ -361,7 +418,10 @@ static void synth_report(const bench_synth_opts *o, const char *db,
         json_object_set_new(r, "events_per_user", json_integer(o->events));
         json_object_set_new(r, "events", json_integer((json_int_t)total));
         json_object_set_new(r, "batch", json_integer(o->batch > 0 ? o->batch : 1));
-        json_object_set_new(r, "embedder", o->embedder ? json_string(o->embedder) : json_null());
+        json_object_set_new(r, "embedder", o->vectors > 0 ? json_string("w2v:random")
+                                           : o->embedder ? json_string(o->embedder)
+                                                         : json_null());
+        json_object_set_new(r, "vector_dim", json_integer(o->vectors));
         json_object_set_new(r, "seed", json_integer((json_int_t)o->seed));
         json_object_set_new(r, "questions", json_integer((json_int_t)q));
         json_object_set_new(r, "ingest_seconds",
@@ -395,7 +455,7 @@ static void synth_report(const bench_synth_opts *o, const char *db,
     printf("synth: %ld users x %ld events = %.0f events, seed %llu, batch %ld, "
            "embedder %s\n", o->users, o->events, total,
            (unsigned long long)o->seed, o->batch > 0 ? o->batch : 1,
-           o->embedder ? o->embedder : "none");
+           o->vectors > 0 ? "w2v:random" : o->embedder ? o->embedder : "none");
     printf("ingest: %.1f s, %.0f events/s, per event p50 %.3f ms, p95 %.3f "
            "ms; store %.1f MB\n", out->ingest_wall_ms / 1000, eps, p[0], p[1],
            (double)out->bytes / 1e6);
@@ -442,6 +502,21 @@ int bench_synth(const bench_synth_opts *o, bench_err *e)
         cfg.rank = *o->rank;
     cfg.path = path;
     cfg.embedder = o->embedder;
+    if (o->vectors > 0) {
+        static char spec[4300];
+        char table[4200];
+        if (!dir[0]) {
+            bench_fail(e, "synth: --vectors needs the temp store (no --db)");
+            goto out;
+        }
+        snprintf(table, sizeof table, "%s/random.w2v", dir);
+        if (write_w2v(table, (int)o->vectors, o->seed) != 0) {
+            bench_fail(e, "synth: cannot write %s", table);
+            goto out;
+        }
+        snprintf(spec, sizeof spec, "w2v:%s", table);
+        cfg.embedder = spec;
+    }
     cfg.clock = synth_now;
     cfg.clock_ctx = &clk;
     clk.now = t0_ms;

@@ -31,6 +31,7 @@ typedef struct sq_store {
     } cache[STMT_CACHE];
     int n_cache;
     am__buf scratch;
+    am__vcache *vc; /* vectors of recent users (vec_cache.c), or NULL */
 } sq_store;
 
 #define SQ(s) ((sq_store *)(s))
@@ -250,6 +251,7 @@ static void sq_close(am__store *base)
     for (int i = 0; i < s->n_cache; i++) sqlite3_finalize(s->cache[i].st);
     if (s->db) sqlite3_close(s->db);
     am__buf_free(&s->scratch);
+    am__vc_free(s->vc);
     am__free(s->a, s);
 }
 
@@ -259,10 +261,16 @@ static int sq_begin(am__store *b)
 {
     return exec(SQ(b), "BEGIN IMMEDIATE", "begin");
 }
-static int sq_commit(am__store *b) { return exec(SQ(b), "COMMIT", "commit"); }
+static int sq_commit(am__store *b)
+{
+    int rc = exec(SQ(b), "COMMIT", "commit");
+    if (rc == AM_OK) am__vc_txn_end(SQ(b)->vc, 1);
+    return rc;
+}
 static int sq_rollback(am__store *b)
 {
     sq_store *s = SQ(b);
+    am__vc_txn_end(s->vc, 0);
     if (sqlite3_get_autocommit(s->db)) return AM_OK;
     return exec(s, "ROLLBACK", "rollback");
 }
@@ -470,13 +478,33 @@ static int sq_vec_put(am__store *b, const char *uid, int64_t rid, const char *em
     sqlite3_bind_int(st, 4, dim);
     sqlite3_bind_double(st, 5, scale);
     sqlite3_bind_blob(st, 6, q, dim, SQLITE_STATIC);
-    return run(s, st, "vector");
+    int rc = run(s, st, "vector");
+    if (rc == AM_OK)
+        am__vc_put(s->vc, uid, embedder, dim, rid, (float)scale, q, !sqlite3_get_autocommit(s->db));
+    return rc;
 }
 
 typedef struct vec_hit {
     int64_t rid;
     double score;
 } vec_hit;
+
+/* Keep the best `limit` hits seen so far (unordered). */
+static void topk_offer(vec_hit *top, size_t *nt, size_t limit, int64_t rid, double score)
+{
+    if (*nt < limit) {
+        top[*nt].rid = rid;
+        top[(*nt)++].score = score;
+        return;
+    }
+    size_t w = 0;
+    for (size_t j = 1; j < *nt; j++)
+        if (top[j].score < top[w].score) w = j;
+    if (score > top[w].score) {
+        top[w].rid = rid;
+        top[w].score = score;
+    }
+}
 
 /* Exact scan: the vectors of one user and embedder, scored in C (the
  * store filters, the engine scores: DESIGN F30 / TOOLCHAIN).  A bounded
@@ -492,37 +520,48 @@ static int sq_vec_scan(am__store *b, const char *uid, const char *embedder, cons
     vec_hit *top = am__arena_alloc(ar, (size_t)limit * sizeof *top);
     if (!top) return AM_NOMEM;
     size_t nt = 0;
-    sqlite3_stmt *st = stmt(s, "SELECT v.event_rid, v.scale, v.vec FROM event_vectors v JOIN events e ON e.rid = v.event_rid"
-                               " WHERE v.user_id=?1 AND e.user_id=?1 AND v.embedder=?2 AND v.dim=?3"
-                               " AND (?4 IS NULL OR e.occurred_at < ?4)");
+    /* The query quantised like the stored vectors: an integer dot product
+     * per row (the compiler vectorises it), rescaled once. */
+    signed char *q8 = am__arena_alloc(ar, (size_t)dim);
+    if (!q8) return AM_NOMEM;
+    float qmax = 0;
+    for (int i = 0; i < dim; i++) qmax = fabsf(qv[i]) > qmax ? fabsf(qv[i]) : qmax;
+    double qscale = qmax > 0 ? qmax / 127.0 : 1.0;
+    for (int i = 0; i < dim; i++) q8[i] = (signed char)lrintf(qv[i] / (float)qscale);
+    int rc;
+    am__vc_view view;
+    if (to == AM_TIME_NONE &&
+        (rc = am__vc_get(s->vc, s->db, uid, embedder, dim, &view)) != AM_NOTFOUND) {
+        if (rc) return rc;
+        for (size_t k = 0; k < view.n; k++) {
+            double dot = (double)am__dot_i8(q8, view.vec + k * (size_t)dim, dim) * qscale *
+                         view.scale[k];
+            topk_offer(top, &nt, (size_t)limit, view.rid[k], dot);
+        }
+        goto rows;
+    }
+    /* The join to events only when a time bound needs occurred_at. */
+    sqlite3_stmt *st = to == AM_TIME_NONE
+        ? stmt(s, "SELECT v.event_rid, v.scale, v.vec FROM event_vectors v"
+                  " WHERE v.user_id=?1 AND v.embedder=?2 AND v.dim=?3")
+        : stmt(s, "SELECT v.event_rid, v.scale, v.vec FROM event_vectors v JOIN events e ON e.rid = v.event_rid"
+                  " WHERE v.user_id=?1 AND e.user_id=?1 AND v.embedder=?2 AND v.dim=?3"
+                  " AND e.occurred_at < ?4");
     if (!st) return AM_BACKEND;
     bind_text(st, 1, uid);
     bind_text(st, 2, embedder);
     sqlite3_bind_int(st, 3, dim);
-    bind_time(st, 4, to);
-    int rc;
+    if (to != AM_TIME_NONE) bind_time(st, 4, to);
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         const signed char *v = sqlite3_column_blob(st, 2);
         if (!v || sqlite3_column_bytes(st, 2) != dim) continue;
-        double dot = 0;
-        for (int i = 0; i < dim; i++) dot += (double)qv[i] * v[i];
-        dot *= sqlite3_column_double(st, 1);
-        if (nt < (size_t)limit) {
-            top[nt].rid = sqlite3_column_int64(st, 0);
-            top[nt++].score = dot;
-        } else {
-            size_t w = 0;
-            for (size_t k = 1; k < nt; k++)
-                if (top[k].score < top[w].score) w = k;
-            if (dot > top[w].score) {
-                top[w].rid = sqlite3_column_int64(st, 0);
-                top[w].score = dot;
-            }
-        }
+        double dot = (double)am__dot_i8(q8, v, dim) * qscale * sqlite3_column_double(st, 1);
+        topk_offer(top, &nt, (size_t)limit, sqlite3_column_int64(st, 0), dot);
     }
     int out = rc == SQLITE_DONE ? AM_OK : fail(s, rc, "vector scan");
     done(s, st);
     if (out) return out;
+rows:;
     am__event_row *r = am__arena_alloc(ar, (nt + 1) * sizeof *r);
     if (!r) return AM_NOMEM;
     size_t m = 0;
@@ -1179,6 +1218,7 @@ static int sq_forget(am__store *b, const char *uid, int level, const char *id,
     sq_store *s = SQ(b);
     int rc;
     *events = *items = *tasks = 0;
+    am__vc_clear(s->vc, uid);
     if ((rc = exec(s, "CREATE TEMP TABLE IF NOT EXISTS am_forget(rid INTEGER PRIMARY KEY, id TEXT, session_id TEXT);"
                       "DELETE FROM temp.am_forget;", "forget")))
         return rc;
@@ -1413,6 +1453,7 @@ int am__store_sqlite_open(const char *path, const am__store_opts *o,
     }
     s->base.vt = &sqlite_vt;
     s->a = o->alloc;
+    s->vc = am__vc_new(o->alloc); /* NULL (out of memory): scans use SQL */
     am__buf_init(&s->scratch, o->alloc);
     int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX;
     if (!o->must_exist) flags |= SQLITE_OPEN_CREATE;
