@@ -403,6 +403,15 @@ typedef struct am_forget_info {
 int am_forget(am_db *db, const char *user_id, int level, const char *id,
               am_forget_info *info);
 
+/* Maintenance for a store after many writes (a bulk import, a nightly
+ * job): merges the full-text index into one segment, so each query term
+ * is one b-tree probe instead of one per segment; refreshes the planner's
+ * statistics; checkpoints the write-ahead log.  Takes time proportional to
+ * the store (a minute or more for a million events) and blocks writers
+ * meanwhile; results of recall do not change, only its speed.  Returns
+ * AM_OK, AM_BUSY, AM_IO, AM_BACKEND. */
+int am_optimize(am_db *db);
+
 /* ---------------------------------------------------------------- export */
 /* Everything stored about user_id as one JSON document (F33).  *json_out
  * is owned: free with am_free.  PII mappings are never exported.

@@ -308,3 +308,13 @@ int am_resolve(am_db *db, const char *channel, const char *external_id,
     am__db_clear_error(db);
     return am__db_resolve_user(db, "resolve", NULL, channel, external_id, 0, out);
 }
+
+int am_optimize(am_db *db)
+{
+    if (!db) return AM_MISUSE;
+    am__db_clear_error(db);
+    int rc = db->store->vt->optimize(db->store);
+    if (rc) return am__db_store_error(db, rc, "optimize");
+    am__db_log(db, AM_LOG_INFO, "optimize: done");
+    return AM_OK;
+}

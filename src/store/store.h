@@ -191,6 +191,11 @@ typedef struct am__store_vt {
     int (*item_touch)(am__store *s, const char *uid, const char *lineage_id,
                       am_time at); /* hits + 1, last_access = at */
 
+    /* maintenance: merge the full-text index into one segment (a term
+     * is then one b-tree probe, not one per segment), refresh planner
+     * statistics, checkpoint the log.  Outside any transaction. */
+    int (*optimize)(am__store *s);
+
     /* forgetting (F24): remove rows from every table and index; cascade
      * to item versions left without a source; leave a tombstone. */
     int (*forget)(am__store *s, const char *uid, int level, const char *id,

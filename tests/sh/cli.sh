@@ -7,7 +7,7 @@ CLI=${1:?usage: cli.sh AGENTMEM}
 db="$dir/t.db"
 
 expect_rc 0 "help" "$CLI" --help
-for c in init add recall task memories feedback forget link export demo; do
+for c in init add recall task memories feedback forget link export reembed optimize demo; do
   expect_rc 0 "$c --help" "$CLI" "$c" --help; expect_out "usage" "$c --help"
 done
 expect_rc 2 "unknown command" "$CLI" frobnicate
@@ -23,6 +23,7 @@ expect_rc 1 "invalid utf-8" "$CLI" --db "$db" add --user u1 --text "$(printf 'ba
 expect_out "invalid UTF-8" "utf-8 error"
 expect_rc 2 "add without text" "$CLI" --db "$db" add --user u1
 expect_rc 2 "unknown option" "$CLI" --db "$db" add --user u1 --text x --bogus 1
+expect_rc 0 "optimize" "$CLI" --db "$db" optimize
 expect_rc 0 "recall zh" "$CLI" --db "$db" recall --user u1 --text "帮我写这周的周报"
 expect_out "三段" "recall block"
 expect_rc 0 "recall json" "$CLI" --db "$db" recall --user u1 --text "send the report" --json

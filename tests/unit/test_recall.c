@@ -160,6 +160,35 @@ static void test_dated_question_zh(void)
                    "小王2022年11月9日做了什么菜？", "椰子");
 }
 
+/* am_optimize merges the index: the same answers before and after. */
+static void test_optimize_keeps_results(void)
+{
+    am_db *db = open_mem();
+    static const char *const texts[] = {
+        "我爸爸的生日是五月三号", "My sister lives in Lisbon", "周末去爬山了",
+        "went hiking at the weekend", "下午要交季度报告", "the report is due this afternoon",
+    };
+    for (size_t i = 0; i < sizeof texts / sizeof *texts; i++) {
+        char at[40], session[16];
+        snprintf(at, sizeof at, "2026-03-0%zuT10:00:00+08:00", 1 + i);
+        snprintf(session, sizeof session, "s%zu", i);
+        add(db, "u1", session, NULL, at, texts[i]);
+    }
+    static const char *const qs[4][2] = {
+        {"爸爸的生日", "爸爸"}, {"where does my sister live", "Lisbon"}, {"报告", "报告"}, {"hiking", "hiking"}};
+    size_t before[4];
+    for (int i = 0; i < 4; i++) {
+        before[i] = rank_of(db, "u1", "2026-03-09T09:00:00+08:00", qs[i][0], qs[i][1]);
+        CHECK(before[i] >= 1);
+    }
+    CHECK_EQ_INT(am_optimize(db), AM_OK);
+    for (int i = 0; i < 4; i++)
+        CHECK_EQ_INT((int)rank_of(db, "u1", "2026-03-09T09:00:00+08:00", qs[i][0], qs[i][1]),
+                     (int)before[i]);
+    CHECK_EQ_INT(am_optimize(NULL), AM_MISUSE);
+    am_close(db);
+}
+
 int main(void)
 {
     RUN(test_context_length_zh);
@@ -168,5 +197,6 @@ int main(void)
     RUN(test_long_question_en);
     RUN(test_dated_question_en);
     RUN(test_dated_question_zh);
+    RUN(test_optimize_keeps_results);
     TEST_MAIN_END();
 }

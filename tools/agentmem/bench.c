@@ -40,6 +40,8 @@ static const char usage_text[] =
     "  --progress           progress on stderr\n"
     "  synth: --users N (100) --events M per user (10000) --queries Q (300)\n"
     "         --batch B events per transaction (1: one am_add_event each)\n"
+    "         --reuse      with --db: query a store an earlier run filled\n"
+    "         --optimize   am_optimize (index merge) before the queries\n"
     "         --vectors D  every event gets a D-wide vector from a random\n"
     "                      word2vec table (vector-scan cost at scale)\n"
     "         --db PATH (default: a fresh store in a temp directory)\n";
@@ -62,6 +64,7 @@ typedef struct bench_args {
     int ks[BENCH_MAX_K];
     size_t nk;
     long users, events, queries, batch, vectors;
+    int reuse, optimize;
     const char *db;
 } bench_args;
 
@@ -210,6 +213,10 @@ static int parse_args(int argc, char **argv, bench_args *a)
         } else if (strcmp(o, "--events") == 0) {
             NEED_LONG(1, 100000000L);
             a->events = n;
+        } else if (strcmp(o, "--reuse") == 0) {
+            a->reuse = 1;
+        } else if (strcmp(o, "--optimize") == 0) {
+            a->optimize = 1;
         } else if (strcmp(o, "--vectors") == 0) {
             NEED_LONG(1, 4096L);
             a->vectors = n;
@@ -586,6 +593,12 @@ int am_cli_bench(int argc, char **argv)
         so.queries = a.queries;
         so.batch = a.batch;
         so.vectors = a.vectors;
+        so.reuse = a.reuse;
+        so.optimize = a.optimize;
+        if (a.reuse && !a.db) {
+            fprintf(stderr, "agentmem bench: --reuse needs --db PATH\n");
+            return 2;
+        }
         so.embedder = getenv("AGENTMEM_EMBEDDER");
         so.seed = a.seed;
         so.db = a.db;

@@ -327,6 +327,8 @@ typedef struct bench_synth_opts {
     long batch;       /* events per am_add_events call (1 = am_add_event) */
     const char *embedder; /* am_config.embedder, or NULL */
     long vectors;     /* >0: random word2vec table of that width (cost test) */
+    int reuse;        /* query the existing store at db, no ingest */
+    int optimize;     /* am_optimize before the queries */
     uint64_t seed;
     const char *db;   /* NULL = temp dir */
     int ks[BENCH_MAX_K];

@@ -258,6 +258,7 @@ static int plant_needles(const bench_synth_opts *o, needle *nd, uint64_t total)
 typedef struct synth_out {
     bench_samples ingest_ms, recall_ms;
     double ingest_wall_ms;
+    double optimize_ms; /* --optimize: am_optimize after ingest */
     bench_acc acc;
     double block_tokens_sum;
     long long bytes;
@@ -428,6 +429,8 @@ static void synth_report(const bench_synth_opts *o, const char *db,
                             json_real(out->ingest_wall_ms / 1000));
         json_object_set_new(r, "ingest_events_per_s", json_real(eps));
         json_object_set_new(r, "store_bytes", json_integer(out->bytes));
+        json_object_set_new(r, "optimize_seconds",
+                            o->optimize ? json_real(out->optimize_ms / 1000) : json_null());
         json_object_set_new(r, "recall",
                             bench_json_per_k(o->ks, o->nk, out->acc.recall, q));
         json_object_set_new(
@@ -456,9 +459,14 @@ static void synth_report(const bench_synth_opts *o, const char *db,
            "embedder %s\n", o->users, o->events, total,
            (unsigned long long)o->seed, o->batch > 0 ? o->batch : 1,
            o->vectors > 0 ? "w2v:random" : o->embedder ? o->embedder : "none");
-    printf("ingest: %.1f s, %.0f events/s, per event p50 %.3f ms, p95 %.3f "
-           "ms; store %.1f MB\n", out->ingest_wall_ms / 1000, eps, p[0], p[1],
-           (double)out->bytes / 1e6);
+    if (o->reuse)
+        printf("ingest: skipped (--reuse); store %.1f MB\n", (double)out->bytes / 1e6);
+    else
+        printf("ingest: %.1f s, %.0f events/s, per event p50 %.3f ms, p95 %.3f "
+               "ms; store %.1f MB\n", out->ingest_wall_ms / 1000, eps, p[0], p[1],
+               (double)out->bytes / 1e6);
+    if (o->optimize)
+        printf("optimize: %.1f s (am_optimize before the queries)\n", out->optimize_ms / 1000);
     printf("recall: %.0f queries, p50 %.3f ms, p95 %.3f ms, block %.1f "
            "tokens\n", q, p[2], p[3], q > 0 ? out->block_tokens_sum / q : 0);
     printf("needle found:");
@@ -527,7 +535,29 @@ int bench_synth(const bench_synth_opts *o, bench_err *e)
         rc = -1;
         goto out;
     }
-    rc = synth_ingest(db, &clk, o, nd, t0_ms, &out, e);
+    if (o->reuse) {
+        /* --reuse: the store at --db was filled by an earlier run with the
+         * same --users/--events/--seed; find the needles by their text */
+        long i;
+        rc = 0;
+        for (i = 0; i < o->queries && rc == 0; i++) {
+            char uid[32];
+            snprintf(uid, sizeof uid, "synth-u%05ld",
+                     (long)(nd[i].t % (uint64_t)o->users));
+            if (am_event_find(db, uid, nd[i].text, nd[i].event_id) != AM_OK)
+                rc = bench_fail(e, "synth --reuse: needle %ld (\"%s\") not in "
+                                "%s: fill it first with the same options",
+                                i, nd[i].text, path);
+        }
+    } else {
+        rc = synth_ingest(db, &clk, o, nd, t0_ms, &out, e);
+    }
+    if (rc == 0 && o->optimize) {
+        double a = bench_mono_ms();
+        if (am_optimize(db) != AM_OK)
+            rc = bench_fail(e, "engine: am_optimize: %s", am_errmsg(db));
+        out.optimize_ms = bench_mono_ms() - a;
+    }
     if (rc == 0) {
         clk.now = t0_ms + (int64_t)total * EVENT_GAP_MS + 3600000;
         rc = synth_queries(db, o, nd, &out, e);

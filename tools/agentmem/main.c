@@ -39,6 +39,7 @@ static void usage_main(FILE *f)
           "  link                      link a channel identity to a user\n"
           "  export                    everything stored about a user (JSON)\n"
           "  reembed                   vectors of the current embedder for older events\n"
+          "  optimize                  merge the index after a bulk import (maintenance)\n"
           "  demo                      replay the weekly-report example (zh + en)\n"
           "  scenario run FILE...      replay scenario files (../shared/SCENARIOS.md)\n"
           "  bench DATASET ...         retrieval benchmarks (docs/BENCH.md)\n"
@@ -72,6 +73,9 @@ static const struct help {
                "  forgotten events go too.\n"},
     {"link", "usage: agentmem [--db PATH] link --channel C --external-id X --user U\n"},
     {"export", "usage: agentmem [--db PATH] export --user U\n"},
+    {"optimize", "usage: agentmem [--db PATH] optimize\n"
+                 "  Merges the full-text index into one segment, refreshes planner statistics\n"
+                 "  and checkpoints the log: after a bulk import or as a nightly job.\n"},
     {"reembed", "usage: agentmem [--db PATH] reembed [--user U] [--json]\n"
                 "  Embeds, with the embedder named by $AGENTMEM_EMBEDDER (key in\n"
                 "  $AGENTMEM_EMBEDDER_KEY), every event of the user (or of all users)\n"
@@ -376,6 +380,15 @@ static int cmd_link(am_db *db, const opts *o)
     return 0;
 }
 
+static int cmd_optimize(am_db *db, const opts *o)
+{
+    (void)o;
+    int rc = am_optimize(db);
+    if (rc) return fail(db, rc);
+    printf("ok\n");
+    return 0;
+}
+
 static int cmd_export(am_db *db, const opts *o)
 {
     if (!o->user) return usage_error("export", "--user is required");
@@ -467,6 +480,7 @@ int main(int argc, char **argv)
         {"add", cmd_add}, {"recall", cmd_recall}, {"task", cmd_task},
         {"memories", cmd_memories}, {"feedback", cmd_feedback}, {"forget", cmd_forget},
         {"link", cmd_link}, {"export", cmd_export}, {"reembed", cmd_reembed},
+        {"optimize", cmd_optimize},
         {"init", NULL},
     };
     size_t k;

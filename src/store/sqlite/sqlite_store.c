@@ -1308,6 +1308,15 @@ static int sq_forget(am__store *b, const char *uid, int level, const char *id,
     return AM_OK;
 }
 
+static int sq_optimize(am__store *b)
+{
+    sq_store *s = SQ(b);
+    int rc = exec(s, "INSERT INTO events_fts(events_fts) VALUES('optimize')", "optimize");
+    if (!rc) rc = exec(s, "PRAGMA optimize", "optimize");
+    if (!rc) rc = exec(s, "PRAGMA wal_checkpoint(TRUNCATE)", "optimize");
+    return rc;
+}
+
 /* ------------------------------------------------------------ audit */
 
 static int sq_audit(am__store *b, const char *uid, am_time at, const char *op,
@@ -1390,6 +1399,7 @@ static const am__store_vt sqlite_vt = {
     .items_list = sq_items_list,
     .item_touch = sq_item_touch,
     .forget = sq_forget,
+    .optimize = sq_optimize,
     .audit = sq_audit,
     .audit_list = sq_audit_list,
 };
