@@ -1084,9 +1084,9 @@ int am__embed_use_open(const char *model_dir, am__embedder **out, char *err,
     if (!model_dir || !out)
         return fail(err, errlen, AM_MISUSE, "use-lite: open: NULL argument");
     /* One sentence is a handful of 512-wide rows: OpenBLAS's worker
-     * threads only spin against the caller (on a 2-core machine a sentence
-     * took 5x longer with them).  Unless the user chose a thread count,
-     * run BLAS on the calling thread. */
+     * threads only spin (sched_yield) against the caller and the rest of
+     * the engine.  Unless the user chose a thread count, run BLAS on the
+     * calling thread. */
     if (!getenv("OPENBLAS_NUM_THREADS") && !getenv("OMP_NUM_THREADS"))
         openblas_set_num_threads(1);
     m = calloc(1, sizeof *m);
