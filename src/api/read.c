@@ -13,6 +13,7 @@
 #include "text/entities.h"
 
 #define MAX_QSET 256
+#define DEDUP_SET 128 /* tokens compared when deduplicating the block */
 
 /* ------------------------------------------------------------ conversion */
 
@@ -496,7 +497,9 @@ static int recall_run(am_db *db, const am_query *q, recall_box *box)
     /* Semantic layer: filter (F15), rank (F17). */
     am__item_row *items;
     size_t n_items;
-    rc = s->vt->items_list(s, uid, as_of != AM_TIME_NONE ? AM__ITEMS_ASOF : AM__ITEMS_CURRENT,
+    rc = s->vt->items_list(s, uid,
+                           (as_of != AM_TIME_NONE ? AM__ITEMS_ASOF : AM__ITEMS_CURRENT) |
+                               AM__ITEMS_NO_SOURCES,
                            at, ar, &items, &n_items);
     if (rc) goto out_store;
     am__item_row *all_items = items; /* every current version, for conflicts */
@@ -516,6 +519,13 @@ static int recall_run(am_db *db, const am_query *q, recall_box *box)
     if ((rc = am__rank_items(db->text, db->tokcache, r, at, qset, nq, items, n_items, scored))) goto out_store;
     size_t max_mem = (size_t)(q->max_memories > 0 ? q->max_memories : r->max_memories);
     if (n_items > max_mem) n_items = max_mem;
+    /* provenance only for the items that can be shown (a reinforced item
+     * can have hundreds of sources; every item is ranked) */
+    for (size_t i = 0; i < n_items; i++) {
+        am__item_row *row = (am__item_row *)scored[i].row;
+        if ((rc = s->vt->item_sources(s, uid, row->rid, ar, &row->sources, &row->n_sources)))
+            goto out_store;
+    }
     /* A pending_confirm version is shown with the value it conflicts with,
      * and only when the turn is on its topic (F11). */
     w = 0;
@@ -532,18 +542,36 @@ static int recall_run(am_db *db, const am_query *q, recall_box *box)
     }
     n_items = w;
 
-    /* The block's events (F18): above the relevance floor, and not the
-     * source of a memory shown above (dedup).  The result's event list is
-     * the ranking itself, up to max_events. */
+    /* The block's events (F18): above the relevance floor, and neither the
+     * source of a memory shown above nor a restatement of one (an older
+     * wording of a superseded version: 80 % of its tokens in the memory)
+     * -- dedup.  The result's event list is the ranking itself, up to
+     * max_events. */
     size_t n_floor = am__events_cut(r, events, n_events);
     am__event_row *block_events = am__arena_alloc(ar, (n_floor + 1) * sizeof *block_events);
-    if (!block_events) { rc = AM_NOMEM; goto out_store; }
+    uint64_t (*iset)[DEDUP_SET] = am__arena_alloc(ar, (n_items + 1) * sizeof *iset);
+    size_t *ni = am__arena_alloc(ar, (n_items + 1) * sizeof *ni);
+    if (!block_events || !iset || !ni) { rc = AM_NOMEM; goto out_store; }
+    for (size_t k = 0; k < n_items; k++) {
+        const char *t = scored[k].row->text ? scored[k].row->text : "";
+        if ((rc = am__text_token_set(db->text, t, strlen(t), iset[k], DEDUP_SET, &ni[k])))
+            goto out_store;
+    }
     size_t n_block = 0;
     for (size_t i = 0; i < n_floor && n_block < max_ev; i++) {
         int dup = 0;
         for (size_t k = 0; k < n_items && !dup; k++)
             for (size_t j = 0; j < scored[k].row->n_sources && !dup; j++)
                 dup = strcmp(scored[k].row->sources[j], events[i].id) == 0;
+        if (!dup && n_items && events[i].content) {
+            uint64_t es[DEDUP_SET];
+            size_t ne;
+            if ((rc = am__text_token_set(db->text, events[i].content, strlen(events[i].content), es,
+                                         DEDUP_SET, &ne)))
+                goto out_store;
+            for (size_t k = 0; k < n_items && !dup && ne; k++)
+                dup = am__set_overlap(es, ne, iset[k], ni[k]) * 5 >= ne * 4;
+        }
         if (!dup) block_events[n_block++] = events[i];
     }
     for (size_t i = 0; i < n_events; i++)

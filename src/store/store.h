@@ -89,6 +89,9 @@ typedef struct am__vec_want {
 #define AM__ITEMS_ALL 1      /* every version */
 #define AM__ITEMS_ASOF 2     /* as the world stood at `at`: current system
                                 version whose validity covers `at` */
+#define AM__ITEMS_NO_SOURCES 8 /* or'ed in: leave sources empty (recall
+                                  ranks every item, shows a few: it asks
+                                  item_sources for those) */
 
 typedef struct am__store_vt {
     const char *name;
@@ -188,6 +191,9 @@ typedef struct am__store_vt {
                       am_time superseded_at);
     int (*items_list)(am__store *s, const char *uid, int which, am_time at,
                       am__arena *ar, am__item_row **rows, size_t *n);
+    /* provenance of one version: its source event ids, oldest first */
+    int (*item_sources)(am__store *s, const char *uid, int64_t item_rid, am__arena *ar,
+                        const char ***ids, size_t *n);
     int (*item_touch)(am__store *s, const char *uid, const char *lineage_id,
                       am_time at); /* hits + 1, last_access = at */
 

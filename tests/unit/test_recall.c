@@ -189,6 +189,72 @@ static void test_optimize_keeps_results(void)
     am_close(db);
 }
 
+/* A recalled memory names its source events (fetched for the shown items
+ * only), and neither its sources nor an older wording it replaced are
+ * repeated among the block's events. */
+static am_recall_result *ask(am_db *db, const char *question)
+{
+    am_query q;
+    memset(&q, 0, sizeof q);
+    q.user_id = "u1";
+    q.text = question;
+    q.no_touch = 1;
+    set_now("2026-03-04T10:00:00+08:00");
+    am_recall_result *r = NULL;
+    CHECK_EQ_INT(am_recall(db, &q, &r), AM_OK);
+    CHECK(r && r->n_memories >= 1);
+    return r;
+}
+
+static void said_once(const am_recall_result *r, const char *needle)
+{
+    const char *hit = strstr(r->block, needle);
+    CHECK(hit && !strstr(hit + strlen(needle), needle));
+}
+
+static void memory_sources(const char *first, const char *restated, const char *question,
+                           const char *needle)
+{
+    /* the same words twice: one item, reinforced, with both sources */
+    am_db *db = open_mem();
+    am_add_info a = add(db, "u1", "s1", NULL, "2026-03-01T10:00:00+08:00", first);
+    am_add_info b = add(db, "u1", "s2", NULL, "2026-03-02T10:00:00+08:00", first);
+    CHECK_EQ_INT(a.memories_created, 1);
+    CHECK_EQ_INT(b.memories_updated, 1);
+    am_recall_result *r = ask(db, question);
+    int found_a = 0, found_b = 0;
+    for (size_t i = 0; r->n_memories && i < r->memories[0].n_sources; i++) {
+        found_a |= strcmp(r->memories[0].source_event_ids[i], a.event_id) == 0;
+        found_b |= strcmp(r->memories[0].source_event_ids[i], b.event_id) == 0;
+    }
+    CHECK(found_a && found_b);
+    said_once(r, needle);
+    am_recall_free(r);
+    am_close(db);
+    /* restated: the new wording supersedes; the old turn is not repeated */
+    db = open_mem();
+    add(db, "u1", "s1", NULL, "2026-03-01T10:00:00+08:00", first);
+    am_add_info c = add(db, "u1", "s3", NULL, "2026-03-03T10:00:00+08:00", restated);
+    CHECK_EQ_INT(c.memories_updated, 1);
+    r = ask(db, question);
+    CHECK_EQ_STR(r->memories[0].text, restated);
+    said_once(r, needle);
+    am_recall_free(r);
+    am_close(db);
+}
+
+static void test_memory_sources_zh(void)
+{
+    memory_sources("以后周报都用表格格式", "记住，以后周报都用表格格式", "帮我写这周的周报", "表格");
+}
+
+static void test_memory_sources_en(void)
+{
+    memory_sources("From now on, always send reports as PDF",
+                   "Remember: from now on, always send reports as PDF", "send me the report",
+                   "PDF");
+}
+
 int main(void)
 {
     RUN(test_context_length_zh);
@@ -198,5 +264,7 @@ int main(void)
     RUN(test_dated_question_en);
     RUN(test_dated_question_zh);
     RUN(test_optimize_keeps_results);
+    RUN(test_memory_sources_zh);
+    RUN(test_memory_sources_en);
     TEST_MAIN_END();
 }

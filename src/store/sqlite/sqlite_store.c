@@ -1076,31 +1076,58 @@ static int sq_item_close(am__store *b, const char *uid, const char *vid,
     return rc;
 }
 
+static int sq_item_sources(am__store *b, const char *uid, int64_t item_rid, am__arena *ar,
+                           const char ***ids, size_t *n)
+{
+    sq_store *s = SQ(b);
+    sqlite3_stmt *st = stmt(s, "SELECT event_id FROM item_sources WHERE user_id=? AND item_rid=?"
+                               " ORDER BY rowid");
+    if (!st) return AM_BACKEND;
+    bind_text(st, 1, uid);
+    sqlite3_bind_int64(st, 2, item_rid);
+    size_t cap = 0;
+    *ids = NULL;
+    *n = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char **slot = push(ar, (void **)ids, n, &cap, sizeof **ids);
+        if (!slot || !(*slot = col_text(ar, st, 0))) { done(s, st); return AM_NOMEM; }
+    }
+    int out = rc == SQLITE_DONE ? AM_OK : fail(s, rc, "item sources");
+    done(s, st);
+    return out;
+}
+
 static int sq_items_list(am__store *b, const char *uid, int which, am_time at,
                          am__arena *ar, am__item_row **rows, size_t *n)
 {
     sq_store *s = SQ(b);
-    static const char *const sql[] = {
-        "SELECT m.rid, m.id, m.lineage_id, m.scope, m.kind, m.key, m.text, m.value_json, m.confidence, m.base_score,"
-        " m.half_life_days, m.valid_from, m.valid_to, m.recorded_at, m.superseded_at, m.status, h.hits, h.last_access,"
-        " (SELECT group_concat(x.event_id, ',') FROM item_sources x WHERE x.item_rid = m.rid) AS src"
-        " FROM memory_items m LEFT JOIN item_heat h ON h.user_id=m.user_id AND h.lineage_id=m.lineage_id"
-        " WHERE m.user_id=?1 AND m.superseded_at IS NULL AND m.status IN ('active','pending_confirm')"
-        " AND m.valid_from <= ?2 AND (m.valid_to IS NULL OR m.valid_to > ?2) ORDER BY m.rid",
-        "SELECT m.rid, m.id, m.lineage_id, m.scope, m.kind, m.key, m.text, m.value_json, m.confidence, m.base_score,"
-        " m.half_life_days, m.valid_from, m.valid_to, m.recorded_at, m.superseded_at, m.status, h.hits, h.last_access,"
-        " (SELECT group_concat(x.event_id, ',') FROM item_sources x WHERE x.item_rid = m.rid) AS src"
-        " FROM memory_items m LEFT JOIN item_heat h ON h.user_id=m.user_id AND h.lineage_id=m.lineage_id"
-        " WHERE m.user_id=?1 AND ?2 = ?2 ORDER BY m.lineage_id, m.rid",
-        "SELECT m.rid, m.id, m.lineage_id, m.scope, m.kind, m.key, m.text, m.value_json, m.confidence, m.base_score,"
-        " m.half_life_days, m.valid_from, m.valid_to, m.recorded_at, m.superseded_at, m.status, h.hits, h.last_access,"
-        " (SELECT group_concat(x.event_id, ',') FROM item_sources x WHERE x.item_rid = m.rid) AS src"
-        " FROM memory_items m LEFT JOIN item_heat h ON h.user_id=m.user_id AND h.lineage_id=m.lineage_id"
-        " WHERE m.user_id=?1 AND m.superseded_at IS NULL AND m.status IN ('active','invalidated','pending_confirm')"
-        " AND m.valid_from <= ?2 AND (m.valid_to IS NULL OR m.valid_to > ?2) ORDER BY m.rid",
+#define ITEM_COLS                                                                            \
+    "SELECT m.rid, m.id, m.lineage_id, m.scope, m.kind, m.key, m.text, m.value_json, m.confidence," \
+    " m.base_score, m.half_life_days, m.valid_from, m.valid_to, m.recorded_at, m.superseded_at,"    \
+    " m.status, h.hits, h.last_access,"
+#define ITEM_SRC " (SELECT group_concat(x.event_id, ',') FROM item_sources x WHERE x.item_rid = m.rid) AS src"
+#define ITEM_NOSRC " NULL AS src"
+#define ITEM_FROM " FROM memory_items m LEFT JOIN item_heat h ON h.user_id=m.user_id AND h.lineage_id=m.lineage_id"
+#define ITEM_CURRENT                                                                            \
+    " WHERE m.user_id=?1 AND m.superseded_at IS NULL AND m.status IN ('active','pending_confirm')" \
+    " AND m.valid_from <= ?2 AND (m.valid_to IS NULL OR m.valid_to > ?2) ORDER BY m.rid"
+#define ITEM_ALL " WHERE m.user_id=?1 AND ?2 = ?2 ORDER BY m.lineage_id, m.rid"
+#define ITEM_ASOF                                                                               \
+    " WHERE m.user_id=?1 AND m.superseded_at IS NULL"                                           \
+    " AND m.status IN ('active','invalidated','pending_confirm')"                               \
+    " AND m.valid_from <= ?2 AND (m.valid_to IS NULL OR m.valid_to > ?2) ORDER BY m.rid"
+    /* [mode][without sources] */
+    static const char *const sql[3][2] = {
+        {ITEM_COLS ITEM_SRC ITEM_FROM ITEM_CURRENT, ITEM_COLS ITEM_NOSRC ITEM_FROM ITEM_CURRENT},
+        {ITEM_COLS ITEM_SRC ITEM_FROM ITEM_ALL, ITEM_COLS ITEM_NOSRC ITEM_FROM ITEM_ALL},
+        {ITEM_COLS ITEM_SRC ITEM_FROM ITEM_ASOF, ITEM_COLS ITEM_NOSRC ITEM_FROM ITEM_ASOF},
     };
+    int no_src = (which & AM__ITEMS_NO_SOURCES) != 0;
+    which &= ~AM__ITEMS_NO_SOURCES;
     if (which < 0 || which > 2) return AM_MISUSE;
-    sqlite3_stmt *st = stmt(s, sql[which]);
+    const char *sql_use = sql[which][no_src];
+    sqlite3_stmt *st = stmt(s, sql_use);
     if (!st) return AM_BACKEND;
     bind_text(st, 1, uid);
     sqlite3_bind_int64(st, 2, at);
@@ -1399,6 +1426,7 @@ static const am__store_vt sqlite_vt = {
     .items_list = sq_items_list,
     .item_touch = sq_item_touch,
     .forget = sq_forget,
+    .item_sources = sq_item_sources,
     .optimize = sq_optimize,
     .audit = sq_audit,
     .audit_list = sq_audit_list,
