@@ -24,7 +24,7 @@ check "en recall after upgrade" "Lisbon" "window" "$CLI" --db "$db" recall --use
 check "other user, zh" "粤B12345" "爸爸" "$CLI" --db "$db" recall --user bob --text "舅舅的车牌号是多少" --json
 check "other user, en" "window seats" "Lisbon" "$CLI" --db "$db" recall --user bob --text "which seats do I like on flights" --json
 v=$(sqlite3 "$db" "SELECT value FROM meta WHERE key='schema_version'")
-[ "$v" -ge 2 ] && passed=$((passed+1)) || { echo "FAIL: schema_version $v after open"; failed=$((failed+1)); }
+[ "$v" -ge 3 ] && passed=$((passed+1)) || { echo "FAIL: schema_version $v after open"; failed=$((failed+1)); }
 ok=$(sqlite3 "$db" "PRAGMA integrity_check")
 [ "$ok" = ok ] && passed=$((passed+1)) || { echo "FAIL: integrity_check: $ok"; failed=$((failed+1)); }
 # new events after the upgrade are found with the old ones

@@ -110,6 +110,17 @@ static const char *const migrations[] = {
      * value starts with U+E001 <user token> U+E001; re-indexes them. */
     "UPDATE events_fts SET doc = '" AM__FTS_TAG "' || uid || '" AM__FTS_TAG "' || doc,"
     "  ctx = '" AM__FTS_TAG "' || uid || '" AM__FTS_TAG "' || ctx;",
+    /* version 3: vectors clustered by user (a scan reads one user's rows,
+     * contiguous, instead of one scattered table row per event); still
+     * one vector per event (unique event_rid: a new one replaces it). */
+    "CREATE TABLE event_vectors_v3(user_id TEXT NOT NULL, embedder TEXT NOT NULL,"
+    "  event_rid INTEGER NOT NULL, dim INTEGER NOT NULL, scale REAL NOT NULL, vec BLOB NOT NULL,"
+    "  PRIMARY KEY(user_id, embedder, event_rid)) WITHOUT ROWID;"
+    "INSERT INTO event_vectors_v3(user_id, embedder, event_rid, dim, scale, vec)"
+    "  SELECT user_id, embedder, event_rid, dim, scale, vec FROM event_vectors;"
+    "DROP TABLE event_vectors;"
+    "ALTER TABLE event_vectors_v3 RENAME TO event_vectors;"
+    "CREATE UNIQUE INDEX event_vectors_event ON event_vectors(event_rid);",
 };
 #define N_MIGRATIONS (int)(sizeof migrations / sizeof *migrations)
 
@@ -582,7 +593,7 @@ rows:;
 }
 
 /* Re-embedding (store.h vec_missing_*).  An event lacks a vector when its
- * event_vectors row (primary key event_rid: one per event) is absent or
+ * event_vectors row (unique event_rid: one per event) is absent or
  * of another embedder or dimension.  ?1 user (NULL: all), ?2 embedder,
  * ?3 dim, ?4 all languages. */
 #define VEC_MISSING_WHERE                                                     \
