@@ -22,6 +22,7 @@
  */
 #include "store/sqlite/sqlite_int.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #define VC_SLOTS 16
@@ -38,9 +39,13 @@ typedef struct vc_entry {
     int dirty;        /* appended to in the open transaction */
 } vc_entry;
 
+#define VC_BIG 4 /* users remembered as too big to cache */
+
 struct am__vcache {
     const am__allocator *a;
     vc_entry e[VC_SLOTS];
+    char big[VC_BIG][128];
+    unsigned next_big;
     uint64_t clock;
     int64_t data_version;
     size_t bytes;
@@ -78,6 +83,8 @@ void am__vc_free(am__vcache *c)
 void am__vc_clear(am__vcache *c, const char *uid)
 {
     if (!c) return;
+    for (int i = 0; i < VC_BIG; i++)
+        if (!uid || strcmp(c->big[i], uid) == 0) c->big[i][0] = 0;
     for (int i = 0; i < VC_SLOTS; i++)
         if (c->e[i].uid && (!uid || strcmp(c->e[i].uid, uid) == 0)) drop(c, &c->e[i]);
 }
@@ -174,20 +181,10 @@ int am__vc_get(am__vcache *c, sqlite3 *db, const char *uid, const char *embedder
     if (rc) return rc;
     vc_entry *e = find(c, uid, embedder, dim);
     if (!e) {
-        /* the user's vector count decides the room to make */
+        /* a user known to be too big for the cache: SQL, without loading */
+        for (int i = 0; i < VC_BIG; i++)
+            if (c->big[i][0] && strcmp(c->big[i], uid) == 0) return AM_NOTFOUND;
         sqlite3_stmt *st = NULL;
-        if (sqlite3_prepare_v2(db,
-                               "SELECT count(*) FROM event_vectors WHERE user_id=?1 AND embedder=?2"
-                               " AND dim=?3", -1, &st, NULL) != SQLITE_OK)
-            return AM_BACKEND;
-        sqlite3_bind_text(st, 1, uid, -1, SQLITE_STATIC);
-        sqlite3_bind_text(st, 2, embedder, -1, SQLITE_STATIC);
-        sqlite3_bind_int(st, 3, dim);
-        size_t n = sqlite3_step(st) == SQLITE_ROW ? (size_t)sqlite3_column_int64(st, 0) : 0;
-        sqlite3_finalize(st);
-        size_t need = n * ((size_t)dim + sizeof(int64_t) + sizeof(float));
-        if (need > AM__VC_BYTES / 2) return AM_NOTFOUND; /* too big to cache */
-        make_room(c, need);
         for (int i = 0; i < VC_SLOTS && !e; i++)
             if (!c->e[i].uid) e = &c->e[i];
         if (!e) { /* every slot taken: the least recently used goes */
@@ -199,7 +196,7 @@ int am__vc_get(am__vcache *c, sqlite3 *db, const char *uid, const char *embedder
         e->uid = am__strdup(c->a, uid);
         e->embedder = am__strdup(c->a, embedder);
         e->dim = dim;
-        if (!e->uid || !e->embedder || grow(c, e, n ? n : 1) != AM_OK) {
+        if (!e->uid || !e->embedder || grow(c, e, 1) != AM_OK) {
             drop(c, e);
             return AM_NOMEM;
         }
@@ -213,9 +210,15 @@ int am__vc_get(am__vcache *c, sqlite3 *db, const char *uid, const char *embedder
         sqlite3_bind_text(st, 1, uid, -1, SQLITE_STATIC);
         sqlite3_bind_text(st, 2, embedder, -1, SQLITE_STATIC);
         sqlite3_bind_int(st, 3, dim);
+        size_t row = (size_t)dim + sizeof *e->rid + sizeof *e->scale;
+        int too_big = 0;
         while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
             const void *v = sqlite3_column_blob(st, 2);
             if (!v || sqlite3_column_bytes(st, 2) != dim) continue;
+            if (e->n == e->cap && 2 * e->cap * row > AM__VC_BYTES / 2) {
+                too_big = 1; /* counted as it loads: no count query first */
+                break;
+            }
             if (grow(c, e, 1) != AM_OK) { rc = SQLITE_NOMEM; break; }
             e->rid[e->n] = sqlite3_column_int64(st, 0);
             e->scale[e->n] = (float)sqlite3_column_double(st, 1);
@@ -223,10 +226,17 @@ int am__vc_get(am__vcache *c, sqlite3 *db, const char *uid, const char *embedder
             e->n++;
         }
         sqlite3_finalize(st);
+        if (too_big) {
+            drop(c, e);
+            snprintf(c->big[c->next_big++ % VC_BIG], sizeof c->big[0], "%s", uid);
+            return AM_NOTFOUND;
+        }
         if (rc != SQLITE_DONE) {
             drop(c, e);
             return rc == SQLITE_NOMEM ? AM_NOMEM : AM_BACKEND;
         }
+        e->used = ++c->clock;
+        make_room(c, 0); /* others, least recently used first */
     }
     e->used = ++c->clock;
     out->n = e->n;
@@ -237,9 +247,10 @@ int am__vc_get(am__vcache *c, sqlite3 *db, const char *uid, const char *embedder
 }
 
 /* Built with -O3 (CMakeLists.txt): the loop becomes SIMD multiply-adds;
- * on x86-64 with GCC or Clang also an AVX2 clone, chosen at load time when
- * the CPU has it (twice the width of the SSE2 baseline). */
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(AM_NO_CLONES)
+ * on x86-64 with GCC also an AVX2 clone, chosen at load time when the CPU
+ * has it (twice the width of the SSE2 baseline).  Not with Clang: its
+ * target_clones left the symbol undefined in the static library. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(AM_NO_CLONES)
 __attribute__((target_clones("avx2", "default")))
 #endif
 int32_t am__dot_i8(const signed char *a, const signed char *b, int n)
