@@ -544,8 +544,8 @@ static int recall_run(am_db *db, const am_query *q, recall_box *box)
 
     /* The block's events (F18): above the relevance floor, and neither the
      * source of a memory shown above nor a restatement of one (an older
-     * wording of a superseded version: 80 % of its tokens in the memory)
-     * -- dedup.  The result's event list is the ranking itself, up to
+     * wording of a superseded version: 80 % of the tokens shared both
+     * ways, said before the version was recorded) -- dedup.  The result's event list is the ranking itself, up to
      * max_events. */
     size_t n_floor = am__events_cut(r, events, n_events);
     am__event_row *block_events = am__arena_alloc(ar, (n_floor + 1) * sizeof *block_events);
@@ -572,8 +572,14 @@ static int recall_run(am_db *db, const am_query *q, recall_box *box)
             if ((rc = am__text_token_set(db->text, events[i].content, strlen(events[i].content), es,
                                          DEDUP_SET, &ne)))
                 goto out_store;
-            for (size_t k = 0; k < n_items && !dup && ne; k++)
-                dup = am__set_overlap(es, ne, iset[k], ni[k]) * 5 >= ne * 4;
+            /* an older wording: said no later than the memory's version
+             * was recorded, and about the same words both ways (a later
+             * "no, not window seats" is a correction, not a restatement) */
+            for (size_t k = 0; k < n_items && !dup && ne; k++) {
+                if (events[i].occurred_at > scored[k].row->recorded_at) continue;
+                size_t both = am__set_overlap(es, ne, iset[k], ni[k]);
+                dup = both * 5 >= ne * 4 && both * 5 >= ni[k] * 4;
+            }
         }
         if (!dup) block_events[n_block++] = events[i];
     }

@@ -192,7 +192,8 @@ static void test_optimize_keeps_results(void)
 /* A recalled memory names its source events (fetched for the shown items
  * only), and neither its sources nor an older wording it replaced are
  * repeated among the block's events. */
-static am_recall_result *ask(am_db *db, const char *question)
+/* Recall for u1 at 2026-03-04 10:00 (+08:00), read-only. */
+static am_recall_result *ask_any(am_db *db, const char *question)
 {
     am_query q;
     memset(&q, 0, sizeof q);
@@ -202,6 +203,12 @@ static am_recall_result *ask(am_db *db, const char *question)
     set_now("2026-03-04T10:00:00+08:00");
     am_recall_result *r = NULL;
     CHECK_EQ_INT(am_recall(db, &q, &r), AM_OK);
+    return r;
+}
+
+static am_recall_result *ask(am_db *db, const char *question)
+{
+    am_recall_result *r = ask_any(db, question);
     CHECK(r && r->n_memories >= 1);
     return r;
 }
@@ -255,6 +262,31 @@ static void test_memory_sources_en(void)
                    "PDF");
 }
 
+/* A later turn that contradicts a shown memory is not a restatement: it
+ * stays in the block (dedup only hides older wordings). */
+static void correction_stays(const char *pref, const char *correction, const char *question,
+                             const char *needle)
+{
+    am_db *db = open_mem();
+    add(db, "u1", "s1", NULL, "2026-03-01T10:00:00+08:00", pref);
+    add(db, "u1", "s2", NULL, "2026-03-02T10:00:00+08:00", correction);
+    am_recall_result *r = ask_any(db, question);
+    CHECK_CONTAINS(r->block, needle);
+    am_recall_free(r);
+    am_close(db);
+}
+
+static void test_correction_stays_en(void)
+{
+    correction_stays("I prefer window seats on flights", "No, not window seats on flights",
+                     "which seats do I like on flights?", "No, not window");
+}
+
+static void test_correction_stays_zh(void)
+{
+    correction_stays("以后订机票都选靠窗的座位", "不对，以后订机票不要靠窗的座位", "帮我订机票选座位", "不对");
+}
+
 int main(void)
 {
     RUN(test_context_length_zh);
@@ -266,5 +298,7 @@ int main(void)
     RUN(test_optimize_keeps_results);
     RUN(test_memory_sources_zh);
     RUN(test_memory_sources_en);
+    RUN(test_correction_stays_en);
+    RUN(test_correction_stays_zh);
     TEST_MAIN_END();
 }

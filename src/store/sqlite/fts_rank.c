@@ -103,11 +103,12 @@ static int rank_data_make(const Fts5ExtensionApi *api, Fts5Context *fts,
             d->idf[p] *= w;
         }
     }
-    if (rc == SQLITE_OK) rc = api->xSetAuxdata(fts, d, sqlite3_free);
     if (rc != SQLITE_OK) {
         sqlite3_free(d);
         return rc;
     }
+    /* on failure FTS5 has already freed d with the destructor given */
+    if ((rc = api->xSetAuxdata(fts, d, sqlite3_free)) != SQLITE_OK) return rc;
     *out = d;
     return SQLITE_OK;
 }
@@ -116,6 +117,9 @@ static void am_bm25(const Fts5ExtensionApi *api, Fts5Context *fts,
                     sqlite3_context *ctx, int n_val, sqlite3_value **val)
 {
     int skip = n_val > 0 ? sqlite3_value_int(val[0]) : 0;
+    int n_phrases = api->xPhraseCount(fts);
+    if (skip < 0) skip = 0;
+    if (skip > n_phrases) skip = n_phrases;
     int n_col = api->xColumnCount(fts);
     if (n_col > MAX_COLS) n_col = MAX_COLS;
     rank_data *d = api->xGetAuxdata(fts, 0);

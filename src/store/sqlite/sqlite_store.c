@@ -500,21 +500,26 @@ typedef struct vec_hit {
     double score;
 } vec_hit;
 
-/* Keep the best `limit` hits seen so far (unordered). */
-static void topk_offer(vec_hit *top, size_t *nt, size_t limit, int64_t rid, double score)
+/* Keep the best `limit` hits seen so far (unordered); *worst is the index
+ * of the lowest kept score once the list is full (a rejected candidate
+ * costs one comparison; a replacement, one rescan). */
+static void topk_offer(vec_hit *top, size_t *nt, size_t limit, size_t *worst, int64_t rid,
+                       double score)
 {
     if (*nt < limit) {
         top[*nt].rid = rid;
         top[(*nt)++].score = score;
+        if (*nt < limit) return;
+    } else if (score > top[*worst].score) {
+        top[*worst].rid = rid;
+        top[*worst].score = score;
+    } else {
         return;
     }
     size_t w = 0;
     for (size_t j = 1; j < *nt; j++)
         if (top[j].score < top[w].score) w = j;
-    if (score > top[w].score) {
-        top[w].rid = rid;
-        top[w].score = score;
-    }
+    *worst = w;
 }
 
 /* Exact scan: the vectors of one user and embedder, scored in C (the
@@ -530,7 +535,7 @@ static int sq_vec_scan(am__store *b, const char *uid, const char *embedder, cons
     if (limit <= 0) return AM_OK;
     vec_hit *top = am__arena_alloc(ar, (size_t)limit * sizeof *top);
     if (!top) return AM_NOMEM;
-    size_t nt = 0;
+    size_t nt = 0, worst = 0;
     /* The query quantised like the stored vectors: an integer dot product
      * per row (the compiler vectorises it), rescaled once. */
     signed char *q8 = am__arena_alloc(ar, (size_t)dim);
@@ -547,7 +552,7 @@ static int sq_vec_scan(am__store *b, const char *uid, const char *embedder, cons
         for (size_t k = 0; k < view.n; k++) {
             double dot = (double)am__dot_i8(q8, view.vec + k * (size_t)dim, dim) * qscale *
                          view.scale[k];
-            topk_offer(top, &nt, (size_t)limit, view.rid[k], dot);
+            topk_offer(top, &nt, (size_t)limit, &worst, view.rid[k], dot);
         }
         goto rows;
     }
@@ -567,7 +572,7 @@ static int sq_vec_scan(am__store *b, const char *uid, const char *embedder, cons
         const signed char *v = sqlite3_column_blob(st, 2);
         if (!v || sqlite3_column_bytes(st, 2) != dim) continue;
         double dot = (double)am__dot_i8(q8, v, dim) * qscale * sqlite3_column_double(st, 1);
-        topk_offer(top, &nt, (size_t)limit, sqlite3_column_int64(st, 0), dot);
+        topk_offer(top, &nt, (size_t)limit, &worst, sqlite3_column_int64(st, 0), dot);
     }
     int out = rc == SQLITE_DONE ? AM_OK : fail(s, rc, "vector scan");
     done(s, st);
@@ -598,7 +603,7 @@ rows:;
  * ?3 dim, ?4 all languages. */
 #define VEC_MISSING_WHERE                                                     \
     " (v.event_rid IS NULL OR v.embedder <> ?2 OR v.dim <> ?3)"               \
-    " AND (?4 OR e.lang = 'en')"
+    " AND (?4 OR e.lang = 'en') AND e.type <> 'task_switch'"
 
 static void bind_want(sqlite3_stmt *st, const char *uid, const am__vec_want *w)
 {
@@ -756,8 +761,10 @@ static int sq_events_search(am__store *b, const char *uid,
         }
         if (q->oom) { done(s, v); return AM_NOMEM; }
         sqlite3_bind_text(v, 1, q->p, (int)q->len, SQLITE_STATIC);
-        int64_t d = sqlite3_step(v) == SQLITE_ROW ? sqlite3_column_int64(v, 0) : 0;
+        int src = sqlite3_step(v);
+        int64_t d = src == SQLITE_ROW ? sqlite3_column_int64(v, 0) : 0;
         done(s, v);
+        if (src != SQLITE_ROW && src != SQLITE_DONE) return fail(s, src, "term frequencies");
         if (i == n_terms) rows_total = d;
         else df[i] = (double)d;
     }
@@ -1477,6 +1484,11 @@ static int migrate(sq_store *s, int from)
 {
     int rc = exec(s, "BEGIN IMMEDIATE", "migrate");
     if (rc) return rc;
+    /* another process may have migrated between our read and the lock */
+    int now_at = from;
+    if ((rc = schema_version(s, &now_at))) goto out_rollback;
+    if (now_at >= N_MIGRATIONS) return exec(s, "COMMIT", "migrate");
+    if (now_at > from) from = now_at;
     for (int v = from; v < N_MIGRATIONS; v++)
         if ((rc = exec(s, migrations[v], "migrate"))) goto out_rollback;
     char sql[160];

@@ -44,12 +44,14 @@ typedef struct vc_entry {
 struct am__vcache {
     const am__allocator *a;
     vc_entry e[VC_SLOTS];
-    char big[VC_BIG][128];
+    char big[VC_BIG][AM_ID_MAX + 1];
     unsigned next_big;
     uint64_t clock;
     int64_t data_version;
     size_t bytes;
 };
+
+static void make_room(am__vcache *c, size_t need);
 
 am__vcache *am__vc_new(const am__allocator *a)
 {
@@ -135,9 +137,15 @@ void am__vc_put(am__vcache *c, const char *uid, const char *embedder, int dim, i
     if (!c) return;
     vc_entry *e = find(c, uid, embedder, dim);
     if (!e) return; /* not cached: nothing to keep true */
-    if ((e->n && rid <= e->rid[e->n - 1]) || grow(c, e, 1) != AM_OK) {
-        drop(c, e);
+    size_t row = (size_t)dim + sizeof *e->rid + sizeof *e->scale;
+    if ((e->n && rid <= e->rid[e->n - 1]) ||
+        (e->n == e->cap && 2 * e->cap * row > AM__VC_BYTES / 2) || grow(c, e, 1) != AM_OK) {
+        drop(c, e); /* a replaced vector, or grown past what is cached */
         return;
+    }
+    if (c->bytes > AM__VC_BYTES) {
+        e->used = ++c->clock; /* others go first */
+        make_room(c, 0);
     }
     e->rid[e->n] = rid;
     e->scale[e->n] = scale;
@@ -153,8 +161,8 @@ static int check_version(am__vcache *c, sqlite3 *db)
     if (sqlite3_prepare_v2(db, "PRAGMA data_version", -1, &st, NULL) != SQLITE_OK) return AM_BACKEND;
     int64_t v = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -2;
     sqlite3_finalize(st);
-    if (v != c->data_version) {
-        am__vc_clear(c, NULL);
+    if (v != c->data_version) { /* the too-big memo stays */
+        for (int i = 0; i < VC_SLOTS; i++) drop(c, &c->e[i]);
         c->data_version = v;
     }
     return AM_OK;
@@ -198,7 +206,7 @@ int am__vc_get(am__vcache *c, sqlite3 *db, const char *uid, const char *embedder
         e->dim = dim;
         if (!e->uid || !e->embedder || grow(c, e, 1) != AM_OK) {
             drop(c, e);
-            return AM_NOMEM;
+            return AM_NOTFOUND; /* no memory for a cache: scan with SQL */
         }
         if (sqlite3_prepare_v2(db,
                                "SELECT event_rid, scale, vec FROM event_vectors"
@@ -233,7 +241,7 @@ int am__vc_get(am__vcache *c, sqlite3 *db, const char *uid, const char *embedder
         }
         if (rc != SQLITE_DONE) {
             drop(c, e);
-            return rc == SQLITE_NOMEM ? AM_NOMEM : AM_BACKEND;
+            return rc == SQLITE_NOMEM ? AM_NOTFOUND : AM_BACKEND;
         }
         e->used = ++c->clock;
         make_room(c, 0); /* others, least recently used first */
