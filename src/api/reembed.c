@@ -12,6 +12,7 @@
  * is looked up again inside it: one forgotten meanwhile gets no vector.
  * A finished batch stays; a rerun finds only what is still missing.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "api/db_int.h"
@@ -56,16 +57,36 @@ static int reembed_batch(am_db *db, am__event_row *rows, size_t n, float *vecs,
 {
     am__store *s = db->store;
     am__embedder *e = db->embedder;
-    const char *texts[AM_REEMBED_BATCH];
+    const char *texts[AM_REEMBED_BATCH] = {0};
     char eerr[256];
     int rc;
     *written = 0;
+    unsigned char skip[AM_REEMBED_BATCH];
+    memset(skip, 0, sizeof skip);
     for (size_t i = 0; i < n; i++) texts[i] = rows[i].content;
-    if ((rc = e->embed(e, texts, n, vecs, eerr, sizeof eerr)))
-        return am__db_error(db, rc, "reembed: embedder: %s", eerr);
+    if ((rc = e->embed(e, texts, n, vecs, eerr, sizeof eerr))) {
+        /* One text the embedder refuses (too long for a remote model...)
+         * must not stop every later run at this batch: embed one by one
+         * and leave the refused ones without a vector (they stay counted
+         * by am_vectors_missing).  All refused: the embedder is down. */
+        size_t ok = 0;
+        char first[256];
+        snprintf(first, sizeof first, "%s", eerr);
+        for (size_t i = 0; i < n; i++) {
+            if (e->embed(e, texts + i, 1, vecs + i * (size_t)e->dim, eerr, sizeof eerr)) {
+                skip[i] = 1;
+                am__db_log(db, AM_LOG_WARN, "reembed: event %s left without a vector: %s",
+                           rows[i].id, eerr);
+            } else {
+                ok++;
+            }
+        }
+        if (ok == 0) return am__db_error(db, rc, "reembed: embedder: %s", first);
+    }
     if ((rc = s->vt->begin(s))) return am__db_store_error(db, rc, "reembed");
     size_t k = 0;
     for (size_t i = 0; i < n; i++) {
+        if (skip[i]) continue;
         am__event_row cur;
         rc = s->vt->event_get(s, rows[i].user_id, rows[i].id, ar, &cur);
         if (rc == AM_NOTFOUND) continue; /* forgotten since the listing */

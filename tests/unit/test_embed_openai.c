@@ -26,6 +26,7 @@
 
 #include "test.h"
 
+#include "agentmem.h"
 #include "embed/embed.h"
 
 #define DIM 8
@@ -893,6 +894,58 @@ static void test_ids_differ(void)
     am__embedder_close(c);
 }
 
+/* am_reembed over this endpoint: the batch is refused (one text too long
+ * for the model, say), so the texts go one by one; the refused one is left
+ * without a vector, the others get theirs, and the run completes. */
+static void test_reembed_skips_refused_text(void)
+{
+    char dir[] = "/tmp/am_oai_reembed_XXXXXX";
+    if (!mkdtemp(dir)) {
+        perror("mkdtemp");
+        CHECK(0);
+        return;
+    }
+    char path[128], spec[160];
+    snprintf(path, sizeof path, "%s/t.db", dir);
+    snprintf(spec, sizeof spec, "openai:test-model@%s", base_url);
+    am_config cfg;
+    am_config_init(&cfg);
+    cfg.path = path;
+    am_db *db = NULL;
+    CHECK_EQ_INT(am_open(&cfg, &db, NULL), AM_OK);
+    static const char *const texts[] = {"alpha one", "beta two is far too long", "gamma three"};
+    for (int i = 0; i < 3; i++) {
+        am_event ev;
+        memset(&ev, 0, sizeof ev);
+        ev.user_id = "u";
+        ev.text = texts[i];
+        CHECK_EQ_INT(am_add_event(db, &ev, NULL), AM_OK);
+    }
+    am_close(db);
+    cfg.embedder = spec;
+    CHECK_EQ_INT(am_open(&cfg, &db, NULL), AM_OK);
+    action a[] = {{400, "{\"error\":{\"message\":\"input too long\"}}", 0, 0, NULL},
+                  {0, NULL, 0, 0, NULL},
+                  {400, "{\"error\":{\"message\":\"input too long\"}}", 0, 0, NULL},
+                  {0, NULL, 0, 0, NULL}};
+    server_script(a, 4);
+    size_t n = 0, missing = 9;
+    CHECK_EQ_INT(am_reembed(db, "u", NULL, NULL, &n), AM_OK);
+    CHECK_EQ_INT(n, 2);
+    CHECK_EQ_INT(am_vectors_missing(db, "u", &missing), AM_OK);
+    CHECK_EQ_INT(missing, 1);
+    /* every text refused: the embedder is down, an error */
+    action b[] = {{400, "{\"error\":{\"message\":\"no\"}}", 0, 0, NULL},
+                  {400, "{\"error\":{\"message\":\"no\"}}", 0, 0, NULL}};
+    server_script(b, 2);
+    CHECK(am_reembed(db, "u", NULL, NULL, &n) != AM_OK);
+    CHECK_CONTAINS(am_errmsg(db), "reembed: embedder");
+    am_close(db);
+    char cmd[160];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0) fprintf(stderr, "cannot remove %s\n", dir);
+}
+
 int main(void)
 {
     /* the test server is local: never go through a proxy from the env */
@@ -919,6 +972,7 @@ int main(void)
     RUN(test_parser_direct);
     RUN(test_open_misuse);
     RUN(test_ids_differ);
+    RUN(test_reembed_skips_refused_text);
     server_stop();
     TEST_MAIN_END();
 }
