@@ -447,6 +447,10 @@ int am_vectors_missing(am_db *db, const char *user_id, size_t *n);
  * transaction each: an interrupted run keeps its finished batches, and
  * running again continues with the rest.  Events added while it runs are
  * left to a later run (they get a vector when added with this embedder).
+ * A batch the embedder refuses is retried one text at a time: texts it
+ * refuses alone (too long for a remote model, say) are left without a
+ * vector -- logged at AM_LOG_WARN, still counted by am_vectors_missing --
+ * and the run goes on; only when it refuses every text is that an error.
  * progress (may be NULL) is called with (ctx, 0, total) before the first
  * batch and after each committed batch with the events done so far;
  * total is counted once at the start (not called when there is nothing
