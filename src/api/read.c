@@ -552,11 +552,17 @@ static int recall_run(am_db *db, const am_query *q, recall_box *box)
     uint64_t (*iset)[DEDUP_SET] = am__arena_alloc(ar, (n_items + 1) * sizeof *iset);
     size_t *ni = am__arena_alloc(ar, (n_items + 1) * sizeof *ni);
     if (!block_events || !iset || !ni) { rc = AM_NOMEM; goto out_store; }
-    size_t longest = 0; /* a restatement is not much longer than the memory */
+    /* a restatement is about as long as the memory, and older than its
+     * version: other turns are not tokenised at all */
+    size_t longest = 0, shortest = (size_t)-1;
+    am_time newest = AM_TIME_NONE;
     for (size_t k = 0; k < n_items; k++) {
         const char *t = scored[k].row->text ? scored[k].row->text : "";
         size_t len = strlen(t);
         if (len > longest) longest = len;
+        if (len < shortest) shortest = len;
+        if (newest == AM_TIME_NONE || scored[k].row->recorded_at > newest)
+            newest = scored[k].row->recorded_at;
         if ((rc = am__text_token_set(db->text, t, len, iset[k], DEDUP_SET, &ni[k])))
             goto out_store;
     }
@@ -566,7 +572,9 @@ static int recall_run(am_db *db, const am_query *q, recall_box *box)
         for (size_t k = 0; k < n_items && !dup; k++)
             for (size_t j = 0; j < scored[k].row->n_sources && !dup; j++)
                 dup = strcmp(scored[k].row->sources[j], events[i].id) == 0;
-        if (!dup && n_items && events[i].content && strlen(events[i].content) <= 2 * longest + 16) {
+        size_t clen = events[i].content ? strlen(events[i].content) : 0;
+        if (!dup && n_items && clen && clen <= 2 * longest + 16 && 2 * clen + 16 >= shortest &&
+            events[i].occurred_at <= newest) {
             uint64_t es[DEDUP_SET];
             size_t ne;
             if ((rc = am__text_token_set(db->text, events[i].content, strlen(events[i].content), es,
