@@ -30,5 +30,16 @@ ok=$(sqlite3 "$db" "PRAGMA integrity_check")
 # new events after the upgrade are found with the old ones
 "$CLI" --db "$db" add --user alice --session s3 --at 2026-03-03T09:00:00+08:00 --text "我妈妈的生日是十月一号" >/dev/null
 check "old and new rows together" "妈妈的生日" "车牌" "$CLI" --db "$db" recall --user alice --text "妈妈的生日" --json
+# the per-user event counter (v4) matches the events, after adds and a forget
+same_count() {
+  local u=$1 c n
+  c=$(sqlite3 "$db" "SELECT n_events FROM users WHERE user_id='$u'")
+  n=$(sqlite3 "$db" "SELECT count(*) FROM events WHERE user_id='$u'")
+  [ "$c" = "$n" ] && [ "$n" -gt 0 ] && passed=$((passed+1)) || { echo "FAIL: $u n_events $c, events $n"; failed=$((failed+1)); }
+}
+same_count alice; same_count bob
+id=$(sqlite3 "$db" "SELECT id FROM events WHERE user_id='alice' ORDER BY rid LIMIT 1")
+"$CLI" --db "$db" forget --user alice --level event --id "$id" >/dev/null
+same_count alice
 echo "upgrade: $passed passed, $failed failed"
 [ "$failed" = 0 ]

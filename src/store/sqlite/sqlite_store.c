@@ -121,6 +121,11 @@ static const char *const migrations[] = {
     "DROP TABLE event_vectors;"
     "ALTER TABLE event_vectors_v3 RENAME TO event_vectors;"
     "CREATE UNIQUE INDEX event_vectors_event ON event_vectors(event_rid);",
+    /* version 4: each user's number of events, kept by the write and
+     * forget paths, so a search knows N without walking a doclist of the
+     * user's whole history */
+    "ALTER TABLE users ADD COLUMN n_events INTEGER NOT NULL DEFAULT 0;"
+    "UPDATE users SET n_events = (SELECT count(*) FROM events e WHERE e.user_id = users.user_id);",
 };
 #define N_MIGRATIONS (int)(sizeof migrations / sizeof *migrations)
 
@@ -443,6 +448,10 @@ static int sq_event_put(am__store *b, am__event_row *e)
     sqlite3_bind_int64(st, 15, e->ingested_at);
     int rc = run(s, st, "event");
     if (rc) return rc;
+    st = stmt(s, "UPDATE users SET n_events = n_events + 1 WHERE user_id = ?");
+    if (!st) return AM_BACKEND;
+    bind_text(st, 1, e->user_id);
+    if ((rc = run(s, st, "event count"))) return rc;
     e->rid = sqlite3_last_insert_rowid(s->db);
     char tok[32];
     uid_token(e->user_id, tok, 0);
@@ -750,7 +759,16 @@ static int sq_events_search(am__store *b, const char *uid,
     double *wt = am__arena_alloc(ar, (n_terms + 1) * sizeof *wt);
     if (!keep || !df || !wt) return AM_NOMEM;
     int64_t rows_total = 0;
-    for (size_t i = 0; i <= n_terms; i++) {
+    sqlite3_stmt *cnt = stmt(s, "SELECT n_events FROM users WHERE user_id = ?");
+    if (!cnt) return AM_BACKEND;
+    bind_text(cnt, 1, uid);
+    int crc = sqlite3_step(cnt);
+    if (crc == SQLITE_ROW) rows_total = sqlite3_column_int64(cnt, 0);
+    done(s, cnt);
+    if (crc != SQLITE_ROW && crc != SQLITE_DONE) return fail(s, crc, "event count");
+    /* the bare user token's frequency only when the counter says nothing */
+    size_t lookups = rows_total > 0 ? n_terms : n_terms + 1;
+    for (size_t i = 0; i < lookups; i++) {
         sqlite3_stmt *v = stmt(s, "SELECT doc FROM temp.am_events_vocab WHERE term = ?");
         if (!v) return AM_BACKEND;
         am__buf_reset(q);
@@ -1227,6 +1245,8 @@ static int forget_collected(sq_store *s, const char *uid, long *events,
         "DELETE FROM memory_items WHERE user_id=?1 AND NOT EXISTS (SELECT 1 FROM item_sources s WHERE s.item_rid = memory_items.rid)",
         "DELETE FROM item_heat WHERE user_id=?1 AND lineage_id NOT IN (SELECT lineage_id FROM memory_items WHERE user_id=?1)",
         "DELETE FROM events WHERE user_id=?1 AND rid IN (SELECT rid FROM temp.am_forget)",
+        "UPDATE users SET n_events = (SELECT count(*) FROM events e WHERE e.user_id = ?1)"
+        " WHERE user_id = ?1",
         /* A forgotten turn also lived in its neighbours' indexed context:
          * rebuild the context of every remaining event of the sessions
          * touched, from the turns that remain. */
