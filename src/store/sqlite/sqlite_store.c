@@ -124,8 +124,8 @@ static const char *const migrations[] = {
     /* version 4: each user's number of events, kept by the write and
      * forget paths, so a search knows N without walking a doclist of the
      * user's whole history */
-    "ALTER TABLE users ADD COLUMN n_events INTEGER NOT NULL DEFAULT 0;"
-    "UPDATE users SET n_events = (SELECT count(*) FROM events e WHERE e.user_id = users.user_id);",
+    ("ALTER TABLE users ADD COLUMN n_events INTEGER NOT NULL DEFAULT 0;"
+     "UPDATE users SET n_events = (SELECT count(*) FROM events e WHERE e.user_id = users.user_id);"),
 };
 #define N_MIGRATIONS (int)(sizeof migrations / sizeof *migrations)
 
