@@ -30,10 +30,8 @@ static int current_items(am__wctx *w, am__item_row **rows, size_t *n)
                                     w->ar, rows, n);
 }
 
-/* Insert a copy of `from` with the given changes; sources are from's
- * sources plus extra_source. */
-static int insert_version(am__wctx *w, const am__item_row *from,
-                          am__item_row *nv, const char *extra_source)
+int am__semantic_insert_version(am__wctx *w, const am__item_row *from, am__item_row *nv,
+                                const char *const *extra, size_t n_extra)
 {
     char id[27];
     am__ulid_new(w->ulid, w->now, id);
@@ -41,22 +39,31 @@ static int insert_version(am__wctx *w, const am__item_row *from,
     nv->recorded_at = w->now;
     nv->superseded_at = AM_TIME_NONE;
     size_t ns = from ? from->n_sources : 0;
-    const char **src = am__arena_alloc(w->ar, (ns + 1) * sizeof *src);
+    const char **src = am__arena_alloc(w->ar, (ns + n_extra + 1) * sizeof *src);
     if (!src || !nv->id) return AM_NOMEM;
     for (size_t i = 0; i < ns; i++) src[i] = from->sources[i];
-    if (extra_source) {
+    for (size_t e = 0; e < n_extra; e++) {
         int dup = 0;
-        for (size_t i = 0; i < ns; i++) dup |= strcmp(src[i], extra_source) == 0;
-        if (!dup) src[ns++] = extra_source;
+        for (size_t i = 0; i < ns && !dup; i++) dup = strcmp(src[i], extra[e]) == 0;
+        if (!dup) src[ns++] = extra[e];
     }
     nv->sources = src;
     nv->n_sources = ns;
     return w->store->vt->item_insert(w->store, w->uid, nv);
 }
 
-static int close_version(am__wctx *w, const am__item_row *it)
+int am__semantic_close_version(am__wctx *w, const am__item_row *it)
 {
     return w->store->vt->item_close(w->store, w->uid, it->id, w->now);
+}
+
+/* A copy of `from` with the given changes; sources are from's sources plus
+ * extra_source (may be NULL). */
+static int insert_version(am__wctx *w, const am__item_row *from, am__item_row *nv,
+                          const char *extra_source)
+{
+    return am__semantic_insert_version(w, from, nv, extra_source ? &extra_source : NULL,
+                                       extra_source ? 1 : 0);
 }
 
 /* Similarity of two short texts: |A∩B| / |A∪B| over token sets. */
@@ -102,7 +109,7 @@ int am__semantic_put(am__wctx *w, const am__statement *st, int *outcome,
     if (near && best >= 0.9) {
         am__item_row nv = *near;
         nv.confidence = near->confidence + 0.05 > 1 ? 1 : near->confidence + 0.05;
-        if ((rc = close_version(w, near)) || (rc = insert_version(w, near, &nv, st->event_id)))
+        if ((rc = am__semantic_close_version(w, near)) || (rc = insert_version(w, near, &nv, st->event_id)))
             return rc;
         *outcome = AM__M_REINFORCED;
         if (lineage) snprintf(lineage, 27, "%s", near->lineage_id);
@@ -127,13 +134,13 @@ int am__semantic_put(am__wctx *w, const am__statement *st, int *outcome,
             /* F11 supersede: close, re-state the old value up to now. */
             am__item_row old = *same_key;
             old.valid_to = w->now;
-            if ((rc = close_version(w, same_key)) ||
+            if ((rc = am__semantic_close_version(w, same_key)) ||
                 (rc = insert_version(w, same_key, &old, NULL)))
                 return rc;
             *outcome = AM__M_SUPERSEDED;
         } else {
             /* one open question per item: a newer one replaces it */
-            if (pending && (rc = close_version(w, pending))) return rc;
+            if (pending && (rc = am__semantic_close_version(w, pending))) return rc;
             nv.status = "pending_confirm";
             *outcome = AM__M_PENDING;
         }
@@ -152,7 +159,7 @@ static int invalidate_row(am__wctx *w, am__item_row *it)
     am__item_row old = *it;
     old.valid_to = w->now;
     old.status = "invalidated";
-    int rc = close_version(w, it);
+    int rc = am__semantic_close_version(w, it);
     if (rc) return rc;
     return insert_version(w, it, &old, NULL);
 }
@@ -213,14 +220,14 @@ int am__semantic_feedback(am__wctx *w, const char *id, int action,
     case AM_FEEDBACK_CONFIRM:
         nv.confidence = it->confidence + 0.1 > 1 ? 1 : it->confidence + 0.1;
         nv.status = "active";
-        if ((rc = close_version(w, it))) return rc;
+        if ((rc = am__semantic_close_version(w, it))) return rc;
         return insert_version(w, it, &nv, NULL);
     case AM_FEEDBACK_REJECT:
         return invalidate_row(w, it);
     case AM_FEEDBACK_CORRECT: {
         am__item_row old = *it;
         old.valid_to = w->now;
-        if ((rc = close_version(w, it)) || (rc = insert_version(w, it, &old, NULL)))
+        if ((rc = am__semantic_close_version(w, it)) || (rc = insert_version(w, it, &old, NULL)))
             return rc;
         nv.text = text;
         nv.value_json = "null";

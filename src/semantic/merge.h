@@ -43,6 +43,15 @@ typedef struct am__statement {
     const char *event_id;   /* the source event */
 } am__statement;
 
+/* Insert nv as a new version (fresh version id, recorded now, current).
+ * Its sources are from's sources (from may be NULL) plus extra[0..n_extra),
+ * without duplicates. */
+int am__semantic_insert_version(am__wctx *w, const am__item_row *from, am__item_row *nv,
+                                const char *const *extra, size_t n_extra);
+
+/* Close a current version (superseded_at = now). */
+int am__semantic_close_version(am__wctx *w, const am__item_row *it);
+
 /* Merge a long-term statement.  *outcome gets an AM__M_* value and
  * lineage (27 bytes, may be NULL) the item's lineage id. */
 int am__semantic_put(am__wctx *w, const am__statement *st, int *outcome,

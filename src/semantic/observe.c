@@ -1,37 +1,10 @@
 /*
  * observe.c -- the observe hook (see observe.h): runs the two learners on
- * one user event, and the version helpers they share (observe_int.h).
+ * one user event, and the helpers they share (observe_int.h).
  */
 #include "semantic/observe_int.h"
 
 #include <string.h>
-
-int am__observe_insert(am__wctx *w, const am__item_row *from, am__item_row *nv,
-                       const char *const *extra, size_t n_extra)
-{
-    char id[27];
-    am__ulid_new(w->ulid, w->now, id);
-    nv->id = am__arena_strdup(w->ar, id);
-    nv->recorded_at = w->now;
-    nv->superseded_at = AM_TIME_NONE;
-    size_t ns = from ? from->n_sources : 0;
-    const char **src = am__arena_alloc(w->ar, (ns + n_extra + 1) * sizeof *src);
-    if (!src || !nv->id) return AM_NOMEM;
-    for (size_t i = 0; i < ns; i++) src[i] = from->sources[i];
-    for (size_t e = 0; e < n_extra; e++) {
-        int dup = 0;
-        for (size_t i = 0; i < ns && !dup; i++) dup = strcmp(src[i], extra[e]) == 0;
-        if (!dup) src[ns++] = extra[e];
-    }
-    nv->sources = src;
-    nv->n_sources = ns;
-    return w->store->vt->item_insert(w->store, w->uid, nv);
-}
-
-int am__observe_close(am__wctx *w, const am__item_row *it)
-{
-    return w->store->vt->item_close(w->store, w->uid, it->id, w->now);
-}
 
 int am__observe_audit(am__wctx *w, const char *op, const char *lineage,
                       const char *key)

@@ -17,14 +17,8 @@
 
 #define AM__OBS_MAX_SET 256 /* token-set size for similarity */
 
-/* Insert nv as a new version (fresh version id, recorded now, current).
- * Its sources are from's sources (from may be NULL) plus extra[0..n_extra),
- * without duplicates. */
-int am__observe_insert(am__wctx *w, const am__item_row *from, am__item_row *nv,
-                       const char *const *extra, size_t n_extra);
-
-/* Close a current version (superseded_at = now). */
-int am__observe_close(am__wctx *w, const am__item_row *it);
+/* New versions and closing: am__semantic_insert_version and
+ * am__semantic_close_version (merge.h). */
 
 /* Audit record of a memory change (F13): op such as "memory.promoted". */
 int am__observe_audit(am__wctx *w, const char *op, const char *lineage,

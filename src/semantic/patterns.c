@@ -412,8 +412,8 @@ static int write_pattern(miner *m)
         nv = *found;
         if ((rc = describe(m, &nv, weeks, found->key))) return rc;
         nv.scope = found->scope;
-        if ((rc = am__observe_close(w, found)) ||
-            (rc = am__observe_insert(w, found, &nv, sources, ns)) ||
+        if ((rc = am__semantic_close_version(w, found)) ||
+            (rc = am__semantic_insert_version(w, found, &nv, sources, ns)) ||
             (rc = am__observe_audit(w, "memory.updated", nv.lineage_id, nv.key)))
             return rc;
         m->out->updated++;
@@ -428,7 +428,7 @@ static int write_pattern(miner *m)
     nv.valid_from = w->now;
     nv.valid_to = AM_TIME_NONE;
     nv.status = "active";
-    if ((rc = am__observe_insert(w, NULL, &nv, sources, ns)) ||
+    if ((rc = am__semantic_insert_version(w, NULL, &nv, sources, ns)) ||
         (rc = am__observe_audit(w, "memory.created", nv.lineage_id, nv.key)))
         return rc;
     m->out->created++;

@@ -487,8 +487,8 @@ static int reinforce(promo *p, const am__item_row *it)
     if (!(nv.value_json = with_guard(w, it->value_json, it->text, p->session_json, writes + 1)))
         return AM_NOMEM;
     int rc;
-    if ((rc = am__observe_close(w, it)) ||
-        (rc = am__observe_insert(w, it, &nv, &p->ev->id, 1)) ||
+    if ((rc = am__semantic_close_version(w, it)) ||
+        (rc = am__semantic_insert_version(w, it, &nv, &p->ev->id, 1)) ||
         (rc = am__observe_audit(w, "memory.reinforced", it->lineage_id, it->key)))
         return rc;
     if (p->n_touched < MAX_SIGS) p->touched[p->n_touched++] = it->lineage_id;
@@ -596,13 +596,13 @@ static int promote(promo *p, const signal *s, const am__event_row *earlier,
         if (PROMOTE_CONFIDENCE + 1e-9 >= conflict->confidence) {
             am__item_row old = *conflict;
             old.valid_to = w->now;
-            if ((rc = am__observe_close(w, conflict)) ||
-                (rc = am__observe_insert(w, conflict, &old, NULL, 0)))
+            if ((rc = am__semantic_close_version(w, conflict)) ||
+                (rc = am__semantic_insert_version(w, conflict, &old, NULL, 0)))
                 return rc;
             op = "memory.updated";
         } else {
             if (pending && strcmp(pending->lineage_id, conflict->lineage_id) == 0 &&
-                (rc = am__observe_close(w, pending)))
+                (rc = am__semantic_close_version(w, pending)))
                 return rc;
             nv.status = "pending_confirm";
             op = "memory.pending";
@@ -616,7 +616,7 @@ static int promote(promo *p, const signal *s, const am__event_row *earlier,
     if (!nv.key || !nv.lineage_id || !(nv.value_json = promoted_value(p, s, writes + 1)))
         return AM_NOMEM;
     const char *sources[2] = {earlier->id, p->ev->id};
-    if ((rc = am__observe_insert(w, NULL, &nv, sources, 2)) ||
+    if ((rc = am__semantic_insert_version(w, NULL, &nv, sources, 2)) ||
         (rc = am__observe_audit(w, op, nv.lineage_id, nv.key)))
         return rc;
     if (p->n_touched < MAX_SIGS) p->touched[p->n_touched++] = nv.lineage_id;
