@@ -13,7 +13,7 @@
 #include "text/entities.h"
 
 #define MAX_QSET 256
-#define DEDUP_SET 128 /* tokens compared when deduplicating the block */
+#define DEDUP_SET AM__TEXT_SET /* tokens compared when deduplicating the block */
 
 /* ------------------------------------------------------------ conversion */
 
@@ -563,7 +563,7 @@ static int recall_run(am_db *db, const am_query *q, recall_box *box)
         if (len < shortest) shortest = len;
         if (newest == AM_TIME_NONE || scored[k].row->recorded_at > newest)
             newest = scored[k].row->recorded_at;
-        if ((rc = am__text_token_set(db->text, t, len, iset[k], DEDUP_SET, &ni[k])))
+        if ((rc = am__tokcache_text_set(db->text, db->tokcache, t, len, iset[k], &ni[k])))
             goto out_store;
     }
     size_t n_block = 0;
@@ -577,8 +577,7 @@ static int recall_run(am_db *db, const am_query *q, recall_box *box)
             events[i].occurred_at <= newest) {
             uint64_t es[DEDUP_SET];
             size_t ne;
-            if ((rc = am__text_token_set(db->text, events[i].content, strlen(events[i].content), es,
-                                         DEDUP_SET, &ne)))
+            if ((rc = am__tokcache_text_set(db->text, db->tokcache, events[i].content, clen, es, &ne)))
                 goto out_store;
             /* an older wording: said no later than the memory's version
              * was recorded, and about the same words both ways (a later

@@ -28,10 +28,19 @@ typedef struct tok_entry {
     uint64_t set[CACHE_SET];
 } tok_entry;
 
+#define TEXT_SLOTS 4096 /* ~4 MB: the block's candidate turns of busy users */
+
+typedef struct text_entry {
+    uint64_t key; /* hash of the text, 0 = empty */
+    uint8_t n;
+    uint64_t set[AM__TEXT_SET];
+} text_entry;
+
 struct am__tokcache {
     const am__allocator *a;
-    size_t used;
+    size_t used, text_used;
     tok_entry slot[CACHE_SLOTS];
+    text_entry text[TEXT_SLOTS];
 };
 
 am__tokcache *am__tokcache_new(const am__allocator *a)
@@ -44,6 +53,41 @@ am__tokcache *am__tokcache_new(const am__allocator *a)
 void am__tokcache_free(am__tokcache *c)
 {
     if (c) am__free(c->a, c);
+}
+
+int am__tokcache_text_set(am__text *t, am__tokcache *c, const char *s, size_t len,
+                          uint64_t *out, size_t *n)
+{
+    /* keyed by the text itself: a set is a function of its text */
+    uint64_t key = am__hash64(s, len) | 1;
+    size_t h = (size_t)(key % TEXT_SLOTS);
+    if (c)
+        for (size_t probe = 0; probe < 8; probe++) {
+            text_entry *e = &c->text[(h + probe) % TEXT_SLOTS];
+            if (e->key == key) {
+                memcpy(out, e->set, e->n * sizeof *out);
+                *n = e->n;
+                return AM_OK;
+            }
+            if (e->key == 0) break;
+        }
+    int rc = am__text_token_set(t, s, len, out, AM__TEXT_SET, n);
+    if (rc || !c) return rc;
+    if (c->text_used >= TEXT_SLOTS / 2) { /* keep probing short: start over */
+        memset(c->text, 0, sizeof c->text);
+        c->text_used = 0;
+    }
+    for (size_t probe = 0; probe < 8; probe++) {
+        text_entry *e = &c->text[(h + probe) % TEXT_SLOTS];
+        if (e->key == 0) {
+            e->key = key;
+            e->n = (uint8_t)*n;
+            memcpy(e->set, out, *n * sizeof *out);
+            c->text_used++;
+            break;
+        }
+    }
+    return AM_OK;
 }
 
 /* The token set of an item version (text + key): from the cache, or

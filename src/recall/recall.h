@@ -51,6 +51,11 @@ typedef struct am__scored_item {
 typedef struct am__tokcache am__tokcache;
 am__tokcache *am__tokcache_new(const am__allocator *a);
 void am__tokcache_free(am__tokcache *c);
+/* The token set (at most AM__TEXT_SET sorted hashes) of a text, through
+ * a second table of the cache keyed by the text's hash (c may be NULL). */
+#define AM__TEXT_SET 128
+int am__tokcache_text_set(am__text *t, am__tokcache *c, const char *s, size_t len,
+                          uint64_t *out, size_t *n);
 
 /* Score items for a query (token set q), best first, into out (n items).
  * cache may be NULL. */

@@ -5,6 +5,10 @@
  * terms of its real ask at the end, and a question about a date finds
  * that day's turn even when sixty others share more of its words.
  */
+#include <math.h>
+#include <stdlib.h>
+#include <unistd.h>
+
 #include "test.h"
 #include "api_util.h"
 
@@ -287,6 +291,128 @@ static void test_correction_stays_zh(void)
     correction_stays("以后订机票都选靠窗的座位", "不对，以后订机票不要靠窗的座位", "帮我订机票选座位", "不对");
 }
 
+/* The search keeps the index column lengths of rows it has scored
+ * (store/sqlite/fts_rank.c): a turn's context grows when its neighbours
+ * arrive, shrinks when one is forgotten, a rolled-back batch changes
+ * nothing, and another connection can write -- after each, one
+ * connection's ranking must be exactly what a fresh connection computes. */
+static char len_path[64];
+
+static am_db *open_file(void)
+{
+    am_config cfg;
+    am_config_init(&cfg);
+    cfg.path = len_path;
+    cfg.clock = test_clock;
+    am_db *db = NULL;
+    char *err = NULL;
+    CHECK_EQ_INT(am_open(&cfg, &db, &err), AM_OK);
+    am_free(err);
+    return db;
+}
+
+static void same_as_fresh(am_db *db, const char *question)
+{
+    am_db *fresh = open_file();
+    am_recall_result *r[2] = {NULL, NULL};
+    am_db *dbs[2] = {db, fresh};
+    for (int k = 0; k < 2; k++) {
+        am_query q;
+        memset(&q, 0, sizeof q);
+        q.user_id = "u1";
+        q.text = question;
+        q.max_events = 20;
+        q.no_touch = 1;
+        set_now("2026-03-09T09:00:00+08:00");
+        CHECK_EQ_INT(am_recall(dbs[k], &q, &r[k]), AM_OK);
+    }
+    CHECK(r[0] && r[1] && r[0]->n_events >= 2);
+    CHECK_EQ_INT((int)r[0]->n_events, (int)r[1]->n_events);
+    for (size_t i = 0; r[0] && r[1] && i < r[0]->n_events && i < r[1]->n_events; i++) {
+        CHECK_EQ_STR(r[0]->events[i].id, r[1]->events[i].id);
+        CHECK(fabs(r[0]->events[i].score - r[1]->events[i].score) < 1e-12);
+    }
+    am_recall_free(r[0]);
+    am_recall_free(r[1]);
+    am_close(fresh);
+}
+
+static void lengths_stay_true(const char *const turns[7], const char *question)
+{
+    snprintf(len_path, sizeof len_path, "/tmp/am_test_recall_XXXXXX");
+    int fd = mkstemp(len_path);
+    CHECK(fd >= 0);
+    close(fd);
+    remove(len_path);
+    am_db *db = open_file();
+    add(db, "u1", "s1", NULL, "2026-03-01T10:00:00+08:00", turns[0]);
+    add(db, "u1", "s2", NULL, "2026-03-02T10:00:00+08:00", turns[1]);
+    same_as_fresh(db, question); /* lengths learned */
+    /* a neighbour 20 s later: the first turn's context grows */
+    add(db, "u1", "s1", NULL, "2026-03-01T10:00:20+08:00", turns[2]);
+    same_as_fresh(db, question);
+    /* a batch that fails at its third event writes nothing: its first
+     * grew a turn's context, its second searched (a continuation cue
+     * looks for the task it continues) and saw that length */
+    am_event ev[3];
+    memset(ev, 0, sizeof ev);
+    ev[0].user_id = ev[1].user_id = ev[2].user_id = "u1";
+    ev[0].session_id = "s2";
+    ev[1].session_id = "s3";
+    ev[0].occurred_at = "2026-03-02T10:00:10+08:00";
+    ev[0].text = turns[3];
+    ev[1].occurred_at = "2026-03-02T10:00:15+08:00";
+    ev[1].text = turns[6];
+    ev[2].text = "bad \xff";
+    CHECK_EQ_INT(am_add_events(db, ev, 3, NULL), AM_INVALID);
+    same_as_fresh(db, question);
+    /* another connection adds a neighbour of the second turn */
+    am_db *other = open_file();
+    add(other, "u1", "s2", NULL, "2026-03-02T10:00:30+08:00", turns[4]);
+    am_close(other);
+    same_as_fresh(db, question);
+    /* forgetting a turn rebuilds its neighbours' context */
+    am_add_info gone = add(db, "u1", "s1", NULL, "2026-03-01T10:00:40+08:00", turns[5]);
+    same_as_fresh(db, question);
+    CHECK_EQ_INT(am_forget(db, "u1", AM_FORGET_EVENT, gone.event_id, NULL), AM_OK);
+    same_as_fresh(db, question);
+    am_close(db);
+    char side[96];
+    remove(len_path);
+    snprintf(side, sizeof side, "%s-wal", len_path);
+    remove(side);
+    snprintf(side, sizeof side, "%s-shm", len_path);
+    remove(side);
+}
+
+static void test_lengths_stay_true_en(void)
+{
+    static const char *const turns[7] = {
+        "We booked the cabin by the lake for the summer holiday",
+        "The lake cabin has two bedrooms and a small boat",
+        "The summer holiday at the lake starts in July, the cabin is ours for two weeks",
+        "Remember to pack the fishing rods for the lake",
+        "The boat at the cabin needs new oars before the holiday",
+        "My brother might join us at the lake cabin for the last weekend of the holiday",
+        "Let's continue planning the lake cabin holiday",
+    };
+    lengths_stay_true(turns, "when is the holiday at the lake cabin");
+}
+
+static void test_lengths_stay_true_zh(void)
+{
+    static const char *const turns[7] = {
+        "我们订了湖边的小木屋过暑假",
+        "湖边小木屋有两个卧室和一条小船",
+        "暑假七月开始，湖边的小木屋我们住两个星期，记得提前收拾行李",
+        "记得带上钓鱼竿去湖边",
+        "小木屋的小船需要在假期前换新的船桨",
+        "我哥哥可能最后一个周末来湖边小木屋和我们一起过暑假",
+        "我们继续安排湖边小木屋的暑假吧",
+    };
+    lengths_stay_true(turns, "湖边小木屋的暑假是什么时候");
+}
+
 int main(void)
 {
     RUN(test_context_length_zh);
@@ -300,5 +426,7 @@ int main(void)
     RUN(test_memory_sources_en);
     RUN(test_correction_stays_en);
     RUN(test_correction_stays_zh);
+    RUN(test_lengths_stay_true_en);
+    RUN(test_lengths_stay_true_zh);
     TEST_MAIN_END();
 }

@@ -1,30 +1,27 @@
 /*
- * fts_rank.c -- am_bm25(), the ranking function of events_fts: BM25F.
+ * fts_rank.c -- BM25F ranking of events_fts.
  *
  * FTS5's built-in bm25() normalises a hit by the length of the whole row.
  * An event row has a `doc` column (its text and entities) and a `ctx`
  * column (the text of its neighbouring turns), so with bm25() a turn that
  * happens to have three chatty neighbours looks four times as long as one
- * said alone, and loses to it whatever it says.  am_bm25() normalises each
- * column by its own length against that column's average (BM25F):
+ * said alone, and loses to it whatever it says.  Here each column is
+ * normalised by its own length against that column's average (BM25F):
  *
  *   tf(p)  = sum over columns c of  w_c * tf(p, c) / (1 - b + b * len_c / avg_c)
- *   score  = sum over phrases p of  idf(p) * tf(p) * (k1 + 1) / (k1 + tf(p))
+ *   score  = sum over phrases p of  w_p * idf(p) * tf(p) * (k1 + 1) / (k1 + tf(p))
  *   idf(p) = ln(1 + (N - n_p + 0.5) / (n_p + 0.5))
  *
- * with k1 = 1.2, b = 0.75, and returns -score (smaller is better, as
- * bm25(), so ORDER BY works the same way).
+ * with k1 = 1.2, b = 0.75; w_p weighs a phrase (expansions count less than
+ * the words of the question), n_p is its document frequency and N the
+ * number of rows, both the user's (the store passes them).
  *
- * SQL: am_bm25(events_fts, skip, df, w_0, w_1, ...): the first `skip`
- * phrases of the query are filters and not scored; `df` is NULL or a blob
- * of doubles: the document frequency of each scored phrase in query order,
- * then N, the number of rows the frequencies count, then optionally a
- * weight per scored phrase (its score is multiplied by it: expansions
- * count less than the words of the question) (the caller has them
- * from the vocabulary table -- with per-user terms they are the user's --
- * which is cheaper than counting each phrase's rows here; that is what
- * happens when df is NULL, with N the table's row count).  Missing column
- * weights are 1.  Column length averages are the table's.
+ * A search is one scan: the SQL function am_collect(events_fts, hits),
+ * called for every row the OR query matches, appends the row's column
+ * lengths and its per-phrase counts to a C structure bound as a pointer;
+ * the rows are then scored here, not through one SQL result and one
+ * sorter entry per row.  Row lengths come from a cache (below) when
+ * known: reading them is a b-tree lookup per row, half of a search.
  */
 #include "store/sqlite/sqlite_int.h"
 
@@ -33,139 +30,270 @@
 
 #define RANK_K1 1.2
 #define RANK_B 0.75
-#define MAX_COLS 8
 
-/* Per-query data, computed on the first row and kept as FTS5 auxdata. */
-typedef struct rank_data {
-    int n_phrase;
-    double avg[MAX_COLS]; /* average tokens per row, per column */
-    double *idf;          /* n_phrase entries, times the phrase's weight
-                             (skipped ones: 0) */
-    double *tf;           /* n_phrase x n_col scratch */
-} rank_data;
+/* ---------------------------------------------------------------- am_collect
+ *
+ * am_collect(events_fts, hits): the same BM25F, but the rows are scored in
+ * C after the scan instead of one SQL function result and one sorter entry
+ * per row.  Called once per matching row, it appends the row's column
+ * lengths and, per phrase that occurs in it, the phrase's count in each
+ * scored column to `hits` (an am__fts_hits bound with
+ * sqlite3_bind_pointer, type "am__fts_hits"), and returns 0.  The
+ * phrases' document frequencies then come free with the scan (every row
+ * that holds a phrase matched the OR query), which saves the vocabulary
+ * lookups a search made first. */
 
-static int count_cb(const Fts5ExtensionApi *api, Fts5Context *fts, void *ud)
+static int hits_grow(am__fts_hits *h, void **p, size_t *cap, size_t need, size_t size)
 {
-    (void)api;
-    (void)fts;
-    (*(sqlite3_int64 *)ud)++;
+    if (need <= *cap) return SQLITE_OK;
+    size_t cap2 = *cap ? *cap * 2 : 256;
+    while (cap2 < need) cap2 *= 2;
+    void *q = am__realloc(h->a, *p, cap2 * size);
+    if (!q) return SQLITE_NOMEM;
+    *p = q;
+    *cap = cap2;
     return SQLITE_OK;
 }
 
-static int rank_data_make(const Fts5ExtensionApi *api, Fts5Context *fts,
-                          int skip, sqlite3_value *df_val, rank_data **out)
+/* Column lengths of recently scored rows, by rowid: FTS5 reads a row's
+ * lengths from its docsize table, one b-tree lookup per matching row --
+ * half the cost of a search.  Open addressing, linear probing, keys
+ * rowid + 1 (0: empty), deletion by backward shift.  Kept true by the
+ * store: a row's entry is dropped when the row is inserted or its context
+ * grows, everything when rows are deleted, a transaction rolls back or
+ * another connection commits (PRAGMA data_version). */
+#define LENS_MIN 4096
+#define LENS_MAX (1u << 21) /* 2M slots, 48 MB: then start over */
+
+typedef struct lens_slot {
+    uint64_t key;
+    uint32_t len[AM__FTS_SCORED];
+} lens_slot;
+
+struct am__fts_lens {
+    const am__allocator *a;
+    lens_slot *slot;
+    size_t cap, n; /* cap: a power of two, or 0 */
+};
+
+am__fts_lens *am__fts_lens_new(const am__allocator *a)
 {
+    am__fts_lens *c = am__calloc(a, sizeof *c);
+    if (c) c->a = a;
+    return c;
+}
+
+void am__fts_lens_clear(am__fts_lens *c)
+{
+    if (!c) return;
+    am__free(c->a, c->slot);
+    c->slot = NULL;
+    c->cap = c->n = 0;
+}
+
+void am__fts_lens_free(am__fts_lens *c)
+{
+    if (!c) return;
+    am__fts_lens_clear(c);
+    am__free(c->a, c);
+}
+
+static size_t lens_hash(uint64_t key, size_t cap)
+{
+    key *= 0x9E3779B97F4A7C15ull;
+    return (size_t)(key >> 32) & (cap - 1);
+}
+
+static const lens_slot *lens_find(const am__fts_lens *c, int64_t rid)
+{
+    if (!c || !c->cap) return NULL;
+    uint64_t key = (uint64_t)rid + 1;
+    for (size_t i = lens_hash(key, c->cap);; i = (i + 1) & (c->cap - 1)) {
+        if (c->slot[i].key == key) return &c->slot[i];
+        if (c->slot[i].key == 0) return NULL;
+    }
+}
+
+static void lens_put(am__fts_lens *c, int64_t rid, const uint32_t len[AM__FTS_SCORED])
+{
+    if (!c) return;
+    if ((c->n + 1) * 4 > c->cap * 3) { /* grow, or start over when at the cap */
+        size_t cap = c->cap ? c->cap * 2 : LENS_MIN;
+        lens_slot *old = c->slot;
+        size_t old_cap = c->cap;
+        if (cap > LENS_MAX) {
+            am__fts_lens_clear(c);
+            cap = LENS_MIN;
+            old = NULL;
+            old_cap = 0;
+        }
+        lens_slot *slot = am__calloc(c->a, cap * sizeof *slot);
+        if (!slot) return; /* no memory: not cached */
+        c->slot = slot;
+        c->cap = cap;
+        c->n = 0;
+        for (size_t i = 0; i < old_cap; i++)
+            if (old[i].key) {
+                size_t j = lens_hash(old[i].key, cap);
+                while (slot[j].key) j = (j + 1) & (cap - 1);
+                slot[j] = old[i];
+                c->n++;
+            }
+        am__free(c->a, old);
+    }
+    uint64_t key = (uint64_t)rid + 1;
+    size_t i = lens_hash(key, c->cap);
+    while (c->slot[i].key && c->slot[i].key != key) i = (i + 1) & (c->cap - 1);
+    if (!c->slot[i].key) c->n++;
+    c->slot[i].key = key;
+    memcpy(c->slot[i].len, len, sizeof c->slot[i].len);
+}
+
+void am__fts_lens_drop(am__fts_lens *c, int64_t rid)
+{
+    if (!c || !c->cap) return;
+    uint64_t key = (uint64_t)rid + 1;
+    size_t mask = c->cap - 1, i = lens_hash(key, c->cap);
+    while (c->slot[i].key != key) {
+        if (!c->slot[i].key) return;
+        i = (i + 1) & mask;
+    }
+    /* backward shift: pull later members of the cluster into the hole when
+     * their home is not between the hole and them */
+    for (size_t j = (i + 1) & mask;; j = (j + 1) & mask) {
+        if (!c->slot[j].key) break;
+        size_t home = lens_hash(c->slot[j].key, c->cap);
+        if (((j - home) & mask) >= ((j - i) & mask)) {
+            c->slot[i] = c->slot[j];
+            i = j;
+        }
+    }
+    c->slot[i].key = 0;
+    c->n--;
+}
+
+static void am_collect(const Fts5ExtensionApi *api, Fts5Context *fts,
+                       sqlite3_context *ctx, int n_val, sqlite3_value **val)
+{
+    am__fts_hits *h = n_val > 0 ? sqlite3_value_pointer(val[0], "am__fts_hits") : NULL;
+    if (!h) {
+        sqlite3_result_error(ctx, "am_collect: no hit collector bound", -1);
+        return;
+    }
     int n_col = api->xColumnCount(fts);
     int n_phrase = api->xPhraseCount(fts);
-    sqlite3_int64 n_row = 0;
-    int rc = api->xRowCount(fts, &n_row);
-    if (rc != SQLITE_OK) return rc;
-    if (n_col > MAX_COLS) n_col = MAX_COLS;
-    size_t bytes = sizeof(rank_data) + sizeof(double) * (size_t)n_phrase * (size_t)(1 + n_col);
-    rank_data *d = sqlite3_malloc64(bytes);
-    if (!d) return SQLITE_NOMEM;
-    memset(d, 0, bytes);
-    d->n_phrase = n_phrase;
-    d->idf = (double *)(d + 1);
-    d->tf = d->idf + n_phrase;
-    for (int c = 0; c < n_col && rc == SQLITE_OK; c++) {
-        sqlite3_int64 total = 0;
-        rc = api->xColumnTotalSize(fts, c, &total);
-        d->avg[c] = n_row > 0 && total > 0 ? (double)total / (double)n_row : 1.0;
-    }
-    const double *df = NULL;
-    int n_df = 0;
-    const double *wt = NULL;
-    double n_docs = (double)n_row;
-    int n_bytes = df_val && sqlite3_value_type(df_val) == SQLITE_BLOB ? sqlite3_value_bytes(df_val) : 0;
-    int n_scored = n_phrase - skip;
-    if (n_bytes == (int)sizeof(double) * (n_scored + 1) ||
-        n_bytes == (int)sizeof(double) * (2 * n_scored + 1)) {
-        df = sqlite3_value_blob(df_val);
-        n_df = n_scored;
-        memcpy(&n_docs, df + n_df, sizeof n_docs); /* blob: unaligned */
-        if (n_bytes == (int)sizeof(double) * (2 * n_scored + 1)) wt = df + n_df + 1;
-    }
-    for (int p = skip; p < n_phrase && rc == SQLITE_OK; p++) {
-        double hits;
-        if (df && p - skip < n_df) {
-            memcpy(&hits, df + (p - skip), sizeof hits); /* blob: unaligned */
-        } else {
-            sqlite3_int64 h = 0;
-            rc = api->xQueryPhrase(fts, p, &h, count_cb);
-            hits = (double)h;
-        }
-        if (hits > n_docs) hits = n_docs;
-        d->idf[p] = log(1.0 + (n_docs - hits + 0.5) / (hits + 0.5));
-        if (wt) {
-            double w;
-            memcpy(&w, wt + (p - skip), sizeof w);
-            d->idf[p] *= w;
-        }
-    }
-    if (rc != SQLITE_OK) {
-        sqlite3_free(d);
-        return rc;
-    }
-    /* on failure FTS5 has already freed d with the destructor given */
-    if ((rc = api->xSetAuxdata(fts, d, sqlite3_free)) != SQLITE_OK) return rc;
-    *out = d;
-    return SQLITE_OK;
-}
-
-static void am_bm25(const Fts5ExtensionApi *api, Fts5Context *fts,
-                    sqlite3_context *ctx, int n_val, sqlite3_value **val)
-{
-    int skip = n_val > 0 ? sqlite3_value_int(val[0]) : 0;
-    int n_phrases = api->xPhraseCount(fts);
-    if (skip < 0) skip = 0;
-    if (skip > n_phrases) skip = n_phrases;
-    int n_col = api->xColumnCount(fts);
-    if (n_col > MAX_COLS) n_col = MAX_COLS;
-    rank_data *d = api->xGetAuxdata(fts, 0);
     int rc = SQLITE_OK;
-    if (!d && (rc = rank_data_make(api, fts, skip, n_val > 1 ? val[1] : NULL, &d)) != SQLITE_OK) {
+    if (h->n == 0 && h->n_phrase == 0) { /* first row: the table's averages */
+        sqlite3_int64 n_row = 0;
+        rc = api->xRowCount(fts, &n_row);
+        for (int c = 0; c < AM__FTS_SCORED && rc == SQLITE_OK; c++) {
+            sqlite3_int64 total = 0;
+            if (h->col0 + c < n_col) rc = api->xColumnTotalSize(fts, h->col0 + c, &total);
+            h->avg[c] = n_row > 0 && total > 0 ? (double)total / (double)n_row : 1.0;
+        }
+        h->n_phrase = n_phrase;
+    }
+    if (rc == SQLITE_OK)
+        rc = hits_grow(h, (void **)&h->hit, &h->cap, h->n + 1, sizeof *h->hit);
+    if (rc == SQLITE_OK)
+        rc = hits_grow(h, (void **)&h->tf, &h->cap_tf, h->n_tf + (size_t)n_phrase, sizeof *h->tf);
+    if (rc != SQLITE_OK) {
         sqlite3_result_error_code(ctx, rc);
         return;
     }
-    double w[MAX_COLS], norm[MAX_COLS];
-    for (int c = 0; c < n_col; c++) {
-        int len = 0;
-        w[c] = 2 + c < n_val ? sqlite3_value_double(val[2 + c]) : 1.0;
-        if ((rc = api->xColumnSize(fts, c, &len)) != SQLITE_OK) break;
-        norm[c] = 1.0 - RANK_B + RANK_B * (double)len / d->avg[c];
+    am__fts_hit *e = &h->hit[h->n];
+    e->rid = api->xRowid(fts);
+    e->first = h->n_tf;
+    const lens_slot *known = lens_find(h->lens, e->rid);
+    if (known) {
+        for (int c = 0; c < AM__FTS_SCORED; c++) e->len[c] = (float)known->len[c];
+    } else {
+        uint32_t len[AM__FTS_SCORED];
+        for (int c = 0; c < AM__FTS_SCORED && rc == SQLITE_OK; c++) {
+            int l = 0;
+            if (h->col0 + c < n_col) rc = api->xColumnSize(fts, h->col0 + c, &l);
+            len[c] = l > 0 ? (uint32_t)l : 0;
+            e->len[c] = (float)len[c];
+        }
+        if (rc == SQLITE_OK) lens_put(h->lens, e->rid, len);
     }
-    /* per phrase and column: walk each phrase's instances in this row
-     * (no merge of all phrases by offset, as xInst would build) */
-    memset(d->tf, 0, sizeof(double) * (size_t)d->n_phrase * (size_t)n_col);
-    for (int p = skip; p < d->n_phrase && rc == SQLITE_OK; p++) {
+    for (int p = 0; p < n_phrase && rc == SQLITE_OK; p++) {
         Fts5PhraseIter it;
         int c = -1, off = -1;
+        unsigned tf[AM__FTS_SCORED] = {0};
         rc = api->xPhraseFirst(fts, p, &it, &c, &off);
-        while (rc == SQLITE_OK && c >= 0) {
-            if (c < n_col) d->tf[(size_t)p * (size_t)n_col + (size_t)c] += 1;
+        while (rc == SQLITE_OK && c >= 0) { /* c and off are the iterator's state */
+            int k = c - h->col0;
+            if (k >= 0 && k < AM__FTS_SCORED && tf[k] < 65535) tf[k]++;
             api->xPhraseNext(fts, &it, &c, &off);
+        }
+        if (tf[0] || tf[1]) {
+            am__fts_tf *t = &h->tf[h->n_tf++];
+            t->phrase = (uint16_t)p;
+            t->tf[0] = (uint16_t)tf[0];
+            t->tf[1] = (uint16_t)tf[1];
         }
     }
     if (rc != SQLITE_OK) {
+        h->n_tf = e->first;
         sqlite3_result_error_code(ctx, rc);
         return;
     }
-    double score = 0;
-    for (int p = skip; p < d->n_phrase; p++) {
-        double tf = 0;
-        for (int c = 0; c < n_col; c++) {
-            double t = d->tf[(size_t)p * (size_t)n_col + (size_t)c];
-            if (t > 0 && w[c] > 0) tf += w[c] * t / norm[c];
-        }
-        if (tf > 0) score += d->idf[p] * tf * (RANK_K1 + 1) / (RANK_K1 + tf);
-    }
-    sqlite3_result_double(ctx, -score);
+    e->n_tf = h->n_tf - e->first;
+    h->n++;
+    sqlite3_result_int(ctx, 0);
 }
 
-int am__sqlite_register_rank(sqlite3 *db)
+void am__fts_hits_free(am__fts_hits *h)
+{
+    am__free(h->a, h->hit);
+    am__free(h->a, h->tf);
+    h->hit = NULL;
+    h->tf = NULL;
+    h->n = h->cap = h->n_tf = h->cap_tf = 0;
+}
+
+void am__fts_hits_df(const am__fts_hits *h, double *df)
+{
+    for (int p = 0; p < h->n_phrase; p++) df[p] = 0;
+    for (size_t t = 0; t < h->n_tf; t++)
+        if (h->tf[t].phrase < h->n_phrase) df[h->tf[t].phrase] += 1;
+}
+
+void am__fts_hits_score(am__fts_hits *h, const double *df, double n_docs, const double *weight,
+                        const double w_col[AM__FTS_SCORED])
+{
+    double idf_buf[64];
+    double *idf = h->n_phrase <= 64 ? idf_buf : am__malloc(h->a, (size_t)h->n_phrase * sizeof *idf);
+    if (!idf) { /* no memory for the weights: every row scores 0 */
+        for (size_t i = 0; i < h->n; i++) h->hit[i].score = 0;
+        return;
+    }
+    for (int p = 0; p < h->n_phrase; p++) {
+        double n_p = df[p] > n_docs ? n_docs : df[p];
+        idf[p] = log(1.0 + (n_docs - n_p + 0.5) / (n_p + 0.5)) * (weight ? weight[p] : 1.0);
+    }
+    for (size_t i = 0; i < h->n; i++) {
+        am__fts_hit *e = &h->hit[i];
+        double norm[AM__FTS_SCORED];
+        for (int c = 0; c < AM__FTS_SCORED; c++)
+            norm[c] = 1.0 - RANK_B + RANK_B * (double)e->len[c] / h->avg[c];
+        double score = 0;
+        for (uint32_t k = 0; k < e->n_tf; k++) {
+            const am__fts_tf *t = &h->tf[e->first + k];
+            double tf = 0;
+            for (int c = 0; c < AM__FTS_SCORED; c++)
+                if (t->tf[c] && w_col[c] > 0) tf += w_col[c] * t->tf[c] / norm[c];
+            if (tf > 0) score += idf[t->phrase] * tf * (RANK_K1 + 1) / (RANK_K1 + tf);
+        }
+        e->score = score;
+    }
+    if (idf != idf_buf) am__free(h->a, idf);
+}
+
+int am__sqlite_register_collect(sqlite3 *db)
 {
     fts5_api *api = am__sqlite_fts5(db);
     if (!api) return SQLITE_ERROR;
-    return api->xCreateFunction(api, "am_bm25", NULL, am_bm25, NULL);
+    return api->xCreateFunction(api, "am_collect", NULL, am_collect, NULL);
 }

@@ -23,8 +23,45 @@ fts5_api *am__sqlite_fts5(sqlite3 *db);
 
 int am__sqlite_register_tokenizer(sqlite3 *db);
 
-/* am_bm25(): BM25F ranking of events_fts (fts_rank.c). */
-int am__sqlite_register_rank(sqlite3 *db);
+/* am_collect(events_fts, hits): every matching row's column lengths and
+ * per-phrase counts gathered into an am__fts_hits, scored in C by
+ * am__fts_hits_score (BM25F, fts_rank.c). */
+#define AM__FTS_SCORED 2 /* scored columns, from col0: doc, ctx */
+typedef struct am__fts_tf {
+    uint16_t phrase;
+    uint16_t tf[AM__FTS_SCORED];
+} am__fts_tf;
+typedef struct am__fts_hit {
+    int64_t rid;
+    double score;
+    float len[AM__FTS_SCORED];
+    uint32_t first, n_tf; /* its entries in tf[] */
+} am__fts_hit;
+/* Column lengths of recently scored rows (fts_rank.c); NULL: none. */
+typedef struct am__fts_lens am__fts_lens;
+am__fts_lens *am__fts_lens_new(const am__allocator *a);
+void am__fts_lens_free(am__fts_lens *c);
+void am__fts_lens_drop(am__fts_lens *c, int64_t rid); /* its index row changes */
+void am__fts_lens_clear(am__fts_lens *c);             /* rows deleted, rollback, ... */
+typedef struct am__fts_hits {
+    const am__allocator *a;
+    am__fts_lens *lens; /* lengths known, and learned; NULL: none */
+    int col0;        /* first scored column */
+    int n_phrase;    /* set by the first row */
+    double avg[AM__FTS_SCORED]; /* the table's tokens per row, per column */
+    am__fts_hit *hit;
+    size_t n, cap;
+    am__fts_tf *tf;
+    size_t n_tf, cap_tf;
+} am__fts_hits;
+int am__sqlite_register_collect(sqlite3 *db);
+void am__fts_hits_free(am__fts_hits *h);
+/* df[p]: the hits holding phrase p (n_phrase entries) */
+void am__fts_hits_df(const am__fts_hits *h, double *df);
+/* hit[i].score = BM25F with those frequencies, N, per-phrase weights (NULL:
+ * 1) and per-column weights */
+void am__fts_hits_score(am__fts_hits *h, const double *df, double n_docs, const double *weight,
+                        const double w_col[AM__FTS_SCORED]);
 
 /* Vectors of recently recalled users in memory (vec_cache.c). */
 typedef struct am__vcache am__vcache;

@@ -14,6 +14,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "store/sqlite/sqlite_int.h"
@@ -32,6 +33,8 @@ typedef struct sq_store {
     int n_cache;
     am__buf scratch;
     am__vcache *vc; /* vectors of recent users (vec_cache.c), or NULL */
+    am__fts_lens *lens;   /* index column lengths of scored rows, or NULL */
+    int64_t lens_version; /* PRAGMA data_version they were read at */
 } sq_store;
 
 #define SQ(s) ((sq_store *)(s))
@@ -268,6 +271,7 @@ static void sq_close(am__store *base)
     if (s->db) sqlite3_close(s->db);
     am__buf_free(&s->scratch);
     am__vc_free(s->vc);
+    am__fts_lens_free(s->lens);
     am__free(s->a, s);
 }
 
@@ -287,6 +291,7 @@ static int sq_rollback(am__store *b)
 {
     sq_store *s = SQ(b);
     am__vc_txn_end(s->vc, 0);
+    am__fts_lens_clear(s->lens);
     if (sqlite3_get_autocommit(s->db)) return AM_OK;
     return exec(s, "ROLLBACK", "rollback");
 }
@@ -453,6 +458,7 @@ static int sq_event_put(am__store *b, am__event_row *e)
     bind_text(st, 1, e->user_id);
     if ((rc = run(s, st, "event count"))) return rc;
     e->rid = sqlite3_last_insert_rowid(s->db);
+    am__fts_lens_drop(s->lens, e->rid); /* a rowid can come back */
     char tok[32];
     uid_token(e->user_id, tok, 0);
     st = stmt(s, "INSERT INTO events_fts(rowid, uid, doc, ctx) VALUES(?1, ?2,"
@@ -472,6 +478,7 @@ static int sq_event_ctx_append(am__store *b, const char *uid, int64_t rid,
     sq_store *s = SQ(b);
     char tok[32];
     uid_token(uid, tok, 0);
+    am__fts_lens_drop(s->lens, rid);
     sqlite3_stmt *st = stmt(s, "UPDATE events_fts SET ctx = ctx || ' ' || ?1 WHERE rowid = ?2 AND uid = ?3");
     if (!st) return AM_BACKEND;
     bind_text(st, 1, text);
@@ -733,6 +740,57 @@ static int sq_event_get(am__store *b, const char *uid, const char *id,
     return r;
 }
 
+/* Best first: a before b (higher score; ties: the older row). */
+static int hit_before(const am__fts_hit *a, const am__fts_hit *b)
+{
+    return a->score > b->score || (a->score == b->score && a->rid < b->rid);
+}
+
+static int cmp_hit(const void *x, const void *y)
+{
+    const am__fts_hit *a = x, *b = y;
+    return hit_before(a, b) ? -1 : hit_before(b, a) ? 1 : 0;
+}
+
+/* Move the best k hits to the front, best first (a heap of the k best
+ * kept at the front, worst on top, then sorted). */
+static void hits_top(am__fts_hit *h, size_t n, size_t k)
+{
+    if (n == 0) return;
+    if (k >= n || n <= 64) {
+        qsort(h, n, sizeof *h, cmp_hit);
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        size_t m;
+        if (i < k) { /* sift up */
+            m = i;
+            while (m > 0 && hit_before(&h[(m - 1) / 2], &h[m])) {
+                am__fts_hit t = h[m];
+                h[m] = h[(m - 1) / 2];
+                h[(m - 1) / 2] = t;
+                m = (m - 1) / 2;
+            }
+            continue;
+        }
+        if (!hit_before(&h[i], &h[0])) continue;
+        am__fts_hit t = h[0];
+        h[0] = h[i];
+        h[i] = t;
+        for (m = 0;;) { /* sift down: the worst of the k on top */
+            size_t l = 2 * m + 1, r = l + 1, w = m;
+            if (l < k && hit_before(&h[w], &h[l])) w = l;
+            if (r < k && hit_before(&h[w], &h[r])) w = r;
+            if (w == m) break;
+            t = h[m];
+            h[m] = h[w];
+            h[w] = t;
+            m = w;
+        }
+    }
+    qsort(h, k, sizeof *h, cmp_hit);
+}
+
 static int sq_events_search(am__store *b, const char *uid,
                             const char *const *terms, const double *weights,
                             size_t n_terms, double w_ctx,
@@ -742,20 +800,23 @@ static int sq_events_search(am__store *b, const char *uid,
     sq_store *s = SQ(b);
     *rows = NULL;
     *n = 0;
-    if (n_terms == 0) return AM_OK;
+    if (n_terms == 0 || limit <= 0) return AM_OK;
     /* Terms are per user (fts_tokenizer.c): "<user token> 0x1F term".
-     * Document frequencies come from the index's vocabulary (one b-tree
-     * lookup and a doclist walk per term), and am_bm25 takes them as an
-     * argument instead of counting each phrase's rows itself; the bare
-     * user token's frequency is the user's number of rows.
-     * Frequent terms: a term in more than a tenth of a long history adds
-     * almost nothing to BM25 (its idf is near zero) but costs the longest
-     * posting list; drop such terms when rarer ones remain. */
+     * One scan of the index gathers every matching row's column lengths
+     * and term counts (am_collect, fts_rank.c); BM25F is computed here and
+     * only the best rows are read.  The terms' document frequencies come
+     * with that scan (every row holding a term matches the OR query) --
+     * except when the history is long, where they are read first from the
+     * index's vocabulary (one b-tree lookup and a doclist walk per term) to
+     * drop frequent terms: a term in more than a tenth of a long history
+     * adds almost nothing to BM25 (its idf is near zero) but costs the
+     * longest posting list -- and when the scan is bounded in time, which
+     * sees only part of the history.  N is the user's event counter. */
     char tag[32];
     uid_token(uid, tag, 0);
     am__buf *q = &s->scratch;
     unsigned char *keep = am__arena_alloc(ar, n_terms + 1);
-    double *df = am__arena_alloc(ar, (2 * n_terms + 1) * sizeof *df);
+    double *df = am__arena_alloc(ar, (n_terms + 1) * sizeof *df);
     double *wt = am__arena_alloc(ar, (n_terms + 1) * sizeof *wt);
     if (!keep || !df || !wt) return AM_NOMEM;
     int64_t rows_total = 0;
@@ -766,35 +827,41 @@ static int sq_events_search(am__store *b, const char *uid,
     if (crc == SQLITE_ROW) rows_total = sqlite3_column_int64(cnt, 0);
     done(s, cnt);
     if (crc != SQLITE_ROW && crc != SQLITE_DONE) return fail(s, crc, "event count");
-    /* the bare user token's frequency only when the counter says nothing */
-    size_t lookups = rows_total > 0 ? n_terms : n_terms + 1;
-    for (size_t i = 0; i < lookups; i++) {
-        sqlite3_stmt *v = stmt(s, "SELECT doc FROM temp.am_events_vocab WHERE term = ?");
-        if (!v) return AM_BACKEND;
-        am__buf_reset(q);
-        am__buf_adds(q, tag);
-        if (i < n_terms) {
-            am__buf_addc(q, AM__FTS_TAG_SEP);
-            am__buf_adds(q, terms[i]);
+    int timed = from != AM_TIME_NONE || to != AM_TIME_NONE;
+    int vocab = timed || rows_total <= 0 || rows_total > 2000;
+    if (vocab) {
+        /* the bare user token's frequency only when the counter says nothing */
+        size_t lookups = rows_total > 0 ? n_terms : n_terms + 1;
+        for (size_t i = 0; i < lookups; i++) {
+            sqlite3_stmt *v = stmt(s, "SELECT doc FROM temp.am_events_vocab WHERE term = ?");
+            if (!v) return AM_BACKEND;
+            am__buf_reset(q);
+            am__buf_adds(q, tag);
+            if (i < n_terms) {
+                am__buf_addc(q, AM__FTS_TAG_SEP);
+                am__buf_adds(q, terms[i]);
+            }
+            if (q->oom) { done(s, v); return AM_NOMEM; }
+            sqlite3_bind_text(v, 1, q->p, (int)q->len, SQLITE_STATIC);
+            int src = sqlite3_step(v);
+            int64_t d = src == SQLITE_ROW ? sqlite3_column_int64(v, 0) : 0;
+            done(s, v);
+            if (src != SQLITE_ROW && src != SQLITE_DONE) return fail(s, src, "term frequencies");
+            if (i == n_terms) rows_total = d;
+            else df[i] = (double)d;
         }
-        if (q->oom) { done(s, v); return AM_NOMEM; }
-        sqlite3_bind_text(v, 1, q->p, (int)q->len, SQLITE_STATIC);
-        int src = sqlite3_step(v);
-        int64_t d = src == SQLITE_ROW ? sqlite3_column_int64(v, 0) : 0;
-        done(s, v);
-        if (src != SQLITE_ROW && src != SQLITE_DONE) return fail(s, src, "term frequencies");
-        if (i == n_terms) rows_total = d;
-        else df[i] = (double)d;
+        if (rows_total == 0) return AM_OK; /* nothing indexed for this user */
+        int64_t max_df = rows_total > 2000 ? rows_total / 10 : INT64_MAX;
+        size_t rare = 0;
+        for (size_t i = 0; i < n_terms; i++) {
+            keep[i] = df[i] > 0 && df[i] <= (double)max_df; /* absent terms cannot match */
+            rare += keep[i];
+        }
+        if (rare == 0) /* only frequent terms: keep them all */
+            for (size_t i = 0; i < n_terms; i++) keep[i] = df[i] > 0;
+    } else {
+        memset(keep, 1, n_terms);
     }
-    if (rows_total == 0) return AM_OK; /* nothing indexed for this user */
-    int64_t max_df = rows_total > 2000 ? rows_total / 10 : INT64_MAX;
-    size_t rare = 0;
-    for (size_t i = 0; i < n_terms; i++) {
-        keep[i] = df[i] > 0 && df[i] <= (double)max_df; /* absent terms cannot match */
-        rare += keep[i];
-    }
-    if (rare == 0) /* only frequent terms: keep them all */
-        for (size_t i = 0; i < n_terms; i++) keep[i] = df[i] > 0;
     am__buf_reset(q);
     am__buf_adds(q, "{doc ctx}:(");
     size_t kept = 0;
@@ -815,36 +882,80 @@ static int sq_events_search(am__store *b, const char *uid,
     am__buf_addc(q, ')');
     if (q->oom) return AM_NOMEM;
     if (kept == 0) return AM_OK; /* no query term occurs in this history */
-    df[kept] = (double)rows_total; /* N, after the frequencies */
-    memcpy(df + kept + 1, wt, kept * sizeof *wt); /* then the weights */
-    /* Rank rowids in the index alone, then read the winners' rows: the
-     * sorter then holds (rowid, score), not every matching event.  A time
-     * window must filter before the limit, so it joins inside. */
+    /* A time window filters in the scan (a join with the events); the
+     * plain search needs no join at all (the terms are the user's; the
+     * rows read at the end are checked against the user anyway). */
     sqlite3_stmt *st;
-    if (from == AM_TIME_NONE && to == AM_TIME_NONE)
-        st = stmt(s, "SELECT " EVENT_COLS ", f.r FROM"
-                     " (SELECT rowid AS rid, am_bm25(events_fts, 0, ?3, 0.0, 1.0, ?6) AS r"
-                     "  FROM events_fts WHERE events_fts MATCH ?1 ORDER BY r LIMIT ?5) f"
-                     " JOIN events e ON e.rid = f.rid WHERE e.user_id = ?2 ORDER BY f.r");
+    if (!timed)
+        st = stmt(s, "SELECT am_collect(events_fts, ?2) FROM events_fts"
+                     " WHERE events_fts MATCH ?1");
     else
-        st = stmt(s, "SELECT " EVENT_COLS ", am_bm25(events_fts, 0, ?7, 0.0, 1.0, ?6) AS r"
-                     " FROM events_fts JOIN events e ON e.rid = events_fts.rowid"
-                     " WHERE events_fts MATCH ?1 AND e.user_id = ?2"
-                     " AND (?3 IS NULL OR e.occurred_at >= ?3) AND (?4 IS NULL OR e.occurred_at < ?4)"
-                     " ORDER BY r LIMIT ?5");
+        st = stmt(s, "SELECT am_collect(events_fts, ?2)"
+                     " FROM events_fts CROSS JOIN events e ON e.rid = events_fts.rowid"
+                     " WHERE events_fts MATCH ?1 AND e.user_id = ?3"
+                     " AND (?4 IS NULL OR e.occurred_at >= ?4) AND (?5 IS NULL OR e.occurred_at < ?5)");
     if (!st) return AM_BACKEND;
-    sqlite3_bind_text(st, 1, q->p, (int)q->len, SQLITE_STATIC);
-    bind_text(st, 2, uid);
-    if (from == AM_TIME_NONE && to == AM_TIME_NONE) {
-        sqlite3_bind_blob(st, 3, df, (int)((2 * kept + 1) * sizeof *df), SQLITE_STATIC);
-    } else {
-        bind_time(st, 3, from);
-        bind_time(st, 4, to);
-        sqlite3_bind_blob(st, 7, df, (int)((2 * kept + 1) * sizeof *df), SQLITE_STATIC);
+    /* known column lengths hold unless another connection wrote */
+    sqlite3_stmt *dv = stmt(s, "PRAGMA data_version");
+    if (!dv) return AM_BACKEND;
+    int64_t version = sqlite3_step(dv) == SQLITE_ROW ? sqlite3_column_int64(dv, 0) : -2;
+    done(s, dv);
+    if (version != s->lens_version) {
+        am__fts_lens_clear(s->lens);
+        s->lens_version = version;
     }
-    sqlite3_bind_int(st, 5, limit);
-    sqlite3_bind_double(st, 6, w_ctx);
-    return read_events(s, st, ar, rows, n, 1);
+    am__fts_hits h;
+    memset(&h, 0, sizeof h);
+    h.a = s->a;
+    h.lens = s->lens;
+    h.col0 = 1; /* uid, doc, ctx */
+    sqlite3_bind_text(st, 1, q->p, (int)q->len, SQLITE_STATIC);
+    sqlite3_bind_pointer(st, 2, &h, "am__fts_hits", NULL);
+    if (timed) {
+        bind_text(st, 3, uid);
+        bind_time(st, 4, from);
+        bind_time(st, 5, to);
+    }
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {}
+    done(s, st);
+    if (rc != SQLITE_DONE) {
+        am__fts_hits_free(&h);
+        return fail(s, rc, "search");
+    }
+    if (h.n_phrase != (int)kept) h.n = 0; /* cannot happen: one phrase per term */
+    if (!vocab) am__fts_hits_df(&h, df);
+    const double w_col[AM__FTS_SCORED] = {1.0, w_ctx};
+    am__fts_hits_score(&h, df, (double)rows_total, wt, w_col);
+    /* Read the best rows; one that is not the user's (a token collision)
+     * or gone is skipped and the next one read. */
+    size_t want = (size_t)limit, top = want < h.n ? want : h.n, cap = 0;
+    hits_top(h.hit, h.n, top);
+    sqlite3_stmt *get = stmt(s, "SELECT " EVENT_COLS " FROM events e WHERE e.rid = ?1 AND e.user_id = ?2");
+    if (!get) { am__fts_hits_free(&h); return AM_BACKEND; }
+    int out = AM_OK;
+    for (size_t i = 0; i < h.n && *n < want && out == AM_OK; i++) {
+        if (i == top) { /* rows skipped: rank the rest too (i < h.n) */
+            qsort(h.hit + top, h.n - top, sizeof *h.hit, cmp_hit);
+            top = h.n;
+        }
+        sqlite3_reset(get);
+        sqlite3_bind_int64(get, 1, h.hit[i].rid);
+        bind_text(get, 2, uid);
+        int grc = sqlite3_step(get);
+        if (grc == SQLITE_ROW) {
+            am__event_row *r = push(ar, (void **)rows, n, &cap, sizeof *r);
+            if (!r) { out = AM_NOMEM; break; }
+            read_event(ar, get, r);
+            r->score = h.hit[i].score;
+            if (ar->oom) out = AM_NOMEM;
+        } else if (grc != SQLITE_DONE) {
+            out = fail(s, grc, "events");
+        }
+    }
+    done(s, get);
+    am__fts_hits_free(&h);
+    return out;
 }
 
 static int sq_events_recent(am__store *b, const char *uid, const char *session,
@@ -1284,6 +1395,7 @@ static int sq_forget(am__store *b, const char *uid, int level, const char *id,
     int rc;
     *events = *items = *tasks = 0;
     am__vc_clear(s->vc, uid);
+    am__fts_lens_clear(s->lens);
     if ((rc = exec(s, "CREATE TEMP TABLE IF NOT EXISTS am_forget(rid INTEGER PRIMARY KEY, id TEXT, session_id TEXT);"
                       "DELETE FROM temp.am_forget;", "forget")))
         return rc;
@@ -1535,6 +1647,8 @@ int am__store_sqlite_open(const char *path, const am__store_opts *o,
     s->base.vt = &sqlite_vt;
     s->a = o->alloc;
     s->vc = am__vc_new(o->alloc); /* NULL (out of memory): scans use SQL */
+    s->lens = am__fts_lens_new(o->alloc); /* NULL: lengths read per row */
+    s->lens_version = -1;
     am__buf_init(&s->scratch, o->alloc);
     int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX;
     if (!o->must_exist) flags |= SQLITE_OPEN_CREATE;
@@ -1549,8 +1663,8 @@ int am__store_sqlite_open(const char *path, const am__store_opts *o,
     sqlite3_extended_result_codes(s->db, 0);
     sqlite3_busy_timeout(s->db, o->busy_timeout_ms);
     if ((rc = am__sqlite_register_tokenizer(s->db)) != SQLITE_OK ||
-        (rc = am__sqlite_register_rank(s->db)) != SQLITE_OK) {
-        snprintf(errbuf, errlen, "cannot register the am_cjk tokenizer or am_bm25 (FTS5 missing?)");
+        (rc = am__sqlite_register_collect(s->db)) != SQLITE_OK) {
+        snprintf(errbuf, errlen, "cannot register the am_cjk tokenizer or am_collect (FTS5 missing?)");
         am_rc = AM_BACKEND;
         goto out_fail;
     }
