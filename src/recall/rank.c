@@ -19,22 +19,32 @@ static int cmp_item(const void *a, const void *b)
     return x->score < y->score ? 1 : x->score > y->score ? -1 : 0;
 }
 
+/* Two tables of token sets (sorted hashes): item versions by id (the
+ * version's text + key; versions are immutable) and texts by their hash
+ * (the block's candidate turns).  Open addressing, at most 8 probes; a
+ * table is cleared when half full. */
 #define CACHE_SLOTS 32768 /* ~13 MB (pages touched as used): items of ~120 busy users */
-#define CACHE_SET 48 /* tokens kept per item (sorted hashes) */
+#define CACHE_SET 48      /* tokens kept per item */
+#define TEXT_SLOTS 4096   /* ~4 MB: the block's candidate turns of busy users */
 
 typedef struct tok_entry {
-    uint64_t key;     /* hash of the version id, 0 = empty */
-    uint8_t n;
+    uint64_t key; /* hash of the version id, 0 = empty */
+    uint64_t n;
     uint64_t set[CACHE_SET];
 } tok_entry;
 
-#define TEXT_SLOTS 4096 /* ~4 MB: the block's candidate turns of busy users */
-
 typedef struct text_entry {
     uint64_t key; /* hash of the text, 0 = empty */
-    uint8_t n;
+    uint64_t n;
     uint64_t set[AM__TEXT_SET];
 } text_entry;
+
+/* a table as the probes see it: entries of `size` bytes, each starting
+ * with key, n, set */
+typedef struct set_table {
+    unsigned char *slot;
+    size_t n_slots, size, *used;
+} set_table;
 
 struct am__tokcache {
     const am__allocator *a;
@@ -55,39 +65,54 @@ void am__tokcache_free(am__tokcache *c)
     if (c) am__free(c->a, c);
 }
 
+static uint64_t *set_entry(const set_table *tb, size_t i)
+{
+    return (uint64_t *)(void *)(tb->slot + (i % tb->n_slots) * tb->size);
+}
+
+static int set_get(const set_table *tb, uint64_t key, uint64_t *out, size_t *n)
+{
+    for (size_t probe = 0; probe < 8; probe++) {
+        const uint64_t *e = set_entry(tb, (size_t)(key % tb->n_slots) + probe);
+        if (e[0] == key) {
+            memcpy(out, e + 2, (size_t)e[1] * sizeof *out);
+            *n = (size_t)e[1];
+            return 1;
+        }
+        if (e[0] == 0) break;
+    }
+    return 0;
+}
+
+static void set_put(const set_table *tb, uint64_t key, const uint64_t *set, size_t n)
+{
+    if (*tb->used >= tb->n_slots / 2) { /* keep probing short: start over */
+        memset(tb->slot, 0, tb->n_slots * tb->size);
+        *tb->used = 0;
+    }
+    for (size_t probe = 0; probe < 8; probe++) {
+        uint64_t *e = set_entry(tb, (size_t)(key % tb->n_slots) + probe);
+        if (e[0] == 0) {
+            e[0] = key;
+            e[1] = n;
+            memcpy(e + 2, set, n * sizeof *set);
+            (*tb->used)++;
+            return;
+        }
+    }
+}
+
 int am__tokcache_text_set(am__text *t, am__tokcache *c, const char *s, size_t len,
                           uint64_t *out, size_t *n)
 {
     /* keyed by the text itself: a set is a function of its text */
     uint64_t key = am__hash64(s, len) | 1;
-    size_t h = (size_t)(key % TEXT_SLOTS);
-    if (c)
-        for (size_t probe = 0; probe < 8; probe++) {
-            text_entry *e = &c->text[(h + probe) % TEXT_SLOTS];
-            if (e->key == key) {
-                memcpy(out, e->set, e->n * sizeof *out);
-                *n = e->n;
-                return AM_OK;
-            }
-            if (e->key == 0) break;
-        }
+    set_table tb = {c ? (unsigned char *)c->text : NULL, TEXT_SLOTS, sizeof(text_entry),
+                    c ? &c->text_used : NULL};
+    if (c && set_get(&tb, key, out, n)) return AM_OK;
     int rc = am__text_token_set(t, s, len, out, AM__TEXT_SET, n);
-    if (rc || !c) return rc;
-    if (c->text_used >= TEXT_SLOTS / 2) { /* keep probing short: start over */
-        memset(c->text, 0, sizeof c->text);
-        c->text_used = 0;
-    }
-    for (size_t probe = 0; probe < 8; probe++) {
-        text_entry *e = &c->text[(h + probe) % TEXT_SLOTS];
-        if (e->key == 0) {
-            e->key = key;
-            e->n = (uint8_t)*n;
-            memcpy(e->set, out, *n * sizeof *out);
-            c->text_used++;
-            break;
-        }
-    }
-    return AM_OK;
+    if (!rc && c) set_put(&tb, key, out, *n);
+    return rc;
 }
 
 /* The token set of an item version (text + key): from the cache, or
@@ -96,18 +121,9 @@ static int item_set(am__text *t, am__tokcache *c, const am__item_row *it, uint64
                     size_t *n)
 {
     uint64_t key = am__hash64(it->id, strlen(it->id)) | 1;
-    size_t h = (size_t)(key % CACHE_SLOTS);
-    if (c) {
-        for (size_t probe = 0; probe < 8; probe++) {
-            tok_entry *e = &c->slot[(h + probe) % CACHE_SLOTS];
-            if (e->key == key) {
-                memcpy(out, e->set, e->n * sizeof *out);
-                *n = e->n;
-                return AM_OK;
-            }
-            if (e->key == 0) break;
-        }
-    }
+    set_table tb = {c ? (unsigned char *)c->slot : NULL, CACHE_SLOTS, sizeof(tok_entry),
+                    c ? &c->used : NULL};
+    if (c && set_get(&tb, key, out, n)) return AM_OK;
     am__buf doc;
     am__buf_init(&doc, NULL);
     am__buf_adds(&doc, it->text);
@@ -115,22 +131,8 @@ static int item_set(am__text *t, am__tokcache *c, const am__item_row *it, uint64
     am__buf_adds(&doc, it->key);
     int rc = doc.oom ? AM_NOMEM : am__text_token_set(t, doc.p, doc.len, out, CACHE_SET, n);
     am__buf_free(&doc);
-    if (rc || !c) return rc;
-    if (c->used >= CACHE_SLOTS / 2) { /* keep probing short: start over */
-        memset(c->slot, 0, sizeof c->slot);
-        c->used = 0;
-    }
-    for (size_t probe = 0; probe < 8; probe++) {
-        tok_entry *e = &c->slot[(h + probe) % CACHE_SLOTS];
-        if (e->key == 0) {
-            e->key = key;
-            e->n = (uint8_t)*n;
-            memcpy(e->set, out, *n * sizeof *out);
-            c->used++;
-            break;
-        }
-    }
-    return AM_OK;
+    if (!rc && c) set_put(&tb, key, out, *n);
+    return rc;
 }
 
 int am__rank_items(am__text *t, am__tokcache *cache, const am_rank_config *r, am_time now,
