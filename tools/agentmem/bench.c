@@ -43,7 +43,8 @@ static const char usage_text[] =
     "         --reuse      with --db: query a store an earlier run filled\n"
     "         --optimize   am_optimize (index merge) before the queries\n"
     "         --vectors D  every event gets a D-wide vector from a random\n"
-    "                      word2vec table (vector-scan cost at scale)\n"
+    "                      word2vec table (vector-scan cost at scale;\n"
+    "                      with --db it is kept in PATH-w2v/)\n"
     "         --db PATH (default: a fresh store in a temp directory)\n";
 
 typedef struct bench_args {

@@ -10,6 +10,7 @@
  * latency and whether the needle came back (recall/hit/ndcg per k; one
  * gold event per query, so recall = hit).
  */
+#include <errno.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -511,13 +512,21 @@ int bench_synth(const bench_synth_opts *o, bench_err *e)
     cfg.path = path;
     cfg.embedder = o->embedder;
     if (o->vectors > 0) {
-        static char spec[4300];
-        char table[4200];
-        if (!dir[0]) {
-            bench_fail(e, "synth: --vectors needs the temp store (no --db)");
-            goto out;
+        static char spec[4320];
+        char table[4300];
+        if (dir[0]) {
+            snprintf(table, sizeof table, "%s/random.w2v", dir);
+        } else {
+            /* --db: the table beside the store, named like the temp one
+             * (the embedder id is its basename), so --reuse finds the
+             * vectors of the same embedder */
+            snprintf(table, sizeof table, "%s-w2v", path);
+            if (mkdir(table, 0777) != 0 && errno != EEXIST) {
+                bench_fail(e, "synth: cannot create %s: %s", table, strerror(errno));
+                goto out;
+            }
+            snprintf(table, sizeof table, "%s-w2v/random.w2v", path);
         }
-        snprintf(table, sizeof table, "%s/random.w2v", dir);
         if (write_w2v(table, (int)o->vectors, o->seed) != 0) {
             bench_fail(e, "synth: cannot write %s", table);
             goto out;

@@ -71,7 +71,9 @@ typedef struct am__vc_view {
     const float *scale;
     const signed char *vec; /* n x dim, row-major */
 } am__vc_view;
-am__vcache *am__vc_new(const am__allocator *a); /* NULL: no cache */
+/* At most max_bytes of vectors (one user: at most half); NULL: no cache. */
+#define AM__VC_BYTES ((size_t)256 << 20)
+am__vcache *am__vc_new(const am__allocator *a, size_t max_bytes);
 void am__vc_free(am__vcache *c);
 /* The user's vectors of that embedder and width: AM_OK and *out (valid
  * until the next call on c), AM_NOTFOUND (not cacheable: use SQL),

@@ -1646,7 +1646,7 @@ int am__store_sqlite_open(const char *path, const am__store_opts *o,
     }
     s->base.vt = &sqlite_vt;
     s->a = o->alloc;
-    s->vc = am__vc_new(o->alloc); /* NULL (out of memory): scans use SQL */
+    s->vc = am__vc_new(o->alloc, AM__VC_BYTES); /* NULL (out of memory): scans use SQL */
     s->lens = am__fts_lens_new(o->alloc); /* NULL: lengths read per row */
     s->lens_version = -1;
     am__buf_init(&s->scratch, o->alloc);
@@ -1688,10 +1688,14 @@ int am__store_sqlite_open(const char *path, const am__store_opts *o,
     }
     /* 32 MB page cache and memory-mapped reads: the FTS index of a large
      * store does not fit SQLite's 2 MB default and recall would read it
-     * from the file on every query. */
+     * from the file on every query.  The map covers up to 2 GB (SQLite's
+     * usual build limit; address space, not memory): past the map a
+     * user's first vector scan reads each page with a system call and a
+     * copy into the page cache (measured: a cold load of 10,000 512-wide
+     * vectors 7.7 -> 6.3 ms CPU on a 500 MB store). */
     if ((am_rc = exec(s, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
                          " PRAGMA foreign_keys=ON; PRAGMA secure_delete=ON;"
-                         " PRAGMA cache_size=-32768; PRAGMA mmap_size=268435456;",
+                         " PRAGMA cache_size=-32768; PRAGMA mmap_size=2147418112;",
                       "pragma"))) {
         snprintf(errbuf, errlen, "store %s: %s", path, s->err);
         goto out_fail;

@@ -17,16 +17,23 @@
  *   - forgetting drops the user's entries;
  *   - other connections: PRAGMA data_version moves when another
  *     connection commits; then every entry is dropped.
- * At most AM__VC_BYTES of vectors; the least recently used entry goes
- * first.  Time-bounded scans (as_of) do not use the cache.
+ * At most max_bytes (am__vc_new; AM__VC_BYTES for a store) of vectors;
+ * the least recently used entry goes first.  Time-bounded scans (as_of)
+ * do not use the cache.
+ *
+ * Loading a user costs, besides reading the rows, a page fault per 4 KB
+ * of fresh memory (measured: about as much as the SQL reads).  So a load
+ * sizes its matrix once, from the user's event count (users.n_events:
+ * at least the number of vectors), instead of growing it; and the
+ * buffers of the last evicted entry are kept (counted) as a spare that
+ * the next load takes, memory already touched.
  */
 #include "store/sqlite/sqlite_int.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#define VC_SLOTS 16
-#define AM__VC_BYTES ((size_t)256 << 20)
+#define VC_SLOTS 64
 
 typedef struct vc_entry {
     char *uid, *embedder;
@@ -41,44 +48,98 @@ typedef struct vc_entry {
 
 #define VC_BIG 4 /* users remembered as too big to cache */
 
+/* Buffers of an evicted entry, for the next load (rows of rid and
+ * scale, bytes of vec). */
+typedef struct vc_spare {
+    int64_t *rid;
+    float *scale;
+    signed char *vec;
+    size_t rows, vbytes;
+} vc_spare;
+
 struct am__vcache {
     const am__allocator *a;
+    size_t max_bytes;
     vc_entry e[VC_SLOTS];
     char big[VC_BIG][AM_ID_MAX + 1];
     unsigned next_big;
     uint64_t clock;
     int64_t data_version;
-    size_t bytes;
+    size_t bytes; /* entries and spare */
+    vc_spare spare;
 };
 
 static void make_room(am__vcache *c, size_t need);
 
-am__vcache *am__vc_new(const am__allocator *a)
+am__vcache *am__vc_new(const am__allocator *a, size_t max_bytes)
 {
     am__vcache *c = am__calloc(a, sizeof *c);
     if (c) {
         c->a = a;
+        c->max_bytes = max_bytes;
         c->data_version = -1;
     }
     return c;
 }
 
-static void drop(am__vcache *c, vc_entry *e)
+static size_t row_bytes(int dim)
 {
-    if (!e->uid) return;
-    c->bytes -= e->cap * ((size_t)e->dim + sizeof *e->rid + sizeof *e->scale);
+    return (size_t)dim + sizeof(int64_t) + sizeof(float);
+}
+
+/* The most rows one entry may hold: half the cache. */
+static size_t max_rows(const am__vcache *c, int dim)
+{
+    return c->max_bytes / 2 / row_bytes(dim);
+}
+
+static size_t spare_bytes(const vc_spare *sp)
+{
+    return sp->rows * (sizeof *sp->rid + sizeof *sp->scale) + sp->vbytes;
+}
+
+static void free_spare(am__vcache *c)
+{
+    c->bytes -= spare_bytes(&c->spare);
+    am__free(c->a, c->spare.rid);
+    am__free(c->a, c->spare.scale);
+    am__free(c->a, c->spare.vec);
+    memset(&c->spare, 0, sizeof c->spare);
+}
+
+/* Forget an entry.  keep: its buffers may become the spare (the larger
+ * of the two is kept). */
+static void release(am__vcache *c, vc_entry *e, int keep)
+{
+    /* also a slot whose setup failed halfway (an id but no buffers) */
+    if (keep && e->uid && e->cap && e->cap * (size_t)e->dim >= c->spare.vbytes) {
+        free_spare(c);
+        c->spare.rid = e->rid;
+        c->spare.scale = e->scale;
+        c->spare.vec = e->vec;
+        c->spare.rows = e->cap;
+        c->spare.vbytes = e->cap * (size_t)e->dim; /* counted as before */
+    } else {
+        c->bytes -= e->cap * row_bytes(e->dim);
+        am__free(c->a, e->rid);
+        am__free(c->a, e->scale);
+        am__free(c->a, e->vec);
+    }
     am__free(c->a, e->uid);
     am__free(c->a, e->embedder);
-    am__free(c->a, e->rid);
-    am__free(c->a, e->scale);
-    am__free(c->a, e->vec);
     memset(e, 0, sizeof *e);
+}
+
+static void drop(am__vcache *c, vc_entry *e)
+{
+    release(c, e, 0);
 }
 
 void am__vc_free(am__vcache *c)
 {
     if (!c) return;
     for (int i = 0; i < VC_SLOTS; i++) drop(c, &c->e[i]);
+    free_spare(c);
     am__free(c->a, c);
 }
 
@@ -89,6 +150,7 @@ void am__vc_clear(am__vcache *c, const char *uid)
         if (!uid || strcmp(c->big[i], uid) == 0) c->big[i][0] = 0;
     for (int i = 0; i < VC_SLOTS; i++)
         if (c->e[i].uid && (!uid || strcmp(c->e[i].uid, uid) == 0)) drop(c, &c->e[i]);
+    free_spare(c); /* it may hold that user's vectors */
 }
 
 void am__vc_txn_end(am__vcache *c, int committed)
@@ -112,23 +174,40 @@ static vc_entry *find(am__vcache *c, const char *uid, const char *embedder, int 
     return NULL;
 }
 
-/* Room for n more rows (doubling); 0 or AM_NOMEM. */
-static int grow(am__vcache *c, vc_entry *e, size_t more)
+/* Exactly cap rows (cap >= e->n); AM_OK or AM_NOMEM (e keeps its
+ * rows and its capacity). */
+static int resize(am__vcache *c, vc_entry *e, size_t cap)
 {
-    if (e->n + more <= e->cap) return AM_OK;
-    size_t cap = e->cap ? e->cap : 256;
-    while (cap < e->n + more) cap *= 2;
-    size_t row = (size_t)e->dim + sizeof *e->rid + sizeof *e->scale;
+    if (cap == e->cap) return AM_OK;
     int64_t *rid = am__realloc(c->a, e->rid, cap * sizeof *rid);
     if (rid) e->rid = rid;
     float *scale = am__realloc(c->a, e->scale, cap * sizeof *scale);
     if (scale) e->scale = scale;
     signed char *vec = am__realloc(c->a, e->vec, cap * (size_t)e->dim);
     if (vec) e->vec = vec;
-    if (!rid || !scale || !vec) return AM_NOMEM;
-    c->bytes += (cap - e->cap) * row;
+    if (!rid || !scale || !vec) {
+        /* a failed shrink may have left arrays at either size: the
+         * smaller capacity is the one all three hold */
+        if (cap < e->cap) {
+            c->bytes -= (e->cap - cap) * row_bytes(e->dim);
+            e->cap = cap;
+        }
+        return AM_NOMEM;
+    }
+    c->bytes = c->bytes - e->cap * row_bytes(e->dim) + cap * row_bytes(e->dim);
     e->cap = cap;
     return AM_OK;
+}
+
+/* Room for one more row (doubling, up to max_rows); 0, or AM_NOMEM
+ * (also: the entry is full). */
+static int grow(am__vcache *c, vc_entry *e)
+{
+    if (e->n < e->cap) return AM_OK;
+    size_t most = max_rows(c, e->dim);
+    if (e->cap >= most) return AM_NOMEM;
+    size_t cap = e->cap ? e->cap * 2 : 256;
+    return resize(c, e, cap < most ? cap : most);
 }
 
 void am__vc_put(am__vcache *c, const char *uid, const char *embedder, int dim, int64_t rid,
@@ -137,13 +216,11 @@ void am__vc_put(am__vcache *c, const char *uid, const char *embedder, int dim, i
     if (!c) return;
     vc_entry *e = find(c, uid, embedder, dim);
     if (!e) return; /* not cached: nothing to keep true */
-    size_t row = (size_t)dim + sizeof *e->rid + sizeof *e->scale;
-    if ((e->n && rid <= e->rid[e->n - 1]) ||
-        (e->n == e->cap && 2 * e->cap * row > AM__VC_BYTES / 2) || grow(c, e, 1) != AM_OK) {
+    if ((e->n && rid <= e->rid[e->n - 1]) || grow(c, e) != AM_OK) {
         drop(c, e); /* a replaced vector, or grown past what is cached */
         return;
     }
-    if (c->bytes > AM__VC_BYTES) {
+    if (c->bytes > c->max_bytes) {
         e->used = ++c->clock; /* others go first */
         make_room(c, 0);
     }
@@ -162,29 +239,73 @@ static int check_version(am__vcache *c, sqlite3 *db)
     int64_t v = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -2;
     sqlite3_finalize(st);
     if (v != c->data_version) { /* the too-big memo stays */
-        for (int i = 0; i < VC_SLOTS; i++) drop(c, &c->e[i]);
+        for (int i = 0; i < VC_SLOTS; i++) release(c, &c->e[i], 1);
         c->data_version = v;
     }
     return AM_OK;
 }
 
-/* Evict least recently used entries until `need` more bytes fit. */
+static vc_entry *lru_entry(am__vcache *c)
+{
+    vc_entry *lru = NULL;
+    for (int i = 0; i < VC_SLOTS; i++)
+        if (c->e[i].uid && (!lru || c->e[i].used < lru->used)) lru = &c->e[i];
+    return lru;
+}
+
+/* Evict least recently used entries until `need` more bytes fit beside
+ * the entries (the spare is reused by a load, or freed). */
 static void make_room(am__vcache *c, size_t need)
 {
-    while (c->bytes + need > AM__VC_BYTES) {
-        vc_entry *lru = NULL;
-        for (int i = 0; i < VC_SLOTS; i++)
-            if (c->e[i].uid && (!lru || c->e[i].used < lru->used)) lru = &c->e[i];
-        if (!lru) return;
-        drop(c, lru);
+    while (c->bytes - spare_bytes(&c->spare) + need > c->max_bytes) {
+        vc_entry *lru = lru_entry(c);
+        if (!lru) break;
+        release(c, lru, 1);
     }
+    if (!need && c->bytes > c->max_bytes) free_spare(c);
+}
+
+/* A load's first capacity: the user's event count (an upper bound of its
+ * vectors) when the users table knows it, within [1, max_rows]. */
+static size_t first_cap(am__vcache *c, sqlite3 *db, const char *uid, int dim)
+{
+    sqlite3_stmt *st = NULL;
+    int64_t n = 0;
+    if (sqlite3_prepare_v2(db, "SELECT n_events FROM users WHERE user_id=?1", -1, &st, NULL) ==
+        SQLITE_OK) {
+        sqlite3_bind_text(st, 1, uid, -1, SQLITE_STATIC);
+        if (sqlite3_step(st) == SQLITE_ROW) n = sqlite3_column_int64(st, 0);
+    }
+    sqlite3_finalize(st); /* no count (an error): grow as rows come */
+    size_t most = max_rows(c, dim);
+    if (n <= 0) return 256 < most ? 256 : (most ? most : 1);
+    return (uint64_t)n < most ? (size_t)n : (most ? most : 1);
+}
+
+/* Give e (empty) the spare's buffers, resized to cap rows. */
+static int take_spare(am__vcache *c, vc_entry *e, size_t cap)
+{
+    if (c->spare.rid && c->spare.vbytes >= (size_t)e->dim) {
+        size_t rows = c->spare.vbytes / (size_t)e->dim;
+        if (rows > c->spare.rows) rows = c->spare.rows;
+        c->bytes -= spare_bytes(&c->spare);
+        e->rid = c->spare.rid;
+        e->scale = c->spare.scale;
+        e->vec = c->spare.vec;
+        e->cap = rows;
+        c->bytes += rows * row_bytes(e->dim);
+        memset(&c->spare, 0, sizeof c->spare);
+    } else if (c->spare.rid) {
+        free_spare(c);
+    }
+    return resize(c, e, cap);
 }
 
 int am__vc_get(am__vcache *c, sqlite3 *db, const char *uid, const char *embedder, int dim,
                am__vc_view *out)
 {
     memset(out, 0, sizeof *out);
-    if (!c) return AM_NOTFOUND;
+    if (!c || dim <= 0) return AM_NOTFOUND;
     int rc = check_version(c, db);
     if (rc) return rc;
     vc_entry *e = find(c, uid, embedder, dim);
@@ -192,22 +313,24 @@ int am__vc_get(am__vcache *c, sqlite3 *db, const char *uid, const char *embedder
         /* a user known to be too big for the cache: SQL, without loading */
         for (int i = 0; i < VC_BIG; i++)
             if (c->big[i][0] && strcmp(c->big[i], uid) == 0) return AM_NOTFOUND;
-        sqlite3_stmt *st = NULL;
+        if (max_rows(c, dim) == 0) return AM_NOTFOUND;
+        size_t cap = first_cap(c, db, uid, dim);
+        make_room(c, cap * row_bytes(dim)); /* least recently used first */
         for (int i = 0; i < VC_SLOTS && !e; i++)
             if (!c->e[i].uid) e = &c->e[i];
         if (!e) { /* every slot taken: the least recently used goes */
-            e = &c->e[0];
-            for (int i = 1; i < VC_SLOTS; i++)
-                if (c->e[i].used < e->used) e = &c->e[i];
-            drop(c, e);
+            e = lru_entry(c);
+            release(c, e, 1);
         }
         e->uid = am__strdup(c->a, uid);
         e->embedder = am__strdup(c->a, embedder);
         e->dim = dim;
-        if (!e->uid || !e->embedder || grow(c, e, 1) != AM_OK) {
+        e->used = ++c->clock;
+        if (!e->uid || !e->embedder || take_spare(c, e, cap) != AM_OK) {
             drop(c, e);
             return AM_NOTFOUND; /* no memory for a cache: scan with SQL */
         }
+        sqlite3_stmt *st = NULL;
         if (sqlite3_prepare_v2(db,
                                "SELECT event_rid, scale, vec FROM event_vectors"
                                " WHERE user_id=?1 AND embedder=?2 AND dim=?3 ORDER BY event_rid",
@@ -218,16 +341,15 @@ int am__vc_get(am__vcache *c, sqlite3 *db, const char *uid, const char *embedder
         sqlite3_bind_text(st, 1, uid, -1, SQLITE_STATIC);
         sqlite3_bind_text(st, 2, embedder, -1, SQLITE_STATIC);
         sqlite3_bind_int(st, 3, dim);
-        size_t row = (size_t)dim + sizeof *e->rid + sizeof *e->scale;
         int too_big = 0;
         while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
             const void *v = sqlite3_column_blob(st, 2);
             if (!v || sqlite3_column_bytes(st, 2) != dim) continue;
-            if (e->n == e->cap && 2 * e->cap * row > AM__VC_BYTES / 2) {
+            if (e->n == e->cap && e->cap >= max_rows(c, dim)) {
                 too_big = 1; /* counted as it loads: no count query first */
                 break;
             }
-            if (grow(c, e, 1) != AM_OK) { rc = SQLITE_NOMEM; break; }
+            if (grow(c, e) != AM_OK) { rc = SQLITE_NOMEM; break; }
             e->rid[e->n] = sqlite3_column_int64(st, 0);
             e->scale[e->n] = (float)sqlite3_column_double(st, 1);
             memcpy(e->vec + e->n * (size_t)dim, v, (size_t)dim);
@@ -243,8 +365,11 @@ int am__vc_get(am__vcache *c, sqlite3 *db, const char *uid, const char *embedder
             drop(c, e);
             return rc == SQLITE_NOMEM ? AM_NOTFOUND : AM_BACKEND;
         }
-        e->used = ++c->clock;
-        make_room(c, 0); /* others, least recently used first */
+        /* fewer vectors than events (another embedder's, none): give
+         * back what appends will not need soon */
+        size_t keep = e->n + e->n / 16 + 16;
+        if (keep < e->cap - e->cap / 8) resize(c, e, keep);
+        make_room(c, 0); /* grown past the estimate: others go */
     }
     e->used = ++c->clock;
     out->n = e->n;
