@@ -245,6 +245,6 @@ int am__store_sqlite_open(const char *path, const am__store_opts *o,
 #define AM__EXPANSION_WEIGHT 0.5
 
 /* The schema version this library writes and reads. */
-#define AM__SCHEMA_VERSION 4
+#define AM__SCHEMA_VERSION 5
 
 #endif

@@ -19,12 +19,27 @@ check() { # description needle-that-must-be-there needle-that-must-not command..
   else passed=$((passed+1)); fi
 }
 [ "$(sqlite3 "$db" "SELECT value FROM meta WHERE key='schema_version'")" = 1 ] || { echo "fixture is not v1"; exit 1; }
+# 300 vectors of another user (16 wide, in the v1 layout: a row each); the
+# upgrade packs them (v5: 2 blocks of 128 and a tail of 44) -- byte for byte
+sqlite3 "$db" "WITH RECURSIVE c(k) AS (SELECT 1000 UNION ALL SELECT k + 1 FROM c WHERE k < 1299)
+  INSERT INTO event_vectors SELECT k, 'carol', 'w2v:t', 16, k / 1024.0, randomblob(16) FROM c;"
+cp "$db" "$dir/orig.db"
 check "zh recall after upgrade" "爸爸的生日" "车牌" "$CLI" --db "$db" recall --user alice --text "我爸爸的生日是哪天？" --json
 check "en recall after upgrade" "Lisbon" "window" "$CLI" --db "$db" recall --user alice --text "Where does my sister live?" --json
 check "other user, zh" "粤B12345" "爸爸" "$CLI" --db "$db" recall --user bob --text "舅舅的车牌号是多少" --json
 check "other user, en" "window seats" "Lisbon" "$CLI" --db "$db" recall --user bob --text "which seats do I like on flights" --json
 v=$(sqlite3 "$db" "SELECT value FROM meta WHERE key='schema_version'")
 [ "$v" -ge 3 ] && passed=$((passed+1)) || { echo "FAIL: schema_version $v after open"; failed=$((failed+1)); }
+vecs=$(sqlite3 "$db" "ATTACH '$dir/orig.db' AS o;
+  SELECT (SELECT count(*) FROM vector_blocks WHERE user_id='carol' AND n=128),
+         (SELECT count(*) FROM event_vectors WHERE user_id='carol' AND block IS NULL),
+         (SELECT count(*) FROM o.event_vectors x JOIN main.event_vectors v ON v.event_rid = x.event_rid
+            LEFT JOIN vector_blocks b ON b.block = v.block
+          WHERE v.user_id='carol' AND v.scale = x.scale AND CASE WHEN v.block IS NULL THEN v.vec = x.vec
+            ELSE length(v.vec) = 0 AND instr(b.vecs, x.vec) % 16 = 1
+                 AND hex(substr(b.rids, (instr(b.vecs, x.vec) - 1) / 2 + 1, 8))
+                     = printf('%02X%02X000000000000', x.event_rid % 256, x.event_rid / 256) END);")
+[ "$vecs" = "2|44|300" ] && passed=$((passed+1)) || { echo "FAIL: vectors after the upgrade: $vecs (want 2|44|300)"; failed=$((failed+1)); }
 ok=$(sqlite3 "$db" "PRAGMA integrity_check")
 [ "$ok" = ok ] && passed=$((passed+1)) || { echo "FAIL: integrity_check: $ok"; failed=$((failed+1)); }
 # new events after the upgrade are found with the old ones

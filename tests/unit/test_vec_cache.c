@@ -62,8 +62,14 @@ static sqlite3 *open_db(void)
                  "  n_events INTEGER NOT NULL DEFAULT 0);"
                  "CREATE TABLE IF NOT EXISTS event_vectors(user_id TEXT NOT NULL,"
                  "  embedder TEXT NOT NULL, event_rid INTEGER NOT NULL, dim INTEGER NOT NULL,"
-                 "  scale REAL NOT NULL, vec BLOB NOT NULL,"
-                 "  PRIMARY KEY(user_id, embedder, event_rid)) WITHOUT ROWID;",
+                 "  scale REAL NOT NULL, vec BLOB NOT NULL, block INTEGER,"
+                 "  PRIMARY KEY(user_id, embedder, event_rid)) WITHOUT ROWID;"
+                 "CREATE TABLE IF NOT EXISTS vector_blocks(block INTEGER PRIMARY KEY,"
+                 "  user_id TEXT NOT NULL, embedder TEXT NOT NULL, dim INTEGER NOT NULL,"
+                 "  n INTEGER NOT NULL, rids BLOB NOT NULL, scales BLOB NOT NULL,"
+                 "  vecs BLOB NOT NULL);"
+                 "CREATE INDEX IF NOT EXISTS event_vectors_tail ON event_vectors(user_id,"
+                 "  embedder, dim) WHERE block IS NULL;",
                  NULL, NULL, NULL);
     return db;
 }
@@ -80,7 +86,8 @@ static void fill(sqlite3 *db, const char *uid, int64_t first, int n, int events)
     sqlite3_stmt *st = NULL;
     sqlite3_exec(db, "BEGIN", NULL, NULL, NULL);
     CHECK_EQ_INT(sqlite3_prepare_v2(db,
-                                    "INSERT OR REPLACE INTO event_vectors VALUES(?1, '" EMB
+                                    "INSERT OR REPLACE INTO event_vectors(user_id, embedder, event_rid,"
+                                    " dim, scale, vec) VALUES(?1, '" EMB
                                     "', ?2, " "8" ", ?3, ?4)",
                                     -1, &st, NULL),
                  SQLITE_OK);

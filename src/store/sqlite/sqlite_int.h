@@ -84,6 +84,14 @@ void am__vc_put(am__vcache *c, const char *uid, const char *embedder, int dim, i
                 float scale, const signed char *v, int in_txn);
 void am__vc_clear(am__vcache *c, const char *uid); /* NULL: every user */
 void am__vc_txn_end(am__vcache *c, int committed);
+/* Every stored vector of (uid, embedder, dim), packed blocks (schema v5,
+ * sqlite_store.c) and the tail's rows, in no set order: fn(ctx, rid,
+ * scale, vec) for each until it returns non-zero, which is returned.
+ * Else AM_OK, or an error (AM_CORRUPT: a malformed block; AM_NOMEM,
+ * AM_BACKEND), described in err (may be NULL). */
+typedef int (*am__vec_fn)(void *ctx, int64_t rid, float scale, const signed char *v);
+int am__sqlite_vec_each(sqlite3 *db, const char *uid, const char *embedder, int dim,
+                        am__vec_fn fn, void *ctx, char *err, size_t errlen);
 /* Integer dot product of two int8 vectors. */
 int32_t am__dot_i8(const signed char *a, const signed char *b, int n);
 

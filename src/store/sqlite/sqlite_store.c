@@ -129,6 +129,18 @@ static const char *const migrations[] = {
      * user's whole history */
     ("ALTER TABLE users ADD COLUMN n_events INTEGER NOT NULL DEFAULT 0;"
      "UPDATE users SET n_events = (SELECT count(*) FROM events e WHERE e.user_id = users.user_id);"),
+    /* version 5: vectors packed VEC_BLOCK to a row (vector_blocks), so a
+     * user's first scan reads a row per block, not per event.  An
+     * event_vectors row stays per event (one vector per event, the
+     * re-embedding joins); a packed one has an empty vec and the block
+     * that holds it; the tail (block NULL, vec set) is what is not packed
+     * yet.  Existing vectors are packed after this (vec_pack_all). */
+    "ALTER TABLE event_vectors ADD COLUMN block INTEGER;"
+    "CREATE TABLE vector_blocks(block INTEGER PRIMARY KEY, user_id TEXT NOT NULL,"
+    "  embedder TEXT NOT NULL, dim INTEGER NOT NULL, n INTEGER NOT NULL,"
+    "  rids BLOB NOT NULL, scales BLOB NOT NULL, vecs BLOB NOT NULL);"
+    "CREATE INDEX vector_blocks_user ON vector_blocks(user_id, embedder, dim);"
+    "CREATE INDEX event_vectors_tail ON event_vectors(user_id, embedder, dim) WHERE block IS NULL;",
 };
 #define N_MIGRATIONS (int)(sizeof migrations / sizeof *migrations)
 
@@ -487,6 +499,338 @@ static int sq_event_ctx_append(am__store *b, const char *uid, int64_t rid,
     return run(s, st, "event context");
 }
 
+/* ------------------------------------------------------------ vectors */
+
+/* Packed vectors (schema v5).  A block holds up to VEC_BLOCK vectors of
+ * one (user, embedder, dim): rids (n x int64) and scales (n x float32),
+ * little-endian, and vecs (n x dim int8, row-major).  Each vector also
+ * keeps its event_vectors row (vec empty, block set).  New vectors are
+ * rows of the tail (block NULL); vec_put packs the tail of its
+ * (user, embedder, dim) when it holds VEC_BLOCK, in the same transaction,
+ * so a write stays a row and a block is written once per VEC_BLOCK
+ * writes.  A replaced packed vector (re-embedding) unpacks its block back
+ * into the tail; a forgotten one is cut out of its block, which is
+ * rewritten in place (secure_delete zeroes the old pages). */
+#define VEC_BLOCK 128
+#define VEC_BLOCK_SQL "128"
+
+static void put_le64(unsigned char *p, int64_t v)
+{
+    uint64_t u = (uint64_t)v;
+    for (int i = 0; i < 8; i++) p[i] = (unsigned char)(u >> (8 * i));
+}
+
+static int64_t get_le64(const unsigned char *p)
+{
+    uint64_t u = 0;
+    for (int i = 0; i < 8; i++) u |= (uint64_t)p[i] << (8 * i);
+    return (int64_t)u;
+}
+
+static void put_lef32(unsigned char *p, float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    for (int i = 0; i < 4; i++) p[i] = (unsigned char)(u >> (8 * i));
+}
+
+static float get_lef32(const unsigned char *p)
+{
+    uint32_t u = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+                 (uint32_t)p[3] << 24;
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+
+/* The columns n, rids, scales, vecs at i.. of a vector_blocks row: 1 when
+ * their sizes agree with each other and with dim (*n set), else 0. */
+static int block_cols(sqlite3_stmt *st, int i, int dim, int *n, const unsigned char **rids,
+                      const unsigned char **scales, const signed char **vecs)
+{
+    int64_t k = sqlite3_column_int64(st, i);
+    *rids = sqlite3_column_blob(st, i + 1);
+    *scales = sqlite3_column_blob(st, i + 2);
+    *vecs = sqlite3_column_blob(st, i + 3);
+    if (k <= 0 || k > VEC_BLOCK || dim <= 0 || !*rids || !*scales || !*vecs ||
+        sqlite3_column_bytes(st, i + 1) != 8 * k || sqlite3_column_bytes(st, i + 2) != 4 * k ||
+        (int64_t)sqlite3_column_bytes(st, i + 3) != k * dim)
+        return 0;
+    *n = (int)k;
+    return 1;
+}
+
+int am__sqlite_vec_each(sqlite3 *db, const char *uid, const char *embedder, int dim,
+                        am__vec_fn fn, void *ctx, char *err, size_t errlen)
+{
+    static const char *const sql[2] = {
+        "SELECT block, n, rids, scales, vecs FROM vector_blocks"
+        " WHERE user_id=?1 AND embedder=?2 AND dim=?3",
+        "SELECT event_rid, scale, vec FROM event_vectors INDEXED BY event_vectors_tail"
+        " WHERE user_id=?1 AND embedder=?2 AND dim=?3 AND block IS NULL",
+    };
+    int out = AM_OK;
+    for (int part = 0; part < 2 && out == AM_OK; part++) {
+        sqlite3_stmt *st = NULL;
+        int rc = sqlite3_prepare_v2(db, sql[part], -1, &st, NULL);
+        if (rc != SQLITE_OK) {
+            if (err) snprintf(err, errlen, "sqlite: vectors: %s", sqlite3_errmsg(db));
+            return (rc & 0xff) == SQLITE_NOMEM ? AM_NOMEM : AM_BACKEND;
+        }
+        sqlite3_bind_text(st, 1, uid, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 2, embedder, -1, SQLITE_STATIC);
+        sqlite3_bind_int(st, 3, dim);
+        while (out == AM_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+            if (part == 1) {
+                const signed char *v = sqlite3_column_blob(st, 2);
+                if (!v || sqlite3_column_bytes(st, 2) != dim) continue;
+                out = fn(ctx, sqlite3_column_int64(st, 0), (float)sqlite3_column_double(st, 1), v);
+                continue;
+            }
+            int n;
+            const unsigned char *rids, *scales;
+            const signed char *vecs;
+            if (!block_cols(st, 1, dim, &n, &rids, &scales, &vecs)) {
+                if (err)
+                    snprintf(err, errlen, "sqlite: vectors: packed block %" PRId64
+                             " is malformed (sizes do not match its count and width)",
+                             (int64_t)sqlite3_column_int64(st, 0));
+                out = AM_CORRUPT;
+                break;
+            }
+            for (int k = 0; k < n && out == AM_OK; k++)
+                out = fn(ctx, get_le64(rids + 8 * k), get_lef32(scales + 4 * k),
+                         vecs + (size_t)k * (size_t)dim);
+        }
+        if (out == AM_OK && rc != SQLITE_DONE) {
+            if (err) snprintf(err, errlen, "sqlite: vectors: %s", sqlite3_errmsg(db));
+            out = (rc & 0xff) == SQLITE_NOMEM ? AM_NOMEM
+                  : (rc & 0xff) == SQLITE_CORRUPT ? AM_CORRUPT : AM_BACKEND;
+        }
+        sqlite3_finalize(st);
+    }
+    return out;
+}
+
+/* Pack the tail of (uid, embedder, dim), VEC_BLOCK vectors a block in
+ * row id order, while it holds that many. */
+static int vec_pack(sq_store *s, const char *uid, const char *embedder, int dim)
+{
+    size_t bytes = (size_t)VEC_BLOCK * (8 + 4 + (size_t)dim);
+    unsigned char *buf = NULL;
+    int rc = AM_OK;
+    for (;;) {
+        sqlite3_stmt *st = stmt(s, "SELECT event_rid, scale, vec FROM event_vectors INDEXED BY event_vectors_tail"
+                                   " WHERE user_id=?1 AND embedder=?2 AND dim=?3 AND block IS NULL"
+                                   " ORDER BY event_rid LIMIT " VEC_BLOCK_SQL);
+        if (!st) { rc = AM_BACKEND; break; }
+        if (!buf && !(buf = am__malloc(s->a, bytes))) { rc = AM_NOMEM; break; }
+        unsigned char *rids = buf, *scales = buf + 8 * VEC_BLOCK, *vecs = scales + 4 * VEC_BLOCK;
+        bind_text(st, 1, uid);
+        bind_text(st, 2, embedder);
+        sqlite3_bind_int(st, 3, dim);
+        int n = 0, step;
+        int64_t lo = 0, hi = 0;
+        while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+            const void *v = sqlite3_column_blob(st, 2);
+            if (!v || sqlite3_column_bytes(st, 2) != dim) {
+                snprintf(s->err, sizeof s->err,
+                         "sqlite: pack vectors: event %" PRId64 " has a vector of %d bytes, not %d",
+                         (int64_t)sqlite3_column_int64(st, 0), sqlite3_column_bytes(st, 2), dim);
+                rc = AM_CORRUPT;
+                break;
+            }
+            hi = sqlite3_column_int64(st, 0);
+            if (n == 0) lo = hi;
+            put_le64(rids + 8 * n, hi);
+            put_lef32(scales + 4 * n, (float)sqlite3_column_double(st, 1));
+            memcpy(vecs + (size_t)n * (size_t)dim, v, (size_t)dim);
+            n++;
+        }
+        if (!rc && step != SQLITE_DONE) rc = fail(s, step, "pack vectors");
+        done(s, st);
+        if (rc || n < VEC_BLOCK) break;
+        st = stmt(s, "INSERT INTO vector_blocks(user_id, embedder, dim, n, rids, scales, vecs)"
+                     " VALUES(?,?,?,?,?,?,?)");
+        if (!st) { rc = AM_BACKEND; break; }
+        bind_text(st, 1, uid);
+        bind_text(st, 2, embedder);
+        sqlite3_bind_int(st, 3, dim);
+        sqlite3_bind_int(st, 4, n);
+        sqlite3_bind_blob(st, 5, rids, 8 * n, SQLITE_STATIC);
+        sqlite3_bind_blob(st, 6, scales, 4 * n, SQLITE_STATIC);
+        sqlite3_bind_blob(st, 7, vecs, n * dim, SQLITE_STATIC);
+        if ((rc = run(s, st, "pack vectors"))) break;
+        int64_t block = sqlite3_last_insert_rowid(s->db);
+        /* the n smallest row ids of the tail: exactly its rows in [lo, hi] */
+        st = stmt(s, "UPDATE event_vectors SET block=?4, vec=x''"
+                     " WHERE user_id=?1 AND embedder=?2 AND event_rid BETWEEN ?5 AND ?6"
+                     " AND dim=?3 AND block IS NULL");
+        if (!st) { rc = AM_BACKEND; break; }
+        bind_text(st, 1, uid);
+        bind_text(st, 2, embedder);
+        sqlite3_bind_int(st, 3, dim);
+        sqlite3_bind_int64(st, 4, block);
+        sqlite3_bind_int64(st, 5, lo);
+        sqlite3_bind_int64(st, 6, hi);
+        if ((rc = run(s, st, "pack vectors"))) break;
+        if (sqlite3_changes(s->db) != n) {
+            snprintf(s->err, sizeof s->err, "sqlite: pack vectors: %d of %d rows marked",
+                     sqlite3_changes(s->db), n);
+            rc = AM_CORRUPT;
+            break;
+        }
+    }
+    am__free(s->a, buf);
+    return rc;
+}
+
+/* Pack every tail that holds a block (the v5 migration, am_optimize). */
+static int vec_pack_all(sq_store *s)
+{
+    am__arena ar;
+    am__arena_init(&ar, s->a);
+    typedef struct group { const char *uid, *embedder; int dim; } group;
+    group *g = NULL;
+    size_t n = 0, cap = 0;
+    sqlite3_stmt *st = stmt(s, "SELECT user_id, embedder, dim FROM event_vectors WHERE block IS NULL"
+                               " GROUP BY user_id, embedder, dim HAVING count(*) >= " VEC_BLOCK_SQL);
+    int rc = st ? AM_OK : AM_BACKEND, step = SQLITE_DONE;
+    while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
+        group *x = push(&ar, (void **)&g, &n, &cap, sizeof *g);
+        if (!x) { rc = AM_NOMEM; break; }
+        x->uid = col_text(&ar, st, 0);
+        x->embedder = col_text(&ar, st, 1);
+        x->dim = sqlite3_column_int(st, 2);
+        if (ar.oom) rc = AM_NOMEM;
+    }
+    if (!rc && step != SQLITE_DONE) rc = fail(s, step, "pack vectors");
+    if (st) done(s, st);
+    for (size_t i = 0; i < n && !rc; i++) rc = vec_pack(s, g[i].uid, g[i].embedder, g[i].dim);
+    am__arena_free(&ar);
+    return rc;
+}
+
+/* Move a block's vectors back into the tail and delete it. */
+static int vec_unpack(sq_store *s, int64_t block)
+{
+    sqlite3_stmt *st = stmt(s, "SELECT user_id, embedder, dim, n, rids, scales, vecs"
+                               " FROM vector_blocks WHERE block=?");
+    if (!st) return AM_BACKEND;
+    sqlite3_bind_int64(st, 1, block);
+    int step = sqlite3_step(st), rc = AM_OK;
+    if (step == SQLITE_ROW) {
+        const char *uid = (const char *)sqlite3_column_text(st, 0);
+        const char *embedder = (const char *)sqlite3_column_text(st, 1);
+        int dim = sqlite3_column_int(st, 2), n;
+        const unsigned char *rids, *scales;
+        const signed char *vecs;
+        if (!uid || !embedder || !block_cols(st, 3, dim, &n, &rids, &scales, &vecs)) {
+            snprintf(s->err, sizeof s->err, "sqlite: unpack vectors: block %" PRId64 " is malformed",
+                     block);
+            rc = AM_CORRUPT;
+        }
+        for (int k = 0; !rc && k < n; k++) {
+            sqlite3_stmt *up = stmt(s, "UPDATE event_vectors SET vec=?4, block=NULL"
+                                       " WHERE user_id=?1 AND embedder=?2 AND event_rid=?3 AND block=?5");
+            if (!up) { rc = AM_BACKEND; break; }
+            bind_text(up, 1, uid);
+            bind_text(up, 2, embedder);
+            sqlite3_bind_int64(up, 3, get_le64(rids + 8 * k));
+            sqlite3_bind_blob(up, 4, vecs + (size_t)k * (size_t)dim, dim, SQLITE_STATIC);
+            sqlite3_bind_int64(up, 5, block);
+            rc = run(s, up, "unpack vectors");
+        }
+    } else if (step != SQLITE_DONE) {
+        rc = fail(s, step, "unpack vectors");
+    }
+    done(s, st);
+    if (rc) return rc;
+    st = stmt(s, "DELETE FROM vector_blocks WHERE block=?");
+    if (!st) return AM_BACKEND;
+    sqlite3_bind_int64(st, 1, block);
+    return run(s, st, "unpack vectors");
+}
+
+/* Cut the vectors of the events in temp.am_forget out of the user's
+ * blocks: each block holding one is rewritten without them (deleted when
+ * none is left).  Their event_vectors rows go with the events. */
+static int vec_forget_packed(sq_store *s, const char *uid)
+{
+    am__arena ar;
+    am__arena_init(&ar, s->a);
+    int64_t *blocks = NULL;
+    size_t nb = 0, cap = 0;
+    sqlite3_stmt *st = stmt(s, "SELECT DISTINCT v.block FROM temp.am_forget f"
+                               " JOIN event_vectors v ON v.event_rid = f.rid"
+                               " WHERE v.user_id=?1 AND v.block IS NOT NULL");
+    int rc = st ? AM_OK : AM_BACKEND, step = SQLITE_DONE;
+    if (st) bind_text(st, 1, uid);
+    while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t *b = push(&ar, (void **)&blocks, &nb, &cap, sizeof *b);
+        if (!b) rc = AM_NOMEM;
+        else *b = sqlite3_column_int64(st, 0);
+    }
+    if (!rc && step != SQLITE_DONE) rc = fail(s, step, "forget vectors");
+    if (st) done(s, st);
+    unsigned char *buf = NULL;
+    for (size_t i = 0; i < nb && !rc; i++) {
+        st = stmt(s, "SELECT dim, n, rids, scales, vecs FROM vector_blocks WHERE block=?1 AND user_id=?2");
+        if (!st) { rc = AM_BACKEND; break; }
+        sqlite3_bind_int64(st, 1, blocks[i]);
+        bind_text(st, 2, uid);
+        if ((step = sqlite3_step(st)) != SQLITE_ROW) {
+            rc = step == SQLITE_DONE ? AM_OK : fail(s, step, "forget vectors");
+            done(s, st);
+            continue;
+        }
+        int dim = sqlite3_column_int(st, 0), n, m = 0;
+        const unsigned char *rids, *scales;
+        const signed char *vecs;
+        if (!block_cols(st, 1, dim, &n, &rids, &scales, &vecs)) {
+            snprintf(s->err, sizeof s->err, "sqlite: forget vectors: block %" PRId64 " is malformed",
+                     blocks[i]);
+            rc = AM_CORRUPT;
+            done(s, st);
+            break;
+        }
+        am__free(s->a, buf);
+        buf = am__malloc(s->a, (size_t)n * (12 + (size_t)dim));
+        if (!buf) { rc = AM_NOMEM; done(s, st); break; }
+        unsigned char *nr = buf, *ns = buf + 8 * (size_t)n;
+        signed char *nv = (signed char *)(ns + 4 * (size_t)n);
+        for (int k = 0; k < n && !rc; k++) {
+            sqlite3_stmt *q = stmt(s, "SELECT 1 FROM temp.am_forget WHERE rid=?");
+            if (!q) { rc = AM_BACKEND; break; }
+            sqlite3_bind_int64(q, 1, get_le64(rids + 8 * k));
+            int gone = sqlite3_step(q);
+            done(s, q);
+            if (gone == SQLITE_ROW) continue;
+            if (gone != SQLITE_DONE) { rc = fail(s, gone, "forget vectors"); break; }
+            memcpy(nr + 8 * m, rids + 8 * k, 8);
+            memcpy(ns + 4 * m, scales + 4 * k, 4);
+            memcpy(nv + (size_t)m * (size_t)dim, vecs + (size_t)k * (size_t)dim, (size_t)dim);
+            m++;
+        }
+        done(s, st);
+        if (rc) break;
+        st = m ? stmt(s, "UPDATE vector_blocks SET n=?2, rids=?3, scales=?4, vecs=?5 WHERE block=?1")
+               : stmt(s, "DELETE FROM vector_blocks WHERE block=?1");
+        if (!st) { rc = AM_BACKEND; break; }
+        sqlite3_bind_int64(st, 1, blocks[i]);
+        if (m) {
+            sqlite3_bind_int(st, 2, m);
+            sqlite3_bind_blob(st, 3, nr, 8 * m, SQLITE_STATIC);
+            sqlite3_bind_blob(st, 4, ns, 4 * m, SQLITE_STATIC);
+            sqlite3_bind_blob(st, 5, nv, m * dim, SQLITE_STATIC);
+        }
+        rc = run(s, st, "forget vectors");
+    }
+    am__free(s->a, buf);
+    am__arena_free(&ar);
+    return rc;
+}
+
 static int sq_vec_put(am__store *b, const char *uid, int64_t rid, const char *embedder,
                       const float *v, int dim)
 {
@@ -497,7 +841,18 @@ static int sq_vec_put(am__store *b, const char *uid, int64_t rid, const char *em
     for (int i = 0; i < dim; i++) mx = fabsf(v[i]) > mx ? fabsf(v[i]) : mx;
     float scale = mx > 0 ? mx / 127.0f : 1.0f;
     for (int i = 0; i < dim; i++) q[i] = (signed char)lrintf(v[i] / scale);
-    sqlite3_stmt *st = stmt(s, "INSERT OR REPLACE INTO event_vectors(event_rid, user_id, embedder, dim, scale, vec) VALUES(?,?,?,?,?,?)");
+    /* the event's vector so far, if packed: its block goes back to the
+     * tail first, so the replaced vector leaves no copy in a block */
+    sqlite3_stmt *st = stmt(s, "SELECT block FROM event_vectors WHERE event_rid=? AND block IS NOT NULL");
+    if (!st) return AM_BACKEND;
+    sqlite3_bind_int64(st, 1, rid);
+    int step = sqlite3_step(st);
+    int64_t block = step == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+    int rc = step == SQLITE_ROW || step == SQLITE_DONE ? AM_OK : fail(s, step, "vector");
+    done(s, st);
+    if (!rc && step == SQLITE_ROW) rc = vec_unpack(s, block);
+    if (rc) return rc;
+    st = stmt(s, "INSERT OR REPLACE INTO event_vectors(event_rid, user_id, embedder, dim, scale, vec) VALUES(?,?,?,?,?,?)");
     if (!st) return AM_BACKEND;
     sqlite3_bind_int64(st, 1, rid);
     bind_text(st, 2, uid);
@@ -505,7 +860,18 @@ static int sq_vec_put(am__store *b, const char *uid, int64_t rid, const char *em
     sqlite3_bind_int(st, 4, dim);
     sqlite3_bind_double(st, 5, scale);
     sqlite3_bind_blob(st, 6, q, dim, SQLITE_STATIC);
-    int rc = run(s, st, "vector");
+    if ((rc = run(s, st, "vector"))) return rc;
+    st = stmt(s, "SELECT count(*) FROM event_vectors INDEXED BY event_vectors_tail"
+                 " WHERE user_id=?1 AND embedder=?2 AND dim=?3 AND block IS NULL");
+    if (!st) return AM_BACKEND;
+    bind_text(st, 1, uid);
+    bind_text(st, 2, embedder);
+    sqlite3_bind_int(st, 3, dim);
+    step = sqlite3_step(st);
+    int64_t tail = step == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+    if (step != SQLITE_ROW) rc = fail(s, step, "vector");
+    done(s, st);
+    if (!rc && tail >= VEC_BLOCK) rc = vec_pack(s, uid, embedder, dim);
     if (rc == AM_OK)
         am__vc_put(s->vc, uid, embedder, dim, rid, (float)scale, q, !sqlite3_get_autocommit(s->db));
     return rc;
@@ -538,6 +904,33 @@ static void topk_offer(vec_hit *top, size_t *nt, size_t limit, size_t *worst, in
     *worst = w;
 }
 
+static int cmp_rid(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* A scan without the cache: each vector read (am__sqlite_vec_each) is
+ * scored; with a time bound only those of the events in `allowed`. */
+typedef struct scan_ctx {
+    const signed char *q8;
+    double qscale;
+    int dim;
+    vec_hit *top;
+    size_t nt, limit, worst;
+    const int64_t *allowed; /* sorted; NULL: every vector */
+    size_t n_allowed;
+} scan_ctx;
+
+static int scan_one(void *ctx, int64_t rid, float scale, const signed char *v)
+{
+    scan_ctx *c = ctx;
+    if (c->allowed && !bsearch(&rid, c->allowed, c->n_allowed, sizeof rid, cmp_rid)) return AM_OK;
+    double dot = (double)am__dot_i8(c->q8, v, c->dim) * c->qscale * scale;
+    topk_offer(c->top, &c->nt, c->limit, &c->worst, rid, dot);
+    return AM_OK;
+}
+
 /* Exact scan: the vectors of one user and embedder, scored in C (the
  * store filters, the engine scores: DESIGN F30 / TOOLCHAIN).  A bounded
  * top-k keeps the best `limit`. */
@@ -549,6 +942,7 @@ static int sq_vec_scan(am__store *b, const char *uid, const char *embedder, cons
     *rows = NULL;
     *n = 0;
     if (limit <= 0) return AM_OK;
+    if (dim <= 0) return AM_MISUSE;
     vec_hit *top = am__arena_alloc(ar, (size_t)limit * sizeof *top);
     if (!top) return AM_NOMEM;
     size_t nt = 0, worst = 0;
@@ -561,6 +955,7 @@ static int sq_vec_scan(am__store *b, const char *uid, const char *embedder, cons
     double qscale = qmax > 0 ? qmax / 127.0 : 1.0;
     for (int i = 0; i < dim; i++) q8[i] = (signed char)lrintf(qv[i] / (float)qscale);
     int rc;
+    sqlite3_stmt *st;
     am__vc_view view;
     if (to == AM_TIME_NONE &&
         (rc = am__vc_get(s->vc, s->db, uid, embedder, dim, &view)) != AM_NOTFOUND) {
@@ -572,27 +967,30 @@ static int sq_vec_scan(am__store *b, const char *uid, const char *embedder, cons
         }
         goto rows;
     }
-    /* The join to events only when a time bound needs occurred_at. */
-    sqlite3_stmt *st = to == AM_TIME_NONE
-        ? stmt(s, "SELECT v.event_rid, v.scale, v.vec FROM event_vectors v"
-                  " WHERE v.user_id=?1 AND v.embedder=?2 AND v.dim=?3")
-        : stmt(s, "SELECT v.event_rid, v.scale, v.vec FROM event_vectors v JOIN events e ON e.rid = v.event_rid"
-                  " WHERE v.user_id=?1 AND e.user_id=?1 AND v.embedder=?2 AND v.dim=?3"
-                  " AND e.occurred_at < ?4");
-    if (!st) return AM_BACKEND;
-    bind_text(st, 1, uid);
-    bind_text(st, 2, embedder);
-    sqlite3_bind_int(st, 3, dim);
-    if (to != AM_TIME_NONE) bind_time(st, 4, to);
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        const signed char *v = sqlite3_column_blob(st, 2);
-        if (!v || sqlite3_column_bytes(st, 2) != dim) continue;
-        double dot = (double)am__dot_i8(q8, v, dim) * qscale * sqlite3_column_double(st, 1);
-        topk_offer(top, &nt, (size_t)limit, &worst, sqlite3_column_int64(st, 0), dot);
+    scan_ctx sc = {q8, qscale, dim, top, 0, (size_t)limit, 0, NULL, 0};
+    if (to != AM_TIME_NONE) {
+        /* the events before the bound (their row ids, sorted) */
+        int64_t *ids = NULL;
+        size_t cap = 0;
+        st = stmt(s, "SELECT rid FROM events WHERE user_id=?1 AND occurred_at < ?2");
+        if (!st) return AM_BACKEND;
+        bind_text(st, 1, uid);
+        bind_time(st, 2, to);
+        while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+            int64_t *x = push(ar, (void **)&ids, &sc.n_allowed, &cap, sizeof *x);
+            if (!x) { done(s, st); return AM_NOMEM; }
+            *x = sqlite3_column_int64(st, 0);
+        }
+        int out = rc == SQLITE_DONE ? AM_OK : fail(s, rc, "vector scan");
+        done(s, st);
+        if (out) return out;
+        if (sc.n_allowed == 0) goto rows;
+        qsort(ids, sc.n_allowed, sizeof *ids, cmp_rid);
+        sc.allowed = ids;
     }
-    int out = rc == SQLITE_DONE ? AM_OK : fail(s, rc, "vector scan");
-    done(s, st);
-    if (out) return out;
+    if ((rc = am__sqlite_vec_each(s->db, uid, embedder, dim, scan_one, &sc, s->err, sizeof s->err)))
+        return rc;
+    nt = sc.nt;
 rows:;
     am__event_row *r = am__arena_alloc(ar, (nt + 1) * sizeof *r);
     if (!r) return AM_NOMEM;
@@ -1375,7 +1773,8 @@ static int forget_collected(sq_store *s, const char *uid, long *events,
         " WHERE rowid IN (SELECT rid FROM events WHERE user_id=?1"
         "                 AND session_id IN (SELECT session_id FROM temp.am_forget))",
     };
-    int rc;
+    int rc = vec_forget_packed(s, uid); /* before their rows go */
+    if (rc) return rc;
     for (size_t i = 0; i < sizeof steps / sizeof *steps; i++) {
         sqlite3_stmt *st = stmt(s, steps[i]);
         if (!st) return AM_BACKEND;
@@ -1445,6 +1844,7 @@ static int sq_forget(am__store *b, const char *uid, int level, const char *id,
             "DELETE FROM tasks WHERE user_id=?1",
             "DELETE FROM entities WHERE user_id=?1",
             "DELETE FROM event_vectors WHERE user_id=?1",
+            "DELETE FROM vector_blocks WHERE user_id=?1",
             "DELETE FROM pii_vault WHERE user_id=?1",
             "DELETE FROM identity_links WHERE user_id=?1",
             "DELETE FROM tombstones WHERE user_id=?1",
@@ -1489,6 +1889,12 @@ static int sq_optimize(am__store *b)
 {
     sq_store *s = SQ(b);
     int rc = exec(s, "INSERT INTO events_fts(events_fts) VALUES('optimize')", "optimize");
+    /* tails left long by re-embedding (unpacked blocks of the old embedder) */
+    if (!rc && !(rc = exec(s, "BEGIN IMMEDIATE", "optimize"))) {
+        rc = vec_pack_all(s);
+        if (rc) sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+        else rc = exec(s, "COMMIT", "optimize");
+    }
     if (!rc) rc = exec(s, "PRAGMA optimize", "optimize");
     if (!rc) rc = exec(s, "PRAGMA wal_checkpoint(TRUNCATE)", "optimize");
     return rc;
@@ -1621,8 +2027,11 @@ static int migrate(sq_store *s, int from)
     if ((rc = schema_version(s, &now_at))) goto out_rollback;
     if (now_at >= N_MIGRATIONS) return exec(s, "COMMIT", "migrate");
     if (now_at > from) from = now_at;
-    for (int v = from; v < N_MIGRATIONS; v++)
+    for (int v = from; v < N_MIGRATIONS; v++) {
         if ((rc = exec(s, migrations[v], "migrate"))) goto out_rollback;
+        /* v5 (packed vectors): pack what earlier versions stored */
+        if (v + 1 == 5 && from > 0 && (rc = vec_pack_all(s))) goto out_rollback;
+    }
     char sql[160];
     snprintf(sql, sizeof sql,
              "INSERT OR REPLACE INTO meta(key, value) VALUES('schema_version', '%d');"

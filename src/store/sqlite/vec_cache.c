@@ -10,7 +10,7 @@
  *
  * Kept true:
  *   - appends: a new vector of a cached user whose row id is above the
- *     entry's last one is appended (events get increasing row ids);
+ *     entry's largest one is appended (events get increasing row ids);
  *     any other write (a replaced vector: re-embedding) drops the entry;
  *   - transactions: entries appended to inside a transaction that rolls
  *     back are dropped (their rows never existed);
@@ -27,6 +27,11 @@
  * at least the number of vectors), instead of growing it; and the
  * buffers of the last evicted entry are kept (counted) as a spare that
  * the next load takes, memory already touched.
+ *
+ * A load reads the user's packed blocks and the tail (am__sqlite_vec_each,
+ * schema v5): about a row per 128 vectors.  Rows need not come in row id
+ * order (a tail can hold vectors older than a block's); max_rid is what
+ * an append is compared with.
  */
 #include "store/sqlite/sqlite_int.h"
 
@@ -42,6 +47,7 @@ typedef struct vc_entry {
     int64_t *rid;
     float *scale;
     signed char *vec; /* n x dim */
+    int64_t max_rid;  /* largest of rid[0..n) */
     uint64_t used;    /* LRU clock */
     int dirty;        /* appended to in the open transaction */
 } vc_entry;
@@ -216,7 +222,7 @@ void am__vc_put(am__vcache *c, const char *uid, const char *embedder, int dim, i
     if (!c) return;
     vc_entry *e = find(c, uid, embedder, dim);
     if (!e) return; /* not cached: nothing to keep true */
-    if ((e->n && rid <= e->rid[e->n - 1]) || grow(c, e) != AM_OK) {
+    if ((e->n && rid <= e->max_rid) || grow(c, e) != AM_OK) {
         drop(c, e); /* a replaced vector, or grown past what is cached */
         return;
     }
@@ -228,6 +234,7 @@ void am__vc_put(am__vcache *c, const char *uid, const char *embedder, int dim, i
     e->scale[e->n] = scale;
     memcpy(e->vec + e->n * (size_t)dim, v, (size_t)dim);
     e->n++;
+    e->max_rid = rid;
     if (in_txn) e->dirty = 1;
 }
 
@@ -301,6 +308,27 @@ static int take_spare(am__vcache *c, vc_entry *e, size_t cap)
     return resize(c, e, cap);
 }
 
+/* One vector read by a load (am__sqlite_vec_each). */
+typedef struct vc_load {
+    am__vcache *c;
+    vc_entry *e;
+} vc_load;
+
+static int load_one(void *ctx, int64_t rid, float scale, const signed char *v)
+{
+    vc_load *l = ctx;
+    vc_entry *e = l->e;
+    if (e->n == e->cap && e->cap >= max_rows(l->c, e->dim))
+        return AM_TOOBIG; /* counted as it loads: no count query first */
+    if (grow(l->c, e) != AM_OK) return AM_NOMEM;
+    e->rid[e->n] = rid;
+    e->scale[e->n] = scale;
+    memcpy(e->vec + e->n * (size_t)e->dim, v, (size_t)e->dim);
+    if (e->n == 0 || rid > e->max_rid) e->max_rid = rid;
+    e->n++;
+    return AM_OK;
+}
+
 int am__vc_get(am__vcache *c, sqlite3 *db, const char *uid, const char *embedder, int dim,
                am__vc_view *out)
 {
@@ -330,40 +358,18 @@ int am__vc_get(am__vcache *c, sqlite3 *db, const char *uid, const char *embedder
             drop(c, e);
             return AM_NOTFOUND; /* no memory for a cache: scan with SQL */
         }
-        sqlite3_stmt *st = NULL;
-        if (sqlite3_prepare_v2(db,
-                               "SELECT event_rid, scale, vec FROM event_vectors"
-                               " WHERE user_id=?1 AND embedder=?2 AND dim=?3 ORDER BY event_rid",
-                               -1, &st, NULL) != SQLITE_OK) {
-            drop(c, e);
-            return AM_BACKEND;
-        }
-        sqlite3_bind_text(st, 1, uid, -1, SQLITE_STATIC);
-        sqlite3_bind_text(st, 2, embedder, -1, SQLITE_STATIC);
-        sqlite3_bind_int(st, 3, dim);
-        int too_big = 0;
-        while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-            const void *v = sqlite3_column_blob(st, 2);
-            if (!v || sqlite3_column_bytes(st, 2) != dim) continue;
-            if (e->n == e->cap && e->cap >= max_rows(c, dim)) {
-                too_big = 1; /* counted as it loads: no count query first */
-                break;
-            }
-            if (grow(c, e) != AM_OK) { rc = SQLITE_NOMEM; break; }
-            e->rid[e->n] = sqlite3_column_int64(st, 0);
-            e->scale[e->n] = (float)sqlite3_column_double(st, 1);
-            memcpy(e->vec + e->n * (size_t)dim, v, (size_t)dim);
-            e->n++;
-        }
-        sqlite3_finalize(st);
-        if (too_big) {
+        vc_load l = {c, e};
+        rc = am__sqlite_vec_each(db, uid, embedder, dim, load_one, &l, NULL, 0);
+        if (rc == AM_TOOBIG) {
             drop(c, e);
             snprintf(c->big[c->next_big++ % VC_BIG], sizeof c->big[0], "%s", uid);
             return AM_NOTFOUND;
         }
-        if (rc != SQLITE_DONE) {
+        if (rc) {
+            /* no memory, or an error that the SQL scan will meet and
+             * report */
             drop(c, e);
-            return rc == SQLITE_NOMEM ? AM_NOTFOUND : AM_BACKEND;
+            return AM_NOTFOUND;
         }
         /* fewer vectors than events (another embedder's, none): give
          * back what appends will not need soon */
