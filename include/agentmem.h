@@ -99,6 +99,14 @@ typedef struct am_rank_config {
                                 best event are not returned */
     double w_session;        /* 0 (off): bonus of a turn from the other hits of
                                 its session (evidence clusters) */
+    double w_speaker;        /* 1.0: a turn written as "Name: text" whose
+                                speaker the question names counts (1 + w)
+                                times its lexical score (first-person facts
+                                are about the speaker) */
+    double w_when;           /* 0.3: for a question that asks when ("when
+                                did", "什么时候"), a turn that names a date
+                                or a time ("yesterday", "上周五") counts
+                                (1 + w) times its lexical score */
 } am_rank_config;
 
 typedef struct am_config {

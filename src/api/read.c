@@ -57,19 +57,26 @@ static void event_from_row(am_event_rec *e, const am__event_row *r)
     e->score = r->score;
 }
 
+/* ,"name": (every recall builds its JSON: no printf for the names) */
+static void json_name(am__buf *b, const char *name, int comma)
+{
+    if (comma) am__buf_addc(b, ',');
+    am__buf_addc(b, '"');
+    am__buf_adds(b, name);
+    am__buf_adds(b, "\":");
+}
+
 static void json_time(am__buf *b, const char *name, am_time t, int comma)
 {
     char ts[32];
-    if (comma) am__buf_addc(b, ',');
-    am__buf_printf(b, "\"%s\":", name);
+    json_name(b, name, comma);
     if (t == AM_TIME_NONE) am__buf_adds(b, "null");
     else am__buf_json_str(b, am__time_format(t, 0, ts));
 }
 
 static void json_kv(am__buf *b, const char *name, const char *v, int comma)
 {
-    if (comma) am__buf_addc(b, ',');
-    am__buf_printf(b, "\"%s\":", name);
+    json_name(b, name, comma);
     if (v) am__buf_json_str(b, v);
     else am__buf_adds(b, "null");
 }
@@ -355,6 +362,213 @@ static int scope_visible(const char *scope, const am_query *q, const am__task_ro
     return 0;
 }
 
+/* Add the query terms of text not already among *terms, with weight w
+ * (the existing terms keep theirs; NULL weights = all 1). */
+static int add_terms(am_db *db, am__arena *ar, const char *text, double w,
+                     const char ***terms, const double **weights, size_t *nt)
+{
+    const char **more;
+    size_t nm, n = *nt;
+    int rc = am__query_terms(db->text, text, ar, &more, &nm);
+    if (rc) return rc;
+    const char **all = am__arena_alloc(ar, (n + nm + 1) * sizeof *all);
+    double *wt = am__arena_alloc(ar, (n + nm + 1) * sizeof *wt);
+    if (!all || !wt) return AM_NOMEM;
+    memcpy(all, *terms, n * sizeof *all);
+    for (size_t i = 0; i < n; i++) wt[i] = *weights ? (*weights)[i] : 1.0;
+    for (size_t i = 0; i < nm; i++) {
+        size_t k;
+        for (k = 0; k < n && strcmp(all[k], more[i]) != 0; k++) {}
+        if (k == n) {
+            wt[n] = w;
+            all[n++] = more[i];
+        }
+    }
+    *terms = all;
+    *weights = wt;
+    *nt = n;
+    return AM_OK;
+}
+
+/* The search terms of a text: its own (weight 1), its synonyms and
+ * near-words, then the narrower words of its broad ones (F21). */
+static int text_terms(am_db *db, am__arena *ar, const char *text, size_t n,
+                      const char ***terms, const double **weights, size_t *nt)
+{
+    am__buf norm, expansion, narrow;
+    am__buf_init(&norm, &db->alloc);
+    am__buf_init(&expansion, &db->alloc);
+    am__buf_init(&narrow, &db->alloc);
+    const char *own = am__arena_strndup(ar, text, n);
+    int rc = own ? am__text_normalize(db->text, text, n, &norm) : AM_NOMEM;
+    if (!rc) rc = am__expand_query(norm.p ? norm.p : "", norm.len, &expansion, &narrow);
+    const char *expanded = rc || !expansion.len ? NULL : am__arena_strndup(ar, expansion.p, expansion.len);
+    const char *narrower = rc || !narrow.len ? NULL : am__arena_strndup(ar, narrow.p, narrow.len);
+    if (!rc && ((expansion.len && !expanded) || (narrow.len && !narrower))) rc = AM_NOMEM;
+    am__buf_free(&norm);
+    am__buf_free(&expansion);
+    am__buf_free(&narrow);
+    *weights = NULL;
+    if (!rc) rc = am__query_terms(db->text, own, ar, terms, nt);
+    if (!rc && expanded) rc = add_terms(db, ar, expanded, AM__EXPANSION_WEIGHT, terms, weights, nt);
+    if (!rc && narrower)
+        rc = add_terms(db, ar, narrower, AM__HYPONYM_WEIGHT, terms, weights, nt);
+    return rc;
+}
+
+/* The clauses of a compound question ("上司是做什么的？另外，论坛在哪？",
+ * "Where does she work? And how old is she?"): its sentences, when there
+ * are 2..AM__MAX_CLAUSES of them and the whole is one short line (a
+ * dialogue or a pasted paragraph is not a compound question). */
+#define AM__MAX_CLAUSES 3
+#define AM__CLAUSE_MAX_TOKENS 160
+typedef struct clauses {
+    const char *p[AM__MAX_CLAUSES + 1];
+    size_t n[AM__MAX_CLAUSES + 1];
+    size_t count;
+} clauses;
+
+static int clause_cb(void *ctx, const char *s, size_t n)
+{
+    clauses *c = ctx;
+    if (c->count <= AM__MAX_CLAUSES) {
+        c->p[c->count] = s;
+        c->n[c->count] = n;
+    }
+    c->count++;
+    return 0;
+}
+
+/* Which clause each candidate answers best (by row id). */
+typedef struct clause_homes {
+    int64_t *rid;
+    unsigned char *home;
+    size_t n, clauses;
+} clause_homes;
+
+/* Compound questions: each clause is searched on its own too, and a
+ * candidate keeps its best score relative to the best of each search
+ * (scaled back to the whole question's), so one clause's many strong
+ * matches ("金融科技精英论坛" x 6) cannot push the other clause's answer
+ * out of the list; *homes records the clause each candidate answers best
+ * (for interleave_clauses). */
+static int search_clauses(am_db *db, const char *uid, const char *text, size_t n,
+                          am_time to, int limit, am__arena *ar, am__event_row **events,
+                          size_t *n_events, clause_homes *homes)
+{
+    const am_rank_config *r = &db->cfg.rank;
+    am__store *s = db->store;
+    clauses c;
+    memset(&c, 0, sizeof c);
+    if (am__text_tokens_estimate(text, n) > AM__CLAUSE_MAX_TOKENS || memchr(text, '\n', n))
+        return AM_OK; /* several lines: a transcript, not one compound question */
+    am__text_sentences(text, n, clause_cb, &c);
+    if (c.count < 2 || c.count > AM__MAX_CLAUSES || *n_events == 0) return AM_OK;
+    size_t cap = *n_events + c.count * (size_t)limit + 1;
+    homes->rid = am__arena_alloc(ar, cap * sizeof *homes->rid);
+    homes->home = am__arena_alloc(ar, cap);
+    double *homeval = am__arena_alloc(ar, cap * sizeof *homeval);
+    if (!homes->rid || !homes->home || !homeval) return AM_NOMEM;
+    for (size_t i = 0; i < *n_events; i++) {
+        homes->rid[i] = (*events)[i].rid;
+        homes->home[i] = 0;
+        homeval[i] = 0;
+    }
+    homes->n = *n_events;
+    homes->clauses = c.count;
+    double best = 0;
+    for (size_t i = 0; i < *n_events; i++)
+        if ((*events)[i].score > best) best = (*events)[i].score;
+    if (best <= 0) return AM_OK;
+    for (size_t k = 0; k < c.count; k++) {
+        const char **terms;
+        const double *weights;
+        size_t nt;
+        int rc = text_terms(db, ar, c.p[k], c.n[k], &terms, &weights, &nt);
+        if (rc) return rc;
+        am__event_row *part;
+        size_t np;
+        if (nt == 0) continue;
+        rc = s->vt->events_search(s, uid, terms, weights, nt, r->w_context, AM_TIME_NONE, to,
+                                  limit, ar, &part, &np);
+        if (rc) return rc;
+        double pbest = 0;
+        for (size_t i = 0; i < np; i++)
+            if (part[i].score > pbest) pbest = part[i].score;
+        if (pbest <= 0) continue;
+        am__event_row *all = am__arena_alloc(ar, (*n_events + np + 1) * sizeof *all);
+        if (!all) return AM_NOMEM;
+        memcpy(all, *events, *n_events * sizeof *all);
+        size_t m = *n_events;
+        for (size_t i = 0; i < np && m < cap; i++) {
+            double v = best * part[i].score / pbest;
+            size_t j;
+            for (j = 0; j < *n_events && all[j].rid != part[i].rid; j++) {}
+            if (j < *n_events) {
+                if (v > all[j].score) all[j].score = v;
+            } else {
+                j = m;
+                all[m] = part[i];
+                all[m++].score = v;
+                homes->rid[j] = part[i].rid;
+                homes->home[j] = (unsigned char)k;
+                homeval[j] = v;
+                homes->n = m;
+            }
+            if (v > homeval[j]) {
+                homeval[j] = v;
+                homes->home[j] = (unsigned char)k;
+            }
+        }
+        *events = all;
+        *n_events = m;
+    }
+    return AM_OK;
+}
+
+/* Compound questions, after ranking: the candidates take turns by the
+ * clause they answer best (the best of clause 1, of clause 2, then the
+ * second best of each, ...), so every clause has its answer at the top
+ * even when another clause has many near-equal matches.  The ones above
+ * the relevance floor and those below it are interleaved apart; scores
+ * are lowered where needed to stay in order. */
+static int interleave_clauses(const clause_homes *h, am__arena *ar, am__event_row *rows,
+                              size_t n)
+{
+    if (h->clauses < 2 || n < 2) return AM_OK;
+    am__event_row *out = am__arena_alloc(ar, n * sizeof *out);
+    unsigned char *cls = am__arena_alloc(ar, n);
+    unsigned char *used = am__arena_alloc(ar, n);
+    if (!out || !cls || !used) return AM_NOMEM;
+    for (size_t i = 0; i < n; i++) {
+        cls[i] = 0;
+        used[i] = 0;
+        for (size_t j = 0; j < h->n; j++)
+            if (h->rid[j] == rows[i].rid) { cls[i] = h->home[j]; break; }
+    }
+    size_t w = 0, floor = 0;
+    while (floor < n && rows[floor].score >= 0) floor++;
+    size_t ranges[2][2] = {{0, floor}, {floor, n}};
+    for (int g = 0; g < 2; g++) {
+        size_t a = ranges[g][0], b = ranges[g][1], left = b - a, next[AM__MAX_CLAUSES];
+        for (size_t k = 0; k < h->clauses; k++) next[k] = a;
+        while (left) {
+            for (size_t k = 0; k < h->clauses && left; k++) {
+                while (next[k] < b && (used[next[k]] || cls[next[k]] != k)) next[k]++;
+                if (next[k] == b) continue;
+                used[next[k]] = 1;
+                out[w] = rows[next[k]];
+                if (w && out[w].score > out[w - 1].score && (out[w].score >= 0) == (out[w - 1].score >= 0))
+                    out[w].score = out[w - 1].score;
+                w++;
+                left--;
+            }
+        }
+    }
+    memcpy(rows, out, n * sizeof *rows);
+    return AM_OK;
+}
+
 static int recall_run(am_db *db, const am_query *q, recall_box *box)
 {
     am__arena *ar = &box->ar;
@@ -395,13 +609,10 @@ static int recall_run(am_db *db, const am_query *q, recall_box *box)
         am__db_log(db, AM_LOG_WARN, "recall: user %s: domain \"%s\" disagrees with the text (%s); global recall",
                    uid, q->domain, am__domain_infer(norm.p, norm.len));
     res->domain_conflict = domain_conflict;
-    am__buf expansion;
-    am__buf_init(&expansion, &db->alloc);
-    rc = am__expand_query(norm.p ? norm.p : "", norm.len, &expansion);
+    size_t qnorm_len = norm.len;
+    const char *qnorm = am__arena_strndup(ar, norm.p ? norm.p : "", norm.len);
     am__buf_free(&norm);
-    const char *expanded = rc || !expansion.len ? NULL : am__arena_strndup(ar, expansion.p, expansion.len);
-    am__buf_free(&expansion);
-    if (rc) return am__db_error(db, rc, "recall: out of memory");
+    if (!qnorm) return am__db_error(db, AM_NOMEM, "recall: out of memory");
     res->need_memory = rd.need_memory;
     res->route = am__route_name(rd.route);
     am__db_log(db, AM_LOG_INFO, "recall: user %s: route=%s reason=%s", uid, res->route, rd.reason);
@@ -418,27 +629,8 @@ static int recall_run(am_db *db, const am_query *q, recall_box *box)
     const char **terms;
     const double *weights = NULL; /* per term; NULL = all 1 */
     size_t nt;
-    if ((rc = am__query_terms(db->text, q->text, ar, &terms, &nt))) goto out_store;
-    if (expanded) { /* F21: synonyms and near-words join the terms */
-        const char **more;
-        size_t nm;
-        if ((rc = am__query_terms(db->text, expanded, ar, &more, &nm))) goto out_store;
-        const char **all = am__arena_alloc(ar, (nt + nm + 1) * sizeof *all);
-        double *w = am__arena_alloc(ar, (nt + nm + 1) * sizeof *w);
-        if (!all || !w) { rc = AM_NOMEM; goto out_store; }
-        memcpy(all, terms, nt * sizeof *all);
-        for (size_t i = 0; i < nt; i++) w[i] = 1.0;
-        for (size_t i = 0; i < nm; i++) {
-            size_t k;
-            for (k = 0; k < nt && strcmp(all[k], more[i]) != 0; k++) {}
-            if (k == nt) {
-                w[nt] = AM__EXPANSION_WEIGHT;
-                all[nt++] = more[i];
-            }
-        }
-        terms = all;
-        weights = w;
-    }
+    /* F21: synonyms and near-words join the terms, then narrower words */
+    if ((rc = text_terms(db, ar, q->text, qn, &terms, &weights, &nt))) goto out_store;
     size_t max_ev = (size_t)(q->max_events > 0 ? q->max_events : r->max_events);
     int limit = r->candidates > (int)max_ev * 2 ? r->candidates : (int)max_ev * 2;
     am__event_row *events;
@@ -447,6 +639,11 @@ static int recall_run(am_db *db, const am_query *q, recall_box *box)
                               as_of != AM_TIME_NONE ? as_of + 1 : AM_TIME_NONE, limit, ar,
                               &events, &n_events);
     if (rc) goto out_store;
+    clause_homes homes;
+    memset(&homes, 0, sizeof homes);
+    if ((rc = search_clauses(db, uid, q->text, qn, as_of != AM_TIME_NONE ? as_of + 1 : AM_TIME_NONE,
+                             limit, ar, &events, &n_events, &homes)))
+        goto out_store;
     /* F19: "上周" / "last month" / "on 9 November" in the turn: the best
      * matches inside that period join the candidates (a turn of that day
      * that shares only a name with the question would otherwise never make
@@ -477,6 +674,16 @@ static int recall_run(am_db *db, const am_query *q, recall_box *box)
             n_events = m;
         }
     }
+    am__speaker_boost(r, qnorm, qnorm_len, events, n_events);
+    if (r->w_when > 0 && n_events && am__asks_when(qnorm, qnorm_len)) {
+        /* the candidates that say when: dates the write path extracted */
+        int64_t *rids = am__arena_alloc(ar, n_events * sizeof *rids);
+        unsigned char *dated = am__arena_alloc(ar, n_events);
+        if (!rids || !dated) { rc = AM_NOMEM; goto out_store; }
+        for (size_t i = 0; i < n_events; i++) rids[i] = events[i].rid;
+        if ((rc = s->vt->events_dated(s, uid, rids, n_events, dated))) goto out_store;
+        am__when_boost(r, events, n_events, dated);
+    }
     am__rank_events(r, at, events, n_events);
     if (timed && n_events) {
         /* in the period asked about: relevant even when the words match
@@ -487,6 +694,7 @@ static int recall_run(am_db *db, const am_query *q, recall_box *box)
                                   r->w_time;
         am__sort_events(events, n_events);
     }
+    if ((rc = interleave_clauses(&homes, ar, events, n_events))) goto out_store;
     if (db->embedder && vector_ok && r->w_vector > 0 &&
         (rc = fuse_vectors(db, uid, q->text, as_of, limit, ar, &events, &n_events)))
         goto out_store;

@@ -10,6 +10,8 @@
 
 #include "recall/recall.h"
 
+#define AM__HYPONYM_MAX_TOKENS 48 /* am__text_tokens_estimate of the query */
+
 static const char *const groups[][8] = {
     /* Chinese near-words */
     {"单子", "订单", "工单", NULL},
@@ -53,11 +55,77 @@ static const char *const groups[][8] = {
     {"married", "wedding", "husband", "wife", NULL},
 };
 
+/* Broader words -> narrower ones (one way): a question about someone's
+ * "hobbies" or "pets" is answered by turns that name the thing itself
+ * ("went swimming", "my turtles"), which share no word with it.  The
+ * first string lists the broad words ('|' separated, as written in a
+ * normalised query), the second what they expand to (space separated).
+ * General world knowledge only; a narrow word never expands to the broad
+ * one (that would flood every "swimming" question with "activities"). */
+static const char *const hyponyms[][2] = {
+    {"activity|activities|hobby|hobbies|pastime|pastimes|interest|interests|passion|passions|leisure|"
+     "for fun|free time|spare time|destress|de-stress|unwind",
+     "swimming hiking camping painting drawing pottery reading writing cooking baking gardening running "
+     "yoga dancing singing fishing photography guitar piano travel games knitting cycling biking surfing "
+     "skiing volunteering"},
+    {"爱好|兴趣|业余|消遣|休闲|放松|解压",
+     "游泳 徒步 爬山 露营 画画 绘画 陶艺 阅读 看书 写作 烹饪 做饭 烘焙 园艺 跑步 瑜伽 跳舞 唱歌 钓鱼 摄影 "
+     "吉他 钢琴 旅游 旅行 游戏 编织 骑行 滑雪 书法 下棋"},
+    {"pet|pets|animal|animals", "dog dogs puppy cat cats kitten turtle turtles fish bird parrot hamster rabbit"},
+    {"宠物|动物", "狗 小狗 狗狗 猫 小猫 猫咪 乌龟 金鱼 鹦鹉 仓鼠 兔子"},
+    {"art|arts|artwork|artworks|artistic|creative",
+     "painting paintings drawing sketch sculpture pottery canvas mural"},
+    {"艺术|作品|创作", "画 绘画 素描 雕塑 陶艺 油画 水彩"},
+    {"music|musical|instrument|instruments|band|bands|musician|musicians|concert|concerts",
+     "guitar piano violin drums ukulele flute saxophone cello song songs singing album concert band"},
+    {"音乐|乐器|乐队|演唱会", "吉他 钢琴 小提琴 鼓 笛子 古筝 二胡 唱歌 歌曲 演唱会 专辑"},
+    {"book|books|reading|read|author|authors|literature",
+     "novel novels series trilogy author read reading"},
+    {"书|书籍|阅读|读物", "小说 看书 读书 作者 系列"},
+    {"sport|sports|exercise|exercises|workout|workouts|fitness|athletic",
+     "basketball football soccer tennis baseball running gym yoga swimming hiking cycling "
+     "boxing kickboxing taekwondo martial weightlifting strength"},
+    {"运动|锻炼|健身|体育", "篮球 足球 网球 羽毛球 乒乓球 跑步 健身房 瑜伽 游泳 爬山 骑行 拳击 跆拳道"},
+    {"food|foods|dish|dishes|meal|meals|recipe|recipes|dessert|desserts|cuisine|treat|treats",
+     "cook cooking bake baking cake pie cookies ice cream tart dinner lunch breakfast"},
+    {"美食|菜|菜肴|饭菜|甜点|甜品|食谱", "做饭 烹饪 烘焙 蛋糕 饼干 冰淇淋 早餐 午餐 晚餐"},
+    {"family|families|relatives|relative",
+     "kids children husband wife son daughter mom dad mother father parents brother sister grandma grandpa"},
+    {"家人|家庭|家里人|亲戚|亲人",
+     "孩子 老公 老婆 丈夫 妻子 儿子 女儿 爸爸 妈妈 父母 哥哥 姐姐 弟弟 妹妹 爷爷 奶奶"},
+    {"movie|movies|film|films|show|shows", "watched watch movie film series trilogy cinema theater"},
+    {"电影|影视|剧", "看电影 电视剧 影院 纪录片"},
+    {"game|games|gaming", "video game tournament chess board console play played"},
+    {"游戏", "电竞 比赛 下棋 桌游 主机"},
+    {"event|events", "parade festival conference concert workshop party fundraiser seminar "
+                     "competition tournament fair show meetup"},
+    {"活动", "节 展 会议 演唱会 比赛 聚会 讲座 研讨会 论坛 展览"},
+    {"volunteer|volunteering|charity|charities|community service",
+     "volunteer volunteering shelter donate donated donation fundraiser charity"},
+    {"志愿|公益|慈善", "志愿者 捐款 捐赠 义工 募捐"},
+    {"instrument|instruments", "guitar piano violin drums ukulele flute saxophone cello"},
+    {"家电|电器", "空调 冰箱 洗衣机 电视 空气净化器 微波炉 扫地机器人 热水器 吸尘器 电饭煲"},
+    {"美妆|化妆品|护肤品|护肤", "口红 粉底 面霜 精华 乳液 香水 面膜 眼霜 喷雾 精油 洗面奶 防晒"},
+    {"手机", "iphone 华为 小米 oppo vivo 三星 荣耀"},
+    {"景区|景点", "公园 博物馆 古镇 寺 山 湖 海滨"},
+    {"vehicle|vehicles", "car truck bike motorcycle van"},
+    {"martial art|martial arts", "karate judo taekwondo kickboxing kung fu boxing jiu-jitsu"},
+    {"武术|功夫", "跆拳道 空手道 柔道 拳击 太极 散打"},
+    {"writing|writings|write|writes|written|writer",
+     "screenplay script poem poetry story stories novel journal blog article articles"},
+    {"写作|写东西", "剧本 诗 小说 日记 博客 文章"},
+    {"outdoor|outdoors|nature", "hiking camping beach park trail mountain lake forest"},
+    {"户外|大自然", "徒步 露营 爬山 海滩 公园 湖 森林"},
+};
+
 static int has_phrase(const char *s, size_t n, const char *p)
 {
     size_t m = strlen(p);
     int ascii = (unsigned char)p[0] < 0x80;
     for (size_t i = 0; i + m <= n; i++) {
+        const char *at = memchr(s + i, p[0], n - m + 1 - i); /* the next candidate */
+        if (!at) return 0;
+        i = (size_t)(at - s);
         if (memcmp(s + i, p, m) != 0) continue;
         if (!ascii) return 1;
         /* ASCII members match whole words only */
@@ -68,7 +136,7 @@ static int has_phrase(const char *s, size_t n, const char *p)
     return 0;
 }
 
-int am__expand_query(const char *norm, size_t n, am__buf *out)
+int am__expand_query(const char *norm, size_t n, am__buf *out, am__buf *narrow)
 {
     for (size_t g = 0; g < sizeof groups / sizeof *groups; g++) {
         int hit = 0;
@@ -80,5 +148,27 @@ int am__expand_query(const char *norm, size_t n, am__buf *out)
             am__buf_adds(out, groups[g][k]);
         }
     }
-    return out->oom ? AM_NOMEM : AM_OK;
+    /* Narrower words only for a short question: a long text (a dialogue,
+     * a pasted paragraph) names its things itself, and the broad words
+     * that litter it ("activities", "family") would only add noise. */
+    int short_q = am__text_tokens_estimate(norm, n) <= AM__HYPONYM_MAX_TOKENS;
+    for (size_t g = 0; short_q && g < sizeof hyponyms / sizeof *hyponyms; g++) {
+        const char *h = hyponyms[g][0];
+        int hit = 0;
+        while (*h && !hit) {
+            const char *bar = strchr(h, '|');
+            size_t m = bar ? (size_t)(bar - h) : strlen(h);
+            char word[64];
+            if (m < sizeof word) {
+                memcpy(word, h, m);
+                word[m] = 0;
+                hit = has_phrase(norm, n, word);
+            }
+            h += m + (bar ? 1 : 0);
+        }
+        if (!hit) continue;
+        am__buf_addc(narrow, ' ');
+        am__buf_adds(narrow, hyponyms[g][1]);
+    }
+    return out->oom || narrow->oom ? AM_NOMEM : AM_OK;
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "recall/recall.h"
+#include "text/entities.h"
 
 #define MAX_SET 256
 #define DAY_MS 86400000.0
@@ -212,6 +213,86 @@ void am__rank_events(const am_rank_config *r, am_time now, am__event_row *rows,
         }
     }
     if (n > 1) qsort(rows, n, sizeof *rows, cmp_event);
+}
+
+static int ascii_alpha(char c)
+{
+    return ((unsigned char)c | 0x20) >= 'a' && ((unsigned char)c | 0x20) <= 'z';
+}
+
+/* The speaker label of a transcript line: the text before a leading ':'
+ * or '：' (at most 40 bytes, at most three words or four non-Latin
+ * characters -- a name, not a clause like "论坛的地点是：" -- no digits or
+ * other punctuation), lower-cased into out.  Returns its length, 0 for
+ * none. */
+static size_t speaker_label(const char *s, char *out, size_t cap)
+{
+    size_t i = 0, spaces = 0, wide = 0;
+    while (s[i] && i < 40 && i + 1 < cap) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == ':' || (c == 0xEF && (unsigned char)s[i + 1] == 0xBC &&
+                         (unsigned char)s[i + 2] == 0x9A)) {
+            while (i > 0 && out[i - 1] == ' ') i--;
+            return i;
+        }
+        if (c == ' ') {
+            if (i == 0 || ++spaces > 2) return 0;
+        } else if (c < 0x80 && !ascii_alpha((char)c) && c != '.' && c != '\'' && c != '-') {
+            return 0;
+        } else if (c >= 0xC0 && ++wide > 4) {
+            return 0;
+        }
+        out[i] = c < 0x80 ? (char)(c | (ascii_alpha((char)c) ? 0x20 : 0)) : (char)c;
+        i++;
+    }
+    return 0;
+}
+
+/* 1 if the normalised query contains the label (ASCII labels: as whole
+ * words). */
+static int query_names(const char *q, size_t n, const char *label, size_t m)
+{
+    int ascii = (unsigned char)label[0] < 0x80;
+    for (size_t i = 0; i + m <= n; i++) {
+        if (memcmp(q + i, label, m) != 0) continue;
+        if (!ascii) return 1;
+        if ((i == 0 || !ascii_alpha(q[i - 1])) && (i + m == n || !ascii_alpha(q[i + m])))
+            return 1;
+    }
+    return 0;
+}
+
+void am__speaker_boost(const am_rank_config *r, const char *norm, size_t n,
+                       am__event_row *rows, size_t n_rows)
+{
+    if (r->w_speaker <= 0 || !norm || !n) return;
+    for (size_t i = 0; i < n_rows; i++) {
+        char label[48];
+        size_t m;
+        if (rows[i].score <= 0 || !rows[i].content) continue;
+        if (!(m = speaker_label(rows[i].content, label, sizeof label))) continue;
+        if (query_names(norm, n, label, m)) rows[i].score *= 1 + r->w_speaker;
+    }
+}
+
+int am__asks_when(const char *norm, size_t n)
+{
+    static const char *const en[] = {"when", "what date", "what day", "what year",
+                                     "what month", "what time", "which day", "which year",
+                                     "which month", "how long ago", NULL};
+    static const char *const zh[] = {"什么时候", "啥时候", "何时", "哪天", "哪一天", "哪年",
+                                     "哪一年", "几月", "几号", "哪个月", "多久以前", NULL};
+    for (size_t i = 0; en[i]; i++)
+        if (query_names(norm, n, en[i], strlen(en[i]))) return 1;
+    return am__cue_any(norm, n, zh);
+}
+
+void am__when_boost(const am_rank_config *r, am__event_row *rows, size_t n_rows,
+                    const unsigned char *dated)
+{
+    if (r->w_when <= 0) return;
+    for (size_t i = 0; i < n_rows; i++)
+        if (dated[i] && rows[i].score > 0) rows[i].score *= 1 + r->w_when;
 }
 
 void am__sort_events(am__event_row *rows, size_t n)

@@ -36,9 +36,11 @@ int am__domain_conflict(const char *given, const char *norm, size_t n);
 
 /* ---- expand (F21) */
 /* Append to out the synonyms / near-words of the groups the normalised
- * query touches (space-separated); the caller adds their tokens as extra
- * query terms.  Returns AM_OK or AM_NOMEM. */
-int am__expand_query(const char *norm, size_t n, am__buf *out);
+ * query touches (space-separated), and to narrow, for a short question,
+ * the narrower words of the broad ones it uses ("hobbies" -> "swimming
+ * hiking ..."); the caller adds their tokens as extra query terms, the
+ * narrower ones with a lower weight.  Returns AM_OK or AM_NOMEM. */
+int am__expand_query(const char *norm, size_t n, am__buf *out, am__buf *narrow);
 
 /* ---- rank */
 typedef struct am__scored_item {
@@ -66,6 +68,27 @@ int am__rank_items(am__text *t, am__tokcache *cache, const am_rank_config *r, am
  * support; candidates under the relevance floor get a negative score. */
 void am__rank_events(const am_rank_config *r, am_time now, am__event_row *rows,
                      size_t n);
+
+/* Speaker support: a turn written as a transcript line, "Name: text" (or
+ * "名字：text"), whose speaker the question names gets its lexical score
+ * times (1 + r->w_speaker): what someone says in the first person is
+ * about them ("I just signed up for a pottery class" answers "what does
+ * Melanie do?"), while a turn that only addresses them is not.  norm is
+ * the normalised query.  Call before am__rank_events. */
+void am__speaker_boost(const am_rank_config *r, const char *norm, size_t n,
+                       am__event_row *rows, size_t n_rows);
+
+/* Time support: when the normalised query asks when something happened
+ * ("when did", "what year", "什么时候", "哪天"; am__asks_when), a
+ * candidate that names a date, a date range or a date-time (resolved
+ * against its own time at write: "yesterday", "last May", "上周五";
+ * dated[i], from the entities the store kept) gets its lexical score times
+ * (1 + r->w_when): the answer to "when" is a turn that says when.  Call
+ * before am__rank_events. */
+void am__when_boost(const am_rank_config *r, am__event_row *rows, size_t n_rows,
+                    const unsigned char *dated);
+/* 1 when the normalised text asks when (see am__when_boost). */
+int am__asks_when(const char *norm, size_t n);
 
 /* Sort events best first by score. */
 void am__sort_events(am__event_row *rows, size_t n);

@@ -173,6 +173,10 @@ typedef struct am__store_vt {
                          am__arena *ar, am__entity_row **rows, size_t *n);
     int (*event_find)(am__store *s, const char *uid, const char *needle,
                       char out[32]);
+    /* dated[i] = 1 when event rids[i] names a date, a date range or a
+     * date-time (its extracted entities), else 0. */
+    int (*events_dated)(am__store *s, const char *uid, const int64_t *rids, size_t n,
+                        unsigned char *dated);
 
     /* tasks */
     int (*task_get)(am__store *s, const char *uid, const char *task_id,
@@ -243,6 +247,9 @@ int am__store_sqlite_open(const char *path, const am__store_opts *o,
 /* Weight of a synonym or near-word added to a query (F21), relative to
  * the words of the question. */
 #define AM__EXPANSION_WEIGHT 0.5
+/* Weight of a narrower word added for a broad one ("hobbies" ->
+ * "swimming"): many are added, any one of them is only a guess. */
+#define AM__HYPONYM_WEIGHT 0.4
 
 /* The schema version this library writes and reads. */
 #define AM__SCHEMA_VERSION 5

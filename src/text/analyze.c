@@ -298,19 +298,20 @@ int am__text_lang(const char *s, size_t n)
 /* Stemmed English stopwords and Chinese function characters, sorted by
  * bytes (strcmp order) for am__text_stopword's binary search. */
 static const char *const stopwords[] = {
-    "a", "about", "after", "again", "all", "also", "am", "an", "and", "ani",
-    "are", "as", "at", "be", "becaus", "been", "befor", "being", "but", "by",
-    "can", "could", "did", "do", "doe", "done", "for", "from", "had", "has",
-    "have", "he", "her", "here", "him", "his", "how", "i", "if", "in", "into",
-    "is", "its", "just", "me", "mi", "more", "most", "my", "no", "not", "now",
-    "of", "on", "onc", "onli", "or", "other", "our", "out", "over", "own", "s",
-    "same", "she", "should", "so", "some", "such", "t", "than", "that", "the",
-    "their", "them", "then", "there", "these", "they", "this", "those",
-    "through", "to", "too", "up", "us", "veri", "was", "we", "were", "what",
-    "when", "where", "whi", "which", "while", "who", "whom", "will", "with",
-    "would", "you", "your", "yourself", "一下", "一个", "也", "了", "什么", "他", "你",
-    "你的", "吗", "吧", "呢", "和", "啊", "在", "她", "就", "怎么", "我", "我的", "是", "的",
-    "这个", "那个", "都",
+    "a", "about", "after", "again", "all", "also", "am", "an", "and", "ani", "are",
+    "as", "at", "be", "becaus", "been", "befor", "being", "but", "by", "can", "could",
+    "did", "do", "doe", "done", "for", "from", "had", "has", "have", "he", "her",
+    "here", "him", "his", "how", "i", "if", "in", "into", "is", "its", "just", "me",
+    "mi", "more", "most", "my", "no", "not", "now", "of", "on", "onc", "onli", "or",
+    "other", "our", "out", "over", "own", "s", "same", "she", "should", "so", "some",
+    "such", "t", "than", "that", "the", "their", "them", "then", "there", "these",
+    "they", "this", "those", "through", "to", "too", "up", "us", "veri", "was", "we",
+    "were", "what", "when", "where", "whi", "which", "while", "who", "whom", "will",
+    "with", "would", "you", "your", "yourself", "一下", "一个", "也", "了", "什么",
+    "他", "你", "你的", "另外", "吗", "吧", "呀", "呗", "呢", "咋", "和",
+    "哦", "哪", "哪个", "哪些", "哪儿", "哪里", "啊", "啥", "嘛", "在",
+    "多少", "她", "就", "怎么", "我", "我的", "是", "来着", "的", "着",
+    "请问", "这个", "那个", "都",
 };
 
 static int cmp_stop(const void *key, const void *elem)

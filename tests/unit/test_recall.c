@@ -3,7 +3,9 @@
  * a turn's neighbours (the context column) must not make it look long
  * (BM25F, store/sqlite/fts_rank.c), and a long, chatty question keeps the
  * terms of its real ask at the end, and a question about a date finds
- * that day's turn even when sixty others share more of its words.
+ * that day's turn even when sixty others share more of its words; the
+ * speaker of a transcript line, the narrower words of a broad one, the
+ * turns that say when, and each clause of a compound question count.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -413,6 +415,150 @@ static void test_lengths_stay_true_zh(void)
     lengths_stay_true(turns, "湖边小木屋的暑假是什么时候");
 }
 
+/* Chat filler said alone in other sessions, so the collection has a
+ * realistic vocabulary and document frequencies. */
+static void add_filler(am_db *db, const char *const *filler, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        char at[40], session[16];
+        snprintf(at, sizeof at, "2026-02-%02zuT09:00:00+08:00", 1 + i);
+        snprintf(session, sizeof session, "f%zu", i);
+        add(db, "u1", session, NULL, at, filler[i]);
+    }
+}
+
+static const char *const filler_en[] = {
+    "Joanna: the weather was lovely today", "Nate: my laptop finally works again",
+    "Joanna: I watched a documentary last night", "Nate: the bus was late this morning",
+    "Joanna: I bought new curtains for the flat", "Nate: work has been busy lately",
+};
+static const char *const filler_zh[] = {
+    "小李：今天天气真不错", "小王：电脑终于修完了", "小李：昨晚看了个纪录片",
+    "小王：早上公交车晚点了", "小李：给家里买了新窗帘", "小王：最近工作挺忙的",
+};
+
+/* "What does Nate do?" is answered by what Nate says ("Nate: I ..."), not
+ * by a longer turn of someone else that only addresses him. */
+static void speaker_named(const char *const *filler, const char *own, const char *addressed,
+                          const char *question, const char *needle)
+{
+    am_db *db = open_mem();
+    add_filler(db, filler, 6);
+    add(db, "u1", "s1", NULL, "2026-03-01T10:00:00+08:00", own);
+    add(db, "u1", "s2", NULL, "2026-03-02T10:00:00+08:00", addressed);
+    CHECK_EQ_INT((int)rank_of(db, "u1", "2026-03-05T09:00:00+08:00", question, needle), 1);
+    am_close(db);
+}
+
+static void test_speaker_named_en(void)
+{
+    speaker_named(filler_en, "Nate: went fishing at the weekend",
+                  "Joanna: Nate, fishing at the weekend? I hate fishing, fishing is dull",
+                  "Did Nate go fishing?", "went fishing");
+}
+
+static void test_speaker_named_zh(void)
+{
+    speaker_named(filler_zh, "小王：周末我去钓鱼了", "小李：小王，去钓鱼？钓鱼太无聊了，我不喜欢去钓鱼",
+                  "小王去钓鱼了吗？", "周末我去");
+}
+
+/* "hobbies" / "爱好" share no word with "went fishing" / "钓鱼": the
+ * narrower words of the broad one find it. */
+static void broad_word(const char *const *filler, const char *target, const char *other,
+                       const char *question, const char *needle)
+{
+    am_db *db = open_mem();
+    add_filler(db, filler, 6);
+    add(db, "u1", "s1", NULL, "2026-03-01T10:00:00+08:00", target);
+    add(db, "u1", "s2", NULL, "2026-03-02T10:00:00+08:00", other);
+    CHECK_EQ_INT((int)rank_of(db, "u1", "2026-03-05T09:00:00+08:00", question, needle), 1);
+    am_close(db);
+}
+
+static void test_broad_word_en(void)
+{
+    broad_word(filler_en, "Nate: I spent the whole weekend fishing by the lake",
+               "Nate: hi Joanna", "What are Nate's hobbies?", "fishing");
+}
+
+static void test_broad_word_zh(void)
+{
+    broad_word(filler_zh, "小王：整个周末都在湖边钓鱼", "小王：晚上在家吗", "小王有什么爱好？", "钓鱼");
+}
+
+/* "When did ...?": of two turns about the same thing, the one that says
+ * when ("yesterday", "昨天") comes first. */
+static void asks_when(const char *const *filler, const char *dated, const char *undated,
+                      const char *question, const char *needle)
+{
+    am_db *db = open_mem();
+    add_filler(db, filler, 6);
+    add(db, "u1", "s1", NULL, "2026-03-01T10:00:00+08:00", dated);
+    add(db, "u1", "s2", NULL, "2026-03-02T10:00:00+08:00", undated);
+    CHECK_EQ_INT((int)rank_of(db, "u1", "2026-03-05T09:00:00+08:00", question, needle), 1);
+    am_close(db);
+}
+
+static void test_asks_when_en(void)
+{
+    asks_when(filler_en, "Nate: went to Rome yesterday", "Nate: went to Rome, lovely trip",
+              "When did Nate go to Rome?", "yesterday");
+}
+
+static void test_asks_when_zh(void)
+{
+    asks_when(filler_zh, "小王：我和姐姐昨天去了一趟杭州", "小王：杭州很美",
+              "小王什么时候去的杭州？", "昨天");
+}
+
+/* A compound question: one clause matches six turns strongly (the same
+ * fact said of six places), the other one turn; both answers must be near
+ * the top. */
+static void compound(const char *const *many, const char *const *filler, const char *answer,
+                     const char *question, const char *needle)
+{
+    am_db *db = open_mem();
+    for (int i = 0; i < 30; i++) { /* a longer history: the summit's words are rare */
+        char at[40], session[16], text[160];
+        snprintf(at, sizeof at, "2026-01-%02dT10:00:00+08:00", 1 + i);
+        snprintf(session, sizeof session, "h%d", i);
+        snprintf(text, sizeof text, "%s %d", filler[i % 6], i);
+        add(db, "u1", session, NULL, at, text);
+    }
+    for (int i = 0; i < 6; i++) {
+        char at[40], session[16];
+        snprintf(at, sizeof at, "2026-03-%02dT10:00:00+08:00", 1 + i);
+        snprintf(session, sizeof session, "m%d", i);
+        add(db, "u1", session, NULL, at, many[i]);
+    }
+    add(db, "u1", "a", NULL, "2026-02-20T10:00:00+08:00", answer);
+    size_t r = rank_of(db, "u1", "2026-03-10T09:00:00+08:00", question, needle);
+    CHECK(r >= 1 && r <= 2);
+    am_close(db);
+}
+
+static void test_compound_question_zh(void)
+{
+    static const char *const many[] = {
+        "金融科技论坛的地点是北京。", "金融科技论坛的地点是上海。", "金融科技论坛的地点是深圳。",
+        "金融科技论坛的地点是杭州。", "金融科技论坛的地点是南京。", "金融科技论坛的地点是青岛。",
+    };
+    compound(many, filler_zh, "我上司是做会计工作的。", "上司是做什么工作的呢？另外，金融科技论坛的地点是什么？",
+             "上司");
+}
+
+static void test_compound_question_en(void)
+{
+    static const char *const many[] = {
+        "The fintech summit is held in Beijing.", "The fintech summit is held in Shanghai.",
+        "The fintech summit is held in Shenzhen.", "The fintech summit is held in Hangzhou.",
+        "The fintech summit is held in Nanjing.", "The fintech summit is held in Qingdao.",
+    };
+    compound(many, filler_en, "My boss works as an accountant.",
+             "What does my boss work as? Also, where is the fintech summit held?", "boss");
+}
+
 int main(void)
 {
     RUN(test_context_length_zh);
@@ -428,5 +574,13 @@ int main(void)
     RUN(test_correction_stays_zh);
     RUN(test_lengths_stay_true_en);
     RUN(test_lengths_stay_true_zh);
+    RUN(test_speaker_named_en);
+    RUN(test_speaker_named_zh);
+    RUN(test_broad_word_en);
+    RUN(test_broad_word_zh);
+    RUN(test_asks_when_en);
+    RUN(test_asks_when_zh);
+    RUN(test_compound_question_en);
+    RUN(test_compound_question_zh);
     TEST_MAIN_END();
 }

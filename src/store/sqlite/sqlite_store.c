@@ -1398,6 +1398,26 @@ static int sq_events_list(am__store *b, const char *uid, am__arena *ar,
     return read_events(s, st, ar, rows, n, 0);
 }
 
+static int sq_events_dated(am__store *b, const char *uid, const int64_t *rids, size_t n,
+                           unsigned char *dated)
+{
+    sq_store *s = SQ(b);
+    sqlite3_stmt *st = stmt(s, "SELECT 1 FROM entities WHERE event_rid = ?1 AND user_id = ?2"
+                               " AND type IN ('date', 'datetime', 'range') LIMIT 1");
+    if (!st) return AM_BACKEND;
+    int out = AM_OK;
+    for (size_t i = 0; i < n && out == AM_OK; i++) {
+        sqlite3_reset(st);
+        sqlite3_bind_int64(st, 1, rids[i]);
+        bind_text(st, 2, uid);
+        int rc = sqlite3_step(st);
+        dated[i] = rc == SQLITE_ROW;
+        if (rc != SQLITE_ROW && rc != SQLITE_DONE) out = fail(s, rc, "entities");
+    }
+    done(s, st);
+    return out;
+}
+
 static int sq_entities_list(am__store *b, const char *uid, int64_t rid,
                             am__arena *ar, am__entity_row **rows, size_t *n)
 {
@@ -1971,6 +1991,7 @@ static const am__store_vt sqlite_vt = {
     .events_recent = sq_events_recent,
     .events_list = sq_events_list,
     .entities_list = sq_entities_list,
+    .events_dated = sq_events_dated,
     .event_find = sq_event_find,
     .task_get = sq_task_get,
     .task_put = sq_task_put,
