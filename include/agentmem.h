@@ -107,6 +107,12 @@ typedef struct am_rank_config {
                                 did", "什么时候"), a turn that names a date
                                 or a time ("yesterday", "上周五") counts
                                 (1 + w) times its lexical score */
+    double rrf_k;            /* 0: the vector scan's hits are fused linearly
+                                (lexical x (1 - w_vector) + similarity x
+                                w_vector); > 0: reciprocal-rank fusion,
+                                (1 - w_vector) / (k + lexical rank) +
+                                w_vector / (k + vector rank), k = rrf_k
+                                (60 is the usual) */
 } am_rank_config;
 
 typedef struct am_config {

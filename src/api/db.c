@@ -39,6 +39,7 @@ void am_config_init(am_config *cfg)
     r->w_session = 0.0;
     r->w_speaker = 1.0;
     r->w_when = 0.3;
+    r->rrf_k = 0;
     r->w_vector = 0.3;
     r->w_time = 0.3;
     r->min_event_score = 0.3;

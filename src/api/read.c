@@ -333,11 +333,18 @@ static int fuse_vectors(am_db *db, const char *uid, const char *text, am_time as
     size_t m = *n_events;
     if (m) memcpy(all, *events, m * sizeof *all);
     double w = r->w_vector;
-    for (size_t i = 0; i < m; i++)
-        if (all[i].score > 0) all[i].score *= 1 - w;
-    for (size_t i = 0; i < nv; i++) {
+    /* Linear: scores scaled to the best of each list.  Reciprocal rank
+     * (rrf_k > 0): ranks only, (1 - w) / (k + rank) and w / (k + rank),
+     * scaled so that first in both lists scores 1; events below the
+     * relevance floor (negative) stay there unless the vectors find them. */
+    double k = r->rrf_k, top = k > 0 ? 1.0 / (k + 1) : 1.0;
+    if (k > 0 && nv > 1) qsort(vrows, nv, sizeof *vrows, cmp_score); /* ranks */
+    for (size_t i = 0, rank = 0; i < m; i++)
+        if (all[i].score > 0) all[i].score = k > 0 ? (1 - w) / (k + ++rank) / top : all[i].score * (1 - w);
+    for (size_t i = 0, rank = 0; i < nv; i++) {
         double v = vrows[i].score / best;
         if (v <= 0) continue;
+        if (k > 0) v = 1.0 / (k + ++rank) / top;
         size_t k;
         for (k = 0; k < *n_events && all[k].rid != vrows[i].rid; k++) {}
         if (k < *n_events) all[k].score = all[k].score < 0 ? w * v : all[k].score + w * v;

@@ -11,6 +11,7 @@
  * are in models/use-lite.  Runs with the repository root as the working
  * directory.
  */
+#include <math.h>
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -497,6 +498,61 @@ static void rm_tmp(void)
     if (system(cmd) != 0) fprintf(stderr, "cannot remove %s\n", tmp_dir);
 }
 
+/* Reciprocal-rank fusion (rank.rrf_k > 0): a turn only the vectors find
+ * ("trekking" -> "hiking") joins the lexical hits, and the scores are
+ * ranks, at most 1 (first in both lists), best first -- zh and en. */
+static void rrf_fuses(const char *vector_only, const char *lexical, const char *question,
+                      const char *needle_v, const char *needle_l)
+{
+    char saved[128];
+    snprintf(saved, sizeof saved, "%s", db_path);
+    snprintf(db_path, sizeof db_path, "%s/rrf.db", tmp_dir);
+    remove(db_path);
+    am_config cfg;
+    am_config_init(&cfg);
+    cfg.path = db_path;
+    cfg.clock = test_clock;
+    cfg.embedder = spec(table_a);
+    cfg.rank.rrf_k = 60;
+    am_db *db = NULL;
+    char *err = NULL;
+    CHECK_EQ_INT(am_open(&cfg, &db, &err), AM_OK);
+    am_free(err);
+    add(db, "dora", "2026-03-01T10:00:00+08:00", vector_only, NULL);
+    add(db, "dora", "2026-03-02T10:00:00+08:00", lexical, NULL);
+    am_query q;
+    memset(&q, 0, sizeof q);
+    q.user_id = "dora";
+    q.text = question;
+    q.no_touch = 1;
+    am_recall_result *r = NULL;
+    CHECK_EQ_INT(am_recall(db, &q, &r), AM_OK);
+    int found_v = 0, found_l = 0;
+    for (size_t i = 0; r && i < r->n_events; i++) {
+        found_v |= strstr(r->events[i].content, needle_v) != NULL;
+        found_l |= strstr(r->events[i].content, needle_l) != NULL;
+        CHECK(r->events[i].score > 0 && r->events[i].score <= 1.0 + 1e-9);
+        if (i) CHECK(r->events[i].score <= r->events[i - 1].score);
+    }
+    CHECK(found_v && found_l);
+    /* the turn first in both lists scores 1; the one only the vectors
+     * found, second there: w / (k + 2), over 1 / (k + 1) */
+    CHECK(r && r->n_events >= 2 && strstr(r->events[0].content, needle_l));
+    CHECK(r && r->n_events >= 2 && fabs(r->events[0].score - 1.0) < 1e-9);
+    CHECK(r && r->n_events >= 2 &&
+          fabs(r->events[1].score - cfg.rank.w_vector * 61.0 / 62.0) < 1e-9);
+    am_recall_free(r);
+    am_close(db);
+    snprintf(db_path, sizeof db_path, "%s", saved);
+}
+
+static void test_rrf_fusion(void)
+{
+    rrf_fuses("I went hiking in the mountains last weekend", "New trekking poles arrived today",
+              "Any trekking planned?", "hiking", "poles");
+    rrf_fuses("上周末我们去爬山了", "新买的徒步鞋今天到了", "最近有徒步计划吗？", "爬山", "徒步鞋");
+}
+
 int main(void)
 {
     snprintf(tmp_dir, sizeof tmp_dir, "/tmp/am_test_reembed_XXXXXX");
@@ -519,6 +575,7 @@ int main(void)
     RUN(test_every_allocation_can_fail);
     RUN(test_english_only_embedder);
     RUN(test_vector_cache_stays_true);
+    RUN(test_rrf_fusion);
     rm_tmp();
     TEST_MAIN_END();
 }
