@@ -19,7 +19,7 @@
 
 #include "store/sqlite/sqlite_int.h"
 
-#define STMT_CACHE 64
+#define STMT_CACHE 192
 
 typedef struct sq_store {
     am__store base;
