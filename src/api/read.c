@@ -3,6 +3,7 @@
  * memory listings, feedback, forgetting and export.  Results live in one
  * arena each and are released whole by their _free function.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -565,8 +566,10 @@ static int interleave_clauses(const clause_homes *h, am__arena *ar, am__event_ro
                 if (next[k] == b) continue;
                 used[next[k]] = 1;
                 out[w] = rows[next[k]];
-                if (w && out[w].score > out[w - 1].score && (out[w].score >= 0) == (out[w - 1].score >= 0))
-                    out[w].score = out[w - 1].score;
+                /* just below the one before (not a tie: a later sort,
+                 * such as the vector fusion's, must keep this order) */
+                if (w && out[w].score >= out[w - 1].score && (out[w].score >= 0) == (out[w - 1].score >= 0))
+                    out[w].score = out[w - 1].score - fabs(out[w - 1].score) * 1e-9;
                 w++;
                 left--;
             }
@@ -1091,6 +1094,7 @@ int am_forget(am_db *db, const char *user_id, int level, const char *id,
                                      : s->vt->audit(s, user_id, now, "forget", names[level], id, detail);
     }
     if (!rc) rc = s->vt->commit(s);
+    if (!rc) am__tokcache_clear(db->tokcache); /* no token set of forgotten text stays */
     if (rc) {
         s->vt->rollback(s);
         if (rc == AM_NOTFOUND)

@@ -66,6 +66,14 @@ void am__tokcache_free(am__tokcache *c)
     if (c) am__free(c->a, c);
 }
 
+void am__tokcache_clear(am__tokcache *c)
+{
+    if (!c) return;
+    memset(c->slot, 0, sizeof c->slot);
+    memset(c->text, 0, sizeof c->text);
+    c->used = c->text_used = 0;
+}
+
 static uint64_t *set_entry(const set_table *tb, size_t i)
 {
     return (uint64_t *)(void *)(tb->slot + (i % tb->n_slots) * tb->size);

@@ -53,6 +53,7 @@ typedef struct am__scored_item {
 typedef struct am__tokcache am__tokcache;
 am__tokcache *am__tokcache_new(const am__allocator *a);
 void am__tokcache_free(am__tokcache *c);
+void am__tokcache_clear(am__tokcache *c); /* after a forget */
 /* The token set (at most AM__TEXT_SET sorted hashes) of a text, through
  * a second table of the cache keyed by the text's hash (c may be NULL). */
 #define AM__TEXT_SET 128

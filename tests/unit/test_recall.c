@@ -353,6 +353,12 @@ static void lengths_stay_true(const char *const turns[7], const char *question)
     /* a neighbour 20 s later: the first turn's context grows */
     add(db, "u1", "s1", NULL, "2026-03-01T10:00:20+08:00", turns[2]);
     same_as_fresh(db, question);
+    /* another connection adds a neighbour of the second turn (whose context
+     * then holds words of the question) */
+    am_db *other = open_file();
+    add(other, "u1", "s2", NULL, "2026-03-02T10:00:30+08:00", turns[4]);
+    am_close(other);
+    same_as_fresh(db, question);
     /* a batch that fails at its third event writes nothing: its first
      * grew a turn's context, its second searched (a continuation cue
      * looks for the task it continues) and saw that length */
@@ -367,11 +373,6 @@ static void lengths_stay_true(const char *const turns[7], const char *question)
     ev[1].text = turns[6];
     ev[2].text = "bad \xff";
     CHECK_EQ_INT(am_add_events(db, ev, 3, NULL), AM_INVALID);
-    same_as_fresh(db, question);
-    /* another connection adds a neighbour of the second turn */
-    am_db *other = open_file();
-    add(other, "u1", "s2", NULL, "2026-03-02T10:00:30+08:00", turns[4]);
-    am_close(other);
     same_as_fresh(db, question);
     /* forgetting a turn rebuilds its neighbours' context */
     am_add_info gone = add(db, "u1", "s1", NULL, "2026-03-01T10:00:40+08:00", turns[5]);

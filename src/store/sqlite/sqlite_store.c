@@ -850,7 +850,8 @@ static int sq_vec_put(am__store *b, const char *uid, int64_t rid, const char *em
     int64_t block = step == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
     int rc = step == SQLITE_ROW || step == SQLITE_DONE ? AM_OK : fail(s, step, "vector");
     done(s, st);
-    if (!rc && step == SQLITE_ROW) rc = vec_unpack(s, block);
+    int unpacked = !rc && step == SQLITE_ROW;
+    if (unpacked) rc = vec_unpack(s, block);
     if (rc) return rc;
     st = stmt(s, "INSERT OR REPLACE INTO event_vectors(event_rid, user_id, embedder, dim, scale, vec) VALUES(?,?,?,?,?,?)");
     if (!st) return AM_BACKEND;
@@ -871,7 +872,9 @@ static int sq_vec_put(am__store *b, const char *uid, int64_t rid, const char *em
     int64_t tail = step == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
     if (step != SQLITE_ROW) rc = fail(s, step, "vector");
     done(s, st);
-    if (!rc && tail >= VEC_BLOCK) rc = vec_pack(s, uid, embedder, dim);
+    /* a block just moved back to the tail is not packed again at once
+     * (each replacement in it would rewrite it): at twice the size */
+    if (!rc && tail >= (unpacked ? 2 * VEC_BLOCK : VEC_BLOCK)) rc = vec_pack(s, uid, embedder, dim);
     if (rc == AM_OK)
         am__vc_put(s->vc, uid, embedder, dim, rid, (float)scale, q, !sqlite3_get_autocommit(s->db));
     return rc;
@@ -1189,11 +1192,11 @@ static void hits_top(am__fts_hit *h, size_t n, size_t k)
     qsort(h, k, sizeof *h, cmp_hit);
 }
 
-static int sq_events_search(am__store *b, const char *uid,
-                            const char *const *terms, const double *weights,
-                            size_t n_terms, double w_ctx,
-                            am_time from, am_time to, int limit, am__arena *ar,
-                            am__event_row **rows, size_t *n)
+static int events_search_run(am__store *b, const char *uid,
+                             const char *const *terms, const double *weights,
+                             size_t n_terms, double w_ctx,
+                             am_time from, am_time to, int limit, am__arena *ar,
+                             am__event_row **rows, size_t *n)
 {
     sq_store *s = SQ(b);
     *rows = NULL;
@@ -1293,7 +1296,8 @@ static int sq_events_search(am__store *b, const char *uid,
                      " WHERE events_fts MATCH ?1 AND e.user_id = ?3"
                      " AND (?4 IS NULL OR e.occurred_at >= ?4) AND (?5 IS NULL OR e.occurred_at < ?5)");
     if (!st) return AM_BACKEND;
-    /* known column lengths hold unless another connection wrote */
+    /* known column lengths hold unless another connection wrote (the
+     * caller runs this search in one snapshot: sq_events_search) */
     sqlite3_stmt *dv = stmt(s, "PRAGMA data_version");
     if (!dv) return AM_BACKEND;
     int64_t version = sqlite3_step(dv) == SQLITE_ROW ? sqlite3_column_int64(dv, 0) : -2;
@@ -1354,6 +1358,28 @@ static int sq_events_search(am__store *b, const char *uid,
     done(s, get);
     am__fts_hits_free(&h);
     return out;
+}
+
+/* The version check, the frequencies, the scan and the reads of one
+ * search share a snapshot: outside a write transaction, in a read
+ * transaction of its own (else another connection's commit between the
+ * check and the scan could meet lengths cached before it). */
+static int sq_events_search(am__store *b, const char *uid,
+                            const char *const *terms, const double *weights,
+                            size_t n_terms, double w_ctx,
+                            am_time from, am_time to, int limit, am__arena *ar,
+                            am__event_row **rows, size_t *n)
+{
+    sq_store *s = SQ(b);
+    int own_txn = sqlite3_get_autocommit(s->db);
+    int rc;
+    if (own_txn && (rc = exec(s, "BEGIN", "search"))) return rc;
+    rc = events_search_run(b, uid, terms, weights, n_terms, w_ctx, from, to, limit, ar, rows, n);
+    if (own_txn) {
+        if (rc == AM_OK) rc = exec(s, "COMMIT", "search");
+        if (rc != AM_OK && !sqlite3_get_autocommit(s->db)) sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+    }
+    return rc;
 }
 
 static int sq_events_recent(am__store *b, const char *uid, const char *session,

@@ -246,7 +246,9 @@ static int check_version(am__vcache *c, sqlite3 *db)
     int64_t v = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -2;
     sqlite3_finalize(st);
     if (v != c->data_version) { /* the too-big memo stays */
-        for (int i = 0; i < VC_SLOTS; i++) release(c, &c->e[i], 1);
+        /* not kept as a spare: another connection may have forgotten them */
+        for (int i = 0; i < VC_SLOTS; i++) drop(c, &c->e[i]);
+        free_spare(c);
         c->data_version = v;
     }
     return AM_OK;
