@@ -23,8 +23,8 @@
  *
  * Loading a user costs, besides reading the rows, a page fault per 4 KB
  * of fresh memory (measured: about as much as the SQL reads).  So a load
- * sizes its matrix once, from the user's event count (users.n_events:
- * at least the number of vectors), instead of growing it; and the
+ * sizes its matrix once, from the user's number of vectors (counted by
+ * index: the blocks' counts plus the tail), instead of growing it; and the
  * buffers of the last evicted entry are kept (counted) as a spare that
  * the next load takes, memory already touched.
  *
@@ -274,21 +274,35 @@ static void make_room(am__vcache *c, size_t need)
     if (!need && c->bytes > c->max_bytes) free_spare(c);
 }
 
-/* A load's first capacity: the user's event count (an upper bound of its
- * vectors) when the users table knows it, within [1, max_rows]. */
-static size_t first_cap(am__vcache *c, sqlite3 *db, const char *uid, int dim)
+/* A load's first capacity: the user's number of vectors of that embedder
+ * and width (packed blocks' counts plus the tail, both by index), with
+ * room for a few appends, within [1, max_rows].  (Not the event count: a
+ * user with a million events and few vectors of this embedder -- during a
+ * re-embedding -- would evict half the cache for nothing.) */
+static size_t first_cap(am__vcache *c, sqlite3 *db, const char *uid, const char *embedder,
+                        int dim, int *too_big)
 {
+    *too_big = 0;
     sqlite3_stmt *st = NULL;
-    int64_t n = 0;
-    if (sqlite3_prepare_v2(db, "SELECT n_events FROM users WHERE user_id=?1", -1, &st, NULL) ==
-        SQLITE_OK) {
+    int64_t n = -1;
+    if (sqlite3_prepare_v2(db,
+                           "SELECT (SELECT coalesce(sum(n), 0) FROM vector_blocks"
+                           "        WHERE user_id=?1 AND embedder=?2 AND dim=?3)"
+                           " + (SELECT count(*) FROM event_vectors INDEXED BY event_vectors_tail"
+                           "    WHERE user_id=?1 AND embedder=?2 AND dim=?3 AND block IS NULL)",
+                           -1, &st, NULL) == SQLITE_OK) {
         sqlite3_bind_text(st, 1, uid, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 2, embedder, -1, SQLITE_STATIC);
+        sqlite3_bind_int(st, 3, dim);
         if (sqlite3_step(st) == SQLITE_ROW) n = sqlite3_column_int64(st, 0);
     }
     sqlite3_finalize(st); /* no count (an error): grow as rows come */
     size_t most = max_rows(c, dim);
-    if (n <= 0) return 256 < most ? 256 : (most ? most : 1);
-    return (uint64_t)n < most ? (size_t)n : (most ? most : 1);
+    if (most == 0) most = 1;
+    if (n < 0) return 256 < most ? 256 : most;
+    uint64_t want = (uint64_t)n + (uint64_t)n / 16 + 16;
+    *too_big = (uint64_t)n > most;
+    return want < most ? (size_t)want : most;
 }
 
 /* Give e (empty) the spare's buffers, resized to cap rows. */
@@ -344,7 +358,9 @@ int am__vc_get(am__vcache *c, sqlite3 *db, const char *uid, const char *embedder
         for (int i = 0; i < VC_BIG; i++)
             if (c->big[i][0] && strcmp(c->big[i], uid) == 0) return AM_NOTFOUND;
         if (max_rows(c, dim) == 0) return AM_NOTFOUND;
-        size_t cap = first_cap(c, db, uid, dim);
+        int too_big;
+        size_t cap = first_cap(c, db, uid, embedder, dim, &too_big);
+        if (too_big) return AM_NOTFOUND; /* SQL serves (not remembered: it may shrink) */
         make_room(c, cap * row_bytes(dim)); /* least recently used first */
         for (int i = 0; i < VC_SLOTS && !e; i++)
             if (!c->e[i].uid) e = &c->e[i];
