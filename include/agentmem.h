@@ -113,6 +113,10 @@ typedef struct am_rank_config {
                                 (1 - w_vector) / (k + lexical rank) +
                                 w_vector / (k + vector rank), k = rrf_k
                                 (60 is the usual) */
+    int vector_candidates;   /* 100: hits of the vector scan fused with the
+                                lexical candidates (a noisier list: the
+                                turns both agree on lie deeper); 0: as many
+                                as candidates */
 } am_rank_config;
 
 typedef struct am_config {

@@ -40,6 +40,7 @@ void am_config_init(am_config *cfg)
     r->w_speaker = 1.0;
     r->w_when = 0.3;
     r->rrf_k = 0;
+    r->vector_candidates = 100;
     r->w_vector = 0.3;
     r->w_time = 0.3;
     r->min_event_score = 0.3;

@@ -706,7 +706,9 @@ static int recall_run(am_db *db, const am_query *q, recall_box *box)
     }
     if ((rc = interleave_clauses(&homes, ar, events, n_events))) goto out_store;
     if (db->embedder && vector_ok && r->w_vector > 0 &&
-        (rc = fuse_vectors(db, uid, q->text, as_of, limit, ar, &events, &n_events)))
+        (rc = fuse_vectors(db, uid, q->text, as_of,
+                           r->vector_candidates > 0 ? r->vector_candidates : limit, ar, &events,
+                           &n_events)))
         goto out_store;
     if ((rc = referenced_task(db, uid, q, events, n_events, ar, &task))) goto out_store;
     if (task && (rc = add_task_events(db, uid, task, at, ar, &events, &n_events)))
