@@ -937,9 +937,9 @@ static int scan_one(void *ctx, int64_t rid, float scale, const signed char *v)
 /* Exact scan: the vectors of one user and embedder, scored in C (the
  * store filters, the engine scores: DESIGN F30 / TOOLCHAIN).  A bounded
  * top-k keeps the best `limit`. */
-static int sq_vec_scan(am__store *b, const char *uid, const char *embedder, const float *qv,
-                       int dim, am_time to, int limit, am__arena *ar, am__event_row **rows,
-                       size_t *n)
+static int vec_scan_run(am__store *b, const char *uid, const char *embedder, const float *qv,
+                        int dim, am_time to, int limit, am__arena *ar, am__event_row **rows,
+                        size_t *n)
 {
     sq_store *s = SQ(b);
     *rows = NULL;
@@ -1012,6 +1012,25 @@ rows:;
     *rows = r;
     *n = m;
     return ar->oom ? AM_NOMEM : AM_OK;
+}
+
+/* The cache's version check, its load and the reads of one scan share a
+ * snapshot (a read transaction of its own outside a write transaction),
+ * as a search's do. */
+static int sq_vec_scan(am__store *b, const char *uid, const char *embedder, const float *qv,
+                       int dim, am_time to, int limit, am__arena *ar, am__event_row **rows,
+                       size_t *n)
+{
+    sq_store *s = SQ(b);
+    int own_txn = sqlite3_get_autocommit(s->db);
+    int rc;
+    if (own_txn && (rc = exec(s, "BEGIN", "vector scan"))) return rc;
+    rc = vec_scan_run(b, uid, embedder, qv, dim, to, limit, ar, rows, n);
+    if (own_txn) {
+        if (rc == AM_OK) rc = exec(s, "COMMIT", "vector scan");
+        if (rc != AM_OK && !sqlite3_get_autocommit(s->db)) sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+    }
+    return rc;
 }
 
 /* Re-embedding (store.h vec_missing_*).  An event lacks a vector when its
