@@ -498,7 +498,7 @@ static int search_clauses(am_db *db, const char *uid, const char *text, size_t n
         size_t np;
         if (nt == 0) continue;
         rc = s->vt->events_search(s, uid, terms, weights, nt, r->w_context, AM_TIME_NONE, to,
-                                  limit, ar, &part, &np);
+                                  limit, ar, &part, &np, NULL);
         if (rc) return rc;
         double pbest = 0;
         for (size_t i = 0; i < np; i++)
@@ -645,9 +645,12 @@ static int recall_run(am_db *db, const am_query *q, recall_box *box)
     int limit = r->candidates > (int)max_ev * 2 ? r->candidates : (int)max_ev * 2;
     am__event_row *events;
     size_t n_events;
+    /* the frequencies of the terms, for the period's search below */
+    am__search_stats stats = {0, 0, am__arena_alloc(ar, (nt + 1) * sizeof *stats.df)};
+    if (!stats.df) { rc = AM_NOMEM; goto out_store; }
     rc = s->vt->events_search(s, uid, terms, weights, nt, r->w_context, AM_TIME_NONE,
                               as_of != AM_TIME_NONE ? as_of + 1 : AM_TIME_NONE, limit, ar,
-                              &events, &n_events);
+                              &events, &n_events, &stats);
     if (rc) goto out_store;
     clause_homes homes;
     memset(&homes, 0, sizeof homes);
@@ -668,7 +671,7 @@ static int recall_run(am_db *db, const am_query *q, recall_box *box)
         am__event_row *in;
         size_t n_in;
         rc = s->vt->events_search(s, uid, terms, weights, nt, r->w_context, t_from, to, limit, ar, &in,
-                                  &n_in);
+                                  &n_in, &stats);
         if (rc) goto out_store;
         if (n_in) {
             am__event_row *all = am__arena_alloc(ar, (n_events + n_in + 1) * sizeof *all);

@@ -18,7 +18,7 @@ int am__task_guess(am__store *s, am__text *t, const char *uid,
     am__event_row *rows;
     size_t n;
     rc = s->vt->events_search(s, uid, terms, NULL, nt, 0.0, AM_TIME_NONE, AM_TIME_NONE, 30, ar,
-                              &rows, &n);
+                              &rows, &n, NULL);
     if (rc) return rc;
     const char *best = NULL;
     double best_votes = 0;

@@ -93,6 +93,18 @@ typedef struct am__vec_want {
                                   ranks every item, shows a few: it asks
                                   item_sources for those) */
 
+/* The user's statistics of a search's terms, handed from one search to
+ * the next over the same terms (a dated question searches its period
+ * after the whole history): df[i] of terms[i], and N.  A search given
+ * valid stats uses them instead of reading the frequencies; given invalid
+ * ones (valid 0, df of n_terms entries) it fills them when it can.  NULL:
+ * neither. */
+typedef struct am__search_stats {
+    int valid;
+    double n_docs;
+    double *df;
+} am__search_stats;
+
 typedef struct am__store_vt {
     const char *name;
     void (*close)(am__store *s);
@@ -161,7 +173,7 @@ typedef struct am__store_vt {
                          const char *const *terms, const double *weights,
                          size_t n_terms, double w_ctx,
                          am_time from, am_time to, int limit, am__arena *ar,
-                         am__event_row **rows, size_t *n);
+                         am__event_row **rows, size_t *n, am__search_stats *stats);
     /* Most recent events of the user (session and task may be NULL),
      * newest first. */
     int (*events_recent)(am__store *s, const char *uid, const char *session,

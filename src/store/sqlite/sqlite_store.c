@@ -1215,7 +1215,7 @@ static int events_search_run(am__store *b, const char *uid,
                              const char *const *terms, const double *weights,
                              size_t n_terms, double w_ctx,
                              am_time from, am_time to, int limit, am__arena *ar,
-                             am__event_row **rows, size_t *n)
+                             am__event_row **rows, size_t *n, am__search_stats *stats)
 {
     sq_store *s = SQ(b);
     *rows = NULL;
@@ -1248,7 +1248,12 @@ static int events_search_run(am__store *b, const char *uid,
     done(s, cnt);
     if (crc != SQLITE_ROW && crc != SQLITE_DONE) return fail(s, crc, "event count");
     int timed = from != AM_TIME_NONE || to != AM_TIME_NONE;
-    int vocab = timed || rows_total <= 0 || rows_total > 2000;
+    int known = stats && stats->valid; /* from a search of the same terms */
+    int vocab = !known && (timed || rows_total <= 0 || rows_total > 2000);
+    if (known) {
+        memcpy(df, stats->df, n_terms * sizeof *df);
+        rows_total = (int64_t)stats->n_docs;
+    }
     if (vocab) {
         /* the bare user token's frequency only when the counter says nothing */
         size_t lookups = rows_total > 0 ? n_terms : n_terms + 1;
@@ -1270,6 +1275,13 @@ static int events_search_run(am__store *b, const char *uid,
             if (i == n_terms) rows_total = d;
             else df[i] = (double)d;
         }
+        if (stats && !stats->valid) {
+            memcpy(stats->df, df, n_terms * sizeof *df);
+            stats->n_docs = (double)rows_total;
+            stats->valid = 1;
+        }
+    }
+    if (vocab || known) {
         if (rows_total == 0) return AM_OK; /* nothing indexed for this user */
         int64_t max_df = rows_total > 2000 ? rows_total / 10 : INT64_MAX;
         size_t rare = 0;
@@ -1345,7 +1357,14 @@ static int events_search_run(am__store *b, const char *uid,
         return fail(s, rc, "search");
     }
     if (h.n_phrase != (int)kept) h.n = 0; /* cannot happen: one phrase per term */
-    if (!vocab) am__fts_hits_df(&h, df);
+    if (!vocab && !known) {
+        am__fts_hits_df(&h, df);
+        if (stats && !stats->valid && h.n_phrase == (int)n_terms) { /* every term kept */
+            memcpy(stats->df, df, n_terms * sizeof *df);
+            stats->n_docs = (double)rows_total;
+            stats->valid = 1;
+        }
+    }
     const double w_col[AM__FTS_SCORED] = {1.0, w_ctx};
     am__fts_hits_score(&h, df, (double)rows_total, wt, w_col);
     /* Read the best rows; one that is not the user's (a token collision)
@@ -1387,13 +1406,14 @@ static int sq_events_search(am__store *b, const char *uid,
                             const char *const *terms, const double *weights,
                             size_t n_terms, double w_ctx,
                             am_time from, am_time to, int limit, am__arena *ar,
-                            am__event_row **rows, size_t *n)
+                            am__event_row **rows, size_t *n, am__search_stats *stats)
 {
     sq_store *s = SQ(b);
     int own_txn = sqlite3_get_autocommit(s->db);
     int rc;
     if (own_txn && (rc = exec(s, "BEGIN", "search"))) return rc;
-    rc = events_search_run(b, uid, terms, weights, n_terms, w_ctx, from, to, limit, ar, rows, n);
+    rc = events_search_run(b, uid, terms, weights, n_terms, w_ctx, from, to, limit, ar, rows, n,
+                           stats);
     if (own_txn) {
         if (rc == AM_OK) rc = exec(s, "COMMIT", "search");
         if (rc != AM_OK && !sqlite3_get_autocommit(s->db)) sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
