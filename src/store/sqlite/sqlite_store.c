@@ -1231,7 +1231,9 @@ static int events_search_run(am__store *b, const char *uid,
      * drop frequent terms: a term in more than a tenth of a long history
      * adds almost nothing to BM25 (its idf is near zero) but costs the
      * longest posting list -- and when the scan is bounded in time, which
-     * sees only part of the history.  N is the user's event counter. */
+     * sees only part of the history (unless the caller hands over what a
+     * whole-history search of the same terms gathered: stats).  N is the
+     * user's event counter. */
     char tag[32];
     uid_token(uid, tag, 0);
     am__buf *q = &s->scratch;
