@@ -399,17 +399,22 @@ static int add_terms(am_db *db, am__arena *ar, const char *text, double w,
 }
 
 /* The search terms of a text: its own (weight 1), its synonyms and
- * near-words, then the narrower words of its broad ones (F21). */
-static int text_terms(am_db *db, am__arena *ar, const char *text, size_t n,
-                      const char ***terms, const double **weights, size_t *nt)
+ * near-words, then the narrower words of its broad ones (F21).  qnorm:
+ * the text normalised, when the caller has it (NULL: normalised here). */
+static int text_terms(am_db *db, am__arena *ar, const char *text, size_t n, const char *qnorm,
+                      size_t qnorm_len, const char ***terms, const double **weights, size_t *nt)
 {
     am__buf norm, expansion, narrow;
     am__buf_init(&norm, &db->alloc);
     am__buf_init(&expansion, &db->alloc);
     am__buf_init(&narrow, &db->alloc);
     const char *own = am__arena_strndup(ar, text, n);
-    int rc = own ? am__text_normalize(db->text, text, n, &norm) : AM_NOMEM;
-    if (!rc) rc = am__expand_query(norm.p ? norm.p : "", norm.len, &expansion, &narrow);
+    int rc = !own ? AM_NOMEM : qnorm ? AM_OK : am__text_normalize(db->text, text, n, &norm);
+    if (!qnorm) {
+        qnorm = norm.p ? norm.p : "";
+        qnorm_len = norm.len;
+    }
+    if (!rc) rc = am__expand_query(qnorm, qnorm_len, &expansion, &narrow);
     const char *expanded = rc || !expansion.len ? NULL : am__arena_strndup(ar, expansion.p, expansion.len);
     const char *narrower = rc || !narrow.len ? NULL : am__arena_strndup(ar, narrow.p, narrow.len);
     if (!rc && ((expansion.len && !expanded) || (narrow.len && !narrower))) rc = AM_NOMEM;
@@ -492,7 +497,7 @@ static int search_clauses(am_db *db, const char *uid, const char *text, size_t n
         const char **terms;
         const double *weights;
         size_t nt;
-        int rc = text_terms(db, ar, c.p[k], c.n[k], &terms, &weights, &nt);
+        int rc = text_terms(db, ar, c.p[k], c.n[k], NULL, 0, &terms, &weights, &nt);
         if (rc) return rc;
         am__event_row *part;
         size_t np;
@@ -640,7 +645,8 @@ static int recall_run(am_db *db, const am_query *q, recall_box *box)
     const double *weights = NULL; /* per term; NULL = all 1 */
     size_t nt;
     /* F21: synonyms and near-words join the terms, then narrower words */
-    if ((rc = text_terms(db, ar, q->text, qn, &terms, &weights, &nt))) goto out_store;
+    if ((rc = text_terms(db, ar, q->text, qn, qnorm, qnorm_len, &terms, &weights, &nt)))
+        goto out_store;
     size_t max_ev = (size_t)(q->max_events > 0 ? q->max_events : r->max_events);
     int limit = r->candidates > (int)max_ev * 2 ? r->candidates : (int)max_ev * 2;
     am__event_row *events;

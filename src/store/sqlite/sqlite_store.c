@@ -308,6 +308,23 @@ static int sq_rollback(am__store *b)
     return exec(s, "ROLLBACK", "rollback");
 }
 
+/* A read that must see one snapshot throughout: in the caller's
+ * transaction if there is one, else in a read transaction of its own. */
+static int snapshot_begin(sq_store *s, int *own_txn, const char *what)
+{
+    *own_txn = sqlite3_get_autocommit(s->db);
+    return *own_txn ? exec(s, "BEGIN", what) : AM_OK;
+}
+
+static int snapshot_end(sq_store *s, int own_txn, int rc, const char *what)
+{
+    if (!own_txn) return rc;
+    if (rc == AM_OK) rc = exec(s, "COMMIT", what);
+    if (rc != AM_OK && !sqlite3_get_autocommit(s->db))
+        sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+    return rc;
+}
+
 /* ------------------------------------------------------------ users */
 
 static int sq_user_ensure(am__store *b, const char *uid, am_time now)
@@ -1022,15 +1039,10 @@ static int sq_vec_scan(am__store *b, const char *uid, const char *embedder, cons
                        size_t *n)
 {
     sq_store *s = SQ(b);
-    int own_txn = sqlite3_get_autocommit(s->db);
-    int rc;
-    if (own_txn && (rc = exec(s, "BEGIN", "vector scan"))) return rc;
+    int own_txn, rc = snapshot_begin(s, &own_txn, "vector scan");
+    if (rc) return rc;
     rc = vec_scan_run(b, uid, embedder, qv, dim, to, limit, ar, rows, n);
-    if (own_txn) {
-        if (rc == AM_OK) rc = exec(s, "COMMIT", "vector scan");
-        if (rc != AM_OK && !sqlite3_get_autocommit(s->db)) sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
-    }
-    return rc;
+    return snapshot_end(s, own_txn, rc, "vector scan");
 }
 
 /* Re-embedding (store.h vec_missing_*).  An event lacks a vector when its
@@ -1411,16 +1423,11 @@ static int sq_events_search(am__store *b, const char *uid,
                             am__event_row **rows, size_t *n, am__search_stats *stats)
 {
     sq_store *s = SQ(b);
-    int own_txn = sqlite3_get_autocommit(s->db);
-    int rc;
-    if (own_txn && (rc = exec(s, "BEGIN", "search"))) return rc;
+    int own_txn, rc = snapshot_begin(s, &own_txn, "search");
+    if (rc) return rc;
     rc = events_search_run(b, uid, terms, weights, n_terms, w_ctx, from, to, limit, ar, rows, n,
                            stats);
-    if (own_txn) {
-        if (rc == AM_OK) rc = exec(s, "COMMIT", "search");
-        if (rc != AM_OK && !sqlite3_get_autocommit(s->db)) sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
-    }
-    return rc;
+    return snapshot_end(s, own_txn, rc, "search");
 }
 
 static int sq_events_recent(am__store *b, const char *uid, const char *session,
