@@ -117,6 +117,12 @@ typedef struct am_rank_config {
                                 lexical candidates (a noisier list: the
                                 turns both agree on lie deeper); 0: as many
                                 as candidates */
+    int vector_exact_max;    /* 0 (the store's default, 4096): a user with
+                                more vectors is scanned by their sign bits
+                                first (an eighth of the bytes) and the best
+                                4 x vector_candidates (at least 256)
+                                rescored with their stored vectors -- an
+                                approximate scan; -1: always exact */
 } am_rank_config;
 
 typedef struct am_config {

@@ -322,8 +322,8 @@ static int fuse_vectors(am_db *db, const char *uid, const char *text, am_time as
     am__event_row *vrows;
     size_t nv;
     rc = db->store->vt->vec_scan(db->store, uid, e->id, qv, e->dim,
-                                 as_of != AM_TIME_NONE ? as_of + 1 : AM_TIME_NONE, limit, ar,
-                                 &vrows, &nv);
+                                 as_of != AM_TIME_NONE ? as_of + 1 : AM_TIME_NONE, limit,
+                                 r->vector_exact_max, ar, &vrows, &nv);
     if (rc) return rc;
     double best = 0;
     for (size_t i = 0; i < nv; i++)

@@ -134,11 +134,15 @@ typedef struct am__store_vt {
                             const char *text);
     /* Vectors (F16): one per event and embedder, stored int8 with a
      * scale.  vec_scan returns the events of the user with a vector of
-     * that embedder, best cosine first (score = cosine), at most limit. */
+     * that embedder, best cosine first (score = cosine), at most limit.
+     * exact_max (am_rank_config.vector_exact_max): a user with more
+     * vectors may be scanned approximately (a first pass over compact
+     * codes, the best candidates rescored exactly); 0: the store's
+     * default; < 0: always exact. */
     int (*vec_put)(am__store *s, const char *uid, int64_t rid,
                    const char *embedder_id, const float *v, int dim);
     int (*vec_scan)(am__store *s, const char *uid, const char *embedder_id,
-                    const float *q, int dim, am_time to, int limit,
+                    const float *q, int dim, am_time to, int limit, int exact_max,
                     am__arena *ar, am__event_row **rows, size_t *n);
     /* Re-embedding (F31, api/reembed.c): the events that `want` describes
      * (am__vec_want) and that have no vector vec_scan would use for it --
@@ -241,6 +245,8 @@ typedef struct am__store_opts {
     const am__allocator *alloc;
     int busy_timeout_ms;
     int must_exist;
+    size_t vc_full_max; /* sqlite: users with more vectors are cached as
+                           sign bits (0: AM__VC_FULL_MAX; tests lower it) */
 } am__store_opts;
 int am__store_open(const char *url, const am__store_opts *o, am__store **out,
                    char *errbuf, size_t errlen);
@@ -264,6 +270,6 @@ int am__store_sqlite_open(const char *path, const am__store_opts *o,
 #define AM__HYPONYM_WEIGHT 0.4
 
 /* The schema version this library writes and reads. */
-#define AM__SCHEMA_VERSION 5
+#define AM__SCHEMA_VERSION 6
 
 #endif

@@ -29,6 +29,13 @@ for delay in 0.2 0.5 0.9 1.4; do
   if [ ! -f "$db" ]; then ok; continue; fi
   check=$(sqlite3 "$db" "PRAGMA integrity_check;" 2>&1)
   [ "$check" = "ok" ] && ok || bad "integrity after kill at ${delay}s: $check"
+  if [ -z "$(sqlite3 "$db" "SELECT 1 FROM sqlite_master WHERE name = 'events'")" ]; then
+    # killed before the schema's transaction committed (a slow start, e.g.
+    # under sanitizers): an empty file, which must still open and answer
+    echo "kill at ${delay}s: before the schema was created"
+    "$CLI" --db "$db" recall --user u2 --text "周报预算" >/dev/null 2>&1 && ok || bad "recall after crash"
+    continue
+  fi
   ev=$(sqlite3 "$db" "SELECT count(*) FROM events;")
   fts=$(sqlite3 "$db" "SELECT count(*) FROM events_fts_docsize;")
   # every event has its audit record: added events one 'event.add', the

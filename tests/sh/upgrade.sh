@@ -40,6 +40,10 @@ vecs=$(sqlite3 "$db" "ATTACH '$dir/orig.db' AS o;
                  AND hex(substr(b.rids, (instr(b.vecs, x.vec) - 1) / 2 + 1, 8))
                      = printf('%02X%02X000000000000', x.event_rid % 256, x.event_rid / 256) END);")
 [ "$vecs" = "2|44|300" ] && passed=$((passed+1)) || { echo "FAIL: vectors after the upgrade: $vecs (want 2|44|300)"; failed=$((failed+1)); }
+# v6: each block has its sign bits (16 wide: 2 bytes a vector)
+bits=$(sqlite3 "$db" "SELECT count(*) FROM vector_blocks b JOIN vector_bits x ON x.block = b.block
+  WHERE b.user_id='carol' AND length(x.bits) = 2 * b.n")
+[ "$bits" = 2 ] && passed=$((passed+1)) || { echo "FAIL: sign bits after the upgrade: $bits blocks (want 2)"; failed=$((failed+1)); }
 ok=$(sqlite3 "$db" "PRAGMA integrity_check")
 [ "$ok" = ok ] && passed=$((passed+1)) || { echo "FAIL: integrity_check: $ok"; failed=$((failed+1)); }
 # new events after the upgrade are found with the old ones

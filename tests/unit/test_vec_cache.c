@@ -14,7 +14,7 @@
 
 #define EMB "w2v:t.txt:8"
 #define DIM 8
-#define ROW (DIM + 8 + 4) /* bytes of one cached row */
+#define ROW (DIM + 8 + 4 + 1) /* bytes of one cached row (int8, rid, scale, sign bits) */
 
 /* ------------------------------------------------- counting allocator */
 
@@ -168,7 +168,7 @@ static void test_load_sized_from_vector_count(void)
     fresh = 0;
     CHECK_EQ_INT(am__vc_get(c, db, "u", EMB, DIM, &w), AM_OK);
     CHECK(view_is(&w, 1, 1000));
-    CHECK_EQ_INT(fresh, 3);                 /* rid, scale, vec: no regrowth */
+    CHECK_EQ_INT(fresh, 4);                 /* rid, scale, vec, bits: no regrowth */
     CHECK(live - base < (1000 + 1000 / 16 + 16) * ROW + 200); /* + user id, embedder */
     size_t with_u = live;
     CHECK_EQ_INT(am__vc_get(c, db, "v", EMB, DIM, &w), AM_OK);

@@ -15,12 +15,15 @@
 
 #define DIM 16
 #define N_EV 300 /* two blocks of 128 and a tail of 44 */
+#define N_MAX 400  /* events written by the longest test */
 #define LIMIT 10
 
 static char path[128];
 static am__allocator alloc;
-static const char *ids[N_EV];
-static int64_t rids[N_EV];
+static const char *ids[N_MAX];
+static int64_t rids[N_MAX];
+static size_t full_max; /* am__store_opts.vc_full_max of open_store (0: default) */
+static int scan_exact = -1; /* exact_max of scan_is (-1: exact scans) */
 
 static void *t_realloc(void *ctx, void *p, size_t n)
 {
@@ -46,7 +49,7 @@ static void vec_of(int k, int e, float *v)
 
 static am__store *open_store(void)
 {
-    am__store_opts o = {&alloc, 5000, 0};
+    am__store_opts o = {&alloc, 5000, 0, full_max};
     am__store *s = NULL;
     char err[256];
     int rc = am__store_open(path, &o, &s, err, sizeof err);
@@ -55,19 +58,14 @@ static am__store *open_store(void)
     return s;
 }
 
-/* A fresh store: N_EV events of user u (one a minute), each with a
- * vector of embedder "A". */
-static am__store *fill(void)
+/* Events [from, to) of user u (one a minute), each with a vector of
+ * embedder "A", in one transaction. */
+static void add_events(am__store *s, int from, int to)
 {
-    unlink(path);
-    char wal[160];
-    snprintf(wal, sizeof wal, "%s-wal", path);
-    unlink(wal);
-    am__store *s = open_store();
     CHECK_EQ_INT(s->vt->begin(s), AM_OK);
     CHECK_EQ_INT(s->vt->user_ensure(s, "u", 1000), AM_OK);
-    static char idbuf[N_EV][16];
-    for (int k = 0; k < N_EV; k++) {
+    static char idbuf[N_MAX][16];
+    for (int k = from; k < to; k++) {
         snprintf(idbuf[k], sizeof idbuf[k], "ev%04d", k);
         ids[k] = idbuf[k];
         am__event_row e;
@@ -87,6 +85,17 @@ static am__store *fill(void)
         CHECK_EQ_INT(s->vt->vec_put(s, "u", e.rid, "A", v, DIM), AM_OK);
     }
     CHECK_EQ_INT(s->vt->commit(s), AM_OK);
+}
+
+/* A fresh store: N_EV events of user u. */
+static am__store *fill(void)
+{
+    unlink(path);
+    char wal[160];
+    snprintf(wal, sizeof wal, "%s-wal", path);
+    unlink(wal);
+    am__store *s = open_store();
+    add_events(s, 0, N_EV);
     return s;
 }
 
@@ -149,7 +158,7 @@ static int scan_is(am__store *s, const char *emb, const float *qv, am_time to, i
     am__arena_init(&ar, &alloc);
     am__event_row *rows;
     size_t n;
-    int ok = s->vt->vec_scan(s, "u", emb, qv, DIM, to, LIMIT, &ar, &rows, &n) == AM_OK;
+    int ok = s->vt->vec_scan(s, "u", emb, qv, DIM, to, LIMIT, scan_exact, &ar, &rows, &n) == AM_OK;
     int64_t want_rid[LIMIT];
     double want_score[LIMIT];
     size_t m = reference(qv, variant, upto, keep, want_rid, want_score);
@@ -215,9 +224,9 @@ static void test_packed_scan_equals_rows(void)
     am__arena_init(&ar, &alloc);
     am__event_row *rows;
     size_t n = 9;
-    CHECK_EQ_INT(s->vt->vec_scan(s, "u", "B", qv, DIM, AM_TIME_NONE, LIMIT, &ar, &rows, &n), AM_OK);
+    CHECK_EQ_INT(s->vt->vec_scan(s, "u", "B", qv, DIM, AM_TIME_NONE, LIMIT, -1, &ar, &rows, &n), AM_OK);
     CHECK_EQ_INT(n, 0);
-    CHECK_EQ_INT(s->vt->vec_scan(s, "u", "A", qv, DIM - 1, AM_TIME_NONE, LIMIT, &ar, &rows, &n),
+    CHECK_EQ_INT(s->vt->vec_scan(s, "u", "A", qv, DIM - 1, AM_TIME_NONE, LIMIT, -1, &ar, &rows, &n),
                  AM_OK);
     CHECK_EQ_INT(n, 0);
     am__arena_free(&ar);
@@ -401,11 +410,135 @@ static void test_malformed_block(void)
     am__arena_init(&ar, &alloc);
     am__event_row *rows;
     size_t n;
-    CHECK_EQ_INT(s->vt->vec_scan(s, "u", "A", qv, DIM, AM_TIME_NONE, LIMIT, &ar, &rows, &n),
+    CHECK_EQ_INT(s->vt->vec_scan(s, "u", "A", qv, DIM, AM_TIME_NONE, LIMIT, -1, &ar, &rows, &n),
                  AM_CORRUPT);
     CHECK(strstr(s->vt->errmsg(s), "malformed") != NULL);
     am__arena_free(&ar);
     s->vt->close(s);
+}
+
+/* Sign bits and Hamming distances against their definitions, for widths
+ * that do and do not fill whole 16-byte steps. */
+static void test_sign_bits(void)
+{
+    for (int dim = 1; dim <= 70; dim++) {
+        signed char a[70], b[70];
+        for (int i = 0; i < dim; i++) {
+            a[i] = (signed char)((i * 37 + dim) % 7 - 3); /* zeros too */
+            b[i] = (signed char)((i * 11 + 2 * dim) % 5 - 2);
+        }
+        unsigned char ba[9], bb[9];
+        memset(ba, 0xAA, sizeof ba);
+        am__vec_bits(a, dim, ba);
+        am__vec_bits(b, dim, bb);
+        int ok = 1, d = 0;
+        for (int i = 0; i < dim; i++) {
+            ok &= ((ba[i / 8] >> (i % 8)) & 1) == (a[i] > 0);
+            d += (a[i] > 0) != (b[i] > 0);
+        }
+        for (int i = dim; i < 8 * AM__VBITS(dim); i++) ok &= ((ba[i / 8] >> (i % 8)) & 1) == 0;
+        CHECK(ok);
+        CHECK_EQ_INT(am__hamming(ba, bb, AM__VBITS(dim)), d);
+    }
+}
+
+/* Every block has a bits row with the sign bits of its vectors. */
+static int bits_match(void)
+{
+    sqlite3 *db = raw();
+    sqlite3_stmt *st = NULL;
+    int ok = sqlite3_prepare_v2(db, "SELECT b.n, b.vecs, x.bits FROM vector_blocks b"
+                                    " LEFT JOIN vector_bits x ON x.block = b.block",
+                                -1, &st, NULL) == SQLITE_OK;
+    int blocks = 0;
+    while (ok && sqlite3_step(st) == SQLITE_ROW) {
+        int n = sqlite3_column_int(st, 0), nb = AM__VBITS(DIM);
+        const signed char *v = sqlite3_column_blob(st, 1);
+        const unsigned char *b = sqlite3_column_blob(st, 2);
+        ok = v && b && sqlite3_column_bytes(st, 2) == n * nb;
+        for (int k = 0; ok && k < n; k++) {
+            unsigned char want[AM__VBITS(DIM)];
+            am__vec_bits(v + k * DIM, DIM, want);
+            ok = memcmp(want, b + k * nb, (size_t)nb) == 0;
+        }
+        blocks++;
+    }
+    sqlite3_finalize(st);
+    CHECK_EQ_INT(sql_int(db, "SELECT count(*) FROM vector_bits"), blocks);
+    sqlite3_close(db);
+    return ok && blocks > 0;
+}
+
+/* Scans by sign bits (schema v6): with the cache holding bits only, the
+ * candidates' vectors are read from their blocks (or found by row id when
+ * they were in the tail at load time and packed since); the results are
+ * the exact ones.  The bits follow the blocks through packing,
+ * forgetting, am_optimize and the v5 -> v6 upgrade. */
+static void test_bits_scan(void)
+{
+    full_max = 100; /* 300 vectors: the cache holds their bits only */
+    scan_exact = 1; /* every scan by bits first */
+    am__vec_bits_fallbacks = 0;
+    am__store *s = fill();
+    CHECK(bits_match());
+    for (int t = 0; t < 5; t++) {
+        float qv[DIM];
+        vec_of(1000 + t, 0, qv);
+        CHECK(scan_is(s, "A", qv, AM_TIME_NONE, 0, N_EV, NULL)); /* loads */
+        CHECK(scan_is(s, "A", qv, AM_TIME_NONE, 0, N_EV, NULL)); /* cached */
+    }
+    float qv[DIM];
+    vec_of(N_EV + 50, 0, qv); /* the vector of an event written below */
+    CHECK(scan_is(s, "A", qv, AM_TIME_NONE, 0, N_EV, NULL));
+    /* written after the load: appended to the cache; the 44 of the tail
+     * and 84 new ones are packed into a third block */
+    add_events(s, N_EV, N_MAX);
+    sqlite3 *db = raw();
+    CHECK_EQ_INT(sql_int(db, "SELECT count(*) FROM vector_blocks"), 3);
+    sqlite3_close(db);
+    CHECK(bits_match());
+    CHECK(scan_is(s, "A", qv, AM_TIME_NONE, 0, N_MAX, NULL));
+    for (int t = 0; t < 5; t++) {
+        vec_of(1000 + t, 0, qv);
+        CHECK(scan_is(s, "A", qv, AM_TIME_NONE, 0, N_MAX, NULL));
+    }
+    /* forgetting rewrites a block and its bits */
+    long events, items, tasks;
+    CHECK_EQ_INT(s->vt->begin(s), AM_OK);
+    CHECK_EQ_INT(s->vt->forget(s, "u", AM_FORGET_EVENT, ids[5], 99, &events, &items, &tasks),
+                 AM_OK);
+    CHECK_EQ_INT(s->vt->commit(s), AM_OK);
+    int keep[N_MAX];
+    for (int k = 0; k < N_MAX; k++) keep[k] = k != 5;
+    vec_of(5, 0, qv);
+    CHECK(scan_is(s, "A", qv, AM_TIME_NONE, 0, N_MAX, keep));
+    CHECK(bits_match());
+    s->vt->close(s);
+    /* blocks without bits (as a v5 store has them): scanned from their
+     * vectors, given bits by am_optimize */
+    db = raw();
+    CHECK_EQ_INT(sqlite3_exec(db, "DELETE FROM vector_bits", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+    s = open_store();
+    vec_of(2000, 0, qv);
+    CHECK(scan_is(s, "A", qv, AM_TIME_NONE, 0, N_MAX, keep));
+    CHECK_EQ_INT(s->vt->optimize(s), AM_OK);
+    CHECK(bits_match());
+    s->vt->close(s);
+    /* a v5 store: the upgrade adds the table and fills it */
+    db = raw();
+    CHECK_EQ_INT(sqlite3_exec(db, "DROP TRIGGER vector_blocks_bits; DROP TABLE vector_bits;"
+                                  "UPDATE meta SET value = '5' WHERE key = 'schema_version'",
+                              NULL, NULL, NULL),
+                 SQLITE_OK);
+    sqlite3_close(db);
+    s = open_store();
+    CHECK(scan_is(s, "A", qv, AM_TIME_NONE, 0, N_MAX, keep));
+    CHECK(bits_match());
+    s->vt->close(s);
+    CHECK_EQ_INT(am__vec_bits_fallbacks, 0); /* every vector where the cache said */
+    full_max = 0;
+    scan_exact = -1;
 }
 
 int main(void)
@@ -417,6 +550,8 @@ int main(void)
     RUN(test_reembed_after_packing);
     RUN(test_rollback);
     RUN(test_malformed_block);
+    RUN(test_sign_bits);
+    RUN(test_bits_scan);
     unlink(path);
     TEST_MAIN_END();
 }

@@ -65,14 +65,22 @@ void am__fts_hits_score(am__fts_hits *h, const double *df, double n_docs, const 
 
 /* Vectors of recently recalled users in memory (vec_cache.c). */
 typedef struct am__vcache am__vcache;
+/* Bytes of a vector's sign bits (schema v6, vector_bits). */
+#define AM__VBITS(dim) (((dim) + 7) / 8)
 typedef struct am__vc_view {
     size_t n;
     const int64_t *rid;
     const float *scale;
-    const signed char *vec; /* n x dim, row-major */
+    const signed char *vec;    /* n x dim, row-major; NULL: bits only */
+    const unsigned char *bits; /* n x AM__VBITS(dim) */
+    const int64_t *loc;        /* bits only: block << 8 | index in it, or
+                                  0 (a tail vector: find it by row id) */
 } am__vc_view;
 /* At most max_bytes of vectors (one user: at most half); NULL: no cache. */
 #define AM__VC_BYTES ((size_t)256 << 20)
+/* Users with more vectors than this are cached as sign bits (and scanned
+ * by them first) unless a scan asks for exact ones (vec_scan exact_max). */
+#define AM__VC_FULL_MAX 4096
 am__vcache *am__vc_new(const am__allocator *a, size_t max_bytes);
 void am__vc_free(am__vcache *c);
 /* The user's vectors of that embedder and width: AM_OK and *out (valid
@@ -80,18 +88,39 @@ void am__vc_free(am__vcache *c);
  * AM_NOMEM, AM_BACKEND. */
 int am__vc_get(am__vcache *c, sqlite3 *db, const char *uid, const char *embedder, int dim,
                am__vc_view *out);
+/* The same, but a user with more than full_max vectors is loaded (and
+ * served) as sign bits only (out->vec NULL). */
+int am__vc_get_some(am__vcache *c, sqlite3 *db, const char *uid, const char *embedder, int dim,
+                    size_t full_max, am__vc_view *out);
 void am__vc_put(am__vcache *c, const char *uid, const char *embedder, int dim, int64_t rid,
                 float scale, const signed char *v, int in_txn);
 void am__vc_clear(am__vcache *c, const char *uid); /* NULL: every user */
 void am__vc_txn_end(am__vcache *c, int committed);
 /* Every stored vector of (uid, embedder, dim), packed blocks (schema v5,
- * sqlite_store.c) and the tail's rows, in no set order: fn(ctx, rid,
- * scale, vec) for each until it returns non-zero, which is returned.
- * Else AM_OK, or an error (AM_CORRUPT: a malformed block; AM_NOMEM,
- * AM_BACKEND), described in err (may be NULL). */
-typedef int (*am__vec_fn)(void *ctx, int64_t rid, float scale, const signed char *v);
+ * sqlite_store.c) and the tail's rows, in no set order: fn(ctx, item)
+ * for each until it returns non-zero, which is returned.  Else AM_OK, or
+ * an error (AM_CORRUPT: a malformed block; AM_NOMEM, AM_BACKEND),
+ * described in err (may be NULL).  bits_only: a packed vector comes as
+ * its sign bits and where it lies (vec NULL), without reading the int8
+ * vectors (tail vectors come whole, bits NULL). */
+typedef struct am__vec_item {
+    int64_t rid;
+    float scale;
+    const signed char *vec;    /* dim int8, or NULL (bits_only) */
+    const unsigned char *bits; /* AM__VBITS(dim) bytes, or NULL */
+    int64_t loc;               /* block << 8 | index; 0: in the tail */
+} am__vec_item;
+typedef int (*am__vec_fn)(void *ctx, const am__vec_item *it);
 int am__sqlite_vec_each(sqlite3 *db, const char *uid, const char *embedder, int dim,
-                        am__vec_fn fn, void *ctx, char *err, size_t errlen);
+                        int bits_only, am__vec_fn fn, void *ctx, char *err, size_t errlen);
+/* Bits scans that found a vector not where the cache said and were
+ * answered by the exact SQL scan instead (a cache out of step: tests
+ * expect none). */
+extern _Atomic unsigned long am__vec_bits_fallbacks;
+/* Sign bits of an int8 vector (bit i: v[i] > 0) and the Hamming distance
+ * of two such strings of nb bytes (vec_cache.c). */
+void am__vec_bits(const signed char *v, int dim, unsigned char *out);
+int am__hamming(const unsigned char *a, const unsigned char *b, int nb);
 /* Integer dot product of two int8 vectors. */
 int32_t am__dot_i8(const signed char *a, const signed char *b, int n);
 

@@ -13,6 +13,7 @@
  */
 #include <inttypes.h>
 #include <math.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +34,7 @@ typedef struct sq_store {
     int n_cache;
     am__buf scratch;
     am__vcache *vc; /* vectors of recent users (vec_cache.c), or NULL */
+    size_t vc_full_max; /* users with more vectors: cached as sign bits */
     am__fts_lens *lens;   /* index column lengths of scored rows, or NULL */
     int64_t lens_version; /* PRAGMA data_version they were read at */
 } sq_store;
@@ -141,6 +143,13 @@ static const char *const migrations[] = {
     "  rids BLOB NOT NULL, scales BLOB NOT NULL, vecs BLOB NOT NULL);"
     "CREATE INDEX vector_blocks_user ON vector_blocks(user_id, embedder, dim);"
     "CREATE INDEX event_vectors_tail ON event_vectors(user_id, embedder, dim) WHERE block IS NULL;",
+    /* version 6: each block's sign bits (1 bit a component, n x
+     * ceil(dim / 8) bytes), so the first scan of a user with many vectors
+     * reads an eighth of their bytes (vec_scan_bits); gone with their
+     * block.  Filled for existing blocks after this (vec_bits_fill). */
+    "CREATE TABLE vector_bits(block INTEGER PRIMARY KEY, bits BLOB NOT NULL);"
+    "CREATE TRIGGER vector_blocks_bits AFTER DELETE ON vector_blocks"
+    "  BEGIN DELETE FROM vector_bits WHERE block = old.block; END;",
 };
 #define N_MIGRATIONS (int)(sizeof migrations / sizeof *migrations)
 
@@ -578,18 +587,27 @@ static int block_cols(sqlite3_stmt *st, int i, int dim, int *n, const unsigned c
 }
 
 int am__sqlite_vec_each(sqlite3 *db, const char *uid, const char *embedder, int dim,
-                        am__vec_fn fn, void *ctx, char *err, size_t errlen)
+                        int bits_only, am__vec_fn fn, void *ctx, char *err, size_t errlen)
 {
-    static const char *const sql[2] = {
+    static const char *const sql[3] = {
         "SELECT block, n, rids, scales, vecs FROM vector_blocks"
         " WHERE user_id=?1 AND embedder=?2 AND dim=?3",
         "SELECT event_rid, scale, vec FROM event_vectors INDEXED BY event_vectors_tail"
         " WHERE user_id=?1 AND embedder=?2 AND dim=?3 AND block IS NULL",
+        /* bits only: the int8 vectors are not read (a block without its
+         * bits row, which v6 fills, gives them to compute the bits) */
+        "SELECT b.block, b.n, b.rids, b.scales, x.bits,"
+        "       CASE WHEN x.bits IS NULL THEN b.vecs END"
+        " FROM vector_blocks b LEFT JOIN vector_bits x ON x.block = b.block"
+        " WHERE b.user_id=?1 AND b.embedder=?2 AND b.dim=?3",
     };
     int out = AM_OK;
+    size_t nb = (size_t)AM__VBITS(dim > 0 ? dim : 0);
+    unsigned char bits[AM__VBITS(4096)];
+    if (dim <= 0 || dim > 4096) return AM_MISUSE;
     for (int part = 0; part < 2 && out == AM_OK; part++) {
         sqlite3_stmt *st = NULL;
-        int rc = sqlite3_prepare_v2(db, sql[part], -1, &st, NULL);
+        int rc = sqlite3_prepare_v2(db, sql[part == 0 && bits_only ? 2 : part], -1, &st, NULL);
         if (rc != SQLITE_OK) {
             if (err) snprintf(err, errlen, "sqlite: vectors: %s", sqlite3_errmsg(db));
             return (rc & 0xff) == SQLITE_NOMEM ? AM_NOMEM : AM_BACKEND;
@@ -601,13 +619,42 @@ int am__sqlite_vec_each(sqlite3 *db, const char *uid, const char *embedder, int 
             if (part == 1) {
                 const signed char *v = sqlite3_column_blob(st, 2);
                 if (!v || sqlite3_column_bytes(st, 2) != dim) continue;
-                out = fn(ctx, sqlite3_column_int64(st, 0), (float)sqlite3_column_double(st, 1), v);
+                am__vec_item it = {sqlite3_column_int64(st, 0),
+                                   (float)sqlite3_column_double(st, 1), v, NULL, 0};
+                out = fn(ctx, &it);
                 continue;
             }
             int n;
-            const unsigned char *rids, *scales;
+            const unsigned char *rids, *scales, *bitv = NULL;
             const signed char *vecs;
-            if (!block_cols(st, 1, dim, &n, &rids, &scales, &vecs)) {
+            int64_t block = sqlite3_column_int64(st, 0);
+            int ok;
+            if (bits_only) {
+                /* block_cols' checks, with the bits (or, when its bits row
+                 * is missing, the vectors to compute them from) */
+                int64_t k = sqlite3_column_int64(st, 1);
+                rids = sqlite3_column_blob(st, 2);
+                scales = sqlite3_column_blob(st, 3);
+                bitv = sqlite3_column_blob(st, 4);
+                vecs = bitv ? NULL : sqlite3_column_blob(st, 5);
+                ok = k > 0 && k <= VEC_BLOCK && rids && scales && (bitv || vecs) &&
+                     sqlite3_column_bytes(st, 2) == 8 * k && sqlite3_column_bytes(st, 3) == 4 * k &&
+                     (bitv ? (int64_t)sqlite3_column_bytes(st, 4) == k * (int64_t)nb
+                           : (int64_t)sqlite3_column_bytes(st, 5) == k * dim);
+                n = (int)k;
+                if (ok && !bitv) {
+                    for (int j = 0; j < n && out == AM_OK; j++) {
+                        am__vec_bits(vecs + (size_t)j * (size_t)dim, dim, bits);
+                        am__vec_item it = {get_le64(rids + 8 * j), get_lef32(scales + 4 * j),
+                                           NULL, bits, block << 8 | j};
+                        out = fn(ctx, &it);
+                    }
+                    continue;
+                }
+            } else {
+                ok = block_cols(st, 1, dim, &n, &rids, &scales, &vecs);
+            }
+            if (!ok) {
                 if (err)
                     snprintf(err, errlen, "sqlite: vectors: packed block %" PRId64
                              " is malformed (sizes do not match its count and width)",
@@ -615,9 +662,12 @@ int am__sqlite_vec_each(sqlite3 *db, const char *uid, const char *embedder, int 
                 out = AM_CORRUPT;
                 break;
             }
-            for (int k = 0; k < n && out == AM_OK; k++)
-                out = fn(ctx, get_le64(rids + 8 * k), get_lef32(scales + 4 * k),
-                         vecs + (size_t)k * (size_t)dim);
+            for (int k = 0; k < n && out == AM_OK; k++) {
+                am__vec_item it = {get_le64(rids + 8 * k), get_lef32(scales + 4 * k),
+                                   vecs ? vecs + (size_t)k * (size_t)dim : NULL,
+                                   bitv ? bitv + (size_t)k * nb : NULL, block << 8 | k};
+                out = fn(ctx, &it);
+            }
         }
         if (out == AM_OK && rc != SQLITE_DONE) {
             if (err) snprintf(err, errlen, "sqlite: vectors: %s", sqlite3_errmsg(db));
@@ -629,11 +679,70 @@ int am__sqlite_vec_each(sqlite3 *db, const char *uid, const char *embedder, int 
     return out;
 }
 
+/* A block's sign bits (schema v6), written with the block. */
+static int bits_put(sq_store *s, int64_t block, const unsigned char *bits, size_t len,
+                    const char *what)
+{
+    sqlite3_stmt *st = stmt(s, "INSERT OR REPLACE INTO vector_bits(block, bits) VALUES(?,?)");
+    if (!st) return AM_BACKEND;
+    sqlite3_bind_int64(st, 1, block);
+    sqlite3_bind_blob(st, 2, bits, (int)len, SQLITE_STATIC);
+    return run(s, st, what);
+}
+
+/* The bits of every block that has none (blocks packed before v6). */
+static int vec_bits_fill(sq_store *s)
+{
+    sqlite3_stmt *st = stmt(s, "SELECT b.block FROM vector_blocks b"
+                               " WHERE NOT EXISTS (SELECT 1 FROM vector_bits x WHERE x.block = b.block)");
+    if (!st) return AM_BACKEND;
+    am__arena ar;
+    am__arena_init(&ar, s->a);
+    int64_t *blocks = NULL;
+    size_t nbk = 0, cap = 0;
+    int rc = AM_OK, step;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t *x = push(&ar, (void **)&blocks, &nbk, &cap, sizeof *x);
+        if (!x) { rc = AM_NOMEM; break; }
+        *x = sqlite3_column_int64(st, 0);
+    }
+    if (!rc && step != SQLITE_DONE) rc = fail(s, step, "vector bits");
+    done(s, st);
+    unsigned char bits[VEC_BLOCK * AM__VBITS(4096)];
+    for (size_t i = 0; i < nbk && !rc; i++) {
+        st = stmt(s, "SELECT dim, n, rids, scales, vecs FROM vector_blocks WHERE block=?");
+        if (!st) { rc = AM_BACKEND; break; }
+        sqlite3_bind_int64(st, 1, blocks[i]);
+        if ((step = sqlite3_step(st)) != SQLITE_ROW) {
+            rc = step == SQLITE_DONE ? AM_OK : fail(s, step, "vector bits");
+            done(s, st);
+            continue;
+        }
+        int dim = sqlite3_column_int(st, 0), n;
+        const unsigned char *rids, *scales;
+        const signed char *vecs;
+        if (dim <= 0 || dim > 4096 || !block_cols(st, 1, dim, &n, &rids, &scales, &vecs)) {
+            snprintf(s->err, sizeof s->err, "sqlite: vector bits: block %" PRId64 " is malformed",
+                     blocks[i]);
+            rc = AM_CORRUPT;
+            done(s, st);
+            break;
+        }
+        size_t nb = (size_t)AM__VBITS(dim);
+        for (int k = 0; k < n; k++) am__vec_bits(vecs + (size_t)k * (size_t)dim, dim, bits + (size_t)k * nb);
+        done(s, st);
+        rc = bits_put(s, blocks[i], bits, (size_t)n * nb, "vector bits");
+    }
+    am__arena_free(&ar);
+    return rc;
+}
+
 /* Pack the tail of (uid, embedder, dim), VEC_BLOCK vectors a block in
  * row id order, while it holds that many. */
 static int vec_pack(sq_store *s, const char *uid, const char *embedder, int dim)
 {
-    size_t bytes = (size_t)VEC_BLOCK * (8 + 4 + (size_t)dim);
+    size_t nb = (size_t)AM__VBITS(dim);
+    size_t bytes = (size_t)VEC_BLOCK * (8 + 4 + (size_t)dim + nb);
     unsigned char *buf = NULL;
     int rc = AM_OK;
     for (;;) {
@@ -643,6 +752,7 @@ static int vec_pack(sq_store *s, const char *uid, const char *embedder, int dim)
         if (!st) { rc = AM_BACKEND; break; }
         if (!buf && !(buf = am__malloc(s->a, bytes))) { rc = AM_NOMEM; break; }
         unsigned char *rids = buf, *scales = buf + 8 * VEC_BLOCK, *vecs = scales + 4 * VEC_BLOCK;
+        unsigned char *bits = vecs + (size_t)VEC_BLOCK * (size_t)dim;
         bind_text(st, 1, uid);
         bind_text(st, 2, embedder);
         sqlite3_bind_int(st, 3, dim);
@@ -679,6 +789,9 @@ static int vec_pack(sq_store *s, const char *uid, const char *embedder, int dim)
         sqlite3_bind_blob(st, 7, vecs, n * dim, SQLITE_STATIC);
         if ((rc = run(s, st, "pack vectors"))) break;
         int64_t block = sqlite3_last_insert_rowid(s->db);
+        for (int k = 0; k < n; k++)
+            am__vec_bits((const signed char *)vecs + (size_t)k * (size_t)dim, dim, bits + (size_t)k * nb);
+        if ((rc = bits_put(s, block, bits, (size_t)n * nb, "pack vectors"))) break;
         /* the n smallest row ids of the tail: exactly its rows in [lo, hi] */
         st = stmt(s, "UPDATE event_vectors SET block=?4, vec=x''"
                      " WHERE user_id=?1 AND embedder=?2 AND event_rid BETWEEN ?5 AND ?6"
@@ -812,7 +925,7 @@ static int vec_forget_packed(sq_store *s, const char *uid)
             break;
         }
         am__free(s->a, buf);
-        buf = am__malloc(s->a, (size_t)n * (12 + (size_t)dim));
+        buf = am__malloc(s->a, (size_t)n * (12 + (size_t)dim + (size_t)AM__VBITS(dim)));
         if (!buf) { rc = AM_NOMEM; done(s, st); break; }
         unsigned char *nr = buf, *ns = buf + 8 * (size_t)n;
         signed char *nv = (signed char *)(ns + 4 * (size_t)n);
@@ -841,7 +954,12 @@ static int vec_forget_packed(sq_store *s, const char *uid)
             sqlite3_bind_blob(st, 4, ns, 4 * m, SQLITE_STATIC);
             sqlite3_bind_blob(st, 5, nv, m * dim, SQLITE_STATIC);
         }
-        rc = run(s, st, "forget vectors");
+        if ((rc = run(s, st, "forget vectors")) || !m) continue;
+        unsigned char *nbits = (unsigned char *)nv + (size_t)m * (size_t)dim;
+        size_t bb = (size_t)AM__VBITS(dim);
+        for (int k = 0; k < m; k++)
+            am__vec_bits(nv + (size_t)k * (size_t)dim, dim, nbits + (size_t)k * bb);
+        rc = bits_put(s, blocks[i], nbits, (size_t)m * bb, "forget vectors");
     }
     am__free(s->a, buf);
     am__arena_free(&ar);
@@ -942,21 +1060,189 @@ typedef struct scan_ctx {
     size_t n_allowed;
 } scan_ctx;
 
-static int scan_one(void *ctx, int64_t rid, float scale, const signed char *v)
+static int scan_one(void *ctx, const am__vec_item *it)
 {
     scan_ctx *c = ctx;
-    if (c->allowed && !bsearch(&rid, c->allowed, c->n_allowed, sizeof rid, cmp_rid)) return AM_OK;
-    double dot = (double)am__dot_i8(c->q8, v, c->dim) * c->qscale * scale;
-    topk_offer(c->top, &c->nt, c->limit, &c->worst, rid, dot);
+    if (c->allowed && !bsearch(&it->rid, c->allowed, c->n_allowed, sizeof it->rid, cmp_rid))
+        return AM_OK;
+    double dot = (double)am__dot_i8(c->q8, it->vec, c->dim) * c->qscale * it->scale;
+    topk_offer(c->top, &c->nt, c->limit, &c->worst, it->rid, dot);
     return AM_OK;
 }
 
-/* Exact scan: the vectors of one user and embedder, scored in C (the
- * store filters, the engine scores: DESIGN F30 / TOOLCHAIN).  A bounded
- * top-k keeps the best `limit`. */
+_Atomic unsigned long am__vec_bits_fallbacks;
+
+/* A bits scan rescores exactly this many candidates per hit wanted (at
+ * least BITS_RERANK_MIN). */
+#define BITS_RERANK 4
+#define BITS_RERANK_MIN 256
+
+/* One block open for reading: its rids, and a handle on its vecs
+ * (incremental blob I/O: a read copies the bytes asked for, not the whole
+ * 64 KB row). */
+typedef struct block_reader {
+    sqlite3_blob *vecs;
+    int64_t block;
+    int n;
+    unsigned char rids[8 * VEC_BLOCK];
+} block_reader;
+
+static void block_reader_close(block_reader *br)
+{
+    if (br->vecs) sqlite3_blob_close(br->vecs);
+    br->vecs = NULL;
+    br->block = 0;
+}
+
+/* Point br at a block: 1, or 0 when it is not there or malformed. */
+static int block_reader_at(sq_store *s, block_reader *br, int64_t block, int dim)
+{
+    if (br->block == block && br->vecs) return 1;
+    int rc = br->vecs ? sqlite3_blob_reopen(br->vecs, block)
+                      : sqlite3_blob_open(s->db, "main", "vector_blocks", "vecs", block, 0, &br->vecs);
+    if (rc != SQLITE_OK) { /* a failed reopen leaves the handle unusable */
+        block_reader_close(br);
+        return 0;
+    }
+    br->block = block;
+    sqlite3_stmt *st = stmt(s, "SELECT rids FROM vector_blocks WHERE block=?");
+    if (!st) return 0;
+    sqlite3_bind_int64(st, 1, block);
+    int len = 0;
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        len = sqlite3_column_bytes(st, 0);
+        if (len <= (int)sizeof br->rids && len % 8 == 0)
+            memcpy(br->rids, sqlite3_column_blob(st, 0), (size_t)len);
+        else
+            len = 0;
+    }
+    done(s, st);
+    br->n = len / 8;
+    if (br->n == 0 || sqlite3_blob_bytes(br->vecs) != br->n * dim) {
+        block_reader_close(br);
+        return 0;
+    }
+    return 1;
+}
+
+/* The int8 vector of rid at index k of a block: 1, or 0 when the block
+ * does not hold rid there (a cache out of step). k < 0: find it. */
+static int block_vec(sq_store *s, block_reader *br, int64_t block, int k, int64_t rid, int dim,
+                     signed char *out)
+{
+    if (!block_reader_at(s, br, block, dim)) return 0;
+    if (k < 0) /* a tail vector since packed: look for it */
+        for (int j = 0; j < br->n && k < 0; j++)
+            if (get_le64(br->rids + 8 * j) == rid) k = j;
+    if (k < 0 || k >= br->n || get_le64(br->rids + 8 * k) != rid) return 0;
+    return sqlite3_blob_read(br->vecs, out, dim, k * dim) == SQLITE_OK;
+}
+
+/* The int8 vector of a tail vector (loc 0 in the cache: in the tail when
+ * cached, perhaps packed since): 1, or 0 when it is not there. */
+static int tail_vec(sq_store *s, block_reader *br, const char *uid, const char *embedder,
+                    int64_t rid, int dim, signed char *out)
+{
+    sqlite3_stmt *st = stmt(s, "SELECT vec, block FROM event_vectors"
+                               " WHERE event_rid=?1 AND user_id=?2 AND embedder=?3 AND dim=?4");
+    if (!st) return 0;
+    sqlite3_bind_int64(st, 1, rid);
+    bind_text(st, 2, uid);
+    bind_text(st, 3, embedder);
+    sqlite3_bind_int(st, 4, dim);
+    int ok = 0;
+    int64_t block = 0;
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        const void *v = sqlite3_column_blob(st, 0);
+        if (v && sqlite3_column_bytes(st, 0) == dim) {
+            memcpy(out, v, (size_t)dim);
+            ok = 1;
+        } else if (sqlite3_column_type(st, 1) == SQLITE_INTEGER) {
+            block = sqlite3_column_int64(st, 1);
+        }
+    }
+    done(s, st);
+    return ok || (block && block_vec(s, br, block, -1, rid, dim, out));
+}
+
+typedef struct bits_cand {
+    int64_t loc;
+    size_t i;
+} bits_cand;
+
+static int cmp_cand(const void *a, const void *b)
+{
+    const bits_cand *x = a, *y = b;
+    return x->loc < y->loc ? -1 : x->loc > y->loc ? 1 : (x->i > y->i) - (x->i < y->i);
+}
+
+/* A scan of a user's sign bits: the candidates nearest by Hamming
+ * distance (want of them, ties by position), rescored with their int8
+ * vectors -- from the cache when it holds them, else read from their
+ * blocks in block order.  AM_NOTFOUND: a vector is not where the cache
+ * says (the caller scans with SQL). */
+static int vec_scan_bits(sq_store *s, const char *uid, const char *embedder,
+                         const am__vc_view *v, const signed char *q8, double qscale, int dim,
+                         size_t limit, am__arena *ar, vec_hit *top, size_t *nt)
+{
+    size_t nb = (size_t)AM__VBITS(dim), want = limit * BITS_RERANK;
+    if (want < BITS_RERANK_MIN) want = BITS_RERANK_MIN;
+    if (want > v->n) want = v->n;
+    unsigned char qb[AM__VBITS(4096)];
+    am__vec_bits(q8, dim, qb);
+    uint16_t *dist = am__arena_alloc(ar, (v->n + 1) * sizeof *dist);
+    size_t *hist = am__arena_alloc(ar, ((size_t)dim + 1) * sizeof *hist);
+    bits_cand *cand = am__arena_alloc(ar, (want + 1) * sizeof *cand);
+    signed char *vec = am__arena_alloc(ar, (size_t)dim);
+    if (!dist || !hist || !cand || !vec) return AM_NOMEM;
+    memset(hist, 0, ((size_t)dim + 1) * sizeof *hist);
+    for (size_t i = 0; i < v->n; i++) {
+        dist[i] = (uint16_t)am__hamming(qb, v->bits + i * nb, (int)nb);
+        hist[dist[i]]++;
+    }
+    /* the cut: every distance below it, and the first of those at it */
+    size_t below = 0;
+    int cut = 0;
+    while (cut < dim && below + hist[cut] < want) below += hist[cut++];
+    size_t at_cut = want - below, nc = 0;
+    for (size_t i = 0; i < v->n && nc < want; i++) {
+        if (dist[i] > cut || (dist[i] == cut && at_cut == 0)) continue;
+        if (dist[i] == cut) at_cut--;
+        cand[nc].loc = v->loc ? v->loc[i] : 0;
+        cand[nc++].i = i;
+    }
+    if (!v->vec) qsort(cand, nc, sizeof *cand, cmp_cand);
+    block_reader br;
+    br.vecs = NULL;
+    br.block = 0;
+    size_t worst = 0;
+    int rc = AM_OK;
+    *nt = 0;
+    for (size_t c = 0; c < nc; c++) {
+        size_t i = cand[c].i;
+        const signed char *x = vec;
+        if (v->vec) x = v->vec + i * (size_t)dim;
+        else if (cand[c].loc ? !block_vec(s, &br, cand[c].loc >> 8, (int)(cand[c].loc & 0xff),
+                                         v->rid[i], dim, vec)
+                             : !tail_vec(s, &br, uid, embedder, v->rid[i], dim, vec)) {
+            rc = AM_NOTFOUND;
+            break;
+        }
+        double dot = (double)am__dot_i8(q8, x, dim) * qscale * v->scale[i];
+        topk_offer(top, nt, limit, &worst, v->rid[i], dot);
+    }
+    block_reader_close(&br);
+    return rc;
+}
+
+/* The scan: the vectors of one user and embedder, scored in C (the store
+ * filters, the engine scores: DESIGN F30 / TOOLCHAIN).  A bounded top-k
+ * keeps the best `limit`.  Exact (every int8 vector) for a user with at
+ * most exact_max vectors (0: the store's full_max, AM__VC_FULL_MAX;
+ * < 0: always), else a bits scan (vec_scan_bits) over the cache. */
 static int vec_scan_run(am__store *b, const char *uid, const char *embedder, const float *qv,
-                        int dim, am_time to, int limit, am__arena *ar, am__event_row **rows,
-                        size_t *n)
+                        int dim, am_time to, int limit, int exact_max, am__arena *ar,
+                        am__event_row **rows, size_t *n)
 {
     sq_store *s = SQ(b);
     *rows = NULL;
@@ -977,15 +1263,29 @@ static int vec_scan_run(am__store *b, const char *uid, const char *embedder, con
     int rc;
     sqlite3_stmt *st;
     am__vc_view view;
+    if (exact_max == 0) exact_max = (int)(s->vc_full_max < INT_MAX ? s->vc_full_max : INT_MAX);
+    size_t full_max = exact_max < 0 ? SIZE_MAX
+                      : (size_t)exact_max > s->vc_full_max ? (size_t)exact_max : s->vc_full_max;
     if (to == AM_TIME_NONE &&
-        (rc = am__vc_get(s->vc, s->db, uid, embedder, dim, &view)) != AM_NOTFOUND) {
+        (rc = am__vc_get_some(s->vc, s->db, uid, embedder, dim, full_max, &view)) != AM_NOTFOUND) {
         if (rc) return rc;
-        for (size_t k = 0; k < view.n; k++) {
-            double dot = (double)am__dot_i8(q8, view.vec + k * (size_t)dim, dim) * qscale *
-                         view.scale[k];
-            topk_offer(top, &nt, (size_t)limit, &worst, view.rid[k], dot);
+        if (exact_max >= 0 && view.n > (size_t)exact_max) {
+            rc = vec_scan_bits(s, uid, embedder, &view, q8, qscale, dim, (size_t)limit, ar, top, &nt);
+            if (rc != AM_NOTFOUND) {
+                if (rc) return rc;
+                goto rows;
+            }
+            am__vc_clear(s->vc, uid); /* out of step: the SQL scan answers */
+            am__vec_bits_fallbacks++;
+            nt = 0;
+        } else if (view.vec) {
+            for (size_t k = 0; k < view.n; k++) {
+                double dot = (double)am__dot_i8(q8, view.vec + k * (size_t)dim, dim) * qscale *
+                             view.scale[k];
+                topk_offer(top, &nt, (size_t)limit, &worst, view.rid[k], dot);
+            }
+            goto rows;
         }
-        goto rows;
     }
     scan_ctx sc = {q8, qscale, dim, top, 0, (size_t)limit, 0, NULL, 0};
     if (to != AM_TIME_NONE) {
@@ -1008,7 +1308,7 @@ static int vec_scan_run(am__store *b, const char *uid, const char *embedder, con
         qsort(ids, sc.n_allowed, sizeof *ids, cmp_rid);
         sc.allowed = ids;
     }
-    if ((rc = am__sqlite_vec_each(s->db, uid, embedder, dim, scan_one, &sc, s->err, sizeof s->err)))
+    if ((rc = am__sqlite_vec_each(s->db, uid, embedder, dim, 0, scan_one, &sc, s->err, sizeof s->err)))
         return rc;
     nt = sc.nt;
 rows:;
@@ -1035,13 +1335,13 @@ rows:;
  * snapshot (a read transaction of its own outside a write transaction),
  * as a search's do. */
 static int sq_vec_scan(am__store *b, const char *uid, const char *embedder, const float *qv,
-                       int dim, am_time to, int limit, am__arena *ar, am__event_row **rows,
-                       size_t *n)
+                       int dim, am_time to, int limit, int exact_max, am__arena *ar,
+                       am__event_row **rows, size_t *n)
 {
     sq_store *s = SQ(b);
     int own_txn, rc = snapshot_begin(s, &own_txn, "vector scan");
     if (rc) return rc;
-    rc = vec_scan_run(b, uid, embedder, qv, dim, to, limit, ar, rows, n);
+    rc = vec_scan_run(b, uid, embedder, qv, dim, to, limit, exact_max, ar, rows, n);
     return snapshot_end(s, own_txn, rc, "vector scan");
 }
 
@@ -1986,6 +2286,7 @@ static int sq_optimize(am__store *b)
     /* tails left long by re-embedding (unpacked blocks of the old embedder) */
     if (!rc && !(rc = exec(s, "BEGIN IMMEDIATE", "optimize"))) {
         rc = vec_pack_all(s);
+        if (!rc) rc = vec_bits_fill(s);
         if (rc) sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
         else rc = exec(s, "COMMIT", "optimize");
     }
@@ -2122,11 +2423,12 @@ static int migrate(sq_store *s, int from)
     if ((rc = schema_version(s, &now_at))) goto out_rollback;
     if (now_at >= N_MIGRATIONS) return exec(s, "COMMIT", "migrate");
     if (now_at > from) from = now_at;
-    for (int v = from; v < N_MIGRATIONS; v++) {
+    for (int v = from; v < N_MIGRATIONS; v++)
         if ((rc = exec(s, migrations[v], "migrate"))) goto out_rollback;
-        /* v5 (packed vectors): pack what earlier versions stored */
-        if (v + 1 == 5 && from > 0 && (rc = vec_pack_all(s))) goto out_rollback;
-    }
+    /* v5 (packed vectors): pack what earlier versions stored; v6: the
+     * sign bits of blocks packed before (new ones are written with theirs) */
+    if (from > 0 && from < 5 && (rc = vec_pack_all(s))) goto out_rollback;
+    if (from > 0 && from < 6 && (rc = vec_bits_fill(s))) goto out_rollback;
     char sql[160];
     snprintf(sql, sizeof sql,
              "INSERT OR REPLACE INTO meta(key, value) VALUES('schema_version', '%d');"
@@ -2151,6 +2453,7 @@ int am__store_sqlite_open(const char *path, const am__store_opts *o,
     s->base.vt = &sqlite_vt;
     s->a = o->alloc;
     s->vc = am__vc_new(o->alloc, AM__VC_BYTES); /* NULL (out of memory): scans use SQL */
+    s->vc_full_max = o->vc_full_max ? o->vc_full_max : AM__VC_FULL_MAX;
     s->lens = am__fts_lens_new(o->alloc); /* NULL: lengths read per row */
     s->lens_version = -1;
     am__buf_init(&s->scratch, o->alloc);

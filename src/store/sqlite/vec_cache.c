@@ -32,21 +32,36 @@
  * schema v5): about a row per 128 vectors.  Rows need not come in row id
  * order (a tail can hold vectors older than a block's); max_rid is what
  * an append is compared with.
+ *
+ * Every entry also holds each vector's sign bits (schema v6: stored per
+ * block in vector_bits, an eighth of the int8 bytes at 1 bit a
+ * component).  A user with more vectors than the caller's full_max is
+ * loaded as bits only, with where each vector lies (block and index, or
+ * 0: look it up by row id): a first load reads 1/8 of the bytes, and the
+ * scan ranks by Hamming distance, then rescores its best candidates with
+ * their int8 vectors read from the blocks (sqlite_store.c vec_scan_bits).
  */
 #include "store/sqlite/sqlite_int.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #define VC_SLOTS 64
 
 typedef struct vc_entry {
     char *uid, *embedder;
     int dim;
+    int full;         /* the int8 vectors are held (else bits and loc) */
     size_t n, cap;
     int64_t *rid;
     float *scale;
-    signed char *vec; /* n x dim */
+    signed char *vec;    /* full: n x dim */
+    unsigned char *bits; /* n x AM__VBITS(dim) */
+    int64_t *loc;        /* not full: block << 8 | index, 0: by row id */
     int64_t max_rid;  /* largest of rid[0..n) */
     uint64_t used;    /* LRU clock */
     int dirty;        /* appended to in the open transaction */
@@ -60,7 +75,8 @@ typedef struct vc_spare {
     int64_t *rid;
     float *scale;
     signed char *vec;
-    size_t rows, vbytes;
+    unsigned char *bits;
+    size_t rows, vbytes, bbytes;
 } vc_spare;
 
 struct am__vcache {
@@ -88,20 +104,21 @@ am__vcache *am__vc_new(const am__allocator *a, size_t max_bytes)
     return c;
 }
 
-static size_t row_bytes(int dim)
+static size_t row_bytes(int dim, int full)
 {
-    return (size_t)dim + sizeof(int64_t) + sizeof(float);
+    return (size_t)AM__VBITS(dim) + sizeof(int64_t) + sizeof(float) +
+           (full ? (size_t)dim : sizeof(int64_t));
 }
 
 /* The most rows one entry may hold: half the cache. */
-static size_t max_rows(const am__vcache *c, int dim)
+static size_t max_rows(const am__vcache *c, int dim, int full)
 {
-    return c->max_bytes / 2 / row_bytes(dim);
+    return c->max_bytes / 2 / row_bytes(dim, full);
 }
 
 static size_t spare_bytes(const vc_spare *sp)
 {
-    return sp->rows * (sizeof *sp->rid + sizeof *sp->scale) + sp->vbytes;
+    return sp->rows * (sizeof *sp->rid + sizeof *sp->scale) + sp->vbytes + sp->bbytes;
 }
 
 static void free_spare(am__vcache *c)
@@ -110,26 +127,31 @@ static void free_spare(am__vcache *c)
     am__free(c->a, c->spare.rid);
     am__free(c->a, c->spare.scale);
     am__free(c->a, c->spare.vec);
+    am__free(c->a, c->spare.bits);
     memset(&c->spare, 0, sizeof c->spare);
 }
 
-/* Forget an entry.  keep: its buffers may become the spare (the larger
- * of the two is kept). */
+/* Forget an entry.  keep: the buffers of a full one may become the
+ * spare (the larger of the two is kept; bits-only entries are small). */
 static void release(am__vcache *c, vc_entry *e, int keep)
 {
     /* also a slot whose setup failed halfway (an id but no buffers) */
-    if (keep && e->uid && e->cap && e->cap * (size_t)e->dim >= c->spare.vbytes) {
+    if (keep && e->uid && e->full && e->cap && e->cap * (size_t)e->dim >= c->spare.vbytes) {
         free_spare(c);
         c->spare.rid = e->rid;
         c->spare.scale = e->scale;
         c->spare.vec = e->vec;
+        c->spare.bits = e->bits;
         c->spare.rows = e->cap;
         c->spare.vbytes = e->cap * (size_t)e->dim; /* counted as before */
+        c->spare.bbytes = e->cap * (size_t)AM__VBITS(e->dim);
     } else {
-        c->bytes -= e->cap * row_bytes(e->dim);
+        c->bytes -= e->cap * row_bytes(e->dim, e->full);
         am__free(c->a, e->rid);
         am__free(c->a, e->scale);
         am__free(c->a, e->vec);
+        am__free(c->a, e->bits);
+        am__free(c->a, e->loc);
     }
     am__free(c->a, e->uid);
     am__free(c->a, e->embedder);
@@ -185,22 +207,33 @@ static vc_entry *find(am__vcache *c, const char *uid, const char *embedder, int 
 static int resize(am__vcache *c, vc_entry *e, size_t cap)
 {
     if (cap == e->cap) return AM_OK;
+    size_t rb = row_bytes(e->dim, e->full);
     int64_t *rid = am__realloc(c->a, e->rid, cap * sizeof *rid);
     if (rid) e->rid = rid;
     float *scale = am__realloc(c->a, e->scale, cap * sizeof *scale);
     if (scale) e->scale = scale;
-    signed char *vec = am__realloc(c->a, e->vec, cap * (size_t)e->dim);
-    if (vec) e->vec = vec;
-    if (!rid || !scale || !vec) {
+    unsigned char *bits = am__realloc(c->a, e->bits, cap * (size_t)AM__VBITS(e->dim));
+    if (bits) e->bits = bits;
+    int ok = rid && scale && bits;
+    if (e->full) {
+        signed char *vec = am__realloc(c->a, e->vec, cap * (size_t)e->dim);
+        if (vec) e->vec = vec;
+        ok = ok && vec;
+    } else {
+        int64_t *loc = am__realloc(c->a, e->loc, cap * sizeof *loc);
+        if (loc) e->loc = loc;
+        ok = ok && loc;
+    }
+    if (!ok) {
         /* a failed shrink may have left arrays at either size: the
-         * smaller capacity is the one all three hold */
+         * smaller capacity is the one all of them hold */
         if (cap < e->cap) {
-            c->bytes -= (e->cap - cap) * row_bytes(e->dim);
+            c->bytes -= (e->cap - cap) * rb;
             e->cap = cap;
         }
         return AM_NOMEM;
     }
-    c->bytes = c->bytes - e->cap * row_bytes(e->dim) + cap * row_bytes(e->dim);
+    c->bytes = c->bytes - e->cap * rb + cap * rb;
     e->cap = cap;
     return AM_OK;
 }
@@ -210,7 +243,7 @@ static int resize(am__vcache *c, vc_entry *e, size_t cap)
 static int grow(am__vcache *c, vc_entry *e)
 {
     if (e->n < e->cap) return AM_OK;
-    size_t most = max_rows(c, e->dim);
+    size_t most = max_rows(c, e->dim, e->full);
     if (e->cap >= most) return AM_NOMEM;
     size_t cap = e->cap ? e->cap * 2 : 256;
     return resize(c, e, cap < most ? cap : most);
@@ -232,7 +265,9 @@ void am__vc_put(am__vcache *c, const char *uid, const char *embedder, int dim, i
     }
     e->rid[e->n] = rid;
     e->scale[e->n] = scale;
-    memcpy(e->vec + e->n * (size_t)dim, v, (size_t)dim);
+    am__vec_bits(v, dim, e->bits + e->n * (size_t)AM__VBITS(dim));
+    if (e->full) memcpy(e->vec + e->n * (size_t)dim, v, (size_t)dim);
+    else e->loc[e->n] = 0; /* in the tail now, perhaps packed later: by row id */
     e->n++;
     e->max_rid = rid;
     if (in_txn) e->dirty = 1;
@@ -280,9 +315,10 @@ static void make_room(am__vcache *c, size_t need)
  * user with a million events and few vectors of this embedder -- during a
  * re-embedding -- would evict half the cache for nothing.) */
 static size_t first_cap(am__vcache *c, sqlite3 *db, const char *uid, const char *embedder,
-                        int dim, int *too_big)
+                        int dim, size_t full_max, int *full, int *too_big)
 {
     *too_big = 0;
+    *full = 1;
     sqlite3_stmt *st = NULL;
     int64_t n = -1;
     if (sqlite3_prepare_v2(db,
@@ -297,7 +333,8 @@ static size_t first_cap(am__vcache *c, sqlite3 *db, const char *uid, const char 
         if (sqlite3_step(st) == SQLITE_ROW) n = sqlite3_column_int64(st, 0);
     }
     sqlite3_finalize(st); /* no count (an error): grow as rows come */
-    size_t most = max_rows(c, dim);
+    if (n >= 0 && (uint64_t)n > full_max) *full = 0;
+    size_t most = max_rows(c, dim, *full);
     if (most == 0) most = 1;
     if (n < 0) return 256 < most ? 256 : most;
     uint64_t want = (uint64_t)n + (uint64_t)n / 16 + 16;
@@ -308,15 +345,18 @@ static size_t first_cap(am__vcache *c, sqlite3 *db, const char *uid, const char 
 /* Give e (empty) the spare's buffers, resized to cap rows. */
 static int take_spare(am__vcache *c, vc_entry *e, size_t cap)
 {
-    if (c->spare.rid && c->spare.vbytes >= (size_t)e->dim) {
+    size_t nb = (size_t)AM__VBITS(e->dim);
+    if (e->full && c->spare.rid && c->spare.vbytes >= (size_t)e->dim && c->spare.bbytes >= nb) {
         size_t rows = c->spare.vbytes / (size_t)e->dim;
         if (rows > c->spare.rows) rows = c->spare.rows;
+        if (rows > c->spare.bbytes / nb) rows = c->spare.bbytes / nb;
         c->bytes -= spare_bytes(&c->spare);
         e->rid = c->spare.rid;
         e->scale = c->spare.scale;
         e->vec = c->spare.vec;
+        e->bits = c->spare.bits;
         e->cap = rows;
-        c->bytes += rows * row_bytes(e->dim);
+        c->bytes += rows * row_bytes(e->dim, 1);
         memset(&c->spare, 0, sizeof c->spare);
     } else if (c->spare.rid) {
         free_spare(c);
@@ -330,16 +370,21 @@ typedef struct vc_load {
     vc_entry *e;
 } vc_load;
 
-static int load_one(void *ctx, int64_t rid, float scale, const signed char *v)
+static int load_one(void *ctx, const am__vec_item *it)
 {
     vc_load *l = ctx;
     vc_entry *e = l->e;
-    if (e->n == e->cap && e->cap >= max_rows(l->c, e->dim))
+    if (e->n == e->cap && e->cap >= max_rows(l->c, e->dim, e->full))
         return AM_TOOBIG; /* counted as it loads: no count query first */
     if (grow(l->c, e) != AM_OK) return AM_NOMEM;
+    int64_t rid = it->rid;
+    size_t nb = (size_t)AM__VBITS(e->dim);
     e->rid[e->n] = rid;
-    e->scale[e->n] = scale;
-    memcpy(e->vec + e->n * (size_t)e->dim, v, (size_t)e->dim);
+    e->scale[e->n] = it->scale;
+    if (it->bits) memcpy(e->bits + e->n * nb, it->bits, nb);
+    else am__vec_bits(it->vec, e->dim, e->bits + e->n * nb);
+    if (e->full) memcpy(e->vec + e->n * (size_t)e->dim, it->vec, (size_t)e->dim);
+    else e->loc[e->n] = it->loc;
     if (e->n == 0 || rid > e->max_rid) e->max_rid = rid;
     e->n++;
     return AM_OK;
@@ -348,20 +393,30 @@ static int load_one(void *ctx, int64_t rid, float scale, const signed char *v)
 int am__vc_get(am__vcache *c, sqlite3 *db, const char *uid, const char *embedder, int dim,
                am__vc_view *out)
 {
+    return am__vc_get_some(c, db, uid, embedder, dim, SIZE_MAX, out);
+}
+
+int am__vc_get_some(am__vcache *c, sqlite3 *db, const char *uid, const char *embedder, int dim,
+                    size_t full_max, am__vc_view *out)
+{
     memset(out, 0, sizeof *out);
     if (!c || dim <= 0) return AM_NOTFOUND;
     int rc = check_version(c, db);
     if (rc) return rc;
     vc_entry *e = find(c, uid, embedder, dim);
+    if (e && !e->full && e->n <= full_max) { /* its int8 vectors are wanted now */
+        drop(c, e);
+        e = NULL;
+    }
     if (!e) {
         /* a user known to be too big for the cache: SQL, without loading */
         for (int i = 0; i < VC_BIG; i++)
             if (c->big[i][0] && strcmp(c->big[i], uid) == 0) return AM_NOTFOUND;
-        if (max_rows(c, dim) == 0) return AM_NOTFOUND;
-        int too_big;
-        size_t cap = first_cap(c, db, uid, embedder, dim, &too_big);
+        if (max_rows(c, dim, 1) == 0) return AM_NOTFOUND;
+        int too_big, full;
+        size_t cap = first_cap(c, db, uid, embedder, dim, full_max, &full, &too_big);
         if (too_big) return AM_NOTFOUND; /* SQL serves (not remembered: it may shrink) */
-        make_room(c, cap * row_bytes(dim)); /* least recently used first */
+        make_room(c, cap * row_bytes(dim, full)); /* least recently used first */
         for (int i = 0; i < VC_SLOTS && !e; i++)
             if (!c->e[i].uid) e = &c->e[i];
         if (!e) { /* every slot taken: the least recently used goes */
@@ -371,13 +426,14 @@ int am__vc_get(am__vcache *c, sqlite3 *db, const char *uid, const char *embedder
         e->uid = am__strdup(c->a, uid);
         e->embedder = am__strdup(c->a, embedder);
         e->dim = dim;
+        e->full = full;
         e->used = ++c->clock;
         if (!e->uid || !e->embedder || take_spare(c, e, cap) != AM_OK) {
             drop(c, e);
             return AM_NOTFOUND; /* no memory for a cache: scan with SQL */
         }
         vc_load l = {c, e};
-        rc = am__sqlite_vec_each(db, uid, embedder, dim, load_one, &l, NULL, 0);
+        rc = am__sqlite_vec_each(db, uid, embedder, dim, !full, load_one, &l, NULL, 0);
         if (rc == AM_TOOBIG) {
             drop(c, e);
             snprintf(c->big[c->next_big++ % VC_BIG], sizeof c->big[0], "%s", uid);
@@ -399,7 +455,9 @@ int am__vc_get(am__vcache *c, sqlite3 *db, const char *uid, const char *embedder
     out->n = e->n;
     out->rid = e->rid;
     out->scale = e->scale;
-    out->vec = e->vec;
+    out->vec = e->full ? e->vec : NULL;
+    out->bits = e->bits;
+    out->loc = e->full ? NULL : e->loc;
     return AM_OK;
 }
 
@@ -415,4 +473,43 @@ int32_t am__dot_i8(const signed char *a, const signed char *b, int n)
     int32_t acc = 0;
     for (int i = 0; i < n; i++) acc += (int32_t)a[i] * (int32_t)b[i];
     return acc;
+}
+
+/* Sign bits: bit i of the vector set when its component i is above 0. */
+void am__vec_bits(const signed char *v, int dim, unsigned char *out)
+{
+    int i = 0;
+#ifdef __SSE2__
+    /* 16 components a step: compare with 0, gather the byte signs */
+    const __m128i zero = _mm_setzero_si128();
+    for (; i + 16 <= dim; i += 16) {
+        __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(v + i));
+        unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpgt_epi8(x, zero));
+        out[i >> 3] = (unsigned char)m;
+        out[(i >> 3) + 1] = (unsigned char)(m >> 8);
+    }
+#endif
+    for (; i < dim; i += 8) {
+        unsigned m = 0;
+        for (int j = 0; j < 8 && i + j < dim; j++) m |= (unsigned)(v[i + j] > 0) << j;
+        out[i >> 3] = (unsigned char)m;
+    }
+}
+
+/* Hamming distance of two bit strings of nb bytes (POPCNT when the CPU has
+ * it, chosen at load time like am__dot_i8). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(AM_NO_CLONES)
+__attribute__((target_clones("popcnt", "default")))
+#endif
+int am__hamming(const unsigned char *a, const unsigned char *b, int nb)
+{
+    int d = 0, i = 0;
+    for (; i + 8 <= nb; i += 8) {
+        uint64_t x, y;
+        memcpy(&x, a + i, 8);
+        memcpy(&y, b + i, 8);
+        d += __builtin_popcountll(x ^ y);
+    }
+    for (; i < nb; i++) d += __builtin_popcount((unsigned)(a[i] ^ b[i]));
+    return d;
 }
