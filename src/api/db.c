@@ -313,12 +313,29 @@ int am_resolve(am_db *db, const char *channel, const char *external_id,
     return am__db_resolve_user(db, "resolve", NULL, channel, external_id, 0, out);
 }
 
+/* An item version's token blob (store item_tokens_fill). */
+static int item_tokens(void *ctx, const char *text, const char *key, unsigned char *blob,
+                       size_t *len)
+{
+    uint64_t set[AM__ITEM_SET];
+    size_t n;
+    if (*len < AM__TOKBLOB_MAX) return AM_TOOBIG;
+    int rc = am__text_item_set(ctx, text, key, set, &n);
+    if (!rc) *len = am__token_blob_put(set, n, blob);
+    return rc;
+}
+
 int am_optimize(am_db *db)
 {
     if (!db) return AM_MISUSE;
     am__db_clear_error(db);
     int rc = db->store->vt->optimize(db->store);
     if (rc) return am__db_store_error(db, rc, "optimize");
-    am__db_log(db, AM_LOG_INFO, "optimize: done");
+    /* item versions written before their token sets were stored */
+    size_t filled = 0;
+    if (db->store->vt->item_tokens_fill &&
+        (rc = db->store->vt->item_tokens_fill(db->store, item_tokens, db->text, &filled)))
+        return am__db_store_error(db, rc, "optimize: item tokens");
+    am__db_log(db, AM_LOG_INFO, "optimize: done (%zu item token sets stored)", filled);
     return AM_OK;
 }

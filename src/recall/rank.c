@@ -25,7 +25,7 @@ static int cmp_item(const void *a, const void *b)
  * (the block's candidate turns).  Open addressing, at most 8 probes; a
  * table is cleared when half full. */
 #define CACHE_SLOTS 32768 /* ~13 MB (pages touched as used): items of ~120 busy users */
-#define CACHE_SET 48      /* tokens kept per item */
+#define CACHE_SET AM__ITEM_SET /* tokens kept per item */
 #define TEXT_SLOTS 4096   /* ~4 MB: the block's candidate turns of busy users */
 
 typedef struct tok_entry {
@@ -124,22 +124,18 @@ int am__tokcache_text_set(am__text *t, am__tokcache *c, const char *s, size_t le
     return rc;
 }
 
-/* The token set of an item version (text + key): from the cache, or
- * computed and cached. */
+/* The token set of an item version (text + key): the one stored with it
+ * (schema v7), else from the cache, or computed and cached. */
 static int item_set(am__text *t, am__tokcache *c, const am__item_row *it, uint64_t *out,
                     size_t *n)
 {
+    if (it->tokens && am__token_blob_get(it->tokens, it->tokens_len, out, CACHE_SET, n))
+        return AM_OK;
     uint64_t key = am__hash64(it->id, strlen(it->id)) | 1;
     set_table tb = {c ? (unsigned char *)c->slot : NULL, CACHE_SLOTS, sizeof(tok_entry),
                     c ? &c->used : NULL};
     if (c && set_get(&tb, key, out, n)) return AM_OK;
-    am__buf doc;
-    am__buf_init(&doc, NULL);
-    am__buf_adds(&doc, it->text);
-    am__buf_addc(&doc, ' ');
-    am__buf_adds(&doc, it->key);
-    int rc = doc.oom ? AM_NOMEM : am__text_token_set(t, doc.p, doc.len, out, CACHE_SET, n);
-    am__buf_free(&doc);
+    int rc = am__text_item_set(t, it->text, it->key, out, n);
     if (!rc && c) set_put(&tb, key, out, *n);
     return rc;
 }

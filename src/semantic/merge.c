@@ -49,6 +49,16 @@ int am__semantic_insert_version(am__wctx *w, const am__item_row *from, am__item_
     }
     nv->sources = src;
     nv->n_sources = ns;
+    /* its token set, for recalls to rank it by (not from's: the text may
+     * have changed) */
+    uint64_t set[AM__ITEM_SET];
+    size_t nt;
+    unsigned char *blob = am__arena_alloc(w->ar, AM__TOKBLOB_MAX);
+    if (!blob) return AM_NOMEM;
+    int rc = am__text_item_set(w->text, nv->text, nv->key, set, &nt);
+    if (rc) return rc;
+    nv->tokens = blob;
+    nv->tokens_len = am__token_blob_put(set, nt, blob);
     return w->store->vt->item_insert(w->store, w->uid, nv);
 }
 

@@ -60,6 +60,8 @@ typedef struct am__item_row {
     am_time last_access;
     const char **sources;     /* event ids */
     size_t n_sources;
+    const unsigned char *tokens; /* its token blob (text/analyze.h), or NULL */
+    size_t tokens_len;
 } am__item_row;
 
 typedef struct am__link_row {
@@ -221,6 +223,14 @@ typedef struct am__store_vt {
      * is then one b-tree probe, not one per segment), refresh planner
      * statistics, checkpoint the log.  Outside any transaction. */
     int (*optimize)(am__store *s);
+    /* Item versions stored without a token set (written before schema
+     * v7): fn(ctx, text, key, blob, &len) computes it into blob (*len
+     * bytes of room; set to the length) for each, and it is stored, in
+     * one transaction.  *n: how many. */
+    int (*item_tokens_fill)(am__store *s,
+                            int (*fn)(void *ctx, const char *text, const char *key,
+                                      unsigned char *blob, size_t *len),
+                            void *ctx, size_t *n);
 
     /* forgetting (F24): remove rows from every table and index; cascade
      * to item versions left without a source; leave a tombstone. */
@@ -270,6 +280,6 @@ int am__store_sqlite_open(const char *path, const am__store_opts *o,
 #define AM__HYPONYM_WEIGHT 0.4
 
 /* The schema version this library writes and reads. */
-#define AM__SCHEMA_VERSION 6
+#define AM__SCHEMA_VERSION 7
 
 #endif

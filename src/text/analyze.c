@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unicode/ubrk.h>
 #include <unicode/ustring.h>
+#include <unicode/uvernum.h>
 #include <utf8proc.h>
 
 #define MAX_TOKEN 64
@@ -483,3 +484,56 @@ int am__query_terms(am__text *t, const char *text, am__arena *ar,
     return rc;
 }
 
+
+/* The analyzer's version: bump AM__TEXT_VERSION whenever tokens, their
+ * normalisation, stopwords, stemming or hashing change (stored token sets
+ * are then recomputed instead of used).  ICU's dictionaries (Chinese
+ * words) change with its major version, so that is part of it too. */
+#define AM__TEXT_VERSION 1
+
+uint32_t am__text_version(void)
+{
+    return (uint32_t)AM__TEXT_VERSION << 16 | (uint32_t)U_ICU_VERSION_MAJOR_NUM;
+}
+
+int am__text_item_set(am__text *t, const char *text, const char *key, uint64_t *out,
+                      size_t *count)
+{
+    am__buf doc;
+    am__buf_init(&doc, NULL);
+    am__buf_adds(&doc, text ? text : "");
+    am__buf_addc(&doc, ' ');
+    am__buf_adds(&doc, key ? key : "");
+    int rc = doc.oom ? AM_NOMEM : am__text_token_set(t, doc.p, doc.len, out, AM__ITEM_SET, count);
+    am__buf_free(&doc);
+    return rc;
+}
+
+size_t am__token_blob_put(const uint64_t *set, size_t n, unsigned char *out)
+{
+    if (n > AM__ITEM_SET) n = AM__ITEM_SET;
+    uint32_t v = am__text_version();
+    for (int i = 0; i < 4; i++) out[i] = (unsigned char)(v >> (8 * i));
+    for (size_t k = 0; k < n; k++)
+        for (int i = 0; i < 8; i++) out[4 + 8 * k + (size_t)i] = (unsigned char)(set[k] >> (8 * i));
+    return 4 + 8 * n;
+}
+
+int am__token_blob_get(const unsigned char *blob, size_t len, uint64_t *out, size_t max,
+                       size_t *count)
+{
+    *count = 0;
+    if (!blob || len < 4 || (len - 4) % 8 != 0 || (len - 4) / 8 > max) return 0;
+    uint32_t v = 0;
+    for (int i = 0; i < 4; i++) v |= (uint32_t)blob[i] << (8 * i);
+    if (v != am__text_version()) return 0;
+    size_t n = (len - 4) / 8;
+    for (size_t k = 0; k < n; k++) {
+        uint64_t h = 0;
+        for (int i = 0; i < 8; i++) h |= (uint64_t)blob[4 + 8 * k + (size_t)i] << (8 * i);
+        if (k && h <= out[k - 1]) return 0; /* not a sorted set: not ours */
+        out[k] = h;
+    }
+    *count = n;
+    return 1;
+}

@@ -75,6 +75,22 @@ int am__query_terms(am__text *t, const char *text, am__arena *ar,
  * memory items).  Returns AM_OK or AM_NOMEM. */
 int am__text_token_set(am__text *t, const char *s, size_t n, uint64_t *out,
                        size_t max, size_t *count);
+/* The token set a memory item is ranked by (its text and key, at most
+ * AM__ITEM_SET tokens).  It is computed when the version is written and
+ * stored with it (memory_items.tokens, schema v7) as a token blob: 4
+ * bytes of the analyzer's version (am__text_version: a set stored by
+ * another analyzer is not used), then the hashes, 8 bytes each,
+ * little-endian. */
+#define AM__ITEM_SET 48
+#define AM__TOKBLOB_MAX (4 + 8 * AM__ITEM_SET)
+int am__text_item_set(am__text *t, const char *text, const char *key, uint64_t *out,
+                      size_t *count);
+uint32_t am__text_version(void);
+size_t am__token_blob_put(const uint64_t *set, size_t n, unsigned char *out);
+/* 1 and the set (at most max) when blob is a token blob of this analyzer,
+ * else 0. */
+int am__token_blob_get(const unsigned char *blob, size_t len, uint64_t *out, size_t max,
+                       size_t *count);
 /* |a ∩ b| of two sorted sets. */
 size_t am__set_overlap(const uint64_t *a, size_t na, const uint64_t *b,
                        size_t nb);

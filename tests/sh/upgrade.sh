@@ -49,6 +49,10 @@ ok=$(sqlite3 "$db" "PRAGMA integrity_check")
 # new events after the upgrade are found with the old ones
 "$CLI" --db "$db" add --user alice --session s3 --at 2026-03-03T09:00:00+08:00 --text "我妈妈的生日是十月一号" >/dev/null
 check "old and new rows together" "妈妈的生日" "车牌" "$CLI" --db "$db" recall --user alice --text "妈妈的生日" --json
+# v7: versions written before keep no token set (computed at recall);
+# the new one is stored with its own
+toks=$(sqlite3 "$db" "SELECT count(*) FILTER (WHERE tokens IS NULL), count(*) FILTER (WHERE tokens IS NOT NULL AND text LIKE '%妈妈%') FROM memory_items")
+case "$toks" in [1-9]*\|1) passed=$((passed+1)) ;; *) echo "FAIL: item token sets after the upgrade: $toks (want N|1)"; failed=$((failed+1)) ;; esac
 # the per-user event counter (v4) matches the events, after adds and a forget
 same_count() {
   local u=$1 c n

@@ -9,6 +9,7 @@
  */
 #include <math.h>
 #include <stdlib.h>
+#include <sqlite3.h>
 #include <unistd.h>
 
 #include "test.h"
@@ -388,6 +389,105 @@ static void lengths_stay_true(const char *const turns[7], const char *question)
     remove(side);
 }
 
+/* Item versions keep the token set they are ranked by (schema v7): a
+ * recall uses the stored set (swapping two items' sets swaps their
+ * order), and without one, or with one of another analyzer, computes the
+ * same set from the text. */
+static void sql_exec(const char *sql)
+{
+    sqlite3 *raw = NULL;
+    CHECK_EQ_INT(sqlite3_open(len_path, &raw), SQLITE_OK);
+    char *err = NULL;
+    CHECK_EQ_INT(sqlite3_exec(raw, sql, NULL, NULL, &err), SQLITE_OK);
+    if (err) fprintf(stderr, "%s: %s\n", sql, err);
+    sqlite3_free(err);
+    sqlite3_close(raw);
+}
+
+static void memories_of(const char *question, const char *out[2])
+{
+    am_db *db = open_file();
+    am_query q;
+    memset(&q, 0, sizeof q);
+    q.user_id = "u1";
+    q.text = question;
+    q.no_touch = 1;
+    set_now("2026-03-09T09:00:00+08:00");
+    am_recall_result *r = NULL;
+    CHECK_EQ_INT(am_recall(db, &q, &r), AM_OK);
+    static char keep[2][256];
+    for (int i = 0; i < 2; i++) {
+        snprintf(keep[i], sizeof keep[i], "%s", r && r->n_memories > (size_t)i ? r->memories[i].text : "");
+        out[i] = keep[i];
+    }
+    am_recall_free(r);
+    am_close(db);
+}
+
+static void item_tokens_stored(const char *a, const char *b, const char *question)
+{
+    snprintf(len_path, sizeof len_path, "/tmp/am_test_recall_XXXXXX");
+    int fd = mkstemp(len_path);
+    CHECK(fd >= 0);
+    close(fd);
+    remove(len_path);
+    am_db *db = open_file();
+    CHECK_EQ_INT(add(db, "u1", "s1", NULL, "2026-03-01T10:00:00+08:00", a).memories_created, 1);
+    CHECK_EQ_INT(add(db, "u1", "s2", NULL, "2026-03-01T10:00:00+08:00", b).memories_created, 1);
+    am_close(db);
+    const char *m[2];
+    memories_of(question, m);
+    CHECK_EQ_STR(m[0], a); /* the question's words are a's */
+    CHECK_EQ_STR(m[1], b);
+    /* the two items' stored sets swapped: b is ranked by a's words */
+    sql_exec("CREATE TEMP TABLE t AS SELECT rid, tokens FROM memory_items;"
+             "UPDATE memory_items SET tokens = (SELECT t.tokens FROM t WHERE t.rid <> memory_items.rid)");
+    memories_of(question, m);
+    CHECK_EQ_STR(m[0], b);
+    /* no stored sets (versions written before v7), or another analyzer's:
+     * computed from the text, the same order as at first */
+    sql_exec("UPDATE memory_items SET tokens = NULL");
+    memories_of(question, m);
+    CHECK_EQ_STR(m[0], a);
+    sql_exec("UPDATE memory_items SET tokens = x'00000000' || substr(tokens, 5)");
+    memories_of(question, m);
+    CHECK_EQ_STR(m[0], a);
+    /* am_optimize stores the sets of versions that have none */
+    sql_exec("UPDATE memory_items SET tokens = NULL WHERE rid = (SELECT min(rid) FROM memory_items)");
+    am_db *db2 = open_file();
+    CHECK_EQ_INT(am_optimize(db2), AM_OK);
+    am_close(db2);
+    sqlite3 *raw = NULL;
+    sqlite3_stmt *st = NULL;
+    CHECK_EQ_INT(sqlite3_open(len_path, &raw), SQLITE_OK);
+    CHECK_EQ_INT(sqlite3_prepare_v2(raw, "SELECT count(*) FROM memory_items WHERE tokens IS NULL", -1,
+                                    &st, NULL),
+                 SQLITE_OK);
+    CHECK_EQ_INT(sqlite3_step(st), SQLITE_ROW);
+    CHECK_EQ_INT(sqlite3_column_int(st, 0), 0);
+    sqlite3_finalize(st);
+    sqlite3_close(raw);
+    memories_of(question, m);
+    CHECK_EQ_STR(m[0], a);
+    char side[96];
+    remove(len_path);
+    snprintf(side, sizeof side, "%s-wal", len_path);
+    remove(side);
+    snprintf(side, sizeof side, "%s-shm", len_path);
+    remove(side);
+}
+
+static void test_item_tokens_stored_zh(void)
+{
+    item_tokens_stored("以后周报都用表格格式", "以后订机票都选靠窗的座位", "这周的周报用什么格式");
+}
+
+static void test_item_tokens_stored_en(void)
+{
+    item_tokens_stored("From now on, always send reports as PDF", "I prefer window seats on flights",
+                       "how should I send the reports");
+}
+
 static void test_lengths_stay_true_en(void)
 {
     static const char *const turns[7] = {
@@ -562,6 +662,8 @@ static void test_compound_question_en(void)
 
 int main(void)
 {
+    RUN(test_item_tokens_stored_zh);
+    RUN(test_item_tokens_stored_en);
     RUN(test_context_length_zh);
     RUN(test_context_length_en);
     RUN(test_long_question_zh);

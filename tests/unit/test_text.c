@@ -141,6 +141,39 @@ static void test_sentences_sets(void)
     CHECK_EQ_INT(am__text_tokens_estimate("abcdefgh", 8), 2);
 }
 
+/* A memory item's stored token set (schema v7): read back only when it
+ * is a sorted set of this analyzer's version. */
+static void token_blob(const char *text, const char *key)
+{
+    uint64_t set[AM__ITEM_SET], back[AM__ITEM_SET];
+    size_t n, m;
+    unsigned char blob[AM__TOKBLOB_MAX];
+    CHECK_EQ_INT(am__text_item_set(T, text, key, set, &n), AM_OK);
+    CHECK(n >= 3);
+    size_t len = am__token_blob_put(set, n, blob);
+    CHECK_EQ_INT((int)len, (int)(4 + 8 * n));
+    CHECK(am__token_blob_get(blob, len, back, AM__ITEM_SET, &m));
+    CHECK_EQ_INT((int)m, (int)n);
+    CHECK(memcmp(set, back, n * sizeof *set) == 0);
+    CHECK(!am__token_blob_get(blob, len - 3, back, AM__ITEM_SET, &m)); /* truncated */
+    CHECK(!am__token_blob_get(blob, len, back, n - 1, &m));            /* too many */
+    blob[2] ^= 1;                                                     /* another analyzer */
+    CHECK(!am__token_blob_get(blob, len, back, AM__ITEM_SET, &m));
+    blob[2] ^= 1;
+    unsigned char tmp[8]; /* two hashes swapped: not a sorted set */
+    memcpy(tmp, blob + 4, 8);
+    memcpy(blob + 4, blob + 12, 8);
+    memcpy(blob + 12, tmp, 8);
+    CHECK(!am__token_blob_get(blob, len, back, AM__ITEM_SET, &m));
+    CHECK_EQ_INT((int)m, 0);
+}
+
+static void test_token_blob(void)
+{
+    token_blob("以后周报都用表格格式", "report.format");
+    token_blob("From now on, always send reports as PDF", "report.format");
+}
+
 int main(void)
 {
     if (am__text_open(NULL, &T) != AM_OK) return 1;
@@ -149,6 +182,7 @@ int main(void)
     RUN(test_tokenize_english);
     RUN(test_stopwords_lang);
     RUN(test_sentences_sets);
+    RUN(test_token_blob);
     am__text_close(T);
     TEST_MAIN_END();
 }

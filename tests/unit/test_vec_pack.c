@@ -528,6 +528,7 @@ static void test_bits_scan(void)
     /* a v5 store: the upgrade adds the table and fills it */
     db = raw();
     CHECK_EQ_INT(sqlite3_exec(db, "DROP TRIGGER vector_blocks_bits; DROP TABLE vector_bits;"
+                                  "ALTER TABLE memory_items DROP COLUMN tokens;" /* v7 */
                                   "UPDATE meta SET value = '5' WHERE key = 'schema_version'",
                               NULL, NULL, NULL),
                  SQLITE_OK);

@@ -98,6 +98,10 @@ int64_t bench_civil_ms(int y, int mo, int d, int h, int mi, int s,
 char *bench_iso(int64_t ms, int tz_minutes, char *buf);
 /* Monotonic clock in milliseconds. */
 double bench_mono_ms(void);
+/* CPU time of the calling thread (user + system: page faults count), in
+ * ms: a latency measure that other jobs on a shared machine disturb less
+ * than the wall clock. */
+double bench_cpu_ms(void);
 
 /* Deterministic PRNG (splitmix64). */
 typedef struct bench_rng {

@@ -257,7 +257,7 @@ static int plant_needles(const bench_synth_opts *o, needle *nd, uint64_t total)
 }
 
 typedef struct synth_out {
-    bench_samples ingest_ms, recall_ms;
+    bench_samples ingest_ms, recall_ms, recall_cpu_ms;
     double ingest_wall_ms;
     double optimize_ms; /* --optimize: am_optimize after ingest */
     bench_acc acc;
@@ -371,9 +371,11 @@ static int synth_queries(am_db *db, const bench_synth_opts *o,
         q.user_id = uid;
         q.text = nd[i].query;
         q.max_events = o->maxk;
+        double ca = bench_cpu_ms();
         a = bench_mono_ms();
         rc = am_recall(db, &q, &rr);
         b = bench_mono_ms();
+        double cb = bench_cpu_ms();
         if (rc != AM_OK || !rr) {
             am_recall_free(rr);
             free(ranked);
@@ -388,7 +390,8 @@ static int synth_queries(am_db *db, const bench_synth_opts *o,
         bench_acc_add(&out->acc, o->ks, o->nk, ranked, n, &gold, 1);
         out->block_tokens_sum += rr->block_tokens;
         am_recall_free(rr);
-        if (bench_samples_add(&out->recall_ms, b - a) != 0) {
+        if (bench_samples_add(&out->recall_ms, b - a) != 0 ||
+            bench_samples_add(&out->recall_cpu_ms, cb - ca) != 0) {
             free(ranked);
             return bench_fail(e, "out of memory");
         }
@@ -404,7 +407,8 @@ static void synth_report(const bench_synth_opts *o, const char *db,
     double eps = out->ingest_wall_ms > 0 ? total * 1000 / out->ingest_wall_ms
                                          : 0;
     double q = out->acc.n;
-    double p[4];
+    double p[4], cpu50 = bench_samples_pct(&out->recall_cpu_ms, 50),
+                 cpu95 = bench_samples_pct(&out->recall_cpu_ms, 95);
     size_t i;
     p[0] = bench_samples_pct(&out->ingest_ms, 50);
     p[1] = bench_samples_pct(&out->ingest_ms, 95);
@@ -447,6 +451,8 @@ static void synth_report(const bench_synth_opts *o, const char *db,
         json_object_set_new(l, "ingest_event_p95", json_real(p[1]));
         json_object_set_new(l, "recall_p50", json_real(p[2]));
         json_object_set_new(l, "recall_p95", json_real(p[3]));
+        json_object_set_new(l, "recall_cpu_p50", json_real(cpu50));
+        json_object_set_new(l, "recall_cpu_p95", json_real(cpu95));
         json_object_set_new(r, "latency_ms", l);
         text = json_dumps(r, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
                                  JSON_REAL_PRECISION(6));
@@ -468,8 +474,9 @@ static void synth_report(const bench_synth_opts *o, const char *db,
                (double)out->bytes / 1e6);
     if (o->optimize)
         printf("optimize: %.1f s (am_optimize before the queries)\n", out->optimize_ms / 1000);
-    printf("recall: %.0f queries, p50 %.3f ms, p95 %.3f ms, block %.1f "
-           "tokens\n", q, p[2], p[3], q > 0 ? out->block_tokens_sum / q : 0);
+    printf("recall: %.0f queries, p50 %.3f ms, p95 %.3f ms (CPU p50 %.3f, p95 %.3f), "
+           "block %.1f tokens\n", q, p[2], p[3], cpu50, cpu95,
+           q > 0 ? out->block_tokens_sum / q : 0);
     printf("needle found:");
     for (i = 0; i < o->nk; i++)
         printf(" @%d %.3f", o->ks[i], q > 0 ? out->acc.hit[i] / q : 0);
@@ -581,5 +588,6 @@ out:
     free(nd);
     bench_samples_free(&out.ingest_ms);
     bench_samples_free(&out.recall_ms);
+    bench_samples_free(&out.recall_cpu_ms);
     return rc;
 }

@@ -562,3 +562,10 @@ void bench_samples_free(bench_samples *s)
     free(s->v);
     memset(s, 0, sizeof *s);
 }
+
+double bench_cpu_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}

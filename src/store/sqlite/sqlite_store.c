@@ -150,6 +150,10 @@ static const char *const migrations[] = {
     "CREATE TABLE vector_bits(block INTEGER PRIMARY KEY, bits BLOB NOT NULL);"
     "CREATE TRIGGER vector_blocks_bits AFTER DELETE ON vector_blocks"
     "  BEGIN DELETE FROM vector_bits WHERE block = old.block; END;",
+    /* version 7: each item version's token set, computed when it is
+     * written (a recall ranks a user's items without tokenizing them);
+     * NULL for versions written before: computed at read */
+    "ALTER TABLE memory_items ADD COLUMN tokens BLOB;",
 };
 #define N_MIGRATIONS (int)(sizeof migrations / sizeof *migrations)
 
@@ -1964,8 +1968,8 @@ static int sq_item_insert(am__store *b, const char *uid, am__item_row *it)
 {
     sq_store *s = SQ(b);
     sqlite3_stmt *st = stmt(s, "INSERT INTO memory_items(id, lineage_id, user_id, scope, kind, key, text, value_json, confidence,"
-                               " base_score, half_life_days, valid_from, valid_to, recorded_at, superseded_at, status)"
-                               " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+                               " base_score, half_life_days, valid_from, valid_to, recorded_at, superseded_at, status, tokens)"
+                               " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
     if (!st) return AM_BACKEND;
     bind_text(st, 1, it->id);
     bind_text(st, 2, it->lineage_id);
@@ -1983,6 +1987,7 @@ static int sq_item_insert(am__store *b, const char *uid, am__item_row *it)
     bind_time(st, 14, it->recorded_at);
     bind_time(st, 15, it->superseded_at);
     bind_text(st, 16, it->status);
+    if (it->tokens) sqlite3_bind_blob(st, 17, it->tokens, (int)it->tokens_len, SQLITE_STATIC);
     int rc = run(s, st, "memory item");
     if (rc) return rc;
     it->rid = sqlite3_last_insert_rowid(s->db);
@@ -2044,7 +2049,7 @@ static int sq_items_list(am__store *b, const char *uid, int which, am_time at,
 #define ITEM_COLS                                                                            \
     "SELECT m.rid, m.id, m.lineage_id, m.scope, m.kind, m.key, m.text, m.value_json, m.confidence," \
     " m.base_score, m.half_life_days, m.valid_from, m.valid_to, m.recorded_at, m.superseded_at,"    \
-    " m.status, h.hits, h.last_access,"
+    " m.status, h.hits, h.last_access, m.tokens,"
 #define ITEM_SRC " (SELECT group_concat(x.event_id, ',') FROM item_sources x WHERE x.item_rid = m.rid) AS src"
 #define ITEM_NOSRC " NULL AS src"
 #define ITEM_FROM " FROM memory_items m LEFT JOIN item_heat h ON h.user_id=m.user_id AND h.lineage_id=m.lineage_id"
@@ -2095,8 +2100,17 @@ static int sq_items_list(am__store *b, const char *uid, int which, am_time at,
         r->status = col_text(ar, st, 15);
         r->hits = sqlite3_column_int(st, 16);
         r->last_access = col_time(st, 17);
+        int tl = sqlite3_column_bytes(st, 18);
+        const void *tb = sqlite3_column_blob(st, 18);
+        if (tb && tl > 0) {
+            unsigned char *copy = am__arena_alloc(ar, (size_t)tl);
+            if (!copy) { done(s, st); return AM_NOMEM; }
+            memcpy(copy, tb, (size_t)tl);
+            r->tokens = copy;
+            r->tokens_len = (size_t)tl;
+        }
         /* provenance: event ids (ULIDs, no commas) joined by ',' */
-        const char *src = col_text(ar, st, 18);
+        const char *src = col_text(ar, st, 19);
         if (src && *src) {
             size_t k = 1;
             for (const char *p = src; *p; p++) k += *p == ',';
@@ -2279,6 +2293,45 @@ static int sq_forget(am__store *b, const char *uid, int level, const char *id,
     return AM_OK;
 }
 
+static int sq_item_tokens_fill(am__store *b,
+                               int (*fn)(void *ctx, const char *text, const char *key,
+                                         unsigned char *blob, size_t *len),
+                               void *ctx, size_t *n)
+{
+    sq_store *s = SQ(b);
+    *n = 0;
+    int rc = exec(s, "BEGIN IMMEDIATE", "item tokens");
+    if (rc) return rc;
+    unsigned char blob[1024];
+    for (int64_t after = 0; !rc;) {
+        sqlite3_stmt *st = stmt(s, "SELECT rid, text, key FROM memory_items"
+                                   " WHERE tokens IS NULL AND rid > ? ORDER BY rid LIMIT 1");
+        if (!st) { rc = AM_BACKEND; break; }
+        sqlite3_bind_int64(st, 1, after);
+        int step = sqlite3_step(st);
+        size_t len = sizeof blob;
+        if (step == SQLITE_ROW) {
+            after = sqlite3_column_int64(st, 0);
+            rc = fn(ctx, (const char *)sqlite3_column_text(st, 1),
+                    (const char *)sqlite3_column_text(st, 2), blob, &len);
+        } else if (step != SQLITE_DONE) {
+            rc = fail(s, step, "item tokens");
+        }
+        done(s, st);
+        if (rc || step != SQLITE_ROW) break;
+        st = stmt(s, "UPDATE memory_items SET tokens=? WHERE rid=?");
+        if (!st) { rc = AM_BACKEND; break; }
+        sqlite3_bind_blob(st, 1, blob, (int)len, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 2, after);
+        if (!(rc = run(s, st, "item tokens"))) (*n)++;
+    }
+    if (rc) {
+        sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+        return rc;
+    }
+    return exec(s, "COMMIT", "item tokens");
+}
+
 static int sq_optimize(am__store *b)
 {
     sq_store *s = SQ(b);
@@ -2376,6 +2429,7 @@ static const am__store_vt sqlite_vt = {
     .item_insert = sq_item_insert,
     .item_close = sq_item_close,
     .items_list = sq_items_list,
+    .item_tokens_fill = sq_item_tokens_fill,
     .item_touch = sq_item_touch,
     .forget = sq_forget,
     .item_sources = sq_item_sources,
