@@ -199,18 +199,24 @@ static void test_optimize_keeps_results(void)
 /* A recalled memory names its source events (fetched for the shown items
  * only), and neither its sources nor an older wording it replaced are
  * repeated among the block's events. */
-/* Recall for u1 at 2026-03-04 10:00 (+08:00), read-only. */
-static am_recall_result *ask_any(am_db *db, const char *question)
+/* Recall for u1 at a time, read-only. */
+static am_recall_result *ask_at(am_db *db, const char *question, const char *now)
 {
     am_query q;
     memset(&q, 0, sizeof q);
     q.user_id = "u1";
     q.text = question;
     q.no_touch = 1;
-    set_now("2026-03-04T10:00:00+08:00");
+    set_now(now);
     am_recall_result *r = NULL;
     CHECK_EQ_INT(am_recall(db, &q, &r), AM_OK);
     return r;
+}
+
+/* Recall for u1 at 2026-03-04 10:00 (+08:00), read-only. */
+static am_recall_result *ask_any(am_db *db, const char *question)
+{
+    return ask_at(db, question, "2026-03-04T10:00:00+08:00");
 }
 
 static am_recall_result *ask(am_db *db, const char *question)
@@ -340,13 +346,29 @@ static void same_as_fresh(am_db *db, const char *question)
     am_close(fresh);
 }
 
-static void lengths_stay_true(const char *const turns[7], const char *question)
+/* A fresh store path (len_path), and its removal with its side files. */
+static void new_path(void)
 {
     snprintf(len_path, sizeof len_path, "/tmp/am_test_recall_XXXXXX");
     int fd = mkstemp(len_path);
     CHECK(fd >= 0);
     close(fd);
     remove(len_path);
+}
+
+static void remove_store(void)
+{
+    char side[96];
+    remove(len_path);
+    snprintf(side, sizeof side, "%s-wal", len_path);
+    remove(side);
+    snprintf(side, sizeof side, "%s-shm", len_path);
+    remove(side);
+}
+
+static void lengths_stay_true(const char *const turns[7], const char *question)
+{
+    new_path();
     am_db *db = open_file();
     add(db, "u1", "s1", NULL, "2026-03-01T10:00:00+08:00", turns[0]);
     add(db, "u1", "s2", NULL, "2026-03-02T10:00:00+08:00", turns[1]);
@@ -381,12 +403,7 @@ static void lengths_stay_true(const char *const turns[7], const char *question)
     CHECK_EQ_INT(am_forget(db, "u1", AM_FORGET_EVENT, gone.event_id, NULL), AM_OK);
     same_as_fresh(db, question);
     am_close(db);
-    char side[96];
-    remove(len_path);
-    snprintf(side, sizeof side, "%s-wal", len_path);
-    remove(side);
-    snprintf(side, sizeof side, "%s-shm", len_path);
-    remove(side);
+    remove_store();
 }
 
 /* Item versions keep the token set they are ranked by (schema v7): a
@@ -407,14 +424,7 @@ static void sql_exec(const char *sql)
 static void memories_of(const char *question, const char *out[2])
 {
     am_db *db = open_file();
-    am_query q;
-    memset(&q, 0, sizeof q);
-    q.user_id = "u1";
-    q.text = question;
-    q.no_touch = 1;
-    set_now("2026-03-09T09:00:00+08:00");
-    am_recall_result *r = NULL;
-    CHECK_EQ_INT(am_recall(db, &q, &r), AM_OK);
+    am_recall_result *r = ask_at(db, question, "2026-03-09T09:00:00+08:00");
     static char keep[2][256];
     for (int i = 0; i < 2; i++) {
         snprintf(keep[i], sizeof keep[i], "%s", r && r->n_memories > (size_t)i ? r->memories[i].text : "");
@@ -426,11 +436,7 @@ static void memories_of(const char *question, const char *out[2])
 
 static void item_tokens_stored(const char *a, const char *b, const char *question)
 {
-    snprintf(len_path, sizeof len_path, "/tmp/am_test_recall_XXXXXX");
-    int fd = mkstemp(len_path);
-    CHECK(fd >= 0);
-    close(fd);
-    remove(len_path);
+    new_path();
     am_db *db = open_file();
     CHECK_EQ_INT(add(db, "u1", "s1", NULL, "2026-03-01T10:00:00+08:00", a).memories_created, 1);
     CHECK_EQ_INT(add(db, "u1", "s2", NULL, "2026-03-01T10:00:00+08:00", b).memories_created, 1);
@@ -469,12 +475,7 @@ static void item_tokens_stored(const char *a, const char *b, const char *questio
     sqlite3_close(raw);
     memories_of(question, m);
     CHECK_EQ_STR(m[0], a);
-    char side[96];
-    remove(len_path);
-    snprintf(side, sizeof side, "%s-wal", len_path);
-    remove(side);
-    snprintf(side, sizeof side, "%s-shm", len_path);
-    remove(side);
+    remove_store();
 }
 
 static void test_item_tokens_stored_zh(void)
