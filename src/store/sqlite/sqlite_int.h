@@ -117,10 +117,8 @@ int am__sqlite_vec_each(sqlite3 *db, const char *uid, const char *embedder, int 
  * answered by the exact SQL scan instead (a cache out of step: tests
  * expect none). */
 extern _Atomic unsigned long am__vec_bits_fallbacks;
-/* Sign bits of an int8 vector (bit i: v[i] > 0) and the Hamming distance
- * of two such strings of nb bytes (vec_cache.c). */
+/* Sign bits of an int8 vector (bit i: v[i] > 0; vec_cache.c). */
 void am__vec_bits(const signed char *v, int dim, unsigned char *out);
-int am__hamming(const unsigned char *a, const unsigned char *b, int nb);
 /* Integer dot product of two int8 vectors. */
 int32_t am__dot_i8(const signed char *a, const signed char *b, int n);
 

@@ -1169,6 +1169,39 @@ static int tail_vec(sq_store *s, block_reader *br, const char *uid, const char *
     return ok || (block && block_vec(s, br, block, -1, rid, dim, out));
 }
 
+/* A bounded min-heap of estimates: the `want` best (ties: the earlier
+ * vector), the worst at the root. */
+typedef struct est_hit {
+    int32_t e;
+    size_t i;
+} est_hit;
+
+static int est_worse(const est_hit *a, const est_hit *b)
+{
+    return a->e < b->e || (a->e == b->e && a->i > b->i);
+}
+
+static void est_offer(est_hit *h, size_t *n, size_t want, int32_t e, size_t i)
+{
+    est_hit x = {e, i};
+    size_t k;
+    if (*n < want) { /* sift up */
+        for (k = (*n)++; k > 0 && est_worse(&x, &h[(k - 1) / 2]); k = (k - 1) / 2) h[k] = h[(k - 1) / 2];
+        h[k] = x;
+        return;
+    }
+    if (!est_worse(&h[0], &x)) return;
+    for (k = 0;;) { /* sift the new root down */
+        size_t c = 2 * k + 1;
+        if (c >= *n) break;
+        if (c + 1 < *n && est_worse(&h[c + 1], &h[c])) c++;
+        if (!est_worse(&h[c], &x)) break;
+        h[k] = h[c];
+        k = c;
+    }
+    h[k] = x;
+}
+
 typedef struct bits_cand {
     int64_t loc;
     size_t i;
@@ -1180,10 +1213,10 @@ static int cmp_cand(const void *a, const void *b)
     return x->loc < y->loc ? -1 : x->loc > y->loc ? 1 : (x->i > y->i) - (x->i < y->i);
 }
 
-/* A scan of a user's sign bits: the candidates nearest by Hamming
- * distance (want of them, ties by position), rescored with their int8
- * vectors -- from the cache when it holds them, else read from their
- * blocks in block order.  AM_NOTFOUND: a vector is not where the cache
+/* A scan of a user's sign bits: the candidates with the best estimates
+ * (want of them, ties by position), rescored with their int8 vectors --
+ * from the cache when it holds them, else read from their blocks in block
+ * order.  AM_NOTFOUND: a vector is not where the cache
  * says (the caller scans with SQL). */
 static int vec_scan_bits(sq_store *s, const char *uid, const char *embedder,
                          const am__vc_view *v, const signed char *q8, double qscale, int dim,
@@ -1192,28 +1225,37 @@ static int vec_scan_bits(sq_store *s, const char *uid, const char *embedder,
     size_t nb = (size_t)AM__VBITS(dim), want = limit * BITS_RERANK;
     if (want < BITS_RERANK_MIN) want = BITS_RERANK_MIN;
     if (want > v->n) want = v->n;
-    unsigned char qb[AM__VBITS(4096)];
-    am__vec_bits(q8, dim, qb);
-    uint16_t *dist = am__arena_alloc(ar, (v->n + 1) * sizeof *dist);
-    size_t *hist = am__arena_alloc(ar, ((size_t)dim + 1) * sizeof *hist);
+    /* The estimate of q . x from x's signs: sum of q_j where x_j > 0
+     * minus q_j elsewhere (asymmetric: the query keeps its values; on
+     * USE-lite vectors its best 200 hold 98 % of the exact best 100, the
+     * Hamming distance's 93 %).  By table: lut[j][byte] is that sum over
+     * the 8 components of byte j. */
+    int16_t *lut = am__arena_alloc(ar, nb * 256 * sizeof *lut);
+    est_hit *heap = am__arena_alloc(ar, (want + 1) * sizeof *heap);
     bits_cand *cand = am__arena_alloc(ar, (want + 1) * sizeof *cand);
     signed char *vec = am__arena_alloc(ar, (size_t)dim);
-    if (!dist || !hist || !cand || !vec) return AM_NOMEM;
-    memset(hist, 0, ((size_t)dim + 1) * sizeof *hist);
-    for (size_t i = 0; i < v->n; i++) {
-        dist[i] = (uint16_t)am__hamming(qb, v->bits + i * nb, (int)nb);
-        hist[dist[i]]++;
+    if (!lut || !heap || !cand || !vec) return AM_NOMEM;
+    for (size_t j = 0; j < nb; j++) {
+        int16_t *t = lut + j * 256;
+        int base = 0;
+        for (int b = 0; b < 8 && 8 * (int)j + b < dim; b++) base -= q8[8 * j + (size_t)b];
+        t[0] = (int16_t)base;
+        for (int byte = 1; byte < 256; byte++) {
+            int low = __builtin_ctz((unsigned)byte), c = 8 * (int)j + low;
+            t[byte] = (int16_t)(t[byte & (byte - 1)] + (c < dim ? 2 * q8[c] : 0));
+        }
     }
-    /* the cut: every distance below it, and the first of those at it */
-    size_t below = 0;
-    int cut = 0;
-    while (cut < dim && below + hist[cut] < want) below += hist[cut++];
-    size_t at_cut = want - below, nc = 0;
-    for (size_t i = 0; i < v->n && nc < want; i++) {
-        if (dist[i] > cut || (dist[i] == cut && at_cut == 0)) continue;
-        if (dist[i] == cut) at_cut--;
-        cand[nc].loc = v->loc ? v->loc[i] : 0;
-        cand[nc++].i = i;
+    size_t nh = 0;
+    for (size_t i = 0; i < v->n; i++) {
+        const unsigned char *x = v->bits + i * nb;
+        int32_t e = 0;
+        for (size_t j = 0; j < nb; j++) e += lut[j * 256 + x[j]];
+        est_offer(heap, &nh, want, e, i);
+    }
+    size_t nc = 0;
+    for (size_t h = 0; h < nh; h++) {
+        cand[nc].loc = v->loc ? v->loc[heap[h].i] : 0;
+        cand[nc++].i = heap[h].i;
     }
     if (!v->vec) qsort(cand, nc, sizeof *cand, cmp_cand);
     block_reader br;

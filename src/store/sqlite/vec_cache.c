@@ -38,8 +38,9 @@
  * component).  A user with more vectors than the caller's full_max is
  * loaded as bits only, with where each vector lies (block and index, or
  * 0: look it up by row id): a first load reads 1/8 of the bytes, and the
- * scan ranks by Hamming distance, then rescores its best candidates with
- * their int8 vectors read from the blocks (sqlite_store.c vec_scan_bits).
+ * scan ranks by an estimate from the signs, then rescores its best
+ * candidates with their int8 vectors read from the blocks (sqlite_store.c
+ * vec_scan_bits).
  */
 #include "store/sqlite/sqlite_int.h"
 
@@ -494,22 +495,4 @@ void am__vec_bits(const signed char *v, int dim, unsigned char *out)
         for (int j = 0; j < 8 && i + j < dim; j++) m |= (unsigned)(v[i + j] > 0) << j;
         out[i >> 3] = (unsigned char)m;
     }
-}
-
-/* Hamming distance of two bit strings of nb bytes (POPCNT when the CPU has
- * it, chosen at load time like am__dot_i8). */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(AM_NO_CLONES)
-__attribute__((target_clones("popcnt", "default")))
-#endif
-int am__hamming(const unsigned char *a, const unsigned char *b, int nb)
-{
-    int d = 0, i = 0;
-    for (; i + 8 <= nb; i += 8) {
-        uint64_t x, y;
-        memcpy(&x, a + i, 8);
-        memcpy(&y, b + i, 8);
-        d += __builtin_popcountll(x ^ y);
-    }
-    for (; i < nb; i++) d += __builtin_popcount((unsigned)(a[i] ^ b[i]));
-    return d;
 }
