@@ -429,7 +429,9 @@ int am_forget(am_db *db, const char *user_id, int level, const char *id,
 
 /* Maintenance for a store after many writes (a bulk import, a nightly
  * job): merges the full-text index into one segment, so each query term
- * is one b-tree probe instead of one per segment; refreshes the planner's
+ * is one b-tree probe instead of one per segment; packs vectors left
+ * unpacked and stores what a store upgraded from an older version lacks
+ * (vector sign bits, memory items' token sets); refreshes the planner's
  * statistics; checkpoints the write-ahead log.  Takes time proportional to
  * the store (a minute or more for a million events) and blocks writers
  * meanwhile; results of recall do not change, only its speed.  Returns
