@@ -1,8 +1,10 @@
 /*
  * fuzz_text.c -- text analysis and the rule matchers on arbitrary bytes:
  * normalisation, tokenizer (ICU + bigrams + stemmer), sentence splitter,
- * language detection, distillation rules, task cues and the router.
- * Tokens must lie inside the normalised text and be non-empty.
+ * language detection, distillation rules, task cues and the router;
+ * stored token blobs (memory_items.tokens) read back.  Tokens must lie
+ * inside the normalised text and be non-empty; a blob read back is a
+ * sorted set that writes back to the same bytes.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -46,5 +48,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     uint64_t set[64];
     size_t ns;
     am__text_token_set(t, s, n, set, 64, &ns);
+    uint64_t back[AM__ITEM_SET];
+    size_t nb;
+    if (am__token_blob_get(data, size, back, AM__ITEM_SET, &nb)) {
+        unsigned char again[AM__TOKBLOB_MAX];
+        for (size_t i = 1; i < nb; i++)
+            if (back[i] <= back[i - 1]) abort();
+        if (am__token_blob_put(back, nb, again) != size || memcmp(again, data, size) != 0) abort();
+    }
     return 0;
 }
