@@ -1110,7 +1110,10 @@ static int block_reader_at(sq_store *s, block_reader *br, int64_t block, int dim
     }
     br->block = block;
     sqlite3_stmt *st = stmt(s, "SELECT rids FROM vector_blocks WHERE block=?");
-    if (!st) return 0;
+    if (!st) {
+        block_reader_close(br);
+        return 0;
+    }
     sqlite3_bind_int64(st, 1, block);
     int len = 0;
     if (sqlite3_step(st) == SQLITE_ROW) {
