@@ -123,6 +123,18 @@ typedef struct am_rank_config {
                                 4 x vector_candidates (at least 256)
                                 rescored with their stored vectors -- an
                                 approximate scan; -1: always exact */
+    double w_bridge;         /* 0.9: two-hop search ("那个规模是六百人的活动，
+                                持续时间是什么？"): the turns that share the
+                                name a top candidate adds to the question
+                                (and say what is asked) join at the
+                                candidate's score x w_bridge x how much of
+                                that name they hold; 0: off */
+    int bridges;             /* 3: top candidates used that way (per clause
+                                of a compound question) */
+    double w_preamble;       /* 0.2: weight of the words of a query outside
+                                its asks when it corrects itself ("…。不好意思，
+                                我真正想问的是：…？", "… what I really want to
+                                know is …?"); 1: no such focus */
 } am_rank_config;
 
 typedef struct am_config {

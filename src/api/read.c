@@ -439,11 +439,40 @@ typedef struct clauses {
     const char *p[AM__MAX_CLAUSES + 1];
     size_t n[AM__MAX_CLAUSES + 1];
     size_t count;
+    int quoted; /* quotation marks left open by the last one */
 } clauses;
+
+/* Quotation marks a text leaves open: '"' toggles; “ 「 『 open and ” 」 』
+ * close. */
+static int quotes_open(const char *s, size_t n, int open)
+{
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '"') open = open > 0 ? open - 1 : open + 1;
+        else if (i + 2 < n && c == 0xE2 && (unsigned char)s[i + 1] == 0x80) {
+            if ((unsigned char)s[i + 2] == 0x9C) open++;
+            else if ((unsigned char)s[i + 2] == 0x9D && open > 0) open--;
+        } else if (i + 2 < n && c == 0xE3 && (unsigned char)s[i + 1] == 0x80) {
+            unsigned char d = (unsigned char)s[i + 2];
+            if (d == 0x8C || d == 0x8E) open++;
+            else if ((d == 0x8D || d == 0x8F) && open > 0) open--;
+        }
+    }
+    return open;
+}
 
 static int clause_cb(void *ctx, const char *s, size_t n)
 {
     clauses *c = ctx;
+    /* a sentence that ends inside a quotation ("主要内容是"…。"的活动") goes
+     * on with the next one */
+    if (c->quoted && c->count && c->count <= AM__MAX_CLAUSES + 1) {
+        size_t k = c->count - 1;
+        if (k <= AM__MAX_CLAUSES) c->n[k] = (size_t)(s + n - c->p[k]);
+        c->quoted = quotes_open(s, n, c->quoted);
+        return 0;
+    }
+    c->quoted = quotes_open(s, n, 0);
     if (c->count <= AM__MAX_CLAUSES) {
         c->p[c->count] = s;
         c->n[c->count] = n;
@@ -457,6 +486,10 @@ typedef struct clause_homes {
     int64_t *rid;
     unsigned char *home;
     size_t n, clauses;
+    /* each clause's search terms (weights NULL: all 1) */
+    const char **terms[AM__MAX_CLAUSES];
+    const double *weights[AM__MAX_CLAUSES];
+    size_t nt[AM__MAX_CLAUSES];
 } clause_homes;
 
 /* Compound questions: each clause is searched on its own too, and a
@@ -466,16 +499,20 @@ typedef struct clause_homes {
  * out of the list; *homes records the clause each candidate answers best
  * (for interleave_clauses). */
 static int search_clauses(am_db *db, const char *uid, const char *text, size_t n,
-                          am_time to, int limit, am__arena *ar, am__event_row **events,
-                          size_t *n_events, clause_homes *homes)
+                          const clauses *asks, am_time to, int limit, am__arena *ar,
+                          am__event_row **events, size_t *n_events, clause_homes *homes)
 {
     const am_rank_config *r = &db->cfg.rank;
     am__store *s = db->store;
     clauses c;
     memset(&c, 0, sizeof c);
-    if (am__text_tokens_estimate(text, n) > AM__CLAUSE_MAX_TOKENS || memchr(text, '\n', n))
-        return AM_OK; /* several lines: a transcript, not one compound question */
-    am__text_sentences(text, n, clause_cb, &c);
+    if (asks && asks->count >= 2) {
+        c = *asks;
+    } else {
+        if (am__text_tokens_estimate(text, n) > AM__CLAUSE_MAX_TOKENS || memchr(text, '\n', n))
+            return AM_OK; /* several lines: a transcript, not one compound question */
+        am__text_sentences(text, n, clause_cb, &c);
+    }
     if (c.count < 2 || c.count > AM__MAX_CLAUSES || *n_events == 0) return AM_OK;
     size_t cap = *n_events + c.count * (size_t)limit + 1;
     homes->rid = am__arena_alloc(ar, cap * sizeof *homes->rid);
@@ -499,6 +536,9 @@ static int search_clauses(am_db *db, const char *uid, const char *text, size_t n
         size_t nt;
         int rc = text_terms(db, ar, c.p[k], c.n[k], NULL, 0, &terms, &weights, &nt);
         if (rc) return rc;
+        homes->terms[k] = terms;
+        homes->weights[k] = weights;
+        homes->nt[k] = nt;
         am__event_row *part;
         size_t np;
         if (nt == 0) continue;
@@ -584,6 +624,182 @@ static int interleave_clauses(const clause_homes *h, am__arena *ar, am__event_ro
     return AM_OK;
 }
 
+/* Two-hop search (bridging).  A question that names a thing by one of
+ * its facts and asks another ("那个规模是六百人的活动，持续时间是什么？",
+ * "the woman who plays the cello, where does she live?") is answered by
+ * two turns, and only the first (the bridge: "医疗创新研讨会的规模是六百人")
+ * shares the question's words.  The top candidates are taken as bridges;
+ * for each, its own words that the question lacks (the thing's name) at
+ * weight 1 and the question's words that it lacks (what is asked) at
+ * AM__BRIDGE_REST are searched again.  A hit of that search scores the
+ * bridge's score x w_bridge x its coverage of the bridge's words (their
+ * idf-weighted share it contains), x AM__BRIDGE_NO_ASK when it contains
+ * none of the question's remaining words; it joins the candidates (or
+ * rises to that score).  A bridge is a short statement: one whose own
+ * words are more than AM__BRIDGE_MAX_UNITS (bigrams, words, numbers) is an
+ * answer in itself, and a hit that covers under AM__BRIDGE_MIN_COVER of
+ * its words is about something else. */
+#define AM__BRIDGE_REST 0.5      /* weight of the question's remaining words */
+#define AM__BRIDGE_HITS 2        /* hits taken per bridge */
+#define AM__BRIDGE_SEARCH 20     /* rows of the second search */
+#define AM__BRIDGE_MAX_UNITS 12  /* a longer bridge is an answer, not a pointer */
+#define AM__BRIDGE_MIN_COVER 0.5 /* share of the bridge's words a hit must hold */
+#define AM__BRIDGE_NO_ASK 0.6    /* a hit with none of the question's other words */
+
+/* A Han unigram or bigram of (or with) a function character: "的", "会的",
+ * "是四" -- it names nothing. */
+static int function_token(const char *tok)
+{
+    static const char *const fn[] = {"的", "是", "了", "在", "和", "与", "也", "就", "都", "我",
+                                     "你", "他", "她", "它", "们", "这", "那", "之", "其", "呢",
+                                     "吗", "吧", "啊", "着", NULL};
+    size_t n = strlen(tok);
+    if (n != 3 && n != 6) return 0;
+    for (size_t k = 0; k < n; k += 3)
+        for (size_t i = 0; fn[i]; i++)
+            if (memcmp(tok + k, fn[i], 3) == 0) return 1;
+    return 0;
+}
+
+/* The second search's terms for a bridge: its own words the question
+ * lacks (*n_own of them, first) and the question's words it lacks.
+ * *nt = 0 when it has no words of its own or is too long to be a bridge. */
+static int bridge_terms(am_db *db, am__arena *ar, const char *content, const char *const *qt,
+                        const double *qw, size_t nq, const char ***terms, double **weights,
+                        size_t *nt, size_t *n_own)
+{
+    const char **bt;
+    const unsigned char *kind;
+    size_t nb;
+    *nt = *n_own = 0;
+    int rc = am__query_terms_kinds(db->text, content, ar, &bt, &kind, &nb);
+    if (rc) return rc;
+    const char **all = am__arena_alloc(ar, (nb + nq + 1) * sizeof *all);
+    double *wt = am__arena_alloc(ar, (nb + nq + 1) * sizeof *wt);
+    if (!all || !wt) return AM_NOMEM;
+    size_t n = 0, units = 0;
+    for (size_t i = 0; i < nb; i++) {
+        size_t k;
+        for (k = 0; k < nq && strcmp(qt[k], bt[i]) != 0; k++) {}
+        if (k < nq || function_token(bt[i])) continue;
+        wt[n] = 1.0;
+        all[n++] = bt[i];
+        units += kind[i] == AM_TOK_BIGRAM || kind[i] == AM_TOK_WORD || kind[i] == AM_TOK_NUM;
+    }
+    if (n == 0 || units > AM__BRIDGE_MAX_UNITS) return AM_OK;
+    *n_own = n;
+    for (size_t k = 0; k < nq; k++) {
+        size_t i;
+        for (i = 0; i < nb && strcmp(qt[k], bt[i]) != 0; i++) {}
+        if (i < nb) continue;
+        wt[n] = AM__BRIDGE_REST * (qw ? qw[k] : 1.0);
+        all[n++] = qt[k];
+    }
+    *terms = all;
+    *weights = wt;
+    *nt = n;
+    return AM_OK;
+}
+
+static int set_has(const uint64_t *set, size_t n, uint64_t h)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (set[mid] < h) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < n && set[lo] == h;
+}
+
+/* qt / qw / nq: the question's terms (a compound question's bridge uses
+ * its own clause's, from h). */
+static int search_bridges(am_db *db, const char *uid, const char *const *qt, const double *qw,
+                          size_t nq, const clause_homes *h, am_time to, am__arena *ar,
+                          am__event_row **events, size_t *n_events)
+{
+    const am_rank_config *r = &db->cfg.rank;
+    am__store *s = db->store;
+    if (r->bridges <= 0 || r->w_bridge <= 0 || *n_events == 0) return AM_OK;
+    size_t nb = (size_t)r->bridges * (h->clauses > 1 ? h->clauses : 1);
+    if (nb > *n_events) nb = *n_events;
+    am__event_row *base = *events;
+    size_t m = *n_events;
+    am__event_row *all = am__arena_alloc(ar, (m + nb * AM__BRIDGE_HITS + 1) * sizeof *all);
+    if (!all) return AM_NOMEM;
+    memcpy(all, base, m * sizeof *all);
+    for (size_t b = 0; b < nb; b++) {
+        if (base[b].score <= 0 || !base[b].content) continue;
+        const char *const *ct = qt;
+        const double *cw = qw;
+        size_t nc = nq;
+        for (size_t j = 0; j < h->n && h->clauses > 1; j++)
+            if (h->rid[j] == base[b].rid) {
+                ct = h->terms[h->home[j]];
+                cw = h->weights[h->home[j]];
+                nc = h->nt[h->home[j]];
+                break;
+            }
+        const char **terms;
+        double *weights;
+        size_t nt, n_own;
+        int rc = bridge_terms(db, ar, base[b].content, ct, cw, nc, &terms, &weights, &nt, &n_own);
+        if (rc) return rc;
+        if (nt == 0) continue;
+        am__event_row *hop;
+        size_t nh;
+        am__search_stats st = {0, 0, am__arena_alloc(ar, (nt + 1) * sizeof *st.df)};
+        uint64_t *th = am__arena_alloc(ar, (nt + 1) * sizeof *th);
+        double *idf = am__arena_alloc(ar, (n_own + 1) * sizeof *idf);
+        if (!st.df || !th || !idf) return AM_NOMEM;
+        rc = s->vt->events_search(s, uid, terms, weights, nt, 0.0, AM_TIME_NONE, to,
+                                  AM__BRIDGE_SEARCH, ar, &hop, &nh, &st);
+        if (rc) return rc;
+        double total = 0;
+        for (size_t t = 0; t < nt; t++) {
+            th[t] = am__hash64(terms[t], strlen(terms[t]));
+            if (t >= n_own) continue;
+            double df = st.valid ? st.df[t] : 1, n_docs = st.valid ? st.n_docs : 2;
+            idf[t] = log(1.0 + (n_docs - df + 0.5) / (df + 0.5));
+            total += idf[t];
+        }
+        if (total <= 0) continue;
+        int taken = 0;
+        for (size_t i = 0; i < nh && taken < AM__BRIDGE_HITS; i++) {
+            if (hop[i].rid == base[b].rid || !hop[i].content) continue;
+            uint64_t set[AM__TEXT_SET];
+            size_t ns;
+            if ((rc = am__text_token_set(db->text, hop[i].content, strlen(hop[i].content), set,
+                                         AM__TEXT_SET, &ns)))
+                return rc;
+            double got = 0;
+            for (size_t t = 0; t < n_own; t++)
+                if (set_has(set, ns, th[t])) got += idf[t];
+            double cover = got / total;
+            if (cover < AM__BRIDGE_MIN_COVER) continue;
+            int asks = 0; /* one of the question's own remaining words */
+            for (size_t t = n_own; t < nt && !asks; t++)
+                asks = weights[t] >= AM__BRIDGE_REST && !function_token(terms[t]) &&
+                       set_has(set, ns, th[t]);
+            double v = base[b].score * r->w_bridge * cover * (asks ? 1.0 : AM__BRIDGE_NO_ASK);
+            size_t k;
+            for (k = 0; k < m && all[k].rid != hop[i].rid; k++) {}
+            if (k < m) {
+                if (v <= all[k].score) continue; /* ranks higher already */
+                all[k].score = v;
+            } else {
+                all[m] = hop[i];
+                all[m++].score = v;
+            }
+            taken++;
+        }
+    }
+    am__sort_events(all, m);
+    *events = all;
+    *n_events = m;
+    return AM_OK;
+}
+
 static int recall_run(am_db *db, const am_query *q, recall_box *box)
 {
     am__arena *ar = &box->ar;
@@ -644,8 +860,36 @@ static int recall_run(am_db *db, const am_query *q, recall_box *box)
     const char **terms;
     const double *weights = NULL; /* per term; NULL = all 1 */
     size_t nt;
-    /* F21: synonyms and near-words join the terms, then narrower words */
-    if ((rc = text_terms(db, ar, q->text, qn, qnorm, qnorm_len, &terms, &weights, &nt)))
+    /* F21: synonyms and near-words join the terms, then narrower words.
+     * A query that corrects itself ("…天气真好。不好意思，我真正想问的是：
+     * …？") is searched for its asks (each a clause, below); its other
+     * words count w_preamble. */
+    size_t ask_from[AM__MAX_CLAUSES], ask_to[AM__MAX_CLAUSES], n_asks = 0;
+    if (r->w_preamble < 1)
+        n_asks = am__query_asks(qnorm, qnorm_len, ask_from, ask_to, AM__MAX_CLAUSES);
+    const char *qtext = q->text;
+    size_t qtext_n = qn;
+    clauses asks;
+    memset(&asks, 0, sizeof asks);
+    if (n_asks) {
+        am__buf focus;
+        am__buf_init(&focus, &db->alloc);
+        for (size_t k = 0; k < n_asks; k++) {
+            if (k) am__buf_addc(&focus, ' ');
+            am__buf_add(&focus, qnorm + ask_from[k], ask_to[k] - ask_from[k]);
+            asks.p[k] = qnorm + ask_from[k];
+            asks.n[k] = ask_to[k] - ask_from[k];
+        }
+        asks.count = n_asks;
+        qtext = focus.oom ? NULL : am__arena_strndup(ar, focus.p, focus.len);
+        qtext_n = focus.len;
+        am__buf_free(&focus);
+        if (!qtext) { rc = AM_NOMEM; goto out_store; }
+        rc = text_terms(db, ar, qtext, qtext_n, NULL, 0, &terms, &weights, &nt);
+        if (!rc && r->w_preamble > 0)
+            rc = add_terms(db, ar, q->text, r->w_preamble, &terms, &weights, &nt);
+        if (rc) goto out_store;
+    } else if ((rc = text_terms(db, ar, q->text, qn, qnorm, qnorm_len, &terms, &weights, &nt)))
         goto out_store;
     size_t max_ev = (size_t)(q->max_events > 0 ? q->max_events : r->max_events);
     int limit = r->candidates > (int)max_ev * 2 ? r->candidates : (int)max_ev * 2;
@@ -660,8 +904,9 @@ static int recall_run(am_db *db, const am_query *q, recall_box *box)
     if (rc) goto out_store;
     clause_homes homes;
     memset(&homes, 0, sizeof homes);
-    if ((rc = search_clauses(db, uid, q->text, qn, as_of != AM_TIME_NONE ? as_of + 1 : AM_TIME_NONE,
-                             limit, ar, &events, &n_events, &homes)))
+    if ((rc = search_clauses(db, uid, qtext, qtext_n, &asks,
+                             as_of != AM_TIME_NONE ? as_of + 1 : AM_TIME_NONE, limit, ar, &events,
+                             &n_events, &homes)))
         goto out_store;
     /* F19: "上周" / "last month" / "on 9 November" in the turn: the best
      * matches inside that period join the candidates (a turn of that day
@@ -714,6 +959,10 @@ static int recall_run(am_db *db, const am_query *q, recall_box *box)
         am__sort_events(events, n_events);
     }
     if ((rc = interleave_clauses(&homes, ar, events, n_events))) goto out_store;
+    if ((rc = search_bridges(db, uid, terms, weights, nt, &homes,
+                             as_of != AM_TIME_NONE ? as_of + 1 : AM_TIME_NONE, ar, &events,
+                             &n_events)))
+        goto out_store;
     if (db->embedder && vector_ok && r->w_vector > 0 &&
         (rc = fuse_vectors(db, uid, q->text, as_of,
                            r->vector_candidates > 0 ? r->vector_candidates : limit, ar, &events,

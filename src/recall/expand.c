@@ -172,3 +172,44 @@ int am__expand_query(const char *norm, size_t n, am__buf *out, am__buf *narrow)
     }
     return out->oom || narrow->oom ? AM_NOMEM : AM_OK;
 }
+
+/* Self-corrections: a speaker who chats first and then says what they
+ * really want to know ("不好意思，我真正想问的是：…？", "sorry, what I
+ * actually want to know is …?") has asked from the cue on.  Written
+ * normalised. */
+static const char *const repair_cues[] = {
+    "真正想问", "真正的问题", "真正想知道", "实际想问", "实际上我想问", "实际上我那个问题",
+    "实际上我的问题", "其实想问", "其实我想问", "其实是想问", "我是想问", "我想问的是",
+    "我想知道的是", "言归正传", "说正经的", "说正事",
+    "what i really want to know", "what i really wanted to know", "what i really want to ask",
+    "what i actually want to know", "what i actually wanted to ask", "what i meant to ask",
+    "my real question", "my actual question", "the real question is", "what i'm really asking",
+    NULL,
+};
+
+size_t am__query_asks(const char *norm, size_t n, size_t *from, size_t *to, size_t max)
+{
+    size_t k = 0, i = 0;
+    while (i < n && k < max) {
+        size_t at = n, len = 0;
+        for (size_t c = 0; repair_cues[c]; c++) {
+            size_t m = strlen(repair_cues[c]);
+            for (size_t j = i; j + m <= n && j < at; j++)
+                if (norm[j] == repair_cues[c][0] && memcmp(norm + j, repair_cues[c], m) == 0) {
+                    at = j;
+                    len = m;
+                    break;
+                }
+        }
+        if (at == n) break;
+        /* the ask runs to its question mark (a quoted "…。" inside it does
+         * not end it), else to the end of the line */
+        size_t e = at + len;
+        while (e < n && norm[e] != '?' && norm[e] != '\n') e++;
+        if (e < n && norm[e] == '?') e++;
+        from[k] = at;
+        to[k++] = e;
+        i = e;
+    }
+    return k;
+}

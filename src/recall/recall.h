@@ -42,6 +42,14 @@ int am__domain_conflict(const char *given, const char *norm, size_t n);
  * narrower ones with a lower weight.  Returns AM_OK or AM_NOMEM. */
 int am__expand_query(const char *norm, size_t n, am__buf *out, am__buf *narrow);
 
+/* The asks of a normalised query that corrects itself ("…天气真好。不好
+ * 意思，我真正想问的是：那个活动的地点是什么？", "…  anyway, what I
+ * really want to know is where she works?"): for each repair cue, the
+ * span from the cue to its question mark (or the end of the line), at
+ * most max of them, as byte offsets [from[i], to[i]).  Returns how many
+ * (0: the query does not correct itself; all of it is the ask). */
+size_t am__query_asks(const char *norm, size_t n, size_t *from, size_t *to, size_t max);
+
 /* ---- rank */
 typedef struct am__scored_item {
     am__item_row *row;

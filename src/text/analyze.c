@@ -450,6 +450,7 @@ int am__cue_any(const char *s, size_t n, const char *const *cues)
 typedef struct terms_ctx {
     am__arena *ar;
     const char **terms;
+    unsigned char *kinds; /* or NULL */
     size_t n;
     uint64_t seen[MAX_TERMS];
 } terms_ctx;
@@ -457,7 +458,7 @@ typedef struct terms_ctx {
 static int term_cb(void *ctx, int kind, const char *tok, size_t len,
                    size_t start, size_t end)
 {
-    (void)kind; (void)start; (void)end;
+    (void)start; (void)end;
     terms_ctx *c = ctx;
     if (c->n >= MAX_TERMS || am__text_stopword(tok, len)) return 0;
     uint64_t h = am__hash64(tok, len);
@@ -466,22 +467,31 @@ static int term_cb(void *ctx, int kind, const char *tok, size_t len,
     const char *d = am__arena_strndup(c->ar, tok, len);
     if (!d) return AM_NOMEM;
     c->seen[c->n] = h;
+    if (c->kinds) c->kinds[c->n] = (unsigned char)kind;
     c->terms[c->n++] = d;
     return 0;
 }
 
-int am__query_terms(am__text *t, const char *text, am__arena *ar,
-                    const char ***terms, size_t *n)
+int am__query_terms_kinds(am__text *t, const char *text, am__arena *ar, const char ***terms,
+                          const unsigned char **kinds, size_t *n)
 {
     terms_ctx c;
     memset(&c, 0, sizeof c);
     c.ar = ar;
     c.terms = am__arena_alloc(ar, MAX_TERMS * sizeof *c.terms);
     if (!c.terms) return AM_NOMEM;
+    if (kinds && !(c.kinds = am__arena_alloc(ar, MAX_TERMS))) return AM_NOMEM;
     int rc = am__text_tokenize(t, text, strlen(text), term_cb, &c);
     *terms = c.terms;
+    if (kinds) *kinds = c.kinds;
     *n = c.n;
     return rc;
+}
+
+int am__query_terms(am__text *t, const char *text, am__arena *ar,
+                    const char ***terms, size_t *n)
+{
+    return am__query_terms_kinds(t, text, ar, terms, NULL, n);
 }
 
 

@@ -5,7 +5,10 @@
  * terms of its real ask at the end, and a question about a date finds
  * that day's turn even when sixty others share more of its words; the
  * speaker of a transcript line, the narrower words of a broad one, the
- * turns that say when, and each clause of a compound question count.
+ * turns that say when, and each clause of a compound question count; a
+ * question that names a thing by one fact and asks another finds the
+ * second turn (two hops), and the ask of a query that corrects itself
+ * outweighs its chatter.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -661,6 +664,168 @@ static void test_compound_question_en(void)
              "What does my boss work as? Also, where is the fintech summit held?", "boss");
 }
 
+/* A store with the default configuration but for the two-hop search's
+ * weight and the weight of a self-correcting query's preamble (to show
+ * what each one does). */
+static am_db *open_with(double w_bridge, double w_preamble)
+{
+    am_config cfg;
+    am_config_init(&cfg);
+    cfg.path = ":memory:";
+    cfg.clock = test_clock;
+    cfg.rank.w_bridge = w_bridge;
+    cfg.rank.w_preamble = w_preamble;
+    am_db *db = NULL;
+    char *err = NULL;
+    int rc = am_open(&cfg, &db, &err);
+    CHECK_EQ_INT(rc, AM_OK);
+    am_free(err);
+    return db;
+}
+
+/* Two hops: the question names a thing by one fact (bridge) and asks
+ * another (answer), which shares only the asked attribute with it -- as
+ * do the others (many), which also share the question's other words.
+ * The answer must follow its bridge at the top; without the two-hop
+ * search it is lost among the others. */
+static int two_hop_rank(double w_bridge, const char *const *filler, const char *const *many,
+                        const char *bridge, const char *answer, const char *question,
+                        const char *needle)
+{
+    am_db *db = open_with(w_bridge, 0.2);
+    for (int i = 0; i < 24; i++) {
+        char at[40], session[16], text[160];
+        snprintf(at, sizeof at, "2026-01-%02dT10:00:00+08:00", 1 + i);
+        snprintf(session, sizeof session, "h%d", i);
+        snprintf(text, sizeof text, "%s %d", filler[i % 6], i);
+        add(db, "u1", session, NULL, at, text);
+    }
+    for (int i = 0; i < 8; i++) {
+        char at[40], session[16];
+        snprintf(at, sizeof at, "2026-03-%02dT10:00:00+08:00", 1 + i);
+        snprintf(session, sizeof session, "m%d", i);
+        add(db, "u1", session, NULL, at, many[i]);
+    }
+    add(db, "u1", "b", NULL, "2026-02-10T10:00:00+08:00", bridge);
+    add(db, "u1", "a", NULL, "2026-02-20T10:00:00+08:00", answer);
+    size_t r = rank_of(db, "u1", "2026-03-10T09:00:00+08:00", question, needle);
+    am_close(db);
+    return (int)r;
+}
+
+static void two_hop(const char *const *filler, const char *const *many, const char *bridge,
+                    const char *answer, const char *question, const char *needle)
+{
+    int with = two_hop_rank(0.9, filler, many, bridge, answer, question, needle);
+    int without = two_hop_rank(0, filler, many, bridge, answer, question, needle);
+    CHECK(with >= 1 && with <= 2);
+    CHECK(without == 0 || without > 8);
+}
+
+static const char *const many_zh[] = {
+    "读书节的持续时间是三天，是个大型活动。", "美食节的持续时间是五天，是个大型活动。",
+    "音乐节的持续时间是两天，是个大型活动。", "摄影展的持续时间是一周，是个大型活动。",
+    "马拉松的持续时间是一天，是个大型活动。", "动漫展的持续时间是四天，是个大型活动。",
+    "啤酒节的持续时间是六天，是个大型活动。", "灯会的持续时间是九天，是个大型活动。",
+};
+
+static const char *const many_en[] = {
+    "The book fair is a long event that lasts three days.",
+    "The food festival is a long event that lasts five days.",
+    "The music festival is a long event that lasts two days.",
+    "The photo exhibition is a long event that lasts a week.",
+    "The marathon weekend is a long event that lasts two days.",
+    "The comic convention is a long event that lasts four days.",
+    "The beer festival is a long event that lasts six days.",
+    "The lantern show is a long event that lasts nine days.",
+};
+
+static void test_two_hop_zh(void)
+{
+    two_hop(filler_zh, many_zh, "医疗创新研讨会的规模是六百人。", "医疗创新研讨会的持续时间是四天。",
+            "那个规模是六百人的大型活动，持续时间是多久？", "研讨会的持续时间");
+}
+
+static void test_two_hop_en(void)
+{
+    two_hop(filler_en, many_en, "The cardiology symposium has six hundred attendees.",
+            "The cardiology symposium lasts four days.",
+            "How long does the event with six hundred attendees last?", "symposium lasts");
+}
+
+/* A quoted description with a full stop inside it is one clause: the
+ * question asks what follows the quotation ("持续时间") of the thing it
+ * describes. */
+static void test_two_hop_quoted_zh(void)
+{
+    two_hop(filler_zh, many_zh, "医疗创新研讨会的主要内容是探讨心脏介入技术。分享临床经验。",
+            "医疗创新研讨会的持续时间是四天。",
+            "那个主要内容是\u201c探讨心脏介入技术。分享临床经验。\u201d的大型活动，持续时间是多久？",
+            "研讨会的持续时间");
+}
+
+static void test_two_hop_quoted_en(void)
+{
+    two_hop(filler_en, many_en, "The cardiology symposium is about \"Heart stents. Clinical cases.\"",
+            "The cardiology symposium lasts four days.",
+            "The event about \"Heart stents. Clinical cases.\" - how long does it last?",
+            "symposium lasts");
+}
+
+/* A query that corrects itself: its chatter shares many words with other
+ * turns, its ask (after "我真正想问的是" / "what I really want to know
+ * is") with the answer, which must come first; when the chatter counts
+ * as much as the ask, the chatty turns win. */
+static int preamble_rank(double w_preamble, const char *const chatty[3], const char *answer,
+                         const char *question, const char *needle)
+{
+    am_db *db = open_with(0.9, w_preamble);
+    for (int i = 0; i < 3; i++) {
+        char at[40], session[16];
+        snprintf(at, sizeof at, "2026-03-%02dT10:00:00+08:00", 1 + i);
+        snprintf(session, sizeof session, "c%d", i);
+        add(db, "u1", session, NULL, at, chatty[i]);
+    }
+    add(db, "u1", "a", NULL, "2026-02-20T10:00:00+08:00", answer);
+    size_t r = rank_of(db, "u1", "2026-03-10T09:00:00+08:00", question, needle);
+    am_close(db);
+    return (int)r;
+}
+
+static void preamble(const char *const chatty[3], const char *answer, const char *question,
+                     const char *needle)
+{
+    CHECK_EQ_INT(preamble_rank(0.2, chatty, answer, question, needle), 1);
+    CHECK(preamble_rank(1.0, chatty, answer, question, needle) > 1);
+}
+
+static void test_preamble_zh(void)
+{
+    static const char *const chatty[3] = {
+        "上周公园里的那个大型活动真是热闹非凡，人山人海，现场装饰很用心。",
+        "公园的活动现场人太多了，差点找不到朋友，装饰倒是挺热闹的。",
+        "这个周末公园里又有大型活动，热闹非凡，朋友们都去了。",
+    };
+    preamble(chatty, "我舅舅的邮箱是zhangwei0715@example.com。",
+             "记得上周那个大型活动真是热闹非凡，就是人有点多，差点找不到我的朋友了。活动现场的装饰"
+             "真是用心，公园里人山人海。不好意思，我真正想问的是：我舅舅的邮箱是什么？",
+             "舅舅的邮箱");
+}
+
+static void test_preamble_en(void)
+{
+    static const char *const chatty[3] = {
+        "The big festival in the park last week was so crowded, great decorations everywhere.",
+        "So many people at the park festival, I almost lost my friends in the crowd.",
+        "Another big festival in the park this weekend, crowded and loud, my friends loved it.",
+    };
+    preamble(chatty, "My uncle's email address is zhangwei0715@example.com.",
+             "That big festival in the park last week was so crowded, I almost lost my friends, "
+             "the decorations were great. Sorry, what I really want to know is: what is my "
+             "uncle's email?",
+             "uncle's email");
+}
+
 int main(void)
 {
     RUN(test_item_tokens_stored_zh);
@@ -686,5 +851,11 @@ int main(void)
     RUN(test_asks_when_zh);
     RUN(test_compound_question_en);
     RUN(test_compound_question_zh);
+    RUN(test_two_hop_zh);
+    RUN(test_two_hop_en);
+    RUN(test_two_hop_quoted_zh);
+    RUN(test_two_hop_quoted_en);
+    RUN(test_preamble_zh);
+    RUN(test_preamble_en);
     TEST_MAIN_END();
 }
