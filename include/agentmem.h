@@ -129,7 +129,7 @@ typedef struct am_rank_config {
                                 (and say what is asked) join at the
                                 candidate's score x w_bridge x how much of
                                 that name they hold; 0: off */
-    int bridges;             /* 3: top candidates used that way (per clause
+    int bridges;             /* 2: top candidates used that way (per clause
                                 of a compound question) */
     double w_preamble;       /* 0.2: weight of the words of a query outside
                                 its asks when it corrects itself ("…。不好意思，

@@ -45,7 +45,7 @@ void am_config_init(am_config *cfg)
     r->w_time = 0.3;
     r->min_event_score = 0.3;
     r->w_bridge = 0.9;
-    r->bridges = 3;
+    r->bridges = 2;
     r->w_preamble = 0.2;
 }
 

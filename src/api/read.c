@@ -58,13 +58,20 @@ static void event_from_row(am_event_rec *e, const am__event_row *r)
     e->score = r->score;
 }
 
-/* ,"name": (every recall builds its JSON: no printf for the names) */
+/* ,"name": (every recall builds its JSON: no printf for the names, and
+ * one append for the lot) */
 static void json_name(am__buf *b, const char *name, int comma)
 {
-    if (comma) am__buf_addc(b, ',');
-    am__buf_addc(b, '"');
-    am__buf_adds(b, name);
-    am__buf_adds(b, "\":");
+    char s[64];
+    size_t n = strlen(name), k = 0;
+    if (n > sizeof s - 4) n = sizeof s - 4; /* (names are short literals) */
+    if (comma) s[k++] = ',';
+    s[k++] = '"';
+    memcpy(s + k, name, n);
+    k += n;
+    s[k++] = '"';
+    s[k++] = ':';
+    am__buf_add(b, s, k);
 }
 
 static void json_time(am__buf *b, const char *name, am_time t, int comma)
@@ -85,8 +92,15 @@ static void json_kv(am__buf *b, const char *name, const char *v, int comma)
 /* Raw JSON value (already JSON) or null. */
 static void json_raw(am__buf *b, const char *name, const char *v, int comma)
 {
-    if (comma) am__buf_addc(b, ',');
-    am__buf_printf(b, "\"%s\":%s", name, v && *v ? v : "null");
+    json_name(b, name, comma);
+    am__buf_adds(b, v && *v ? v : "null");
+}
+
+/* ,"name":v with `decimals` digits ("%.3f"), no printf */
+static void json_fixed(am__buf *b, const char *name, double v, int decimals)
+{
+    json_name(b, name, 1);
+    am__buf_add_fixed(b, v, decimals);
 }
 
 static void json_memory(am__buf *b, const am_memory *m)
@@ -100,8 +114,11 @@ static void json_memory(am__buf *b, const am_memory *m)
     json_kv(b, "text", m->text, 1);
     json_raw(b, "value", m->value_json, 1);
     json_kv(b, "status", m->status, 1);
-    am__buf_printf(b, ",\"confidence\":%.3f,\"base_score\":%.3f,\"half_life_days\":%.3f,\"hits\":%ld",
-                   m->confidence, m->base_score, m->half_life_days, m->hits);
+    json_fixed(b, "confidence", m->confidence, 3);
+    json_fixed(b, "base_score", m->base_score, 3);
+    json_fixed(b, "half_life_days", m->half_life_days, 3);
+    json_name(b, "hits", 1);
+    am__buf_add_int(b, m->hits);
     json_time(b, "last_access", m->last_access, 1);
     json_time(b, "valid_from", m->valid_from, 1);
     json_time(b, "valid_to", m->valid_to, 1);
@@ -112,7 +129,9 @@ static void json_memory(am__buf *b, const am_memory *m)
         if (i) am__buf_addc(b, ',');
         am__buf_json_str(b, m->source_event_ids[i]);
     }
-    am__buf_printf(b, "],\"score\":%.4f}", m->score);
+    am__buf_addc(b, ']');
+    json_fixed(b, "score", m->score, 4);
+    am__buf_addc(b, '}');
 }
 
 static void json_event(am__buf *b, const am_event_rec *e)
@@ -130,7 +149,8 @@ static void json_event(am__buf *b, const am_event_rec *e)
     json_kv(b, "intent", e->intent, 1);
     json_kv(b, "content", e->content, 1);
     json_kv(b, "occurred_at", am__time_format(e->occurred_at, e->tz_minutes, ts), 1);
-    am__buf_printf(b, ",\"score\":%.4f}", e->score);
+    json_fixed(b, "score", e->score, 4);
+    am__buf_addc(b, '}');
 }
 
 static void json_task(am__buf *b, const am_task *t)
@@ -400,9 +420,12 @@ static int add_terms(am_db *db, am__arena *ar, const char *text, double w,
 
 /* The search terms of a text: its own (weight 1), its synonyms and
  * near-words, then the narrower words of its broad ones (F21).  qnorm:
- * the text normalised, when the caller has it (NULL: normalised here). */
+ * the text normalised, when the caller has it (NULL: normalised here).
+ * qset: the text's token set (at most MAX_QSET, *nq) from the same
+ * analysis, when asked for (NULL: not). */
 static int text_terms(am_db *db, am__arena *ar, const char *text, size_t n, const char *qnorm,
-                      size_t qnorm_len, const char ***terms, const double **weights, size_t *nt)
+                      size_t qnorm_len, const char ***terms, const double **weights, size_t *nt,
+                      uint64_t *qset, size_t *nq)
 {
     am__buf norm, expansion, narrow;
     am__buf_init(&norm, &db->alloc);
@@ -422,7 +445,7 @@ static int text_terms(am_db *db, am__arena *ar, const char *text, size_t n, cons
     am__buf_free(&expansion);
     am__buf_free(&narrow);
     *weights = NULL;
-    if (!rc) rc = am__query_terms(db->text, own, ar, terms, nt);
+    if (!rc) rc = am__query_terms_set(db->text, own, ar, terms, nt, qset, MAX_QSET, nq);
     if (!rc && expanded) rc = add_terms(db, ar, expanded, AM__EXPANSION_WEIGHT, terms, weights, nt);
     if (!rc && narrower)
         rc = add_terms(db, ar, narrower, AM__HYPONYM_WEIGHT, terms, weights, nt);
@@ -534,7 +557,7 @@ static int search_clauses(am_db *db, const char *uid, const char *text, size_t n
         const char **terms;
         const double *weights;
         size_t nt;
-        int rc = text_terms(db, ar, c.p[k], c.n[k], NULL, 0, &terms, &weights, &nt);
+        int rc = text_terms(db, ar, c.p[k], c.n[k], NULL, 0, &terms, &weights, &nt, NULL, NULL);
         if (rc) return rc;
         homes->terms[k] = terms;
         homes->weights[k] = weights;
@@ -863,7 +886,10 @@ static int recall_run(am_db *db, const am_query *q, recall_box *box)
     /* F21: synonyms and near-words join the terms, then narrower words.
      * A query that corrects itself ("…天气真好。不好意思，我真正想问的是：
      * …？") is searched for its asks (each a clause, below); its other
-     * words count w_preamble. */
+     * words count w_preamble.  The question's token set (to rank the
+     * memories) comes from the same analysis when it is searched whole. */
+    uint64_t qset[MAX_QSET];
+    size_t nq = 0;
     size_t ask_from[AM__MAX_CLAUSES], ask_to[AM__MAX_CLAUSES], n_asks = 0;
     if (r->w_preamble < 1)
         n_asks = am__query_asks(qnorm, qnorm_len, ask_from, ask_to, AM__MAX_CLAUSES);
@@ -885,11 +911,13 @@ static int recall_run(am_db *db, const am_query *q, recall_box *box)
         qtext_n = focus.len;
         am__buf_free(&focus);
         if (!qtext) { rc = AM_NOMEM; goto out_store; }
-        rc = text_terms(db, ar, qtext, qtext_n, NULL, 0, &terms, &weights, &nt);
+        rc = text_terms(db, ar, qtext, qtext_n, NULL, 0, &terms, &weights, &nt, NULL, NULL);
         if (!rc && r->w_preamble > 0)
             rc = add_terms(db, ar, q->text, r->w_preamble, &terms, &weights, &nt);
+        if (!rc) rc = am__text_token_set(db->text, q->text, qn, qset, MAX_QSET, &nq);
         if (rc) goto out_store;
-    } else if ((rc = text_terms(db, ar, q->text, qn, qnorm, qnorm_len, &terms, &weights, &nt)))
+    } else if ((rc = text_terms(db, ar, q->text, qn, qnorm, qnorm_len, &terms, &weights, &nt,
+                                qset, &nq)))
         goto out_store;
     size_t max_ev = (size_t)(q->max_events > 0 ? q->max_events : r->max_events);
     int limit = r->candidates > (int)max_ev * 2 ? r->candidates : (int)max_ev * 2;
@@ -989,9 +1017,6 @@ static int recall_run(am_db *db, const am_query *q, recall_box *box)
         if (scope_visible(all_items[i].scope, q, task, domain_conflict))
             items[w++] = all_items[i];
     n_items = w;
-    uint64_t qset[MAX_QSET];
-    size_t nq;
-    if ((rc = am__text_token_set(db->text, q->text, qn, qset, MAX_QSET, &nq))) goto out_store;
     am__scored_item *scored = am__arena_alloc(ar, (n_items + 1) * sizeof *scored);
     if (!scored) { rc = AM_NOMEM; goto out_store; }
     if ((rc = am__rank_items(db->text, db->tokcache, r, at, qset, nq, items, n_items, scored))) goto out_store;

@@ -4,6 +4,7 @@
  */
 #include "base/base.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,7 +110,50 @@ void am__buf_adds(am__buf *b, const char *s)
 
 void am__buf_addc(am__buf *b, char c)
 {
+    if (!b->oom && b->len + 2 <= b->cap) { /* room for it and the NUL */
+        b->p[b->len++] = c;
+        b->p[b->len] = 0;
+        return;
+    }
     am__buf_add(b, &c, 1);
+}
+
+void am__buf_add_int(am__buf *b, long long v)
+{
+    char num[24], *p = num + sizeof num;
+    unsigned long long u = v < 0 ? 0 - (unsigned long long)v : (unsigned long long)v;
+    do *--p = (char)('0' + u % 10);
+    while (u /= 10);
+    if (v < 0) *--p = '-';
+    am__buf_add(b, p, (size_t)(num + sizeof num - p));
+}
+
+/* "%.*f" exactly as printf rounds (the exact binary value, ties to even):
+ * v x 10^decimals = p + r exactly (r from fma: the product's rounding
+ * error), so the fraction of p decides, and r only at an exact half.
+ * More than 6 decimals, |v| >= 1e9, NaN and infinities go to printf. */
+void am__buf_add_fixed(am__buf *b, double v, int decimals)
+{
+    static const double scale[] = {1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6};
+    if (decimals < 0 || decimals > 6 || !(fabs(v) < 1e9)) {
+        am__buf_printf(b, "%.*f", decimals, v);
+        return;
+    }
+    double x = fabs(v), p = x * scale[decimals], r = fma(x, scale[decimals], -p);
+    double f = floor(p), frac = p - f; /* exact: p < 2^50 */
+    unsigned long long n = (unsigned long long)f;
+    /* (frac 0 with r < 0: just below the integer p, which it rounds to) */
+    if (frac > 0.5 || (frac == 0.5 && (r > 0 || (r == 0 && (n & 1))))) n++;
+    char num[32], *e = num + sizeof num, *q = e;
+    for (int i = 0; i < decimals; i++) {
+        *--q = (char)('0' + n % 10);
+        n /= 10;
+    }
+    if (decimals) *--q = '.';
+    do *--q = (char)('0' + n % 10);
+    while (n /= 10);
+    if (signbit(v)) *--q = '-';
+    am__buf_add(b, q, (size_t)(e - q));
 }
 
 void am__buf_printf(am__buf *b, const char *fmt, ...)
@@ -131,12 +175,29 @@ void am__buf_printf(am__buf *b, const char *fmt, ...)
     b->len += (size_t)n;
 }
 
+/* 1 if one of the 8 bytes of w is a control character, '"' or '\\' (the
+ * "has a zero byte" trick: a borrow between bytes can add a false hit
+ * only beside a true one, so the answer for the word is exact). */
+static int json_special8(uint64_t w)
+{
+    const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
+    uint64_t quote = w ^ (ones * '"'), bslash = w ^ (ones * '\\');
+    uint64_t ctrl = (w - ones * 0x20) & ~w;
+    return (((quote - ones) & ~quote) | ((bslash - ones) & ~bslash) | ctrl) & high ? 1 : 0;
+}
+
 void am__buf_json_str(am__buf *b, const char *s)
 {
     am__buf_addc(b, '"');
     if (s) {
-        const char *run = s;
-        for (const char *p = s; *p; p++) {
+        const char *run = s, *p = s;
+        size_t n = strlen(s);
+        for (; n >= 8; p += 8, n -= 8) { /* the clean stretch, 8 bytes at a time */
+            uint64_t w;
+            memcpy(&w, p, 8);
+            if (json_special8(w)) break;
+        }
+        for (; *p; p++) {
             unsigned char c = (unsigned char)*p;
             if (c >= 0x20 && c != '"' && c != '\\') continue;
             am__buf_add(b, run, (size_t)(p - run));
@@ -150,7 +211,7 @@ void am__buf_json_str(am__buf *b, const char *s)
             }
             run = p + 1;
         }
-        am__buf_adds(b, run);
+        am__buf_add(b, run, (size_t)(p - run));
     }
     am__buf_addc(b, '"');
 }
@@ -184,10 +245,12 @@ void am__arena_init(am__arena *ar, const am__allocator *a)
     ar->oom = 0;
 }
 
-void *am__arena_alloc(am__arena *ar, size_t n)
+/* *size bytes, not zeroed; *size is rounded up to a multiple of 16 */
+static void *arena_take(am__arena *ar, size_t *size)
 {
-    n = (n + 15) & ~(size_t)15;
+    size_t n = (*size + 15) & ~(size_t)15;
     if (n == 0) n = 16;
+    *size = n;
     am__arena_block *b = ar->head;
     if (!b || b->cap - b->used < n) {
         size_t cap = n > 8192 ? n : 8192;
@@ -203,13 +266,20 @@ void *am__arena_alloc(am__arena *ar, size_t n)
     }
     void *p = b->data + b->used;
     b->used += n;
-    memset(p, 0, n);
+    return p;
+}
+
+void *am__arena_alloc(am__arena *ar, size_t n)
+{
+    void *p = arena_take(ar, &n);
+    if (p) memset(p, 0, n);
     return p;
 }
 
 char *am__arena_strndup(am__arena *ar, const char *s, size_t n)
 {
-    char *d = am__arena_alloc(ar, n + 1);
+    size_t size = n + 1;
+    char *d = arena_take(ar, &size); /* not zeroed: only the copy and its NUL are read */
     if (!d) return NULL;
     memcpy(d, s, n);
     d[n] = 0;
@@ -477,6 +547,16 @@ int am__time_parse(const char *s, am_time *out, int *tz_minutes,
     return AM_OK;
 }
 
+/* v in exactly `width` decimal digits (v < 10^width); returns the end. */
+static char *put_digits(char *p, unsigned v, int width)
+{
+    for (int i = width - 1; i >= 0; i--) {
+        p[i] = (char)('0' + v % 10);
+        v /= 10;
+    }
+    return p + width;
+}
+
 char *am__time_format(am_time t, int tz_minutes, char *buf)
 {
     if (t == AM_TIME_NONE) {
@@ -493,13 +573,29 @@ char *am__time_format(am_time t, int tz_minutes, char *buf)
     unsigned tzabs = (unsigned)(tz_minutes < 0 ? -tz_minutes : tz_minutes) % 1440;
     if (y < 0) y = 0;
     if (y > 9999) y = 9999;
-    char zone[8] = "Z";
-    if (tz_minutes != 0)
-        snprintf(zone, sizeof zone, "%c%02u:%02u", tz_minutes < 0 ? '-' : '+',
-                 (tzabs / 60) % 24, tzabs % 60);
-    snprintf(buf, 32, "%04d-%02u-%02uT%02u:%02u:%02u%s", y % 10000, m % 13, d % 32,
-             (unsigned)(rem / 3600) % 24, (unsigned)(rem / 60 % 60),
-             (unsigned)(rem % 60), zone);
+    /* "%04d-%02u-%02uT%02u:%02u:%02u" and the zone, without printf: every
+     * event of a recall's result and block is formatted */
+    char *p = buf;
+    p = put_digits(p, (unsigned)y % 10000, 4);
+    *p++ = '-';
+    p = put_digits(p, m % 13, 2);
+    *p++ = '-';
+    p = put_digits(p, d % 32, 2);
+    *p++ = 'T';
+    p = put_digits(p, (unsigned)(rem / 3600) % 24, 2);
+    *p++ = ':';
+    p = put_digits(p, (unsigned)(rem / 60 % 60), 2);
+    *p++ = ':';
+    p = put_digits(p, (unsigned)(rem % 60), 2);
+    if (tz_minutes == 0) {
+        *p++ = 'Z';
+    } else {
+        *p++ = tz_minutes < 0 ? '-' : '+';
+        p = put_digits(p, (tzabs / 60) % 24, 2);
+        *p++ = ':';
+        p = put_digits(p, tzabs % 60, 2);
+    }
+    *p = 0;
     return buf;
 }
 

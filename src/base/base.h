@@ -47,6 +47,12 @@ void am__buf_adds(am__buf *b, const char *s);
 void am__buf_addc(am__buf *b, char c);
 void am__buf_printf(am__buf *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* Append v in decimal: "%lld". */
+void am__buf_add_int(am__buf *b, long long v);
+/* Append v with `decimals` digits after the point, the same text as
+ * printf's "%.*f" (its rounding included), without printf for 0..6
+ * decimals and |v| < 1e9. */
+void am__buf_add_fixed(am__buf *b, double v, int decimals);
 /* Append s JSON-escaped, with the quotes. */
 void am__buf_json_str(am__buf *b, const char *s);
 /* Take ownership of the contents (never NULL unless oom). */

@@ -258,7 +258,7 @@ static int query_names(const char *q, size_t n, const char *label, size_t m)
 {
     int ascii = (unsigned char)label[0] < 0x80;
     for (size_t i = 0; i + m <= n; i++) {
-        if (memcmp(q + i, label, m) != 0) continue;
+        if ((m && q[i] != label[0]) || memcmp(q + i, label, m) != 0) continue;
         if (!ascii) return 1;
         if ((i == 0 || !ascii_alpha(q[i - 1])) && (i + m == n || !ascii_alpha(q[i + m])))
             return 1;

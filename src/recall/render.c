@@ -100,8 +100,12 @@ int am__render_block(const am__render_in *in, am__buf *out, size_t *items_used,
                 (*items_used)++;
                 continue;
             }
-            am__buf_printf(&line, "- %s%s%s", pending ? L->unconfirmed : "",
-                           pending ? (is_zh ? "·" : " ") : "", kind_label(it->kind, in->lang));
+            am__buf_adds(&line, "- ");
+            if (pending) {
+                am__buf_adds(&line, L->unconfirmed);
+                am__buf_adds(&line, is_zh ? "·" : " ");
+            }
+            am__buf_adds(&line, kind_label(it->kind, in->lang));
             am__buf_adds(&line, is_zh ? "：" : ": ");
             am__buf_adds(&line, it->text);
             if (!add_line(out, line.p, line.len, &budget)) break;
@@ -126,8 +130,13 @@ int am__render_block(const am__render_in *in, am__buf *out, size_t *items_used,
             const am__event_row *e = &in->events[i];
             char ts[32];
             am__time_format(e->occurred_at, e->tz_minutes, ts);
-            am__buf_reset(&line);
-            am__buf_printf(&line, "- %.10s %.5s %s", ts, ts + 11, e->content);
+            am__buf_reset(&line); /* "- %.10s %.5s %s": date, time, content */
+            am__buf_adds(&line, "- ");
+            am__buf_add(&line, ts, strnlen(ts, 10));
+            am__buf_addc(&line, ' ');
+            am__buf_add(&line, ts + 11, strnlen(ts + 11, 5));
+            am__buf_addc(&line, ' ');
+            am__buf_adds(&line, e->content);
             if (!header) {
                 int cost = am__text_tokens_estimate(L->events, strlen(L->events)) + 1;
                 if (cost >= budget) break;

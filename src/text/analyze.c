@@ -15,6 +15,18 @@
 
 #define MAX_TOKEN 64
 
+/* English stems of recent words: the stemmer costs more than the rest of
+ * a word's analysis, and the same words come back in every text.  Direct
+ * mapped by the word's hash, the whole word compared; words (and stems)
+ * longer than STEM_WORD bytes are not kept.  A stem is a function of its
+ * word: nothing ever makes an entry wrong. */
+#define STEM_SLOTS 4096
+#define STEM_WORD 22
+typedef struct stem_slot {
+    unsigned char word_len, stem_len; /* word_len 0: empty */
+    char word[STEM_WORD], stem[STEM_WORD];
+} stem_slot;
+
 struct am__text {
     const am__allocator *a;
     UBreakIterator *brk;      /* word iterator for Han runs */
@@ -24,6 +36,7 @@ struct am__text {
     int32_t u16_cap;
     size_t *u16_off;          /* UTF-16 index -> byte offset in norm */
     opencc_t t2s;             /* Traditional -> Simplified, or (opencc_t)-1 */
+    stem_slot stems[STEM_SLOTS];
 };
 
 int am__text_open(const am__allocator *a, am__text **out)
@@ -59,8 +72,27 @@ void am__text_close(am__text *t)
     am__free(t->a, t);
 }
 
+/* 1 if s[0..n) is ASCII: its normal form is itself with A-Z folded
+ * (NFKC leaves ASCII alone; case folding only maps A-Z), which most
+ * English text is, without utf8proc's decomposition. */
+static int ascii_only(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)s[i] >= 0x80) return 0;
+    return 1;
+}
+
 int am__text_normalize(am__text *t, const char *s, size_t n, am__buf *out)
 {
+    if (ascii_only(s, n)) {
+        if (!am__buf_reserve(out, n)) return AM_NOMEM;
+        char *d = out->p + out->len;
+        for (size_t i = 0; i < n; i++)
+            d[i] = (char)(s[i] >= 'A' && s[i] <= 'Z' ? s[i] + ('a' - 'A') : s[i]);
+        out->len += n;
+        out->p[out->len] = 0;
+        return AM_OK;
+    }
     utf8proc_uint8_t *dst = NULL;
     utf8proc_ssize_t r = utf8proc_map(
         (const utf8proc_uint8_t *)s, (utf8proc_ssize_t)n, &dst,
@@ -146,16 +178,32 @@ static int emit(am__token_fn fn, void *ctx, int kind, const char *tok,
     return fn(ctx, kind, buf, len, start, end);
 }
 
+/* The stem cache's slot for word w (len <= STEM_WORD): it holds w's stem
+ * when its word is w. */
+static stem_slot *stem_slot_of(am__text *t, const char *w, size_t len)
+{
+    return &t->stems[am__hash64(w, len) & (STEM_SLOTS - 1)];
+}
+
 static int word_token(am__text *t, const char *w, size_t len, int all_ascii,
                       size_t start, size_t end, size_t n, am__token_fn fn,
                       void *ctx)
 {
     if (len == 1 && all_ascii) return 0; /* single letters carry nothing */
+    stem_slot *memo = all_ascii && len <= STEM_WORD ? stem_slot_of(t, w, len) : NULL;
+    if (memo && memo->word_len == len && memcmp(memo->word, w, len) == 0)
+        return emit(fn, ctx, AM_TOK_WORD, memo->stem, memo->stem_len, start, end, n);
     if (all_ascii && len <= MAX_TOKEN) {
         const sb_symbol *st =
             sb_stemmer_stem(t->stem, (const sb_symbol *)w, (int)len);
         if (st) {
             int sl = sb_stemmer_length(t->stem);
+            if (memo && sl > 0 && sl <= STEM_WORD) {
+                memo->word_len = (unsigned char)len;
+                memo->stem_len = (unsigned char)sl;
+                memcpy(memo->word, w, len);
+                memcpy(memo->stem, st, (size_t)sl);
+            }
             return emit(fn, ctx, AM_TOK_WORD, (const char *)st, (size_t)sl,
                         start, end, n);
         }
@@ -335,6 +383,11 @@ int am__text_tokens_estimate(const char *s, size_t n)
 {
     size_t han = 0, other = 0;
     for (size_t i = 0; i < n;) {
+        if ((unsigned char)s[i] < 0x80) { /* ASCII: never Han nor full-width */
+            other++;
+            i++;
+            continue;
+        }
         uint32_t cp;
         int l = am__utf8_decode(s + i, n - i, &cp);
         if (am__is_han(cp) || (cp >= 0x3000 && cp <= 0x30FF) ||
@@ -368,6 +421,16 @@ static int cmp_u64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* The set of the hashes collected: sorted, unique. */
+static size_t set_finish(const set_ctx *c)
+{
+    qsort(c->out, c->n, sizeof *c->out, cmp_u64);
+    size_t w = 0;
+    for (size_t i = 0; i < c->n; i++)
+        if (w == 0 || c->out[w - 1] != c->out[i]) c->out[w++] = c->out[i];
+    return w;
+}
+
 int am__text_token_set(am__text *t, const char *s, size_t n, uint64_t *out,
                        size_t max, size_t *count)
 {
@@ -375,11 +438,7 @@ int am__text_token_set(am__text *t, const char *s, size_t n, uint64_t *out,
     *count = 0;
     int rc = am__text_tokenize(t, s, n, set_cb, &c);
     if (rc) return rc;
-    qsort(out, c.n, sizeof *out, cmp_u64);
-    size_t w = 0;
-    for (size_t i = 0; i < c.n; i++)
-        if (w == 0 || out[w - 1] != out[i]) out[w++] = out[i];
-    *count = w;
+    *count = set_finish(&c);
     return AM_OK;
 }
 
@@ -472,28 +531,61 @@ static int term_cb(void *ctx, int kind, const char *tok, size_t len,
     return 0;
 }
 
+/* A query's terms (with their kinds, when asked) and, when asked
+ * (set.out), its token set: one analysis. */
+typedef struct terms_set_ctx {
+    terms_ctx terms;
+    set_ctx set;
+} terms_set_ctx;
+
+static int terms_set_cb(void *ctx, int kind, const char *tok, size_t len,
+                        size_t start, size_t end)
+{
+    terms_set_ctx *c = ctx;
+    int rc = term_cb(&c->terms, kind, tok, len, start, end);
+    if (!rc && c->set.out) rc = set_cb(&c->set, kind, tok, len, start, end);
+    return rc;
+}
+
+static int query_terms(am__text *t, const char *text, am__arena *ar, const char ***terms,
+                       const unsigned char **kinds, size_t *n, uint64_t *set, size_t max,
+                       size_t *count)
+{
+    terms_set_ctx c;
+    memset(&c, 0, sizeof c);
+    c.terms.ar = ar;
+    c.terms.terms = am__arena_alloc(ar, MAX_TERMS * sizeof *c.terms.terms);
+    c.set.out = set;
+    c.set.max = max;
+    if (count) *count = 0;
+    if (!c.terms.terms) return AM_NOMEM;
+    if (kinds && !(c.terms.kinds = am__arena_alloc(ar, MAX_TERMS))) return AM_NOMEM;
+    int rc = am__text_tokenize(t, text, strlen(text), terms_set_cb, &c);
+    *terms = c.terms.terms;
+    if (kinds) *kinds = c.terms.kinds;
+    *n = c.terms.n;
+    if (!rc && set) *count = set_finish(&c.set);
+    return rc;
+}
+
 int am__query_terms_kinds(am__text *t, const char *text, am__arena *ar, const char ***terms,
                           const unsigned char **kinds, size_t *n)
 {
-    terms_ctx c;
-    memset(&c, 0, sizeof c);
-    c.ar = ar;
-    c.terms = am__arena_alloc(ar, MAX_TERMS * sizeof *c.terms);
-    if (!c.terms) return AM_NOMEM;
-    if (kinds && !(c.kinds = am__arena_alloc(ar, MAX_TERMS))) return AM_NOMEM;
-    int rc = am__text_tokenize(t, text, strlen(text), term_cb, &c);
-    *terms = c.terms;
-    if (kinds) *kinds = c.kinds;
-    *n = c.n;
-    return rc;
+    return query_terms(t, text, ar, terms, kinds, n, NULL, 0, NULL);
+}
+
+int am__query_terms_set(am__text *t, const char *text, am__arena *ar,
+                        const char ***terms, size_t *n, uint64_t *set, size_t max,
+                        size_t *count)
+{
+    return query_terms(t, text, ar, terms, NULL, n, set, max, count);
 }
 
 int am__query_terms(am__text *t, const char *text, am__arena *ar,
                     const char ***terms, size_t *n)
 {
-    return am__query_terms_kinds(t, text, ar, terms, NULL, n);
+    return query_terms(t, text, ar, terms, NULL, n, NULL, 0, NULL);
 }
-
 
 /* The analyzer's version: bump AM__TEXT_VERSION whenever tokens, their
  * normalisation, stopwords, stemming or hashing change (stored token sets

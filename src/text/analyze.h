@@ -67,6 +67,11 @@ int am__cue_any(const char *s, size_t n, const char *const *cues);
  * most 64) into an arena array.  Returns AM_OK or AM_NOMEM. */
 int am__query_terms(am__text *t, const char *text, am__arena *ar,
                     const char ***terms, size_t *n);
+/* am__query_terms and, from the same analysis, the text's token set
+ * (am__text_token_set: at most max into set, *count). */
+int am__query_terms_set(am__text *t, const char *text, am__arena *ar,
+                        const char ***terms, size_t *n, uint64_t *set, size_t max,
+                        size_t *count);
 /* The same, with each term's token kind (AM_TOK_*) in *kinds. */
 int am__query_terms_kinds(am__text *t, const char *text, am__arena *ar, const char ***terms,
                           const unsigned char **kinds, size_t *n);

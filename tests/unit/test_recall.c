@@ -8,7 +8,8 @@
  * turns that say when, and each clause of a compound question count; a
  * question that names a thing by one fact and asks another finds the
  * second turn (two hops), and the ask of a query that corrects itself
- * outweighs its chatter.
+ * outweighs its chatter; the search's caches (row lengths, rows) never
+ * show what a fresh connection would not.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -341,9 +342,15 @@ static void same_as_fresh(am_db *db, const char *question)
     CHECK(r[0] && r[1] && r[0]->n_events >= 2);
     CHECK_EQ_INT((int)r[0]->n_events, (int)r[1]->n_events);
     for (size_t i = 0; r[0] && r[1] && i < r[0]->n_events && i < r[1]->n_events; i++) {
-        CHECK_EQ_STR(r[0]->events[i].id, r[1]->events[i].id);
-        CHECK(fabs(r[0]->events[i].score - r[1]->events[i].score) < 1e-12);
+        const am_event_rec *a = &r[0]->events[i], *b = &r[1]->events[i];
+        CHECK_EQ_STR(a->id, b->id);
+        CHECK(fabs(a->score - b->score) < 1e-12);
+        /* the rows themselves (the search keeps copies: row_cache.c) */
+        CHECK_EQ_STR(a->content, b->content);
+        CHECK_EQ_STR(a->session_id, b->session_id);
+        CHECK(a->occurred_at == b->occurred_at);
     }
+    CHECK_EQ_STR(r[0]->json, r[1]->json);
     am_recall_free(r[0]);
     am_recall_free(r[1]);
     am_close(fresh);
@@ -369,6 +376,24 @@ static void remove_store(void)
     remove(side);
 }
 
+/* A batch of u1 that fails at its third event (invalid UTF-8) after its
+ * first two were processed: it must write nothing. */
+static void failed_batch(am_db *db, const char *session0, const char *at0, const char *text0,
+                         const char *session1, const char *at1, const char *text1)
+{
+    am_event ev[3];
+    memset(ev, 0, sizeof ev);
+    ev[0].user_id = ev[1].user_id = ev[2].user_id = "u1";
+    ev[0].session_id = session0;
+    ev[0].occurred_at = at0;
+    ev[0].text = text0;
+    ev[1].session_id = session1;
+    ev[1].occurred_at = at1;
+    ev[1].text = text1;
+    ev[2].text = "bad \xff";
+    CHECK_EQ_INT(am_add_events(db, ev, 3, NULL), AM_INVALID);
+}
+
 static void lengths_stay_true(const char *const turns[7], const char *question)
 {
     new_path();
@@ -388,17 +413,8 @@ static void lengths_stay_true(const char *const turns[7], const char *question)
     /* a batch that fails at its third event writes nothing: its first
      * grew a turn's context, its second searched (a continuation cue
      * looks for the task it continues) and saw that length */
-    am_event ev[3];
-    memset(ev, 0, sizeof ev);
-    ev[0].user_id = ev[1].user_id = ev[2].user_id = "u1";
-    ev[0].session_id = "s2";
-    ev[1].session_id = "s3";
-    ev[0].occurred_at = "2026-03-02T10:00:10+08:00";
-    ev[0].text = turns[3];
-    ev[1].occurred_at = "2026-03-02T10:00:15+08:00";
-    ev[1].text = turns[6];
-    ev[2].text = "bad \xff";
-    CHECK_EQ_INT(am_add_events(db, ev, 3, NULL), AM_INVALID);
+    failed_batch(db, "s2", "2026-03-02T10:00:10+08:00", turns[3], "s3",
+                 "2026-03-02T10:00:15+08:00", turns[6]);
     same_as_fresh(db, question);
     /* forgetting a turn rebuilds its neighbours' context */
     am_add_info gone = add(db, "u1", "s1", NULL, "2026-03-01T10:00:40+08:00", turns[5]);
@@ -518,6 +534,67 @@ static void test_lengths_stay_true_zh(void)
         "我们继续安排湖边小木屋的暑假吧",
     };
     lengths_stay_true(turns, "湖边小木屋的暑假是什么时候");
+}
+
+/* The search keeps copies of the events rows it returned (row_cache.c).
+ * A row never changes, but its rowid can come back with another event:
+ * after the newest event is forgotten, after a failed batch undid its
+ * insert, or after another connection did either -- each time, one
+ * connection's rows must be what a fresh connection reads. */
+static void rows_stay_true(const char *const turns[7], const char *question)
+{
+    new_path();
+    am_db *db = open_file();
+    add(db, "u1", "s1", NULL, "2026-03-01T10:00:00+08:00", turns[0]);
+    am_add_info newest = add(db, "u1", "s2", NULL, "2026-03-02T10:00:00+08:00", turns[1]);
+    same_as_fresh(db, question); /* rows copied */
+    /* the newest event forgotten: the next one takes its rowid */
+    CHECK_EQ_INT(am_forget(db, "u1", AM_FORGET_EVENT, newest.event_id, NULL), AM_OK);
+    newest = add(db, "u1", "s3", NULL, "2026-03-03T10:00:00+08:00", turns[2]);
+    same_as_fresh(db, question);
+    /* the same, on another connection */
+    am_db *other = open_file();
+    CHECK_EQ_INT(am_forget(other, "u1", AM_FORGET_EVENT, newest.event_id, NULL), AM_OK);
+    add(other, "u1", "s4", NULL, "2026-03-04T10:00:00+08:00", turns[3]);
+    am_close(other);
+    same_as_fresh(db, question);
+    /* a batch that fails at its third event: its first was written and
+     * found by its second's search (a continuation cue looks for the task
+     * it continues), then undone; the next event takes that rowid */
+    failed_batch(db, "s5", "2026-03-05T10:00:00+08:00", turns[4], "s5",
+                 "2026-03-05T10:00:30+08:00", turns[6]);
+    add(db, "u1", "s6", NULL, "2026-03-06T10:00:00+08:00", turns[5]);
+    same_as_fresh(db, question);
+    am_close(db);
+    remove_store();
+}
+
+static void test_rows_stay_true_en(void)
+{
+    static const char *const turns[7] = {
+        "We booked the cabin by the lake for the summer holiday",
+        "The lake cabin has two bedrooms and a small boat",
+        "The boat at the lake cabin needs new oars before the holiday",
+        "My brother might join us at the lake cabin for the holiday",
+        "The lake cabin holiday starts in July, for two weeks",
+        "Remember the fishing rods for the holiday at the lake cabin",
+        "Let's continue planning the lake cabin holiday",
+    };
+    rows_stay_true(turns, "when is the holiday at the lake cabin");
+}
+
+static void test_rows_stay_true_zh(void)
+{
+    static const char *const turns[7] = {
+        "我们订了湖边的小木屋过暑假",
+        "湖边小木屋有两个卧室和一条小船",
+        "湖边小木屋的小船需要在暑假前换新的船桨",
+        "我哥哥可能来湖边小木屋和我们一起过暑假",
+        "湖边小木屋的暑假七月开始，住两个星期",
+        "暑假去湖边小木屋记得带上钓鱼竿",
+        "我们继续安排湖边小木屋的暑假吧",
+    };
+    rows_stay_true(turns, "湖边小木屋的暑假是什么时候");
 }
 
 /* Chat filler said alone in other sessions, so the collection has a
@@ -843,6 +920,8 @@ int main(void)
     RUN(test_correction_stays_zh);
     RUN(test_lengths_stay_true_en);
     RUN(test_lengths_stay_true_zh);
+    RUN(test_rows_stay_true_en);
+    RUN(test_rows_stay_true_zh);
     RUN(test_speaker_named_en);
     RUN(test_speaker_named_zh);
     RUN(test_broad_word_en);

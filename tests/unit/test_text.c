@@ -2,9 +2,13 @@
  * test_text.c -- text analysis (text/analyze.c) in Chinese and English:
  * normalisation (NFKC, case folding, Traditional -> Simplified),
  * tokenisation (Han unigrams + bigrams + ICU words, stemmed English),
- * stopwords, language, sentences, token sets, token estimates.
+ * stopwords, language, sentences, token sets, token estimates; the
+ * shortcuts for ASCII text and the stem cache give what the full analysis
+ * gives.
  */
+#include <stdlib.h>
 #include <string.h>
+#include <utf8proc.h>
 
 #include "test.h"
 #include "text/analyze.h"
@@ -54,6 +58,104 @@ static void test_normalize(void)
     /* invalid UTF-8 is repaired, not refused */
     CHECK(norm("a\xff" "b", &b) != NULL);
     am__buf_free(&b);
+}
+
+/* ASCII text takes a short way (its own letters, A-Z folded): the same
+ * as the full NFKC case folding, byte for byte, in English and Chinese
+ * sentences and every ASCII character alone. */
+static void test_normalize_ascii(void)
+{
+    static const char *const texts[] = {
+        "When did Caroline go to the LGBTQ support group? (7 May 2023)",
+        "Tab\there, CR\r and LF\n; ~`!@#$%^&*()_+-={}[]|\\:\";'<>,.?/ ZZ",
+        "周报 Weekly REPORT 三段",
+        "ＡＢＣ ｆｕｌｌ width",
+    };
+    char one[128][2];
+    const char *cases[128 + sizeof texts / sizeof *texts];
+    size_t n = 0;
+    for (int c = 1; c < 128; c++) {
+        one[c][0] = (char)c;
+        one[c][1] = 0;
+        cases[n++] = one[c];
+    }
+    for (size_t i = 0; i < sizeof texts / sizeof *texts; i++)
+        if (!strstr(texts[i], "周")) cases[n++] = texts[i]; /* (Han: also Traditional -> Simplified) */
+    am__buf b, want;
+    am__buf_init(&b, NULL);
+    am__buf_init(&want, NULL);
+    for (size_t i = 0; i < n; i++) {
+        utf8proc_uint8_t *dst = NULL;
+        utf8proc_ssize_t r = utf8proc_map((const utf8proc_uint8_t *)cases[i], (utf8proc_ssize_t)strlen(cases[i]),
+                                          &dst, UTF8PROC_STABLE | UTF8PROC_COMPOSE | UTF8PROC_COMPAT |
+                                                    UTF8PROC_CASEFOLD);
+        CHECK(r >= 0);
+        am__buf_reset(&want);
+        am__buf_add(&want, dst, (size_t)r);
+        free(dst);
+        CHECK_EQ_STR(norm(cases[i], &b), want.p);
+    }
+    am__buf_free(&b);
+    am__buf_free(&want);
+}
+
+/* am__text_tokens_estimate without its ASCII shortcut. */
+static int estimate_slow(const char *s, size_t n)
+{
+    size_t han = 0, other = 0;
+    for (size_t i = 0; i < n;) {
+        uint32_t cp;
+        int l = am__utf8_decode(s + i, n - i, &cp);
+        if (am__is_han(cp) || (cp >= 0x3000 && cp <= 0x30FF) || (cp >= 0xFF00 && cp <= 0xFFEF))
+            han++;
+        else
+            other += (size_t)l;
+        i += (size_t)l;
+    }
+    return (int)(han + (other + 3) / 4);
+}
+
+static void test_estimate_ascii(void)
+{
+    static const char *const texts[] = {
+        "", "a", "abcd", "abcde", "- 2023-05-08 13:56 Caroline: I went to a LGBTQ support group",
+        "周报", "- 2026-03-01 10:00 我们订了湖边的小木屋过暑假 (lake cabin)", "ＡＢＣ、カタカナ。", "caf\xc3\xa9 \xff",
+    };
+    for (size_t i = 0; i < sizeof texts / sizeof *texts; i++)
+        for (size_t n = 0; n <= strlen(texts[i]); n++)
+            CHECK_EQ_INT(am__text_tokens_estimate(texts[i], n), estimate_slow(texts[i], n));
+}
+
+/* Stems come from a cache of recent words (analyze.c): the tokens of a
+ * text are the same whatever the handle saw before -- fresh, warm, or
+ * after thousands of other words took the slots. */
+static void test_stem_cache(void)
+{
+    static const char *const texts[] = {
+        "Caroline went running and hiking; she is planning connections, "
+        "adoption agencies and counselling jobs. RUNNING runners ran generously.",
+        "周末去爬山了 went hiking at the weekend, hikers hiked",
+    };
+    am__text *fresh = NULL;
+    CHECK_EQ_INT(am__text_open(NULL, &fresh), AM_OK);
+    for (size_t i = 0; i < sizeof texts / sizeof *texts; i++) {
+        toks warm1 = tokens(texts[i]), warm2 = tokens(texts[i]), cold;
+        memset(&cold, 0, sizeof cold);
+        CHECK_EQ_INT(am__text_tokenize(fresh, texts[i], strlen(texts[i]), collect, &cold), AM_OK);
+        strncat(cold.all, "|", sizeof cold.all - strlen(cold.all) - 1);
+        CHECK_EQ_STR(warm1.all, cold.all);
+        CHECK_EQ_STR(warm2.all, cold.all);
+        for (int k = 0; k < 40000; k++) { /* other words of every length over every slot */
+            char word[16];
+            int len = 2 + k % 12, v = k;
+            for (int c = 0; c < len; c++, v /= 26) word[c] = (char)('a' + v % 26);
+            word[len] = 0;
+            CHECK(tokens(word).n == 1);
+        }
+        toks after = tokens(texts[i]);
+        CHECK_EQ_STR(after.all, cold.all);
+    }
+    am__text_close(fresh);
 }
 
 static void test_tokenize_chinese(void)
@@ -178,6 +280,9 @@ int main(void)
 {
     if (am__text_open(NULL, &T) != AM_OK) return 1;
     RUN(test_normalize);
+    RUN(test_normalize_ascii);
+    RUN(test_estimate_ascii);
+    RUN(test_stem_cache);
     RUN(test_tokenize_chinese);
     RUN(test_tokenize_english);
     RUN(test_stopwords_lang);

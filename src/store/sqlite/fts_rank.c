@@ -98,17 +98,11 @@ void am__fts_lens_free(am__fts_lens *c)
     am__free(c->a, c);
 }
 
-static size_t lens_hash(uint64_t key, size_t cap)
-{
-    key *= 0x9E3779B97F4A7C15ull;
-    return (size_t)(key >> 32) & (cap - 1);
-}
-
 static const lens_slot *lens_find(const am__fts_lens *c, int64_t rid)
 {
     if (!c || !c->cap) return NULL;
     uint64_t key = (uint64_t)rid + 1;
-    for (size_t i = lens_hash(key, c->cap);; i = (i + 1) & (c->cap - 1)) {
+    for (size_t i = am__rid_home(key, c->cap);; i = (i + 1) & (c->cap - 1)) {
         if (c->slot[i].key == key) return &c->slot[i];
         if (c->slot[i].key == 0) return NULL;
     }
@@ -134,7 +128,7 @@ static void lens_put(am__fts_lens *c, int64_t rid, const uint32_t len[AM__FTS_SC
         c->n = 0;
         for (size_t i = 0; i < old_cap; i++)
             if (old[i].key) {
-                size_t j = lens_hash(old[i].key, cap);
+                size_t j = am__rid_home(old[i].key, cap);
                 while (slot[j].key) j = (j + 1) & (cap - 1);
                 slot[j] = old[i];
                 c->n++;
@@ -142,7 +136,7 @@ static void lens_put(am__fts_lens *c, int64_t rid, const uint32_t len[AM__FTS_SC
         am__free(c->a, old);
     }
     uint64_t key = (uint64_t)rid + 1;
-    size_t i = lens_hash(key, c->cap);
+    size_t i = am__rid_home(key, c->cap);
     while (c->slot[i].key && c->slot[i].key != key) i = (i + 1) & (c->cap - 1);
     if (!c->slot[i].key) c->n++;
     c->slot[i].key = key;
@@ -153,7 +147,7 @@ void am__fts_lens_drop(am__fts_lens *c, int64_t rid)
 {
     if (!c || !c->cap) return;
     uint64_t key = (uint64_t)rid + 1;
-    size_t mask = c->cap - 1, i = lens_hash(key, c->cap);
+    size_t mask = c->cap - 1, i = am__rid_home(key, c->cap);
     while (c->slot[i].key != key) {
         if (!c->slot[i].key) return;
         i = (i + 1) & mask;
@@ -162,7 +156,7 @@ void am__fts_lens_drop(am__fts_lens *c, int64_t rid)
      * their home is not between the hole and them */
     for (size_t j = (i + 1) & mask;; j = (j + 1) & mask) {
         if (!c->slot[j].key) break;
-        size_t home = lens_hash(c->slot[j].key, c->cap);
+        size_t home = am__rid_home(c->slot[j].key, c->cap);
         if (((j - home) & mask) >= ((j - i) & mask)) {
             c->slot[i] = c->slot[j];
             i = j;

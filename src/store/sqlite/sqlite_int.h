@@ -63,6 +63,27 @@ void am__fts_hits_df(const am__fts_hits *h, double *df);
 void am__fts_hits_score(am__fts_hits *h, const double *df, double n_docs, const double *weight,
                         const double w_col[AM__FTS_SCORED]);
 
+/* Home slot of rowid + 1 in an open-addressing table of cap (a power of
+ * two) slots: the row-length and row caches. */
+static inline size_t am__rid_home(uint64_t key, size_t cap)
+{
+    key *= 0x9E3779B97F4A7C15ull;
+    return (size_t)(key >> 32) & (cap - 1);
+}
+
+/* Events rows that searches returned, by rowid (row_cache.c): a copy
+ * holds until the store clears it (rows deleted, a rollback, another
+ * connection's commit) or inserts a rowid it holds.  NULL: none. */
+typedef struct am__rowcache am__rowcache;
+am__rowcache *am__rowcache_new(const am__allocator *a);
+void am__rowcache_free(am__rowcache *c);
+void am__rowcache_clear(am__rowcache *c);
+void am__rowcache_inserted(am__rowcache *c, int64_t rid);
+/* Row rid's fields, strings copied into ar; *found 0 if not held. */
+int am__rowcache_get(const am__rowcache *c, int64_t rid, am__arena *ar, am__event_row *out,
+                     int *found);
+void am__rowcache_put(am__rowcache *c, const am__event_row *row);
+
 /* Vectors of recently recalled users in memory (vec_cache.c). */
 typedef struct am__vcache am__vcache;
 /* Bytes of a vector's sign bits (schema v6, vector_bits). */

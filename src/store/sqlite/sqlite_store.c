@@ -36,7 +36,8 @@ typedef struct sq_store {
     am__vcache *vc; /* vectors of recent users (vec_cache.c), or NULL */
     size_t vc_full_max; /* users with more vectors: cached as sign bits */
     am__fts_lens *lens;   /* index column lengths of scored rows, or NULL */
-    int64_t lens_version; /* PRAGMA data_version they were read at */
+    am__rowcache *rows;   /* events rows searches returned, or NULL */
+    int64_t data_version; /* PRAGMA data_version those two were read at */
 } sq_store;
 
 #define SQ(s) ((sq_store *)(s))
@@ -297,6 +298,7 @@ static void sq_close(am__store *base)
     am__buf_free(&s->scratch);
     am__vc_free(s->vc);
     am__fts_lens_free(s->lens);
+    am__rowcache_free(s->rows);
     am__free(s->a, s);
 }
 
@@ -317,6 +319,7 @@ static int sq_rollback(am__store *b)
     sq_store *s = SQ(b);
     am__vc_txn_end(s->vc, 0);
     am__fts_lens_clear(s->lens);
+    am__rowcache_clear(s->rows); /* an insert undone: its rowid can come back */
     if (sqlite3_get_autocommit(s->db)) return AM_OK;
     return exec(s, "ROLLBACK", "rollback");
 }
@@ -501,6 +504,7 @@ static int sq_event_put(am__store *b, am__event_row *e)
     if ((rc = run(s, st, "event count"))) return rc;
     e->rid = sqlite3_last_insert_rowid(s->db);
     am__fts_lens_drop(s->lens, e->rid); /* a rowid can come back */
+    am__rowcache_inserted(s->rows, e->rid);
     char tok[32];
     uid_token(e->user_id, tok, 0);
     st = stmt(s, "INSERT INTO events_fts(rowid, uid, doc, ctx) VALUES(?1, ?2,"
@@ -1572,6 +1576,86 @@ static void hits_top(am__fts_hit *h, size_t n, size_t k)
     qsort(h, k, sizeof *h, cmp_hit);
 }
 
+/* The rows of hit[0..k) not found yet (found[j] 0), whose ids are in
+ * s->scratch as a JSON array, into batch[j] (found[j] = 1) and the row
+ * cache; those not read stay 0. */
+static int read_asked(sq_store *s, const char *uid, const am__fts_hit *hit, size_t k,
+                      am__arena *ar, am__event_row *batch, unsigned char *found)
+{
+    sqlite3_stmt *get = stmt(s, "SELECT " EVENT_COLS " FROM json_each(?1) j"
+                                " CROSS JOIN events e ON e.rid = j.value WHERE e.user_id = ?2");
+    if (!get) return AM_BACKEND;
+    sqlite3_bind_text(get, 1, s->scratch.p, (int)s->scratch.len, SQLITE_STATIC);
+    bind_text(get, 2, uid);
+    int rc, out = AM_OK;
+    size_t at = 0; /* where the next row is expected */
+    while (out == AM_OK && (rc = sqlite3_step(get)) == SQLITE_ROW) {
+        int64_t rid = sqlite3_column_int64(get, 0);
+        while (at < k && found[at]) at++;
+        size_t j = at;
+        if (j >= k || hit[j].rid != rid)
+            for (j = 0; j < k && hit[j].rid != rid; j++) {}
+        if (j == k || found[j]) continue; /* not one asked for */
+        read_event(ar, get, &batch[j]);
+        if (ar->oom) out = AM_NOMEM;
+        else am__rowcache_put(s->rows, &batch[j]);
+        found[j] = 1;
+    }
+    if (out == AM_OK && rc != SQLITE_DONE) out = fail(s, rc, "events");
+    done(s, get);
+    return out;
+}
+
+/* Read the best hits' rows, best first, until `want` are read: a row
+ * that is not the user's (a token collision) or gone is skipped and the
+ * next hit read.  A batch is what is still wanted, so the common case,
+ * nothing skipped, is one batch.  Its rows come from the row cache
+ * (row_cache.c) when it holds them, the others from one statement,
+ * json_each handing over their row ids (a statement per row spent more in
+ * its reset and set-up than in the row), each placed by its row id, not by
+ * the order the statement returns them in.  h->hit[0..top) are ranked. */
+static int read_hits(sq_store *s, const char *uid, am__fts_hits *h, size_t top, size_t want,
+                     am__arena *ar, am__event_row **rows, size_t *n)
+{
+    am__event_row *got = am__arena_alloc(ar, (want + 1) * sizeof *got);
+    am__event_row *batch = am__arena_alloc(ar, (want + 1) * sizeof *batch);
+    unsigned char *found = am__arena_alloc(ar, want + 1); /* 1 read, 2 not the user's */
+    if (!got || !batch || !found) return AM_NOMEM;
+    am__buf *ids = &s->scratch;
+    size_t next = 0, n_got = 0;
+    int out = AM_OK;
+    while (out == AM_OK && n_got < want && next < h->n) {
+        size_t k = want - n_got, asked = 0;
+        if (k > h->n - next) k = h->n - next;
+        if (next + k > top) { /* rows skipped: rank the rest too */
+            qsort(h->hit + top, h->n - top, sizeof *h->hit, cmp_hit);
+            top = h->n;
+        }
+        am__buf_reset(ids);
+        am__buf_addc(ids, '[');
+        for (size_t j = 0; j < k && out == AM_OK; j++) {
+            int held = 0;
+            out = am__rowcache_get(s->rows, h->hit[next + j].rid, ar, &batch[j], &held);
+            found[j] = !held ? 0 : strcmp(batch[j].user_id, uid) == 0 ? 1 : 2;
+            if (held) continue;
+            if (asked++) am__buf_addc(ids, ',');
+            am__buf_add_int(ids, h->hit[next + j].rid);
+        }
+        am__buf_addc(ids, ']');
+        if (out == AM_OK && ids->oom) out = AM_NOMEM;
+        if (out == AM_OK && asked) out = read_asked(s, uid, h->hit + next, k, ar, batch, found);
+        for (size_t j = 0; j < k && out == AM_OK; j++)
+            if (found[j] == 1) {
+                got[n_got] = batch[j];
+                got[n_got++].score = h->hit[next + j].score;
+            }
+        next += k;
+    }
+    *rows = n_got ? got : NULL;
+    *n = n_got;
+    return out;
+}
+
 static int events_search_run(am__store *b, const char *uid,
                              const char *const *terms, const double *weights,
                              size_t n_terms, double w_ctx,
@@ -1679,11 +1763,13 @@ static int events_search_run(am__store *b, const char *uid,
     if (kept == 0) return AM_OK; /* no query term occurs in this history */
     /* A time window filters in the scan (a join with the events); the
      * plain search needs no join at all (the terms are the user's; the
-     * rows read at the end are checked against the user anyway). */
+     * rows read at the end are checked against the user anyway), and
+     * calls am_collect as its filter: it returns 0, so the statement
+     * steps through every match without a result row each.  (Not in the
+     * join: SQLite would test it before the time window.) */
     sqlite3_stmt *st;
     if (!timed)
-        st = stmt(s, "SELECT am_collect(events_fts, ?2) FROM events_fts"
-                     " WHERE events_fts MATCH ?1");
+        st = stmt(s, "SELECT 1 FROM events_fts WHERE events_fts MATCH ?1 AND am_collect(events_fts, ?2)");
     else
         st = stmt(s, "SELECT am_collect(events_fts, ?2)"
                      " FROM events_fts CROSS JOIN events e ON e.rid = events_fts.rowid"
@@ -1696,9 +1782,10 @@ static int events_search_run(am__store *b, const char *uid,
     if (!dv) return AM_BACKEND;
     int64_t version = sqlite3_step(dv) == SQLITE_ROW ? sqlite3_column_int64(dv, 0) : -2;
     done(s, dv);
-    if (version != s->lens_version) {
+    if (version != s->data_version) {
         am__fts_lens_clear(s->lens);
-        s->lens_version = version;
+        am__rowcache_clear(s->rows);
+        s->data_version = version;
     }
     am__fts_hits h;
     memset(&h, 0, sizeof h);
@@ -1730,33 +1817,9 @@ static int events_search_run(am__store *b, const char *uid,
     }
     const double w_col[AM__FTS_SCORED] = {1.0, w_ctx};
     am__fts_hits_score(&h, df, (double)rows_total, wt, w_col);
-    /* Read the best rows; one that is not the user's (a token collision)
-     * or gone is skipped and the next one read. */
-    size_t want = (size_t)limit, top = want < h.n ? want : h.n, cap = 0;
+    size_t top = (size_t)limit < h.n ? (size_t)limit : h.n;
     hits_top(h.hit, h.n, top);
-    sqlite3_stmt *get = stmt(s, "SELECT " EVENT_COLS " FROM events e WHERE e.rid = ?1 AND e.user_id = ?2");
-    if (!get) { am__fts_hits_free(&h); return AM_BACKEND; }
-    int out = AM_OK;
-    for (size_t i = 0; i < h.n && *n < want && out == AM_OK; i++) {
-        if (i == top) { /* rows skipped: rank the rest too (i < h.n) */
-            qsort(h.hit + top, h.n - top, sizeof *h.hit, cmp_hit);
-            top = h.n;
-        }
-        sqlite3_reset(get);
-        sqlite3_bind_int64(get, 1, h.hit[i].rid);
-        bind_text(get, 2, uid);
-        int grc = sqlite3_step(get);
-        if (grc == SQLITE_ROW) {
-            am__event_row *r = push(ar, (void **)rows, n, &cap, sizeof *r);
-            if (!r) { out = AM_NOMEM; break; }
-            read_event(ar, get, r);
-            r->score = h.hit[i].score;
-            if (ar->oom) out = AM_NOMEM;
-        } else if (grc != SQLITE_DONE) {
-            out = fail(s, grc, "events");
-        }
-    }
-    done(s, get);
+    int out = read_hits(s, uid, &h, top, (size_t)limit, ar, rows, n);
     am__fts_hits_free(&h);
     return out;
 }
@@ -1821,22 +1884,36 @@ static int sq_events_list(am__store *b, const char *uid, am__arena *ar,
     return read_events(s, st, ar, rows, n, 0);
 }
 
+/* One statement for all the rids (json_each hands them over; a
+ * statement per rid spent more in its reset and set-up than in its
+ * lookup): the array index of each one that is dated. */
 static int sq_events_dated(am__store *b, const char *uid, const int64_t *rids, size_t n,
                            unsigned char *dated)
 {
     sq_store *s = SQ(b);
-    sqlite3_stmt *st = stmt(s, "SELECT 1 FROM entities WHERE event_rid = ?1 AND user_id = ?2"
-                               " AND type IN ('date', 'datetime', 'range') LIMIT 1");
-    if (!st) return AM_BACKEND;
-    int out = AM_OK;
-    for (size_t i = 0; i < n && out == AM_OK; i++) {
-        sqlite3_reset(st);
-        sqlite3_bind_int64(st, 1, rids[i]);
-        bind_text(st, 2, uid);
-        int rc = sqlite3_step(st);
-        dated[i] = rc == SQLITE_ROW;
-        if (rc != SQLITE_ROW && rc != SQLITE_DONE) out = fail(s, rc, "entities");
+    if (n == 0) return AM_OK;
+    memset(dated, 0, n);
+    am__buf *list = &s->scratch;
+    am__buf_reset(list);
+    am__buf_addc(list, '[');
+    for (size_t i = 0; i < n; i++) {
+        if (i) am__buf_addc(list, ',');
+        am__buf_add_int(list, rids[i]);
     }
+    am__buf_addc(list, ']');
+    if (list->oom) return AM_NOMEM;
+    sqlite3_stmt *st = stmt(s, "SELECT j.key FROM json_each(?1) j WHERE EXISTS (SELECT 1 FROM entities x"
+                               " WHERE x.event_rid = j.value AND x.user_id = ?2"
+                               " AND x.type IN ('date', 'datetime', 'range'))");
+    if (!st) return AM_BACKEND;
+    sqlite3_bind_text(st, 1, list->p, (int)list->len, SQLITE_STATIC);
+    bind_text(st, 2, uid);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t i = sqlite3_column_int64(st, 0);
+        if (i >= 0 && (uint64_t)i < n) dated[i] = 1;
+    }
+    int out = rc == SQLITE_DONE ? AM_OK : fail(s, rc, "entities");
     done(s, st);
     return out;
 }
@@ -2065,26 +2142,47 @@ static int sq_item_close(am__store *b, const char *uid, const char *vid,
     return rc;
 }
 
+typedef struct source_row {
+    int64_t rowid;
+    const char *event_id;
+} source_row;
+
+static int cmp_source(const void *x, const void *y)
+{
+    const source_row *a = x, *b = y;
+    return a->rowid < b->rowid ? -1 : a->rowid > b->rowid;
+}
+
+/* Oldest first: by rowid, sorted here (the index gives them by event id;
+ * an ORDER BY cost a sorter per call, several per recall). */
 static int sq_item_sources(am__store *b, const char *uid, int64_t item_rid, am__arena *ar,
                            const char ***ids, size_t *n)
 {
     sq_store *s = SQ(b);
-    sqlite3_stmt *st = stmt(s, "SELECT event_id FROM item_sources WHERE user_id=? AND item_rid=?"
-                               " ORDER BY rowid");
+    sqlite3_stmt *st = stmt(s, "SELECT rowid, event_id FROM item_sources WHERE user_id=? AND item_rid=?");
     if (!st) return AM_BACKEND;
     bind_text(st, 1, uid);
     sqlite3_bind_int64(st, 2, item_rid);
-    size_t cap = 0;
+    size_t cap = 0, k = 0;
+    source_row *rows = NULL;
     *ids = NULL;
     *n = 0;
-    int rc;
+    int rc, sorted = 1;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        const char **slot = push(ar, (void **)ids, n, &cap, sizeof **ids);
-        if (!slot || !(*slot = col_text(ar, st, 0))) { done(s, st); return AM_NOMEM; }
+        source_row *r = push(ar, (void **)&rows, &k, &cap, sizeof *r);
+        if (!r || !(r->event_id = col_text(ar, st, 1))) { done(s, st); return AM_NOMEM; }
+        r->rowid = sqlite3_column_int64(st, 0);
+        if (k > 1 && r[-1].rowid > r->rowid) sorted = 0;
     }
     int out = rc == SQLITE_DONE ? AM_OK : fail(s, rc, "item sources");
     done(s, st);
-    return out;
+    if (out || k == 0) return out;
+    if (!sorted) qsort(rows, k, sizeof *rows, cmp_source);
+    *ids = am__arena_alloc(ar, k * sizeof **ids);
+    if (!*ids) return AM_NOMEM;
+    for (size_t i = 0; i < k; i++) (*ids)[i] = rows[i].event_id;
+    *n = k;
+    return AM_OK;
 }
 
 static int sq_items_list(am__store *b, const char *uid, int which, am_time at,
@@ -2248,6 +2346,7 @@ static int sq_forget(am__store *b, const char *uid, int level, const char *id,
     *events = *items = *tasks = 0;
     am__vc_clear(s->vc, uid);
     am__fts_lens_clear(s->lens);
+    am__rowcache_clear(s->rows);
     if ((rc = exec(s, "CREATE TEMP TABLE IF NOT EXISTS am_forget(rid INTEGER PRIMARY KEY, id TEXT, session_id TEXT);"
                       "DELETE FROM temp.am_forget;", "forget")))
         return rc;
@@ -2554,7 +2653,8 @@ int am__store_sqlite_open(const char *path, const am__store_opts *o,
     s->vc = am__vc_new(o->alloc, AM__VC_BYTES); /* NULL (out of memory): scans use SQL */
     s->vc_full_max = o->vc_full_max ? o->vc_full_max : AM__VC_FULL_MAX;
     s->lens = am__fts_lens_new(o->alloc); /* NULL: lengths read per row */
-    s->lens_version = -1;
+    s->rows = am__rowcache_new(o->alloc); /* NULL: rows read every time */
+    s->data_version = -1;
     am__buf_init(&s->scratch, o->alloc);
     int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX;
     if (!o->must_exist) flags |= SQLITE_OPEN_CREATE;
