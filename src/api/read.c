@@ -654,7 +654,10 @@ static int interleave_clauses(const clause_homes *h, am__arena *ar, am__event_ro
  * shares the question's words.  The top candidates are taken as bridges;
  * for each, its own words that the question lacks (the thing's name) at
  * weight 1 and the question's words that it lacks (what is asked) at
- * AM__BRIDGE_REST are searched again.  A hit of that search scores the
+ * AM__BRIDGE_REST are searched again -- one search for all the bridges,
+ * each term once (measured: MemDaily's sample 0.660 @10 against 0.661
+ * with a search per bridge, 6 % fewer instructions a LoCoMo recall).  A hit of
+ * that search scores the
  * bridge's score x w_bridge x its coverage of the bridge's words (their
  * idf-weighted share it contains), x AM__BRIDGE_NO_ASK when it contains
  * none of the question's remaining words; it joins the candidates (or
@@ -749,9 +752,23 @@ static int search_bridges(am_db *db, const char *uid, const char *const *qt, con
     am__event_row *base = *events;
     size_t m = *n_events;
     am__event_row *all = am__arena_alloc(ar, (m + nb * AM__BRIDGE_HITS + 1) * sizeof *all);
-    if (!all) return AM_NOMEM;
+    /* each bridge's terms; then one search for all of them (each term
+     * once: a bridge's own words at 1, the question's at AM__BRIDGE_REST),
+     * as deep as the searches of each would be together */
+    typedef struct bridge {
+        const char **terms;
+        double *weights;
+        size_t nt, n_own, *at; /* at[t]: the term's place in the search */
+    } bridge;
+    bridge *br = am__arena_alloc(ar, (nb + 1) * sizeof *br);
+    const char **st_terms = NULL;
+    double *st_w = NULL;
+    size_t st_n = 0, st_cap = 0, used = 0;
+    if (!all || !br) return AM_NOMEM;
     memcpy(all, base, m * sizeof *all);
     for (size_t b = 0; b < nb; b++) {
+        bridge *x = &br[b];
+        memset(x, 0, sizeof *x);
         if (base[b].score <= 0 || !base[b].content) continue;
         const char *const *ct = qt;
         const double *cw = qw;
@@ -763,26 +780,65 @@ static int search_bridges(am_db *db, const char *uid, const char *const *qt, con
                 nc = h->nt[h->home[j]];
                 break;
             }
-        const char **terms;
-        double *weights;
-        size_t nt, n_own;
-        int rc = bridge_terms(db, ar, base[b].content, ct, cw, nc, &terms, &weights, &nt, &n_own);
+        int rc = bridge_terms(db, ar, base[b].content, ct, cw, nc, &x->terms, &x->weights, &x->nt,
+                              &x->n_own);
         if (rc) return rc;
-        if (nt == 0) continue;
-        am__event_row *hop;
-        size_t nh;
-        am__search_stats st = {0, 0, am__arena_alloc(ar, (nt + 1) * sizeof *st.df)};
+        if (x->nt == 0) continue;
+        if (!(x->at = am__arena_alloc(ar, (x->nt + 1) * sizeof *x->at))) return AM_NOMEM;
+        for (size_t t = 0; t < x->nt; t++) {
+            size_t k;
+            for (k = 0; k < st_n && strcmp(st_terms[k], x->terms[t]) != 0; k++) {}
+            if (k == st_n) {
+                if (st_n == st_cap) {
+                    size_t cap = st_cap ? 2 * st_cap : 64;
+                    const char **nt2 = am__arena_alloc(ar, cap * sizeof *nt2);
+                    double *nw2 = am__arena_alloc(ar, cap * sizeof *nw2);
+                    if (!nt2 || !nw2) return AM_NOMEM;
+                    if (st_n) {
+                        memcpy(nt2, st_terms, st_n * sizeof *nt2);
+                        memcpy(nw2, st_w, st_n * sizeof *nw2);
+                    }
+                    st_terms = nt2;
+                    st_w = nw2;
+                    st_cap = cap;
+                }
+                st_terms[st_n] = x->terms[t];
+                st_w[st_n++] = x->weights[t];
+            } else if (x->weights[t] > st_w[k]) {
+                st_w[k] = x->weights[t];
+            }
+            x->at[t] = k;
+        }
+        used++;
+    }
+    if (!used) return AM_OK;
+    am__event_row *hop;
+    size_t nh;
+    am__search_stats st = {0, 0, am__arena_alloc(ar, (st_n + 1) * sizeof *st.df)};
+    if (!st.df) return AM_NOMEM;
+    int rc = s->vt->events_search(s, uid, st_terms, st_w, st_n, 0.0, AM_TIME_NONE, to,
+                                  AM__BRIDGE_SEARCH * (int)used, ar, &hop, &nh, &st);
+    if (rc) return rc;
+    /* the hits' token sets, when first looked at (through the cache of
+     * texts' sets: the block's dedup asks for the same turns) */
+    uint64_t (*hset)[AM__TEXT_SET] = am__arena_alloc(ar, (nh + 1) * sizeof *hset);
+    size_t *hn = am__arena_alloc(ar, (nh + 1) * sizeof *hn);
+    if (!hset || !hn) return AM_NOMEM;
+    for (size_t i = 0; i < nh; i++) hn[i] = SIZE_MAX;
+    for (size_t b = 0; b < nb; b++) {
+        bridge *x = &br[b];
+        if (x->nt == 0) continue;
+        const char **terms = (const char **)x->terms;
+        const double *weights = x->weights;
+        size_t nt = x->nt, n_own = x->n_own;
         uint64_t *th = am__arena_alloc(ar, (nt + 1) * sizeof *th);
         double *idf = am__arena_alloc(ar, (n_own + 1) * sizeof *idf);
-        if (!st.df || !th || !idf) return AM_NOMEM;
-        rc = s->vt->events_search(s, uid, terms, weights, nt, 0.0, AM_TIME_NONE, to,
-                                  AM__BRIDGE_SEARCH, ar, &hop, &nh, &st);
-        if (rc) return rc;
+        if (!th || !idf) return AM_NOMEM;
         double total = 0;
         for (size_t t = 0; t < nt; t++) {
             th[t] = am__hash64(terms[t], strlen(terms[t]));
             if (t >= n_own) continue;
-            double df = st.valid ? st.df[t] : 1, n_docs = st.valid ? st.n_docs : 2;
+            double df = st.valid ? st.df[x->at[t]] : 1, n_docs = st.valid ? st.n_docs : 2;
             idf[t] = log(1.0 + (n_docs - df + 0.5) / (df + 0.5));
             total += idf[t];
         }
@@ -790,11 +846,12 @@ static int search_bridges(am_db *db, const char *uid, const char *const *qt, con
         int taken = 0;
         for (size_t i = 0; i < nh && taken < AM__BRIDGE_HITS; i++) {
             if (hop[i].rid == base[b].rid || !hop[i].content) continue;
-            uint64_t set[AM__TEXT_SET];
-            size_t ns;
-            if ((rc = am__text_token_set(db->text, hop[i].content, strlen(hop[i].content), set,
-                                         AM__TEXT_SET, &ns)))
+            if (hn[i] == SIZE_MAX &&
+                (rc = am__tokcache_text_set(db->text, db->tokcache, hop[i].content,
+                                            strlen(hop[i].content), hset[i], &hn[i])))
                 return rc;
+            const uint64_t *set = hset[i];
+            size_t ns = hn[i];
             double got = 0;
             for (size_t t = 0; t < n_own; t++)
                 if (set_has(set, ns, th[t])) got += idf[t];
