@@ -23,18 +23,26 @@ static void set_now(const char *iso)
     CHECK_EQ_INT(rc, AM_OK);
 }
 
-static am_db *open_mem(void)
+/* An in-memory store on the test clock; rank: its ranking (NULL: the
+ * defaults). */
+static am_db *open_mem_rank(const am_rank_config *rank)
 {
     am_config cfg;
     am_config_init(&cfg);
     cfg.path = ":memory:";
     cfg.clock = test_clock;
+    if (rank) cfg.rank = *rank;
     am_db *db = NULL;
     char *err = NULL;
     int rc = am_open(&cfg, &db, &err);
     CHECK_EQ_INT(rc, AM_OK);
     am_free(err);
     return db;
+}
+
+static am_db *open_mem(void)
+{
+    return open_mem_rank(NULL);
 }
 
 static am_add_info add(am_db *db, const char *user, const char *session, const char *task,

@@ -621,15 +621,23 @@ static const char *const filler_zh[] = {
 
 /* "What does Nate do?" is answered by what Nate says ("Nate: I ..."), not
  * by a longer turn of someone else that only addresses him. */
-static void speaker_named(const char *const *filler, const char *own, const char *addressed,
-                          const char *question, const char *needle)
+/* Six filler turns, then two of u1 (1 and 2 March); the turn holding
+ * needle must rank first for the question (5 March). */
+static void first_of_two(const char *const *filler, const char *one, const char *two,
+                         const char *question, const char *needle)
 {
     am_db *db = open_mem();
     add_filler(db, filler, 6);
-    add(db, "u1", "s1", NULL, "2026-03-01T10:00:00+08:00", own);
-    add(db, "u1", "s2", NULL, "2026-03-02T10:00:00+08:00", addressed);
+    add(db, "u1", "s1", NULL, "2026-03-01T10:00:00+08:00", one);
+    add(db, "u1", "s2", NULL, "2026-03-02T10:00:00+08:00", two);
     CHECK_EQ_INT((int)rank_of(db, "u1", "2026-03-05T09:00:00+08:00", question, needle), 1);
     am_close(db);
+}
+
+static void speaker_named(const char *const *filler, const char *own, const char *addressed,
+                          const char *question, const char *needle)
+{
+    first_of_two(filler, own, addressed, question, needle);
 }
 
 static void test_speaker_named_en(void)
@@ -650,12 +658,7 @@ static void test_speaker_named_zh(void)
 static void broad_word(const char *const *filler, const char *target, const char *other,
                        const char *question, const char *needle)
 {
-    am_db *db = open_mem();
-    add_filler(db, filler, 6);
-    add(db, "u1", "s1", NULL, "2026-03-01T10:00:00+08:00", target);
-    add(db, "u1", "s2", NULL, "2026-03-02T10:00:00+08:00", other);
-    CHECK_EQ_INT((int)rank_of(db, "u1", "2026-03-05T09:00:00+08:00", question, needle), 1);
-    am_close(db);
+    first_of_two(filler, target, other, question, needle);
 }
 
 static void test_broad_word_en(void)
@@ -748,16 +751,9 @@ static am_db *open_with(double w_bridge, double w_preamble)
 {
     am_config cfg;
     am_config_init(&cfg);
-    cfg.path = ":memory:";
-    cfg.clock = test_clock;
     cfg.rank.w_bridge = w_bridge;
     cfg.rank.w_preamble = w_preamble;
-    am_db *db = NULL;
-    char *err = NULL;
-    int rc = am_open(&cfg, &db, &err);
-    CHECK_EQ_INT(rc, AM_OK);
-    am_free(err);
-    return db;
+    return open_mem_rank(&cfg.rank);
 }
 
 /* Two hops: the question names a thing by one fact (bridge) and asks
