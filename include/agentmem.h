@@ -179,6 +179,11 @@ typedef struct am_config {
      * kind verbatim. */
     unsigned redact;
     am_rank_config rank;
+    /* Searches keep each scanned term's rows in memory (per handle, kept
+     * true through this handle's writes; up to ~48 MB) and read them from
+     * there the next time instead of scanning the index.  1 turns that
+     * off (the same results, slower; for comparisons).  Default 0. */
+    int no_term_cache;
 } am_config;
 
 /* Bits of am_config.redact. */

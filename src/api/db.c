@@ -159,7 +159,7 @@ int am_open(const am_config *cfg, am_db **out, char **errmsg)
     am__ulid_init(&db->ulid, (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 20) ^
                                  (uint64_t)(uintptr_t)db);
     am__store_opts o = {&db->alloc, cfg->busy_timeout_ms > 0 ? cfg->busy_timeout_ms : 5000,
-                        cfg->must_exist, 0};
+                        cfg->must_exist, 0, cfg->no_term_cache};
     int rc = am__store_open(cfg->path, &o, &db->store, err, sizeof err);
     if (rc) goto out_fail;
     rc = am__text_open(&db->alloc, &db->text);

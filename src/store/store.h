@@ -257,6 +257,8 @@ typedef struct am__store_opts {
     int must_exist;
     size_t vc_full_max; /* sqlite: users with more vectors are cached as
                            sign bits (0: AM__VC_FULL_MAX; tests lower it) */
+    int no_lists;       /* sqlite: hold no posting lists, scan every term
+                           (tests compare the two) */
 } am__store_opts;
 int am__store_open(const char *url, const am__store_opts *o, am__store **out,
                    char *errbuf, size_t errlen);

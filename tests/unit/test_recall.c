@@ -425,6 +425,143 @@ static void lengths_stay_true(const char *const turns[7], const char *question)
     remove_store();
 }
 
+/* Posting lists held per connection (store/sqlite/post_cache.c): a
+ * connection keeps the rows and counts of the terms it searched and adds
+ * its own writes to them -- a new turn, contexts that grow, another
+ * user's turn with the same words -- and drops them when it cannot know
+ * (a rolled-back batch, another connection's write, a forget).  After
+ * each step its rankings and scores must be, to the bit, those of a
+ * connection that scans the index for every term (no_term_cache), and
+ * the lists must have been read. */
+extern _Atomic unsigned long am__term_list_reads;
+
+static am_db *open_file_scan(void)
+{
+    am_config cfg;
+    am_config_init(&cfg);
+    cfg.path = len_path;
+    cfg.clock = test_clock;
+    cfg.no_term_cache = 1;
+    am_db *db = NULL;
+    char *err = NULL;
+    CHECK_EQ_INT(am_open(&cfg, &db, &err), AM_OK);
+    am_free(err);
+    return db;
+}
+
+static void same_as_scan(am_db *db, const char *const q[3], int lists_read)
+{
+    am_db *scan = open_file_scan();
+    unsigned long before = am__term_list_reads;
+    for (int i = 0; i < 3; i++) {
+        am_recall_result *r[2] = {NULL, NULL};
+        am_db *dbs[2] = {db, scan};
+        for (int k = 0; k < 2; k++) {
+            am_query qq;
+            memset(&qq, 0, sizeof qq);
+            qq.user_id = "u1";
+            qq.text = q[i];
+            qq.max_events = 20;
+            qq.no_touch = 1;
+            set_now("2026-03-09T09:00:00+08:00");
+            CHECK_EQ_INT(am_recall(dbs[k], &qq, &r[k]), AM_OK);
+        }
+        CHECK(r[0] && r[1] && r[1]->n_events >= 2);
+        CHECK_EQ_INT((int)r[0]->n_events, (int)r[1]->n_events);
+        for (size_t j = 0; r[0] && r[1] && j < r[0]->n_events && j < r[1]->n_events; j++) {
+            CHECK_EQ_STR(r[0]->events[j].id, r[1]->events[j].id);
+            CHECK(r[0]->events[j].score == r[1]->events[j].score);
+        }
+        CHECK_EQ_STR(r[0]->json, r[1]->json);
+        am_recall_free(r[0]);
+        am_recall_free(r[1]);
+    }
+    if (lists_read) CHECK(am__term_list_reads > before);
+    am_close(scan);
+}
+
+static void term_lists_stay_true(const char *const t[10], const char *const q[3])
+{
+    new_path();
+    am_db *db = open_file();
+    add(db, "u1", "s1", NULL, "2026-03-01T10:00:00+08:00", t[0]);
+    add(db, "u1", "s1", NULL, "2026-03-01T10:00:20+08:00", t[1]);
+    add(db, "u1", "s2", NULL, "2026-03-02T10:00:00+08:00", t[2]);
+    add(db, "u2", "s1", NULL, "2026-03-02T11:00:00+08:00", t[3]);
+    same_as_scan(db, q, 0); /* lists learned */
+    same_as_scan(db, q, 1); /* and read */
+    /* new turns of the same exchanges: rows join lists, contexts grow */
+    add(db, "u1", "s1", NULL, "2026-03-01T10:00:40+08:00", t[4]);
+    add(db, "u1", "s2", NULL, "2026-03-02T10:00:30+08:00", t[5]);
+    add(db, "u2", "s1", NULL, "2026-03-02T11:00:20+08:00", t[6]); /* another user's */
+    same_as_scan(db, q, 1);
+    add(db, "u1", "s3", NULL, "2026-03-03T10:00:00+08:00", t[7]);
+    same_as_scan(db, q, 1);
+    /* a batch that fails after it wrote two turns (rolled back) */
+    failed_batch(db, "s3", "2026-03-03T10:00:10+08:00", t[8], "s4", "2026-03-04T10:00:00+08:00",
+                 t[9]);
+    same_as_scan(db, q, 0);
+    add(db, "u1", "s3", NULL, "2026-03-03T10:00:20+08:00", t[8]);
+    same_as_scan(db, q, 1);
+    /* another connection writes */
+    am_db *other = open_file();
+    add(other, "u1", "s4", NULL, "2026-03-04T10:00:00+08:00", t[9]);
+    am_close(other);
+    same_as_scan(db, q, 0);
+    same_as_scan(db, q, 1);
+    /* a forget */
+    am_add_info gone = add(db, "u1", "s1", NULL, "2026-03-01T10:01:00+08:00", t[6]);
+    same_as_scan(db, q, 1);
+    CHECK_EQ_INT(am_forget(db, "u1", AM_FORGET_EVENT, gone.event_id, NULL), AM_OK);
+    same_as_scan(db, q, 0);
+    am_close(db);
+    remove_store();
+}
+
+static void test_term_lists_stay_true_en(void)
+{
+    static const char *const t[10] = {
+        "I booked the train to Hangzhou for the conference next week.",
+        "The conference hotel is near the West Lake, I booked two nights.",
+        "My sister loves hiking near the lake on weekends.",
+        "The train to Hangzhou was late and the conference hotel was full.",
+        "Remind me to pack the conference badge and the train tickets.",
+        "She wants to go hiking again, maybe by train this time.",
+        "My conference talk about trains is at the lake hotel.",
+        "The hotel called: the conference room moved to the second floor.",
+        "Train tickets for the conference are in my email.",
+        "We hiked around the lake after the conference ended.",
+    };
+    static const char *const q[3] = {
+        "which hotel did I book for the conference?",
+        "when is my train to Hangzhou?",
+        "where does my sister go hiking near the lake?",
+    };
+    term_lists_stay_true(t, q);
+}
+
+static void test_term_lists_stay_true_zh(void)
+{
+    static const char *const t[10] = {
+        "我订了下周去杭州开会的高铁票。",
+        "会议酒店在西湖边上，我订了两晚。",
+        "我妹妹周末喜欢在湖边徒步。",
+        "去杭州的高铁晚点了，会议酒店也满了。",
+        "提醒我带上会议胸牌和高铁票。",
+        "她还想去徒步，这次可能坐高铁去。",
+        "我的会议报告在湖边的酒店讲高铁。",
+        "酒店来电话说会议室换到了二楼。",
+        "会议的高铁票在我的邮箱里。",
+        "会议结束后我们绕着西湖徒步了一圈。",
+    };
+    static const char *const q[3] = {
+        "我开会订的是哪家酒店？",
+        "我去杭州的高铁是什么时候？",
+        "我妹妹在湖边哪里徒步？",
+    };
+    term_lists_stay_true(t, q);
+}
+
 /* Item versions keep the token set they are ranked by (schema v7): a
  * recall uses the stored set (swapping two items' sets swaps their
  * order), and without one, or with one of another analyzer, computes the
@@ -916,6 +1053,8 @@ int main(void)
     RUN(test_correction_stays_zh);
     RUN(test_lengths_stay_true_en);
     RUN(test_lengths_stay_true_zh);
+    RUN(test_term_lists_stay_true_en);
+    RUN(test_term_lists_stay_true_zh);
     RUN(test_rows_stay_true_en);
     RUN(test_rows_stay_true_zh);
     RUN(test_speaker_named_en);

@@ -37,6 +37,8 @@ static const char usage_text[] =
     "  --budget N           am_query.budget_tokens (0 = engine config)\n"
     "  --rank NAME=V,...    override am_rank_config fields (sweeps)\n"
     "  --dump FILE          per-question rankings as JSON lines\n"
+    "  --no-term-cache      scan the index for every term (am_config.\n"
+    "                       no_term_cache: same results, the old speed)\n"
     "  --progress           progress on stderr\n"
     "  synth: --users N (100) --events M per user (10000) --queries Q (300)\n"
     "         --batch B events per transaction (1: one am_add_event each)\n"
@@ -65,7 +67,7 @@ typedef struct bench_args {
     int ks[BENCH_MAX_K];
     size_t nk;
     long users, events, queries, batch, vectors;
-    int reuse, optimize;
+    int reuse, optimize, no_term_cache;
     const char *db;
 } bench_args;
 
@@ -218,6 +220,8 @@ static int parse_args(int argc, char **argv, bench_args *a)
             a->reuse = 1;
         } else if (strcmp(o, "--optimize") == 0) {
             a->optimize = 1;
+        } else if (strcmp(o, "--no-term-cache") == 0) {
+            a->no_term_cache = 1;
         } else if (strcmp(o, "--vectors") == 0) {
             NEED_LONG(1, 4096L);
             a->vectors = n;
@@ -527,6 +531,7 @@ static int run_dataset(const bench_args *a, const am_rank_config *rank)
     o.max_memories = a->max_memories;
     o.budget_tokens = a->budget;
     o.rank = rank;
+    o.no_term_cache = a->no_term_cache;
     o.dump_path = a->dump;
     o.progress = a->progress;
     o.systems[BENCH_SYS_ENGINE] = !a->baseline;
@@ -596,6 +601,7 @@ int am_cli_bench(int argc, char **argv)
         so.vectors = a.vectors;
         so.reuse = a.reuse;
         so.optimize = a.optimize;
+        so.no_term_cache = a.no_term_cache;
         if (a.reuse && !a.db) {
             fprintf(stderr, "agentmem bench: --reuse needs --db PATH\n");
             return 2;

@@ -301,6 +301,7 @@ typedef struct bench_run_opts {
     const am_rank_config *rank;  /* NULL = defaults */
     const char *dump_path;   /* per-question JSON lines, or NULL */
     int progress;            /* print progress to stderr */
+    int no_term_cache;       /* am_config.no_term_cache */
 } bench_run_opts;
 
 typedef struct bench_report {
@@ -333,6 +334,7 @@ typedef struct bench_synth_opts {
     long vectors;     /* >0: random word2vec table of that width (cost test) */
     int reuse;        /* query the existing store at db, no ingest */
     int optimize;     /* am_optimize before the queries */
+    int no_term_cache; /* am_config.no_term_cache */
     uint64_t seed;
     const char *db;   /* NULL = temp dir */
     int ks[BENCH_MAX_K];

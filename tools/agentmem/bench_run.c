@@ -313,6 +313,7 @@ static int engine_unit(run_ctx *c, const bench_unit *u, size_t q_end)
     am_config_init(&cfg);
     if (c->o->rank)
         cfg.rank = *c->o->rank;
+    cfg.no_term_cache = c->o->no_term_cache;
     cfg.path = ":memory:";
     cfg.embedder = getenv("AGENTMEM_EMBEDDER"); /* e.g. use-lite, w2v:PATH */
     cfg.embedder_key = getenv("AGENTMEM_EMBEDDER_KEY");

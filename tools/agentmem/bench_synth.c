@@ -516,6 +516,7 @@ int bench_synth(const bench_synth_opts *o, bench_err *e)
     am_config_init(&cfg);
     if (o->rank)
         cfg.rank = *o->rank;
+    cfg.no_term_cache = o->no_term_cache;
     cfg.path = path;
     cfg.embedder = o->embedder;
     if (o->vectors > 0) {

@@ -143,6 +143,18 @@ static void lens_put(am__fts_lens *c, int64_t rid, const uint32_t len[AM__FTS_SC
     memcpy(c->slot[i].len, len, sizeof c->slot[i].len);
 }
 
+int am__fts_lens_get(const am__fts_lens *c, int64_t rid, uint32_t len[AM__FTS_SCORED])
+{
+    const lens_slot *e = lens_find(c, rid);
+    if (e) memcpy(len, e->len, sizeof e->len);
+    return e != NULL;
+}
+
+void am__fts_lens_set(am__fts_lens *c, int64_t rid, const uint32_t len[AM__FTS_SCORED])
+{
+    lens_put(c, rid, len);
+}
+
 void am__fts_lens_drop(am__fts_lens *c, int64_t rid)
 {
     if (!c || !c->cap) return;
@@ -184,7 +196,9 @@ static void am_collect(const Fts5ExtensionApi *api, Fts5Context *fts,
             sqlite3_int64 total = 0;
             if (h->col0 + c < n_col) rc = api->xColumnTotalSize(fts, h->col0 + c, &total);
             h->avg[c] = n_row > 0 && total > 0 ? (double)total / (double)n_row : 1.0;
+            h->total[c] = total;
         }
+        h->n_row = n_row;
         h->n_phrase = n_phrase;
     }
     if (rc == SQLITE_OK)

@@ -105,6 +105,30 @@ static int tok_tokenize(Fts5Tokenizer *p, void *fts_ctx, int flags,
     return rc;
 }
 
+typedef struct fn_ctx {
+    int (*fn)(void *ctx, const char *tok, size_t len);
+    void *ctx;
+} fn_ctx;
+
+static int fn_token(void *ctx, int flags, const char *tok, int len, int start, int end)
+{
+    (void)flags;
+    (void)start;
+    (void)end;
+    fn_ctx *f = ctx;
+    return f->fn(f->ctx, tok, len > 0 ? (size_t)len : 0);
+}
+
+/* What FTS5 is handed when it indexes the value: the same function. */
+int am__fts_tokens(am__text *t, const char *text, size_t n,
+                   int (*fn)(void *ctx, const char *tok, size_t len), void *ctx)
+{
+    am_tok tk = {t};
+    fn_ctx f = {fn, ctx};
+    int rc = tok_tokenize((Fts5Tokenizer *)&tk, &f, FTS5_TOKENIZE_DOCUMENT, text, (int)n, fn_token);
+    return rc == SQLITE_NOMEM ? AM_NOMEM : rc;
+}
+
 fts5_api *am__sqlite_fts5(sqlite3 *db)
 {
     fts5_api *api = NULL;

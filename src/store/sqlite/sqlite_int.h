@@ -7,6 +7,7 @@
 #include <sqlite3.h>
 
 #include "store/store.h"
+#include "text/analyze.h"
 
 /* Prefix (U+E000) marking a pre-tokenized FTS query term: see
  * fts_tokenizer.c. */
@@ -49,6 +50,7 @@ typedef struct am__fts_hits {
     int col0;        /* first scored column */
     int n_phrase;    /* set by the first row */
     double avg[AM__FTS_SCORED]; /* the table's tokens per row, per column */
+    int64_t n_row, total[AM__FTS_SCORED]; /* what avg was computed from */
     am__fts_hit *hit;
     size_t n, cap;
     am__fts_tf *tf;
@@ -62,6 +64,43 @@ void am__fts_hits_df(const am__fts_hits *h, double *df);
  * 1) and per-column weights */
 void am__fts_hits_score(am__fts_hits *h, const double *df, double n_docs, const double *weight,
                         const double w_col[AM__FTS_SCORED]);
+
+/* Column lengths of a row if known (1), for searches that do not scan it. */
+int am__fts_lens_get(const am__fts_lens *c, int64_t rid, uint32_t len[AM__FTS_SCORED]);
+void am__fts_lens_set(am__fts_lens *c, int64_t rid, const uint32_t len[AM__FTS_SCORED]);
+
+/* The index's tokens of a column value, as FTS5 indexes them (the same
+ * tokenizer, fts_tokenizer.c): fn(ctx, tok, len) for each, the bare tag
+ * of a tagged value first.  Returns AM_OK, AM_NOMEM or fn's non-zero. */
+int am__fts_tokens(am__text *t, const char *text, size_t n,
+                   int (*fn)(void *ctx, const char *tok, size_t len), void *ctx);
+
+/* Posting lists of searched terms (post_cache.c): key TAG 0x1F token ->
+ * every row holding it, rowid order, with its count in each scored
+ * column.  NULL: none. */
+typedef struct am__post_list {
+    int64_t *rid;
+    uint16_t (*tf)[AM__FTS_SCORED];
+    size_t n, cap;
+} am__post_list;
+typedef struct am__post am__post;
+#define AM__POST_MAX ((size_t)4 << 20) /* postings held in all (48 MB) */
+am__post *am__post_new(const am__allocator *a);
+void am__post_free(am__post *p);
+void am__post_clear(am__post *p);
+size_t am__post_count(const am__post *p);
+const am__post_list *am__post_get(const am__post *p, const char *key, size_t len);
+/* Whether lists of that tag's terms may be held (a write of its user must
+ * then be applied to them). */
+int am__post_has_tag(const am__post *p, const char *tag, size_t len);
+/* A term's complete list (every row holding it), rowid order. */
+int am__post_put(am__post *p, const char *key, size_t len, const int64_t *rid,
+                 const uint16_t (*tf)[AM__FTS_SCORED], size_t n);
+/* Row rid holds cnt more of the term in scored column col (0 doc, 1 ctx). */
+int am__post_add(am__post *p, const char *key, size_t len, int64_t rid, int col, unsigned cnt);
+
+/* Searches that read held lists (tests check that they were used). */
+extern _Atomic unsigned long am__term_list_reads;
 
 /* Home slot of rowid + 1 in an open-addressing table of cap (a power of
  * two) slots: the row-length and row caches. */

@@ -37,7 +37,9 @@ typedef struct sq_store {
     size_t vc_full_max; /* users with more vectors: cached as sign bits */
     am__fts_lens *lens;   /* index column lengths of scored rows, or NULL */
     am__rowcache *rows;   /* events rows searches returned, or NULL */
-    int64_t data_version; /* PRAGMA data_version those two were read at */
+    am__post *post;       /* posting lists of searched terms, or NULL */
+    am__text *ptext;      /* tokenizes written text for those lists */
+    int64_t data_version; /* PRAGMA data_version those three were read at */
 } sq_store;
 
 #define SQ(s) ((sq_store *)(s))
@@ -299,6 +301,8 @@ static void sq_close(am__store *base)
     am__vc_free(s->vc);
     am__fts_lens_free(s->lens);
     am__rowcache_free(s->rows);
+    am__post_free(s->post);
+    am__text_close(s->ptext);
     am__free(s->a, s);
 }
 
@@ -320,6 +324,7 @@ static int sq_rollback(am__store *b)
     am__vc_txn_end(s->vc, 0);
     am__fts_lens_clear(s->lens);
     am__rowcache_clear(s->rows); /* an insert undone: its rowid can come back */
+    am__post_clear(s->post);
     if (sqlite3_get_autocommit(s->db)) return AM_OK;
     return exec(s, "ROLLBACK", "rollback");
 }
@@ -475,6 +480,80 @@ static int read_events(sq_store *s, sqlite3_stmt *st, am__arena *ar,
     return out;
 }
 
+/* ------------------------------------------------------------ posting lists
+ *
+ * A written column value's tokens, as the index holds them (the same
+ * tokenizer), added to the held lists of row rid (post_cache.c); *count:
+ * how many tokens the column gains.  The value is tagged as the store
+ * writes it (U+E001 TAG U+E001 text); cont: it continues the column (a
+ * context append), so its bare tag is not one of the column's tokens. */
+typedef struct tok_run {
+    const char *tok;
+    size_t len;
+} tok_run;
+typedef struct tok_bag {
+    am__arena *ar;
+    tok_run *t;
+    size_t n, cap;
+} tok_bag;
+
+static int bag_add(void *ctx, const char *tok, size_t len)
+{
+    tok_bag *b = ctx;
+    if (b->n == b->cap) {
+        size_t cap = b->cap ? 2 * b->cap : 64;
+        tok_run *t = am__arena_alloc(b->ar, cap * sizeof *t);
+        if (!t) return AM_NOMEM;
+        if (b->n) memcpy(t, b->t, b->n * sizeof *t);
+        b->t = t;
+        b->cap = cap;
+    }
+    char *c = am__arena_strndup(b->ar, tok, len);
+    if (!c) return AM_NOMEM;
+    b->t[b->n].tok = c;
+    b->t[b->n++].len = len;
+    return 0;
+}
+
+static int cmp_run(const void *x, const void *y)
+{
+    const tok_run *a = x, *b = y;
+    if (a->len != b->len) return a->len < b->len ? -1 : 1;
+    return memcmp(a->tok, b->tok, a->len);
+}
+
+static int lists_apply(sq_store *s, const char *tag, const char *text, int64_t rid, int col,
+                       int cont, uint32_t *count)
+{
+    am__arena ar;
+    am__buf v;
+    am__arena_init(&ar, s->a);
+    am__buf_init(&v, s->a);
+    tok_bag b = {&ar, NULL, 0, 0};
+    int rc = AM_OK;
+    am__buf_adds(&v, AM__FTS_TAG);
+    am__buf_adds(&v, tag);
+    am__buf_adds(&v, AM__FTS_TAG);
+    am__buf_adds(&v, text);
+    if (v.oom) rc = AM_NOMEM;
+    if (!rc && !s->ptext) rc = am__text_open(s->a, &s->ptext);
+    if (!rc) rc = am__fts_tokens(s->ptext, v.p, v.len, bag_add, &b);
+    if (!rc) {
+        size_t from = cont && b.n ? 1 : 0; /* the bare tag comes first */
+        *count = (uint32_t)(b.n - from);
+        qsort(b.t + from, b.n - from, sizeof *b.t, cmp_run);
+        for (size_t i = from; i < b.n && rc == AM_OK;) {
+            size_t j = i + 1;
+            while (j < b.n && cmp_run(&b.t[i], &b.t[j]) == 0) j++;
+            rc = am__post_add(s->post, b.t[i].tok, b.t[i].len, rid, col, (unsigned)(j - i));
+            i = j;
+        }
+    }
+    am__buf_free(&v);
+    am__arena_free(&ar);
+    return rc;
+}
+
 static int sq_event_put(am__store *b, am__event_row *e)
 {
     sq_store *s = SQ(b);
@@ -515,7 +594,16 @@ static int sq_event_put(am__store *b, am__event_row *e)
     bind_text(st, 2, tok);
     bind_text(st, 3, e->index_doc ? e->index_doc : e->content);
     bind_text(st, 4, e->index_ctx ? e->index_ctx : "");
-    return run(s, st, "event index");
+    if ((rc = run(s, st, "event index"))) return rc;
+    if (am__post_has_tag(s->post, tok, strlen(tok))) {
+        uint32_t len[AM__FTS_SCORED];
+        if (lists_apply(s, tok, e->index_doc ? e->index_doc : e->content, e->rid, 0, 0, &len[0]) ||
+            lists_apply(s, tok, e->index_ctx ? e->index_ctx : "", e->rid, 1, 0, &len[1]))
+            am__post_clear(s->post); /* lists short of this row: none */
+        else
+            am__fts_lens_set(s->lens, e->rid, len);
+    }
+    return AM_OK;
 }
 
 static int sq_event_ctx_append(am__store *b, const char *uid, int64_t rid,
@@ -524,13 +612,31 @@ static int sq_event_ctx_append(am__store *b, const char *uid, int64_t rid,
     sq_store *s = SQ(b);
     char tok[32];
     uid_token(uid, tok, 0);
+    uint32_t len[AM__FTS_SCORED], more;
+    int had = am__fts_lens_get(s->lens, rid, len);
     am__fts_lens_drop(s->lens, rid);
     sqlite3_stmt *st = stmt(s, "UPDATE events_fts SET ctx = ctx || ' ' || ?1 WHERE rowid = ?2 AND uid = ?3");
     if (!st) return AM_BACKEND;
     bind_text(st, 1, text);
     sqlite3_bind_int64(st, 2, rid);
     bind_text(st, 3, tok);
-    return run(s, st, "event context");
+    int rc = run(s, st, "event context");
+    if (rc || sqlite3_changes(s->db) == 0 || !am__post_has_tag(s->post, tok, strlen(tok)))
+        return rc;
+    /* the appended text's tokens join the row's context: its lists and
+     * its length (tokens do not join across the space) */
+    am__buf t;
+    am__buf_init(&t, s->a);
+    am__buf_adds(&t, " ");
+    am__buf_adds(&t, text);
+    if (t.oom || lists_apply(s, tok, t.p, rid, 1, 1, &more)) {
+        am__post_clear(s->post);
+    } else if (had) {
+        len[1] += more;
+        am__fts_lens_set(s->lens, rid, len);
+    }
+    am__buf_free(&t);
+    return AM_OK;
 }
 
 /* ------------------------------------------------------------ vectors */
@@ -1079,6 +1185,7 @@ static int scan_one(void *ctx, const am__vec_item *it)
 }
 
 _Atomic unsigned long am__vec_bits_fallbacks;
+_Atomic unsigned long am__term_list_reads;
 
 /* A bits scan rescores exactly this many candidates per hit wanted (at
  * least BITS_RERANK_MIN). */
@@ -1656,11 +1763,192 @@ static int read_hits(sq_store *s, const char *uid, am__fts_hits *h, size_t top, 
     return out;
 }
 
+/* The table's tokens per row in each scored column, from FTS5's
+ * averages record (row 1 of events_fts_data: varint rows, then a varint
+ * total per column) -- what am_collect asks FTS5 for, for a search that
+ * scans nothing.  0: the record is not there or not readable. */
+static uint64_t fts_varint(const unsigned char *p, size_t n, size_t *at, int *ok)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < 9; i++) {
+        if (*at >= n) {
+            *ok = 0;
+            return 0;
+        }
+        unsigned char c = p[(*at)++];
+        if (i == 8) return (v << 8) | c;
+        v = (v << 7) | (c & 0x7f);
+        if (!(c & 0x80)) return v;
+    }
+    return v;
+}
+
+static int fts_averages(sq_store *s, double avg[AM__FTS_SCORED])
+{
+    sqlite3_stmt *st = stmt(s, "SELECT block FROM events_fts_data WHERE id = 1");
+    if (!st) return 0;
+    int ok = sqlite3_step(st) == SQLITE_ROW;
+    if (ok) {
+        const unsigned char *p = sqlite3_column_blob(st, 0);
+        size_t n = (size_t)sqlite3_column_bytes(st, 0), at = 0;
+        uint64_t rows = fts_varint(p, n, &at, &ok), total = 0;
+        for (int c = 0; c <= AM__FTS_SCORED && ok; c++) { /* uid, doc, ctx */
+            total = fts_varint(p, n, &at, &ok);
+            if (c > 0) avg[c - 1] = rows > 0 && total > 0 ? (double)total / (double)rows : 1.0;
+        }
+    }
+    done(s, st);
+    return ok;
+}
+
+/* Held lists of the kept terms (pl[k], phrase k) and the scan's hits of
+ * the others (their phrase j is qmap[j]) as one set of hits, in out: a
+ * row of a list whose lengths are not known makes it fail (1), and the
+ * search scans everything instead. */
+static int merge_lists(sq_store *s, am__arena *ar, const am__fts_hits *h, const size_t *qmap,
+                       const am__post_list *const *pl, size_t kept, am__fts_hits *out)
+{
+    size_t cand = h->n, n_tf = h->n_tf;
+    for (size_t k = 0; k < kept; k++)
+        if (pl[k]) {
+            cand += pl[k]->n;
+            n_tf += pl[k]->n;
+        }
+    size_t cap = 16;
+    while (cap < 2 * cand) cap *= 2;
+    int64_t *key = am__arena_alloc(ar, cap * sizeof *key); /* rid + 1, 0 empty */
+    uint32_t *at = am__arena_alloc(ar, cap * sizeof *at);
+    uint32_t *cnt = am__arena_alloc(ar, (cand + 1) * sizeof *cnt);
+    out->hit = am__malloc(s->a, (cand + 1) * sizeof *out->hit);
+    out->tf = am__malloc(s->a, (n_tf + 1) * sizeof *out->tf);
+    if (!key || !at || !cnt || !out->hit || !out->tf) return AM_NOMEM;
+    out->cap = cand + 1;
+    out->cap_tf = n_tf + 1;
+    size_t rows = 0;
+    /* pass 1: the rows and their number of counts */
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t i = 0; i < h->n; i++) {
+            const am__fts_hit *e = &h->hit[i];
+            size_t j = am__rid_home((uint64_t)e->rid + 1, cap);
+            while (key[j] && key[j] != e->rid + 1) j = (j + 1) & (cap - 1);
+            if (pass == 0) {
+                key[j] = e->rid + 1;
+                at[j] = (uint32_t)rows;
+                out->hit[rows] = *e;
+                cnt[rows++] = e->n_tf;
+                continue;
+            }
+            am__fts_hit *o = &out->hit[at[j]];
+            for (uint32_t t = 0; t < e->n_tf; t++) {
+                am__fts_tf x = h->tf[e->first + t];
+                x.phrase = (uint16_t)qmap[x.phrase];
+                out->tf[o->first + o->n_tf++] = x;
+            }
+        }
+        for (size_t k = 0; k < kept; k++) {
+            if (!pl[k]) continue;
+            for (size_t r = 0; r < pl[k]->n; r++) {
+                int64_t rid = pl[k]->rid[r];
+                size_t j = am__rid_home((uint64_t)rid + 1, cap);
+                while (key[j] && key[j] != rid + 1) j = (j + 1) & (cap - 1);
+                if (pass == 1) {
+                    am__fts_hit *o = &out->hit[at[j]];
+                    am__fts_tf *x = &out->tf[o->first + o->n_tf++];
+                    x->phrase = (uint16_t)k;
+                    memcpy(x->tf, pl[k]->tf[r], sizeof x->tf);
+                    continue;
+                }
+                if (!key[j]) {
+                    uint32_t len[AM__FTS_SCORED];
+                    if (!am__fts_lens_get(s->lens, rid, len)) return -1;
+                    key[j] = rid + 1;
+                    at[j] = (uint32_t)rows;
+                    am__fts_hit *o = &out->hit[rows];
+                    memset(o, 0, sizeof *o);
+                    o->rid = rid;
+                    for (int c = 0; c < AM__FTS_SCORED; c++) o->len[c] = (float)len[c];
+                    cnt[rows++] = 0;
+                }
+                cnt[at[j]]++;
+            }
+        }
+        if (pass == 0) { /* where each row's counts go */
+            uint32_t first = 0;
+            for (size_t i = 0; i < rows; i++) {
+                out->hit[i].first = first;
+                out->hit[i].n_tf = 0;
+                first += cnt[i];
+            }
+            out->n_tf = first;
+        }
+    }
+    /* each row's counts in phrase order, as a scan of all the terms gives
+     * them: the same sums, to the bit */
+    for (size_t i = 0; i < rows; i++) {
+        am__fts_tf *x = out->tf + out->hit[i].first;
+        for (uint32_t a = 1; a < out->hit[i].n_tf; a++) {
+            am__fts_tf v = x[a];
+            uint32_t b = a;
+            for (; b > 0 && x[b - 1].phrase > v.phrase; b--) x[b] = x[b - 1];
+            x[b] = v;
+        }
+    }
+    out->n = rows;
+    out->n_phrase = (int)kept;
+    am__term_list_reads++;
+    return AM_OK;
+}
+
+/* A scanned term's complete list (the scan was not bounded in time, so
+ * every row holding it matched) into the cache: the hits' counts
+ * bucketed by phrase, rows in the scan's order (rowid order). */
+static void lists_put(sq_store *s, am__arena *ar, const char *tag, const char *const *terms,
+                      const am__fts_hits *h, const size_t *qterm, size_t nq)
+{
+    size_t *off = am__arena_alloc(ar, (nq + 1) * sizeof *off);
+    int64_t *rid = am__arena_alloc(ar, (h->n_tf + 1) * sizeof *rid);
+    uint16_t(*tf)[AM__FTS_SCORED] = am__arena_alloc(ar, (h->n_tf + 1) * sizeof *tf);
+    if (!off || !rid || !tf) return;
+    for (size_t t = 0; t < h->n_tf; t++)
+        if (h->tf[t].phrase < nq) off[h->tf[t].phrase + 1]++;
+    for (size_t j = 1; j <= nq; j++) off[j] += off[j - 1];
+    for (size_t i = 0; i < h->n; i++) {
+        const am__fts_hit *e = &h->hit[i];
+        for (uint32_t t = 0; t < e->n_tf; t++) {
+            const am__fts_tf *x = &h->tf[e->first + t];
+            if (x->phrase >= nq) continue;
+            size_t at = off[x->phrase]++;
+            rid[at] = e->rid;
+            memcpy(tf[at], x->tf, sizeof tf[0]);
+        }
+    }
+    /* off[j] is now where phrase j's rows end */
+    am__buf key;
+    am__buf_init(&key, s->a);
+    for (size_t j = 0, from = 0; j < nq; from = off[j++]) {
+        int sorted = 1;
+        for (size_t i = from + 1; i < off[j] && sorted; i++) sorted = rid[i - 1] < rid[i];
+        if (!sorted) continue; /* FTS5 walks in rowid order: not expected */
+        am__buf_reset(&key);
+        am__buf_adds(&key, tag);
+        am__buf_addc(&key, AM__FTS_TAG_SEP);
+        am__buf_adds(&key, terms[qterm[j]]);
+        if (key.oom ||
+            am__post_put(s->post, key.p, key.len, rid + from,
+                         (const uint16_t(*)[AM__FTS_SCORED])(tf + from), off[j] - from))
+            break;
+    }
+    am__buf_free(&key);
+}
+
+#define SEARCH_SCAN_ALL (-1) /* events_search_run: held lists cannot be used, scan all */
+
 static int events_search_run(am__store *b, const char *uid,
                              const char *const *terms, const double *weights,
                              size_t n_terms, double w_ctx,
                              am_time from, am_time to, int limit, am__arena *ar,
-                             am__event_row **rows, size_t *n, am__search_stats *stats)
+                             am__event_row **rows, size_t *n, am__search_stats *stats,
+                             int use_lists)
 {
     sq_store *s = SQ(b);
     *rows = NULL;
@@ -1678,14 +1966,36 @@ static int events_search_run(am__store *b, const char *uid,
      * longest posting list -- and when the scan is bounded in time, which
      * sees only part of the history (unless the caller hands over what a
      * whole-history search of the same terms gathered: stats).  N is the
-     * user's event counter. */
+     * user's event counter.
+     *
+     * A term whose list the connection holds (post_cache.c) is not
+     * scanned: its rows and counts, and its frequency, come from memory;
+     * the scan's terms' lists are kept for the next search.  Not for a
+     * search bounded in time (its scan sees part of the lists). */
     char tag[32];
     uid_token(uid, tag, 0);
     am__buf *q = &s->scratch;
     unsigned char *keep = am__arena_alloc(ar, n_terms + 1);
     double *df = am__arena_alloc(ar, (n_terms + 1) * sizeof *df);
     double *wt = am__arena_alloc(ar, (n_terms + 1) * sizeof *wt);
-    if (!keep || !df || !wt) return AM_NOMEM;
+    const am__post_list **pl = am__arena_alloc(ar, (n_terms + 1) * sizeof *pl);
+    size_t *qmap = am__arena_alloc(ar, (n_terms + 1) * sizeof *qmap);  /* scanned -> kept */
+    size_t *qterm = am__arena_alloc(ar, (n_terms + 1) * sizeof *qterm); /* scanned -> term */
+    const am__post_list **kpl = am__arena_alloc(ar, (n_terms + 1) * sizeof *kpl);
+    if (!keep || !df || !wt || !pl || !qmap || !qterm || !kpl) return AM_NOMEM;
+    /* known column lengths and lists hold unless another connection
+     * wrote (the caller runs this search in one snapshot:
+     * sq_events_search) */
+    sqlite3_stmt *dv = stmt(s, "PRAGMA data_version");
+    if (!dv) return AM_BACKEND;
+    int64_t version = sqlite3_step(dv) == SQLITE_ROW ? sqlite3_column_int64(dv, 0) : -2;
+    done(s, dv);
+    if (version != s->data_version) {
+        am__fts_lens_clear(s->lens);
+        am__rowcache_clear(s->rows);
+        am__post_clear(s->post);
+        s->data_version = version;
+    }
     int64_t rows_total = 0;
     sqlite3_stmt *cnt = stmt(s, "SELECT n_events FROM users WHERE user_id = ?");
     if (!cnt) return AM_BACKEND;
@@ -1697,6 +2007,17 @@ static int events_search_run(am__store *b, const char *uid,
     int timed = from != AM_TIME_NONE || to != AM_TIME_NONE;
     int known = stats && stats->valid; /* from a search of the same terms */
     int vocab = !known && (timed || rows_total <= 0 || rows_total > 2000);
+    use_lists = use_lists && !timed && s->post && rows_total > 0;
+    for (size_t i = 0; i < n_terms; i++) {
+        pl[i] = NULL;
+        if (!use_lists) continue;
+        am__buf_reset(q);
+        am__buf_adds(q, tag);
+        am__buf_addc(q, AM__FTS_TAG_SEP);
+        am__buf_adds(q, terms[i]);
+        if (q->oom) return AM_NOMEM;
+        pl[i] = am__post_get(s->post, q->p, q->len);
+    }
     if (known) {
         memcpy(df, stats->df, n_terms * sizeof *df);
         rows_total = (int64_t)stats->n_docs;
@@ -1705,6 +2026,10 @@ static int events_search_run(am__store *b, const char *uid,
         /* the bare user token's frequency only when the counter says nothing */
         size_t lookups = rows_total > 0 ? n_terms : n_terms + 1;
         for (size_t i = 0; i < lookups; i++) {
+            if (i < n_terms && pl[i]) { /* held: its length is its frequency */
+                df[i] = (double)pl[i]->n;
+                continue;
+            }
             sqlite3_stmt *v = stmt(s, "SELECT doc FROM temp.am_events_vocab WHERE term = ?");
             if (!v) return AM_BACKEND;
             am__buf_reset(q);
@@ -1743,12 +2068,19 @@ static int events_search_run(am__store *b, const char *uid,
     }
     am__buf_reset(q);
     am__buf_adds(q, "{doc ctx}:(");
-    size_t kept = 0;
+    size_t kept = 0, scanned = 0;
     for (size_t i = 0; i < n_terms; i++) {
         if (!keep[i]) continue;
-        if (kept) am__buf_adds(q, " OR ");
         wt[kept] = weights ? weights[i] : 1.0;
-        df[kept++] = df[i]; /* the phrase order of the query */
+        df[kept] = df[i]; /* the phrase order of the query */
+        kpl[kept] = pl[i];
+        if (pl[i]) {
+            kept++;
+            continue;
+        }
+        if (scanned) am__buf_adds(q, " OR ");
+        qmap[scanned] = kept++;
+        qterm[scanned++] = i;
         am__buf_adds(q, "\"" AM__FTS_VERBATIM);
         am__buf_adds(q, tag);
         am__buf_addc(q, AM__FTS_TAG_SEP);
@@ -1761,59 +2093,79 @@ static int events_search_run(am__store *b, const char *uid,
     am__buf_addc(q, ')');
     if (q->oom) return AM_NOMEM;
     if (kept == 0) return AM_OK; /* no query term occurs in this history */
-    /* A time window filters in the scan (a join with the events); the
-     * plain search needs no join at all (the terms are the user's; the
-     * rows read at the end are checked against the user anyway), and
-     * calls am_collect as its filter: it returns 0, so the statement
-     * steps through every match without a result row each.  (Not in the
-     * join: SQLite would test it before the time window.) */
-    sqlite3_stmt *st;
-    if (!timed)
-        st = stmt(s, "SELECT 1 FROM events_fts WHERE events_fts MATCH ?1 AND am_collect(events_fts, ?2)");
-    else
-        st = stmt(s, "SELECT am_collect(events_fts, ?2)"
-                     " FROM events_fts CROSS JOIN events e ON e.rid = events_fts.rowid"
-                     " WHERE events_fts MATCH ?1 AND e.user_id = ?3"
-                     " AND (?4 IS NULL OR e.occurred_at >= ?4) AND (?5 IS NULL OR e.occurred_at < ?5)");
-    if (!st) return AM_BACKEND;
-    /* known column lengths hold unless another connection wrote (the
-     * caller runs this search in one snapshot: sq_events_search) */
-    sqlite3_stmt *dv = stmt(s, "PRAGMA data_version");
-    if (!dv) return AM_BACKEND;
-    int64_t version = sqlite3_step(dv) == SQLITE_ROW ? sqlite3_column_int64(dv, 0) : -2;
-    done(s, dv);
-    if (version != s->data_version) {
-        am__fts_lens_clear(s->lens);
-        am__rowcache_clear(s->rows);
-        s->data_version = version;
-    }
     am__fts_hits h;
     memset(&h, 0, sizeof h);
     h.a = s->a;
     h.lens = s->lens;
     h.col0 = 1; /* uid, doc, ctx */
-    sqlite3_bind_text(st, 1, q->p, (int)q->len, SQLITE_STATIC);
-    sqlite3_bind_pointer(st, 2, &h, "am__fts_hits", NULL);
-    if (timed) {
-        bind_text(st, 3, uid);
-        bind_time(st, 4, from);
-        bind_time(st, 5, to);
-    }
     int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {}
-    done(s, st);
-    if (rc != SQLITE_DONE) {
-        am__fts_hits_free(&h);
-        return fail(s, rc, "search");
+    if (scanned) {
+        /* A time window filters in the scan (a join with the events); the
+         * plain search needs no join at all (the terms are the user's; the
+         * rows read at the end are checked against the user anyway), and
+         * calls am_collect as its filter: it returns 0, so the statement
+         * steps through every match without a result row each.  (Not in
+         * the join: SQLite would test it before the time window.) */
+        sqlite3_stmt *st;
+        if (!timed)
+            st = stmt(s, "SELECT 1 FROM events_fts WHERE events_fts MATCH ?1 AND am_collect(events_fts, ?2)");
+        else
+            st = stmt(s, "SELECT am_collect(events_fts, ?2)"
+                         " FROM events_fts CROSS JOIN events e ON e.rid = events_fts.rowid"
+                         " WHERE events_fts MATCH ?1 AND e.user_id = ?3"
+                         " AND (?4 IS NULL OR e.occurred_at >= ?4) AND (?5 IS NULL OR e.occurred_at < ?5)");
+        if (!st) return AM_BACKEND;
+        sqlite3_bind_text(st, 1, q->p, (int)q->len, SQLITE_STATIC);
+        sqlite3_bind_pointer(st, 2, &h, "am__fts_hits", NULL);
+        if (timed) {
+            bind_text(st, 3, uid);
+            bind_time(st, 4, from);
+            bind_time(st, 5, to);
+        }
+        while ((rc = sqlite3_step(st)) == SQLITE_ROW) {}
+        done(s, st);
+        if (rc != SQLITE_DONE) {
+            am__fts_hits_free(&h);
+            return fail(s, rc, "search");
+        }
+        if (h.n_phrase != (int)scanned) h.n = 0; /* cannot happen: one phrase per term */
+        if (h.n == 0) h.n_phrase = (int)scanned;
     }
-    if (h.n_phrase != (int)kept) h.n = 0; /* cannot happen: one phrase per term */
+    if (h.n == 0 && scanned < kept && !fts_averages(s, h.avg)) { /* no row told them */
+        am__fts_hits_free(&h);
+        return SEARCH_SCAN_ALL;
+    }
     if (!vocab && !known) {
-        am__fts_hits_df(&h, df);
-        if (stats && !stats->valid && h.n_phrase == (int)n_terms) { /* every term kept */
+        double *sdf = am__arena_alloc(ar, (scanned + 1) * sizeof *sdf);
+        if (!sdf) { am__fts_hits_free(&h); return AM_NOMEM; }
+        if (scanned) am__fts_hits_df(&h, sdf);
+        for (size_t j = 0; j < scanned; j++) df[qmap[j]] = sdf[j];
+        for (size_t k = 0; k < kept; k++)
+            if (kpl[k]) df[k] = (double)kpl[k]->n;
+        if (stats && !stats->valid && kept == n_terms) { /* every term kept */
             memcpy(stats->df, df, n_terms * sizeof *df);
             stats->n_docs = (double)rows_total;
             stats->valid = 1;
         }
+    }
+    if (scanned < kept) { /* held lists too: one set of hits */
+        am__fts_hits all;
+        memset(&all, 0, sizeof all);
+        all.a = s->a;
+        memcpy(all.avg, h.avg, sizeof all.avg);
+        rc = merge_lists(s, ar, &h, qmap, kpl, kept, &all);
+        if (rc) {
+            am__fts_hits_free(&all);
+            am__fts_hits_free(&h);
+            return rc == -1 ? SEARCH_SCAN_ALL : rc;
+        }
+        /* then the scanned terms' lists join the cache (which may move
+         * or drop the lists just read) */
+        if (use_lists && scanned) lists_put(s, ar, tag, terms, &h, qterm, scanned);
+        am__fts_hits_free(&h);
+        h = all;
+    } else if (use_lists && scanned) {
+        lists_put(s, ar, tag, terms, &h, qterm, scanned);
     }
     const double w_col[AM__FTS_SCORED] = {1.0, w_ctx};
     am__fts_hits_score(&h, df, (double)rows_total, wt, w_col);
@@ -1838,7 +2190,10 @@ static int sq_events_search(am__store *b, const char *uid,
     int own_txn, rc = snapshot_begin(s, &own_txn, "search");
     if (rc) return rc;
     rc = events_search_run(b, uid, terms, weights, n_terms, w_ctx, from, to, limit, ar, rows, n,
-                           stats);
+                           stats, 1);
+    if (rc == SEARCH_SCAN_ALL)
+        rc = events_search_run(b, uid, terms, weights, n_terms, w_ctx, from, to, limit, ar, rows,
+                               n, stats, 0);
     return snapshot_end(s, own_txn, rc, "search");
 }
 
@@ -2347,6 +2702,7 @@ static int sq_forget(am__store *b, const char *uid, int level, const char *id,
     am__vc_clear(s->vc, uid);
     am__fts_lens_clear(s->lens);
     am__rowcache_clear(s->rows);
+    am__post_clear(s->post);
     if ((rc = exec(s, "CREATE TEMP TABLE IF NOT EXISTS am_forget(rid INTEGER PRIMARY KEY, id TEXT, session_id TEXT);"
                       "DELETE FROM temp.am_forget;", "forget")))
         return rc;
@@ -2654,6 +3010,7 @@ int am__store_sqlite_open(const char *path, const am__store_opts *o,
     s->vc_full_max = o->vc_full_max ? o->vc_full_max : AM__VC_FULL_MAX;
     s->lens = am__fts_lens_new(o->alloc); /* NULL: lengths read per row */
     s->rows = am__rowcache_new(o->alloc); /* NULL: rows read every time */
+    s->post = o->no_lists ? NULL : am__post_new(o->alloc); /* NULL: every term scanned */
     s->data_version = -1;
     am__buf_init(&s->scratch, o->alloc);
     int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX;
