@@ -1806,7 +1806,8 @@ static int fts_averages(sq_store *s, double avg[AM__FTS_SCORED])
  * row of a list whose lengths are not known makes it fail (1), and the
  * search scans everything instead. */
 static int merge_lists(sq_store *s, am__arena *ar, const am__fts_hits *h, const size_t *qmap,
-                       const am__post_list *const *pl, size_t kept, am__fts_hits *out)
+                       const am__post_list *const *pl, size_t kept, int64_t user_rows,
+                       am__fts_hits *out)
 {
     size_t cand = h->n, n_tf = h->n_tf;
     for (size_t k = 0; k < kept; k++)
@@ -1814,8 +1815,13 @@ static int merge_lists(sq_store *s, am__arena *ar, const am__fts_hits *h, const 
             cand += pl[k]->n;
             n_tf += pl[k]->n;
         }
-    size_t cap = 16;
-    while (cap < 2 * cand) cap *= 2;
+    /* the rows are the user's (a list's term is the user's): the table is
+     * sized by their number, not by the postings (most terms share rows);
+     * rows of a tag collision could overfill it: then scan instead */
+    size_t rows_max = cand, cap = 16;
+    if (user_rows > 0 && (uint64_t)user_rows + h->n < rows_max)
+        rows_max = (size_t)user_rows + h->n;
+    while (cap < 2 * rows_max + 2) cap *= 2;
     int64_t *key = am__arena_alloc(ar, cap * sizeof *key); /* rid + 1, 0 empty */
     uint32_t *at = am__arena_alloc(ar, cap * sizeof *at);
     uint32_t *cnt = am__arena_alloc(ar, (cand + 1) * sizeof *cnt);
@@ -1860,7 +1866,7 @@ static int merge_lists(sq_store *s, am__arena *ar, const am__fts_hits *h, const 
                 }
                 if (!key[j]) {
                     uint32_t len[AM__FTS_SCORED];
-                    if (!am__fts_lens_get(s->lens, rid, len)) return -1;
+                    if (rows >= rows_max || !am__fts_lens_get(s->lens, rid, len)) return -1;
                     key[j] = rid + 1;
                     at[j] = (uint32_t)rows;
                     am__fts_hit *o = &out->hit[rows];
@@ -2153,7 +2159,7 @@ static int events_search_run(am__store *b, const char *uid,
         memset(&all, 0, sizeof all);
         all.a = s->a;
         memcpy(all.avg, h.avg, sizeof all.avg);
-        rc = merge_lists(s, ar, &h, qmap, kpl, kept, &all);
+        rc = merge_lists(s, ar, &h, qmap, kpl, kept, rows_total, &all);
         if (rc) {
             am__fts_hits_free(&all);
             am__fts_hits_free(&h);
