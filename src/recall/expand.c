@@ -178,14 +178,59 @@ int am__expand_query(const char *norm, size_t n, am__buf *out, am__buf *narrow)
  * actually want to know is …?") has asked from the cue on.  Written
  * normalised. */
 static const char *const repair_cues[] = {
-    "真正想问", "真正的问题", "真正想知道", "实际想问", "实际上我想问", "实际上我那个问题",
-    "实际上我的问题", "其实想问", "其实我想问", "其实是想问", "我是想问", "我想问的是",
-    "我想知道的是", "言归正传", "说正经的", "说正事",
+    "真正想问", "真正的问题", "真正想知道", "真正想要了解", "真正想了解", "真正想弄清楚",
+    "真正想搞清楚", "实际想问", "实际上我想问", "实际上我那个问题", "实际上我的问题", "其实想问",
+    "其实我想问", "其实是想问", "其实是想搞清楚", "其实是想弄清楚", "其实是想知道", "我是想问",
+    "我想问的是", "我想问,", "我想问:", "我想知道的是", "本来想问", "本来想说的是", "言归正传",
+    "说正经的", "说正事", "回到正题",
     "what i really want to know", "what i really wanted to know", "what i really want to ask",
     "what i actually want to know", "what i actually wanted to ask", "what i meant to ask",
     "my real question", "my actual question", "the real question is", "what i'm really asking",
     NULL,
 };
+
+/* A chatty query that asks at its end without a cue ("…今天天气真好。哎，
+ * 最近太忙了。等等，那个地点是江苏苏州的活动，规模是什么？"): one line
+ * whose last sentence is a question, after sentences that hold at least
+ * AM__CHAT_SENTENCES statements and together are longer than it, has
+ * asked that question (the chatter comes first, the ask last).  Sentences
+ * end at 。 ! ? ; or ". ", never inside quotation marks ("主要内容是"…。"
+ * 的活动"); a compound question ("…？另外，…？") has questions before its
+ * last, not statements.  A dialogue (several lines) or a short question
+ * is asked whole: 0. */
+#define AM__CHAT_SENTENCES 2
+
+static size_t last_question(const char *norm, size_t n, size_t *from, size_t *to)
+{
+    size_t e = n;
+    while (e > 0 && (norm[e - 1] == ' ' || norm[e - 1] == '\t')) e--;
+    if (e == 0 || norm[e - 1] != '?' || memchr(norm, '\n', n)) return 0;
+    size_t start = 0, ends = 0, cur = 0; /* cur: where the sentence under way began */
+    int quoted = 0;
+    for (size_t i = 0; i + 1 < e; i++) {
+        unsigned char c = (unsigned char)norm[i];
+        if (c == '"') quoted = !quoted;
+        else if (c == 0xE2 && (unsigned char)norm[i + 1] == 0x80 && i + 2 < e &&
+                 ((unsigned char)norm[i + 2] == 0x9C || (unsigned char)norm[i + 2] == 0x9D))
+            quoted = (unsigned char)norm[i + 2] == 0x9C; /* “ opens, ” closes */
+        if (quoted) continue;
+        size_t len = 0;
+        if (c == '!' || c == '?' || c == ';') len = 1;
+        else if (c == '.' && norm[i + 1] == ' ') len = 1;
+        else if (c == 0xE3 && (unsigned char)norm[i + 1] == 0x80 && i + 2 < e &&
+                 (unsigned char)norm[i + 2] == 0x82)
+            len = 3; /* 。 */
+        if (!len) continue;
+        if (i > cur && c != '?') ends++; /* a statement, not a run of marks */
+        cur = start = i + len;
+        i += len - 1;
+    }
+    while (start < e && norm[start] == ' ') start++;
+    if (ends < AM__CHAT_SENTENCES || start >= e || start < e - start) return 0;
+    *from = start;
+    *to = e;
+    return 1;
+}
 
 size_t am__query_asks(const char *norm, size_t n, size_t *from, size_t *to, size_t max)
 {
@@ -211,5 +256,6 @@ size_t am__query_asks(const char *norm, size_t n, size_t *from, size_t *to, size
         to[k++] = e;
         i = e;
     }
+    if (k == 0 && max > 0) k = last_question(norm, n, from, to);
     return k;
 }

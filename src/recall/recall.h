@@ -46,8 +46,11 @@ int am__expand_query(const char *norm, size_t n, am__buf *out, am__buf *narrow);
  * 意思，我真正想问的是：那个活动的地点是什么？", "…  anyway, what I
  * really want to know is where she works?"): for each repair cue, the
  * span from the cue to its question mark (or the end of the line), at
- * most max of them, as byte offsets [from[i], to[i]).  Returns how many
- * (0: the query does not correct itself; all of it is the ask). */
+ * most max of them, as byte offsets [from[i], to[i]).  A one-line query
+ * with no cue whose last sentence is a question after a longer chatter of
+ * statements ("…天气真好。最近太忙了。等等，那个活动的地点是什么？") has
+ * asked that question (one ask).  Returns how many (0: the query does not
+ * correct itself; all of it is the ask). */
 size_t am__query_asks(const char *norm, size_t n, size_t *from, size_t *to, size_t max);
 
 /* ---- rank */

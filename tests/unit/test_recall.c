@@ -1036,6 +1036,46 @@ static void test_preamble_en(void)
              "uncle's email");
 }
 
+/* The ask without the usual cue: other ways of saying "what I really
+ * want to know" ("对了，我想问，", "我真正想弄清楚的是"), and chatter of
+ * several statements ending in a question with no cue at all ("等等，
+ * …？", "Hold on, …?"): the ask is the last question.  Without that, the
+ * chatter counts in full and the chatty turns win. */
+static void test_preamble_no_cue_zh(void)
+{
+    static const char *const chatty[3] = {
+        "上周公园里的那个大型活动真是热闹非凡，人山人海，现场装饰很用心。",
+        "公园的活动现场人太多了，差点找不到朋友，装饰倒是挺热闹的。",
+        "这个周末公园里又有大型活动，热闹非凡，朋友们都去了。",
+    };
+    static const char *const asks[] = {"对了，我想问，", "哎，我真正想弄清楚的是，", "等等，诶，等等，"};
+    for (size_t i = 0; i < sizeof asks / sizeof *asks; i++) {
+        char q[512];
+        snprintf(q, sizeof q,
+                 "记得上周那个大型活动真是热闹非凡，就是人有点多，差点找不到我的朋友了。活动现场的"
+                 "装饰真是用心，公园里人山人海。%s我舅舅的邮箱是什么？",
+                 asks[i]);
+        CHECK_EQ_INT(preamble_rank(0.2, chatty, "我舅舅的邮箱是zhangwei0715@example.com。", q,
+                                   "舅舅的邮箱"),
+                     1);
+    }
+}
+
+static void test_preamble_no_cue_en(void)
+{
+    static const char *const chatty[3] = {
+        "The big festival in the park last week was so crowded, great decorations everywhere.",
+        "So many people at the park festival, I almost lost my friends in the crowd.",
+        "Another big festival in the park this weekend, crowded and loud, my friends loved it.",
+    };
+    CHECK_EQ_INT(preamble_rank(0.2, chatty, "My uncle's email address is zhangwei0715@example.com.",
+                               "That big festival in the park last week was so crowded. I almost "
+                               "lost my friends in the crowd. The decorations were great. Hold on, "
+                               "what is my uncle's email?",
+                               "uncle's email"),
+                 1);
+}
+
 int main(void)
 {
     RUN(test_item_tokens_stored_zh);
@@ -1071,5 +1111,7 @@ int main(void)
     RUN(test_two_hop_quoted_en);
     RUN(test_preamble_zh);
     RUN(test_preamble_en);
+    RUN(test_preamble_no_cue_zh);
+    RUN(test_preamble_no_cue_en);
     TEST_MAIN_END();
 }
