@@ -199,6 +199,7 @@ static const char *const repair_cues[] = {
  * last, not statements.  A dialogue (several lines) or a short question
  * is asked whole: 0. */
 #define AM__CHAT_SENTENCES 2
+#define AM__CHAT_MIN_BYTES 8 /* shorter is no statement: "C. S. Lewis", "嗯。" */
 
 static size_t last_question(const char *norm, size_t n, size_t *from, size_t *to)
 {
@@ -221,7 +222,8 @@ static size_t last_question(const char *norm, size_t n, size_t *from, size_t *to
                  (unsigned char)norm[i + 2] == 0x82)
             len = 3; /* 。 */
         if (!len) continue;
-        if (i > cur && c != '?') ends++; /* a statement, not a run of marks */
+        /* a statement, not a run of marks nor an initial ("C. S. Lewis") */
+        if (i >= cur + AM__CHAT_MIN_BYTES && c != '?') ends++;
         cur = start = i + len;
         i += len - 1;
     }

@@ -18,6 +18,7 @@
 
 #include "test.h"
 #include "api_util.h"
+#include "recall/recall.h"
 
 /* 1-based rank of the first recalled event containing needle; 0 = absent. */
 static size_t rank_of(am_db *db, const char *user, const char *at,
@@ -1076,8 +1077,40 @@ static void test_preamble_no_cue_en(void)
                  1);
 }
 
+/* The ask of a chatty one-line query (recall/expand.c am__query_asks):
+ * the last question after two or more statements; initials ("C. S.") and
+ * one-word sentences are not statements.  Normalised text (NFKC: "？" is
+ * "?"). */
+static void asks_is(const char *norm, const char *want)
+{
+    size_t from[4], to[4];
+    size_t k = am__query_asks(norm, strlen(norm), from, to, 4);
+    if (!want) {
+        CHECK_EQ_INT((int)k, 0);
+        return;
+    }
+    CHECK_EQ_INT((int)k, 1);
+    if (k == 1) {
+        char got[256];
+        snprintf(got, sizeof got, "%.*s", (int)(to[0] - from[0]), norm + from[0]);
+        CHECK_EQ_STR(got, want);
+    }
+}
+
+static void test_asks_last_question(void)
+{
+    asks_is("今天天气真好，阳光明媚。最近工作太忙了，天天加班。等等，那个地点是江苏苏州的活动，规模是什么?",
+            "等等，那个地点是江苏苏州的活动，规模是什么?");
+    asks_is("嗯。好。那个活动在哪里举行?", NULL);
+    asks_is("The weather is lovely today. I have been so busy with work lately. Hold on, where is "
+            "the conference?",
+            "Hold on, where is the conference?");
+    asks_is("Would Tim enjoy reading books by C. S. Lewis or John Greene?", NULL);
+}
+
 int main(void)
 {
+    RUN(test_asks_last_question);
     RUN(test_item_tokens_stored_zh);
     RUN(test_item_tokens_stored_en);
     RUN(test_context_length_zh);

@@ -26,7 +26,7 @@ typedef struct hdr {
     max_align_t pad;
 } hdr;
 static size_t live;
-static long fresh, calls, fail_at;
+static long fresh, calls, fail_at, allocs;
 
 static void *t_realloc(void *ctx, void *p, size_t n)
 {
@@ -38,6 +38,7 @@ static void *t_realloc(void *ctx, void *p, size_t n)
         return NULL;
     }
     if (fail_at > 0 && ++calls == fail_at) return NULL;
+    allocs++;
     hdr *g = realloc(h, sizeof *g + n);
     if (!g) return NULL;
     if (h) live -= g->n;
@@ -288,6 +289,35 @@ static void test_too_big(void)
     sqlite3_close(db);
 }
 
+/* Many small users stay cached while the budget has room: a cached one is
+ * served without an allocation (256 entries, not 64). */
+static void test_many_users(void)
+{
+    reset_store();
+    sqlite3 *db = open_db();
+    char uid[16];
+    for (int u = 0; u < 200; u++) {
+        snprintf(uid, sizeof uid, "m%d", u);
+        fill(db, uid, 1 + 10 * u, 5, 5);
+    }
+    am__vcache *c = am__vc_new(&alloc, 1 << 24);
+    am__vc_view w;
+    for (int u = 0; u < 200; u++) {
+        snprintf(uid, sizeof uid, "m%d", u);
+        CHECK_EQ_INT(am__vc_get(c, db, uid, EMB, DIM, &w), AM_OK);
+    }
+    allocs = 0;
+    for (int u = 0; u < 200; u++) {
+        snprintf(uid, sizeof uid, "m%d", u);
+        CHECK_EQ_INT(am__vc_get(c, db, uid, EMB, DIM, &w), AM_OK);
+        CHECK(view_is(&w, 1 + 10 * u, 5));
+    }
+    CHECK_EQ_INT(allocs, 0);
+    am__vc_free(c);
+    CHECK_EQ_INT(live, 0);
+    sqlite3_close(db);
+}
+
 /* The k-th allocation fails, for every k: a load either succeeds whole or
  * leaves SQL to serve (AM_NOTFOUND); nothing leaks (ASan), and the cache
  * works afterwards. */
@@ -333,6 +363,7 @@ int main(void)
     RUN(test_stays_true);
     RUN(test_too_big);
     RUN(test_every_allocation_can_fail);
+    RUN(test_many_users);
     reset_store();
     TEST_MAIN_END();
 }

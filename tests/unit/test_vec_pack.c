@@ -442,6 +442,26 @@ static void test_sign_bits(void)
     }
 }
 
+/* The estimate from the signs is the sum of q_j where x_j > 0 minus q_j
+ * elsewhere, at every width (the four-byte steps and what is left). */
+static void test_sign_estimate(void)
+{
+    for (int dim = 1; dim <= 70; dim++) {
+        signed char q[70], x[70];
+        for (int i = 0; i < dim; i++) {
+            q[i] = (signed char)((i * 53 + 7 * dim) % 255 - 127);
+            x[i] = (signed char)((i * 29 + dim) % 9 - 4);
+        }
+        int16_t lut[AM__VBITS(70) * 256];
+        unsigned char bits[AM__VBITS(70)];
+        am__vec_est_lut(q, dim, lut);
+        am__vec_bits(x, dim, bits);
+        int32_t want = 0;
+        for (int i = 0; i < dim; i++) want += x[i] > 0 ? q[i] : -q[i];
+        CHECK_EQ_INT(am__vec_est(lut, bits, (size_t)AM__VBITS(dim)), want);
+    }
+}
+
 /* Every block has a bits row with the sign bits of its vectors. */
 static int bits_match(void)
 {
@@ -612,6 +632,7 @@ int main(void)
     RUN(test_rollback);
     RUN(test_malformed_block);
     RUN(test_sign_bits);
+    RUN(test_sign_estimate);
     RUN(test_bits_scan);
     RUN(test_bits_scan_large);
     unlink(path);

@@ -51,7 +51,11 @@
 #include <emmintrin.h>
 #endif
 
-#define VC_SLOTS 64
+/* Entries (users) at most.  The byte budget is the bound that matters: a
+ * user cached as bits (10,000 vectors: under 1 MB) is small, and 64 slots
+ * evicted users of a workload with 100 of them while the budget had room
+ * for 300. */
+#define VC_SLOTS 256
 
 typedef struct vc_entry {
     char *uid, *embedder;
@@ -494,5 +498,20 @@ void am__vec_bits(const signed char *v, int dim, unsigned char *out)
         unsigned m = 0;
         for (int j = 0; j < 8 && i + j < dim; j++) m |= (unsigned)(v[i + j] > 0) << j;
         out[i >> 3] = (unsigned char)m;
+    }
+}
+
+void am__vec_est_lut(const signed char *q8, int dim, int16_t *lut)
+{
+    size_t nb = (size_t)AM__VBITS(dim);
+    for (size_t j = 0; j < nb; j++) {
+        int16_t *t = lut + j * 256;
+        int base = 0;
+        for (int b = 0; b < 8 && 8 * (int)j + b < dim; b++) base -= q8[8 * j + (size_t)b];
+        t[0] = (int16_t)base;
+        for (int byte = 1; byte < 256; byte++) {
+            int low = __builtin_ctz((unsigned)byte), c = 8 * (int)j + low;
+            t[byte] = (int16_t)(t[byte & (byte - 1)] + (c < dim ? 2 * q8[c] : 0));
+        }
     }
 }
