@@ -56,7 +56,19 @@ static int script(void)
         "这次用要点式就行", "From now on, always send the report as a PDF.",
         "我的手机是13812345678，周五下午三点和张总开会", "Put the vendor review on hold",
     };
+    am_query q;
+    memset(&q, 0, sizeof q);
+    q.user_id = "u1";
+    q.session_id = "s2";
+    q.text = "接着把周报弄完";
+    am_recall_result *r = NULL;
     for (size_t i = 0; i < sizeof texts / sizeof *texts; i++) {
+        if (i == 2) { /* the searched terms' lists are held, and kept by the writes after */
+            rc = am_recall(db, &q, &r);
+            if (rc) { CHECK(r == NULL); ok = 0; }
+            am_recall_free(r);
+            r = NULL;
+        }
         am_event ev;
         memset(&ev, 0, sizeof ev);
         ev.user_id = "u1";
@@ -67,12 +79,6 @@ static int script(void)
         rc = am_add_event(db, &ev, &info);
         if (rc) { CHECK(rc == AM_NOMEM || rc == AM_BACKEND); ok = 0; }
     }
-    am_query q;
-    memset(&q, 0, sizeof q);
-    q.user_id = "u1";
-    q.session_id = "s2";
-    q.text = "接着把周报弄完";
-    am_recall_result *r = NULL;
     rc = am_recall(db, &q, &r);
     if (rc) { CHECK(r == NULL); ok = 0; }
     am_recall_free(r);

@@ -29,6 +29,11 @@
 
 #define POST_MIN 256
 #define POST_TAGS 64 /* tags with lists, tracked one by one up to this */
+/* What a list costs besides its postings (its slot, its key and its two
+ * arrays: some 200 bytes), counted in postings (12 bytes) against
+ * AM__POST_MAX, so that many short or empty lists (terms a history does
+ * not hold) stay within the bound too. */
+#define POST_LIST_COST 16
 
 typedef struct post_slot {
     uint64_t hash; /* 0: empty */
@@ -161,8 +166,8 @@ int am__post_put(am__post *p, const char *key, size_t len, const int64_t *rid,
     if (!p) return AM_OK;
     uint64_t h = key_hash(key, len);
     if (find_slot(p, key, len, h)) return AM_OK; /* held already (and kept true) */
-    if (p->postings + n > AM__POST_MAX) am__post_clear(p);
-    if (n > AM__POST_MAX) return AM_OK;
+    if (p->postings + n + POST_LIST_COST > AM__POST_MAX) am__post_clear(p);
+    if (n + POST_LIST_COST > AM__POST_MAX) return AM_OK;
     if (grow(p)) return AM_NOMEM;
     char *k = am__malloc(p->a, len + 1);
     int64_t *r = am__malloc(p->a, (n ? n : 1) * sizeof *r);
@@ -190,7 +195,7 @@ int am__post_put(am__post *p, const char *key, size_t len, const int64_t *rid,
     s->list.n = n;
     s->list.cap = n ? n : 1;
     p->n++;
-    p->postings += n;
+    p->postings += n + POST_LIST_COST;
     tag_added(p, key, len);
     return AM_OK;
 }

@@ -1386,6 +1386,24 @@ static int vec_scan_bits(sq_store *s, const char *uid, const char *embedder,
 static int read_asked(sq_store *s, const char *uid, const am__fts_hit *hit, size_t k,
                       am__arena *ar, am__event_row *batch, unsigned char *found, int keep);
 
+/* The row lengths, rows and lists held are true unless another connection
+ * has committed since they were read (PRAGMA data_version): else dropped.
+ * Every read that uses one of them asks first, in its snapshot. */
+static int caches_current(sq_store *s)
+{
+    sqlite3_stmt *dv = stmt(s, "PRAGMA data_version");
+    if (!dv) return AM_BACKEND;
+    int64_t version = sqlite3_step(dv) == SQLITE_ROW ? sqlite3_column_int64(dv, 0) : -2;
+    done(s, dv);
+    if (version != s->data_version) {
+        am__fts_lens_clear(s->lens);
+        am__rowcache_clear(s->rows);
+        am__post_clear(s->post);
+        s->data_version = version;
+    }
+    return AM_OK;
+}
+
 /* The scan: the vectors of one user and embedder, scored in C (the store
  * filters, the engine scores: DESIGN F30 / TOOLCHAIN).  A bounded top-k
  * keeps the best `limit`.  Exact (every int8 vector) for a user with at
@@ -1463,6 +1481,7 @@ static int vec_scan_run(am__store *b, const char *uid, const char *embedder, con
         return rc;
     nt = sc.nt;
 rows:;
+    if ((rc = caches_current(s))) return rc; /* the row cache's */
     /* The hits' rows, in their order, a hit that is not the user's (or
      * gone) left out: from the row cache when it holds them (the search
      * that ran before has read those the two lists share), the others by
@@ -1793,6 +1812,10 @@ static uint64_t fts_varint(const unsigned char *p, size_t n, size_t *at, int *ok
 
 static int fts_averages(sq_store *s, double avg[AM__FTS_SCORED])
 {
+    /* In a write transaction the record is behind: FTS5 keeps the totals
+     * of the rows written since in memory and saves them at commit (or a
+     * savepoint), so a search there asks FTS5 (scans) instead. */
+    if (sqlite3_txn_state(s->db, "main") == SQLITE_TXN_WRITE) return 0;
     sqlite3_stmt *st = stmt(s, "SELECT block FROM events_fts_data WHERE id = 1");
     if (!st) return 0;
     int ok = sqlite3_step(st) == SQLITE_ROW;
@@ -1989,6 +2012,7 @@ static int events_search_run(am__store *b, const char *uid,
     char tag[32];
     uid_token(uid, tag, 0);
     am__buf *q = &s->scratch;
+    int rc;
     unsigned char *keep = am__arena_alloc(ar, n_terms + 1);
     double *df = am__arena_alloc(ar, (n_terms + 1) * sizeof *df);
     double *wt = am__arena_alloc(ar, (n_terms + 1) * sizeof *wt);
@@ -2000,16 +2024,7 @@ static int events_search_run(am__store *b, const char *uid,
     /* known column lengths and lists hold unless another connection
      * wrote (the caller runs this search in one snapshot:
      * sq_events_search) */
-    sqlite3_stmt *dv = stmt(s, "PRAGMA data_version");
-    if (!dv) return AM_BACKEND;
-    int64_t version = sqlite3_step(dv) == SQLITE_ROW ? sqlite3_column_int64(dv, 0) : -2;
-    done(s, dv);
-    if (version != s->data_version) {
-        am__fts_lens_clear(s->lens);
-        am__rowcache_clear(s->rows);
-        am__post_clear(s->post);
-        s->data_version = version;
-    }
+    if ((rc = caches_current(s))) return rc;
     int64_t rows_total = 0;
     sqlite3_stmt *cnt = stmt(s, "SELECT n_events FROM users WHERE user_id = ?");
     if (!cnt) return AM_BACKEND;
@@ -2112,7 +2127,6 @@ static int events_search_run(am__store *b, const char *uid,
     h.a = s->a;
     h.lens = s->lens;
     h.col0 = 1; /* uid, doc, ctx */
-    int rc;
     if (scanned) {
         /* A time window filters in the scan (a join with the events); the
          * plain search needs no join at all (the terms are the user's; the
@@ -2142,7 +2156,8 @@ static int events_search_run(am__store *b, const char *uid,
             am__fts_hits_free(&h);
             return fail(s, rc, "search");
         }
-        if (h.n_phrase != (int)scanned) h.n = 0; /* cannot happen: one phrase per term */
+        if (h.n_phrase != (int)scanned) /* cannot happen: one phrase per term */
+            h.n = h.n_tf = 0; /* (lists_put buckets the counts: none) */
         if (h.n == 0) h.n_phrase = (int)scanned;
     }
     if (h.n == 0 && scanned < kept && !fts_averages(s, h.avg)) { /* no row told them */
