@@ -105,6 +105,9 @@ typedef struct am__search_stats {
     int valid;
     double n_docs;
     double *df;
+    /* > 0: in a long history (where frequencies are read first), also
+     * leave out terms in more than this share of the rows (0: a tenth) */
+    double max_share;
 } am__search_stats;
 
 typedef struct am__store_vt {

@@ -720,6 +720,27 @@ static void test_term_lists_stay_true_long(void)
     lt_same(st, q1, 4);
     lt_same(st, q1, 4);
     lt_same(st, q2, 3);
+    /* a search that leaves out terms in more than 1 % of the rows (the
+     * two-hop search's, max_share): "piano" (23 rows of 2200) is not
+     * searched, so every row found holds "train" (one in 160); without,
+     * piano's rows come too */
+    for (int share = 0; share < 2; share++) {
+        const char *q3[2] = {"piano", "train"};
+        double df[3];
+        am__search_stats stats = {0, 0, df, share ? 0.01 : 0};
+        am__arena ar;
+        am__arena_init(&ar, &lt_alloc);
+        am__event_row *rows = NULL;
+        size_t n = 0, with_train = 0;
+        CHECK_EQ_INT(st[1]->vt->events_search(st[1], "u1", q3, NULL, 2, 0.5, AM_TIME_NONE,
+                                              AM_TIME_NONE, 100, &ar, &rows, &n, &stats),
+                     AM_OK);
+        for (size_t i = 0; i < n; i++) with_train += strstr(rows[i].content, "train") != NULL;
+        CHECK(with_train >= 10);
+        if (share) CHECK_EQ_INT((int)with_train, (int)n);
+        else CHECK(n > with_train);
+        am__arena_free(&ar);
+    }
     for (int k = 2200; k < 2300; k++) {
         for (int i = 0; i < 2; i++) CHECK_EQ_INT(st[i]->vt->begin(st[i]), AM_OK);
         snprintf(text, sizeof text, "piano garden %s", k % 2 ? "train" : "lake hotel");

@@ -2085,6 +2085,9 @@ static int events_search_run(am__store *b, const char *uid,
     if (vocab || known) {
         if (rows_total == 0) return AM_OK; /* nothing indexed for this user */
         int64_t max_df = rows_total > 2000 ? rows_total / 10 : INT64_MAX;
+        if (rows_total > 2000 && stats && stats->max_share > 0 &&
+            (double)rows_total * stats->max_share < (double)max_df)
+            max_df = (int64_t)((double)rows_total * stats->max_share);
         size_t rare = 0;
         for (size_t i = 0; i < n_terms; i++) {
             keep[i] = df[i] > 0 && df[i] <= (double)max_df; /* absent terms cannot match */
