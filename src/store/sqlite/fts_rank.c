@@ -299,6 +299,37 @@ void am__fts_hits_score(am__fts_hits *h, const double *df, double n_docs, const 
     if (idf != idf_buf) am__free(h->a, idf);
 }
 
+/* FTS5's averages record (row 1 of the %_data table): a varint row count,
+ * then a varint token total per column (SQLite varints: 7 bits a byte,
+ * big-endian, the 9th byte whole); ours has three columns, uid, doc, ctx. */
+static uint64_t avg_varint(const unsigned char *p, size_t n, size_t *at, int *ok)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < 9; i++) {
+        if (*at >= n) {
+            *ok = 0;
+            return 0;
+        }
+        unsigned char c = p[(*at)++];
+        if (i == 8) return (v << 8) | c;
+        v = (v << 7) | (c & 0x7f);
+        if (!(c & 0x80)) return v;
+    }
+    return v;
+}
+
+int am__fts_averages_parse(const unsigned char *p, size_t n, double avg[AM__FTS_SCORED])
+{
+    size_t at = 0;
+    int ok = p != NULL;
+    uint64_t rows = ok ? avg_varint(p, n, &at, &ok) : 0;
+    for (int c = 0; c <= AM__FTS_SCORED && ok; c++) {
+        uint64_t total = avg_varint(p, n, &at, &ok);
+        if (ok && c > 0) avg[c - 1] = rows > 0 && total > 0 ? (double)total / (double)rows : 1.0;
+    }
+    return ok;
+}
+
 int am__sqlite_register_collect(sqlite3 *db)
 {
     fts5_api *api = am__sqlite_fts5(db);

@@ -65,6 +65,10 @@ void am__fts_hits_df(const am__fts_hits *h, double *df);
 void am__fts_hits_score(am__fts_hits *h, const double *df, double n_docs, const double *weight,
                         const double w_col[AM__FTS_SCORED]);
 
+/* The scored columns' tokens per row from FTS5's averages record (row 1
+ * of events_fts_data): 1, or 0 when p[0..n) is not a whole record. */
+int am__fts_averages_parse(const unsigned char *p, size_t n, double avg[AM__FTS_SCORED]);
+
 /* Column lengths of a row if known (1), for searches that do not scan it. */
 int am__fts_lens_get(const am__fts_lens *c, int64_t rid, uint32_t len[AM__FTS_SCORED]);
 void am__fts_lens_set(am__fts_lens *c, int64_t rid, const uint32_t len[AM__FTS_SCORED]);

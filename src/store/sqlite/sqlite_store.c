@@ -1794,22 +1794,6 @@ static int read_hits(sq_store *s, const char *uid, am__fts_hits *h, size_t top, 
  * averages record (row 1 of events_fts_data: varint rows, then a varint
  * total per column) -- what am_collect asks FTS5 for, for a search that
  * scans nothing.  0: the record is not there or not readable. */
-static uint64_t fts_varint(const unsigned char *p, size_t n, size_t *at, int *ok)
-{
-    uint64_t v = 0;
-    for (int i = 0; i < 9; i++) {
-        if (*at >= n) {
-            *ok = 0;
-            return 0;
-        }
-        unsigned char c = p[(*at)++];
-        if (i == 8) return (v << 8) | c;
-        v = (v << 7) | (c & 0x7f);
-        if (!(c & 0x80)) return v;
-    }
-    return v;
-}
-
 static int fts_averages(sq_store *s, double avg[AM__FTS_SCORED])
 {
     /* In a write transaction the record is behind: FTS5 keeps the totals
@@ -1818,16 +1802,9 @@ static int fts_averages(sq_store *s, double avg[AM__FTS_SCORED])
     if (sqlite3_txn_state(s->db, "main") == SQLITE_TXN_WRITE) return 0;
     sqlite3_stmt *st = stmt(s, "SELECT block FROM events_fts_data WHERE id = 1");
     if (!st) return 0;
-    int ok = sqlite3_step(st) == SQLITE_ROW;
-    if (ok) {
-        const unsigned char *p = sqlite3_column_blob(st, 0);
-        size_t n = (size_t)sqlite3_column_bytes(st, 0), at = 0;
-        uint64_t rows = fts_varint(p, n, &at, &ok), total = 0;
-        for (int c = 0; c <= AM__FTS_SCORED && ok; c++) { /* uid, doc, ctx */
-            total = fts_varint(p, n, &at, &ok);
-            if (c > 0) avg[c - 1] = rows > 0 && total > 0 ? (double)total / (double)rows : 1.0;
-        }
-    }
+    int ok = sqlite3_step(st) == SQLITE_ROW &&
+             am__fts_averages_parse(sqlite3_column_blob(st, 0),
+                                    (size_t)sqlite3_column_bytes(st, 0), avg);
     done(s, st);
     return ok;
 }
