@@ -358,25 +358,29 @@ static void same_as_fresh(am_db *db, const char *question)
     am_close(fresh);
 }
 
-/* A fresh store path (len_path), and its removal with its side files. */
-static void new_path(void)
+/* A fresh store path (no file yet), and the removal of a store with its
+ * side files; new_path / remove_store: len_path's. */
+static void temp_path(char path[64], const char *stem)
 {
-    snprintf(len_path, sizeof len_path, "/tmp/am_test_recall_XXXXXX");
-    int fd = mkstemp(len_path);
+    snprintf(path, 64, "/tmp/am_test_%.20s_XXXXXX", stem);
+    int fd = mkstemp(path);
     CHECK(fd >= 0);
     close(fd);
-    remove(len_path);
+    remove(path);
 }
 
-static void remove_store(void)
+static void remove_files(const char *path)
 {
     char side[96];
-    remove(len_path);
-    snprintf(side, sizeof side, "%s-wal", len_path);
+    remove(path);
+    snprintf(side, sizeof side, "%.60s-wal", path);
     remove(side);
-    snprintf(side, sizeof side, "%s-shm", len_path);
+    snprintf(side, sizeof side, "%.60s-shm", path);
     remove(side);
 }
+
+static void new_path(void) { temp_path(len_path, "recall"); }
+static void remove_store(void) { remove_files(len_path); }
 
 /* A batch of u1 that fails at its third event (invalid UTF-8) after its
  * first two were processed: it must write nothing. */
@@ -593,6 +597,23 @@ static am__store *lt_open(const char *path, int no_lists)
     return s;
 }
 
+/* Two stores on fresh files: st[0] holds lists, st[1] scans every term. */
+static void lt_open_pair(char path[2][64], am__store *st[2])
+{
+    for (int i = 0; i < 2; i++) {
+        temp_path(path[i], "lists");
+        st[i] = lt_open(path[i], i);
+    }
+}
+
+static void lt_close_pair(char path[2][64], am__store *st[2])
+{
+    for (int i = 0; i < 2; i++) {
+        st[i]->vt->close(st[i]);
+        remove_files(path[i]);
+    }
+}
+
 static void lt_put(am__store *const st[2], int k, const char *text)
 {
     static char ids[2600][16];
@@ -640,14 +661,7 @@ static void test_term_lists_stay_true_in_txn(void)
 {
     char path[2][64];
     am__store *st[2];
-    for (int i = 0; i < 2; i++) {
-        snprintf(path[i], sizeof path[i], "/tmp/am_test_lists_XXXXXX");
-        int fd = mkstemp(path[i]);
-        CHECK(fd >= 0);
-        close(fd);
-        remove(path[i]);
-        st[i] = lt_open(path[i], i); /* 0 holds lists, 1 scans */
-    }
+    lt_open_pair(path, st);
     static const char *const text[] = {
         "hotel near the lake",
         "the train was late",
@@ -675,15 +689,7 @@ static void test_term_lists_stay_true_in_txn(void)
     lt_same(st, both, 2);
     for (int i = 0; i < 2; i++) CHECK_EQ_INT(st[i]->vt->commit(st[i]), AM_OK);
     lt_same(st, both, 2);
-    for (int i = 0; i < 2; i++) {
-        st[i]->vt->close(st[i]);
-        char side[96];
-        remove(path[i]);
-        snprintf(side, sizeof side, "%.60s-wal", path[i]);
-        remove(side);
-        snprintf(side, sizeof side, "%.60s-shm", path[i]);
-        remove(side);
-    }
+    lt_close_pair(path, st);
 }
 
 /* A long history (more than 2000 rows): frequencies come from the index's
@@ -693,14 +699,7 @@ static void test_term_lists_stay_true_long(void)
 {
     char path[2][64];
     am__store *st[2];
-    for (int i = 0; i < 2; i++) {
-        snprintf(path[i], sizeof path[i], "/tmp/am_test_lists_XXXXXX");
-        int fd = mkstemp(path[i]);
-        CHECK(fd >= 0);
-        close(fd);
-        remove(path[i]);
-        st[i] = lt_open(path[i], i);
-    }
+    lt_open_pair(path, st);
     static const char *const words[] = {"hotel", "lake", "train", "ticket", "garden", "piano"};
     char text[256];
     for (int i = 0; i < 2; i++) {
@@ -754,15 +753,7 @@ static void test_term_lists_stay_true_long(void)
     lt_same(st, q1, 4);
     lt_same(st, q2, 3);
     CHECK(am__term_list_reads > reads + 4);
-    for (int i = 0; i < 2; i++) {
-        st[i]->vt->close(st[i]);
-        char side[96];
-        remove(path[i]);
-        snprintf(side, sizeof side, "%.60s-wal", path[i]);
-        remove(side);
-        snprintf(side, sizeof side, "%.60s-shm", path[i]);
-        remove(side);
-    }
+    lt_close_pair(path, st);
 }
 
 /* The row cache (store/sqlite/row_cache.c) answers vector scans too:
@@ -773,11 +764,7 @@ static void test_term_lists_stay_true_long(void)
 static void test_vector_rows_after_other_forget(void)
 {
     char path[64];
-    snprintf(path, sizeof path, "/tmp/am_test_vrows_XXXXXX");
-    int fd = mkstemp(path);
-    CHECK(fd >= 0);
-    close(fd);
-    remove(path);
+    temp_path(path, "vrows");
     am__store *a = lt_open(path, 0);
     CHECK_EQ_INT(a->vt->begin(a), AM_OK);
     CHECK_EQ_INT(a->vt->user_ensure(a, "u1", 1000), AM_OK);
@@ -835,12 +822,7 @@ static void test_vector_rows_after_other_forget(void)
     }
     am__arena_free(&ar);
     a->vt->close(a);
-    char side[96];
-    remove(path);
-    snprintf(side, sizeof side, "%.60s-wal", path);
-    remove(side);
-    snprintf(side, sizeof side, "%.60s-shm", path);
-    remove(side);
+    remove_files(path);
 }
 
 /* The lists held stay within their bound (AM__POST_MAX, "up to ~48 MB")
