@@ -19,7 +19,7 @@ asan:
 	cd $(BUILD)/asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j $(JOBS)
 
 fuzz:
-	@cmake -S . -B $(BUILD)/fuzz -DCMAKE_C_COMPILER=clang -DAM_FUZZ=ON >/dev/null
+	@cmake -S . -B $(BUILD)/fuzz -DCMAKE_C_COMPILER=clang -DAM_FUZZ=ON -DAM_CLI_DIR=$(CURDIR)/$(BUILD)/fuzz >/dev/null
 	@cmake --build $(BUILD)/fuzz -j $(JOBS)
 
 demo: all
