@@ -2,6 +2,8 @@
  * fuzz_text.c -- text analysis and the rule matchers on arbitrary bytes:
  * normalisation, tokenizer (ICU + bigrams + stemmer), sentence splitter,
  * language detection, distillation rules, task cues and the router;
+ * the query readers (synonym expansion, self-corrections' asks, a
+ * relative clause's condition: spans must lie inside the text, in order);
  * stored token blobs (memory_items.tokens) read back.  Tokens must lie
  * inside the normalised text and be non-empty; a blob read back is a
  * sorted set that writes back to the same bytes.
@@ -10,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/base.h"
 #include "distill/rules.h"
 #include "perceive/task.h"
 #include "recall/recall.h"
@@ -45,6 +48,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     am__task_detect(s, n, &sig);
     am__route_decision rd;
     am__route(s, n, &rd);
+    size_t from[4], to[4], asks = am__query_asks(s, n, from, to, 4);
+    if (asks > 4) abort();
+    for (size_t i = 0; i < asks; i++)
+        if (from[i] > to[i] || to[i] > n) abort();
+    size_t cf, ct, cv;
+    if (am__query_condition(s, n, &cf, &ct, &cv) && !(cf <= cv && cv < ct && ct <= n)) abort();
+    am__allocator al = {NULL, NULL};
+    am__buf ex, nar;
+    am__buf_init(&ex, &al);
+    am__buf_init(&nar, &al);
+    am__expand_query(s, n, &ex, &nar);
+    am__buf_free(&ex);
+    am__buf_free(&nar);
     uint64_t set[64];
     size_t ns;
     am__text_token_set(t, s, n, set, 64, &ns);

@@ -135,6 +135,12 @@ typedef struct am_rank_config {
                                 its asks when it corrects itself ("…。不好意思，
                                 我真正想问的是：…？", "… what I really want to
                                 know is …?"); 1: no such focus */
+    int conditions;          /* 1: a question that names a thing by one of
+                                its facts in a relative clause ("那个联系
+                                电话是…的人，其职业是什么？", "the person
+                                whose phone number is …") has that clause
+                                searched on its own too, its value above
+                                its attribute's name; 0: off */
 } am_rank_config;
 
 typedef struct am_config {

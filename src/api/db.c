@@ -47,6 +47,7 @@ void am_config_init(am_config *cfg)
     r->w_bridge = 0.9;
     r->bridges = 2;
     r->w_preamble = 0.2;
+    r->conditions = 1;
 }
 
 const char *am_errstr(int rc)

@@ -504,16 +504,59 @@ static int clause_cb(void *ctx, const char *s, size_t n)
     return 0;
 }
 
-/* Which clause each candidate answers best (by row id). */
+/* A clause's condition (recall/expand.c am__query_condition: "那个联系
+ * 电话是13228788707的人", "the person whose phone number is 555 0134") is
+ * a part of the question searched on its own, like a clause: the turn that
+ * states the fact ranks near the top (one of a kind, where the question's
+ * other words match many turns) and bridges to the answer.  Its value's
+ * words count 1, its attribute's (said of everything that has one)
+ * AM__COND_ATTR. */
+#define AM__MAX_PARTS (2 * AM__MAX_CLAUSES) /* clauses and their conditions */
+#define AM__COND_ATTR 0.3
+
+/* Which part (clause or condition) each candidate answers best (by row
+ * id). */
 typedef struct clause_homes {
     int64_t *rid;
     unsigned char *home;
     size_t n, clauses;
-    /* each clause's search terms (weights NULL: all 1) */
-    const char **terms[AM__MAX_CLAUSES];
-    const double *weights[AM__MAX_CLAUSES];
-    size_t nt[AM__MAX_CLAUSES];
+    /* each part's question terms for the two-hop search (a condition's:
+     * its clause's; weights NULL: all 1) */
+    const char **terms[AM__MAX_PARTS];
+    const double *weights[AM__MAX_PARTS];
+    size_t nt[AM__MAX_PARTS];
 } clause_homes;
+
+/* The search terms of a condition: its value's at 1 (the first *nv),
+ * its attribute's at AM__COND_ATTR (x their own weights). */
+static int condition_terms(am_db *db, am__arena *ar, const char *p, size_t n, size_t value,
+                           const char ***terms, const double **weights, size_t *nt, size_t *nv)
+{
+    int rc = text_terms(db, ar, p + value, n - value, NULL, 0, terms, weights, nt, NULL, NULL);
+    *nv = rc ? 0 : *nt;
+    if (rc || value == 0) return rc;
+    const char **at;
+    const double *aw;
+    size_t na;
+    if ((rc = text_terms(db, ar, p, value, NULL, 0, &at, &aw, &na, NULL, NULL))) return rc;
+    const char **all = am__arena_alloc(ar, (*nt + na + 1) * sizeof *all);
+    double *wt = am__arena_alloc(ar, (*nt + na + 1) * sizeof *wt);
+    if (!all || !wt) return AM_NOMEM;
+    size_t m = *nt;
+    memcpy(all, *terms, m * sizeof *all);
+    for (size_t i = 0; i < m; i++) wt[i] = *weights ? (*weights)[i] : 1.0;
+    for (size_t i = 0; i < na; i++) {
+        size_t k;
+        for (k = 0; k < m && strcmp(all[k], at[i]) != 0; k++) {}
+        if (k < m) continue;
+        wt[m] = AM__COND_ATTR * (aw ? aw[i] : 1.0);
+        all[m++] = at[i];
+    }
+    *terms = all;
+    *weights = wt;
+    *nt = m;
+    return AM_OK;
+}
 
 /* Compound questions: each clause is searched on its own too, and a
  * candidate keeps its best score relative to the best of each search
@@ -536,8 +579,26 @@ static int search_clauses(am_db *db, const char *uid, const char *text, size_t n
             return AM_OK; /* several lines: a transcript, not one compound question */
         am__text_sentences(text, n, clause_cb, &c);
     }
-    if (c.count < 2 || c.count > AM__MAX_CLAUSES || *n_events == 0) return AM_OK;
-    size_t cap = *n_events + c.count * (size_t)limit + 1;
+    if (c.count < 1 || c.count > AM__MAX_CLAUSES || *n_events == 0) return AM_OK;
+    /* the clauses, then their conditions */
+    const char *pp[AM__MAX_PARTS];
+    size_t pn[AM__MAX_PARTS], pv[AM__MAX_PARTS], parent[AM__MAX_PARTS], parts = c.count;
+    for (size_t k = 0; k < c.count; k++) {
+        pp[k] = c.p[k];
+        pn[k] = c.n[k];
+        pv[k] = 0;
+        parent[k] = k;
+    }
+    for (size_t k = 0; k < c.count && r->conditions > 0; k++) {
+        size_t f, t, v;
+        if (!am__query_condition(c.p[k], c.n[k], &f, &t, &v)) continue;
+        pp[parts] = c.p[k] + f;
+        pn[parts] = t - f;
+        pv[parts] = v - f;
+        parent[parts++] = k;
+    }
+    if (parts < 2) return AM_OK;
+    size_t cap = *n_events + parts * (size_t)limit + 1;
     homes->rid = am__arena_alloc(ar, cap * sizeof *homes->rid);
     homes->home = am__arena_alloc(ar, cap);
     double *homeval = am__arena_alloc(ar, cap * sizeof *homeval);
@@ -548,26 +609,41 @@ static int search_clauses(am_db *db, const char *uid, const char *text, size_t n
         homeval[i] = 0;
     }
     homes->n = *n_events;
-    homes->clauses = c.count;
+    homes->clauses = c.count; /* and each condition searched, below */
     double best = 0;
     for (size_t i = 0; i < *n_events; i++)
         if ((*events)[i].score > best) best = (*events)[i].score;
     if (best <= 0) return AM_OK;
-    for (size_t k = 0; k < c.count; k++) {
+    /* a question of one clause is that clause: the whole question's
+     * search is its own */
+    if (c.count == 1)
+        for (size_t i = 0; i < *n_events; i++) homeval[i] = (*events)[i].score;
+    for (size_t q = 0; q < parts; q++) {
         const char **terms;
         const double *weights;
-        size_t nt;
-        int rc = text_terms(db, ar, c.p[k], c.n[k], NULL, 0, &terms, &weights, &nt, NULL, NULL);
+        size_t nt, nv = 0, k = q < c.count ? q : homes->clauses; /* k: its place in homes */
+        int rc = q < c.count ? text_terms(db, ar, pp[q], pn[q], NULL, 0, &terms, &weights, &nt, NULL, NULL)
+                             : condition_terms(db, ar, pp[q], pn[q], pv[q], &terms, &weights, &nt, &nv);
         if (rc) return rc;
-        homes->terms[k] = terms;
-        homes->weights[k] = weights;
-        homes->nt[k] = nt;
+        homes->terms[k] = q < c.count ? terms : homes->terms[parent[q]];
+        homes->weights[k] = q < c.count ? weights : homes->weights[parent[q]];
+        homes->nt[k] = q < c.count ? nt : homes->nt[parent[q]];
         am__event_row *part;
         size_t np;
-        if (nt == 0) continue;
+        if (nt == 0 || (c.count == 1 && q == 0)) continue;
+        am__search_stats st = {0, 0, am__arena_alloc(ar, (nt + 1) * sizeof *st.df), 0};
+        if (!st.df) return AM_NOMEM;
         rc = s->vt->events_search(s, uid, terms, weights, nt, r->w_context, AM_TIME_NONE, to,
-                                  limit, ar, &part, &np, NULL);
+                                  limit, ar, &part, &np, q < c.count ? NULL : &st);
         if (rc) return rc;
+        if (q >= c.count) {
+            /* a condition whose value no turn holds (a redacted phone
+             * number, a name never mentioned) finds nothing of its own */
+            double held = 0;
+            for (size_t t = 0; t < nv && st.valid; t++) held += st.df[t];
+            if (st.valid && held == 0) continue;
+            homes->clauses++;
+        }
         double pbest = 0;
         for (size_t i = 0; i < np; i++)
             if (part[i].score > pbest) pbest = part[i].score;
@@ -626,7 +702,7 @@ static int interleave_clauses(const clause_homes *h, am__arena *ar, am__event_ro
     while (floor < n && rows[floor].score >= 0) floor++;
     size_t ranges[2][2] = {{0, floor}, {floor, n}};
     for (int g = 0; g < 2; g++) {
-        size_t a = ranges[g][0], b = ranges[g][1], left = b - a, next[AM__MAX_CLAUSES];
+        size_t a = ranges[g][0], b = ranges[g][1], left = b - a, next[AM__MAX_PARTS];
         for (size_t k = 0; k < h->clauses; k++) next[k] = a;
         while (left) {
             for (size_t k = 0; k < h->clauses && left; k++) {

@@ -53,6 +53,14 @@ int am__expand_query(const char *norm, size_t n, am__buf *out, am__buf *narrow);
  * correct itself; all of it is the ask). */
 size_t am__query_asks(const char *norm, size_t n, size_t *from, size_t *to, size_t max);
 
+/* The condition of a question that names a thing by one of its facts in a
+ * relative clause ("那个联系电话是13228788707的人，其职业是什么？",
+ * "南京协和医院的那位员工…", "the person whose phone number is 555 0134,
+ * where …"): 1 and the clause as byte offsets [*from, *to) of s, with
+ * *value where its value begins (after its last copula "是" / "is"; *from
+ * when it has none); 0 when s has none.  s may be normalised or not. */
+int am__query_condition(const char *s, size_t n, size_t *from, size_t *to, size_t *value);
+
 /* ---- rank */
 typedef struct am__scored_item {
     am__item_row *row;

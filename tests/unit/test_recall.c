@@ -1176,21 +1176,17 @@ static am_db *open_with(double w_bridge, double w_preamble)
     return open_mem_rank(&cfg.rank);
 }
 
-/* Two hops: the question names a thing by one fact (bridge) and asks
- * another (answer), which shares only the asked attribute with it -- as
- * do the others (many), which also share the question's other words.
- * The answer must follow its bridge at the top; without the two-hop
- * search it is lost among the others. */
-static int two_hop_rank(double w_bridge, const char *const *filler, const char *const *many,
-                        const char *bridge, const char *answer, const char *question,
-                        const char *needle)
+/* A history for the two-hop and condition tests: n filler turns (the
+ * first 28 a day apart, then the next hour's), eight turns that share
+ * the asked attribute (many), the bridge and its answer. */
+static void add_hop_history(am_db *db, int n, const char *const *filler, const char *const *many,
+                            const char *bridge, const char *answer)
 {
-    am_db *db = open_with(w_bridge, 0.2);
-    for (int i = 0; i < 24; i++) {
+    for (int i = 0; i < n; i++) {
         char at[40], session[16], text[160];
-        snprintf(at, sizeof at, "2026-01-%02dT10:00:00+08:00", 1 + i);
+        snprintf(at, sizeof at, "2026-01-%02dT%02d:00:00+08:00", 1 + i % 28, 10 + i / 28);
         snprintf(session, sizeof session, "h%d", i);
-        snprintf(text, sizeof text, "%s %d", filler[i % 6], i);
+        snprintf(text, sizeof text, "%s %d", filler[i % 6], n > 24 ? 1000 + i : i);
         add(db, "u1", session, NULL, at, text);
     }
     for (int i = 0; i < 8; i++) {
@@ -1201,6 +1197,19 @@ static int two_hop_rank(double w_bridge, const char *const *filler, const char *
     }
     add(db, "u1", "b", NULL, "2026-02-10T10:00:00+08:00", bridge);
     add(db, "u1", "a", NULL, "2026-02-20T10:00:00+08:00", answer);
+}
+
+/* Two hops: the question names a thing by one fact (bridge) and asks
+ * another (answer), which shares only the asked attribute with it -- as
+ * do the others (many), which also share the question's other words.
+ * The answer must follow its bridge at the top; without the two-hop
+ * search it is lost among the others. */
+static int two_hop_rank(double w_bridge, const char *const *filler, const char *const *many,
+                        const char *bridge, const char *answer, const char *question,
+                        const char *needle)
+{
+    am_db *db = open_with(w_bridge, 0.2);
+    add_hop_history(db, 24, filler, many, bridge, answer);
     size_t r = rank_of(db, "u1", "2026-03-10T09:00:00+08:00", question, needle);
     am_close(db);
     return (int)r;
@@ -1263,6 +1272,124 @@ static void test_two_hop_quoted_en(void)
             "The cardiology symposium lasts four days.",
             "The event about \"Heart stents. Clinical cases.\" - how long does it last?",
             "symposium lasts");
+}
+
+/* A condition in a relative clause ("那个年龄是42岁的人", "the person whose
+ * age is 42"): the turn that states it (the bridge) shares only the value
+ * with the question, the others (many) the attribute's name and more of
+ * the question's words.  Searched on its own, the condition's value ranks
+ * the bridge at the top (where the two-hop search takes it); without
+ * that search (rank.conditions = 0) it is lost among the others. */
+static int condition_rank(int conditions, const char *const *filler, const char *const *many,
+                          const char *bridge, const char *answer, const char *question)
+{
+    am_config cfg;
+    am_config_init(&cfg);
+    cfg.rank.conditions = conditions;
+    am_db *db = open_mem_rank(&cfg.rank);
+    add_hop_history(db, 120, filler, many, bridge, answer); /* long: the attribute's words are rare */
+    size_t r = rank_of(db, "u1", "2026-03-10T09:00:00+08:00", question, bridge);
+    am_close(db);
+    return (int)r;
+}
+
+static void condition(const char *const *filler, const char *const *many, const char *bridge,
+                      const char *answer, const char *question)
+{
+    int with = condition_rank(1, filler, many, bridge, answer, question);
+    int without = condition_rank(0, filler, many, bridge, answer, question);
+    CHECK(with >= 1 && with <= 2);
+    CHECK(without == 0 || without > 8);
+}
+
+static void test_condition_zh(void)
+{
+    static const char *const many[] = {
+        "王伟是我的同事，其年龄是三十五岁。", "李娜是我的下属，其年龄是二十八岁。",
+        "张强是我的上司，其年龄是五十岁。",   "赵敏是我的表妹，其年龄是十九岁。",
+        "刘洋是我的舅舅，其年龄是六十岁。",   "陈静是我的婶婶，其年龄是四十岁。",
+        "孙浩是我的表哥，其年龄是三十岁。",   "周婷是我的同学，其年龄是二十五岁。",
+    };
+    condition(filler_zh, many, "我表姐42岁。", "我表姐身高164厘米。",
+              "那个年龄是42岁的人，其身高是多少？");
+}
+
+static void test_condition_en(void)
+{
+    static const char *const many[] = {
+        "Tom, a cheerful person: his age is 35, his height 180 cm.",
+        "Lisa, a quiet person: her age is 28, her height 162 cm.",
+        "Mark, a busy person: his age is 50, his height 175 cm.",
+        "Emma, a kind person: her age is 19, her height 158 cm.",
+        "Paul, a funny person: his age is 60, his height 170 cm.",
+        "Rose, a calm person: her age is 40, her height 160 cm.",
+        "Sam, a loud person: his age is 30, his height 182 cm.",
+        "Kate, a shy person: her age is 25, her height 165 cm.",
+    };
+    condition(filler_en, many, "Grandpa Joe turned 87 last spring, we threw him a big party at the lake house.",
+              "Grandpa Joe is 150 cm in height.", "What is the height of the person whose age is 87?");
+}
+
+/* The condition of a question (recall/expand.c am__query_condition): the
+ * relative clause before "的人" / after "whose", its value after the
+ * copula; a quotation is one value; none in a plain question. */
+static void condition_is(const char *q, const char *want, const char *value)
+{
+    size_t from, to, v;
+    int got = am__query_condition(q, strlen(q), &from, &to, &v);
+    if (!want) {
+        CHECK_EQ_INT(got, 0);
+        return;
+    }
+    CHECK_EQ_INT(got, 1);
+    if (got) {
+        char span[256], val[256];
+        snprintf(span, sizeof span, "%.*s", (int)(to - from), q + from);
+        snprintf(val, sizeof val, "%.*s", (int)(to - v), q + v);
+        CHECK_EQ_STR(span, want);
+        CHECK_EQ_STR(val, value);
+    }
+}
+
+static void test_query_condition(void)
+{
+    condition_is("那个联系电话是13228788707的人，其职业是什么？", "联系电话是13228788707", "13228788707");
+    condition_is("那42岁的人身高是多少来着？", "42岁", "42岁");
+    condition_is("南京协和医院的那位员工生日是什么时候呢？", "南京协和医院", "南京协和医院");
+    condition_is("上司是做什么工作的呢？另外，那个兴趣爱好是阅读的人，生日是什么？", "兴趣爱好是阅读", "阅读");
+    condition_is("那个主要内容是“探讨，分享。”的人，住在哪里？", "主要内容是“探讨，分享。”", "“探讨，分享。”");
+    condition_is("我喜欢的家电是什么呢？", NULL, NULL);
+    condition_is("Where does the person whose phone number is 555 0134 live?", "phone number is 555 0134 live",
+                 "555 0134 live");
+    condition_is("The woman who plays the cello, where does she live?", "plays the cello", "plays the cello");
+    condition_is("Who did Caroline meet at the support group?", NULL, NULL);
+}
+
+/* Attributes as asked and as told (F21): "教育背景" finds "学历",
+ * "phone number" / "联系电话" finds "电话号码", "单位" finds "公司". */
+static void expands_to(const char *norm, const char *word)
+{
+    am__buf out, narrow;
+    am__buf_init(&out, NULL);
+    am__buf_init(&narrow, NULL);
+    CHECK_EQ_INT(am__expand_query(norm, strlen(norm), &out, &narrow), AM_OK);
+    am__buf_addc(&out, 0);
+    CHECK(out.p && strstr(out.p, word) != NULL);
+    am__buf_free(&out);
+    am__buf_free(&narrow);
+}
+
+static void test_expand_attributes_zh(void)
+{
+    expands_to("我妈妈的教育背景是什么?", "学历");
+    expands_to("那个人的联系电话是多少?", "电话号码");
+    expands_to("我上司的单位叫什么?", "公司");
+}
+
+static void test_expand_attributes_en(void)
+{
+    expands_to("what is my uncle's phone number?", "电话号码");
+    expands_to("what is her education?", "学历");
 }
 
 /* A query that corrects itself: its chatter shares many words with other
@@ -1393,6 +1520,11 @@ static void test_asks_last_question(void)
 int main(void)
 {
     RUN(test_asks_last_question);
+    RUN(test_query_condition);
+    RUN(test_expand_attributes_zh);
+    RUN(test_expand_attributes_en);
+    RUN(test_condition_zh);
+    RUN(test_condition_en);
     RUN(test_item_tokens_stored_zh);
     RUN(test_item_tokens_stored_en);
     RUN(test_context_length_zh);
