@@ -740,13 +740,24 @@ static int interleave_clauses(const clause_homes *h, am__arena *ar, am__event_ro
  * rises to that score).  A bridge is a short statement: one whose own
  * words are more than AM__BRIDGE_MAX_UNITS (bigrams, words, numbers) is an
  * answer in itself, and a hit that covers under AM__BRIDGE_MIN_COVER of
- * its words is about something else. */
+ * its words is about something else.
+ *
+ * A hit that leads with the bridge's name -- its first word the question
+ * lacks is one of the bridge's own, not the bridge's first, with at least
+ * AM__BRIDGE_LEAD_IDF of the rarest one's idf -- and is a description
+ * (AM__BRIDGE_LEAD_BYTES or longer) is about the thing the bridge names
+ * ("我刚才路过的那个公园叫荔枝公园。" -> "荔枝公园真是太不错了，就在闹市区
+ * 里…" for "我路过的公园怎么样？"): it is taken first and scored as if it
+ * covered the bridge and held an asked word, unless another hit holds a
+ * word the question asks (then that is what is asked: "持续时间"). */
 #define AM__BRIDGE_REST 0.5      /* weight of the question's remaining words */
 #define AM__BRIDGE_HITS 2        /* hits taken per bridge */
 #define AM__BRIDGE_SEARCH 20     /* rows of the second search */
 #define AM__BRIDGE_MAX_UNITS 12  /* a longer bridge is an answer, not a pointer */
 #define AM__BRIDGE_MIN_COVER 0.5 /* share of the bridge's words a hit must hold */
 #define AM__BRIDGE_NO_ASK 0.6    /* a hit with none of the question's other words */
+#define AM__BRIDGE_LEAD_IDF 0.8  /* a leading name's idf, of the bridge's rarest (0.5: chat turns lead with any word) */
+#define AM__BRIDGE_LEAD_BYTES 90 /* a description (30 Han characters) */
 /* In a long history (over 2,000 rows, where a search reads its terms'
  * frequencies first) the second search leaves out terms in more than 1 %
  * of the rows: a hit must hold half of the bridge's idf-weighted words,
@@ -776,12 +787,13 @@ static int function_token(const char *tok)
  * *nt = 0 when it has no words of its own or is too long to be a bridge. */
 static int bridge_terms(am_db *db, am__arena *ar, const char *content, const char *const *qt,
                         const double *qw, size_t nq, const char ***terms, double **weights,
-                        size_t *nt, size_t *n_own)
+                        size_t *nt, size_t *n_own, size_t *first_unit)
 {
     const char **bt;
     const unsigned char *kind;
     size_t nb;
     *nt = *n_own = 0;
+    *first_unit = SIZE_MAX;
     int rc = am__query_terms_kinds(db->text, content, ar, &bt, &kind, &nb);
     if (rc) return rc;
     const char **all = am__arena_alloc(ar, (nb + nq + 1) * sizeof *all);
@@ -793,8 +805,10 @@ static int bridge_terms(am_db *db, am__arena *ar, const char *content, const cha
         for (k = 0; k < nq && strcmp(qt[k], bt[i]) != 0; k++) {}
         if (k < nq || function_token(bt[i])) continue;
         wt[n] = 1.0;
+        int unit = kind[i] == AM_TOK_BIGRAM || kind[i] == AM_TOK_WORD || kind[i] == AM_TOK_NUM;
+        if (unit && *first_unit == SIZE_MAX) *first_unit = n;
         all[n++] = bt[i];
-        units += kind[i] == AM_TOK_BIGRAM || kind[i] == AM_TOK_WORD || kind[i] == AM_TOK_NUM;
+        units += unit;
     }
     if (n == 0 || units > AM__BRIDGE_MAX_UNITS) return AM_OK;
     *n_own = n;
@@ -822,6 +836,39 @@ static int set_has(const uint64_t *set, size_t n, uint64_t h)
     return lo < n && set[lo] == h;
 }
 
+/* The hit's leading word: the first unit (bigram, word, number) of its
+ * first 48 bytes that the question lacks; *t = its place among the bridge's
+ * own words (terms[0..n_own)), n_own when it is none of them. */
+static int hit_lead(am_db *db, am__arena *ar, const char *content, const char *const *qt,
+                    size_t nq, const char *const *terms, size_t n_own, size_t *t)
+{
+    size_t n = strlen(content), cut = n < 48 ? n : 48;
+    while (cut < n && ((unsigned char)content[cut] & 0xC0) == 0x80) cut--;
+    char *head = am__arena_alloc(ar, cut + 1);
+    if (!head) return AM_NOMEM;
+    memcpy(head, content, cut);
+    head[cut] = 0;
+    const char **ht;
+    const unsigned char *kind;
+    size_t nh;
+    *t = n_own;
+    int rc = am__query_terms_kinds(db->text, head, ar, &ht, &kind, &nh);
+    if (rc) return rc;
+    for (size_t i = 0; i < nh; i++) {
+        if (kind[i] != AM_TOK_BIGRAM && kind[i] != AM_TOK_WORD && kind[i] != AM_TOK_NUM &&
+            kind[i] != AM_TOK_CJKWORD)
+            continue;
+        if (function_token(ht[i])) continue;
+        size_t k;
+        for (k = 0; k < nq && strcmp(qt[k], ht[i]) != 0; k++) {}
+        if (k < nq) continue;
+        for (k = 0; k < n_own && strcmp(terms[k], ht[i]) != 0; k++) {}
+        *t = k;
+        return AM_OK;
+    }
+    return AM_OK;
+}
+
 /* qt / qw / nq: the question's terms (a compound question's bridge uses
  * its own clause's, from h). */
 static int search_bridges(am_db *db, const char *uid, const char *const *qt, const double *qw,
@@ -842,7 +889,9 @@ static int search_bridges(am_db *db, const char *uid, const char *const *qt, con
     typedef struct bridge {
         const char **terms;
         double *weights;
-        size_t nt, n_own, *at; /* at[t]: the term's place in the search */
+        const char *const *qt;
+        size_t nq;
+        size_t nt, n_own, first_unit, *at; /* at[t]: the term's place in the search */
     } bridge;
     bridge *br = am__arena_alloc(ar, (nb + 1) * sizeof *br);
     const char **st_terms = NULL;
@@ -865,9 +914,11 @@ static int search_bridges(am_db *db, const char *uid, const char *const *qt, con
                 break;
             }
         int rc = bridge_terms(db, ar, base[b].content, ct, cw, nc, &x->terms, &x->weights, &x->nt,
-                              &x->n_own);
+                              &x->n_own, &x->first_unit);
         if (rc) return rc;
         if (x->nt == 0) continue;
+        x->qt = ct;
+        x->nq = nc;
         if (!(x->at = am__arena_alloc(ar, (x->nt + 1) * sizeof *x->at))) return AM_NOMEM;
         for (size_t t = 0; t < x->nt; t++) {
             size_t k;
@@ -928,9 +979,45 @@ static int search_bridges(am_db *db, const char *uid, const char *const *qt, con
             total += idf[t];
         }
         if (total <= 0) continue;
-        int taken = 0;
+        /* hits that lead with the bridge's name (a rare word of its
+         * own, not its first) and describe it at length; none when
+         * another hit holds a word the question asks */
+        int taken = 0, leads = 0;
+        double top = 0;
+        for (size_t t = 0; t < n_own; t++)
+            if (idf[t] > top) top = idf[t];
+        unsigned char *lead = am__arena_alloc(ar, nh + 1);
+        if (!lead) return AM_NOMEM;
+        for (size_t i = 0; i < nh; i++) {
+            lead[i] = 0;
+            if (hop[i].rid == base[b].rid || !hop[i].content ||
+                strlen(hop[i].content) < AM__BRIDGE_LEAD_BYTES)
+                continue;
+            size_t t;
+            if ((rc = hit_lead(db, ar, hop[i].content, x->qt, x->nq, terms, n_own, &t))) return rc;
+            lead[i] = t < n_own && t != x->first_unit && idf[t] >= AM__BRIDGE_LEAD_IDF * top;
+            leads += lead[i];
+        }
+        int found = 0;
+        for (size_t i = 0; i < nh && leads && !found; i++) {
+            if (hop[i].rid == base[b].rid || !hop[i].content) continue;
+            if (hn[i] == SIZE_MAX &&
+                (rc = am__tokcache_text_set(db->text, db->tokcache, hop[i].content,
+                                            strlen(hop[i].content), hset[i], &hn[i])))
+                return rc;
+            double got = 0;
+            for (size_t t = 0; t < n_own; t++)
+                if (set_has(hset[i], hn[i], th[t])) got += idf[t];
+            if (got / total < AM__BRIDGE_MIN_COVER) continue;
+            for (size_t t = n_own; t < nt && !found; t++)
+                found = weights[t] >= AM__BRIDGE_REST && !function_token(terms[t]) &&
+                        set_has(hset[i], hn[i], th[t]);
+        }
+        if (found) memset(lead, 0, nh);
+        for (int pass = 0; pass < 2; pass++) /* the leading hits first */
         for (size_t i = 0; i < nh && taken < AM__BRIDGE_HITS; i++) {
             if (hop[i].rid == base[b].rid || !hop[i].content) continue;
+            if (lead[i] != (pass == 0)) continue;
             if (hn[i] == SIZE_MAX &&
                 (rc = am__tokcache_text_set(db->text, db->tokcache, hop[i].content,
                                             strlen(hop[i].content), hset[i], &hn[i])))
@@ -941,8 +1028,9 @@ static int search_bridges(am_db *db, const char *uid, const char *const *qt, con
             for (size_t t = 0; t < n_own; t++)
                 if (set_has(set, ns, th[t])) got += idf[t];
             double cover = got / total;
+            if (lead[i]) cover = 1.0;
             if (cover < AM__BRIDGE_MIN_COVER) continue;
-            int asks = 0; /* one of the question's own remaining words */
+            int asks = lead[i]; /* one of the question's own remaining words */
             for (size_t t = n_own; t < nt && !asks; t++)
                 asks = weights[t] >= AM__BRIDGE_REST && !function_token(terms[t]) &&
                        set_has(set, ns, th[t]);

@@ -1274,6 +1274,53 @@ static void test_two_hop_quoted_en(void)
             "symposium lasts");
 }
 
+/* The asked thing is described, not stated: "我路过的公园怎么样？" after
+ * "我刚才路过的那个公园叫荔枝公园。" is answered by a long description
+ * that leads with the park's name and holds no word of what is asked,
+ * like the descriptions of other parks (many).  The two-hop search
+ * places it right after its bridge. */
+static void described(const char *const *filler, const char *const *many, const char *bridge,
+                      const char *answer, const char *question, const char *needle)
+{
+    int r = two_hop_rank(0.9, filler, many, bridge, answer, question, needle);
+    CHECK(r >= 1 && r <= 2);
+}
+
+static void test_two_hop_described_zh(void)
+{
+    static const char *const many[] = {
+        "莲花山公园真心不错，树多阴凉，山顶的观景台能看到整个城市，周末爬一爬特别舒服。",
+        "儿童公园真的太棒了，设施一应俱全，孩子们在草地上跑来跑去，玩得特别开心。",
+        "东湖公园环境很好，湖水清澈，树荫也多，工作累了去那儿走走，心情一下就好了。",
+        "中心公园是散心的好地方，空气新鲜，晚上还有很多人在广场上跳舞，热闹得很。",
+        "笔架山公园的步道修得很好，空气清新，早上去跑步的人特别多，风景也漂亮。",
+        "洪湖公园真是太美了，湖边的荷花开得正好，傍晚坐在长椅上吹吹风特别惬意。",
+        "海滨公园的沙滩又干净又宽，海风吹过来特别舒服，傍晚还能看到很美的日落。",
+        "人民公园里有很多老人下棋打牌，环境安静，绿化也好，周末带家人去逛逛不错。",
+    };
+    described(filler_zh, many, "我刚才路过的那个公园叫荔枝公园。",
+              "荔枝公园真是太不错了，就在闹市区里，到处都是绿树，空气也特别新鲜，每天下班过来走走很放松。",
+              "我路过的公园怎么样？", "荔枝公园真是");
+}
+
+static void test_two_hop_described_en(void)
+{
+    static const char *const many[] = {
+        "Lotus Hill Park is lovely, with shady trees and a lookout over the whole city at the top.",
+        "Children's Park is great, full of rides and lawns where the kids run around all afternoon.",
+        "East Lake Park is calm and green, with clear water and benches along the shore to rest on.",
+        "Central Park is a nice place to unwind, with fresh air and people dancing on the square.",
+        "Bijia Mountain Park has well kept trails and fresh air, and many runners in the morning.",
+        "Honghu Park is beautiful, the lotus flowers are in bloom and the evening breeze is pleasant.",
+        "Seaside Park has a wide clean beach, a cool sea breeze and lovely sunsets in the evening.",
+        "People's Park is quiet and green, with old men playing chess under the trees all day.",
+    };
+    described(filler_en, many, "The park I walked past this morning is called Lychee Park.",
+              "Lychee Park is really lovely, a quiet green place right in the busy city center with "
+              "fresh air and shady trees.",
+              "What was the park I walked past like?", "Lychee Park is");
+}
+
 /* A condition in a relative clause ("那个年龄是42岁的人", "the person whose
  * age is 42"): the turn that states it (the bridge) shares only the value
  * with the question, the others (many) the attribute's name and more of
@@ -1560,6 +1607,8 @@ int main(void)
     RUN(test_two_hop_en);
     RUN(test_two_hop_quoted_zh);
     RUN(test_two_hop_quoted_en);
+    RUN(test_two_hop_described_zh);
+    RUN(test_two_hop_described_en);
     RUN(test_preamble_zh);
     RUN(test_preamble_en);
     RUN(test_preamble_no_cue_zh);
