@@ -58,6 +58,31 @@ static const char *const groups[][8] = {
     {"mom", "mother", "妈妈", "母亲", "老妈", NULL},
     {"dad", "father", "爸爸", "父亲", "老爸", NULL},
     {"married", "wedding", "husband", "wife", NULL},
+    /* English irregular verbs: the question asks in the base form ("when
+     * did Nate win"), the turn tells in the past ("I just won another
+     * tournament"); the stemmer joins regular forms only */
+    {"win", "won", NULL}, {"meet", "met", NULL}, {"buy", "bought", NULL}, {"teach", "taught", NULL},
+    {"catch", "caught", NULL}, {"fight", "fought", NULL}, {"sell", "sold", NULL},
+    {"tell", "told", NULL}, {"think", "thought", NULL}, {"bring", "brought", NULL},
+    {"build", "built", NULL}, {"send", "sent", NULL}, {"spend", "spent", NULL},
+    {"lose", "lost", NULL}, {"begin", "began", "begun", NULL}, {"run", "ran", NULL},
+    {"write", "wrote", "written", NULL}, {"choose", "chose", "chosen", NULL},
+    {"drive", "drove", "driven", NULL}, {"eat", "ate", "eaten", NULL},
+    {"fly", "flew", "flown", NULL}, {"forget", "forgot", "forgotten", NULL},
+    {"grow", "grew", "grown", NULL}, {"ride", "rode", "ridden", NULL},
+    {"sing", "sang", "sung", NULL}, {"swim", "swam", "swum", NULL},
+    {"throw", "threw", "thrown", NULL}, {"wear", "wore", "worn", NULL},
+    {"speak", "spoke", "spoken", NULL}, {"break", "broke", "broken", NULL},
+    {"sleep", "slept", NULL}, {"feed", "fed", NULL}, {"hide", "hid", "hidden", NULL},
+    {"steal", "stole", "stolen", NULL}, {"understand", "understood", NULL},
+    {"wake", "woke", "woken", NULL}, {"draw", "drew", "drawn", NULL},
+    {"give", "gave", "given", NULL}, {"take", "took", "taken", NULL}, {"go", "went", "gone", NULL},
+    {"keep", "kept", NULL}, {"hold", "held", NULL}, {"pay", "paid", NULL}, {"hear", "heard", NULL},
+    {"feel", "felt", NULL}, {"find", "found", NULL}, {"leave", "left", NULL},
+    {"get", "got", "gotten", NULL}, {"make", "made", NULL}, {"see", "saw", "seen", NULL},
+    {"know", "knew", "known", NULL}, {"become", "became", NULL}, {"come", "came", NULL},
+    {"say", "said", NULL},
+    {"tourney", "tournament", NULL},
 };
 
 /* Broader words -> narrower ones (one way): a question about someone's

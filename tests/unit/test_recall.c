@@ -1321,6 +1321,70 @@ static void test_two_hop_described_en(void)
               "What was the park I walked past like?", "Lychee Park is");
 }
 
+/* The bridge's name is in several turns ("我将要参加电影动作健身汇。",
+ * "…的地点是山东济南。"), shorter than the answer and so ahead of it in the
+ * second search; the hop takes the turn that holds what is asked
+ * ("主要内容", "main topic") first.  A single Han character of the question
+ * ("要" of "主要") asks nothing: "我将要参加…" holds it too. */
+static int named_rank(const char *const *filler, const char *const *many, const char *bridge,
+                      const char *answer, const char *const *named, const char *question,
+                      const char *needle)
+{
+    am_db *db = open_with(0.9, 0.2);
+    add_hop_history(db, 24, filler, many, bridge, answer);
+    add(db, "u1", "n0", NULL, "2026-02-12T10:00:00+08:00", named[0]);
+    add(db, "u1", "n1", NULL, "2026-02-14T10:00:00+08:00", named[1]);
+    add(db, "u1", "n2", NULL, "2026-02-16T10:00:00+08:00", named[2]);
+    size_t r = rank_of(db, "u1", "2026-03-10T09:00:00+08:00", question, needle);
+    am_close(db);
+    return (int)r;
+}
+
+static void test_two_hop_asked_zh(void)
+{
+    static const char *const many[] = {
+        "读书节的主要内容是交换旧书，请作家签名售书，和读者面对面交流。",
+        "美食节的主要内容是品尝各地小吃，观看厨师表演，参加烹饪比赛。",
+        "音乐节的主要内容是乐队现场演出，乐迷互动，夜间露天音乐会。",
+        "摄影展的主要内容是展出风光作品，摄影师讲解拍摄技巧，现场评选。",
+        "马拉松的主要内容是全程和半程比赛，沿途补给，终点颁奖仪式。",
+        "动漫展的主要内容是角色扮演，漫画签售，新番发布会和手办展示。",
+        "啤酒节的主要内容是品尝精酿啤酒，乐队演出，厂商展示新品。",
+        "灯会的主要内容是观赏花灯，猜灯谜，传统民俗表演和小吃摊位。",
+    };
+    static const char *const named[] = {"我将要参加电影动作健身汇。",
+                                        "电影动作健身汇的地点是山东济南。",
+                                        "电影动作健身汇的时间是下周六下午两点。"};
+    int r = named_rank(filler_zh, many, "电影动作健身汇的规模是七百人。",
+                       "电影动作健身汇的主要内容是观看经典电影片段，通过模拟电影动作进行健身训练，"
+                       "提高身体协调性，体验电影与运动的完美结合。",
+                       named, "那个规模是七百人的活动，主要内容是什么？", "健身汇的主要内容");
+    CHECK(r >= 1 && r <= 2);
+}
+
+static void test_two_hop_asked_en(void)
+{
+    static const char *const many[] = {
+        "The main topic of the book fair is swapping old books and meeting authors.",
+        "The main topic of the food festival is street food from every province.",
+        "The main topic of the music festival is live bands playing late into the night.",
+        "The main topic of the photo exhibition is landscape prints and talks by photographers.",
+        "The main topic of the marathon weekend is the full and half race along the river.",
+        "The main topic of the comic convention is cosplay, signings and new series.",
+        "The main topic of the beer festival is craft beer tastings and brewery stands.",
+        "The main topic of the lantern show is paper lanterns, riddles and folk dances.",
+    };
+    static const char *const named[] = {"I will attend the cardiology symposium.",
+                                        "The cardiology symposium is in Boston.",
+                                        "The cardiology symposium starts next Saturday at two."};
+    int r = named_rank(filler_en, many, "The cardiology symposium has six hundred attendees.",
+                       "The main topic of the cardiology symposium is heart stents, valve repair and "
+                       "clinical cases from the past year.",
+                       named, "What is the main topic of the event with six hundred attendees?",
+                       "topic of the cardiology");
+    CHECK(r >= 1 && r <= 2);
+}
+
 /* A condition in a relative clause ("那个年龄是42岁的人", "the person whose
  * age is 42"): the turn that states it (the bridge) shares only the value
  * with the question, the others (many) the attribute's name and more of
@@ -1437,6 +1501,56 @@ static void test_expand_attributes_en(void)
 {
     expands_to("what is my uncle's phone number?", "电话号码");
     expands_to("what is her education?", "学历");
+}
+
+/* Irregular verbs: "when did Nate win …" is answered by "I just won …",
+ * which the stemmer does not join to "win"; the other turns share the
+ * question's other words (Nate, tournament) and must not come first. */
+static void test_verb_forms_en(void)
+{
+    expands_to("when did nate win his third tourney?", "won");
+    expands_to("when did nate win his third tourney?", "tournament");
+    expands_to("where did they meet?", "met");
+    am_db *db = open_mem();
+    static const char *const others[] = {
+        "Nate: the tournament next month will be a big one, lots of teams",
+        "Nate: I am training every night for the tournament with my team",
+        "Nate: the tournament stream had thousands of viewers",
+        "Nate: my tournament schedule is packed this season",
+    };
+    for (int i = 0; i < 4; i++) {
+        char at[40], session[16];
+        snprintf(at, sizeof at, "2026-03-%02dT10:00:00+08:00", 1 + i);
+        snprintf(session, sizeof session, "o%d", i);
+        add(db, "u1", session, NULL, at, others[i]);
+    }
+    add(db, "u1", "w", NULL, "2026-02-20T10:00:00+08:00",
+        "Nate: guess what, I just won another regional tournament last week!");
+    CHECK_EQ_INT((int)rank_of(db, "u1", "2026-03-10T09:00:00+08:00",
+                              "When did Nate win a tournament?", "just won"), 1);
+    am_close(db);
+}
+
+/* A Chinese question names its verb once (no inflection: "赢了", "赢过"
+ * share "赢"); an English verb inside it still gets its forms. */
+static void test_verb_forms_zh(void)
+{
+    am__buf out, narrow;
+    am__buf_init(&out, NULL);
+    am__buf_init(&narrow, NULL);
+    const char *q = "小王什么时候赢了比赛?";
+    CHECK_EQ_INT(am__expand_query(q, strlen(q), &out, &narrow), AM_OK);
+    CHECK(out.len == 0); /* nothing from the English forms */
+    am__buf_free(&out);
+    am__buf_free(&narrow);
+    expands_to("我们上次meet是什么时候?", "met");
+    am_db *db = open_mem();
+    add(db, "u1", "o1", NULL, "2026-03-01T10:00:00+08:00", "小王：下个月的比赛有很多队伍参加");
+    add(db, "u1", "o2", NULL, "2026-03-02T10:00:00+08:00", "小王：我每天晚上都在为比赛训练");
+    add(db, "u1", "w", NULL, "2026-02-20T10:00:00+08:00", "小王：告诉你，我上周赢了地区比赛！");
+    CHECK_EQ_INT((int)rank_of(db, "u1", "2026-03-10T09:00:00+08:00", "小王什么时候赢了比赛？",
+                              "赢了地区"), 1);
+    am_close(db);
 }
 
 /* A query that corrects itself: its chatter shares many words with other
@@ -1570,6 +1684,8 @@ int main(void)
     RUN(test_query_condition);
     RUN(test_expand_attributes_zh);
     RUN(test_expand_attributes_en);
+    RUN(test_verb_forms_en);
+    RUN(test_verb_forms_zh);
     RUN(test_condition_zh);
     RUN(test_condition_en);
     RUN(test_item_tokens_stored_zh);
@@ -1608,6 +1724,8 @@ int main(void)
     RUN(test_two_hop_quoted_zh);
     RUN(test_two_hop_quoted_en);
     RUN(test_two_hop_described_zh);
+    RUN(test_two_hop_asked_zh);
+    RUN(test_two_hop_asked_en);
     RUN(test_two_hop_described_en);
     RUN(test_preamble_zh);
     RUN(test_preamble_en);
