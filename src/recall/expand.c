@@ -83,6 +83,15 @@ static const char *const groups[][8] = {
     {"know", "knew", "known", NULL}, {"become", "became", NULL}, {"come", "came", NULL},
     {"say", "said", NULL},
     {"tourney", "tournament", NULL},
+    /* English compounds written open or closed ("road trip" / "roadtrip") */
+    {"road trip", "roadtrip", NULL}, {"video game", "videogame", NULL},
+    {"video games", "videogames", NULL}, {"ice cream", "icecream", NULL},
+    {"work out", "workout", NULL}, {"home town", "hometown", NULL},
+    {"boy friend", "boyfriend", NULL}, {"girl friend", "girlfriend", NULL},
+    {"book shelf", "bookshelf", NULL}, {"camp fire", "campfire", NULL},
+    {"photo shoot", "photoshoot", NULL}, {"cell phone", "cellphone", NULL},
+    {"skate board", "skateboard", NULL}, {"snow board", "snowboard", NULL},
+    {"sun set", "sunset", NULL}, {"sun rise", "sunrise", NULL},
 };
 
 /* Broader words -> narrower ones (one way): a question about someone's

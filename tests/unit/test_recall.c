@@ -1504,13 +1504,15 @@ static void test_expand_attributes_en(void)
 }
 
 /* Irregular verbs: "when did Nate win …" is answered by "I just won …",
- * which the stemmer does not join to "win"; the other turns share the
+ * which the stemmer does not join to "win" (and "road trip" by
+ * "roadtrip"); the other turns share the
  * question's other words (Nate, tournament) and must not come first. */
 static void test_verb_forms_en(void)
 {
     expands_to("when did nate win his third tourney?", "won");
     expands_to("when did nate win his third tourney?", "tournament");
     expands_to("where did they meet?", "met");
+    expands_to("what happened on their road trip?", "roadtrip");
     am_db *db = open_mem();
     static const char *const others[] = {
         "Nate: the tournament next month will be a big one, lots of teams",
