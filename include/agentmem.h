@@ -141,6 +141,10 @@ typedef struct am_rank_config {
                                 whose phone number is …") has that clause
                                 searched on its own too, its value above
                                 its attribute's name; 0: off */
+    int pii_matches;         /* 1: a question that names a phone number, an
+                                e-mail address, an ID or a card number finds
+                                the events that held it (stored redacted)
+                                through the user's PII vault, first; 0: off */
 } am_rank_config;
 
 typedef struct am_config {

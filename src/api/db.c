@@ -48,6 +48,7 @@ void am_config_init(am_config *cfg)
     r->bridges = 2;
     r->w_preamble = 0.2;
     r->conditions = 1;
+    r->pii_matches = 1;
 }
 
 const char *am_errstr(int rc)

@@ -12,6 +12,7 @@
 #include "recall/recall.h"
 #include "semantic/merge.h"
 #include "text/entities.h"
+#include "text/redact.h"
 
 #define MAX_QSET 256
 #define DEDUP_SET AM__TEXT_SET /* tokens compared when deduplicating the block */
@@ -1074,6 +1075,65 @@ static int search_bridges(am_db *db, const char *uid, const char *const *qt, con
     return AM_OK;
 }
 
+/* F3, the read side: a question that names a phone number, an e-mail
+ * address, an ID or a card number ("那个联系电话是155…的人，其生日是？",
+ * "who has the e-mail …?") cannot find the turn that said it by its words:
+ * the write path put a placeholder ("[PHONE_1]") in the value's place
+ * before indexing.  The question is redacted the same way and each value
+ * it names is looked up in the user's vault, compared in canonical form
+ * (digits only, e-mail lower-cased); the events that held it come first
+ * (at most AM__PII_MATCHES, newest first), as the question's most
+ * specific word -- and as a bridge to what it asks about that person.
+ * The value stays in the vault: a recall returns the redacted turn. */
+#define AM__PII_MATCHES 4
+#define AM__PII_SCAN 4096 /* vault rows of one type read for a value */
+static int pii_matches(am_db *db, const char *uid, const char *text, size_t len, am_time to,
+                       am__arena *ar, am__event_row **events, size_t *n_events)
+{
+    am__redact_result red;
+    int rc = am__redact(&db->alloc, text, len, NULL, &red);
+    if (rc) return rc;
+    am__event_row hit[AM__PII_MATCHES];
+    size_t nh = 0;
+    for (size_t i = 0; i < red.n && nh < AM__PII_MATCHES && !rc; i++) {
+        if (!red.items[i].original) continue;
+        char want[AM__PII_CANON_MAX], got[AM__PII_CANON_MAX];
+        const char *orig = red.items[i].original;
+        if (am__pii_canonical(orig, strlen(orig), red.items[i].type, want) == 0) continue;
+        am__event_row *rows;
+        const char **vals;
+        size_t nr;
+        rc = db->store->vt->pii_events(db->store, uid, am__pii_type_name(red.items[i].type), to,
+                                       AM__PII_SCAN, ar, &rows, &vals, &nr);
+        for (size_t k = 0; !rc && k < nr && nh < AM__PII_MATCHES; k++) {
+            am__pii_canonical(vals[k], strlen(vals[k]), red.items[i].type, got);
+            if (strcmp(want, got) != 0) continue;
+            size_t j;
+            for (j = 0; j < nh && hit[j].rid != rows[k].rid; j++) {}
+            if (j == nh) hit[nh++] = rows[k];
+        }
+    }
+    am__redact_result_free(&db->alloc, &red);
+    if (rc || nh == 0) return rc;
+    size_t m = *n_events;
+    am__event_row *all = am__arena_alloc(ar, (m + nh + 1) * sizeof *all);
+    if (!all) return AM_NOMEM;
+    double top = m && (*events)[0].score > 1.0 ? (*events)[0].score : 1.0;
+    size_t w = 0;
+    for (size_t j = 0; j < nh; j++) {
+        all[w] = hit[j];
+        all[w++].score = top + 1e-3 * (double)(nh - j);
+    }
+    for (size_t i = 0; i < m; i++) {
+        size_t j;
+        for (j = 0; j < nh && hit[j].rid != (*events)[i].rid; j++) {}
+        if (j == nh) all[w++] = (*events)[i];
+    }
+    *events = all;
+    *n_events = w;
+    return AM_OK;
+}
+
 static int recall_run(am_db *db, const am_query *q, recall_box *box)
 {
     am__arena *ar = &box->ar;
@@ -1238,6 +1298,10 @@ static int recall_run(am_db *db, const am_query *q, recall_box *box)
         am__sort_events(events, n_events);
     }
     if ((rc = interleave_clauses(&homes, ar, events, n_events))) goto out_store;
+    if (r->pii_matches > 0 &&
+        (rc = pii_matches(db, uid, q->text, qn, as_of != AM_TIME_NONE ? as_of + 1 : AM_TIME_NONE,
+                          ar, &events, &n_events)))
+        goto out_store;
     if ((rc = search_bridges(db, uid, terms, weights, nt, &homes,
                              as_of != AM_TIME_NONE ? as_of + 1 : AM_TIME_NONE, ar, &events,
                              &n_events)))

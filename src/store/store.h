@@ -194,6 +194,13 @@ typedef struct am__store_vt {
                          am__arena *ar, am__entity_row **rows, size_t *n);
     int (*event_find)(am__store *s, const char *uid, const char *needle,
                       char out[32]);
+    /* The user's events whose PII vault holds a value of that type
+     * ("phone", "email", ...), said before `to` (AM_TIME_NONE: any), newest
+     * first, at most limit; originals[i] is the value event i held (for the
+     * caller's canonical comparison: it never leaves the read path). */
+    int (*pii_events)(am__store *s, const char *uid, const char *type, am_time to, int limit,
+                      am__arena *ar, am__event_row **rows, const char ***originals,
+                      size_t *n);
     /* dated[i] = 1 when event rids[i] names a date, a date range or a
      * date-time (its extracted entities), else 0. */
     int (*events_dated)(am__store *s, const char *uid, const int64_t *rids, size_t n,

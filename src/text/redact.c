@@ -1500,6 +1500,11 @@ static size_t canon(const char *t, size_t s, size_t e, int type, char *buf)
     return m;
 }
 
+size_t am__pii_canonical(const char *value, size_t len, int type, char *buf)
+{
+    return canon(value, 0, len, type, buf);
+}
+
 typedef struct keyed {
     int type;
     uint64_t h;

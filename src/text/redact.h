@@ -118,6 +118,13 @@ int am__redact(const am__allocator *a, const char *text, size_t len,
 /* Frees what am__redact gave; r may be NULL or zeroed; r is zeroed. */
 void am__redact_result_free(const am__allocator *a, am__redact_result *r);
 
+/* The canonical form of one PII value of that type (digits only, "+86"
+ * dropped, e-mail lower-cased, 'x' upper-cased: how am__redact tells two
+ * spellings of one value apart) into buf (AM__PII_CANON_MAX bytes, NUL-
+ * terminated); returns its length. */
+#define AM__PII_CANON_MAX 512
+size_t am__pii_canonical(const char *value, size_t len, int type, char *buf);
+
 /* "phone", "email", "id_card", "bank_card", "secret"; "unknown" otherwise. */
 const char *am__pii_type_name(int type);
 

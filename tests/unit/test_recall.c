@@ -1555,6 +1555,97 @@ static void test_verb_forms_zh(void)
     am_close(db);
 }
 
+/* A question that names a phone number or an e-mail address finds the
+ * turn that held it, although the store holds that turn redacted
+ * ("[PHONE_1]") and indexed without the value: through the user's vault,
+ * compared in canonical form (spaces, case), first -- never another
+ * user's turn with the same value, never a forgotten one, never one said
+ * after as_of, and never the value itself.  Off (rank.pii_matches = 0),
+ * the turns that share the question's words come first. */
+static size_t pii_rank(am_db *db, const char *question, const char *needle, const char *as_of,
+                       int *leaked)
+{
+    am_query q;
+    memset(&q, 0, sizeof q);
+    q.user_id = "u1";
+    q.text = question;
+    q.max_events = 10;
+    q.no_touch = 1;
+    q.as_of = as_of;
+    set_now("2026-03-10T09:00:00+08:00");
+    am_recall_result *r = NULL;
+    CHECK_EQ_INT(am_recall(db, &q, &r), AM_OK);
+    size_t found = 0;
+    for (size_t i = 0; r && i < r->n_events; i++) {
+        if (!found && strstr(r->events[i].content, needle)) found = i + 1;
+        if (strstr(r->events[i].content, "15529098194") || strstr(r->events[i].content, "Fischer") ||
+            strstr(r->events[i].content, "老板") || strstr(r->events[i].content, "landlord"))
+            *leaked = 1;
+    }
+    if (r && strstr(r->block, "15529098194")) *leaked = 1;
+    am_recall_free(r);
+    return found;
+}
+
+static am_db *pii_history(int on, const char *const *others, size_t n_others, const char *target,
+                          const char *other_user, char *target_id)
+{
+    am_config cfg;
+    am_config_init(&cfg);
+    cfg.rank.pii_matches = on;
+    am_db *db = open_mem_rank(&cfg.rank);
+    for (size_t i = 0; i < n_others; i++) {
+        char at[40], session[16];
+        snprintf(at, sizeof at, "2026-03-%02dT10:00:00+08:00", 1 + (int)i);
+        snprintf(session, sizeof session, "o%zu", i);
+        add(db, "u1", session, NULL, at, others[i]);
+    }
+    am_add_info a = add(db, "u1", "t", NULL, "2026-02-20T10:00:00+08:00", target);
+    snprintf(target_id, 32, "%s", a.event_id);
+    add(db, "u2", "x", NULL, "2026-02-21T10:00:00+08:00", other_user);
+    return db;
+}
+
+static void pii_case(const char *const *others, size_t n_others, const char *target,
+                     const char *other_user, const char *question, const char *needle)
+{
+    char id[32];
+    int leaked = 0;
+    am_db *db = pii_history(1, others, n_others, target, other_user, id);
+    CHECK_EQ_INT((int)pii_rank(db, question, needle, NULL, &leaked), 1);
+    CHECK_EQ_INT((int)pii_rank(db, question, needle, "2026-02-19T00:00:00+08:00", &leaked), 0);
+    CHECK_EQ_INT(am_forget(db, "u1", AM_FORGET_EVENT, id, NULL), AM_OK);
+    CHECK_EQ_INT((int)pii_rank(db, question, needle, NULL, &leaked), 0);
+    CHECK_EQ_INT(leaked, 0);
+    am_close(db);
+    db = pii_history(0, others, n_others, target, other_user, id);
+    CHECK(pii_rank(db, question, needle, NULL, &leaked) != 1);
+    am_close(db);
+}
+
+static void test_pii_match_zh(void)
+{
+    static const char *const others[] = {
+        "我上司的联系电话是13812345678。", "我同事的联系电话是13900001111。",
+        "我表姐的联系电话是13722223333。", "我婶婶的联系电话是13644445555。",
+    };
+    pii_case(others, 4, "我舅舅的号码是15529098194。", "我老板的电话是15529098194。",
+             "那个联系电话是155 2909 8194的人，其兴趣爱好是什么？", "舅舅的号码");
+}
+
+static void test_pii_match_en(void)
+{
+    static const char *const others[] = {
+        "My boss's e-mail address is tom.baker@example.com, for work only.",
+        "My coworker's e-mail address is ana.silva@example.com, she answers fast.",
+        "My sister's e-mail address is mia.berg@example.net, her new one.",
+        "My dentist's e-mail address is office@smile.example, for appointments.",
+    };
+    pii_case(others, 4, "My cousin writes from Lena.Fischer@example.org these days.",
+             "My landlord uses lena.fischer@example.org too.",
+             "Who has the e-mail address lena.fischer@EXAMPLE.org?", "My cousin");
+}
+
 /* A query that corrects itself: its chatter shares many words with other
  * turns, its ask (after "我真正想问的是" / "what I really want to know
  * is") with the answer, which must come first; when the chatter counts
@@ -1688,6 +1779,8 @@ int main(void)
     RUN(test_expand_attributes_en);
     RUN(test_verb_forms_en);
     RUN(test_verb_forms_zh);
+    RUN(test_pii_match_zh);
+    RUN(test_pii_match_en);
     RUN(test_condition_zh);
     RUN(test_condition_en);
     RUN(test_item_tokens_stored_zh);

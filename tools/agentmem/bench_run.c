@@ -37,7 +37,7 @@ static const rank_field rank_fields[] = {
     RF(candidates, 1), RF(max_memories, 1), RF(max_events, 1),
     RF(budget_long_tokens, 1), RF(budget_short_tokens, 1),
     RF(w_context, 0), RF(w_recency, 0), RF(w_session, 0), RF(min_event_score, 0), RF(w_vector, 0), RF(w_time, 0), RF(w_speaker, 0), RF(w_when, 0), RF(rrf_k, 0), RF(vector_candidates, 1), RF(vector_exact_max, 1),
-    RF(w_bridge, 0), RF(bridges, 1), RF(w_preamble, 0), RF(conditions, 1),
+    RF(w_bridge, 0), RF(bridges, 1), RF(w_preamble, 0), RF(conditions, 1), RF(pii_matches, 1),
 };
 #undef RF
 
@@ -49,7 +49,7 @@ const char *bench_rank_names(void)
            "half_life_temp_days, half_life_event_days, candidates, "
            "max_memories, max_events, budget_long_tokens, "
            "budget_short_tokens, w_context, w_recency, w_session, min_event_score, w_vector, w_time, w_speaker, w_when, rrf_k, vector_candidates, vector_exact_max, "
-           "w_bridge, bridges, w_preamble, conditions";
+           "w_bridge, bridges, w_preamble, conditions, pii_matches";
 }
 
 int bench_rank_apply(am_rank_config *rank, const char *spec, bench_err *e)

@@ -157,6 +157,9 @@ static const char *const migrations[] = {
      * written (a recall ranks a user's items without tokenizing them);
      * NULL for versions written before: computed at read */
     "ALTER TABLE memory_items ADD COLUMN tokens BLOB;",
+    /* version 8: a user's vault by type (a recall naming a phone number
+     * or an e-mail address finds the events that held it) */
+    "CREATE INDEX IF NOT EXISTS pii_vault_user ON pii_vault(user_id, type);",
 };
 #define N_MIGRATIONS (int)(sizeof migrations / sizeof *migrations)
 
@@ -2248,6 +2251,39 @@ static int sq_events_list(am__store *b, const char *uid, am__arena *ar,
     return read_events(s, st, ar, rows, n, 0);
 }
 
+static int sq_pii_events(am__store *b, const char *uid, const char *type, am_time to,
+                         int limit, am__arena *ar, am__event_row **rows,
+                         const char ***originals, size_t *n)
+{
+    sq_store *s = SQ(b);
+    sqlite3_stmt *st = stmt(s, "SELECT " EVENT_COLS ", v.original FROM pii_vault v"
+                               " JOIN events e ON e.rid = v.event_rid"
+                               " WHERE v.user_id=?1 AND v.type=?2 AND e.user_id=?1"
+                               " AND e.occurred_at < coalesce(?3, 9223372036854775807)"
+                               " ORDER BY e.occurred_at DESC, e.rid DESC LIMIT ?4");
+    if (!st) return AM_BACKEND;
+    bind_text(st, 1, uid);
+    bind_text(st, 2, type);
+    bind_time(st, 3, to);
+    sqlite3_bind_int(st, 4, limit);
+    size_t cap = 0, ocap = 0, on = 0;
+    *rows = NULL;
+    *originals = NULL;
+    *n = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        am__event_row *r = push(ar, (void **)rows, n, &cap, sizeof *r);
+        const char **o = push(ar, (void **)originals, &on, &ocap, sizeof *o);
+        if (!r || !o) { done(s, st); return AM_NOMEM; }
+        read_event(ar, st, r);
+        *o = col_text(ar, st, 16);
+        if (ar->oom || !*o) { done(s, st); return AM_NOMEM; }
+    }
+    int out = rc == SQLITE_DONE ? AM_OK : fail(s, rc, "pii");
+    done(s, st);
+    return out;
+}
+
 /* One statement for all the rids (json_each hands them over; a
  * statement per rid spent more in its reset and set-up than in its
  * lookup): the array index of each one that is dated. */
@@ -2929,6 +2965,7 @@ static const am__store_vt sqlite_vt = {
     .events_list = sq_events_list,
     .entities_list = sq_entities_list,
     .events_dated = sq_events_dated,
+    .pii_events = sq_pii_events,
     .event_find = sq_event_find,
     .task_get = sq_task_get,
     .task_put = sq_task_put,
