@@ -797,17 +797,48 @@ static int asked_word(const char *tok)
     return !(strlen(tok) == 3 && (unsigned char)tok[0] >= 0xE0);
 }
 
+/* How a person's attribute that a question asks by its name is told
+ * ("那个生日是11月14日的人，姓名是什么？" is answered by "我叔叔叫王志强。",
+ * "…兴趣爱好是什么？" by "我的上司挺喜欢运动的。"): when the question holds
+ * the first string (a token of its analysis), the second search for a
+ * bridge also looks for the others (index tokens: a single Han character
+ * is a unigram), and a hit holding one of them holds what is asked.  Only
+ * there: the bridge has already named the person, so "叫" or "岁" are
+ * looked for among that person's turns, not the whole history. */
+static const char *const told_forms[][8] = {
+    {"姓名", "叫", "名字", NULL},
+    {"名字", "叫", "姓名", NULL},
+    {"爱好", "喜欢", "爱", "爱好", NULL},
+    {"兴趣", "喜欢", "爱", "爱好", NULL},
+    {"作地", "上班", "工作", NULL}, /* 工作地 */
+    {"年龄", "岁", NULL},
+    {"身高", "厘米", "cm", NULL},
+    {"学历", "毕业", "读到", "念到", "学历", NULL},
+    {"背景", "毕业", "读到", "念到", "学历", NULL}, /* 教育背景 */
+    {"职业", "做", "当", "干", NULL},
+    {"职位", "做", "当", "干", NULL},
+    {"家乡", "老家", "人", NULL},
+    {"单位", "公司", "上班", NULL},
+    /* English, as the index stems it ("called" -> "call") */
+    {"name", "call", NULL},
+    {"hobby", "like", "love", "enjoy", NULL},
+    {"hobbi", "like", "love", "enjoy", NULL},
+    {"age", "old", NULL},
+    {"height", "tall", "cm", NULL},
+    {"hometown", "from", "grew", NULL},
+};
+
 /* The second search's terms for a bridge: its own words the question
  * lacks (*n_own of them, first) and the question's words it lacks.
  * *nt = 0 when it has no words of its own or is too long to be a bridge. */
 static int bridge_terms(am_db *db, am__arena *ar, const char *content, const char *const *qt,
                         const double *qw, size_t nq, const char ***terms, double **weights,
-                        size_t *nt, size_t *n_own, size_t *first_unit)
+                        size_t *nt, size_t *n_own, size_t *first_unit, size_t *n_told_out)
 {
     const char **bt;
     const unsigned char *kind;
     size_t nb;
-    *nt = *n_own = 0;
+    *nt = *n_own = *n_told_out = 0;
     *first_unit = SIZE_MAX;
     int rc = am__query_terms_kinds(db->text, content, ar, &bt, &kind, &nb);
     if (rc) return rc;
@@ -834,8 +865,38 @@ static int bridge_terms(am_db *db, am__arena *ar, const char *content, const cha
         wt[n] = AM__BRIDGE_REST * (qw ? qw[k] : 1.0);
         all[n++] = qt[k];
     }
-    *terms = all;
-    *weights = wt;
+    /* the asked attribute as it is told */
+    size_t n_told = 0;
+    const char **told = am__arena_alloc(ar, 16 * sizeof *told);
+    if (!told) return AM_NOMEM;
+    for (size_t g = 0; g < sizeof told_forms / sizeof *told_forms; g++) {
+        size_t k;
+        for (k = 0; k < nq && strcmp(qt[k], told_forms[g][0]) != 0; k++) {}
+        if (k == nq || (qw && qw[k] < 1.0)) continue;
+        for (size_t f = 1; told_forms[g][f] && n_told < 16; f++) {
+            size_t j;
+            for (j = 0; j < n_told && strcmp(told[j], told_forms[g][f]) != 0; j++) {}
+            if (j == n_told) told[n_told++] = told_forms[g][f];
+        }
+    }
+    const char **all2 = n_told ? am__arena_alloc(ar, (n + n_told + 1) * sizeof *all2) : all;
+    double *wt2 = n_told ? am__arena_alloc(ar, (n + n_told + 1) * sizeof *wt2) : wt;
+    if (!all2 || !wt2) return AM_NOMEM;
+    if (n_told) {
+        memcpy(all2, all, n * sizeof *all2);
+        memcpy(wt2, wt, n * sizeof *wt2);
+    }
+    *n_told_out = 0;
+    for (size_t j = 0; j < n_told; j++) {
+        size_t k;
+        for (k = 0; k < n && strcmp(all2[k], told[j]) != 0; k++) {}
+        if (k < n) continue;
+        wt2[n] = AM__BRIDGE_REST;
+        all2[n++] = told[j];
+        (*n_told_out)++;
+    }
+    *terms = all2;
+    *weights = wt2;
     *nt = n;
     return AM_OK;
 }
@@ -906,7 +967,7 @@ static int search_bridges(am_db *db, const char *uid, const char *const *qt, con
         double *weights;
         const char *const *qt;
         size_t nq;
-        size_t nt, n_own, first_unit, *at; /* at[t]: the term's place in the search */
+        size_t nt, n_own, first_unit, n_told, *at; /* at[t]: the term's place in the search */
     } bridge;
     bridge *br = am__arena_alloc(ar, (nb + 1) * sizeof *br);
     const char **st_terms = NULL;
@@ -929,7 +990,7 @@ static int search_bridges(am_db *db, const char *uid, const char *const *qt, con
                 break;
             }
         int rc = bridge_terms(db, ar, base[b].content, ct, cw, nc, &x->terms, &x->weights, &x->nt,
-                              &x->n_own, &x->first_unit);
+                              &x->n_own, &x->first_unit, &x->n_told);
         if (rc) return rc;
         if (x->nt == 0) continue;
         x->qt = ct;
@@ -1025,7 +1086,7 @@ static int search_bridges(am_db *db, const char *uid, const char *const *qt, con
                 if (set_has(hset[i], hn[i], th[t])) got += idf[t];
             if (got / total < AM__BRIDGE_MIN_COVER) continue;
             for (size_t t = n_own; t < nt && !found; t++)
-                found = weights[t] >= AM__BRIDGE_REST && asked_word(terms[t]) &&
+                found = weights[t] >= AM__BRIDGE_REST && (t >= nt - x->n_told || asked_word(terms[t])) &&
                         set_has(hset[i], hn[i], th[t]);
         }
         if (found) memset(lead, 0, nh);
@@ -1052,7 +1113,7 @@ static int search_bridges(am_db *db, const char *uid, const char *const *qt, con
             if (cover < AM__BRIDGE_MIN_COVER) continue;
             int asks = lead[i]; /* one of the question's own remaining words */
             for (size_t t = n_own; t < nt && !asks; t++)
-                asks = weights[t] >= AM__BRIDGE_REST && asked_word(terms[t]) &&
+                asks = weights[t] >= AM__BRIDGE_REST && (t >= nt - x->n_told || asked_word(terms[t])) &&
                        set_has(set, ns, th[t]);
             if (pass == 1 && !asks) continue;
             done[i] = 1;
