@@ -1388,14 +1388,8 @@ static void test_two_hop_asked_en(void)
 /* The asked attribute as it is told: "那个生日是11月14日的人，姓名是什么？"
  * is answered by "我叔叔叫王志强。" among the uncle's other turns (many),
  * which share no more of the question's words; the second search looks
- * for "叫" ("called") with the bridge's name and takes it first. */
-static void told(const char *const *filler, const char *const *many, const char *bridge,
-                 const char *answer, const char *question, const char *needle)
-{
-    int r = two_hop_rank(0.9, filler, many, bridge, answer, question, needle);
-    CHECK(r >= 1 && r <= 2);
-}
-
+ * for "叫" ("called") with the bridge's name and takes it first (checked
+ * as a description is: right after its bridge). */
 static void test_two_hop_told_zh(void)
 {
     static const char *const many[] = {
@@ -1403,7 +1397,7 @@ static void test_two_hop_told_zh(void)
         "我叔叔开一辆蓝色的车。", "我叔叔住在西湖边上。", "我叔叔是个工程师。",
         "我叔叔每天早上跑步。",   "我叔叔换了新手机。",
     };
-    told(filler_zh, many, "我叔叔的生日是11月14日。", "我叔叔叫王志强。",
+    described(filler_zh, many, "我叔叔的生日是11月14日。", "我叔叔叫王志强。",
          "那个生日是11月14日的人，姓名是什么？", "叫王志强");
 }
 
@@ -1415,7 +1409,7 @@ static void test_two_hop_told_en(void)
         "My uncle lives by the lake.",     "My uncle is an engineer.",
         "My uncle runs every morning.",    "My uncle bought a new phone.",
     };
-    told(filler_en, many, "My uncle's birthday is on November 14.", "My uncle is called Theo.",
+    described(filler_en, many, "My uncle's birthday is on November 14.", "My uncle is called Theo.",
          "What is the name of the person whose birthday is on November 14?", "called Theo");
 }
 
