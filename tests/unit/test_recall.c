@@ -1398,7 +1398,7 @@ static void test_two_hop_told_zh(void)
         "我叔叔每天早上跑步。",   "我叔叔换了新手机。",
     };
     described(filler_zh, many, "我叔叔的生日是11月14日。", "我叔叔叫王志强。",
-         "那个生日是11月14日的人，姓名是什么？", "叫王志强");
+              "那个生日是11月14日的人，姓名是什么？", "叫王志强");
 }
 
 static void test_two_hop_told_en(void)
@@ -1409,8 +1409,9 @@ static void test_two_hop_told_en(void)
         "My uncle lives by the lake.",     "My uncle is an engineer.",
         "My uncle runs every morning.",    "My uncle bought a new phone.",
     };
-    described(filler_en, many, "My uncle's birthday is on November 14.", "My uncle is called Theo.",
-         "What is the name of the person whose birthday is on November 14?", "called Theo");
+    described(filler_en, many, "My uncle's birthday is on November 14.",
+              "My uncle is called Theo.",
+              "What is the name of the person whose birthday is on November 14?", "called Theo");
 }
 
 /* A condition in a relative clause ("那个年龄是42岁的人", "the person whose
