@@ -858,14 +858,9 @@ static int bridge_terms(am_db *db, am__arena *ar, const char *content, const cha
     }
     if (n == 0 || units > AM__BRIDGE_MAX_UNITS) return AM_OK;
     *n_own = n;
-    for (size_t k = 0; k < nq; k++) {
-        size_t i;
-        for (i = 0; i < nb && strcmp(qt[k], bt[i]) != 0; i++) {}
-        if (i < nb) continue;
-        wt[n] = AM__BRIDGE_REST * (qw ? qw[k] : 1.0);
-        all[n++] = qt[k];
-    }
-    /* the asked attribute as it is told */
+    /* the asked attribute as it is told (last, each at AM__BRIDGE_REST:
+     * one the question also holds, as an expansion at a lower weight,
+     * moves there) */
     size_t n_told = 0;
     const char **told = am__arena_alloc(ar, 16 * sizeof *told);
     if (!told) return AM_NOMEM;
@@ -878,6 +873,15 @@ static int bridge_terms(am_db *db, am__arena *ar, const char *content, const cha
             for (j = 0; j < n_told && strcmp(told[j], told_forms[g][f]) != 0; j++) {}
             if (j == n_told) told[n_told++] = told_forms[g][f];
         }
+    }
+    for (size_t k = 0; k < nq; k++) {
+        size_t i;
+        for (i = 0; i < nb && strcmp(qt[k], bt[i]) != 0; i++) {}
+        if (i < nb) continue;
+        for (i = 0; i < n_told && strcmp(qt[k], told[i]) != 0; i++) {}
+        if (i < n_told) continue;
+        wt[n] = AM__BRIDGE_REST * (qw ? qw[k] : 1.0);
+        all[n++] = qt[k];
     }
     const char **all2 = n_told ? am__arena_alloc(ar, (n + n_told + 1) * sizeof *all2) : all;
     double *wt2 = n_told ? am__arena_alloc(ar, (n + n_told + 1) * sizeof *wt2) : wt;

@@ -58,6 +58,12 @@ static const char *const groups[][8] = {
     {"mom", "mother", "妈妈", "母亲", "老妈", NULL},
     {"dad", "father", "爸爸", "父亲", "老爸", NULL},
     {"married", "wedding", "husband", "wife", NULL},
+    {"girlfriend", "gf", NULL},
+    {"boyfriend", "bf", NULL},
+    {"dog", "dogs", "puppy", "puppies", "pup", "pups", "doggies", NULL},
+    {"class", "classes", "course", "courses", "workshop", "lesson", "lessons", NULL},
+    {"stressor", "stressors", "stress", "stressful", "stressed", NULL},
+    {"name", "names", "called", NULL},
     /* English irregular verbs: the question asks in the base form ("when
      * did Nate win"), the turn tells in the past ("I just won another
      * tournament"); the stemmer joins regular forms only */

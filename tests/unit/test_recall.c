@@ -1542,6 +1542,10 @@ static void test_verb_forms_en(void)
     expands_to("when did nate win his third tourney?", "tournament");
     expands_to("where did they meet?", "met");
     expands_to("what happened on their road trip?", "roadtrip");
+    expands_to("what classes has audrey taken for her dogs?", "course");
+    expands_to("what classes has audrey taken for her dogs?", "puppy");
+    expands_to("what did andrew do with his gf?", "girlfriend");
+    expands_to("what are the names of her dogs?", "called");
     am_db *db = open_mem();
     static const char *const others[] = {
         "Nate: the tournament next month will be a big one, lots of teams",
