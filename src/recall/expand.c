@@ -132,8 +132,17 @@ static const char *const hyponyms[][2] = {
      "boxing kickboxing taekwondo martial weightlifting strength"},
     {"运动|锻炼|健身|体育", "篮球 足球 网球 羽毛球 乒乓球 跑步 健身房 瑜伽 游泳 爬山 骑行 拳击 跆拳道"},
     {"food|foods|dish|dishes|meal|meals|recipe|recipes|dessert|desserts|cuisine|treat|treats",
-     "cook cooking bake baking cake pie cookies ice cream tart dinner lunch breakfast"},
-    {"美食|菜|菜肴|饭菜|甜点|甜品|食谱", "做饭 烹饪 烘焙 蛋糕 饼干 冰淇淋 早餐 午餐 晚餐"},
+     "cook cooking bake baking cake pie cookies ice cream tart dinner lunch breakfast soup pizza pasta "
+     "burger sushi salad fruit chicken noodles tacos sandwich"},
+    {"美食|菜|菜肴|饭菜|甜点|甜品|食谱", "做饭 烹饪 烘焙 蛋糕 饼干 冰淇淋 早餐 午餐 晚餐 火锅 饺子 面条 汤 水果"},
+    {"ailment|ailments|illness|illnesses|sickness|disease|diseases|health issue|health issues|"
+     "health problem|health problems|injury|injuries",
+     "covid flu cold fever headache migraine sick poisoning allergy allergic injured surgery hospital"},
+    {"生病|疾病|病痛|身体不舒服|伤病", "感冒 发烧 头疼 头痛 过敏 受伤 住院 手术 新冠 生病"},
+    {"country|countries|abroad",
+     "america usa italy france spain germany japan china india mexico canada turkey england uk brazil "
+     "greece korea thailand"},
+    {"国家|出国|国外", "美国 意大利 法国 西班牙 德国 日本 中国 印度 墨西哥 加拿大 土耳其 英国 巴西 希腊 韩国 泰国"},
     {"family|families|relatives|relative",
      "kids children husband wife son daughter mom dad mother father parents brother sister grandma grandpa"},
     {"家人|家庭|家里人|亲戚|亲人",

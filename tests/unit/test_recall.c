@@ -1092,6 +1092,22 @@ static void test_broad_word_zh(void)
     broad_word(filler_zh, "小王：整个周末都在湖边钓鱼", "小王：晚上在家吗", "小王有什么爱好？", "钓鱼");
 }
 
+/* Ailments and countries, named by their instances ("a killer headache",
+ * "住院", "Turkey", "意大利"). */
+static void test_broad_word_more_en(void)
+{
+    broad_word(filler_en, "Nicolas: I have a killer headache today", "Nicolas: hi there",
+               "What ailments did Nicolas have?", "headache");
+    broad_word(filler_en, "Nebraas: I think I would love to live in Turkey", "Nebraas: good night",
+               "What countries did Nebraas mention?", "Turkey");
+}
+
+static void test_broad_word_more_zh(void)
+{
+    broad_word(filler_zh, "小王：我上周感冒发烧了", "小王：晚上在家吗", "小王生病了吗？", "感冒");
+    broad_word(filler_zh, "小王：明年想去意大利看看", "小王：明天见", "小王想去哪些国家？", "意大利");
+}
+
 /* "When did ...?": of two turns about the same thing, the one that says
  * when ("yesterday", "昨天") comes first. */
 static void asks_when(const char *const *filler, const char *dated, const char *undated,
@@ -1843,6 +1859,8 @@ int main(void)
     RUN(test_speaker_named_zh);
     RUN(test_broad_word_en);
     RUN(test_broad_word_zh);
+    RUN(test_broad_word_more_en);
+    RUN(test_broad_word_more_zh);
     RUN(test_asks_when_en);
     RUN(test_asks_when_zh);
     RUN(test_compound_question_en);
