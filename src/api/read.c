@@ -805,6 +805,7 @@ static int asked_word(const char *tok)
  * is a unigram), and a hit holding one of them holds what is asked.  Only
  * there: the bridge has already named the person, so "叫" or "岁" are
  * looked for among that person's turns, not the whole history. */
+#define AM__TOLD_MAX 16
 static const char *const told_forms[][8] = {
     {"姓名", "叫", "名字", NULL},
     {"名字", "叫", "姓名", NULL},
@@ -842,8 +843,8 @@ static int bridge_terms(am_db *db, am__arena *ar, const char *content, const cha
     *first_unit = SIZE_MAX;
     int rc = am__query_terms_kinds(db->text, content, ar, &bt, &kind, &nb);
     if (rc) return rc;
-    const char **all = am__arena_alloc(ar, (nb + nq + 1) * sizeof *all);
-    double *wt = am__arena_alloc(ar, (nb + nq + 1) * sizeof *wt);
+    const char **all = am__arena_alloc(ar, (nb + nq + AM__TOLD_MAX + 1) * sizeof *all);
+    double *wt = am__arena_alloc(ar, (nb + nq + AM__TOLD_MAX + 1) * sizeof *wt);
     if (!all || !wt) return AM_NOMEM;
     size_t n = 0, units = 0;
     for (size_t i = 0; i < nb; i++) {
@@ -862,13 +863,12 @@ static int bridge_terms(am_db *db, am__arena *ar, const char *content, const cha
      * one the question also holds, as an expansion at a lower weight,
      * moves there) */
     size_t n_told = 0;
-    const char **told = am__arena_alloc(ar, 16 * sizeof *told);
-    if (!told) return AM_NOMEM;
+    const char *told[AM__TOLD_MAX];
     for (size_t g = 0; g < sizeof told_forms / sizeof *told_forms; g++) {
         size_t k;
         for (k = 0; k < nq && strcmp(qt[k], told_forms[g][0]) != 0; k++) {}
         if (k == nq || (qw && qw[k] < 1.0)) continue;
-        for (size_t f = 1; told_forms[g][f] && n_told < 16; f++) {
+        for (size_t f = 1; told_forms[g][f] && n_told < AM__TOLD_MAX; f++) {
             size_t j;
             for (j = 0; j < n_told && strcmp(told[j], told_forms[g][f]) != 0; j++) {}
             if (j == n_told) told[n_told++] = told_forms[g][f];
@@ -883,24 +883,16 @@ static int bridge_terms(am_db *db, am__arena *ar, const char *content, const cha
         wt[n] = AM__BRIDGE_REST * (qw ? qw[k] : 1.0);
         all[n++] = qt[k];
     }
-    const char **all2 = n_told ? am__arena_alloc(ar, (n + n_told + 1) * sizeof *all2) : all;
-    double *wt2 = n_told ? am__arena_alloc(ar, (n + n_told + 1) * sizeof *wt2) : wt;
-    if (!all2 || !wt2) return AM_NOMEM;
-    if (n_told) {
-        memcpy(all2, all, n * sizeof *all2);
-        memcpy(wt2, wt, n * sizeof *wt2);
-    }
-    *n_told_out = 0;
     for (size_t j = 0; j < n_told; j++) {
         size_t k;
-        for (k = 0; k < n && strcmp(all2[k], told[j]) != 0; k++) {}
-        if (k < n) continue;
-        wt2[n] = AM__BRIDGE_REST;
-        all2[n++] = told[j];
+        for (k = 0; k < n && strcmp(all[k], told[j]) != 0; k++) {}
+        if (k < n) continue; /* one of the bridge's own words */
+        wt[n] = AM__BRIDGE_REST;
+        all[n++] = told[j];
         (*n_told_out)++;
     }
-    *terms = all2;
-    *weights = wt2;
+    *terms = all;
+    *weights = wt;
     *nt = n;
     return AM_OK;
 }
