@@ -112,7 +112,7 @@ static const char *const hyponyms[][2] = {
      "for fun|free time|spare time|destress|de-stress|unwind",
      "swimming hiking camping painting drawing pottery reading writing cooking baking gardening running "
      "yoga dancing singing fishing photography guitar piano travel games knitting cycling biking surfing "
-     "skiing volunteering"},
+     "skiing volunteering pilates climbing skating bowling tennis golf chess crochet gaming gym"},
     {"爱好|兴趣|业余|消遣|休闲|放松|解压",
      "游泳 徒步 爬山 露营 画画 绘画 陶艺 阅读 看书 写作 烹饪 做饭 烘焙 园艺 跑步 瑜伽 跳舞 唱歌 钓鱼 摄影 "
      "吉他 钢琴 旅游 旅行 游戏 编织 骑行 滑雪 书法 下棋"},

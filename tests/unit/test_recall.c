@@ -1100,6 +1100,8 @@ static void test_broad_word_more_en(void)
                "What ailments did Nicolas have?", "headache");
     broad_word(filler_en, "Nebraas: I think I would love to live in Turkey", "Nebraas: good night",
                "What countries did Nebraas mention?", "Turkey");
+    broad_word(filler_en, "Emi: today I attended my first Pilates class", "Emi: see you",
+               "What are Emi's hobbies?", "Pilates");
 }
 
 static void test_broad_word_more_zh(void)
