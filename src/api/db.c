@@ -110,6 +110,16 @@ void am__db_log(am_db *db, int level, const char *fmt, ...)
     db->cfg.log(db->cfg.log_ctx, level, msg);
 }
 
+void am__db_redact_policy(const am_db *db, am__redact_policy *p)
+{
+    am__redact_policy_default(p);
+    p->redact_phone = !!(db->cfg.redact & AM_REDACT_PHONE);
+    p->redact_email = !!(db->cfg.redact & AM_REDACT_EMAIL);
+    p->redact_id_card = !!(db->cfg.redact & AM_REDACT_ID_CARD);
+    p->redact_bank_card = !!(db->cfg.redact & AM_REDACT_BANK_CARD);
+    p->drop_secrets = !!(db->cfg.redact & AM_REDACT_SECRETS);
+}
+
 am_time am__db_now(am_db *db)
 {
     if (db->cfg.clock) return db->cfg.clock(db->cfg.clock_ctx);

@@ -11,6 +11,7 @@
 #include "embed/embed.h"
 #include "store/store.h"
 #include "text/analyze.h"
+#include "text/redact.h"
 
 struct am_db {
     am_config cfg;
@@ -33,6 +34,9 @@ void am__db_clear_error(am_db *db);
 void am__db_log(am_db *db, int level, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 am_time am__db_now(am_db *db);
+/* The store's redaction policy (am_config.redact): what the write path
+ * replaces, and what a recall looks up in the vault. */
+void am__db_redact_policy(const am_db *db, am__redact_policy *p);
 void am__db_new_id(am_db *db, am_time at, char out[27]);
 
 /* Resolve the caller's identity fields into a master user id (out holds

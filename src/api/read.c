@@ -764,6 +764,7 @@ static int interleave_clauses(const clause_homes *h, am__arena *ar, am__event_ro
 #define AM__BRIDGE_NO_ASK 0.6    /* a hit with none of the question's other words */
 #define AM__BRIDGE_LEAD_IDF 0.8  /* a leading name's idf, of the bridge's rarest (0.5: chat turns lead with any word) */
 #define AM__BRIDGE_LEAD_BYTES 90 /* a description (30 Han characters) */
+#define AM__TOLD_MAX 16          /* told forms of the asked attributes searched */
 /* In a long history (over 2,000 rows, where a search reads its terms'
  * frequencies first) the second search leaves out terms in more than 1 %
  * of the rows: a hit must hold half of the bridge's idf-weighted words,
@@ -797,38 +798,6 @@ static int asked_word(const char *tok)
     return !(strlen(tok) == 3 && (unsigned char)tok[0] >= 0xE0);
 }
 
-/* How a person's attribute that a question asks by its name is told
- * ("那个生日是11月14日的人，姓名是什么？" is answered by "我叔叔叫王志强。",
- * "…兴趣爱好是什么？" by "我的上司挺喜欢运动的。"): when the question holds
- * the first string (a token of its analysis), the second search for a
- * bridge also looks for the others (index tokens: a single Han character
- * is a unigram), and a hit holding one of them holds what is asked.  Only
- * there: the bridge has already named the person, so "叫" or "岁" are
- * looked for among that person's turns, not the whole history. */
-#define AM__TOLD_MAX 16
-static const char *const told_forms[][8] = {
-    {"姓名", "叫", "名字", NULL},
-    {"名字", "叫", "姓名", NULL},
-    {"爱好", "喜欢", "爱", "爱好", NULL},
-    {"兴趣", "喜欢", "爱", "爱好", NULL},
-    {"作地", "上班", "工作", NULL}, /* 工作地 */
-    {"年龄", "岁", NULL},
-    {"身高", "厘米", "cm", NULL},
-    {"学历", "毕业", "读到", "念到", "学历", NULL},
-    {"背景", "毕业", "读到", "念到", "学历", NULL}, /* 教育背景 */
-    {"职业", "做", "当", "干", NULL},
-    {"职位", "做", "当", "干", NULL},
-    {"家乡", "老家", "人", NULL},
-    {"单位", "公司", "上班", NULL},
-    /* English, as the index stems it ("called" -> "call") */
-    {"name", "call", NULL},
-    {"hobby", "like", "love", "enjoy", NULL},
-    {"hobbi", "like", "love", "enjoy", NULL},
-    {"age", "old", NULL},
-    {"height", "tall", "cm", NULL},
-    {"hometown", "from", "grew", NULL},
-};
-
 /* The second search's terms for a bridge: its own words the question
  * lacks (*n_own of them, first) and the question's words it lacks.
  * *nt = 0 when it has no words of its own or is too long to be a bridge. */
@@ -859,19 +828,18 @@ static int bridge_terms(am_db *db, am__arena *ar, const char *content, const cha
     }
     if (n == 0 || units > AM__BRIDGE_MAX_UNITS) return AM_OK;
     *n_own = n;
-    /* the asked attribute as it is told (last, each at AM__BRIDGE_REST:
+    /* the asked attribute as it is told (recall/expand.c am__told_forms;
+     * last, each at AM__BRIDGE_REST:
      * one the question also holds, as an expansion at a lower weight,
      * moves there) */
     size_t n_told = 0;
     const char *told[AM__TOLD_MAX];
-    for (size_t g = 0; g < sizeof told_forms / sizeof *told_forms; g++) {
-        size_t k;
-        for (k = 0; k < nq && strcmp(qt[k], told_forms[g][0]) != 0; k++) {}
-        if (k == nq || (qw && qw[k] < 1.0)) continue;
-        for (size_t f = 1; told_forms[g][f] && n_told < AM__TOLD_MAX; f++) {
+    for (size_t k = 0; k < nq; k++) {
+        const char *const *forms = qw && qw[k] < 1.0 ? NULL : am__told_forms(qt[k]);
+        for (size_t f = 0; forms && forms[f] && n_told < AM__TOLD_MAX; f++) {
             size_t j;
-            for (j = 0; j < n_told && strcmp(told[j], told_forms[g][f]) != 0; j++) {}
-            if (j == n_told) told[n_told++] = told_forms[g][f];
+            for (j = 0; j < n_told && strcmp(told[j], forms[f]) != 0; j++) {}
+            if (j == n_told) told[n_told++] = forms[f];
         }
     }
     for (size_t k = 0; k < nq; k++) {
@@ -1147,8 +1115,10 @@ static int search_bridges(am_db *db, const char *uid, const char *const *qt, con
 static int pii_matches(am_db *db, const char *uid, const char *text, size_t len, am_time to,
                        am__arena *ar, am__event_row **events, size_t *n_events)
 {
+    am__redact_policy policy;
+    am__db_redact_policy(db, &policy); /* what the write path put in the vault */
     am__redact_result red;
-    int rc = am__redact(&db->alloc, text, len, NULL, &red);
+    int rc = am__redact(&db->alloc, text, len, &policy, &red);
     if (rc) return rc;
     am__event_row hit[AM__PII_MATCHES];
     size_t nh = 0;

@@ -377,12 +377,7 @@ static int add_one(am_db *db, const am_event *in, am_add_info *info, int own_txn
     am__redact_result red;
     memset(&red, 0, sizeof red);
     am__redact_policy policy;
-    am__redact_policy_default(&policy);
-    policy.redact_phone = !!(db->cfg.redact & AM_REDACT_PHONE);
-    policy.redact_email = !!(db->cfg.redact & AM_REDACT_EMAIL);
-    policy.redact_id_card = !!(db->cfg.redact & AM_REDACT_ID_CARD);
-    policy.redact_bank_card = !!(db->cfg.redact & AM_REDACT_BANK_CARD);
-    policy.drop_secrets = !!(db->cfg.redact & AM_REDACT_SECRETS);
+    am__db_redact_policy(db, &policy);
 
     if (own_txn && (rc = s->vt->begin(s))) {
         am__db_store_error(db, rc, "add");

@@ -172,6 +172,44 @@ static const char *const hyponyms[][2] = {
     {"户外|大自然", "徒步 露营 爬山 海滩 公园 湖 森林"},
 };
 
+/* How a person's attribute that a question asks by its name is told
+ * ("那个生日是11月14日的人，姓名是什么？" is answered by "我叔叔叫王志强。",
+ * "…兴趣爱好是什么？" by "我的上司挺喜欢运动的。"): when the question holds
+ * the first string (a token of its analysis), the second search for a
+ * bridge also looks for the others (index tokens: a single Han character
+ * is a unigram), and a hit holding one of them holds what is asked.  Only
+ * there: the bridge has already named the person, so "叫" or "岁" are
+ * looked for among that person's turns, not the whole history. */
+static const char *const told_forms[][8] = {
+    {"姓名", "叫", "名字", NULL},
+    {"名字", "叫", "姓名", NULL},
+    {"爱好", "喜欢", "爱", "爱好", NULL},
+    {"兴趣", "喜欢", "爱", "爱好", NULL},
+    {"作地", "上班", "工作", NULL}, /* 工作地 */
+    {"年龄", "岁", NULL},
+    {"身高", "厘米", "cm", NULL},
+    {"学历", "毕业", "读到", "念到", "学历", NULL},
+    {"背景", "毕业", "读到", "念到", "学历", NULL}, /* 教育背景 */
+    {"职业", "做", "当", "干", NULL},
+    {"职位", "做", "当", "干", NULL},
+    {"家乡", "老家", "人", NULL},
+    {"单位", "公司", "上班", NULL},
+    /* English, as the index stems it ("called" -> "call") */
+    {"name", "call", NULL},
+    {"hobby", "like", "love", "enjoy", NULL},
+    {"hobbi", "like", "love", "enjoy", NULL},
+    {"age", "old", NULL},
+    {"height", "tall", "cm", NULL},
+    {"hometown", "from", "grew", NULL},
+};
+
+const char *const *am__told_forms(const char *token)
+{
+    for (size_t g = 0; g < sizeof told_forms / sizeof *told_forms; g++)
+        if (strcmp(token, told_forms[g][0]) == 0) return told_forms[g] + 1;
+    return NULL;
+}
+
 static int has_phrase(const char *s, size_t n, const char *p)
 {
     size_t m = strlen(p);

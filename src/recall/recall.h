@@ -42,6 +42,12 @@ int am__domain_conflict(const char *given, const char *norm, size_t n);
  * narrower ones with a lower weight.  Returns AM_OK or AM_NOMEM. */
 int am__expand_query(const char *norm, size_t n, am__buf *out, am__buf *narrow);
 
+/* How the person's attribute that a question token names is told, for
+ * the second hop of a two-hop search (api/read.c): "姓名" -> "叫",
+ * "名字"; "name" -> "call" (index tokens, NULL-terminated); NULL when the
+ * token names no attribute. */
+const char *const *am__told_forms(const char *token);
+
 /* The asks of a normalised query that corrects itself ("…天气真好。不好
  * 意思，我真正想问的是：那个活动的地点是什么？", "…  anyway, what I
  * really want to know is where she works?"): for each repair cue, the
