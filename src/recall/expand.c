@@ -45,6 +45,11 @@ static const char *const groups[][8] = {
     {"联系电话", "电话号码", "手机号", "联系方式", "phone number", NULL},
     {"教育背景", "学历", "文化程度", "education", NULL},
     {"单位", "公司", "工作单位", NULL},
+    /* units as written in either script ("158cm" / "158厘米") */
+    {"厘米", "cm", "公分", NULL},
+    {"公斤", "千克", "kg", NULL},
+    {"公里", "千米", "km", NULL},
+    {"毫升", "ml", NULL},
     /* English near-words */
     {"trip", "travel", "itinerary", "journey", NULL},
     {"kid", "child", "son", "daughter", NULL},

@@ -277,6 +277,33 @@ static int han_run(am__text *t, const char *s, size_t a, size_t b, int count,
     return 0;
 }
 
+/* The letter and digit runs of a word that mixes them ("158cm" -> 158,
+ * cm; "mate60" -> mate, 60), after the word itself: "158 cm", "158厘米"
+ * and "Mate 60" then share terms with it. */
+static int alnum_parts(am__text *t, const char *z, size_t a, size_t b, size_t n,
+                       am__token_fn fn, void *ctx)
+{
+    size_t p = a;
+    while (p < b) {
+        uint32_t cp;
+        size_t q = p;
+        int k0 = -1, ascii = 1, rc;
+        while (q < b) {
+            int l = am__utf8_decode(z + q, b - q, &cp);
+            int k = char_class(cp);
+            if (k0 >= 0 && k != k0) break;
+            k0 = k;
+            if (cp >= 0x80) ascii = 0;
+            q += (size_t)l;
+        }
+        rc = k0 == C_DIGIT ? emit(fn, ctx, AM_TOK_NUM, z + p, q - p, p, q, n)
+                           : word_token(t, z + p, q - p, ascii, p, q, n, fn, ctx);
+        if (rc) return rc;
+        p = q;
+    }
+    return 0;
+}
+
 int am__text_tokenize(am__text *t, const char *s, size_t n, am__token_fn fn,
                       void *ctx)
 {
@@ -307,14 +334,16 @@ int am__text_tokenize(am__text *t, const char *s, size_t n, am__token_fn fn,
             continue;
         }
         /* A word: letters and digits together ("mp3", "q3"), split at any
-         * separator or Han character.  Pure digit runs are numbers. */
-        int all_ascii = 1, any_alpha = 0;
+         * separator or Han character, then its letter and digit runs
+         * (alnum_parts).  Pure digit runs are numbers. */
+        int all_ascii = 1, any_alpha = 0, any_digit = 0;
         while (i < zn) {
             l = am__utf8_decode(z + i, zn - i, &cp);
             int k = char_class(cp);
             if (k != C_WORD && k != C_DIGIT) break;
             if (cp >= 0x80) all_ascii = 0;
             if (k == C_WORD) any_alpha = 1;
+            if (k == C_DIGIT) any_digit = 1;
             i += (size_t)l;
         }
         if (!any_alpha)
@@ -322,6 +351,8 @@ int am__text_tokenize(am__text *t, const char *s, size_t n, am__token_fn fn,
         else
             rc = word_token(t, z + start, i - start, all_ascii, start, i, n,
                             fn, ctx);
+        if (!rc && any_alpha && any_digit)
+            rc = alnum_parts(t, z, start, i, n, fn, ctx);
         if (rc) return rc;
     }
     return AM_OK;
@@ -591,7 +622,7 @@ int am__query_terms(am__text *t, const char *text, am__arena *ar,
  * normalisation, stopwords, stemming or hashing change (stored token sets
  * are then recomputed instead of used).  ICU's dictionaries (Chinese
  * words) change with its major version, so that is part of it too. */
-#define AM__TEXT_VERSION 1
+#define AM__TEXT_VERSION 2 /* 2: the letter and digit runs of a mixed word */
 
 uint32_t am__text_version(void)
 {

@@ -1606,6 +1606,49 @@ static void test_verb_forms_zh(void)
     am_close(db);
 }
 
+/* A number written with its unit or model name in one word ("158cm",
+ * "Mate60", "iPhone14") and the same written apart or in the other script
+ * ("158厘米", "Mate 60", "iPhone 14"): the word's letter and digit runs are
+ * terms too (text/analyze.c), and units have their other script as
+ * near-words (recall/expand.c).  The turns with only the unit, or only
+ * the brand, come after. */
+static void test_number_units_zh(void)
+{
+    expands_to("谁177公分？", "cm");
+    expands_to("跑了5公里", "km");
+    am_db *db = open_mem();
+    add(db, "u1", "a", NULL, "2026-03-01T10:00:00+08:00", "我叔叔身高165厘米。");
+    add(db, "u1", "b", NULL, "2026-03-01T11:00:00+08:00", "我舅舅身高170厘米。");
+    add(db, "u1", "c", NULL, "2026-03-02T10:00:00+08:00", "我同事个子158cm。");
+    add(db, "u1", "d", NULL, "2026-03-02T11:00:00+08:00", "我上司身高有177cm呢。");
+    add(db, "u1", "e", NULL, "2026-03-03T10:00:00+08:00", "我用的手机是华为Mate 60。");
+    add(db, "u1", "f", NULL, "2026-03-03T11:00:00+08:00", "我表哥用的是华为P40。");
+    add(db, "u1", "g", NULL, "2026-03-04T11:00:00+08:00", "我表弟体重177斤。");
+    CHECK_EQ_INT((int)rank_of(db, "u1", "2026-03-10T09:00:00+08:00", "158厘米的那个人是谁？",
+                              "个子158cm"), 1);
+    CHECK_EQ_INT((int)rank_of(db, "u1", "2026-03-10T09:00:00+08:00", "谁用华为Mate60？",
+                              "Mate 60"), 1);
+    am_close(db);
+}
+
+static void test_number_units_en(void)
+{
+    expands_to("a 10km race", "公里");
+    am_db *db = open_mem();
+    add(db, "u1", "a", NULL, "2026-03-01T10:00:00+08:00", "My old phone was an iPhone 11, cracked screen.");
+    add(db, "u1", "b", NULL, "2026-03-01T11:00:00+08:00", "I finally bought the iPhone14 last week!");
+    add(db, "u1", "c", NULL, "2026-03-02T10:00:00+08:00", "The race was 10km along the river.");
+    add(db, "u1", "d", NULL, "2026-03-02T11:00:00+08:00", "I ran 5 km this morning before work.");
+    add(db, "u1", "e", NULL, "2026-03-02T12:00:00+08:00", "We walked 5 miles around the lake.");
+    CHECK_EQ_INT((int)rank_of(db, "u1", "2026-03-10T09:00:00+08:00", "When did I get the iPhone 14?",
+                              "iPhone14"), 1);
+    CHECK_EQ_INT((int)rank_of(db, "u1", "2026-03-10T09:00:00+08:00", "How long was my 5km run?",
+                              "5 km this"), 1);
+    CHECK_EQ_INT((int)rank_of(db, "u1", "2026-03-10T09:00:00+08:00", "the 10 km race",
+                              "10km"), 1);
+    am_close(db);
+}
+
 /* A question that names a phone number or an e-mail address finds the
  * turn that held it, although the store holds that turn redacted
  * ("[PHONE_1]") and indexed without the value: through the user's vault,
@@ -1830,6 +1873,8 @@ int main(void)
     RUN(test_expand_attributes_en);
     RUN(test_verb_forms_en);
     RUN(test_verb_forms_zh);
+    RUN(test_number_units_zh);
+    RUN(test_number_units_en);
     RUN(test_pii_match_zh);
     RUN(test_pii_match_en);
     RUN(test_condition_zh);

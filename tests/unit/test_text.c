@@ -171,6 +171,9 @@ static void test_tokenize_chinese(void)
     CHECK_CONTAINS(t.all, "|张|");    /* unigrams */
     t = tokens("周報");
     CHECK_CONTAINS(t.all, "|周报|");  /* Traditional input, Simplified token */
+    t = tokens("我同事个子158cm，华为Mate60");
+    CHECK_CONTAINS(t.all, "|158cm|158|cm|"); /* the number alone, as in "158厘米" */
+    CHECK_CONTAINS(t.all, "|mate60|mate|60|");
     t = tokens("金融科技精英论坛");
     CHECK_CONTAINS(t.all, "|金融|");
     CHECK_CONTAINS(t.all, "|论坛|");
@@ -186,6 +189,13 @@ static void test_tokenize_english(void)
     t = tokens("mp3 Q3 2026");
     CHECK_CONTAINS(t.all, "|mp3|");
     CHECK_CONTAINS(t.all, "|2026|");
+    /* a word mixing letters and digits: itself, then its runs, so "iPhone
+     * 14" and "iPhone14" share terms */
+    t = tokens("iPhone14 2pm");
+    CHECK_CONTAINS(t.all, "|iphone14|iphon|14|");
+    CHECK_CONTAINS(t.all, "|2pm|2|pm|");
+    t = tokens("mp3");
+    CHECK_CONTAINS(t.all, "|mp3|mp|3|");
     t = tokens("");
     CHECK_EQ_INT(t.n, 0);
     t = tokens("!!! ，。 ...");

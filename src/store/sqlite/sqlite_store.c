@@ -3041,6 +3041,90 @@ out_rollback:
     return rc;
 }
 
+/* The index holds the tokens of the analyzer that wrote it; FTS5 deletes
+ * a row by tokenizing its stored text again, so an index written by
+ * another analyzer (AM__TEXT_VERSION, ICU's major version) would keep
+ * stale terms of forgotten rows and miss new ones.  meta('fts_analyzer')
+ * records the analyzer; on a difference (or none recorded: stores before
+ * it) the index is rebuilt from the stored texts and the item versions'
+ * token sets are computed again, once, in one transaction. */
+static int fts_analyzer_recorded(sq_store *s, const char *want, int *same)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(s->db, "SELECT value FROM meta WHERE key = 'fts_analyzer'", -1,
+                                &st, NULL);
+    if (rc != SQLITE_OK) return fail(s, rc, "read fts_analyzer");
+    rc = sqlite3_step(st);
+    *same = rc == SQLITE_ROW && sqlite3_column_text(st, 0) &&
+            strcmp((const char *)sqlite3_column_text(st, 0), want) == 0;
+    int out = rc == SQLITE_ROW || rc == SQLITE_DONE ? AM_OK : fail(s, rc, "read fts_analyzer");
+    sqlite3_finalize(st);
+    return out;
+}
+
+/* The item versions' stored token sets (v7), computed again by this
+ * analyzer: a set tagged with another one is ignored at recall and
+ * recomputed on every recall instead. */
+static int item_tokens_renew(sq_store *s)
+{
+    int rc = s->ptext ? AM_OK : am__text_open(s->a, &s->ptext);
+    unsigned char blob[AM__TOKBLOB_MAX];
+    uint64_t set[AM__ITEM_SET];
+    for (int64_t after = 0; !rc;) {
+        sqlite3_stmt *st = NULL;
+        int step = sqlite3_prepare_v2(s->db, "SELECT rid, text, key FROM memory_items"
+                                             " WHERE tokens IS NOT NULL AND rid > ?"
+                                             " ORDER BY rid LIMIT 1",
+                                      -1, &st, NULL);
+        if (step != SQLITE_OK) return fail(s, step, "item tokens");
+        sqlite3_bind_int64(st, 1, after);
+        size_t n = 0, len = 0;
+        step = sqlite3_step(st);
+        if (step == SQLITE_ROW) {
+            after = sqlite3_column_int64(st, 0);
+            rc = am__text_item_set(s->ptext, (const char *)sqlite3_column_text(st, 1),
+                                   (const char *)sqlite3_column_text(st, 2), set, &n);
+            if (!rc) len = am__token_blob_put(set, n, blob);
+        } else if (step != SQLITE_DONE) {
+            rc = fail(s, step, "item tokens");
+        }
+        sqlite3_finalize(st);
+        if (rc || step != SQLITE_ROW) break;
+        if ((step = sqlite3_prepare_v2(s->db, "UPDATE memory_items SET tokens = ? WHERE rid = ?",
+                                       -1, &st, NULL)) != SQLITE_OK)
+            return fail(s, step, "item tokens");
+        sqlite3_bind_blob(st, 1, blob, (int)len, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 2, after);
+        step = sqlite3_step(st);
+        if (step != SQLITE_DONE) rc = fail(s, step, "item tokens");
+        sqlite3_finalize(st);
+    }
+    return rc;
+}
+
+static int fts_analyzer_sync(sq_store *s)
+{
+    char want[16], sql[160];
+    int same = 0, rc;
+    snprintf(want, sizeof want, "%u", (unsigned)am__text_version());
+    if ((rc = fts_analyzer_recorded(s, want, &same)) || same) return rc;
+    if ((rc = exec(s, "BEGIN IMMEDIATE", "fts_analyzer"))) return rc;
+    /* another process may have rebuilt it between our read and the lock */
+    if ((rc = fts_analyzer_recorded(s, want, &same))) goto out_rollback;
+    if (same) return exec(s, "COMMIT", "fts_analyzer");
+    snprintf(sql, sizeof sql,
+             "INSERT INTO events_fts(events_fts) VALUES('rebuild');"
+             "INSERT OR REPLACE INTO meta(key, value) VALUES('fts_analyzer', '%s');",
+             want);
+    if ((rc = exec(s, sql, "rebuild the index for this analyzer"))) goto out_rollback;
+    if ((rc = item_tokens_renew(s))) goto out_rollback;
+    if ((rc = exec(s, "COMMIT", "fts_analyzer"))) goto out_rollback;
+    return AM_OK;
+out_rollback:
+    sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+    return rc;
+}
+
 int am__store_sqlite_open(const char *path, const am__store_opts *o,
                           am__store **out, char *errbuf, size_t errlen)
 {
@@ -3110,6 +3194,10 @@ int am__store_sqlite_open(const char *path, const am__store_opts *o,
         goto out_fail;
     }
     if (version < N_MIGRATIONS && (am_rc = migrate(s, version))) {
+        snprintf(errbuf, errlen, "store %s: %s", path, s->err);
+        goto out_fail;
+    }
+    if ((am_rc = fts_analyzer_sync(s))) {
         snprintf(errbuf, errlen, "store %s: %s", path, s->err);
         goto out_fail;
     }
