@@ -550,6 +550,7 @@ static void test_bits_scan(void)
     CHECK_EQ_INT(sqlite3_exec(db, "DROP TRIGGER vector_blocks_bits; DROP TABLE vector_bits;"
                                   "ALTER TABLE memory_items DROP COLUMN tokens;" /* v7 */
                                   "DROP INDEX pii_vault_user;" /* v8 */
+                                  "DELETE FROM meta WHERE key = 'fts_analyzer';" /* v9 */
                                   "UPDATE meta SET value = '5' WHERE key = 'schema_version'",
                               NULL, NULL, NULL),
                  SQLITE_OK);

@@ -160,6 +160,11 @@ static const char *const migrations[] = {
     /* version 8: a user's vault by type (a recall naming a phone number
      * or an e-mail address finds the events that held it) */
     "CREATE INDEX IF NOT EXISTS pii_vault_user ON pii_vault(user_id, type);",
+    /* version 9: the index records the analyzer that wrote it
+     * (fts_analyzer_sync, right after the migrations, rebuilds an index of
+     * an unknown one); a build before it, which would write its own
+     * tokens into the index without saying so, refuses the store */
+    "INSERT OR IGNORE INTO meta(key, value) VALUES('fts_analyzer', '0');",
 };
 #define N_MIGRATIONS (int)(sizeof migrations / sizeof *migrations)
 
