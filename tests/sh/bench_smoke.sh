@@ -88,6 +88,23 @@ if run 0 "messy evidence" "$CLI" bench locomo --data "$dir/messy.json" --baselin
   in_unit "messy evidence"
 fi
 
+# --keep-stores: each unit's store is a file the other commands open
+mkdir -p "$dir/stores"
+echo stale >"$dir/stores/c1.db-wal"  # an old run's leftovers are replaced
+if run 0 "keep stores" "$CLI" bench locomo --data "$dir/messy.json" --no-baselines --keep-stores "$dir/stores"; then
+  if [ -f "$dir/stores/c1.db" ]; then ok; else bad "keep stores: no c1.db"; fi
+  run 0 "kept store recall" "$CLI" --db "$dir/stores/c1.db" recall --user c1 --text "what is the dog called" --json &&
+    has "adopted a dog named Rex" "kept store holds the unit's turns"
+fi
+# a unit id is no path: "../x" stays inside the directory
+sed 's/"sample_id": "c1"/"sample_id": "..\/up"/' "$dir/messy.json" >"$dir/up.json"
+if run 0 "keep stores, unit id with a path" "$CLI" bench locomo --data "$dir/up.json" --no-baselines --keep-stores "$dir/stores"; then
+  if [ -f "$dir/stores/_._up.db" ] && [ ! -e "$dir/up.db" ]; then ok; else bad "keep stores: unit id escaped: $(ls "$dir" "$dir/stores")"; fi
+fi
+run 2 "keep stores: not a directory" "$CLI" bench locomo --data "$dir/messy.json" --keep-stores "$dir/none"
+has "not a directory" "keep stores error says why"
+run 2 "keep stores: not for synth" "$CLI" bench synth --keep-stores "$dir/stores" --users 1 --events 1
+
 # ---- real data
 if [ ! -d "$DATA/locomo" ]; then
   echo "skip: no benchmark data in $DATA"

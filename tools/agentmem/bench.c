@@ -37,6 +37,10 @@ static const char usage_text[] =
     "  --budget N           am_query.budget_tokens (0 = engine config)\n"
     "  --rank NAME=V,...    override am_rank_config fields (sweeps)\n"
     "  --dump FILE          per-question rankings as JSON lines\n"
+    "  --keep-stores DIR    write each unit's engine store to DIR/<user>.db\n"
+    "                       (instead of memory), to open with the other\n"
+    "                       commands: agentmem --db DIR/<user>.db recall\n"
+    "                       --user <user> --text ...\n"
     "  --no-term-cache      scan the index for every term (am_config.\n"
     "                       no_term_cache: same results, the old speed)\n"
     "  --progress           progress on stderr\n"
@@ -63,6 +67,7 @@ typedef struct bench_args {
     int max_memories, budget;
     const char *rank_spec;
     const char *dump;
+    const char *keep_stores;
     int progress;
     int ks[BENCH_MAX_K];
     size_t nk;
@@ -210,6 +215,9 @@ static int parse_args(int argc, char **argv, bench_args *a)
         } else if (strcmp(o, "--dump") == 0) {
             NEED_VALUE();
             a->dump = v;
+        } else if (strcmp(o, "--keep-stores") == 0) {
+            NEED_VALUE();
+            a->keep_stores = v;
         } else if (strcmp(o, "--users") == 0) {
             NEED_LONG(1, 10000000L);
             a->users = n;
@@ -513,6 +521,10 @@ static int run_dataset(const bench_args *a, const am_rank_config *rank)
         snprintf(path, sizeof path, "%s/%s",
                  root && *root ? root : "../shared/bench", dir);
     }
+    if (a->keep_stores && !bench_is_dir(a->keep_stores)) {
+        fprintf(stderr, "agentmem bench: --keep-stores %s: not a directory\n", a->keep_stores);
+        return 2;
+    }
     lo.distractors = (int)a->distractors;
     lo.seed = a->seed;
     lo.lang = a->lang;
@@ -533,6 +545,7 @@ static int run_dataset(const bench_args *a, const am_rank_config *rank)
     o.rank = rank;
     o.no_term_cache = a->no_term_cache;
     o.dump_path = a->dump;
+    o.keep_stores = a->keep_stores;
     o.progress = a->progress;
     o.systems[BENCH_SYS_ENGINE] = !a->baseline;
     o.systems[BENCH_SYS_BM25_PAPER] = !a->no_baselines;
@@ -593,6 +606,10 @@ int am_cli_bench(int argc, char **argv)
     if (strcmp(a.dataset, "synth") == 0) {
         bench_synth_opts so;
         size_t i;
+        if (a.keep_stores) {
+            fprintf(stderr, "agentmem bench: --keep-stores is for the datasets; synth keeps its store with --db\n");
+            return 2;
+        }
         memset(&so, 0, sizeof so);
         so.users = a.users;
         so.events = a.events;

@@ -67,6 +67,8 @@ int bench_list_dir(const char *dir, const char *prefix, const char *suffix,
                    char ***names, size_t *n, bench_err *e);
 void bench_free_names(char **names, size_t n);
 int bench_is_dir(const char *path);
+/* Remove a store file and its -wal / -shm (absent is fine). */
+int bench_remove_store(const char *path, bench_err *e);
 /* The last path component (borrowed pointer into path). */
 const char *bench_basename(const char *path);
 
@@ -300,6 +302,8 @@ typedef struct bench_run_opts {
     int budget_tokens;       /* am_query.budget_tokens (0 = config) */
     const am_rank_config *rank;  /* NULL = defaults */
     const char *dump_path;   /* per-question JSON lines, or NULL */
+    const char *keep_stores; /* directory for each unit's store, or NULL
+                                (":memory:") */
     int progress;            /* print progress to stderr */
     int no_term_cache;       /* am_config.no_term_cache */
 } bench_run_opts;

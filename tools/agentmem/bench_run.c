@@ -315,6 +315,26 @@ static int engine_unit(run_ctx *c, const bench_unit *u, size_t q_end)
         cfg.rank = *c->o->rank;
     cfg.no_term_cache = c->o->no_term_cache;
     cfg.path = ":memory:";
+    char kept[4096];
+    if (c->o->keep_stores) {
+        /* a fresh store each run: the unit's events, nothing older */
+        /* the unit's user id as a file name: only [A-Za-z0-9._-], no
+         * leading dot (a dataset's id never leaves the directory) */
+        char name[256];
+        size_t k;
+        for (k = 0; u->user_id[k] && k + 1 < sizeof name; k++) {
+            char ch = u->user_id[k];
+            int safe = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+                       (ch >= '0' && ch <= '9') || ch == '-' || ch == '_' || (ch == '.' && k > 0);
+            name[k] = safe ? ch : '_';
+        }
+        name[k] = '\0';
+        int n = snprintf(kept, sizeof kept, "%s/%s.db", c->o->keep_stores, name);
+        if (n < 0 || (size_t)n >= sizeof kept)
+            return bench_fail(c->e, "--keep-stores: path too long");
+        if (bench_remove_store(kept, c->e) != 0) return -1;
+        cfg.path = kept;
+    }
     cfg.embedder = getenv("AGENTMEM_EMBEDDER"); /* e.g. use-lite, w2v:PATH */
     cfg.embedder_key = getenv("AGENTMEM_EMBEDDER_KEY");
     cfg.clock = clock_now;

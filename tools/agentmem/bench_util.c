@@ -166,6 +166,18 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+int bench_remove_store(const char *path, bench_err *e)
+{
+    static const char *const ext[] = {"", "-wal", "-shm"};
+    char p[4096 + 8];
+    for (size_t i = 0; i < sizeof ext / sizeof *ext; i++) {
+        snprintf(p, sizeof p, "%s%s", path, ext[i]);
+        if (remove(p) != 0 && errno != ENOENT)
+            return bench_fail(e, "%s: cannot remove: %s", p, strerror(errno));
+    }
+    return 0;
+}
+
 int bench_is_dir(const char *path)
 {
     struct stat st;
