@@ -46,6 +46,16 @@ static const char *const en_past[] = {
     " knew", " thought", " made", " took", " came", " used", " received", " liked",
     " wanted", " asked", " called", " replied", " sent", " found", " forgot", " mind", NULL};
 
+/* ... and "never" not before an idiom or a memory: "never give up", "I'll
+ * never forget that trip", "never been so proud" ("never forget to cc
+ * me" stays a rule). */
+static const char *const en_never_not[] = {
+    " had", " got", " did", " was", " were", " went", " said", " told", " saw", " heard",
+    " knew", " thought", " made", " took", " came", " used", " received", " liked",
+    " wanted", " asked", " called", " replied", " sent", " found", " forgot", " mind",
+    " give up", " gave up", " been", " forget that", " forget the", " forget how",
+    " forget when", " forget what", " felt", " seen", NULL};
+
 /* English imperatives: an instruction is being given ("Whenever a trip is
  * long, book ...", "This time send ...").  X-macro over the verbs. */
 #define EN_VERBS(X)                                                                          \
@@ -80,7 +90,7 @@ static const am__cue long_term[] = {
     CUE("starting now"), CUE("my default"),
     {"the default", L("make this ", "make it ", "as ", "that's ", "be "), NULL, NULL},
     {"always", en_rule_subject, NULL, en_past},
-    {"never", en_rule_subject, NULL, en_past},
+    {"never", en_rule_subject, NULL, en_never_not},
     {"ever", L("don't ", "do not ", "never "), NULL, NULL},
     CUE_END,
 };
@@ -142,7 +152,7 @@ static const am__cue constraint_cues[] = {
     CUE("避免"), CUE("只能"), CUE("严禁"), CUE("以内"), CUE("控制在"), CUE("不多于"),
     CUE("不少于"), CUE("上限"), CUE("所有…都要|都必须|都得"), CUE("一律不"), CUE("从不"),
     {"don't", NULL, L("i ", "we "), NULL}, CUE("do not"),
-    {"never", en_rule_subject, NULL, en_past}, CUE("must"), CUE("mustn't"),
+    {"never", en_rule_subject, NULL, en_never_not}, CUE("must"), CUE("mustn't"),
     CUE("no more than"), CUE("at most"), CUE("at least"), CUE("avoid*"),
     CUE("under no circumstances"), CUE("not allowed"), CUE("no exceptions"),
     CUE("without my approval"), CUE("keep…under|below|within"), CUE("stay under|stay below"),
