@@ -40,21 +40,33 @@ static const char *const zh_deferral[] = {
 static const char *const en_rule_subject[] = {
     "^", "please ", "pls ", "i ", "we ", "you ", "just ", "and ", "but ", "so ", "then ",
     "should ", "must ", "to ", "will ", "can ", "could ", NULL};
-/* ... and not before a past tense: "I never got the email". */
-static const char *const en_past[] = {
-    " had", " got", " did", " was", " were", " went", " said", " told", " saw", " heard",
-    " knew", " thought", " made", " took", " came", " used", " received", " liked",
-    " wanted", " asked", " called", " replied", " sent", " found", " forgot", " mind", NULL};
-
-/* ... and "never" not before an idiom or a memory: "never give up", "I'll
- * never forget that trip", "never been so proud" ("never forget to cc
- * me" stays a rule). */
+/* ... and not after a narrative or a shared hope: "this book reminds me to
+ * always pursue my dreams", "a nudge to always stay true to myself", "I'm
+ * glad we can always count on each other" ("Remind me to always …" and
+ * "You can always …" said to the assistant stay rules). */
+static const char *const en_rule_narrative[] = {
+    "reminds me to ", "reminded me to ", "reminding me to ", "a nudge to ", "inspires me to ",
+    "inspired me to ", "encourages me to ", "encouraged me to ", "motivates me to ",
+    "motivated me to ", "taught me to ", "teaches me to ", "pushes me to ", "helps me to ",
+    "we can ", "we could ", "they can ", "they could ", NULL};
+/* ... and "never" not before a past tense ("I never got the email"), an
+ * idiom or a memory: "never give up", "I'll never forget that trip",
+ * "never been so proud" ("never forget to cc me" stays a rule). */
 static const char *const en_never_not[] = {
     " had", " got", " did", " was", " were", " went", " said", " told", " saw", " heard",
     " knew", " thought", " made", " took", " came", " used", " received", " liked",
     " wanted", " asked", " called", " replied", " sent", " found", " forgot", " mind",
     " give up", " gave up", " been", " forget that", " forget the", " forget how",
-    " forget when", " forget what", " felt", " seen", NULL};
+    " forget when", " forget what", " felt", " seen", " tried", " met", " played",
+    " know", " say never", " quit", " let us down", " let me down", " shy away", NULL};
+/* ... and "always" not before a past tense, a greeting or a trait: "Always here to help",
+ * "Always happy to share", "always calm and peaceful". */
+static const char *const en_always_not[] = {
+    " had", " got", " did", " was", " were", " went", " said", " told", " saw", " heard",
+    " knew", " thought", " made", " took", " came", " used", " received", " liked",
+    " wanted", " asked", " called", " replied", " sent", " found", " forgot", " mind",
+    " here", " there for", " happy", " glad", " good", " great", " nice", " fun", " up for",
+    " a pleasure", " calm", " staying", " puts a smile", " cheer", NULL};
 
 /* English imperatives: an instruction is being given ("Whenever a trip is
  * long, book ...", "This time send ...").  X-macro over the verbs. */
@@ -89,8 +101,8 @@ static const am__cue long_term[] = {
     CUE("from next…on"), CUE("from tomorrow on"), CUE("as of now"), CUE("as of today"),
     CUE("starting now"), CUE("my default"),
     {"the default", L("make this ", "make it ", "as ", "that's ", "be "), NULL, NULL},
-    {"always", en_rule_subject, NULL, en_past},
-    {"never", en_rule_subject, NULL, en_never_not},
+    {"always", en_rule_subject, en_rule_narrative, en_always_not},
+    {"never", en_rule_subject, en_rule_narrative, en_never_not},
     {"ever", L("don't ", "do not ", "never "), NULL, NULL},
     CUE_END,
 };
@@ -152,7 +164,7 @@ static const am__cue constraint_cues[] = {
     CUE("避免"), CUE("只能"), CUE("严禁"), CUE("以内"), CUE("控制在"), CUE("不多于"),
     CUE("不少于"), CUE("上限"), CUE("所有…都要|都必须|都得"), CUE("一律不"), CUE("从不"),
     {"don't", NULL, L("i ", "we "), NULL}, CUE("do not"),
-    {"never", en_rule_subject, NULL, en_never_not}, CUE("must"), CUE("mustn't"),
+    {"never", en_rule_subject, en_rule_narrative, en_never_not}, CUE("must"), CUE("mustn't"),
     CUE("no more than"), CUE("at most"), CUE("at least"), CUE("avoid*"),
     CUE("under no circumstances"), CUE("not allowed"), CUE("no exceptions"),
     CUE("without my approval"), CUE("keep…under|below|within"), CUE("stay under|stay below"),
