@@ -4,7 +4,9 @@
  * language detection, distillation rules, task cues and the router;
  * the query readers (synonym expansion, self-corrections' asks, a
  * relative clause's condition: spans must lie inside the text, in order);
- * stored token blobs (memory_items.tokens) read back.  Tokens must lie
+ * stored token blobs (memory_items.tokens) read back; a transcript line's
+ * speaker label and greeted name (text/speaker.c: within their buffers,
+ * the name a part of the line, nothing written with no room).  Tokens must lie
  * inside the normalised text and be non-empty; a blob read back is a
  * sorted set that writes back to the same bytes.
  */
@@ -17,6 +19,7 @@
 #include "perceive/task.h"
 #include "recall/recall.h"
 #include "text/analyze.h"
+#include "text/speaker.h"
 
 static int tok_cb(void *ctx, int kind, const char *tok, size_t len, size_t start, size_t end)
 {
@@ -64,6 +67,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     uint64_t set[64];
     size_t ns;
     am__text_token_set(t, s, n, set, 64, &ns);
+    char *z = malloc(size + 1);
+    if (z) {
+        memcpy(z, data, size);
+        z[size] = '\0';
+        char lab[48], nm[64], tiny[1] = {'x'};
+        size_t m = am__speaker_label(z, lab, sizeof lab);
+        if (m >= sizeof lab || (m && strlen(lab) != m)) abort();
+        size_t g = am__greeted_name(z, nm, sizeof nm);
+        if (g >= sizeof nm || (g && (strlen(nm) != g || !strstr(z, nm)))) abort();
+        if (am__greeted_name(z, tiny, 1) != 0 || am__speaker_label(z, tiny, 1) != 0 ||
+            tiny[0] != 'x')
+            abort();
+        free(z);
+    }
     uint64_t back[AM__ITEM_SET];
     size_t nb;
     if (am__token_blob_get(data, size, back, AM__ITEM_SET, &nb)) {

@@ -1161,6 +1161,50 @@ static int pii_matches(am_db *db, const char *uid, const char *text, size_t len,
     return AM_OK;
 }
 
+/* F21, entity linking: the speakers a question names by another name.
+ * The write path stores an "alias" entity each time a transcript line
+ * greets the other speaker by a name ("elise: Hello Kate!" after "Emi:
+ * …": norm "kate=emi"); a name the question holds that was used for one
+ * speaker at least AM__ALIAS_MIN times, and for that speaker in at least
+ * two thirds of its uses, names that speaker ("What are Kate's hobbies?"
+ * -> Emi's own turns, am__speaker_boost).  Only the user's own aliases. */
+#define AM__ALIAS_MIN 2
+#define AM__ALIAS_MAX 256 /* distinct name=speaker pairs read */
+static int question_aliases(am_db *db, const char *uid, const char *qnorm, size_t qlen,
+                            am__arena *ar, const char ***out, size_t *n_out)
+{
+    const char **norms;
+    long *counts;
+    size_t n;
+    *n_out = 0;
+    int rc = db->store->vt->entity_counts(db->store, uid, "alias", AM__ALIAS_MAX, ar, &norms,
+                                          &counts, &n);
+    if (rc || !n) return rc;
+    const char **got = am__arena_alloc(ar, n * sizeof *got);
+    if (!got) return AM_NOMEM;
+    for (size_t i = 0; i < n; i++) {
+        const char *eq = strchr(norms[i], '=');
+        if (!eq || eq == norms[i] || !eq[1] || counts[i] < AM__ALIAS_MIN) continue;
+        size_t nl = (size_t)(eq - norms[i]);
+        /* the most used speaker of this name comes first (most first) */
+        int first = 1;
+        long total = 0;
+        for (size_t j = 0; j < n; j++) {
+            if (strncmp(norms[j], norms[i], nl + 1) != 0) continue;
+            total += counts[j];
+            if (j < i) first = 0;
+        }
+        if (!first || 3 * counts[i] < 2 * total) continue;
+        char name[64];
+        if (nl >= sizeof name) continue;
+        memcpy(name, norms[i], nl);
+        name[nl] = '\0';
+        if (am__query_names(qnorm, qlen, name)) got[(*n_out)++] = eq + 1;
+    }
+    *out = got;
+    return AM_OK;
+}
+
 static int recall_run(am_db *db, const am_query *q, recall_box *box)
 {
     am__arena *ar = &box->ar;
@@ -1304,7 +1348,12 @@ static int recall_run(am_db *db, const am_query *q, recall_box *box)
             n_events = m;
         }
     }
-    am__speaker_boost(r, qnorm, qnorm_len, events, n_events);
+    const char **aliased = NULL;
+    size_t n_aliased = 0;
+    if (r->w_speaker > 0 && n_events &&
+        (rc = question_aliases(db, uid, qnorm, qnorm_len, ar, &aliased, &n_aliased)))
+        goto out_store;
+    am__speaker_boost(r, qnorm, qnorm_len, aliased, n_aliased, events, n_events);
     if (r->w_when > 0 && n_events && am__asks_when(qnorm, qnorm_len)) {
         /* the candidates that say when: dates the write path extracted */
         int64_t *rids = am__arena_alloc(ar, n_events * sizeof *rids);

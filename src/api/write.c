@@ -19,6 +19,7 @@
 #include "semantic/merge.h"
 #include "semantic/observe.h"
 #include "text/entities.h"
+#include "text/speaker.h"
 #include "text/redact.h"
 
 #define MAX_ENTITIES 64
@@ -331,6 +332,56 @@ static int update_task(wctx_ex *x, const char *task_id, const char *norm,
     return AM_OK;
 }
 
+/* A transcript line that greets its listener by a name ("elise: Hello
+ * Kate!") and is answered by another speaker in the same exchange ("Emi:
+ * …", this event) says what that speaker is called (F21 entity linking):
+ * an "alias" entity of the greeting's event, norm "kate=emi" (the name and
+ * the answering speaker's label, lower case), surface the name as
+ * written.  The lines of the other speaker just before this one, within
+ * half an hour (a chat's answer can take minutes), are looked at (a
+ * greeting is often followed by more of the same speaker), each at most
+ * once.  The alias goes when its event is forgotten; recall
+ * counts a user's aliases (api/read.c). */
+#define AM__ALIAS_TURNS 4                  /* lines before looked at */
+#define AM__ALIAS_GAP_MS (30 * 60 * 1000)  /* an answer within half an hour */
+static int store_alias(wctx_ex *x, const char *text, const char *session, am_time at)
+{
+    char self[48], other[48], label[48], name[64], norm[128];
+    if (!session || !am__speaker_label(text, self, sizeof self)) return AM_OK;
+    am__event_row *prev;
+    size_t np;
+    int rc0 = x->w.store->vt->events_recent(x->w.store, x->w.uid, session, NULL, at,
+                                            AM__ALIAS_TURNS + 1, x->w.ar, &prev, &np);
+    if (rc0) return rc0;
+    other[0] = '\0';
+    for (size_t i = 0; i < np; i++) {
+        if (prev[i].rid == x->ev->rid) continue; /* this line, just put */
+        if (at - prev[i].occurred_at > AM__ALIAS_GAP_MS) break;
+        if (!prev[i].content || !am__speaker_label(prev[i].content, label, sizeof label)) break;
+        if (strcmp(label, self) == 0) break; /* this speaker's own earlier line */
+        if (other[0] && strcmp(label, other) != 0) break;
+        memcpy(other, label, sizeof other);
+        if (!am__greeted_name(prev[i].content, name, sizeof name)) continue;
+        size_t k = 0;
+        for (; name[k] && k + 1 < sizeof norm; k++)
+            norm[k] = name[k] >= 'A' && name[k] <= 'Z' ? (char)(name[k] | 0x20) : name[k];
+        norm[k] = '\0';
+        if (strcmp(norm, self) == 0 || strcmp(norm, other) == 0) continue; /* a real name */
+        am__entity_row *have;
+        size_t nh;
+        int rc = x->w.store->vt->entities_list(x->w.store, x->w.uid, prev[i].rid, x->w.ar, &have,
+                                               &nh);
+        if (rc) return rc;
+        size_t j;
+        for (j = 0; j < nh && strcmp(have[j].type, "alias") != 0; j++) {}
+        if (j < nh) continue; /* answered before */
+        snprintf(norm + k, sizeof norm - k, "=%s", self);
+        am__entity_row row = {"alias", name, norm, AM_TIME_NONE, AM_TIME_NONE};
+        if ((rc = x->w.store->vt->entity_put(x->w.store, x->w.uid, prev[i].rid, &row))) return rc;
+    }
+    return AM_OK;
+}
+
 /* Entities (F4): stored per event (after the row exists) and, as task
  * artifacts, files and links. */
 static int store_entities(wctx_ex *x, const am__entity *ents, size_t n)
@@ -470,7 +521,9 @@ static int add_one(am_db *db, const am_event *in, am_add_info *info, int own_txn
         ev.index_ctx = ctx.p;
     }
     if (switched_from && (rc = record_switch(&x, switched_from, task_id))) goto out_ctx;
-    if ((rc = s->vt->event_put(s, &ev)) || (rc = store_entities(&x, ents, ne))) goto out_ctx;
+    if ((rc = s->vt->event_put(s, &ev)) || (rc = store_entities(&x, ents, ne)) ||
+        (rc = store_alias(&x, red.text, in->session_id, at)))
+        goto out_ctx;
     for (size_t i = 0; i < np && i < AM__CONTEXT_AFTER; i++)
         if ((rc = s->vt->event_ctx_append(s, uid, prev[i].rid, red.text))) goto out_ctx;
 out_ctx:

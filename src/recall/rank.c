@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "recall/recall.h"
+#include "text/speaker.h"
 #include "text/entities.h"
 
 #define MAX_SET 256
@@ -224,34 +225,6 @@ static int ascii_alpha(char c)
     return ((unsigned char)c | 0x20) >= 'a' && ((unsigned char)c | 0x20) <= 'z';
 }
 
-/* The speaker label of a transcript line: the text before a leading ':'
- * or '：' (at most 40 bytes, at most three words or four non-Latin
- * characters -- a name, not a clause like "论坛的地点是：" -- no digits or
- * other punctuation), lower-cased into out.  Returns its length, 0 for
- * none. */
-static size_t speaker_label(const char *s, char *out, size_t cap)
-{
-    size_t i = 0, spaces = 0, wide = 0;
-    while (s[i] && i < 40 && i + 1 < cap) {
-        unsigned char c = (unsigned char)s[i];
-        if (c == ':' || (c == 0xEF && (unsigned char)s[i + 1] == 0xBC &&
-                         (unsigned char)s[i + 2] == 0x9A)) {
-            while (i > 0 && out[i - 1] == ' ') i--;
-            return i;
-        }
-        if (c == ' ') {
-            if (i == 0 || ++spaces > 2) return 0;
-        } else if (c < 0x80 && !ascii_alpha((char)c) && c != '.' && c != '\'' && c != '-') {
-            return 0;
-        } else if (c >= 0xC0 && ++wide > 4) {
-            return 0;
-        }
-        out[i] = c < 0x80 ? (char)(c | (ascii_alpha((char)c) ? 0x20 : 0)) : (char)c;
-        i++;
-    }
-    return 0;
-}
-
 /* 1 if the normalised query contains the label (ASCII labels: as whole
  * words). */
 static int query_names(const char *q, size_t n, const char *label, size_t m)
@@ -267,16 +240,23 @@ static int query_names(const char *q, size_t n, const char *label, size_t m)
 }
 
 void am__speaker_boost(const am_rank_config *r, const char *norm, size_t n,
-                       am__event_row *rows, size_t n_rows)
+                       const char *const *aliased, size_t n_aliased, am__event_row *rows,
+                       size_t n_rows)
 {
     if (r->w_speaker <= 0 || !norm || !n) return;
     for (size_t i = 0; i < n_rows; i++) {
         char label[48];
-        size_t m;
+        size_t m, k;
         if (rows[i].score <= 0 || !rows[i].content) continue;
-        if (!(m = speaker_label(rows[i].content, label, sizeof label))) continue;
-        if (query_names(norm, n, label, m)) rows[i].score *= 1 + r->w_speaker;
+        if (!(m = am__speaker_label(rows[i].content, label, sizeof label))) continue;
+        for (k = 0; k < n_aliased && strcmp(aliased[k], label) != 0; k++) {}
+        if (k < n_aliased || query_names(norm, n, label, m)) rows[i].score *= 1 + r->w_speaker;
     }
+}
+
+int am__query_names(const char *norm, size_t n, const char *name)
+{
+    return query_names(norm, n, name, strlen(name));
 }
 
 int am__asks_when(const char *norm, size_t n)

@@ -100,9 +100,16 @@ void am__rank_events(const am_rank_config *r, am_time now, am__event_row *rows,
  * times (1 + r->w_speaker): what someone says in the first person is
  * about them ("I just signed up for a pottery class" answers "what does
  * Melanie do?"), while a turn that only addresses them is not.  norm is
- * the normalised query.  Call before am__rank_events. */
+ * the normalised query.  aliased[0..n_aliased): speaker labels (lower
+ * case) the question names by another name ("Kate" for the speaker
+ * "Emi": api/read.c, from the aliases the write path learnt).  Call
+ * before am__rank_events. */
 void am__speaker_boost(const am_rank_config *r, const char *norm, size_t n,
-                       am__event_row *rows, size_t n_rows);
+                       const char *const *aliased, size_t n_aliased, am__event_row *rows,
+                       size_t n_rows);
+/* 1 if the normalised query holds name (lower case; a Latin name as a
+ * whole word). */
+int am__query_names(const char *norm, size_t n, const char *name);
 
 /* Time support: when the normalised query asks when something happened
  * ("when did", "what year", "什么时候", "哪天"; am__asks_when), a

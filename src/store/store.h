@@ -169,6 +169,10 @@ typedef struct am__store_vt {
                             am__event_row **rows, size_t *n);
     int (*entity_put)(am__store *s, const char *uid, int64_t event_rid,
                       const am__entity_row *en);
+    /* The user's distinct entity norms of one type with how many rows hold
+     * each, most first (ties by norm), at most limit. */
+    int (*entity_counts)(am__store *s, const char *uid, const char *type, int limit,
+                         am__arena *ar, const char ***norms, long **counts, size_t *n);
     int (*pii_put)(am__store *s, const char *uid, int64_t event_rid,
                    const am__pii_row *p);
     int (*event_get)(am__store *s, const char *uid, const char *event_id,

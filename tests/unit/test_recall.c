@@ -1606,6 +1606,62 @@ static void test_verb_forms_zh(void)
     am_close(db);
 }
 
+/* Entity linking by greetings (api/write.c store_alias, api/read.c
+ * question_aliases): the other speaker greets "Emi" as "Kate" and Emi
+ * answers, twice; a question about Kate then puts Emi's own turns first,
+ * as one naming Emi would.  Another user's greetings change nothing;
+ * forgetting the greetings forgets what they taught. */
+static void alias_chat(am_db *db, const char *user, const char *s1, const char *s2,
+                       const char *greet1, const char *answer1, const char *greet2,
+                       const char *answer2)
+{
+    add(db, user, s1, NULL, "2026-03-01T21:00:00+08:00", greet1);
+    add(db, user, s1, NULL, "2026-03-01T21:03:00+08:00", answer1); /* minutes later */
+    add(db, user, s2, NULL, "2026-03-02T21:00:00+08:00", greet2);
+    add(db, user, s2, NULL, "2026-03-02T21:02:30+08:00", answer2);
+}
+
+static void test_speaker_alias_en(void)
+{
+    am_db *db = open_mem();
+    const char *q = "What sport does Kate love?";
+    alias_chat(db, "u1", "s1", "s2", "elise: Hello Kate! How was your weekend?",
+               "Emi: Pretty quiet, just reading at home.", "elise: Hey Kate, you there?",
+               "Emi: Yes! Sorry, was cooking dinner.");
+    add(db, "u1", "s3", NULL, "2026-03-03T20:00:00+08:00", "Emi: I love skiing, it's my sport.");
+    add(db, "u1", "s3", NULL, "2026-03-03T20:01:00+08:00",
+        "elise: I love surfing more than any other sport I love.");
+    CHECK_EQ_INT((int)rank_of(db, "u1", "2026-03-10T09:00:00+08:00", q, "skiing"), 1);
+    /* another user whose Kate is someone else: u1 is unchanged */
+    alias_chat(db, "u2", "s1", "s2", "bob: Hi Kate!", "elise: hi", "bob: Thanks, Kate.",
+               "elise: sure");
+    CHECK_EQ_INT((int)rank_of(db, "u1", "2026-03-10T09:00:00+08:00", q, "skiing"), 1);
+    /* the greetings forgotten: Kate names no one, the surfer's turn (more
+     * of the question's words, later) comes first again */
+    CHECK_EQ_INT(am_forget(db, "u1", AM_FORGET_SESSION, "s1", NULL), AM_OK);
+    CHECK_EQ_INT(am_forget(db, "u1", AM_FORGET_SESSION, "s2", NULL), AM_OK);
+    CHECK_EQ_INT((int)rank_of(db, "u1", "2026-03-10T09:00:00+08:00", q, "surfing"), 1);
+    am_close(db);
+}
+
+static void test_speaker_alias_zh(void)
+{
+    am_db *db = open_mem();
+    const char *q = "王总最近喜欢什么运动？";
+    alias_chat(db, "u1", "s1", "s2", "小李：王总早上好！", "建国：早，今天开会吗？",
+               "小李：王总，晚上好", "建国：晚上好，刚吃完饭。");
+    add(db, "u1", "s3", NULL, "2026-03-03T20:00:00+08:00", "建国：我最近喜欢钓鱼。");
+    add(db, "u1", "s3", NULL, "2026-03-03T20:01:00+08:00", "小李：我最近特别喜欢爬山这项运动。");
+    CHECK_EQ_INT((int)rank_of(db, "u1", "2026-03-10T09:00:00+08:00", q, "钓鱼"), 1);
+    alias_chat(db, "u2", "s1", "s2", "小王：王总你好", "老李：你好", "小王：谢谢王总",
+               "老李：不客气");
+    CHECK_EQ_INT((int)rank_of(db, "u1", "2026-03-10T09:00:00+08:00", q, "钓鱼"), 1);
+    CHECK_EQ_INT(am_forget(db, "u1", AM_FORGET_SESSION, "s1", NULL), AM_OK);
+    CHECK_EQ_INT(am_forget(db, "u1", AM_FORGET_SESSION, "s2", NULL), AM_OK);
+    CHECK_EQ_INT((int)rank_of(db, "u1", "2026-03-10T09:00:00+08:00", q, "爬山"), 1);
+    am_close(db);
+}
+
 /* A number written with its unit or model name in one word ("158cm",
  * "Mate60", "iPhone14") and the same written apart or in the other script
  * ("158厘米", "Mate 60", "iPhone 14"): the word's letter and digit runs are
@@ -1875,6 +1931,8 @@ int main(void)
     RUN(test_verb_forms_zh);
     RUN(test_number_units_zh);
     RUN(test_number_units_en);
+    RUN(test_speaker_alias_en);
+    RUN(test_speaker_alias_zh);
     RUN(test_pii_match_zh);
     RUN(test_pii_match_en);
     RUN(test_condition_zh);

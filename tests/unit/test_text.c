@@ -12,6 +12,7 @@
 
 #include "test.h"
 #include "text/analyze.h"
+#include "text/speaker.h"
 
 static am__text *T;
 
@@ -202,6 +203,45 @@ static void test_tokenize_english(void)
     CHECK_EQ_INT(t.n, 0);
 }
 
+/* Speaker labels and greeted names (text/speaker.c), en + zh. */
+static size_t greeted(const char *line, char *name)
+{
+    return am__greeted_name(line, name, 64);
+}
+
+static void test_speaker_greeting(void)
+{
+    char label[48], name[64];
+    CHECK_EQ_INT((int)am__speaker_label("Emi: I love skiing", label, sizeof label), 3);
+    CHECK_EQ_STR(label, "emi");
+    CHECK_EQ_INT((int)am__speaker_label("小王：好的", label, sizeof label), 6);
+    CHECK_EQ_INT((int)am__speaker_label("论坛的地点是：北京", label, sizeof label), 0);
+    CHECK_EQ_INT((int)am__speaker_label("no label here", label, sizeof label), 0);
+    CHECK(greeted("elise: Hello Kate! How are you?", name) == 4);
+    CHECK_EQ_STR(name, "Kate");
+    CHECK(greeted("elise: Thanks, Kate.", name) == 4);
+    CHECK(greeted("elise: Good morning Kate", name) == 4);
+    CHECK(greeted("Emi: Hey Emily", name) == 5);
+    CHECK_EQ_STR(name, "Emily");
+    CHECK(greeted("Emi: Hey guys!", name) == 0);        /* a form of address */
+    CHECK(greeted("Emi: Hi there, long time", name) == 0);
+    CHECK(greeted("Emi: Thanks so much", name) == 0);
+    CHECK(greeted("Emi: hello kate", name) == 0);       /* no capital: no name */
+    CHECK(greeted("Hello Kate!", name) == 0);           /* no speaker label */
+    CHECK(greeted("Emi: Hey Katherine-Anne", name) == 0);
+    CHECK(greeted("Emi: I said hello Kate", name) == 0); /* only at the start */
+    CHECK(greeted("小李：张总早上好！", name) == 6);
+    CHECK_EQ_STR(name, "张总");
+    CHECK(greeted("小李：你好，李姐。", name) == 6);
+    CHECK_EQ_STR(name, "李姐");
+    CHECK(greeted("小李：谢谢王经理！", name) == 9);
+    CHECK_EQ_STR(name, "王经理");
+    CHECK(greeted("小李：你好啊", name) == 0);
+    CHECK(greeted("小李：谢谢你们", name) == 0);
+    CHECK(greeted("小李：大家好", name) == 0);
+    CHECK(greeted("小李：你好，我想问一下报销的事", name) == 0);
+}
+
 static void test_stopwords_lang(void)
 {
     CHECK(am__text_stopword("the", 3));
@@ -295,6 +335,7 @@ int main(void)
     RUN(test_stem_cache);
     RUN(test_tokenize_chinese);
     RUN(test_tokenize_english);
+    RUN(test_speaker_greeting);
     RUN(test_stopwords_lang);
     RUN(test_sentences_sets);
     RUN(test_token_blob);

@@ -2843,6 +2843,41 @@ static int sq_forget(am__store *b, const char *uid, int level, const char *id,
     return AM_OK;
 }
 
+static int sq_entity_counts(am__store *b, const char *uid, const char *type, int limit,
+                            am__arena *ar, const char ***norms, long **counts, size_t *n)
+{
+    sq_store *s = SQ(b);
+    *n = 0;
+    *norms = NULL;
+    *counts = NULL;
+    if (limit <= 0) return AM_OK;
+    sqlite3_stmt *st = stmt(s, "SELECT norm, count(*) AS c FROM entities WHERE user_id=?1 AND type=?2"
+                               " GROUP BY norm ORDER BY c DESC, norm LIMIT ?3");
+    if (!st) return AM_BACKEND;
+    const char **nv = am__arena_alloc(ar, (size_t)limit * sizeof *nv);
+    long *cv = am__arena_alloc(ar, (size_t)limit * sizeof *cv);
+    if (!nv || !cv) {
+        done(s, st);
+        return AM_NOMEM;
+    }
+    sqlite3_bind_text(st, 1, uid, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, type, -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 3, limit);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW && *n < (size_t)limit) {
+        if (!(nv[*n] = col_text(ar, st, 0))) {
+            done(s, st);
+            return AM_NOMEM;
+        }
+        cv[(*n)++] = (long)sqlite3_column_int64(st, 1);
+    }
+    int out = rc == SQLITE_DONE || rc == SQLITE_ROW ? AM_OK : fail(s, rc, "entity counts");
+    done(s, st);
+    *norms = nv;
+    *counts = cv;
+    return out;
+}
+
 static int sq_item_tokens_fill(am__store *b,
                                int (*fn)(void *ctx, const char *text, const char *key,
                                          unsigned char *blob, size_t *len),
@@ -2981,6 +3016,7 @@ static const am__store_vt sqlite_vt = {
     .item_close = sq_item_close,
     .items_list = sq_items_list,
     .item_tokens_fill = sq_item_tokens_fill,
+    .entity_counts = sq_entity_counts,
     .item_touch = sq_item_touch,
     .forget = sq_forget,
     .item_sources = sq_item_sources,
