@@ -55,7 +55,7 @@ static const char *after_label(const char *s)
     size_t m = am__speaker_label(s, label, sizeof label);
     if (!m) return NULL;
     const char *p = s;
-    while (*p && *p != ':' && memcmp(p, "\xEF\xBC\x9A", 3) != 0) p++;
+    while (*p && *p != ':' && strncmp(p, "\xEF\xBC\x9A", 3) != 0) p++;
     p += *p == ':' ? 1 : 3;
     while (*p == ' ') p++;
     return p;
