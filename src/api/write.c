@@ -344,18 +344,16 @@ static int update_task(wctx_ex *x, const char *task_id, const char *norm,
  * counts a user's aliases (api/read.c). */
 #define AM__ALIAS_TURNS 4                  /* lines before looked at */
 #define AM__ALIAS_GAP_MS (30 * 60 * 1000)  /* an answer within half an hour */
-static int store_alias(wctx_ex *x, const char *text, const char *session, am_time at)
+/* prev[0..np): the session's lines before this one, newest first (the
+ * caller's read for the context, AM__ALIAS_TURNS deep for a transcript
+ * line). */
+static int store_alias(wctx_ex *x, const char *text, const am__event_row *prev, size_t np,
+                       am_time at)
 {
     char self[48], other[48], label[48], name[64], norm[128];
-    if (!session || !am__speaker_label(text, self, sizeof self)) return AM_OK;
-    am__event_row *prev;
-    size_t np;
-    int rc0 = x->w.store->vt->events_recent(x->w.store, x->w.uid, session, NULL, at,
-                                            AM__ALIAS_TURNS + 1, x->w.ar, &prev, &np);
-    if (rc0) return rc0;
+    if (!np || !am__speaker_label(text, self, sizeof self)) return AM_OK;
     other[0] = '\0';
     for (size_t i = 0; i < np; i++) {
-        if (prev[i].rid == x->ev->rid) continue; /* this line, just put */
         if (at - prev[i].occurred_at > AM__ALIAS_GAP_MS) break;
         if (!prev[i].content || !am__speaker_label(prev[i].content, label, sizeof label)) break;
         if (strcmp(label, self) == 0) break; /* this speaker's own earlier line */
@@ -502,17 +500,23 @@ static int add_one(am_db *db, const am_event *in, am_add_info *info, int own_txn
      * answers, the one before), indexed beside it with a lower weight; and
      * this turn becomes part of theirs.  AM__CONTEXT_TURNS each side. */
     am__event_row *prev = NULL;
-    size_t np = 0;
+    size_t np = 0, n_before = 0;
     am__buf ctx;
     am__buf_init(&ctx, &db->alloc);
     if (in->session_id) {
-        if ((rc = s->vt->events_recent(s, uid, in->session_id, NULL, at, AM__CONTEXT_TURNS, &ar,
-                                       &prev, &np)))
+        /* one read for the context and, for a transcript line, the lines
+         * it may answer (store_alias) */
+        char label[48];
+        int depth = AM__CONTEXT_TURNS;
+        if (AM__ALIAS_TURNS > depth && am__speaker_label(red.text, label, sizeof label))
+            depth = AM__ALIAS_TURNS;
+        if ((rc = s->vt->events_recent(s, uid, in->session_id, NULL, at, depth, &ar, &prev,
+                                       &n_before)))
             goto out_ctx;
         /* only turns of the same exchange (store.h: AM__CONTEXT_GAP_MS) */
-        size_t keep = 0;
-        while (keep < np && at - prev[keep].occurred_at <= AM__CONTEXT_GAP_MS) keep++;
-        np = keep;
+        while (np < n_before && np < AM__CONTEXT_TURNS &&
+               at - prev[np].occurred_at <= AM__CONTEXT_GAP_MS)
+            np++;
         for (size_t i = np; i-- > 0;) {
             am__buf_adds(&ctx, prev[i].content);
             am__buf_addc(&ctx, ' ');
@@ -522,7 +526,7 @@ static int add_one(am_db *db, const am_event *in, am_add_info *info, int own_txn
     }
     if (switched_from && (rc = record_switch(&x, switched_from, task_id))) goto out_ctx;
     if ((rc = s->vt->event_put(s, &ev)) || (rc = store_entities(&x, ents, ne)) ||
-        (rc = store_alias(&x, red.text, in->session_id, at)))
+        (rc = store_alias(&x, red.text, prev, n_before, at)))
         goto out_ctx;
     for (size_t i = 0; i < np && i < AM__CONTEXT_AFTER; i++)
         if ((rc = s->vt->event_ctx_append(s, uid, prev[i].rid, red.text))) goto out_ctx;

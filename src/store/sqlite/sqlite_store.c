@@ -2878,19 +2878,19 @@ static int sq_entity_counts(am__store *b, const char *uid, const char *type, int
     return out;
 }
 
-static int sq_item_tokens_fill(am__store *b,
-                               int (*fn)(void *ctx, const char *text, const char *key,
-                                         unsigned char *blob, size_t *len),
-                               void *ctx, size_t *n)
+typedef int (*item_tokens_fn)(void *ctx, const char *text, const char *key, unsigned char *blob,
+                              size_t *len);
+
+/* Each item version the statement select (its rid, text and key; one
+ * row after ?1, by rid) gets the token set fn computes; in the caller's
+ * transaction. */
+static int item_tokens_set(sq_store *s, const char *select, item_tokens_fn fn, void *ctx,
+                           size_t *n)
 {
-    sq_store *s = SQ(b);
-    *n = 0;
-    int rc = exec(s, "BEGIN IMMEDIATE", "item tokens");
-    if (rc) return rc;
+    int rc = AM_OK;
     unsigned char blob[1024];
     for (int64_t after = 0; !rc;) {
-        sqlite3_stmt *st = stmt(s, "SELECT rid, text, key FROM memory_items"
-                                   " WHERE tokens IS NULL AND rid > ? ORDER BY rid LIMIT 1");
+        sqlite3_stmt *st = stmt(s, select);
         if (!st) { rc = AM_BACKEND; break; }
         sqlite3_bind_int64(st, 1, after);
         int step = sqlite3_step(st);
@@ -2910,6 +2910,18 @@ static int sq_item_tokens_fill(am__store *b,
         sqlite3_bind_int64(st, 2, after);
         if (!(rc = run(s, st, "item tokens"))) (*n)++;
     }
+    return rc;
+}
+
+static int sq_item_tokens_fill(am__store *b, item_tokens_fn fn, void *ctx, size_t *n)
+{
+    sq_store *s = SQ(b);
+    *n = 0;
+    int rc = exec(s, "BEGIN IMMEDIATE", "item tokens");
+    if (rc) return rc;
+    rc = item_tokens_set(s, "SELECT rid, text, key FROM memory_items"
+                            " WHERE tokens IS NULL AND rid > ? ORDER BY rid LIMIT 1",
+                         fn, ctx, n);
     if (rc) {
         sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
         return rc;
@@ -3103,43 +3115,30 @@ static int fts_analyzer_recorded(sq_store *s, const char *want, int *same)
     return out;
 }
 
+/* A token set computed by the store's own analyzer (s->ptext). */
+static int ptext_item_tokens(void *ctx, const char *text, const char *key, unsigned char *blob,
+                             size_t *len)
+{
+    sq_store *s = ctx;
+    uint64_t set[AM__ITEM_SET];
+    size_t n;
+    if (*len < AM__TOKBLOB_MAX) return AM_TOOBIG;
+    int rc = am__text_item_set(s->ptext, text, key, set, &n);
+    if (!rc) *len = am__token_blob_put(set, n, blob);
+    return rc;
+}
+
 /* The item versions' stored token sets (v7), computed again by this
  * analyzer: a set tagged with another one is ignored at recall and
  * recomputed on every recall instead. */
 static int item_tokens_renew(sq_store *s)
 {
+    size_t n = 0;
     int rc = s->ptext ? AM_OK : am__text_open(s->a, &s->ptext);
-    unsigned char blob[AM__TOKBLOB_MAX];
-    uint64_t set[AM__ITEM_SET];
-    for (int64_t after = 0; !rc;) {
-        sqlite3_stmt *st = NULL;
-        int step = sqlite3_prepare_v2(s->db, "SELECT rid, text, key FROM memory_items"
-                                             " WHERE tokens IS NOT NULL AND rid > ?"
-                                             " ORDER BY rid LIMIT 1",
-                                      -1, &st, NULL);
-        if (step != SQLITE_OK) return fail(s, step, "item tokens");
-        sqlite3_bind_int64(st, 1, after);
-        size_t n = 0, len = 0;
-        step = sqlite3_step(st);
-        if (step == SQLITE_ROW) {
-            after = sqlite3_column_int64(st, 0);
-            rc = am__text_item_set(s->ptext, (const char *)sqlite3_column_text(st, 1),
-                                   (const char *)sqlite3_column_text(st, 2), set, &n);
-            if (!rc) len = am__token_blob_put(set, n, blob);
-        } else if (step != SQLITE_DONE) {
-            rc = fail(s, step, "item tokens");
-        }
-        sqlite3_finalize(st);
-        if (rc || step != SQLITE_ROW) break;
-        if ((step = sqlite3_prepare_v2(s->db, "UPDATE memory_items SET tokens = ? WHERE rid = ?",
-                                       -1, &st, NULL)) != SQLITE_OK)
-            return fail(s, step, "item tokens");
-        sqlite3_bind_blob(st, 1, blob, (int)len, SQLITE_STATIC);
-        sqlite3_bind_int64(st, 2, after);
-        step = sqlite3_step(st);
-        if (step != SQLITE_DONE) rc = fail(s, step, "item tokens");
-        sqlite3_finalize(st);
-    }
+    if (!rc)
+        rc = item_tokens_set(s, "SELECT rid, text, key FROM memory_items"
+                                " WHERE tokens IS NOT NULL AND rid > ? ORDER BY rid LIMIT 1",
+                             ptext_item_tokens, s, &n);
     return rc;
 }
 
