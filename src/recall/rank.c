@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "recall/recall.h"
+#include "recall/pipeline.h"
 #include "text/speaker.h"
 #include "text/entities.h"
 
@@ -290,4 +290,55 @@ size_t am__events_cut(const am_rank_config *r, const am__event_row *rows, size_t
     size_t k = 0;
     while (k < n && rows[k].score >= 0) k++;
     return k;
+}
+
+/* ------------------------------------------------------------ the stage */
+
+/* rank (F17): the item versions the filter let through whose scope the
+ * question sees (now that the task is known), ranked by heat x
+ * similarity to the question's token set; provenance only for the ones
+ * that can be shown (a reinforced item can have hundreds of sources;
+ * every item is ranked).  A pending_confirm version is shown with the
+ * value it conflicts with, and only when the turn is on its topic (F11). */
+int am__recall_rank(am__recall_state *st)
+{
+    const am__recall_env *env = st->env;
+    const am_rank_config *r = env->rank;
+    am__store *s = env->store;
+    am__arena *ar = st->ar;
+    const am__item_row *all_items = st->all_items;
+    size_t n_all_items = st->n_all_items;
+    int rc;
+    am__item_row *items = am__arena_alloc(ar, (n_all_items + 1) * sizeof *items);
+    if (!items) return AM_NOMEM;
+    size_t n_items = 0;
+    for (size_t i = 0; i < n_all_items; i++)
+        if (am__recall_visible(st, all_items[i].scope)) items[n_items++] = all_items[i];
+    am__scored_item *scored = am__arena_alloc(ar, (n_items + 1) * sizeof *scored);
+    if (!scored) return AM_NOMEM;
+    if ((rc = am__rank_items(env->text, env->tokcache, r, st->at, st->qset, st->nq, items,
+                             n_items, scored)))
+        return rc;
+    size_t max_mem = (size_t)(st->q->max_memories > 0 ? st->q->max_memories : r->max_memories);
+    if (n_items > max_mem) n_items = max_mem;
+    for (size_t i = 0; i < n_items; i++) {
+        am__item_row *row = (am__item_row *)scored[i].row;
+        if ((rc = s->vt->item_sources(s, st->uid, row->rid, ar, &row->sources, &row->n_sources)))
+            return rc;
+    }
+    size_t w = 0;
+    for (size_t i = 0; i < n_items; i++) {
+        am__scored_item *it = &scored[i];
+        if (strcmp(it->row->status, "pending_confirm") == 0) {
+            if (it->similarity <= 0) continue;
+            for (size_t k = 0; k < n_all_items; k++)
+                if (strcmp(all_items[k].status, "active") == 0 &&
+                    strcmp(all_items[k].lineage_id, it->row->lineage_id) == 0)
+                    it->conflicts_with = all_items[k].text;
+        }
+        scored[w++] = *it;
+    }
+    st->scored = scored;
+    st->n_items = w;
+    return AM_OK;
 }

@@ -7,7 +7,7 @@
 #include <jansson.h>
 #include <string.h>
 
-#include "recall/recall.h"
+#include "recall/pipeline.h"
 
 typedef struct labels {
     const char *memory, *task, *events, *stage, *status, *notes, *artifacts,
@@ -151,4 +151,22 @@ int am__render_block(const am__render_in *in, am__buf *out, size_t *items_used,
     }
     am__buf_free(&line);
     return out->oom ? AM_NOMEM : AM_OK;
+}
+
+/* ------------------------------------------------------------ the stage */
+
+/* render: the block within the budgets; the items that fit are the
+ * result's memories. */
+int am__recall_render(am__recall_state *st)
+{
+    am__render_in ri = {st->lang,       st->scored,    st->n_items,     st->block_events,
+                        st->n_block,    st->task,      st->budget_long, st->budget_short};
+    am__buf block;
+    am__buf_init(&block, st->env->alloc);
+    size_t used_events;
+    int rc = am__render_block(&ri, &block, &st->used_items, &used_events);
+    st->block = block.oom ? NULL : am__arena_strndup(st->ar, block.p ? block.p : "", block.len);
+    st->block_tokens = am__text_tokens_estimate(block.p ? block.p : "", block.len);
+    am__buf_free(&block);
+    return rc || !st->block ? AM_NOMEM : AM_OK;
 }

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "perceive/task.h"
-#include "recall/recall.h"
+#include "recall/pipeline.h"
 
 /* Whole-turn small talk, normalised.  A turn is small talk when, after
  * punctuation and spaces are dropped, it is a concatenation of these. */
@@ -124,4 +124,32 @@ int am__domain_conflict(const char *given, const char *norm, size_t n)
     for (size_t i = 0; i < sizeof domains / sizeof *domains; i++)
         if (strcmp(given, domains[i].domain) == 0) return strcmp(given, inferred) != 0;
     return 0;
+}
+
+/* ------------------------------------------------------------ the stage */
+
+/* route: the turn normalised, its language (the block's labels: Chinese
+ * for Chinese and mixed turns), whether it needs memory, and the caller's
+ * domain against the text (F7: on disagreement, global recall -- every
+ * domain's items are candidates; api/read.c logs it). */
+int am__recall_route(am__recall_state *st)
+{
+    const am__recall_env *env = st->env;
+    const char *text = st->q->text;
+    int lang = am__text_lang(text, st->qn);
+    st->vector_ok = lang == AM_LANG_EN || lang == AM_LANG_NONE || env->embed_zh;
+    st->lang = lang == AM_LANG_ZH || lang == AM_LANG_MIXED ? AM_LANG_ZH : AM_LANG_EN;
+    am__buf norm;
+    am__buf_init(&norm, env->alloc);
+    int rc = am__text_normalize(env->text, text, st->qn, &norm);
+    if (rc) {
+        am__buf_free(&norm);
+        return rc;
+    }
+    am__route(norm.p ? norm.p : "", norm.len, &st->rd);
+    st->domain_conflict = am__domain_conflict(st->q->domain, norm.p ? norm.p : "", norm.len);
+    st->qnorm_len = norm.len;
+    st->qnorm = am__arena_strndup(st->ar, norm.p ? norm.p : "", norm.len);
+    am__buf_free(&norm);
+    return st->qnorm ? AM_OK : AM_NOMEM;
 }

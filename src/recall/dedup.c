@@ -1,0 +1,65 @@
+/*
+ * dedup.c -- the block's events (F18): the candidates above the relevance
+ * floor, up to max_events, that are neither the source of a memory shown
+ * above them nor a restatement of one: an older wording of a superseded
+ * version, said no later than the memory's version was recorded, with 80 %
+ * of the tokens shared both ways (a later "no, not window seats" is a
+ * correction, not a restatement).  A restatement is about as long as the
+ * memory, so other turns are not tokenised at all.  The result's event
+ * list is the ranking itself (budget.c); only the block is deduplicated.
+ */
+#include <string.h>
+
+#include "recall/pipeline.h"
+
+int am__recall_dedup(am__recall_state *st)
+{
+    const am__recall_env *env = st->env;
+    am__arena *ar = st->ar;
+    const am__scored_item *scored = st->scored;
+    const am__event_row *events = st->events;
+    size_t n_items = st->n_items, max_ev = st->max_ev;
+    int rc;
+    size_t n_floor = am__events_cut(env->rank, events, st->n_events);
+    am__event_row *block_events = am__arena_alloc(ar, (n_floor + 1) * sizeof *block_events);
+    uint64_t (*iset)[AM__DEDUP_SET] = am__arena_alloc(ar, (n_items + 1) * sizeof *iset);
+    size_t *ni = am__arena_alloc(ar, (n_items + 1) * sizeof *ni);
+    if (!block_events || !iset || !ni) return AM_NOMEM;
+    size_t longest = 0, shortest = (size_t)-1;
+    am_time newest = AM_TIME_NONE;
+    for (size_t k = 0; k < n_items; k++) {
+        const char *t = scored[k].row->text ? scored[k].row->text : "";
+        size_t len = strlen(t);
+        if (len > longest) longest = len;
+        if (len < shortest) shortest = len;
+        if (newest == AM_TIME_NONE || scored[k].row->recorded_at > newest)
+            newest = scored[k].row->recorded_at;
+        if ((rc = am__tokcache_text_set(env->text, env->tokcache, t, len, iset[k], &ni[k])))
+            return rc;
+    }
+    size_t n_block = 0;
+    for (size_t i = 0; i < n_floor && n_block < max_ev; i++) {
+        int dup = 0;
+        for (size_t k = 0; k < n_items && !dup; k++)
+            for (size_t j = 0; j < scored[k].row->n_sources && !dup; j++)
+                dup = strcmp(scored[k].row->sources[j], events[i].id) == 0;
+        size_t clen = events[i].content ? strlen(events[i].content) : 0;
+        if (!dup && n_items && clen && clen <= 2 * longest + 16 && 2 * clen + 16 >= shortest &&
+            events[i].occurred_at <= newest) {
+            uint64_t es[AM__DEDUP_SET];
+            size_t ne;
+            if ((rc = am__tokcache_text_set(env->text, env->tokcache, events[i].content, clen, es,
+                                            &ne)))
+                return rc;
+            for (size_t k = 0; k < n_items && !dup && ne; k++) {
+                if (events[i].occurred_at > scored[k].row->recorded_at) continue;
+                size_t both = am__set_overlap(es, ne, iset[k], ni[k]);
+                dup = both * 5 >= ne * 4 && both * 5 >= ni[k] * 4;
+            }
+        }
+        if (!dup) block_events[n_block++] = events[i];
+    }
+    st->block_events = block_events;
+    st->n_block = n_block;
+    return AM_OK;
+}

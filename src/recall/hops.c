@@ -1,0 +1,401 @@
+/*
+ * hops.c -- the hops stage: what the question reaches only through
+ * something else.  First the events that held a PII value the question
+ * names (pii.c: found through the vault, never through the index), then
+ * two-hop bridges: a top candidate that names the thing the question
+ * describes leads to the turns about that thing.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "recall/pipeline.h"
+
+/* Two-hop search (bridging).  A question that names a thing by one of
+ * its facts and asks another ("那个规模是六百人的活动，持续时间是什么？",
+ * "the woman who plays the cello, where does she live?") is answered by
+ * two turns, and only the first (the bridge: "医疗创新研讨会的规模是六百人")
+ * shares the question's words.  The top candidates are taken as bridges;
+ * for each, its own words that the question lacks (the thing's name) at
+ * weight 1 and the question's words that it lacks (what is asked) at
+ * AM__BRIDGE_REST are searched again -- one search for all the bridges,
+ * each term once (measured: MemDaily's sample 0.660 @10 against 0.661
+ * with a search per bridge, 6 % fewer instructions a LoCoMo recall).  A
+ * hit of that search scores the bridge's score x w_bridge x its coverage
+ * of the bridge's words (their idf-weighted share it contains), x
+ * AM__BRIDGE_NO_ASK when it contains none of the words the question asks
+ * (its remaining words, not a single Han character); it joins the
+ * candidates (or rises to that score).  A bridge takes AM__BRIDGE_HITS
+ * hits: those that lead with its name (below) first, then those holding an
+ * asked word, then the rest, each in the search's order ("我将要参加电影
+ * 动作健身汇。" is shorter than "电影动作健身汇的主要内容是…" and ranks
+ * above it, but asks nothing: MemDaily 0.682 -> 0.687 @10).  A bridge is
+ * a short statement: one whose own words are more than
+ * AM__BRIDGE_MAX_UNITS (bigrams, words, numbers) is an answer in itself,
+ * and a hit that covers under AM__BRIDGE_MIN_COVER of
+ * its words is about something else.
+ *
+ * A hit that leads with the bridge's name -- its first word the question
+ * lacks is one of the bridge's own, not the bridge's first, with at least
+ * AM__BRIDGE_LEAD_IDF of the rarest one's idf -- and is a description
+ * (AM__BRIDGE_LEAD_BYTES or longer) is about the thing the bridge names
+ * ("我刚才路过的那个公园叫荔枝公园。" -> "荔枝公园真是太不错了，就在闹市区
+ * 里…" for "我路过的公园怎么样？"): it is taken first and scored as if it
+ * covered the bridge and held an asked word, unless another hit holds a
+ * word the question asks (then that is what is asked: "持续时间"). */
+#define AM__BRIDGE_REST 0.5      /* weight of the question's remaining words */
+#define AM__BRIDGE_HITS 2        /* hits taken per bridge */
+#define AM__BRIDGE_SEARCH 20     /* rows of the second search */
+#define AM__BRIDGE_MAX_UNITS 12  /* a longer bridge is an answer, not a pointer */
+#define AM__BRIDGE_MIN_COVER 0.5 /* share of the bridge's words a hit must hold */
+#define AM__BRIDGE_NO_ASK 0.6    /* a hit with none of the question's other words */
+#define AM__BRIDGE_LEAD_IDF 0.8  /* a leading name's idf, of the bridge's rarest (0.5: chat turns lead with any word) */
+#define AM__BRIDGE_LEAD_BYTES 90 /* a description (30 Han characters) */
+#define AM__TOLD_MAX 16          /* told forms of the asked attributes searched */
+/* In a long history (over 2,000 rows, where a search reads its terms'
+ * frequencies first) the second search leaves out terms in more than 1 %
+ * of the rows: a hit must hold half of the bridge's idf-weighted words,
+ * which its rare ones (the name) carry, while "主管", "下周" in 4 % of
+ * 10,000 rows cost a walk of 400 rows each.  Measured at 100 x 10,000
+ * (synth): recall p95 26-30 -> 14-18 ms CPU in alternated runs, every
+ * needle still first; shorter histories are searched whole. */
+#define AM__BRIDGE_MAX_SHARE 0.01
+
+/* A Han unigram or bigram of (or with) a function character: "的", "会的",
+ * "是四" -- it names nothing. */
+static int function_token(const char *tok)
+{
+    static const char *const fn[] = {"的", "是", "了", "在", "和", "与", "也", "就", "都", "我",
+                                     "你", "他", "她", "它", "们", "这", "那", "之", "其", "呢",
+                                     "吗", "吧", "啊", "着", NULL};
+    size_t n = strlen(tok);
+    if (n != 3 && n != 6) return 0;
+    for (size_t k = 0; k < n; k += 3)
+        for (size_t i = 0; fn[i]; i++)
+            if (memcmp(tok + k, fn[i], 3) == 0) return 1;
+    return 0;
+}
+
+/* A word of the question that says what is asked: not a function token
+ * and not a single Han character (the "要" of "主要内容" is also the "要"
+ * of "我将要参加…", which asks nothing). */
+static int asked_word(const char *tok)
+{
+    if (function_token(tok)) return 0;
+    return !(strlen(tok) == 3 && (unsigned char)tok[0] >= 0xE0);
+}
+
+/* The second search's terms for a bridge: its own words the question
+ * lacks (*n_own of them, first) and the question's words it lacks.
+ * *nt = 0 when it has no words of its own or is too long to be a bridge. */
+static int bridge_terms(const am__recall_env *env, am__arena *ar, const char *content, const char *const *qt,
+                        const double *qw, size_t nq, const char ***terms, double **weights,
+                        size_t *nt, size_t *n_own, size_t *first_unit, size_t *n_told_out)
+{
+    const char **bt;
+    const unsigned char *kind;
+    size_t nb;
+    *nt = *n_own = *n_told_out = 0;
+    *first_unit = SIZE_MAX;
+    int rc = am__query_terms_kinds(env->text, content, ar, &bt, &kind, &nb);
+    if (rc) return rc;
+    const char **all = am__arena_alloc(ar, (nb + nq + AM__TOLD_MAX + 1) * sizeof *all);
+    double *wt = am__arena_alloc(ar, (nb + nq + AM__TOLD_MAX + 1) * sizeof *wt);
+    if (!all || !wt) return AM_NOMEM;
+    size_t n = 0, units = 0;
+    for (size_t i = 0; i < nb; i++) {
+        size_t k;
+        for (k = 0; k < nq && strcmp(qt[k], bt[i]) != 0; k++) {}
+        if (k < nq || function_token(bt[i])) continue;
+        wt[n] = 1.0;
+        int unit = kind[i] == AM_TOK_BIGRAM || kind[i] == AM_TOK_WORD || kind[i] == AM_TOK_NUM;
+        if (unit && *first_unit == SIZE_MAX) *first_unit = n;
+        all[n++] = bt[i];
+        units += unit;
+    }
+    if (n == 0 || units > AM__BRIDGE_MAX_UNITS) return AM_OK;
+    *n_own = n;
+    /* the asked attribute as it is told (recall/expand.c am__told_forms;
+     * last, each at AM__BRIDGE_REST:
+     * one the question also holds, as an expansion at a lower weight,
+     * moves there) */
+    size_t n_told = 0;
+    const char *told[AM__TOLD_MAX];
+    for (size_t k = 0; k < nq; k++) {
+        const char *const *forms = qw && qw[k] < 1.0 ? NULL : am__told_forms(qt[k]);
+        for (size_t f = 0; forms && forms[f] && n_told < AM__TOLD_MAX; f++) {
+            size_t j;
+            for (j = 0; j < n_told && strcmp(told[j], forms[f]) != 0; j++) {}
+            if (j == n_told) told[n_told++] = forms[f];
+        }
+    }
+    for (size_t k = 0; k < nq; k++) {
+        size_t i;
+        for (i = 0; i < nb && strcmp(qt[k], bt[i]) != 0; i++) {}
+        if (i < nb) continue;
+        for (i = 0; i < n_told && strcmp(qt[k], told[i]) != 0; i++) {}
+        if (i < n_told) continue;
+        wt[n] = AM__BRIDGE_REST * (qw ? qw[k] : 1.0);
+        all[n++] = qt[k];
+    }
+    for (size_t j = 0; j < n_told; j++) {
+        size_t k;
+        for (k = 0; k < n && strcmp(all[k], told[j]) != 0; k++) {}
+        if (k < n) continue; /* one of the bridge's own words */
+        wt[n] = AM__BRIDGE_REST;
+        all[n++] = told[j];
+        (*n_told_out)++;
+    }
+    *terms = all;
+    *weights = wt;
+    *nt = n;
+    return AM_OK;
+}
+
+static int set_has(const uint64_t *set, size_t n, uint64_t h)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (set[mid] < h) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < n && set[lo] == h;
+}
+
+/* The hit's leading word: the first unit (bigram, word, number) of its
+ * first 48 bytes that the question lacks; *t = its place among the bridge's
+ * own words (terms[0..n_own)), n_own when it is none of them. */
+static int hit_lead(const am__recall_env *env, am__arena *ar, const char *content, const char *const *qt,
+                    size_t nq, const char *const *terms, size_t n_own, size_t *t)
+{
+    size_t n = strlen(content), cut = n < 48 ? n : 48;
+    while (cut < n && ((unsigned char)content[cut] & 0xC0) == 0x80) cut--;
+    char *head = am__arena_alloc(ar, cut + 1);
+    if (!head) return AM_NOMEM;
+    memcpy(head, content, cut);
+    head[cut] = 0;
+    const char **ht;
+    const unsigned char *kind;
+    size_t nh;
+    *t = n_own;
+    int rc = am__query_terms_kinds(env->text, head, ar, &ht, &kind, &nh);
+    if (rc) return rc;
+    for (size_t i = 0; i < nh; i++) {
+        if (kind[i] != AM_TOK_BIGRAM && kind[i] != AM_TOK_WORD && kind[i] != AM_TOK_NUM &&
+            kind[i] != AM_TOK_CJKWORD)
+            continue;
+        if (function_token(ht[i])) continue;
+        size_t k;
+        for (k = 0; k < nq && strcmp(qt[k], ht[i]) != 0; k++) {}
+        if (k < nq) continue;
+        for (k = 0; k < n_own && strcmp(terms[k], ht[i]) != 0; k++) {}
+        *t = k;
+        return AM_OK;
+    }
+    return AM_OK;
+}
+
+/* qt / qw / nq: the question's terms (a compound question's bridge uses
+ * its own clause's, from h). */
+static int search_bridges(const am__recall_env *env, const char *uid, const char *const *qt, const double *qw,
+                          size_t nq, const am__clause_homes *h, am_time to, am__arena *ar,
+                          am__event_row **events, size_t *n_events)
+{
+    const am_rank_config *r = env->rank;
+    am__store *s = env->store;
+    if (r->bridges <= 0 || r->w_bridge <= 0 || *n_events == 0) return AM_OK;
+    size_t nb = (size_t)r->bridges * (h->clauses > 1 ? h->clauses : 1);
+    if (nb > *n_events) nb = *n_events;
+    am__event_row *base = *events;
+    size_t m = *n_events;
+    am__event_row *all = am__arena_alloc(ar, (m + nb * AM__BRIDGE_HITS + 1) * sizeof *all);
+    /* each bridge's terms; then one search for all of them (each term
+     * once: a bridge's own words at 1, the question's at AM__BRIDGE_REST),
+     * as deep as the searches of each would be together */
+    typedef struct bridge {
+        const char **terms;
+        double *weights;
+        const char *const *qt;
+        size_t nq;
+        size_t nt, n_own, first_unit, n_told, *at; /* at[t]: the term's place in the search */
+    } bridge;
+    bridge *br = am__arena_alloc(ar, (nb + 1) * sizeof *br);
+    const char **st_terms = NULL;
+    double *st_w = NULL;
+    size_t st_n = 0, st_cap = 0, used = 0;
+    if (!all || !br) return AM_NOMEM;
+    memcpy(all, base, m * sizeof *all);
+    for (size_t b = 0; b < nb; b++) {
+        bridge *x = &br[b];
+        memset(x, 0, sizeof *x);
+        if (base[b].score <= 0 || !base[b].content) continue;
+        const char *const *ct = qt;
+        const double *cw = qw;
+        size_t nc = nq;
+        for (size_t j = 0; j < h->n && h->clauses > 1; j++)
+            if (h->rid[j] == base[b].rid) {
+                ct = h->terms[h->home[j]];
+                cw = h->weights[h->home[j]];
+                nc = h->nt[h->home[j]];
+                break;
+            }
+        int rc = bridge_terms(env, ar, base[b].content, ct, cw, nc, &x->terms, &x->weights, &x->nt,
+                              &x->n_own, &x->first_unit, &x->n_told);
+        if (rc) return rc;
+        if (x->nt == 0) continue;
+        x->qt = ct;
+        x->nq = nc;
+        if (!(x->at = am__arena_alloc(ar, (x->nt + 1) * sizeof *x->at))) return AM_NOMEM;
+        for (size_t t = 0; t < x->nt; t++) {
+            size_t k;
+            for (k = 0; k < st_n && strcmp(st_terms[k], x->terms[t]) != 0; k++) {}
+            if (k == st_n) {
+                if (st_n == st_cap) {
+                    size_t cap = st_cap ? 2 * st_cap : 64;
+                    const char **nt2 = am__arena_alloc(ar, cap * sizeof *nt2);
+                    double *nw2 = am__arena_alloc(ar, cap * sizeof *nw2);
+                    if (!nt2 || !nw2) return AM_NOMEM;
+                    if (st_n) {
+                        memcpy(nt2, st_terms, st_n * sizeof *nt2);
+                        memcpy(nw2, st_w, st_n * sizeof *nw2);
+                    }
+                    st_terms = nt2;
+                    st_w = nw2;
+                    st_cap = cap;
+                }
+                st_terms[st_n] = x->terms[t];
+                st_w[st_n++] = x->weights[t];
+            } else if (x->weights[t] > st_w[k]) {
+                st_w[k] = x->weights[t];
+            }
+            x->at[t] = k;
+        }
+        used++;
+    }
+    if (!used) return AM_OK;
+    am__event_row *hop;
+    size_t nh;
+    am__search_stats st = {0, 0, am__arena_alloc(ar, (st_n + 1) * sizeof *st.df),
+                           AM__BRIDGE_MAX_SHARE};
+    if (!st.df) return AM_NOMEM;
+    int rc = s->vt->events_search(s, uid, st_terms, st_w, st_n, 0.0, AM_TIME_NONE, to,
+                                  AM__BRIDGE_SEARCH * (int)used, ar, &hop, &nh, &st);
+    if (rc) return rc;
+    /* the hits' token sets, when first looked at (through the cache of
+     * texts' sets: the block's dedup asks for the same turns) */
+    uint64_t (*hset)[AM__TEXT_SET] = am__arena_alloc(ar, (nh + 1) * sizeof *hset);
+    size_t *hn = am__arena_alloc(ar, (nh + 1) * sizeof *hn);
+    if (!hset || !hn) return AM_NOMEM;
+    for (size_t i = 0; i < nh; i++) hn[i] = SIZE_MAX;
+    for (size_t b = 0; b < nb; b++) {
+        bridge *x = &br[b];
+        if (x->nt == 0) continue;
+        const char **terms = (const char **)x->terms;
+        const double *weights = x->weights;
+        size_t nt = x->nt, n_own = x->n_own;
+        uint64_t *th = am__arena_alloc(ar, (nt + 1) * sizeof *th);
+        double *idf = am__arena_alloc(ar, (n_own + 1) * sizeof *idf);
+        if (!th || !idf) return AM_NOMEM;
+        double total = 0;
+        for (size_t t = 0; t < nt; t++) {
+            th[t] = am__hash64(terms[t], strlen(terms[t]));
+            if (t >= n_own) continue;
+            double df = st.valid ? st.df[x->at[t]] : 1, n_docs = st.valid ? st.n_docs : 2;
+            idf[t] = log(1.0 + (n_docs - df + 0.5) / (df + 0.5));
+            total += idf[t];
+        }
+        if (total <= 0) continue;
+        /* hits that lead with the bridge's name (a rare word of its
+         * own, not its first) and describe it at length; none when
+         * another hit holds a word the question asks */
+        int taken = 0, leads = 0;
+        double top = 0;
+        for (size_t t = 0; t < n_own; t++)
+            if (idf[t] > top) top = idf[t];
+        unsigned char *lead = am__arena_alloc(ar, nh + 1);
+        if (!lead) return AM_NOMEM;
+        for (size_t i = 0; i < nh; i++) {
+            lead[i] = 0;
+            if (hop[i].rid == base[b].rid || !hop[i].content ||
+                strlen(hop[i].content) < AM__BRIDGE_LEAD_BYTES)
+                continue;
+            size_t t;
+            if ((rc = hit_lead(env, ar, hop[i].content, x->qt, x->nq, terms, n_own, &t))) return rc;
+            lead[i] = t < n_own && t != x->first_unit && idf[t] >= AM__BRIDGE_LEAD_IDF * top;
+            leads += lead[i];
+        }
+        int found = 0;
+        for (size_t i = 0; i < nh && leads && !found; i++) {
+            if (hop[i].rid == base[b].rid || !hop[i].content) continue;
+            if (hn[i] == SIZE_MAX &&
+                (rc = am__tokcache_text_set(env->text, env->tokcache, hop[i].content,
+                                            strlen(hop[i].content), hset[i], &hn[i])))
+                return rc;
+            double got = 0;
+            for (size_t t = 0; t < n_own; t++)
+                if (set_has(hset[i], hn[i], th[t])) got += idf[t];
+            if (got / total < AM__BRIDGE_MIN_COVER) continue;
+            for (size_t t = n_own; t < nt && !found; t++)
+                found = weights[t] >= AM__BRIDGE_REST && (t >= nt - x->n_told || asked_word(terms[t])) &&
+                        set_has(hset[i], hn[i], th[t]);
+        }
+        if (found) memset(lead, 0, nh);
+        /* the leading hits first, then those holding an asked word, then
+         * the rest, each pass in the search's order */
+        unsigned char *done = am__arena_alloc(ar, nh + 1);
+        if (!done) return AM_NOMEM;
+        memset(done, 0, nh);
+        for (int pass = 0; pass < 3; pass++)
+        for (size_t i = 0; i < nh && taken < AM__BRIDGE_HITS; i++) {
+            if (hop[i].rid == base[b].rid || !hop[i].content || done[i]) continue;
+            if (pass == 0 && !lead[i]) continue;
+            if (hn[i] == SIZE_MAX &&
+                (rc = am__tokcache_text_set(env->text, env->tokcache, hop[i].content,
+                                            strlen(hop[i].content), hset[i], &hn[i])))
+                return rc;
+            const uint64_t *set = hset[i];
+            size_t ns = hn[i];
+            double got = 0;
+            for (size_t t = 0; t < n_own; t++)
+                if (set_has(set, ns, th[t])) got += idf[t];
+            double cover = got / total;
+            if (lead[i]) cover = 1.0;
+            if (cover < AM__BRIDGE_MIN_COVER) continue;
+            int asks = lead[i]; /* one of the question's own remaining words */
+            for (size_t t = n_own; t < nt && !asks; t++)
+                asks = weights[t] >= AM__BRIDGE_REST && (t >= nt - x->n_told || asked_word(terms[t])) &&
+                       set_has(set, ns, th[t]);
+            if (pass == 1 && !asks) continue;
+            done[i] = 1;
+            double v = base[b].score * r->w_bridge * cover * (asks ? 1.0 : AM__BRIDGE_NO_ASK);
+            size_t k;
+            for (k = 0; k < m && all[k].rid != hop[i].rid; k++) {}
+            if (k < m) {
+                if (v <= all[k].score) continue; /* ranks higher already */
+                all[k].score = v;
+            } else {
+                all[m] = hop[i];
+                all[m++].score = v;
+            }
+            taken++;
+        }
+    }
+    am__sort_events(all, m);
+    *events = all;
+    *n_events = m;
+    return AM_OK;
+}
+
+
+int am__recall_hops(am__recall_state *st)
+{
+    const am__recall_env *env = st->env;
+    int rc;
+    if (env->rank->pii_matches > 0 &&
+        (rc = am__recall_pii_matches(env, st->uid, st->q->text, st->qn, st->to, st->ar,
+                                     &st->events, &st->n_events)))
+        return rc;
+    return search_bridges(env, st->uid, st->terms, st->weights, st->nt, &st->homes, st->to,
+                          st->ar, &st->events, &st->n_events);
+}
