@@ -68,7 +68,7 @@ const char *am_errmsg(const am_db *db)
     return db->err[0] ? db->err : "not an error";
 }
 
-void am_free(void *p) { free(p); }
+void am_free(void *p) { am__owned_free(p); }
 
 int am_time_parse(const char *iso, am_time *out, int *tz_minutes)
 {
@@ -150,7 +150,8 @@ int am_open(const am_config *cfg, am_db **out, char **errmsg)
     *out = NULL;
     char err[600];
     if (!cfg || !cfg->path || !*cfg->path) {
-        if (errmsg) *errmsg = strdup("open: config.path is missing");
+        static const char msg[] = "open: config.path is missing";
+        if (errmsg) *errmsg = am__owned_strndup(NULL, msg, sizeof msg - 1);
         return AM_MISUSE;
     }
     am__allocator alloc = {cfg->realloc ? cfg->realloc : libc_realloc,
@@ -211,7 +212,7 @@ int am_open(const am_config *cfg, am_db **out, char **errmsg)
     *out = db;
     return AM_OK;
 out_fail:
-    if (errmsg) *errmsg = strdup(err);
+    if (errmsg) *errmsg = am__owned_strndup(&alloc, err, strlen(err));
     am_close(db);
     return rc;
 }

@@ -311,7 +311,7 @@ out_fail:
 static const char *recall_json(am__arena *ar, const am_recall_result *r)
 {
     am__buf b;
-    am__buf_init(&b, NULL);
+    am__buf_init(&b, ar->a);
     am__buf_printf(&b, "{\"need_memory\":%s", r->need_memory ? "true" : "false");
     json_kv(&b, "route", r->route, 1);
     json_kv(&b, "lang", r->lang, 1);
@@ -459,7 +459,7 @@ int am_memories(am_db *db, const char *user_id, int which, const char *as_of,
     box->pub.items = am__arena_alloc(&box->ar, (n + 1) * sizeof *box->pub.items);
     if (!box->pub.items) { rc = AM_NOMEM; goto out_fail; }
     am__buf b;
-    am__buf_init(&b, NULL);
+    am__buf_init(&b, &db->alloc);
     am__buf_adds(&b, "[");
     for (size_t i = 0; i < n; i++) {
         memory_from_row(&box->pub.items[i], &rows[i]);
@@ -579,7 +579,7 @@ int am_export(am_db *db, const char *user_id, char **json_out)
     am__arena ar;
     am__arena_init(&ar, &db->alloc);
     am__buf b;
-    am__buf_init(&b, NULL);
+    am__buf_init(&b, &db->alloc);
     int rc;
     char ts[32];
     am__link_row *links;
@@ -653,7 +653,7 @@ int am_export(am_db *db, const char *user_id, char **json_out)
     }
     am__buf_adds(&b, "]}");
     if (b.oom) { rc = AM_NOMEM; goto out; }
-    *json_out = strdup(b.p); /* released with am_free (libc) */
+    *json_out = am__owned_strndup(&db->alloc, b.p, b.len); /* released with am_free */
     if (!*json_out) rc = AM_NOMEM;
 out:
     am__buf_free(&b);

@@ -6,6 +6,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,6 +48,30 @@ char *am__strndup(const am__allocator *a, const char *s, size_t n)
     return d;
 }
 
+typedef union owned_hdr {
+    am__allocator a;
+    max_align_t align; /* the bytes after the header stay aligned */
+} owned_hdr;
+
+char *am__owned_strndup(const am__allocator *a, const char *s, size_t n)
+{
+    owned_hdr *h = am__malloc(a, sizeof *h + n + 1);
+    if (!h) return NULL;
+    h->a = a ? *a : (am__allocator){NULL, NULL};
+    char *d = (char *)(h + 1);
+    memcpy(d, s, n);
+    d[n] = 0;
+    return d;
+}
+
+void am__owned_free(void *p)
+{
+    if (!p) return;
+    owned_hdr *h = (owned_hdr *)p - 1;
+    am__allocator a = h->a;
+    am__free(&a, h);
+}
+
 char *am__strdup(const am__allocator *a, const char *s)
 {
     return s ? am__strndup(a, s, strlen(s)) : NULL;
@@ -70,6 +95,7 @@ void am__buf_free(am__buf *b)
 void am__buf_reset(am__buf *b)
 {
     b->len = 0;
+    b->oom = 0; /* a buffer kept across calls (the store's query text) recovers */
     if (b->p) b->p[0] = 0;
 }
 

@@ -28,6 +28,11 @@ void *am__calloc(const am__allocator *a, size_t n);
 void am__free(const am__allocator *a, void *p);
 char *am__strdup(const am__allocator *a, const char *s);
 char *am__strndup(const am__allocator *a, const char *s, size_t n);
+/* Owned results: a copy of s[0..n) that the caller releases with am_free,
+ * which takes no handle -- a header before the bytes remembers the
+ * allocator (a NULL a: libc).  am__owned_free(NULL) is a no-op. */
+char *am__owned_strndup(const am__allocator *a, const char *s, size_t n);
+void am__owned_free(void *p);
 
 /* Growable NUL-terminated byte buffer.  On allocation failure the buffer
  * sets `oom` and ignores further appends; check it once at the end. */
@@ -40,7 +45,7 @@ typedef struct am__buf {
 
 void am__buf_init(am__buf *b, const am__allocator *a);
 void am__buf_free(am__buf *b);
-void am__buf_reset(am__buf *b);
+void am__buf_reset(am__buf *b); /* empty, and usable again after an oom */
 int am__buf_reserve(am__buf *b, size_t extra);
 void am__buf_add(am__buf *b, const void *p, size_t n);
 void am__buf_adds(am__buf *b, const char *s);

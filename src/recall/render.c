@@ -78,7 +78,7 @@ int am__render_block(const am__render_in *in, am__buf *out, size_t *items_used,
     const labels *L = in->lang == AM_LANG_ZH ? &zh : &en;
     int is_zh = in->lang == AM_LANG_ZH;
     am__buf line;
-    am__buf_init(&line, NULL);
+    am__buf_init(&line, out->a);
     int budget = in->budget_long;
     *items_used = *events_used = 0;
     if (in->n_items) {

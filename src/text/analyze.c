@@ -633,7 +633,7 @@ int am__text_item_set(am__text *t, const char *text, const char *key, uint64_t *
                       size_t *count)
 {
     am__buf doc;
-    am__buf_init(&doc, NULL);
+    am__buf_init(&doc, t->a);
     am__buf_adds(&doc, text ? text : "");
     am__buf_addc(&doc, ' ');
     am__buf_adds(&doc, key ? key : "");

@@ -13,12 +13,13 @@
 #include "agentmem.h"
 #include "test.h"
 
-static long alloc_count, fail_at;
+static long alloc_count, fail_at, free_count;
 
 static void *torture_realloc(void *ctx, void *p, size_t n)
 {
     (void)ctx;
     if (n == 0) {
+        if (p) free_count++;
         free(p);
         return NULL;
     }
@@ -113,8 +114,75 @@ static void test_every_allocation_can_fail(void)
     CHECK(n < 100000);    /* and eventually a run completed */
 }
 
+/* Owned results (export's JSON, am_open's message) come from the injected
+ * allocator and am_free hands them back to it; the recall's JSON is built
+ * with it too, so the torture run above reaches every one of them. */
+static void test_owned_results_use_the_allocator(void)
+{
+    am_config cfg;
+    am_config_init(&cfg);
+    cfg.path = "/nonexistent-dir/x/y.db";
+    cfg.clock = fixed;
+    cfg.realloc = torture_realloc;
+    cfg.must_exist = 1;
+    fail_at = 0;
+    am_db *db = NULL;
+    char *err = NULL;
+    CHECK(am_open(&cfg, &db, &err) != AM_OK);
+    CHECK(err != NULL);
+    long before = free_count;
+    am_free(err);
+    CHECK_EQ_INT((int)(free_count - before), 1);
+
+    cfg.path = ":memory:";
+    cfg.must_exist = 0;
+    CHECK_EQ_INT(am_open(&cfg, &db, NULL), AM_OK);
+    am_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.user_id = "u1";
+    ev.session_id = "s1";
+    ev.text = "以后周报都用要点式 -- from now on, reports as bullet points";
+    CHECK_EQ_INT(am_add_event(db, &ev, NULL), AM_OK);
+    char *json = NULL;
+    CHECK_EQ_INT(am_export(db, "u1", &json), AM_OK);
+    CHECK_CONTAINS(json, "要点式");
+    before = free_count;
+    am_free(json);
+    CHECK_EQ_INT((int)(free_count - before), 1);
+    /* the recall's JSON: every allocation of the call goes through the
+     * allocator, so failing each in turn ends in AM_NOMEM, never in a
+     * result without JSON; and a failure leaves nothing sticky behind
+     * (the store's query buffer once stayed out of memory for good, so
+     * every later recall failed: the loop never ended) */
+    am_query q;
+    memset(&q, 0, sizeof q);
+    q.user_id = "u1";
+    q.text = "周报用什么格式? report format?";
+    q.no_touch = 1;
+    long n;
+    for (n = 1; n < 10000; n++) {
+        am_recall_result *r = NULL;
+        alloc_count = 0;
+        fail_at = n;
+        int rc = am_recall(db, &q, &r);
+        fail_at = 0;
+        if (rc == AM_OK) {
+            CHECK(r && r->json && strstr(r->json, "\"block\""));
+            am_recall_free(r);
+            if (alloc_count < n) break;
+        } else {
+            CHECK_EQ_INT(rc, AM_NOMEM);
+            CHECK(r == NULL);
+        }
+    }
+    printf("recall: allocation failures injected: %ld\n", n - 1);
+    CHECK(n < 10000);
+    am_close(db);
+}
+
 int main(void)
 {
     RUN(test_every_allocation_can_fail);
+    RUN(test_owned_results_use_the_allocator);
     TEST_MAIN_END();
 }

@@ -240,7 +240,7 @@ static void test_forget_levels(void)
     add(db, "u2", "s1", NULL, "2026-03-02T10:00:00Z", "Remember that I am allergic to peanuts");
     char *before = export_of(db, "u1");
     CHECK_CONTAINS(before, "Okafor");
-    free(before);
+    am_free(before);
     am_forget_info fi;
     CHECK_EQ_INT(am_forget(db, "u1", AM_FORGET_EVENT, a.event_id, &fi), AM_OK);
     CHECK_EQ_INT(fi.events, 1);
@@ -248,7 +248,7 @@ static void test_forget_levels(void)
     char *after = export_of(db, "u1");
     CHECK(strstr(after, "Okafor") == NULL);
     CHECK_CONTAINS(after, "budget.xlsx");
-    free(after);
+    am_free(after);
     am_recall_result *r = recall(db, "u1", "s3", "2026-03-03T10:00:00Z", "Who is my dentist Okafor?");
     CHECK(strstr(r->json, "Okafor") == NULL || strstr(r->json, "Who is my") != NULL);
     CHECK_EQ_INT(r->n_events, 0);
@@ -265,7 +265,7 @@ static void test_forget_levels(void)
     /* the other user is untouched */
     char *other = export_of(db, "u2");
     CHECK_CONTAINS(other, "peanuts");
-    free(other);
+    am_free(other);
     am_close(db);
 }
 
@@ -377,8 +377,8 @@ static void test_bad_input_changes_nothing(void)
     const char *b_ev = strstr(before, "\"identities\"");
     const char *a_ev = strstr(after, "\"identities\"");
     CHECK(b_ev && a_ev && strcmp(b_ev, a_ev) == 0);
-    free(before);
-    free(after);
+    am_free(before);
+    am_free(after);
     /* misuse never crashes */
     CHECK_EQ_INT(am_add_event(NULL, &ev, NULL), AM_MISUSE);
     CHECK_EQ_INT(am_recall(db, NULL, &r), AM_MISUSE);
@@ -436,7 +436,7 @@ static void test_pii_never_stored(void)
     CHECK(strstr(json, "zhang.san@example.com") == NULL);
     CHECK(strstr(json, "Hunter2") == NULL);
     CHECK_CONTAINS(json, "[PHONE_1]");
-    free(json);
+    am_free(json);
     am_recall_result *r = recall(db, "u1", "s1", "2026-03-01T11:00:00+08:00", "我的手机号是多少");
     CHECK(strstr(r->json, "13812345678") == NULL);
     am_recall_free(r);
@@ -459,7 +459,7 @@ static void test_redact_policy(void)
     CHECK_CONTAINS(json, "ops@example.com");
     CHECK(strstr(json, "13812345678") == NULL);
     CHECK(strstr(json, "Hunter2") == NULL);
-    free(json);
+    am_free(json);
     am_close(db);
 }
 
