@@ -1,11 +1,11 @@
 /*
- * task.h -- the perception layer's task rules (DESIGN F5, F6, F20):
+ * task.h -- the perception layer's task rules (F5, F6, F20):
  * which status or stage change a plain-text event announces ("这家先不发了"
  * -> paused, "cancel the vendor review" -> cancelled), and whether a text
  * continues earlier work ("接着", "last time").  Cue tables are data in
- * task.c.  Attribution itself (which task) is decided by the caller with
- * the store: explicit id > the session's current task > a continuation cue
- * matched against the task's own events.
+ * task.c.  Attribution itself (which task) is decided with the store in
+ * attribute.c: explicit id > a continuation cue matched against the tasks'
+ * own events > the session's current task (perceive.h).
  *
  * The file also holds the cue-pattern matcher that these tables and the
  * distillation rules (distill/rules.c) are written in.  It is text

@@ -1,5 +1,5 @@
 /*
- * merge.h -- the semantic layer's write rules (DESIGN F9, F11, F12, F25):
+ * merge.h -- the semantic layer's write rules (F9, F11, F12, F25):
  * how a distilled statement becomes a memory item version.
  *
  * Items are bitemporal and never edited in place.  A change closes the
@@ -16,18 +16,9 @@
 #ifndef AM_SEMANTIC_MERGE_H
 #define AM_SEMANTIC_MERGE_H
 
+#include "perceive/perceive.h" /* am__wctx, the write context */
 #include "store/store.h"
 #include "text/analyze.h"
-
-typedef struct am__wctx {
-    am__store *store;
-    am__text *text;
-    am__ulid_state *ulid;
-    const am_rank_config *rank;
-    am__arena *ar;
-    const char *uid;
-    am_time now;
-} am__wctx;
 
 /* Outcome of a merge, for am_add_info and the audit log. */
 #define AM__M_CREATED 1

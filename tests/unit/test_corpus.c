@@ -7,9 +7,10 @@
  * on_sentence): split into sentences, normalise each (NFKC + case fold),
  * am__distill_sentence, then am__distill_follow with the previous
  * sentence's outcome.  The task detector sees the whole normalised line, as
- * update_task does.  The test prints precision / recall / support per class
- * for zh, en and both, lists every misclassified line, and fails when a class
- * falls below its floor (see `floors` for the figures and why).
+ * am__perceive_task does (perceive/state.c).  The test prints precision /
+ * recall / support per class for zh, en and both, lists every misclassified
+ * line, and fails when a class falls below its floor (see `floors` for the
+ * figures and why).
  */
 #include "test.h"
 

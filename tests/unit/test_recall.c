@@ -569,8 +569,8 @@ static void test_term_lists_stay_true_zh(void)
 }
 
 /* The same at the store, where a write transaction searches (a batch's
- * continuation cue looks for its task, am__task_guess): two stores on two
- * files take the same writes, one holding lists, one scanning every term,
+ * continuation cue looks for its task, am__perceive_attribute): two stores
+ * on two files take the same writes, one holding lists, one scanning every term,
  * and every search must give both the same rows and scores to the bit --
  * in the transaction too, where the index's averages record on disk is
  * behind the rows written so far (FTS5 saves it at commit). */
@@ -1606,7 +1606,7 @@ static void test_verb_forms_zh(void)
     am_close(db);
 }
 
-/* Entity linking by greetings (api/write.c store_alias, api/read.c
+/* Entity linking by greetings (perceive/alias.c, api/read.c
  * question_aliases): the other speaker greets "Emi" as "Kate" and Emi
  * answers, twice; a question about Kate then puts Emi's own turns first,
  * as one naming Emi would.  Another user's greetings change nothing;

@@ -1,0 +1,123 @@
+/*
+ * perceive.h -- the perception stage of the write path (F5, F6, F20, F21):
+ * what an event says about the work around it, kept apart from what it
+ * says about the user (distill/, semantic/).
+ *
+ * api/write.c calls the stage's steps in this order, inside the event's
+ * transaction, on one am__perceive that carries the event and its task:
+ *   am__perceive_attribute  which task (explicit, a continuation cue that
+ *                           matches a task's events, the session's task)
+ *   am__perceive_task       that task's row: created, pending decisions,
+ *                           status and stage, progress notes
+ *   am__perceive_context    the session's earlier lines: the context
+ *                           window indexed beside the event
+ *   am__perceive_switch     a topic jump: a task_switch event
+ *   (the event row is appended here)
+ *   am__perceive_artifact   a file or link of the event: a task artifact
+ *   am__perceive_alias      a greeting answered by another speaker: alias
+ *   am__perceive_context_share  this line joins the context of the lines
+ *                           before it
+ *   am__perceive_one_off    (distillation) a one-off: a task note
+ *   am__perceive_save       the task row, once, when it changed
+ * Files by concern: attribute.c (attribution and voting), state.c (the task
+ * row and task_history), switch.c (topic switches), context.c (the context
+ * window), alias.c (speaker aliases); task.c holds the cue tables.
+ *
+ * Every step reads and writes through the store vtable of w, scoped by
+ * w.uid, allocates from w.ar (strings put into the task row live there)
+ * and returns AM_OK, AM_NOMEM or a store error; the caller rolls the event
+ * back on any error.
+ */
+#ifndef AM_PERCEIVE_PERCEIVE_H
+#define AM_PERCEIVE_PERCEIVE_H
+
+#include "store/store.h"
+#include "text/analyze.h"
+
+/* The write context every write stage shares (perceive/, semantic/): the
+ * store, the analyzer, the id generator, the ranking knobs, the event's
+ * arena, the master user id and the time of the write. */
+typedef struct am__wctx {
+    am__store *store;
+    am__text *text;
+    am__ulid_state *ulid;
+    const am_rank_config *rank;
+    am__arena *ar;
+    const char *uid;
+    am_time now;
+} am__wctx;
+
+/* The perception state of one event. */
+typedef struct am__perceive {
+    am__wctx w;
+    am__event_row *ev;   /* the event being written (content redacted) */
+    am__task_row *task;  /* attributed task (arena), or NULL */
+    int task_dirty;      /* the task row changed: am__perceive_save writes it */
+    int task_changed;    /* its status or stage changed (am_add_info) */
+} am__perceive;
+
+/* F5: *task_id = the event's task: in->task_id, else the open task whose
+ * events match a continuation cue's words ("接着把周报弄完"), else the
+ * session's current task (or NULL).  *switched_from = the session's
+ * current task when it is another one (a topic jump), else NULL.  norm:
+ * the event's normalised content. */
+int am__perceive_attribute(am__perceive *x, const am_event *in, const char *norm,
+                           size_t norm_len, const char **task_id,
+                           const char **switched_from);
+
+/* F6, F20: load (or create) the task and apply the event: a question of
+ * the agent becomes a pending decision, the user's next turn answers it;
+ * status and stage cues change the task (a new event reopens a closed
+ * task), each change a task_history row.  Sets x->task. */
+int am__perceive_task(am__perceive *x, const char *task_id, const char *norm,
+                      size_t norm_len);
+
+/* F4 artifacts: a file or URL entity (type name, norm) of the event joins
+ * the task's artifacts.  AM_OK without a task. */
+int am__perceive_artifact(am__perceive *x, const char *type, const char *norm);
+
+/* F12: a one-off instruction (a sentence of the event) is a note of the
+ * task's current round and a task_history row.  AM_OK without a task. */
+int am__perceive_one_off(am__perceive *x, const char *sentence);
+
+/* Write the task row (updated_at = the event's time) if it changed. */
+int am__perceive_save(am__perceive *x);
+
+/* F5: a topic jump inside a session: a task_switch event (source system)
+ * and a history row on both tasks, before the event itself is stored. */
+int am__perceive_switch(am__perceive *x, const char *from, const char *to);
+
+/* ------------------------------------------------------------ context */
+
+#define AM__ALIAS_TURNS 4 /* lines before a transcript line looked at (alias.c) */
+
+/* The session's lines before an event: prev[0..n_before) newest first (the
+ * context's depth, or AM__ALIAS_TURNS for a transcript line); the first np
+ * of them are turns of the same exchange (store.h: AM__CONTEXT_TURNS,
+ * AM__CONTEXT_GAP_MS), their contents, oldest first, the event's index_ctx.
+ * prev lives in the event's arena, the text in a buffer of its own. */
+typedef struct am__context_window {
+    am__event_row *prev;
+    size_t n_before, np;
+    am__buf text;
+} am__context_window;
+
+void am__perceive_context_init(am__context_window *cw, const am__allocator *alloc);
+void am__perceive_context_free(am__context_window *cw);
+
+/* Read the window of x->ev (in its session; none without one) and set
+ * x->ev->index_ctx. */
+int am__perceive_context(am__perceive *x, am__context_window *cw);
+
+/* After the event row is stored: its content joins the context of the
+ * AM__CONTEXT_AFTER turns before it. */
+int am__perceive_context_share(am__perceive *x, const am__context_window *cw);
+
+/* F21: when text (a transcript line, "Emi: …") answers a greeting of
+ * another speaker by a name ("elise: Hello Kate!") among prev[0..np) (the
+ * session's lines before it, newest first), the greeting's event gets an
+ * "alias" entity, norm "kate=emi".  at: the line's time. */
+int am__perceive_alias(am__perceive *x, const char *text, const am__event_row *prev,
+                       size_t np, am_time at);
+
+#endif

@@ -1,0 +1,147 @@
+/*
+ * state.c -- the attributed task's row (F6, F20) and its history.
+ *
+ * The row is read (or created, stage "collecting", status "active") once
+ * per event, changed in the event's arena by each step that has something
+ * to say -- pending decisions, status and stage cues (task.c), progress
+ * and one-off notes, artifacts -- and written once at the end
+ * (am__perceive_save), after distillation has added its notes.  Every
+ * change of a field is also a task_history row (task_change_add) naming
+ * the old and new value and the event, so a task's history is complete
+ * without diffing rows.  Notes, artifacts and pending decisions are JSON
+ * arrays of {"at","kind","text"}, appended to in place.
+ */
+#include "perceive/perceive.h"
+
+#include <string.h>
+
+#include "perceive/task.h"
+
+/* Append one JSON object {"at":..,"text":..,"kind":..} to a JSON array. */
+static const char *json_array_append(am__arena *ar, const char *arr,
+                                     am_time at, int tz, const char *kind,
+                                     const char *text)
+{
+    am__buf b;
+    am__buf_init(&b, NULL);
+    size_t n = arr ? strlen(arr) : 0;
+    while (n > 0 && arr[n - 1] != ']') n--;
+    int empty = 1;
+    if (n >= 2) {
+        for (size_t i = 1; i + 1 < n; i++)
+            if (arr[i] != ' ') empty = 0;
+        am__buf_add(&b, arr, n - 1);
+    } else {
+        am__buf_addc(&b, '[');
+    }
+    if (!empty) am__buf_addc(&b, ',');
+    char ts[32];
+    am__buf_printf(&b, "{\"at\":\"%s\",\"kind\":", am__time_format(at, tz, ts));
+    am__buf_json_str(&b, kind);
+    am__buf_adds(&b, ",\"text\":");
+    am__buf_json_str(&b, text);
+    am__buf_adds(&b, "}]");
+    const char *out = b.oom ? NULL : am__arena_strndup(ar, b.p, b.len);
+    am__buf_free(&b);
+    return out;
+}
+
+static int record_change(am__perceive *x, const char *field, const char *old_v,
+                         const char *new_v)
+{
+    am__task_change_row c = {x->ev->occurred_at, x->task->task_id, field, old_v,
+                             new_v, x->ev->id};
+    x->task_dirty = 1;
+    return x->w.store->vt->task_change_add(x->w.store, x->w.uid, &c);
+}
+
+int am__perceive_task(am__perceive *x, const char *task_id, const char *norm,
+                      size_t norm_len)
+{
+    am__store *s = x->w.store;
+    am__task_row *t = am__arena_alloc(x->w.ar, sizeof *t);
+    if (!t) return AM_NOMEM;
+    int rc = s->vt->task_get(s, x->w.uid, task_id, x->w.ar, t);
+    int created = 0;
+    if (rc == AM_NOTFOUND) {
+        memset(t, 0, sizeof *t);
+        t->task_id = task_id;
+        t->name = task_id;
+        t->stage = "collecting";
+        t->status = "active";
+        t->artifacts = t->pending = t->notes = "[]";
+        t->created_at = x->ev->occurred_at;
+        created = 1;
+    } else if (rc) {
+        return rc;
+    }
+    x->task = t;
+    if (created && (rc = record_change(x, "created", NULL, task_id))) return rc;
+    /* Pending decisions (F20): a question the agent asks inside the task
+     * waits for the user; the user's next turn in the task answers it. */
+    if (strcmp(x->ev->source, "agent") == 0 && am__cue_question(norm, norm_len)) {
+        const char *p = json_array_append(x->w.ar, t->pending, x->ev->occurred_at,
+                                          x->ev->tz_minutes, "question", x->ev->content);
+        if (!p) return AM_NOMEM;
+        t->pending = p;
+        if ((rc = record_change(x, "pending", NULL, x->ev->content))) return rc;
+    } else if (strcmp(x->ev->source, "user") == 0 && t->pending && strcmp(t->pending, "[]") != 0) {
+        if ((rc = record_change(x, "pending", t->pending, "answered"))) return rc;
+        t->pending = "[]";
+    }
+    am__task_signal sig;
+    am__task_detect(norm, norm_len, &sig);
+    /* A new event on a closed task reopens it unless it closes it again. */
+    int reopen = !sig.status && !am__task_open_status(t->status);
+    if (reopen) sig.status = "active";
+    if (sig.status && strcmp(sig.status, t->status) != 0) {
+        if ((rc = record_change(x, "status", t->status, sig.status))) return rc;
+        /* One-off notes belong to one round of the task. */
+        if (strcmp(sig.status, "done") == 0 || strcmp(sig.status, "cancelled") == 0)
+            t->notes = "[]";
+        t->status = sig.status;
+        x->task_changed = 1;
+    }
+    if (sig.stage && (!t->stage || strcmp(sig.stage, t->stage) != 0)) {
+        if ((rc = record_change(x, "stage", t->stage, sig.stage))) return rc;
+        t->stage = sig.stage;
+        x->task_changed = 1;
+    }
+    if (sig.stage || (sig.status && !reopen)) {
+        /* Progress statements are the task's notes: "草稿写了一半". */
+        const char *notes = json_array_append(x->w.ar, t->notes, x->ev->occurred_at,
+                                              x->ev->tz_minutes, "progress", x->ev->content);
+        if (!notes) return AM_NOMEM;
+        t->notes = notes;
+    }
+    x->task_dirty = 1;
+    return AM_OK;
+}
+
+int am__perceive_artifact(am__perceive *x, const char *type, const char *norm)
+{
+    if (!x->task) return AM_OK;
+    const char *arts = json_array_append(x->w.ar, x->task->artifacts, x->ev->occurred_at,
+                                         x->ev->tz_minutes, type, norm);
+    if (!arts) return AM_NOMEM;
+    x->task->artifacts = arts;
+    x->task_dirty = 1;
+    return AM_OK;
+}
+
+int am__perceive_one_off(am__perceive *x, const char *sentence)
+{
+    if (!x->task) return AM_OK;
+    const char *notes = json_array_append(x->w.ar, x->task->notes, x->ev->occurred_at,
+                                          x->ev->tz_minutes, "one_off", sentence);
+    if (!notes) return AM_NOMEM;
+    x->task->notes = notes;
+    return record_change(x, "note", NULL, sentence);
+}
+
+int am__perceive_save(am__perceive *x)
+{
+    if (!x->task || !x->task_dirty) return AM_OK;
+    x->task->updated_at = x->ev->occurred_at;
+    return x->w.store->vt->task_put(x->w.store, x->w.uid, x->task);
+}

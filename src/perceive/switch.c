@@ -1,0 +1,40 @@
+/*
+ * switch.c -- topic switches (F5).
+ *
+ * When attribution puts an event on another task than the session's
+ * current one, the session jumped topics.  The jump is itself an event of
+ * the perception layer: a system event "task_switch: FROM -> TO" of the
+ * same session and time, on the new task, stored just before the event
+ * that caused it (after that event's context window was read), with a
+ * "switch" history row on both tasks naming it and a task.switch audit
+ * record.
+ */
+#include "perceive/perceive.h"
+
+#include <stdio.h>
+
+int am__perceive_switch(am__perceive *x, const char *from, const char *to)
+{
+    am__store *s = x->w.store;
+    char text[2 * AM_ID_MAX + 32];
+    snprintf(text, sizeof text, "task_switch: %s -> %s", from, to);
+    char id[27];
+    am__ulid_new(x->w.ulid, x->ev->occurred_at, id);
+    am__event_row sw = *x->ev;
+    sw.id = am__arena_strdup(x->w.ar, id);
+    sw.task_id = to;
+    sw.source = "system";
+    sw.type = "task_switch";
+    sw.content = am__arena_strdup(x->w.ar, text);
+    sw.index_doc = sw.content;
+    sw.index_ctx = NULL;
+    if (!sw.id || !sw.content) return AM_NOMEM;
+    int rc = s->vt->event_put(s, &sw);
+    if (rc) return rc;
+    const char *tasks[2] = {from, to};
+    for (int i = 0; i < 2; i++) {
+        am__task_change_row c = {x->ev->occurred_at, tasks[i], "switch", from, to, sw.id};
+        if ((rc = s->vt->task_change_add(s, x->w.uid, &c))) return rc;
+    }
+    return s->vt->audit(s, x->w.uid, x->w.now, "task.switch", "task", to, from);
+}
