@@ -66,88 +66,22 @@ typedef struct am_db am_db;
 #define AM_LOG_INFO 2
 #define AM_LOG_DEBUG 3
 
-/* Ranking and budget weights (DESIGN.md F17, F18).  am_config_init fills
- * the defaults named in the comments. */
+/* Ranking and budget knobs.  The list -- name, type, default, range and
+ * meaning of each -- is agentmem_knobs.h (printed as docs/KNOBS.md by
+ * `agentmem knobs --markdown`); am_config_init fills the defaults.  Set a
+ * field directly or by name with am_config_set, which checks the range. */
 typedef struct am_rank_config {
-    double w_heat;           /* 0.6: weight of heat in a semantic score */
-    double w_similarity;     /* 0.4: weight of similarity */
-    double w_semantic;       /* 0.6: layer fusion weight, semantic layer */
-    double w_perception;     /* 0.4: layer fusion weight, perception layer */
-    double base_preference;  /* 10: base score of an explicit preference */
-    double base_constraint;  /* 8 */
-    double base_profile;     /* 6 */
-    double base_conclusion;  /* 4: task conclusion */
-    double base_temp;        /* 2 */
-    double half_life_preference_days; /* 30 */
-    double half_life_conclusion_days; /* 7 */
-    double half_life_temp_days;       /* 1 */
-    double half_life_event_days;      /* 14: recency of events */
-    int candidates;          /* 50: candidates taken before reranking */
-    int max_memories;        /* 5: memory items in a recall */
-    int max_events;          /* 8: events in a recall */
-    int budget_long_tokens;  /* 800: long-term section budget */
-    int budget_short_tokens; /* 300: short-term section budget */
-    double w_context;        /* 0.5: BM25 weight of an event's context (the
-                                turns before and after it in its session)
-                                beside its own text (1.0) */
-    double w_recency;        /* 0.1: weight of recency in an event's score */
-    double w_time;           /* 0.3: bonus of an event inside the period the
-                                turn names ("上周", "last month") (F19) */
-    double w_vector;         /* 0.3: weight of vector similarity when an
-                                embedder is configured (F16 fusion) */
-    double min_event_score; /* 0.3: events scoring below this fraction of the
-                                best event are not returned */
-    double w_session;        /* 0 (off): bonus of a turn from the other hits of
-                                its session (evidence clusters) */
-    double w_speaker;        /* 1.0: a turn written as "Name: text" whose
-                                speaker the question names counts (1 + w)
-                                times its lexical score (first-person facts
-                                are about the speaker) */
-    double w_when;           /* 0.3: for a question that asks when ("when
-                                did", "什么时候"), a turn that names a date
-                                or a time ("yesterday", "上周五") counts
-                                (1 + w) times its lexical score */
-    double rrf_k;            /* 0: the vector scan's hits are fused linearly
-                                (lexical x (1 - w_vector) + similarity x
-                                w_vector); > 0: reciprocal-rank fusion,
-                                (1 - w_vector) / (k + lexical rank) +
-                                w_vector / (k + vector rank), k = rrf_k
-                                (60 is the usual) */
-    int vector_candidates;   /* 100: hits of the vector scan fused with the
-                                lexical candidates (a noisier list: the
-                                turns both agree on lie deeper); 0: as many
-                                as candidates */
-    int vector_exact_max;    /* 0 (the store's default, 4096): a user with
-                                more vectors is scanned by their sign bits
-                                first (an eighth of the bytes) and the best
-                                4 x vector_candidates (at least 256)
-                                rescored with their stored vectors -- an
-                                approximate scan; -1: always exact */
-    double w_bridge;         /* 0.9: two-hop search ("那个规模是六百人的活动，
-                                持续时间是什么？"): the turns that share the
-                                name a top candidate adds to the question
-                                (and say what is asked) join at the
-                                candidate's score x w_bridge x how much of
-                                that name they hold; 0: off */
-    int bridges;             /* 2: top candidates used that way (per clause
-                                of a compound question) */
-    double w_preamble;       /* 0.2: weight of the words of a query outside
-                                its asks when it corrects itself ("…。不好意思，
-                                我真正想问的是：…？", "… what I really want to
-                                know is …?"); 1: no such focus */
-    int conditions;          /* 1: a question that names a thing by one of
-                                its facts in a relative clause ("那个联系
-                                电话是…的人，其职业是什么？", "the person
-                                whose phone number is …") has that clause
-                                searched on its own too, its value above
-                                its attribute's name; 0: off */
-    int pii_matches;         /* 1: a question that names a phone number, an
-                                e-mail address, an ID or a card number finds
-                                the events that held it (stored redacted)
-                                through the user's PII vault, first; 0: off */
+#define AM_KNOB(type, name, def, min, max, doc) type name;
+#include "agentmem_knobs.h"
+#undef AM_KNOB
 } am_rank_config;
 
 typedef struct am_config {
+    /* sizeof(am_config) as the caller was compiled; set by am_config_init.
+     * am_open and am_config_set refuse (AM_MISUSE) a config whose size is
+     * not the library's: the caller was built against another agentmem.h.
+     * Always first, so that it is found in any layout. */
+    size_t struct_size;
     /* Store location: a file path, ":memory:", or a URL "sqlite:PATH".
      * Required. */
     const char *path;
@@ -204,12 +138,55 @@ typedef struct am_config {
 #define AM_REDACT_SECRETS 0x10
 #define AM_REDACT_ALL 0x1f
 
-/* Fill *cfg with defaults (path stays NULL). */
-void am_config_init(am_config *cfg);
+/* Fill *cfg with defaults (path stays NULL) and cfg->struct_size with
+ * sizeof(am_config) as this caller sees it.  Every am_config passed to the
+ * library must come from it.  A macro, so that the size is the caller's:
+ * am_config_init_sized(cfg, size) with another size than the library's
+ * only sets cfg->struct_size (when size can hold it), and am_open then
+ * returns AM_MISUSE naming both sizes. */
+#define am_config_init(cfg) am_config_init_sized((cfg), sizeof(am_config))
+void am_config_init_sized(am_config *cfg, size_t struct_size);
+
+/* Tuning knobs by name (the names of agentmem_knobs.h, e.g.
+ * am_config_set(&cfg, "w_vector", 0.3)).  Set: AM_OK; AM_MISUSE (NULL cfg
+ * or name, cfg not from am_config_init); AM_INVALID (no knob of that
+ * name, a value outside the knob's range or NaN, a fraction for an int
+ * knob): cfg is unchanged, and am_knob_check says why, naming the knob.
+ * Get: *value receives the field (an int knob converted); AM_OK,
+ * AM_MISUSE (NULL argument, cfg not from am_config_init), AM_INVALID (no
+ * knob of that name). */
+int am_config_set(am_config *cfg, const char *name, double value);
+int am_config_get(const am_config *cfg, const char *name, double *value);
+
+/* Knob types (am_knob.type). */
+#define AM_KNOB_DOUBLE 0
+#define AM_KNOB_INT 1
+
+/* One knob of agentmem_knobs.h.  Static: valid for the life of the
+ * program.  Fields may be appended. */
+typedef struct am_knob {
+    const char *name;
+    int type;             /* AM_KNOB_DOUBLE or AM_KNOB_INT */
+    double def, min, max; /* default; inclusive bounds */
+    const char *doc;      /* one paragraph, UTF-8 */
+} am_knob;
+
+/* The knobs in list order: am_knob_info(i) for i < am_knob_count(), NULL
+ * past the end; am_knob_find(name) is NULL for an unknown name. */
+size_t am_knob_count(void);
+const am_knob *am_knob_info(size_t i);
+const am_knob *am_knob_find(const char *name);
+
+/* Whether am_config_set would take value for the knob name: AM_OK, or
+ * AM_INVALID with a message naming the knob and the reason ("knob
+ * candidates: 2.5 is not an integer") in msg (NUL-terminated, truncated
+ * to cap bytes; msg may be NULL when cap is 0). */
+int am_knob_check(const char *name, double value, char *msg, size_t cap);
 
 /* Open (creating if needed) the store named by cfg->path.
  * *out receives the handle; close it with am_close.
- * Returns AM_OK, AM_MISUSE (NULL cfg/out/path), AM_NOMEM, AM_IO (cannot
+ * Returns AM_OK, AM_MISUSE (NULL cfg/out/path; a cfg not from
+ * am_config_init, or of another struct_size), AM_NOMEM, AM_IO (cannot
  * open the file), AM_CORRUPT (not an agentmem store), AM_NEWER (schema
  * newer than this library), AM_NOTFOUND (must_exist and no store).
  * On failure *out is NULL; when errmsg is not NULL a malloc'ed message is

@@ -1,5 +1,6 @@
 /*
- * db.c -- handle lifecycle, configuration defaults, errors, identity.
+ * db.c -- handle lifecycle, errors, identity.  The configuration's defaults
+ * and knobs are config.c.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,48 +9,6 @@
 
 #include "api/db_int.h"
 #include "recall/recall.h"
-
-void am_config_init(am_config *cfg)
-{
-    memset(cfg, 0, sizeof *cfg);
-    cfg->max_text_bytes = 32768;
-    cfg->busy_timeout_ms = 5000;
-    cfg->redact = AM_REDACT_ALL;
-    am_rank_config *r = &cfg->rank;
-    r->w_heat = 0.6;
-    r->w_similarity = 0.4;
-    r->w_semantic = 0.6;
-    r->w_perception = 0.4;
-    r->base_preference = 10;
-    r->base_constraint = 8;
-    r->base_profile = 6;
-    r->base_conclusion = 4;
-    r->base_temp = 2;
-    r->half_life_preference_days = 30;
-    r->half_life_conclusion_days = 7;
-    r->half_life_temp_days = 1;
-    r->half_life_event_days = 14;
-    r->candidates = 50;
-    r->max_memories = 5;
-    r->max_events = 8;
-    r->budget_long_tokens = 800;
-    r->budget_short_tokens = 300;
-    r->w_context = 0.5;
-    r->w_recency = 0.1;
-    r->w_session = 0.0;
-    r->w_speaker = 1.0;
-    r->w_when = 0.3;
-    r->rrf_k = 0;
-    r->vector_candidates = 100;
-    r->w_vector = 0.3;
-    r->w_time = 0.3;
-    r->min_event_score = 0.3;
-    r->w_bridge = 0.9;
-    r->bridges = 2;
-    r->w_preamble = 0.2;
-    r->conditions = 1;
-    r->pii_matches = 1;
-}
 
 const char *am_errstr(int rc)
 {
@@ -149,6 +108,12 @@ int am_open(const am_config *cfg, am_db **out, char **errmsg)
     if (!out) return AM_MISUSE;
     *out = NULL;
     char err[600];
+    if (cfg && am__config_check_size(cfg, err, sizeof err)) {
+        char msg[sizeof err + 8];
+        snprintf(msg, sizeof msg, "open: %s", err);
+        if (errmsg) *errmsg = am__owned_strndup(NULL, msg, strlen(msg));
+        return AM_MISUSE;
+    }
     if (!cfg || !cfg->path || !*cfg->path) {
         static const char msg[] = "open: config.path is missing";
         if (errmsg) *errmsg = am__owned_strndup(NULL, msg, sizeof msg - 1);

@@ -39,6 +39,11 @@ am_time am__db_now(am_db *db);
 void am__db_redact_policy(const am_db *db, am__redact_policy *p);
 void am__db_new_id(am_db *db, am_time at, char out[27]);
 
+/* AM_OK when cfg->struct_size is this library's sizeof(am_config) (the
+ * config came from am_config_init of the same agentmem.h); else AM_MISUSE
+ * with the message in msg (config.c). */
+int am__config_check_size(const am_config *cfg, char *msg, size_t cap);
+
 /* Resolve the caller's identity fields into a master user id (out holds
  * AM_ID_MAX+1).  With create, an unknown channel pair becomes a new user
  * linked to itself and an unknown user id is created.  `what` names the

@@ -35,7 +35,7 @@ static const char usage_text[] =
     "  --gold all|first     madial: every relevant-id (all) or the first\n"
     "  --max-memories N     am_query.max_memories (0 = engine config)\n"
     "  --budget N           am_query.budget_tokens (0 = engine config)\n"
-    "  --rank NAME=V,...    override am_rank_config fields (sweeps)\n"
+    "  --rank NAME=V,...    override knobs for the run (agentmem knobs lists them)\n"
     "  --dump FILE          per-question rankings as JSON lines\n"
     "  --keep-stores DIR    write each unit's engine store to DIR/<user>.db\n"
     "                       (instead of memory), to open with the other\n"
@@ -597,7 +597,7 @@ int am_cli_bench(int argc, char **argv)
         return rc;
     if (a.rank_spec) {
         am_config_init(&cfg);
-        if (bench_rank_apply(&cfg.rank, a.rank_spec, &e) != 0) {
+        if (bench_rank_apply(&cfg, a.rank_spec, &e) != 0) {
             fprintf(stderr, "agentmem bench: %s\n", e.msg);
             return 2;
         }

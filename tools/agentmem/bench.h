@@ -322,10 +322,10 @@ int bench_run(const bench_dataset *ds, const bench_run_opts *o,
               bench_report *r, bench_err *e);
 void bench_report_free(bench_report *r);
 
-/* Apply "name=value,name=value" to a rank config.  -1 on unknown name. */
-int bench_rank_apply(am_rank_config *rank, const char *spec, bench_err *e);
-/* Names accepted by bench_rank_apply, comma-separated. */
-const char *bench_rank_names(void);
+/* Apply "name=value,name=value" to the knobs of cfg (am_config_set).  -1
+ * on a malformed pair, an unknown name or a value the knob refuses (the
+ * message names the knob and, for an unknown name, lists the known ones). */
+int bench_rank_apply(am_config *cfg, const char *spec, bench_err *e);
 
 /* ---------------------------------------------------------------- synth */
 

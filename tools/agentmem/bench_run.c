@@ -21,44 +21,27 @@ const char *const bench_sys_names[BENCH_N_SYS] = {"engine", "bm25-paper",
 
 /* ---------------------------------------------------------------- rank hook */
 
-typedef struct rank_field {
-    const char *name;
-    size_t offset;
-    int is_int;
-} rank_field;
-
-#define RF(f, i) {#f, offsetof(am_rank_config, f), i}
-static const rank_field rank_fields[] = {
-    RF(w_heat, 0), RF(w_similarity, 0), RF(w_semantic, 0),
-    RF(w_perception, 0), RF(base_preference, 0), RF(base_constraint, 0),
-    RF(base_profile, 0), RF(base_conclusion, 0), RF(base_temp, 0),
-    RF(half_life_preference_days, 0), RF(half_life_conclusion_days, 0),
-    RF(half_life_temp_days, 0), RF(half_life_event_days, 0),
-    RF(candidates, 1), RF(max_memories, 1), RF(max_events, 1),
-    RF(budget_long_tokens, 1), RF(budget_short_tokens, 1),
-    RF(w_context, 0), RF(w_recency, 0), RF(w_session, 0), RF(min_event_score, 0), RF(w_vector, 0), RF(w_time, 0), RF(w_speaker, 0), RF(w_when, 0), RF(rrf_k, 0), RF(vector_candidates, 1), RF(vector_exact_max, 1),
-    RF(w_bridge, 0), RF(bridges, 1), RF(w_preamble, 0), RF(conditions, 1), RF(pii_matches, 1),
-};
-#undef RF
-
-const char *bench_rank_names(void)
+/* The library's knob names, comma-separated, into buf (truncated). */
+static void knob_names(char *buf, size_t cap)
 {
-    return "w_heat, w_similarity, w_semantic, w_perception, base_preference, "
-           "base_constraint, base_profile, base_conclusion, base_temp, "
-           "half_life_preference_days, half_life_conclusion_days, "
-           "half_life_temp_days, half_life_event_days, candidates, "
-           "max_memories, max_events, budget_long_tokens, "
-           "budget_short_tokens, w_context, w_recency, w_session, min_event_score, w_vector, w_time, w_speaker, w_when, rrf_k, vector_candidates, vector_exact_max, "
-           "w_bridge, bridges, w_preamble, conditions, pii_matches";
+    size_t i, len = 0;
+    buf[0] = '\0';
+    for (i = 0; i < am_knob_count() && len + 1 < cap; i++) {
+        int w = snprintf(buf + len, cap - len, "%s%s", i ? ", " : "",
+                         am_knob_info(i)->name);
+        if (w < 0)
+            break;
+        len += (size_t)w;
+    }
 }
 
-int bench_rank_apply(am_rank_config *rank, const char *spec, bench_err *e)
+int bench_rank_apply(am_config *cfg, const char *spec, bench_err *e)
 {
     const char *p = spec;
     while (*p) {
         const char *end = strchr(p, ','), *eq;
-        size_t n = end ? (size_t)(end - p) : strlen(p), i;
-        char name[64], *stop;
+        size_t n = end ? (size_t)(end - p) : strlen(p);
+        char name[64], *stop, why[256], known[768];
         double v;
         eq = memchr(p, '=', n);
         if (!eq || (size_t)(eq - p) >= sizeof name)
@@ -70,16 +53,13 @@ int bench_rank_apply(am_rank_config *rank, const char *spec, bench_err *e)
         if (stop == eq + 1 || stop != p + n)
             return bench_fail(e, "--rank: %s: \"%.*s\" is not a number", name,
                               (int)(p + n - eq - 1), eq + 1);
-        for (i = 0; i < sizeof rank_fields / sizeof rank_fields[0]; i++)
-            if (strcmp(rank_fields[i].name, name) == 0)
-                break;
-        if (i == sizeof rank_fields / sizeof rank_fields[0])
-            return bench_fail(e, "--rank: unknown weight \"%s\" (known: %s)",
-                              name, bench_rank_names());
-        if (rank_fields[i].is_int)
-            *(int *)(void *)((char *)rank + rank_fields[i].offset) = (int)v;
-        else
-            *(double *)(void *)((char *)rank + rank_fields[i].offset) = v;
+        if (am_config_set(cfg, name, v) != AM_OK) {
+            am_knob_check(name, v, why, sizeof why);
+            if (am_knob_find(name))
+                return bench_fail(e, "--rank: %s", why);
+            knob_names(known, sizeof known);
+            return bench_fail(e, "--rank: %s (known: %s)", why, known);
+        }
         p += n;
         if (*p == ',')
             p++;

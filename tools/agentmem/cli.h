@@ -11,5 +11,6 @@
 
 int am_cli_scenario(int argc, char **argv); /* scenario.c */
 int am_cli_bench(int argc, char **argv);    /* bench.c */
+int am_cli_knobs(int argc, char **argv);    /* knobs.c */
 
 #endif

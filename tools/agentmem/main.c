@@ -43,6 +43,7 @@ static void usage_main(FILE *f)
           "  demo                      replay the weekly-report example (zh + en)\n"
           "  scenario run FILE...      replay scenario files (../shared/SCENARIOS.md)\n"
           "  bench DATASET ...         retrieval benchmarks (docs/BENCH.md)\n"
+          "  knobs [--markdown]        the ranking knobs: default, range, meaning\n"
           "\n"
           "  agentmem COMMAND --help   options of one command\n"
           "  --db PATH                 store file (default " DEFAULT_DB "; ':memory:' for none)\n",
@@ -83,6 +84,9 @@ static const struct help {
                 "  invisible to vector recall until then.  Batches of 32, each committed:\n"
                 "  an interrupted run keeps its work, running again does the rest.\n"
                 "  Shows a progress bar when stderr is a terminal.\n"},
+    {"knobs", "usage: agentmem knobs [--markdown]\n"
+              "  Lists the ranking knobs (am_config_set names, bench --rank names) with\n"
+              "  their type, default, range and meaning; --markdown prints docs/KNOBS.md.\n"},
     {"demo", "usage: agentmem demo [--json]\n"
              "  Replays DESIGN.md's weekly-report example in Chinese and English on an\n"
              "  in-memory store and prints what the agent is given at each turn.\n"},
@@ -473,6 +477,7 @@ int main(int argc, char **argv)
     for (int k = 1; k < cargc; k++)
         if (strcmp(cargv[k], "--help") == 0 || strcmp(cargv[k], "-h") == 0) return print_help(cmd);
     if (strcmp(cmd, "demo") == 0) return am_cli_demo(cargc, cargv);
+    if (strcmp(cmd, "knobs") == 0) return am_cli_knobs(cargc, cargv);
     static const struct {
         const char *name;
         int (*fn)(am_db *, const opts *);
