@@ -1,6 +1,6 @@
 /*
  * fuzz_bench_data.c -- the benchmark dataset loaders (bench_load,
- * tools/agentmem/bench_data.c) on arbitrary bytes: LoCoMo, REALTALK,
+ * tools/bench/bench_data.c) on arbitrary bytes: LoCoMo, REALTALK,
  * MemDaily and MADial files as a user might point `agentmem bench` at.
  *
  * The first byte picks the dataset (mod 4: locomo, realtalk, memdaily,

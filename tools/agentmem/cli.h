@@ -10,7 +10,6 @@
 #include "agentmem.h"
 
 int am_cli_scenario(int argc, char **argv); /* scenario.c */
-int am_cli_bench(int argc, char **argv);    /* bench.c */
 int am_cli_knobs(int argc, char **argv);    /* knobs.c */
 
 #endif

@@ -1,6 +1,7 @@
 /*
  * main.c -- the agentmem command-line tool: one subcommand per public API
- * call, plus the demo, the scenario runner and the benchmarks.  Uses only
+ * call, plus the demo, the scenario runner, the knob list and the
+ * benchmarks (`bench`: the harness in tools/bench, linked in).  Uses only
  * include/agentmem.h (and jansson to read JSON input).
  *
  * Exit codes: 0 ok, 1 the engine refused or failed, 2 usage error.
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include "agentmem.h"
+#include "bench_cli.h"
 #include "cli.h"
 
 #define DEFAULT_DB "agentmem.db"

@@ -1,8 +1,9 @@
 /*
  * bench_data.c -- dataset loaders of `agentmem bench`.
  *
- * Each loader reads the raw public files described in
- * ../shared/bench/README.md and fills a bench_dataset (see bench.h):
+ * Each loader reads a dataset's files in their published layout (where
+ * they are looked for: docs/BENCH.md) and fills a bench_dataset (see
+ * bench.h):
  *
  *  locomo    one unit per conversation; a turn is "Speaker: text" plus
  *            " [image: caption]" for image turns, at the session date (UTC)

@@ -2,8 +2,8 @@
  * bench_score.c -- retrieval metrics of `agentmem bench`.
  *
  * For a ranking (best first) and the set G of gold documents, at cut-off k:
- *  recall@k     = |G ∩ top-k| / |G|        (LoCoMo paper: fraction of the
- *                                           evidence found, averaged)
+ *  recall@k     = |G ∩ top-k| / |G|        (the fraction of the evidence
+ *                                           found, averaged over questions)
  *  recall_all@k = 1 if G ⊆ top-k else 0
  *  hit@k        = 1 if G ∩ top-k ≠ ∅ else 0
  *  ndcg@k       = DCG / IDCG with binary relevance,

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "bench.h"
-#include "cli.h"
+#include "bench_cli.h"
 
 static const char usage_text[] =
     "usage: agentmem bench DATASET [options]\n"

@@ -1,8 +1,9 @@
 /*
  * bench_bm25.c -- the in-process BM25 baselines of `agentmem bench`.
  *
- * Scoring follows rank_bm25's BM25Okapi exactly, because that is what the
- * LongMemEval paper's numbers were produced with:
+ * Scoring is Okapi BM25 in exactly the variant of the published reference
+ * baselines (see docs/BENCH.md, "bm25-paper"), so that bm25-paper
+ * reproduces their figures:
  *   idf(t)   = ln(N - df + 0.5) - ln(df + 0.5); a negative idf is replaced
  *              by epsilon * (mean idf over the vocabulary)
  *   score    = sum over query tokens (repeats count) of

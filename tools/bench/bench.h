@@ -9,7 +9,9 @@
  * unit through the engine (am_open ":memory:" + am_add_event + am_recall) and
  * through the in-process BM25 baselines (bench_bm25.c), scores the rankings
  * (bench_score.c) and bench.c prints the report.  bench_synth.c is the scale
- * test.  Everything here uses only the public header and jansson.
+ * test.  Everything here uses only the public header and jansson: the
+ * harness is a library of its own (tools/bench, CMake target
+ * agentmem_bench) that the CLI reaches through bench_cli.h.
  *
  * Memory: a dataset owns all its strings through one arena; the arena and
  * every array are released by bench_dataset_free.  Errors are reported as a

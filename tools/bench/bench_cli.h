@@ -1,0 +1,15 @@
+/*
+ * bench_cli.h -- the one entry point of the benchmark harness (tools/bench/)
+ * for the agentmem command-line tool.  The harness is a library of its own
+ * (CMake target agentmem_bench) that the CLI links: the CLI's sources hold
+ * no benchmark code, and the harness knows nothing of the CLI but this
+ * calling convention.  bench.h is the harness's internal header.
+ */
+#ifndef AM_BENCH_CLI_H
+#define AM_BENCH_CLI_H
+
+/* `agentmem bench DATASET [options]`; argv[0] is "bench".  Returns the
+ * process exit code: 0 ok, 1 failure, 2 usage error. */
+int am_cli_bench(int argc, char **argv);
+
+#endif
