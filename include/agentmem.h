@@ -143,7 +143,7 @@ typedef struct am_config {
  * library must come from it.  A macro, so that the size is the caller's:
  * am_config_init_sized(cfg, size) with another size than the library's
  * only sets cfg->struct_size (when size can hold it), and am_open then
- * returns AM_MISUSE naming both sizes. */
+ * returns AM_MISUSE naming both sizes.  A NULL cfg is a no-op. */
 #define am_config_init(cfg) am_config_init_sized((cfg), sizeof(am_config))
 void am_config_init_sized(am_config *cfg, size_t struct_size);
 
@@ -172,7 +172,8 @@ typedef struct am_knob {
 } am_knob;
 
 /* The knobs in list order: am_knob_info(i) for i < am_knob_count(), NULL
- * past the end; am_knob_find(name) is NULL for an unknown name. */
+ * past the end; am_knob_find(name) is NULL for an unknown name.  These and
+ * am_knob_check keep no state: any thread may call them at any time. */
 size_t am_knob_count(void);
 const am_knob *am_knob_info(size_t i);
 const am_knob *am_knob_find(const char *name);
