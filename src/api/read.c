@@ -259,6 +259,8 @@ static int recall_run(am_db *db, const am_query *q, recall_box *box)
     st->now = now;
     st->as_of = as_of;
     st->qn = qn;
+    /* one snapshot for every stage and the result's task */
+    if ((rc = s->vt->begin_read(s))) return am__db_store_error(db, rc, "recall");
     rc = am__recall_run(st);
     res->lang = st->lang == AM_LANG_ZH ? "zh" : "en";
     res->domain_conflict = st->domain_conflict;
@@ -274,14 +276,14 @@ static int recall_run(am_db *db, const am_query *q, recall_box *box)
         am__db_log(db, AM_LOG_INFO, "recall: user %s: route=%s reason=%s", uid, res->route,
                    st->rd.reason);
     }
-    if (rc) goto out_fail;
-    if (!st->rd.need_memory || !st->exists) return AM_OK;
+    if (rc) goto out_read;
+    if (!st->rd.need_memory || !st->exists) goto out_read;
 
     /* the result: the items shown, the ranked events, the task */
     res->block_tokens = st->block_tokens;
     res->memories = am__arena_alloc(ar, (st->used_items + 1) * sizeof *res->memories);
     res->events = am__arena_alloc(ar, (st->n_events + 1) * sizeof *res->events);
-    if (!res->memories || !res->events) { rc = AM_NOMEM; goto out_fail; }
+    if (!res->memories || !res->events) { rc = AM_NOMEM; goto out_read; }
     for (size_t i = 0; i < st->used_items; i++) {
         memory_from_row(&res->memories[i], st->scored[i].row);
         res->memories[i].score = st->scored[i].score;
@@ -289,7 +291,8 @@ static int recall_run(am_db *db, const am_query *q, recall_box *box)
     res->n_memories = st->used_items;
     for (size_t i = 0; i < st->n_events; i++) event_from_row(&res->events[i], &st->events[i]);
     res->n_events = st->n_events;
-    if (st->task && (rc = task_build(db, uid, ar, st->task, &res->task))) goto out_fail;
+    if (st->task && (rc = task_build(db, uid, ar, st->task, &res->task))) goto out_read;
+    if ((rc = s->vt->end_read(s))) goto out_fail;
 
     /* F21: access feedback, only for recalls of the present. */
     if (as_of == AM_TIME_NONE && st->used_items && !q->no_touch) {
@@ -302,6 +305,12 @@ static int recall_run(am_db *db, const am_query *q, recall_box *box)
         }
     }
     return AM_OK;
+out_read:
+    {
+        int end = s->vt->end_read(s);
+        if (!rc) rc = end;
+    }
+    if (!rc) return AM_OK;
 out_fail:
     if (st->err[0]) return am__db_error(db, rc, "%s", st->err);
     if (rc == AM_NOMEM) return am__db_error(db, rc, "recall: out of memory");

@@ -19,9 +19,8 @@
  * for each, its own words that the question lacks (the thing's name) at
  * weight 1 and the question's words that it lacks (what is asked) at
  * AM__BRIDGE_REST are searched again -- one search for all the bridges,
- * each term once (measured: MemDaily's sample 0.660 @10 against 0.661
- * with a search per bridge, 6 % fewer instructions a LoCoMo recall).  A
- * hit of that search scores the bridge's score x w_bridge x its coverage
+ * each term once (docs/BENCH.md: as good as a search per bridge, and
+ * cheaper).  A hit of that search scores the bridge's score x w_bridge x its coverage
  * of the bridge's words (their idf-weighted share it contains), x
  * AM__BRIDGE_NO_ASK when it contains none of the words the question asks
  * (its remaining words, not a single Han character); it joins the
@@ -29,7 +28,7 @@
  * hits: those that lead with its name (below) first, then those holding an
  * asked word, then the rest, each in the search's order ("我将要参加电影
  * 动作健身汇。" is shorter than "电影动作健身汇的主要内容是…" and ranks
- * above it, but asks nothing: MemDaily 0.682 -> 0.687 @10).  A bridge is
+ * above it, but asks nothing).  A bridge is
  * a short statement: one whose own words are more than
  * AM__BRIDGE_MAX_UNITS (bigrams, words, numbers) is an answer in itself,
  * and a hit that covers under AM__BRIDGE_MIN_COVER of
@@ -56,9 +55,8 @@
  * frequencies first) the second search leaves out terms in more than 1 %
  * of the rows: a hit must hold half of the bridge's idf-weighted words,
  * which its rare ones (the name) carry, while "主管", "下周" in 4 % of
- * 10,000 rows cost a walk of 400 rows each.  Measured at 100 x 10,000
- * (synth): recall p95 26-30 -> 14-18 ms CPU in alternated runs, every
- * needle still first; shorter histories are searched whole. */
+ * 10,000 rows cost a walk of 400 rows each (docs/BENCH.md, synth);
+ * shorter histories are searched whole. */
 #define AM__BRIDGE_MAX_SHARE 0.01
 
 /* A Han unigram or bigram of (or with) a function character: "的", "会的",

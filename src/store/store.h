@@ -118,6 +118,11 @@ typedef struct am__store_vt {
     int (*begin)(am__store *s);
     int (*commit)(am__store *s);
     int (*rollback)(am__store *s);
+    /* A read snapshot: every call between begin_read and end_read sees
+     * one state of the store (a recall's searches agree with each other);
+     * end_read keeps the caches.  No write inside. */
+    int (*begin_read)(am__store *s);
+    int (*end_read)(am__store *s);
 
     /* users and identity */
     int (*user_ensure)(am__store *s, const char *uid, am_time now);

@@ -337,6 +337,19 @@ static int sq_rollback(am__store *b)
     return exec(s, "ROLLBACK", "rollback");
 }
 
+/* A deferred transaction: WAL gives it one snapshot from its first read
+ * on, and holds no write lock. */
+static int sq_begin_read(am__store *b)
+{
+    return exec(SQ(b), "BEGIN", "begin read");
+}
+static int sq_end_read(am__store *b)
+{
+    sq_store *s = SQ(b);
+    if (sqlite3_get_autocommit(s->db)) return AM_OK;
+    return exec(s, "COMMIT", "end read");
+}
+
 /* A read that must see one snapshot throughout: in the caller's
  * transaction if there is one, else in a read transaction of its own. */
 static int snapshot_begin(sq_store *s, int *own_txn, const char *what)
@@ -2997,6 +3010,8 @@ static const am__store_vt sqlite_vt = {
     .begin = sq_begin,
     .commit = sq_commit,
     .rollback = sq_rollback,
+    .begin_read = sq_begin_read,
+    .end_read = sq_end_read,
     .user_ensure = sq_user_ensure,
     .user_exists = sq_user_exists,
     .link_put = sq_link_put,
