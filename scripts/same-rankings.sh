@@ -274,6 +274,7 @@ bench() {
 
 if [ ! -d "$data" ]; then
   echo "  no benchmark data in $data (\$AM_BENCH_DIR or ../shared/bench): only the scenario outputs are compared"
+  not_compared+=("the four benches (no data)")
 else
   data=$(cd "$data" && pwd)
   [ ${#perturb[@]} = 0 ] || echo "  AM_SAME_RANKINGS_PERTURB: the working tree's benches run with ${perturb[*]}"
@@ -309,11 +310,11 @@ if [ -n "$keep" ]; then
   echo "  dumps and logs kept in $keep"
 fi
 
-summary="${#compared[@]} sets (${compared[*]}), $total_lines base lines"
+summary="${#compared[@]} sets compared (${compared[*]}), $total_lines base lines"
 [ ${#not_compared[@]} = 0 ] || summary="$summary; not compared: ${not_compared[*]}"
 if [ ${#differ[@]} = 0 ]; then
-  echo "$prog: IDENTICAL on $summary"
+  echo "$prog: IDENTICAL -- $summary"
   exit 0
 fi
-echo "$prog: DIFFERENT on ${#differ[@]} of $summary: ${differ[*]}"
+echo "$prog: DIFFERENT in ${differ[*]} -- $summary"
 exit 1
