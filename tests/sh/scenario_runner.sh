@@ -2,7 +2,7 @@
 # The scenario runner's own behaviour (SCENARIOS.md): PASS/FAIL lines with
 # file:line, the "N passed, N failed" summary, exit codes, failing
 # expectations, malformed lines, unknown steps, keys and fields, labels,
-# --json and --store.  $1 = path of the agentmem CLI.
+# --json, --store and --dump.  $1 = path of the agentmem CLI.
 set -u
 CLI=${1:?usage: scenario_runner.sh AGENTMEM}
 dir=$(mktemp -d)
@@ -133,6 +133,29 @@ else
   has '"failed": 1' "--json counts"
 fi
 hasnt "PASS " "--json prints no PASS lines"
+
+# ---------------------------------------------------------------- --dump
+cat > "$dir/dump.jsonl" <<JSONL
+{"step":"add","user":"u1","session":"s1",$AT,"text":"I always take the window seat on trains"}
+{"step":"recall","user":"u1","session":"s2","query":"which seat do I like on trains","at":"2026-03-03T09:00:00+08:00"}
+{"step":"memories","user":"u1",$AT}
+{"step":"recall","channel":"wx","external_id":"nobody","query":"hi",$AT,"expect":{"error":true}}
+JSONL
+run 0 "--dump" scenario run --dump "$dir/d1.jsonl" "$dir/dump.jsonl"
+last_is "1 passed, 0 failed" "--dump leaves the PASS/FAIL lines as they are"
+if [ "$(wc -l < "$dir/d1.jsonl")" = 2 ]; then ok; else bad "--dump: one line per recall step"; fi
+if head -n 1 "$dir/d1.jsonl" | grep -q "^{\"file\":\"$dir/dump.jsonl\",\"line\":2,\"query\":\"which seat do I like on trains\",\"need_memory\":" &&
+   head -n 1 "$dir/d1.jsonl" | grep -q '"content":"I always take the window seat on trains","score":' &&
+   head -n 1 "$dir/d1.jsonl" | grep -q '"block":"' &&
+   ! grep -q '"id"' "$dir/d1.jsonl"
+then ok; else bad "--dump line: file, line, query, results, no ids: $(head -c 600 "$dir/d1.jsonl")"; fi
+if sed -n 2p "$dir/d1.jsonl" | grep -qF '"line":4,"query":"hi","error":"AM_NOTFOUND"}'; then ok; else
+  bad "--dump line of a refused recall: $(sed -n 2p "$dir/d1.jsonl")"; fi
+run 0 "--dump= again" scenario run --dump="$dir/d2.jsonl" "$dir/dump.jsonl"
+if cmp -s "$dir/d1.jsonl" "$dir/d2.jsonl"; then ok; else bad "--dump differs between two runs"; fi
+run 2 "--dump without a file" scenario run "$dir/dump.jsonl" --dump
+run 1 "--dump into a missing directory" scenario run --dump "$dir/none/d.jsonl" "$dir/dump.jsonl"
+if grep -qF "cannot write $dir/none/d.jsonl" "$dir/err"; then ok; else bad "--dump error names the file"; fi
 
 # ---------------------------------------------------------------- stores
 mkdir -p "$dir/tmp"

@@ -23,10 +23,12 @@
 #include <jansson.h>
 
 #include "cli.h"
+#include "scenario_dump.h"
 #include "scenario_parse.h"
 
 static const char usage[] =
-    "usage: agentmem scenario run FILE... [--store URL] [--json]\n"
+    "usage: agentmem scenario run FILE... [--store URL] [--json]"
+    " [--dump FILE]\n"
     "\n"
     "Replay scenario files (JSON Lines, one step per line; see SCENARIOS.md)\n"
     "against a fresh, empty store each, and check every expectation.\n"
@@ -38,6 +40,14 @@ static const char usage[] =
     "               Default: a temporary SQLite file, removed afterwards.\n"
     "  --json       print one JSON object {files, results, passed, failed}\n"
     "               instead of PASS/FAIL lines.\n"
+    "  --dump FILE  also write one JSON line per recall step to FILE: file,\n"
+    "               line, query, then the recall result without its ids\n"
+    "               (ULIDs differ run to run): need_memory, route, lang,\n"
+    "               the rendered block, the memories (texts, kinds, scores,\n"
+    "               times), the events (contents, scores), the task; or\n"
+    "               \"error\" when the step was refused.  The same scenario\n"
+    "               and engine give the same file (scripts/same-rankings.sh\n"
+    "               compares two builds with it).\n"
     "\n"
     "Prints \"PASS file:line check\" or \"FAIL file:line check: expected ... /\n"
     "got ...\" per expectation, then \"N passed, N failed\".  Exit status: 0\n"
@@ -48,6 +58,9 @@ static const char usage[] =
 typedef struct run {
     int json;          /* --json */
     const char *store; /* --store URL, or NULL for a temporary file */
+    const char *dump_path; /* --dump FILE, or NULL */
+    FILE *dump;        /* open on dump_path */
+    int dump_failed;   /* a line could not be written */
     int n_files;
     long passed, failed;
     json_t *results;   /* --json: the result objects */
@@ -582,6 +595,18 @@ static void step_judge(scfile *f, long line, const sc_step *st, int rc,
     }
 }
 
+/* --dump: the line of a recall step that ran with code rc. */
+static void dump_step(scfile *f, long line, const sc_step *st, int rc,
+                      const held *h)
+{
+    const char *error = rc == AM_OK        ? NULL
+                        : rc == RUNNER_FAIL ? "runner"
+                                            : rc_name(rc);
+    if (!sc_dump_recall(f->r->dump, f->name, line, st->query,
+                        error ? NULL : h->recall, error))
+        f->r->dump_failed = 1;
+}
+
 /* Parse, run and judge one line.  Returns 0 when the file cannot go on
  * (the store could not be opened). */
 static int run_line(scfile *f, long line, const char *text, size_t len)
@@ -621,6 +646,8 @@ static int run_line(scfile *f, long line, const char *text, size_t len)
         held h;
         memset(&h, 0, sizeof h);
         rc = step_exec(f, &st, &o, &h, &err);
+        if (f->r->dump && st.kind == SC_RECALL)
+            dump_step(f, line, &st, rc, &h);
         step_judge(f, line, &st, rc, &o, &err);
         held_free(&h);
     }
@@ -696,6 +723,13 @@ static int parse_args(run *r, int argc, char **argv, char **files)
             return 0;
         } else if (strcmp(a, "--json") == 0) {
             r->json = 1;
+        } else if (strcmp(a, "--dump") == 0 || strncmp(a, "--dump=", 7) == 0) {
+            r->dump_path = a[6] == '=' ? a + 7 : i + 1 < argc ? argv[++i] : "";
+            if (!*r->dump_path) {
+                fprintf(stderr, "agentmem scenario: --dump needs a file\n%s",
+                        usage);
+                return 2;
+            }
         } else if (strcmp(a, "--store") == 0 || strncmp(a, "--store=", 8) == 0) {
             r->store = a[7] == '=' ? a + 8 : i + 1 < argc ? argv[++i] : "";
             if (!*r->store) {
@@ -753,8 +787,13 @@ int am_cli_scenario(int argc, char **argv)
         r.files = json_array();
         if (!r.results || !r.files) rc = 1;
     }
+    if (rc == 1) fputs("agentmem scenario: out of memory\n", stderr);
+    if (rc < 0 && r.dump_path && !(r.dump = fopen(r.dump_path, "w"))) {
+        fprintf(stderr, "agentmem scenario: cannot write %s: %s\n",
+                r.dump_path, strerror(errno));
+        rc = 1;
+    }
     if (rc >= 0) {
-        if (rc == 1) fputs("agentmem scenario: out of memory\n", stderr);
         json_decref(r.results);
         json_decref(r.files);
         free(files);
@@ -762,6 +801,12 @@ int am_cli_scenario(int argc, char **argv)
     }
     for (int i = 0; i < r.n_files; i++) run_file(&r, files[i], i + 1);
     free(files);
+    if (r.dump && (fclose(r.dump) != 0 || r.dump_failed)) {
+        fprintf(stderr, "agentmem scenario: cannot write %s%s\n", r.dump_path,
+                r.dump_failed ? ": a recall line failed (out of memory?)"
+                              : ": write error");
+        r.failed++;
+    }
     if (r.json) print_json(&r);
     else printf("%ld passed, %ld failed\n", r.passed, r.failed);
     fflush(stdout);
