@@ -159,4 +159,22 @@ extern const char *const am__lex_weekday_zh[];
 extern const char *const am__lex_part_en[];
 extern const char *const am__lex_part_zh[];
 
+/* ------------------------------------------------------------ names (text/ent_misc.c)
+ * lexicon/names.c */
+extern const char am__lex_zh_surnames[];
+extern const char *const am__lex_zh_compound_surnames[];
+extern const char *const am__lex_zh_titles[];
+extern const char am__lex_zh_not_boss[];
+extern const char am__lex_zh_name_follow[];
+extern const char *const am__lex_en_titles[];
+extern const char *const am__lex_en_person_cues[];
+extern const char *const am__lex_en_not_names[185];
+extern const char *const am__lex_en_to_verbs[];
+extern const char *const am__lex_file_exts[];
+extern const char am__lex_name_stops[];
+extern const char *const am__lex_zh_org_suffixes[];
+extern const char *const am__lex_en_org_suffixes[];
+extern const char am__lex_org_suffix_firsts[];
+extern const char *const am__lex_zh_org_verbs[];
+
 #endif
