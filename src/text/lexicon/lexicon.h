@@ -14,18 +14,25 @@
  *
  * Kept with their code, not here:
  *  - the entity parsers' words (text/ent_clock.c, ent_time.c, ent_date_en.c,
- *    ent_num.c, ent_misc.c, entities.c): dates, clock times, units,
- *    currencies, numbers, titles, file formats and organisation suffixes
- *    are parallel arrays keyed by position (a word and its month number,
- *    unit code, day offset or hint at the same index, often local to the
- *    one parser function that walks them), so the words would be split
- *    from their meaning;
- *  - the PII detector's cue structs (text/redact.c: scue, conn, tokfmt,
- *    ncue, quote pairs, stop values): the words carry detector types and
- *    token formats of that state machine;
+ *    ent_num.c, entities.c, and ent_misc.c's ent_format_at): dates, clock
+ *    times, durations and their units, numbers, currencies and format
+ *    names.  They are parallel arrays keyed by position -- a word and its
+ *    month number, unit code (ENT_U_*), day offset, hint or normal form at
+ *    the same index -- mostly local to the one parser function that walks
+ *    them, and the code tests indices ("may" is en_months[4], the
+ *    abbreviations start at 12); moved apart, a linguist adding a word
+ *    would shift the meaning of the words after it.  entities.c's
+ *    han_triggers / en_triggers (every first character or word an entity
+ *    can start with) are derived from those words and stay beside them;
+ *    they must also cover lexicon/names.c's surnames and titles;
+ *  - text/redact.c's secret-token formats (tokfmt: prefixes and character
+ *    classes of API keys, no words), quote pairs, sentence stops and the
+ *    type tags of placeholders;
  *  - punctuation and single-byte checks written in code (clause marks in
  *    text/cue.c, closing marks in text/question.c, recall/expand.c's
- *    sentence split).
+ *    sentence split and semantic/promote.c's "吧" / "以后" frames);
+ *  - output templates (recall/render.c's conflict line, semantic/patterns.c's
+ *    pattern sentences).
  */
 #ifndef AM_TEXT_LEXICON_H
 #define AM_TEXT_LEXICON_H
@@ -55,6 +62,40 @@ typedef struct am__lex_labels {
     const char *memory, *task, *events, *stage, *status, *notes, *artifacts,
         *pending, *unconfirmed;
 } am__lex_labels;
+
+/* The PII detector's cue tables (text/redact.c, F3).  A secret's name and
+ * the kind of value it announces. */
+enum { AM__LEX_SECRET_PWD, AM__LEX_SECRET_TOKEN, AM__LEX_SECRET_CODE, AM__LEX_SECRET_BEARER };
+typedef struct am__lex_secret_cue {
+    const char *pat; /* ASCII lower case; ' ' = optional ' ', '-' or '_' */
+    unsigned char kind;
+} am__lex_secret_cue;
+
+/* A connector between a secret's name and its value, and its strength. */
+enum { AM__LEX_CONN_NONE, AM__LEX_CONN_WEAK, AM__LEX_CONN_STRONG };
+typedef struct am__lex_conn {
+    const char *s;
+    unsigned char strength;
+    unsigned char word; /* 1: an English word (must not run into a letter);
+                           2: and only right after the cue ("password to x"
+                           but not "password reset link sent to x") */
+} am__lex_conn;
+
+/* Context cues for numbers.  AM__LEX_NUM_IDW: "ID", negative for phones
+ * and cards ("order ID"), neutral for an ID-card number ("my ID is ..."). */
+enum {
+    AM__LEX_NUM_NONE,
+    AM__LEX_NUM_PHONE,
+    AM__LEX_NUM_BANK,
+    AM__LEX_NUM_ID,
+    AM__LEX_NUM_NEG,
+    AM__LEX_NUM_IDW
+};
+typedef struct am__lex_num_cue {
+    const char *s;
+    unsigned char cls;
+    unsigned char word; /* 1: ASCII word start; 2: whole ASCII word */
+} am__lex_num_cue;
 
 /* ------------------------------------------------------------ questions (text/question.c)
  * lexicon/question.c */
@@ -176,5 +217,15 @@ extern const char *const am__lex_zh_org_suffixes[];
 extern const char *const am__lex_en_org_suffixes[];
 extern const char am__lex_org_suffix_firsts[];
 extern const char *const am__lex_zh_org_verbs[];
+
+/* ------------------------------------------------------------ PII (text/redact.c)
+ * lexicon/pii.c */
+extern const am__lex_secret_cue am__lex_pii_secret_en[32];
+extern const am__lex_secret_cue am__lex_pii_secret_zh[14];
+extern const am__lex_conn am__lex_pii_connectors[31];
+extern const char *const am__lex_pii_stop_values[40];
+extern const am__lex_num_cue am__lex_pii_number_cues[104];
+extern const char *const am__lex_pii_units_zh[17];
+extern const char *const am__lex_pii_units_en[6];
 
 #endif
