@@ -12,8 +12,9 @@
  *                    '!' and one 。, a request frame ("能不能以后都用中文？",
  *                    "could you always cc me?") is no question; a final
  *                    mark or particle ("?", 吗, 呢, 么, 来着, 没有, 好不好,
- *                    行不行, 对不对) or an opener anywhere ("what", "did i",
- *                    是不是, 什么 but not 不管什么 ...) is one.
+ *                    行不行, 对不对), an opener at a clause start ("what",
+ *                    "did i") or a question word anywhere (是不是, 什么 but
+ *                    not 不管什么 ...) is one.
  *   AM__TEXT_Q_FORM  the sentence form only: a '?' among the closing
  *                    punctuation (" .!?~;," and 。～，, any order), or a
  *                    final 吗, 呢 or 么 before it.  No openers and no request
