@@ -4,11 +4,12 @@
  * constraint, profile), a one-off instruction (task state only), an
  * invalidation of an earlier statement, or nothing.
  *
- * The rules are data: tables of cue patterns per outcome (rules.c, in the
- * pattern language of perceive/task.h: whole English words, "A…B" pairs
- * within a clause, clause anchors, context lists), plus guard tables for
- * hard negatives (hypotheticals, reported speech, someone else as the
- * subject, questions).  A fixed procedure combines them: one-off (scoped to
+ * The rules are data: tables of cue patterns per outcome
+ * (text/lexicon/distill_cues.c, in the pattern language of text/cue.h:
+ * whole English words, "A…B" pairs within a clause, clause anchors,
+ * context lists), plus guard tables for hard negatives (hypotheticals,
+ * reported speech, someone else as the subject; questions are
+ * text/question.h's).  A fixed procedure combines them: one-off (scoped to
  * this piece of work, no long-term marker, no status change), then
  * invalidation (a withdrawal with a target), then persist (a long-term
  * marker, a comparative or habit, "remember", or a lasting profile fact).

@@ -2,7 +2,8 @@
  * attribute.c -- which task an event belongs to (F5).
  *
  * An explicit task id wins.  Otherwise a text that continues earlier work
- * ("接着", "last time": the cues of task.c) is attributed by the tasks'
+ * ("接着", "last time": the continuation cues of
+ * text/lexicon/task_cues.c) is attributed by the tasks'
  * own events: its words are searched in the user's event index and the
  * hits vote for their tasks, weighted by score, so it works across
  * phrasing ("那个单子" finds the task whose events mention 单子).  Without

@@ -21,7 +21,8 @@
  *   am__perceive_save       the task row, once, when it changed
  * Files by concern: attribute.c (attribution and voting), state.c (the task
  * row and task_history), switch.c (topic switches), context.c (the context
- * window), alias.c (speaker aliases); task.c holds the cue tables.
+ * window), alias.c (speaker aliases); task.c decides state changes on the cue
+ * tables of text/lexicon/task_cues.c.
  *
  * Every step reads and writes through the store vtable of w, scoped by
  * w.uid, allocates from w.ar (strings put into the task row live there)

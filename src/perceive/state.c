@@ -3,7 +3,8 @@
  *
  * The row is read (or created, stage "collecting", status "active") once
  * per event, changed in the event's arena by each step that has something
- * to say -- pending decisions, status and stage cues (task.c), progress
+ * to say -- pending decisions, status and stage cues (task.c; a
+ * question, text/question.h), progress
  * and one-off notes, artifacts -- and written once at the end
  * (am__perceive_save), after distillation has added its notes.  Every
  * change of a field is also a task_history row (task_change_add) naming
@@ -16,6 +17,7 @@
 #include <string.h>
 
 #include "perceive/task.h"
+#include "text/question.h"
 
 /* Append one JSON object {"at":..,"text":..,"kind":..} to a JSON array. */
 static const char *json_array_append(am__arena *ar, const char *arr,
@@ -79,7 +81,8 @@ int am__perceive_task(am__perceive *x, const char *task_id, const char *norm,
     if (created && (rc = record_change(x, "created", NULL, task_id))) return rc;
     /* Pending decisions (F20): a question the agent asks inside the task
      * waits for the user; the user's next turn in the task answers it. */
-    if (strcmp(x->ev->source, "agent") == 0 && am__cue_question(norm, norm_len)) {
+    if (strcmp(x->ev->source, "agent") == 0 &&
+        am__text_is_question(norm, norm_len, AM__TEXT_Q_ASKS)) {
         const char *p = json_array_append(x->w.ar, t->pending, x->ev->occurred_at,
                                           x->ev->tz_minutes, "question", x->ev->content);
         if (!p) return AM_NOMEM;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "recall/pipeline.h"
+#include "text/lexicon/lexicon.h"
 
 /* Two-hop search (bridging).  A question that names a thing by one of
  * its facts and asks another ("那个规模是六百人的活动，持续时间是什么？",
@@ -63,14 +64,11 @@
  * "是四" -- it names nothing. */
 static int function_token(const char *tok)
 {
-    static const char *const fn[] = {"的", "是", "了", "在", "和", "与", "也", "就", "都", "我",
-                                     "你", "他", "她", "它", "们", "这", "那", "之", "其", "呢",
-                                     "吗", "吧", "啊", "着", NULL};
     size_t n = strlen(tok);
     if (n != 3 && n != 6) return 0;
     for (size_t k = 0; k < n; k += 3)
-        for (size_t i = 0; fn[i]; i++)
-            if (memcmp(tok + k, fn[i], 3) == 0) return 1;
+        for (size_t i = 0; am__lex_function_chars[i]; i++)
+            if (memcmp(tok + k, am__lex_function_chars[i], 3) == 0) return 1;
     return 0;
 }
 
@@ -384,7 +382,6 @@ static int search_bridges(const am__recall_env *env, const char *uid, const char
     *n_events = m;
     return AM_OK;
 }
-
 
 int am__recall_hops(am__recall_state *st)
 {

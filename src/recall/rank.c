@@ -9,8 +9,9 @@
 #include <string.h>
 
 #include "recall/pipeline.h"
-#include "text/speaker.h"
 #include "text/entities.h"
+#include "text/lexicon/lexicon.h"
+#include "text/speaker.h"
 
 #define MAX_SET 256
 #define DAY_MS 86400000.0
@@ -261,14 +262,9 @@ int am__query_names(const char *norm, size_t n, const char *name)
 
 int am__asks_when(const char *norm, size_t n)
 {
-    static const char *const en[] = {"when", "what date", "what day", "what year",
-                                     "what month", "what time", "which day", "which year",
-                                     "which month", "how long ago", NULL};
-    static const char *const zh[] = {"什么时候", "啥时候", "何时", "哪天", "哪一天", "哪年",
-                                     "哪一年", "几月", "几号", "哪个月", "多久以前", NULL};
-    for (size_t i = 0; en[i]; i++)
-        if (query_names(norm, n, en[i], strlen(en[i]))) return 1;
-    return am__cue_any(norm, n, zh);
+    for (size_t i = 0; am__lex_when_en[i]; i++)
+        if (query_names(norm, n, am__lex_when_en[i], strlen(am__lex_when_en[i]))) return 1;
+    return am__cue_any(norm, n, am__lex_when_zh);
 }
 
 void am__when_boost(const am_rank_config *r, am__event_row *rows, size_t n_rows,

@@ -8,31 +8,13 @@
 #include <string.h>
 
 #include "recall/pipeline.h"
-
-typedef struct labels {
-    const char *memory, *task, *events, *stage, *status, *notes, *artifacts,
-        *pending, *unconfirmed;
-} labels;
-
-static const labels zh = {"[记忆]", "[任务状态]", "[相关记录]", "阶段", "状态",
-                          "备注", "产出", "待决定", "待确认"};
-static const labels en = {"[Memory]", "[Task state]", "[Relevant events]", "stage",
-                          "status", "Note", "Artifact", "Pending", "Unconfirmed"};
+#include "text/lexicon/lexicon.h"
 
 static const char *kind_label(const char *kind, int lang)
 {
-    static const char *const kinds[][3] = {
-        {"preference", "用户偏好", "Preference"},
-        {"constraint", "约束", "Constraint"},
-        {"profile", "用户资料", "Profile"},
-        {"fact", "事实", "Fact"},
-        {"pattern", "习惯", "Pattern"},
-        {"task_conclusion", "任务结论", "Task conclusion"},
-        {"rule", "规则", "Rule"},
-        {"temp", "临时", "Temporary"},
-    };
-    for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
-        if (strcmp(kind, kinds[i][0]) == 0) return kinds[i][lang == AM_LANG_ZH ? 1 : 2];
+    for (size_t i = 0; i < sizeof am__lex_kind_labels / sizeof *am__lex_kind_labels; i++)
+        if (strcmp(kind, am__lex_kind_labels[i][0]) == 0)
+            return am__lex_kind_labels[i][lang == AM_LANG_ZH ? 1 : 2];
     return kind;
 }
 
@@ -75,7 +57,7 @@ static void json_list_lines(am__buf *out, am__buf *line, const char *arr,
 int am__render_block(const am__render_in *in, am__buf *out, size_t *items_used,
                      size_t *events_used)
 {
-    const labels *L = in->lang == AM_LANG_ZH ? &zh : &en;
+    const am__lex_labels *L = in->lang == AM_LANG_ZH ? &am__lex_labels_zh : &am__lex_labels_en;
     int is_zh = in->lang == AM_LANG_ZH;
     am__buf line;
     am__buf_init(&line, out->a);

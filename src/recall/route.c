@@ -6,21 +6,7 @@
 
 #include "perceive/task.h"
 #include "recall/pipeline.h"
-
-/* Whole-turn small talk, normalised.  A turn is small talk when, after
- * punctuation and spaces are dropped, it is a concatenation of these. */
-static const char *const chit_chat[] = {
-    "你好呀", "你好啊", "你好", "您好", "早上好", "中午好", "下午好", "晚上好",
-    "晚安", "早安", "早", "谢谢你", "谢谢您", "谢谢", "多谢", "感谢", "辛苦了",
-    "好的", "好滴", "好嘞", "收到", "嗯嗯", "嗯", "哦", "哈哈哈", "哈哈", "呵呵",
-    "再见", "拜拜", "没事了", "没问题", "ok", "okay", "k", "hi", "hello", "hey",
-    "thanks", "thank you", "thankyou", "thx", "ty", "cheers", "great", "cool",
-    "good morning", "good night", "good evening", "goodnight", "bye",
-    "see you", "lol", "haha", "sure", "got it", "nice", "yes", "no", "yeah",
-    "nope", "啊", "呀", "哇", "了", "很", "非常", "so much", "a lot", "very much",
-    "there", "again", "you",
-    NULL,
-};
+#include "text/lexicon/lexicon.h"
 
 static int skip_space_punct(const char *s, size_t n, size_t i)
 {
@@ -47,12 +33,13 @@ static int is_chit_chat(const char *s, size_t n)
     int words = 0;
     while (i < n) {
         size_t best = 0;
-        for (size_t k = 0; chit_chat[k]; k++) {
-            size_t m = strlen(chit_chat[k]);
-            if (m > best && i + m <= n && memcmp(s + i, chit_chat[k], m) == 0) {
+        for (size_t k = 0; am__lex_route_chit_chat[k]; k++) {
+            size_t m = strlen(am__lex_route_chit_chat[k]);
+            if (m > best && i + m <= n && memcmp(s + i, am__lex_route_chit_chat[k], m) == 0) {
                 /* an ASCII word must end at a word boundary */
                 if (m < n - i && ((s[i + m] | 0x20) >= 'a' && (s[i + m] | 0x20) <= 'z') &&
-                    (chit_chat[k][m - 1] | 0x20) >= 'a' && (chit_chat[k][m - 1] | 0x20) <= 'z')
+                    (am__lex_route_chit_chat[k][m - 1] | 0x20) >= 'a' &&
+                    (am__lex_route_chit_chat[k][m - 1] | 0x20) <= 'z')
                     continue;
                 best = m;
             }
@@ -88,29 +75,13 @@ const char *am__route_name(int route)
     }
 }
 
-/* F7: the business domain a text is about, from cue words, or NULL. */
-typedef struct domain_cues {
-    const char *domain;
-    const char *const *cues;
-} domain_cues;
-
-static const char *const d_procurement[] = {"采购", "供应商", "询价", "报价", "招标", "订货", "purchase", "procurement", "vendor", "supplier", "quotation", NULL};
-static const char *const d_hr[] = {"招聘", "入职", "离职", "请假", "薪资", "绩效", "面试", "hiring", "onboarding", "payroll", "leave request", "interview", NULL};
-static const char *const d_finance[] = {"报销", "发票", "预算", "财务", "付款", "invoice", "reimburse", "budget", "payment", "expense", NULL};
-static const char *const d_travel[] = {"出差", "机票", "酒店", "行程", "航班", "flight", "hotel", "itinerary", "business trip", NULL};
-static const char *const d_it[] = {"服务器", "部署", "上线", "代码", "bug", "数据库", "server", "deploy", "database", "release", NULL};
-static const domain_cues domains[] = {
-    {"procurement", d_procurement}, {"hr", d_hr}, {"finance", d_finance},
-    {"travel", d_travel}, {"it", d_it},
-};
-
 const char *am__domain_infer(const char *norm, size_t n)
 {
     const char *found = NULL;
-    for (size_t i = 0; i < sizeof domains / sizeof *domains; i++)
-        if (am__cue_any(norm, n, domains[i].cues)) {
+    for (size_t i = 0; i < sizeof am__lex_route_domains / sizeof *am__lex_route_domains; i++)
+        if (am__cue_any(norm, n, am__lex_route_domains[i].cues)) {
             if (found) return NULL; /* two domains: no clear signal */
-            found = domains[i].domain;
+            found = am__lex_route_domains[i].domain;
         }
     return found;
 }
@@ -121,8 +92,9 @@ int am__domain_conflict(const char *given, const char *norm, size_t n)
     const char *inferred = am__domain_infer(norm, n);
     if (!inferred) return 0;
     /* only domains we know can disagree */
-    for (size_t i = 0; i < sizeof domains / sizeof *domains; i++)
-        if (strcmp(given, domains[i].domain) == 0) return strcmp(given, inferred) != 0;
+    for (size_t i = 0; i < sizeof am__lex_route_domains / sizeof *am__lex_route_domains; i++)
+        if (strcmp(given, am__lex_route_domains[i].domain) == 0)
+            return strcmp(given, inferred) != 0;
     return 0;
 }
 

@@ -32,6 +32,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "text/lexicon/lexicon.h"
+
 #define CONVERSATION_EVENTS 8 /* the conversation so far, for slot_started */
 #define SLOT_EVENTS 16        /* events read per earlier week's slot */
 #define LOOKBACK_WEEKS 4
@@ -45,13 +47,6 @@
 #define DAY_MS 86400000LL
 #define WEEK_MS (7 * DAY_MS)
 #define REQUEST_BYTES 60 /* of an untasked request quoted in the text */
-
-static const char *const weekday_key[] = {"mon", "tue", "wed", "thu", "fri", "sat", "sun"};
-static const char *const weekday_en[] = {"Monday", "Tuesday", "Wednesday", "Thursday",
-                                         "Friday", "Saturday", "Sunday"};
-static const char *const weekday_zh[] = {"周一", "周二", "周三", "周四", "周五", "周六", "周日"};
-static const char *const part_en[] = {"nights", "mornings", "afternoons", "evenings"};
-static const char *const part_zh[] = {"凌晨", "上午", "下午", "晚上"};
 
 /* Where an event falls in its own local week. */
 typedef struct slot {
@@ -290,23 +285,24 @@ static int describe(miner *m, am__item_row *nv, long weeks, const char *key)
     am__buf b;
     am__buf_init(&b, w->ar->a);
     if (is_zh && task)
-        am__buf_printf(&b, "通常在%s%s（%02d:%02d左右）处理%s", weekday_zh[wd], part_zh[part],
-                       minute / 60, minute % 60, task);
+        am__buf_printf(&b, "通常在%s%s（%02d:%02d左右）处理%s", am__lex_weekday_zh[wd],
+                       am__lex_part_zh[part], minute / 60, minute % 60, task);
     else if (is_zh)
-        am__buf_printf(&b, "通常在%s%s（%02d:%02d左右）提出：%s", weekday_zh[wd], part_zh[part],
-                       minute / 60, minute % 60, request);
+        am__buf_printf(&b, "通常在%s%s（%02d:%02d左右）提出：%s", am__lex_weekday_zh[wd],
+                       am__lex_part_zh[part], minute / 60, minute % 60, request);
     else if (task)
         am__buf_printf(&b, "usually works on %s on %s %s (around %02d:%02d)", task,
-                       weekday_en[wd], part_en[part], minute / 60, minute % 60);
+                       am__lex_weekday_en[wd], am__lex_part_en[part], minute / 60, minute % 60);
     else
         am__buf_printf(&b, "usually asks \"%s\" on %s %s (around %02d:%02d)", request,
-                       weekday_en[wd], part_en[part], minute / 60, minute % 60);
+                       am__lex_weekday_en[wd], am__lex_part_en[part], minute / 60, minute % 60);
     nv->text = b.oom ? NULL : am__arena_strndup(w->ar, b.p, b.len);
     am__buf_reset(&b);
-    am__buf_printf(&b, "{\"weeks\":%ld,\"last_week\":%lld,\"weekday\":\"%s\",\"minute\":%d,"
-                       "\"lang\":\"%s\",\"%s\":",
-                   weeks, (long long)m->at.week, weekday_key[wd], minute, is_zh ? "zh" : "en",
-                   task ? "task" : "request");
+    am__buf_printf(&b,
+                   "{\"weeks\":%ld,\"last_week\":%lld,\"weekday\":\"%s\",\"minute\":%d,"
+                   "\"lang\":\"%s\",\"%s\":",
+                   weeks, (long long)m->at.week, am__lex_weekday_key[wd], minute,
+                   is_zh ? "zh" : "en", task ? "task" : "request");
     am__buf_json_str(&b, task ? task : request);
     am__buf_addc(&b, '}');
     nv->value_json = b.oom ? NULL : am__arena_strndup(w->ar, b.p, b.len);
@@ -334,13 +330,14 @@ static const char *pattern_key(miner *m)
     if (m->ev->task_id) {
         n = strlen(m->ev->task_id) + 32;
         if ((key = am__arena_alloc(m->w->ar, n)))
-            snprintf(key, n, "pattern.%s.weekly.%s", m->ev->task_id, weekday_key[m->at.weekday]);
+            snprintf(key, n, "pattern.%s.weekly.%s", m->ev->task_id,
+                     am__lex_weekday_key[m->at.weekday]);
     } else {
         n = 64;
         if ((key = am__arena_alloc(m->w->ar, n)))
             snprintf(key, n, "pattern.request.%08x.weekly.%s",
                      (unsigned)(am__hash64(m->norm, m->norm_len) & 0xffffffffu),
-                     weekday_key[m->at.weekday]);
+                     am__lex_weekday_key[m->at.weekday]);
     }
     return key;
 }
@@ -355,7 +352,7 @@ static int is_ours(miner *m, const am__item_row *it, const char *key, int *ours)
         return AM_OK;
     }
     char suffix[32];
-    snprintf(suffix, sizeof suffix, ".weekly.%s", weekday_key[m->at.weekday]);
+    snprintf(suffix, sizeof suffix, ".weekly.%s", am__lex_weekday_key[m->at.weekday]);
     size_t kl = strlen(it->key), sl = strlen(suffix);
     if (strncmp(it->key, "pattern.request.", 16) != 0 || kl < sl ||
         strcmp(it->key + kl - sl, suffix) != 0)

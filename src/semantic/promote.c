@@ -49,6 +49,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "text/lexicon/lexicon.h"
+#include "text/question.h"
+
 #define MAX_SIGS 4             /* signals read per event */
 #define RECENT_EVENTS 64       /* short-term: events read back */
 #define WINDOW_DAYS 14         /* short-term: how far back */
@@ -62,68 +65,7 @@
 
 /* ---------------------------------------------------------- cue tables */
 
-/* Values a weak signal can carry, one bit each.  Matching is on normalised
- * text; ASCII words match whole words only. */
-typedef struct value_entry {
-    const char *id;
-    const char *const *words;
-} value_entry;
-
-static const char *const v_pdf[] = {"pdf", NULL};
-static const char *const v_excel[] = {"excel", "表格", "spreadsheet", "xlsx", "table", "tables", NULL};
-static const char *const v_word[] = {"word", "docx", NULL};
-static const char *const v_ppt[] = {"ppt", "幻灯片", "powerpoint", "slides", "slide deck", NULL};
-static const char *const v_markdown[] = {"markdown", NULL};
-static const char *const v_bullets[] = {"要点", "分点", "列表", "bullet", "bullets", "bulleted", NULL};
-static const char *const v_chart[] = {"图表", "chart", "charts", "graph", "graphs", NULL};
-static const char *const v_short[] = {"简短", "简洁", "精简", "短一点", "短点", "short", "shorter",
-                                      "brief", "briefer", "concise", NULL};
-static const char *const v_detail[] = {"详细", "具体一点", "detailed", "in detail", "more detail",
-                                       "longer", NULL};
-static const char *const v_zh[] = {"中文", "chinese", NULL};
-static const char *const v_en[] = {"英文", "英语", "english", NULL};
-static const char *const v_wechat[] = {"微信", "wechat", NULL};
-static const char *const v_email[] = {"邮件", "邮箱", "email", "e-mail", NULL};
-static const char *const v_formal[] = {"正式", "formal", NULL};
-static const char *const v_casual[] = {"口语", "casual", "informal", NULL};
-static const value_entry values[] = {
-    {"pdf", v_pdf}, {"excel", v_excel}, {"word", v_word}, {"ppt", v_ppt},
-    {"markdown", v_markdown}, {"bullets", v_bullets}, {"chart", v_chart},
-    {"short", v_short}, {"detailed", v_detail}, {"chinese", v_zh},
-    {"english", v_en}, {"wechat", v_wechat}, {"email", v_email},
-    {"formal", v_formal}, {"casual", v_casual},
-};
-#define N_VALUES (sizeof values / sizeof *values)
-
-/* A request or a liking, anywhere in the sentence. */
-static const char *const request_cues[] = {
-    "请用", "还是用", "就用", "改用", "都用", "最好用", "麻烦用", "帮我用", "给我用",
-    "换成", "改成", "给我发", "发给我", "发我", "我喜欢", "我想要", "我要", "我希望",
-    "希望", "就行", "就好", "即可", "一点", "一些", "点儿", "为好", "比较好", "更好",
-    "可以用", "能用",
-    "please", "i like", "i love", "i'd like", "i would like", "i want", "i need",
-    "let's use", "lets use", "go with", "stick with", "stick to", "works better",
-    "is better", "are better", "would be better", "send me", "give me",
-    NULL,
-};
-/* Imperatives: the sentence starts with one. */
-static const char *const request_starts[] = {
-    "use ", "send ", "give ", "keep ", "make ", "write ", "reply ", "answer ",
-    "format ", "switch to ", "can you ", "could you ", "would you ", "will you ",
-    NULL,
-};
-/* Questions that are polite requests ("能不能用PDF?", "Could you use ..."). */
-static const char *const polite_starts[] = {
-    "can you ", "could you ", "would you ", "will you ", "能不能", "能否", "可以用",
-    "可不可以", "麻烦",
-    NULL,
-};
-/* Negations: a value named right after one is unwanted. */
-static const char *const negations[] = {
-    "不要", "别用", "别发", "别给", "别再", "别写", "不喜欢", "不想要", "讨厌",
-    "don't", "don’t", "do not", "dont", "never", "no more", "stop using", "avoid", "not",
-    NULL,
-};
+#define N_VALUES (sizeof am__lex_promote_values / sizeof *am__lex_promote_values)
 
 /* ---------------------------------------------------------- matching */
 
@@ -167,10 +109,11 @@ static int starts_with_any(const char *s, size_t n, const char *const *list)
 static int negated_at(const char *s, size_t n, size_t k)
 {
     size_t from = k > NEG_REACH + 16 ? k - NEG_REACH - 16 : 0;
-    for (size_t i = 0; negations[i]; i++) {
-        size_t m = strlen(negations[i]);
+    for (size_t i = 0; am__lex_promote_negations[i]; i++) {
+        size_t m = strlen(am__lex_promote_negations[i]);
         for (size_t j = from; j + m <= k; j++)
-            if (j + m + NEG_REACH >= k && phrase_at(s, n, j, negations[i], m)) return 1;
+            if (j + m + NEG_REACH >= k && phrase_at(s, n, j, am__lex_promote_negations[i], m))
+                return 1;
     }
     return 0;
 }
@@ -180,8 +123,8 @@ static void scan_values(const char *s, size_t n, uint32_t *pos, uint32_t *neg)
 {
     *pos = *neg = 0;
     for (size_t v = 0; v < N_VALUES; v++)
-        for (size_t i = 0; values[v].words[i]; i++) {
-            const char *p = values[v].words[i];
+        for (size_t i = 0; am__lex_promote_values[v].words[i]; i++) {
+            const char *p = am__lex_promote_values[v].words[i];
             size_t m = strlen(p);
             for (size_t k = 0; k + m <= n; k++) {
                 if (s[k] != p[0] || !phrase_at(s, n, k, p, m)) continue;
@@ -237,27 +180,13 @@ static int normalize(am__wctx *w, const char *s, size_t n, char **out, size_t *l
     return rc;
 }
 
-/* Drop closing punctuation; *question when it asked something. */
+/* Drop closing punctuation and a final question particle; *question when
+ * the sentence has a question's form (text/question.h). */
 static size_t trim_end(const char *s, size_t n, int *question)
 {
-    *question = 0;
-    for (;;) {
-        if (n > 0 && s[n - 1] && strchr(" .!?~;,", s[n - 1])) {
-            *question |= s[n - 1] == '?';
-            n--;
-        } else if (n >= 3 && (memcmp(s + n - 3, "。", 3) == 0 || memcmp(s + n - 3, "～", 3) == 0 ||
-                              memcmp(s + n - 3, "，", 3) == 0)) {
-            n -= 3;
-        } else {
-            break;
-        }
-    }
-    if (n >= 3 && (memcmp(s + n - 3, "吗", 3) == 0 || memcmp(s + n - 3, "呢", 3) == 0 ||
-                   memcmp(s + n - 3, "么", 3) == 0)) {
-        *question = 1;
-        n -= 3;
-    }
-    return n;
+    *question = am__text_is_question(s, n, AM__TEXT_Q_FORM);
+    n = am__text_trim_close(s, n, NULL);
+    return n - am__text_final_particle(s, n);
 }
 
 /* A weak signal: values, a request shape, not a plain question, and a
@@ -269,17 +198,17 @@ static int weak_signal(const char *norm, size_t n, signal *sig)
     if (len == 0) return 0;
     scan_values(norm, len, &sig->pos, &sig->neg);
     if (!(sig->pos | sig->neg)) return 0;
-    int request = any_phrase(norm, len, request_cues) ||
-                  starts_with_any(norm, len, request_starts) ||
+    int request = any_phrase(norm, len, am__lex_promote_request_cues) ||
+                  starts_with_any(norm, len, am__lex_promote_request_starts) ||
                   (len >= 3 && memcmp(norm + len - 3, "吧", 3) == 0); /* "用PDF吧" */
     if (!request) return 0;
-    if (question && !starts_with_any(norm, len, polite_starts)) return 0;
+    if (question && !starts_with_any(norm, len, am__lex_promote_polite_starts)) return 0;
     /* The key and guards of the same request stated long-term: "以后" +
      * the request without its polite question frame. */
     size_t skip = 0;
-    for (size_t i = 0; polite_starts[i] && !skip; i++) {
-        size_t m = strlen(polite_starts[i]);
-        if (len > m && memcmp(norm, polite_starts[i], m) == 0) skip = m;
+    for (size_t i = 0; am__lex_promote_polite_starts[i] && !skip; i++) {
+        size_t m = strlen(am__lex_promote_polite_starts[i]);
+        if (len > m && memcmp(norm, am__lex_promote_polite_starts[i], m) == 0) skip = m;
     }
     char stated[512];
     if (len - skip > sizeof stated - 8) return 0;
@@ -333,7 +262,7 @@ static int read_event(am__wctx *w, const char *content, reading *r)
 static int names_a_value(const char *norm, size_t n)
 {
     for (size_t v = 0; v < N_VALUES; v++)
-        if (am__cue_any(norm, n, values[v].words)) return 1;
+        if (am__cue_any(norm, n, am__lex_promote_values[v].words)) return 1;
     return 0;
 }
 
@@ -343,8 +272,8 @@ static int may_name_value(const char *s)
 {
     if (strstr(s, "\xef\xbc") || strstr(s, "\xef\xbd")) return 1;
     for (size_t v = 0; v < N_VALUES; v++)
-        for (size_t i = 0; values[v].words[i]; i++) {
-            const char *p = values[v].words[i];
+        for (size_t i = 0; am__lex_promote_values[v].words[i]; i++) {
+            const char *p = am__lex_promote_values[v].words[i];
             size_t m = strlen(p);
             for (const char *c = s; *c; c++) {
                 size_t k = 0;
@@ -465,7 +394,7 @@ static const char *promoted_value(promo *p, const signal *s, int writes)
     for (size_t v = 0; v < N_VALUES; v++) {
         if (!((s->pos | s->neg) & (1u << v))) continue;
         am__buf_printf(&b, "%s\"%s%s\"", first ? "" : ",", (s->neg & (1u << v)) ? "!" : "",
-                       values[v].id);
+                       am__lex_promote_values[v].id);
         first = 0;
     }
     am__buf_adds(&b, "]}");

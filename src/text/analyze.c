@@ -13,6 +13,8 @@
 #include <unicode/uvernum.h>
 #include <utf8proc.h>
 
+#include "text/lexicon/lexicon.h"
+
 #define MAX_TOKEN 64
 
 /* English stems of recent words: the stemmer costs more than the rest of
@@ -375,39 +377,21 @@ int am__text_lang(const char *s, size_t n)
     return han * 3 >= latin ? AM_LANG_ZH : AM_LANG_EN;
 }
 
-/* Stemmed English stopwords and Chinese function characters, sorted by
- * bytes (strcmp order) for am__text_stopword's binary search. */
-static const char *const stopwords[] = {
-    "a", "about", "after", "again", "all", "also", "am", "an", "and", "ani", "are",
-    "as", "at", "be", "becaus", "been", "befor", "being", "but", "by", "can", "could",
-    "did", "do", "doe", "done", "for", "from", "had", "has", "have", "he", "her",
-    "here", "him", "his", "how", "i", "if", "in", "into", "is", "its", "just", "me",
-    "mi", "more", "most", "my", "no", "not", "now", "of", "on", "onc", "onli", "or",
-    "other", "our", "out", "over", "own", "s", "same", "she", "should", "so", "some",
-    "such", "t", "than", "that", "the", "their", "them", "then", "there", "these",
-    "they", "this", "those", "through", "to", "too", "up", "us", "veri", "was", "we",
-    "were", "what", "when", "where", "whi", "which", "while", "who", "whom", "will",
-    "with", "would", "you", "your", "yourself", "一下", "一个", "也", "了", "什么",
-    "他", "你", "你的", "另外", "吗", "吧", "呀", "呗", "呢", "咋", "和",
-    "哦", "哪", "哪个", "哪些", "哪儿", "哪里", "啊", "啥", "嘛", "在",
-    "多少", "她", "就", "怎么", "我", "我的", "是", "来着", "的", "着",
-    "请问", "这个", "那个", "都",
-};
-
 static int cmp_stop(const void *key, const void *elem)
 {
     return strcmp((const char *)key, *(const char *const *)elem);
 }
 
-/* The list above is sorted by bytes (strcmp order): binary search. */
+/* The stopword list (text/lexicon/stopwords.c) is sorted by bytes (strcmp
+ * order): binary search. */
 int am__text_stopword(const char *tok, size_t len)
 {
     char buf[MAX_TOKEN + 1];
     if (len > 24) return 0; /* longer than any stopword */
     memcpy(buf, tok, len);
     buf[len] = 0;
-    return bsearch(buf, stopwords, sizeof stopwords / sizeof *stopwords, sizeof *stopwords,
-                   cmp_stop) != NULL;
+    return bsearch(buf, am__lex_stopwords, sizeof am__lex_stopwords / sizeof *am__lex_stopwords,
+                   sizeof *am__lex_stopwords, cmp_stop) != NULL;
 }
 
 int am__text_tokens_estimate(const char *s, size_t n)

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "text/ent_internal.h"
+#include "text/lexicon/lexicon.h"
 
 /* ------------------------------------------------------------ Han sets */
 
@@ -21,80 +22,17 @@ static int is_han(uint32_t cp)
 
 #define in_set3 ent_in_set3
 
-/* Common single-character surnames (ambiguous ones such as 向, 和, 于, 米,
- * 从, 原, 区, 班 are left out on purpose). */
-static const char zh_surnames[] =
-    /* sorted by code point: in_set3 searches it */
-    "丁万严乔付任伍何余侯俞倪冯刘卢史叶吕吴周唐夏姚姜孔孙孟宋尹崔常庞康廖张彭"
-    "徐戴文方施易曹曾朱李杜杨林柳梁樊武段殷毛江汤汪沈洪温潘熊牛王田白石秦程罗"
-    "肖胡芦苏范莫葛董蒋蔡薛袁覃许谢谭贺贾赖赵邓邢邱邵邹郑郝郭金钟钱闫陆陈陶雷"
-    "韦韩顾颜马骆高魏鲁黄黎龙龚";
-static const char *const zh_compound_surnames[] = {"欧阳", "司马", "上官",
-                                                   "诸葛", "东方", "慕容",
-                                                   NULL};
-static const char *const zh_titles[] = {
-    "总经理", "总监", "总裁", "总工", "总", "经理", "老师", "主任", "医生",
-    "律师", "教授", "博士", "先生", "女士", "小姐", "老板", "秘书", "主管",
-    "部长", "处长", "局长", "科长", "院长", "校长", "书记", "董事长", "师傅",
-    "阿姨", "大夫", "工程师", "会计", "同学", "警官", "助理", "姐", "哥",
-    "叔", "董", NULL};
-/* After "X总": words where 总 means "total/always", not "boss". */
-static const char zh_not_boss[] =
-    /* sorted by code point: in_set3 searches it */
-    "之价体值共分务在局归得数有理监站算线结统而能表裁要觉计账部量金页额";
-
-/* Characters that may follow "小王"/"老李" (verbs, particles, pronouns). */
-static const char zh_name_follow[] =
-    /* sorted by code point: in_set3 searches it */
-    "也今他们会你做写刚去又发叫吗吧呀告呢和啊在她就已帮想我找把拿提明昨是来的"
-    "看给要觉让讲说请负跟过还这那都问";
-
 static size_t zh_surname(const ent_ctx *c, size_t i)
 {
-    size_t e = ent_lits(c, i, zh_compound_surnames, NULL);
+    size_t e = ent_lits(c, i, am__lex_zh_compound_surnames, NULL);
     if (e) return e;
     if (i + 3 > c->n || ent_at(c, i) < 0xE4) return 0;
-    return in_set3(c->s + i, zh_surnames) ? i + 3 : 0;
+    return in_set3(c->s + i, am__lex_zh_surnames) ? i + 3 : 0;
 }
 
 /* ----------------------------------------------------------- persons */
 
-static const char *const en_titles[] = {"mr", "mrs", "ms", "dr", "prof",
-                                        "miss", "mx", NULL};
-static const char *const en_cues[] = {
-    "with", "from", "to", "ask", "asked", "tell", "told", "met", "meet",
-    "call", "called", "email", "emailed", "cc", "ping", "thank", "thanks",
-    "contact", "contacted", "invite", "invited", "introduce", "introduced",
-    "remind", "text", "texted", "visit", "visited", "help", "helped", NULL};
-/* Capitalised words that follow those cues and are not names. */
-/* Sorted: searched with ent_word_sorted. */
-static const char *const en_not_names[] = {
-    "a", "africa", "african", "all", "also", "america", "american", "an",
-    "and", "any", "april", "arabic", "asia", "asian", "at", "august",
-    "australia", "australian", "be", "beijing", "berlin", "boston", "brazil",
-    "british", "but", "california", "can", "canada", "canadian", "chicago",
-    "china", "chinese", "christmas", "could", "dad", "dear", "december",
-    "did", "do", "dutch", "each", "easter", "egypt", "england", "english",
-    "europe", "european", "every", "everyone", "excel", "february", "florida",
-    "for", "france", "french", "friday", "german", "germany", "god", "google",
-    "greece", "greek", "halloween", "hawaii", "he", "hello", "her", "here",
-    "hi", "his", "hong", "how", "i", "if", "in", "india", "indian", "ireland",
-    "irish", "is", "it", "italian", "italy", "january", "japan", "japanese",
-    "java", "july", "june", "just", "kong", "korea", "korean", "latin", "let",
-    "lgbtq", "london", "los", "madrid", "march", "markdown", "may", "me",
-    "mexican", "mexico", "mom", "monday", "mum", "my", "new", "no", "not",
-    "november", "october", "of", "ok", "on", "or", "our", "paris", "please",
-    "portuguese", "powerpoint", "python", "rome", "russian", "san",
-    "saturday", "scotland", "seattle", "september", "shanghai", "she",
-    "should", "singapore", "so", "some", "spain", "spanish", "sunday",
-    "swedish", "sydney", "taiwan", "texas", "thailand", "thanksgiving",
-    "that", "the", "their", "them", "then", "there", "these", "they", "this",
-    "those", "thursday", "today", "tokyo", "tomorrow", "toronto", "tuesday",
-    "uk", "us", "usa", "vegas", "vietnam", "was", "we", "wednesday", "what",
-    "when", "where", "which", "who", "why", "will", "with", "word", "would",
-    "yes", "yesterday", "york", "you", "your"};
-
-#define EN_NOT_NAMES (sizeof en_not_names / sizeof *en_not_names)
+#define EN_NOT_NAMES (sizeof am__lex_en_not_names / sizeof *am__lex_en_not_names)
 
 /* A capitalised name word "Sarah", "O'Brien", "Lee-Smith" at i. */
 static size_t en_name_word(const ent_ctx *c, size_t i)
@@ -109,7 +47,7 @@ static size_t en_name_word(const ent_ctx *c, size_t i)
         while (ent_at(c, j) >= 'a' && ent_at(c, j) <= 'z') j++;
     }
     if (j - i < 2 || ent_isalnum(ent_at(c, j))) return 0;
-    if (ent_word_sorted(c, i, en_not_names, EN_NOT_NAMES) == j) return 0;
+    if (ent_word_sorted(c, i, am__lex_en_not_names, EN_NOT_NAMES) == j) return 0;
     return j;
 }
 
@@ -118,19 +56,11 @@ static size_t en_name_word(const ent_ctx *c, size_t i)
 static int en_to_cue_ok(const ent_ctx *c, size_t i)
 {
     static const char *const to[] = {"to", NULL};
-    static const char *const verbs[] = {
-        "talk", "talked", "talking", "spoke", "speak", "speaking", "said",
-        "say", "sent", "send", "give", "gave", "write", "wrote", "reply",
-        "replied", "listen", "listened", "introduce", "introduced", "out",
-        "report", "reported", "explain", "explained", "email", "emailed",
-        "mention", "mentioned", "forward", "forwarded", "show", "showed",
-        "married", "engaged", "next", "close", "belongs", "letter", "message",
-        "thanks", "goodbye", "hello", "hi", NULL};
     if (!ent_prev_word(c, i, to)) return 1;
     size_t b = i;
     while (b > 0 && (c->s[b - 1] == ' ' || c->s[b - 1] == '\t')) b--;
     b -= 2; /* before "to" */
-    return ent_prev_word(c, b, verbs);
+    return ent_prev_word(c, b, am__lex_en_to_verbs);
 }
 
 static size_t person(const ent_ctx *c, size_t a, size_t b, am__entity *e)
@@ -150,19 +80,19 @@ static size_t zh_person_at(const ent_ctx *c, size_t i, am__entity *e)
          * "老毛病", "小白" are not people */
         if ((s = zh_surname(c, j)) != 0) {
             ent_cp(c, s, &cp);
-            if (!is_han(cp) || in_set3(c->s + s, zh_name_follow))
+            if (!is_han(cp) || in_set3(c->s + s, am__lex_zh_name_follow))
                 return person(c, i, s, e);
         }
     }
-    if (!(s = zh_surname(c, i)) || !(t = ent_lits(c, s, zh_titles, NULL)))
+    if (!(s = zh_surname(c, i)) || !(t = ent_lits(c, s, am__lex_zh_titles, NULL)))
         return 0;
     /* One-character titles (总, 姐, 哥, 叔, 董) easily start a word:
      * "高总价", "王姐妹".  After 总 a short list says no; after the others
      * only a particle or verb may follow. */
     if (t - s == 3 && ent_cp(c, t, &cp) == 3 && is_han(cp)) {
         if (ent_lit(c, s, "总")) {
-            if (in_set3(c->s + t, zh_not_boss)) return 0;
-        } else if (!in_set3(c->s + t, zh_name_follow)) {
+            if (in_set3(c->s + t, am__lex_zh_not_boss)) return 0;
+        } else if (!in_set3(c->s + t, am__lex_zh_name_follow)) {
             return 0;
         }
     }
@@ -186,13 +116,13 @@ size_t ent_person_at(const ent_ctx *c, size_t i, am__entity *e)
     if (b >= 0xE4) return zh_person_at(c, i, e);
     if (!(b >= 'A' && b <= 'Z') || !ent_wstart(c, i)) return 0;
     /* "Dr. Smith", "Mr Wang" */
-    if ((j = ent_words(c, i, en_titles, NULL)) != 0) {
+    if ((j = ent_words(c, i, am__lex_en_titles, NULL)) != 0) {
         size_t k = ent_at(c, j) == '.' ? j + 1 : j, s = ent_sp(c, k);
         if (s > k && (t = en_full_name(c, s)) != 0) return person(c, i, t, e);
         return 0;
     }
     /* "with Sarah Lee", "ask Mike", "talked to Tom" */
-    if (!en_name_word(c, i) || !ent_prev_word(c, i, en_cues) ||
+    if (!en_name_word(c, i) || !ent_prev_word(c, i, am__lex_en_person_cues) ||
         !en_to_cue_ok(c, i))
         return 0;
     return person(c, i, en_full_name(c, i), e);
@@ -324,24 +254,6 @@ static size_t url_at(const ent_ctx *c, size_t i)
     return j;
 }
 
-static const char *const file_exts[] = {
-    "pdf", "doc", "docx", "xls", "xlsx", "ppt", "pptx", "csv", "tsv", "md",
-    "txt", "rtf", "odt", "ods", "odp", "pages", "key", "numbers", "json",
-    "xml", "yaml", "yml", "html", "htm", "png", "jpg", "jpeg", "gif", "bmp",
-    "svg", "webp", "tif", "tiff", "heic", "mp3", "wav", "m4a", "mp4", "mov",
-    "avi", "mkv", "zip", "rar", "7z", "tar", "gz", "tgz", "py", "c", "h",
-    "cpp", "js", "ts", "java", "go", "rs", "sql", "log", "ipynb", "epub",
-    "sh", "ini", "toml", "eml", "msg", "vsdx", "xmind", "psd", "ai", "sketch",
-    "fig", "db", "sqlite", "apk", "exe", "dmg", "iso", "mobi", "azw3", NULL};
-
-/* Han characters that end a file or organisation name when walking back:
- * verbs, particles, pronouns, measure words. */
-static const char name_stops[] =
-    /* sorted by code point: in_set3 searches it */
-    "一上下与个也买了于些从他们任份传位作你做入其再写几删到卖即去又及叫各名向"
-    "和在她存它家对将就已帮并开张当往想我或才打找把拿收改放是有本来某查此每用"
-    "由的看离等篇给翻职被要见让该说请读贵跟转过还这进送那都问附";
-
 /* Walk back from i over a name: ASCII [A-Za-z0-9_-] (and '.', '/' for
  * files), and up to max_han Han characters not in name_stops. */
 static size_t walk_back(const ent_ctx *c, size_t i, size_t lo, int file,
@@ -367,7 +279,7 @@ static size_t walk_back(const ent_ctx *c, size_t i, size_t lo, int file,
         sub.n = j;
         if (ent_cp(&sub, k, &cp) != 3 || !is_han(cp)) break;
         /* "上海", "海上": 上 is a stop, except in place names */
-        if (in_set3(c->s + k, name_stops) &&
+        if (in_set3(c->s + k, am__lex_name_stops) &&
             !(memcmp(c->s + k, "上", 3) == 0 && j + 3 <= i &&
               memcmp(c->s + j, "海", 3) == 0))
             break;
@@ -384,7 +296,7 @@ static int file_at(const ent_ctx *c, size_t i, size_t lo, am__entity *e)
 {
     int k;
     if (i == 0 || i <= lo) return 0;
-    size_t end = ent_words(c, i + 1, file_exts, &k);
+    size_t end = ent_words(c, i + 1, am__lex_file_exts, &k);
     if (!end) return 0;
     /* ".pdf" or ".PDF", not ".Go" ("Done.Go home") */
     int lower = 0, upper = 0;
@@ -415,39 +327,16 @@ static int file_at(const ent_ctx *c, size_t i, size_t lo, am__entity *e)
     return 1;
 }
 
-static const char *const zh_org_suffixes[] = {
-    "股份有限公司", "有限责任公司", "有限公司", "公司", "集团", "银行", "大学",
-    "学院", "医院", "研究院", "研究所", "事务所", "基金会", "协会", "委员会",
-    "工作室", "出版社", "电视台", "律所", "证券", "保险", "控股", NULL};
-static const char *const en_org_suffixes[] = {
-    "Inc", "Ltd", "Corp", "Corporation", "LLC", "GmbH", "Co", "Company",
-    "Group", "Limited", "PLC", "Bank", "University", "Foundation", "Labs",
-    "Technologies", NULL};
-
-/* The first characters of zh_org_suffixes, sorted by code point. */
-static const char org_suffix_firsts[] = "事保公出医协基大委学工律控有电研股证银集";
-
-/* Verbs that a walk back may take for the start of a name ("参加银行
- *招聘会"): cut off the front of an organisation name. */
-static const char *const zh_org_verbs[] = {
-    "参加", "分享", "提升", "加入", "进入", "成立", "创办", "创立", "收购",
-    "投资", "前往", "来自", "属于", "负责", "联系", "合作", "就职", "任职",
-    "入职", "离开", "访问", "拜访", "咨询", "申请", "通过", "经过", "办理",
-    "开设", "设立", "注册", "成为", "作为", "所在", "位于", "对接", "服务",
-    "代表", "举办", "主办", "承办", "探讨", "促进", "推动", "介绍", "支持",
-    "携手", "联合", "邀请", "组织", "交流", "学习", "了解", "参观", "考察",
-    "应聘", "招聘", "面试", NULL};
-
 static int org_at(const ent_ctx *c, size_t i, size_t lo, am__entity *e)
 {
     unsigned b = ent_at(c, i);
     size_t end, s, v;
     if (b >= 0xE4) {
-        if (!(end = ent_lits(c, i, zh_org_suffixes, NULL))) return 0;
+        if (!(end = ent_lits(c, i, am__lex_zh_org_suffixes, NULL))) return 0;
         s = walk_back(c, i, lo, 0, 10);
         /* the name starts after the last verb in it */
         for (size_t k = s; k < i;) {
-            if ((v = ent_lits(c, k, zh_org_verbs, NULL)) != 0 && v <= i) {
+            if ((v = ent_lits(c, k, am__lex_zh_org_verbs, NULL)) != 0 && v <= i) {
                 s = k = v;
                 continue;
             }
@@ -459,8 +348,8 @@ static int org_at(const ent_ctx *c, size_t i, size_t lo, am__entity *e)
         if (i - s < 6 && ent_at(c, s) >= 0x80) return 0;
     } else if (b >= 'A' && b <= 'Z' && ent_wstart(c, i)) {
         int k;
-        if (!(end = ent_words(c, i, en_org_suffixes, &k))) return 0;
-        if (ent_at(c, end) == '.' && k <= 6) end++;
+        if (!(end = ent_words(c, i, am__lex_en_org_suffixes, &k))) return 0;
+        if (ent_at(c, end) == '.' && k <= 6) end++; /* the first seven */
         /* Capitalised words before it: "Acme Corp", "Acme Widgets, Inc." */
         size_t j = i, first = i;
         int words = 0;
@@ -477,7 +366,7 @@ static int org_at(const ent_ctx *c, size_t i, size_t lo, am__entity *e)
                               c->s[w - 1] == '&' || c->s[w - 1] == '-'))
                 w--;
             if (w == k2 || !(c->s[w] >= 'A' && c->s[w] <= 'Z')) break;
-            if (ent_word_sorted(c, w, en_not_names, EN_NOT_NAMES) == k2 &&
+            if (ent_word_sorted(c, w, am__lex_en_not_names, EN_NOT_NAMES) == k2 &&
                 !ent_word(c, w, "new"))
                 break;
             first = w;
@@ -511,7 +400,7 @@ int ent_prepass_at(const ent_ctx *c, size_t i, size_t lo, am__entity *e)
         return 1;
     }
     if (b >= 0xE4 && b < 0xF0 && i + 3 <= c->n &&
-        ent_in_set3(c->s + i, org_suffix_firsts))
+        ent_in_set3(c->s + i, am__lex_org_suffix_firsts))
         return org_at(c, i, lo, e);
     if (b >= 'A' && b <= 'Z') return org_at(c, i, lo, e);
     return 0;

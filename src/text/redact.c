@@ -23,6 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "text/lexicon/lexicon.h"
+
 /* ------------------------------------------------------------------ */
 /* Small helpers                                                        */
 
@@ -270,67 +272,6 @@ static void claim(rx *r, walk *w, size_t s, size_t e, int type)
 /* ------------------------------------------------------------------ */
 /* Pass 1: secrets                                                      */
 
-enum { K_PWD, K_TOKEN, K_CODE, K_BEARER };
-enum { C_NONE, C_WEAK, C_STRONG };
-
-typedef struct scue {
-    const char *pat; /* ASCII lower case; ' ' = optional ' ', '-' or '_' */
-    unsigned char kind;
-} scue;
-
-static const scue en_cues[] = {
-    {"secret access key", K_PWD}, {"access key secret", K_PWD}, {"access key", K_PWD},
-    {"secret key", K_PWD},        {"client secret", K_PWD},     {"app secret", K_PWD},
-    {"api secret", K_PWD},        {"api key", K_PWD},           {"api token", K_TOKEN},
-    {"access token", K_TOKEN},    {"auth token", K_TOKEN},      {"refresh token", K_TOKEN},
-    {"session token", K_TOKEN},   {"private key", K_PWD},       {"passphrase", K_PWD},
-    {"passcode", K_PWD},          {"password", K_PWD},          {"passwd", K_PWD},
-    {"pwd", K_PWD},               {"pw", K_PWD},                {"secret", K_PWD},
-    {"token", K_TOKEN},           {"bearer", K_BEARER},         {"pin\xe7\xa0\x81", K_CODE},
-    {"pin code", K_CODE},         {"pin", K_CODE},              {"otp", K_CODE},
-    {"verification code", K_CODE}, {"security code", K_CODE},   {"cvv2", K_CODE},
-    {"cvv", K_CODE},              {"cvc", K_CODE},
-};
-
-static const scue zh_cues[] = {
-    {"密码", K_PWD},   {"密碼", K_PWD},   {"口令", K_PWD},   {"密钥", K_PWD},
-    {"密鑰", K_PWD},   {"秘钥", K_PWD},   {"私钥", K_PWD},   {"令牌", K_PWD},
-    {"授权码", K_PWD}, {"提取码", K_PWD}, {"验证码", K_CODE}, {"驗證碼", K_CODE},
-    {"安全码", K_CODE}, {"动态码", K_CODE},
-};
-
-typedef struct conn {
-    const char *s;
-    unsigned char strength;
-    unsigned char word; /* 1: an English word (must not run into a letter);
-                           2: and only right after the cue ("password to x"
-                           but not "password reset link sent to x") */
-} conn;
-
-static const conn conns[] = {
-    {"是：", C_STRONG, 0},   {"是:", C_STRONG, 0},    {"为：", C_STRONG, 0},
-    {"为:", C_STRONG, 0},    {"改成了", C_STRONG, 0}, {"改成", C_STRONG, 0},
-    {"改为", C_STRONG, 0},   {"设置为", C_STRONG, 0}, {"设置成", C_STRONG, 0},
-    {"设为", C_STRONG, 0},   {"设成", C_STRONG, 0},   {"换成", C_STRONG, 0},
-    {"变成", C_STRONG, 0},   {"更新为", C_STRONG, 0}, {"也是", C_STRONG, 0},
-    {"都是", C_STRONG, 0},   {"还是", C_STRONG, 0},   {"就是", C_STRONG, 0},
-    {"是", C_STRONG, 0},     {"为", C_STRONG, 0},     {"為", C_STRONG, 0},
-    {"：", C_STRONG, 0},     {"=>", C_STRONG, 0},     {"->", C_STRONG, 0},
-    {":", C_STRONG, 0},      {"=", C_STRONG, 0},      {"is", C_WEAK, 1},
-    {"was", C_WEAK, 1},      {"are", C_WEAK, 1},      {"to", C_WEAK, 2},
-    {"be", C_WEAK, 1},
-};
-
-/* Words that follow "password:" in forms and prose, never as a value. */
-static const char *const stop_values[] = {
-    "none",   "null",      "nil",     "empty",     "required", "optional", "hidden",
-    "redacted", "unknown", "changed", "reset",     "expired",  "incorrect", "invalid",
-    "correct", "wrong",    "same",    "here",      "below",    "above",    "protected",
-    "saved",  "stored",    "encrypted", "hashed",  "set",      "updated",  "needed",
-    "missing", "weak",     "strong",  "long",      "short",    "ok",       "okay",
-    "n/a",     "na",        "tbd",      "todo",     "xxx",
-};
-
 static size_t skip_spaces(const char *t, size_t n, size_t k)
 {
     int l;
@@ -356,8 +297,8 @@ static size_t match_en(const char *t, size_t n, size_t k, const char *pat)
  * after_filler: the cue was followed by filler words. */
 static int match_conn(const char *t, size_t n, size_t k, int after_filler, size_t *end)
 {
-    for (size_t i = 0; i < sizeof conns / sizeof *conns; i++) {
-        const conn *c = &conns[i];
+    for (size_t i = 0; i < sizeof am__lex_pii_connectors / sizeof *am__lex_pii_connectors; i++) {
+        const am__lex_conn *c = &am__lex_pii_connectors[i];
         size_t m = strlen(c->s);
         if (c->word == 2 && after_filler) continue;
         if (c->word) {
@@ -369,18 +310,18 @@ static int match_conn(const char *t, size_t n, size_t k, int after_filler, size_
         *end = k + m;
         return c->strength;
     }
-    return C_NONE;
+    return AM__LEX_CONN_NONE;
 }
 
 /* Connectors after a cue: up to two ("is:"), strongest wins. */
 static int parse_conns(const char *t, size_t n, size_t k, int after_filler, size_t *end)
 {
-    int best = C_NONE;
+    int best = AM__LEX_CONN_NONE;
     size_t e = k;
     for (int round = 0; round < 2; round++) {
         size_t at = skip_spaces(t, n, e), ce;
         int s = match_conn(t, n, at, after_filler, &ce);
-        if (s == C_NONE) break;
+        if (s == AM__LEX_CONN_NONE) break;
         if (s > best) best = s;
         e = ce;
     }
@@ -431,11 +372,11 @@ static int value_ok(const char *t, size_t s, size_t e, int kind, int strength, i
     }
     if ((size_t)masks == len) return 0; /* "****", "xxxx": already masked */
     switch (kind) {
-    case K_CODE:
+    case AM__LEX_SECRET_CODE:
         return (size_t)digits == len && len >= 3 && len <= 8;
-    case K_BEARER:
+    case AM__LEX_SECRET_BEARER:
         return len >= 16 && (digits || inner_upper || symbols);
-    case K_TOKEN:
+    case AM__LEX_SECRET_TOKEN:
         if (len < 8) return 0;
         if (!digits && len < 20) return 0;
         break;
@@ -443,16 +384,17 @@ static int value_ok(const char *t, size_t s, size_t e, int kind, int strength, i
         break;
     }
     if ((size_t)letters == len) {
-        for (size_t i = 0; i < sizeof stop_values / sizeof *stop_values; i++) {
-            const char *w = stop_values[i];
+        for (size_t i = 0; i < sizeof am__lex_pii_stop_values / sizeof *am__lex_pii_stop_values;
+             i++) {
+            const char *w = am__lex_pii_stop_values[i];
             if (strlen(w) == len && match_en(t, e, s, w) == e) return 0;
         }
     }
-    if (zh || strength == C_STRONG) return len >= 3;
+    if (zh || strength == AM__LEX_CONN_STRONG) return len >= 3;
     /* English cue with "is"/"to"/nothing: prose unless it looks like one.
      * A final '!' is punctuation here ("your secret ingredient!"). */
     if (t[e - 1] == '!') symbols--;
-    if (strength == C_NONE) return len >= 4 && (digits || (symbols && len >= 6));
+    if (strength == AM__LEX_CONN_NONE) return len >= 4 && (digits || (symbols && len >= 6));
     return len >= 4 && (digits || symbols || inner_upper);
 }
 
@@ -477,7 +419,7 @@ static int cue_value(const char *t, size_t n, size_t k, size_t hi, int kind, int
 {
     size_t at;
     int strength = parse_conns(t, n, k, 0, &at);
-    if (strength == C_NONE && !zh) {
+    if (strength == AM__LEX_CONN_NONE && !zh) {
         size_t w = k;
         for (int words = 0; words < 3; words++) {
             w = skip_spaces(t, n, w);
@@ -486,10 +428,14 @@ static int cue_value(const char *t, size_t n, size_t k, size_t hi, int kind, int
             if (w == ws || is_alnum(byte_at(t, n, w))) break;
             size_t a2;
             int s2 = parse_conns(t, n, w, 1, &a2);
-            if (s2 != C_NONE) { strength = s2; at = a2; break; }
+            if (s2 != AM__LEX_CONN_NONE) {
+                strength = s2;
+                at = a2;
+                break;
+            }
         }
     }
-    if (need_strong && strength != C_STRONG) return 0;
+    if (need_strong && strength != AM__LEX_CONN_STRONG) return 0;
     at = skip_spaces(t, n, at);
     if (at >= hi) return 0;
     /* Quoted value: may hold spaces. */
@@ -500,7 +446,7 @@ static int cue_value(const char *t, size_t n, size_t k, size_t hi, int kind, int
         for (size_t e = s; e < lim; e++) {
             if (t[e] == '\n' || (t[e] == '[' && placeholder_end(t, e, hi))) break;
             if (starts(t, lim, e, quote_close[q])) {
-                if (e > s && value_ok(t, s, e, kind, C_STRONG, zh)) {
+                if (e > s && value_ok(t, s, e, kind, AM__LEX_CONN_STRONG, zh)) {
                     *vs = s;
                     *ve = e;
                     return 1;
@@ -528,8 +474,8 @@ static int cue_value(const char *t, size_t n, size_t k, size_t hi, int kind, int
 static int en_cue(const char *t, size_t n, size_t k, size_t hi, size_t *vs, size_t *ve)
 {
     int c0 = lower((unsigned char)t[k]), c1 = lower(byte_at(t, n, k + 1));
-    for (size_t i = 0; i < sizeof en_cues / sizeof *en_cues; i++) {
-        const scue *c = &en_cues[i];
+    for (size_t i = 0; i < sizeof am__lex_pii_secret_en / sizeof *am__lex_pii_secret_en; i++) {
+        const am__lex_secret_cue *c = &am__lex_pii_secret_en[i];
         if ((unsigned char)c->pat[0] != c0 || (unsigned char)c->pat[1] != c1) continue;
         size_t e = match_en(t, n, k, c->pat);
         if (!e) continue;
@@ -553,12 +499,12 @@ static int zh_cue(const char *t, size_t n, size_t k, size_t hi, size_t *vs, size
     if (n - k < 6) return 0;
     unsigned char b0 = (unsigned char)t[k], b1 = (unsigned char)t[k + 1],
                   b2 = (unsigned char)t[k + 2];
-    for (size_t i = 0; i < sizeof zh_cues / sizeof *zh_cues; i++) {
-        const unsigned char *p = (const unsigned char *)zh_cues[i].pat;
+    for (size_t i = 0; i < sizeof am__lex_pii_secret_zh / sizeof *am__lex_pii_secret_zh; i++) {
+        const unsigned char *p = (const unsigned char *)am__lex_pii_secret_zh[i].pat;
         if (p[2] != b2 || p[1] != b1 || p[0] != b0) continue;
-        size_t m = strlen(zh_cues[i].pat);
+        size_t m = strlen(am__lex_pii_secret_zh[i].pat);
         if (n - k < m || memcmp(t + k + 3, p + 3, m - 3) != 0) continue;
-        return cue_value(t, n, k + m, hi, zh_cues[i].kind, 1, 0, vs, ve);
+        return cue_value(t, n, k + m, hi, am__lex_pii_secret_zh[i].kind, 1, 0, vs, ve);
     }
     return 0;
 }
@@ -929,46 +875,6 @@ static int ndig(const ntok *nt, int k)
     return s;
 }
 
-/* Context cues for numbers.  Q_IDW: "ID", negative for phones and cards ("order ID"), neutral for an
- * ID-card number ("my ID is ..."). */
-enum { Q_NONE, Q_PHONE, Q_BANK, Q_ID, Q_NEG, Q_IDW };
-
-typedef struct ncue {
-    const char *s;
-    unsigned char cls;
-    unsigned char word; /* 1: ASCII word start; 2: whole ASCII word */
-} ncue;
-
-static const ncue ncues[] = {
-    {"电话", Q_PHONE, 0},  {"電話", Q_PHONE, 0},  {"手机", Q_PHONE, 0},  {"手機", Q_PHONE, 0},
-    {"联系", Q_PHONE, 0},  {"聯繫", Q_PHONE, 0},  {"致电", Q_PHONE, 0},  {"拨打", Q_PHONE, 0},
-    {"打给", Q_PHONE, 0},  {"来电", Q_PHONE, 0},  {"座机", Q_PHONE, 0},  {"固话", Q_PHONE, 0},
-    {"热线", Q_PHONE, 0},  {"传真", Q_PHONE, 0},  {"微信", Q_PHONE, 0},  {"短信", Q_PHONE, 0},
-    {"phone", Q_PHONE, 0}, {"mobile", Q_PHONE, 0}, {"cell", Q_PHONE, 1}, {"call", Q_PHONE, 1},
-    {"tel", Q_PHONE, 2},   {"fax", Q_PHONE, 2},   {"whatsapp", Q_PHONE, 1}, {"text me", Q_PHONE, 1},
-    {"contact", Q_PHONE, 1}, {"reach me", Q_PHONE, 1}, {"dial", Q_PHONE, 1},
-    {"工资卡", Q_BANK, 0}, {"卡号", Q_BANK, 0}, {"银行", Q_BANK, 0}, {"信用卡", Q_BANK, 0},
-    {"储蓄卡", Q_BANK, 0}, {"借记卡", Q_BANK, 0}, {"账号", Q_BANK, 0}, {"账户", Q_BANK, 0},
-    {"帐号", Q_BANK, 0}, {"帐户", Q_BANK, 0}, {"银联", Q_BANK, 0}, {"card", Q_BANK, 1},
-    {"account", Q_BANK, 1}, {"acct", Q_BANK, 2}, {"visa", Q_BANK, 2}, {"mastercard", Q_BANK, 1},
-    {"身份", Q_ID, 0},     {"证件", Q_ID, 0},     {"公民", Q_ID, 0},     {"identity", Q_ID, 1},
-    {"订单", Q_NEG, 0},    {"单号", Q_NEG, 0},    {"编号", Q_NEG, 0},    {"流水", Q_NEG, 0},
-    {"工号", Q_NEG, 0},    {"学号", Q_NEG, 0},    {"序列号", Q_NEG, 0},  {"快递", Q_NEG, 0},
-    {"运单", Q_NEG, 0},    {"物流", Q_NEG, 0},    {"发票", Q_NEG, 0},    {"合同", Q_NEG, 0},
-    {"批次", Q_NEG, 0},    {"版本", Q_NEG, 0},    {"账单", Q_NEG, 0},    {"票号", Q_NEG, 0},
-    {"车次", Q_NEG, 0},    {"航班", Q_NEG, 0},    {"型号", Q_NEG, 0},    {"金额", Q_NEG, 0},
-    {"价格", Q_NEG, 0},    {"总价", Q_NEG, 0},    {"合计", Q_NEG, 0},    {"余额", Q_NEG, 0},
-    {"工资", Q_NEG, 0},    {"收入", Q_NEG, 0},    {"￥", Q_NEG, 0},      {"¥", Q_NEG, 0},
-    {"$", Q_NEG, 0},       {"€", Q_NEG, 0},       {"£", Q_NEG, 0},       {"#", Q_NEG, 0},
-    {"№", Q_NEG, 0},       {"qq", Q_NEG, 2},      {"order", Q_NEG, 1},   {"invoice", Q_NEG, 1},
-    {"tracking", Q_NEG, 1}, {"serial", Q_NEG, 1}, {"ref", Q_NEG, 2},     {"reference", Q_NEG, 1},
-    {"txn", Q_NEG, 2},     {"transaction", Q_NEG, 1}, {"receipt", Q_NEG, 1}, {"isbn", Q_NEG, 1},
-    {"sku", Q_NEG, 2},     {"id", Q_IDW, 2},      {"no.", Q_NEG, 1},     {"ticket", Q_NEG, 1},
-    {"booking", Q_NEG, 1}, {"confirmation", Q_NEG, 1}, {"shipment", Q_NEG, 1},
-    {"parcel", Q_NEG, 1},  {"version", Q_NEG, 1}, {"build", Q_NEG, 2},   {"rmb", Q_NEG, 2},
-    {"usd", Q_NEG, 2},     {"cny", Q_NEG, 2},
-};
-
 static int ci_starts(const char *t, size_t n, size_t k, const char *s)
 {
     for (; *s; s++, k++)
@@ -987,8 +893,8 @@ static const char *const cue_stops[] = {"。", "！", "？", "；", "\n", ";", "
 static void cue_first_bytes(unsigned char first[256])
 {
     memset(first, 0, 256);
-    for (size_t i = 0; i < sizeof ncues / sizeof *ncues; i++)
-        first[(unsigned char)ncues[i].s[0]] = 1;
+    for (size_t i = 0; i < sizeof am__lex_pii_number_cues / sizeof *am__lex_pii_number_cues; i++)
+        first[(unsigned char)am__lex_pii_number_cues[i].s[0]] = 1;
     for (size_t i = 0; i < sizeof cue_stops / sizeof *cue_stops; i++)
         first[(unsigned char)cue_stops[i][0]] |= 2;
 }
@@ -1004,9 +910,10 @@ static int cue_before(const char *t, size_t n, size_t k, size_t lo_bound,
         if (!first[c]) continue;
         if (first[c] & 2)
             for (size_t i = 0; i < sizeof cue_stops / sizeof *cue_stops; i++)
-                if (starts(t, k, p, stops[i])) return Q_NONE;
-        for (size_t i = 0; i < sizeof ncues / sizeof *ncues; i++) {
-            const ncue *q = &ncues[i];
+                if (starts(t, k, p, stops[i])) return AM__LEX_NUM_NONE;
+        for (size_t i = 0; i < sizeof am__lex_pii_number_cues / sizeof *am__lex_pii_number_cues;
+             i++) {
+            const am__lex_num_cue *q = &am__lex_pii_number_cues[i];
             if ((unsigned char)q->s[0] != c || !ci_starts(t, k, p, q->s)) continue;
             size_t e = p + strlen(q->s);
             if (q->word && p > lo && is_alpha((unsigned char)t[p - 1])) continue;
@@ -1015,20 +922,19 @@ static int cue_before(const char *t, size_t n, size_t k, size_t lo_bound,
             return q->cls;
         }
     }
-    return Q_NONE;
+    return AM__LEX_NUM_NONE;
 }
 
 /* Units that make the number an amount or a count. */
 static int unit_after(const char *t, size_t n, size_t k)
 {
-    static const char *const zh[] = {"元", "块", "万", "亿", "千", "百", "円", "%", "％",
-                                     "美元", "港币", "分", "角", "次", "个", "人", "年"};
-    static const char *const en[] = {"yuan", "rmb", "usd", "dollars", "bucks", "percent"};
     k = skip_spaces(t, n, k);
-    for (size_t i = 0; i < sizeof zh / sizeof *zh; i++)
-        if (starts(t, n, k, zh[i])) return 1;
-    for (size_t i = 0; i < sizeof en / sizeof *en; i++)
-        if (ci_starts(t, n, k, en[i]) && !is_alpha(byte_at(t, n, k + strlen(en[i])))) return 1;
+    for (size_t i = 0; i < sizeof am__lex_pii_units_zh / sizeof *am__lex_pii_units_zh; i++)
+        if (starts(t, n, k, am__lex_pii_units_zh[i])) return 1;
+    for (size_t i = 0; i < sizeof am__lex_pii_units_en / sizeof *am__lex_pii_units_en; i++)
+        if (ci_starts(t, n, k, am__lex_pii_units_en[i]) &&
+            !is_alpha(byte_at(t, n, k + strlen(am__lex_pii_units_en[i]))))
+            return 1;
     return 0;
 }
 
@@ -1086,7 +992,7 @@ static int ctx_cue_raw(nctx *c)
 static int ctx_cue(nctx *c)
 {
     int q = ctx_cue_raw(c);
-    return q == Q_IDW ? Q_NEG : q;
+    return q == AM__LEX_NUM_IDW ? AM__LEX_NUM_NEG : q;
 }
 
 /* Chinese resident ID: 17 digits + X, or 18 digits, as one group. */
@@ -1108,7 +1014,7 @@ static size_t match_id(nctx *c)
         return 0;
     }
     if (!am__cn_id_ok(buf, 18) || !right_ok(c->t, c->n, e, c->hi)) return 0;
-    return ctx_cue_raw(c) == Q_NEG ? 0 : e;
+    return ctx_cue_raw(c) == AM__LEX_NUM_NEG ? 0 : e;
 }
 
 /* End of groups [0, k) if the number may end there. */
@@ -1152,7 +1058,7 @@ static size_t match_mobile(nctx *c)
         if (bad) continue;
         size_t e = end_after(c, k);
         if (!e) continue;
-        return ctx_cue(c) == Q_NEG ? 0 : e;
+        return ctx_cue(c) == AM__LEX_NUM_NEG ? 0 : e;
     }
     return 0;
 }
@@ -1195,10 +1101,10 @@ static size_t match_bank(nctx *c)
         size_t e = end_after(c, k);
         if (!e) continue;
         int q = ctx_cue(c);
-        if (q == Q_NEG) return 0;
-        if (q != Q_BANK && (!iin_ok(nt->dig, d) || (k == 1 && looks_like_date(nt->dig))))
+        if (q == AM__LEX_NUM_NEG) return 0;
+        if (q != AM__LEX_NUM_BANK && (!iin_ok(nt->dig, d) || (k == 1 && looks_like_date(nt->dig))))
             return 0;
-        if (q != Q_BANK && d == 18 && k == 1 && cn_province_ok(num_of(nt->dig, 2)) &&
+        if (q != AM__LEX_NUM_BANK && d == 18 && k == 1 && cn_province_ok(num_of(nt->dig, 2)) &&
             date_ok(num_of(nt->dig + 6, 4), num_of(nt->dig + 10, 2), num_of(nt->dig + 12, 2)))
             return 0; /* a mistyped ID number, not a card */
         return e;
@@ -1238,19 +1144,19 @@ static size_t match_phone(nctx *c)
         } else if (k >= 3 && nt->gd[k - 1] == 4 && nt->gd[k - 2] == 3 && nt->gd[k - 3] == 3 &&
                    (k == 3 || (k == 4 && nt->gd[0] == 1 && nt->dig[0] == '1')) &&
                    nt->dig[d - 10] >= '2' && nt->sep[k - 2] == nt->sep[k - 3]) {
-            ok = !all_sp || ctx_cue(c) == Q_PHONE; /* NANP, 400/800 */
+            ok = !all_sp || ctx_cue(c) == AM__LEX_NUM_PHONE; /* NANP, 400/800 */
         } else if (nt->dig[0] == '0' && nt->dig[1] != '0' && k >= 2 && k <= 3 &&
                    nt->gd[0] >= 3 && nt->gd[0] <= 4 && d >= 10 && d <= 12 && !dots) {
             ok = 1; /* landline with an area code */
             for (int g = 1; g < k; g++)
                 if (nt->gd[g] < 3) ok = 0;
         }
-        if (!ok && !dots && !date_shaped(nt, k) && ctx_cue(c) == Q_PHONE && c->dist <= 16)
+        if (!ok && !dots && !date_shaped(nt, k) && ctx_cue(c) == AM__LEX_NUM_PHONE && c->dist <= 16)
             ok = 1;
         if (!ok || (dots && !(k == 3 || k == 4))) continue;
         size_t e = end_after(c, k);
         if (!e) continue;
-        if (ctx_cue(c) == Q_NEG) return 0;
+        if (ctx_cue(c) == AM__LEX_NUM_NEG) return 0;
         return e;
     }
     return 0;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "base/base.h"
+#include "text/lexicon/lexicon.h"
 #include "text/speaker.h"
 
 static int ascii_alpha(unsigned char c)
@@ -61,17 +62,6 @@ static const char *after_label(const char *s)
     return p;
 }
 
-/* Latin greetings, lower case, longest first where one begins another. */
-static const char *const en_greet[] = {
-    "good morning", "good afternoon", "good evening", "good night", "happy birthday",
-    "congratulations", "welcome back", "thank you", "morning", "congrats", "thanks", "hello",
-    "hiya", "howdy", "hey", "hi", "yo", NULL};
-/* Capitalised words after a greeting that address no one by name. */
-static const char *const en_not_name[] = {
-    "again", "all", "babe", "bro", "buddy", "dad", "darling", "dear", "dude", "everybody",
-    "everyone", "folks", "friend", "girl", "girls", "guys", "honey", "love", "man", "mate",
-    "mom", "mum", "much", "so", "sweetie", "team", "there", "too", "you", "y'all", NULL};
-
 static int word_in(const char *w, size_t n, const char *const *list)
 {
     for (size_t i = 0; list[i]; i++)
@@ -82,9 +72,10 @@ static int word_in(const char *w, size_t n, const char *const *list)
 static size_t en_greeted(const char *p, char *out, size_t cap)
 {
     size_t g = 0;
-    for (size_t i = 0; en_greet[i]; i++) {
-        size_t m = strlen(en_greet[i]);
-        if (strncasecmp_ascii(p, en_greet[i], m) == 0 && !ascii_alpha((unsigned char)p[m])) {
+    for (size_t i = 0; am__lex_speaker_en_greet[i]; i++) {
+        size_t m = strlen(am__lex_speaker_en_greet[i]);
+        if (strncasecmp_ascii(p, am__lex_speaker_en_greet[i], m) == 0 &&
+            !ascii_alpha((unsigned char)p[m])) {
             g = m;
             break;
         }
@@ -99,19 +90,11 @@ static size_t en_greeted(const char *p, char *out, size_t cap)
     if (n < 2 || n > 20 || (p[n] && p[n] != ' ' && p[n] != '!' && p[n] != ',' &&
                             p[n] != '.' && p[n] != '?' && p[n] != '~' && p[n] != ':'))
         return 0;
-    if (word_in(p, n, en_not_name) || n + 1 > cap) return 0;
+    if (word_in(p, n, am__lex_speaker_en_not_name) || n + 1 > cap) return 0;
     memcpy(out, p, n);
     out[n] = '\0';
     return n;
 }
-
-static const char *const zh_greet[] = {"早上好", "晚上好", "下午好", "中午好", "你好", "您好",
-                                       "谢谢", "多谢", "早安", "晚安", "哈喽", "嗨", NULL};
-/* First characters of no name: pronouns, particles, groups ("你好啊",
- * "谢谢你们", "你好大家"). */
-static const char *const zh_not_first[] = {"我", "你", "您", "他", "她", "它", "大", "各", "啊",
-                                           "呀", "呢", "哦", "嘛", "吧", "们", "的", "了", "亲",
-                                           "朋", "同", "老铁", NULL};
 
 static size_t starts_with_any(const char *p, const char *const *list)
 {
@@ -134,19 +117,17 @@ static int han_name_at(const char *p, size_t want_chars, size_t *len)
         b += (size_t)l;
     }
     *len = b;
-    return !starts_with_any(p, zh_not_first);
+    return !starts_with_any(p, am__lex_speaker_zh_not_first);
 }
 
 static int zh_stop(const char *p)
 {
-    static const char *const stops[] = {"！", "，", "。", "？", "～", "!", ",", ".", "?", "~",
-                                        " ", NULL};
-    return *p == '\0' || starts_with_any(p, stops) != 0;
+    return *p == '\0' || starts_with_any(p, am__lex_speaker_stops) != 0;
 }
 
 static size_t zh_greeted(const char *p, char *out, size_t cap)
 {
-    size_t g = starts_with_any(p, zh_greet), len;
+    size_t g = starts_with_any(p, am__lex_speaker_zh_greet), len;
     if (g) {
         /* 你好张总！ / 谢谢，小王。 */
         const char *q = p + g;
@@ -167,7 +148,7 @@ static size_t zh_greeted(const char *p, char *out, size_t cap)
         const char *q = p + len;
         if (strncmp(q, "，", 3) == 0) q += 3;
         else if (*q == ',' || *q == ' ') q++;
-        size_t h = starts_with_any(q, zh_greet);
+        size_t h = starts_with_any(q, am__lex_speaker_zh_greet);
         if (!h || strncmp(q, "谢谢", 6) == 0 || strncmp(q, "多谢", 6) == 0) continue;
         if (len + 1 > cap) return 0;
         memcpy(out, p, len);

@@ -1,7 +1,8 @@
 /*
  * test_corpus.c -- the distillation rules (src/distill/rules.c) and the task
- * cue tables (src/perceive/task.c) measured on a labelled corpus,
- * tests/corpus/distill.tsv (format in its header).
+ * state rules (src/perceive/task.c), with their tables in src/text/lexicon/,
+ * measured on a labelled corpus, tests/corpus/distill.tsv (format in its
+ * header).
  *
  * Each line goes through the same steps as the write path (api/write.c
  * on_sentence): split into sentences, normalise each (NFKC + case fold),

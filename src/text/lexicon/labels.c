@@ -1,0 +1,23 @@
+/*
+ * lexicon/labels.c -- the labels of the rendered memory block in both languages
+ * (recall/render.c, F18): section titles and memory kinds.
+ */
+#include "text/lexicon/lexicon.h"
+
+const am__lex_labels am__lex_labels_zh = {"[记忆]", "[任务状态]", "[相关记录]", "阶段", "状态",
+                                          "备注", "产出", "待决定", "待确认"};
+
+const am__lex_labels am__lex_labels_en = {"[Memory]", "[Task state]", "[Relevant events]", "stage",
+                                          "status", "Note", "Artifact", "Pending", "Unconfirmed"};
+
+/* A memory kind, its Chinese and its English label. */
+const char *const am__lex_kind_labels[][3] = {
+    {"preference", "用户偏好", "Preference"},
+    {"constraint", "约束", "Constraint"},
+    {"profile", "用户资料", "Profile"},
+    {"fact", "事实", "Fact"},
+    {"pattern", "习惯", "Pattern"},
+    {"task_conclusion", "任务结论", "Task conclusion"},
+    {"rule", "规则", "Rule"},
+    {"temp", "临时", "Temporary"},
+};
