@@ -300,7 +300,8 @@ int am__store_sqlite_open(const char *path, const am__store_opts *o,
  * "swimming"): many are added, any one of them is only a guess. */
 #define AM__HYPONYM_WEIGHT 0.4
 
-/* The schema version this library writes and reads. */
-#define AM__SCHEMA_VERSION 7
+/* The schema version this library writes and reads: the number of
+ * migrations (store/sqlite/schema.c asserts it). */
+#define AM__SCHEMA_VERSION 9
 
 #endif

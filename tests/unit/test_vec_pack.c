@@ -1,5 +1,5 @@
 /*
- * test_vec_pack.c -- packed vectors (schema v5, store/sqlite/sqlite_store.c):
+ * test_vec_pack.c -- packed vectors (schema v5, store/sqlite/vectors.c):
  * a user's vectors are stored 128 to a vector_blocks row plus a tail of
  * per-event rows.  Through the store interface: a scan over blocks and
  * tail (cached, cold, time-bounded) equals a brute-force scan of the

@@ -1,10 +1,25 @@
 /*
  * sqlite_int.h -- internals shared by the SQLite backend's files.
+ *
+ * The backend is split by concern: sqlite_store.c (the connection: open,
+ * close, transactions, maintenance, the vtable), schema.c (the tables and
+ * their migrations), users.c, events.c, vectors.c, search.c, tasks.c,
+ * items.c, forget.c, audit.c, and caches.c (what the connection holds in
+ * memory is dropped in one place).  Beside them: fts_tokenizer.c,
+ * fts_rank.c, post_cache.c, row_cache.c, vec_cache.c.
+ *
+ * Every file works on one connection, sq_store (below), through the
+ * statement helpers defined here (static inline: each file compiles them
+ * as the single file did).  The vtable's functions are am__sqlite_<op>,
+ * declared at the end by the file that defines them.
  */
 #ifndef AM_STORE_SQLITE_INT_H
 #define AM_STORE_SQLITE_INT_H
 
+#include <inttypes.h>
 #include <sqlite3.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "store/store.h"
 #include "text/analyze.h"
@@ -161,7 +176,7 @@ void am__vc_put(am__vcache *c, const char *uid, const char *embedder, int dim, i
 void am__vc_clear(am__vcache *c, const char *uid); /* NULL: every user */
 void am__vc_txn_end(am__vcache *c, int committed);
 /* Every stored vector of (uid, embedder, dim), packed blocks (schema v5,
- * sqlite_store.c) and the tail's rows, in no set order: fn(ctx, item)
+ * vectors.c) and the tail's rows, in no set order: fn(ctx, item)
  * for each until it returns non-zero, which is returned.  Else AM_OK, or
  * an error (AM_CORRUPT: a malformed block; AM_NOMEM, AM_BACKEND),
  * described in err (may be NULL).  bits_only: a packed vector comes as
@@ -205,5 +220,323 @@ static inline int32_t am__vec_est(const int16_t *lut, const unsigned char *x, si
 }
 /* Integer dot product of two int8 vectors. */
 int32_t am__dot_i8(const signed char *a, const signed char *b, int n);
+
+/* ---------------------------------------------------------------- the connection */
+
+#define STMT_CACHE 192
+
+typedef struct sq_store {
+    am__store base;
+    sqlite3 *db;
+    const am__allocator *a;
+    char err[512];
+    struct {
+        const char *sql;
+        sqlite3_stmt *st;
+    } cache[STMT_CACHE];
+    int n_cache;
+    am__buf scratch;
+    am__vcache *vc; /* vectors of recent users (vec_cache.c), or NULL */
+    size_t vc_full_max; /* users with more vectors: cached as sign bits */
+    am__fts_lens *lens;   /* index column lengths of scored rows, or NULL */
+    am__rowcache *rows;   /* events rows searches returned, or NULL */
+    am__post *post;       /* posting lists of searched terms, or NULL */
+    am__text *ptext;      /* tokenizes written text for those lists */
+    int64_t data_version; /* PRAGMA data_version those three were read at */
+} sq_store;
+
+#define SQ(s) ((sq_store *)(s))
+
+/* ---------------------------------------------------------------- statement helpers */
+
+static inline int map_rc(sq_store *s, int rc)
+{
+    switch (rc & 0xff) {
+    case SQLITE_OK: case SQLITE_DONE: case SQLITE_ROW: return AM_OK;
+    case SQLITE_NOMEM: return AM_NOMEM;
+    case SQLITE_BUSY: case SQLITE_LOCKED: return AM_BUSY;
+    case SQLITE_IOERR: case SQLITE_CANTOPEN: case SQLITE_FULL:
+    case SQLITE_READONLY: case SQLITE_PERM: return AM_IO;
+    case SQLITE_CORRUPT: case SQLITE_NOTADB: return AM_CORRUPT;
+    case SQLITE_TOOBIG: return AM_TOOBIG;
+    case SQLITE_CONSTRAINT: return AM_INVALID;
+    default: (void)s; return AM_BACKEND;
+    }
+}
+
+static inline int fail(sq_store *s, int rc, const char *what)
+{
+    snprintf(s->err, sizeof s->err, "sqlite: %s: %s", what,
+             sqlite3_errmsg(s->db));
+    return map_rc(s, rc);
+}
+
+/* Prepared statements are cached by the address of their SQL literal. */
+static inline sqlite3_stmt *stmt(sq_store *s, const char *sql)
+{
+    for (int i = 0; i < s->n_cache; i++)
+        if (s->cache[i].sql == sql) {
+            sqlite3_reset(s->cache[i].st);
+            sqlite3_clear_bindings(s->cache[i].st);
+            return s->cache[i].st;
+        }
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK) {
+        snprintf(s->err, sizeof s->err, "sqlite: prepare: %s",
+                 sqlite3_errmsg(s->db));
+        return NULL;
+    }
+    if (s->n_cache < STMT_CACHE) {
+        s->cache[s->n_cache].sql = sql;
+        s->cache[s->n_cache].st = st;
+        s->n_cache++;
+    }
+    return st;
+}
+
+/* Statements beyond the cache are finalized by done(). */
+static inline void done(sq_store *s, sqlite3_stmt *st)
+{
+    for (int i = 0; i < s->n_cache; i++)
+        if (s->cache[i].st == st) {
+            sqlite3_reset(st);
+            return;
+        }
+    sqlite3_finalize(st);
+}
+
+static inline void bind_text(sqlite3_stmt *st, int i, const char *v)
+{
+    if (v) sqlite3_bind_text(st, i, v, -1, SQLITE_STATIC);
+    else sqlite3_bind_null(st, i);
+}
+
+static inline void bind_time(sqlite3_stmt *st, int i, am_time t)
+{
+    if (t == AM_TIME_NONE) sqlite3_bind_null(st, i);
+    else sqlite3_bind_int64(st, i, t);
+}
+
+static inline const char *col_text(am__arena *ar, sqlite3_stmt *st, int i)
+{
+    const unsigned char *v = sqlite3_column_text(st, i);
+    if (!v) return NULL;
+    return am__arena_strndup(ar, (const char *)v,
+                             (size_t)sqlite3_column_bytes(st, i));
+}
+
+static inline am_time col_time(sqlite3_stmt *st, int i)
+{
+    if (sqlite3_column_type(st, i) == SQLITE_NULL) return AM_TIME_NONE;
+    return sqlite3_column_int64(st, i);
+}
+
+/* Run a statement to completion. */
+static inline int run(sq_store *s, sqlite3_stmt *st, const char *what)
+{
+    int rc = sqlite3_step(st);
+    int out = (rc == SQLITE_DONE || rc == SQLITE_ROW) ? AM_OK
+                                                      : fail(s, rc, what);
+    done(s, st);
+    return out;
+}
+
+static inline int exec(sq_store *s, const char *sql, const char *what)
+{
+    char *msg = NULL;
+    int rc = sqlite3_exec(s->db, sql, NULL, NULL, &msg);
+    if (rc != SQLITE_OK) {
+        snprintf(s->err, sizeof s->err, "sqlite: %s: %s", what,
+                 msg ? msg : sqlite3_errmsg(s->db));
+        sqlite3_free(msg);
+        return map_rc(s, rc);
+    }
+    return AM_OK;
+}
+
+/* Grow an arena array by one element. */
+static inline void *push(am__arena *ar, void **arr, size_t *n, size_t *cap,
+                  size_t elem)
+{
+    if (*n == *cap) {
+        size_t nc = *cap ? *cap * 2 : 16;
+        void *na = am__arena_alloc(ar, nc * elem);
+        if (!na) return NULL;
+        if (*n) memcpy(na, *arr, *n * elem);
+        *arr = na;
+        *cap = nc;
+    }
+    return (char *)*arr + (*n)++ * elem;
+}
+
+/* The per-user FTS token: a decimal hash, so the tokenizer keeps it whole. */
+static inline void uid_token(const char *uid, char out[32], int verbatim)
+{
+    uint64_t h = am__hash64(uid, strlen(uid)) >> 1;
+    snprintf(out, 32, "%s%" PRIu64, verbatim ? AM__FTS_VERBATIM : "", h);
+}
+
+/* A read that must see one snapshot throughout: in the caller's
+ * transaction if there is one, else in a read transaction of its own. */
+static inline int snapshot_begin(sq_store *s, int *own_txn, const char *what)
+{
+    *own_txn = sqlite3_get_autocommit(s->db);
+    return *own_txn ? exec(s, "BEGIN", what) : AM_OK;
+}
+
+static inline int snapshot_end(sq_store *s, int own_txn, int rc, const char *what)
+{
+    if (!own_txn) return rc;
+    if (rc == AM_OK) rc = exec(s, "COMMIT", what);
+    if (rc != AM_OK && !sqlite3_get_autocommit(s->db))
+        sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+    return rc;
+}
+
+#define EVENT_COLS "e.rid, e.id, e.user_id, e.agent_id, e.session_id, e.task_id, e.channel, e.source, e.type, e.content, e.domain, e.intent, e.lang, e.occurred_at, e.ingested_at, e.tz_minutes"
+
+static inline void read_event(am__arena *ar, sqlite3_stmt *st, am__event_row *e)
+{
+    e->rid = sqlite3_column_int64(st, 0);
+    e->id = col_text(ar, st, 1);
+    e->user_id = col_text(ar, st, 2);
+    e->agent_id = col_text(ar, st, 3);
+    e->session_id = col_text(ar, st, 4);
+    e->task_id = col_text(ar, st, 5);
+    e->channel = col_text(ar, st, 6);
+    e->source = col_text(ar, st, 7);
+    e->type = col_text(ar, st, 8);
+    e->content = col_text(ar, st, 9);
+    e->domain = col_text(ar, st, 10);
+    e->intent = col_text(ar, st, 11);
+    e->lang = col_text(ar, st, 12);
+    e->occurred_at = col_time(st, 13);
+    e->ingested_at = col_time(st, 14);
+    e->tz_minutes = sqlite3_column_int(st, 15);
+}
+
+typedef int (*item_tokens_fn)(void *ctx, const char *text, const char *key, unsigned char *blob,
+                              size_t *len);
+
+/* ---------------------------------------------------------------- the backend's files
+ *
+ * The vtable's operations (store.h) are am__sqlite_<op>; the others are
+ * shared between two files. */
+
+/* schema.c: the schema version of the open file (0: empty, -1: not a
+ * store), the migration to AM__SCHEMA_VERSION, the index's analyzer. */
+int am__sqlite_schema_version(sq_store *s, int *version);
+int am__sqlite_migrate(sq_store *s, int from);
+int am__sqlite_fts_analyzer_sync(sq_store *s);
+
+/* users.c */
+int am__sqlite_user_ensure(am__store *b, const char *uid, am_time now);
+int am__sqlite_user_exists(am__store *b, const char *uid);
+int am__sqlite_link_put(am__store *b, const char *ch, const char *ext,
+                        const char *uid, am_time now);
+int am__sqlite_link_get(am__store *b, const char *ch, const char *ext, char *out);
+int am__sqlite_link_del(am__store *b, const char *ch, const char *ext);
+int am__sqlite_links_list(am__store *b, const char *uid, am__arena *ar,
+                          am__link_row **rows, size_t *n);
+
+/* events.c */
+int am__sqlite_event_put(am__store *b, am__event_row *e);
+int am__sqlite_event_ctx_append(am__store *b, const char *uid, int64_t rid,
+                                const char *text);
+int am__sqlite_entity_put(am__store *b, const char *uid, int64_t rid,
+                          const am__entity_row *en);
+int am__sqlite_pii_put(am__store *b, const char *uid, int64_t rid,
+                       const am__pii_row *p);
+int am__sqlite_event_get(am__store *b, const char *uid, const char *id,
+                         am__arena *ar, am__event_row *out);
+int am__sqlite_events_recent(am__store *b, const char *uid, const char *session,
+                             const char *task, am_time before, int limit,
+                             am__arena *ar, am__event_row **rows, size_t *n);
+int am__sqlite_events_list(am__store *b, const char *uid, am__arena *ar,
+                           am__event_row **rows, size_t *n);
+int am__sqlite_pii_events(am__store *b, const char *uid, const char *type, am_time to,
+                          int limit, am__arena *ar, am__event_row **rows,
+                          const char ***originals, size_t *n);
+int am__sqlite_events_dated(am__store *b, const char *uid, const int64_t *rids, size_t n,
+                            unsigned char *dated);
+int am__sqlite_entities_list(am__store *b, const char *uid, int64_t rid,
+                             am__arena *ar, am__entity_row **rows, size_t *n);
+int am__sqlite_event_find(am__store *b, const char *uid, const char *needle,
+                          char out[32]);
+int am__sqlite_entity_counts(am__store *b, const char *uid, const char *type, int limit,
+                             am__arena *ar, const char ***norms, long **counts, size_t *n);
+
+/* vectors.c (and am__sqlite_vec_each, above): packing every tail that
+ * holds a block and the sign bits of blocks without them (migrations,
+ * optimize), cutting forgotten vectors out of their blocks (forget). */
+int am__sqlite_vec_bits_fill(sq_store *s);
+int am__sqlite_vec_pack_all(sq_store *s);
+int am__sqlite_vec_forget_packed(sq_store *s, const char *uid);
+int am__sqlite_vec_put(am__store *b, const char *uid, int64_t rid, const char *embedder,
+                       const float *v, int dim);
+int am__sqlite_vec_scan(am__store *b, const char *uid, const char *embedder, const float *qv,
+                        int dim, am_time to, int limit, int exact_max, am__arena *ar,
+                        am__event_row **rows, size_t *n);
+int am__sqlite_vec_missing_count(am__store *b, const char *uid, const am__vec_want *want,
+                                 size_t *n, int64_t *max_rid);
+int am__sqlite_vec_missing_list(am__store *b, const char *uid, const am__vec_want *want,
+                                int64_t after_rid, int64_t upto_rid, int limit, am__arena *ar,
+                                am__event_row **rows, size_t *n);
+
+/* search.c: am__sqlite_read_asked reads the rows of hits (also the
+ * vector scan's). */
+int am__sqlite_read_asked(sq_store *s, const char *uid, const am__fts_hit *hit, size_t k,
+                          am__arena *ar, am__event_row *batch, unsigned char *found, int keep);
+int am__sqlite_events_search(am__store *b, const char *uid,
+                             const char *const *terms, const double *weights,
+                             size_t n_terms, double w_ctx,
+                             am_time from, am_time to, int limit, am__arena *ar,
+                             am__event_row **rows, size_t *n, am__search_stats *stats);
+
+/* caches.c: why every cache is dropped, which says what the vector cache
+ * keeps (caches.c). */
+typedef enum am__sqlite_drop {
+    AM__DROP_ROLLBACK,     /* the transaction's vectors go */
+    AM__DROP_FORGET,       /* the user's vectors go */
+    AM__DROP_OTHER_COMMIT, /* the vector cache checks for itself */
+} am__sqlite_drop;
+void am__sqlite_caches_drop(sq_store *s, am__sqlite_drop why, const char *uid);
+int am__sqlite_caches_current(sq_store *s);
+
+/* tasks.c */
+int am__sqlite_task_get(am__store *b, const char *uid, const char *task_id,
+                        am__arena *ar, am__task_row *out);
+int am__sqlite_task_put(am__store *b, const char *uid, const am__task_row *t);
+int am__sqlite_task_change_add(am__store *b, const char *uid,
+                               const am__task_change_row *c);
+int am__sqlite_task_history(am__store *b, const char *uid, const char *task_id,
+                            am__arena *ar, am__task_change_row **rows, size_t *n);
+int am__sqlite_tasks_list(am__store *b, const char *uid, am__arena *ar,
+                          am__task_row **rows, size_t *n);
+
+/* items.c: am__sqlite_item_tokens_set also renews the token sets when the
+ * analyzer changes (schema.c). */
+int am__sqlite_item_insert(am__store *b, const char *uid, am__item_row *it);
+int am__sqlite_item_close(am__store *b, const char *uid, const char *vid,
+                          am_time at);
+int am__sqlite_item_sources(am__store *b, const char *uid, int64_t item_rid, am__arena *ar,
+                            const char ***ids, size_t *n);
+int am__sqlite_items_list(am__store *b, const char *uid, int which, am_time at,
+                          am__arena *ar, am__item_row **rows, size_t *n);
+int am__sqlite_item_touch(am__store *b, const char *uid, const char *lineage,
+                          am_time at);
+int am__sqlite_item_tokens_set(sq_store *s, const char *select, item_tokens_fn fn, void *ctx,
+                               size_t *n);
+int am__sqlite_item_tokens_fill(am__store *b, item_tokens_fn fn, void *ctx, size_t *n);
+
+/* forget.c */
+int am__sqlite_forget(am__store *b, const char *uid, int level, const char *id,
+                      am_time now, long *events, long *items, long *tasks);
+
+/* audit.c */
+int am__sqlite_audit(am__store *b, const char *uid, am_time at, const char *op,
+                     const char *otype, const char *oid, const char *detail);
+int am__sqlite_audit_list(am__store *b, const char *uid, am__arena *ar,
+                          am__audit_row **rows, size_t *n);
 
 #endif

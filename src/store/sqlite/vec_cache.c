@@ -39,7 +39,7 @@
  * loaded as bits only, with where each vector lies (block and index, or
  * 0: look it up by row id): a first load reads 1/8 of the bytes, and the
  * scan ranks by an estimate from the signs, then rescores its best
- * candidates with their int8 vectors read from the blocks (sqlite_store.c
+ * candidates with their int8 vectors read from the blocks (vectors.c
  * vec_scan_bits).
  */
 #include "store/sqlite/sqlite_int.h"

@@ -1,0 +1,46 @@
+/*
+ * audit.c -- the audit log: append-only (a trigger refuses deletes), read
+ * back per user.
+ */
+#include "store/sqlite/sqlite_int.h"
+
+int am__sqlite_audit(am__store *b, const char *uid, am_time at, const char *op,
+                     const char *otype, const char *oid, const char *detail)
+{
+    sq_store *s = SQ(b);
+    sqlite3_stmt *st = stmt(s, "INSERT INTO audit_log(at, user_id, op, object_type, object_id, detail) VALUES(?,?,?,?,?,?)");
+    if (!st) return AM_BACKEND;
+    sqlite3_bind_int64(st, 1, at);
+    bind_text(st, 2, uid);
+    bind_text(st, 3, op);
+    bind_text(st, 4, otype);
+    bind_text(st, 5, oid);
+    bind_text(st, 6, detail);
+    return run(s, st, "audit");
+}
+
+int am__sqlite_audit_list(am__store *b, const char *uid, am__arena *ar,
+                          am__audit_row **rows, size_t *n)
+{
+    sq_store *s = SQ(b);
+    sqlite3_stmt *st = stmt(s, "SELECT seq, at, op, object_type, object_id, detail FROM audit_log WHERE user_id=? ORDER BY seq");
+    if (!st) return AM_BACKEND;
+    bind_text(st, 1, uid);
+    size_t cap = 0;
+    *rows = NULL;
+    *n = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        am__audit_row *r = push(ar, (void **)rows, n, &cap, sizeof *r);
+        if (!r) { done(s, st); return AM_NOMEM; }
+        r->seq = sqlite3_column_int64(st, 0);
+        r->at = col_time(st, 1);
+        r->op = col_text(ar, st, 2);
+        r->object_type = col_text(ar, st, 3);
+        r->object_id = col_text(ar, st, 4);
+        r->detail = col_text(ar, st, 5);
+    }
+    int out = rc == SQLITE_DONE ? AM_OK : fail(s, rc, "audit");
+    done(s, st);
+    return out;
+}

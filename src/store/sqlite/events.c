@@ -1,0 +1,429 @@
+/*
+ * events.c -- the perception layer's rows: events, their index rows, the
+ * entities and PII vault values extracted from them, and the reads of
+ * them (by id, recent, by PII type, dated, entity counts).
+ *
+ * A written event also joins the posting lists the connection holds for
+ * its user (post_cache.c): its text is tokenized as the index tokenizes it
+ * and each term's count added (lists_apply), so the lists stay complete
+ * without a scan.
+ */
+#include <stdlib.h>
+
+#include "store/sqlite/sqlite_int.h"
+
+static int read_events(sq_store *s, sqlite3_stmt *st, am__arena *ar,
+                       am__event_row **rows, size_t *n, int with_score)
+{
+    size_t cap = 0;
+    *rows = NULL;
+    *n = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        am__event_row *r = push(ar, (void **)rows, n, &cap, sizeof *r);
+        if (!r) { done(s, st); return AM_NOMEM; }
+        read_event(ar, st, r);
+        if (with_score) r->score = -sqlite3_column_double(st, 16);
+        if (ar->oom) { done(s, st); return AM_NOMEM; }
+    }
+    int out = rc == SQLITE_DONE ? AM_OK : fail(s, rc, "events");
+    done(s, st);
+    return out;
+}
+
+/* ------------------------------------------------------------ posting lists
+ *
+ * A written column value's tokens, as the index holds them (the same
+ * tokenizer), added to the held lists of row rid (post_cache.c); *count:
+ * how many tokens the column gains.  The value is tagged as the store
+ * writes it (U+E001 TAG U+E001 text); cont: it continues the column (a
+ * context append), so its bare tag is not one of the column's tokens. */
+typedef struct tok_run {
+    const char *tok;
+    size_t len;
+} tok_run;
+typedef struct tok_bag {
+    am__arena *ar;
+    tok_run *t;
+    size_t n, cap;
+} tok_bag;
+
+static int bag_add(void *ctx, const char *tok, size_t len)
+{
+    tok_bag *b = ctx;
+    if (b->n == b->cap) {
+        size_t cap = b->cap ? 2 * b->cap : 64;
+        tok_run *t = am__arena_alloc(b->ar, cap * sizeof *t);
+        if (!t) return AM_NOMEM;
+        if (b->n) memcpy(t, b->t, b->n * sizeof *t);
+        b->t = t;
+        b->cap = cap;
+    }
+    char *c = am__arena_strndup(b->ar, tok, len);
+    if (!c) return AM_NOMEM;
+    b->t[b->n].tok = c;
+    b->t[b->n++].len = len;
+    return 0;
+}
+
+static int cmp_run(const void *x, const void *y)
+{
+    const tok_run *a = x, *b = y;
+    if (a->len != b->len) return a->len < b->len ? -1 : 1;
+    return memcmp(a->tok, b->tok, a->len);
+}
+
+static int lists_apply(sq_store *s, const char *tag, const char *text, int64_t rid, int col,
+                       int cont, uint32_t *count)
+{
+    am__arena ar;
+    am__buf v;
+    am__arena_init(&ar, s->a);
+    am__buf_init(&v, s->a);
+    tok_bag b = {&ar, NULL, 0, 0};
+    int rc = AM_OK;
+    am__buf_adds(&v, AM__FTS_TAG);
+    am__buf_adds(&v, tag);
+    am__buf_adds(&v, AM__FTS_TAG);
+    am__buf_adds(&v, text);
+    if (v.oom) rc = AM_NOMEM;
+    if (!rc && !s->ptext) rc = am__text_open(s->a, &s->ptext);
+    if (!rc) rc = am__fts_tokens(s->ptext, v.p, v.len, bag_add, &b);
+    if (!rc) {
+        size_t from = cont && b.n ? 1 : 0; /* the bare tag comes first */
+        *count = (uint32_t)(b.n - from);
+        qsort(b.t + from, b.n - from, sizeof *b.t, cmp_run);
+        for (size_t i = from; i < b.n && rc == AM_OK;) {
+            size_t j = i + 1;
+            while (j < b.n && cmp_run(&b.t[i], &b.t[j]) == 0) j++;
+            rc = am__post_add(s->post, b.t[i].tok, b.t[i].len, rid, col, (unsigned)(j - i));
+            i = j;
+        }
+    }
+    am__buf_free(&v);
+    am__arena_free(&ar);
+    return rc;
+}
+
+int am__sqlite_event_put(am__store *b, am__event_row *e)
+{
+    sq_store *s = SQ(b);
+    sqlite3_stmt *st = stmt(s, "INSERT INTO events(id, user_id, agent_id, session_id, task_id, channel, source, type, content, domain, intent, lang, occurred_at, tz_minutes, ingested_at)"
+                               " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+    if (!st) return AM_BACKEND;
+    bind_text(st, 1, e->id);
+    bind_text(st, 2, e->user_id);
+    bind_text(st, 3, e->agent_id);
+    bind_text(st, 4, e->session_id);
+    bind_text(st, 5, e->task_id);
+    bind_text(st, 6, e->channel);
+    bind_text(st, 7, e->source);
+    bind_text(st, 8, e->type);
+    bind_text(st, 9, e->content);
+    bind_text(st, 10, e->domain);
+    bind_text(st, 11, e->intent);
+    bind_text(st, 12, e->lang);
+    sqlite3_bind_int64(st, 13, e->occurred_at);
+    sqlite3_bind_int(st, 14, e->tz_minutes);
+    sqlite3_bind_int64(st, 15, e->ingested_at);
+    int rc = run(s, st, "event");
+    if (rc) return rc;
+    st = stmt(s, "UPDATE users SET n_events = n_events + 1 WHERE user_id = ?");
+    if (!st) return AM_BACKEND;
+    bind_text(st, 1, e->user_id);
+    if ((rc = run(s, st, "event count"))) return rc;
+    e->rid = sqlite3_last_insert_rowid(s->db);
+    am__fts_lens_drop(s->lens, e->rid); /* a rowid can come back */
+    am__rowcache_inserted(s->rows, e->rid);
+    char tok[32];
+    uid_token(e->user_id, tok, 0);
+    st = stmt(s, "INSERT INTO events_fts(rowid, uid, doc, ctx) VALUES(?1, ?2,"
+                 " '" AM__FTS_TAG "' || ?2 || '" AM__FTS_TAG "' || ?3,"
+                 " '" AM__FTS_TAG "' || ?2 || '" AM__FTS_TAG "' || ?4)");
+    if (!st) return AM_BACKEND;
+    sqlite3_bind_int64(st, 1, e->rid);
+    bind_text(st, 2, tok);
+    bind_text(st, 3, e->index_doc ? e->index_doc : e->content);
+    bind_text(st, 4, e->index_ctx ? e->index_ctx : "");
+    if ((rc = run(s, st, "event index"))) return rc;
+    if (am__post_has_tag(s->post, tok, strlen(tok))) {
+        uint32_t len[AM__FTS_SCORED];
+        if (lists_apply(s, tok, e->index_doc ? e->index_doc : e->content, e->rid, 0, 0, &len[0]) ||
+            lists_apply(s, tok, e->index_ctx ? e->index_ctx : "", e->rid, 1, 0, &len[1]))
+            am__post_clear(s->post); /* lists short of this row: none */
+        else
+            am__fts_lens_set(s->lens, e->rid, len);
+    }
+    return AM_OK;
+}
+
+int am__sqlite_event_ctx_append(am__store *b, const char *uid, int64_t rid,
+                                const char *text)
+{
+    sq_store *s = SQ(b);
+    char tok[32];
+    uid_token(uid, tok, 0);
+    uint32_t len[AM__FTS_SCORED], more;
+    int had = am__fts_lens_get(s->lens, rid, len);
+    am__fts_lens_drop(s->lens, rid);
+    sqlite3_stmt *st = stmt(s, "UPDATE events_fts SET ctx = ctx || ' ' || ?1 WHERE rowid = ?2 AND uid = ?3");
+    if (!st) return AM_BACKEND;
+    bind_text(st, 1, text);
+    sqlite3_bind_int64(st, 2, rid);
+    bind_text(st, 3, tok);
+    int rc = run(s, st, "event context");
+    if (rc || sqlite3_changes(s->db) == 0 || !am__post_has_tag(s->post, tok, strlen(tok)))
+        return rc;
+    /* the appended text's tokens join the row's context: its lists and
+     * its length (tokens do not join across the space) */
+    am__buf t;
+    am__buf_init(&t, s->a);
+    am__buf_adds(&t, " ");
+    am__buf_adds(&t, text);
+    if (t.oom || lists_apply(s, tok, t.p, rid, 1, 1, &more)) {
+        am__post_clear(s->post);
+    } else if (had) {
+        len[1] += more;
+        am__fts_lens_set(s->lens, rid, len);
+    }
+    am__buf_free(&t);
+    return AM_OK;
+}
+
+int am__sqlite_entity_put(am__store *b, const char *uid, int64_t rid,
+                          const am__entity_row *en)
+{
+    sq_store *s = SQ(b);
+    sqlite3_stmt *st = stmt(s, "INSERT INTO entities(event_rid, user_id, type, surface, norm, t_from, t_to) VALUES(?,?,?,?,?,?,?)");
+    if (!st) return AM_BACKEND;
+    sqlite3_bind_int64(st, 1, rid);
+    bind_text(st, 2, uid);
+    bind_text(st, 3, en->type);
+    bind_text(st, 4, en->surface);
+    bind_text(st, 5, en->norm);
+    bind_time(st, 6, en->from);
+    bind_time(st, 7, en->to);
+    return run(s, st, "entity");
+}
+
+int am__sqlite_pii_put(am__store *b, const char *uid, int64_t rid,
+                       const am__pii_row *p)
+{
+    sq_store *s = SQ(b);
+    sqlite3_stmt *st = stmt(s, "INSERT INTO pii_vault(user_id, event_rid, placeholder, type, original) VALUES(?,?,?,?,?)");
+    if (!st) return AM_BACKEND;
+    bind_text(st, 1, uid);
+    sqlite3_bind_int64(st, 2, rid);
+    bind_text(st, 3, p->placeholder);
+    bind_text(st, 4, p->type);
+    bind_text(st, 5, p->original);
+    return run(s, st, "pii");
+}
+
+int am__sqlite_event_get(am__store *b, const char *uid, const char *id,
+                         am__arena *ar, am__event_row *out)
+{
+    sq_store *s = SQ(b);
+    sqlite3_stmt *st = stmt(s, "SELECT " EVENT_COLS " FROM events e WHERE e.user_id=? AND e.id=?");
+    if (!st) return AM_BACKEND;
+    bind_text(st, 1, uid);
+    bind_text(st, 2, id);
+    int rc = sqlite3_step(st), r;
+    if (rc == SQLITE_ROW) {
+        read_event(ar, st, out);
+        r = ar->oom ? AM_NOMEM : AM_OK;
+    } else {
+        r = rc == SQLITE_DONE ? AM_NOTFOUND : fail(s, rc, "event");
+    }
+    done(s, st);
+    return r;
+}
+
+int am__sqlite_events_recent(am__store *b, const char *uid, const char *session,
+                             const char *task, am_time before, int limit,
+                             am__arena *ar, am__event_row **rows, size_t *n)
+{
+    sq_store *s = SQ(b);
+    /* One statement per filter, each matching an index on
+     * (user_id[, session_id|task_id], occurred_at): a recent-events read
+     * is a short index walk whatever the history's length. */
+    static const char *const sql[4] = {
+        "SELECT " EVENT_COLS " FROM events e WHERE e.user_id=?1"
+        " AND e.occurred_at <= coalesce(?4, 9223372036854775807)"
+        " ORDER BY e.occurred_at DESC, e.rid DESC LIMIT ?5",
+        "SELECT " EVENT_COLS " FROM events e WHERE e.user_id=?1 AND e.session_id=?2"
+        " AND e.occurred_at <= coalesce(?4, 9223372036854775807)"
+        " ORDER BY e.occurred_at DESC, e.rid DESC LIMIT ?5",
+        "SELECT " EVENT_COLS " FROM events e WHERE e.user_id=?1 AND e.task_id=?3"
+        " AND e.occurred_at <= coalesce(?4, 9223372036854775807)"
+        " ORDER BY e.occurred_at DESC, e.rid DESC LIMIT ?5",
+        "SELECT " EVENT_COLS " FROM events e WHERE e.user_id=?1 AND e.session_id=?2"
+        " AND e.task_id=?3 AND e.occurred_at <= coalesce(?4, 9223372036854775807)"
+        " ORDER BY e.occurred_at DESC, e.rid DESC LIMIT ?5",
+    };
+    sqlite3_stmt *st = stmt(s, sql[(session ? 1 : 0) + (task ? 2 : 0)]);
+    if (!st) return AM_BACKEND;
+    bind_text(st, 1, uid);
+    if (session) bind_text(st, 2, session);
+    if (task) bind_text(st, 3, task);
+    bind_time(st, 4, before);
+    sqlite3_bind_int(st, 5, limit);
+    return read_events(s, st, ar, rows, n, 0);
+}
+
+int am__sqlite_events_list(am__store *b, const char *uid, am__arena *ar,
+                           am__event_row **rows, size_t *n)
+{
+    sq_store *s = SQ(b);
+    sqlite3_stmt *st = stmt(s, "SELECT " EVENT_COLS " FROM events e WHERE e.user_id=? ORDER BY e.occurred_at, e.rid");
+    if (!st) return AM_BACKEND;
+    bind_text(st, 1, uid);
+    return read_events(s, st, ar, rows, n, 0);
+}
+
+int am__sqlite_pii_events(am__store *b, const char *uid, const char *type, am_time to,
+                          int limit, am__arena *ar, am__event_row **rows,
+                          const char ***originals, size_t *n)
+{
+    sq_store *s = SQ(b);
+    sqlite3_stmt *st = stmt(s, "SELECT " EVENT_COLS ", v.original FROM pii_vault v"
+                               " JOIN events e ON e.rid = v.event_rid"
+                               " WHERE v.user_id=?1 AND v.type=?2 AND e.user_id=?1"
+                               " AND e.occurred_at < coalesce(?3, 9223372036854775807)"
+                               " ORDER BY e.occurred_at DESC, e.rid DESC LIMIT ?4");
+    if (!st) return AM_BACKEND;
+    bind_text(st, 1, uid);
+    bind_text(st, 2, type);
+    bind_time(st, 3, to);
+    sqlite3_bind_int(st, 4, limit);
+    size_t cap = 0, ocap = 0, on = 0;
+    *rows = NULL;
+    *originals = NULL;
+    *n = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        am__event_row *r = push(ar, (void **)rows, n, &cap, sizeof *r);
+        const char **o = push(ar, (void **)originals, &on, &ocap, sizeof *o);
+        if (!r || !o) { done(s, st); return AM_NOMEM; }
+        read_event(ar, st, r);
+        *o = col_text(ar, st, 16);
+        if (ar->oom || !*o) { done(s, st); return AM_NOMEM; }
+    }
+    int out = rc == SQLITE_DONE ? AM_OK : fail(s, rc, "pii");
+    done(s, st);
+    return out;
+}
+
+/* One statement for all the rids (json_each hands them over; a
+ * statement per rid spent more in its reset and set-up than in its
+ * lookup): the array index of each one that is dated. */
+int am__sqlite_events_dated(am__store *b, const char *uid, const int64_t *rids, size_t n,
+                            unsigned char *dated)
+{
+    sq_store *s = SQ(b);
+    if (n == 0) return AM_OK;
+    memset(dated, 0, n);
+    am__buf *list = &s->scratch;
+    am__buf_reset(list);
+    am__buf_addc(list, '[');
+    for (size_t i = 0; i < n; i++) {
+        if (i) am__buf_addc(list, ',');
+        am__buf_add_int(list, rids[i]);
+    }
+    am__buf_addc(list, ']');
+    if (list->oom) return AM_NOMEM;
+    sqlite3_stmt *st = stmt(s, "SELECT j.key FROM json_each(?1) j WHERE EXISTS (SELECT 1 FROM entities x"
+                               " WHERE x.event_rid = j.value AND x.user_id = ?2"
+                               " AND x.type IN ('date', 'datetime', 'range'))");
+    if (!st) return AM_BACKEND;
+    sqlite3_bind_text(st, 1, list->p, (int)list->len, SQLITE_STATIC);
+    bind_text(st, 2, uid);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t i = sqlite3_column_int64(st, 0);
+        if (i >= 0 && (uint64_t)i < n) dated[i] = 1;
+    }
+    int out = rc == SQLITE_DONE ? AM_OK : fail(s, rc, "entities");
+    done(s, st);
+    return out;
+}
+
+int am__sqlite_entities_list(am__store *b, const char *uid, int64_t rid,
+                             am__arena *ar, am__entity_row **rows, size_t *n)
+{
+    sq_store *s = SQ(b);
+    sqlite3_stmt *st = stmt(s, "SELECT type, surface, norm, t_from, t_to FROM entities WHERE user_id=? AND event_rid=? ORDER BY rowid");
+    if (!st) return AM_BACKEND;
+    bind_text(st, 1, uid);
+    sqlite3_bind_int64(st, 2, rid);
+    size_t cap = 0;
+    *rows = NULL;
+    *n = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        am__entity_row *r = push(ar, (void **)rows, n, &cap, sizeof *r);
+        if (!r) { done(s, st); return AM_NOMEM; }
+        r->type = col_text(ar, st, 0);
+        r->surface = col_text(ar, st, 1);
+        r->norm = col_text(ar, st, 2);
+        r->from = col_time(st, 3);
+        r->to = col_time(st, 4);
+    }
+    int out = rc == SQLITE_DONE ? AM_OK : fail(s, rc, "entities");
+    done(s, st);
+    return out;
+}
+
+int am__sqlite_event_find(am__store *b, const char *uid, const char *needle,
+                          char out[32])
+{
+    sq_store *s = SQ(b);
+    sqlite3_stmt *st = stmt(s, "SELECT id FROM events WHERE user_id=? AND instr(content, ?) > 0 ORDER BY occurred_at DESC, rid DESC LIMIT 1");
+    if (!st) return AM_BACKEND;
+    bind_text(st, 1, uid);
+    bind_text(st, 2, needle);
+    int rc = sqlite3_step(st), r;
+    if (rc == SQLITE_ROW) {
+        snprintf(out, 32, "%s", (const char *)sqlite3_column_text(st, 0));
+        r = AM_OK;
+    } else {
+        r = rc == SQLITE_DONE ? AM_NOTFOUND : fail(s, rc, "event find");
+    }
+    done(s, st);
+    return r;
+}
+
+int am__sqlite_entity_counts(am__store *b, const char *uid, const char *type, int limit,
+                             am__arena *ar, const char ***norms, long **counts, size_t *n)
+{
+    sq_store *s = SQ(b);
+    *n = 0;
+    *norms = NULL;
+    *counts = NULL;
+    if (limit <= 0) return AM_OK;
+    sqlite3_stmt *st = stmt(s, "SELECT norm, count(*) AS c FROM entities WHERE user_id=?1 AND type=?2"
+                               " GROUP BY norm ORDER BY c DESC, norm LIMIT ?3");
+    if (!st) return AM_BACKEND;
+    const char **nv = am__arena_alloc(ar, (size_t)limit * sizeof *nv);
+    long *cv = am__arena_alloc(ar, (size_t)limit * sizeof *cv);
+    if (!nv || !cv) {
+        done(s, st);
+        return AM_NOMEM;
+    }
+    sqlite3_bind_text(st, 1, uid, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, type, -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 3, limit);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW && *n < (size_t)limit) {
+        if (!(nv[*n] = col_text(ar, st, 0))) {
+            done(s, st);
+            return AM_NOMEM;
+        }
+        cv[(*n)++] = (long)sqlite3_column_int64(st, 1);
+    }
+    int out = rc == SQLITE_DONE || rc == SQLITE_ROW ? AM_OK : fail(s, rc, "entity counts");
+    done(s, st);
+    *norms = nv;
+    *counts = cv;
+    return out;
+}

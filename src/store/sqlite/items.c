@@ -1,0 +1,258 @@
+/*
+ * items.c -- the semantic layer's memory items: versions are inserted and
+ * closed, never edited; their sources (provenance), their heat (hits, last
+ * access) and their stored token sets (schema v7).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "store/sqlite/sqlite_int.h"
+
+int am__sqlite_item_insert(am__store *b, const char *uid, am__item_row *it)
+{
+    sq_store *s = SQ(b);
+    sqlite3_stmt *st = stmt(s, "INSERT INTO memory_items(id, lineage_id, user_id, scope, kind, key, text, value_json, confidence,"
+                               " base_score, half_life_days, valid_from, valid_to, recorded_at, superseded_at, status, tokens)"
+                               " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+    if (!st) return AM_BACKEND;
+    bind_text(st, 1, it->id);
+    bind_text(st, 2, it->lineage_id);
+    bind_text(st, 3, uid);
+    bind_text(st, 4, it->scope);
+    bind_text(st, 5, it->kind);
+    bind_text(st, 6, it->key);
+    bind_text(st, 7, it->text);
+    bind_text(st, 8, it->value_json ? it->value_json : "null");
+    sqlite3_bind_double(st, 9, it->confidence);
+    sqlite3_bind_double(st, 10, it->base_score);
+    sqlite3_bind_double(st, 11, it->half_life_days);
+    bind_time(st, 12, it->valid_from);
+    bind_time(st, 13, it->valid_to);
+    bind_time(st, 14, it->recorded_at);
+    bind_time(st, 15, it->superseded_at);
+    bind_text(st, 16, it->status);
+    if (it->tokens) sqlite3_bind_blob(st, 17, it->tokens, (int)it->tokens_len, SQLITE_STATIC);
+    int rc = run(s, st, "memory item");
+    if (rc) return rc;
+    it->rid = sqlite3_last_insert_rowid(s->db);
+    for (size_t i = 0; i < it->n_sources; i++) {
+        st = stmt(s, "INSERT OR IGNORE INTO item_sources(item_rid, user_id, event_id) VALUES(?,?,?)");
+        if (!st) return AM_BACKEND;
+        sqlite3_bind_int64(st, 1, it->rid);
+        bind_text(st, 2, uid);
+        bind_text(st, 3, it->sources[i]);
+        if ((rc = run(s, st, "item source"))) return rc;
+    }
+    st = stmt(s, "INSERT OR IGNORE INTO item_heat(user_id, lineage_id, hits, last_access) VALUES(?,?,0,NULL)");
+    if (!st) return AM_BACKEND;
+    bind_text(st, 1, uid);
+    bind_text(st, 2, it->lineage_id);
+    return run(s, st, "item heat");
+}
+
+int am__sqlite_item_close(am__store *b, const char *uid, const char *vid,
+                          am_time at)
+{
+    sq_store *s = SQ(b);
+    sqlite3_stmt *st = stmt(s, "UPDATE memory_items SET superseded_at=? WHERE user_id=? AND id=? AND superseded_at IS NULL");
+    if (!st) return AM_BACKEND;
+    sqlite3_bind_int64(st, 1, at);
+    bind_text(st, 2, uid);
+    bind_text(st, 3, vid);
+    int rc = run(s, st, "close item");
+    if (rc == AM_OK && sqlite3_changes(s->db) == 0) return AM_NOTFOUND;
+    return rc;
+}
+
+typedef struct source_row {
+    int64_t rowid;
+    const char *event_id;
+} source_row;
+
+static int cmp_source(const void *x, const void *y)
+{
+    const source_row *a = x, *b = y;
+    return a->rowid < b->rowid ? -1 : a->rowid > b->rowid;
+}
+
+/* Oldest first: by rowid, sorted here (the index gives them by event id;
+ * an ORDER BY cost a sorter per call, several per recall). */
+int am__sqlite_item_sources(am__store *b, const char *uid, int64_t item_rid, am__arena *ar,
+                            const char ***ids, size_t *n)
+{
+    sq_store *s = SQ(b);
+    sqlite3_stmt *st = stmt(s, "SELECT rowid, event_id FROM item_sources WHERE user_id=? AND item_rid=?");
+    if (!st) return AM_BACKEND;
+    bind_text(st, 1, uid);
+    sqlite3_bind_int64(st, 2, item_rid);
+    size_t cap = 0, k = 0;
+    source_row *rows = NULL;
+    *ids = NULL;
+    *n = 0;
+    int rc, sorted = 1;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        source_row *r = push(ar, (void **)&rows, &k, &cap, sizeof *r);
+        if (!r || !(r->event_id = col_text(ar, st, 1))) { done(s, st); return AM_NOMEM; }
+        r->rowid = sqlite3_column_int64(st, 0);
+        if (k > 1 && r[-1].rowid > r->rowid) sorted = 0;
+    }
+    int out = rc == SQLITE_DONE ? AM_OK : fail(s, rc, "item sources");
+    done(s, st);
+    if (out || k == 0) return out;
+    if (!sorted) qsort(rows, k, sizeof *rows, cmp_source);
+    *ids = am__arena_alloc(ar, k * sizeof **ids);
+    if (!*ids) return AM_NOMEM;
+    for (size_t i = 0; i < k; i++) (*ids)[i] = rows[i].event_id;
+    *n = k;
+    return AM_OK;
+}
+
+int am__sqlite_items_list(am__store *b, const char *uid, int which, am_time at,
+                          am__arena *ar, am__item_row **rows, size_t *n)
+{
+    sq_store *s = SQ(b);
+#define ITEM_COLS                                                                            \
+    "SELECT m.rid, m.id, m.lineage_id, m.scope, m.kind, m.key, m.text, m.value_json, m.confidence," \
+    " m.base_score, m.half_life_days, m.valid_from, m.valid_to, m.recorded_at, m.superseded_at,"    \
+    " m.status, h.hits, h.last_access, m.tokens,"
+#define ITEM_SRC " (SELECT group_concat(x.event_id, ',') FROM item_sources x WHERE x.item_rid = m.rid) AS src"
+#define ITEM_NOSRC " NULL AS src"
+#define ITEM_FROM " FROM memory_items m LEFT JOIN item_heat h ON h.user_id=m.user_id AND h.lineage_id=m.lineage_id"
+#define ITEM_CURRENT                                                                            \
+    " WHERE m.user_id=?1 AND m.superseded_at IS NULL AND m.status IN ('active','pending_confirm')" \
+    " AND m.valid_from <= ?2 AND (m.valid_to IS NULL OR m.valid_to > ?2) ORDER BY m.rid"
+#define ITEM_ALL " WHERE m.user_id=?1 AND ?2 = ?2 ORDER BY m.lineage_id, m.rid"
+#define ITEM_ASOF                                                                               \
+    " WHERE m.user_id=?1 AND m.superseded_at IS NULL"                                           \
+    " AND m.status IN ('active','invalidated','pending_confirm')"                               \
+    " AND m.valid_from <= ?2 AND (m.valid_to IS NULL OR m.valid_to > ?2) ORDER BY m.rid"
+    /* [mode][without sources] */
+    static const char *const sql[3][2] = {
+        {ITEM_COLS ITEM_SRC ITEM_FROM ITEM_CURRENT, ITEM_COLS ITEM_NOSRC ITEM_FROM ITEM_CURRENT},
+        {ITEM_COLS ITEM_SRC ITEM_FROM ITEM_ALL, ITEM_COLS ITEM_NOSRC ITEM_FROM ITEM_ALL},
+        {ITEM_COLS ITEM_SRC ITEM_FROM ITEM_ASOF, ITEM_COLS ITEM_NOSRC ITEM_FROM ITEM_ASOF},
+    };
+    int no_src = (which & AM__ITEMS_NO_SOURCES) != 0;
+    which &= ~AM__ITEMS_NO_SOURCES;
+    if (which < 0 || which > 2) return AM_MISUSE;
+    const char *sql_use = sql[which][no_src];
+    sqlite3_stmt *st = stmt(s, sql_use);
+    if (!st) return AM_BACKEND;
+    bind_text(st, 1, uid);
+    sqlite3_bind_int64(st, 2, at);
+    size_t cap = 0;
+    *rows = NULL;
+    *n = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        am__item_row *r = push(ar, (void **)rows, n, &cap, sizeof *r);
+        if (!r) { done(s, st); return AM_NOMEM; }
+        r->rid = sqlite3_column_int64(st, 0);
+        r->id = col_text(ar, st, 1);
+        r->lineage_id = col_text(ar, st, 2);
+        r->scope = col_text(ar, st, 3);
+        r->kind = col_text(ar, st, 4);
+        r->key = col_text(ar, st, 5);
+        r->text = col_text(ar, st, 6);
+        r->value_json = col_text(ar, st, 7);
+        r->confidence = sqlite3_column_double(st, 8);
+        r->base_score = sqlite3_column_double(st, 9);
+        r->half_life_days = sqlite3_column_double(st, 10);
+        r->valid_from = col_time(st, 11);
+        r->valid_to = col_time(st, 12);
+        r->recorded_at = col_time(st, 13);
+        r->superseded_at = col_time(st, 14);
+        r->status = col_text(ar, st, 15);
+        r->hits = sqlite3_column_int(st, 16);
+        r->last_access = col_time(st, 17);
+        int tl = sqlite3_column_bytes(st, 18);
+        const void *tb = sqlite3_column_blob(st, 18);
+        if (tb && tl > 0) {
+            unsigned char *copy = am__arena_alloc(ar, (size_t)tl);
+            if (!copy) { done(s, st); return AM_NOMEM; }
+            memcpy(copy, tb, (size_t)tl);
+            r->tokens = copy;
+            r->tokens_len = (size_t)tl;
+        }
+        /* provenance: event ids (ULIDs, no commas) joined by ',' */
+        const char *src = col_text(ar, st, 19);
+        if (src && *src) {
+            size_t k = 1;
+            for (const char *p = src; *p; p++) k += *p == ',';
+            r->sources = am__arena_alloc(ar, k * sizeof *r->sources);
+            if (!r->sources) { done(s, st); return AM_NOMEM; }
+            char *cur = (char *)src;
+            for (;;) {
+                char *comma = strchr(cur, ',');
+                if (comma) *comma = 0;
+                r->sources[r->n_sources++] = cur;
+                if (!comma) break;
+                cur = comma + 1;
+            }
+        }
+    }
+    int out = rc == SQLITE_DONE ? AM_OK : fail(s, rc, "items");
+    done(s, st);
+    if (out) return out;
+    return ar->oom ? AM_NOMEM : AM_OK;
+}
+
+int am__sqlite_item_touch(am__store *b, const char *uid, const char *lineage,
+                          am_time at)
+{
+    sq_store *s = SQ(b);
+    sqlite3_stmt *st = stmt(s, "UPDATE item_heat SET hits=hits+1, last_access=? WHERE user_id=? AND lineage_id=?");
+    if (!st) return AM_BACKEND;
+    sqlite3_bind_int64(st, 1, at);
+    bind_text(st, 2, uid);
+    bind_text(st, 3, lineage);
+    return run(s, st, "item heat");
+}
+
+/* Each item version the statement select (its rid, text and key; one
+ * row after ?1, by rid) gets the token set fn computes; in the caller's
+ * transaction. */
+int am__sqlite_item_tokens_set(sq_store *s, const char *select, item_tokens_fn fn, void *ctx,
+                               size_t *n)
+{
+    int rc = AM_OK;
+    unsigned char blob[1024];
+    for (int64_t after = 0; !rc;) {
+        sqlite3_stmt *st = stmt(s, select);
+        if (!st) { rc = AM_BACKEND; break; }
+        sqlite3_bind_int64(st, 1, after);
+        int step = sqlite3_step(st);
+        size_t len = sizeof blob;
+        if (step == SQLITE_ROW) {
+            after = sqlite3_column_int64(st, 0);
+            rc = fn(ctx, (const char *)sqlite3_column_text(st, 1),
+                    (const char *)sqlite3_column_text(st, 2), blob, &len);
+        } else if (step != SQLITE_DONE) {
+            rc = fail(s, step, "item tokens");
+        }
+        done(s, st);
+        if (rc || step != SQLITE_ROW) break;
+        st = stmt(s, "UPDATE memory_items SET tokens=? WHERE rid=?");
+        if (!st) { rc = AM_BACKEND; break; }
+        sqlite3_bind_blob(st, 1, blob, (int)len, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 2, after);
+        if (!(rc = run(s, st, "item tokens"))) (*n)++;
+    }
+    return rc;
+}
+
+int am__sqlite_item_tokens_fill(am__store *b, item_tokens_fn fn, void *ctx, size_t *n)
+{
+    sq_store *s = SQ(b);
+    *n = 0;
+    int rc = exec(s, "BEGIN IMMEDIATE", "item tokens");
+    if (rc) return rc;
+    rc = am__sqlite_item_tokens_set(s, "SELECT rid, text, key FROM memory_items"
+                            " WHERE tokens IS NULL AND rid > ? ORDER BY rid LIMIT 1",
+                         fn, ctx, n);
+    if (rc) {
+        sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+        return rc;
+    }
+    return exec(s, "COMMIT", "item tokens");
+}

@@ -1,0 +1,267 @@
+/*
+ * schema.c -- the tables of a store and their migrations.
+ *
+ * migrations[i] takes a store from version i to i + 1 (version 0: an
+ * empty file); AM__SCHEMA_VERSION (store.h) is their number, checked at
+ * compile time.  A store is migrated in one transaction when it is opened
+ * (am__sqlite_migrate), with the data moves some versions need (v5 packs
+ * the vectors, v6 computes their sign bits: vectors.c).  Then the index is
+ * checked against the analyzer that wrote it (am__sqlite_fts_analyzer_sync)
+ * and rebuilt when another one did.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "store/sqlite/sqlite_int.h"
+
+static const char *const migrations[] = {
+    /* version 1 */
+    "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+    "CREATE TABLE users(user_id TEXT PRIMARY KEY, created_at INTEGER NOT NULL);"
+    "CREATE TABLE identity_links(channel TEXT NOT NULL, external_id TEXT NOT NULL,"
+    "  user_id TEXT NOT NULL, created_at INTEGER NOT NULL,"
+    "  PRIMARY KEY(channel, external_id));"
+    "CREATE INDEX identity_links_user ON identity_links(user_id);"
+    "CREATE TABLE events(rid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE,"
+    "  user_id TEXT NOT NULL, agent_id TEXT, session_id TEXT, task_id TEXT,"
+    "  channel TEXT, source TEXT NOT NULL, type TEXT NOT NULL,"
+    "  content TEXT NOT NULL, domain TEXT, intent TEXT, lang TEXT,"
+    "  occurred_at INTEGER NOT NULL, tz_minutes INTEGER NOT NULL,"
+    "  ingested_at INTEGER NOT NULL, status TEXT NOT NULL DEFAULT 'live');"
+    "CREATE INDEX events_user_time ON events(user_id, occurred_at);"
+    "CREATE INDEX events_user_session ON events(user_id, session_id, occurred_at);"
+    "CREATE INDEX events_user_task ON events(user_id, task_id, occurred_at);"
+    /* doc: the event's text + entities; ctx: the turns around it in its
+     * session (weighted lower).  One row per event makes the row a
+     * passage, which measured better on LoCoMo than a separate context
+     * table with its own document frequencies. */
+    "CREATE VIRTUAL TABLE events_fts USING fts5(uid, doc, ctx, tokenize='am_cjk');"
+    "CREATE TABLE event_vectors(event_rid INTEGER PRIMARY KEY, user_id TEXT NOT NULL,"
+    "  embedder TEXT NOT NULL, dim INTEGER NOT NULL, scale REAL NOT NULL, vec BLOB NOT NULL);"
+    "CREATE INDEX event_vectors_user ON event_vectors(user_id, embedder);"
+    "CREATE TABLE entities(event_rid INTEGER NOT NULL, user_id TEXT NOT NULL,"
+    "  type TEXT NOT NULL, surface TEXT NOT NULL, norm TEXT NOT NULL,"
+    "  t_from INTEGER, t_to INTEGER);"
+    "CREATE INDEX entities_event ON entities(event_rid);"
+    "CREATE INDEX entities_user ON entities(user_id, type, norm);"
+    "CREATE TABLE pii_vault(user_id TEXT NOT NULL, event_rid INTEGER NOT NULL,"
+    "  placeholder TEXT NOT NULL, type TEXT NOT NULL, original TEXT NOT NULL);"
+    "CREATE INDEX pii_vault_event ON pii_vault(event_rid);"
+    "CREATE TABLE tasks(user_id TEXT NOT NULL, task_id TEXT NOT NULL,"
+    "  name TEXT NOT NULL, stage TEXT, status TEXT NOT NULL,"
+    "  artifacts TEXT NOT NULL DEFAULT '[]', pending TEXT NOT NULL DEFAULT '[]',"
+    "  notes TEXT NOT NULL DEFAULT '[]', created_at INTEGER NOT NULL,"
+    "  updated_at INTEGER NOT NULL, PRIMARY KEY(user_id, task_id));"
+    "CREATE TABLE task_history(seq INTEGER PRIMARY KEY, user_id TEXT NOT NULL,"
+    "  task_id TEXT NOT NULL, at INTEGER NOT NULL, field TEXT NOT NULL,"
+    "  old_value TEXT, new_value TEXT, event_id TEXT);"
+    "CREATE INDEX task_history_task ON task_history(user_id, task_id);"
+    "CREATE TABLE memory_items(rid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE,"
+    "  lineage_id TEXT NOT NULL, user_id TEXT NOT NULL, scope TEXT NOT NULL,"
+    "  kind TEXT NOT NULL, key TEXT NOT NULL, text TEXT NOT NULL,"
+    "  value_json TEXT NOT NULL, confidence REAL NOT NULL,"
+    "  base_score REAL NOT NULL, half_life_days REAL NOT NULL,"
+    "  valid_from INTEGER NOT NULL, valid_to INTEGER,"
+    "  recorded_at INTEGER NOT NULL, superseded_at INTEGER,"
+    "  status TEXT NOT NULL);"
+    "CREATE INDEX memory_items_user ON memory_items(user_id, superseded_at);"
+    "CREATE INDEX memory_items_lineage ON memory_items(user_id, lineage_id);"
+    "CREATE TABLE item_sources(item_rid INTEGER NOT NULL, user_id TEXT NOT NULL,"
+    "  event_id TEXT NOT NULL, PRIMARY KEY(item_rid, event_id));"
+    "CREATE INDEX item_sources_event ON item_sources(user_id, event_id);"
+    "CREATE TABLE item_heat(user_id TEXT NOT NULL, lineage_id TEXT NOT NULL,"
+    "  hits INTEGER NOT NULL, last_access INTEGER,"
+    "  PRIMARY KEY(user_id, lineage_id));"
+    "CREATE TABLE tombstones(seq INTEGER PRIMARY KEY, user_id TEXT NOT NULL,"
+    "  level TEXT NOT NULL, object_id TEXT NOT NULL, at INTEGER NOT NULL);"
+    "CREATE TABLE audit_log(seq INTEGER PRIMARY KEY, at INTEGER NOT NULL,"
+    "  user_id TEXT NOT NULL, op TEXT NOT NULL, object_type TEXT NOT NULL,"
+    "  object_id TEXT, detail TEXT);"
+    "CREATE INDEX audit_log_user ON audit_log(user_id);"
+    /* The audit log is append-only: the engine never updates or deletes
+     * rows, except to pseudonymise a forgotten user (see forget). */
+    "CREATE TRIGGER audit_log_no_delete BEFORE DELETE ON audit_log"
+    "  BEGIN SELECT RAISE(ABORT, 'audit_log is append-only'); END;",
+    /* version 2: per-user index terms (fts_tokenizer.c): every doc and ctx
+     * value starts with U+E001 <user token> U+E001; re-indexes them. */
+    "UPDATE events_fts SET doc = '" AM__FTS_TAG "' || uid || '" AM__FTS_TAG "' || doc,"
+    "  ctx = '" AM__FTS_TAG "' || uid || '" AM__FTS_TAG "' || ctx;",
+    /* version 3: vectors clustered by user (a scan reads one user's rows,
+     * contiguous, instead of one scattered table row per event); still
+     * one vector per event (unique event_rid: a new one replaces it). */
+    "CREATE TABLE event_vectors_v3(user_id TEXT NOT NULL, embedder TEXT NOT NULL,"
+    "  event_rid INTEGER NOT NULL, dim INTEGER NOT NULL, scale REAL NOT NULL, vec BLOB NOT NULL,"
+    "  PRIMARY KEY(user_id, embedder, event_rid)) WITHOUT ROWID;"
+    "INSERT INTO event_vectors_v3(user_id, embedder, event_rid, dim, scale, vec)"
+    "  SELECT user_id, embedder, event_rid, dim, scale, vec FROM event_vectors;"
+    "DROP TABLE event_vectors;"
+    "ALTER TABLE event_vectors_v3 RENAME TO event_vectors;"
+    "CREATE UNIQUE INDEX event_vectors_event ON event_vectors(event_rid);",
+    /* version 4: each user's number of events, kept by the write and
+     * forget paths, so a search knows N without walking a doclist of the
+     * user's whole history */
+    ("ALTER TABLE users ADD COLUMN n_events INTEGER NOT NULL DEFAULT 0;"
+     "UPDATE users SET n_events = (SELECT count(*) FROM events e WHERE e.user_id = users.user_id);"),
+    /* version 5: vectors packed VEC_BLOCK to a row (vector_blocks), so a
+     * user's first scan reads a row per block, not per event.  An
+     * event_vectors row stays per event (one vector per event, the
+     * re-embedding joins); a packed one has an empty vec and the block
+     * that holds it; the tail (block NULL, vec set) is what is not packed
+     * yet.  Existing vectors are packed after this (vectors.c). */
+    "ALTER TABLE event_vectors ADD COLUMN block INTEGER;"
+    "CREATE TABLE vector_blocks(block INTEGER PRIMARY KEY, user_id TEXT NOT NULL,"
+    "  embedder TEXT NOT NULL, dim INTEGER NOT NULL, n INTEGER NOT NULL,"
+    "  rids BLOB NOT NULL, scales BLOB NOT NULL, vecs BLOB NOT NULL);"
+    "CREATE INDEX vector_blocks_user ON vector_blocks(user_id, embedder, dim);"
+    "CREATE INDEX event_vectors_tail ON event_vectors(user_id, embedder, dim) WHERE block IS NULL;",
+    /* version 6: each block's sign bits (1 bit a component, n x
+     * ceil(dim / 8) bytes), so the first scan of a user with many vectors
+     * reads an eighth of their bytes (vectors.c); gone with their
+     * block.  Filled for existing blocks after this (vectors.c). */
+    "CREATE TABLE vector_bits(block INTEGER PRIMARY KEY, bits BLOB NOT NULL);"
+    "CREATE TRIGGER vector_blocks_bits AFTER DELETE ON vector_blocks"
+    "  BEGIN DELETE FROM vector_bits WHERE block = old.block; END;",
+    /* version 7: each item version's token set, computed when it is
+     * written (a recall ranks a user's items without tokenizing them);
+     * NULL for versions written before: computed at read */
+    "ALTER TABLE memory_items ADD COLUMN tokens BLOB;",
+    /* version 8: a user's vault by type (a recall naming a phone number
+     * or an e-mail address finds the events that held it) */
+    "CREATE INDEX IF NOT EXISTS pii_vault_user ON pii_vault(user_id, type);",
+    /* version 9: the index records the analyzer that wrote it
+     * (am__sqlite_fts_analyzer_sync, right after the migrations, rebuilds an index of
+     * an unknown one); a build before it, which would write its own
+     * tokens into the index without saying so, refuses the store */
+    "INSERT OR IGNORE INTO meta(key, value) VALUES('fts_analyzer', '0');",
+};
+#define N_MIGRATIONS (int)(sizeof migrations / sizeof *migrations)
+_Static_assert(sizeof migrations / sizeof *migrations == AM__SCHEMA_VERSION,
+               "AM__SCHEMA_VERSION (store.h) is the number of migrations");
+
+/* Read the schema version: 0 for an empty database, -1 for a database
+ * that has tables but is not ours. */
+int am__sqlite_schema_version(sq_store *s, int *version)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(s->db, "SELECT count(*) FROM sqlite_master", -1, &st, NULL);
+    if (rc != SQLITE_OK) return fail(s, rc, "read schema");
+    rc = sqlite3_step(st);
+    if (rc != SQLITE_ROW) {
+        int r = fail(s, rc, "read schema");
+        sqlite3_finalize(st);
+        return r;
+    }
+    int tables = sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    if (tables == 0) {
+        *version = 0;
+        return AM_OK;
+    }
+    rc = sqlite3_prepare_v2(s->db, "SELECT value FROM meta WHERE key='schema_version'", -1, &st, NULL);
+    if (rc != SQLITE_OK) {
+        *version = -1;
+        return AM_OK;
+    }
+    *version = -1;
+    if (sqlite3_step(st) == SQLITE_ROW) *version = sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    return AM_OK;
+}
+
+int am__sqlite_migrate(sq_store *s, int from)
+{
+    int rc = exec(s, "BEGIN IMMEDIATE", "migrate");
+    if (rc) return rc;
+    /* another process may have migrated between our read and the lock */
+    int now_at = from;
+    if ((rc = am__sqlite_schema_version(s, &now_at))) goto out_rollback;
+    if (now_at >= N_MIGRATIONS) return exec(s, "COMMIT", "migrate");
+    if (now_at > from) from = now_at;
+    for (int v = from; v < N_MIGRATIONS; v++)
+        if ((rc = exec(s, migrations[v], "migrate"))) goto out_rollback;
+    /* v5 (packed vectors): pack what earlier versions stored; v6: the
+     * sign bits of blocks packed before (new ones are written with theirs) */
+    if (from > 0 && from < 5 && (rc = am__sqlite_vec_pack_all(s))) goto out_rollback;
+    if (from > 0 && from < 6 && (rc = am__sqlite_vec_bits_fill(s))) goto out_rollback;
+    char sql[160];
+    snprintf(sql, sizeof sql,
+             "INSERT OR REPLACE INTO meta(key, value) VALUES('schema_version', '%d');"
+             "INSERT OR IGNORE INTO meta(key, value) VALUES('created_by', 'agentmem " AM_VERSION_STRING "');",
+             N_MIGRATIONS);
+    if ((rc = exec(s, sql, "migrate"))) goto out_rollback;
+    return exec(s, "COMMIT", "migrate");
+out_rollback:
+    sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+    return rc;
+}
+
+/* The index holds the tokens of the analyzer that wrote it; FTS5 deletes
+ * a row by tokenizing its stored text again, so an index written by
+ * another analyzer (AM__TEXT_VERSION, ICU's major version) would keep
+ * stale terms of forgotten rows and miss new ones.  meta('fts_analyzer')
+ * records the analyzer; on a difference (or none recorded: stores before
+ * it) the index is rebuilt from the stored texts and the item versions'
+ * token sets are computed again, once, in one transaction. */
+static int fts_analyzer_recorded(sq_store *s, const char *want, int *same)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(s->db, "SELECT value FROM meta WHERE key = 'fts_analyzer'", -1,
+                                &st, NULL);
+    if (rc != SQLITE_OK) return fail(s, rc, "read fts_analyzer");
+    rc = sqlite3_step(st);
+    *same = rc == SQLITE_ROW && sqlite3_column_text(st, 0) &&
+            strcmp((const char *)sqlite3_column_text(st, 0), want) == 0;
+    int out = rc == SQLITE_ROW || rc == SQLITE_DONE ? AM_OK : fail(s, rc, "read fts_analyzer");
+    sqlite3_finalize(st);
+    return out;
+}
+
+/* A token set computed by the store's own analyzer (s->ptext). */
+static int ptext_item_tokens(void *ctx, const char *text, const char *key, unsigned char *blob,
+                             size_t *len)
+{
+    sq_store *s = ctx;
+    uint64_t set[AM__ITEM_SET];
+    size_t n;
+    if (*len < AM__TOKBLOB_MAX) return AM_TOOBIG;
+    int rc = am__text_item_set(s->ptext, text, key, set, &n);
+    if (!rc) *len = am__token_blob_put(set, n, blob);
+    return rc;
+}
+
+/* The item versions' stored token sets (v7), computed again by this
+ * analyzer: a set tagged with another one is ignored at recall and
+ * recomputed on every recall instead. */
+static int item_tokens_renew(sq_store *s)
+{
+    size_t n = 0;
+    int rc = s->ptext ? AM_OK : am__text_open(s->a, &s->ptext);
+    if (!rc)
+        rc = am__sqlite_item_tokens_set(s, "SELECT rid, text, key FROM memory_items"
+                                " WHERE tokens IS NOT NULL AND rid > ? ORDER BY rid LIMIT 1",
+                             ptext_item_tokens, s, &n);
+    return rc;
+}
+
+int am__sqlite_fts_analyzer_sync(sq_store *s)
+{
+    char want[16], sql[160];
+    int same = 0, rc;
+    snprintf(want, sizeof want, "%u", (unsigned)am__text_version());
+    if ((rc = fts_analyzer_recorded(s, want, &same)) || same) return rc;
+    if ((rc = exec(s, "BEGIN IMMEDIATE", "fts_analyzer"))) return rc;
+    /* another process may have rebuilt it between our read and the lock */
+    if ((rc = fts_analyzer_recorded(s, want, &same))) goto out_rollback;
+    if (same) return exec(s, "COMMIT", "fts_analyzer");
+    snprintf(sql, sizeof sql,
+             "INSERT INTO events_fts(events_fts) VALUES('rebuild');"
+             "INSERT OR REPLACE INTO meta(key, value) VALUES('fts_analyzer', '%s');",
+             want);
+    if ((rc = exec(s, sql, "rebuild the index for this analyzer"))) goto out_rollback;
+    if ((rc = item_tokens_renew(s))) goto out_rollback;
+    if ((rc = exec(s, "COMMIT", "fts_analyzer"))) goto out_rollback;
+    return AM_OK;
+out_rollback:
+    sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+    return rc;
+}

@@ -1,0 +1,123 @@
+/*
+ * tasks.c -- the tasks of a user and the history of their changes.
+ */
+#include "store/sqlite/sqlite_int.h"
+
+#define TASK_COLS "task_id, name, stage, status, artifacts, pending, notes, created_at, updated_at"
+
+static void read_task(am__arena *ar, sqlite3_stmt *st, am__task_row *t)
+{
+    t->task_id = col_text(ar, st, 0);
+    t->name = col_text(ar, st, 1);
+    t->stage = col_text(ar, st, 2);
+    t->status = col_text(ar, st, 3);
+    t->artifacts = col_text(ar, st, 4);
+    t->pending = col_text(ar, st, 5);
+    t->notes = col_text(ar, st, 6);
+    t->created_at = col_time(st, 7);
+    t->updated_at = col_time(st, 8);
+}
+
+int am__sqlite_task_get(am__store *b, const char *uid, const char *task_id,
+                        am__arena *ar, am__task_row *out)
+{
+    sq_store *s = SQ(b);
+    sqlite3_stmt *st = stmt(s, "SELECT " TASK_COLS " FROM tasks WHERE user_id=? AND task_id=?");
+    if (!st) return AM_BACKEND;
+    bind_text(st, 1, uid);
+    bind_text(st, 2, task_id);
+    int rc = sqlite3_step(st), r;
+    if (rc == SQLITE_ROW) {
+        read_task(ar, st, out);
+        r = ar->oom ? AM_NOMEM : AM_OK;
+    } else {
+        r = rc == SQLITE_DONE ? AM_NOTFOUND : fail(s, rc, "task");
+    }
+    done(s, st);
+    return r;
+}
+
+int am__sqlite_task_put(am__store *b, const char *uid, const am__task_row *t)
+{
+    sq_store *s = SQ(b);
+    sqlite3_stmt *st = stmt(s, "INSERT INTO tasks(user_id, " TASK_COLS ") VALUES(?,?,?,?,?,?,?,?,?,?)"
+                               " ON CONFLICT(user_id, task_id) DO UPDATE SET name=excluded.name, stage=excluded.stage,"
+                               " status=excluded.status, artifacts=excluded.artifacts, pending=excluded.pending,"
+                               " notes=excluded.notes, updated_at=excluded.updated_at");
+    if (!st) return AM_BACKEND;
+    bind_text(st, 1, uid);
+    bind_text(st, 2, t->task_id);
+    bind_text(st, 3, t->name);
+    bind_text(st, 4, t->stage);
+    bind_text(st, 5, t->status);
+    bind_text(st, 6, t->artifacts ? t->artifacts : "[]");
+    bind_text(st, 7, t->pending ? t->pending : "[]");
+    bind_text(st, 8, t->notes ? t->notes : "[]");
+    sqlite3_bind_int64(st, 9, t->created_at);
+    sqlite3_bind_int64(st, 10, t->updated_at);
+    return run(s, st, "task");
+}
+
+int am__sqlite_task_change_add(am__store *b, const char *uid,
+                               const am__task_change_row *c)
+{
+    sq_store *s = SQ(b);
+    sqlite3_stmt *st = stmt(s, "INSERT INTO task_history(user_id, task_id, at, field, old_value, new_value, event_id) VALUES(?,?,?,?,?,?,?)");
+    if (!st) return AM_BACKEND;
+    bind_text(st, 1, uid);
+    bind_text(st, 2, c->task_id);
+    sqlite3_bind_int64(st, 3, c->at);
+    bind_text(st, 4, c->field);
+    bind_text(st, 5, c->old_value);
+    bind_text(st, 6, c->new_value);
+    bind_text(st, 7, c->event_id);
+    return run(s, st, "task history");
+}
+
+int am__sqlite_task_history(am__store *b, const char *uid, const char *task_id,
+                            am__arena *ar, am__task_change_row **rows, size_t *n)
+{
+    sq_store *s = SQ(b);
+    sqlite3_stmt *st = stmt(s, "SELECT at, task_id, field, old_value, new_value, event_id FROM task_history WHERE user_id=?1 AND (?2 IS NULL OR task_id=?2) ORDER BY seq");
+    if (!st) return AM_BACKEND;
+    bind_text(st, 1, uid);
+    bind_text(st, 2, task_id);
+    size_t cap = 0;
+    *rows = NULL;
+    *n = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        am__task_change_row *r = push(ar, (void **)rows, n, &cap, sizeof *r);
+        if (!r) { done(s, st); return AM_NOMEM; }
+        r->at = col_time(st, 0);
+        r->task_id = col_text(ar, st, 1);
+        r->field = col_text(ar, st, 2);
+        r->old_value = col_text(ar, st, 3);
+        r->new_value = col_text(ar, st, 4);
+        r->event_id = col_text(ar, st, 5);
+    }
+    int out = rc == SQLITE_DONE ? AM_OK : fail(s, rc, "task history");
+    done(s, st);
+    return out;
+}
+
+int am__sqlite_tasks_list(am__store *b, const char *uid, am__arena *ar,
+                          am__task_row **rows, size_t *n)
+{
+    sq_store *s = SQ(b);
+    sqlite3_stmt *st = stmt(s, "SELECT " TASK_COLS " FROM tasks WHERE user_id=? ORDER BY updated_at DESC, task_id");
+    if (!st) return AM_BACKEND;
+    bind_text(st, 1, uid);
+    size_t cap = 0;
+    *rows = NULL;
+    *n = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        am__task_row *r = push(ar, (void **)rows, n, &cap, sizeof *r);
+        if (!r) { done(s, st); return AM_NOMEM; }
+        read_task(ar, st, r);
+    }
+    int out = rc == SQLITE_DONE ? AM_OK : fail(s, rc, "tasks");
+    done(s, st);
+    return out;
+}
