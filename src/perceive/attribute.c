@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "perceive/task.h"
+#include "recall/lexical.h"
 
 /* *task_id = the open task the text most likely continues, or NULL. */
 static int vote_task(am__store *s, am__text *t, const char *uid, const char *text,
@@ -28,7 +29,7 @@ static int vote_task(am__store *s, am__text *t, const char *uid, const char *tex
     if (rc || nt == 0) return rc;
     am__event_row *rows;
     size_t n;
-    rc = s->vt->events_search(s, uid, terms, NULL, nt, 0.0, AM_TIME_NONE, AM_TIME_NONE, 30, ar,
+    rc = am__search_events(s, uid, terms, NULL, nt, 0.0, AM_TIME_NONE, AM_TIME_NONE, 30, ar,
                               &rows, &n, NULL);
     if (rc) return rc;
     const char *best = NULL;

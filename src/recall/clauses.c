@@ -168,7 +168,7 @@ int am__recall_search_clauses(const am__recall_env *env, const char *uid, const 
         if (nt == 0 || (c.count == 1 && q == 0)) continue;
         am__search_stats st = {0, 0, am__arena_alloc(ar, (nt + 1) * sizeof *st.df), 0};
         if (!st.df) return AM_NOMEM;
-        rc = s->vt->events_search(s, uid, terms, weights, nt, r->w_context, AM_TIME_NONE, to,
+        rc = am__search_events(s, uid, terms, weights, nt, r->w_context, AM_TIME_NONE, to,
                                   limit, ar, &part, &np, q < c.count ? NULL : &st);
         if (rc) return rc;
         if (q >= c.count) {

@@ -275,7 +275,7 @@ static int search_bridges(const am__recall_env *env, const char *uid, const char
     am__search_stats st = {0, 0, am__arena_alloc(ar, (st_n + 1) * sizeof *st.df),
                            AM__BRIDGE_MAX_SHARE};
     if (!st.df) return AM_NOMEM;
-    int rc = s->vt->events_search(s, uid, st_terms, st_w, st_n, 0.0, AM_TIME_NONE, to,
+    int rc = am__search_events(s, uid, st_terms, st_w, st_n, 0.0, AM_TIME_NONE, to,
                                   AM__BRIDGE_SEARCH * (int)used, ar, &hop, &nh, &st);
     if (rc) return rc;
     /* the hits' token sets, when first looked at (through the cache of

@@ -74,7 +74,7 @@ int am__recall_search(am__recall_state *st)
     /* the frequencies of the terms, for the period's search below */
     st->stats = (am__search_stats){0, 0, am__arena_alloc(ar, (st->nt + 1) * sizeof *st->stats.df), 0};
     if (!st->stats.df) return AM_NOMEM;
-    rc = s->vt->events_search(s, st->uid, st->terms, st->weights, st->nt, r->w_context,
+    rc = am__search_events(s, st->uid, st->terms, st->weights, st->nt, r->w_context,
                               AM_TIME_NONE, st->to, st->limit, ar, &st->events, &st->n_events,
                               &st->stats);
     if (rc) return rc;
@@ -89,7 +89,7 @@ int am__recall_search(am__recall_state *st)
         am_time to = st->as_of != AM_TIME_NONE && st->as_of + 1 < st->t_to ? st->as_of + 1 : st->t_to;
         am__event_row *in;
         size_t n_in;
-        rc = s->vt->events_search(s, st->uid, st->terms, st->weights, st->nt, r->w_context,
+        rc = am__search_events(s, st->uid, st->terms, st->weights, st->nt, r->w_context,
                                   st->t_from, to, st->limit, ar, &in, &n_in, &st->stats);
         if (rc) return rc;
         if (n_in) {

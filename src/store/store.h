@@ -95,20 +95,42 @@ typedef struct am__vec_want {
                                   ranks every item, shows a few: it asks
                                   item_sources for those) */
 
-/* The user's statistics of a search's terms, handed from one search to
- * the next over the same terms (a dated question searches its period
- * after the whole history): df[i] of terms[i], and N.  A search given
- * valid stats uses them instead of reading the frequencies; given invalid
- * ones (valid 0, df of n_terms entries) it fills them when it can.  NULL:
- * neither. */
-typedef struct am__search_stats {
-    int valid;
-    double n_docs;
-    double *df;
-    /* > 0: in a long history (where frequencies are read first), also
-     * leave out terms in more than this share of the rows (0: a tenth) */
-    double max_share;
-} am__search_stats;
+/* The store's part of a lexical search (recall/lexical.c ranks): the
+ * user's postings of the query's terms.  The index holds, per event row,
+ * its text (column 0: content and entities) and its context (column 1:
+ * the turns around it), as the final index tokens of text/analyze.  A
+ * row that holds one of the terms is an am__hit: its column lengths in
+ * tokens and, per term it holds, an am__hit_tf (the term's count in each
+ * column), its n_tf entries in tf[first..], terms in ascending order. */
+#define AM__SEARCH_COLS 2 /* scored columns: doc, ctx */
+typedef struct am__hit_tf {
+    uint16_t term; /* index into the terms searched */
+    uint16_t tf[AM__SEARCH_COLS];
+} am__hit_tf;
+typedef struct am__hit {
+    int64_t rid;
+    double score; /* the ranker's */
+    float len[AM__SEARCH_COLS];
+    uint32_t first, n_tf; /* its entries in tf[] */
+} am__hit;
+typedef struct am__hits {
+    const am__allocator *a; /* hit and tf are allocated with it (am__hits_free) */
+    int n_terms;
+    double avg[AM__SEARCH_COLS]; /* the index's tokens per row, per column */
+    am__hit *hit;                /* rows in no set order */
+    size_t n, cap;
+    am__hit_tf *tf;
+    size_t n_tf, cap_tf;
+} am__hits;
+
+static inline void am__hits_free(am__hits *h)
+{
+    am__free(h->a, h->hit);
+    am__free(h->a, h->tf);
+    h->hit = NULL;
+    h->tf = NULL;
+    h->n = h->cap = h->n_tf = h->cap_tf = 0;
+}
 
 typedef struct am__store_vt {
     const char *name;
@@ -182,16 +204,36 @@ typedef struct am__store_vt {
                    const am__pii_row *p);
     int (*event_get)(am__store *s, const char *uid, const char *event_id,
                      am__arena *ar, am__event_row *out);
-    /* Lexical search (BM25) for events containing any of the final index
-     * tokens terms[0..n_terms) (as produced by text/analyze), in the text
-     * (weight 1) or its context (weight w_ctx); term i counts weights[i]
-     * (NULL: all 1; expansions count less).  Best first, at most limit
-     * rows; time bounds optional (AM_TIME_NONE). */
-    int (*events_search)(am__store *s, const char *uid,
-                         const char *const *terms, const double *weights,
-                         size_t n_terms, double w_ctx,
-                         am_time from, am_time to, int limit, am__arena *ar,
-                         am__event_row **rows, size_t *n, am__search_stats *stats);
+    /* Lexical search (recall/lexical.c ranks what these hand over).  The
+     * reads of one search see one snapshot when grouped by search_begin
+     * and search_end, which nest (in begin_read's snapshot, in a write
+     * transaction or in another search_begin) or else hold a read
+     * transaction of their own; each read is also one alone.  search_end
+     * returns rc, or the error ending the group. */
+    int (*search_begin)(am__store *s);
+    int (*search_end)(am__store *s, int rc);
+    /* The user's number of events (0: none, or not counted). */
+    int (*user_rows)(am__store *s, const char *uid, int64_t *n);
+    /* df[i]: the user's rows holding terms[i]; n_rows non-NULL: also the
+     * user's rows as the index counts them. */
+    int (*term_docs)(am__store *s, const char *uid, const char *const *terms, size_t n_terms,
+                     double *df, int64_t *n_rows);
+    /* The user's rows holding any of terms[0..n_terms), said in [from,
+     * to) (AM_TIME_NONE: unbounded), into *out (am__hits; terms indexed as
+     * given; release with am__hits_free, also on error).  A row of
+     * another user whose index terms cannot be told from the user's (a
+     * token collision) may come too: rows_get leaves it out.  n_rows: the
+     * user's number of events (user_rows; a store holding posting lists
+     * in memory uses them when it is > 0, sized by it); ar: scratch.  df
+     * non-NULL: df[i] = the rows handed over that hold terms[i] (without a
+     * time bound, the term's document frequency). */
+    int (*postings)(am__store *s, const char *uid, const char *const *terms, size_t n_terms,
+                    am_time from, am_time to, int64_t n_rows, am__arena *ar, am__hits *out,
+                    double *df);
+    /* The user's rows of rids[0..n): rows[i] and found[i] = 1 for each
+     * that is there and the user's, found[i] = 0 for the others. */
+    int (*rows_get)(am__store *s, const char *uid, const int64_t *rids, size_t n, am__arena *ar,
+                    am__event_row *rows, unsigned char *found);
     /* Most recent events of the user (session and task may be NULL),
      * newest first. */
     int (*events_recent)(am__store *s, const char *uid, const char *session,

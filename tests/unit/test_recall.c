@@ -640,7 +640,7 @@ static void lt_same(am__store *const st[2], const char *const *terms, size_t nt)
     size_t n[2];
     for (int i = 0; i < 2; i++) {
         am__arena_init(&ar[i], &lt_alloc);
-        CHECK_EQ_INT(st[i]->vt->events_search(st[i], "u1", terms, NULL, nt, 0.5, AM_TIME_NONE,
+        CHECK_EQ_INT(am__search_events(st[i], "u1", terms, NULL, nt, 0.5, AM_TIME_NONE,
                                               AM_TIME_NONE, 20, &ar[i], &rows[i], &n[i], NULL),
                      AM_OK);
     }
@@ -731,7 +731,7 @@ static void test_term_lists_stay_true_long(void)
         am__arena_init(&ar, &lt_alloc);
         am__event_row *rows = NULL;
         size_t n = 0, with_train = 0;
-        CHECK_EQ_INT(st[1]->vt->events_search(st[1], "u1", q3, NULL, 2, 0.5, AM_TIME_NONE,
+        CHECK_EQ_INT(am__search_events(st[1], "u1", q3, NULL, 2, 0.5, AM_TIME_NONE,
                                               AM_TIME_NONE, 100, &ar, &rows, &n, &stats),
                      AM_OK);
         for (size_t i = 0; i < n; i++) with_train += strstr(rows[i].content, "train") != NULL;
@@ -754,6 +754,88 @@ static void test_term_lists_stay_true_long(void)
     lt_same(st, q2, 3);
     CHECK(am__term_list_reads > reads + 4);
     lt_close_pair(path, st);
+}
+
+/* The store's part of a search (store.h: user_rows, term_docs, postings,
+ * rows_get), which recall/search.c ranks: frequencies and postings of one
+ * user only, rows of another left out, reads grouped in one snapshot. */
+static void test_store_search_parts(void)
+{
+    char path[64];
+    temp_path(path, "parts");
+    am__store *s = lt_open(path, 0);
+    CHECK_EQ_INT(s->vt->begin(s), AM_OK);
+    static const char *const text[3] = {"hotel near the lake", "the hotel train", "hotel"};
+    static const char *const user[3] = {"u1", "u1", "u2"};
+    static const char *const id[3] = {"p0", "p1", "p2"};
+    int64_t rid[3];
+    for (int k = 0; k < 3; k++) {
+        CHECK_EQ_INT(s->vt->user_ensure(s, user[k], 1000), AM_OK);
+        am__event_row e;
+        memset(&e, 0, sizeof e);
+        e.id = id[k];
+        e.user_id = user[k];
+        e.source = "user";
+        e.type = "message";
+        e.content = text[k];
+        e.lang = "en";
+        e.occurred_at = e.ingested_at = 60000 * (am_time)(k + 1);
+        CHECK_EQ_INT(s->vt->event_put(s, &e), AM_OK);
+        rid[k] = e.rid;
+    }
+    CHECK_EQ_INT(s->vt->commit(s), AM_OK);
+    CHECK_EQ_INT(s->vt->search_end(s, AM_OK), AM_MISUSE); /* none begun */
+    CHECK_EQ_INT(s->vt->search_begin(s), AM_OK);
+    CHECK_EQ_INT(s->vt->search_begin(s), AM_OK); /* nested: one snapshot */
+    int64_t n = 0, indexed = 0;
+    CHECK_EQ_INT(s->vt->user_rows(s, "u1", &n), AM_OK);
+    CHECK_EQ_INT((int)n, 2);
+    const char *terms[3] = {"hotel", "lake", "piano"};
+    double df[3] = {-1, -1, -1};
+    CHECK_EQ_INT(s->vt->term_docs(s, "u1", terms, 3, df, &indexed), AM_OK);
+    CHECK(df[0] == 2 && df[1] == 1 && df[2] == 0);
+    CHECK_EQ_INT((int)indexed, 2);
+    am__arena ar;
+    am__arena_init(&ar, &lt_alloc);
+    for (int pass = 0; pass < 2; pass++) { /* scanned, then from the held lists */
+        am__hits h;
+        double pdf[2] = {-1, -1};
+        CHECK_EQ_INT(s->vt->postings(s, "u1", terms, 2, AM_TIME_NONE, AM_TIME_NONE, n, &ar, &h,
+                                     pdf),
+                     AM_OK);
+        CHECK(pdf[0] == 2 && pdf[1] == 1);
+        CHECK_EQ_INT((int)h.n, 2);
+        CHECK_EQ_INT(h.n_terms, 2);
+        size_t per_term[2] = {0, 0};
+        for (size_t t = 0; t < h.n_tf; t++) per_term[h.tf[t].term]++;
+        CHECK_EQ_INT((int)per_term[0], 2);
+        CHECK_EQ_INT((int)per_term[1], 1);
+        for (size_t i = 0; i < h.n; i++) CHECK(h.hit[i].rid == rid[0] || h.hit[i].rid == rid[1]);
+        am__hits_free(&h);
+    }
+    am__event_row rows[3];
+    unsigned char found[3];
+    int64_t ask[3] = {rid[1], rid[2], rid[0]};
+    CHECK_EQ_INT(s->vt->rows_get(s, "u1", ask, 3, &ar, rows, found), AM_OK);
+    CHECK(found[0] == 1 && found[1] == 0 && found[2] == 1);
+    CHECK_EQ_STR(rows[0].id, "p1");
+    CHECK_EQ_STR(rows[2].id, "p0");
+    CHECK_EQ_INT(s->vt->search_end(s, AM_OK), AM_OK);
+    CHECK_EQ_INT(s->vt->search_end(s, AM_OK), AM_OK);
+    /* the ranker over those parts: u1's rows only, best first */
+    am__event_row *got;
+    size_t n_got;
+    CHECK_EQ_INT(am__search_events(s, "u1", terms, NULL, 2, 0.5, AM_TIME_NONE, AM_TIME_NONE, 10,
+                                   &ar, &got, &n_got, NULL),
+                 AM_OK);
+    CHECK_EQ_INT((int)n_got, 2);
+    if (n_got == 2) {
+        CHECK_EQ_STR(got[0].id, "p0");
+        CHECK(got[0].score > got[1].score);
+    }
+    am__arena_free(&ar);
+    s->vt->close(s);
+    remove_files(path);
 }
 
 /* The row cache (store/sqlite/row_cache.c) answers vector scans too:
@@ -793,7 +875,7 @@ static void test_vector_rows_after_other_forget(void)
     am__event_row *rows;
     size_t n;
     const char *term[1] = {"hotel"};
-    CHECK_EQ_INT(a->vt->events_search(a, "u1", term, NULL, 1, 0.5, AM_TIME_NONE, AM_TIME_NONE, 10,
+    CHECK_EQ_INT(am__search_events(a, "u1", term, NULL, 1, 0.5, AM_TIME_NONE, AM_TIME_NONE, 10,
                                       &ar, &rows, &n, NULL),
                  AM_OK);
     CHECK_EQ_INT((int)n, 2);
@@ -1924,6 +2006,7 @@ static void test_asks_last_question(void)
 int main(void)
 {
     RUN(test_asks_last_question);
+    RUN(test_store_search_parts);
     RUN(test_query_condition);
     RUN(test_expand_attributes_zh);
     RUN(test_expand_attributes_en);

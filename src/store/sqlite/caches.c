@@ -35,9 +35,11 @@ void am__sqlite_caches_drop(sq_store *s, am__sqlite_drop why, const char *uid)
 
 /* The row lengths, rows and lists held are true unless another connection
  * has committed since they were read (PRAGMA data_version): else dropped.
- * Every read that uses one of them asks first, in its snapshot. */
+ * Every read that uses one of them asks first, in its snapshot (a read of
+ * several, search_begin .. search_end, once). */
 int am__sqlite_caches_current(sq_store *s)
 {
+    if (s->search_checked) return AM_OK; /* in a search that checked at its start */
     sqlite3_stmt *dv = stmt(s, "PRAGMA data_version");
     if (!dv) return AM_BACKEND;
     int64_t version = sqlite3_step(dv) == SQLITE_ROW ? sqlite3_column_int64(dv, 0) : -2;

@@ -1,41 +1,23 @@
 /*
- * fts_rank.c -- BM25F ranking of events_fts.
- *
- * FTS5's built-in bm25() normalises a hit by the length of the whole row.
- * An event row has a `doc` column (its text and entities) and a `ctx`
- * column (the text of its neighbouring turns), so with bm25() a turn that
- * happens to have three chatty neighbours looks four times as long as one
- * said alone, and loses to it whatever it says.  Here each column is
- * normalised by its own length against that column's average (BM25F):
- *
- *   tf(p)  = sum over columns c of  w_c * tf(p, c) / (1 - b + b * len_c / avg_c)
- *   score  = sum over phrases p of  w_p * idf(p) * tf(p) * (k1 + 1) / (k1 + tf(p))
- *   idf(p) = ln(1 + (N - n_p + 0.5) / (n_p + 0.5))
- *
- * with k1 = 1.2, b = 0.75; w_p weighs a phrase (expansions count less than
- * the words of the question), n_p is its document frequency and N the
- * number of rows, both the user's (the store passes them).
+ * fts_rank.c -- what a search of events_fts hands over to the ranker
+ * (recall/lexical.c computes BM25F over it).
  *
  * A search is one scan: the SQL function am_collect(events_fts, hits),
  * called for every row the OR query matches, appends the row's column
  * lengths and its per-phrase counts to a C structure bound as a pointer;
- * the rows are then scored here, not through one SQL result and one
+ * the rows are then scored in C, not through one SQL result and one
  * sorter entry per row.  Row lengths come from a cache (below) when
  * known: reading them is a b-tree lookup per row, half of a search.
  */
 #include "store/sqlite/sqlite_int.h"
 
-#include <math.h>
 #include <string.h>
-
-#define RANK_K1 1.2
-#define RANK_B 0.75
 
 /* ---------------------------------------------------------------- am_collect
  *
- * am_collect(events_fts, hits): the same BM25F, but the rows are scored in
- * C after the scan instead of one SQL function result and one sorter entry
- * per row.  Called once per matching row, it appends the row's column
+ * am_collect(events_fts, hits): the rows are scored in C after the scan
+ * instead of one SQL function result and one sorter entry per row.
+ * Called once per matching row, it appends the row's column
  * lengths and, per phrase that occurs in it, the phrase's count in each
  * scored column to `hits` (an am__fts_hits bound with
  * sqlite3_bind_pointer, type "am__fts_hits"), and returns 0.  The
@@ -43,7 +25,7 @@
  * that holds a phrase matched the OR query), which saves the vocabulary
  * lookups a search made first. */
 
-static int hits_grow(am__fts_hits *h, void **p, size_t *cap, size_t need, size_t size)
+static int hits_grow(am__hits *h, void **p, size_t *cap, size_t need, size_t size)
 {
     if (need <= *cap) return SQLITE_OK;
     size_t cap2 = *cap ? *cap * 2 : 256;
@@ -181,25 +163,26 @@ void am__fts_lens_drop(am__fts_lens *c, int64_t rid)
 static void am_collect(const Fts5ExtensionApi *api, Fts5Context *fts,
                        sqlite3_context *ctx, int n_val, sqlite3_value **val)
 {
-    am__fts_hits *h = n_val > 0 ? sqlite3_value_pointer(val[0], "am__fts_hits") : NULL;
-    if (!h) {
+    am__fts_hits *coll = n_val > 0 ? sqlite3_value_pointer(val[0], "am__fts_hits") : NULL;
+    if (!coll) {
         sqlite3_result_error(ctx, "am_collect: no hit collector bound", -1);
         return;
     }
+    am__hits *h = &coll->h;
     int n_col = api->xColumnCount(fts);
     int n_phrase = api->xPhraseCount(fts);
     int rc = SQLITE_OK;
-    if (h->n == 0 && h->n_phrase == 0) { /* first row: the table's averages */
+    if (h->n == 0 && h->n_terms == 0) { /* first row: the table's averages */
         sqlite3_int64 n_row = 0;
         rc = api->xRowCount(fts, &n_row);
         for (int c = 0; c < AM__FTS_SCORED && rc == SQLITE_OK; c++) {
             sqlite3_int64 total = 0;
-            if (h->col0 + c < n_col) rc = api->xColumnTotalSize(fts, h->col0 + c, &total);
+            if (coll->col0 + c < n_col) rc = api->xColumnTotalSize(fts, coll->col0 + c, &total);
             h->avg[c] = n_row > 0 && total > 0 ? (double)total / (double)n_row : 1.0;
-            h->total[c] = total;
+            coll->total[c] = total;
         }
-        h->n_row = n_row;
-        h->n_phrase = n_phrase;
+        coll->n_row = n_row;
+        h->n_terms = n_phrase;
     }
     if (rc == SQLITE_OK)
         rc = hits_grow(h, (void **)&h->hit, &h->cap, h->n + 1, sizeof *h->hit);
@@ -209,21 +192,21 @@ static void am_collect(const Fts5ExtensionApi *api, Fts5Context *fts,
         sqlite3_result_error_code(ctx, rc);
         return;
     }
-    am__fts_hit *e = &h->hit[h->n];
+    am__hit *e = &h->hit[h->n];
     e->rid = api->xRowid(fts);
     e->first = h->n_tf;
-    const lens_slot *known = lens_find(h->lens, e->rid);
+    const lens_slot *known = lens_find(coll->lens, e->rid);
     if (known) {
         for (int c = 0; c < AM__FTS_SCORED; c++) e->len[c] = (float)known->len[c];
     } else {
         uint32_t len[AM__FTS_SCORED];
         for (int c = 0; c < AM__FTS_SCORED && rc == SQLITE_OK; c++) {
             int l = 0;
-            if (h->col0 + c < n_col) rc = api->xColumnSize(fts, h->col0 + c, &l);
+            if (coll->col0 + c < n_col) rc = api->xColumnSize(fts, coll->col0 + c, &l);
             len[c] = l > 0 ? (uint32_t)l : 0;
             e->len[c] = (float)len[c];
         }
-        if (rc == SQLITE_OK) lens_put(h->lens, e->rid, len);
+        if (rc == SQLITE_OK) lens_put(coll->lens, e->rid, len);
     }
     for (int p = 0; p < n_phrase && rc == SQLITE_OK; p++) {
         Fts5PhraseIter it;
@@ -231,13 +214,13 @@ static void am_collect(const Fts5ExtensionApi *api, Fts5Context *fts,
         unsigned tf[AM__FTS_SCORED] = {0};
         rc = api->xPhraseFirst(fts, p, &it, &c, &off);
         while (rc == SQLITE_OK && c >= 0) { /* c and off are the iterator's state */
-            int k = c - h->col0;
+            int k = c - coll->col0;
             if (k >= 0 && k < AM__FTS_SCORED && tf[k] < 65535) tf[k]++;
             api->xPhraseNext(fts, &it, &c, &off);
         }
         if (tf[0] || tf[1]) {
-            am__fts_tf *t = &h->tf[h->n_tf++];
-            t->phrase = (uint16_t)p;
+            am__hit_tf *t = &h->tf[h->n_tf++];
+            t->term = (uint16_t)p;
             t->tf[0] = (uint16_t)tf[0];
             t->tf[1] = (uint16_t)tf[1];
         }
@@ -250,53 +233,6 @@ static void am_collect(const Fts5ExtensionApi *api, Fts5Context *fts,
     e->n_tf = h->n_tf - e->first;
     h->n++;
     sqlite3_result_int(ctx, 0);
-}
-
-void am__fts_hits_free(am__fts_hits *h)
-{
-    am__free(h->a, h->hit);
-    am__free(h->a, h->tf);
-    h->hit = NULL;
-    h->tf = NULL;
-    h->n = h->cap = h->n_tf = h->cap_tf = 0;
-}
-
-void am__fts_hits_df(const am__fts_hits *h, double *df)
-{
-    for (int p = 0; p < h->n_phrase; p++) df[p] = 0;
-    for (size_t t = 0; t < h->n_tf; t++)
-        if (h->tf[t].phrase < h->n_phrase) df[h->tf[t].phrase] += 1;
-}
-
-void am__fts_hits_score(am__fts_hits *h, const double *df, double n_docs, const double *weight,
-                        const double w_col[AM__FTS_SCORED])
-{
-    double idf_buf[64];
-    double *idf = h->n_phrase <= 64 ? idf_buf : am__malloc(h->a, (size_t)h->n_phrase * sizeof *idf);
-    if (!idf) { /* no memory for the weights: every row scores 0 */
-        for (size_t i = 0; i < h->n; i++) h->hit[i].score = 0;
-        return;
-    }
-    for (int p = 0; p < h->n_phrase; p++) {
-        double n_p = df[p] > n_docs ? n_docs : df[p];
-        idf[p] = log(1.0 + (n_docs - n_p + 0.5) / (n_p + 0.5)) * (weight ? weight[p] : 1.0);
-    }
-    for (size_t i = 0; i < h->n; i++) {
-        am__fts_hit *e = &h->hit[i];
-        double norm[AM__FTS_SCORED];
-        for (int c = 0; c < AM__FTS_SCORED; c++)
-            norm[c] = 1.0 - RANK_B + RANK_B * (double)e->len[c] / h->avg[c];
-        double score = 0;
-        for (uint32_t k = 0; k < e->n_tf; k++) {
-            const am__fts_tf *t = &h->tf[e->first + k];
-            double tf = 0;
-            for (int c = 0; c < AM__FTS_SCORED; c++)
-                if (t->tf[c] && w_col[c] > 0) tf += w_col[c] * t->tf[c] / norm[c];
-            if (tf > 0) score += idf[t->phrase] * tf * (RANK_K1 + 1) / (RANK_K1 + tf);
-        }
-        e->score = score;
-    }
-    if (idf != idf_buf) am__free(h->a, idf);
 }
 
 /* FTS5's averages record (row 1 of the %_data table): a varint row count,

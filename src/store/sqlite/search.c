@@ -1,8 +1,20 @@
 /*
- * search.c -- lexical search of a user's events: one FTS5 scan of the OR
- * of the query's terms (am_collect, fts_rank.c) or the posting lists the
- * connection holds (post_cache.c), BM25F in C, the best rows read through
- * the row cache (row_cache.c) and one statement.
+ * search.c -- the store's part of a lexical search (recall/lexical.c ranks):
+ * a user's postings of some terms, their document frequencies, the rows.
+ *
+ * Terms are per user (fts_tokenizer.c): "<user token> 0x1F term".  One
+ * scan of the index gathers every matching row's column lengths and term
+ * counts (am_collect, fts_rank.c), with a time window a join with the
+ * events.  A term whose list the connection holds (post_cache.c) is not
+ * scanned: its rows and counts come from memory, merged with the scan's
+ * (merge_lists); the scanned terms' lists are kept for the next search.
+ * Not for a search bounded in time (its scan sees part of the lists).
+ * Frequencies come from a held list's length or the index's vocabulary
+ * (one b-tree lookup and a doclist walk per term).  The rows are read
+ * from the row cache (row_cache.c) when it holds them, the others by one
+ * statement, json_each handing over their row ids (a statement per row
+ * spent more in its reset and set-up than in the row), each placed by its
+ * row id, not by the order the statement returns them in.
  */
 #include <stdlib.h>
 
@@ -10,62 +22,12 @@
 
 _Atomic unsigned long am__term_list_reads;
 
-/* Best first: a before b (higher score; ties: the older row). */
-static int hit_before(const am__fts_hit *a, const am__fts_hit *b)
-{
-    return a->score > b->score || (a->score == b->score && a->rid < b->rid);
-}
 
-static int cmp_hit(const void *x, const void *y)
-{
-    const am__fts_hit *a = x, *b = y;
-    return hit_before(a, b) ? -1 : hit_before(b, a) ? 1 : 0;
-}
-
-/* Move the best k hits to the front, best first (a heap of the k best
- * kept at the front, worst on top, then sorted). */
-static void hits_top(am__fts_hit *h, size_t n, size_t k)
-{
-    if (n == 0) return;
-    if (k >= n || n <= 64) {
-        qsort(h, n, sizeof *h, cmp_hit);
-        return;
-    }
-    for (size_t i = 0; i < n; i++) {
-        size_t m;
-        if (i < k) { /* sift up */
-            m = i;
-            while (m > 0 && hit_before(&h[(m - 1) / 2], &h[m])) {
-                am__fts_hit t = h[m];
-                h[m] = h[(m - 1) / 2];
-                h[(m - 1) / 2] = t;
-                m = (m - 1) / 2;
-            }
-            continue;
-        }
-        if (!hit_before(&h[i], &h[0])) continue;
-        am__fts_hit t = h[0];
-        h[0] = h[i];
-        h[i] = t;
-        for (m = 0;;) { /* sift down: the worst of the k on top */
-            size_t l = 2 * m + 1, r = l + 1, w = m;
-            if (l < k && hit_before(&h[w], &h[l])) w = l;
-            if (r < k && hit_before(&h[w], &h[r])) w = r;
-            if (w == m) break;
-            t = h[m];
-            h[m] = h[w];
-            h[w] = t;
-            m = w;
-        }
-    }
-    qsort(h, k, sizeof *h, cmp_hit);
-}
-
-/* The rows of hit[0..k) not found yet (found[j] 0), whose ids are in
+/* The rows of rids[0..k) not found yet (found[j] 0), whose ids are in
  * s->scratch as a JSON array, into batch[j] (found[j] = 1) and, keep set,
  * the row cache; those not read stay 0. */
-int am__sqlite_read_asked(sq_store *s, const char *uid, const am__fts_hit *hit, size_t k,
-                          am__arena *ar, am__event_row *batch, unsigned char *found, int keep)
+static int read_asked(sq_store *s, const char *uid, const int64_t *rids, size_t k,
+                      am__arena *ar, am__event_row *batch, unsigned char *found, int keep)
 {
     sqlite3_stmt *get = stmt(s, "SELECT " EVENT_COLS " FROM json_each(?1) j"
                                 " CROSS JOIN events e ON e.rid = j.value WHERE e.user_id = ?2");
@@ -78,8 +40,8 @@ int am__sqlite_read_asked(sq_store *s, const char *uid, const am__fts_hit *hit, 
         int64_t rid = sqlite3_column_int64(get, 0);
         while (at < k && found[at]) at++;
         size_t j = at;
-        if (j >= k || hit[j].rid != rid)
-            for (j = 0; j < k && hit[j].rid != rid; j++) {}
+        if (j >= k || rids[j] != rid)
+            for (j = 0; j < k && rids[j] != rid; j++) {}
         if (j == k || found[j]) continue; /* not one asked for */
         read_event(ar, get, &batch[j]);
         if (ar->oom) out = AM_NOMEM;
@@ -88,57 +50,6 @@ int am__sqlite_read_asked(sq_store *s, const char *uid, const am__fts_hit *hit, 
     }
     if (out == AM_OK && rc != SQLITE_DONE) out = fail(s, rc, "events");
     done(s, get);
-    return out;
-}
-
-/* Read the best hits' rows, best first, until `want` are read: a row
- * that is not the user's (a token collision) or gone is skipped and the
- * next hit read.  A batch is what is still wanted, so the common case,
- * nothing skipped, is one batch.  Its rows come from the row cache
- * (row_cache.c) when it holds them, the others from one statement,
- * json_each handing over their row ids (a statement per row spent more in
- * its reset and set-up than in the row), each placed by its row id, not by
- * the order the statement returns them in.  h->hit[0..top) are ranked. */
-static int read_hits(sq_store *s, const char *uid, am__fts_hits *h, size_t top, size_t want,
-                     am__arena *ar, am__event_row **rows, size_t *n)
-{
-    am__event_row *got = am__arena_alloc(ar, (want + 1) * sizeof *got);
-    am__event_row *batch = am__arena_alloc(ar, (want + 1) * sizeof *batch);
-    unsigned char *found = am__arena_alloc(ar, want + 1); /* 1 read, 2 not the user's */
-    if (!got || !batch || !found) return AM_NOMEM;
-    am__buf *ids = &s->scratch;
-    size_t next = 0, n_got = 0;
-    int out = AM_OK;
-    while (out == AM_OK && n_got < want && next < h->n) {
-        size_t k = want - n_got, asked = 0;
-        if (k > h->n - next) k = h->n - next;
-        if (next + k > top) { /* rows skipped: rank the rest too */
-            qsort(h->hit + top, h->n - top, sizeof *h->hit, cmp_hit);
-            top = h->n;
-        }
-        am__buf_reset(ids);
-        am__buf_addc(ids, '[');
-        for (size_t j = 0; j < k && out == AM_OK; j++) {
-            int held = 0;
-            out = am__rowcache_get(s->rows, h->hit[next + j].rid, ar, &batch[j], &held);
-            found[j] = !held ? 0 : strcmp(batch[j].user_id, uid) == 0 ? 1 : 2;
-            if (held) continue;
-            if (asked++) am__buf_addc(ids, ',');
-            am__buf_add_int(ids, h->hit[next + j].rid);
-        }
-        am__buf_addc(ids, ']');
-        if (out == AM_OK && ids->oom) out = AM_NOMEM;
-        if (out == AM_OK && asked)
-            out = am__sqlite_read_asked(s, uid, h->hit + next, k, ar, batch, found, 1);
-        for (size_t j = 0; j < k && out == AM_OK; j++)
-            if (found[j] == 1) {
-                got[n_got] = batch[j];
-                got[n_got++].score = h->hit[next + j].score;
-            }
-        next += k;
-    }
-    *rows = n_got ? got : NULL;
-    *n = n_got;
     return out;
 }
 
@@ -165,9 +76,9 @@ static int fts_averages(sq_store *s, double avg[AM__FTS_SCORED])
  * the others (their phrase j is qmap[j]) as one set of hits, in out: a
  * row of a list whose lengths are not known makes it fail (1), and the
  * search scans everything instead. */
-static int merge_lists(sq_store *s, am__arena *ar, const am__fts_hits *h, const size_t *qmap,
+static int merge_lists(sq_store *s, am__arena *ar, const am__hits *h, const size_t *qmap,
                        const am__post_list *const *pl, size_t kept, int64_t user_rows,
-                       am__fts_hits *out)
+                       am__hits *out)
 {
     size_t cand = h->n, n_tf = h->n_tf;
     for (size_t k = 0; k < kept; k++)
@@ -194,7 +105,7 @@ static int merge_lists(sq_store *s, am__arena *ar, const am__fts_hits *h, const 
     /* pass 1: the rows and their number of counts */
     for (int pass = 0; pass < 2; pass++) {
         for (size_t i = 0; i < h->n; i++) {
-            const am__fts_hit *e = &h->hit[i];
+            const am__hit *e = &h->hit[i];
             size_t j = am__rid_home((uint64_t)e->rid + 1, cap);
             while (key[j] && key[j] != e->rid + 1) j = (j + 1) & (cap - 1);
             if (pass == 0) {
@@ -204,10 +115,10 @@ static int merge_lists(sq_store *s, am__arena *ar, const am__fts_hits *h, const 
                 cnt[rows++] = e->n_tf;
                 continue;
             }
-            am__fts_hit *o = &out->hit[at[j]];
+            am__hit *o = &out->hit[at[j]];
             for (uint32_t t = 0; t < e->n_tf; t++) {
-                am__fts_tf x = h->tf[e->first + t];
-                x.phrase = (uint16_t)qmap[x.phrase];
+                am__hit_tf x = h->tf[e->first + t];
+                x.term = (uint16_t)qmap[x.term];
                 out->tf[o->first + o->n_tf++] = x;
             }
         }
@@ -218,9 +129,9 @@ static int merge_lists(sq_store *s, am__arena *ar, const am__fts_hits *h, const 
                 size_t j = am__rid_home((uint64_t)rid + 1, cap);
                 while (key[j] && key[j] != rid + 1) j = (j + 1) & (cap - 1);
                 if (pass == 1) {
-                    am__fts_hit *o = &out->hit[at[j]];
-                    am__fts_tf *x = &out->tf[o->first + o->n_tf++];
-                    x->phrase = (uint16_t)k;
+                    am__hit *o = &out->hit[at[j]];
+                    am__hit_tf *x = &out->tf[o->first + o->n_tf++];
+                    x->term = (uint16_t)k;
                     memcpy(x->tf, pl[k]->tf[r], sizeof x->tf);
                     continue;
                 }
@@ -229,7 +140,7 @@ static int merge_lists(sq_store *s, am__arena *ar, const am__fts_hits *h, const 
                     if (rows >= rows_max || !am__fts_lens_get(s->lens, rid, len)) return -1;
                     key[j] = rid + 1;
                     at[j] = (uint32_t)rows;
-                    am__fts_hit *o = &out->hit[rows];
+                    am__hit *o = &out->hit[rows];
                     memset(o, 0, sizeof *o);
                     o->rid = rid;
                     for (int c = 0; c < AM__FTS_SCORED; c++) o->len[c] = (float)len[c];
@@ -251,16 +162,16 @@ static int merge_lists(sq_store *s, am__arena *ar, const am__fts_hits *h, const 
     /* each row's counts in phrase order, as a scan of all the terms gives
      * them: the same sums, to the bit */
     for (size_t i = 0; i < rows; i++) {
-        am__fts_tf *x = out->tf + out->hit[i].first;
+        am__hit_tf *x = out->tf + out->hit[i].first;
         for (uint32_t a = 1; a < out->hit[i].n_tf; a++) {
-            am__fts_tf v = x[a];
+            am__hit_tf v = x[a];
             uint32_t b = a;
-            for (; b > 0 && x[b - 1].phrase > v.phrase; b--) x[b] = x[b - 1];
+            for (; b > 0 && x[b - 1].term > v.term; b--) x[b] = x[b - 1];
             x[b] = v;
         }
     }
     out->n = rows;
-    out->n_phrase = (int)kept;
+    out->n_terms = (int)kept;
     am__term_list_reads++;
     return AM_OK;
 }
@@ -269,21 +180,21 @@ static int merge_lists(sq_store *s, am__arena *ar, const am__fts_hits *h, const 
  * every row holding it matched) into the cache: the hits' counts
  * bucketed by phrase, rows in the scan's order (rowid order). */
 static void lists_put(sq_store *s, am__arena *ar, const char *tag, const char *const *terms,
-                      const am__fts_hits *h, const size_t *qterm, size_t nq)
+                      const am__hits *h, const size_t *qterm, size_t nq)
 {
     size_t *off = am__arena_alloc(ar, (nq + 1) * sizeof *off);
     int64_t *rid = am__arena_alloc(ar, (h->n_tf + 1) * sizeof *rid);
     uint16_t(*tf)[AM__FTS_SCORED] = am__arena_alloc(ar, (h->n_tf + 1) * sizeof *tf);
     if (!off || !rid || !tf) return;
     for (size_t t = 0; t < h->n_tf; t++)
-        if (h->tf[t].phrase < nq) off[h->tf[t].phrase + 1]++;
+        if (h->tf[t].term < nq) off[h->tf[t].term + 1]++;
     for (size_t j = 1; j <= nq; j++) off[j] += off[j - 1];
     for (size_t i = 0; i < h->n; i++) {
-        const am__fts_hit *e = &h->hit[i];
+        const am__hit *e = &h->hit[i];
         for (uint32_t t = 0; t < e->n_tf; t++) {
-            const am__fts_tf *x = &h->tf[e->first + t];
-            if (x->phrase >= nq) continue;
-            size_t at = off[x->phrase]++;
+            const am__hit_tf *x = &h->tf[e->first + t];
+            if (x->term >= nq) continue;
+            size_t at = off[x->term]++;
             rid[at] = e->rid;
             memcpy(tf[at], x->tf, sizeof tf[0]);
         }
@@ -307,64 +218,23 @@ static void lists_put(sq_store *s, am__arena *ar, const char *tag, const char *c
     am__buf_free(&key);
 }
 
-#define SEARCH_SCAN_ALL (-1) /* events_search_run: held lists cannot be used, scan all */
+#define SEARCH_SCAN_ALL (-1) /* postings_run: held lists cannot be used, scan all */
 
-static int events_search_run(am__store *b, const char *uid,
-                             const char *const *terms, const double *weights,
-                             size_t n_terms, double w_ctx,
-                             am_time from, am_time to, int limit, am__arena *ar,
-                             am__event_row **rows, size_t *n, am__search_stats *stats,
-                             int use_lists)
+static int postings_run(sq_store *s, const char *uid, const char *const *terms, size_t n_terms,
+                        am_time from, am_time to, int64_t rows_total, am__arena *ar,
+                        am__hits *out, double *df, int use_lists)
 {
-    sq_store *s = SQ(b);
-    *rows = NULL;
-    *n = 0;
-    if (n_terms == 0 || limit <= 0) return AM_OK;
-    /* Terms are per user (fts_tokenizer.c): "<user token> 0x1F term".
-     * One scan of the index gathers every matching row's column lengths
-     * and term counts (am_collect, fts_rank.c); BM25F is computed here and
-     * only the best rows are read.  The terms' document frequencies come
-     * with that scan (every row holding a term matches the OR query) --
-     * except when the history is long, where they are read first from the
-     * index's vocabulary (one b-tree lookup and a doclist walk per term) to
-     * drop frequent terms: a term in more than a tenth of a long history
-     * adds almost nothing to BM25 (its idf is near zero) but costs the
-     * longest posting list -- and when the scan is bounded in time, which
-     * sees only part of the history (unless the caller hands over what a
-     * whole-history search of the same terms gathered: stats).  N is the
-     * user's event counter.
-     *
-     * A term whose list the connection holds (post_cache.c) is not
-     * scanned: its rows and counts, and its frequency, come from memory;
-     * the scan's terms' lists are kept for the next search.  Not for a
-     * search bounded in time (its scan sees part of the lists). */
     char tag[32];
     uid_token(uid, tag, 0);
     am__buf *q = &s->scratch;
     int rc;
-    unsigned char *keep = am__arena_alloc(ar, n_terms + 1);
-    double *df = am__arena_alloc(ar, (n_terms + 1) * sizeof *df);
-    double *wt = am__arena_alloc(ar, (n_terms + 1) * sizeof *wt);
     const am__post_list **pl = am__arena_alloc(ar, (n_terms + 1) * sizeof *pl);
-    size_t *qmap = am__arena_alloc(ar, (n_terms + 1) * sizeof *qmap);  /* scanned -> kept */
     size_t *qterm = am__arena_alloc(ar, (n_terms + 1) * sizeof *qterm); /* scanned -> term */
-    const am__post_list **kpl = am__arena_alloc(ar, (n_terms + 1) * sizeof *kpl);
-    if (!keep || !df || !wt || !pl || !qmap || !qterm || !kpl) return AM_NOMEM;
+    if (!pl || !qterm) return AM_NOMEM;
     /* known column lengths and lists hold unless another connection
-     * wrote (the caller runs this search in one snapshot:
-     * am__sqlite_events_search) */
+     * wrote (this runs in one snapshot: am__sqlite_postings) */
     if ((rc = am__sqlite_caches_current(s))) return rc;
-    int64_t rows_total = 0;
-    sqlite3_stmt *cnt = stmt(s, "SELECT n_events FROM users WHERE user_id = ?");
-    if (!cnt) return AM_BACKEND;
-    bind_text(cnt, 1, uid);
-    int crc = sqlite3_step(cnt);
-    if (crc == SQLITE_ROW) rows_total = sqlite3_column_int64(cnt, 0);
-    done(s, cnt);
-    if (crc != SQLITE_ROW && crc != SQLITE_DONE) return fail(s, crc, "event count");
     int timed = from != AM_TIME_NONE || to != AM_TIME_NONE;
-    int known = stats && stats->valid; /* from a search of the same terms */
-    int vocab = !known && (timed || rows_total <= 0 || rows_total > 2000);
     use_lists = use_lists && !timed && s->post && rows_total > 0;
     for (size_t i = 0; i < n_terms; i++) {
         pl[i] = NULL;
@@ -376,71 +246,12 @@ static int events_search_run(am__store *b, const char *uid,
         if (q->oom) return AM_NOMEM;
         pl[i] = am__post_get(s->post, q->p, q->len);
     }
-    if (known) {
-        memcpy(df, stats->df, n_terms * sizeof *df);
-        rows_total = (int64_t)stats->n_docs;
-    }
-    if (vocab) {
-        /* the bare user token's frequency only when the counter says nothing */
-        size_t lookups = rows_total > 0 ? n_terms : n_terms + 1;
-        for (size_t i = 0; i < lookups; i++) {
-            if (i < n_terms && pl[i]) { /* held: its length is its frequency */
-                df[i] = (double)pl[i]->n;
-                continue;
-            }
-            sqlite3_stmt *v = stmt(s, "SELECT doc FROM temp.am_events_vocab WHERE term = ?");
-            if (!v) return AM_BACKEND;
-            am__buf_reset(q);
-            am__buf_adds(q, tag);
-            if (i < n_terms) {
-                am__buf_addc(q, AM__FTS_TAG_SEP);
-                am__buf_adds(q, terms[i]);
-            }
-            if (q->oom) { done(s, v); return AM_NOMEM; }
-            sqlite3_bind_text(v, 1, q->p, (int)q->len, SQLITE_STATIC);
-            int src = sqlite3_step(v);
-            int64_t d = src == SQLITE_ROW ? sqlite3_column_int64(v, 0) : 0;
-            done(s, v);
-            if (src != SQLITE_ROW && src != SQLITE_DONE) return fail(s, src, "term frequencies");
-            if (i == n_terms) rows_total = d;
-            else df[i] = (double)d;
-        }
-        if (stats && !stats->valid) {
-            memcpy(stats->df, df, n_terms * sizeof *df);
-            stats->n_docs = (double)rows_total;
-            stats->valid = 1;
-        }
-    }
-    if (vocab || known) {
-        if (rows_total == 0) return AM_OK; /* nothing indexed for this user */
-        int64_t max_df = rows_total > 2000 ? rows_total / 10 : INT64_MAX;
-        if (rows_total > 2000 && stats && stats->max_share > 0 &&
-            (double)rows_total * stats->max_share < (double)max_df)
-            max_df = (int64_t)((double)rows_total * stats->max_share);
-        size_t rare = 0;
-        for (size_t i = 0; i < n_terms; i++) {
-            keep[i] = df[i] > 0 && df[i] <= (double)max_df; /* absent terms cannot match */
-            rare += keep[i];
-        }
-        if (rare == 0) /* only frequent terms: keep them all */
-            for (size_t i = 0; i < n_terms; i++) keep[i] = df[i] > 0;
-    } else {
-        memset(keep, 1, n_terms);
-    }
     am__buf_reset(q);
     am__buf_adds(q, "{doc ctx}:(");
-    size_t kept = 0, scanned = 0;
+    size_t scanned = 0;
     for (size_t i = 0; i < n_terms; i++) {
-        if (!keep[i]) continue;
-        wt[kept] = weights ? weights[i] : 1.0;
-        df[kept] = df[i]; /* the phrase order of the query */
-        kpl[kept] = pl[i];
-        if (pl[i]) {
-            kept++;
-            continue;
-        }
+        if (pl[i]) continue;
         if (scanned) am__buf_adds(q, " OR ");
-        qmap[scanned] = kept++;
         qterm[scanned++] = i;
         am__buf_adds(q, "\"" AM__FTS_VERBATIM);
         am__buf_adds(q, tag);
@@ -453,12 +264,12 @@ static int events_search_run(am__store *b, const char *uid,
     }
     am__buf_addc(q, ')');
     if (q->oom) return AM_NOMEM;
-    if (kept == 0) return AM_OK; /* no query term occurs in this history */
-    am__fts_hits h;
-    memset(&h, 0, sizeof h);
-    h.a = s->a;
-    h.lens = s->lens;
-    h.col0 = 1; /* uid, doc, ctx */
+    am__fts_hits c;
+    memset(&c, 0, sizeof c);
+    am__hits *h = &c.h;
+    h->a = s->a;
+    c.lens = s->lens;
+    c.col0 = 1; /* uid, doc, ctx */
     if (scanned) {
         /* A time window filters in the scan (a join with the events); the
          * plain search needs no join at all (the terms are the user's; the
@@ -476,7 +287,7 @@ static int events_search_run(am__store *b, const char *uid,
                          " AND (?4 IS NULL OR e.occurred_at >= ?4) AND (?5 IS NULL OR e.occurred_at < ?5)");
         if (!st) return AM_BACKEND;
         sqlite3_bind_text(st, 1, q->p, (int)q->len, SQLITE_STATIC);
-        sqlite3_bind_pointer(st, 2, &h, "am__fts_hits", NULL);
+        sqlite3_bind_pointer(st, 2, &c, "am__fts_hits", NULL);
         if (timed) {
             bind_text(st, 3, uid);
             bind_time(st, 4, from);
@@ -485,75 +296,157 @@ static int events_search_run(am__store *b, const char *uid,
         while ((rc = sqlite3_step(st)) == SQLITE_ROW) {}
         done(s, st);
         if (rc != SQLITE_DONE) {
-            am__fts_hits_free(&h);
+            am__hits_free(h);
             return fail(s, rc, "search");
         }
-        if (h.n_phrase != (int)scanned) /* cannot happen: one phrase per term */
-            h.n = h.n_tf = 0; /* (lists_put buckets the counts: none) */
-        if (h.n == 0) h.n_phrase = (int)scanned;
+        if (h->n_terms != (int)scanned) /* cannot happen: one phrase per term */
+            h->n = h->n_tf = 0; /* (lists_put buckets the counts: none) */
+        if (h->n == 0) h->n_terms = (int)scanned;
     }
-    if (h.n == 0 && scanned < kept && !fts_averages(s, h.avg)) { /* no row told them */
-        am__fts_hits_free(&h);
+    if (h->n == 0 && scanned < n_terms && !fts_averages(s, h->avg)) { /* no row told them */
+        am__hits_free(h);
         return SEARCH_SCAN_ALL;
     }
-    if (!vocab && !known) {
-        double *sdf = am__arena_alloc(ar, (scanned + 1) * sizeof *sdf);
-        if (!sdf) { am__fts_hits_free(&h); return AM_NOMEM; }
-        if (scanned) am__fts_hits_df(&h, sdf);
-        for (size_t j = 0; j < scanned; j++) df[qmap[j]] = sdf[j];
-        for (size_t k = 0; k < kept; k++)
-            if (kpl[k]) df[k] = (double)kpl[k]->n;
-        if (stats && !stats->valid && kept == n_terms) { /* every term kept */
-            memcpy(stats->df, df, n_terms * sizeof *df);
-            stats->n_docs = (double)rows_total;
-            stats->valid = 1;
-        }
+    if (df) { /* the scan's rows per term, a held list's length */
+        for (size_t i = 0; i < n_terms; i++) df[i] = pl[i] ? (double)pl[i]->n : 0;
+        for (size_t t = 0; t < h->n_tf; t++)
+            if (h->tf[t].term < scanned) df[qterm[h->tf[t].term]] += 1;
     }
-    if (scanned < kept) { /* held lists too: one set of hits */
-        am__fts_hits all;
+    if (scanned < n_terms) { /* held lists too: one set of hits */
+        am__hits all;
         memset(&all, 0, sizeof all);
         all.a = s->a;
-        memcpy(all.avg, h.avg, sizeof all.avg);
-        rc = merge_lists(s, ar, &h, qmap, kpl, kept, rows_total, &all);
+        memcpy(all.avg, h->avg, sizeof all.avg);
+        rc = merge_lists(s, ar, h, qterm, pl, n_terms, rows_total, &all);
         if (rc) {
-            am__fts_hits_free(&all);
-            am__fts_hits_free(&h);
+            am__hits_free(&all);
+            am__hits_free(h);
             return rc == -1 ? SEARCH_SCAN_ALL : rc;
         }
         /* then the scanned terms' lists join the cache (which may move
          * or drop the lists just read) */
-        if (use_lists && scanned) lists_put(s, ar, tag, terms, &h, qterm, scanned);
-        am__fts_hits_free(&h);
-        h = all;
-    } else if (use_lists && scanned) {
-        lists_put(s, ar, tag, terms, &h, qterm, scanned);
+        if (use_lists && scanned) lists_put(s, ar, tag, terms, h, qterm, scanned);
+        am__hits_free(h);
+        *out = all;
+    } else {
+        if (use_lists && scanned) lists_put(s, ar, tag, terms, h, qterm, scanned);
+        *out = *h;
     }
-    const double w_col[AM__FTS_SCORED] = {1.0, w_ctx};
-    am__fts_hits_score(&h, df, (double)rows_total, wt, w_col);
-    size_t top = (size_t)limit < h.n ? (size_t)limit : h.n;
-    hits_top(h.hit, h.n, top);
-    int out = read_hits(s, uid, &h, top, (size_t)limit, ar, rows, n);
-    am__fts_hits_free(&h);
+    return AM_OK;
+}
+
+/* The version check, the scan and the merge share a snapshot: outside a
+ * write transaction, in a read transaction of its own (else another
+ * connection's commit between the check and the scan could meet lengths
+ * cached before it). */
+int am__sqlite_postings(am__store *b, const char *uid, const char *const *terms, size_t n_terms,
+                        am_time from, am_time to, int64_t n_rows, am__arena *ar, am__hits *out,
+                        double *df)
+{
+    sq_store *s = SQ(b);
+    memset(out, 0, sizeof *out);
+    out->a = s->a;
+    if (n_terms == 0) return AM_OK;
+    int own_txn, rc = snapshot_begin(s, &own_txn, "search");
+    if (rc) return rc;
+    rc = postings_run(s, uid, terms, n_terms, from, to, n_rows, ar, out, df, 1);
+    if (rc == SEARCH_SCAN_ALL)
+        rc = postings_run(s, uid, terms, n_terms, from, to, n_rows, ar, out, df, 0);
+    return snapshot_end(s, own_txn, rc, "search");
+}
+
+int am__sqlite_user_rows(am__store *b, const char *uid, int64_t *n)
+{
+    sq_store *s = SQ(b);
+    *n = 0;
+    sqlite3_stmt *cnt = stmt(s, "SELECT n_events FROM users WHERE user_id = ?");
+    if (!cnt) return AM_BACKEND;
+    bind_text(cnt, 1, uid);
+    int crc = sqlite3_step(cnt);
+    if (crc == SQLITE_ROW) *n = sqlite3_column_int64(cnt, 0);
+    done(s, cnt);
+    if (crc != SQLITE_ROW && crc != SQLITE_DONE) return fail(s, crc, "event count");
+    return AM_OK;
+}
+
+static int term_docs_run(sq_store *s, const char *uid, const char *const *terms, size_t n_terms,
+                         double *df, int64_t *n_rows)
+{
+    char tag[32];
+    uid_token(uid, tag, 0);
+    am__buf *q = &s->scratch;
+    int rc;
+    if (s->post && (rc = am__sqlite_caches_current(s))) return rc;
+    /* the bare user token's frequency: the user's rows */
+    size_t lookups = n_rows ? n_terms + 1 : n_terms;
+    for (size_t i = 0; i < lookups; i++) {
+        am__buf_reset(q);
+        am__buf_adds(q, tag);
+        if (i < n_terms) {
+            am__buf_addc(q, AM__FTS_TAG_SEP);
+            am__buf_adds(q, terms[i]);
+        }
+        if (q->oom) return AM_NOMEM;
+        const am__post_list *pl = i < n_terms ? am__post_get(s->post, q->p, q->len) : NULL;
+        if (pl) { /* held: its length is its frequency */
+            df[i] = (double)pl->n;
+            continue;
+        }
+        sqlite3_stmt *v = stmt(s, "SELECT doc FROM temp.am_events_vocab WHERE term = ?");
+        if (!v) return AM_BACKEND;
+        sqlite3_bind_text(v, 1, q->p, (int)q->len, SQLITE_STATIC);
+        int src = sqlite3_step(v);
+        int64_t d = src == SQLITE_ROW ? sqlite3_column_int64(v, 0) : 0;
+        done(s, v);
+        if (src != SQLITE_ROW && src != SQLITE_DONE) return fail(s, src, "term frequencies");
+        if (i == n_terms) *n_rows = d;
+        else df[i] = (double)d;
+    }
+    return AM_OK;
+}
+
+int am__sqlite_term_docs(am__store *b, const char *uid, const char *const *terms, size_t n_terms,
+                         double *df, int64_t *n_rows)
+{
+    sq_store *s = SQ(b);
+    int own_txn, rc = snapshot_begin(s, &own_txn, "term frequencies");
+    if (rc) return rc;
+    rc = term_docs_run(s, uid, terms, n_terms, df, n_rows);
+    return snapshot_end(s, own_txn, rc, "term frequencies");
+}
+
+int am__sqlite_rows_read(sq_store *s, const char *uid, const int64_t *rids, size_t k,
+                         am__arena *ar, am__event_row *batch, unsigned char *found, int keep)
+{
+    int out;
+    if ((out = am__sqlite_caches_current(s))) return out;
+    am__buf *ids = &s->scratch;
+    size_t asked = 0;
+    am__buf_reset(ids);
+    am__buf_addc(ids, '[');
+    for (size_t j = 0; j < k && out == AM_OK; j++) {
+        int held = 0;
+        out = am__rowcache_get(s->rows, rids[j], ar, &batch[j], &held);
+        found[j] = !held ? 0 : strcmp(batch[j].user_id, uid) == 0 ? 1 : 2;
+        if (held) continue;
+        if (asked++) am__buf_addc(ids, ',');
+        am__buf_add_int(ids, rids[j]);
+    }
+    am__buf_addc(ids, ']');
+    if (out == AM_OK && ids->oom) out = AM_NOMEM;
+    if (out == AM_OK && asked) out = read_asked(s, uid, rids, k, ar, batch, found, keep);
+    for (size_t j = 0; j < k; j++)
+        if (found[j] != 1) found[j] = 0;
     return out;
 }
 
-/* The version check, the frequencies, the scan and the reads of one
- * search share a snapshot: outside a write transaction, in a read
- * transaction of its own (else another connection's commit between the
- * check and the scan could meet lengths cached before it). */
-int am__sqlite_events_search(am__store *b, const char *uid,
-                             const char *const *terms, const double *weights,
-                             size_t n_terms, double w_ctx,
-                             am_time from, am_time to, int limit, am__arena *ar,
-                             am__event_row **rows, size_t *n, am__search_stats *stats)
+int am__sqlite_rows_get(am__store *b, const char *uid, const int64_t *rids, size_t n,
+                        am__arena *ar, am__event_row *rows, unsigned char *found)
 {
     sq_store *s = SQ(b);
-    int own_txn, rc = snapshot_begin(s, &own_txn, "search");
+    if (n == 0) return AM_OK;
+    int own_txn, rc = snapshot_begin(s, &own_txn, "events");
     if (rc) return rc;
-    rc = events_search_run(b, uid, terms, weights, n_terms, w_ctx, from, to, limit, ar, rows, n,
-                           stats, 1);
-    if (rc == SEARCH_SCAN_ALL)
-        rc = events_search_run(b, uid, terms, weights, n_terms, w_ctx, from, to, limit, ar, rows,
-                               n, stats, 0);
-    return snapshot_end(s, own_txn, rc, "search");
+    rc = am__sqlite_rows_read(s, uid, rids, n, ar, rows, found, 1);
+    return snapshot_end(s, own_txn, rc, "events");
 }

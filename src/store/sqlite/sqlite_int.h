@@ -40,19 +40,9 @@ fts5_api *am__sqlite_fts5(sqlite3 *db);
 int am__sqlite_register_tokenizer(sqlite3 *db);
 
 /* am_collect(events_fts, hits): every matching row's column lengths and
- * per-phrase counts gathered into an am__fts_hits, scored in C by
- * am__fts_hits_score (BM25F, fts_rank.c). */
-#define AM__FTS_SCORED 2 /* scored columns, from col0: doc, ctx */
-typedef struct am__fts_tf {
-    uint16_t phrase;
-    uint16_t tf[AM__FTS_SCORED];
-} am__fts_tf;
-typedef struct am__fts_hit {
-    int64_t rid;
-    double score;
-    float len[AM__FTS_SCORED];
-    uint32_t first, n_tf; /* its entries in tf[] */
-} am__fts_hit;
+ * per-phrase counts gathered into the am__hits of an am__fts_hits (one
+ * term a phrase), which postings hands over (search.c, fts_rank.c). */
+#define AM__FTS_SCORED AM__SEARCH_COLS /* scored columns, from col0: doc, ctx */
 /* Column lengths of recently scored rows (fts_rank.c); NULL: none. */
 typedef struct am__fts_lens am__fts_lens;
 am__fts_lens *am__fts_lens_new(const am__allocator *a);
@@ -60,25 +50,12 @@ void am__fts_lens_free(am__fts_lens *c);
 void am__fts_lens_drop(am__fts_lens *c, int64_t rid); /* its index row changes */
 void am__fts_lens_clear(am__fts_lens *c);             /* rows deleted, rollback, ... */
 typedef struct am__fts_hits {
-    const am__allocator *a;
+    am__hits h;         /* the rows (h.a set; h.n_terms set by the first row) */
     am__fts_lens *lens; /* lengths known, and learned; NULL: none */
-    int col0;        /* first scored column */
-    int n_phrase;    /* set by the first row */
-    double avg[AM__FTS_SCORED]; /* the table's tokens per row, per column */
-    int64_t n_row, total[AM__FTS_SCORED]; /* what avg was computed from */
-    am__fts_hit *hit;
-    size_t n, cap;
-    am__fts_tf *tf;
-    size_t n_tf, cap_tf;
+    int col0;           /* first scored column */
+    int64_t n_row, total[AM__FTS_SCORED]; /* what h.avg was computed from */
 } am__fts_hits;
 int am__sqlite_register_collect(sqlite3 *db);
-void am__fts_hits_free(am__fts_hits *h);
-/* df[p]: the hits holding phrase p (n_phrase entries) */
-void am__fts_hits_df(const am__fts_hits *h, double *df);
-/* hit[i].score = BM25F with those frequencies, N, per-phrase weights (NULL:
- * 1) and per-column weights */
-void am__fts_hits_score(am__fts_hits *h, const double *df, double n_docs, const double *weight,
-                        const double w_col[AM__FTS_SCORED]);
 
 /* The scored columns' tokens per row from FTS5's averages record (row 1
  * of events_fts_data): 1, or 0 when p[0..n) is not a whole record. */
@@ -243,6 +220,9 @@ typedef struct sq_store {
     am__post *post;       /* posting lists of searched terms, or NULL */
     am__text *ptext;      /* tokenizes written text for those lists */
     int64_t data_version; /* PRAGMA data_version those three were read at */
+    int search_depth;     /* search_begin calls not ended yet */
+    int search_own;       /* the outermost began a read transaction */
+    int search_checked;   /* and the caches were checked in it */
 } sq_store;
 
 #define SQ(s) ((sq_store *)(s))
@@ -483,15 +463,21 @@ int am__sqlite_vec_missing_list(am__store *b, const char *uid, const am__vec_wan
                                 int64_t after_rid, int64_t upto_rid, int limit, am__arena *ar,
                                 am__event_row **rows, size_t *n);
 
-/* search.c: am__sqlite_read_asked reads the rows of hits (also the
- * vector scan's). */
-int am__sqlite_read_asked(sq_store *s, const char *uid, const am__fts_hit *hit, size_t k,
-                          am__arena *ar, am__event_row *batch, unsigned char *found, int keep);
-int am__sqlite_events_search(am__store *b, const char *uid,
-                             const char *const *terms, const double *weights,
-                             size_t n_terms, double w_ctx,
-                             am_time from, am_time to, int limit, am__arena *ar,
-                             am__event_row **rows, size_t *n, am__search_stats *stats);
+/* search.c: am__sqlite_rows_read reads the rows of rids[0..k) (rows_get,
+ * and the vector scan's hits): from the row cache when it holds them (a
+ * row held of another user is not one of this user's), the others by one
+ * statement, kept in the cache when keep is set;
+ * found[j] = 1 for each read, else 0.  In the caller's snapshot. */
+int am__sqlite_rows_read(sq_store *s, const char *uid, const int64_t *rids, size_t k,
+                         am__arena *ar, am__event_row *batch, unsigned char *found, int keep);
+int am__sqlite_user_rows(am__store *b, const char *uid, int64_t *n);
+int am__sqlite_term_docs(am__store *b, const char *uid, const char *const *terms, size_t n_terms,
+                         double *df, int64_t *n_rows);
+int am__sqlite_postings(am__store *b, const char *uid, const char *const *terms, size_t n_terms,
+                        am_time from, am_time to, int64_t n_rows, am__arena *ar, am__hits *out,
+                        double *df);
+int am__sqlite_rows_get(am__store *b, const char *uid, const int64_t *rids, size_t n,
+                        am__arena *ar, am__event_row *rows, unsigned char *found);
 
 /* caches.c: why every cache is dropped, which says what the vector cache
  * keeps (caches.c). */

@@ -66,6 +66,32 @@ static int sq_end_read(am__store *b)
     return exec(s, "COMMIT", "end read");
 }
 
+/* The reads of one search in one snapshot (store.h search_begin): the
+ * caches are checked once, at its start, as a search of one operation
+ * checked them (am__sqlite_caches_current). */
+static int sq_search_begin(am__store *b)
+{
+    sq_store *s = SQ(b);
+    if (s->search_depth++) return AM_OK;
+    int rc = snapshot_begin(s, &s->search_own, "search");
+    if (!rc) rc = am__sqlite_caches_current(s);
+    if (rc) {
+        s->search_depth = 0;
+        return snapshot_end(s, s->search_own, rc, "search");
+    }
+    s->search_checked = 1;
+    return AM_OK;
+}
+
+static int sq_search_end(am__store *b, int rc)
+{
+    sq_store *s = SQ(b);
+    if (s->search_depth == 0) return rc ? rc : AM_MISUSE;
+    if (--s->search_depth) return rc;
+    s->search_checked = 0;
+    return snapshot_end(s, s->search_own, rc, "search");
+}
+
 static int sq_optimize(am__store *b)
 {
     sq_store *s = SQ(b);
@@ -106,7 +132,12 @@ static const am__store_vt sqlite_vt = {
     .entity_put = am__sqlite_entity_put,
     .pii_put = am__sqlite_pii_put,
     .event_get = am__sqlite_event_get,
-    .events_search = am__sqlite_events_search,
+    .search_begin = sq_search_begin,
+    .search_end = sq_search_end,
+    .user_rows = am__sqlite_user_rows,
+    .term_docs = am__sqlite_term_docs,
+    .postings = am__sqlite_postings,
+    .rows_get = am__sqlite_rows_get,
     .events_recent = am__sqlite_events_recent,
     .events_list = am__sqlite_events_list,
     .entities_list = am__sqlite_entities_list,

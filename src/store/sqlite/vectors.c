@@ -828,32 +828,17 @@ static int vec_scan_run(am__store *b, const char *uid, const char *embedder, con
         return rc;
     nt = sc.nt;
 rows:;
-    if ((rc = am__sqlite_caches_current(s))) return rc; /* the row cache's */
     /* The hits' rows, in their order, a hit that is not the user's (or
      * gone) left out: from the row cache when it holds them (the search
      * that ran before has read those the two lists share), the others by
-     * one statement (am__sqlite_read_asked; as a search reads its rows), not kept in
-     * the cache (most are read once). */
+     * one statement (as a search reads its rows), not kept in the cache
+     * (most are read once). */
     am__event_row *r = am__arena_alloc(ar, (nt + 1) * sizeof *r);
-    am__fts_hit *hit = am__arena_alloc(ar, (nt + 1) * sizeof *hit);
+    int64_t *rid = am__arena_alloc(ar, (nt + 1) * sizeof *rid);
     unsigned char *found = am__arena_alloc(ar, nt + 1);
-    if (!r || !hit || !found) return AM_NOMEM;
-    am__buf *ids = &s->scratch;
-    am__buf_reset(ids);
-    am__buf_addc(ids, '[');
-    size_t asked = 0;
-    for (size_t k = 0; k < nt; k++) {
-        int held = 0;
-        hit[k].rid = top[k].rid;
-        if ((rc = am__rowcache_get(s->rows, top[k].rid, ar, &r[k], &held))) return rc;
-        found[k] = !held ? 0 : strcmp(r[k].user_id, uid) == 0 ? 1 : 2;
-        if (held) continue;
-        if (asked++) am__buf_addc(ids, ',');
-        am__buf_add_int(ids, top[k].rid);
-    }
-    am__buf_addc(ids, ']');
-    if (ids->oom) return AM_NOMEM;
-    if (asked && (rc = am__sqlite_read_asked(s, uid, hit, nt, ar, r, found, 0))) return rc;
+    if (!r || !rid || !found) return AM_NOMEM;
+    for (size_t k = 0; k < nt; k++) rid[k] = top[k].rid;
+    if ((rc = am__sqlite_rows_read(s, uid, rid, nt, ar, r, found, 0))) return rc;
     size_t m = 0;
     for (size_t k = 0; k < nt; k++)
         if (found[k] == 1) {
