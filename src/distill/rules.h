@@ -1,5 +1,5 @@
 /*
- * rules.h -- distillation without an LLM (DESIGN F8, F12): classify one
+ * rules.h -- distillation without an LLM (F8, F12): classify one
  * sentence of a user's event as a long-term statement (preference,
  * constraint, profile), a one-off instruction (task state only), an
  * invalidation of an earlier statement, or nothing.

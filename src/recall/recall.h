@@ -1,13 +1,9 @@
 /*
- * recall.h -- the read path's stages (DESIGN §4 "Read path"), in the order
- * a recall runs them:
- *   route  (F14)  need memory? which layer first?
- *   filter (F15)  the store lists only the user's current / as-of items
- *   search (F16)  lexical BM25 over the event index
- *   rank   (F17)  heat x similarity for items; relevance + recency for events
- *   budget (F18)  token budgets per section, CJK-aware
- *   render (F18)  the labelled block, in the query's language, and JSON
- * api/read.c drives them over one snapshot of the store.
+ * recall.h -- the read path's leaf functions, which the stages of
+ * recall/pipeline.h call: the router and the domain check (route.c), query
+ * expansion, asks and conditions (expand.c), the ranking of items and
+ * events (rank.c) and the block's rendering (render.c).  The order of a
+ * recall is written once, in recall/pipeline.c.
  */
 #ifndef AM_RECALL_H
 #define AM_RECALL_H

@@ -1,6 +1,6 @@
 /*
- * route.c -- the router (F14): chit-chat needs no memory (seed 004 §4.3: most
- * turns); continuation cues put task state first.
+ * route.c -- the router (F14): chit-chat (most turns) needs no memory;
+ * continuation cues put task state first.
  */
 #include <string.h>
 

@@ -30,8 +30,7 @@
  * reinforces that item (+0.05; a weak signal lifts an inferred item to at
  * most 0.7, a stated one to at most 0.95) instead of adding a row; a
  * promotion whose key holds a different value supersedes it when at least
- * as confident, else becomes pending_confirm.  Write-storm guard (seed 003
- * §4.2): at most SESSION_WRITES writes per item per session, counted in the
+ * as confident, else becomes pending_confirm.  Write-storm guard: at most SESSION_WRITES writes per item per session, counted in the
  * item's value (last member "observe": {"session", "writes"}).  Earlier
  * mentions stop counting at an explicit statement or invalidation on the
  * same subject, and a mention that is the source of a rejected
@@ -55,7 +54,7 @@
 #define MAX_SIGS 4             /* signals read per event */
 #define RECENT_EVENTS 64       /* short-term: events read back */
 #define WINDOW_DAYS 14         /* short-term: how far back */
-#define PROMOTE_CONFIDENCE 0.6 /* DESIGN F11: inferred 0.5-0.6 */
+#define PROMOTE_CONFIDENCE 0.6 /* F11: an inferred item is 0.5-0.6 */
 #define REINFORCE_STEP 0.05
 #define INFERRED_CAP 0.7       /* below any stated item (>= 0.8) */
 #define STATED_CAP 0.95

@@ -1,6 +1,6 @@
 /*
  * entities.h -- deterministic entity extraction and normalisation for the
- * write path (DESIGN.md F4) and for the time range of a query (F19).
+ * write path (F4) and for the time range of a query (F19).
  *
  * No model, no allocation, one left-to-right pass over the bytes: URLs,
  * file names and organisations (which are found from their end: ".pdf",

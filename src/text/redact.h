@@ -1,5 +1,5 @@
 /*
- * redact.h -- sensitive-data handling on the write path (DESIGN.md F3).
+ * redact.h -- sensitive-data handling on the write path (F3).
  *
  * Every text is redacted before it is stored or indexed:
  *  - Secrets (passwords, API keys and tokens, private-key blocks, passwords

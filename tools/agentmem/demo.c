@@ -1,5 +1,6 @@
 /*
- * demo.c -- `agentmem demo`: DESIGN.md §5's weekly-report example, replayed
+ * demo.c -- `agentmem demo`: the weekly-report example (a report written
+ * every week, a one-off format for one week), replayed
  * in Chinese and in English on an in-memory store, printing what the agent
  * would be given at each turn.
  */

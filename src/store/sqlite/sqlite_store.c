@@ -1,5 +1,5 @@
 /*
- * sqlite_store.c -- the embedded store (DESIGN F30): one SQLite file in WAL
+ * sqlite_store.c -- the embedded store (F30): one SQLite file in WAL
  * mode, FTS5 with our am_cjk tokenizer for lexical recall.  This file is
  * the connection: open (schema.c migrates the file), close, transactions,
  * maintenance, and the vtable over the backend's files (sqlite_int.h).
@@ -221,8 +221,7 @@ int am__store_sqlite_open(const char *path, const am__store_opts *o,
      * from the file on every query.  The map covers up to 2 GB (SQLite's
      * usual build limit; address space, not memory): past the map a
      * user's first vector scan reads each page with a system call and a
-     * copy into the page cache (measured: a cold load of 10,000 512-wide
-     * vectors 7.7 -> 6.3 ms CPU on a 500 MB store). */
+     * copy into the page cache (docs/BENCH.md, vectors). */
     if ((am_rc = exec(s, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
                          " PRAGMA foreign_keys=ON; PRAGMA secure_delete=ON;"
                          " PRAGMA cache_size=-32768; PRAGMA mmap_size=2147418112;",

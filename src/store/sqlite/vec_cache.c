@@ -22,7 +22,7 @@
  * do not use the cache.
  *
  * Loading a user costs, besides reading the rows, a page fault per 4 KB
- * of fresh memory (measured: about as much as the SQL reads).  So a load
+ * of fresh memory (about as much as the SQL reads).  So a load
  * sizes its matrix once, from the user's number of vectors (counted by
  * index: the blocks' counts plus the tail), instead of growing it; and the
  * buffers of the last evicted entry are kept (counted) as a spare that

@@ -562,8 +562,8 @@ _Atomic unsigned long am__vec_bits_fallbacks;
 
 /* One block open for reading: its rids, and a handle on its vecs
  * (incremental blob I/O: a read copies the bytes asked for, not the whole
- * 64 KB row).  The rids are read through a handle too (a statement a
- * block: 0.44 against 0.33 ms a scan of 78 blocks). */
+ * 64 KB row).  The rids are read through a handle too (cheaper than a
+ * statement a block: docs/BENCH.md, vectors). */
 typedef struct block_reader {
     sqlite3_blob *vecs, *rid_blob;
     int64_t block;
@@ -752,7 +752,7 @@ static int vec_scan_bits(sq_store *s, const char *uid, const char *embedder,
 }
 
 /* The scan: the vectors of one user and embedder, scored in C (the store
- * filters, the engine scores: DESIGN F30 / TOOLCHAIN).  A bounded top-k
+ * filters, the engine scores; no vector extension is needed).  A bounded top-k
  * keeps the best `limit`.  Exact (every int8 vector) for a user with at
  * most exact_max vectors (0: the store's full_max, AM__VC_FULL_MAX;
  * < 0: always), else a bits scan (vec_scan_bits) over the cache. */

@@ -123,7 +123,7 @@ const am__cue am__lex_distill_addressed[] = {
 };
 
 /* Comparatives, standing choices and habits in the user's own voice
- * (DESIGN F8: "我更喜欢", "I prefer").  A plain liking ("我喜欢简短的",
+ * (F8: "我更喜欢", "I prefer").  A plain liking ("我喜欢简短的",
  * "I like short answers") is a weak signal: semantic/promote.c keeps it
  * once it is said twice (F9).  "我最喜欢这个方案" judges the piece of work
  * at hand: feedback, not a standing preference. */
