@@ -25,7 +25,7 @@ static const char *json_array_append(am__arena *ar, const char *arr,
                                      const char *text)
 {
     am__buf b;
-    am__buf_init(&b, NULL);
+    am__buf_init(&b, ar->a);
     size_t n = arr ? strlen(arr) : 0;
     while (n > 0 && arr[n - 1] != ']') n--;
     int empty = 1;
