@@ -8,9 +8,36 @@
  * memory, so other turns are not tokenised at all.  The result's event
  * list is the ranking itself (budget.c); only the block is deduplicated.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "recall/pipeline.h"
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* 1 when id is a source of one of the items: its hash among the sorted
+ * hashes of every source, then confirmed by the strings (a reinforced
+ * item has thousands of sources; the candidates are tens). */
+static int is_source(const am__scored_item *scored, size_t n_items, const uint64_t *hashes,
+                     size_t n_hashes, const char *id)
+{
+    uint64_t h = am__hash64(id, strlen(id));
+    size_t lo = 0, hi = n_hashes;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (hashes[mid] < h) lo = mid + 1;
+        else hi = mid;
+    }
+    if (lo == n_hashes || hashes[lo] != h) return 0;
+    for (size_t k = 0; k < n_items; k++)
+        for (size_t j = 0; j < scored[k].row->n_sources; j++)
+            if (strcmp(scored[k].row->sources[j], id) == 0) return 1;
+    return 0;
+}
 
 int am__recall_dedup(am__recall_state *st)
 {
@@ -25,6 +52,15 @@ int am__recall_dedup(am__recall_state *st)
     uint64_t (*iset)[AM__DEDUP_SET] = am__arena_alloc(ar, (n_items + 1) * sizeof *iset);
     size_t *ni = am__arena_alloc(ar, (n_items + 1) * sizeof *ni);
     if (!block_events || !iset || !ni) return AM_NOMEM;
+    size_t n_src = 0;
+    for (size_t k = 0; k < n_items; k++) n_src += scored[k].row->n_sources;
+    uint64_t *src = am__arena_alloc(ar, (n_src + 1) * sizeof *src);
+    if (!src) return AM_NOMEM;
+    n_src = 0;
+    for (size_t k = 0; k < n_items; k++)
+        for (size_t j = 0; j < scored[k].row->n_sources; j++)
+            src[n_src++] = am__hash64(scored[k].row->sources[j], strlen(scored[k].row->sources[j]));
+    if (n_src > 1) qsort(src, n_src, sizeof *src, cmp_u64);
     size_t longest = 0, shortest = (size_t)-1;
     am_time newest = AM_TIME_NONE;
     for (size_t k = 0; k < n_items; k++) {
@@ -39,10 +75,7 @@ int am__recall_dedup(am__recall_state *st)
     }
     size_t n_block = 0;
     for (size_t i = 0; i < n_floor && n_block < max_ev; i++) {
-        int dup = 0;
-        for (size_t k = 0; k < n_items && !dup; k++)
-            for (size_t j = 0; j < scored[k].row->n_sources && !dup; j++)
-                dup = strcmp(scored[k].row->sources[j], events[i].id) == 0;
+        int dup = n_src && is_source(scored, n_items, src, n_src, events[i].id);
         size_t clen = events[i].content ? strlen(events[i].content) : 0;
         if (!dup && n_items && clen && clen <= 2 * longest + 16 && 2 * clen + 16 >= shortest &&
             events[i].occurred_at <= newest) {
