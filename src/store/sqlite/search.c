@@ -10,7 +10,8 @@
  * (merge_lists); the scanned terms' lists are kept for the next search.
  * Not for a search bounded in time (its scan sees part of the lists).
  * Frequencies come from a held list's length or the index's vocabulary
- * (one b-tree lookup and a doclist walk per term).  The rows are read
+ * (one b-tree lookup and a doclist walk per term), kept by the connection
+ * until its next write (post_cache.c, am__post_df_get).  The rows are read
  * from the row cache (row_cache.c) when it holds them, the others by one
  * statement, json_each handing over their row ids (a statement per row
  * spent more in its reset and set-up than in the row), each placed by its
@@ -392,13 +393,17 @@ static int term_docs_run(sq_store *s, const char *uid, const char *const *terms,
             df[i] = (double)pl->n;
             continue;
         }
-        sqlite3_stmt *v = stmt(s, "SELECT doc FROM temp.am_events_vocab WHERE term = ?");
-        if (!v) return AM_BACKEND;
-        sqlite3_bind_text(v, 1, q->p, (int)q->len, SQLITE_STATIC);
-        int src = sqlite3_step(v);
-        int64_t d = src == SQLITE_ROW ? sqlite3_column_int64(v, 0) : 0;
-        done(s, v);
-        if (src != SQLITE_ROW && src != SQLITE_DONE) return fail(s, src, "term frequencies");
+        int64_t d = 0;
+        if (!am__post_df_get(s->post, q->p, q->len, &d)) { /* read before: held */
+            sqlite3_stmt *v = stmt(s, "SELECT doc FROM temp.am_events_vocab WHERE term = ?");
+            if (!v) return AM_BACKEND;
+            sqlite3_bind_text(v, 1, q->p, (int)q->len, SQLITE_STATIC);
+            int src = sqlite3_step(v);
+            d = src == SQLITE_ROW ? sqlite3_column_int64(v, 0) : 0;
+            done(s, v);
+            if (src != SQLITE_ROW && src != SQLITE_DONE) return fail(s, src, "term frequencies");
+            am__post_df_put(s->post, q->p, q->len, d);
+        }
         if (i == n_terms) *n_rows = d;
         else df[i] = (double)d;
     }
