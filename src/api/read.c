@@ -555,7 +555,10 @@ int am_forget(am_db *db, const char *user_id, int level, const char *id,
                                      : s->vt->audit(s, user_id, now, "forget", names[level], id, detail);
     }
     if (!rc) rc = s->vt->commit(s);
-    if (!rc) am__tokcache_clear(db->tokcache); /* no token set of forgotten text stays */
+    if (!rc) { /* no token set, normal form or stem of forgotten text stays */
+        am__tokcache_clear(db->tokcache);
+        am__text_forget(db->text);
+    }
     if (rc) {
         s->vt->rollback(s);
         if (rc == AM_NOTFOUND)

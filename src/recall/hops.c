@@ -159,24 +159,44 @@ static int set_has(const uint64_t *set, size_t n, uint64_t h)
     return lo < n && set[lo] == h;
 }
 
-/* The hit's leading word: the first unit (bigram, word, number) of its
- * first 48 bytes that the question lacks; *t = its place among the bridge's
- * own words (terms[0..n_own)), n_own when it is none of them. */
-static int hit_lead(const am__recall_env *env, am__arena *ar, const char *content, const char *const *qt,
-                    size_t nq, const char *const *terms, size_t n_own, size_t *t)
+/* A hit's head: the terms of its first 48 bytes, analysed once per
+ * search of the bridges (every bridge looks at the same hits). */
+typedef struct hit_head {
+    const char **ht;
+    const unsigned char *kind;
+    size_t nh;
+    int done;
+} hit_head;
+
+static int hit_head_terms(const am__recall_env *env, am__arena *ar, const char *content,
+                          hit_head *hh)
 {
+    if (hh->done) return AM_OK;
     size_t n = strlen(content), cut = n < 48 ? n : 48;
     while (cut < n && ((unsigned char)content[cut] & 0xC0) == 0x80) cut--;
     char *head = am__arena_alloc(ar, cut + 1);
     if (!head) return AM_NOMEM;
     memcpy(head, content, cut);
     head[cut] = 0;
-    const char **ht;
-    const unsigned char *kind;
-    size_t nh;
+    int rc = am__query_terms_kinds(env->text, head, ar, &hh->ht, &hh->kind, &hh->nh);
+    hh->done = rc == AM_OK;
+    return rc;
+}
+
+/* The hit's leading word: the first unit (bigram, word, number) of its
+ * first 48 bytes (its head, hh) that the question lacks; *t = its place
+ * among the bridge's own words (terms[0..n_own)), n_own when it is none
+ * of them. */
+static int hit_lead(const am__recall_env *env, am__arena *ar, const char *content, hit_head *hh,
+                    const char *const *qt, size_t nq, const char *const *terms, size_t n_own,
+                    size_t *t)
+{
     *t = n_own;
-    int rc = am__query_terms_kinds(env->text, head, ar, &ht, &kind, &nh);
+    int rc = hit_head_terms(env, ar, content, hh);
     if (rc) return rc;
+    const char **ht = hh->ht;
+    const unsigned char *kind = hh->kind;
+    size_t nh = hh->nh;
     for (size_t i = 0; i < nh; i++) {
         if (kind[i] != AM_TOK_BIGRAM && kind[i] != AM_TOK_WORD && kind[i] != AM_TOK_NUM &&
             kind[i] != AM_TOK_CJKWORD)
@@ -282,7 +302,9 @@ static int search_bridges(const am__recall_env *env, const char *uid, const char
      * texts' sets: the block's dedup asks for the same turns) */
     uint64_t (*hset)[AM__TEXT_SET] = am__arena_alloc(ar, (nh + 1) * sizeof *hset);
     size_t *hn = am__arena_alloc(ar, (nh + 1) * sizeof *hn);
-    if (!hset || !hn) return AM_NOMEM;
+    hit_head *heads = am__arena_alloc(ar, (nh + 1) * sizeof *heads);
+    if (!hset || !hn || !heads) return AM_NOMEM;
+    memset(heads, 0, (nh + 1) * sizeof *heads);
     for (size_t i = 0; i < nh; i++) hn[i] = SIZE_MAX;
     for (size_t b = 0; b < nb; b++) {
         bridge *x = &br[b];
@@ -317,7 +339,9 @@ static int search_bridges(const am__recall_env *env, const char *uid, const char
                 strlen(hop[i].content) < AM__BRIDGE_LEAD_BYTES)
                 continue;
             size_t t;
-            if ((rc = hit_lead(env, ar, hop[i].content, x->qt, x->nq, terms, n_own, &t))) return rc;
+            if ((rc = hit_lead(env, ar, hop[i].content, &heads[i], x->qt, x->nq, terms, n_own,
+                               &t)))
+                return rc;
             lead[i] = t < n_own && t != x->first_unit && idf[t] >= AM__BRIDGE_LEAD_IDF * top;
             leads += lead[i];
         }

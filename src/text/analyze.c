@@ -29,8 +29,23 @@ typedef struct stem_slot {
     char word[STEM_WORD], stem[STEM_WORD];
 } stem_slot;
 
+/* Normal forms of recent non-ASCII texts: a recall normalises its
+ * question several times (to route it, for its terms, for each clause)
+ * and the bridges the same hits' heads, and OpenCC's Traditional ->
+ * Simplified pass costs most of it.  Direct mapped by the text's hash,
+ * the whole text compared; texts over NORM_TEXT bytes are not kept.  A
+ * normal form is a function of its text: nothing makes an entry wrong,
+ * but a forgotten text must not stay in memory (am__text_forget). */
+#define NORM_SLOTS 64
+#define NORM_TEXT 8192
+typedef struct norm_slot {
+    char *text, *norm; /* text NULL: empty */
+    size_t text_len, norm_len;
+} norm_slot;
+
 struct am__text {
     const am__allocator *a;
+    norm_slot norms[NORM_SLOTS];
     UBreakIterator *brk;      /* word iterator for Han runs */
     struct sb_stemmer *stem;  /* English Snowball */
     am__buf norm;             /* scratch: normalised text */
@@ -69,9 +84,48 @@ void am__text_close(am__text *t)
     if (t->stem) sb_stemmer_delete(t->stem);
     if (t->t2s != (opencc_t)-1) opencc_close(t->t2s);
     am__buf_free(&t->norm);
+    for (size_t i = 0; i < NORM_SLOTS; i++) {
+        am__free(t->a, t->norms[i].text);
+        am__free(t->a, t->norms[i].norm);
+    }
     am__free(t->a, t->u16);
     am__free(t->a, t->u16_off);
     am__free(t->a, t);
+}
+
+void am__text_forget(am__text *t)
+{
+    if (!t) return;
+    for (size_t i = 0; i < NORM_SLOTS; i++) {
+        am__free(t->a, t->norms[i].text);
+        am__free(t->a, t->norms[i].norm);
+        memset(&t->norms[i], 0, sizeof t->norms[i]);
+    }
+    memset(t->stems, 0, sizeof t->stems);
+    if (t->norm.p) memset(t->norm.p, 0, t->norm.cap);
+    t->norm.len = 0;
+    if (t->u16) memset(t->u16, 0, (size_t)t->u16_cap * sizeof *t->u16);
+}
+
+static int has_bytes(const char *p, size_t n, const char *s, size_t len)
+{
+    for (size_t i = 0; p && len && i + len <= n; i++)
+        if (memcmp(p + i, s, len) == 0) return 1;
+    return 0;
+}
+
+int am__text_holds(const am__text *t, const char *s, size_t len)
+{
+    if (!t) return 0;
+    for (size_t i = 0; i < NORM_SLOTS; i++)
+        if (has_bytes(t->norms[i].text, t->norms[i].text_len, s, len) ||
+            has_bytes(t->norms[i].norm, t->norms[i].norm_len, s, len))
+            return 1;
+    for (size_t i = 0; i < STEM_SLOTS; i++)
+        if (has_bytes(t->stems[i].word, STEM_WORD, s, len) ||
+            has_bytes(t->stems[i].stem, STEM_WORD, s, len))
+            return 1;
+    return has_bytes(t->norm.p, t->norm.cap, s, len);
 }
 
 /* 1 if s[0..n) is ASCII: its normal form is itself with A-Z folded
@@ -84,7 +138,37 @@ static int ascii_only(const char *s, size_t n)
     return 1;
 }
 
+static int normalize_text(am__text *t, const char *s, size_t n, am__buf *out);
+
 int am__text_normalize(am__text *t, const char *s, size_t n, am__buf *out)
+{
+    if (!t || n > NORM_TEXT || ascii_only(s, n)) return normalize_text(t, s, n, out);
+    norm_slot *e = &t->norms[am__hash64(s, n) & (NORM_SLOTS - 1)];
+    if (e->text && e->text_len == n && memcmp(e->text, s, n) == 0) {
+        am__buf_add(out, e->norm, e->norm_len);
+        return out->oom ? AM_NOMEM : AM_OK;
+    }
+    size_t from = out->len;
+    int rc = normalize_text(t, s, n, out);
+    if (rc) return rc;
+    char *text = am__malloc(t->a, n + 1), *norm = am__malloc(t->a, out->len - from + 1);
+    if (!text || !norm) { /* not kept */
+        am__free(t->a, text);
+        am__free(t->a, norm);
+        return AM_OK;
+    }
+    memcpy(text, s, n);
+    if (out->len > from) memcpy(norm, out->p + from, out->len - from);
+    am__free(t->a, e->text);
+    am__free(t->a, e->norm);
+    e->text = text;
+    e->text_len = n;
+    e->norm = norm;
+    e->norm_len = out->len - from;
+    return AM_OK;
+}
+
+static int normalize_text(am__text *t, const char *s, size_t n, am__buf *out)
 {
     if (ascii_only(s, n)) {
         if (!am__buf_reserve(out, n)) return AM_NOMEM;

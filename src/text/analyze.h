@@ -27,6 +27,13 @@ void am__text_close(am__text *t);
  * replaced by U+FFFD.  Returns AM_OK or AM_NOMEM. */
 int am__text_normalize(am__text *t, const char *s, size_t n, am__buf *out);
 
+/* The analyzer keeps the normal forms of recent non-ASCII texts and the
+ * stems of recent words; after a forget nothing of the forgotten texts
+ * may stay: this drops them and wipes the scratch buffers.  holds: 1 if
+ * s[0..len) is anywhere in those caches or scratch (tests). */
+void am__text_forget(am__text *t);
+int am__text_holds(const am__text *t, const char *s, size_t len);
+
 /* Token kinds passed to the callback. */
 #define AM_TOK_WORD 1    /* Latin/other-script word, stemmed */
 #define AM_TOK_NUM 2     /* digits */

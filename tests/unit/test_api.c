@@ -11,6 +11,7 @@
 #include "agentmem.h"
 #include "test.h"
 #include "api_util.h"
+#include "api/db_int.h"
 
 
 static am_recall_result *recall(am_db *db, const char *user, const char *session,
@@ -229,6 +230,34 @@ static void test_identity_links(void)
     CHECK_EQ_INT(am_resolve(db, "web", "cookie-9", uid), AM_OK);
     CHECK_EQ_STR(uid, "alice");
     am_close(db);
+}
+
+/* The analyzer keeps normal forms of recent texts and stems of recent
+ * words (text/analyze.c): after a forget none of the forgotten text
+ * stays there, in Chinese (Traditional, its Simplified form) or English. */
+static void test_forget_clears_analyzer(void)
+{
+    static const char *const texts[] = {
+        "我的牙醫叫歐卡福，診所在榆樹街",
+        "Zoë's dentist is Dr. Okafor on Delambre Street, café upstairs",
+    };
+    static const char *const pieces[][3] = {
+        {"牙醫", "牙医", "歐卡福"},
+        {"Delambre", "delambr", "okafor"},
+    };
+    for (size_t k = 0; k < 2; k++) {
+        am_db *db = open_mem();
+        am_add_info a = add(db, "u1", "s1", NULL, "2026-03-01T10:00:00Z", texts[k]);
+        add(db, "u1", "s1", NULL, "2026-03-01T10:01:00Z", "The quarterly budget draft is in budget.xlsx");
+        am_recall_result *r = recall(db, "u1", "s2", "2026-03-02T10:00:00Z", texts[k]);
+        am_recall_free(r);
+        CHECK(am__text_holds(db->text, pieces[k][0], strlen(pieces[k][0])) ||
+              am__text_holds(db->text, pieces[k][1], strlen(pieces[k][1])));
+        CHECK_EQ_INT(am_forget(db, "u1", AM_FORGET_EVENT, a.event_id, NULL), AM_OK);
+        for (size_t j = 0; j < 3; j++)
+            CHECK(!am__text_holds(db->text, pieces[k][j], strlen(pieces[k][j])));
+        am_close(db);
+    }
 }
 
 static void test_forget_levels(void)
@@ -474,6 +503,7 @@ int main(void)
     RUN(test_resume_from_other_session);
     RUN(test_identity_links);
     RUN(test_forget_levels);
+    RUN(test_forget_clears_analyzer);
     RUN(test_add_events_batch);
     RUN(test_bad_input_changes_nothing);
     RUN(test_corrupt_and_newer_files);

@@ -36,7 +36,9 @@ static const char usage_text[] =
     "  --max-memories N     am_query.max_memories (0 = engine config)\n"
     "  --budget N           am_query.budget_tokens (0 = engine config)\n"
     "  --rank NAME=V,...    override knobs for the run (agentmem knobs lists them)\n"
-    "  --dump FILE          per-question rankings as JSON lines\n"
+    "  --dump FILE          per-question rankings as JSON lines (synth:\n"
+    "                       each query's text and returned event ids\n"
+    "                       and scores, to compare builds)\n"
     "  --keep-stores DIR    write each unit's engine store to DIR/<user>.db\n"
     "                       (instead of memory), to open with the other\n"
     "                       commands: agentmem --db DIR/<user>.db recall\n"
@@ -626,6 +628,7 @@ int am_cli_bench(int argc, char **argv)
         so.embedder = getenv("AGENTMEM_EMBEDDER");
         so.seed = a.seed;
         so.db = a.db;
+        so.dump = a.dump;
         for (i = 0; i < a.nk; i++)
             so.ks[i] = a.ks[i];
         so.nk = a.nk;

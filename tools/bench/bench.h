@@ -343,6 +343,7 @@ typedef struct bench_synth_opts {
     int no_term_cache; /* am_config.no_term_cache */
     uint64_t seed;
     const char *db;   /* NULL = temp dir */
+    const char *dump; /* per-query rankings as JSON lines, or NULL */
     int ks[BENCH_MAX_K];
     size_t nk;
     int maxk;

@@ -352,8 +352,39 @@ done:
     return rc;
 }
 
+/* --dump: a query's ranking as one JSON line (the text, then each event
+ * returned: id and score), to compare builds. */
+static int dump_ranking(FILE *f, const char *text, const am_recall_result *rr,
+                        int maxk)
+{
+    json_t *l = json_object(), *ev = json_array();
+    char *line;
+    size_t k;
+    int rc;
+    if (!l || !ev) {
+        json_decref(l);
+        json_decref(ev);
+        return -1;
+    }
+    json_object_set_new(l, "question", json_string(text));
+    for (k = 0; k < rr->n_events && k < (size_t)maxk; k++) {
+        json_t *x = json_object();
+        json_object_set_new(x, "id", json_string(rr->events[k].id ? rr->events[k].id : ""));
+        json_object_set_new(x, "score", json_real(rr->events[k].score));
+        json_array_append_new(ev, x);
+    }
+    json_object_set_new(l, "engine", ev);
+    line = json_dumps(l, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
+    json_decref(l);
+    if (!line)
+        return -1;
+    rc = fprintf(f, "%s\n", line) < 0 ? -1 : 0;
+    free(line);
+    return rc;
+}
+
 static int synth_queries(am_db *db, const bench_synth_opts *o,
-                         const needle *nd,
+                         const needle *nd, FILE *dump,
                          synth_out *out, bench_err *e)
 {
     size_t *ranked = malloc((size_t)o->maxk * sizeof *ranked);
@@ -399,6 +430,12 @@ static int synth_queries(am_db *db, const bench_synth_opts *o,
                               : (size_t)1;
         bench_acc_add(&out->acc, o->ks, o->nk, ranked, n, &gold, 1);
         out->block_tokens_sum += rr->block_tokens;
+        if (dump && dump_ranking(dump, nd[i].query, rr, o->maxk) != 0) {
+            am_recall_free(rr);
+            free(ranked);
+            free(seen);
+            return bench_fail(e, "cannot write the dump");
+        }
         am_recall_free(rr);
         if (bench_samples_add(&out->recall_ms, b - a) != 0 ||
             bench_samples_add(&out->recall_cpu_ms, cb - ca) != 0 ||
@@ -605,7 +642,13 @@ int bench_synth(const bench_synth_opts *o, bench_err *e)
     }
     if (rc == 0) {
         clk.now = t0_ms + (int64_t)total * EVENT_GAP_MS + 3600000;
-        rc = synth_queries(db, o, nd, &out, e);
+        FILE *dump = o->dump ? fopen(o->dump, "w") : NULL;
+        if (o->dump && !dump)
+            rc = bench_fail(e, "cannot write %s: %s", o->dump, strerror(errno));
+        if (rc == 0)
+            rc = synth_queries(db, o, nd, dump, &out, e);
+        if (dump && fclose(dump) != 0 && rc == 0)
+            rc = bench_fail(e, "cannot write %s", o->dump);
     }
     am_close(db);
     out.bytes = store_bytes(path);

@@ -128,6 +128,7 @@ int am__sqlite_event_put(am__store *b, am__event_row *e)
     sqlite3_bind_int64(st, 15, e->ingested_at);
     int rc = run(s, st, "event");
     if (rc) return rc;
+    am__post_df_clear(s->post); /* its user's frequencies grow */
     st = stmt(s, "UPDATE users SET n_events = n_events + 1 WHERE user_id = ?");
     if (!st) return AM_BACKEND;
     bind_text(st, 1, e->user_id);
@@ -166,6 +167,7 @@ int am__sqlite_event_ctx_append(am__store *b, const char *uid, int64_t rid,
     uint32_t len[AM__FTS_SCORED], more;
     int had = am__fts_lens_get(s->lens, rid, len);
     am__fts_lens_drop(s->lens, rid);
+    am__post_df_clear(s->post); /* the row may hold more terms */
     sqlite3_stmt *st = stmt(s, "UPDATE events_fts SET ctx = ctx || ' ' || ?1 WHERE rowid = ?2 AND uid = ?3");
     if (!st) return AM_BACKEND;
     bind_text(st, 1, text);

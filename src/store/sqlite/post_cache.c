@@ -22,6 +22,16 @@
  * list exactly as it does in the index, and the reads after a search
  * check the row's user either way.  Open addressing, linear probing, no
  * deletion but clearing; at AM__POST_MAX postings in all, it starts over.
+ *
+ * Beside the lists, the document frequencies the store read from the
+ * index's vocabulary (term_docs: a long history's terms, looked up before
+ * the scan to drop the frequent ones; FTS5 counts a term's documents by
+ * walking its whole doclist, which for a word in most of 100,000 turns
+ * costs more than the rest of the recall).  A frequency is true until the
+ * term's user gets a row or a longer context: any write of this
+ * connection drops them all (am__post_df_clear), and so does every clear
+ * of the lists.  Same table scheme, keys compared whole, at most
+ * POST_DF_MAX of them.
  */
 #include "store/sqlite/sqlite_int.h"
 
@@ -47,8 +57,20 @@ typedef struct tag_count {
     size_t terms;
 } tag_count;
 
+typedef struct df_slot {
+    uint64_t hash; /* 0: empty */
+    char *key;
+    size_t key_len;
+    int64_t df;
+} df_slot;
+
+#define POST_DF_MIN 256
+#define POST_DF_MAX ((size_t)1 << 16)
+
 struct am__post {
     const am__allocator *a;
+    df_slot *df;
+    size_t df_cap, df_n; /* df_cap: a power of two, or 0 */
     post_slot *slot;
     size_t cap, n;     /* cap: a power of two, or 0 */
     size_t postings;   /* rows over all lists */
@@ -77,9 +99,70 @@ am__post *am__post_new(const am__allocator *a)
     return p;
 }
 
+void am__post_df_clear(am__post *p)
+{
+    if (!p) return;
+    for (size_t i = 0; i < p->df_cap; i++)
+        if (p->df[i].hash) am__free(p->a, p->df[i].key);
+    am__free(p->a, p->df);
+    p->df = NULL;
+    p->df_cap = p->df_n = 0;
+}
+
+static df_slot *df_find(const am__post *p, const char *key, size_t len, uint64_t h)
+{
+    if (!p || !p->df_cap) return NULL;
+    for (size_t i = am__rid_home(h, p->df_cap);; i = (i + 1) & (p->df_cap - 1)) {
+        df_slot *s = &p->df[i];
+        if (!s->hash) return NULL;
+        if (s->hash == h && s->key_len == len && memcmp(s->key, key, len) == 0) return s;
+    }
+}
+
+int am__post_df_get(const am__post *p, const char *key, size_t len, int64_t *df)
+{
+    const df_slot *s = df_find(p, key, len, key_hash(key, len));
+    if (s) *df = s->df;
+    return s != NULL;
+}
+
+void am__post_df_put(am__post *p, const char *key, size_t len, int64_t df)
+{
+    if (!p) return;
+    uint64_t h = key_hash(key, len);
+    if (df_find(p, key, len, h)) return;
+    if (p->df_n + 1 > POST_DF_MAX) am__post_df_clear(p);
+    if ((p->df_n + 1) * 4 > p->df_cap * 3) { /* grow */
+        size_t cap = p->df_cap ? p->df_cap * 2 : POST_DF_MIN;
+        df_slot *slot = am__calloc(p->a, cap * sizeof *slot);
+        if (!slot) return; /* no memory: not held */
+        for (size_t i = 0; i < p->df_cap; i++)
+            if (p->df[i].hash) {
+                size_t j = am__rid_home(p->df[i].hash, cap);
+                while (slot[j].hash) j = (j + 1) & (cap - 1);
+                slot[j] = p->df[i];
+            }
+        am__free(p->a, p->df);
+        p->df = slot;
+        p->df_cap = cap;
+    }
+    char *k = am__malloc(p->a, len + 1);
+    if (!k) return;
+    memcpy(k, key, len);
+    k[len] = 0;
+    size_t i = am__rid_home(h, p->df_cap);
+    while (p->df[i].hash) i = (i + 1) & (p->df_cap - 1);
+    p->df[i].hash = h;
+    p->df[i].key = k;
+    p->df[i].key_len = len;
+    p->df[i].df = df;
+    p->df_n++;
+}
+
 void am__post_clear(am__post *p)
 {
     if (!p) return;
+    am__post_df_clear(p);
     for (size_t i = 0; i < p->cap; i++)
         if (p->slot[i].hash) {
             am__free(p->a, p->slot[i].key);

@@ -8,9 +8,13 @@
  * events.  A term whose list the connection holds (post_cache.c) is not
  * scanned: its rows and counts come from memory, merged with the scan's
  * (merge_lists); the scanned terms' lists are kept for the next search.
- * Not for a search bounded in time (its scan sees part of the lists).
+ * A search bounded in time scans with a join on the events (it sees part
+ * of the lists), unless every term is held and the frequencies come from
+ * the vocabulary: then the lists are cut to the user's rows of the window
+ * (hits_in_window, one range read of the events index).
  * Frequencies come from a held list's length or the index's vocabulary
- * (one b-tree lookup and a doclist walk per term).  The rows are read
+ * (one b-tree lookup and a doclist walk per term), kept by the connection
+ * until its next write (post_cache.c, am__post_df_get).  The rows are read
  * from the row cache (row_cache.c) when it holds them, the others by one
  * statement, json_each handing over their row ids (a statement per row
  * spent more in its reset and set-up than in the row), each placed by its
@@ -220,6 +224,51 @@ static void lists_put(sq_store *s, am__arena *ar, const char *tag, const char *c
 
 #define SEARCH_SCAN_ALL (-1) /* postings_run: held lists cannot be used, scan all */
 
+/* A search bounded in time whose every term is held: the lists' hits
+ * (all of the user's history) are cut to the rows the timed scan would
+ * have matched -- the user's, said in [from, to) -- read by one range
+ * read of the events index on (user_id, occurred_at). */
+static int hits_in_window(sq_store *s, am__arena *ar, const char *uid, am_time from, am_time to,
+                          am__hits *h)
+{
+    if (h->n == 0) return AM_OK;
+    size_t cap = 16;
+    while (cap < 2 * h->n + 2) cap *= 2;
+    int64_t *key = am__arena_alloc(ar, cap * sizeof *key); /* rid + 1, 0 empty */
+    uint32_t *at = am__arena_alloc(ar, cap * sizeof *at);
+    unsigned char *in = am__arena_alloc(ar, h->n + 1);
+    if (!key || !at || !in) return AM_NOMEM;
+    memset(key, 0, cap * sizeof *key);
+    memset(in, 0, h->n);
+    for (size_t i = 0; i < h->n; i++) {
+        size_t j = am__rid_home((uint64_t)h->hit[i].rid + 1, cap);
+        while (key[j]) j = (j + 1) & (cap - 1);
+        key[j] = h->hit[i].rid + 1;
+        at[j] = (uint32_t)i;
+    }
+    sqlite3_stmt *st = stmt(s, "SELECT rid FROM events WHERE user_id = ?1"
+                               " AND occurred_at >= coalesce(?2, -9223372036854775807 - 1)"
+                               " AND occurred_at <= coalesce(?3 - 1, 9223372036854775807)");
+    if (!st) return AM_BACKEND;
+    bind_text(st, 1, uid);
+    bind_time(st, 2, from);
+    bind_time(st, 3, to);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t rid = sqlite3_column_int64(st, 0);
+        size_t j = am__rid_home((uint64_t)rid + 1, cap);
+        while (key[j] && key[j] != rid + 1) j = (j + 1) & (cap - 1);
+        if (key[j]) in[at[j]] = 1;
+    }
+    done(s, st);
+    if (rc != SQLITE_DONE) return fail(s, rc, "search window");
+    size_t w = 0;
+    for (size_t i = 0; i < h->n; i++)
+        if (in[i]) h->hit[w++] = h->hit[i];
+    h->n = w;
+    return AM_OK;
+}
+
 static int postings_run(sq_store *s, const char *uid, const char *const *terms, size_t n_terms,
                         am_time from, am_time to, int64_t rows_total, am__arena *ar,
                         am__hits *out, double *df, int use_lists)
@@ -235,17 +284,23 @@ static int postings_run(sq_store *s, const char *uid, const char *const *terms, 
      * wrote (this runs in one snapshot: am__sqlite_postings) */
     if ((rc = am__sqlite_caches_current(s))) return rc;
     int timed = from != AM_TIME_NONE || to != AM_TIME_NONE;
+    /* bounded in time: the held lists serve only when every term is held
+     * and the frequencies are not asked for (they are the whole
+     * history's, from the vocabulary: lexical.c) */
+    int window = use_lists && timed && !df && s->post && rows_total > 0;
     use_lists = use_lists && !timed && s->post && rows_total > 0;
     for (size_t i = 0; i < n_terms; i++) {
         pl[i] = NULL;
-        if (!use_lists) continue;
+        if (!use_lists && !window) continue;
         am__buf_reset(q);
         am__buf_adds(q, tag);
         am__buf_addc(q, AM__FTS_TAG_SEP);
         am__buf_adds(q, terms[i]);
         if (q->oom) return AM_NOMEM;
         pl[i] = am__post_get(s->post, q->p, q->len);
+        if (window && !pl[i]) window = 0;
     }
+    for (size_t i = 0; i < n_terms && timed && !window; i++) pl[i] = NULL;
     am__buf_reset(q);
     am__buf_adds(q, "{doc ctx}:(");
     size_t scanned = 0;
@@ -327,6 +382,10 @@ static int postings_run(sq_store *s, const char *uid, const char *const *terms, 
          * or drop the lists just read) */
         if (use_lists && scanned) lists_put(s, ar, tag, terms, h, qterm, scanned);
         am__hits_free(h);
+        if (window && (rc = hits_in_window(s, ar, uid, from, to, &all))) {
+            am__hits_free(&all);
+            return rc;
+        }
         *out = all;
     } else {
         if (use_lists && scanned) lists_put(s, ar, tag, terms, h, qterm, scanned);
@@ -392,13 +451,17 @@ static int term_docs_run(sq_store *s, const char *uid, const char *const *terms,
             df[i] = (double)pl->n;
             continue;
         }
-        sqlite3_stmt *v = stmt(s, "SELECT doc FROM temp.am_events_vocab WHERE term = ?");
-        if (!v) return AM_BACKEND;
-        sqlite3_bind_text(v, 1, q->p, (int)q->len, SQLITE_STATIC);
-        int src = sqlite3_step(v);
-        int64_t d = src == SQLITE_ROW ? sqlite3_column_int64(v, 0) : 0;
-        done(s, v);
-        if (src != SQLITE_ROW && src != SQLITE_DONE) return fail(s, src, "term frequencies");
+        int64_t d = 0;
+        if (!am__post_df_get(s->post, q->p, q->len, &d)) { /* read before: held */
+            sqlite3_stmt *v = stmt(s, "SELECT doc FROM temp.am_events_vocab WHERE term = ?");
+            if (!v) return AM_BACKEND;
+            sqlite3_bind_text(v, 1, q->p, (int)q->len, SQLITE_STATIC);
+            int src = sqlite3_step(v);
+            d = src == SQLITE_ROW ? sqlite3_column_int64(v, 0) : 0;
+            done(s, v);
+            if (src != SQLITE_ROW && src != SQLITE_DONE) return fail(s, src, "term frequencies");
+            am__post_df_put(s->post, q->p, q->len, d);
+        }
         if (i == n_terms) *n_rows = d;
         else df[i] = (double)d;
     }

@@ -95,6 +95,12 @@ int am__post_put(am__post *p, const char *key, size_t len, const int64_t *rid,
 /* Row rid holds cnt more of the term in scored column col (0 doc, 1 ctx). */
 int am__post_add(am__post *p, const char *key, size_t len, int64_t rid, int col, unsigned cnt);
 
+/* Document frequencies read from the index's vocabulary (key as for
+ * lists); any write of the connection must drop them (clear). */
+int am__post_df_get(const am__post *p, const char *key, size_t len, int64_t *df);
+void am__post_df_put(am__post *p, const char *key, size_t len, int64_t df);
+void am__post_df_clear(am__post *p);
+
 /* Searches that read held lists (tests check that they were used). */
 extern _Atomic unsigned long am__term_list_reads;
 
