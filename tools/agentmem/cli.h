@@ -7,9 +7,20 @@
  */
 #ifndef AM_CLI_H
 #define AM_CLI_H
+#include <jansson.h>
+
 #include "agentmem.h"
 
 int am_cli_scenario(int argc, char **argv); /* scenario.c */
 int am_cli_knobs(int argc, char **argv);    /* knobs.c */
+
+/* JSON output (json_out.c).  am_cli_json_print dumps v compactly on one
+ * stdout line and releases it (steals the reference; NULL counts as out of
+ * memory); returns 0, or 1 with a message on stderr.  am_cli_json_parsed
+ * turns JSON text the library returned into a value (NULL text: null;
+ * NULL when it is not JSON).  am_cli_json_str: a string, or null. */
+int am_cli_json_print(json_t *v);
+json_t *am_cli_json_parsed(const char *text);
+json_t *am_cli_json_str(const char *s);
 
 #endif

@@ -187,20 +187,20 @@ static int fail(am_db *db, int rc)
     return 1;
 }
 
-static void print_add(const am_add_info *info, int json)
+static int print_add(const am_add_info *info, int json)
 {
     if (json)
-        printf("{\"event_id\":\"%s\",\"user\":\"%s\",\"task\":\"%s\",\"memories_created\":%d,"
-               "\"memories_updated\":%d,\"memories_invalidated\":%d,\"task_changed\":%s,"
-               "\"one_off\":%s}\n",
-               info->event_id, info->user_id, info->task_id, info->memories_created,
-               info->memories_updated, info->memories_invalidated,
-               info->task_changed ? "true" : "false", info->one_off ? "true" : "false");
-    else
-        printf("event %s (user %s%s%s): %d new, %d updated, %d invalidated memories%s%s\n",
-               info->event_id, info->user_id, info->task_id[0] ? ", task " : "", info->task_id,
-               info->memories_created, info->memories_updated, info->memories_invalidated,
-               info->task_changed ? ", task changed" : "", info->one_off ? ", one-off" : "");
+        return am_cli_json_print(json_pack(
+            "{s:s, s:s, s:s, s:i, s:i, s:i, s:b, s:b}", "event_id", info->event_id, "user",
+            info->user_id, "task", info->task_id, "memories_created", info->memories_created,
+            "memories_updated", info->memories_updated, "memories_invalidated",
+            info->memories_invalidated, "task_changed", info->task_changed, "one_off",
+            info->one_off));
+    printf("event %s (user %s%s%s): %d new, %d updated, %d invalidated memories%s%s\n",
+           info->event_id, info->user_id, info->task_id[0] ? ", task " : "", info->task_id,
+           info->memories_created, info->memories_updated, info->memories_invalidated,
+           info->task_changed ? ", task changed" : "", info->one_off ? ", one-off" : "");
+    return 0;
 }
 
 static const char *jstr(json_t *o, const char *k)
@@ -241,7 +241,7 @@ static int cmd_add_batch(am_db *db, const opts *o)
             bad++;
         } else {
             ok++;
-            if (o->json) print_add(&info, 1);
+            if (o->json && print_add(&info, 1)) bad++;
         }
         json_decref(j);
     }
@@ -260,8 +260,7 @@ static int cmd_add(am_db *db, const opts *o)
     am_add_info info;
     int rc = am_add_event(db, &ev, &info);
     if (rc) return fail(db, rc);
-    print_add(&info, o->json);
-    return 0;
+    return print_add(&info, o->json);
 }
 
 static int cmd_recall(am_db *db, const opts *o)
@@ -297,10 +296,19 @@ static int cmd_task(am_db *db, const opts *o)
     int rc = am_task_get(db, o->user, o->task, &t);
     if (rc) return fail(db, rc);
     if (o->json) {
-        printf("{\"task_id\":\"%s\",\"stage\":\"%s\",\"status\":\"%s\",\"artifacts\":%s,\"pending\":%s,"
-               "\"notes\":%s,\"history\":%zu}\n",
-               t->task_id, t->stage ? t->stage : "", t->status, t->artifacts_json,
-               t->pending_json, t->notes_json, t->n_history);
+        json_t *artifacts = am_cli_json_parsed(t->artifacts_json),
+               *pending = am_cli_json_parsed(t->pending_json),
+               *notes = am_cli_json_parsed(t->notes_json);
+        json_t *v = artifacts && pending && notes
+                        ? json_pack("{s:s, s:s, s:s, s:O, s:O, s:O, s:I}", "task_id", t->task_id,
+                                    "stage", t->stage ? t->stage : "", "status", t->status,
+                                    "artifacts", artifacts, "pending", pending, "notes", notes,
+                                    "history", (json_int_t)t->n_history)
+                        : NULL;
+        json_decref(artifacts);
+        json_decref(pending);
+        json_decref(notes);
+        rc = am_cli_json_print(v);
     } else {
         printf("task %s: stage %s, status %s\n  artifacts %s\n  pending %s\n  notes %s\n",
                t->task_id, t->stage ? t->stage : "-", t->status, t->artifacts_json,
@@ -313,7 +321,7 @@ static int cmd_task(am_db *db, const opts *o)
         }
     }
     am_task_free(t);
-    return 0;
+    return rc;
 }
 
 static int cmd_memories(am_db *db, const opts *o)
@@ -368,8 +376,9 @@ static int cmd_forget(am_db *db, const opts *o)
     int rc = am_forget(db, o->user, level, o->id, &info);
     if (rc) return fail(db, rc);
     if (o->json)
-        printf("{\"events\":%ld,\"memories\":%ld,\"tasks\":%ld}\n", info.events, info.memories,
-               info.tasks);
+        return am_cli_json_print(json_pack("{s:I, s:I, s:I}", "events", (json_int_t)info.events,
+                                           "memories", (json_int_t)info.memories, "tasks",
+                                           (json_int_t)info.tasks));
     else
         printf("forgot %ld events, %ld memory versions, %ld tasks\n", info.events, info.memories,
                info.tasks);
@@ -437,7 +446,7 @@ static int cmd_reembed(am_db *db, const opts *o)
                             " continue\n", n);
         return 1;
     }
-    if (o->json) printf("{\"reembedded\":%zu}\n", n);
+    if (o->json) return am_cli_json_print(json_pack("{s:I}", "reembedded", (json_int_t)n));
     else printf("%zu events re-embedded\n", n);
     return 0;
 }
