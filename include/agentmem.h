@@ -240,8 +240,14 @@ int am_resolve(am_db *db, const char *channel, const char *external_id,
  * Identity: user_id (a master id), or channel + external_id (resolved via
  * am_link; an unlinked pair becomes a new master user "channel:external_id"
  * linked to itself).  Ids (user, agent, session, task, channel, external,
- * domain, intent) are 1..128 bytes of valid UTF-8 without control
- * characters and without leading or trailing spaces. */
+ * domain, intent) are 1..128 bytes of valid UTF-8 without control (Cc),
+ * format (Cf: bidi controls, zero-width characters), separator, private-use
+ * or default-ignorable characters, with no space but U+0020 and none at
+ * either end; am_errmsg names the character ("add: user contains an
+ * invisible format character (bidi control, zero-width) (U+202E)").
+ * user_id together with channel or external_id is refused (AM_INVALID).
+ * occurred_at must lie between 1970-01-01 and the clock plus
+ * rank.future_skew_minutes (default one day); a second 60 is refused. */
 typedef struct am_event {
     const char *user_id;
     const char *channel;

@@ -195,12 +195,15 @@ void am_close(am_db *db)
 
 /* ------------------------------------------------------------ identity */
 
-static int check_id(am_db *db, const char *what, const char *field,
-                    const char *v)
+int am__db_check_id(am_db *db, const char *what, const char *field, const char *v)
 {
-    const char *why = am__id_check(v);
-    if (why) return am__db_error(db, AM_INVALID, "%s: %s %s", what, field, why);
-    return AM_OK;
+    int32_t cp;
+    const char *why = am__id_problem(v, &cp);
+    if (!why) return AM_OK;
+    if (cp >= 0)
+        return am__db_error(db, AM_INVALID, "%s: %s %s (U+%04X)", what, field, why,
+                            (unsigned)cp);
+    return am__db_error(db, AM_INVALID, "%s: %s %s", what, field, why);
 }
 
 int am__db_resolve_user(am_db *db, const char *what, const char *user_id,
@@ -209,8 +212,11 @@ int am__db_resolve_user(am_db *db, const char *what, const char *user_id,
 {
     int rc;
     am__store *s = db->store;
+    if (user_id && (channel || external_id))
+        return am__db_error(db, AM_INVALID, "%s: give user or channel + external_id, not both",
+                            what);
     if (user_id) {
-        if ((rc = check_id(db, what, "user", user_id))) return rc;
+        if ((rc = am__db_check_id(db, what, "user", user_id))) return rc;
         snprintf(out, AM_ID_MAX + 1, "%s", user_id);
         if (create) {
             rc = s->vt->user_ensure(s, out, am__db_now(db));
@@ -220,8 +226,8 @@ int am__db_resolve_user(am_db *db, const char *what, const char *user_id,
     }
     if (!channel && !external_id)
         return am__db_error(db, AM_INVALID, "%s: user is missing (give user or channel + external_id)", what);
-    if ((rc = check_id(db, what, "channel", channel))) return rc;
-    if ((rc = check_id(db, what, "external_id", external_id))) return rc;
+    if ((rc = am__db_check_id(db, what, "channel", channel))) return rc;
+    if ((rc = am__db_check_id(db, what, "external_id", external_id))) return rc;
     rc = s->vt->link_get(s, channel, external_id, out);
     if (rc == AM_OK) return AM_OK;
     if (rc != AM_NOTFOUND) return am__db_store_error(db, rc, what);
@@ -243,9 +249,9 @@ int am_link(am_db *db, const char *channel, const char *external_id,
     if (!db) return AM_MISUSE;
     am__db_clear_error(db);
     int rc;
-    if ((rc = check_id(db, "link", "channel", channel)) ||
-        (rc = check_id(db, "link", "external_id", external_id)) ||
-        (rc = check_id(db, "link", "user", user_id)))
+    if ((rc = am__db_check_id(db, "link", "channel", channel)) ||
+        (rc = am__db_check_id(db, "link", "external_id", external_id)) ||
+        (rc = am__db_check_id(db, "link", "user", user_id)))
         return rc;
     am__store *s = db->store;
     char cur[AM_ID_MAX + 1];
@@ -276,8 +282,8 @@ int am_unlink(am_db *db, const char *channel, const char *external_id)
     if (!db) return AM_MISUSE;
     am__db_clear_error(db);
     int rc;
-    if ((rc = check_id(db, "unlink", "channel", channel)) ||
-        (rc = check_id(db, "unlink", "external_id", external_id)))
+    if ((rc = am__db_check_id(db, "unlink", "channel", channel)) ||
+        (rc = am__db_check_id(db, "unlink", "external_id", external_id)))
         return rc;
     rc = db->store->vt->link_del(db->store, channel, external_id);
     if (rc == AM_NOTFOUND)

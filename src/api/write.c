@@ -66,8 +66,8 @@ static int validate(am_db *db, const am_event *ev, am_time *at, int *tz)
     };
     for (size_t i = 0; i < sizeof ids / sizeof *ids; i++) {
         const char *v = *(const char *const *)((const char *)ev + ids[i].off);
-        if (v && (why = am__id_check(v)))
-            return am__db_error(db, AM_INVALID, "add: %s %s", ids[i].name, why);
+        int rc;
+        if (v && (rc = am__db_check_id(db, "add", ids[i].name, v))) return rc;
     }
     if (ev->source && !in_list(ev->source, sources))
         return am__db_error(db, AM_INVALID, "add: source \"%s\" is not one of user, agent, tool, system",
@@ -77,6 +77,21 @@ static int validate(am_db *db, const am_event *ev, am_time *at, int *tz)
     if (ev->occurred_at) {
         if (am__time_parse(ev->occurred_at, at, tz, &why))
             return am__db_error(db, AM_INVALID, "add: occurred_at \"%.64s\" %s", ev->occurred_at, why);
+        /* the engine keeps what happened, not what will: an instant before
+         * the epoch or beyond the clock (plus the allowed skew) is a wrong
+         * clock or a typo, and would outrank every real memory */
+        am_time latest = am__db_now(db) + (am_time)db->cfg.rank.future_skew_minutes * 60000;
+        if (*at < 0)
+            return am__db_error(db, AM_INVALID, "add: occurred_at \"%.64s\" is before 1970-01-01",
+                                ev->occurred_at);
+        if (*at > latest) {
+            char lim[32];
+            return am__db_error(db, AM_INVALID,
+                                "add: occurred_at \"%.64s\" is in the future (later than %s, the"
+                                " clock plus future_skew_minutes %d)",
+                                ev->occurred_at, am__time_format(latest, 0, lim),
+                                db->cfg.rank.future_skew_minutes);
+        }
     } else {
         *at = am__db_now(db);
         *tz = db->cfg.default_tz_minutes;

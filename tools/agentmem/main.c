@@ -159,6 +159,11 @@ static int parse_opts(const char *cmd, int argc, char **argv, opts *o)
         }
         *(const char **)((char *)o + strs[k].off) = argv[++i];
     }
+    /* one identity: a master user, or a channel's pair (link names both) */
+    if (o->user && (o->channel || o->external_id) && strcmp(cmd, "link") != 0)
+        return usage_error(cmd, "give --user or --channel with --external-id, not both");
+    if (!o->channel != !o->external_id)
+        return usage_error(cmd, "--channel and --external-id go together");
     return 0;
 }
 
