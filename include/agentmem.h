@@ -378,7 +378,8 @@ typedef struct am_task {
 /* ---------------------------------------------------------------- read */
 
 typedef struct am_query {
-    const char *user_id;       /* or channel + external_id */
+    const char *user_id;       /* or channel + external_id (not both:
+                                  AM_INVALID) */
     const char *channel, *external_id;
     const char *agent_id, *session_id;
     const char *task_id;       /* the caller knows the task */

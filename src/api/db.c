@@ -264,12 +264,14 @@ int am__db_resolve_user(am_db *db, const char *what, const char *user_id,
     rc = s->vt->link_get(s, channel, external_id, out);
     if (rc == AM_OK) return AM_OK;
     if (rc != AM_NOTFOUND) return am__db_store_error(db, rc, what);
-    if (!create)
-        return am__db_error(db, AM_NOTFOUND, "%s: no user is linked to " PAIR_FMT, what, channel,
-                            external_id);
     /* the pair's own user (made before, then unlinked), or a new one */
-    am_time now = am__db_now(db);
     rc = s->vt->user_of_channel(s, channel, external_id, out);
+    if (rc && rc != AM_NOTFOUND) return am__db_store_error(db, rc, what);
+    if (!create)
+        return rc ? am__db_error(db, AM_NOTFOUND, "%s: no user is linked to " PAIR_FMT, what,
+                                 channel, external_id)
+                  : AM_OK;
+    am_time now = am__db_now(db);
     if (rc == AM_NOTFOUND) {
         out[0] = '~';
         am__db_new_id(db, now, out + 1);

@@ -177,8 +177,10 @@ static void test_late_link_merge(void)
     add_ch(db, "app", "a1", "hello");
     CHECK_EQ_INT(am_unlink(db, "app", "a1"), AM_OK);
     CHECK_EQ_INT(am_unlink(db, "app", "a1"), AM_NOTFOUND);
+    CHECK_EQ_INT(am_resolve(db, "app", "a1", uid), AM_OK); /* its own user still */
     am_add_info again = add_ch(db, "app", "a1", "hello again");
     CHECK(again.user_id[0] == '~');
+    CHECK_EQ_STR(again.user_id, uid);
     CHECK_EQ_INT(am_link(db, "app", "a1", "alice"), AM_DENIED);
     CHECK_EQ_INT(am_unlink(db, "tg", "7"), AM_OK);
     am_add_info after = add_ch(db, "tg", "7", "who am I now");

@@ -150,24 +150,24 @@ int am__sqlite_user_merge(am__store *b, const char *from, const char *to)
     uid_token(from, old_tok, 0);
     uid_token(to, new_tok, 0);
     static const char *const sql[] = {
-        "UPDATE tasks AS t SET"
-        "  artifacts = (SELECT json_group_array(json(v)) FROM (SELECT value AS v FROM json_each(t.artifacts)"
-        "    UNION ALL SELECT value FROM json_each(f.artifacts))),"
-        "  pending = (SELECT json_group_array(json(v)) FROM (SELECT value AS v FROM json_each(t.pending)"
-        "    UNION ALL SELECT value FROM json_each(f.pending))),"
-        "  notes = (SELECT json_group_array(json(v)) FROM (SELECT value AS v FROM json_each(t.notes)"
-        "    UNION ALL SELECT value FROM json_each(f.notes))),"
-        "  stage = CASE WHEN f.updated_at > t.updated_at THEN f.stage ELSE t.stage END,"
-        "  status = CASE WHEN f.updated_at > t.updated_at THEN f.status ELSE t.status END,"
-        "  created_at = min(t.created_at, f.created_at), updated_at = max(t.updated_at, f.updated_at)"
-        "  FROM tasks AS f WHERE f.user_id = ?1 AND t.user_id = ?2 AND f.task_id = t.task_id",
+        ("UPDATE tasks AS t SET"
+         "  artifacts = (SELECT json_group_array(json(v)) FROM (SELECT value AS v FROM json_each(t.artifacts)"
+         "    UNION ALL SELECT value FROM json_each(f.artifacts))),"
+         "  pending = (SELECT json_group_array(json(v)) FROM (SELECT value AS v FROM json_each(t.pending)"
+         "    UNION ALL SELECT value FROM json_each(f.pending))),"
+         "  notes = (SELECT json_group_array(json(v)) FROM (SELECT value AS v FROM json_each(t.notes)"
+         "    UNION ALL SELECT value FROM json_each(f.notes))),"
+         "  stage = CASE WHEN f.updated_at > t.updated_at THEN f.stage ELSE t.stage END,"
+         "  status = CASE WHEN f.updated_at > t.updated_at THEN f.status ELSE t.status END,"
+         "  created_at = min(t.created_at, f.created_at), updated_at = max(t.updated_at, f.updated_at)"
+         "  FROM tasks AS f WHERE f.user_id = ?1 AND t.user_id = ?2 AND f.task_id = t.task_id"),
         "DELETE FROM tasks WHERE user_id = ?1 AND task_id IN (SELECT task_id FROM tasks WHERE user_id = ?2)",
         "UPDATE tasks SET user_id = ?2 WHERE user_id = ?1",
         "UPDATE task_history SET user_id = ?2 WHERE user_id = ?1",
-        "UPDATE events_fts SET uid = ?3,"
-        "  doc = '" AM__FTS_TAG "' || ?3 || '" AM__FTS_TAG "' || substr(doc, length(?4) + 3),"
-        "  ctx = '" AM__FTS_TAG "' || ?3 || '" AM__FTS_TAG "' || substr(ctx, length(?4) + 3)"
-        "  WHERE rowid IN (SELECT rid FROM events WHERE user_id = ?1)",
+        ("UPDATE events_fts SET uid = ?3,"
+         "  doc = '" AM__FTS_TAG "' || ?3 || '" AM__FTS_TAG "' || substr(doc, length(?4) + 3),"
+         "  ctx = '" AM__FTS_TAG "' || ?3 || '" AM__FTS_TAG "' || substr(ctx, length(?4) + 3)"
+         "  WHERE rowid IN (SELECT rid FROM events WHERE user_id = ?1)"),
         "UPDATE events SET user_id = ?2 WHERE user_id = ?1",
         "UPDATE event_vectors SET user_id = ?2 WHERE user_id = ?1",
         "UPDATE vector_blocks SET user_id = ?2 WHERE user_id = ?1",
@@ -178,8 +178,8 @@ int am__sqlite_user_merge(am__store *b, const char *from, const char *to)
         "UPDATE item_heat SET user_id = ?2 WHERE user_id = ?1",
         "UPDATE tombstones SET user_id = ?2 WHERE user_id = ?1",
         "UPDATE identity_links SET user_id = ?2 WHERE user_id = ?1",
-        "UPDATE users SET n_events = (SELECT count(*) FROM events e WHERE e.user_id = ?2)"
-        "  WHERE user_id = ?2",
+        ("UPDATE users SET n_events = (SELECT count(*) FROM events e WHERE e.user_id = ?2)"
+         "  WHERE user_id = ?2"),
         "DELETE FROM users WHERE user_id = ?1",
     };
     am__sqlite_caches_drop(s, AM__DROP_FORGET, from);
