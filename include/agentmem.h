@@ -208,6 +208,13 @@ const char *am_errmsg(const am_db *db);
  * "free with am_free".  NULL is a no-op. */
 void am_free(void *p);
 
+/* A stored text as the memory block prints it: one inert line (line breaks
+ * -> " / ", brackets other than redaction placeholders -> parentheses,
+ * control and bidi characters dropped), so a text shown to an agent or a
+ * terminal cannot open a section or send escape sequences.  Owned: free
+ * with am_free.  NULL when text is NULL or memory runs out. */
+char *am_text_plain(const char *text);
+
 /* Parse ISO 8601 with a zone into UTC ms.  *tz_minutes (may be NULL)
  * receives the zone offset.  Returns AM_OK or AM_INVALID. */
 int am_time_parse(const char *iso, am_time *out, int *tz_minutes);

@@ -74,7 +74,8 @@ typedef enum {
     AM_PII_EMAIL,
     AM_PII_ID_CARD,
     AM_PII_BANK_CARD,
-    AM_SECRET
+    AM_SECRET,
+    AM__PII_TYPE_END /* one past the last type */
 } am__pii_type;
 
 /* Which kinds are replaced.  Secrets and e-mails turned off are not looked

@@ -307,9 +307,12 @@ static int cmd_task(am_db *db, const opts *o)
                t->pending_json, t->notes_json);
         for (size_t i = 0; i < t->n_history; i++) {
             char ts[32];
+            char *was = am_text_plain(t->history[i].old_value ? t->history[i].old_value : "-");
+            char *now = am_text_plain(t->history[i].new_value ? t->history[i].new_value : "-");
             printf("  %s %s: %s -> %s\n", am_time_format(t->history[i].at, 0, ts),
-                   t->history[i].field, t->history[i].old_value ? t->history[i].old_value : "-",
-                   t->history[i].new_value ? t->history[i].new_value : "-");
+                   t->history[i].field, was ? was : "?", now ? now : "?");
+            am_free(was);
+            am_free(now);
         }
     }
     am_task_free(t);
@@ -328,10 +331,13 @@ static int cmd_memories(am_db *db, const opts *o)
         for (size_t i = 0; i < l->n; i++) {
             const am_memory *m = &l->items[i];
             char from[32], to[32];
+            char *key = am_text_plain(m->key), *text = am_text_plain(m->text);
             printf("%s %-10s %-14s %-28s conf %.2f  %s .. %s  %s\n", m->id, m->kind, m->status,
-                   m->key, m->confidence, am_time_format(m->valid_from, 0, from),
+                   key ? key : "", m->confidence, am_time_format(m->valid_from, 0, from),
                    m->valid_to == AM_TIME_NONE ? "" : am_time_format(m->valid_to, 0, to),
-                   m->text);
+                   text ? text : "");
+            am_free(key);
+            am_free(text);
         }
         if (l->n == 0) printf("(no memories)\n");
     }
