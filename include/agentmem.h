@@ -128,6 +128,16 @@ typedef struct am_config {
      * there the next time instead of scanning the index.  1 turns that
      * off (the same results, slower; for comparisons).  Default 0. */
     int no_term_cache;
+    /* PII-vault encryption at rest (F3): 64 hex digits (a 32-byte key) or
+     * NULL.  With a key, every original kept in the vault (phones, e-mails,
+     * ID, card, SSN, IBAN and passport numbers) is sealed with AES-256-GCM,
+     * a random nonce per value, bound to its user and type; the key is
+     * needed to match a recall that names such a value.  Without one the
+     * originals are stored in plaintext in the store file (docs/SECURITY.md
+     * says what holds either way).  The CLI takes it from
+     * $AGENTMEM_VAULT_KEY or --vault-key-file.  Copied at am_open; the
+     * string is not kept.  Default NULL. */
+    const char *vault_key;
 } am_config;
 
 /* Bits of am_config.redact. */
