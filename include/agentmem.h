@@ -219,9 +219,9 @@ const char *am_errmsg(const am_db *db);
 void am_free(void *p);
 
 /* A stored text as the memory block prints it: one inert line (line breaks
- * -> " / ", brackets other than redaction placeholders -> parentheses,
- * control and bidi characters dropped), so a text shown to an agent or a
- * terminal cannot open a section or send escape sequences.  Owned: free
+ * -> " / ", brackets other than redaction placeholders -> parentheses, tabs
+ * -> spaces, control and bidi characters dropped), so a text shown to an
+ * agent or a terminal cannot open a section or send escape sequences.  Owned: free
  * with am_free.  NULL when text is NULL or memory runs out. */
 char *am_text_plain(const char *text);
 

@@ -18,8 +18,9 @@
  *    bracketed title, in either language, whatever its words;
  *  - drops the remaining C0/C1 control characters (ESC, BEL, ...) and the
  *    bidirectional overrides and isolates (U+202A..202E, U+2066..2069),
- *    which would otherwise reach a terminal or a model raw; an invalid
- *    UTF-8 byte becomes U+FFFD, so the line is always valid UTF-8.
+ *    which would otherwise reach a terminal or a model raw; a tab becomes
+ *    a space and an invalid UTF-8 byte U+FFFD, so the line is valid UTF-8
+ *    with no control character at all.
  * The write path refuses those control characters outright
  * (am__plain_refused: api/write.c names the field and the code point);
  * the output pass is the second line of defence for stores written before.
@@ -133,6 +134,8 @@ void am__plain_append(am__buf *out, const char *s, size_t n)
         } else if (open_bracket(c) || close_bracket(c)) {
             am__buf_adds(out, c < 0x80 ? (open_bracket(c) ? "(" : ")")
                                        : (open_bracket(c) ? "（" : "）"));
+        } else if (c == '\t') {
+            am__buf_addc(out, ' ');
         } else if (c == 0xFFFD && len == 1) {
             am__buf_adds(out, "\xEF\xBF\xBD"); /* an invalid byte: U+FFFD */
         } else {

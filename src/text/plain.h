@@ -23,7 +23,7 @@ int am__plain_refused(const char *s, size_t n, size_t *at, uint32_t *cp);
 /* Append s[0..n) as one inert line: line breaks (and the blanks around
  * them) become " / " (none at either end), brackets other than redaction
  * placeholders become parentheses, control and bidi characters are
- * dropped.  The buffer's oom rule applies. */
+ * dropped, a tab becomes a space.  The buffer's oom rule applies. */
 void am__plain_append(am__buf *out, const char *s, size_t n);
 /* The same for a NUL-terminated s; NULL appends nothing. */
 void am__plain_appends(am__buf *out, const char *s);
