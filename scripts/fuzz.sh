@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every libFuzzer target (fuzz/fuzz_*.c, built by `make fuzz` with
-# clang, ASan+UBSan) for a bounded time each: FUZZ_SECONDS (default 25) x
-# the number of targets (13: about 5.5 minutes), one at a time (CI has two
+# clang, ASan+UBSan) for a bounded time each: FUZZ_SECONDS (default 20) x
+# the number of targets (14: under 5 minutes), one at a time (CI has two
 # cores; the build uses both).  Each run starts from a copy of the target's
 # seed corpus (fuzz/corpus/NAME; the repository's copy is never changed)
 # and its dictionary fuzz/NAME.dict if there is one.  A crash, a leak, a
@@ -9,7 +9,7 @@
 # ran, printing the input that did it.  Used by .ci/run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-secs=${FUZZ_SECONDS:-25}
+secs=${FUZZ_SECONDS:-20}
 make fuzz JOBS="${JOBS:-2}"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
