@@ -282,6 +282,7 @@ static int consistent(const shape *s)
 
 typedef struct tally {
     long points, injections, failures, corrupt, stuck;
+    char first_msg[200]; /* the first failure's message, for the report */
 } tally;
 
 static void run_op(const char *name, op_fn fn, int persistent, int full, tally *t)
@@ -316,6 +317,7 @@ static void run_op(const char *name, op_fn fn, int persistent, int full, tally *
         if (rc != AM_OK) {
             t->failures++;
             const char *msg = am_errmsg(db);
+            if (!t->first_msg[0] && msg) snprintf(t->first_msg, sizeof t->first_msg, "%s", msg);
             if (!(rc == AM_IO || rc == AM_BACKEND) || !msg || !msg[0]) {
                 fprintf(stderr, "%s: fault %ld: rc %d (%s), message \"%s\"\n", name, n, rc,
                         am_errstr(rc), msg ? msg : "");
@@ -364,8 +366,9 @@ static void test_faults(void)
             tally t = {0};
             run_op(ops[o].name, ops[o].fn, modes[m].persistent, modes[m].full, &t);
             printf("faults: %-8s %-24s %3ld injection points, %3ld failed with a clear error,"
-                   " %ld corrupt, %ld stuck\n",
-                   ops[o].name, modes[m].what, t.points, t.failures, t.corrupt, t.stuck);
+                   " %ld corrupt, %ld stuck; e.g. \"%s\"\n",
+                   ops[o].name, modes[m].what, t.points, t.failures, t.corrupt, t.stuck,
+                   t.first_msg);
             total.points += t.points;
             total.failures += t.failures;
             total.corrupt += t.corrupt;
