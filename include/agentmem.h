@@ -132,9 +132,10 @@ typedef struct am_config {
      * NULL.  With a key, every original kept in the vault (phones, e-mails,
      * ID, card, SSN, IBAN and passport numbers) is sealed with AES-256-GCM,
      * a random nonce per value, bound to its user and type; the key is
-     * needed to match a recall that names such a value.  Without one the
-     * originals are stored in plaintext in the store file (docs/SECURITY.md
-     * says what holds either way).  The CLI takes it from
+     * needed to match a recall that names such a value; am_optimize with
+     * a key seals originals stored before it.  Without one the originals
+     * are stored in plaintext in the store file (docs/SECURITY.md says
+     * what holds either way).  The CLI takes it from
      * $AGENTMEM_VAULT_KEY or --vault-key-file.  Copied at am_open; the
      * string is not kept.  Default NULL. */
     const char *vault_key;

@@ -5,7 +5,8 @@
  * store files (.db, -wal), a recall naming a value still finds its turn;
  * without the key, or with another, the store still opens, recalls and
  * writes (sealed rows are skipped, never compared as ciphertext); a sealed value moved to another user does not open; a
- * malformed key is refused at open.
+ * malformed key is refused at open; rows written before a key are sealed
+ * by am_optimize with it.
  */
 #include <sqlite3.h>
 #include <stdlib.h>
@@ -34,6 +35,16 @@ static am_db *open_file(const char *key, int *rc_out)
     else if (rc) fprintf(stderr, "open: %s\n", err ? err : "?");
     am_free(err);
     return db;
+}
+
+static void rm_files(void)
+{
+    char x[300];
+    unlink(path);
+    snprintf(x, sizeof x, "%s-wal", path);
+    unlink(x);
+    snprintf(x, sizeof x, "%s-shm", path);
+    unlink(x);
 }
 
 /* 1 when needle's bytes are anywhere in the file. */
@@ -145,12 +156,39 @@ static void test_sealed_at_rest(void)
         add(db, "u1", "s2", NULL, "2026-03-02T10:00:00+08:00", "新号码 13800001111 也记一下");
         am_close(db);
     }
-    unlink(path);
-    char wal[300];
-    snprintf(wal, sizeof wal, "%s-wal", path);
-    unlink(wal);
-    snprintf(wal, sizeof wal, "%s-shm", path);
-    unlink(wal);
+    rm_files();
+}
+
+/* Rows written before a key was configured: plaintext until am_optimize
+ * runs with the key, sealed after it, still found by a recall. */
+static void test_optimize_seals_old_rows(void)
+{
+    snprintf(path, sizeof path, "/tmp/am_test_vault_old_%d.db", (int)getpid());
+    rm_files();
+    am_db *db = open_file(NULL, NULL);
+    CHECK(db != NULL);
+    if (!db) return;
+    fill(db);
+    am_close(db);
+    CHECK(files_have("13912345678"));
+    db = open_file(KEY, NULL);
+    CHECK(db != NULL);
+    if (!db) return;
+    CHECK_EQ_INT(am_optimize(db), AM_OK);
+    sqlite3 *raw;
+    CHECK_EQ_INT(sqlite3_open(path, &raw), SQLITE_OK);
+    sqlite3_stmt *st;
+    CHECK_EQ_INT(sqlite3_prepare_v2(raw, "SELECT count(*), sum(original LIKE 'enc:v1:%')"
+                                         " FROM pii_vault", -1, &st, NULL), SQLITE_OK);
+    CHECK_EQ_INT(sqlite3_step(st), SQLITE_ROW);
+    CHECK(sqlite3_column_int(st, 0) >= 6);
+    CHECK_EQ_INT(sqlite3_column_int(st, 1), sqlite3_column_int(st, 0));
+    sqlite3_finalize(st);
+    sqlite3_close(raw);
+    for (size_t i = 0; i < sizeof originals / sizeof *originals; i++) CHECK(!files_have(originals[i]));
+    CHECK_EQ_INT(recall_rank(db, "u1", "13912345678这个号码是谁的？", "[PHONE_1]"), 1);
+    am_close(db);
+    rm_files();
 }
 
 /* The seal is bound to its user and type, and to the key. */
@@ -207,6 +245,7 @@ static void test_bad_key_refused(void)
 int main(void)
 {
     RUN(test_sealed_at_rest);
+    RUN(test_optimize_seals_old_rows);
     RUN(test_seal_bound);
     RUN(test_bad_key_refused);
     TEST_MAIN_END();

@@ -248,6 +248,9 @@ int am__vault_seal(const unsigned char key[AM__VAULT_KEY_BYTES], const char *uid
  * AM_NOMEM. */
 int am__vault_open(const unsigned char key[AM__VAULT_KEY_BYTES], const char *uid,
                    const char *type, const char *stored, am__arena *ar, const char **plain);
+/* With a key: seal every plaintext original (an upgrade to a key), in the
+ * caller's transaction; *sealed = how many. */
+int am__sqlite_vault_seal_all(sq_store *s, long *sealed);
 
 /* ---------------------------------------------------------------- statement helpers */
 

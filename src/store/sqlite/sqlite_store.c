@@ -99,8 +99,11 @@ static int sq_optimize(am__store *b)
     int rc = exec(s, "INSERT INTO events_fts(events_fts) VALUES('optimize')", "optimize");
     /* tails left long by re-embedding (unpacked blocks of the old embedder) */
     if (!rc && !(rc = exec(s, "BEGIN IMMEDIATE", "optimize"))) {
+        long sealed = 0;
         rc = am__sqlite_vec_pack_all(s);
         if (!rc) rc = am__sqlite_vec_bits_fill(s);
+        /* vault originals written before a key was configured */
+        if (!rc) rc = am__sqlite_vault_seal_all(s, &sealed);
         if (rc) sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
         else rc = exec(s, "COMMIT", "optimize");
     }

@@ -15,8 +15,9 @@
  * only read of originals: a recall compares a value it was asked about)
  * opens sealed values with the key; a row that does not open (no key, the
  * wrong key, a damaged value) is skipped, never returned as bytes.  Rows
- * written before a key was configured stay plaintext and are read as
- * they are (docs/SECURITY.md says what holds with and without a key).
+ * written before a key was configured are read as they are, and sealed by
+ * the next am_optimize run with the key (am__sqlite_vault_seal_all);
+ * docs/SECURITY.md says what holds with and without a key.
  *
  * Thread rule: no state beyond the caller's key; OpenSSL 1.1+/3 contexts
  * are per call.
@@ -142,4 +143,44 @@ int am__vault_open(const unsigned char key[AM__VAULT_KEY_BYTES], const char *uid
     }
     EVP_CIPHER_CTX_free(c);
     return rc;
+}
+
+/* am_optimize with a key: seal the originals written before it was
+ * configured (inside the caller's transaction).  *sealed counts them. */
+int am__sqlite_vault_seal_all(sq_store *s, long *sealed)
+{
+    *sealed = 0;
+    if (!s->has_vault_key) return AM_OK;
+    sqlite3_stmt *sel = NULL, *upd = NULL;
+    int rc = sqlite3_prepare_v2(s->db,
+                                "SELECT rowid, user_id, type, original FROM pii_vault"
+                                " WHERE substr(original, 1, 7) <> '" PREFIX "'",
+                                -1, &sel, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_prepare_v2(s->db, "UPDATE pii_vault SET original=?1 WHERE rowid=?2", -1, &upd,
+                                NULL);
+    if (rc != SQLITE_OK) {
+        sqlite3_finalize(sel);
+        return fail(s, rc, "vault seal");
+    }
+    am__buf b;
+    am__buf_init(&b, s->a);
+    int out = AM_OK;
+    while (out == AM_OK && (rc = sqlite3_step(sel)) == SQLITE_ROW) {
+        const char *uid = (const char *)sqlite3_column_text(sel, 1);
+        const char *type = (const char *)sqlite3_column_text(sel, 2);
+        const char *orig = (const char *)sqlite3_column_text(sel, 3);
+        if (!uid || !type || !orig) continue;
+        if ((out = am__vault_seal(s->vault_key, uid, type, orig, &b))) break;
+        sqlite3_bind_text(upd, 1, b.p, (int)b.len, SQLITE_STATIC);
+        sqlite3_bind_int64(upd, 2, sqlite3_column_int64(sel, 0));
+        if ((rc = sqlite3_step(upd)) != SQLITE_DONE) out = fail(s, rc, "vault seal");
+        sqlite3_reset(upd);
+        (*sealed)++;
+    }
+    if (out == AM_OK && rc != SQLITE_DONE) out = fail(s, rc, "vault seal");
+    am__buf_free(&b);
+    sqlite3_finalize(sel);
+    sqlite3_finalize(upd);
+    return out;
 }
