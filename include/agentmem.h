@@ -128,6 +128,17 @@ typedef struct am_config {
      * there the next time instead of scanning the index.  1 turns that
      * off (the same results, slower; for comparisons).  Default 0. */
     int no_term_cache;
+    /* PII-vault encryption at rest (F3): 64 hex digits (a 32-byte key) or
+     * NULL.  With a key, every original kept in the vault (phones, e-mails,
+     * ID, card, SSN, IBAN and passport numbers) is sealed with AES-256-GCM,
+     * a random nonce per value, bound to its user and type; the key is
+     * needed to match a recall that names such a value; am_optimize with
+     * a key seals originals stored before it.  Without one the originals
+     * are stored in plaintext in the store file (docs/SECURITY.md says
+     * what holds either way).  The CLI takes it from
+     * $AGENTMEM_VAULT_KEY or --vault-key-file.  Copied at am_open; the
+     * string is not kept.  Default NULL. */
+    const char *vault_key;
 } am_config;
 
 /* Bits of am_config.redact. */
@@ -207,6 +218,13 @@ const char *am_errmsg(const am_db *db);
 /* Release memory owned by the caller that a function documents as
  * "free with am_free".  NULL is a no-op. */
 void am_free(void *p);
+
+/* A stored text as the memory block prints it: one inert line (line breaks
+ * -> " / ", brackets other than redaction placeholders -> parentheses, tabs
+ * -> spaces, control and bidi characters dropped), so a text shown to an
+ * agent or a terminal cannot open a section or send escape sequences.  Owned: free
+ * with am_free.  NULL when text is NULL or memory runs out. */
+char *am_text_plain(const char *text);
 
 /* Parse ISO 8601 with a zone into UTC ms.  *tz_minutes (may be NULL)
  * receives the zone offset.  Returns AM_OK or AM_INVALID. */

@@ -340,9 +340,19 @@ typedef struct am__store_opts {
                            sign bits (0: AM__VC_FULL_MAX; tests lower it) */
     int no_lists;       /* sqlite: hold no posting lists, scan every term
                            (tests compare the two) */
+    const unsigned char *vault_key; /* 32 bytes: PII-vault originals sealed
+                                       with AES-256-GCM (sqlite/vault.c); NULL:
+                                       stored as given */
 } am__store_opts;
 int am__store_open(const char *url, const am__store_opts *o, am__store **out,
                    char *errbuf, size_t errlen);
+
+/* The vault key (am_config.vault_key, am__store_opts.vault_key): 64 hex
+ * digits -> 32 bytes; AM_OK or AM_INVALID.  Wipe: zero a copy of it in a
+ * way the compiler keeps. */
+#define AM__VAULT_KEY_BYTES 32
+int am__vault_key_parse(const char *hex, unsigned char key[AM__VAULT_KEY_BYTES]);
+void am__vault_key_wipe(void *key, size_t n);
 
 int am__store_sqlite_open(const char *path, const am__store_opts *o,
                           am__store **out, char *errbuf, size_t errlen);

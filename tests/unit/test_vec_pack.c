@@ -50,7 +50,7 @@ static void vec_of(int k, int e, float *v)
 
 static am__store *open_store(void)
 {
-    am__store_opts o = {&alloc, 5000, 0, full_max, 0};
+    am__store_opts o = {&alloc, 5000, 0, full_max, 0, NULL};
     am__store *s = NULL;
     char err[256];
     int rc = am__store_open(path, &o, &s, err, sizeof err);

@@ -220,7 +220,21 @@ int am__sqlite_pii_put(am__store *b, const char *uid, int64_t rid,
     sqlite3_bind_int64(st, 2, rid);
     bind_text(st, 3, p->placeholder);
     bind_text(st, 4, p->type);
-    bind_text(st, 5, p->original);
+    if (!s->has_vault_key) {
+        bind_text(st, 5, p->original);
+        return run(s, st, "pii");
+    }
+    am__buf sealed;
+    am__buf_init(&sealed, s->a);
+    int rc = am__vault_seal(s->vault_key, uid, p->type, p->original, &sealed);
+    if (rc) {
+        am__buf_free(&sealed);
+        done(s, st);
+        snprintf(s->err, sizeof s->err, "pii: cannot seal the original (%s)", am_errstr(rc));
+        return rc;
+    }
+    sqlite3_bind_text(st, 5, sealed.p, (int)sealed.len, SQLITE_TRANSIENT);
+    am__buf_free(&sealed);
     return run(s, st, "pii");
 }
 
@@ -312,6 +326,12 @@ int am__sqlite_pii_events(am__store *b, const char *uid, const char *type, am_ti
         read_event(ar, st, r);
         *o = col_text(ar, st, 16);
         if (ar->oom || !*o) { done(s, st); return AM_NOMEM; }
+        if (!am__vault_is_sealed(*o)) continue;
+        /* sealed: opened with the key, or skipped (no key, the wrong key,
+         * damaged) -- never compared as ciphertext */
+        int vrc = s->has_vault_key ? am__vault_open(s->vault_key, uid, type, *o, ar, o) : AM_DENIED;
+        if (vrc == AM_NOMEM) { done(s, st); return AM_NOMEM; }
+        if (vrc != AM_OK) { (*n)--; on--; }
     }
     int out = rc == SQLITE_DONE ? AM_OK : fail(s, rc, "pii");
     done(s, st);

@@ -229,9 +229,28 @@ typedef struct sq_store {
     int search_depth;     /* search_begin calls not ended yet */
     int search_own;       /* the outermost began a read transaction */
     int search_checked;   /* and the caches were checked in it */
+    int has_vault_key;    /* PII originals sealed with vault_key (vault.c) */
+    unsigned char vault_key[32];
 } sq_store;
 
 #define SQ(s) ((sq_store *)(s))
+
+/* ---------------------------------------------------------------- vault.c */
+
+/* 1 when a stored original is sealed ("enc:v1:..."). */
+int am__vault_is_sealed(const char *stored);
+/* Seal plain for (uid, type) into out (reset first): AM_OK, AM_NOMEM,
+ * AM_TOOBIG, AM_ERROR (libcrypto failed). */
+int am__vault_seal(const unsigned char key[AM__VAULT_KEY_BYTES], const char *uid,
+                   const char *type, const char *plain, am__buf *out);
+/* Open a sealed value into *plain (arena): AM_OK; AM_INVALID (not sealed),
+ * AM_CORRUPT (not hex), AM_DENIED (wrong key, user, type or damaged),
+ * AM_NOMEM. */
+int am__vault_open(const unsigned char key[AM__VAULT_KEY_BYTES], const char *uid,
+                   const char *type, const char *stored, am__arena *ar, const char **plain);
+/* With a key: seal every plaintext original (an upgrade to a key), in the
+ * caller's transaction; *sealed = how many. */
+int am__sqlite_vault_seal_all(sq_store *s, long *sealed);
 
 /* ---------------------------------------------------------------- statement helpers */
 
