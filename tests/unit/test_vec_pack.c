@@ -551,6 +551,8 @@ static void test_bits_scan(void)
                                   "ALTER TABLE memory_items DROP COLUMN tokens;" /* v7 */
                                   "DROP INDEX pii_vault_user;" /* v8 */
                                   "DELETE FROM meta WHERE key = 'fts_analyzer';" /* v9 */
+                                  "ALTER TABLE memory_items DROP COLUMN source_count;"
+                                  "ALTER TABLE memory_items DROP COLUMN reinforced_at;" /* v10 */
                                   "UPDATE meta SET value = '5' WHERE key = 'schema_version'",
                               NULL, NULL, NULL),
                  SQLITE_OK);
