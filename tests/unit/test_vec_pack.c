@@ -556,6 +556,8 @@ static void test_bits_scan(void)
                                   "ALTER TABLE events DROP COLUMN client_hash;"
                                   "ALTER TABLE users DROP COLUMN channel;"
                                   "ALTER TABLE users DROP COLUMN external_id;" /* v10 */
+                                  "ALTER TABLE memory_items DROP COLUMN source_count;"
+                                  "ALTER TABLE memory_items DROP COLUMN reinforced_at;" /* v11 */
                                   "UPDATE meta SET value = '5' WHERE key = 'schema_version'",
                               NULL, NULL, NULL),
                  SQLITE_OK);

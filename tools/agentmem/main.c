@@ -89,7 +89,9 @@ static const struct help {
              "  --merge (audited), else the link is refused saying so.\n"},
     {"unlink", "usage: agentmem [--db PATH] unlink --channel C --external-id X\n"
                "  Removes the link: the pair's later events go to a user of its own.\n"},
-    {"export", "usage: agentmem [--db PATH] export --user U\n"},
+    {"export", "usage: agentmem [--db PATH] export --user U\n"
+               "  Writes everything stored about the user as one JSON document to stdout,\n"
+               "  streamed as it is read (memory bounded, whatever the history's size).\n"},
     {"optimize", "usage: agentmem [--db PATH] optimize\n"
                  "  Merges the full-text index into one segment, refreshes planner statistics\n"
                  "  and checkpoints the log: after a bulk import or as a nightly job.\n"},
@@ -427,14 +429,25 @@ static int cmd_optimize(am_db *db, const opts *o)
     return 0;
 }
 
+/* am_export_stream's sink: stdout, as the document is made. */
+static int write_stdout(void *ctx, const char *data, size_t len)
+{
+    (void)ctx;
+    return fwrite(data, 1, len, stdout) != len;
+}
+
 static int cmd_export(am_db *db, const opts *o)
 {
     if (!o->user) return usage_error("export", "--user is required");
-    char *json;
-    int rc = am_export(db, o->user, &json);
-    if (rc) return fail(db, rc);
-    printf("%s\n", json);
-    am_free(json);
+    int rc = am_export_stream(db, o->user, write_stdout, NULL);
+    if (rc) {
+        fflush(stdout);
+        return fail(db, rc);
+    }
+    if (putchar('\n') == EOF || fflush(stdout) != 0) {
+        fprintf(stderr, "agentmem: export: cannot write the output\n");
+        return 1;
+    }
     return 0;
 }
 

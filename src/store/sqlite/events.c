@@ -299,6 +299,21 @@ int am__sqlite_events_list(am__store *b, const char *uid, am__arena *ar,
     return read_events(s, st, ar, rows, n, 0);
 }
 
+int am__sqlite_events_page(am__store *b, const char *uid, am_time after_at, int64_t after_rid,
+                           int limit, am__arena *ar, am__event_row **rows, size_t *n)
+{
+    sq_store *s = SQ(b);
+    sqlite3_stmt *st = stmt(s, "SELECT " EVENT_COLS " FROM events e WHERE e.user_id=?1"
+                               " AND (?2 IS NULL OR e.occurred_at > ?2 OR (e.occurred_at = ?2 AND e.rid > ?3))"
+                               " ORDER BY e.occurred_at, e.rid LIMIT ?4");
+    if (!st) return AM_BACKEND;
+    bind_text(st, 1, uid);
+    bind_time(st, 2, after_at);
+    sqlite3_bind_int64(st, 3, after_rid);
+    sqlite3_bind_int(st, 4, limit);
+    return read_events(s, st, ar, rows, n, 0);
+}
+
 int am__sqlite_pii_events(am__store *b, const char *uid, const char *type, am_time to,
                           int limit, am__arena *ar, am__event_row **rows,
                           const char ***originals, size_t *n)

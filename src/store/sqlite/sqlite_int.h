@@ -24,6 +24,10 @@
 #include "store/store.h"
 #include "text/analyze.h"
 
+/* A number macro (store.h's bounds) as SQL text. */
+#define SQ_STR(x) #x
+#define SQ_XSTR(x) SQ_STR(x)
+
 /* Prefix (U+E000) marking a pre-tokenized FTS query term: see
  * fts_tokenizer.c. */
 #define AM__FTS_VERBATIM "\xee\x80\x80"
@@ -553,6 +557,12 @@ int am__sqlite_tasks_list(am__store *b, const char *uid, am__arena *ar,
 /* items.c: am__sqlite_item_tokens_set also renews the token sets when the
  * analyzer changes (schema.c). */
 int am__sqlite_item_insert(am__store *b, const char *uid, am__item_row *it);
+int am__sqlite_events_page(am__store *b, const char *uid, am_time after_at, int64_t after_rid,
+                           int limit, am__arena *ar, am__event_row **rows, size_t *n);
+int am__sqlite_audit_page(am__store *b, const char *uid, int64_t after_seq, int limit,
+                          am__arena *ar, am__audit_row **rows, size_t *n);
+int am__sqlite_item_reinforce(am__store *b, const char *uid, int64_t item_rid,
+                              const char *event_id, am_time at);
 int am__sqlite_item_close(am__store *b, const char *uid, const char *vid,
                           am_time at);
 int am__sqlite_item_sources(am__store *b, const char *uid, int64_t item_rid, am__arena *ar,
