@@ -27,6 +27,9 @@ typedef struct am__event_row {
     int tz_minutes;
     const char *index_doc;    /* text to index (content + entities); put only */
     const char *index_ctx;    /* context to index (the turn it answers); put only */
+    const unsigned char *tokens; /* its content's token blob (text/analyze.h, at most
+                                    AM__EVENT_SET tokens: write.c), or NULL */
+    size_t tokens_len;
     double score;             /* search score (higher is better) */
 } am__event_row;
 
@@ -344,6 +347,6 @@ int am__store_sqlite_open(const char *path, const am__store_opts *o,
 
 /* The schema version this library writes and reads: the number of
  * migrations (store/sqlite/schema.c asserts it). */
-#define AM__SCHEMA_VERSION 9
+#define AM__SCHEMA_VERSION 10
 
 #endif

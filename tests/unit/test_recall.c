@@ -1355,6 +1355,81 @@ static void test_two_hop_en(void)
             "How long does the event with six hundred attendees last?", "symposium lasts");
 }
 
+/* Events keep their content's token set (events.tokens, schema v10),
+ * written with them: every stored set is exactly the set a recall would
+ * compute of the row's content (a system task_switch turn, written as a
+ * copy of the user's turn, must not carry that turn's set); without one,
+ * or with one of another analyzer, a recall computes the same set from
+ * the content: the same ranking as with them. */
+static void event_tokens_stored(const char *const *filler, const char *const *many,
+                                const char *bridge, const char *answer, const char *question,
+                                const char *needle, const char *jump)
+{
+    new_path();
+    am_db *db = open_file();
+    add_hop_history(db, 24, filler, many, bridge, answer);
+    add(db, "u1", "j", "t1", "2026-03-09T10:00:00+08:00", filler[0]);
+    add(db, "u1", "j", "t2", "2026-03-09T10:01:00+08:00", jump); /* a topic jump */
+    size_t first = rank_of(db, "u1", "2026-03-10T09:00:00+08:00", question, needle);
+    am_close(db);
+    CHECK(first >= 1 && first <= 2);
+    am__text *t = NULL;
+    CHECK_EQ_INT(am__text_open(&lt_alloc, &t), AM_OK);
+    sqlite3 *raw = NULL;
+    sqlite3_stmt *st = NULL;
+    CHECK_EQ_INT(sqlite3_open(len_path, &raw), SQLITE_OK);
+    CHECK_EQ_INT(sqlite3_prepare_v2(raw, "SELECT content, tokens, type FROM events", -1, &st, NULL),
+                 SQLITE_OK);
+    int rows = 0, stored = 0, switches = 0;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        const char *content = (const char *)sqlite3_column_text(st, 0);
+        const unsigned char *blob = sqlite3_column_blob(st, 1);
+        size_t blen = (size_t)sqlite3_column_bytes(st, 1);
+        switches += strcmp((const char *)sqlite3_column_text(st, 2), "task_switch") == 0;
+        rows++;
+        if (!blob) continue;
+        stored++;
+        uint64_t want[AM__EVENT_SET], got[AM__EVENT_SET];
+        size_t nw = 0, ng = 0;
+        CHECK_EQ_INT(am__text_token_set(t, content, strlen(content), want, AM__EVENT_SET, &nw),
+                     AM_OK);
+        CHECK(am__token_blob_get(blob, blen, got, AM__EVENT_SET, &ng));
+        CHECK_EQ_INT((int)ng, (int)nw);
+        CHECK(memcmp(got, want, nw * sizeof *got) == 0);
+    }
+    sqlite3_finalize(st);
+    sqlite3_close(raw);
+    am__text_close(t);
+    CHECK_EQ_INT(switches, 1);
+    CHECK(stored >= rows - switches); /* every turn written keeps its set */
+    /* no stored sets (rows before v10), or another analyzer's: computed */
+    sql_exec("UPDATE events SET tokens = x'00000000' || substr(tokens, 5)");
+    db = open_file();
+    CHECK_EQ_INT((int)rank_of(db, "u1", "2026-03-10T09:00:00+08:00", question, needle), (int)first);
+    am_close(db);
+    sql_exec("UPDATE events SET tokens = NULL");
+    db = open_file();
+    CHECK_EQ_INT((int)rank_of(db, "u1", "2026-03-10T09:00:00+08:00", question, needle), (int)first);
+    am_close(db);
+    remove_store();
+}
+
+static void test_event_tokens_stored_zh(void)
+{
+    event_tokens_stored(filler_zh, many_zh, "醫療創新研討會的規模是六百人。",
+                        "医疗创新研讨会的持续时间是四天。",
+                        "那个规模是六百人的大型活动，持续时间是多久？", "研讨会的持续时间",
+                        "換個話題，週報寫好了嗎？");
+}
+
+static void test_event_tokens_stored_en(void)
+{
+    event_tokens_stored(filler_en, many_en, "The cardiology symposium has six hundred attendees.",
+                        "The cardiology symposium lasts four days.",
+                        "How long does the event with six hundred attendees last?",
+                        "symposium lasts", "Different topic: is the weekly report done?");
+}
+
 /* A quoted description with a full stop inside it is one clause: the
  * question asks what follows the quotation ("持续时间") of the thing it
  * describes. */
@@ -2055,6 +2130,8 @@ int main(void)
     RUN(test_compound_question_zh);
     RUN(test_two_hop_zh);
     RUN(test_two_hop_en);
+    RUN(test_event_tokens_stored_zh);
+    RUN(test_event_tokens_stored_en);
     RUN(test_two_hop_quoted_zh);
     RUN(test_two_hop_quoted_en);
     RUN(test_two_hop_described_zh);

@@ -551,6 +551,7 @@ static void test_bits_scan(void)
                                   "ALTER TABLE memory_items DROP COLUMN tokens;" /* v7 */
                                   "DROP INDEX pii_vault_user;" /* v8 */
                                   "DELETE FROM meta WHERE key = 'fts_analyzer';" /* v9 */
+                                  "ALTER TABLE events DROP COLUMN tokens;" /* v10 */
                                   "UPDATE meta SET value = '5' WHERE key = 'schema_version'",
                               NULL, NULL, NULL),
                  SQLITE_OK);

@@ -13,7 +13,7 @@
 #include "store/sqlite/sqlite_int.h"
 
 static int read_events(sq_store *s, sqlite3_stmt *st, am__arena *ar,
-                       am__event_row **rows, size_t *n, int with_score)
+                       am__event_row **rows, size_t *n, int with_tokens)
 {
     size_t cap = 0;
     *rows = NULL;
@@ -23,7 +23,7 @@ static int read_events(sq_store *s, sqlite3_stmt *st, am__arena *ar,
         am__event_row *r = push(ar, (void **)rows, n, &cap, sizeof *r);
         if (!r) { done(s, st); return AM_NOMEM; }
         read_event(ar, st, r);
-        if (with_score) r->score = -sqlite3_column_double(st, 16);
+        if (with_tokens) read_event_tokens(ar, st, r);
         if (ar->oom) { done(s, st); return AM_NOMEM; }
     }
     int out = rc == SQLITE_DONE ? AM_OK : fail(s, rc, "events");
@@ -108,8 +108,8 @@ static int lists_apply(sq_store *s, const char *tag, const char *text, int64_t r
 int am__sqlite_event_put(am__store *b, am__event_row *e)
 {
     sq_store *s = SQ(b);
-    sqlite3_stmt *st = stmt(s, "INSERT INTO events(id, user_id, agent_id, session_id, task_id, channel, source, type, content, domain, intent, lang, occurred_at, tz_minutes, ingested_at)"
-                               " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+    sqlite3_stmt *st = stmt(s, "INSERT INTO events(id, user_id, agent_id, session_id, task_id, channel, source, type, content, domain, intent, lang, occurred_at, tz_minutes, ingested_at, tokens)"
+                               " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
     if (!st) return AM_BACKEND;
     bind_text(st, 1, e->id);
     bind_text(st, 2, e->user_id);
@@ -126,6 +126,7 @@ int am__sqlite_event_put(am__store *b, am__event_row *e)
     sqlite3_bind_int64(st, 13, e->occurred_at);
     sqlite3_bind_int(st, 14, e->tz_minutes);
     sqlite3_bind_int64(st, 15, e->ingested_at);
+    if (e->tokens) sqlite3_bind_blob(st, 16, e->tokens, (int)e->tokens_len, SQLITE_STATIC);
     int rc = run(s, st, "event");
     if (rc) return rc;
     am__post_df_clear(s->post); /* its user's frequencies grow */
@@ -233,6 +234,7 @@ int am__sqlite_event_get(am__store *b, const char *uid, const char *id,
     int rc = sqlite3_step(st), r;
     if (rc == SQLITE_ROW) {
         read_event(ar, st, out);
+        read_event_tokens(ar, st, out);
         r = ar->oom ? AM_NOMEM : AM_OK;
     } else {
         r = rc == SQLITE_DONE ? AM_NOTFOUND : fail(s, rc, "event");
@@ -270,7 +272,7 @@ int am__sqlite_events_recent(am__store *b, const char *uid, const char *session,
     if (task) bind_text(st, 3, task);
     bind_time(st, 4, before);
     sqlite3_bind_int(st, 5, limit);
-    return read_events(s, st, ar, rows, n, 0);
+    return read_events(s, st, ar, rows, n, 1);
 }
 
 int am__sqlite_events_list(am__store *b, const char *uid, am__arena *ar,
@@ -308,7 +310,8 @@ int am__sqlite_pii_events(am__store *b, const char *uid, const char *type, am_ti
         const char **o = push(ar, (void **)originals, &on, &ocap, sizeof *o);
         if (!r || !o) { done(s, st); return AM_NOMEM; }
         read_event(ar, st, r);
-        *o = col_text(ar, st, 16);
+        read_event_tokens(ar, st, r);
+        *o = col_text(ar, st, EVENT_NCOLS);
         if (ar->oom || !*o) { done(s, st); return AM_NOMEM; }
     }
     int out = rc == SQLITE_DONE ? AM_OK : fail(s, rc, "pii");

@@ -133,6 +133,10 @@ static const char *const migrations[] = {
      * an unknown one); a build before it, which would write its own
      * tokens into the index without saying so, refuses the store */
     "INSERT OR IGNORE INTO meta(key, value) VALUES('fts_analyzer', '0');",
+    /* version 10: each event's content token set, written with it (the
+     * write path's analysis; NULL for older rows and system events: a
+     * recall computes those, as before) */
+    "ALTER TABLE events ADD COLUMN tokens BLOB;",
 };
 #define N_MIGRATIONS (int)(sizeof migrations / sizeof *migrations)
 _Static_assert(sizeof migrations / sizeof *migrations == AM__SCHEMA_VERSION,

@@ -48,6 +48,7 @@ static int read_asked(sq_store *s, const char *uid, const int64_t *rids, size_t 
             for (j = 0; j < k && rids[j] != rid; j++) {}
         if (j == k || found[j]) continue; /* not one asked for */
         read_event(ar, get, &batch[j]);
+        read_event_tokens(ar, get, &batch[j]);
         if (ar->oom) out = AM_NOMEM;
         else if (keep) am__rowcache_put(s->rows, &batch[j]);
         found[j] = 1;

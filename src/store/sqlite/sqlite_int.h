@@ -379,7 +379,8 @@ static inline int snapshot_end(sq_store *s, int own_txn, int rc, const char *wha
     return rc;
 }
 
-#define EVENT_COLS "e.rid, e.id, e.user_id, e.agent_id, e.session_id, e.task_id, e.channel, e.source, e.type, e.content, e.domain, e.intent, e.lang, e.occurred_at, e.ingested_at, e.tz_minutes"
+#define EVENT_COLS "e.rid, e.id, e.user_id, e.agent_id, e.session_id, e.task_id, e.channel, e.source, e.type, e.content, e.domain, e.intent, e.lang, e.occurred_at, e.ingested_at, e.tz_minutes, e.tokens"
+#define EVENT_NCOLS 17 /* a statement's columns after EVENT_COLS start here */
 
 static inline void read_event(am__arena *ar, sqlite3_stmt *st, am__event_row *e)
 {
@@ -399,6 +400,22 @@ static inline void read_event(am__arena *ar, sqlite3_stmt *st, am__event_row *e)
     e->occurred_at = col_time(st, 13);
     e->ingested_at = col_time(st, 14);
     e->tz_minutes = sqlite3_column_int(st, 15);
+    e->tokens = NULL;
+    e->tokens_len = 0;
+}
+
+/* The row's token blob (column 16 of EVENT_COLS) into e, copied to ar
+ * (no memory: ar->oom, which every caller checks). */
+static inline void read_event_tokens(am__arena *ar, sqlite3_stmt *st, am__event_row *e)
+{
+    const void *tb = sqlite3_column_blob(st, 16);
+    int tl = sqlite3_column_bytes(st, 16);
+    unsigned char *copy = tb && tl > 0 ? am__arena_alloc(ar, (size_t)tl) : NULL;
+    if (copy) {
+        memcpy(copy, tb, (size_t)tl);
+        e->tokens = copy;
+        e->tokens_len = (size_t)tl;
+    }
 }
 
 typedef int (*item_tokens_fn)(void *ctx, const char *text, const char *key, unsigned char *blob,
