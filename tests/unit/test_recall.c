@@ -524,6 +524,78 @@ static void term_lists_stay_true(const char *const t[10], const char *const q[3]
     remove_store();
 }
 
+/* Lists written whole (post_cache.c): a user whose first row this
+ * connection wrote has every term of every row held, so its first recall
+ * scans nothing -- and ranks exactly as a scanning connection does; a
+ * term none of its rows holds finds nothing.  A user with rows written
+ * before (another connection, an earlier process) is not whole: its
+ * recalls scan, and rank the same. */
+static void term_lists_whole(const char *const t[10], const char *const q[3], const char *absent)
+{
+    new_path();
+    am_db *db = open_file();
+    for (int i = 0; i < 6; i++) {
+        char at[40], session[8];
+        snprintf(at, sizeof at, "2026-03-0%dT10:00:%02d+08:00", 1 + i / 2, 20 * (i % 2));
+        snprintf(session, sizeof session, "s%d", 1 + i / 2);
+        add(db, "u1", session, NULL, at, t[i]);
+    }
+    unsigned long scans = am__term_scans;
+    for (int i = 0; i < 3; i++)
+        CHECK(rank_of(db, "u1", "2026-03-09T09:00:00+08:00", q[i], "") > 0);
+    CHECK_EQ_INT((int)rank_of(db, "u1", "2026-03-09T09:00:00+08:00", absent, ""), 0);
+    CHECK_EQ_INT((int)(am__term_scans - scans), 0);
+    same_as_scan(db, q, 1);
+    am_close(db);
+    /* a later process: u1's rows were written before it */
+    db = open_file();
+    add(db, "u1", "s4", NULL, "2026-03-04T10:00:00+08:00", t[6]);
+    scans = am__term_scans;
+    CHECK(rank_of(db, "u1", "2026-03-09T09:00:00+08:00", q[0], "") > 0);
+    CHECK(am__term_scans > scans);
+    same_as_scan(db, q, 1);
+    am_close(db);
+    remove_store();
+}
+
+static void test_term_lists_whole_en(void)
+{
+    static const char *const t[10] = {
+        "I booked the train to Hangzhou for the conference next week.",
+        "The conference hotel is near the West Lake, I booked two nights.",
+        "My sister loves hiking near the lake on weekends.",
+        "The train to Hangzhou was late and the conference hotel was full.",
+        "Remind me to pack the conference badge and the train tickets.",
+        "She wants to go hiking again, maybe by train this time.",
+        "My conference talk about trains is at the lake hotel.",
+    };
+    static const char *const q[3] = {
+        "which hotel did I book for the conference?",
+        "when is my train to Hangzhou?",
+        "where does my sister go hiking near the lake?",
+    };
+    term_lists_whole(t, q, "zebra saxophone");
+}
+
+static void test_term_lists_whole_zh(void)
+{
+    static const char *const t[10] = {
+        "我订了下周去杭州开会的高铁票。",
+        "會議酒店在西湖邊上，我訂了兩晚。",
+        "我妹妹周末喜欢在湖边徒步。",
+        "去杭州的高铁晚点了，会议酒店也满了。",
+        "提醒我带上会议胸牌和高铁票。",
+        "她还想去徒步，这次可能坐高铁去。",
+        "我的会议报告在湖边的酒店讲高铁。",
+    };
+    static const char *const q[3] = {
+        "我订的会议酒店在哪里？",
+        "去杭州的高铁是什么时候？",
+        "我妹妹在哪里徒步？",
+    };
+    term_lists_whole(t, q, "斑马萨克斯");
+}
+
 static void test_term_lists_stay_true_en(void)
 {
     static const char *const t[10] = {
@@ -2110,6 +2182,8 @@ int main(void)
     RUN(test_correction_stays_zh);
     RUN(test_lengths_stay_true_en);
     RUN(test_lengths_stay_true_zh);
+    RUN(test_term_lists_whole_en);
+    RUN(test_term_lists_whole_zh);
     RUN(test_term_lists_stay_true_en);
     RUN(test_term_lists_stay_true_zh);
     RUN(test_term_lists_stay_true_in_txn);

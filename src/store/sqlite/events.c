@@ -105,6 +105,27 @@ static int lists_apply(sq_store *s, const char *tag, const char *text, int64_t r
     return rc;
 }
 
+/* The user's first row: its lists can be made whole by its writes when
+ * the index holds no row of its tag yet (another user's, whose id hashes
+ * to the same tag, would be in none of them).  The caches are checked
+ * against other connections' commits first (this write transaction sees
+ * them all), so that the lists made from here on count as read now. */
+static int whole_start(sq_store *s, const char *tag)
+{
+    if (!s->post) return AM_OK;
+    int rc = am__sqlite_caches_current(s);
+    if (rc) return rc;
+    sqlite3_stmt *v = stmt(s, "SELECT doc FROM temp.am_events_vocab WHERE term = ?");
+    if (!v) return AM_BACKEND;
+    bind_text(v, 1, tag);
+    rc = sqlite3_step(v);
+    int64_t d = rc == SQLITE_ROW ? sqlite3_column_int64(v, 0) : 0;
+    done(s, v);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE) return fail(s, rc, "term frequencies");
+    if (d == 0) am__post_whole_add(s->post, tag, strlen(tag));
+    return AM_OK;
+}
+
 int am__sqlite_event_put(am__store *b, am__event_row *e)
 {
     sq_store *s = SQ(b);
@@ -130,15 +151,19 @@ int am__sqlite_event_put(am__store *b, am__event_row *e)
     int rc = run(s, st, "event");
     if (rc) return rc;
     am__post_df_clear(s->post); /* its user's frequencies grow */
-    st = stmt(s, "UPDATE users SET n_events = n_events + 1 WHERE user_id = ?");
+    e->rid = sqlite3_last_insert_rowid(s->db);
+    st = stmt(s, "UPDATE users SET n_events = n_events + 1 WHERE user_id = ? RETURNING n_events");
     if (!st) return AM_BACKEND;
     bind_text(st, 1, e->user_id);
-    if ((rc = run(s, st, "event count"))) return rc;
-    e->rid = sqlite3_last_insert_rowid(s->db);
+    int src = sqlite3_step(st);
+    int64_t n_events = src == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+    done(s, st);
+    if (src != SQLITE_ROW && src != SQLITE_DONE) return fail(s, src, "event count");
     am__fts_lens_drop(s->lens, e->rid); /* a rowid can come back */
     am__rowcache_inserted(s->rows, e->rid);
     char tok[32];
     uid_token(e->user_id, tok, 0);
+    if (n_events == 1 && (rc = whole_start(s, tok))) return rc;
     st = stmt(s, "INSERT INTO events_fts(rowid, uid, doc, ctx) VALUES(?1, ?2,"
                  " '" AM__FTS_TAG "' || ?2 || '" AM__FTS_TAG "' || ?3,"
                  " '" AM__FTS_TAG "' || ?2 || '" AM__FTS_TAG "' || ?4)");

@@ -94,6 +94,12 @@ int am__post_put(am__post *p, const char *key, size_t len, const int64_t *rid,
                  const uint16_t (*tf)[AM__FTS_SCORED], size_t n);
 /* Row rid holds cnt more of the term in scored column col (0 doc, 1 ctx). */
 int am__post_add(am__post *p, const char *key, size_t len, int64_t rid, int col, unsigned cnt);
+/* Whole tags: those whose every row this connection wrote since the lists
+ * were last cleared (the user's first row was written here, on an index
+ * holding none of the tag's).  Their writes make lists of every term they
+ * hold, so a term of theirs with no list is in none of their rows. */
+void am__post_whole_add(am__post *p, const char *tag, size_t len);
+int am__post_whole(const am__post *p, const char *key, size_t len); /* key: a term or a tag */
 
 /* Document frequencies read from the index's vocabulary (key as for
  * lists); any write of the connection must drop them (clear). */
@@ -103,6 +109,8 @@ void am__post_df_clear(am__post *p);
 
 /* Searches that read held lists (tests check that they were used). */
 extern _Atomic unsigned long am__term_list_reads;
+/* Searches that scanned the index for some term (tests: a whole tag's). */
+extern _Atomic unsigned long am__term_scans;
 
 /* Home slot of rowid + 1 in an open-addressing table of cap (a power of
  * two) slots: the row-length and row caches. */
