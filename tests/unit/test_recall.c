@@ -558,86 +558,59 @@ static void term_lists_whole(const char *const t[10], const char *const q[3], co
     remove_store();
 }
 
+static const char *const lists_t_en[10] = {
+    "I booked the train to Hangzhou for the conference next week.",
+    "The conference hotel is near the West Lake, I booked two nights.",
+    "My sister loves hiking near the lake on weekends.",
+    "The train to Hangzhou was late and the conference hotel was full.",
+    "Remind me to pack the conference badge and the train tickets.",
+    "She wants to go hiking again, maybe by train this time.",
+    "My conference talk about trains is at the lake hotel.",
+    "The hotel called: the conference room moved to the second floor.",
+    "Train tickets for the conference are in my email.",
+    "We hiked around the lake after the conference ended.",
+};
+static const char *const lists_q_en[3] = {
+    "which hotel did I book for the conference?",
+    "when is my train to Hangzhou?",
+    "where does my sister go hiking near the lake?",
+};
+static const char *const lists_t_zh[10] = {
+    "我订了下周去杭州开会的高铁票。",
+    "会议酒店在西湖边上，我订了两晚。",
+    "我妹妹周末喜欢在湖边徒步。",
+    "去杭州的高铁晚点了，会议酒店也满了。",
+    "提醒我带上会议胸牌和高铁票。",
+    "她还想去徒步，这次可能坐高铁去。",
+    "我的会议报告在湖边的酒店讲高铁。",
+    "酒店来电话说会议室换到了二楼。",
+    "会议的高铁票在我的邮箱里。",
+    "会议结束后我们绕着西湖徒步了一圈。",
+};
+static const char *const lists_q_zh[3] = {
+    "我开会订的是哪家酒店？",
+    "我去杭州的高铁是什么时候？",
+    "我妹妹在湖边哪里徒步？",
+};
+/* (the whole tests write the first seven) */
 static void test_term_lists_whole_en(void)
 {
-    static const char *const t[10] = {
-        "I booked the train to Hangzhou for the conference next week.",
-        "The conference hotel is near the West Lake, I booked two nights.",
-        "My sister loves hiking near the lake on weekends.",
-        "The train to Hangzhou was late and the conference hotel was full.",
-        "Remind me to pack the conference badge and the train tickets.",
-        "She wants to go hiking again, maybe by train this time.",
-        "My conference talk about trains is at the lake hotel.",
-    };
-    static const char *const q[3] = {
-        "which hotel did I book for the conference?",
-        "when is my train to Hangzhou?",
-        "where does my sister go hiking near the lake?",
-    };
-    term_lists_whole(t, q, "zebra saxophone");
+    term_lists_whole(lists_t_en, lists_q_en, "zebra saxophone");
 }
 
 static void test_term_lists_whole_zh(void)
 {
-    static const char *const t[10] = {
-        "我订了下周去杭州开会的高铁票。",
-        "會議酒店在西湖邊上，我訂了兩晚。",
-        "我妹妹周末喜欢在湖边徒步。",
-        "去杭州的高铁晚点了，会议酒店也满了。",
-        "提醒我带上会议胸牌和高铁票。",
-        "她还想去徒步，这次可能坐高铁去。",
-        "我的会议报告在湖边的酒店讲高铁。",
-    };
-    static const char *const q[3] = {
-        "我订的会议酒店在哪里？",
-        "去杭州的高铁是什么时候？",
-        "我妹妹在哪里徒步？",
-    };
-    term_lists_whole(t, q, "斑马萨克斯");
+    term_lists_whole(lists_t_zh, lists_q_zh, "斑马萨克斯");
 }
 
 static void test_term_lists_stay_true_en(void)
 {
-    static const char *const t[10] = {
-        "I booked the train to Hangzhou for the conference next week.",
-        "The conference hotel is near the West Lake, I booked two nights.",
-        "My sister loves hiking near the lake on weekends.",
-        "The train to Hangzhou was late and the conference hotel was full.",
-        "Remind me to pack the conference badge and the train tickets.",
-        "She wants to go hiking again, maybe by train this time.",
-        "My conference talk about trains is at the lake hotel.",
-        "The hotel called: the conference room moved to the second floor.",
-        "Train tickets for the conference are in my email.",
-        "We hiked around the lake after the conference ended.",
-    };
-    static const char *const q[3] = {
-        "which hotel did I book for the conference?",
-        "when is my train to Hangzhou?",
-        "where does my sister go hiking near the lake?",
-    };
-    term_lists_stay_true(t, q);
+    term_lists_stay_true(lists_t_en, lists_q_en);
 }
 
 static void test_term_lists_stay_true_zh(void)
 {
-    static const char *const t[10] = {
-        "我订了下周去杭州开会的高铁票。",
-        "会议酒店在西湖边上，我订了两晚。",
-        "我妹妹周末喜欢在湖边徒步。",
-        "去杭州的高铁晚点了，会议酒店也满了。",
-        "提醒我带上会议胸牌和高铁票。",
-        "她还想去徒步，这次可能坐高铁去。",
-        "我的会议报告在湖边的酒店讲高铁。",
-        "酒店来电话说会议室换到了二楼。",
-        "会议的高铁票在我的邮箱里。",
-        "会议结束后我们绕着西湖徒步了一圈。",
-    };
-    static const char *const q[3] = {
-        "我开会订的是哪家酒店？",
-        "我去杭州的高铁是什么时候？",
-        "我妹妹在湖边哪里徒步？",
-    };
-    term_lists_stay_true(t, q);
+    term_lists_stay_true(lists_t_zh, lists_q_zh);
 }
 
 /* The same at the store, where a write transaction searches (a batch's
