@@ -250,11 +250,11 @@ typedef struct am__store_vt {
                       char out[32]);
     /* The user's events whose PII vault holds a value of that type
      * ("phone", "email", ...), said before `to` (AM_TIME_NONE: any), newest
-     * first, at most limit; originals[i] is the value event i held (for the
-     * caller's canonical comparison: it never leaves the read path). */
+     * first, at most limit: rids[i] and originals[i], the value event i
+     * held (for the caller's canonical comparison: it never leaves the read
+     * path); the rows of those that match come from rows_get. */
     int (*pii_events)(am__store *s, const char *uid, const char *type, am_time to, int limit,
-                      am__arena *ar, am__event_row **rows, const char ***originals,
-                      size_t *n);
+                      am__arena *ar, int64_t **rids, const char ***originals, size_t *n);
     /* dated[i] = 1 when event rids[i] names a date, a date range or a
      * date-time (its extracted entities), else 0. */
     int (*events_dated)(am__store *s, const char *uid, const int64_t *rids, size_t n,

@@ -311,11 +311,12 @@ int am__sqlite_events_list(am__store *b, const char *uid, am__arena *ar,
 }
 
 int am__sqlite_pii_events(am__store *b, const char *uid, const char *type, am_time to,
-                          int limit, am__arena *ar, am__event_row **rows,
-                          const char ***originals, size_t *n)
+                          int limit, am__arena *ar, int64_t **rids, const char ***originals,
+                          size_t *n)
 {
     sq_store *s = SQ(b);
-    sqlite3_stmt *st = stmt(s, "SELECT " EVENT_COLS ", v.original FROM pii_vault v"
+    /* rids and values only: a value is compared before its row is read */
+    sqlite3_stmt *st = stmt(s, "SELECT e.rid, v.original FROM pii_vault v"
                                " JOIN events e ON e.rid = v.event_rid"
                                " WHERE v.user_id=?1 AND v.type=?2 AND e.user_id=?1"
                                " AND e.occurred_at < coalesce(?3, 9223372036854775807)"
@@ -326,17 +327,16 @@ int am__sqlite_pii_events(am__store *b, const char *uid, const char *type, am_ti
     bind_time(st, 3, to);
     sqlite3_bind_int(st, 4, limit);
     size_t cap = 0, ocap = 0, on = 0;
-    *rows = NULL;
+    *rids = NULL;
     *originals = NULL;
     *n = 0;
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        am__event_row *r = push(ar, (void **)rows, n, &cap, sizeof *r);
+        int64_t *r = push(ar, (void **)rids, n, &cap, sizeof *r);
         const char **o = push(ar, (void **)originals, &on, &ocap, sizeof *o);
         if (!r || !o) { done(s, st); return AM_NOMEM; }
-        read_event(ar, st, r);
-        read_event_tokens(ar, st, r);
-        *o = col_text(ar, st, EVENT_NCOLS);
+        *r = sqlite3_column_int64(st, 0);
+        *o = col_text(ar, st, 1);
         if (ar->oom || !*o) { done(s, st); return AM_NOMEM; }
     }
     int out = rc == SQLITE_DONE ? AM_OK : fail(s, rc, "pii");

@@ -466,8 +466,8 @@ int am__sqlite_events_recent(am__store *b, const char *uid, const char *session,
 int am__sqlite_events_list(am__store *b, const char *uid, am__arena *ar,
                            am__event_row **rows, size_t *n);
 int am__sqlite_pii_events(am__store *b, const char *uid, const char *type, am_time to,
-                          int limit, am__arena *ar, am__event_row **rows,
-                          const char ***originals, size_t *n);
+                          int limit, am__arena *ar, int64_t **rids, const char ***originals,
+                          size_t *n);
 int am__sqlite_events_dated(am__store *b, const char *uid, const int64_t *rids, size_t n,
                             unsigned char *dated);
 int am__sqlite_entities_list(am__store *b, const char *uid, int64_t rid,
