@@ -323,6 +323,17 @@ static int add_one(am_db *db, const am_event *in, am_add_info *info, int own_txn
     int lang = am__text_lang(red.text, clen);
     ev.lang = lang == AM_LANG_ZH ? "zh" : lang == AM_LANG_MIXED ? "mixed" : "en";
     if ((rc = am__text_normalize(db->text, red.text, clen, &norm))) goto out_store;
+    /* the content's token set, stored with it for recalls to rank the turn
+     * by (hop hits, the block's candidates): computed now, while the
+     * analyzer holds the text's normal form */
+    uint64_t set[AM__EVENT_SET];
+    size_t nset;
+    unsigned char *blob = am__arena_alloc(&ar, AM__EVENT_TOKBLOB_MAX);
+    if (!blob) { rc = AM_NOMEM; goto out_store; }
+    if ((rc = am__text_token_set(db->text, red.text, clen, set, AM__EVENT_SET, &nset)))
+        goto out_store;
+    ev.tokens = blob;
+    ev.tokens_len = am__token_blob_put_n(set, nset, AM__EVENT_SET, blob);
 
     /* F5, F6, F20: the event's task and what the event does to it */
     wctx_ex x;

@@ -28,6 +28,8 @@ int am__perceive_switch(am__perceive *x, const char *from, const char *to)
     sw.content = am__arena_strdup(x->w.ar, text);
     sw.index_doc = sw.content;
     sw.index_ctx = NULL;
+    sw.tokens = NULL; /* the turn's set is not this text's (a recall computes it) */
+    sw.tokens_len = 0;
     if (!sw.id || !sw.content) return AM_NOMEM;
     int rc = s->vt->event_put(s, &sw);
     if (rc) return rc;

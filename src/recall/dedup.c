@@ -84,8 +84,7 @@ int am__recall_dedup(am__recall_state *st)
             events[i].occurred_at <= newest) {
             uint64_t es[AM__DEDUP_SET];
             size_t ne;
-            if ((rc = am__tokcache_text_set(env->text, env->tokcache, events[i].content, clen, es,
-                                            &ne)))
+            if ((rc = am__tokcache_event_set(env->text, env->tokcache, &events[i], es, &ne)))
                 return rc;
             for (size_t k = 0; k < n_items && !dup && ne; k++) {
                 if (events[i].occurred_at > scored[k].row->reinforced_at) continue;

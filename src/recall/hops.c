@@ -349,8 +349,7 @@ static int search_bridges(const am__recall_env *env, const char *uid, const char
         for (size_t i = 0; i < nh && leads && !found; i++) {
             if (hop[i].rid == base[b].rid || !hop[i].content) continue;
             if (hn[i] == SIZE_MAX &&
-                (rc = am__tokcache_text_set(env->text, env->tokcache, hop[i].content,
-                                            strlen(hop[i].content), hset[i], &hn[i])))
+                (rc = am__tokcache_event_set(env->text, env->tokcache, &hop[i], hset[i], &hn[i])))
                 return rc;
             double got = 0;
             for (size_t t = 0; t < n_own; t++)
@@ -371,8 +370,7 @@ static int search_bridges(const am__recall_env *env, const char *uid, const char
             if (hop[i].rid == base[b].rid || !hop[i].content || done[i]) continue;
             if (pass == 0 && !lead[i]) continue;
             if (hn[i] == SIZE_MAX &&
-                (rc = am__tokcache_text_set(env->text, env->tokcache, hop[i].content,
-                                            strlen(hop[i].content), hset[i], &hn[i])))
+                (rc = am__tokcache_event_set(env->text, env->tokcache, &hop[i], hset[i], &hn[i])))
                 return rc;
             const uint64_t *set = hset[i];
             size_t ns = hn[i];

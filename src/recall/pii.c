@@ -25,28 +25,39 @@ int am__recall_pii_matches(const am__recall_env *env, const char *uid, const cha
     am__redact_result red;
     int rc = am__redact(env->alloc, text, len, &env->redact, &red);
     if (rc) return rc;
-    am__event_row hit[AM__PII_MATCHES];
+    int64_t hit_rid[AM__PII_MATCHES];
     size_t nh = 0;
     for (size_t i = 0; i < red.n && nh < AM__PII_MATCHES && !rc; i++) {
         if (!red.items[i].original) continue;
         char want[AM__PII_CANON_MAX], got[AM__PII_CANON_MAX];
         const char *orig = red.items[i].original;
         if (am__pii_canonical(orig, strlen(orig), red.items[i].type, want) == 0) continue;
-        am__event_row *rows;
+        int64_t *rids;
         const char **vals;
         size_t nr;
         rc = env->store->vt->pii_events(env->store, uid, am__pii_type_name(red.items[i].type), to,
-                                       AM__PII_SCAN, ar, &rows, &vals, &nr);
+                                       AM__PII_SCAN, ar, &rids, &vals, &nr);
         for (size_t k = 0; !rc && k < nr && nh < AM__PII_MATCHES; k++) {
             am__pii_canonical(vals[k], strlen(vals[k]), red.items[i].type, got);
             if (strcmp(want, got) != 0) continue;
             size_t j;
-            for (j = 0; j < nh && hit[j].rid != rows[k].rid; j++) {}
-            if (j == nh) hit[nh++] = rows[k];
+            for (j = 0; j < nh && hit_rid[j] != rids[k]; j++) {}
+            if (j == nh) hit_rid[nh++] = rids[k];
         }
     }
     am__redact_result_free(env->alloc, &red);
     if (rc || nh == 0) return rc;
+    /* the rows of the matches (the user's: the vault's join said so) */
+    am__event_row hit[AM__PII_MATCHES];
+    unsigned char found[AM__PII_MATCHES];
+    memset(hit, 0, sizeof hit);
+    memset(found, 0, sizeof found);
+    if ((rc = env->store->vt->rows_get(env->store, uid, hit_rid, nh, ar, hit, found))) return rc;
+    size_t kept = 0;
+    for (size_t j = 0; j < nh; j++)
+        if (found[j]) hit[kept++] = hit[j];
+    nh = kept;
+    if (nh == 0) return AM_OK;
     size_t m = *n_events;
     am__event_row *all = am__arena_alloc(ar, (m + nh + 1) * sizeof *all);
     if (!all) return AM_NOMEM;

@@ -126,6 +126,18 @@ int am__tokcache_text_set(am__text *t, am__tokcache *c, const char *s, size_t le
     return rc;
 }
 
+_Static_assert(AM__TEXT_SET == AM__EVENT_SET,
+               "an event's stored set is the set a recall computes of its content");
+
+int am__tokcache_event_set(am__text *t, am__tokcache *c, const am__event_row *e, uint64_t *out,
+                           size_t *n)
+{
+    if (e->tokens && am__token_blob_get(e->tokens, e->tokens_len, out, AM__TEXT_SET, n))
+        return AM_OK;
+    const char *s = e->content ? e->content : "";
+    return am__tokcache_text_set(t, c, s, strlen(s), out, n);
+}
+
 /* The token set of an item version (text + key): the one stored with it
  * (schema v7), else from the cache, or computed and cached. */
 static int item_set(am__text *t, am__tokcache *c, const am__item_row *it, uint64_t *out,

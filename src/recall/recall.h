@@ -81,6 +81,10 @@ void am__tokcache_clear(am__tokcache *c); /* after a forget */
 #define AM__TEXT_SET 128
 int am__tokcache_text_set(am__text *t, am__tokcache *c, const char *s, size_t len,
                           uint64_t *out, size_t *n);
+/* The token set of an event's content (at most AM__TEXT_SET): the one
+ * stored with it (events.tokens, schema v12), else am__tokcache_text_set. */
+int am__tokcache_event_set(am__text *t, am__tokcache *c, const am__event_row *e, uint64_t *out,
+                           size_t *n);
 
 /* Score items for a query (token set q), best first, into out (n items).
  * cache may be NULL. */

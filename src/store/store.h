@@ -27,6 +27,9 @@ typedef struct am__event_row {
     int tz_minutes;
     const char *index_doc;    /* text to index (content + entities); put only */
     const char *index_ctx;    /* context to index (the turn it answers); put only */
+    const unsigned char *tokens; /* its content's token blob (text/analyze.h, at most
+                                    AM__EVENT_SET tokens: write.c), or NULL */
+    size_t tokens_len;
     double score;             /* search score (higher is better) */
     const char *client_id;    /* the caller's id of the event (am_event.event_id) or
                                  NULL; unique per user; put only */
@@ -286,11 +289,11 @@ typedef struct am__store_vt {
                            char id[32], char *task, int64_t *hash);
     /* The user's events whose PII vault holds a value of that type
      * ("phone", "email", ...), said before `to` (AM_TIME_NONE: any), newest
-     * first, at most limit; originals[i] is the value event i held (for the
-     * caller's canonical comparison: it never leaves the read path). */
+     * first, at most limit: rids[i] and originals[i], the value event i
+     * held (for the caller's canonical comparison: it never leaves the read
+     * path); the rows of those that match come from rows_get. */
     int (*pii_events)(am__store *s, const char *uid, const char *type, am_time to, int limit,
-                      am__arena *ar, am__event_row **rows, const char ***originals,
-                      size_t *n);
+                      am__arena *ar, int64_t **rids, const char ***originals, size_t *n);
     /* dated[i] = 1 when event rids[i] names a date, a date range or a
      * date-time (its extracted entities), else 0. */
     int (*events_dated)(am__store *s, const char *uid, const int64_t *rids, size_t n,
@@ -404,6 +407,6 @@ int am__store_sqlite_open(const char *path, const am__store_opts *o,
 
 /* The schema version this library writes and reads: the number of
  * migrations (store/sqlite/schema.c asserts it). */
-#define AM__SCHEMA_VERSION 11
+#define AM__SCHEMA_VERSION 12
 
 #endif

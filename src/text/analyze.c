@@ -712,7 +712,12 @@ int am__text_item_set(am__text *t, const char *text, const char *key, uint64_t *
 
 size_t am__token_blob_put(const uint64_t *set, size_t n, unsigned char *out)
 {
-    if (n > AM__ITEM_SET) n = AM__ITEM_SET;
+    return am__token_blob_put_n(set, n, AM__ITEM_SET, out);
+}
+
+size_t am__token_blob_put_n(const uint64_t *set, size_t n, size_t max, unsigned char *out)
+{
+    if (n > max) n = max;
     uint32_t v = am__text_version();
     for (int i = 0; i < 4; i++) out[i] = (unsigned char)(v >> (8 * i));
     for (size_t k = 0; k < n; k++)

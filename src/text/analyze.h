@@ -102,6 +102,13 @@ int am__text_item_set(am__text *t, const char *text, const char *key, uint64_t *
                       size_t *count);
 uint32_t am__text_version(void);
 size_t am__token_blob_put(const uint64_t *set, size_t n, unsigned char *out);
+/* An event's stored token set (events.tokens, schema v12): the set of its
+ * content, at most AM__EVENT_SET tokens, in the same blob format, written
+ * with the event so that a recall ranking its turns (hop hits, the block's
+ * candidates) never analyses a stored text again. */
+#define AM__EVENT_SET 128
+#define AM__EVENT_TOKBLOB_MAX (4 + 8 * AM__EVENT_SET)
+size_t am__token_blob_put_n(const uint64_t *set, size_t n, size_t max, unsigned char *out);
 /* 1 and the set (at most max) when blob is a token blob of this analyzer,
  * else 0. */
 int am__token_blob_get(const unsigned char *blob, size_t len, uint64_t *out, size_t max,

@@ -524,48 +524,93 @@ static void term_lists_stay_true(const char *const t[10], const char *const q[3]
     remove_store();
 }
 
+/* Lists written whole (post_cache.c): a user whose first row this
+ * connection wrote has every term of every row held, so its first recall
+ * scans nothing -- and ranks exactly as a scanning connection does; a
+ * term none of its rows holds finds nothing.  A user with rows written
+ * before (another connection, an earlier process) is not whole: its
+ * recalls scan, and rank the same. */
+static void term_lists_whole(const char *const t[10], const char *const q[3], const char *absent)
+{
+    new_path();
+    am_db *db = open_file();
+    for (int i = 0; i < 6; i++) {
+        char at[40], session[8];
+        snprintf(at, sizeof at, "2026-03-0%dT10:00:%02d+08:00", 1 + i / 2, 20 * (i % 2));
+        snprintf(session, sizeof session, "s%d", 1 + i / 2);
+        add(db, "u1", session, NULL, at, t[i]);
+    }
+    unsigned long scans = am__term_scans;
+    for (int i = 0; i < 3; i++)
+        CHECK(rank_of(db, "u1", "2026-03-09T09:00:00+08:00", q[i], "") > 0);
+    CHECK_EQ_INT((int)rank_of(db, "u1", "2026-03-09T09:00:00+08:00", absent, ""), 0);
+    CHECK_EQ_INT((int)(am__term_scans - scans), 0);
+    same_as_scan(db, q, 1);
+    am_close(db);
+    /* a later process: u1's rows were written before it */
+    db = open_file();
+    add(db, "u1", "s4", NULL, "2026-03-04T10:00:00+08:00", t[6]);
+    scans = am__term_scans;
+    CHECK(rank_of(db, "u1", "2026-03-09T09:00:00+08:00", q[0], "") > 0);
+    CHECK(am__term_scans > scans);
+    same_as_scan(db, q, 1);
+    am_close(db);
+    remove_store();
+}
+
+static const char *const lists_t_en[10] = {
+    "I booked the train to Hangzhou for the conference next week.",
+    "The conference hotel is near the West Lake, I booked two nights.",
+    "My sister loves hiking near the lake on weekends.",
+    "The train to Hangzhou was late and the conference hotel was full.",
+    "Remind me to pack the conference badge and the train tickets.",
+    "She wants to go hiking again, maybe by train this time.",
+    "My conference talk about trains is at the lake hotel.",
+    "The hotel called: the conference room moved to the second floor.",
+    "Train tickets for the conference are in my email.",
+    "We hiked around the lake after the conference ended.",
+};
+static const char *const lists_q_en[3] = {
+    "which hotel did I book for the conference?",
+    "when is my train to Hangzhou?",
+    "where does my sister go hiking near the lake?",
+};
+static const char *const lists_t_zh[10] = {
+    "我订了下周去杭州开会的高铁票。",
+    "会议酒店在西湖边上，我订了两晚。",
+    "我妹妹周末喜欢在湖边徒步。",
+    "去杭州的高铁晚点了，会议酒店也满了。",
+    "提醒我带上会议胸牌和高铁票。",
+    "她还想去徒步，这次可能坐高铁去。",
+    "我的会议报告在湖边的酒店讲高铁。",
+    "酒店来电话说会议室换到了二楼。",
+    "会议的高铁票在我的邮箱里。",
+    "会议结束后我们绕着西湖徒步了一圈。",
+};
+static const char *const lists_q_zh[3] = {
+    "我开会订的是哪家酒店？",
+    "我去杭州的高铁是什么时候？",
+    "我妹妹在湖边哪里徒步？",
+};
+/* (the whole tests write the first seven) */
+static void test_term_lists_whole_en(void)
+{
+    term_lists_whole(lists_t_en, lists_q_en, "zebra saxophone");
+}
+
+static void test_term_lists_whole_zh(void)
+{
+    term_lists_whole(lists_t_zh, lists_q_zh, "斑马萨克斯");
+}
+
 static void test_term_lists_stay_true_en(void)
 {
-    static const char *const t[10] = {
-        "I booked the train to Hangzhou for the conference next week.",
-        "The conference hotel is near the West Lake, I booked two nights.",
-        "My sister loves hiking near the lake on weekends.",
-        "The train to Hangzhou was late and the conference hotel was full.",
-        "Remind me to pack the conference badge and the train tickets.",
-        "She wants to go hiking again, maybe by train this time.",
-        "My conference talk about trains is at the lake hotel.",
-        "The hotel called: the conference room moved to the second floor.",
-        "Train tickets for the conference are in my email.",
-        "We hiked around the lake after the conference ended.",
-    };
-    static const char *const q[3] = {
-        "which hotel did I book for the conference?",
-        "when is my train to Hangzhou?",
-        "where does my sister go hiking near the lake?",
-    };
-    term_lists_stay_true(t, q);
+    term_lists_stay_true(lists_t_en, lists_q_en);
 }
 
 static void test_term_lists_stay_true_zh(void)
 {
-    static const char *const t[10] = {
-        "我订了下周去杭州开会的高铁票。",
-        "会议酒店在西湖边上，我订了两晚。",
-        "我妹妹周末喜欢在湖边徒步。",
-        "去杭州的高铁晚点了，会议酒店也满了。",
-        "提醒我带上会议胸牌和高铁票。",
-        "她还想去徒步，这次可能坐高铁去。",
-        "我的会议报告在湖边的酒店讲高铁。",
-        "酒店来电话说会议室换到了二楼。",
-        "会议的高铁票在我的邮箱里。",
-        "会议结束后我们绕着西湖徒步了一圈。",
-    };
-    static const char *const q[3] = {
-        "我开会订的是哪家酒店？",
-        "我去杭州的高铁是什么时候？",
-        "我妹妹在湖边哪里徒步？",
-    };
-    term_lists_stay_true(t, q);
+    term_lists_stay_true(lists_t_zh, lists_q_zh);
 }
 
 /* The same at the store, where a write transaction searches (a batch's
@@ -1355,6 +1400,81 @@ static void test_two_hop_en(void)
             "How long does the event with six hundred attendees last?", "symposium lasts");
 }
 
+/* Events keep their content's token set (events.tokens, schema v12),
+ * written with them: every stored set is exactly the set a recall would
+ * compute of the row's content (a system task_switch turn, written as a
+ * copy of the user's turn, must not carry that turn's set); without one,
+ * or with one of another analyzer, a recall computes the same set from
+ * the content: the same ranking as with them. */
+static void event_tokens_stored(const char *const *filler, const char *const *many,
+                                const char *bridge, const char *answer, const char *question,
+                                const char *needle, const char *jump)
+{
+    new_path();
+    am_db *db = open_file();
+    add_hop_history(db, 24, filler, many, bridge, answer);
+    add(db, "u1", "j", "t1", "2026-03-09T10:00:00+08:00", filler[0]);
+    add(db, "u1", "j", "t2", "2026-03-09T10:01:00+08:00", jump); /* a topic jump */
+    size_t first = rank_of(db, "u1", "2026-03-10T09:00:00+08:00", question, needle);
+    am_close(db);
+    CHECK(first >= 1 && first <= 2);
+    am__text *t = NULL;
+    CHECK_EQ_INT(am__text_open(&lt_alloc, &t), AM_OK);
+    sqlite3 *raw = NULL;
+    sqlite3_stmt *st = NULL;
+    CHECK_EQ_INT(sqlite3_open(len_path, &raw), SQLITE_OK);
+    CHECK_EQ_INT(sqlite3_prepare_v2(raw, "SELECT content, tokens, type FROM events", -1, &st, NULL),
+                 SQLITE_OK);
+    int rows = 0, stored = 0, switches = 0;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        const char *content = (const char *)sqlite3_column_text(st, 0);
+        const unsigned char *blob = sqlite3_column_blob(st, 1);
+        size_t blen = (size_t)sqlite3_column_bytes(st, 1);
+        switches += strcmp((const char *)sqlite3_column_text(st, 2), "task_switch") == 0;
+        rows++;
+        if (!blob) continue;
+        stored++;
+        uint64_t want[AM__EVENT_SET], got[AM__EVENT_SET];
+        size_t nw = 0, ng = 0;
+        CHECK_EQ_INT(am__text_token_set(t, content, strlen(content), want, AM__EVENT_SET, &nw),
+                     AM_OK);
+        CHECK(am__token_blob_get(blob, blen, got, AM__EVENT_SET, &ng));
+        CHECK_EQ_INT((int)ng, (int)nw);
+        CHECK(memcmp(got, want, nw * sizeof *got) == 0);
+    }
+    sqlite3_finalize(st);
+    sqlite3_close(raw);
+    am__text_close(t);
+    CHECK_EQ_INT(switches, 1);
+    CHECK(stored >= rows - switches); /* every turn written keeps its set */
+    /* no stored sets (rows before v12), or another analyzer's: computed */
+    sql_exec("UPDATE events SET tokens = x'00000000' || substr(tokens, 5)");
+    db = open_file();
+    CHECK_EQ_INT((int)rank_of(db, "u1", "2026-03-10T09:00:00+08:00", question, needle), (int)first);
+    am_close(db);
+    sql_exec("UPDATE events SET tokens = NULL");
+    db = open_file();
+    CHECK_EQ_INT((int)rank_of(db, "u1", "2026-03-10T09:00:00+08:00", question, needle), (int)first);
+    am_close(db);
+    remove_store();
+}
+
+static void test_event_tokens_stored_zh(void)
+{
+    event_tokens_stored(filler_zh, many_zh, "醫療創新研討會的規模是六百人。",
+                        "医疗创新研讨会的持续时间是四天。",
+                        "那个规模是六百人的大型活动，持续时间是多久？", "研讨会的持续时间",
+                        "換個話題，週報寫好了嗎？");
+}
+
+static void test_event_tokens_stored_en(void)
+{
+    event_tokens_stored(filler_en, many_en, "The cardiology symposium has six hundred attendees.",
+                        "The cardiology symposium lasts four days.",
+                        "How long does the event with six hundred attendees last?",
+                        "symposium lasts", "Different topic: is the weekly report done?");
+}
+
 /* A quoted description with a full stop inside it is one clause: the
  * question asks what follows the quotation ("持续时间") of the thing it
  * describes. */
@@ -2035,6 +2155,8 @@ int main(void)
     RUN(test_correction_stays_zh);
     RUN(test_lengths_stay_true_en);
     RUN(test_lengths_stay_true_zh);
+    RUN(test_term_lists_whole_en);
+    RUN(test_term_lists_whole_zh);
     RUN(test_term_lists_stay_true_en);
     RUN(test_term_lists_stay_true_zh);
     RUN(test_term_lists_stay_true_in_txn);
@@ -2055,6 +2177,8 @@ int main(void)
     RUN(test_compound_question_zh);
     RUN(test_two_hop_zh);
     RUN(test_two_hop_en);
+    RUN(test_event_tokens_stored_zh);
+    RUN(test_event_tokens_stored_en);
     RUN(test_two_hop_quoted_zh);
     RUN(test_two_hop_quoted_en);
     RUN(test_two_hop_described_zh);

@@ -558,6 +558,7 @@ static void test_bits_scan(void)
                                   "ALTER TABLE users DROP COLUMN external_id;" /* v10 */
                                   "ALTER TABLE memory_items DROP COLUMN source_count;"
                                   "ALTER TABLE memory_items DROP COLUMN reinforced_at;" /* v11 */
+                                  "ALTER TABLE events DROP COLUMN tokens;" /* v12 */
                                   "UPDATE meta SET value = '5' WHERE key = 'schema_version'",
                               NULL, NULL, NULL),
                  SQLITE_OK);

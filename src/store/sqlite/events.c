@@ -13,7 +13,7 @@
 #include "store/sqlite/sqlite_int.h"
 
 static int read_events(sq_store *s, sqlite3_stmt *st, am__arena *ar,
-                       am__event_row **rows, size_t *n, int with_score)
+                       am__event_row **rows, size_t *n, int with_tokens)
 {
     size_t cap = 0;
     *rows = NULL;
@@ -23,7 +23,7 @@ static int read_events(sq_store *s, sqlite3_stmt *st, am__arena *ar,
         am__event_row *r = push(ar, (void **)rows, n, &cap, sizeof *r);
         if (!r) { done(s, st); return AM_NOMEM; }
         read_event(ar, st, r);
-        if (with_score) r->score = -sqlite3_column_double(st, 16);
+        if (with_tokens) read_event_tokens(ar, st, r);
         if (ar->oom) { done(s, st); return AM_NOMEM; }
     }
     int out = rc == SQLITE_DONE ? AM_OK : fail(s, rc, "events");
@@ -105,11 +105,32 @@ static int lists_apply(sq_store *s, const char *tag, const char *text, int64_t r
     return rc;
 }
 
+/* The user's first row: its lists can be made whole by its writes when
+ * the index holds no row of its tag yet (another user's, whose id hashes
+ * to the same tag, would be in none of them).  The caches are checked
+ * against other connections' commits first (this write transaction sees
+ * them all), so that the lists made from here on count as read now. */
+static int whole_start(sq_store *s, const char *tag)
+{
+    if (!s->post) return AM_OK;
+    int rc = am__sqlite_caches_current(s);
+    if (rc) return rc;
+    sqlite3_stmt *v = stmt(s, "SELECT doc FROM temp.am_events_vocab WHERE term = ?");
+    if (!v) return AM_BACKEND;
+    bind_text(v, 1, tag);
+    rc = sqlite3_step(v);
+    int64_t d = rc == SQLITE_ROW ? sqlite3_column_int64(v, 0) : 0;
+    done(s, v);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE) return fail(s, rc, "term frequencies");
+    if (d == 0) am__post_whole_add(s->post, tag, strlen(tag));
+    return AM_OK;
+}
+
 int am__sqlite_event_put(am__store *b, am__event_row *e)
 {
     sq_store *s = SQ(b);
-    sqlite3_stmt *st = stmt(s, "INSERT INTO events(id, user_id, agent_id, session_id, task_id, channel, source, type, content, domain, intent, lang, occurred_at, tz_minutes, ingested_at, client_id, client_hash)"
-                               " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+    sqlite3_stmt *st = stmt(s, "INSERT INTO events(id, user_id, agent_id, session_id, task_id, channel, source, type, content, domain, intent, lang, occurred_at, tz_minutes, ingested_at, client_id, client_hash, tokens)"
+                               " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
     if (!st) return AM_BACKEND;
     bind_text(st, 1, e->id);
     bind_text(st, 2, e->user_id);
@@ -128,18 +149,23 @@ int am__sqlite_event_put(am__store *b, am__event_row *e)
     sqlite3_bind_int64(st, 15, e->ingested_at);
     bind_text(st, 16, e->client_id);
     if (e->client_id) sqlite3_bind_int64(st, 17, e->client_hash);
+    if (e->tokens) sqlite3_bind_blob(st, 18, e->tokens, (int)e->tokens_len, SQLITE_STATIC);
     int rc = run(s, st, "event");
     if (rc) return rc;
     am__post_df_clear(s->post); /* its user's frequencies grow */
-    st = stmt(s, "UPDATE users SET n_events = n_events + 1 WHERE user_id = ?");
+    e->rid = sqlite3_last_insert_rowid(s->db);
+    st = stmt(s, "UPDATE users SET n_events = n_events + 1 WHERE user_id = ? RETURNING n_events");
     if (!st) return AM_BACKEND;
     bind_text(st, 1, e->user_id);
-    if ((rc = run(s, st, "event count"))) return rc;
-    e->rid = sqlite3_last_insert_rowid(s->db);
+    int src = sqlite3_step(st);
+    int64_t n_events = src == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+    done(s, st);
+    if (src != SQLITE_ROW && src != SQLITE_DONE) return fail(s, src, "event count");
     am__fts_lens_drop(s->lens, e->rid); /* a rowid can come back */
     am__rowcache_inserted(s->rows, e->rid);
     char tok[32];
     uid_token(e->user_id, tok, 0);
+    if (n_events == 1 && (rc = whole_start(s, tok))) return rc;
     st = stmt(s, "INSERT INTO events_fts(rowid, uid, doc, ctx) VALUES(?1, ?2,"
                  " '" AM__FTS_TAG "' || ?2 || '" AM__FTS_TAG "' || ?3,"
                  " '" AM__FTS_TAG "' || ?2 || '" AM__FTS_TAG "' || ?4)");
@@ -249,6 +275,7 @@ int am__sqlite_event_get(am__store *b, const char *uid, const char *id,
     int rc = sqlite3_step(st), r;
     if (rc == SQLITE_ROW) {
         read_event(ar, st, out);
+        read_event_tokens(ar, st, out);
         r = ar->oom ? AM_NOMEM : AM_OK;
     } else {
         r = rc == SQLITE_DONE ? AM_NOTFOUND : fail(s, rc, "event");
@@ -286,7 +313,7 @@ int am__sqlite_events_recent(am__store *b, const char *uid, const char *session,
     if (task) bind_text(st, 3, task);
     bind_time(st, 4, before);
     sqlite3_bind_int(st, 5, limit);
-    return read_events(s, st, ar, rows, n, 0);
+    return read_events(s, st, ar, rows, n, 1);
 }
 
 int am__sqlite_events_list(am__store *b, const char *uid, am__arena *ar,
@@ -315,11 +342,12 @@ int am__sqlite_events_page(am__store *b, const char *uid, am_time after_at, int6
 }
 
 int am__sqlite_pii_events(am__store *b, const char *uid, const char *type, am_time to,
-                          int limit, am__arena *ar, am__event_row **rows,
-                          const char ***originals, size_t *n)
+                          int limit, am__arena *ar, int64_t **rids, const char ***originals,
+                          size_t *n)
 {
     sq_store *s = SQ(b);
-    sqlite3_stmt *st = stmt(s, "SELECT " EVENT_COLS ", v.original FROM pii_vault v"
+    /* rids and values only: a value is compared before its row is read */
+    sqlite3_stmt *st = stmt(s, "SELECT e.rid, v.original FROM pii_vault v"
                                " JOIN events e ON e.rid = v.event_rid"
                                " WHERE v.user_id=?1 AND v.type=?2 AND e.user_id=?1"
                                " AND e.occurred_at < coalesce(?3, 9223372036854775807)"
@@ -330,16 +358,16 @@ int am__sqlite_pii_events(am__store *b, const char *uid, const char *type, am_ti
     bind_time(st, 3, to);
     sqlite3_bind_int(st, 4, limit);
     size_t cap = 0, ocap = 0, on = 0;
-    *rows = NULL;
+    *rids = NULL;
     *originals = NULL;
     *n = 0;
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        am__event_row *r = push(ar, (void **)rows, n, &cap, sizeof *r);
+        int64_t *r = push(ar, (void **)rids, n, &cap, sizeof *r);
         const char **o = push(ar, (void **)originals, &on, &ocap, sizeof *o);
         if (!r || !o) { done(s, st); return AM_NOMEM; }
-        read_event(ar, st, r);
-        *o = col_text(ar, st, 16);
+        *r = sqlite3_column_int64(st, 0);
+        *o = col_text(ar, st, 1);
         if (ar->oom || !*o) { done(s, st); return AM_NOMEM; }
         if (!am__vault_is_sealed(*o)) continue;
         /* sealed: opened with the key, or skipped (no key, the wrong key,

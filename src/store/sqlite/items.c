@@ -3,7 +3,7 @@
  * closed, their content never edited; their sources (provenance), their
  * heat (hits, last access) and their stored token sets (schema v7).
  *
- * Provenance is bounded (schema v10, store.h): a version stores its first
+ * Provenance is bounded (schema v11, store.h): a version stores its first
  * AM__ITEM_SOURCES_FIRST and latest AM__ITEM_SOURCES_LAST sources as rows
  * and counts all of them (source_count).  A new version copies its
  * predecessor's list (so at most that many rows a version, not every

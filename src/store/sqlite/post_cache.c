@@ -17,6 +17,13 @@
  * the written text with the index's own tokenizer, fts_tokenizer.c);
  * deletes, rollbacks and other connections' commits clear everything.
  *
+ * A user whose first row this connection writes (a new user, a bench's
+ * freshly filled haystack) is "whole" from then on: each of its writes
+ * makes the lists of all the terms it holds, not only of those held, so
+ * its first question finds every term held -- one with no list is in none
+ * of its rows -- and scans nothing.  A clear ends it (the rows written
+ * before are then in no list).
+ *
  * Keys are the index's per-user terms (TAG 0x1F token), so a list is one
  * user's -- a token collision between users puts another user's row in a
  * list exactly as it does in the index, and the reads after a search
@@ -76,6 +83,8 @@ struct am__post {
     size_t postings;   /* rows over all lists */
     tag_count tag[POST_TAGS];
     size_t n_tag;
+    uint64_t whole[POST_TAGS]; /* whole tags (tag_hash), up to POST_TAGS */
+    size_t n_whole;
     int many_tags;     /* more tags than tracked: every tag may have lists */
 };
 
@@ -174,6 +183,7 @@ void am__post_clear(am__post *p)
     p->cap = p->n = p->postings = 0;
     p->n_tag = 0;
     p->many_tags = 0;
+    p->n_whole = 0;
 }
 
 void am__post_free(am__post *p)
@@ -199,8 +209,24 @@ const am__post_list *am__post_get(const am__post *p, const char *key, size_t len
     return s ? &s->list : NULL;
 }
 
+void am__post_whole_add(am__post *p, const char *tag, size_t len)
+{
+    if (!p || p->n_whole == POST_TAGS || am__post_whole(p, tag, len)) return;
+    p->whole[p->n_whole++] = tag_hash(tag, len);
+}
+
+int am__post_whole(const am__post *p, const char *key, size_t len)
+{
+    if (!p || !p->n_whole) return 0;
+    uint64_t h = tag_hash(key, len);
+    for (size_t i = 0; i < p->n_whole; i++)
+        if (p->whole[i] == h) return 1;
+    return 0;
+}
+
 int am__post_has_tag(const am__post *p, const char *tag, size_t len)
 {
+    if (am__post_whole(p, tag, len)) return 1;
     if (!p || !p->n) return 0;
     if (p->many_tags) return 1;
     uint64_t h = key_hash(tag, len);
@@ -289,6 +315,12 @@ int am__post_add(am__post *p, const char *key, size_t len, int64_t rid, int col,
 {
     if (!p || cnt == 0 || col < 0 || col >= AM__FTS_SCORED) return AM_OK;
     post_slot *s = find_slot(p, key, len, key_hash(key, len));
+    if (!s && memchr(key, AM__FTS_TAG_SEP, len) && am__post_whole(p, key, len)) {
+        /* a whole tag's new term (not its bare tag: no search reads that) */
+        int rc = am__post_put(p, key, len, NULL, NULL, 0);
+        if (rc || !am__post_whole(p, key, len)) return rc; /* (put may have cleared) */
+        s = find_slot(p, key, len, key_hash(key, len));
+    }
     if (!s) return AM_OK; /* not held: a search of it will scan */
     am__post_list *l = &s->list;
     size_t lo = 0, hi = l->n;

@@ -26,7 +26,8 @@
 #define ROWS_MAX (1u << 16)                 /* rows held */
 #define ROWS_MAX_BYTES ((size_t)32 << 20)   /* bytes of their text */
 
-/* One row: its fields, whose strings point into text[]. */
+/* One row: its fields, whose strings (and token blob, after them) point
+ * into text[]. */
 typedef struct row_copy {
     am__event_row row;
     size_t size; /* bytes of text[] */
@@ -109,6 +110,8 @@ int am__rowcache_get(const am__rowcache *c, int64_t rid, am__arena *ar, am__even
         const char **f = field(out, i);
         if (*f) *f = text + (*f - k->text);
     }
+    if (out->tokens)
+        out->tokens = (const unsigned char *)text + (k->row.tokens - (const unsigned char *)k->text);
     *found = 1;
     return AM_OK;
 }
@@ -143,6 +146,7 @@ void am__rowcache_put(am__rowcache *c, const am__event_row *r)
         len[i] = f ? strlen(f) + 1 : 0;
         size += len[i];
     }
+    if (row.tokens) size += row.tokens_len;
     if (size > ROWS_MAX_BYTES / 4 || !make_room(c, size)) return; /* not cached */
     row_copy *k = am__malloc(c->a, sizeof *k + size);
     if (!k) return;
@@ -155,6 +159,10 @@ void am__rowcache_put(am__rowcache *c, const am__event_row *r)
         memcpy(p, *f, len[i]);
         *f = p;
         p += len[i];
+    }
+    if (row.tokens) {
+        memcpy(p, row.tokens, row.tokens_len);
+        row.tokens = (const unsigned char *)p;
     }
     k->row = row;
     k->size = size;

@@ -168,6 +168,10 @@ static const char *const migrations[] = {
     "   WINDOW w AS (PARTITION BY item_rid ORDER BY rowid"
     "                ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING))"
     "  WHERE k > " SQ_XSTR(AM__ITEM_SOURCES_FIRST) " AND k <= c - " SQ_XSTR(AM__ITEM_SOURCES_LAST) ");",
+    /* version 12: each event's content token set, written with it (the
+     * write path's analysis; NULL for older rows and system events: a
+     * recall computes those, as before) */
+    "ALTER TABLE events ADD COLUMN tokens BLOB;",
 };
 #define N_MIGRATIONS (int)(sizeof migrations / sizeof *migrations)
 _Static_assert(sizeof migrations / sizeof *migrations == AM__SCHEMA_VERSION,

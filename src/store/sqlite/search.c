@@ -25,6 +25,7 @@
 #include "store/sqlite/sqlite_int.h"
 
 _Atomic unsigned long am__term_list_reads;
+_Atomic unsigned long am__term_scans;
 
 
 /* The rows of rids[0..k) not found yet (found[j] 0), whose ids are in
@@ -48,6 +49,7 @@ static int read_asked(sq_store *s, const char *uid, const int64_t *rids, size_t 
             for (j = 0; j < k && rids[j] != rid; j++) {}
         if (j == k || found[j]) continue; /* not one asked for */
         read_event(ar, get, &batch[j]);
+        read_event_tokens(ar, get, &batch[j]);
         if (ar->oom) out = AM_NOMEM;
         else if (keep) am__rowcache_put(s->rows, &batch[j]);
         found[j] = 1;
@@ -269,6 +271,9 @@ static int hits_in_window(sq_store *s, am__arena *ar, const char *uid, am_time f
     return AM_OK;
 }
 
+/* A whole tag's term without a list: in none of its rows. */
+static const am__post_list no_rows = {NULL, NULL, 0, 0};
+
 static int postings_run(sq_store *s, const char *uid, const char *const *terms, size_t n_terms,
                         am_time from, am_time to, int64_t rows_total, am__arena *ar,
                         am__hits *out, double *df, int use_lists)
@@ -298,6 +303,7 @@ static int postings_run(sq_store *s, const char *uid, const char *const *terms, 
         am__buf_adds(q, terms[i]);
         if (q->oom) return AM_NOMEM;
         pl[i] = am__post_get(s->post, q->p, q->len);
+        if (!pl[i] && am__post_whole(s->post, q->p, q->len)) pl[i] = &no_rows;
         if (window && !pl[i]) window = 0;
     }
     for (size_t i = 0; i < n_terms && timed && !window; i++) pl[i] = NULL;
@@ -341,6 +347,7 @@ static int postings_run(sq_store *s, const char *uid, const char *const *terms, 
                          " WHERE events_fts MATCH ?1 AND e.user_id = ?3"
                          " AND (?4 IS NULL OR e.occurred_at >= ?4) AND (?5 IS NULL OR e.occurred_at < ?5)");
         if (!st) return AM_BACKEND;
+        am__term_scans++;
         sqlite3_bind_text(st, 1, q->p, (int)q->len, SQLITE_STATIC);
         sqlite3_bind_pointer(st, 2, &c, "am__fts_hits", NULL);
         if (timed) {
@@ -447,6 +454,7 @@ static int term_docs_run(sq_store *s, const char *uid, const char *const *terms,
         }
         if (q->oom) return AM_NOMEM;
         const am__post_list *pl = i < n_terms ? am__post_get(s->post, q->p, q->len) : NULL;
+        if (!pl && i < n_terms && am__post_whole(s->post, q->p, q->len)) pl = &no_rows;
         if (pl) { /* held: its length is its frequency */
             df[i] = (double)pl->n;
             continue;

@@ -98,6 +98,12 @@ int am__post_put(am__post *p, const char *key, size_t len, const int64_t *rid,
                  const uint16_t (*tf)[AM__FTS_SCORED], size_t n);
 /* Row rid holds cnt more of the term in scored column col (0 doc, 1 ctx). */
 int am__post_add(am__post *p, const char *key, size_t len, int64_t rid, int col, unsigned cnt);
+/* Whole tags: those whose every row this connection wrote since the lists
+ * were last cleared (the user's first row was written here, on an index
+ * holding none of the tag's).  Their writes make lists of every term they
+ * hold, so a term of theirs with no list is in none of their rows. */
+void am__post_whole_add(am__post *p, const char *tag, size_t len);
+int am__post_whole(const am__post *p, const char *key, size_t len); /* key: a term or a tag */
 
 /* Document frequencies read from the index's vocabulary (key as for
  * lists); any write of the connection must drop them (clear). */
@@ -107,6 +113,8 @@ void am__post_df_clear(am__post *p);
 
 /* Searches that read held lists (tests check that they were used). */
 extern _Atomic unsigned long am__term_list_reads;
+/* Searches that scanned the index for some term (tests: a whole tag's). */
+extern _Atomic unsigned long am__term_scans;
 
 /* Home slot of rowid + 1 in an open-addressing table of cap (a power of
  * two) slots: the row-length and row caches. */
@@ -419,7 +427,8 @@ static inline int snapshot_end(sq_store *s, int own_txn, int rc, const char *wha
     return rc;
 }
 
-#define EVENT_COLS "e.rid, e.id, e.user_id, e.agent_id, e.session_id, e.task_id, e.channel, e.source, e.type, e.content, e.domain, e.intent, e.lang, e.occurred_at, e.ingested_at, e.tz_minutes"
+#define EVENT_COLS "e.rid, e.id, e.user_id, e.agent_id, e.session_id, e.task_id, e.channel, e.source, e.type, e.content, e.domain, e.intent, e.lang, e.occurred_at, e.ingested_at, e.tz_minutes, e.tokens"
+#define EVENT_NCOLS 17 /* a statement's columns after EVENT_COLS start here */
 
 static inline void read_event(am__arena *ar, sqlite3_stmt *st, am__event_row *e)
 {
@@ -439,6 +448,22 @@ static inline void read_event(am__arena *ar, sqlite3_stmt *st, am__event_row *e)
     e->occurred_at = col_time(st, 13);
     e->ingested_at = col_time(st, 14);
     e->tz_minutes = sqlite3_column_int(st, 15);
+    e->tokens = NULL;
+    e->tokens_len = 0;
+}
+
+/* The row's token blob (column 16 of EVENT_COLS) into e, copied to ar
+ * (no memory: ar->oom, which every caller checks). */
+static inline void read_event_tokens(am__arena *ar, sqlite3_stmt *st, am__event_row *e)
+{
+    const void *tb = sqlite3_column_blob(st, 16);
+    int tl = sqlite3_column_bytes(st, 16);
+    unsigned char *copy = tb && tl > 0 ? am__arena_alloc(ar, (size_t)tl) : NULL;
+    if (copy) {
+        memcpy(copy, tb, (size_t)tl);
+        e->tokens = copy;
+        e->tokens_len = (size_t)tl;
+    }
 }
 
 typedef int (*item_tokens_fn)(void *ctx, const char *text, const char *key, unsigned char *blob,
@@ -487,8 +512,8 @@ int am__sqlite_events_recent(am__store *b, const char *uid, const char *session,
 int am__sqlite_events_list(am__store *b, const char *uid, am__arena *ar,
                            am__event_row **rows, size_t *n);
 int am__sqlite_pii_events(am__store *b, const char *uid, const char *type, am_time to,
-                          int limit, am__arena *ar, am__event_row **rows,
-                          const char ***originals, size_t *n);
+                          int limit, am__arena *ar, int64_t **rids, const char ***originals,
+                          size_t *n);
 int am__sqlite_events_dated(am__store *b, const char *uid, const int64_t *rids, size_t n,
                             unsigned char *dated);
 int am__sqlite_entities_list(am__store *b, const char *uid, int64_t rid,
