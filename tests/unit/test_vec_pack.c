@@ -294,6 +294,9 @@ static void test_forget_cuts_packed_vector(void)
     CHECK_EQ_INT(s->vt->begin(s), AM_OK);
     CHECK_EQ_INT(s->vt->forget(s, "u", AM_FORGET_USER, NULL, 99, &events, &items, &tasks), AM_OK);
     CHECK_EQ_INT(s->vt->commit(s), AM_OK);
+    int more = 1;
+    CHECK_EQ_INT(s->vt->forget_work(s, 99, 0, &more), AM_OK); /* the purge, in steps */
+    CHECK_EQ_INT(more, 0);
     s->vt->close(s);
     db = raw();
     CHECK_EQ_INT(sql_int(db, "SELECT count(*) FROM vector_blocks"), 0);
@@ -551,6 +554,9 @@ static void test_bits_scan(void)
                                   "ALTER TABLE memory_items DROP COLUMN tokens;" /* v7 */
                                   "DROP INDEX pii_vault_user;" /* v8 */
                                   "DELETE FROM meta WHERE key = 'fts_analyzer';" /* v9 */
+                                  "DROP TABLE forget_jobs; DROP INDEX tombstones_user;" /* v10 */
+                                  "ALTER TABLE tombstones DROP COLUMN purged_at;"
+                                  "DELETE FROM meta WHERE key = 'forget_key';"
                                   "UPDATE meta SET value = '5' WHERE key = 'schema_version'",
                               NULL, NULL, NULL),
                  SQLITE_OK);

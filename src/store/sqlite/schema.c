@@ -133,6 +133,19 @@ static const char *const migrations[] = {
      * an unknown one); a build before it, which would write its own
      * tokens into the index without saying so, refuses the store */
     "INSERT OR IGNORE INTO meta(key, value) VALUES('fts_analyzer', '0');",
+    /* version 10: forgetting in steps (forget.c).  forget_jobs: the work a
+     * forget still owes -- a user held for a grace period ('held'), a
+     * user's rows being deleted in short transactions ('purge'), the index
+     * merge and log checkpoint that leave no forgotten byte in the files
+     * ('scrub').  A purged user's tombstone and audit trail are keyed by
+     * HMAC(forget_key, user id); the key is random, one per store. */
+    "CREATE TABLE forget_jobs(seq INTEGER PRIMARY KEY, user_id TEXT NOT NULL,"
+    "  level TEXT NOT NULL, object_id TEXT, forgotten_at INTEGER NOT NULL,"
+    "  purge_at INTEGER NOT NULL, state TEXT NOT NULL);"
+    "CREATE INDEX forget_jobs_user ON forget_jobs(user_id, level);"
+    "ALTER TABLE tombstones ADD COLUMN purged_at INTEGER;"
+    "CREATE INDEX tombstones_user ON tombstones(user_id, level);"
+    "INSERT OR IGNORE INTO meta(key, value) VALUES('forget_key', lower(hex(randomblob(32))));",
 };
 #define N_MIGRATIONS (int)(sizeof migrations / sizeof *migrations)
 _Static_assert(sizeof migrations / sizeof *migrations == AM__SCHEMA_VERSION,
