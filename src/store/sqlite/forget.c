@@ -52,7 +52,10 @@
 #define FORGET_CHUNK "256"  /* events a purge transaction deletes */
 #define FORGET_SWEEP "2000" /* rows of another table a transaction deletes */
 #define FORGET_BLOCKS "16"  /* vector blocks (VEC_BLOCK vectors each) */
-#define FORGET_MERGE "-128" /* index pages a merge transaction writes */
+#define FORGET_MERGE_N -128 /* index pages a merge transaction writes */
+#define FORGET_STR(x) #x
+#define FORGET_XSTR(x) FORGET_STR(x)
+#define FORGET_MERGE FORGET_XSTR(FORGET_MERGE_N)
 #define FORGET_CKPT_MS 200  /* the checkpoint's wait for readers */
 #define PSEUDONYM_MAX 48
 
@@ -445,11 +448,23 @@ static int checkpoint(sq_store *s)
     return rc == SQLITE_OK;
 }
 
+/* Merge steps one call may take: enough to rewrite the file twice, so
+ * that writers adding segments as fast as they are merged cannot keep a
+ * call going (the job stays for the next one). */
+static long merge_budget(sq_store *s)
+{
+    sqlite3_stmt *st = stmt(s, "PRAGMA page_count");
+    long pages = st && sqlite3_step(st) == SQLITE_ROW ? (long)sqlite3_column_int64(st, 0) : 0;
+    if (st) done(s, st);
+    return 2 * pages / -(FORGET_MERGE_N) + 16;
+}
+
 int am__sqlite_forget_work(am__store *b, am_time now, int max_steps, int *more)
 {
     sq_store *s = SQ(b);
     *more = 0;
     if (!sqlite3_get_autocommit(s->db)) return AM_MISUSE;
+    long merges = 0, merge_max = -1;
     for (int steps = 0;; steps++) {
         job j;
         int rc = job_next(s, now, &j);
@@ -460,6 +475,11 @@ int am__sqlite_forget_work(am__store *b, am_time now, int max_steps, int *more)
         }
         if (strcmp(j.state, "scrub") == 0) {
             int merged = 0;
+            if (merge_max < 0) merge_max = merge_budget(s);
+            if (merges++ > merge_max) {
+                *more = 1;
+                return AM_OK;
+            }
             if ((rc = exec(s, "BEGIN IMMEDIATE", "forget"))) return rc;
             rc = merge_step(s, &merged);
             if (!rc) rc = exec(s, "COMMIT", "forget");
