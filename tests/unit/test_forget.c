@@ -46,26 +46,6 @@ static am_db *open_file(am_time grace_ms)
     return db;
 }
 
-static am_add_info add_as(am_db *db, const char *user, const char *source, const char *session,
-                          const char *task, const char *at, const char *text)
-{
-    am_event ev;
-    memset(&ev, 0, sizeof ev);
-    ev.user_id = user;
-    ev.source = source;
-    ev.session_id = session;
-    ev.task_id = task;
-    ev.occurred_at = at;
-    ev.text = text;
-    set_now(at);
-    am_add_info info;
-    memset(&info, 0, sizeof info);
-    int rc = am_add_event(db, &ev, &info);
-    if (rc) fprintf(stderr, "add failed: %s\n", am_errmsg(db));
-    CHECK_EQ_INT(rc, AM_OK);
-    return info;
-}
-
 /* 1 when the file holds the bytes of needle */
 static int file_holds(const char *file, const char *needle)
 {
