@@ -369,8 +369,8 @@ static int purge_step(sq_store *s, const job *j, am_time now, int *finished)
 {
     /* (+user_id: by the event's index, not a walk of the user's rows) */
     static const char *const chunk[] = {
-        "INSERT INTO temp.am_forget SELECT rid, id, session_id FROM events WHERE user_id=?1"
-        " ORDER BY rid LIMIT " FORGET_CHUNK,
+        ("INSERT INTO temp.am_forget SELECT rid, id, session_id FROM events WHERE user_id=?1"
+         " ORDER BY rid LIMIT " FORGET_CHUNK),
         "DELETE FROM events_fts WHERE rowid IN (SELECT rid FROM temp.am_forget)",
         "DELETE FROM entities WHERE +user_id=?1 AND event_rid IN (SELECT rid FROM temp.am_forget)",
         "DELETE FROM pii_vault WHERE +user_id=?1 AND event_rid IN (SELECT rid FROM temp.am_forget)",
@@ -384,8 +384,8 @@ static int purge_step(sq_store *s, const job *j, am_time now, int *finished)
         "DELETE FROM task_history WHERE seq IN (SELECT seq FROM task_history WHERE user_id=?1 LIMIT " FORGET_SWEEP ")",
         "DELETE FROM tasks WHERE rowid IN (SELECT rowid FROM tasks WHERE user_id=?1 LIMIT " FORGET_SWEEP ")",
         "DELETE FROM vector_blocks WHERE block IN (SELECT block FROM vector_blocks WHERE user_id=?1 LIMIT " FORGET_BLOCKS ")",
-        "DELETE FROM event_vectors WHERE user_id=?1 AND event_rid IN"
-        " (SELECT event_rid FROM event_vectors WHERE user_id=?1 LIMIT " FORGET_SWEEP ")",
+        ("DELETE FROM event_vectors WHERE user_id=?1 AND event_rid IN"
+         " (SELECT event_rid FROM event_vectors WHERE user_id=?1 LIMIT " FORGET_SWEEP ")"),
         "DELETE FROM entities WHERE rowid IN (SELECT rowid FROM entities WHERE user_id=?1 LIMIT " FORGET_SWEEP ")",
         "DELETE FROM pii_vault WHERE rowid IN (SELECT rowid FROM pii_vault WHERE user_id=?1 LIMIT " FORGET_SWEEP ")",
     };
@@ -397,8 +397,7 @@ static int purge_step(sq_store *s, const job *j, am_time now, int *finished)
         " object_id = CASE WHEN object_type IN ('event', 'memory') THEN object_id END,"
         " detail = CASE WHEN op IN ('forget', 'restore') THEN detail END"
         " WHERE user_id=?1",
-        "INSERT INTO tombstones(user_id, level, object_id, at, purged_at)"
-        " VALUES(?2, 'user', ?2, ?3, ?4)",
+        "INSERT INTO tombstones(user_id, level, object_id, at, purged_at) VALUES(?2, 'user', ?2, ?3, ?4)",
         "INSERT INTO audit_log(at, user_id, op, object_type) VALUES(?4, ?2, 'forget.purged', 'user')",
         "UPDATE forget_jobs SET user_id=?2, state='scrub', object_id=NULL WHERE seq=?5",
     };
