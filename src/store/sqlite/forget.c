@@ -441,15 +441,15 @@ static int merge_step(sq_store *s, int *merged)
     return rc;
 }
 
-/* The log into the file and truncated: 1 done, 0 not now.  Each try
- * waits FORGET_CKPT_MS at most for the other connections (a writer waiting
- * for the lock holds a read mark on the log); the copy is short, since
- * each step was copied (PASSIVE, never waiting) after its commit. */
-static int checkpoint(sq_store *s)
+/* The log into the file and truncated: 1 done, 0 not now.  Each of the
+ * tries waits FORGET_CKPT_MS at most for the other connections (a writer
+ * waiting for the lock holds a read mark on the log); the copy is short,
+ * since each step was copied (PASSIVE, never waiting) after its commit. */
+static int checkpoint(sq_store *s, int tries)
 {
     int rc = SQLITE_BUSY;
     sqlite3_busy_timeout(s->db, FORGET_CKPT_MS);
-    for (int i = 0; i < FORGET_CKPT_TRIES && rc != SQLITE_OK; i++)
+    for (int i = 0; i < tries && rc != SQLITE_OK; i++)
         rc = sqlite3_wal_checkpoint_v2(s->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
     sqlite3_busy_timeout(s->db, s->busy_ms);
     return rc == SQLITE_OK;
@@ -507,7 +507,9 @@ int am__sqlite_forget_work(am__store *b, am_time now, int max_steps, int *more)
             }
             copy_log(s);
             if (merged) continue;
-            if (!checkpoint(s)) { /* a reader on an old snapshot: next time */
+            /* a step after a write tries once: it must not hold the
+             * write up while other connections keep reading */
+            if (!checkpoint(s, max_steps > 0 ? 1 : FORGET_CKPT_TRIES)) { /* next time */
                 *more = 1;
                 return AM_OK;
             }
@@ -516,7 +518,7 @@ int am__sqlite_forget_work(am__store *b, am_time now, int max_steps, int *more)
             if (!st) return AM_BACKEND;
             sqlite3_bind_int64(st, 1, j.seq);
             if ((rc = run(s, st, "forget job"))) return rc;
-            checkpoint(s); /* that row's page too, when it can */
+            checkpoint(s, 1); /* that row's page too, when it can */
             continue;
         }
         if ((rc = exec(s, "BEGIN IMMEDIATE", "forget"))) return rc;
