@@ -443,8 +443,12 @@ static int merge_step(sq_store *s, int *merged)
 
 /* The log into the file and truncated: 1 done, 0 not now.  Each of the
  * tries waits FORGET_CKPT_MS at most for the other connections (a writer
- * waiting for the lock holds a read mark on the log); the copy is short,
- * since each step was copied (PASSIVE, never waiting) after its commit. */
+ * waiting for the lock holds a read mark on the log).  One checkpoint per
+ * forget, at its end, never one after each step: SQLite before 3.51.3
+ * can corrupt a WAL store when a checkpoint starts right after another
+ * completed while a third connection commits (the "WAL-reset bug"), and a
+ * checkpoint after every step of a long purge made that likely -- a
+ * 100,000-event purge beside another writer ended with a malformed file. */
 static int checkpoint(sq_store *s, int tries)
 {
     int rc = SQLITE_BUSY;
@@ -453,16 +457,6 @@ static int checkpoint(sq_store *s, int tries)
         rc = sqlite3_wal_checkpoint_v2(s->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
     sqlite3_busy_timeout(s->db, s->busy_ms);
     return rc == SQLITE_OK;
-}
-
-/* After a step: what the log holds copied into the file, waiting for
- * nobody, so the log stays short -- the other writers' automatic
- * checkpoints stay small, and so does the last (measured: with it, the
- * longest wait of another writer during a 20,000-event purge fell from
- * about 1 s to 0.2 s). */
-static void copy_log(sq_store *s)
-{
-    sqlite3_wal_checkpoint_v2(s->db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
 }
 
 /* Merge steps one call may take: enough to rewrite the file twice, so
@@ -505,7 +499,6 @@ int am__sqlite_forget_work(am__store *b, am_time now, int max_steps, int *more)
                 sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
                 return rc;
             }
-            copy_log(s);
             if (merged) continue;
             /* a step after a write tries once: it must not hold the
              * write up while other connections keep reading */
@@ -518,7 +511,6 @@ int am__sqlite_forget_work(am__store *b, am_time now, int max_steps, int *more)
             if (!st) return AM_BACKEND;
             sqlite3_bind_int64(st, 1, j.seq);
             if ((rc = run(s, st, "forget job"))) return rc;
-            checkpoint(s, 1); /* that row's page too, when it can */
             continue;
         }
         if ((rc = exec(s, "BEGIN IMMEDIATE", "forget"))) return rc;
@@ -539,7 +531,6 @@ int am__sqlite_forget_work(am__store *b, am_time now, int max_steps, int *more)
             return rc;
         }
         am__sqlite_caches_drop(s, AM__DROP_FORGET, j.uid);
-        copy_log(s);
     }
 }
 
