@@ -139,6 +139,10 @@ typedef struct am_config {
      * $AGENTMEM_VAULT_KEY or --vault-key-file.  Copied at am_open; the
      * string is not kept.  Default NULL. */
     const char *vault_key;
+    /* Grace period of a user forget (F24), milliseconds: am_forget hides
+     * the user at once, the data is purged when it ends, and am_restore
+     * brings it back before.  Default 0: purged at once. */
+    am_time forget_grace_ms;
 } am_config;
 
 /* Bits of am_config.redact. */
@@ -493,6 +497,21 @@ typedef struct am_forget_info {
 int am_forget(am_db *db, const char *user_id, int level, const char *id,
               am_forget_info *info);
 
+/* A user forget in detail (docs/FORGETTING.md).  The user is hidden at
+ * once: every call treats it as unknown (reads find nothing, export shows
+ * only the tombstone, writes for it are refused with AM_DENIED).  The
+ * purge comes at the end of am_config.forget_grace_ms (0: at once, before
+ * am_forget returns), in short transactions so other users' writes are
+ * not held up, and is finished by the next open if the process dies; then
+ * no byte of the user's data stays in the store's files (the index is
+ * merged, freed pages zeroed, the log checkpointed and truncated as soon
+ * as no other connection is reading), and the audit trail is kept under a
+ * keyed pseudonym, without identities or names.
+ * am_restore brings a user back whole during its grace period.  Returns
+ * AM_OK, AM_INVALID, AM_NOTFOUND (not forgotten), AM_DENIED (the grace
+ * period is over: purged), AM_BUSY, AM_BACKEND.  Audited like am_forget. */
+int am_restore(am_db *db, const char *user_id);
+
 /* Maintenance for a store after many writes (a bulk import, a nightly
  * job): merges the full-text index into one segment, so each query term
  * is one b-tree probe instead of one per segment; packs vectors left
@@ -506,7 +525,9 @@ int am_optimize(am_db *db);
 
 /* ---------------------------------------------------------------- export */
 /* Everything stored about user_id as one JSON document (F33).  *json_out
- * is owned: free with am_free.  PII mappings are never exported.
+ * is owned: free with am_free.  PII mappings are never exported.  A
+ * forgotten user's export is its tombstone: "forgotten": {"state": held |
+ * purging | purged, "forgotten_at", "purge_at"}, and no content.
  * Returns AM_OK, AM_NOTFOUND (unknown user), AM_NOMEM, AM_BACKEND. */
 int am_export(am_db *db, const char *user_id, char **json_out);
 

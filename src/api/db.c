@@ -186,6 +186,7 @@ int am_open(const am_config *cfg, am_db **out, char **errmsg)
             goto out_fail;
         }
     }
+    am__db_forget_work(db, 0); /* forgets due (a grace period over, a killed purge) */
     *out = db;
     return AM_OK;
 out_fail:
@@ -263,6 +264,8 @@ int am__db_resolve_user(am_db *db, const char *what, const char *user_id,
                          : am__db_check_id(db, what, "user", user_id)))
             return rc;
         snprintf(out, AM_ID_MAX + 1, "%s", user_id);
+        /* a read of a user being forgotten finds nothing (user_exists) */
+        if (create && (rc = am__db_user_gate(db, what, out, AM_DENIED))) return rc;
         if (create) {
             rc = s->vt->user_ensure(s, out, am__db_now(db));
             if (rc) return am__db_store_error(db, rc, what);
@@ -274,7 +277,7 @@ int am__db_resolve_user(am_db *db, const char *what, const char *user_id,
     if ((rc = am__db_check_id(db, what, "channel", channel))) return rc;
     if ((rc = am__db_check_id(db, what, "external_id", external_id))) return rc;
     rc = s->vt->link_get(s, channel, external_id, out);
-    if (rc == AM_OK) return AM_OK;
+    if (rc == AM_OK) return am__db_user_gate(db, what, out, create ? AM_DENIED : AM_NOTFOUND);
     if (rc != AM_NOTFOUND) return am__db_store_error(db, rc, what);
     /* the pair's own user (made before, then unlinked), or a new one */
     rc = s->vt->user_of_channel(s, channel, external_id, out);
@@ -331,6 +334,7 @@ int am_link_merge(am_db *db, const char *channel, const char *external_id,
     am__store *s = db->store;
     char cur[AM_ID_MAX + 1], own[AM_ID_MAX + 1];
     am_time now = am__db_now(db);
+    if ((rc = am__db_user_gate(db, "link", user_id, AM_DENIED))) return rc;
     if ((rc = s->vt->begin(s))) return am__db_store_error(db, rc, "link");
     int linked = s->vt->link_get(s, channel, external_id, cur);
     int owned = linked == AM_OK || linked == AM_NOTFOUND
@@ -426,6 +430,7 @@ int am_optimize(am_db *db)
 {
     if (!db) return AM_MISUSE;
     am__db_clear_error(db);
+    am__db_forget_work(db, 0); /* forgets due (a grace period over, a killed purge) */
     int rc = db->store->vt->optimize(db->store);
     if (rc) return am__db_store_error(db, rc, "optimize");
     /* item versions written before their token sets were stored */

@@ -57,4 +57,21 @@ int am__db_resolve_user(am_db *db, const char *what, const char *user_id,
                         const char *channel, const char *external_id,
                         int create, char *out);
 
+/* One sentence of a user event through the distillation rules
+ * (normalised, classified, continued from *prev; *prev = *d after):
+ * the write path's, and a task replay's after a forget (write.c). */
+struct am__distill;
+int am__db_distill(am_db *db, const char *s, size_t n, struct am__distill *prev,
+                   struct am__distill *d);
+
+/* Forgetting (forget.c).  am__db_forget_work: the due work of forget
+ * jobs, at most max_steps short transactions (0: all); after a forget, a
+ * write, on open and on am_optimize.  Errors are logged, not returned:
+ * the work stays for the next time.  am__db_user_gate: AM_OK when
+ * user_id is not being forgotten, else rc_hidden (AM_DENIED for a write,
+ * AM_NOTFOUND for a read) with a message naming the call (what), or a
+ * store error. */
+void am__db_forget_work(am_db *db, int max_steps);
+int am__db_user_gate(am_db *db, const char *what, const char *user_id, int rc_hidden);
+
 #endif

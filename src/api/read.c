@@ -396,12 +396,14 @@ int am_task_get(am_db *db, const char *user_id, const char *task_id, am_task **o
     const char *why;
     if ((why = am__id_check(user_id))) return am__db_error(db, AM_INVALID, "task: user %s", why);
     if ((why = am__id_check(task_id))) return am__db_error(db, AM_INVALID, "task: task %s", why);
+    int rc = am__db_user_gate(db, "task", user_id, AM_NOTFOUND);
+    if (rc) return rc;
     task_box *box = am__calloc(&db->alloc, sizeof *box);
     if (!box) return AM_NOMEM;
     box->alloc = db->alloc;
     am__arena_init(&box->ar, &box->alloc);
     am__task_row row;
-    int rc = db->store->vt->task_get(db->store, user_id, task_id, &box->ar, &row);
+    rc = db->store->vt->task_get(db->store, user_id, task_id, &box->ar, &row);
     am_task *t = NULL;
     if (rc == AM_OK) rc = task_build(db, user_id, &box->ar, &row, &t);
     if (rc == AM_OK) {
@@ -466,10 +468,14 @@ int am_memories(am_db *db, const char *user_id, int which, const char *as_of,
     if (!box) return AM_NOMEM;
     box->alloc = db->alloc;
     am__arena_init(&box->ar, &box->alloc);
-    am__item_row *rows;
-    size_t n;
-    int rc = db->store->vt->items_list(db->store, user_id, mode, at, &box->ar, &rows, &n);
-    if (rc) goto out_fail;
+    am__item_row *rows = NULL;
+    size_t n = 0;
+    /* a user being forgotten has none */
+    int rc = am__db_user_gate(db, "memories", user_id, AM_NOTFOUND);
+    if (rc == AM_NOTFOUND) am__db_clear_error(db);
+    else if (!rc) rc = db->store->vt->items_list(db->store, user_id, mode, at, &box->ar, &rows, &n);
+    if (rc == AM_NOTFOUND) rc = AM_OK;
+    else if (rc) goto out_fail;
     box->pub.items = am__arena_alloc(&box->ar, (n + 1) * sizeof *box->pub.items);
     if (!box->pub.items) { rc = AM_NOMEM; goto out_fail; }
     am__buf b;
@@ -511,13 +517,15 @@ int am_feedback(am_db *db, const char *user_id, const char *memory_id, int actio
         if (strlen(text) > db->cfg.max_text_bytes)
             return am__db_error(db, AM_TOOBIG, "feedback: text over the size limit");
     }
+    int rc = am__db_user_gate(db, "feedback", user_id, AM_NOTFOUND);
+    if (rc) return rc;
     am__store *s = db->store;
     am__arena ar;
     am__arena_init(&ar, &db->alloc);
     am_time now = am__db_now(db);
     am__wctx w = {s, db->text, &db->ulid, &db->cfg.rank, &ar, user_id, now};
     static const char *const ops[] = {"", "memory.confirmed", "memory.rejected", "memory.corrected"};
-    int rc = s->vt->begin(s);
+    rc = s->vt->begin(s);
     if (!rc) rc = am__semantic_feedback(&w, memory_id, action, text);
     if (!rc) rc = s->vt->audit(s, user_id, now, ops[action], "memory", memory_id, NULL);
     if (!rc) rc = s->vt->commit(s);
@@ -526,57 +534,6 @@ int am_feedback(am_db *db, const char *user_id, const char *memory_id, int actio
     if (rc == AM_NOTFOUND)
         return am__db_error(db, rc, "feedback: user %s has no current memory %s", user_id, memory_id);
     if (rc) return am__db_store_error(db, rc, "feedback");
-    return AM_OK;
-}
-
-/* ------------------------------------------------------------ forget */
-
-int am_forget(am_db *db, const char *user_id, int level, const char *id,
-              am_forget_info *info)
-{
-    if (!db) return AM_MISUSE;
-    am__db_clear_error(db);
-    static const char *const names[] = {"", "event", "session", "task", "user"};
-    const char *why;
-    if (level < AM_FORGET_EVENT || level > AM_FORGET_USER)
-        return am__db_error(db, AM_INVALID, "forget: unknown level %d", level);
-    if ((why = am__id_check(user_id))) return am__db_error(db, AM_INVALID, "forget: user %s", why);
-    if (level != AM_FORGET_USER && (why = am__id_check(id)))
-        return am__db_error(db, AM_INVALID, "forget: %s id %s", names[level], why);
-    am__store *s = db->store;
-    int exists = s->vt->user_exists(s, user_id);
-    if (exists < 0) return am__db_store_error(db, -exists, "forget");
-    if (!exists) return am__db_error(db, AM_NOTFOUND, "forget: unknown user %s", user_id);
-    long ev = 0, it = 0, tk = 0;
-    am_time now = am__db_now(db);
-    int rc = s->vt->begin(s);
-    if (!rc) rc = s->vt->forget(s, user_id, level, level == AM_FORGET_USER ? NULL : id, now,
-                                &ev, &it, &tk);
-    if (!rc) {
-        char detail[96];
-        snprintf(detail, sizeof detail, "{\"events\":%ld,\"memories\":%ld,\"tasks\":%ld}", ev, it, tk);
-        /* after a user forget the audit row is written under the hash */
-        rc = level == AM_FORGET_USER ? AM_OK
-                                     : s->vt->audit(s, user_id, now, "forget", names[level], id, detail);
-    }
-    if (!rc) rc = s->vt->commit(s);
-    if (!rc) { /* no token set, normal form or stem of forgotten text stays */
-        am__tokcache_clear(db->tokcache);
-        am__text_forget(db->text);
-    }
-    if (rc) {
-        s->vt->rollback(s);
-        if (rc == AM_NOTFOUND)
-            return am__db_error(db, rc, "forget: user %s has no %s %s", user_id, names[level], id);
-        return am__db_store_error(db, rc, "forget");
-    }
-    am__db_log(db, AM_LOG_INFO, "forget: user %s %s %s: %ld events, %ld memories, %ld tasks",
-               user_id, names[level], id ? id : "-", ev, it, tk);
-    if (info) {
-        info->events = ev;
-        info->memories = it;
-        info->tasks = tk;
-    }
     return AM_OK;
 }
 
@@ -680,6 +637,24 @@ static int export_audit(am_db *db, const char *user_id, export_out *o)
     }
 }
 
+/* A forgotten user's export: the tombstone (its times), no content. */
+static int export_tombstone(am_db *db, const char *user_id, int state, am_time at,
+                            am_time until, export_out *o)
+{
+    static const char *const states[] = {"", "held", "purging", "purged"};
+    char ts[32];
+    am__buf *b = &o->b;
+    am__buf_adds(b, "{\"format\":\"agentmem-export\",\"version\":1");
+    json_kv(b, "user", user_id, 1);
+    json_kv(b, "exported_at", am__time_format(am__db_now(db), 0, ts), 1);
+    am__buf_adds(b, ",\"forgotten\":{");
+    json_kv(b, "state", states[state], 0);
+    json_time(b, "forgotten_at", at, 1);
+    json_time(b, "purge_at", until, 1);
+    am__buf_adds(b, "},\"identities\":[],\"events\":[],\"tasks\":[],\"memories\":[],\"audit\":[]}");
+    return export_flush(o, 1);
+}
+
 /* The document, in one snapshot; identities, tasks and memories whole. */
 static int export_write(am_db *db, const char *user_id, export_out *o)
 {
@@ -743,9 +718,13 @@ int am_export_stream(am_db *db, const char *user_id, am_write_fn write, void *ct
     am__store *s = db->store;
     int rc = s->vt->begin_read(s);
     if (rc) return am__db_store_error(db, rc, "export");
-    int exists = s->vt->user_exists(s, user_id);
-    if (exists <= 0) {
+    int state;
+    am_time fat, until;
+    rc = s->vt->forget_state(s, user_id, &state, &fat, &until);
+    int exists = rc ? 0 : state != AM__FORGOTTEN_NONE ? 1 : s->vt->user_exists(s, user_id);
+    if (rc || exists <= 0) {
         s->vt->end_read(s);
+        if (rc) return am__db_store_error(db, rc, "export");
         if (exists < 0) return am__db_store_error(db, -exists, "export");
         return am__db_error(db, AM_NOTFOUND, "export: unknown user %s", user_id);
     }
@@ -753,7 +732,8 @@ int am_export_stream(am_db *db, const char *user_id, am_write_fn write, void *ct
     am__buf_init(&o.b, &db->alloc);
     o.write = write;
     o.ctx = ctx;
-    rc = export_write(db, user_id, &o);
+    rc = state != AM__FORGOTTEN_NONE ? export_tombstone(db, user_id, state, fat, until, &o)
+                                     : export_write(db, user_id, &o);
     am__buf_free(&o.b);
     int end = s->vt->end_read(s);
     if (!rc) rc = end;
@@ -793,7 +773,9 @@ int am_event_find(am_db *db, const char *user_id, const char *needle, char *out)
     am__db_clear_error(db);
     const char *why;
     if ((why = am__id_check(user_id))) return am__db_error(db, AM_INVALID, "event: user %s", why);
-    int rc = db->store->vt->event_find(db->store, user_id, needle, out);
+    int rc = am__db_user_gate(db, "event", user_id, AM_NOTFOUND);
+    if (rc) return rc;
+    rc = db->store->vt->event_find(db->store, user_id, needle, out);
     if (rc == AM_NOTFOUND) return am__db_error(db, rc, "event: no event of %s contains that text", user_id);
     if (rc) return am__db_store_error(db, rc, "event");
     return AM_OK;

@@ -170,18 +170,27 @@ typedef struct wctx_ex {
 } wctx_ex;
 
 /* One sentence of a user event through the distillation rules. */
+int am__db_distill(am_db *db, const char *s, size_t n, am__distill *prev, am__distill *d)
+{
+    am__buf norm;
+    am__buf_init(&norm, &db->alloc);
+    int rc = am__text_normalize(db->text, s, n, &norm);
+    if (!rc) {
+        am__distill_sentence(norm.p ? norm.p : "", norm.len, d);
+        am__distill_follow(norm.p ? norm.p : "", norm.len, prev, d);
+        *prev = *d;
+    }
+    am__buf_free(&norm);
+    return rc;
+}
+
 static int on_sentence(void *ctx, const char *s, size_t n)
 {
     wctx_ex *x = ctx;
     am_db *db = x->db;
-    am__buf norm;
-    am__buf_init(&norm, &db->alloc);
-    int rc = am__text_normalize(db->text, s, n, &norm);
-    if (rc) goto out;
     am__distill d;
-    am__distill_sentence(norm.p ? norm.p : "", norm.len, &d);
-    am__distill_follow(norm.p ? norm.p : "", norm.len, &x->prev, &d);
-    x->prev = d;
+    int rc = am__db_distill(db, s, n, &x->prev, &d);
+    if (rc) goto out;
     if (d.action > x->strongest) x->strongest = d.action;
     const char *sentence = am__arena_strndup(x->p.w.ar, s, n);
     if (!sentence) { rc = AM_NOMEM; goto out; }
@@ -230,7 +239,6 @@ static int on_sentence(void *ctx, const char *s, size_t n)
                                  d.key[0] ? d.key : NULL);
     }
 out:
-    am__buf_free(&norm);
     x->rc = rc;
     return rc;
 }
@@ -421,6 +429,7 @@ static int add_one(am_db *db, const am_event *in, am_add_info *info, int own_txn
                            red.secrets ? "secrets dropped" : NULL)))
         goto out_store;
     if (own_txn && (rc = s->vt->commit(s))) goto out_store;
+    if (own_txn) am__db_forget_work(db, 1); /* a step of a due purge, if any */
     snprintf(info->event_id, sizeof info->event_id, "%s", id);
     snprintf(info->user_id, sizeof info->user_id, "%s", uid);
     snprintf(info->task_id, sizeof info->task_id, "%s", task_id ? task_id : "");
@@ -471,5 +480,6 @@ int am_add_events(am_db *db, const am_event *evs, size_t n, am_add_info *infos)
         if (infos) memset(infos, 0, n * sizeof *infos);
         return am__db_store_error(db, rc, "add");
     }
+    am__db_forget_work(db, 1); /* a step of a due purge, if any */
     return AM_OK;
 }

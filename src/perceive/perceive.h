@@ -73,6 +73,15 @@ int am__perceive_attribute(am__perceive *x, const am_event *in, const char *norm
 int am__perceive_task(am__perceive *x, const char *task_id, const char *norm,
                       size_t norm_len);
 
+/* A new task's first state: stage collecting, status active, no notes,
+ * artifacts or pending decisions. */
+void am__perceive_task_init(am__task_row *t, const char *task_id, am_time created_at);
+
+/* The event's part of am__perceive_task on x->task as it stands (a
+ * replay of a task's remaining events after a forget, api/forget.c, runs
+ * it on a task reset to its first state). */
+int am__perceive_task_apply(am__perceive *x, const char *norm, size_t norm_len);
+
 /* F4 artifacts: a file or URL entity (type name, norm) of the event joins
  * the task's artifacts.  AM_OK without a task. */
 int am__perceive_artifact(am__perceive *x, const char *type, const char *norm);

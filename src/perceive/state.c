@@ -57,6 +57,17 @@ static int record_change(am__perceive *x, const char *field, const char *old_v,
     return x->w.store->vt->task_change_add(x->w.store, x->w.uid, &c);
 }
 
+void am__perceive_task_init(am__task_row *t, const char *task_id, am_time created_at)
+{
+    memset(t, 0, sizeof *t);
+    t->task_id = task_id;
+    t->name = task_id;
+    t->stage = "collecting";
+    t->status = "active";
+    t->artifacts = t->pending = t->notes = "[]";
+    t->created_at = created_at;
+}
+
 int am__perceive_task(am__perceive *x, const char *task_id, const char *norm,
                       size_t norm_len)
 {
@@ -66,19 +77,20 @@ int am__perceive_task(am__perceive *x, const char *task_id, const char *norm,
     int rc = s->vt->task_get(s, x->w.uid, task_id, x->w.ar, t);
     int created = 0;
     if (rc == AM_NOTFOUND) {
-        memset(t, 0, sizeof *t);
-        t->task_id = task_id;
-        t->name = task_id;
-        t->stage = "collecting";
-        t->status = "active";
-        t->artifacts = t->pending = t->notes = "[]";
-        t->created_at = x->ev->occurred_at;
+        am__perceive_task_init(t, task_id, x->ev->occurred_at);
         created = 1;
     } else if (rc) {
         return rc;
     }
     x->task = t;
     if (created && (rc = record_change(x, "created", NULL, task_id))) return rc;
+    return am__perceive_task_apply(x, norm, norm_len);
+}
+
+int am__perceive_task_apply(am__perceive *x, const char *norm, size_t norm_len)
+{
+    am__task_row *t = x->task;
+    int rc;
     /* Pending decisions (F20): a question the agent asks inside the task
      * waits for the user; the user's next turn in the task answers it. */
     if (strcmp(x->ev->source, "agent") == 0 &&

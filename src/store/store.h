@@ -152,6 +152,12 @@ static inline void am__hits_free(am__hits *h)
     h->n = h->cap = h->n_tf = h->cap_tf = 0;
 }
 
+/* The state of a user's forget (forget_state). */
+#define AM__FORGOTTEN_NONE 0
+#define AM__FORGOTTEN_HELD 1    /* in its grace period: hidden, restorable */
+#define AM__FORGOTTEN_PURGING 2 /* its rows are being deleted: hidden */
+#define AM__FORGOTTEN_PURGED 3  /* gone; a tombstone under a pseudonym */
+
 typedef struct am__store_vt {
     const char *name;
     void (*close)(am__store *s);
@@ -343,10 +349,38 @@ typedef struct am__store_vt {
                                       unsigned char *blob, size_t *len),
                             void *ctx, size_t *n);
 
-    /* forgetting (F24): remove rows from every table and index; cascade
-     * to item versions left without a source; leave a tombstone. */
+    /* forgetting (F24, store/sqlite/forget.c).  Levels event, session
+     * and task: the rows leave every table and index in the caller's
+     * transaction, item versions left without a source go too, a
+     * tombstone stays; tasks the forgotten events belonged to lose the
+     * history rows their state is derived from (pending, note, status,
+     * stage; forget_touched lists them: the caller replays their
+     * remaining events), a task left without events goes.  Level user:
+     * forget_user with purge_at = now.  Every forget leaves a job that
+     * forget_work finishes. */
     int (*forget)(am__store *s, const char *uid, int level, const char *id,
                   am_time now, long *events, long *items, long *tasks);
+    /* The tasks the last forget of this connection touched that remain
+     * (their state to rebuild). */
+    int (*forget_touched)(am__store *s, am__arena *ar, const char ***task_ids, size_t *n);
+    /* A user forget (caller's transaction): the user is hidden at once
+     * (user_exists 0, forget_state HELD or PURGING) and a job purges it
+     * at purge_at; counts: what it holds.  Forgetting a held user again
+     * moves its purge earlier, never later. */
+    int (*forget_user)(am__store *s, const char *uid, am_time now, am_time purge_at,
+                       long *events, long *items, long *tasks);
+    /* Outside any transaction: the due work of forget jobs (purge_at <=
+     * now) in short transactions (a bounded number of rows each), at most
+     * max_steps of them (0: until none is due or the log cannot be
+     * checkpointed now).  *more = 1 when due work remains. */
+    int (*forget_work)(am__store *s, am_time now, int max_steps, int *more);
+    /* A user's forget: *state AM__FORGOTTEN_*; *at the forget, *until the
+     * purge (due or done); 0s for NONE. */
+    int (*forget_state)(am__store *s, const char *uid, int *state, am_time *at,
+                        am_time *until);
+    /* A held user back (caller's transaction): AM_OK, AM_NOTFOUND (not
+     * held), AM_DENIED (its grace period is over: purged or purging). */
+    int (*restore)(am__store *s, const char *uid, am_time now);
 
     /* audit log (append-only) */
     int (*audit)(am__store *s, const char *uid, am_time at, const char *op,
@@ -407,6 +441,6 @@ int am__store_sqlite_open(const char *path, const am__store_opts *o,
 
 /* The schema version this library writes and reads: the number of
  * migrations (store/sqlite/schema.c asserts it). */
-#define AM__SCHEMA_VERSION 12
+#define AM__SCHEMA_VERSION 13
 
 #endif

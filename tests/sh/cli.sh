@@ -7,7 +7,7 @@ CLI=${1:?usage: cli.sh AGENTMEM}
 db="$dir/t.db"
 
 expect_rc 0 "help" "$CLI" --help
-for c in init add recall task memories feedback forget link export reembed optimize demo; do
+for c in init add recall task memories feedback forget restore link export reembed optimize demo; do
   expect_rc 0 "$c --help" "$CLI" "$c" --help; expect_out "usage" "$c --help"
 done
 expect_rc 2 "unknown command" "$CLI" frobnicate
@@ -47,7 +47,24 @@ expect_out "unknown user ghost" "forget unknown user message"
 expect_rc 0 "forget session" "$CLI" --db "$db" forget --user u1 --level session --id s1 --json
 expect_out '"events":2' "forget session count"
 expect_rc 0 "forget user" "$CLI" --db "$db" forget --user u1 --level user
-expect_rc 1 "export after forget" "$CLI" --db "$db" export --user u1
+expect_rc 0 "export after forget: the tombstone" "$CLI" --db "$db" export --user u1
+expect_out '"state":"purged"' "export after forget shows the tombstone"
+if grep -q "PDF\|三段\|wx1" "$dir/out"; then echo "FAIL: export after forget holds content"; failed=$((failed+1)); else passed=$((passed+1)); fi
+# a grace period: hidden at once, back with restore, refused writes meanwhile
+expect_rc 0 "add for grace" "$CLI" --db "$db" add --user g1 --at 2026-03-05T16:00:00Z --text "My locker code is behind the Rembrandt poster"
+expect_rc 2 "forget --grace not a number" "$CLI" --db "$db" forget --user g1 --level user --grace soon
+expect_out "grace" "forget --grace error names the flag"
+expect_rc 0 "forget with grace" "$CLI" --db "$db" forget --user g1 --level user --grace 3600
+expect_rc 0 "recall of a held user" "$CLI" --db "$db" recall --user g1 --text "where is my locker code" --json
+if grep -q "Rembrandt" "$dir/out"; then echo "FAIL: held user recalled"; failed=$((failed+1)); else passed=$((passed+1)); fi
+expect_rc 0 "export of a held user" "$CLI" --db "$db" export --user g1
+expect_out '"state":"held"' "held export"
+expect_rc 1 "add for a held user" "$CLI" --db "$db" add --user g1 --text "hello again"
+expect_out "forgotten" "held user's write refused"
+expect_rc 0 "restore" "$CLI" --db "$db" restore --user g1
+expect_rc 0 "recall after restore" "$CLI" --db "$db" recall --user g1 --text "where is my locker code" --json
+expect_out "Rembrandt" "restored user recalled"
+expect_rc 1 "restore a live user" "$CLI" --db "$db" restore --user g1
 printf 'junk junk junk junk junk junk junk junk junk junk junk junk junk junk junk junk' > "$dir/junk.db"
 expect_rc 1 "corrupt store" "$CLI" --db "$dir/junk.db" recall --user u --text hi
 expect_out "not an agentmem store\|corrupt\|not a database" "corrupt store message"

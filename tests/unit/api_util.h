@@ -45,12 +45,14 @@ static am_db *open_mem(void)
     return open_mem_rank(NULL);
 }
 
-static am_add_info add(am_db *db, const char *user, const char *session, const char *task,
-                       const char *at, const char *text)
+/* source: "user", "agent", ... (NULL: the default, user) */
+static am_add_info add_as(am_db *db, const char *user, const char *source, const char *session,
+                          const char *task, const char *at, const char *text)
 {
     am_event ev;
     memset(&ev, 0, sizeof ev);
     ev.user_id = user;
+    ev.source = source;
     ev.session_id = session;
     ev.task_id = task;
     ev.occurred_at = at;
@@ -62,5 +64,11 @@ static am_add_info add(am_db *db, const char *user, const char *session, const c
     if (rc) fprintf(stderr, "add failed: %s\n", am_errmsg(db));
     CHECK_EQ_INT(rc, AM_OK);
     return info;
+}
+
+static am_add_info add(am_db *db, const char *user, const char *session, const char *task,
+                       const char *at, const char *text)
+{
+    return add_as(db, user, NULL, session, task, at, text);
 }
 #endif

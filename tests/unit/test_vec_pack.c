@@ -294,6 +294,9 @@ static void test_forget_cuts_packed_vector(void)
     CHECK_EQ_INT(s->vt->begin(s), AM_OK);
     CHECK_EQ_INT(s->vt->forget(s, "u", AM_FORGET_USER, NULL, 99, &events, &items, &tasks), AM_OK);
     CHECK_EQ_INT(s->vt->commit(s), AM_OK);
+    int more = 1;
+    CHECK_EQ_INT(s->vt->forget_work(s, 99, 0, &more), AM_OK); /* the purge, in steps */
+    CHECK_EQ_INT(more, 0);
     s->vt->close(s);
     db = raw();
     CHECK_EQ_INT(sql_int(db, "SELECT count(*) FROM vector_blocks"), 0);
@@ -559,6 +562,9 @@ static void test_bits_scan(void)
                                   "ALTER TABLE memory_items DROP COLUMN source_count;"
                                   "ALTER TABLE memory_items DROP COLUMN reinforced_at;" /* v11 */
                                   "ALTER TABLE events DROP COLUMN tokens;" /* v12 */
+                                  "DROP TABLE forget_jobs; DROP INDEX tombstones_user;" /* v13 */
+                                  "ALTER TABLE tombstones DROP COLUMN purged_at;"
+                                  "DELETE FROM meta WHERE key = 'forget_key';"
                                   "UPDATE meta SET value = '5' WHERE key = 'schema_version'",
                               NULL, NULL, NULL),
                  SQLITE_OK);

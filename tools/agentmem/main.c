@@ -22,7 +22,7 @@ typedef struct opts {
     const char *db, *vault_key_file;
     int json;
     const char *user, *channel, *external_id, *agent, *session, *task, *source,
-        *type, *domain, *intent, *at, *as_of, *text, *batch, *id, *level, *action;
+        *type, *domain, *intent, *at, *as_of, *text, *batch, *id, *level, *action, *grace;
     int all, budget, k, atomic, merge;
 } opts;
 
@@ -38,6 +38,7 @@ static void usage_main(FILE *f)
           "  memories                  a user's semantic memory items\n"
           "  feedback                  confirm / reject / correct a memory\n"
           "  forget                    forget an event, session, task or user\n"
+          "  restore                   bring back a user forgotten with a grace period\n"
           "  link                      link a channel identity to a user (--merge)\n"
           "  unlink                    remove a channel identity's link\n"
           "  export                    everything stored about a user (JSON)\n"
@@ -79,9 +80,14 @@ static const struct help {
     {"memories", "usage: agentmem [--db PATH] memories --user U [--all] [--as-of ISO8601] [--json]\n"
                  "  Active items (or every version with --all).\n"},
     {"feedback", "usage: agentmem [--db PATH] feedback --user U --id MEMORY_ID --action confirm|reject|correct [--text T]\n"},
-    {"forget", "usage: agentmem [--db PATH] forget --user U --level event|session|task|user [--id ID] [--json]\n"
+    {"forget", "usage: agentmem [--db PATH] forget --user U --level event|session|task|user [--id ID]\n"
+               "         [--grace SECONDS] [--json]\n"
                "  Removes the data from every table and index; items derived only from\n"
-               "  forgotten events go too.\n"},
+               "  forgotten events go too, tasks are rebuilt from the events that remain.\n"
+               "  A user is hidden at once and purged after --grace seconds (default 0:\n"
+               "  at once); until then `restore` brings it back (docs/FORGETTING.md).\n"},
+    {"restore", "usage: agentmem [--db PATH] restore --user U [--json]\n"
+                "  Brings back a user forgotten with --grace, before its purge.\n"},
     {"link", "usage: agentmem [--db PATH] link --channel C --external-id X --user U [--merge]\n"
              "  The pair (C, X) is user U.  A pair that has been used unlinked has a\n"
              "  user of its own (id \"~\" + 26 characters); linking it moves that user\n"
@@ -146,6 +152,7 @@ static int parse_opts(const char *cmd, int argc, char **argv, opts *o)
         {"--text", offsetof(opts, text)}, {"--batch", offsetof(opts, batch)},
         {"--id", offsetof(opts, id)}, {"--level", offsetof(opts, level)},
         {"--action", offsetof(opts, action)}, {"--db", offsetof(opts, db)},
+        {"--grace", offsetof(opts, grace)},
     };
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -206,11 +213,12 @@ static const char *vault_key(const char *file, char *buf, size_t cap, int *bad)
     return buf;
 }
 
-static am_db *open_db(const char *path, int must_exist, const char *key_file)
+static am_db *open_db(const char *path, int must_exist, const char *key_file, am_time grace_ms)
 {
     am_config cfg;
     am_config_init(&cfg);
     cfg.path = path;
+    cfg.forget_grace_ms = grace_ms;
     cfg.must_exist = must_exist;
     cfg.embedder = getenv("AGENTMEM_EMBEDDER"); /* see am_config.embedder */
     cfg.embedder_key = getenv("AGENTMEM_EMBEDDER_KEY");
@@ -400,6 +408,16 @@ static int cmd_forget(am_db *db, const opts *o)
     return 0;
 }
 
+static int cmd_restore(am_db *db, const opts *o)
+{
+    if (!o->user) return usage_error("restore", "--user is required");
+    int rc = am_restore(db, o->user);
+    if (rc) return fail(db, rc);
+    if (o->json) return am_cli_json_print(json_pack("{s:b}", "restored", 1));
+    printf("restored\n");
+    return 0;
+}
+
 static int cmd_link(am_db *db, const opts *o)
 {
     if (!o->channel || !o->external_id || !o->user)
@@ -535,7 +553,7 @@ int main(int argc, char **argv)
         {"add", cmd_add}, {"recall", cmd_recall}, {"task", cmd_task},
         {"memories", cmd_memories}, {"feedback", cmd_feedback}, {"forget", cmd_forget},
         {"link", cmd_link}, {"unlink", cmd_unlink}, {"export", cmd_export}, {"reembed", cmd_reembed},
-        {"optimize", cmd_optimize},
+        {"optimize", cmd_optimize}, {"restore", cmd_restore},
         {"init", NULL},
     };
     size_t k;
@@ -548,10 +566,19 @@ int main(int argc, char **argv)
     }
     int rc = parse_opts(cmd, cargc, cargv, &o);
     if (rc) return rc;
+    am_time grace_ms = 0;
+    if (o.grace) {
+        char *end;
+        long long v = strtoll(o.grace, &end, 10);
+        if (strcmp(cmd, "forget") != 0) return usage_error(cmd, "--grace is an option of forget");
+        if (end == o.grace || *end || v < 0 || v > 3153600000LL)
+            return usage_error(cmd, "--grace: expected whole seconds, 0 to 3153600000");
+        grace_ms = (am_time)v * 1000;
+    }
     /* Reading commands never create a store. */
     int must_exist = strcmp(cmd, "init") != 0 && strcmp(cmd, "add") != 0 &&
                      strcmp(cmd, "link") != 0;
-    am_db *db = open_db(o.db, must_exist && strcmp(o.db, ":memory:") != 0, o.vault_key_file);
+    am_db *db = open_db(o.db, must_exist && strcmp(o.db, ":memory:") != 0, o.vault_key_file, grace_ms);
     if (!db) return 1;
     if (cmds[k].fn) rc = cmds[k].fn(db, &o);
     else printf("store %s ready\n", o.db);

@@ -1,25 +1,125 @@
 /*
- * forget.c -- forgetting (F24): an event, a session, a task or a user is
- * removed from every table and index, item versions left without a source
- * go with it, and a tombstone stays (a user's audit trail is
- * pseudonymised instead).
+ * forget.c -- forgetting (F24): an event, a session, a task or a user
+ * leaves every table and index, and then the files (docs/FORGETTING.md).
+ *
+ * Events, sessions and tasks go in the caller's transaction: their rows
+ * are collected into temp.am_forget and everything is deleted through
+ * it, so all indexes agree; item versions left without a source go with
+ * them, the tasks they belonged to lose the history rows their state is
+ * derived from (the caller replays the tasks' remaining events: api/
+ * forget.c), and a tombstone (ids, time) stays.
+ *
+ * A user can hold far more rows than one transaction should delete while
+ * other users wait for the write lock, so a user forget only records a
+ * job (forget_jobs) and hides the user at once: user_exists says no, and
+ * the API refuses every other call for it.  forget_work then does the
+ * job's due work in short transactions:
+ *   held   the grace period (purge_at in the future): restore deletes the
+ *          job and the user is back as it was;
+ *   purge  FORGET_CHUNK events, or FORGET_SWEEP rows of one other table,
+ *          per transaction, FORGET_PAUSE_MS apart (a writer waiting for
+ *          the lock gets it); when none is left, one transaction deletes
+ *          the user's row and links, re-keys its audit trail to a
+ *          pseudonym and leaves a tombstone under it;
+ *   scrub  (every level) the deleted rows' bytes leave the files: FTS5
+ *          keeps a deleted row's terms in its segment b-trees until they
+ *          are merged, so the index is merged FORGET_MERGE pages a
+ *          transaction until it is one segment; secure_delete (opened
+ *          with it) has zeroed the freed cells and pages; then the log is
+ *          checkpointed and truncated -- which needs a moment with no
+ *          reader on an old snapshot: when another connection is reading,
+ *          the job stays and the next forget_work tries again.
+ * A process killed in the middle leaves the job: the next open finishes
+ * it (api/forget.c runs forget_work on open, on am_optimize and after
+ * writes), and every step is a delete of what is left, so doing one twice
+ * is harmless.
+ *
+ * The pseudonym is "forgotten:" + HMAC-SHA256(forget_key, user id)
+ * (first 16 bytes, hex), forget_key 32 random bytes made with the store
+ * (schema v10): the API finds a forgotten user's tombstone from its id,
+ * but guessing ids against a stored hash finds nothing without the key.
+ * The audit rows keep their times and operations; object ids only where
+ * the engine made them (events, memories), details only of forget and
+ * restore (counts): a linked phone number or a task name is gone.
  */
 #include <inttypes.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "store/sqlite/sqlite_int.h"
 
+#define FORGET_CHUNK "32"  /* events a purge transaction deletes */
+#define FORGET_SWEEP "1000" /* rows of another table a transaction deletes */
+#define FORGET_PAUSE_MS 10  /* between two steps: waiting writers get the lock */
+#define FORGET_BLOCKS "16"  /* vector blocks (VEC_BLOCK vectors each) */
+#define FORGET_MERGE_N -128 /* index pages a merge transaction writes */
+#define FORGET_STR(x) #x
+#define FORGET_XSTR(x) FORGET_STR(x)
+#define FORGET_MERGE FORGET_XSTR(FORGET_MERGE_N)
+#define FORGET_CKPT_MS 100  /* a checkpoint's wait for other connections */
+#define FORGET_CKPT_TRIES 5
+#define PSEUDONYM_MAX 48
+
+static const char *const level_names[] = {"", "event", "session", "task", "user"};
+
+/* ------------------------------------------------------------ pseudonym */
+
+static int hexval(int c)
+{
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+/* out = "forgotten:" + hex(HMAC-SHA256(forget_key, uid))[0..32) */
+static int pseudonym(sq_store *s, const char *uid, char out[PSEUDONYM_MAX])
+{
+    sqlite3_stmt *st = stmt(s, "SELECT value FROM meta WHERE key='forget_key'");
+    if (!st) return AM_BACKEND;
+    unsigned char key[64];
+    size_t kn = 0;
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        const char *hex = (const char *)sqlite3_column_text(st, 0);
+        for (size_t i = 0; hex && hex[2 * i] && hex[2 * i + 1] && kn < sizeof key; i++) {
+            int hi = hexval(hex[2 * i]), lo = hexval(hex[2 * i + 1]);
+            if (hi < 0 || lo < 0) { kn = 0; break; }
+            key[kn++] = (unsigned char)(hi << 4 | lo);
+        }
+    }
+    int out_rc = rc == SQLITE_ROW || rc == SQLITE_DONE ? AM_OK : fail(s, rc, "forget key");
+    done(s, st);
+    if (out_rc) return out_rc;
+    if (kn < 16) {
+        snprintf(s->err, sizeof s->err, "sqlite: the store's forget_key is missing or malformed");
+        return AM_CORRUPT;
+    }
+    unsigned char mac[EVP_MAX_MD_SIZE];
+    unsigned int mn = 0;
+    if (!HMAC(EVP_sha256(), key, (int)kn, (const unsigned char *)uid, strlen(uid), mac, &mn) ||
+        mn < 16) {
+        snprintf(s->err, sizeof s->err, "sqlite: HMAC-SHA256 failed");
+        return AM_BACKEND;
+    }
+    memcpy(out, "forgotten:", 10);
+    for (int i = 0; i < 16; i++) snprintf(out + 10 + 2 * i, 3, "%02x", mac[i]);
+    return AM_OK;
+}
+
+/* ------------------------------------------------------------ events, sessions, tasks */
+
 /* Event rows selected for deletion are first collected into a temp table;
  * everything else is deleted through it, so all indexes agree. */
-static int forget_collected(sq_store *s, const char *uid, long *events,
-                            long *items)
+static int forget_collected(sq_store *s, const char *uid, long *events, long *items)
 {
     static const char *const steps[] = {
         "DELETE FROM events_fts WHERE rowid IN (SELECT rid FROM temp.am_forget)",
-        "DELETE FROM entities WHERE user_id=?1 AND event_rid IN (SELECT rid FROM temp.am_forget)",
+        "DELETE FROM entities WHERE +user_id=?1 AND event_rid IN (SELECT rid FROM temp.am_forget)",
         "DELETE FROM event_vectors WHERE user_id=?1 AND event_rid IN (SELECT rid FROM temp.am_forget)",
-        "DELETE FROM pii_vault WHERE user_id=?1 AND event_rid IN (SELECT rid FROM temp.am_forget)",
+        "DELETE FROM pii_vault WHERE +user_id=?1 AND event_rid IN (SELECT rid FROM temp.am_forget)",
         "DELETE FROM task_history WHERE user_id=?1 AND event_id IN (SELECT id FROM temp.am_forget)",
         /* a version counts its sources (schema v11): the listed ones
          * forgotten no longer count */
@@ -32,7 +132,7 @@ static int forget_collected(sq_store *s, const char *uid, long *events,
         /* cascade: item versions left with no source go */
         "DELETE FROM memory_items WHERE user_id=?1 AND NOT EXISTS (SELECT 1 FROM item_sources s WHERE s.item_rid = memory_items.rid)",
         "DELETE FROM item_heat WHERE user_id=?1 AND lineage_id NOT IN (SELECT lineage_id FROM memory_items WHERE user_id=?1)",
-        "DELETE FROM events WHERE user_id=?1 AND rid IN (SELECT rid FROM temp.am_forget)",
+        "DELETE FROM events WHERE +user_id=?1 AND rid IN (SELECT rid FROM temp.am_forget)",
         "UPDATE users SET n_events = (SELECT count(*) FROM events e WHERE e.user_id = ?1)"
         " WHERE user_id = ?1",
         /* A forgotten turn also lived in its neighbours' indexed context:
@@ -66,12 +166,84 @@ static int forget_collected(sq_store *s, const char *uid, long *events,
     return AM_OK;
 }
 
+/* Run sql with ?1 = uid (and ?2 = id when it has two parameters). */
+static int run_uid(sq_store *s, const char *sql, const char *uid, const char *id,
+                   const char *what)
+{
+    sqlite3_stmt *st = stmt(s, sql);
+    if (!st) return AM_BACKEND;
+    bind_text(st, 1, uid);
+    if (sqlite3_bind_parameter_count(st) >= 2) bind_text(st, 2, id);
+    return run(s, st, what);
+}
+
+/* The tasks of the collected events (before they go: after = 0); after
+ * they went, the ones left without events go, and the others lose the
+ * history rows their state is derived from (the caller replays them from
+ * the events that remain). */
+static int tasks_touched(sq_store *s, const char *uid, int level, const char *id, int after,
+                         long *tasks)
+{
+    static const char *const before_sql[] = {
+        "CREATE TEMP TABLE IF NOT EXISTS am_forget_tasks(task_id TEXT PRIMARY KEY)",
+        "DELETE FROM temp.am_forget_tasks",
+        "INSERT OR IGNORE INTO temp.am_forget_tasks"
+        " SELECT task_id FROM events WHERE user_id=?1 AND task_id IS NOT NULL"
+        " AND rid IN (SELECT rid FROM temp.am_forget)"
+        " UNION SELECT task_id FROM task_history WHERE user_id=?1"
+        " AND event_id IN (SELECT id FROM temp.am_forget)",
+    };
+    static const char *const after_sql[] = {
+        /* a forgotten task goes whole (am__sqlite_forget) */
+        "DELETE FROM temp.am_forget_tasks WHERE task_id=?2",
+        "DELETE FROM tasks WHERE user_id=?1"
+        " AND task_id IN (SELECT task_id FROM temp.am_forget_tasks)"
+        " AND NOT EXISTS (SELECT 1 FROM events e WHERE e.user_id=?1 AND e.task_id=tasks.task_id)",
+        "DELETE FROM task_history WHERE user_id=?1"
+        " AND task_id IN (SELECT task_id FROM temp.am_forget_tasks)"
+        " AND task_id NOT IN (SELECT task_id FROM tasks WHERE user_id=?1)",
+        "DELETE FROM temp.am_forget_tasks WHERE task_id NOT IN"
+        " (SELECT task_id FROM tasks WHERE user_id=?1)",
+        "DELETE FROM task_history WHERE user_id=?1"
+        " AND task_id IN (SELECT task_id FROM temp.am_forget_tasks)"
+        " AND field IN ('pending', 'note', 'status', 'stage')",
+    };
+    const char *const *sql = after ? after_sql : before_sql;
+    size_t n = after ? sizeof after_sql / sizeof *after_sql : sizeof before_sql / sizeof *before_sql;
+    for (size_t i = 0; i < n; i++) {
+        if (after && i == 0 && level != AM_FORGET_TASK) continue;
+        int rc = run_uid(s, sql[i], uid, id, "forget");
+        if (rc) return rc;
+        if (after && i == 1) *tasks += (long)sqlite3_changes(s->db);
+    }
+    return AM_OK;
+}
+
+/* A job: the index merge and log checkpoint owed (scrub), or a user's
+ * purge at purge_at. */
+static int job_add(sq_store *s, const char *uid, const char *level, const char *id,
+                   am_time now, am_time purge_at, const char *state)
+{
+    sqlite3_stmt *st = stmt(s, "INSERT INTO forget_jobs(user_id, level, object_id, forgotten_at,"
+                               " purge_at, state) VALUES(?,?,?,?,?,?)");
+    if (!st) return AM_BACKEND;
+    bind_text(st, 1, uid);
+    bind_text(st, 2, level);
+    bind_text(st, 3, id);
+    sqlite3_bind_int64(st, 4, now);
+    sqlite3_bind_int64(st, 5, purge_at);
+    bind_text(st, 6, state);
+    return run(s, st, "forget job");
+}
+
 int am__sqlite_forget(am__store *b, const char *uid, int level, const char *id,
                       am_time now, long *events, long *items, long *tasks)
 {
     sq_store *s = SQ(b);
     int rc;
     *events = *items = *tasks = 0;
+    if (level == AM_FORGET_USER) return am__sqlite_forget_user(b, uid, now, now, events, items, tasks);
+    if (level < AM_FORGET_EVENT || level > AM_FORGET_TASK) return AM_MISUSE;
     am__sqlite_caches_drop(s, AM__DROP_FORGET, uid);
     if ((rc = exec(s, "CREATE TEMP TABLE IF NOT EXISTS am_forget(rid INTEGER PRIMARY KEY, id TEXT, session_id TEXT);"
                       "DELETE FROM temp.am_forget;", "forget")))
@@ -81,84 +253,348 @@ int am__sqlite_forget(am__store *b, const char *uid, int level, const char *id,
         "INSERT INTO temp.am_forget SELECT rid, id, session_id FROM events WHERE user_id=?1 AND id=?2",
         "INSERT INTO temp.am_forget SELECT rid, id, session_id FROM events WHERE user_id=?1 AND session_id=?2",
         "INSERT INTO temp.am_forget SELECT rid, id, session_id FROM events WHERE user_id=?1 AND task_id=?2",
-        "INSERT INTO temp.am_forget SELECT rid, id, session_id FROM events WHERE user_id=?1 AND ?2 IS NULL",
     };
-    if (level < 1 || level > 4) return AM_MISUSE;
-    sqlite3_stmt *st = stmt(s, pick[level]);
-    if (!st) return AM_BACKEND;
-    bind_text(st, 1, uid);
-    bind_text(st, 2, level == AM_FORGET_USER ? NULL : id);
-    if ((rc = run(s, st, "forget"))) return rc;
+    if ((rc = run_uid(s, pick[level], uid, id, "forget"))) return rc;
     long picked = (long)sqlite3_changes(s->db);
+    if ((rc = tasks_touched(s, uid, level, id, 0, tasks))) return rc;
     if ((rc = forget_collected(s, uid, events, items))) return rc;
     if (level == AM_FORGET_TASK) {
-        st = stmt(s, "DELETE FROM tasks WHERE user_id=? AND task_id=?");
-        if (!st) return AM_BACKEND;
-        bind_text(st, 1, uid);
-        bind_text(st, 2, id);
-        if ((rc = run(s, st, "forget task"))) return rc;
-        *tasks = (long)sqlite3_changes(s->db);
-        st = stmt(s, "DELETE FROM task_history WHERE user_id=? AND task_id=?");
-        if (!st) return AM_BACKEND;
-        bind_text(st, 1, uid);
-        bind_text(st, 2, id);
-        if ((rc = run(s, st, "forget task"))) return rc;
+        if ((rc = run_uid(s, "DELETE FROM tasks WHERE user_id=?1 AND task_id=?2", uid, id,
+                          "forget task")))
+            return rc;
+        *tasks += (long)sqlite3_changes(s->db);
+        if ((rc = run_uid(s, "DELETE FROM task_history WHERE user_id=?1 AND task_id=?2", uid, id,
+                          "forget task")))
+            return rc;
         /* items scoped to the task go with it */
-        st = stmt(s, "DELETE FROM memory_items WHERE user_id=? AND scope=?");
-        if (!st) return AM_BACKEND;
-        bind_text(st, 1, uid);
         char scope[AM_ID_MAX + 8];
         snprintf(scope, sizeof scope, "task:%s", id);
-        bind_text(st, 2, scope);
-        if ((rc = run(s, st, "forget task items"))) return rc;
+        if ((rc = run_uid(s, "DELETE FROM memory_items WHERE user_id=?1 AND scope=?2", uid, scope,
+                          "forget task items")))
+            return rc;
         *items += (long)sqlite3_changes(s->db);
     }
-    if (level == AM_FORGET_USER) {
-        static const char *const wipe[] = {
-            "DELETE FROM item_sources WHERE user_id=?1",
-            "DELETE FROM memory_items WHERE user_id=?1",
-            "DELETE FROM item_heat WHERE user_id=?1",
-            "DELETE FROM task_history WHERE user_id=?1",
-            "DELETE FROM tasks WHERE user_id=?1",
-            "DELETE FROM entities WHERE user_id=?1",
-            "DELETE FROM event_vectors WHERE user_id=?1",
-            "DELETE FROM vector_blocks WHERE user_id=?1",
-            "DELETE FROM pii_vault WHERE user_id=?1",
-            "DELETE FROM identity_links WHERE user_id=?1",
-            "DELETE FROM tombstones WHERE user_id=?1",
-            "DELETE FROM users WHERE user_id=?1",
-            /* pseudonymise the audit trail: ids of objects stay, the
-             * user's id is replaced by a one-way hash */
-            "UPDATE audit_log SET user_id='forgotten:' || ?2 WHERE user_id=?1",
-        };
-        char hash[32];
-        snprintf(hash, sizeof hash, "%016" PRIx64, am__hash64(uid, strlen(uid)));
-        for (size_t i = 0; i < sizeof wipe / sizeof *wipe; i++) {
-            st = stmt(s, wipe[i]);
-            if (!st) return AM_BACKEND;
-            bind_text(st, 1, uid);
-            if (sqlite3_bind_parameter_count(st) >= 2) bind_text(st, 2, hash);
-            if ((rc = run(s, st, "forget user"))) return rc;
-            if (i == 1) *items += (long)sqlite3_changes(s->db);
-            if (i == 4) *tasks = (long)sqlite3_changes(s->db);
-        }
-    } else {
-        static const char *const lv[] = {"", "event", "session", "task", "user"};
-        st = stmt(s, "INSERT INTO tombstones(user_id, level, object_id, at) VALUES(?,?,?,?)");
-        if (!st) return AM_BACKEND;
-        bind_text(st, 1, uid);
-        bind_text(st, 2, lv[level]);
-        bind_text(st, 3, id);
-        sqlite3_bind_int64(st, 4, now);
-        if ((rc = run(s, st, "tombstone"))) return rc;
+    if ((rc = tasks_touched(s, uid, level, id, 1, tasks))) return rc;
+    if (picked == 0 && *tasks == 0 && *items == 0) return AM_NOTFOUND;
+    sqlite3_stmt *st = stmt(s, "INSERT INTO tombstones(user_id, level, object_id, at) VALUES(?,?,?,?)");
+    if (!st) return AM_BACKEND;
+    bind_text(st, 1, uid);
+    bind_text(st, 2, level_names[level]);
+    bind_text(st, 3, id);
+    sqlite3_bind_int64(st, 4, now);
+    if ((rc = run(s, st, "tombstone"))) return rc;
+    return job_add(s, uid, level_names[level], id, now, now, "scrub");
+}
+
+int am__sqlite_forget_touched(am__store *b, am__arena *ar, const char ***ids, size_t *n)
+{
+    sq_store *s = SQ(b);
+    *ids = NULL;
+    *n = 0;
+    sqlite3_stmt *st = stmt(s, "SELECT task_id FROM temp.am_forget_tasks ORDER BY task_id");
+    if (!st) return AM_BACKEND;
+    size_t cap = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char **p = push(ar, (void **)ids, n, &cap, sizeof *p);
+        if (!p || !(*p = col_text(ar, st, 0))) { done(s, st); return AM_NOMEM; }
     }
-    /* Merge the FTS index so deleted postings are dropped from its pages,
-     * and secure_delete zeroes the freed pages. */
-    if (picked > 0 &&
-        (rc = exec(s, "INSERT INTO events_fts(events_fts) VALUES('optimize')",
-                   "forget index")))
-        return rc;
-    if (picked == 0 && *tasks == 0 && *items == 0 && level != AM_FORGET_USER)
-        return AM_NOTFOUND;
+    int out = rc == SQLITE_DONE ? AM_OK : fail(s, rc, "forget");
+    done(s, st);
+    return out;
+}
+
+/* ------------------------------------------------------------ users */
+
+/* One count (?1 = uid), or -1 on error. */
+static long count_uid(sq_store *s, const char *sql, const char *uid)
+{
+    sqlite3_stmt *st = stmt(s, sql);
+    if (!st) return -1;
+    bind_text(st, 1, uid);
+    int rc = sqlite3_step(st);
+    long n = rc == SQLITE_ROW ? (long)sqlite3_column_int64(st, 0) : -1;
+    if (rc != SQLITE_ROW) fail(s, rc, "forget");
+    done(s, st);
+    return n;
+}
+
+int am__sqlite_forget_user(am__store *b, const char *uid, am_time now, am_time purge_at,
+                           long *events, long *items, long *tasks)
+{
+    sq_store *s = SQ(b);
+    *events = count_uid(s, "SELECT count(*) FROM events WHERE user_id=?1", uid);
+    *items = count_uid(s, "SELECT count(*) FROM memory_items WHERE user_id=?1", uid);
+    *tasks = count_uid(s, "SELECT count(*) FROM tasks WHERE user_id=?1", uid);
+    if (*events < 0 || *items < 0 || *tasks < 0) return AM_BACKEND;
+    am__sqlite_caches_drop(s, AM__DROP_FORGET, uid);
+    /* forgotten again while held: the purge comes no later */
+    sqlite3_stmt *st = stmt(s, "UPDATE forget_jobs SET purge_at = min(purge_at, ?2),"
+                               " state = CASE WHEN min(purge_at, ?2) <= ?3 AND state = 'held'"
+                               " THEN 'purge' ELSE state END"
+                               " WHERE user_id=?1 AND level='user'");
+    if (!st) return AM_BACKEND;
+    bind_text(st, 1, uid);
+    sqlite3_bind_int64(st, 2, purge_at);
+    sqlite3_bind_int64(st, 3, now);
+    int rc = run(s, st, "forget user");
+    if (rc || sqlite3_changes(s->db) > 0) return rc;
+    return job_add(s, uid, "user", NULL, now, purge_at, purge_at <= now ? "purge" : "held");
+}
+
+/* The next due job: AM_OK with *seq > 0, or *seq = 0 for none. */
+typedef struct job {
+    int64_t seq;
+    char uid[AM_ID_MAX + 1];
+    char state[8];
+    am_time forgotten_at;
+} job;
+
+static int job_next(sq_store *s, am_time now, job *j)
+{
+    j->seq = 0;
+    sqlite3_stmt *st = stmt(s, "SELECT seq, user_id, state, forgotten_at FROM forget_jobs"
+                               " WHERE purge_at <= ?1 ORDER BY state = 'scrub', seq LIMIT 1");
+    if (!st) return AM_BACKEND;
+    sqlite3_bind_int64(st, 1, now);
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        j->seq = sqlite3_column_int64(st, 0);
+        snprintf(j->uid, sizeof j->uid, "%s", (const char *)sqlite3_column_text(st, 1));
+        snprintf(j->state, sizeof j->state, "%s", (const char *)sqlite3_column_text(st, 2));
+        j->forgotten_at = sqlite3_column_int64(st, 3);
+    }
+    int out = rc == SQLITE_ROW || rc == SQLITE_DONE ? AM_OK : fail(s, rc, "forget job");
+    done(s, st);
+    return out;
+}
+
+/* One transaction of a user's purge: a chunk of events with everything
+ * keyed by them, else a sweep of another table, else the end (the user's
+ * row, links and audit trail).  *finished = 1 after the end. */
+static int purge_step(sq_store *s, const job *j, am_time now, int *finished)
+{
+    /* (+user_id: by the event's index, not a walk of the user's rows) */
+    static const char *const chunk[] = {
+        ("INSERT INTO temp.am_forget SELECT rid, id, session_id FROM events WHERE user_id=?1"
+         " ORDER BY rid LIMIT " FORGET_CHUNK),
+        "DELETE FROM events_fts WHERE rowid IN (SELECT rid FROM temp.am_forget)",
+        "DELETE FROM entities WHERE +user_id=?1 AND event_rid IN (SELECT rid FROM temp.am_forget)",
+        "DELETE FROM pii_vault WHERE +user_id=?1 AND event_rid IN (SELECT rid FROM temp.am_forget)",
+        "DELETE FROM event_vectors WHERE user_id=?1 AND event_rid IN (SELECT rid FROM temp.am_forget)",
+        "DELETE FROM events WHERE +user_id=?1 AND rid IN (SELECT rid FROM temp.am_forget)",
+    };
+    static const char *const sweep[] = {
+        "DELETE FROM item_sources WHERE rowid IN (SELECT rowid FROM item_sources WHERE user_id=?1 LIMIT " FORGET_SWEEP ")",
+        "DELETE FROM memory_items WHERE rid IN (SELECT rid FROM memory_items WHERE user_id=?1 LIMIT " FORGET_SWEEP ")",
+        "DELETE FROM item_heat WHERE rowid IN (SELECT rowid FROM item_heat WHERE user_id=?1 LIMIT " FORGET_SWEEP ")",
+        "DELETE FROM task_history WHERE seq IN (SELECT seq FROM task_history WHERE user_id=?1 LIMIT " FORGET_SWEEP ")",
+        "DELETE FROM tasks WHERE rowid IN (SELECT rowid FROM tasks WHERE user_id=?1 LIMIT " FORGET_SWEEP ")",
+        "DELETE FROM vector_blocks WHERE block IN (SELECT block FROM vector_blocks WHERE user_id=?1 LIMIT " FORGET_BLOCKS ")",
+        ("DELETE FROM event_vectors WHERE user_id=?1 AND event_rid IN"
+         " (SELECT event_rid FROM event_vectors WHERE user_id=?1 LIMIT " FORGET_SWEEP ")"),
+        "DELETE FROM entities WHERE rowid IN (SELECT rowid FROM entities WHERE user_id=?1 LIMIT " FORGET_SWEEP ")",
+        "DELETE FROM pii_vault WHERE rowid IN (SELECT rowid FROM pii_vault WHERE user_id=?1 LIMIT " FORGET_SWEEP ")",
+    };
+    static const char *const end[] = {
+        "DELETE FROM identity_links WHERE user_id=?1",
+        "DELETE FROM tombstones WHERE user_id=?1",
+        "DELETE FROM users WHERE user_id=?1",
+        "UPDATE audit_log SET user_id=?2,"
+        " object_id = CASE WHEN object_type IN ('event', 'memory') THEN object_id END,"
+        " detail = CASE WHEN op IN ('forget', 'restore') THEN detail END"
+        " WHERE user_id=?1",
+        "INSERT INTO tombstones(user_id, level, object_id, at, purged_at) VALUES(?2, 'user', ?2, ?3, ?4)",
+        "INSERT INTO audit_log(at, user_id, op, object_type) VALUES(?4, ?2, 'forget.purged', 'user')",
+        "UPDATE forget_jobs SET user_id=?2, state='scrub', object_id=NULL WHERE seq=?5",
+    };
+    *finished = 0;
+    int rc = exec(s, "CREATE TEMP TABLE IF NOT EXISTS am_forget(rid INTEGER PRIMARY KEY, id TEXT, session_id TEXT);"
+                     "DELETE FROM temp.am_forget;", "forget");
+    for (size_t i = 0; i < sizeof chunk / sizeof *chunk && !rc; i++) {
+        rc = run_uid(s, chunk[i], j->uid, NULL, "forget user");
+        if (!rc && i == 0 && sqlite3_changes(s->db) == 0) break; /* no event left */
+        if (!rc && i + 1 == sizeof chunk / sizeof *chunk) return AM_OK;
+    }
+    for (size_t i = 0; i < sizeof sweep / sizeof *sweep && !rc; i++) {
+        rc = run_uid(s, sweep[i], j->uid, NULL, "forget user");
+        if (!rc && sqlite3_changes(s->db) > 0) return AM_OK;
+    }
+    char pn[PSEUDONYM_MAX];
+    if (!rc) rc = pseudonym(s, j->uid, pn);
+    for (size_t i = 0; i < sizeof end / sizeof *end && !rc; i++) {
+        sqlite3_stmt *st = stmt(s, end[i]);
+        if (!st) return AM_BACKEND;
+        bind_text(st, 1, j->uid);
+        bind_text(st, 2, pn);
+        sqlite3_bind_int64(st, 3, j->forgotten_at);
+        sqlite3_bind_int64(st, 4, now);
+        sqlite3_bind_int64(st, 5, j->seq);
+        rc = run(s, st, "forget user");
+    }
+    if (!rc) *finished = 1;
+    return rc;
+}
+
+/* One merge of the index (FORGET_MERGE pages, all segments as one level):
+ * *merged = 0 when it was a no-op (one segment: no deleted row's terms
+ * are left in it). */
+static int merge_step(sq_store *s, int *merged)
+{
+    sqlite3_int64 before = sqlite3_total_changes64(s->db);
+    int rc = exec(s, "INSERT INTO events_fts(events_fts, rank) VALUES('merge', " FORGET_MERGE ")",
+                  "forget index");
+    *merged = sqlite3_total_changes64(s->db) - before >= 2;
+    return rc;
+}
+
+/* The log into the file and truncated: 1 done, 0 not now.  Each of the
+ * tries waits FORGET_CKPT_MS at most for the other connections (a writer
+ * waiting for the lock holds a read mark on the log).  One checkpoint per
+ * forget, at its end, never one after each step: SQLite before 3.51.3
+ * can corrupt a WAL store when a checkpoint starts right after another
+ * completed while a third connection commits (the "WAL-reset bug"), and a
+ * checkpoint after every step of a long purge made that likely -- a
+ * 100,000-event purge beside another writer ended with a malformed file. */
+static int checkpoint(sq_store *s, int tries)
+{
+    int rc = SQLITE_BUSY;
+    sqlite3_busy_timeout(s->db, FORGET_CKPT_MS);
+    for (int i = 0; i < tries && rc != SQLITE_OK; i++)
+        rc = sqlite3_wal_checkpoint_v2(s->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
+    sqlite3_busy_timeout(s->db, s->busy_ms);
+    return rc == SQLITE_OK;
+}
+
+/* Merge steps one call may take: enough to rewrite the file twice, so
+ * that writers adding segments as fast as they are merged cannot keep a
+ * call going (the job stays for the next one). */
+static long merge_budget(sq_store *s)
+{
+    sqlite3_stmt *st = stmt(s, "PRAGMA page_count");
+    long pages = st && sqlite3_step(st) == SQLITE_ROW ? (long)sqlite3_column_int64(st, 0) : 0;
+    if (st) done(s, st);
+    return 2 * pages / -(FORGET_MERGE_N) + 16;
+}
+
+int am__sqlite_forget_work(am__store *b, am_time now, int max_steps, int *more)
+{
+    sq_store *s = SQ(b);
+    *more = 0;
+    if (!sqlite3_get_autocommit(s->db)) return AM_MISUSE;
+    long merges = 0, merge_max = -1;
+    for (int steps = 0;; steps++) {
+        job j;
+        int rc = job_next(s, now, &j);
+        if (rc || j.seq == 0) return rc;
+        if (max_steps > 0 && steps >= max_steps) {
+            *more = 1;
+            return AM_OK;
+        }
+        if (steps) sqlite3_sleep(FORGET_PAUSE_MS); /* writers waiting go first */
+        if (strcmp(j.state, "scrub") == 0) {
+            int merged = 0;
+            if (merge_max < 0) merge_max = merge_budget(s);
+            if (merges++ > merge_max) {
+                *more = 1;
+                return AM_OK;
+            }
+            if ((rc = exec(s, "BEGIN IMMEDIATE", "forget"))) return rc;
+            rc = merge_step(s, &merged);
+            if (!rc) rc = exec(s, "COMMIT", "forget");
+            if (rc) {
+                sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+                return rc;
+            }
+            if (merged) continue;
+            /* a step after a write tries once: it must not hold the
+             * write up while other connections keep reading */
+            if (!checkpoint(s, max_steps > 0 ? 1 : FORGET_CKPT_TRIES)) { /* next time */
+                *more = 1;
+                return AM_OK;
+            }
+            /* every scrub up to this one is done */
+            sqlite3_stmt *st = stmt(s, "DELETE FROM forget_jobs WHERE state='scrub' AND seq <= ?1");
+            if (!st) return AM_BACKEND;
+            sqlite3_bind_int64(st, 1, j.seq);
+            if ((rc = run(s, st, "forget job"))) return rc;
+            continue;
+        }
+        if ((rc = exec(s, "BEGIN IMMEDIATE", "forget"))) return rc;
+        int finished = 0;
+        if (strcmp(j.state, "held") == 0) {
+            sqlite3_stmt *st = stmt(s, "UPDATE forget_jobs SET state='purge' WHERE seq=?1 AND state='held'");
+            if (!st) rc = AM_BACKEND;
+            else {
+                sqlite3_bind_int64(st, 1, j.seq);
+                rc = run(s, st, "forget job");
+            }
+        } else {
+            rc = purge_step(s, &j, now, &finished);
+        }
+        if (!rc) rc = exec(s, "COMMIT", "forget");
+        if (rc) {
+            sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+            return rc;
+        }
+        am__sqlite_caches_drop(s, AM__DROP_FORGET, j.uid);
+    }
+}
+
+int am__sqlite_forget_state(am__store *b, const char *uid, int *state, am_time *at,
+                            am_time *until)
+{
+    sq_store *s = SQ(b);
+    *state = AM__FORGOTTEN_NONE;
+    *at = *until = 0;
+    sqlite3_stmt *st = stmt(s, "SELECT state, forgotten_at, purge_at FROM forget_jobs"
+                               " WHERE user_id=?1 AND level='user' ORDER BY seq DESC LIMIT 1");
+    if (!st) return AM_BACKEND;
+    bind_text(st, 1, uid);
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        const char *v = (const char *)sqlite3_column_text(st, 0);
+        *state = v && strcmp(v, "held") == 0 ? AM__FORGOTTEN_HELD : AM__FORGOTTEN_PURGING;
+        *at = sqlite3_column_int64(st, 1);
+        *until = sqlite3_column_int64(st, 2);
+    }
+    int out = rc == SQLITE_ROW || rc == SQLITE_DONE ? AM_OK : fail(s, rc, "forget state");
+    done(s, st);
+    if (out || *state != AM__FORGOTTEN_NONE) return out;
+    /* purged: a live user of that id again is not forgotten */
+    int live = am__sqlite_user_exists(b, uid);
+    if (live < 0) return -live;
+    if (live) return AM_OK;
+    char pn[PSEUDONYM_MAX];
+    if ((out = pseudonym(s, uid, pn))) return out;
+    st = stmt(s, "SELECT at, purged_at FROM tombstones WHERE user_id=?1 AND level='user'"
+                 " ORDER BY seq DESC LIMIT 1");
+    if (!st) return AM_BACKEND;
+    bind_text(st, 1, pn);
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        *state = AM__FORGOTTEN_PURGED;
+        *at = sqlite3_column_int64(st, 0);
+        *until = sqlite3_column_int64(st, 1);
+    }
+    out = rc == SQLITE_ROW || rc == SQLITE_DONE ? AM_OK : fail(s, rc, "forget state");
+    done(s, st);
+    return out;
+}
+
+int am__sqlite_restore(am__store *b, const char *uid, am_time now)
+{
+    sq_store *s = SQ(b);
+    int state;
+    am_time at, until;
+    int rc = am__sqlite_forget_state(b, uid, &state, &at, &until);
+    if (rc) return rc;
+    if (state == AM__FORGOTTEN_NONE) return AM_NOTFOUND;
+    if (state != AM__FORGOTTEN_HELD || until <= now) return AM_DENIED;
+    sqlite3_stmt *st = stmt(s, "DELETE FROM forget_jobs WHERE user_id=?1 AND level='user' AND state='held'");
+    if (!st) return AM_BACKEND;
+    bind_text(st, 1, uid);
+    if ((rc = run(s, st, "restore"))) return rc;
+    am__sqlite_caches_drop(s, AM__DROP_FORGET, uid);
     return AM_OK;
 }

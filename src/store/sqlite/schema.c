@@ -159,7 +159,7 @@ static const char *const migrations[] = {
      * (reinforced_at; NULL: recorded_at).  Versions written before, which
      * copied every earlier source (N(N+1)/2 rows for N repetitions), are
      * counted and cut to the same bound, the oldest and latest kept. */
-    "ALTER TABLE memory_items ADD COLUMN source_count INTEGER NOT NULL DEFAULT 0;"
+    ("ALTER TABLE memory_items ADD COLUMN source_count INTEGER NOT NULL DEFAULT 0;"
     "ALTER TABLE memory_items ADD COLUMN reinforced_at INTEGER;"
     "UPDATE memory_items SET source_count ="
     "  (SELECT count(*) FROM item_sources s WHERE s.item_rid = memory_items.rid);"
@@ -167,11 +167,24 @@ static const char *const migrations[] = {
     "  (SELECT rowid AS r, row_number() OVER w AS k, count(*) OVER w AS c FROM item_sources"
     "   WINDOW w AS (PARTITION BY item_rid ORDER BY rowid"
     "                ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING))"
-    "  WHERE k > " SQ_XSTR(AM__ITEM_SOURCES_FIRST) " AND k <= c - " SQ_XSTR(AM__ITEM_SOURCES_LAST) ");",
+    "  WHERE k > " SQ_XSTR(AM__ITEM_SOURCES_FIRST) " AND k <= c - " SQ_XSTR(AM__ITEM_SOURCES_LAST) ");"),
     /* version 12: each event's content token set, written with it (the
      * write path's analysis; NULL for older rows and system events: a
      * recall computes those, as before) */
     "ALTER TABLE events ADD COLUMN tokens BLOB;",
+    /* version 13: forgetting in steps (forget.c).  forget_jobs: the work a
+     * forget still owes -- a user held for a grace period ('held'), a
+     * user's rows being deleted in short transactions ('purge'), the index
+     * merge and log checkpoint that leave no forgotten byte in the files
+     * ('scrub').  A purged user's tombstone and audit trail are keyed by
+     * HMAC(forget_key, user id); the key is random, one per store. */
+    ("CREATE TABLE forget_jobs(seq INTEGER PRIMARY KEY, user_id TEXT NOT NULL,"
+    "  level TEXT NOT NULL, object_id TEXT, forgotten_at INTEGER NOT NULL,"
+    "  purge_at INTEGER NOT NULL, state TEXT NOT NULL);"
+    "CREATE INDEX forget_jobs_user ON forget_jobs(user_id, level);"
+    "ALTER TABLE tombstones ADD COLUMN purged_at INTEGER;"
+    "CREATE INDEX tombstones_user ON tombstones(user_id, level);"
+    "INSERT OR IGNORE INTO meta(key, value) VALUES('forget_key', lower(hex(randomblob(32))));"),
 };
 #define N_MIGRATIONS (int)(sizeof migrations / sizeof *migrations)
 _Static_assert(sizeof migrations / sizeof *migrations == AM__SCHEMA_VERSION,

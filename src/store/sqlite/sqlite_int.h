@@ -243,6 +243,7 @@ typedef struct sq_store {
     int search_checked;   /* and the caches were checked in it */
     int has_vault_key;    /* PII originals sealed with vault_key (vault.c) */
     unsigned char vault_key[32];
+    int busy_ms;          /* the busy timeout it was opened with */
 } sq_store;
 
 #define SQ(s) ((sq_store *)(s))
@@ -603,6 +604,13 @@ int am__sqlite_item_tokens_fill(am__store *b, item_tokens_fn fn, void *ctx, size
 /* forget.c */
 int am__sqlite_forget(am__store *b, const char *uid, int level, const char *id,
                       am_time now, long *events, long *items, long *tasks);
+int am__sqlite_forget_touched(am__store *b, am__arena *ar, const char ***ids, size_t *n);
+int am__sqlite_forget_user(am__store *b, const char *uid, am_time now, am_time purge_at,
+                           long *events, long *items, long *tasks);
+int am__sqlite_forget_work(am__store *b, am_time now, int max_steps, int *more);
+int am__sqlite_forget_state(am__store *b, const char *uid, int *state, am_time *at,
+                            am_time *until);
+int am__sqlite_restore(am__store *b, const char *uid, am_time now);
 
 /* audit.c */
 int am__sqlite_audit(am__store *b, const char *uid, am_time at, const char *op,

@@ -168,6 +168,11 @@ static const am__store_vt sqlite_vt = {
     .events_page = am__sqlite_events_page,
     .audit_page = am__sqlite_audit_page,
     .forget = am__sqlite_forget,
+    .forget_touched = am__sqlite_forget_touched,
+    .forget_user = am__sqlite_forget_user,
+    .forget_work = am__sqlite_forget_work,
+    .forget_state = am__sqlite_forget_state,
+    .restore = am__sqlite_restore,
     .item_sources = am__sqlite_item_sources,
     .optimize = sq_optimize,
     .audit = am__sqlite_audit,
@@ -208,6 +213,7 @@ int am__store_sqlite_open(const char *path, const am__store_opts *o,
     }
     sqlite3_extended_result_codes(s->db, 0);
     sqlite3_busy_timeout(s->db, o->busy_timeout_ms);
+    s->busy_ms = o->busy_timeout_ms;
     if ((rc = am__sqlite_register_tokenizer(s->db)) != SQLITE_OK ||
         (rc = am__sqlite_register_collect(s->db)) != SQLITE_OK) {
         snprintf(errbuf, errlen, "cannot register the am_cjk tokenizer or am_collect (FTS5 missing?)");

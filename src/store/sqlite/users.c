@@ -23,7 +23,9 @@ int am__sqlite_user_ensure(am__store *b, const char *uid, am_time now)
 int am__sqlite_user_exists(am__store *b, const char *uid)
 {
     sq_store *s = SQ(b);
-    sqlite3_stmt *st = stmt(s, "SELECT 1 FROM users WHERE user_id=?");
+    /* a user being forgotten is no longer there (forget.c) */
+    sqlite3_stmt *st = stmt(s, "SELECT 1 FROM users WHERE user_id=?1 AND NOT EXISTS"
+                               " (SELECT 1 FROM forget_jobs WHERE user_id=?1 AND level='user')");
     if (!st) return -AM_BACKEND;
     bind_text(st, 1, uid);
     int rc = sqlite3_step(st);

@@ -1,0 +1,240 @@
+/*
+ * forget.c -- am_forget and am_restore (F24; docs/FORGETTING.md): what the
+ * API adds to the store's forgetting (store/sqlite/forget.c).
+ *
+ *  - Task state after a forget of events, a session or a task: a task's
+ *    notes, artifacts and pending decisions were built event by event by
+ *    the write path (perceive/state.c, the one-off rule of distill/), so
+ *    the store deletes the tasks' derived history and the task is rebuilt
+ *    by replaying its remaining events, in the order they were written,
+ *    through the same steps (am__perceive_task_apply, am__perceive_artifact
+ *    on the stored entities, am__perceive_one_off on the sentences
+ *    am__db_distill calls one-off), in the forget's transaction.
+ *  - A user forget hides the user at once and leaves the purge to a job
+ *    due at the end of the grace period (am_config.forget_grace_ms,
+ *    default 0: at once); am__db_forget_work does due jobs' work in short
+ *    transactions -- to the end right after a forget, on open and on
+ *    am_optimize, a step after each write -- so other users' writes wait
+ *    for one step at most.  Until the purge, am_restore brings the user
+ *    back; every other call treats a hidden user as unknown
+ *    (am__db_user_gate), and writes for it are refused rather than mixed
+ *    into the rows being purged.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/db_int.h"
+#include "distill/rules.h"
+#include "perceive/perceive.h"
+#include "recall/recall.h"
+#include "text/entities.h"
+
+/* ------------------------------------------------------------ jobs, gate */
+
+void am__db_forget_work(am_db *db, int max_steps)
+{
+    am__store *s = db->store;
+    int more = 0;
+    int rc = s->vt->forget_work(s, am__db_now(db), max_steps, &more);
+    /* run to the end: a lock held past the busy timeout is waited out a
+     * few times more (a step is short; another writer's transaction too) */
+    for (int tries = 0; rc == AM_BUSY && max_steps == 0 && tries < 10; tries++)
+        rc = s->vt->forget_work(s, am__db_now(db), max_steps, &more);
+    if (rc)
+        am__db_log(db, AM_LOG_WARN, "forget: pending work not done now (%s): %s", am_errstr(rc),
+                   s->vt->errmsg(s));
+    else if (more && max_steps == 0)
+        am__db_log(db, AM_LOG_INFO, "forget: the log is in use by a reader; checkpoint later");
+}
+
+int am__db_user_gate(am_db *db, const char *what, const char *user_id, int rc_hidden)
+{
+    am__store *s = db->store;
+    int state;
+    am_time at, until;
+    int rc = s->vt->forget_state(s, user_id, &state, &at, &until);
+    if (rc) return am__db_store_error(db, rc, what);
+    if (state != AM__FORGOTTEN_HELD && state != AM__FORGOTTEN_PURGING) return AM_OK;
+    char ts[32];
+    return am__db_error(db, rc_hidden, "%s: user %s is forgotten (purge %s %s)%s", what, user_id,
+                        state == AM__FORGOTTEN_HELD ? "at" : "running since",
+                        am__time_format(until, 0, ts),
+                        state == AM__FORGOTTEN_HELD ? "; am_restore brings it back" : "");
+}
+
+/* ------------------------------------------------------------ task replay */
+
+typedef struct replay {
+    am_db *db;
+    am__perceive *x;
+    am__distill prev;
+} replay;
+
+static int replay_sentence(void *ctx, const char *s, size_t n)
+{
+    replay *r = ctx;
+    am__distill d;
+    int rc = am__db_distill(r->db, s, n, &r->prev, &d);
+    if (rc || d.action != AM__D_ONE_OFF) return rc;
+    const char *sentence = am__arena_strndup(r->x->w.ar, s, n);
+    return sentence ? am__perceive_one_off(r->x, sentence) : AM_NOMEM;
+}
+
+static int by_rid(const void *a, const void *b)
+{
+    int64_t x = ((const am__event_row *)a)->rid, y = ((const am__event_row *)b)->rid;
+    return (x > y) - (x < y);
+}
+
+/* One task rebuilt from its remaining events (the store kept its row and
+ * the history not derived from them). */
+static int task_replay(am_db *db, const char *uid, const char *task_id, am__arena *ar)
+{
+    am__store *s = db->store;
+    am__task_row old;
+    int rc = s->vt->task_get(s, uid, task_id, ar, &old);
+    if (rc) return rc == AM_NOTFOUND ? AM_OK : rc;
+    am__event_row *rows;
+    size_t n;
+    if ((rc = s->vt->events_recent(s, uid, NULL, task_id, AM_TIME_NONE, 1 << 30, ar, &rows, &n)))
+        return rc;
+    qsort(rows, n, sizeof *rows, by_rid); /* the order they were written in */
+    am__task_row *t = am__arena_alloc(ar, sizeof *t);
+    if (!t) return AM_NOMEM;
+    am__perceive_task_init(t, old.task_id, old.created_at);
+    t->name = old.name;
+    t->updated_at = old.updated_at;
+    am__perceive x;
+    memset(&x, 0, sizeof x);
+    x.w = (am__wctx){s, db->text, &db->ulid, &db->cfg.rank, ar, uid, am__db_now(db)};
+    x.task = t;
+    const char *url = am__ent_type_name(AM_ENT_URL), *file = am__ent_type_name(AM_ENT_FILE);
+    am__buf norm;
+    am__buf_init(&norm, &db->alloc);
+    for (size_t i = 0; i < n && !rc; i++) {
+        am__event_row *ev = &rows[i];
+        if (strcmp(ev->type, "task_switch") == 0) continue; /* the perception's own */
+        x.ev = ev;
+        norm.len = 0;
+        if ((rc = am__text_normalize(db->text, ev->content, strlen(ev->content), &norm))) break;
+        if ((rc = am__perceive_task_apply(&x, norm.p ? norm.p : "", norm.len))) break;
+        am__entity_row *en;
+        size_t ne;
+        if ((rc = s->vt->entities_list(s, uid, ev->rid, ar, &en, &ne))) break;
+        for (size_t k = 0; k < ne && !rc; k++)
+            if (strcmp(en[k].type, url) == 0 || strcmp(en[k].type, file) == 0)
+                rc = am__perceive_artifact(&x, en[k].type, en[k].norm);
+        if (!rc && strcmp(ev->source, "user") == 0) {
+            replay r = {db, &x, {0}};
+            rc = am__text_sentences(ev->content, strlen(ev->content), replay_sentence, &r);
+        }
+        t->updated_at = ev->occurred_at;
+    }
+    am__buf_free(&norm);
+    return rc ? rc : s->vt->task_put(s, uid, t);
+}
+
+/* ------------------------------------------------------------ forget, restore */
+
+static const char *const level_names[] = {"", "event", "session", "task", "user"};
+
+int am_forget(am_db *db, const char *user_id, int level, const char *id,
+              am_forget_info *info)
+{
+    if (!db) return AM_MISUSE;
+    am__db_clear_error(db);
+    const char *why;
+    if (level < AM_FORGET_EVENT || level > AM_FORGET_USER)
+        return am__db_error(db, AM_INVALID, "forget: unknown level %d", level);
+    if ((why = am__id_check(user_id))) return am__db_error(db, AM_INVALID, "forget: user %s", why);
+    if (level != AM_FORGET_USER && (why = am__id_check(id)))
+        return am__db_error(db, AM_INVALID, "forget: %s id %s", level_names[level], why);
+    am__store *s = db->store;
+    int exists = s->vt->user_exists(s, user_id), state;
+    am_time at, until;
+    if (exists < 0) return am__db_store_error(db, -exists, "forget");
+    int rc = exists ? AM_OK : s->vt->forget_state(s, user_id, &state, &at, &until);
+    if (rc) return am__db_store_error(db, rc, "forget");
+    /* a held user forgotten again (a shorter grace) is the one exception */
+    if (!exists && !(level == AM_FORGET_USER && state == AM__FORGOTTEN_HELD)) {
+        if ((rc = am__db_user_gate(db, "forget", user_id, AM_NOTFOUND))) return rc;
+        return am__db_error(db, AM_NOTFOUND, "forget: unknown user %s", user_id);
+    }
+    long ev = 0, it = 0, tk = 0;
+    am_time now = am__db_now(db);
+    am_time grace = db->cfg.forget_grace_ms > 0 ? db->cfg.forget_grace_ms : 0;
+    am__arena ar;
+    am__arena_init(&ar, &db->alloc);
+    rc = s->vt->begin(s);
+    if (!rc && level == AM_FORGET_USER)
+        rc = s->vt->forget_user(s, user_id, now, now + grace, &ev, &it, &tk);
+    else if (!rc)
+        rc = s->vt->forget(s, user_id, level, id, now, &ev, &it, &tk);
+    if (!rc && level != AM_FORGET_USER) { /* the touched tasks, without them */
+        const char **tasks;
+        size_t nt;
+        rc = s->vt->forget_touched(s, &ar, &tasks, &nt);
+        for (size_t i = 0; i < nt && !rc; i++) rc = task_replay(db, user_id, tasks[i], &ar);
+    }
+    if (!rc) {
+        char detail[128];
+        if (level == AM_FORGET_USER && grace > 0)
+            snprintf(detail, sizeof detail,
+                     "{\"events\":%ld,\"memories\":%ld,\"tasks\":%ld,\"grace_ms\":%lld}", ev, it, tk,
+                     (long long)grace);
+        else
+            snprintf(detail, sizeof detail, "{\"events\":%ld,\"memories\":%ld,\"tasks\":%ld}", ev,
+                     it, tk);
+        rc = s->vt->audit(s, user_id, now, "forget", level_names[level],
+                          level == AM_FORGET_USER ? NULL : id, detail);
+    }
+    if (!rc) rc = s->vt->commit(s);
+    am__arena_free(&ar);
+    if (rc) {
+        s->vt->rollback(s);
+        if (rc == AM_NOTFOUND)
+            return am__db_error(db, rc, "forget: user %s has no %s %s", user_id,
+                                level_names[level], id);
+        if (rc == AM_NOMEM) return am__db_error(db, rc, "forget: out of memory");
+        return am__db_store_error(db, rc, "forget");
+    }
+    /* no token set, normal form or stem of forgotten text stays */
+    am__tokcache_clear(db->tokcache);
+    am__text_forget(db->text);
+    am__db_forget_work(db, 0); /* the purge when due now, the index, the log */
+    am__db_log(db, AM_LOG_INFO, "forget: user %s %s %s: %ld events, %ld memories, %ld tasks",
+               user_id, level_names[level], id && level != AM_FORGET_USER ? id : "-", ev, it, tk);
+    if (info) {
+        info->events = ev;
+        info->memories = it;
+        info->tasks = tk;
+    }
+    return AM_OK;
+}
+
+int am_restore(am_db *db, const char *user_id)
+{
+    if (!db) return AM_MISUSE;
+    am__db_clear_error(db);
+    const char *why;
+    if ((why = am__id_check(user_id))) return am__db_error(db, AM_INVALID, "restore: user %s", why);
+    am__store *s = db->store;
+    am_time now = am__db_now(db);
+    int rc = s->vt->begin(s);
+    if (!rc) rc = s->vt->restore(s, user_id, now);
+    if (!rc) rc = s->vt->audit(s, user_id, now, "restore", "user", NULL, NULL);
+    if (!rc) rc = s->vt->commit(s);
+    if (rc) s->vt->rollback(s);
+    if (rc == AM_NOTFOUND)
+        return am__db_error(db, rc, "restore: user %s is not forgotten and held", user_id);
+    if (rc == AM_DENIED) {
+        am__db_forget_work(db, 0); /* due: it goes now */
+        return am__db_error(db, rc, "restore: user %s: the grace period is over; the data is purged",
+                            user_id);
+    }
+    if (rc) return am__db_store_error(db, rc, "restore");
+    am__tokcache_clear(db->tokcache);
+    am__db_log(db, AM_LOG_INFO, "restore: user %s", user_id);
+    return AM_OK;
+}
