@@ -22,6 +22,7 @@ struct am_db {
     int embed_zh;             /* the embedder represents Chinese text */
     struct am__tokcache *tokcache; /* item token sets (recall/rank.c) */
     am__ulid_state ulid;
+    struct am__touches *touches; /* recalls' heat not written yet (touch.c), or NULL */
     char err[1024];
 };
 
@@ -52,5 +53,19 @@ int am__config_check_size(const am_config *cfg, char *msg, size_t cap);
 int am__db_resolve_user(am_db *db, const char *what, const char *user_id,
                         const char *channel, const char *external_id,
                         int create, char *out);
+
+/* A recall's access feedback (touch.c): written now if the write lock is
+ * free, else kept for the handle's next write transaction; never fails
+ * (heat is advisory).  flush writes the kept ones inside the caller's
+ * write transaction (AM_OK or the store's error); committed removes them
+ * after that transaction committed; drop removes a forgotten user's; close
+ * tries once more, without waiting, and frees them. */
+typedef struct am__touches am__touches;
+void am__touch_items(am_db *db, const char *uid, const char *const *lineages, size_t n,
+                     am_time at);
+int am__touch_flush(am_db *db);
+void am__touch_committed(am_db *db);
+void am__touch_drop(am_db *db, const char *uid);
+void am__touch_close(am_db *db);
 
 #endif

@@ -188,6 +188,25 @@ static int store_entities(am__perceive *x, const am__entity *ents, size_t n)
     return AM_OK;
 }
 
+/* F16: a vector of the (redacted) text, tagged with the embedder; only
+ * for text the embedder represents (use-lite: not Chinese).  *out stays
+ * NULL when there is none.  Computed before the write lock is taken (a
+ * remote embedder answers in milliseconds to seconds). */
+static int embed(am_db *db, am__arena *ar, const char *text, int lang, float **out)
+{
+    *out = NULL;
+    int en = lang != AM_LANG_ZH && lang != AM_LANG_MIXED; /* as ev.lang says "en" */
+    if (!db->embedder || (!en && !db->embed_zh)) return AM_OK;
+    float *vec = am__arena_alloc(ar, (size_t)db->embedder->dim * sizeof *vec);
+    if (!vec) return am__db_error(db, AM_NOMEM, "add: out of memory");
+    char eerr[256];
+    const char *texts[1] = {text};
+    int rc = db->embedder->embed(db->embedder, texts, 1, vec, eerr, sizeof eerr);
+    if (rc) return am__db_error(db, rc, "add: embedder: %s", eerr);
+    *out = vec;
+    return AM_OK;
+}
+
 /* One event through the write path; own_txn: in its own transaction,
  * else inside the caller's (which rolls back on error). */
 static int add_one(am_db *db, const am_event *in, am_add_info *info, int own_txn)
@@ -210,17 +229,26 @@ static int add_one(am_db *db, const am_event *in, am_add_info *info, int own_txn
     am__redact_policy policy;
     am__db_redact_policy(db, &policy);
 
+    /* F3: secrets never reach the store; PII becomes placeholders.  This
+     * and the vector need no store: done before the write lock is taken. */
+    if ((rc = am__redact(&db->alloc, in->text, strlen(in->text), &policy, &red))) {
+        am__db_error(db, rc, "add: %s", rc == AM_NOMEM ? "out of memory" : "redaction failed");
+        goto out_free;
+    }
+    size_t clen = strlen(red.text);
+    int lang = am__text_lang(red.text, clen);
+    float *vec = NULL;
+    if ((rc = embed(db, &ar, red.text, lang, &vec))) goto out_free;
+
     if (own_txn && (rc = s->vt->begin(s))) {
         am__db_store_error(db, rc, "add");
         goto out_free;
     }
+    /* recalls' heat kept while the lock was busy (touch.c) */
+    if (own_txn && (rc = am__touch_flush(db))) goto out_store;
     char uid[AM_ID_MAX + 1];
     if ((rc = am__db_resolve_user(db, "add", in->user_id, in->channel, in->external_id, 1, uid)))
         goto out_rollback;
-
-    /* F3: secrets never reach the store; PII becomes placeholders. */
-    if ((rc = am__redact(&db->alloc, in->text, strlen(in->text), &policy, &red)))
-        goto out_store;
 
     am__event_row ev;
     memset(&ev, 0, sizeof ev);
@@ -239,8 +267,6 @@ static int add_one(am_db *db, const am_event *in, am_add_info *info, int own_txn
     ev.occurred_at = at;
     ev.tz_minutes = tz;
     ev.ingested_at = am__db_now(db);
-    size_t clen = strlen(red.text);
-    int lang = am__text_lang(red.text, clen);
     ev.lang = lang == AM_LANG_ZH ? "zh" : lang == AM_LANG_MIXED ? "mixed" : "en";
     if ((rc = am__text_normalize(db->text, red.text, clen, &norm))) goto out_store;
 
@@ -294,20 +320,8 @@ static int add_one(am_db *db, const am_event *in, am_add_info *info, int own_txn
     if (!rc) rc = am__perceive_context_share(&x.p, &cw);
     am__perceive_context_free(&cw);
     if (rc) goto out_store;
-    /* F16: a vector of the (redacted) text, tagged with the embedder; only
-     * for text the embedder represents (use-lite: not Chinese). */
-    if (db->embedder && (strcmp(ev.lang, "en") == 0 || db->embed_zh)) {
-        float *vec = am__arena_alloc(&ar, (size_t)db->embedder->dim * sizeof *vec);
-        char eerr[256];
-        const char *texts[1] = {red.text};
-        if (!vec) { rc = AM_NOMEM; goto out_store; }
-        if ((rc = db->embedder->embed(db->embedder, texts, 1, vec, eerr, sizeof eerr))) {
-            am__db_error(db, rc, "add: embedder: %s", eerr);
-            goto out_rollback;
-        }
-        if ((rc = s->vt->vec_put(s, uid, ev.rid, db->embedder->id, vec, db->embedder->dim)))
-            goto out_store;
-    }
+    if (vec && (rc = s->vt->vec_put(s, uid, ev.rid, db->embedder->id, vec, db->embedder->dim)))
+        goto out_store;
     for (size_t i = 0; i < red.n; i++) {
         if (!red.items[i].original) continue;
         am__pii_row p = {red.items[i].placeholder, am__pii_type_name(red.items[i].type),
@@ -330,6 +344,7 @@ static int add_one(am_db *db, const am_event *in, am_add_info *info, int own_txn
                            red.secrets ? "secrets dropped" : NULL)))
         goto out_store;
     if (own_txn && (rc = s->vt->commit(s))) goto out_store;
+    if (own_txn) am__touch_committed(db);
     snprintf(info->event_id, sizeof info->event_id, "%s", id);
     snprintf(info->user_id, sizeof info->user_id, "%s", uid);
     snprintf(info->task_id, sizeof info->task_id, "%s", task_id ? task_id : "");
@@ -364,6 +379,11 @@ int am_add_events(am_db *db, const am_event *evs, size_t n, am_add_info *infos)
     am__store *s = db->store;
     int rc = s->vt->begin(s);
     if (rc) return am__db_store_error(db, rc, "add");
+    if ((rc = am__touch_flush(db))) {
+        am__db_store_error(db, rc, "add");
+        s->vt->rollback(s);
+        return rc;
+    }
     for (size_t i = 0; i < n; i++) {
         if ((rc = add_one(db, &evs[i], infos ? &infos[i] : NULL, 0))) {
             char why[512];
@@ -380,5 +400,6 @@ int am_add_events(am_db *db, const am_event *evs, size_t n, am_add_info *infos)
         if (infos) memset(infos, 0, n * sizeof *infos);
         return am__db_store_error(db, rc, "add");
     }
+    am__touch_committed(db);
     return AM_OK;
 }

@@ -48,7 +48,11 @@ static void usage_main(FILE *f)
           "  knobs [--markdown]        the ranking knobs: default, range, meaning\n"
           "\n"
           "  agentmem COMMAND --help   options of one command\n"
-          "  --db PATH                 store file (default " DEFAULT_DB "; ':memory:' for none)\n",
+          "  --db PATH                 store file (default " DEFAULT_DB "; ':memory:' for none)\n"
+          "\n"
+          "environment: AGENTMEM_DB (the store), AGENTMEM_EMBEDDER, AGENTMEM_EMBEDDER_KEY,\n"
+          "  AGENTMEM_BUSY_TIMEOUT_MS (how long a write waits for another writer's lock;\n"
+          "  default 5000; a recall never waits)\n",
           f);
 }
 
@@ -62,7 +66,8 @@ static const struct help {
             "       agentmem [--db PATH] add --batch FILE.jsonl\n"
             "  Adds one event; with --batch, one JSON object per line with the same\n"
             "  fields (user, channel, external_id, session, task, agent, source, type,\n"
-            "  domain, intent, at, text), each in its own transaction.\n"},
+            "  domain, intent, at, text); committed 32 lines at a time, each line\n"
+            "  added or refused on its own (refusals on stderr as FILE:LINE: why).\n"},
     {"recall", "usage: agentmem [--db PATH] recall (--user U | --channel C --external-id X) --text QUERY\n"
                "         [--session S] [--task T] [--agent A] [--domain D] [--as-of ISO8601]\n"
                "         [--budget TOKENS] [--k EVENTS] [--json]\n"
@@ -162,12 +167,32 @@ static int parse_opts(const char *cmd, int argc, char **argv, opts *o)
     return 0;
 }
 
-static am_db *open_db(const char *path, int must_exist)
+/* $AGENTMEM_BUSY_TIMEOUT_MS (am_config.busy_timeout_ms): how long a write
+ * waits for the store's lock; 0 in *ms when unset.  Returns 0, or 2 (usage
+ * error, message printed). */
+static int busy_timeout_env(int *ms)
+{
+    const char *v = getenv("AGENTMEM_BUSY_TIMEOUT_MS");
+    *ms = 0;
+    if (!v) return 0;
+    char *end;
+    long n = strtol(v, &end, 10);
+    if (end == v || *end || n <= 0 || n > 86400000) {
+        fprintf(stderr, "agentmem: AGENTMEM_BUSY_TIMEOUT_MS: expected milliseconds from 1 to"
+                        " 86400000, got \"%.40s\"\n", v);
+        return 2;
+    }
+    *ms = (int)n;
+    return 0;
+}
+
+static am_db *open_db(const char *path, int must_exist, int busy_ms)
 {
     am_config cfg;
     am_config_init(&cfg);
     cfg.path = path;
     cfg.must_exist = must_exist;
+    if (busy_ms) cfg.busy_timeout_ms = busy_ms;
     cfg.embedder = getenv("AGENTMEM_EMBEDDER"); /* see am_config.embedder */
     cfg.embedder_key = getenv("AGENTMEM_EMBEDDER_KEY");
     am_db *db = NULL;
@@ -208,6 +233,42 @@ static const char *jstr(json_t *o, const char *k)
     return json_string_value(json_object_get(o, k));
 }
 
+/* A batch is written in chunks of BATCH_CHUNK lines, one transaction
+ * each (am_add_events): short enough that other writers of the store get
+ * the lock between two chunks, long enough to commit a few times less
+ * often than line by line.  A chunk with a refused line is written again
+ * line by line, so each line is added or refused on its own (file:line:
+ * why on stderr) and a refused line never takes the others with it. */
+#define BATCH_CHUNK 32
+
+typedef struct batch {
+    const opts *o;
+    size_t n;
+    am_event ev[BATCH_CHUNK];
+    json_t *json[BATCH_CHUNK]; /* owns the strings ev[] borrows */
+    long lineno[BATCH_CHUNK];
+    am_add_info info[BATCH_CHUNK];
+    long ok, bad;
+} batch;
+
+static void batch_flush(am_db *db, batch *b)
+{
+    if (b->n == 0) return;
+    int chunk_rc = am_add_events(db, b->ev, b->n, b->info);
+    for (size_t i = 0; i < b->n; i++) {
+        int rc = chunk_rc ? am_add_event(db, &b->ev[i], &b->info[i]) : AM_OK;
+        if (rc) {
+            fprintf(stderr, "agentmem add: %s:%ld: %s\n", b->o->batch, b->lineno[i], am_errmsg(db));
+            b->bad++;
+        } else {
+            b->ok++;
+            if (b->o->json) print_add(&b->info[i], 1);
+        }
+        json_decref(b->json[i]);
+    }
+    b->n = 0;
+}
+
 static int cmd_add_batch(am_db *db, const opts *o)
 {
     FILE *f = strcmp(o->batch, "-") == 0 ? stdin : fopen(o->batch, "r");
@@ -215,9 +276,16 @@ static int cmd_add_batch(am_db *db, const opts *o)
         fprintf(stderr, "agentmem add: cannot open %s\n", o->batch);
         return 1;
     }
+    batch *b = calloc(1, sizeof *b);
+    if (!b) {
+        fprintf(stderr, "agentmem add: out of memory\n");
+        if (f != stdin) fclose(f);
+        return 1;
+    }
+    b->o = o;
     char *line = NULL;
     size_t cap = 0;
-    long lineno = 0, ok = 0, bad = 0;
+    long lineno = 0;
     while (getline(&line, &cap, f) > 0) {
         lineno++;
         if (line[0] == '\n' || line[0] == 0) continue;
@@ -227,26 +295,22 @@ static int cmd_add_batch(am_db *db, const opts *o)
             fprintf(stderr, "agentmem add: %s:%ld: %s\n", o->batch, lineno,
                     j ? "not a JSON object" : je.text);
             json_decref(j);
-            bad++;
+            b->bad++;
             continue;
         }
-        am_event ev = {jstr(j, "user"), jstr(j, "channel"), jstr(j, "external_id"),
-                       jstr(j, "agent"), jstr(j, "session"), jstr(j, "task"),
-                       jstr(j, "source"), jstr(j, "type"), jstr(j, "domain"),
-                       jstr(j, "intent"), jstr(j, "text"), jstr(j, "at")};
-        am_add_info info;
-        int rc = am_add_event(db, &ev, &info);
-        if (rc) {
-            fprintf(stderr, "agentmem add: %s:%ld: %s\n", o->batch, lineno, am_errmsg(db));
-            bad++;
-        } else {
-            ok++;
-            if (o->json) print_add(&info, 1);
-        }
-        json_decref(j);
+        b->ev[b->n] = (am_event){jstr(j, "user"), jstr(j, "channel"), jstr(j, "external_id"),
+                                 jstr(j, "agent"), jstr(j, "session"), jstr(j, "task"),
+                                 jstr(j, "source"), jstr(j, "type"), jstr(j, "domain"),
+                                 jstr(j, "intent"), jstr(j, "text"), jstr(j, "at")};
+        b->json[b->n] = j;
+        b->lineno[b->n] = lineno;
+        if (++b->n == BATCH_CHUNK) batch_flush(db, b);
     }
+    batch_flush(db, b);
     free(line);
     if (f != stdin) fclose(f);
+    long ok = b->ok, bad = b->bad;
+    free(b);
     fprintf(stderr, "%ld added, %ld rejected\n", ok, bad);
     return bad ? 1 : 0;
 }
@@ -503,7 +567,9 @@ int main(int argc, char **argv)
     /* Reading commands never create a store. */
     int must_exist = strcmp(cmd, "init") != 0 && strcmp(cmd, "add") != 0 &&
                      strcmp(cmd, "link") != 0;
-    am_db *db = open_db(o.db, must_exist && strcmp(o.db, ":memory:") != 0);
+    int busy_ms;
+    if ((rc = busy_timeout_env(&busy_ms))) return rc;
+    am_db *db = open_db(o.db, must_exist && strcmp(o.db, ":memory:") != 0, busy_ms);
     if (!db) return 1;
     if (cmds[k].fn) rc = cmds[k].fn(db, &o);
     else printf("store %s ready\n", o.db);
