@@ -133,7 +133,13 @@ static int sq_optimize(am__store *b)
         else rc = exec(s, "COMMIT", "optimize");
     }
     if (!rc) rc = exec(s, "PRAGMA optimize", "optimize");
+    /* A TRUNCATE checkpoint holds the write lock while it waits for
+     * readers still in the log: not waited for, so writers of other
+     * connections never wait behind it; when the lock or a reader is busy
+     * it copies what it can (PASSIVE) and the log is reset later. */
+    s->busy_nowait = 1;
     if (!rc) rc = exec(s, "PRAGMA wal_checkpoint(TRUNCATE)", "optimize");
+    s->busy_nowait = 0;
     return rc;
 }
 
