@@ -207,9 +207,24 @@ static int embed(am_db *db, am__arena *ar, const char *text, int lang, float **o
     return AM_OK;
 }
 
+/* F3: secrets never reach the store; PII becomes placeholders.  The
+ * caller frees *red (also on error). */
+static int redact(am_db *db, const char *text, am__redact_result *red)
+{
+    am__redact_policy policy;
+    am__db_redact_policy(db, &policy);
+    memset(red, 0, sizeof *red);
+    int rc = am__redact(&db->alloc, text, strlen(text), &policy, red);
+    if (rc) return am__db_error(db, rc, "add: %s", rc == AM_NOMEM ? "out of memory" : "redaction failed");
+    return AM_OK;
+}
+
 /* One event through the write path; own_txn: in its own transaction,
- * else inside the caller's (which rolls back on error). */
-static int add_one(am_db *db, const am_event *in, am_add_info *info, int own_txn)
+ * else inside the caller's (which rolls back on error).  given: its
+ * vector computed already (*given, NULL for none), or NULL: computed here,
+ * before the transaction when it is the event's own. */
+static int add_one(am_db *db, const am_event *in, am_add_info *info, int own_txn,
+                   float *const *given)
 {
     am_add_info dummy;
     if (!info) info = &dummy;
@@ -225,20 +240,12 @@ static int add_one(am_db *db, const am_event *in, am_add_info *info, int own_txn
     am__buf_init(&norm, &db->alloc);
     am__buf_init(&doc, &db->alloc);
     am__redact_result red;
-    memset(&red, 0, sizeof red);
-    am__redact_policy policy;
-    am__db_redact_policy(db, &policy);
-
-    /* F3: secrets never reach the store; PII becomes placeholders.  This
-     * and the vector need no store: done before the write lock is taken. */
-    if ((rc = am__redact(&db->alloc, in->text, strlen(in->text), &policy, &red))) {
-        am__db_error(db, rc, "add: %s", rc == AM_NOMEM ? "out of memory" : "redaction failed");
-        goto out_free;
-    }
+    /* redaction and the vector need no store: before the write lock */
+    if ((rc = redact(db, in->text, &red))) goto out_free;
     size_t clen = strlen(red.text);
     int lang = am__text_lang(red.text, clen);
-    float *vec = NULL;
-    if ((rc = embed(db, &ar, red.text, lang, &vec))) goto out_free;
+    float *vec = given ? *given : NULL;
+    if (!given && (rc = embed(db, &ar, red.text, lang, &vec))) goto out_free;
 
     if (own_txn && (rc = s->vt->begin(s))) {
         am__db_store_error(db, rc, "add");
@@ -368,7 +375,46 @@ int am_add_event(am_db *db, const am_event *in, am_add_info *info)
 {
     if (!db || !in) return AM_MISUSE;
     am__db_clear_error(db);
-    return add_one(db, in, info, 1);
+    return add_one(db, in, info, 1, NULL);
+}
+
+/* The vectors of a batch's first AM__PREP_MAX events (each checked and
+ * redacted as its add will), computed before the batch's transaction
+ * takes the lock; later events get theirs inside it.  *vecs NULL: no
+ * embedder.  On an error, *bad is the event's index. */
+#define AM__PREP_MAX 256
+static int batch_vectors(am_db *db, const am_event *evs, size_t n, am__arena *ar,
+                         float ***vecs, size_t *bad)
+{
+    *vecs = NULL;
+    if (!db->embedder) return AM_OK;
+    size_t m = n < AM__PREP_MAX ? n : AM__PREP_MAX;
+    float **v = am__arena_alloc(ar, m * sizeof *v);
+    if (!v) return am__db_error(db, AM_NOMEM, "add: out of memory");
+    for (size_t i = 0; i < m; i++) {
+        am_time at;
+        int tz, rc;
+        am__redact_result red;
+        *bad = i;
+        if ((rc = validate(db, &evs[i], &at, &tz))) return rc;
+        rc = redact(db, evs[i].text, &red);
+        if (!rc) rc = embed(db, ar, red.text, am__text_lang(red.text, strlen(red.text)), &v[i]);
+        am__redact_result_free(&db->alloc, &red);
+        if (rc) return rc;
+    }
+    *vecs = v;
+    return AM_OK;
+}
+
+/* events[i] failed with rc: nothing of the batch is written */
+static int batch_fail(am_db *db, int rc, size_t i, size_t n, am_add_info *infos)
+{
+    char why[512];
+    const char *m = am_errmsg(db);
+    if (strncmp(m, "add: ", 5) == 0) m += 5;
+    snprintf(why, sizeof why, "%s", m);
+    if (infos) memset(infos, 0, n * sizeof *infos);
+    return am__db_error(db, rc, "add: events[%zu]: %s", i, why);
 }
 
 int am_add_events(am_db *db, const am_event *evs, size_t n, am_add_info *infos)
@@ -377,29 +423,40 @@ int am_add_events(am_db *db, const am_event *evs, size_t n, am_add_info *infos)
     am__db_clear_error(db);
     if (n == 0) return AM_OK;
     am__store *s = db->store;
-    int rc = s->vt->begin(s);
-    if (rc) return am__db_store_error(db, rc, "add");
+    am__arena ar;
+    am__arena_init(&ar, &db->alloc);
+    float **vecs;
+    size_t bad = 0;
+    int rc = batch_vectors(db, evs, n, &ar, &vecs, &bad);
+    if (rc) {
+        rc = batch_fail(db, rc, bad, n, infos);
+        goto out;
+    }
+    if ((rc = s->vt->begin(s))) {
+        rc = am__db_store_error(db, rc, "add");
+        goto out;
+    }
     if ((rc = am__touch_flush(db))) {
         am__db_store_error(db, rc, "add");
         s->vt->rollback(s);
-        return rc;
+        goto out;
     }
     for (size_t i = 0; i < n; i++) {
-        if ((rc = add_one(db, &evs[i], infos ? &infos[i] : NULL, 0))) {
-            char why[512];
-            const char *m = am_errmsg(db);
-            if (strncmp(m, "add: ", 5) == 0) m += 5;
-            snprintf(why, sizeof why, "%s", m);
+        float *const *given = vecs && i < AM__PREP_MAX ? &vecs[i] : NULL;
+        if ((rc = add_one(db, &evs[i], infos ? &infos[i] : NULL, 0, given))) {
             s->vt->rollback(s);
-            if (infos) memset(infos, 0, n * sizeof *infos); /* nothing was written */
-            return am__db_error(db, rc, "add: events[%zu]: %s", i, why);
+            rc = batch_fail(db, rc, i, n, infos);
+            goto out;
         }
     }
     if ((rc = s->vt->commit(s))) {
         s->vt->rollback(s);
         if (infos) memset(infos, 0, n * sizeof *infos);
-        return am__db_store_error(db, rc, "add");
+        rc = am__db_store_error(db, rc, "add");
+        goto out;
     }
     am__touch_committed(db);
-    return AM_OK;
+out:
+    am__arena_free(&ar);
+    return rc;
 }

@@ -20,8 +20,13 @@
  *    long one, or many short ones back to back) waits AM__REST_MS, longer
  *    than any waiter's step, before it takes the lock again -- so every
  *    waiter tries once while the lock is free, and one of them gets it.
- *    A writer alone pays at most AM__REST_MS in every AM__HOLD_MAX_MS of
- *    writing (under 8 %), a writer that writes now and then nothing.
+ *    Whether one did shows at the next BEGIN (the file's data version
+ *    moved past our last commit); a rest nobody used doubles the stretch
+ *    before the next one (up to AM__HOLD_LONGEST_MS), a used one brings it
+ *    back to AM__HOLD_MAX_MS.  A writer alone pays about AM__REST_MS a
+ *    second and a half (under 1 %), a writer that writes now and then
+ *    nothing; a waiter that comes to a writer alone waits at most about
+ *    AM__HOLD_LONGEST_MS, then a stretch at a time.
  *
  * A try without waiting (sq_store.busy_nowait) is for work that may be
  * skipped or deferred: a recall's heat update.  Reads need no lock in WAL
@@ -35,6 +40,7 @@
 
 #define AM__BUSY_STEP_MAX_MS 6 /* longest sleep between two tries */
 #define AM__HOLD_MAX_MS 100    /* continuous holding before a rest */
+#define AM__HOLD_LONGEST_MS 1600 /* ... after rests nobody used */
 #define AM__REST_MS 8          /* > AM__BUSY_STEP_MAX_MS: every waiter tries */
 #define AM__GAP_MS 4           /* a pause shorter than this does not count as one */
 
@@ -89,6 +95,14 @@ void am__sqlite_busy_init(sq_store *s, int limit_ms)
     sqlite3_busy_handler(s->db, on_busy, s);
 }
 
+/* The file's data version: moves with every commit, ours or another's. */
+static unsigned data_version(sq_store *s)
+{
+    unsigned v = 0;
+    if (sqlite3_file_control(s->db, "main", SQLITE_FCNTL_DATA_VERSION, &v) != SQLITE_OK) v = 0;
+    return v;
+}
+
 void am__sqlite_write_rest(sq_store *s)
 {
     if (!s->held_us || !s->released_at) return;
@@ -97,12 +111,24 @@ void am__sqlite_write_rest(sq_store *s)
         s->held_us = 0; /* others had their chance: a new stretch */
         return;
     }
-    if (s->held_us < AM__HOLD_MAX_MS * 1000) return;
+    int64_t stretch = s->stretch_us ? s->stretch_us : AM__HOLD_MAX_MS * 1000;
+    if (s->held_us < stretch) return;
     sleep_us(AM__REST_MS * 1000 - since);
     s->held_us = 0;
+    s->rested = 1;
 }
 
-void am__sqlite_write_taken(sq_store *s) { s->taken_at = am__sqlite_clock_us(); }
+void am__sqlite_write_taken(sq_store *s)
+{
+    s->taken_at = am__sqlite_clock_us();
+    if (!s->rested) return;
+    s->rested = 0;
+    int used = data_version(s) != s->version_after;
+    int64_t stretch = s->stretch_us ? s->stretch_us : AM__HOLD_MAX_MS * 1000;
+    if (used) stretch = AM__HOLD_MAX_MS * 1000;
+    else if (stretch < AM__HOLD_LONGEST_MS * 1000) stretch *= 2;
+    s->stretch_us = stretch;
+}
 
 void am__sqlite_write_released(sq_store *s)
 {
@@ -110,4 +136,5 @@ void am__sqlite_write_released(sq_store *s)
     s->released_at = am__sqlite_clock_us();
     s->held_us += s->released_at - s->taken_at;
     s->taken_at = 0;
+    s->version_after = data_version(s);
 }

@@ -235,6 +235,9 @@ typedef struct sq_store {
     int64_t busy_since;   /* the current wait began (monotonic us) */
     uint64_t jitter;      /* state of the back-off's jitter */
     int64_t taken_at, released_at, held_us; /* the write lock's last stretch */
+    int64_t stretch_us;   /* holding before a rest (0: the shortest) */
+    int rested;           /* rested before this BEGIN: was it used? */
+    unsigned version_after; /* the file's data version after our last write */
 } sq_store;
 
 #define SQ(s) ((sq_store *)(s))
