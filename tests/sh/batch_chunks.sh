@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# add --batch commits its lines in chunks (one transaction per 32 lines):
-# a refused line -- at the start, in the middle or at the end of a chunk --
-# is reported with its line number and field and takes no other line with
-# it; the other lines are stored once each, in file order, and their ids
+# add --batch commits its lines in chunks (one transaction for up to 32
+# lines): a refused line -- at the start, in the middle or at the end of a
+# chunk -- is reported with its line number and field and takes no other
+# line with it; the other lines are stored once each, in file order, and their ids
 # are the ones printed.  Chinese and English.  $1 = path of the agentmem CLI.
 set -u
 CLI=${1:?usage: batch_chunks.sh AGENTMEM}

@@ -7,11 +7,12 @@
 # printed are exactly the events' ids, their texts exactly the texts sent).
 # Prints per role: processes, operations, errors, the longest operation.
 # $1 = path of the agentmem CLI.  AM_CONTENTION_LINES: lines per importer
-# (2000); the loops run until the importers are done, at least
+# (2000; 1000 in sanitizer builds, AM_SANITIZED_BUILD=1); the loops run until the importers are done, at least
 # AM_CONTENTION_LOOPS turns each (10).
 set -u
 CLI=${1:?usage: contention.sh AGENTMEM}
-LINES=${AM_CONTENTION_LINES:-2000}
+if [ "${AM_SANITIZED_BUILD:-0}" = 1 ]; then LINES=${AM_CONTENTION_LINES:-1000}
+else LINES=${AM_CONTENTION_LINES:-2000}; fi
 LOOPS=${AM_CONTENTION_LOOPS:-10}
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT

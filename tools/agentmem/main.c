@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "agentmem.h"
@@ -66,8 +67,10 @@ static const struct help {
             "       agentmem [--db PATH] add --batch FILE.jsonl\n"
             "  Adds one event; with --batch, one JSON object per line with the same\n"
             "  fields (user, channel, external_id, session, task, agent, source, type,\n"
-            "  domain, intent, at, text); committed 32 lines at a time, each line\n"
-            "  added or refused on its own (refusals on stderr as FILE:LINE: why).\n"},
+            "  domain, intent, at, text); committed up to 32 lines at a time (fewer\n"
+            "  when a chunk takes over 100 ms, so other writers are not kept\n"
+            "  waiting), each line added or refused on its own (refusals on stderr\n"
+            "  as FILE:LINE: why).\n"},
     {"recall", "usage: agentmem [--db PATH] recall (--user U | --channel C --external-id X) --text QUERY\n"
                "         [--session S] [--task T] [--agent A] [--domain D] [--as-of ISO8601]\n"
                "         [--budget TOKENS] [--k EVENTS] [--json]\n"
@@ -233,17 +236,21 @@ static const char *jstr(json_t *o, const char *k)
     return json_string_value(json_object_get(o, k));
 }
 
-/* A batch is written in chunks of BATCH_CHUNK lines, one transaction
- * each (am_add_events): short enough that other writers of the store get
- * the lock between two chunks, long enough to commit a few times less
- * often than line by line.  A chunk with a refused line is written again
- * line by line, so each line is added or refused on its own (file:line:
- * why on stderr) and a refused line never takes the others with it. */
+/* A batch is written in chunks, one transaction each (am_add_events):
+ * short enough that other writers of the store get the lock between two
+ * chunks, long enough to commit less often than line by line.  A chunk
+ * has at most BATCH_CHUNK lines and is halved while one takes longer than
+ * BATCH_CHUNK_MS (a slow machine, long texts, an embedder), doubled back
+ * when one takes under a quarter of it.  A chunk with a refused line is
+ * written again line by line, so each line is added or refused on its
+ * own (file:line: why on stderr) and a refused line never takes the
+ * others with it. */
 #define BATCH_CHUNK 32
+#define BATCH_CHUNK_MS 100
 
 typedef struct batch {
     const opts *o;
-    size_t n;
+    size_t n, max; /* lines in the chunk, lines it may take */
     am_event ev[BATCH_CHUNK];
     json_t *json[BATCH_CHUNK]; /* owns the strings ev[] borrows */
     long lineno[BATCH_CHUNK];
@@ -254,7 +261,13 @@ typedef struct batch {
 static void batch_flush(am_db *db, batch *b)
 {
     if (b->n == 0) return;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     int chunk_rc = am_add_events(db, b->ev, b->n, b->info);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    long ms = (long)(t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
+    if (ms > BATCH_CHUNK_MS && b->max > 1) b->max /= 2;
+    else if (ms < BATCH_CHUNK_MS / 4 && b->n == b->max && b->max < BATCH_CHUNK) b->max *= 2;
     for (size_t i = 0; i < b->n; i++) {
         int rc = chunk_rc ? am_add_event(db, &b->ev[i], &b->info[i]) : AM_OK;
         if (rc) {
@@ -283,6 +296,7 @@ static int cmd_add_batch(am_db *db, const opts *o)
         return 1;
     }
     b->o = o;
+    b->max = BATCH_CHUNK;
     char *line = NULL;
     size_t cap = 0;
     long lineno = 0;
@@ -304,7 +318,7 @@ static int cmd_add_batch(am_db *db, const opts *o)
                                  jstr(j, "intent"), jstr(j, "text"), jstr(j, "at")};
         b->json[b->n] = j;
         b->lineno[b->n] = lineno;
-        if (++b->n == BATCH_CHUNK) batch_flush(db, b);
+        if (++b->n == b->max) batch_flush(db, b);
     }
     batch_flush(db, b);
     free(line);

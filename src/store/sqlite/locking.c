@@ -14,7 +14,10 @@
  *  - The waiter's back-off is short and jittered: 1, 2, 4 ms up to
  *    AM__BUSY_STEP_MAX_MS, each drawn in [d/2, d] from a per-connection
  *    generator (waiters do not retry in step), until the limit the
- *    configuration gives (am_config.busy_timeout_ms) has passed.
+ *    configuration gives (am_config.busy_timeout_ms) has passed.  It ages:
+ *    the longer a waiter has waited, the shorter its sleeps (1 ms after
+ *    AM__AGED_MS), so when the lock comes free the oldest waiter is the
+ *    likeliest to try first -- without a queue, the nearest to one.
  *  - The holder rests: a connection that has held the write lock for
  *    AM__HOLD_MAX_MS of transactions with hardly a gap between them (one
  *    long one, or many short ones back to back) waits AM__REST_MS, longer
@@ -39,6 +42,7 @@
 #include "store/sqlite/sqlite_int.h"
 
 #define AM__BUSY_STEP_MAX_MS 6 /* longest sleep between two tries */
+#define AM__AGED_MS 1000       /* a waiter this old tries every 1 ms */
 #define AM__HOLD_MAX_MS 100    /* continuous holding before a rest */
 #define AM__HOLD_LONGEST_MS 1600 /* ... after rests nobody used */
 #define AM__REST_MS 8          /* > AM__BUSY_STEP_MAX_MS: every waiter tries */
@@ -79,8 +83,18 @@ static int on_busy(void *ctx, int tries)
     if (tries == 0) s->busy_since = now;
     int64_t left = (int64_t)s->busy_limit_ms * 1000 - (now - s->busy_since);
     if (left <= 0) return 0;
+    /* 1, 2, 4, 6 ms; then, the longer it has waited, the more often it
+     * tries (down to every 1 ms after AM__AGED_MS): of the waiters, the one
+     * that waited longest is the likeliest to try first in a free moment */
     int64_t step = (int64_t)1000 << (tries < 3 ? tries : 3);
     if (step > AM__BUSY_STEP_MAX_MS * 1000) step = AM__BUSY_STEP_MAX_MS * 1000;
+    int64_t waited = now - s->busy_since;
+    if (tries > 3) {
+        int64_t aged = AM__BUSY_STEP_MAX_MS * 1000 -
+                       waited * (AM__BUSY_STEP_MAX_MS - 1) / AM__AGED_MS;
+        if (aged < 1000) aged = 1000;
+        if (aged < step) step = aged;
+    }
     step = step / 2 + (int64_t)(jitter_next(s) % (uint64_t)(step / 2 + 1));
     sleep_us(step < left ? step : left);
     return 1;
