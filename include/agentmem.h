@@ -223,13 +223,29 @@ char *am_time_format(am_time t, int tz_minutes, char *buf);
 /* ---------------------------------------------------------------- identity */
 
 /* Declare that (channel, external_id) is the master user user_id (F2).
- * Creates the user if needed.  Re-linking an id to another user is refused
- * with AM_DENIED (unlink first).  Returns AM_OK, AM_INVALID (bad id),
- * AM_DENIED, AM_BUSY, AM_IO, AM_BACKEND. */
+ * A channel identity is that pair, compared field by field: ("tg:x", "7")
+ * and ("tg", "x:7") are two identities.  An event from a pair nobody
+ * linked goes to a user of the pair's own, with an id the engine makes:
+ * "~" and 26 characters (am_add_info.user_id says which); no caller can
+ * create a user of that form (AM_INVALID), so it never lands on a user
+ * someone named.  Creates user_id if needed.
+ * Linking a pair that went to its own user moves that user into user_id:
+ * at once when it holds nothing; when it has a history (events, memories,
+ * tasks) only with am_link_merge(..., 1) -- its events, memories, tasks
+ * (one task of the same id in both: joined), vectors and links become
+ * user_id's, audited as "link.merge"; am_link refuses it with AM_DENIED
+ * saying it has a history.  Re-linking a pair linked to another master
+ * user is refused with AM_DENIED (unlink first).  Returns AM_OK,
+ * AM_INVALID (bad id), AM_DENIED, AM_BUSY, AM_IO, AM_BACKEND; on error
+ * nothing changes. */
 int am_link(am_db *db, const char *channel, const char *external_id,
             const char *user_id);
+int am_link_merge(am_db *db, const char *channel, const char *external_id,
+                  const char *user_id, int merge);
 
-/* Remove a link.  Returns AM_OK or AM_NOTFOUND. */
+/* Remove a link (audited).  The pair's events stay with the user they
+ * went to; later ones go to the pair's own user.  Returns AM_OK,
+ * AM_NOTFOUND (not linked), AM_INVALID, AM_BUSY, AM_BACKEND. */
 int am_unlink(am_db *db, const char *channel, const char *external_id);
 
 /* Resolve (channel, external_id) to the master user id.  out must hold
@@ -242,10 +258,16 @@ int am_resolve(am_db *db, const char *channel, const char *external_id,
 
 /* One event entering the perception layer.  Unset pointers are NULL.
  * Identity: user_id (a master id), or channel + external_id (resolved via
- * am_link; an unlinked pair becomes a new master user "channel:external_id"
- * linked to itself).  Ids (user, agent, session, task, channel, external,
- * domain, intent) are 1..128 bytes of valid UTF-8 without control
- * characters and without leading or trailing spaces. */
+ * am_link; an unlinked pair goes to the pair's own master user, made on
+ * its first event with an engine id "~" + 26 characters: see am_link).  Ids (user, agent, session, task, channel, external,
+ * domain, intent) are 1..128 bytes of valid UTF-8 without control (Cc),
+ * format (Cf: bidi controls, zero-width characters), separator, private-use
+ * or default-ignorable characters, with no space but U+0020 and none at
+ * either end; am_errmsg names the character ("add: user contains an
+ * invisible format character (bidi control, zero-width) (U+202E)").
+ * user_id together with channel or external_id is refused (AM_INVALID).
+ * occurred_at must lie between 1970-01-01 and the clock plus
+ * rank.future_skew_minutes (default one day); a second 60 is refused. */
 typedef struct am_event {
     const char *user_id;
     const char *channel;
@@ -263,6 +285,16 @@ typedef struct am_event {
     const char *intent;      /* verb phrase, e.g. "查询工单" */
     const char *text;        /* content, valid UTF-8, required */
     const char *occurred_at; /* ISO 8601 with zone; NULL = clock now */
+    /* The caller's own id of the event (an id, as above), or NULL: adding
+     * an event with an id the user already has writes nothing and returns
+     * that event (am_add_info.existing = 1) when it was given the same
+     * fields, and AM_INVALID ("add: id \"X\" already names another event
+     * of user U") when not; a re-run of an import with ids is idempotent.
+     * Scoped per master user.  Fields are appended here: initialise an
+     * am_event with memset or {0} (or positionally) and new fields stay
+     * NULL; a program compiled against an older agentmem.h must be rebuilt,
+     * as the struct carries no size. */
+    const char *event_id;
 } am_event;
 
 /* What the write path did with one event.  Filled by am_add_event. */
@@ -275,6 +307,9 @@ typedef struct am_add_info {
     int memories_invalidated;   /* items closed by the event */
     int task_changed;           /* the task state changed */
     int one_off;                /* an instruction kept in task state only */
+    int existing;               /* am_event.event_id named an event already
+                                   stored: nothing was written, event_id is
+                                   that event's (appended field) */
 } am_add_info;
 
 /* Add one event and run the write path (validate, resolve identity,
@@ -347,7 +382,8 @@ typedef struct am_task {
 /* ---------------------------------------------------------------- read */
 
 typedef struct am_query {
-    const char *user_id;       /* or channel + external_id */
+    const char *user_id;       /* or channel + external_id (not both:
+                                  AM_INVALID) */
     const char *channel, *external_id;
     const char *agent_id, *session_id;
     const char *task_id;       /* the caller knows the task */

@@ -106,3 +106,7 @@ AM_KNOB(int, pii_matches, 1, 0, 1,
         "1: a question that names a phone number, an e-mail address, an ID or a "
         "card number finds the events that held it (stored redacted) through the "
         "user's PII vault, first; 0: off")
+AM_KNOB(int, future_skew_minutes, 1440, 0, 5256000,
+        "an event's occurred_at may lie at most this many minutes after the "
+        "clock (a client's clock runs ahead); later, and before 1970, it is "
+        "refused (a 2206 preference would otherwise win every recall)")

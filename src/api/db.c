@@ -196,13 +196,47 @@ void am_close(am_db *db)
 
 /* ------------------------------------------------------------ identity */
 
-static int check_id(am_db *db, const char *what, const char *field,
-                    const char *v)
+int am__db_check_id(am_db *db, const char *what, const char *field, const char *v)
 {
-    const char *why = am__id_check(v);
-    if (why) return am__db_error(db, AM_INVALID, "%s: %s %s", what, field, why);
+    int32_t cp;
+    const char *why = am__id_problem(v, &cp);
+    if (!why) return AM_OK;
+    if (cp >= 0)
+        return am__db_error(db, AM_INVALID, "%s: %s %s (U+%04X)", what, field, why,
+                            (unsigned)cp);
+    return am__db_error(db, AM_INVALID, "%s: %s %s", what, field, why);
+}
+
+/* The id the engine gives the user of a channel identity nobody linked:
+ * "~" and a ULID.  No caller can make a user of that form (user_allowed),
+ * so it never names someone's chosen user, and the pair stays a pair:
+ * ("tg:x", "7") and ("tg", "x:7") get two users. */
+#define ENGINE_ID_LEN 27
+static int is_engine_id(const char *id)
+{
+    if (strlen(id) != ENGINE_ID_LEN || id[0] != '~') return 0;
+    for (size_t i = 1; i < ENGINE_ID_LEN; i++)
+        if (!strchr("0123456789ABCDEFGHJKMNPQRSTVWXYZ", id[i])) return 0;
+    return 1;
+}
+
+/* A user id the caller gives: valid, and not an engine id unless that
+ * user exists (a caller may name it, never create one). */
+static int user_allowed(am_db *db, const char *what, const char *user_id)
+{
+    int rc = am__db_check_id(db, what, "user", user_id);
+    if (rc || !is_engine_id(user_id)) return rc;
+    int exists = db->store->vt->user_exists(db->store, user_id);
+    if (exists < 0) return am__db_store_error(db, -exists, what);
+    if (!exists)
+        return am__db_error(db, AM_INVALID,
+                            "%s: user \"%s\" has the form of an id the engine gives channel"
+                            " identities (\"~\" and 26 characters) and names no user; choose"
+                            " another id", what, user_id);
     return AM_OK;
 }
+
+#define PAIR_FMT "channel \"%s\" external_id \"%s\""
 
 int am__db_resolve_user(am_db *db, const char *what, const char *user_id,
                         const char *channel, const char *external_id,
@@ -210,8 +244,13 @@ int am__db_resolve_user(am_db *db, const char *what, const char *user_id,
 {
     int rc;
     am__store *s = db->store;
+    if (user_id && (channel || external_id))
+        return am__db_error(db, AM_INVALID, "%s: give user or channel + external_id, not both",
+                            what);
     if (user_id) {
-        if ((rc = check_id(db, what, "user", user_id))) return rc;
+        if ((rc = create ? user_allowed(db, what, user_id)
+                         : am__db_check_id(db, what, "user", user_id)))
+            return rc;
         snprintf(out, AM_ID_MAX + 1, "%s", user_id);
         if (create) {
             rc = s->vt->user_ensure(s, out, am__db_now(db));
@@ -221,55 +260,109 @@ int am__db_resolve_user(am_db *db, const char *what, const char *user_id,
     }
     if (!channel && !external_id)
         return am__db_error(db, AM_INVALID, "%s: user is missing (give user or channel + external_id)", what);
-    if ((rc = check_id(db, what, "channel", channel))) return rc;
-    if ((rc = check_id(db, what, "external_id", external_id))) return rc;
+    if ((rc = am__db_check_id(db, what, "channel", channel))) return rc;
+    if ((rc = am__db_check_id(db, what, "external_id", external_id))) return rc;
     rc = s->vt->link_get(s, channel, external_id, out);
     if (rc == AM_OK) return AM_OK;
     if (rc != AM_NOTFOUND) return am__db_store_error(db, rc, what);
+    /* the pair's own user (made before, then unlinked), or a new one */
+    rc = s->vt->user_of_channel(s, channel, external_id, out);
+    if (rc && rc != AM_NOTFOUND) return am__db_store_error(db, rc, what);
     if (!create)
-        return am__db_error(db, AM_NOTFOUND, "%s: no user is linked to %s:%s", what, channel, external_id);
-    int n = snprintf(out, AM_ID_MAX + 1, "%s:%s", channel, external_id);
-    if (n > AM_ID_MAX)
-        return am__db_error(db, AM_INVALID, "%s: channel + external_id longer than 128 bytes", what);
+        return rc ? am__db_error(db, AM_NOTFOUND, "%s: no user is linked to " PAIR_FMT, what,
+                                 channel, external_id)
+                  : AM_OK;
     am_time now = am__db_now(db);
-    if ((rc = s->vt->user_ensure(s, out, now)) ||
-        (rc = s->vt->link_put(s, channel, external_id, out, now)))
+    if (rc == AM_NOTFOUND) {
+        out[0] = '~';
+        am__db_new_id(db, now, out + 1);
+        rc = s->vt->user_create_for(s, out, channel, external_id, now);
+    }
+    if (rc || (rc = s->vt->link_put(s, channel, external_id, out, now)))
         return am__db_store_error(db, rc, what);
     return AM_OK;
 }
 
-int am_link(am_db *db, const char *channel, const char *external_id,
-            const char *user_id)
+/* A late link: the pair's own user (made by the engine) goes into user_id
+ * -- at once when it holds nothing, with merge when it has a history. */
+static int link_take_own(am_db *db, const char *channel, const char *external_id,
+                         const char *user_id, const char *own, int merge, am_time now)
+{
+    am__store *s = db->store;
+    long events = 0, items = 0, tasks = 0;
+    int rc = s->vt->user_history(s, own, &events, &items, &tasks);
+    if (rc) return am__db_store_error(db, rc, "link");
+    if ((events || items || tasks) && !merge)
+        return am__db_error(db, AM_DENIED,
+                            "link: " PAIR_FMT " already has its own history as user %s (%ld"
+                            " events, %ld memories, %ld tasks): link with merge (agentmem link"
+                            " --merge) to move it into %s, or leave it apart",
+                            channel, external_id, own, events, items, tasks, user_id);
+    char detail[256];
+    snprintf(detail, sizeof detail, "into %.128s: %ld events, %ld memories, %ld tasks", user_id,
+             events, items, tasks);
+    if ((rc = s->vt->user_ensure(s, user_id, now)) || (rc = s->vt->user_merge(s, own, user_id)) ||
+        (rc = s->vt->audit(s, user_id, now, "link.merge", "user", own, detail)))
+        return am__db_store_error(db, rc, "link");
+    return AM_OK;
+}
+
+int am_link_merge(am_db *db, const char *channel, const char *external_id,
+                  const char *user_id, int merge)
 {
     if (!db) return AM_MISUSE;
     am__db_clear_error(db);
     int rc;
-    if ((rc = check_id(db, "link", "channel", channel)) ||
-        (rc = check_id(db, "link", "external_id", external_id)) ||
-        (rc = check_id(db, "link", "user", user_id)))
+    if ((rc = am__db_check_id(db, "link", "channel", channel)) ||
+        (rc = am__db_check_id(db, "link", "external_id", external_id)) ||
+        (rc = user_allowed(db, "link", user_id)))
         return rc;
     am__store *s = db->store;
-    char cur[AM_ID_MAX + 1];
+    char cur[AM_ID_MAX + 1], own[AM_ID_MAX + 1];
     am_time now = am__db_now(db);
     if ((rc = s->vt->begin(s))) return am__db_store_error(db, rc, "link");
-    rc = s->vt->link_get(s, channel, external_id, cur);
-    if (rc == AM_OK) {
-        s->vt->rollback(s);
-        if (strcmp(cur, user_id) == 0) return AM_OK;
-        return am__db_error(db, AM_DENIED, "link: %s:%s already belongs to another user (unlink it first)",
-                            channel, external_id);
+    int linked = s->vt->link_get(s, channel, external_id, cur);
+    int owned = linked == AM_OK || linked == AM_NOTFOUND
+                    ? s->vt->user_of_channel(s, channel, external_id, own)
+                    : linked;
+    if ((linked && linked != AM_NOTFOUND) || (owned && owned != AM_NOTFOUND)) {
+        rc = am__db_store_error(db, linked ? linked : owned, "link");
+        goto out_rollback;
     }
-    if (rc != AM_NOTFOUND) goto out_store;
-    if ((rc = s->vt->user_ensure(s, user_id, now)) ||
-        (rc = s->vt->link_put(s, channel, external_id, user_id, now)) ||
-        (rc = s->vt->audit(s, user_id, now, "link", "identity", channel, external_id)) ||
+    if (linked == AM_OK && strcmp(cur, user_id) == 0) {
+        s->vt->rollback(s);
+        return AM_OK;
+    }
+    if (linked == AM_OK && (owned || strcmp(cur, own) != 0)) {
+        rc = am__db_error(db, AM_DENIED,
+                          "link: " PAIR_FMT " already belongs to user %s (unlink it first)",
+                          channel, external_id, cur);
+        goto out_rollback;
+    }
+    /* not linked, or linked to the pair's own user: that one joins user_id */
+    if (owned == AM_OK && strcmp(own, user_id) != 0) {
+        if ((rc = link_take_own(db, channel, external_id, user_id, own, merge, now)))
+            goto out_rollback;
+    } else if ((rc = s->vt->user_ensure(s, user_id, now))) {
+        goto out_store;
+    }
+    if ((rc = s->vt->link_get(s, channel, external_id, cur)) == AM_NOTFOUND)
+        rc = s->vt->link_put(s, channel, external_id, user_id, now);
+    if (rc || (rc = s->vt->audit(s, user_id, now, "link", "identity", channel, external_id)) ||
         (rc = s->vt->commit(s)))
         goto out_store;
     return AM_OK;
 out_store:
     am__db_store_error(db, rc, "link");
+out_rollback:
     s->vt->rollback(s);
     return rc;
+}
+
+int am_link(am_db *db, const char *channel, const char *external_id,
+            const char *user_id)
+{
+    return am_link_merge(db, channel, external_id, user_id, 0);
 }
 
 int am_unlink(am_db *db, const char *channel, const char *external_id)
@@ -277,13 +370,24 @@ int am_unlink(am_db *db, const char *channel, const char *external_id)
     if (!db) return AM_MISUSE;
     am__db_clear_error(db);
     int rc;
-    if ((rc = check_id(db, "unlink", "channel", channel)) ||
-        (rc = check_id(db, "unlink", "external_id", external_id)))
+    if ((rc = am__db_check_id(db, "unlink", "channel", channel)) ||
+        (rc = am__db_check_id(db, "unlink", "external_id", external_id)))
         return rc;
-    rc = db->store->vt->link_del(db->store, channel, external_id);
-    if (rc == AM_NOTFOUND)
-        return am__db_error(db, rc, "unlink: %s:%s is not linked", channel, external_id);
-    if (rc) return am__db_store_error(db, rc, "unlink");
+    am__store *s = db->store;
+    char cur[AM_ID_MAX + 1];
+    if ((rc = s->vt->begin(s))) return am__db_store_error(db, rc, "unlink");
+    rc = s->vt->link_get(s, channel, external_id, cur);
+    if (rc == AM_NOTFOUND) {
+        s->vt->rollback(s);
+        return am__db_error(db, rc, "unlink: " PAIR_FMT " is not linked", channel, external_id);
+    }
+    if (rc || (rc = s->vt->link_del(s, channel, external_id)) ||
+        (rc = s->vt->audit(s, cur, am__db_now(db), "unlink", "identity", channel, external_id)) ||
+        (rc = s->vt->commit(s))) {
+        am__db_store_error(db, rc, "unlink");
+        s->vt->rollback(s);
+        return rc;
+    }
     return AM_OK;
 }
 

@@ -45,6 +45,10 @@ void am__db_new_id(am_db *db, am_time at, char out[27]);
  * with the message in msg (config.c). */
 int am__config_check_size(const am_config *cfg, char *msg, size_t cap);
 
+/* AM_OK when v is a valid id (am__id_check), else AM_INVALID with the
+ * message "what: field reason (U+XXXX)" naming the offending character. */
+int am__db_check_id(am_db *db, const char *what, const char *field, const char *v);
+
 /* Resolve the caller's identity fields into a master user id (out holds
  * AM_ID_MAX+1).  With create, an unknown channel pair becomes a new user
  * linked to itself and an unknown user id is created.  `what` names the

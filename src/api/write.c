@@ -63,11 +63,12 @@ static int validate(am_db *db, const am_event *ev, am_time *at, int *tz)
         {"task", offsetof(am_event, task_id)},
         {"domain", offsetof(am_event, domain)},
         {"intent", offsetof(am_event, intent)},
+        {"id", offsetof(am_event, event_id)},
     };
     for (size_t i = 0; i < sizeof ids / sizeof *ids; i++) {
         const char *v = *(const char *const *)((const char *)ev + ids[i].off);
-        if (v && (why = am__id_check(v)))
-            return am__db_error(db, AM_INVALID, "add: %s %s", ids[i].name, why);
+        int rc;
+        if (v && (rc = am__db_check_id(db, "add", ids[i].name, v))) return rc;
     }
     if (ev->source && !in_list(ev->source, sources))
         return am__db_error(db, AM_INVALID, "add: source \"%s\" is not one of user, agent, tool, system",
@@ -77,10 +78,71 @@ static int validate(am_db *db, const am_event *ev, am_time *at, int *tz)
     if (ev->occurred_at) {
         if (am__time_parse(ev->occurred_at, at, tz, &why))
             return am__db_error(db, AM_INVALID, "add: occurred_at \"%.64s\" %s", ev->occurred_at, why);
+        /* the engine keeps what happened, not what will: an instant before
+         * the epoch or beyond the clock (plus the allowed skew) is a wrong
+         * clock or a typo, and would outrank every real memory */
+        am_time latest = am__db_now(db) + (am_time)db->cfg.rank.future_skew_minutes * 60000;
+        if (*at < 0)
+            return am__db_error(db, AM_INVALID, "add: occurred_at \"%.64s\" is before 1970-01-01",
+                                ev->occurred_at);
+        if (*at > latest) {
+            char lim[32];
+            return am__db_error(db, AM_INVALID,
+                                "add: occurred_at \"%.64s\" is in the future (later than %s, the"
+                                " clock plus future_skew_minutes %d)",
+                                ev->occurred_at, am__time_format(latest, 0, lim),
+                                db->cfg.rank.future_skew_minutes);
+        }
     } else {
         *at = am__db_now(db);
         *tz = db->cfg.default_tz_minutes;
     }
+    return AM_OK;
+}
+
+/* What the caller gave for an event (every field but the identity, which
+ * picks the user the id belongs to), as one 64-bit fingerprint: adding an
+ * event with a known id compares it to tell a re-run from a clash.  The
+ * time counts only when given (a re-run without one comes later). */
+static int input_fingerprint(am_db *db, const am_event *in, am_time at, int64_t *out)
+{
+    const char *const f[] = {in->agent_id, in->session_id, in->task_id, in->source, in->type,
+                             in->domain,   in->intent,     in->channel, in->text};
+    am__buf b;
+    am__buf_init(&b, &db->alloc);
+    for (size_t i = 0; i < sizeof f / sizeof *f; i++) {
+        if (f[i]) am__buf_add(&b, f[i], strlen(f[i]) + 1); /* with its NUL */
+        else am__buf_addc(&b, '\x1f');                     /* never inside an id or text */
+    }
+    if (in->occurred_at) am__buf_printf(&b, "@%lld", (long long)at);
+    int rc = b.oom ? AM_NOMEM : AM_OK;
+    if (!rc) *out = (int64_t)am__hash64(b.p, b.len);
+    am__buf_free(&b);
+    return rc;
+}
+
+/* An event the caller names with an id the user already has: *found = 1
+ * and info filled when it is the same event, AM_INVALID when the id names
+ * another; *found = 0 when the id is new. */
+static int known_event(am_db *db, const am_event *in, const char *uid, int64_t fp,
+                       am_add_info *info, int *found)
+{
+    char id[32], task[AM_ID_MAX + 1];
+    int64_t stored = 0;
+    *found = 0;
+    int rc = db->store->vt->event_by_client(db->store, uid, in->event_id, id, task, &stored);
+    if (rc == AM_NOTFOUND) return AM_OK;
+    if (rc) return am__db_store_error(db, rc, "add");
+    if (stored != fp)
+        return am__db_error(db, AM_INVALID,
+                            "add: id \"%s\" already names another event of user %s (%s):"
+                            " the same id with other content",
+                            in->event_id, uid, id);
+    *found = 1;
+    snprintf(info->event_id, sizeof info->event_id, "%s", id);
+    snprintf(info->user_id, sizeof info->user_id, "%s", uid);
+    snprintf(info->task_id, sizeof info->task_id, "%s", task);
+    info->existing = 1;
     return AM_OK;
 }
 
@@ -256,6 +318,16 @@ static int add_one(am_db *db, const am_event *in, am_add_info *info, int own_txn
     char uid[AM_ID_MAX + 1];
     if ((rc = am__db_resolve_user(db, "add", in->user_id, in->channel, in->external_id, 1, uid)))
         goto out_rollback;
+    int64_t fp = 0;
+    if (in->event_id) {
+        int found;
+        if ((rc = input_fingerprint(db, in, at, &fp))) goto out_store;
+        if ((rc = known_event(db, in, uid, fp, info, &found))) goto out_rollback;
+        if (found) { /* a re-run: nothing to write */
+            if (own_txn) s->vt->rollback(s);
+            goto out_free;
+        }
+    }
 
     am__event_row ev;
     memset(&ev, 0, sizeof ev);
@@ -274,6 +346,8 @@ static int add_one(am_db *db, const am_event *in, am_add_info *info, int own_txn
     ev.occurred_at = at;
     ev.tz_minutes = tz;
     ev.ingested_at = am__db_now(db);
+    ev.client_id = in->event_id;
+    ev.client_hash = fp;
     ev.lang = lang == AM_LANG_ZH ? "zh" : lang == AM_LANG_MIXED ? "mixed" : "en";
     if ((rc = am__text_normalize(db->text, red.text, clen, &norm))) goto out_store;
 

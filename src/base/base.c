@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <utf8proc.h>
+
 /* ------------------------------------------------------------ allocation */
 
 void *am__realloc(const am__allocator *a, void *p, size_t n)
@@ -561,11 +563,14 @@ int am__time_parse(const char *s, am_time *out, int *tz_minutes,
         *why = "no such date";
         return AM_INVALID;
     }
-    if (h > 23 || mi > 59 || sec > 60) {
-        *why = "no such time of day";
+    if (h > 23 || mi > 59 || sec > 59) {
+        /* second 60 (a leap second) was once clamped to 59: a changed
+         * time is worse than a refused one */
+        *why = sec == 60 && h <= 23 && mi <= 59
+                   ? "has second 60 (leap seconds are not accepted; use :59 or the next minute)"
+                   : "no such time of day";
         return AM_INVALID;
     }
-    if (sec == 60) sec = 59; /* leap second: clamp */
     int64_t days = am__days_from_civil(y, (unsigned)mo, (unsigned)d);
     int64_t secs = days * 86400 + h * 3600 + mi * 60 + sec - (int64_t)tz * 60;
     *out = secs * 1000 + ms;
@@ -685,17 +690,58 @@ uint64_t am__hash64(const void *p, size_t n)
     return h;
 }
 
-const char *am__id_check(const char *id)
+/* What may not appear in an identifier, by Unicode property (utf8proc's
+ * tables, not a list of code points): controls (Cc: C0, DEL, C1 such as
+ * U+0085), format characters (Cf: bidi overrides and isolates, zero-width
+ * spaces and joiners, U+FEFF), line and paragraph separators, surrogates
+ * and private use, spaces other than U+0020, and the default-ignorable
+ * code points that render as nothing (U+3164 HANGUL FILLER, variation
+ * selectors).  Each makes two ids that look the same differ, or one id
+ * render as another. */
+static const char *id_char_problem(int32_t cp)
 {
+    const utf8proc_property_t *p = utf8proc_get_property(cp);
+    switch (p->category) {
+    case UTF8PROC_CATEGORY_CC: return "contains a control character";
+    case UTF8PROC_CATEGORY_CF: return "contains an invisible format character (bidi control, zero-width)";
+    case UTF8PROC_CATEGORY_ZL:
+    case UTF8PROC_CATEGORY_ZP: return "contains a line or paragraph separator";
+    case UTF8PROC_CATEGORY_CS:
+    case UTF8PROC_CATEGORY_CO: return "contains a surrogate or private-use character";
+    case UTF8PROC_CATEGORY_ZS:
+        if (cp != ' ') return "contains a space other than U+0020";
+        break;
+    default: break;
+    }
+    if (p->ignorable) return "contains an invisible (default-ignorable) character";
+    return NULL;
+}
+
+const char *am__id_problem(const char *id, int32_t *cp_out)
+{
+    if (cp_out) *cp_out = -1;
     if (!id) return "is missing";
     size_t n = strlen(id);
     if (n == 0) return "is empty";
     if (n > AM_ID_MAX) return "is longer than 128 bytes";
     if (!am__utf8_valid(id, n, NULL)) return "is not valid UTF-8";
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)id[i];
-        if (c < 0x20 || c == 0x7F) return "contains a control character";
+    for (size_t i = 0; i < n;) {
+        utf8proc_int32_t cp;
+        utf8proc_ssize_t len = utf8proc_iterate((const utf8proc_uint8_t *)id + i,
+                                                (utf8proc_ssize_t)(n - i), &cp);
+        if (len <= 0) return "is not valid UTF-8";
+        const char *why = id_char_problem(cp);
+        if (why) {
+            if (cp_out) *cp_out = cp;
+            return why;
+        }
+        i += (size_t)len;
     }
     if (id[0] == ' ' || id[n - 1] == ' ') return "has leading or trailing spaces";
     return NULL;
+}
+
+const char *am__id_check(const char *id)
+{
+    return am__id_problem(id, NULL);
 }

@@ -110,8 +110,12 @@ void am__ulid_new(am__ulid_state *st, am_time ms, char out[27]);
 
 uint64_t am__hash64(const void *p, size_t n); /* FNV-1a 64 */
 
-/* Identifier check: 1..AM_ID_MAX bytes; printable, no control characters,
- * valid UTF-8.  Returns NULL when ok, or a static reason. */
+/* Identifier check: 1..AM_ID_MAX bytes of valid UTF-8 without control,
+ * format (bidi, zero-width), separator, private-use or default-ignorable
+ * characters, spaces only U+0020 and not at either end.  Returns NULL when
+ * ok, or a static reason.  am__id_problem also gives the offending code
+ * point in *cp (-1 when the reason is not one character; cp may be NULL). */
 const char *am__id_check(const char *id);
+const char *am__id_problem(const char *id, int32_t *cp);
 
 #endif

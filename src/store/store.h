@@ -28,6 +28,9 @@ typedef struct am__event_row {
     const char *index_doc;    /* text to index (content + entities); put only */
     const char *index_ctx;    /* context to index (the turn it answers); put only */
     double score;             /* search score (higher is better) */
+    const char *client_id;    /* the caller's id of the event (am_event.event_id) or
+                                 NULL; unique per user; put only */
+    int64_t client_hash;      /* fingerprint of what the caller gave; put only */
 } am__event_row;
 
 typedef struct am__entity_row {
@@ -157,6 +160,18 @@ typedef struct am__store_vt {
     int (*link_get)(am__store *s, const char *channel, const char *ext,
                     char *out);
     int (*link_del)(am__store *s, const char *channel, const char *ext);
+    /* A new user made by the engine for the unlinked pair (channel, ext),
+     * which it records; the user that was made for a pair (AM_NOTFOUND:
+     * none); how much a user holds (events, memory items, tasks); and the
+     * move of everything of user `from` into user `to` (links included;
+     * `from` is gone after it). */
+    int (*user_create_for)(am__store *s, const char *uid, const char *channel,
+                           const char *ext, am_time now);
+    int (*user_of_channel)(am__store *s, const char *channel, const char *ext,
+                           char *out);
+    int (*user_history)(am__store *s, const char *uid, long *events, long *items,
+                        long *tasks);
+    int (*user_merge)(am__store *s, const char *from, const char *to);
     int (*links_list)(am__store *s, const char *uid, am__arena *ar,
                       am__link_row **rows, size_t *n);
 
@@ -247,6 +262,11 @@ typedef struct am__store_vt {
                          am__arena *ar, am__entity_row **rows, size_t *n);
     int (*event_find)(am__store *s, const char *uid, const char *needle,
                       char out[32]);
+    /* The user's event that the caller named client_id when adding it:
+     * its id (32 bytes), its task ("" for none; AM_ID_MAX+1 bytes) and the
+     * fingerprint stored with it.  AM_OK or AM_NOTFOUND. */
+    int (*event_by_client)(am__store *s, const char *uid, const char *client_id,
+                           char id[32], char *task, int64_t *hash);
     /* The user's events whose PII vault holds a value of that type
      * ("phone", "email", ...), said before `to` (AM_TIME_NONE: any), newest
      * first, at most limit; originals[i] is the value event i held (for the
@@ -350,6 +370,6 @@ int am__store_sqlite_open(const char *path, const am__store_opts *o,
 
 /* The schema version this library writes and reads: the number of
  * migrations (store/sqlite/schema.c asserts it). */
-#define AM__SCHEMA_VERSION 9
+#define AM__SCHEMA_VERSION 10
 
 #endif

@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <utf8proc.h>
+
 #include "test.h"
 #include "base/base.h"
 
@@ -148,11 +150,67 @@ static void test_time_as_printf(void)
     CHECK_EQ_STR(am__time_format(AM_TIME_NONE, 0, none), "");
 }
 
+/* "a" cp "b" as UTF-8 */
+static const char *id_with(int32_t cp, char *buf)
+{
+    buf[0] = 'a';
+    utf8proc_ssize_t n = utf8proc_encode_char(cp, (utf8proc_uint8_t *)buf + 1);
+    buf[1 + n] = 'b';
+    buf[2 + n] = 0;
+    return buf;
+}
+
+static void test_id_characters(void)
+{
+    char buf[16];
+    /* bidi override, zero-width space, NEL, BOM, soft hyphen, LRM, RLI,
+     * Arabic letter mark, Mongolian vowel separator, Hangul filler,
+     * private use, line separator, no-break and ideographic spaces,
+     * variation selector 16, tag character */
+    static const int32_t bad[] = {0x202E, 0x200B, 0x0085, 0xFEFF, 0x00AD, 0x200E, 0x2067,
+                                  0x061C, 0x180E, 0x3164, 0xE000, 0x2028, 0x00A0, 0x3000,
+                                  0xFE0F, 0xE0041, 0x7F, 0x1B, 0x09};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        if (!am__id_check(id_with(bad[i], buf))) fprintf(stderr, "U+%04X accepted\n", bad[i]);
+        CHECK(am__id_check(buf) != NULL);
+        int32_t cp = 0;
+        CHECK(am__id_problem(buf, &cp) != NULL);
+        CHECK(cp == bad[i]);
+    }
+    /* every control and format character, whatever its number */
+    for (int32_t cp = 1; cp <= 0x10FFFF; cp++) {
+        if (cp >= 0xD800 && cp <= 0xDFFF) continue;
+        int cat = utf8proc_category(cp);
+        if (cat != UTF8PROC_CATEGORY_CC && cat != UTF8PROC_CATEGORY_CF) continue;
+        if (!am__id_check(id_with(cp, buf))) {
+            fprintf(stderr, "U+%04X (Cc/Cf) accepted\n", cp);
+            CHECK(0);
+            break;
+        }
+    }
+    static const char *const good[] = {"张三", "wx_zhang_01", "alice@example.com", "Zoë",
+                                       "😀", "a b", "مريم", "שרה", "u-1:tg/7", "ｆｕｌｌ"};
+    for (size_t i = 0; i < sizeof good / sizeof *good; i++) CHECK(am__id_check(good[i]) == NULL);
+    CHECK(am__id_check(" a") != NULL);
+}
+
+static void test_second_60_refused(void)
+{
+    am_time t;
+    const char *why = NULL;
+    CHECK_EQ_INT(am__time_parse("2026-03-05T16:00:60+08:00", &t, NULL, &why), AM_INVALID);
+    CHECK(why && strstr(why, "second 60"));
+    CHECK_EQ_INT(am__time_parse("2026-03-05T16:00:59+08:00", &t, NULL, &why), AM_OK);
+    CHECK_EQ_INT(am__time_parse("2026-03-05T16:00:61Z", &t, NULL, &why), AM_INVALID);
+}
+
 int main(void)
 {
     RUN(test_fixed_as_printf);
     RUN(test_int_as_printf);
     RUN(test_json_strings);
     RUN(test_time_as_printf);
+    RUN(test_id_characters);
+    RUN(test_second_60_refused);
     TEST_MAIN_END();
 }

@@ -22,7 +22,8 @@ static void test_defaults_from_the_list(void)
     CHECK_EQ_INT(cfg.rank.vector_exact_max, 0);
     CHECK_EQ_INT(cfg.rank.pii_matches, 1);
     size_t n = am_knob_count();
-    CHECK_EQ_INT(n, 32);
+    CHECK_EQ_INT(n, 33);
+    CHECK_EQ_INT(cfg.rank.future_skew_minutes, 1440);
     CHECK(am_knob_info(n) == NULL);
     for (size_t i = 0; i < n; i++) {
         const am_knob *k = am_knob_info(i);

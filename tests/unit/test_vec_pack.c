@@ -551,6 +551,11 @@ static void test_bits_scan(void)
                                   "ALTER TABLE memory_items DROP COLUMN tokens;" /* v7 */
                                   "DROP INDEX pii_vault_user;" /* v8 */
                                   "DELETE FROM meta WHERE key = 'fts_analyzer';" /* v9 */
+                                  "DROP INDEX events_client;"
+                                  "ALTER TABLE events DROP COLUMN client_id;"
+                                  "ALTER TABLE events DROP COLUMN client_hash;"
+                                  "ALTER TABLE users DROP COLUMN channel;"
+                                  "ALTER TABLE users DROP COLUMN external_id;" /* v10 */
                                   "UPDATE meta SET value = '5' WHERE key = 'schema_version'",
                               NULL, NULL, NULL),
                  SQLITE_OK);

@@ -7,9 +7,27 @@
  */
 #ifndef AM_CLI_H
 #define AM_CLI_H
+#include <jansson.h>
+
 #include "agentmem.h"
 
 int am_cli_scenario(int argc, char **argv); /* scenario.c */
 int am_cli_knobs(int argc, char **argv);    /* knobs.c */
+
+/* add --batch FILE (batch.c): exit code 0, 1 (a line or an event refused;
+ * with atomic nothing written) */
+int am_cli_add_batch(am_db *db, const char *path, int atomic, int json);
+/* One add result as a line of text or JSON (main.c); 0, or 1 when the JSON
+ * could not be written. */
+int am_cli_print_add(const am_add_info *info, int json);
+
+/* JSON output (json_out.c).  am_cli_json_print dumps v compactly on one
+ * stdout line and releases it (steals the reference; NULL counts as out of
+ * memory); returns 0, or 1 with a message on stderr.  am_cli_json_parsed
+ * turns JSON text the library returned into a value (NULL text: null;
+ * NULL when it is not JSON).  am_cli_json_str: a string, or null. */
+int am_cli_json_print(json_t *v);
+json_t *am_cli_json_parsed(const char *text);
+json_t *am_cli_json_str(const char *s);
 
 #endif

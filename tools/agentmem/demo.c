@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "agentmem.h"
+#include "cli.h"
 
 typedef struct step {
     const char *at;      /* ISO time of the turn */
@@ -92,8 +93,14 @@ static int replay(const char *title, const step *steps, size_t n, int json)
         rc = am_recall(db, &q, &r);
         if (rc) break;
         if (json) {
-            printf("{\"lang\":\"%s\",\"at\":\"%s\",\"turn\":\"%s\",\"result\":%s}\n", title, s->at,
-                   s->text, r->json);
+            json_t *result = am_cli_json_parsed(r->json);
+            if (am_cli_json_print(result ? json_pack("{s:s, s:s, s:s, s:o}", "lang", title, "at",
+                                                     s->at, "turn", s->text, "result", result)
+                                         : NULL)) {
+                am_recall_free(r);
+                am_close(db);
+                return 1;
+            }
         } else {
             printf("\n%s  user: %s\n", s->at, s->text);
             if (!r->need_memory) printf("    (router: no memory needed)\n");

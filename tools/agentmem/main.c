@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "agentmem.h"
@@ -24,7 +23,7 @@ typedef struct opts {
     int json;
     const char *user, *channel, *external_id, *agent, *session, *task, *source,
         *type, *domain, *intent, *at, *as_of, *text, *batch, *id, *level, *action;
-    int all, budget, k;
+    int all, budget, k, atomic, merge;
 } opts;
 
 static void usage_main(FILE *f)
@@ -39,7 +38,8 @@ static void usage_main(FILE *f)
           "  memories                  a user's semantic memory items\n"
           "  feedback                  confirm / reject / correct a memory\n"
           "  forget                    forget an event, session, task or user\n"
-          "  link                      link a channel identity to a user\n"
+          "  link                      link a channel identity to a user (--merge)\n"
+          "  unlink                    remove a channel identity's link\n"
           "  export                    everything stored about a user (JSON)\n"
           "  reembed                   vectors of the current embedder for older events\n"
           "  optimize                  merge the index after a bulk import (maintenance)\n"
@@ -63,14 +63,17 @@ static const struct help {
     {"init", "usage: agentmem [--db PATH] init\n  Creates the store file, or migrates an older one.\n"},
     {"add", "usage: agentmem [--db PATH] add (--user U | --channel C --external-id X) --text T\n"
             "         [--session S] [--task T] [--agent A] [--source user|agent|tool|system]\n"
-            "         [--type TYPE] [--domain D] [--intent I] [--at ISO8601] [--json]\n"
-            "       agentmem [--db PATH] add --batch FILE.jsonl\n"
+            "         [--type TYPE] [--domain D] [--intent I] [--at ISO8601] [--id ID] [--json]\n"
+            "       agentmem [--db PATH] add --batch FILE.jsonl [--atomic] [--json]\n"
             "  Adds one event; with --batch, one JSON object per line with the same\n"
             "  fields (user, channel, external_id, session, task, agent, source, type,\n"
-            "  domain, intent, at, text); committed up to 32 lines at a time (fewer\n"
-            "  when a chunk takes over 100 ms, so other writers are not kept\n"
-            "  waiting), each line added or refused on its own (refusals on stderr\n"
-            "  as FILE:LINE: why).\n"},
+            "  domain, intent, at, text, id), committed up to 32 lines at a time\n"
+            "  (fewer when a chunk takes over 100 ms, so other writers are not kept\n"
+            "  waiting), each line added or refused on its own; --atomic: the whole\n"
+            "  file in one transaction, or nothing.  Every value is a string (or null);\n"
+            "  other keys and types are refused by name.  --id / \"id\": the caller's id\n"
+            "  of the event -- adding it again with the same fields finds it (\"already\n"
+            "  present\") instead of adding a copy, with other fields is refused.\n"},
     {"recall", "usage: agentmem [--db PATH] recall (--user U | --channel C --external-id X) --text QUERY\n"
                "         [--session S] [--task T] [--agent A] [--domain D] [--as-of ISO8601]\n"
                "         [--budget TOKENS] [--k EVENTS] [--json]\n"
@@ -82,7 +85,13 @@ static const struct help {
     {"forget", "usage: agentmem [--db PATH] forget --user U --level event|session|task|user [--id ID] [--json]\n"
                "  Removes the data from every table and index; items derived only from\n"
                "  forgotten events go too.\n"},
-    {"link", "usage: agentmem [--db PATH] link --channel C --external-id X --user U\n"},
+    {"link", "usage: agentmem [--db PATH] link --channel C --external-id X --user U [--merge]\n"
+             "  The pair (C, X) is user U.  A pair that has been used unlinked has a\n"
+             "  user of its own (id \"~\" + 26 characters); linking it moves that user\n"
+             "  into U -- when it has a history (events, memories, tasks), only with\n"
+             "  --merge (audited), else the link is refused saying so.\n"},
+    {"unlink", "usage: agentmem [--db PATH] unlink --channel C --external-id X\n"
+               "  Removes the link: the pair's later events go to a user of its own.\n"},
     {"export", "usage: agentmem [--db PATH] export --user U\n"},
     {"optimize", "usage: agentmem [--db PATH] optimize\n"
                  "  Merges the full-text index into one segment, refreshes planner statistics\n"
@@ -143,6 +152,8 @@ static int parse_opts(const char *cmd, int argc, char **argv, opts *o)
         const char *a = argv[i];
         if (strcmp(a, "--json") == 0) { o->json = 1; continue; }
         if (strcmp(a, "--all") == 0) { o->all = 1; continue; }
+        if (strcmp(a, "--atomic") == 0) { o->atomic = 1; continue; }
+        if (strcmp(a, "--merge") == 0) { o->merge = 1; continue; }
         if (strcmp(a, "--budget") == 0 || strcmp(a, "--k") == 0) {
             if (i + 1 >= argc) return usage_error(cmd, "missing value");
             char *end;
@@ -167,6 +178,11 @@ static int parse_opts(const char *cmd, int argc, char **argv, opts *o)
         }
         *(const char **)((char *)o + strs[k].off) = argv[++i];
     }
+    /* one identity: a master user, or a channel's pair (link names both) */
+    if (o->user && (o->channel || o->external_id) && strcmp(cmd, "link") != 0)
+        return usage_error(cmd, "give --user or --channel with --external-id, not both");
+    if (!o->channel != !o->external_id)
+        return usage_error(cmd, "--channel and --external-id go together");
     return 0;
 }
 
@@ -215,131 +231,40 @@ static int fail(am_db *db, int rc)
     return 1;
 }
 
-static void print_add(const am_add_info *info, int json)
+int am_cli_print_add(const am_add_info *info, int json)
 {
     if (json)
-        printf("{\"event_id\":\"%s\",\"user\":\"%s\",\"task\":\"%s\",\"memories_created\":%d,"
-               "\"memories_updated\":%d,\"memories_invalidated\":%d,\"task_changed\":%s,"
-               "\"one_off\":%s}\n",
-               info->event_id, info->user_id, info->task_id, info->memories_created,
-               info->memories_updated, info->memories_invalidated,
-               info->task_changed ? "true" : "false", info->one_off ? "true" : "false");
+        return am_cli_json_print(json_pack(
+            "{s:s, s:s, s:s, s:i, s:i, s:i, s:b, s:b, s:b}", "event_id", info->event_id, "user",
+            info->user_id, "task", info->task_id, "memories_created", info->memories_created,
+            "memories_updated", info->memories_updated, "memories_invalidated",
+            info->memories_invalidated, "task_changed", info->task_changed, "one_off",
+            info->one_off, "existing", info->existing));
+    if (info->existing)
+        printf("event %s (user %s): already present, nothing added\n", info->event_id,
+               info->user_id);
     else
         printf("event %s (user %s%s%s): %d new, %d updated, %d invalidated memories%s%s\n",
                info->event_id, info->user_id, info->task_id[0] ? ", task " : "", info->task_id,
                info->memories_created, info->memories_updated, info->memories_invalidated,
                info->task_changed ? ", task changed" : "", info->one_off ? ", one-off" : "");
-}
-
-static const char *jstr(json_t *o, const char *k)
-{
-    return json_string_value(json_object_get(o, k));
-}
-
-/* A batch is written in chunks, one transaction each (am_add_events):
- * short enough that other writers of the store get the lock between two
- * chunks, long enough to commit less often than line by line.  A chunk
- * has at most BATCH_CHUNK lines and is halved while one takes longer than
- * BATCH_CHUNK_MS (a slow machine, long texts, an embedder), doubled back
- * when one takes under a quarter of it.  A chunk with a refused line is
- * written again line by line, so each line is added or refused on its
- * own (file:line: why on stderr) and a refused line never takes the
- * others with it. */
-#define BATCH_CHUNK 32
-#define BATCH_CHUNK_MS 100
-
-typedef struct batch {
-    const opts *o;
-    size_t n, max; /* lines in the chunk, lines it may take */
-    am_event ev[BATCH_CHUNK];
-    json_t *json[BATCH_CHUNK]; /* owns the strings ev[] borrows */
-    long lineno[BATCH_CHUNK];
-    am_add_info info[BATCH_CHUNK];
-    long ok, bad;
-} batch;
-
-static void batch_flush(am_db *db, batch *b)
-{
-    if (b->n == 0) return;
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    int chunk_rc = am_add_events(db, b->ev, b->n, b->info);
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    long ms = (long)(t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
-    if (ms > BATCH_CHUNK_MS && b->max > 1) b->max /= 2;
-    else if (ms < BATCH_CHUNK_MS / 4 && b->n == b->max && b->max < BATCH_CHUNK) b->max *= 2;
-    for (size_t i = 0; i < b->n; i++) {
-        int rc = chunk_rc ? am_add_event(db, &b->ev[i], &b->info[i]) : AM_OK;
-        if (rc) {
-            fprintf(stderr, "agentmem add: %s:%ld: %s\n", b->o->batch, b->lineno[i], am_errmsg(db));
-            b->bad++;
-        } else {
-            b->ok++;
-            if (b->o->json) print_add(&b->info[i], 1);
-        }
-        json_decref(b->json[i]);
-    }
-    b->n = 0;
-}
-
-static int cmd_add_batch(am_db *db, const opts *o)
-{
-    FILE *f = strcmp(o->batch, "-") == 0 ? stdin : fopen(o->batch, "r");
-    if (!f) {
-        fprintf(stderr, "agentmem add: cannot open %s\n", o->batch);
-        return 1;
-    }
-    batch *b = calloc(1, sizeof *b);
-    if (!b) {
-        fprintf(stderr, "agentmem add: out of memory\n");
-        if (f != stdin) fclose(f);
-        return 1;
-    }
-    b->o = o;
-    b->max = BATCH_CHUNK;
-    char *line = NULL;
-    size_t cap = 0;
-    long lineno = 0;
-    while (getline(&line, &cap, f) > 0) {
-        lineno++;
-        if (line[0] == '\n' || line[0] == 0) continue;
-        json_error_t je;
-        json_t *j = json_loads(line, 0, &je);
-        if (!json_is_object(j)) {
-            fprintf(stderr, "agentmem add: %s:%ld: %s\n", o->batch, lineno,
-                    j ? "not a JSON object" : je.text);
-            json_decref(j);
-            b->bad++;
-            continue;
-        }
-        b->ev[b->n] = (am_event){jstr(j, "user"), jstr(j, "channel"), jstr(j, "external_id"),
-                                 jstr(j, "agent"), jstr(j, "session"), jstr(j, "task"),
-                                 jstr(j, "source"), jstr(j, "type"), jstr(j, "domain"),
-                                 jstr(j, "intent"), jstr(j, "text"), jstr(j, "at")};
-        b->json[b->n] = j;
-        b->lineno[b->n] = lineno;
-        if (++b->n == b->max) batch_flush(db, b);
-    }
-    batch_flush(db, b);
-    free(line);
-    if (f != stdin) fclose(f);
-    long ok = b->ok, bad = b->bad;
-    free(b);
-    fprintf(stderr, "%ld added, %ld rejected\n", ok, bad);
-    return bad ? 1 : 0;
+    return 0;
 }
 
 static int cmd_add(am_db *db, const opts *o)
 {
-    if (o->batch) return cmd_add_batch(db, o);
+    if (o->batch) {
+        if (!*o->batch) return usage_error("add", "--batch needs a file name (or - for stdin)");
+        return am_cli_add_batch(db, o->batch, o->atomic, o->json);
+    }
+    if (o->atomic) return usage_error("add", "--atomic goes with --batch");
     if (!o->text) return usage_error("add", "--text is required");
     am_event ev = {o->user, o->channel, o->external_id, o->agent, o->session, o->task,
-                   o->source, o->type, o->domain, o->intent, o->text, o->at};
+                   o->source, o->type, o->domain, o->intent, o->text, o->at, o->id};
     am_add_info info;
     int rc = am_add_event(db, &ev, &info);
     if (rc) return fail(db, rc);
-    print_add(&info, o->json);
-    return 0;
+    return am_cli_print_add(&info, o->json);
 }
 
 static int cmd_recall(am_db *db, const opts *o)
@@ -375,10 +300,19 @@ static int cmd_task(am_db *db, const opts *o)
     int rc = am_task_get(db, o->user, o->task, &t);
     if (rc) return fail(db, rc);
     if (o->json) {
-        printf("{\"task_id\":\"%s\",\"stage\":\"%s\",\"status\":\"%s\",\"artifacts\":%s,\"pending\":%s,"
-               "\"notes\":%s,\"history\":%zu}\n",
-               t->task_id, t->stage ? t->stage : "", t->status, t->artifacts_json,
-               t->pending_json, t->notes_json, t->n_history);
+        json_t *artifacts = am_cli_json_parsed(t->artifacts_json),
+               *pending = am_cli_json_parsed(t->pending_json),
+               *notes = am_cli_json_parsed(t->notes_json);
+        json_t *v = artifacts && pending && notes
+                        ? json_pack("{s:s, s:s, s:s, s:O, s:O, s:O, s:I}", "task_id", t->task_id,
+                                    "stage", t->stage ? t->stage : "", "status", t->status,
+                                    "artifacts", artifacts, "pending", pending, "notes", notes,
+                                    "history", (json_int_t)t->n_history)
+                        : NULL;
+        json_decref(artifacts);
+        json_decref(pending);
+        json_decref(notes);
+        rc = am_cli_json_print(v);
     } else {
         printf("task %s: stage %s, status %s\n  artifacts %s\n  pending %s\n  notes %s\n",
                t->task_id, t->stage ? t->stage : "-", t->status, t->artifacts_json,
@@ -391,7 +325,7 @@ static int cmd_task(am_db *db, const opts *o)
         }
     }
     am_task_free(t);
-    return 0;
+    return rc;
 }
 
 static int cmd_memories(am_db *db, const opts *o)
@@ -446,8 +380,9 @@ static int cmd_forget(am_db *db, const opts *o)
     int rc = am_forget(db, o->user, level, o->id, &info);
     if (rc) return fail(db, rc);
     if (o->json)
-        printf("{\"events\":%ld,\"memories\":%ld,\"tasks\":%ld}\n", info.events, info.memories,
-               info.tasks);
+        return am_cli_json_print(json_pack("{s:I, s:I, s:I}", "events", (json_int_t)info.events,
+                                           "memories", (json_int_t)info.memories, "tasks",
+                                           (json_int_t)info.tasks));
     else
         printf("forgot %ld events, %ld memory versions, %ld tasks\n", info.events, info.memories,
                info.tasks);
@@ -458,7 +393,17 @@ static int cmd_link(am_db *db, const opts *o)
 {
     if (!o->channel || !o->external_id || !o->user)
         return usage_error("link", "--channel, --external-id and --user are required");
-    int rc = am_link(db, o->channel, o->external_id, o->user);
+    int rc = am_link_merge(db, o->channel, o->external_id, o->user, o->merge);
+    if (rc) return fail(db, rc);
+    printf("ok\n");
+    return 0;
+}
+
+static int cmd_unlink(am_db *db, const opts *o)
+{
+    if (!o->channel || !o->external_id)
+        return usage_error("unlink", "--channel and --external-id are required");
+    int rc = am_unlink(db, o->channel, o->external_id);
     if (rc) return fail(db, rc);
     printf("ok\n");
     return 0;
@@ -515,7 +460,7 @@ static int cmd_reembed(am_db *db, const opts *o)
                             " continue\n", n);
         return 1;
     }
-    if (o->json) printf("{\"reembedded\":%zu}\n", n);
+    if (o->json) return am_cli_json_print(json_pack("{s:I}", "reembedded", (json_int_t)n));
     else printf("%zu events re-embedded\n", n);
     return 0;
 }
@@ -564,7 +509,7 @@ int main(int argc, char **argv)
     } cmds[] = {
         {"add", cmd_add}, {"recall", cmd_recall}, {"task", cmd_task},
         {"memories", cmd_memories}, {"feedback", cmd_feedback}, {"forget", cmd_forget},
-        {"link", cmd_link}, {"export", cmd_export}, {"reembed", cmd_reembed},
+        {"link", cmd_link}, {"unlink", cmd_unlink}, {"export", cmd_export}, {"reembed", cmd_reembed},
         {"optimize", cmd_optimize},
         {"init", NULL},
     };

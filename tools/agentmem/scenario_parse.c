@@ -519,6 +519,11 @@ static void check_fields(sc_step *st, sc_buf *b)
         sc_buf_printf(b, "expected field \"%s\" / got none", fs->name);
         issue_buf(st, NULL, b, 1);
     }
+    if ((KB(st->kind) & K_IDENT) && json_object_get(st->root, "user") &&
+        (json_object_get(st->root, "channel") || json_object_get(st->root, "external_id"))) {
+        sc_buf_adds(b, "expected \"user\" or \"channel\" + \"external_id\" / got both");
+        issue_buf(st, NULL, b, 1);
+    }
     if ((KB(st->kind) & K_IDENT) && !json_object_get(st->root, "user")) {
         int has_ch = json_object_get(st->root, "channel") != NULL;
         int has_ext = json_object_get(st->root, "external_id") != NULL;

@@ -108,8 +108,8 @@ static int lists_apply(sq_store *s, const char *tag, const char *text, int64_t r
 int am__sqlite_event_put(am__store *b, am__event_row *e)
 {
     sq_store *s = SQ(b);
-    sqlite3_stmt *st = stmt(s, "INSERT INTO events(id, user_id, agent_id, session_id, task_id, channel, source, type, content, domain, intent, lang, occurred_at, tz_minutes, ingested_at)"
-                               " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+    sqlite3_stmt *st = stmt(s, "INSERT INTO events(id, user_id, agent_id, session_id, task_id, channel, source, type, content, domain, intent, lang, occurred_at, tz_minutes, ingested_at, client_id, client_hash)"
+                               " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
     if (!st) return AM_BACKEND;
     bind_text(st, 1, e->id);
     bind_text(st, 2, e->user_id);
@@ -126,6 +126,8 @@ int am__sqlite_event_put(am__store *b, am__event_row *e)
     sqlite3_bind_int64(st, 13, e->occurred_at);
     sqlite3_bind_int(st, 14, e->tz_minutes);
     sqlite3_bind_int64(st, 15, e->ingested_at);
+    bind_text(st, 16, e->client_id);
+    if (e->client_id) sqlite3_bind_int64(st, 17, e->client_hash);
     int rc = run(s, st, "event");
     if (rc) return rc;
     am__post_df_clear(s->post); /* its user's frequencies grow */
@@ -384,12 +386,26 @@ int am__sqlite_event_find(am__store *b, const char *uid, const char *needle,
     if (!st) return AM_BACKEND;
     bind_text(st, 1, uid);
     bind_text(st, 2, needle);
+    return first_text(s, st, out, 32, "event find");
+}
+
+int am__sqlite_event_by_client(am__store *b, const char *uid, const char *client_id,
+                               char id[32], char *task, int64_t *hash)
+{
+    sq_store *s = SQ(b);
+    sqlite3_stmt *st = stmt(s, "SELECT id, coalesce(task_id, ''), client_hash FROM events"
+                               " WHERE user_id = ? AND client_id = ?");
+    if (!st) return AM_BACKEND;
+    bind_text(st, 1, uid);
+    bind_text(st, 2, client_id);
     int rc = sqlite3_step(st), r;
     if (rc == SQLITE_ROW) {
-        snprintf(out, 32, "%s", (const char *)sqlite3_column_text(st, 0));
+        snprintf(id, 32, "%s", (const char *)sqlite3_column_text(st, 0));
+        snprintf(task, AM_ID_MAX + 1, "%s", (const char *)sqlite3_column_text(st, 1));
+        *hash = sqlite3_column_int64(st, 2);
         r = AM_OK;
     } else {
-        r = rc == SQLITE_DONE ? AM_NOTFOUND : fail(s, rc, "event find");
+        r = rc == SQLITE_DONE ? AM_NOTFOUND : fail(s, rc, "event by id");
     }
     done(s, st);
     return r;

@@ -133,6 +133,25 @@ static const char *const migrations[] = {
      * an unknown one); a build before it, which would write its own
      * tokens into the index without saying so, refuses the store */
     "INSERT OR IGNORE INTO meta(key, value) VALUES('fts_analyzer', '0');",
+    /* version 10: identities and idempotent writes.  An event may carry
+     * the caller's own id (client_id, unique per user) and the
+     * fingerprint of what the caller gave (client_hash), so adding it
+     * again finds it instead of writing a copy.  A user the engine made
+     * for an unlinked channel identity records that (channel,
+     * external_id) pair; before this such users were named
+     * "channel:external_id", and those still linked to the pair their
+     * name spells are marked so (their links and data unchanged). */
+    ("ALTER TABLE events ADD COLUMN client_id TEXT;"
+     "ALTER TABLE events ADD COLUMN client_hash INTEGER;"
+     "CREATE UNIQUE INDEX events_client ON events(user_id, client_id)"
+     "  WHERE client_id IS NOT NULL;"
+     "ALTER TABLE users ADD COLUMN channel TEXT;"
+     "ALTER TABLE users ADD COLUMN external_id TEXT;"
+     "UPDATE users SET"
+     "  channel = (SELECT l.channel FROM identity_links l WHERE l.user_id = users.user_id"
+     "    AND l.channel || ':' || l.external_id = users.user_id ORDER BY l.created_at LIMIT 1),"
+     "  external_id = (SELECT l.external_id FROM identity_links l WHERE l.user_id = users.user_id"
+     "    AND l.channel || ':' || l.external_id = users.user_id ORDER BY l.created_at LIMIT 1);"),
 };
 #define N_MIGRATIONS (int)(sizeof migrations / sizeof *migrations)
 _Static_assert(sizeof migrations / sizeof *migrations == AM__SCHEMA_VERSION,

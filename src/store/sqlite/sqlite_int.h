@@ -346,6 +346,23 @@ static inline int run(sq_store *s, sqlite3_stmt *st, const char *what)
     return out;
 }
 
+/* Step a statement once: column 0 of its row into out (cap bytes),
+ * AM_OK; AM_NOTFOUND when it has no row; the statement is done after. */
+static inline int first_text(sq_store *s, sqlite3_stmt *st, char *out, size_t cap,
+                             const char *what)
+{
+    int rc = sqlite3_step(st), r;
+    if (rc == SQLITE_ROW) {
+        const unsigned char *v = sqlite3_column_text(st, 0);
+        snprintf(out, cap, "%s", v ? (const char *)v : "");
+        r = AM_OK;
+    } else {
+        r = rc == SQLITE_DONE ? AM_NOTFOUND : fail(s, rc, what);
+    }
+    done(s, st);
+    return r;
+}
+
 static inline int exec(sq_store *s, const char *sql, const char *what)
 {
     char *msg = NULL;
@@ -441,6 +458,12 @@ int am__sqlite_link_put(am__store *b, const char *ch, const char *ext,
                         const char *uid, am_time now);
 int am__sqlite_link_get(am__store *b, const char *ch, const char *ext, char *out);
 int am__sqlite_link_del(am__store *b, const char *ch, const char *ext);
+int am__sqlite_user_create_for(am__store *b, const char *uid, const char *ch, const char *ext,
+                               am_time now);
+int am__sqlite_user_of_channel(am__store *b, const char *ch, const char *ext, char *out);
+int am__sqlite_user_history(am__store *b, const char *uid, long *events, long *items,
+                            long *tasks);
+int am__sqlite_user_merge(am__store *b, const char *from, const char *to);
 int am__sqlite_links_list(am__store *b, const char *uid, am__arena *ar,
                           am__link_row **rows, size_t *n);
 
@@ -468,6 +491,8 @@ int am__sqlite_entities_list(am__store *b, const char *uid, int64_t rid,
                              am__arena *ar, am__entity_row **rows, size_t *n);
 int am__sqlite_event_find(am__store *b, const char *uid, const char *needle,
                           char out[32]);
+int am__sqlite_event_by_client(am__store *b, const char *uid, const char *client_id,
+                               char id[32], char *task, int64_t *hash);
 int am__sqlite_entity_counts(am__store *b, const char *uid, const char *type, int limit,
                              am__arena *ar, const char ***norms, long **counts, size_t *n);
 

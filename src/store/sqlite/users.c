@@ -1,5 +1,12 @@
 /*
  * users.c -- users and the identity links that name them on a channel.
+ *
+ * A channel identity is the pair (channel, external_id), two columns,
+ * never one joined string.  A user the engine makes for a pair nobody
+ * linked records that pair in users(channel, external_id); its id is an
+ * engine id (api/db.c), which no caller can choose.  A late link of such
+ * a pair to a master user moves that user's history into the master
+ * (am__sqlite_user_merge) when asked.
  */
 #include "store/sqlite/sqlite_int.h"
 
@@ -46,15 +53,7 @@ int am__sqlite_link_get(am__store *b, const char *ch, const char *ext, char *out
     if (!st) return AM_BACKEND;
     bind_text(st, 1, ch);
     bind_text(st, 2, ext);
-    int rc = sqlite3_step(st), out_rc;
-    if (rc == SQLITE_ROW) {
-        snprintf(out, AM_ID_MAX + 1, "%s", (const char *)sqlite3_column_text(st, 0));
-        out_rc = AM_OK;
-    } else {
-        out_rc = rc == SQLITE_DONE ? AM_NOTFOUND : fail(s, rc, "link");
-    }
-    done(s, st);
-    return out_rc;
+    return first_text(s, st, out, AM_ID_MAX + 1, "link");
 }
 
 int am__sqlite_link_del(am__store *b, const char *ch, const char *ext)
@@ -90,4 +89,110 @@ int am__sqlite_links_list(am__store *b, const char *uid, am__arena *ar,
     int out = rc == SQLITE_DONE ? AM_OK : fail(s, rc, "links");
     done(s, st);
     return out;
+}
+
+int am__sqlite_user_create_for(am__store *b, const char *uid, const char *ch, const char *ext,
+                               am_time now)
+{
+    sq_store *s = SQ(b);
+    sqlite3_stmt *st = stmt(s, "INSERT INTO users(user_id, created_at, channel, external_id)"
+                               " VALUES(?,?,?,?)");
+    if (!st) return AM_BACKEND;
+    bind_text(st, 1, uid);
+    sqlite3_bind_int64(st, 2, now);
+    bind_text(st, 3, ch);
+    bind_text(st, 4, ext);
+    return run(s, st, "user");
+}
+
+int am__sqlite_user_of_channel(am__store *b, const char *ch, const char *ext, char *out)
+{
+    sq_store *s = SQ(b);
+    sqlite3_stmt *st = stmt(s, "SELECT user_id FROM users WHERE channel = ? AND external_id = ?"
+                               " ORDER BY created_at LIMIT 1");
+    if (!st) return AM_BACKEND;
+    bind_text(st, 1, ch);
+    bind_text(st, 2, ext);
+    return first_text(s, st, out, AM_ID_MAX + 1, "user of channel");
+}
+
+int am__sqlite_user_history(am__store *b, const char *uid, long *events, long *items,
+                            long *tasks)
+{
+    sq_store *s = SQ(b);
+    sqlite3_stmt *st = stmt(s, "SELECT (SELECT count(*) FROM events WHERE user_id = ?1),"
+                               " (SELECT count(DISTINCT lineage_id) FROM memory_items WHERE user_id = ?1),"
+                               " (SELECT count(*) FROM tasks WHERE user_id = ?1)");
+    if (!st) return AM_BACKEND;
+    bind_text(st, 1, uid);
+    int rc = sqlite3_step(st), r = AM_OK;
+    if (rc == SQLITE_ROW) {
+        *events = (long)sqlite3_column_int64(st, 0);
+        *items = (long)sqlite3_column_int64(st, 1);
+        *tasks = (long)sqlite3_column_int64(st, 2);
+    } else {
+        r = fail(s, rc, "user history");
+    }
+    done(s, st);
+    return r;
+}
+
+/* Everything of user ?1 becomes user ?2's.  A task both have becomes one:
+ * the master's row, with the other's artifacts, pending decisions and
+ * notes appended and the later status and stage; their histories join.
+ * The index rows carry the user's token in their text (fts_tokenizer.c):
+ * rewritten with the new token ?3 (old ?4).  The audit log keeps what
+ * happened under the id it happened to (it is append-only). */
+int am__sqlite_user_merge(am__store *b, const char *from, const char *to)
+{
+    sq_store *s = SQ(b);
+    char old_tok[32], new_tok[32];
+    uid_token(from, old_tok, 0);
+    uid_token(to, new_tok, 0);
+    static const char *const sql[] = {
+        ("UPDATE tasks AS t SET"
+         "  artifacts = (SELECT json_group_array(json(v)) FROM (SELECT value AS v FROM json_each(t.artifacts)"
+         "    UNION ALL SELECT value FROM json_each(f.artifacts))),"
+         "  pending = (SELECT json_group_array(json(v)) FROM (SELECT value AS v FROM json_each(t.pending)"
+         "    UNION ALL SELECT value FROM json_each(f.pending))),"
+         "  notes = (SELECT json_group_array(json(v)) FROM (SELECT value AS v FROM json_each(t.notes)"
+         "    UNION ALL SELECT value FROM json_each(f.notes))),"
+         "  stage = CASE WHEN f.updated_at > t.updated_at THEN f.stage ELSE t.stage END,"
+         "  status = CASE WHEN f.updated_at > t.updated_at THEN f.status ELSE t.status END,"
+         "  created_at = min(t.created_at, f.created_at), updated_at = max(t.updated_at, f.updated_at)"
+         "  FROM tasks AS f WHERE f.user_id = ?1 AND t.user_id = ?2 AND f.task_id = t.task_id"),
+        "DELETE FROM tasks WHERE user_id = ?1 AND task_id IN (SELECT task_id FROM tasks WHERE user_id = ?2)",
+        "UPDATE tasks SET user_id = ?2 WHERE user_id = ?1",
+        "UPDATE task_history SET user_id = ?2 WHERE user_id = ?1",
+        ("UPDATE events_fts SET uid = ?3,"
+         "  doc = '" AM__FTS_TAG "' || ?3 || '" AM__FTS_TAG "' || substr(doc, length(?4) + 3),"
+         "  ctx = '" AM__FTS_TAG "' || ?3 || '" AM__FTS_TAG "' || substr(ctx, length(?4) + 3)"
+         "  WHERE rowid IN (SELECT rid FROM events WHERE user_id = ?1)"),
+        "UPDATE events SET user_id = ?2 WHERE user_id = ?1",
+        "UPDATE event_vectors SET user_id = ?2 WHERE user_id = ?1",
+        "UPDATE vector_blocks SET user_id = ?2 WHERE user_id = ?1",
+        "UPDATE entities SET user_id = ?2 WHERE user_id = ?1",
+        "UPDATE pii_vault SET user_id = ?2 WHERE user_id = ?1",
+        "UPDATE memory_items SET user_id = ?2 WHERE user_id = ?1",
+        "UPDATE item_sources SET user_id = ?2 WHERE user_id = ?1",
+        "UPDATE item_heat SET user_id = ?2 WHERE user_id = ?1",
+        "UPDATE tombstones SET user_id = ?2 WHERE user_id = ?1",
+        "UPDATE identity_links SET user_id = ?2 WHERE user_id = ?1",
+        ("UPDATE users SET n_events = (SELECT count(*) FROM events e WHERE e.user_id = ?2)"
+         "  WHERE user_id = ?2"),
+        "DELETE FROM users WHERE user_id = ?1",
+    };
+    am__sqlite_caches_drop(s, AM__DROP_FORGET, from);
+    am__sqlite_caches_drop(s, AM__DROP_FORGET, to);
+    for (size_t i = 0; i < sizeof sql / sizeof *sql; i++) {
+        sqlite3_stmt *st = stmt(s, sql[i]);
+        if (!st) return AM_BACKEND;
+        bind_text(st, 1, from);
+        bind_text(st, 2, to);
+        if (sqlite3_bind_parameter_count(st) >= 3) bind_text(st, 3, new_tok);
+        if (sqlite3_bind_parameter_count(st) >= 4) bind_text(st, 4, old_tok);
+        int rc = run(s, st, "merge users");
+        if (rc) return rc;
+    }
+    return AM_OK;
 }

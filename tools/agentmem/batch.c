@@ -1,0 +1,271 @@
+/*
+ * batch.c -- `agentmem add --batch FILE.jsonl [--atomic]`: one event per
+ * JSON line, with the fields of `add` (user, channel, external_id, agent,
+ * session, task, source, type, domain, intent, at, text) and an optional
+ * `id` (am_event.event_id: a re-run of the file finds its events instead
+ * of writing copies).
+ *
+ * The file's shape is fixed, so every line is checked before the engine
+ * sees it: a value that is not a string (or null, meaning absent) is
+ * refused naming the field and the type it has ("task: expected a string,
+ * got an integer"), a key that is not a field is refused by name, and a
+ * NUL byte, a duplicate key or a line that is not a JSON object make the
+ * line bad.  The path must name a file (not a directory, not "").
+ *
+ * Without --atomic the good lines are written in chunks, one transaction
+ * each (am_add_events): short enough that other writers of the store get
+ * the lock between two chunks, long enough to commit less often than line
+ * by line.  A chunk has at most BATCH_CHUNK lines and is halved while one
+ * takes longer than BATCH_CHUNK_MS (a slow machine, long texts, an
+ * embedder, a busy store), doubled back when one takes under a quarter of
+ * it.  A chunk with a refused event is written again line by line, so
+ * each line is added or refused on its own and bad lines are reported and
+ * skipped (exit 1 if any).  With --atomic the whole file is one
+ * am_add_events call after every line was checked: one bad line (or one
+ * refused event) and nothing is written.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "cli.h"
+
+static const struct {
+    const char *name;
+    size_t off;
+} batch_fields[] = {
+    {"user", offsetof(am_event, user_id)},       {"channel", offsetof(am_event, channel)},
+    {"external_id", offsetof(am_event, external_id)}, {"agent", offsetof(am_event, agent_id)},
+    {"session", offsetof(am_event, session_id)}, {"task", offsetof(am_event, task_id)},
+    {"source", offsetof(am_event, source)},      {"type", offsetof(am_event, type)},
+    {"domain", offsetof(am_event, domain)},      {"intent", offsetof(am_event, intent)},
+    {"at", offsetof(am_event, occurred_at)},     {"text", offsetof(am_event, text)},
+    {"id", offsetof(am_event, event_id)},
+};
+#define N_BATCH_FIELDS (sizeof batch_fields / sizeof *batch_fields)
+
+static const char *type_name(const json_t *v)
+{
+    switch (json_typeof(v)) {
+    case JSON_OBJECT: return "an object";
+    case JSON_ARRAY: return "an array";
+    case JSON_INTEGER: return "an integer";
+    case JSON_REAL: return "a number";
+    case JSON_TRUE:
+    case JSON_FALSE: return "a boolean";
+    default: return "a string";
+    }
+}
+
+/* One line into *ev (strings borrowed from *root, which the caller
+ * releases).  0, or 1 with the reason in why. */
+static int parse_line(const char *line, size_t n, json_t **root, am_event *ev, char *why,
+                      size_t cap)
+{
+    memset(ev, 0, sizeof *ev);
+    *root = NULL;
+    if (memchr(line, 0, n)) {
+        snprintf(why, cap, "contains a NUL byte");
+        return 1;
+    }
+    json_error_t je;
+    json_t *j = json_loadb(line, n, JSON_REJECT_DUPLICATES, &je);
+    if (!json_is_object(j)) {
+        snprintf(why, cap, "%s", j ? "not a JSON object" : je.text);
+        json_decref(j);
+        return 1;
+    }
+    *root = j;
+    const char *key;
+    json_t *v;
+    json_object_foreach(j, key, v) {
+        size_t k;
+        for (k = 0; k < N_BATCH_FIELDS; k++)
+            if (strcmp(key, batch_fields[k].name) == 0) break;
+        if (k == N_BATCH_FIELDS) {
+            int w = snprintf(why, cap, "unknown field \"%.64s\" (the fields are", key);
+            for (k = 0; k < N_BATCH_FIELDS && w > 0 && (size_t)w < cap; k++)
+                w += snprintf(why + w, cap - (size_t)w, "%s %s", k ? "," : "",
+                              batch_fields[k].name);
+            if (w > 0 && (size_t)w < cap) snprintf(why + w, cap - (size_t)w, ")");
+            return 1;
+        }
+        if (json_is_null(v)) continue;
+        if (!json_is_string(v)) {
+            snprintf(why, cap, "%s: expected a string%s, got %s", key,
+                     strcmp(key, "at") == 0 ? " (ISO 8601 with a zone)" : "", type_name(v));
+            return 1;
+        }
+        if (strlen(json_string_value(v)) != json_string_length(v)) {
+            snprintf(why, cap, "%s: contains a NUL character", key);
+            return 1;
+        }
+        *(const char **)((char *)ev + batch_fields[k].off) = json_string_value(v);
+    }
+    return 0;
+}
+
+/* The batch file, refusing what is not one. */
+static FILE *open_batch(const char *path)
+{
+    if (strcmp(path, "-") == 0) return stdin;
+    FILE *f = fopen(path, "r");
+    struct stat sb;
+    if (!f) {
+        fprintf(stderr, "agentmem add: cannot open %s: %s\n", path, strerror(errno));
+        return NULL;
+    }
+    if (fstat(fileno(f), &sb) != 0 || S_ISDIR(sb.st_mode)) {
+        fprintf(stderr, "agentmem add: %s is a directory, not a batch file\n", path);
+        fclose(f);
+        return NULL;
+    }
+    return f;
+}
+
+typedef struct batch {
+    json_t **roots;
+    am_event *evs;
+    long *lines;
+    size_t n, cap;
+} batch;
+
+static int batch_push(batch *b, json_t *root, const am_event *ev, long line)
+{
+    if (b->n == b->cap) {
+        size_t cap = b->cap ? b->cap * 2 : 64;
+        json_t **r = realloc(b->roots, cap * sizeof *r);
+        if (r) b->roots = r;
+        am_event *e = r ? realloc(b->evs, cap * sizeof *e) : NULL;
+        if (e) b->evs = e;
+        long *l = e ? realloc(b->lines, cap * sizeof *l) : NULL;
+        if (!l) return 1;
+        b->lines = l;
+        b->cap = cap;
+    }
+    b->roots[b->n] = root;
+    b->evs[b->n] = *ev;
+    b->lines[b->n] = line;
+    b->n++;
+    return 0;
+}
+
+static void batch_free(batch *b)
+{
+    for (size_t i = 0; i < b->n; i++) json_decref(b->roots[i]);
+    free(b->roots);
+    free(b->evs);
+    free(b->lines);
+}
+
+/* The whole file in one transaction. */
+static int add_atomic(am_db *db, const char *path, batch *b, int json, long *ok, long *existing)
+{
+    am_add_info *infos = calloc(b->n ? b->n : 1, sizeof *infos);
+    if (!infos) {
+        fprintf(stderr, "agentmem add: out of memory\n");
+        return 1;
+    }
+    int rc = am_add_events(db, b->evs, b->n, infos);
+    if (rc) {
+        /* "add: events[i]: why" -> the line of event i */
+        const char *m = am_errmsg(db);
+        size_t i = 0;
+        const char *rest = m;
+        if (sscanf(m, "add: events[%zu]: ", &i) == 1 && i < b->n && (rest = strstr(m, "]: ")))
+            fprintf(stderr, "agentmem add: %s:%ld: %s\n", path, b->lines[i], rest + 3);
+        else fprintf(stderr, "agentmem add: %s: %s\n", path, m);
+        free(infos);
+        return 1;
+    }
+    for (size_t i = 0; i < b->n; i++) {
+        if (infos[i].existing) ++*existing;
+        else ++*ok;
+        if (json && am_cli_print_add(&infos[i], 1)) rc = 1;
+    }
+    free(infos);
+    return rc;
+}
+
+#define BATCH_CHUNK 32
+#define BATCH_CHUNK_MS 100
+
+/* The chunk's lines in one transaction, or line by line when one is
+ * refused; *max adapts to how long it took.  Releases the lines. */
+static void add_chunk(am_db *db, const char *path, batch *b, int json, size_t *max, long *ok,
+                      long *existing, long *bad)
+{
+    if (b->n == 0) return;
+    am_add_info infos[BATCH_CHUNK];
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int chunk_rc = am_add_events(db, b->evs, b->n, infos);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    long ms = (long)(t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
+    if (ms > BATCH_CHUNK_MS && *max > 1) *max /= 2;
+    else if (ms < BATCH_CHUNK_MS / 4 && b->n == *max && *max < BATCH_CHUNK) *max *= 2;
+    for (size_t i = 0; i < b->n; i++) {
+        if (chunk_rc && am_add_event(db, &b->evs[i], &infos[i])) {
+            fprintf(stderr, "agentmem add: %s:%ld: %s\n", path, b->lines[i], am_errmsg(db));
+            ++*bad;
+            continue;
+        }
+        if (infos[i].existing) ++*existing;
+        else ++*ok;
+        if (json && am_cli_print_add(&infos[i], 1)) ++*bad;
+    }
+    for (size_t i = 0; i < b->n; i++) json_decref(b->roots[i]);
+    b->n = 0;
+}
+
+int am_cli_add_batch(am_db *db, const char *path, int atomic, int json)
+{
+    FILE *f = open_batch(path);
+    if (!f) return 1;
+    char *line = NULL, why[400];
+    size_t cap = 0;
+    ssize_t len;
+    long lineno = 0, ok = 0, bad = 0, existing = 0;
+    batch b = {0};
+    size_t max = BATCH_CHUNK;
+    while ((len = getline(&line, &cap, f)) > 0) {
+        lineno++;
+        size_t n = (size_t)len, k = 0;
+        while (n && (line[n - 1] == '\n' || line[n - 1] == '\r')) n--;
+        while (k < n && (line[k] == ' ' || line[k] == '\t')) k++;
+        if (k == n) continue;
+        json_t *root;
+        am_event ev;
+        if (parse_line(line, n, &root, &ev, why, sizeof why)) {
+            fprintf(stderr, "agentmem add: %s:%ld: %s\n", path, lineno, why);
+            json_decref(root);
+            bad++;
+            continue;
+        }
+        if (batch_push(&b, root, &ev, lineno)) {
+            fprintf(stderr, "agentmem add: out of memory\n");
+            json_decref(root);
+            bad++;
+            break;
+        }
+        if (!atomic && b.n == max) add_chunk(db, path, &b, json, &max, &ok, &existing, &bad);
+    }
+    if (!atomic) add_chunk(db, path, &b, json, &max, &ok, &existing, &bad);
+    if (ferror(f)) {
+        fprintf(stderr, "agentmem add: %s: read error: %s\n", path, strerror(errno));
+        bad++;
+    }
+    free(line);
+    if (f != stdin) fclose(f);
+    if (atomic) {
+        if (bad) fprintf(stderr, "agentmem add: %s: %ld bad lines, nothing added (--atomic)\n",
+                         path, bad);
+        else if (add_atomic(db, path, &b, json, &ok, &existing)) bad = 1;
+        batch_free(&b);
+    }
+    fprintf(stderr, "%ld added, %ld already present, %ld rejected\n", ok, existing, bad);
+    return bad ? 1 : 0;
+}
