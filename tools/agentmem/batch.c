@@ -264,8 +264,8 @@ int am_cli_add_batch(am_db *db, const char *path, int atomic, int json)
         if (bad) fprintf(stderr, "agentmem add: %s: %ld bad lines, nothing added (--atomic)\n",
                          path, bad);
         else if (add_atomic(db, path, &b, json, &ok, &existing)) bad = 1;
-        batch_free(&b);
     }
+    batch_free(&b); /* the arrays (a chunk's lines were released with it) */
     fprintf(stderr, "%ld added, %ld already present, %ld rejected\n", ok, existing, bad);
     return bad ? 1 : 0;
 }
