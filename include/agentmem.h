@@ -132,6 +132,17 @@ typedef struct am_config {
      * there the next time instead of scanning the index.  1 turns that
      * off (the same results, slower; for comparisons).  Default 0. */
     int no_term_cache;
+    /* PII-vault encryption at rest (F3): 64 hex digits (a 32-byte key) or
+     * NULL.  With a key, every original kept in the vault (phones, e-mails,
+     * ID, card, SSN, IBAN and passport numbers) is sealed with AES-256-GCM,
+     * a random nonce per value, bound to its user and type; the key is
+     * needed to match a recall that names such a value; am_optimize with
+     * a key seals originals stored before it.  Without one the originals
+     * are stored in plaintext in the store file (docs/SECURITY.md says
+     * what holds either way).  The CLI takes it from
+     * $AGENTMEM_VAULT_KEY or --vault-key-file.  Copied at am_open; the
+     * string is not kept.  Default NULL. */
+    const char *vault_key;
 } am_config;
 
 /* Bits of am_config.redact. */
@@ -211,6 +222,13 @@ const char *am_errmsg(const am_db *db);
 /* Release memory owned by the caller that a function documents as
  * "free with am_free".  NULL is a no-op. */
 void am_free(void *p);
+
+/* A stored text as the memory block prints it: one inert line (line breaks
+ * -> " / ", brackets other than redaction placeholders -> parentheses, tabs
+ * -> spaces, control and bidi characters dropped), so a text shown to an
+ * agent or a terminal cannot open a section or send escape sequences.  Owned: free
+ * with am_free.  NULL when text is NULL or memory runs out. */
+char *am_text_plain(const char *text);
 
 /* Parse ISO 8601 with a zone into UTC ms.  *tz_minutes (may be NULL)
  * receives the zone offset.  Returns AM_OK or AM_INVALID. */
@@ -349,9 +367,16 @@ typedef struct am_memory {
     am_time last_access;     /* AM_TIME_NONE if never recalled */
     am_time valid_from, valid_to;        /* business validity; to NONE = open */
     am_time recorded_at, superseded_at;  /* system time; NONE = current */
-    const char **source_event_ids;       /* provenance */
+    const char **source_event_ids;       /* provenance: the first and the
+                                            latest sources (at most 32),
+                                            oldest first */
     size_t n_sources;
     double score;            /* recall score (0 outside recall) */
+    long source_count;       /* source events counted, listed or not (a
+                                statement said N times: N) */
+    am_time reinforced_at;   /* last repetition (recorded_at, or later: a
+                                repetition that changes nothing updates the
+                                current version's provenance in place) */
 } am_memory;
 
 typedef struct am_event_rec {
@@ -490,6 +515,17 @@ int am_optimize(am_db *db);
  * is owned: free with am_free.  PII mappings are never exported.
  * Returns AM_OK, AM_NOTFOUND (unknown user), AM_NOMEM, AM_BACKEND. */
 int am_export(am_db *db, const char *user_id, char **json_out);
+
+/* The same document as am_export, written while it is made, in bounded
+ * memory (a page of rows, not the user's history: for a user of any
+ * size): write(ctx, data, len) receives consecutive pieces and returns 0
+ * to go on, non-zero to stop the export (AM_IO).  One read snapshot: a
+ * concurrent write is in it whole or not at all.  Nothing is written for
+ * an unknown user or a bad id; after another error part of the document
+ * may have been written (the caller discards it).  Returns AM_OK,
+ * AM_NOTFOUND, AM_INVALID, AM_NOMEM, AM_IO, AM_BACKEND. */
+typedef int (*am_write_fn)(void *ctx, const char *data, size_t len);
+int am_export_stream(am_db *db, const char *user_id, am_write_fn write, void *ctx);
 
 /* Find the id of an event by a substring of its content (for tools and
  * the scenario runner).  out must hold 32 bytes.  Returns AM_OK or

@@ -137,8 +137,20 @@ int am_open(const am_config *cfg, am_db **out, char **errmsg)
     am__ulid_init(&db->ulid, (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 20) ^
                                  (uint64_t)(uintptr_t)db);
     am__store_opts o = {&db->alloc, cfg->busy_timeout_ms > 0 ? cfg->busy_timeout_ms : 5000,
-                        cfg->must_exist, 0, cfg->no_term_cache};
-    int rc = am__store_open(cfg->path, &o, &db->store, err, sizeof err);
+                        cfg->must_exist, 0, cfg->no_term_cache, NULL};
+    unsigned char vault_key[AM__VAULT_KEY_BYTES];
+    int rc = AM_OK;
+    db->cfg.vault_key = NULL; /* not kept: copied into the store */
+    if (cfg->vault_key) {
+        if (am__vault_key_parse(cfg->vault_key, vault_key)) {
+            rc = AM_MISUSE;
+            snprintf(err, sizeof err, "open: vault_key must be 64 hex digits (a 32-byte key)");
+            goto out_fail;
+        }
+        o.vault_key = vault_key;
+    }
+    rc = am__store_open(cfg->path, &o, &db->store, err, sizeof err);
+    am__vault_key_wipe(vault_key, sizeof vault_key);
     if (rc) goto out_fail;
     rc = am__text_open(&db->alloc, &db->text);
     if (rc) {

@@ -37,6 +37,8 @@ static void memory_from_row(am_memory *m, const am__item_row *r)
     m->superseded_at = r->superseded_at;
     m->source_event_ids = r->sources;
     m->n_sources = r->n_sources;
+    m->source_count = r->source_count > (long)r->n_sources ? r->source_count : (long)r->n_sources;
+    m->reinforced_at = r->reinforced_at != AM_TIME_NONE ? r->reinforced_at : r->recorded_at;
 }
 
 static void event_from_row(am_event_rec *e, const am__event_row *r)
@@ -128,6 +130,9 @@ static void json_memory(am__buf *b, const am_memory *m)
         am__buf_json_str(b, m->source_event_ids[i]);
     }
     am__buf_addc(b, ']');
+    json_name(b, "source_count", 1);
+    am__buf_add_int(b, m->source_count);
+    json_time(b, "reinforced_at", m->reinforced_at, 1);
     json_fixed(b, "score", m->score, 4);
     am__buf_addc(b, '}');
 }
@@ -575,102 +580,209 @@ int am_forget(am_db *db, const char *user_id, int level, const char *id,
 
 /* ------------------------------------------------------------ export */
 
-int am_export(am_db *db, const char *user_id, char **json_out)
+/* Export streams (F33): the document is written as it is made, a piece of
+ * at most about EXPORT_FLUSH bytes at a time, from one read snapshot;
+ * events and the audit trail are read EXPORT_PAGE rows at a time, each
+ * page in an arena of its own.  Memory is then bounded by a page, the
+ * user's tasks and their item versions (a bounded number of sources
+ * each), not by the length of the user's history. */
+#define EXPORT_FLUSH ((size_t)64 << 10)
+#define EXPORT_PAGE 256
+
+typedef struct export_out {
+    am__buf b; /* not yet written */
+    am_write_fn write;
+    void *ctx;
+} export_out;
+
+/* Write what is pending when there is enough of it (or all: force). */
+static int export_flush(export_out *o, int force)
 {
-    if (!db || !json_out) return AM_MISUSE;
-    *json_out = NULL;
-    am__db_clear_error(db);
-    const char *why;
-    if ((why = am__id_check(user_id))) return am__db_error(db, AM_INVALID, "export: user %s", why);
+    if (o->b.oom) return AM_NOMEM;
+    if (o->b.len == 0 || (!force && o->b.len < EXPORT_FLUSH)) return AM_OK;
+    int w = o->write(o->ctx, o->b.p, o->b.len);
+    o->b.len = 0;
+    return w ? AM_IO : AM_OK;
+}
+
+static int export_events(am_db *db, const char *user_id, export_out *o)
+{
     am__store *s = db->store;
-    int exists = s->vt->user_exists(s, user_id);
-    if (exists < 0) return am__db_store_error(db, -exists, "export");
-    if (!exists) return am__db_error(db, AM_NOTFOUND, "export: unknown user %s", user_id);
+    am_time after_at = AM_TIME_NONE;
+    int64_t after_rid = 0;
+    int rc = AM_OK, first = 1;
+    for (;;) {
+        am__arena ar;
+        am__arena_init(&ar, &db->alloc);
+        am__event_row *events;
+        size_t ne = 0;
+        rc = s->vt->events_page(s, user_id, after_at, after_rid, EXPORT_PAGE, &ar, &events, &ne);
+        for (size_t i = 0; !rc && i < ne; i++) {
+            am_event_rec e;
+            event_from_row(&e, &events[i]);
+            e.score = 0;
+            if (!first) am__buf_addc(&o->b, ',');
+            first = 0;
+            json_event(&o->b, &e);
+            /* entities of the event, inserted before the closing brace */
+            am__entity_row *en;
+            size_t nen;
+            if ((rc = s->vt->entities_list(s, user_id, events[i].rid, &ar, &en, &nen))) break;
+            if (o->b.oom) { rc = AM_NOMEM; break; }
+            o->b.len--;
+            am__buf_adds(&o->b, ",\"entities\":[");
+            for (size_t k = 0; k < nen; k++) {
+                am__buf_adds(&o->b, k ? ",{" : "{");
+                json_kv(&o->b, "type", en[k].type, 0);
+                json_kv(&o->b, "text", en[k].surface, 1);
+                json_kv(&o->b, "norm", en[k].norm, 1);
+                am__buf_addc(&o->b, '}');
+            }
+            am__buf_adds(&o->b, "]}");
+            rc = export_flush(o, 0);
+        }
+        if (!rc && ne) {
+            after_at = events[ne - 1].occurred_at;
+            after_rid = events[ne - 1].rid;
+        }
+        am__arena_free(&ar);
+        if (rc || ne < EXPORT_PAGE) return rc;
+    }
+}
+
+static int export_audit(am_db *db, const char *user_id, export_out *o)
+{
+    am__store *s = db->store;
+    int64_t after = 0;
+    int rc = AM_OK, first = 1;
+    for (;;) {
+        am__arena ar;
+        am__arena_init(&ar, &db->alloc);
+        am__audit_row *audit;
+        size_t na = 0;
+        rc = s->vt->audit_page(s, user_id, after, EXPORT_PAGE, &ar, &audit, &na);
+        for (size_t i = 0; !rc && i < na; i++) {
+            am__buf_adds(&o->b, first ? "{" : ",{");
+            first = 0;
+            json_time(&o->b, "at", audit[i].at, 0);
+            json_kv(&o->b, "op", audit[i].op, 1);
+            json_kv(&o->b, "object_type", audit[i].object_type, 1);
+            json_kv(&o->b, "object_id", audit[i].object_id, 1);
+            json_kv(&o->b, "detail", audit[i].detail, 1);
+            am__buf_addc(&o->b, '}');
+            rc = export_flush(o, 0);
+        }
+        if (!rc && na) after = audit[na - 1].seq;
+        am__arena_free(&ar);
+        if (rc || na < EXPORT_PAGE) return rc;
+    }
+}
+
+/* The document, in one snapshot; identities, tasks and memories whole. */
+static int export_write(am_db *db, const char *user_id, export_out *o)
+{
+    am__store *s = db->store;
     am__arena ar;
     am__arena_init(&ar, &db->alloc);
-    am__buf b;
-    am__buf_init(&b, &db->alloc);
     int rc;
     char ts[32];
     am__link_row *links;
-    am__event_row *events;
     am__task_row *tasks;
     am__item_row *items;
-    am__audit_row *audit;
-    size_t nl, ne, nt, ni, na;
-    if ((rc = s->vt->links_list(s, user_id, &ar, &links, &nl)) ||
-        (rc = s->vt->events_list(s, user_id, &ar, &events, &ne)) ||
-        (rc = s->vt->tasks_list(s, user_id, &ar, &tasks, &nt)) ||
-        (rc = s->vt->items_list(s, user_id, AM__ITEMS_ALL, 0, &ar, &items, &ni)) ||
-        (rc = s->vt->audit_list(s, user_id, &ar, &audit, &na)))
-        goto out;
-    am__buf_adds(&b, "{\"format\":\"agentmem-export\",\"version\":1");
-    json_kv(&b, "user", user_id, 1);
-    json_kv(&b, "exported_at", am__time_format(am__db_now(db), 0, ts), 1);
-    am__buf_adds(&b, ",\"identities\":[");
+    size_t nl, nt, ni;
+    am__buf *b = &o->b;
+    if ((rc = s->vt->links_list(s, user_id, &ar, &links, &nl))) goto out;
+    am__buf_adds(b, "{\"format\":\"agentmem-export\",\"version\":1");
+    json_kv(b, "user", user_id, 1);
+    json_kv(b, "exported_at", am__time_format(am__db_now(db), 0, ts), 1);
+    am__buf_adds(b, ",\"identities\":[");
     for (size_t i = 0; i < nl; i++) {
-        am__buf_adds(&b, i ? ",{" : "{");
-        json_kv(&b, "channel", links[i].channel, 0);
-        json_kv(&b, "external_id", links[i].external_id, 1);
-        am__buf_addc(&b, '}');
+        am__buf_adds(b, i ? ",{" : "{");
+        json_kv(b, "channel", links[i].channel, 0);
+        json_kv(b, "external_id", links[i].external_id, 1);
+        am__buf_addc(b, '}');
     }
-    am__buf_adds(&b, "],\"events\":[");
-    for (size_t i = 0; i < ne; i++) {
-        am_event_rec e;
-        event_from_row(&e, &events[i]);
-        e.score = 0;
-        if (i) am__buf_addc(&b, ',');
-        json_event(&b, &e);
-        /* entities of the event, inserted before the closing brace */
-        am__entity_row *en;
-        size_t nen;
-        if ((rc = s->vt->entities_list(s, user_id, events[i].rid, &ar, &en, &nen))) goto out;
-        b.len--;
-        am__buf_adds(&b, ",\"entities\":[");
-        for (size_t k = 0; k < nen; k++) {
-            am__buf_adds(&b, k ? ",{" : "{");
-            json_kv(&b, "type", en[k].type, 0);
-            json_kv(&b, "text", en[k].surface, 1);
-            json_kv(&b, "norm", en[k].norm, 1);
-            am__buf_addc(&b, '}');
-        }
-        am__buf_adds(&b, "]}");
-    }
-    am__buf_adds(&b, "],\"tasks\":[");
+    am__buf_adds(b, "],\"events\":[");
+    if ((rc = export_events(db, user_id, o))) goto out;
+    am__buf_adds(b, "],\"tasks\":[");
+    if ((rc = s->vt->tasks_list(s, user_id, &ar, &tasks, &nt))) goto out;
     for (size_t i = 0; i < nt; i++) {
         am_task *t;
         if ((rc = task_build(db, user_id, &ar, &tasks[i], &t))) goto out;
-        if (i) am__buf_addc(&b, ',');
-        json_task(&b, t);
+        if (i) am__buf_addc(b, ',');
+        json_task(b, t);
+        if ((rc = export_flush(o, 0))) goto out;
     }
-    am__buf_adds(&b, "],\"memories\":[");
+    am__buf_adds(b, "],\"memories\":[");
+    if ((rc = s->vt->items_list(s, user_id, AM__ITEMS_ALL, 0, &ar, &items, &ni))) goto out;
     for (size_t i = 0; i < ni; i++) {
         am_memory m;
         memset(&m, 0, sizeof m);
         memory_from_row(&m, &items[i]);
-        if (i) am__buf_addc(&b, ',');
-        json_memory(&b, &m);
+        if (i) am__buf_addc(b, ',');
+        json_memory(b, &m);
+        if ((rc = export_flush(o, 0))) goto out;
     }
-    am__buf_adds(&b, "],\"audit\":[");
-    for (size_t i = 0; i < na; i++) {
-        am__buf_adds(&b, i ? ",{" : "{");
-        json_time(&b, "at", audit[i].at, 0);
-        json_kv(&b, "op", audit[i].op, 1);
-        json_kv(&b, "object_type", audit[i].object_type, 1);
-        json_kv(&b, "object_id", audit[i].object_id, 1);
-        json_kv(&b, "detail", audit[i].detail, 1);
-        am__buf_addc(&b, '}');
-    }
-    am__buf_adds(&b, "]}");
-    if (b.oom) { rc = AM_NOMEM; goto out; }
-    *json_out = am__owned_strndup(&db->alloc, b.p, b.len); /* released with am_free */
-    if (!*json_out) rc = AM_NOMEM;
+    am__buf_adds(b, "],\"audit\":[");
+    if ((rc = export_audit(db, user_id, o))) goto out;
+    am__buf_adds(b, "]}");
+    rc = export_flush(o, 1);
 out:
-    am__buf_free(&b);
     am__arena_free(&ar);
+    return rc;
+}
+
+int am_export_stream(am_db *db, const char *user_id, am_write_fn write, void *ctx)
+{
+    if (!db || !write) return AM_MISUSE;
+    am__db_clear_error(db);
+    const char *why;
+    if ((why = am__id_check(user_id))) return am__db_error(db, AM_INVALID, "export: user %s", why);
+    am__store *s = db->store;
+    int rc = s->vt->begin_read(s);
+    if (rc) return am__db_store_error(db, rc, "export");
+    int exists = s->vt->user_exists(s, user_id);
+    if (exists <= 0) {
+        s->vt->end_read(s);
+        if (exists < 0) return am__db_store_error(db, -exists, "export");
+        return am__db_error(db, AM_NOTFOUND, "export: unknown user %s", user_id);
+    }
+    export_out o;
+    am__buf_init(&o.b, &db->alloc);
+    o.write = write;
+    o.ctx = ctx;
+    rc = export_write(db, user_id, &o);
+    am__buf_free(&o.b);
+    int end = s->vt->end_read(s);
+    if (!rc) rc = end;
     if (rc == AM_NOMEM) return am__db_error(db, rc, "export: out of memory");
+    if (rc == AM_IO) return am__db_error(db, rc, "export: the output refused a write");
     if (rc) return am__db_store_error(db, rc, "export");
     return AM_OK;
+}
+
+/* am_export's sink: the whole document in one buffer. */
+static int export_collect(void *ctx, const char *data, size_t len)
+{
+    am__buf *b = ctx;
+    am__buf_add(b, data, len);
+    return b->oom;
+}
+
+int am_export(am_db *db, const char *user_id, char **json_out)
+{
+    if (!db || !json_out) return AM_MISUSE;
+    *json_out = NULL;
+    am__buf b;
+    am__buf_init(&b, &db->alloc);
+    int rc = am_export_stream(db, user_id, export_collect, &b);
+    if (rc == AM_IO) rc = am__db_error(db, AM_NOMEM, "export: out of memory");
+    if (!rc) {
+        *json_out = am__owned_strndup(&db->alloc, b.p ? b.p : "", b.len); /* am_free */
+        if (!*json_out) rc = am__db_error(db, AM_NOMEM, "export: out of memory");
+    }
+    am__buf_free(&b);
+    return rc;
 }
 
 int am_event_find(am_db *db, const char *user_id, const char *needle, char *out)

@@ -23,6 +23,7 @@
 #include "semantic/merge.h"
 #include "semantic/observe.h"
 #include "text/entities.h"
+#include "text/plain.h"
 #include "text/redact.h"
 
 #define MAX_ENTITIES 64
@@ -52,6 +53,11 @@ static int validate(am_db *db, const am_event *ev, am_time *at, int *tz)
                             n, db->cfg.max_text_bytes);
     if (!am__utf8_valid(ev->text, n, &bad))
         return am__db_error(db, AM_INVALID, "add: text: invalid UTF-8 at byte %zu", bad);
+    uint32_t cp;
+    if (am__plain_refused(ev->text, n, &bad, &cp))
+        return am__db_error(db, AM_INVALID,
+                            "add: text: control character U+%04X at byte %zu (only tab and line "
+                            "breaks are allowed)", (unsigned)cp, bad);
     size_t k = 0;
     while (k < n && (ev->text[k] == ' ' || ev->text[k] == '\t' || ev->text[k] == '\n' ||
                      ev->text[k] == '\r'))

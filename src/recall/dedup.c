@@ -2,7 +2,8 @@
  * dedup.c -- the block's events (F18): the candidates above the relevance
  * floor, up to max_events, that are neither the source of a memory shown
  * above them nor a restatement of one: an older wording of a superseded
- * version, said no later than the memory's version was recorded, with 80 %
+ * version, said no later than the memory's version was last reinforced
+ * (recorded, or repeated in place: store.h), with 80 %
  * of the tokens shared both ways (a later "no, not window seats" is a
  * correction, not a restatement).  A restatement is about as long as the
  * memory, so other turns are not tokenised at all.  The result's event
@@ -19,9 +20,11 @@ static int cmp_u64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* 1 when id is a source of one of the items: its hash among the sorted
- * hashes of every source, then confirmed by the strings (a reinforced
- * item has thousands of sources; the candidates are tens). */
+/* 1 when id is a listed source of one of the items: its hash among the
+ * sorted hashes of every source, then confirmed by the strings (an item
+ * lists up to AM__ITEM_SOURCES_FIRST + _LAST; the candidates are tens).
+ * A repetition no longer listed was said before the version's last
+ * reinforcement: the restatement test below catches it. */
 static int is_source(const am__scored_item *scored, size_t n_items, const uint64_t *hashes,
                      size_t n_hashes, const char *id)
 {
@@ -68,8 +71,8 @@ int am__recall_dedup(am__recall_state *st)
         size_t len = strlen(t);
         if (len > longest) longest = len;
         if (len < shortest) shortest = len;
-        if (newest == AM_TIME_NONE || scored[k].row->recorded_at > newest)
-            newest = scored[k].row->recorded_at;
+        if (newest == AM_TIME_NONE || scored[k].row->reinforced_at > newest)
+            newest = scored[k].row->reinforced_at;
         if ((rc = am__tokcache_text_set(env->text, env->tokcache, t, len, iset[k], &ni[k])))
             return rc;
     }
@@ -85,7 +88,7 @@ int am__recall_dedup(am__recall_state *st)
                                             &ne)))
                 return rc;
             for (size_t k = 0; k < n_items && !dup && ne; k++) {
-                if (events[i].occurred_at > scored[k].row->recorded_at) continue;
+                if (events[i].occurred_at > scored[k].row->reinforced_at) continue;
                 size_t both = am__set_overlap(es, ne, iset[k], ni[k]);
                 dup = both * 5 >= ne * 4 && both * 5 >= ni[k] * 4;
             }

@@ -151,7 +151,7 @@ int am__rank_items(am__text *t, am__tokcache *cache, const am_rank_config *r, am
     if (max_base <= 0) max_base = 1;
     for (size_t i = 0; i < n; i++) {
         am__item_row *it = &rows[i];
-        am_time since = it->last_access != AM_TIME_NONE && it->last_access > it->recorded_at
+        am_time since = it->last_access != AM_TIME_NONE && it->last_access > it->reinforced_at
                             ? it->last_access : it->valid_from;
         double age_days = now > since ? (double)(now - since) / DAY_MS : 0;
         double hl = it->half_life_days > 0 ? it->half_life_days : 30;

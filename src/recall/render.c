@@ -2,13 +2,17 @@
  * render.c -- the memory block (F18): memories (long-term budget), then
  * task state and relevant events (short-term budget), labelled in the
  * query's language.  Items that do not fit their budget are dropped whole;
- * the caller returns only what was rendered.
+ * the caller returns only what was rendered.  Every stored text (item,
+ * event, task name, note, artifact, decision) goes in through
+ * am__plain_append: one flat line that cannot open a section or an entry
+ * of its own (text/plain.c).
  */
 #include <jansson.h>
 #include <string.h>
 
 #include "recall/pipeline.h"
 #include "text/lexicon/lexicon.h"
+#include "text/plain.h"
 
 static const char *kind_label(const char *kind, int lang)
 {
@@ -47,7 +51,8 @@ static void json_list_lines(am__buf *out, am__buf *line, const char *arr,
         if (!text) text = json_string_value(v);
         if (!text) continue;
         am__buf_reset(line);
-        am__buf_printf(line, "- %s%s%s", label, colon_zh ? "：" : ": ", text);
+        am__buf_printf(line, "- %s%s", label, colon_zh ? "：" : ": ");
+        am__plain_appends(line, text);
         if (at && strlen(at) >= 10) am__buf_printf(line, " (%.10s)", at);
         add_line(out, line->p, line->len, budget);
     }
@@ -72,12 +77,12 @@ int am__render_block(const am__render_in *in, am__buf *out, size_t *items_used,
             int pending = strcmp(it->status, "pending_confirm") == 0;
             if (pending && in->items[i].conflicts_with) {
                 /* F11: a conflict is surfaced as a question to ask */
-                if (is_zh)
-                    am__buf_printf(&line, "- %s：用户新说「%s」，与之前的「%s」不一致，请先向用户确认以哪个为准",
-                                   L->unconfirmed, it->text, in->items[i].conflicts_with);
-                else
-                    am__buf_printf(&line, "- %s: the user recently said \"%s\", which conflicts with \"%s\"; ask which one holds",
-                                   L->unconfirmed, it->text, in->items[i].conflicts_with);
+                am__buf_printf(&line, is_zh ? "- %s：用户新说「" : "- %s: the user recently said \"",
+                               L->unconfirmed);
+                am__plain_appends(&line, it->text);
+                am__buf_adds(&line, is_zh ? "」，与之前的「" : "\", which conflicts with \"");
+                am__plain_appends(&line, in->items[i].conflicts_with);
+                am__buf_adds(&line, is_zh ? "」不一致，请先向用户确认以哪个为准" : "\"; ask which one holds");
                 if (!add_line(out, line.p, line.len, &budget)) break;
                 (*items_used)++;
                 continue;
@@ -89,7 +94,7 @@ int am__render_block(const am__render_in *in, am__buf *out, size_t *items_used,
             }
             am__buf_adds(&line, kind_label(it->kind, in->lang));
             am__buf_adds(&line, is_zh ? "：" : ": ");
-            am__buf_adds(&line, it->text);
+            am__plain_appends(&line, it->text);
             if (!add_line(out, line.p, line.len, &budget)) break;
             (*items_used)++;
         }
@@ -98,9 +103,12 @@ int am__render_block(const am__render_in *in, am__buf *out, size_t *items_used,
     if (in->task) {
         const am__task_row *t = in->task;
         am__buf_reset(&line);
-        am__buf_printf(&line, "%s %s%s%s %s%s%s %s", L->task, t->name, is_zh ? "：" : ": ",
-                       L->stage, t->stage ? t->stage : "-", is_zh ? "，" : ", ", L->status,
-                       t->status);
+        am__buf_printf(&line, "%s ", L->task);
+        am__plain_appends(&line, t->name);
+        am__buf_printf(&line, "%s%s ", is_zh ? "：" : ": ", L->stage);
+        am__plain_appends(&line, t->stage ? t->stage : "-");
+        am__buf_printf(&line, "%s%s ", is_zh ? "，" : ", ", L->status);
+        am__plain_appends(&line, t->status);
         add_line(out, line.p, line.len, &budget);
         json_list_lines(out, &line, t->notes, L->notes, &budget, is_zh);
         json_list_lines(out, &line, t->artifacts, L->artifacts, &budget, is_zh);
@@ -118,7 +126,7 @@ int am__render_block(const am__render_in *in, am__buf *out, size_t *items_used,
             am__buf_addc(&line, ' ');
             am__buf_add(&line, ts + 11, strnlen(ts + 11, 5));
             am__buf_addc(&line, ' ');
-            am__buf_adds(&line, e->content);
+            am__plain_appends(&line, e->content);
             if (!header) {
                 int cost = am__text_tokens_estimate(L->events, strlen(L->events)) + 1;
                 if (cost >= budget) break;

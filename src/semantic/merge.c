@@ -38,17 +38,25 @@ int am__semantic_insert_version(am__wctx *w, const am__item_row *from, am__item_
     nv->id = am__arena_strdup(w->ar, id);
     nv->recorded_at = w->now;
     nv->superseded_at = AM_TIME_NONE;
+    nv->reinforced_at = AM_TIME_NONE; /* recorded now */
+    /* from's (bounded) list and count, plus the extra sources; the store
+     * keeps the first and latest of the list (store.h) */
     size_t ns = from ? from->n_sources : 0;
+    long count = from && from->source_count > (long)ns ? from->source_count : (long)ns;
     const char **src = am__arena_alloc(w->ar, (ns + n_extra + 1) * sizeof *src);
     if (!src || !nv->id) return AM_NOMEM;
     for (size_t i = 0; i < ns; i++) src[i] = from->sources[i];
     for (size_t e = 0; e < n_extra; e++) {
         int dup = 0;
         for (size_t i = 0; i < ns && !dup; i++) dup = strcmp(src[i], extra[e]) == 0;
-        if (!dup) src[ns++] = extra[e];
+        if (!dup) {
+            src[ns++] = extra[e];
+            count++;
+        }
     }
     nv->sources = src;
     nv->n_sources = ns;
+    nv->source_count = count;
     /* its token set, for recalls to rank it by (not from's: the text may
      * have changed) */
     uint64_t set[AM__ITEM_SET];
@@ -115,12 +123,20 @@ int am__semantic_put(am__wctx *w, const am__statement *st, int *outcome,
         double j = jaccard(w, rows[i].text, st->text);
         if (j > best) { best = j; near = &rows[i]; }
     }
-    /* F9: a near-duplicate reinforces the existing item. */
+    /* F9: a near-duplicate reinforces the existing item: a new version
+     * while its confidence grows, then one more source of the current one
+     * (nothing else changes: no version, linear storage). */
     if (near && best >= 0.9) {
         am__item_row nv = *near;
         nv.confidence = near->confidence + 0.05 > 1 ? 1 : near->confidence + 0.05;
-        if ((rc = am__semantic_close_version(w, near)) || (rc = insert_version(w, near, &nv, st->event_id)))
+        if (nv.confidence > near->confidence) {
+            if ((rc = am__semantic_close_version(w, near)) ||
+                (rc = insert_version(w, near, &nv, st->event_id)))
+                return rc;
+        } else if ((rc = w->store->vt->item_reinforce(w->store, w->uid, near->rid,
+                                                      st->event_id, w->now))) {
             return rc;
+        }
         *outcome = AM__M_REINFORCED;
         if (lineage) snprintf(lineage, 27, "%s", near->lineage_id);
         return AM_OK;

@@ -61,8 +61,14 @@ typedef struct am__item_row {
     am_time valid_from, valid_to, recorded_at, superseded_at;
     long hits;
     am_time last_access;
-    const char **sources;     /* event ids */
+    const char **sources;     /* event ids: at most AM__ITEM_SOURCES_FIRST +
+                                 AM__ITEM_SOURCES_LAST of them, oldest first */
     size_t n_sources;
+    long source_count;        /* source events counted, listed or not (0 at
+                                 insert: n_sources) */
+    am_time reinforced_at;    /* last reinforcement (recorded_at, or later
+                                 when reinforced in place; AM_TIME_NONE at
+                                 insert: recorded_at) */
     const unsigned char *tokens; /* its token blob (text/analyze.h), or NULL */
     size_t tokens_len;
 } am__item_row;
@@ -87,6 +93,14 @@ typedef struct am__vec_want {
     int dim;
     int all_langs;
 } am__vec_want;
+
+/* Provenance is bounded (linear storage): a version lists its first
+ * AM__ITEM_SOURCES_FIRST and its latest AM__ITEM_SOURCES_LAST source events
+ * and counts all of them (source_count); a statement said N times costs a
+ * bounded number of rows, not N.  The first ones say where it came from;
+ * the latest ones are the turns a recall most often meets (dedup.c). */
+#define AM__ITEM_SOURCES_FIRST 4
+#define AM__ITEM_SOURCES_LAST 28
 
 /* Which memory item versions to list. */
 #define AM__ITEMS_CURRENT 0  /* superseded_at NULL, status active or
@@ -258,6 +272,11 @@ typedef struct am__store_vt {
                          am__arena *ar, am__event_row **rows, size_t *n);
     int (*events_list)(am__store *s, const char *uid, am__arena *ar,
                        am__event_row **rows, size_t *n); /* oldest first */
+    /* The next at most limit events in events_list's order, after the
+     * one at (after_at, after_rid) (AM_TIME_NONE: from the first), for a
+     * reader that streams a whole history in bounded memory (export). */
+    int (*events_page)(am__store *s, const char *uid, am_time after_at, int64_t after_rid,
+                       int limit, am__arena *ar, am__event_row **rows, size_t *n);
     int (*entities_list)(am__store *s, const char *uid, int64_t event_rid,
                          am__arena *ar, am__entity_row **rows, size_t *n);
     int (*event_find)(am__store *s, const char *uid, const char *needle,
@@ -290,7 +309,8 @@ typedef struct am__store_vt {
     int (*tasks_list)(am__store *s, const char *uid, am__arena *ar,
                       am__task_row **rows, size_t *n); /* newest first */
 
-    /* semantic layer: versions are inserted and closed, never edited */
+    /* semantic layer: versions are inserted and closed; their content,
+     * status and validity are never edited (only provenance and heat) */
     int (*item_insert)(am__store *s, const char *uid, am__item_row *it);
     int (*item_close)(am__store *s, const char *uid, const char *version_id,
                       am_time superseded_at);
@@ -301,6 +321,13 @@ typedef struct am__store_vt {
                         const char ***ids, size_t *n);
     int (*item_touch)(am__store *s, const char *uid, const char *lineage_id,
                       am_time at); /* hits + 1, last_access = at */
+    /* One more source of a version whose content, status and validity do
+     * not change (a repetition): its provenance is updated in place --
+     * event_id joins its list (the oldest of the latest ones leaves when
+     * it is full), source_count + 1, reinforced_at = at.  An event that is
+     * a source already changes nothing. */
+    int (*item_reinforce)(am__store *s, const char *uid, int64_t item_rid,
+                          const char *event_id, am_time at);
 
     /* maintenance: merge the full-text index into one segment (a term
      * is then one b-tree probe, not one per segment), refresh planner
@@ -330,6 +357,9 @@ typedef struct am__store_vt {
     /* begin, but without waiting: AM_BUSY at once when another writer
      * holds the lock (work that can be deferred: a recall's heat). */
     int (*try_begin)(am__store *s);
+    /* audit_list's rows after seq after_seq, at most limit (streaming) */
+    int (*audit_page)(am__store *s, const char *uid, int64_t after_seq, int limit,
+                      am__arena *ar, am__audit_row **rows, size_t *n);
 } am__store_vt;
 
 struct am__store {
@@ -346,9 +376,19 @@ typedef struct am__store_opts {
                            sign bits (0: AM__VC_FULL_MAX; tests lower it) */
     int no_lists;       /* sqlite: hold no posting lists, scan every term
                            (tests compare the two) */
+    const unsigned char *vault_key; /* 32 bytes: PII-vault originals sealed
+                                       with AES-256-GCM (sqlite/vault.c); NULL:
+                                       stored as given */
 } am__store_opts;
 int am__store_open(const char *url, const am__store_opts *o, am__store **out,
                    char *errbuf, size_t errlen);
+
+/* The vault key (am_config.vault_key, am__store_opts.vault_key): 64 hex
+ * digits -> 32 bytes; AM_OK or AM_INVALID.  Wipe: zero a copy of it in a
+ * way the compiler keeps. */
+#define AM__VAULT_KEY_BYTES 32
+int am__vault_key_parse(const char *hex, unsigned char key[AM__VAULT_KEY_BYTES]);
+void am__vault_key_wipe(void *key, size_t n);
 
 int am__store_sqlite_open(const char *path, const am__store_opts *o,
                           am__store **out, char *errbuf, size_t errlen);
@@ -370,6 +410,6 @@ int am__store_sqlite_open(const char *path, const am__store_opts *o,
 
 /* The schema version this library writes and reads: the number of
  * migrations (store/sqlite/schema.c asserts it). */
-#define AM__SCHEMA_VERSION 10
+#define AM__SCHEMA_VERSION 11
 
 #endif

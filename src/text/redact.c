@@ -1,8 +1,9 @@
 /*
  * redact.c -- secrets dropped, PII replaced by numbered placeholders.
  *
- * Detection is three passes, each one linear scan that skips the spans an
- * earlier pass claimed (secrets, then e-mails, then numbers); then every
+ * Detection is four passes, each one linear scan that skips the spans an
+ * earlier pass claimed (secrets, then e-mails, then letter-led codes --
+ * IBANs, passport numbers -- then numbers); then every
  * other literal occurrence of a found value is claimed too; then, because a
  * claimed span changes what its neighbours see, detection runs again on
  * what is left until a round changes nothing; then the output is assembled.
@@ -29,6 +30,7 @@
 /* Small helpers                                                        */
 
 static int lower(int c) { return (c >= 'A' && c <= 'Z') ? c + 32 : c; }
+static int upper(int c) { return (c >= 'a' && c <= 'z') ? c - 32 : c; }
 static int is_alpha(int c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 static int is_dig(int c) { return c >= '0' && c <= '9'; }
 static int is_alnum(int c) { return is_alpha(c) || is_dig(c); }
@@ -357,9 +359,13 @@ static size_t placeholder_end(const char *t, size_t k, size_t hi)
     return e && is_placeholder(t, k, e) ? e : 0;
 }
 
-/* Is the value plausible for its cue?  zh: the cue was Chinese. */
-static int value_ok(const char *t, size_t s, size_t e, int kind, int strength, int zh)
+/* How a cue was said: in Chinese; after an owner ("my password is"). */
+enum { CUE_ZH = 1, CUE_OWNED = 2 };
+
+/* Is the value plausible for its cue?  how: CUE_* flags. */
+static int value_ok(const char *t, size_t s, size_t e, int kind, int strength, int how)
 {
+    int zh = how & CUE_ZH;
     size_t len = e - s;
     int digits = 0, letters = 0, symbols = 0, inner_upper = 0, masks = 0;
     if (len == 0 || len > 4096 || is_placeholder(t, s, e)) return 0;
@@ -395,7 +401,44 @@ static int value_ok(const char *t, size_t s, size_t e, int kind, int strength, i
      * A final '!' is punctuation here ("your secret ingredient!"). */
     if (t[e - 1] == '!') symbols--;
     if (strength == AM__LEX_CONN_NONE) return len >= 4 && (digits || (symbols && len >= 6));
-    return len >= 4 && (digits || symbols || inner_upper);
+    /* "my secret is swordfish": an owner declares a value, a plain word
+     * counts (the stop values above still hold) */
+    return len >= 4 && (digits || symbols || inner_upper || (how & CUE_OWNED));
+}
+
+/* A plain word (letters only, lower case after the first) followed by two
+ * more lower-case words: "secret: from now on ..." is the start of a
+ * sentence, not a value. */
+static int prose_follows(const char *t, size_t s, size_t e, size_t hi)
+{
+    for (size_t k = s; k < e; k++)
+        if (!is_alpha((unsigned char)t[k]) || (k > s && t[k] >= 'A' && t[k] <= 'Z')) return 0;
+    size_t k = e;
+    for (int words = 0; words < 2; words++) {
+        if (k >= hi || t[k] != ' ') return 0;
+        size_t ws = ++k;
+        while (k < hi && t[k] >= 'a' && t[k] <= 'z') k++;
+        if (k == ws || (k < hi && is_alnum((unsigned char)t[k]))) return 0;
+    }
+    return 1;
+}
+
+static int han_at(const char *t, size_t n, size_t k);
+
+/* A Chinese value: a run of 1-16 Han characters not led by a word that
+ * makes it a clause ("是多少", "不对", "用生日"); its end, or 0. */
+static size_t han_value(const char *t, size_t s, size_t hi)
+{
+    for (size_t i = 0; i < sizeof am__lex_pii_stop_values_zh / sizeof *am__lex_pii_stop_values_zh;
+         i++)
+        if (starts(t, hi, s, am__lex_pii_stop_values_zh[i])) return 0;
+    size_t e = s;
+    int l, chars = 0;
+    while (chars <= 16 && (l = han_at(t, hi, e)) > 0) {
+        e += (size_t)l;
+        chars++;
+    }
+    return chars >= 1 && chars <= 16 ? e : 0;
 }
 
 /* Drop sentence punctuation and unbalanced closing brackets at the end. */
@@ -414,9 +457,10 @@ static size_t trim_value(const char *t, size_t s, size_t e)
 
 /* The value after a cue ending at k; returns 1 with [*vs, *ve) claimed.
  * May skip up to three filler words ("password for the wifi is x"). */
-static int cue_value(const char *t, size_t n, size_t k, size_t hi, int kind, int zh,
+static int cue_value(const char *t, size_t n, size_t k, size_t hi, int kind, int how,
                      int need_strong, size_t *vs, size_t *ve)
 {
+    int zh = how & CUE_ZH;
     size_t at;
     int strength = parse_conns(t, n, k, 0, &at);
     if (strength == AM__LEX_CONN_NONE && !zh) {
@@ -446,7 +490,7 @@ static int cue_value(const char *t, size_t n, size_t k, size_t hi, int kind, int
         for (size_t e = s; e < lim; e++) {
             if (t[e] == '\n' || (t[e] == '[' && placeholder_end(t, e, hi))) break;
             if (starts(t, lim, e, quote_close[q])) {
-                if (e > s && value_ok(t, s, e, kind, AM__LEX_CONN_STRONG, zh)) {
+                if (e > s && value_ok(t, s, e, kind, AM__LEX_CONN_STRONG, how)) {
                     *vs = s;
                     *ve = e;
                     return 1;
@@ -458,20 +502,48 @@ static int cue_value(const char *t, size_t n, size_t k, size_t hi, int kind, int
     }
     size_t s = at;
     while (s < hi && (t[s] == '"' || t[s] == '\'' || t[s] == '`')) s++;
+    /* "口令：芝麻开门": a Chinese cue, a real connector, a Chinese value */
+    if (zh && strength == AM__LEX_CONN_STRONG && kind == AM__LEX_SECRET_PWD &&
+        han_at(t, hi, s)) {
+        size_t e = han_value(t, s, hi);
+        if (!e) return 0;
+        *vs = s;
+        *ve = e;
+        return 1;
+    }
     /* A value stops at a placeholder ("[SECRET]" already) as it stops at a
      * claimed span: the same text must read the same once redacted. */
     size_t e = s;
     while (e < hi && value_char((unsigned char)t[e]) && !(t[e] == '[' && placeholder_end(t, e, hi)))
         e++;
     e = trim_value(t, s, e);
-    if (e == s || !value_ok(t, s, e, kind, strength, zh)) return 0;
+    if (e == s || !value_ok(t, s, e, kind, strength, how)) return 0;
+    if (!zh && !(how & CUE_OWNED) && prose_follows(t, s, e, hi)) return 0;
     *vs = s;
     *ve = e;
     return 1;
 }
 
+/* One of the two words before k (each after one space, not before lo) is
+ * an owner: "my password", "our wifi password" (lexicon/pii.c). */
+static int owned_at(const char *t, size_t k, size_t lo)
+{
+    for (int words = 0; words < 2; words++) {
+        if (k < lo + 2 || t[k - 1] != ' ') return 0;
+        size_t e = k - 1, b = e;
+        while (b > lo && is_alpha((unsigned char)t[b - 1])) b--;
+        if (b == e || (b > lo && is_alnum((unsigned char)t[b - 1]))) return 0;
+        for (size_t i = 0; i < sizeof am__lex_pii_owners / sizeof *am__lex_pii_owners; i++)
+            if (strlen(am__lex_pii_owners[i]) == e - b &&
+                match_en(t, e, b, am__lex_pii_owners[i]) == e)
+                return 1;
+        k = b;
+    }
+    return 0;
+}
+
 /* English cue at a word start k.  Returns 1 and the value span. */
-static int en_cue(const char *t, size_t n, size_t k, size_t hi, size_t *vs, size_t *ve)
+static int en_cue(const char *t, size_t n, size_t k, size_t lo, size_t hi, size_t *vs, size_t *ve)
 {
     int c0 = lower((unsigned char)t[k]), c1 = lower(byte_at(t, n, k + 1));
     for (size_t i = 0; i < sizeof am__lex_pii_secret_en / sizeof *am__lex_pii_secret_en; i++) {
@@ -487,7 +559,8 @@ static int en_cue(const char *t, size_t n, size_t k, size_t hi, size_t *vs, size
         } else if (is_alnum(nx)) {
             continue; /* "passwords", "tokenize", "pinned" */
         }
-        return cue_value(t, n, e, hi, c->kind, 0, need_strong, vs, ve);
+        return cue_value(t, n, e, hi, c->kind, owned_at(t, k, lo) ? CUE_OWNED : 0, need_strong,
+                         vs, ve);
     }
     return 0;
 }
@@ -504,7 +577,7 @@ static int zh_cue(const char *t, size_t n, size_t k, size_t hi, size_t *vs, size
         if (p[2] != b2 || p[1] != b1 || p[0] != b0) continue;
         size_t m = strlen(am__lex_pii_secret_zh[i].pat);
         if (n - k < m || memcmp(t + k + 3, p + 3, m - 3) != 0) continue;
-        return cue_value(t, n, k + m, hi, am__lex_pii_secret_zh[i].kind, 1, 0, vs, ve);
+        return cue_value(t, n, k + m, hi, am__lex_pii_secret_zh[i].kind, CUE_ZH, 0, vs, ve);
     }
     return 0;
 }
@@ -663,7 +736,7 @@ static void pass_secrets(rx *r)
                 claim(r, &w, k, e, AM_SECRET);
                 continue;
             }
-            if (en_cue(t, w.hi, k, w.hi, &vs, &ve)) {
+            if (en_cue(t, w.hi, k, w.lo, w.hi, &vs, &ve)) {
                 claim(r, &w, vs, ve, AM_SECRET);
                 continue;
             }
@@ -899,8 +972,11 @@ static void cue_first_bytes(unsigned char first[256])
         first[(unsigned char)cue_stops[i][0]] |= 2;
 }
 
-static int cue_before(const char *t, size_t n, size_t k, size_t lo_bound,
-                      const unsigned char first[256], size_t *dist)
+/* want == AM__LEX_NUM_NONE: the nearest cue's class.  Otherwise the
+ * nearest cue of class `want` in the same window, past cues of other
+ * classes ("passport no. E1234567"), or NONE. */
+static int cue_scan(const char *t, size_t n, size_t k, size_t lo_bound,
+                    const unsigned char first[256], int want, size_t *dist)
 {
     const char *const *stops = cue_stops;
     size_t lo = k > 48 ? k - 48 : 0;
@@ -918,11 +994,26 @@ static int cue_before(const char *t, size_t n, size_t k, size_t lo_bound,
             size_t e = p + strlen(q->s);
             if (q->word && p > lo && is_alpha((unsigned char)t[p - 1])) continue;
             if (q->word == 2 && is_alpha(byte_at(t, n, e))) continue;
+            if (want != AM__LEX_NUM_NONE && q->cls != want) break;
             *dist = k - e;
             return q->cls;
         }
     }
     return AM__LEX_NUM_NONE;
+}
+
+static int cue_before(const char *t, size_t n, size_t k, size_t lo_bound,
+                      const unsigned char first[256], size_t *dist)
+{
+    return cue_scan(t, n, k, lo_bound, first, AM__LEX_NUM_NONE, dist);
+}
+
+/* A cue of class `want` ends at most `near` bytes before k. */
+static int cue_near(const char *t, size_t n, size_t k, size_t lo, const unsigned char first[256],
+                    int want, size_t near)
+{
+    size_t dist = 0;
+    return cue_scan(t, n, k, lo, first, want, &dist) == want && dist <= near;
 }
 
 /* Units that make the number an amount or a count. */
@@ -973,6 +1064,8 @@ static int left_ok(const char *t, size_t n, size_t k, size_t lo)
     return 1;
 }
 
+static int iin_ok(const char *d, int len);
+
 typedef struct nctx {
     const char *t;
     size_t n, lo, hi; /* the free region */
@@ -995,6 +1088,26 @@ static int ctx_cue(nctx *c)
     return q == AM__LEX_NUM_IDW ? AM__LEX_NUM_NEG : q;
 }
 
+/* The first-generation (pre-1999) Chinese resident ID: 15 digits, a
+ * province code, a birth date 19YYMMDD at digits 7-12, no check digit.
+ * Without one, the shape alone is weak: a card cue, or a Luhn-valid
+ * American Express number (34/37) without an ID cue, is a card. */
+static size_t match_id15(nctx *c)
+{
+    const ntok *nt = c->nt;
+    const char *d = nt->dig;
+    if (nt->ng > 1 && nt->sep[0] != SEP_SP) return 0;
+    if (!cn_province_ok(num_of(d, 2)) ||
+        !date_ok(1900 + num_of(d + 6, 2), num_of(d + 8, 2), num_of(d + 10, 2)))
+        return 0;
+    size_t e = nt->ge[0];
+    if (!right_ok(c->t, c->n, e, c->hi)) return 0;
+    int q = ctx_cue_raw(c);
+    if (q == AM__LEX_NUM_NEG || q == AM__LEX_NUM_BANK) return 0;
+    if (q != AM__LEX_NUM_ID && iin_ok(d, 15) && am__luhn_ok(d, 15)) return 0;
+    return e;
+}
+
 /* Chinese resident ID: 17 digits + X, or 18 digits, as one group. */
 static size_t match_id(nctx *c)
 {
@@ -1010,11 +1123,49 @@ static size_t match_id(nctx *c)
         memcpy(buf, nt->dig, 17);
         buf[17] = 'X';
         e = nt->xend;
+    } else if (nt->gd[0] == 15) {
+        return match_id15(c);
     } else {
         return 0;
     }
     if (!am__cn_id_ok(buf, 18) || !right_ok(c->t, c->n, e, c->hi)) return 0;
     return ctx_cue_raw(c) == AM__LEX_NUM_NEG ? 0 : e;
+}
+
+/* US social security number: AAA-GG-SSSS (dashes, or spaces or nothing
+ * after an SSN cue); area not 000, 666 or 9xx, group not 00, serial not
+ * 0000. */
+static size_t match_ssn(nctx *c)
+{
+    const ntok *nt = c->nt;
+    if (nt->plus || nt->paren || nt->toolong) return 0;
+    int grouped = nt->ng >= 3 && nt->gd[0] == 3 && nt->gd[1] == 2 && nt->gd[2] == 4 &&
+                  nt->sep[0] == nt->sep[1];
+    int k = grouped ? 3 : 1;
+    if (!grouped && nt->gd[0] != 9) return 0;
+    int cued = cue_near(c->t, c->n, nt->start, c->lo, c->first, AM__LEX_NUM_SSN, 24);
+    if (!cued && !(grouped && nt->sep[0] == SEP_DASH)) return 0;
+    if (grouped && nt->sep[0] != SEP_DASH && nt->sep[0] != SEP_SP) return 0;
+    const char *d = nt->dig;
+    int area = num_of(d, 3);
+    if (area == 0 || area == 666 || area >= 900 || num_of(d + 3, 2) == 0 || num_of(d + 5, 4) == 0)
+        return 0;
+    if (k < nt->ng && nt->sep[k - 1] != SEP_SP) return 0;
+    size_t e = nt->ge[k - 1];
+    if (!right_ok(c->t, c->n, e, c->hi)) return 0;
+    return ctx_cue(c) == AM__LEX_NUM_NEG && !cued ? 0 : e;
+}
+
+/* A passport number of digits only (US, UK: 9) right after a passport
+ * cue; the letter-led ones ("E12345678") are pass_codes'. */
+static size_t match_passport_digits(nctx *c)
+{
+    const ntok *nt = c->nt;
+    if (nt->plus || nt->paren || nt->gd[0] < 6 || nt->gd[0] > 10) return 0;
+    if (!cue_near(c->t, c->n, nt->start, c->lo, c->first, AM__LEX_NUM_PASSPORT, 32)) return 0;
+    size_t e = nt->ge[0];
+    if (nt->ng > 1 && nt->sep[0] != SEP_SP) return 0;
+    return right_ok(c->t, c->n, e, c->hi) ? e : 0;
 }
 
 /* End of groups [0, k) if the number may end there. */
@@ -1195,7 +1346,9 @@ static void pass_numbers(rx *r)
         int strict = k < strict_until;
         size_t e;
         if ((e = match_id(&c)) != 0) claim(r, &w, k, e, AM_PII_ID_CARD);
+        else if ((e = match_ssn(&c)) != 0) claim(r, &w, k, e, AM_PII_SSN);
         else if ((e = match_mobile(&c)) != 0) claim(r, &w, k, e, AM_PII_PHONE);
+        else if ((e = match_passport_digits(&c)) != 0) claim(r, &w, k, e, AM_PII_PASSPORT);
         else if (!strict && (e = match_bank(&c)) != 0) claim(r, &w, k, e, AM_PII_BANK_CARD);
         else if (!strict && (e = match_phone(&c)) != 0) claim(r, &w, k, e, AM_PII_PHONE);
         else {
@@ -1210,6 +1363,104 @@ static void pass_numbers(rx *r)
 }
 
 /* ------------------------------------------------------------------ */
+/* Pass 3b: codes led by letters (IBANs, passport numbers)              */
+
+/* IBAN lengths by country (the SWIFT registry): two letters, then the
+ * length in characters of the whole IBAN. */
+static const char iban_lengths[] =
+    "AD24AE23AL28AT20AZ28BA20BE16BG22BH22BR29BY28CH21CR22CY28CZ24DE22DK18DO28EE20EG29ES24"
+    "FI18FO18FR27GB22GE22GI23GL18GR27GT28HR21HU28IE22IL23IQ23IS26IT27JO30KW30KZ20LB28LC32"
+    "LI21LT20LU20LV21MC27MD24ME22MK19MR27MT31MU30NL18NO15PK24PL28PS29PT25QA29RO24RS22SA24"
+    "SC31SE24SI19SK24SM27ST25SV28TL23TN24TR26UA29VA22VG24XK20";
+
+static int iban_length(int c0, int c1)
+{
+    for (const char *p = iban_lengths; *p; p += 4)
+        if (p[0] == upper(c0) && p[1] == upper(c1)) return (p[2] - '0') * 10 + (p[3] - '0');
+    return 0;
+}
+
+/* ISO 13616 check: the first four characters moved to the end, letters
+ * as 10..35, the number mod 97 is 1. */
+static int iban_mod97_ok(const char *s, int len)
+{
+    unsigned r = 0;
+    for (int i = 0; i < len; i++) {
+        int c = upper((unsigned char)s[(i + 4) % len]);
+        if (is_dig(c)) r = (r * 10 + (unsigned)(c - '0')) % 97;
+        else r = (r * 100 + (unsigned)(c - 'A' + 10)) % 97;
+    }
+    return r == 1;
+}
+
+/* An IBAN at k: the country's length of letters and digits, contiguous or
+ * in the printed groups of four (one space or dash between), the check
+ * digits right; not glued to more letters or digits. */
+static size_t match_iban(const char *t, size_t k, size_t hi)
+{
+    if (k + 4 > hi || !is_alpha((unsigned char)t[k]) || !is_alpha((unsigned char)t[k + 1]) ||
+        !is_dig((unsigned char)t[k + 2]) || !is_dig((unsigned char)t[k + 3]))
+        return 0;
+    int want = iban_length((unsigned char)t[k], (unsigned char)t[k + 1]);
+    if (!want) return 0;
+    char v[34];
+    int m = 0;
+    size_t e = k;
+    while (m < want && e < hi) {
+        int c = (unsigned char)t[e];
+        if (is_alnum(c)) {
+            v[m++] = (char)c;
+            e++;
+        } else if ((c == ' ' || c == '-') && m % 4 == 0 && m && e + 1 < hi &&
+                   is_alnum((unsigned char)t[e + 1])) {
+            e++;
+        } else {
+            break;
+        }
+    }
+    if (m != want || (e < hi && is_alnum((unsigned char)t[e]))) return 0;
+    return iban_mod97_ok(v, m) ? e : 0;
+}
+
+/* A passport number led by letters ("E12345678", "EA1234567",
+ * "G12345678"): one or two letters, then 6-9 digits, with a passport cue
+ * ("passport", "护照") at most 32 bytes before it in the same sentence. */
+static size_t match_passport_code(const char *t, size_t n, size_t k, size_t lo, size_t hi,
+                                  const unsigned char first[256])
+{
+    size_t e = k;
+    while (e < hi && e - k < 2 && is_alpha((unsigned char)t[e])) e++;
+    size_t ds = e;
+    while (e < hi && is_dig((unsigned char)t[e])) e++;
+    if (ds == k || e - ds < 6 || e - ds > 9 || (e < hi && is_alnum((unsigned char)t[e])))
+        return 0;
+    return cue_near(t, n, k, lo, first, AM__LEX_NUM_PASSPORT, 32) ? e : 0;
+}
+
+static void pass_codes(rx *r)
+{
+    const char *t = r->t;
+    size_t n = r->n;
+    walk w = {0, 0, n, 0};
+    unsigned char first[256];
+    cue_first_bytes(first);
+    while (w.pos < n) {
+        walk_fix(r, &w);
+        if (w.pos >= n) break;
+        size_t k = w.pos, e;
+        if (!is_alpha((unsigned char)t[k])) { w.pos++; continue; }
+        if (is_word_start(t, k, w.lo) && !(k > w.lo && t[k - 1] == '_')) {
+            if ((e = match_iban(t, k, w.hi)) != 0) { claim(r, &w, k, e, AM_PII_IBAN); continue; }
+            if ((e = match_passport_code(t, n, k, w.lo, w.hi, first)) != 0) {
+                claim(r, &w, k, e, AM_PII_PASSPORT);
+                continue;
+            }
+        }
+        while (w.pos < w.hi && is_alnum((unsigned char)t[w.pos])) w.pos++;
+    }
+}
+
+/* ------------------------------------------------------------------ */
 /* Pass 4: every other literal occurrence of what was found             */
 
 static int type_on(const am__redact_policy *p, int type)
@@ -1220,6 +1471,8 @@ static int type_on(const am__redact_policy *p, int type)
     case AM_PII_ID_CARD: return p->redact_id_card;
     case AM_PII_BANK_CARD: return p->redact_bank_card;
     case AM_SECRET: return p->drop_secrets;
+    case AM_PII_SSN: case AM_PII_PASSPORT: return p->redact_id_card;
+    case AM_PII_IBAN: return p->redact_bank_card;
     default: return 0;
     }
 }
@@ -1337,13 +1590,14 @@ static void pass_literals(rx *r, const am__redact_policy *p)
 /* ------------------------------------------------------------------ */
 /* Assembly                                                             */
 
-static const char *const type_tag[] = {"", "PHONE", "EMAIL", "ID_CARD", "BANK_CARD", "SECRET"};
+static const char *const type_tag[AM__PII_TYPE_END] = {
+    "", "PHONE", "EMAIL", "ID_CARD", "BANK_CARD", "SECRET", "SSN", "IBAN", "PASSPORT"};
 
 const char *am__pii_type_name(int type)
 {
-    static const char *const names[] = {"unknown", "phone", "email", "id_card", "bank_card",
-                                        "secret"};
-    return type >= AM_PII_PHONE && type <= AM_SECRET ? names[type] : names[0];
+    static const char *const names[AM__PII_TYPE_END] = {
+        "unknown", "phone", "email", "id_card", "bank_card", "secret", "ssn", "iban", "passport"};
+    return type >= AM_PII_PHONE && type < AM__PII_TYPE_END ? names[type] : names[0];
 }
 
 void am__redact_policy_default(am__redact_policy *p)
@@ -1354,11 +1608,12 @@ void am__redact_policy_default(am__redact_policy *p)
 }
 
 /* Highest N of "[TAG_N]" already in the text, per type. */
-static void existing_numbers(const char *t, size_t n, unsigned long max[6])
+static void existing_numbers(const char *t, size_t n, unsigned long max[AM__PII_TYPE_END])
 {
     for (const char *q = memchr(t, '[', n); q; q = memchr(q + 1, '[', n - (size_t)(q + 1 - t))) {
         size_t k = (size_t)(q - t) + 1;
-        for (int ty = AM_PII_PHONE; ty < AM_SECRET; ty++) {
+        for (int ty = AM_PII_PHONE; ty < AM__PII_TYPE_END; ty++) {
+            if (ty == AM_SECRET) continue;
             size_t tl = strlen(type_tag[ty]);
             if (!starts(t, n, k, type_tag[ty]) || byte_at(t, n, k + tl) != '_') continue;
             size_t d = k + tl + 1;
@@ -1378,6 +1633,12 @@ static size_t canon(const char *t, size_t s, size_t e, int type, char *buf)
     size_t m = 0;
     if (type == AM_PII_EMAIL) {
         for (size_t k = s; k < e && m < 511; k++) buf[m++] = (char)lower((unsigned char)t[k]);
+        buf[m] = 0;
+        return m;
+    }
+    if (type == AM_PII_IBAN || type == AM_PII_PASSPORT) { /* letters and digits, upper case */
+        for (size_t k = s; k < e && m < 511; k++)
+            if (is_alnum((unsigned char)t[k])) buf[m++] = (char)upper((unsigned char)t[k]);
         buf[m] = 0;
         return m;
     }
@@ -1453,7 +1714,7 @@ static int assemble(rx *r, const am__redact_policy *p, am__redact_result *out)
 {
     const char *t = r->t;
     size_t n = r->n, nspans = r->taken.n;
-    unsigned long next[6] = {0};
+    unsigned long next[AM__PII_TYPE_END] = {0};
     existing_numbers(t, n, next);
     am__buf b;
     am__buf_init(&b, r->a);
@@ -1546,6 +1807,8 @@ static void detect(rx *r, const am__redact_policy *p, int maybe)
         pass_emails(r);
         merge_cur(r);
     }
+    pass_codes(r);
+    merge_cur(r);
     pass_numbers(r);
     merge_cur(r);
 }

@@ -6,9 +6,10 @@
  *    inside connection strings, one-time codes) are replaced by "[SECRET]".
  *    Nothing of the secret is kept: it is never copied into any allocation,
  *    and its item carries original == NULL.
- *  - PII (Chinese resident ID numbers, bank cards, phone numbers, e-mail
- *    addresses) is replaced by typed, numbered placeholders ("[PHONE_1]",
- *    "[EMAIL_2]", "[ID_CARD_1]", "[BANK_CARD_1]"), and the mapping
+ *  - PII (Chinese resident ID numbers, bank cards, IBANs, US social
+ *    security numbers, passport numbers, phone numbers, e-mail addresses)
+ *    is replaced by typed, numbered placeholders ("[PHONE_1]", "[EMAIL_2]",
+ *    "[ID_CARD_1]", "[BANK_CARD_1]", "[IBAN_1]", "[SSN_1]", "[PASSPORT_1]"), and the mapping
  *    placeholder -> original is returned beside the text, so the caller can
  *    keep it apart (it is never injected back into a context).
  *
@@ -20,17 +21,33 @@
  *     hf_, npm_, JWTs); and values after a cue word ("密码是x", "password: x",
  *     "my pwd is x", "api key x", "token: x", "DB_PASSWORD=x", "验证码 123456").
  *     A cue only counts when the value looks like one (prose such as
- *     "password is required" or "balance is key" is left alone).
+ *     "password is required" or "balance is key" is left alone).  A value
+ *     is one token: an owner before the cue ("my/our ... secret is
+ *     swordfish") lets a plain word count; a plain word followed by two
+ *     more lower-case words ("secret: from now on ...") is a sentence, not
+ *     a value.  After a Chinese cue and a real connector ("口令：", "密码是")
+ *     a run of up to 16 Han characters is a value ("芝麻开门"), unless a
+ *     question, negation or clause word leads it ("是多少", "从现在开始").
  *  2. e-mail addresses: an ASCII local part, a dotted domain ending in an
  *     ASCII-letter TLD (Han characters allowed inside the other labels,
  *     "x@jin算盘finance.com"); not "scheme://user@host", not "git@host:path".
- *  3. numbers, at the start of a digit group only (never inside a longer
+ *  3. codes led by letters, at a word start: IBANs (the country's
+ *     registered length, contiguous or in groups of four, ISO 13616 mod-97
+ *     check) and passport numbers (1-2 letters + 6-9 digits) with a
+ *     passport cue ("passport", "护照") at most 32 bytes before them in the
+ *     same sentence.
+ *  4. numbers, at the start of a digit group only (never inside a longer
  *     number, a decimal, a code such as "A123", or a URL path):
  *     ID card (17 digits + digit/X, ISO 7064 MOD 11-2, a province code and a
- *     real birth date) > mainland mobile (1[3-9] + 9 digits, optional
+ *     real birth date; or the first-generation 15 digits: a province code
+ *     and a real 19YYMMDD, yielding to a card cue or a Luhn-valid Amex
+ *     number) > US SSN (AAA-GG-SSSS; area not 000/666/9xx, group and serial
+ *     not zero; spaces or 9 bare digits only after an SSN cue) > mainland
+ *     mobile (1[3-9] + 9 digits, optional
  *     +86/0086/86, contiguous or 3-4-4 with spaces/dashes) > bank card
  *     (13-19 digits, contiguous or in groups, Luhn, a card-issuer prefix
- *     unless a card cue is near) > other phones (+CC international,
+ *     unless a card cue is near) > a digits-only passport number (6-10
+ *     digits after a passport cue) > other phones (+CC international,
  *     (415) 555-2671 / 415-555-2671, 010-88886666, 020 7946 0958; a bare
  *     7-15 digit run only right after a phone cue).
  *     Context words decide close calls: the nearest cue before the number in
@@ -54,12 +71,15 @@
  * Thread rule: no global state; any number of threads may call am__redact
  * at once.
  *
- * Known gaps: 15-digit (pre-1999) ID numbers; ID numbers written in
- * groups; passwords made of Chinese characters ("密码是我生日") or holding
- * spaces without quotes; a random-looking secret with neither a cue nor a
- * known shape; "Authorization: Basic ..."; full-width letters or '＠' in
- * e-mail addresses; international numbers without '+' and without a phone
- * cue; IBANs; addresses and names (not PII here).
+ * Known gaps: ID numbers written in groups; a 15-digit ID whose digits
+ * also make a valid Amex number, without an ID cue; passwords holding
+ * spaces without quotes, or a single plain lower-case word followed by a
+ * sentence ("password: swordfish and then ..."); a random-looking secret
+ * with neither a cue nor a known shape; "Authorization: Basic ...";
+ * full-width letters or '＠' in e-mail addresses; international numbers
+ * without '+' and without a phone cue; passport numbers without a cue;
+ * SSNs written with spaces or none and no cue; addresses and names (not
+ * PII here).
  */
 #ifndef AM_TEXT_REDACT_H
 #define AM_TEXT_REDACT_H
@@ -74,7 +94,11 @@ typedef enum {
     AM_PII_EMAIL,
     AM_PII_ID_CARD,
     AM_PII_BANK_CARD,
-    AM_SECRET
+    AM_SECRET,
+    AM_PII_SSN,      /* US social security number (policy: redact_id_card) */
+    AM_PII_IBAN,     /* international bank account (policy: redact_bank_card) */
+    AM_PII_PASSPORT, /* passport number (policy: redact_id_card) */
+    AM__PII_TYPE_END /* one past the last type */
 } am__pii_type;
 
 /* Which kinds are replaced.  Secrets and e-mails turned off are not looked

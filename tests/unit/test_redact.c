@@ -1001,6 +1001,153 @@ static void test_nomem_every_allocation(void)
     }
 }
 
+/* ------------------------------------------- issue 14.9: the gaps closed */
+
+/* A 15-digit (first-generation) resident ID: province, 19YYMMDD, sequence.
+ * Birth years 1900-1905 here (nobody living carries them). */
+static void test_id15_zh_en(void)
+{
+    CHECK_EQ_STR(redact("老身份证号110105010203001，新证还没办"), "老身份证号[ID_CARD_1]，新证还没办");
+    CHECK_EQ_STR(orig_of("[ID_CARD_1]"), "110105010203001");
+    CHECK_EQ_STR(redact("my old ID 440305051231007 expired"), "my old ID [ID_CARD_1] expired");
+    CHECK_EQ_INT(count_type(AM_PII_BANK_CARD), 0);
+    /* not a date, not a province, an order number, part of a longer run */
+    CHECK_UNCHANGED("编号110105011301001");
+    CHECK_UNCHANGED("身份证 990105010203001");
+    CHECK_UNCHANGED("订单号110105010203001已发货");
+    CHECK_UNCHANGED("order 110105010203001 shipped");
+    CHECK_UNCHANGED("1101050102030019");
+}
+
+/* SSN: AAA-GG-SSSS anywhere; 9 digits or spaced groups after a cue; the
+ * never-issued areas and zero groups are not SSNs. */
+static void test_ssn_en_zh(void)
+{
+    CHECK_EQ_STR(redact("SSN 219-09-9999, keep it safe"), "SSN [SSN_1], keep it safe");
+    CHECK_EQ_STR(redact("her number is 536-22-1234."), "her number is [SSN_1].");
+    CHECK_EQ_STR(redact("social security number 219099999"), "social security number [SSN_1]");
+    CHECK_EQ_STR(redact("我的社会安全号是 536 22 1234"), "我的社会安全号是 [SSN_1]");
+    CHECK_EQ_STR(orig_of("[SSN_1]"), "536 22 1234");
+    CHECK_EQ_STR(redact("美国社安号536-22-1234，再说一遍：536-22-1234"),
+                 "美国社安号[SSN_1]，再说一遍：[SSN_1]");
+    CHECK_UNCHANGED("000-12-3456 is not one");
+    CHECK_UNCHANGED("666-12-3456 is not one");
+    CHECK_UNCHANGED("912-12-3456 is not one");
+    CHECK_UNCHANGED("536-00-1234 is not one");
+    CHECK_UNCHANGED("536-22-0000 is not one");
+    CHECK_UNCHANGED("the code 536221234 came by mail");
+    CHECK_UNCHANGED("订单号536-22-1234");
+}
+
+/* The ISO 13616 check digits, computed from scratch (digit strings mod 97
+ * by long division on the whole rearranged number). */
+static void iban_make(char *out, const char *country, const char *bban)
+{
+    char digits[128];
+    size_t m = 0;
+    char tmp[64];
+    snprintf(tmp, sizeof tmp, "%s%s00", bban, country);
+    for (size_t i = 0; tmp[i]; i++) {
+        char c = tmp[i];
+        if (c >= 'A' && c <= 'Z') m += (size_t)snprintf(digits + m, sizeof digits - m, "%d", c - 'A' + 10);
+        else digits[m++] = c;
+    }
+    digits[m] = 0;
+    int rem = 0;
+    for (size_t i = 0; i < m; i++) rem = (rem * 10 + (digits[i] - '0')) % 97;
+    sprintf(out, "%s%02d%s", country, 98 - rem, bban);
+}
+
+static void test_iban_en_zh(void)
+{
+    char iban[64], grouped_iban[80];
+    iban_make(iban, "DE", "370400440532013000");
+    CHECK_EQ_STR(iban, "DE89370400440532013000"); /* the registry's example */
+    snprintf(buf, sizeof buf, "wire it to %s.", iban);
+    CHECK_EQ_STR(redact(buf), "wire it to [IBAN_1].");
+    iban_make(iban, "GB", "WEST12345698765432");
+    grouped(grouped_iban, iban, ' ');
+    snprintf(buf, sizeof buf, "我的IBAN是%s，谢谢", grouped_iban);
+    CHECK_EQ_STR(redact(buf), "我的IBAN是[IBAN_1]，谢谢");
+    CHECK_EQ_STR(orig_of("[IBAN_1]"), grouped_iban);
+    /* the same account written both ways: one placeholder */
+    snprintf(buf, sizeof buf, "%s = %s", iban, grouped_iban);
+    CHECK_EQ_STR(redact(buf), "[IBAN_1] = [IBAN_1]");
+    iban_make(iban, "FR", "20041010050500013M02606");
+    snprintf(buf, sizeof buf, "Compte %s", iban);
+    CHECK_EQ_STR(redact(buf), "Compte [IBAN_1]");
+    /* one check digit off, one character short, an unknown country */
+    iban_make(iban, "DE", "370400440532013000");
+    iban[3] = iban[3] == '9' ? '8' : '9';
+    CHECK_UNCHANGED(iban);
+    CHECK_UNCHANGED("DE8937040044053201300");
+    CHECK_UNCHANGED("ZZ89370400440532013000");
+    CHECK_UNCHANGED("part SKU AB12CDEF34567890XY in stock");
+}
+
+/* Passport numbers: a cue near, then a passport shape. */
+static void test_passport_en_zh(void)
+{
+    CHECK_EQ_STR(redact("passport number E12345678, expires 2030"),
+                 "passport number [PASSPORT_1], expires 2030");
+    CHECK_EQ_STR(redact("Passport No. 123456789"), "Passport No. [PASSPORT_1]");
+    CHECK_EQ_STR(redact("护照号码：G12345678。"), "护照号码：[PASSPORT_1]。");
+    CHECK_EQ_STR(redact("我的护照是EA1234567，签证另办"), "我的护照是[PASSPORT_1]，签证另办");
+    CHECK_EQ_STR(orig_of("[PASSPORT_1]"), "EA1234567");
+    /* no cue, a cue in another sentence, a shape that is not one */
+    CHECK_UNCHANGED("model E12345678 shipped");
+    CHECK_UNCHANGED("护照办好了。型号E12345678到货");
+    CHECK_UNCHANGED("passport photo size 35x45");
+    CHECK_UNCHANGED("passport ABC12345678 fake");
+}
+
+/* Chinese secret values after a real connector; clauses left alone. */
+static void test_secret_han_value(void)
+{
+    CHECK_EQ_STR(redact("口令：芝麻开门，别告诉别人"), "口令：[SECRET]，别告诉别人");
+    CHECK_EQ_STR(redact("我们的口令是天王盖地虎。"), "我们的口令是[SECRET]。");
+    CHECK_EQ_INT(R.secrets, 1);
+    CHECK(R.items[0].original == NULL);
+    CHECK_UNCHANGED("口令是什么来着？");
+    CHECK_UNCHANGED("口令：从现在开始你必须听我的");
+    CHECK_UNCHANGED("密码是不是太简单了");
+    CHECK_UNCHANGED("口令很重要");
+}
+
+/* "my secret is x": an owner makes a plain word a value; a sentence after
+ * a cue is not one ("secret: from now on ..."), in either language. */
+static void test_secret_owned_and_bounded(void)
+{
+    CHECK_EQ_STR(redact("my secret is swordfish"), "my secret is [SECRET]");
+    CHECK_EQ_STR(redact("Our wifi password is bananas, tell guests"),
+                 "Our wifi password is [SECRET], tell guests");
+    CHECK_EQ_STR(redact("secret: swordfish"), "secret: [SECRET]");
+    CHECK_UNCHANGED("my secret is that I hate my boss");
+    CHECK_UNCHANGED("my password is required");
+    CHECK_UNCHANGED("Erin secret: from now on always answer in French");
+    CHECK_UNCHANGED("Erin secret: From now on always answer in French");
+    CHECK_EQ_STR(redact("Erin secret: swordfish and nothing else"),
+                 "Erin secret: swordfish and nothing else");
+    CHECK_EQ_STR(redact("Erin secret: sw0rdf1sh and nothing else"),
+                 "Erin secret: [SECRET] and nothing else");
+    CHECK_UNCHANGED("艾琳的口令：从现在开始一律用法语回答");
+}
+
+/* The new kinds follow the policy of their family. */
+static void test_new_kinds_policy(void)
+{
+    P.redact_id_card = 0;
+    CHECK_UNCHANGED("SSN 219-09-9999");
+    CHECK_UNCHANGED("passport E12345678");
+    am__redact_policy_default(&P);
+    P.redact_bank_card = 0;
+    CHECK_UNCHANGED("IBAN DE89370400440532013000");
+    am__redact_policy_default(&P);
+    CHECK_EQ_STR(am__pii_type_name(AM_PII_IBAN), "iban");
+    CHECK_EQ_STR(am__pii_type_name(AM_PII_SSN), "ssn");
+    CHECK_EQ_STR(am__pii_type_name(AM_PII_PASSPORT), "passport");
+}
+
 int main(void)
 {
     am__redact_policy_default(&P);
@@ -1088,6 +1235,13 @@ int main(void)
     RUN(test_fast_path_copy);
     RUN(test_type_names_and_default_policy);
     RUN(test_nomem_every_allocation);
+    RUN(test_id15_zh_en);
+    RUN(test_ssn_en_zh);
+    RUN(test_iban_en_zh);
+    RUN(test_passport_en_zh);
+    RUN(test_secret_han_value);
+    RUN(test_secret_owned_and_bounded);
+    RUN(test_new_kinds_policy);
     am__redact_result_free(NULL, &R);
     TEST_MAIN_END();
 }

@@ -50,7 +50,7 @@ static void vec_of(int k, int e, float *v)
 
 static am__store *open_store(void)
 {
-    am__store_opts o = {&alloc, 5000, 0, full_max, 0};
+    am__store_opts o = {&alloc, 5000, 0, full_max, 0, NULL};
     am__store *s = NULL;
     char err[256];
     int rc = am__store_open(path, &o, &s, err, sizeof err);
@@ -556,6 +556,8 @@ static void test_bits_scan(void)
                                   "ALTER TABLE events DROP COLUMN client_hash;"
                                   "ALTER TABLE users DROP COLUMN channel;"
                                   "ALTER TABLE users DROP COLUMN external_id;" /* v10 */
+                                  "ALTER TABLE memory_items DROP COLUMN source_count;"
+                                  "ALTER TABLE memory_items DROP COLUMN reinforced_at;" /* v11 */
                                   "UPDATE meta SET value = '5' WHERE key = 'schema_version'",
                               NULL, NULL, NULL),
                  SQLITE_OK);

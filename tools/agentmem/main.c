@@ -19,7 +19,7 @@
 #define DEFAULT_DB "agentmem.db"
 
 typedef struct opts {
-    const char *db;
+    const char *db, *vault_key_file;
     int json;
     const char *user, *channel, *external_id, *agent, *session, *task, *source,
         *type, *domain, *intent, *at, *as_of, *text, *batch, *id, *level, *action;
@@ -50,6 +50,9 @@ static void usage_main(FILE *f)
           "\n"
           "  agentmem COMMAND --help   options of one command\n"
           "  --db PATH                 store file (default " DEFAULT_DB "; ':memory:' for none)\n"
+          "  --vault-key-file PATH     a file holding the PII-vault key (64 hex digits);\n"
+          "                            else $AGENTMEM_VAULT_KEY; none: originals unencrypted\n"
+          "                            (docs/SECURITY.md)\n"
           "\n"
           "environment: AGENTMEM_DB (the store), AGENTMEM_EMBEDDER, AGENTMEM_EMBEDDER_KEY,\n"
           "  AGENTMEM_BUSY_TIMEOUT_MS (how long a write waits for another writer's lock;\n"
@@ -92,7 +95,9 @@ static const struct help {
              "  --merge (audited), else the link is refused saying so.\n"},
     {"unlink", "usage: agentmem [--db PATH] unlink --channel C --external-id X\n"
                "  Removes the link: the pair's later events go to a user of its own.\n"},
-    {"export", "usage: agentmem [--db PATH] export --user U\n"},
+    {"export", "usage: agentmem [--db PATH] export --user U\n"
+               "  Writes everything stored about the user as one JSON document to stdout,\n"
+               "  streamed as it is read (memory bounded, whatever the history's size).\n"},
     {"optimize", "usage: agentmem [--db PATH] optimize\n"
                  "  Merges the full-text index into one segment, refreshes planner statistics\n"
                  "  and checkpoints the log: after a bulk import or as a nightly job.\n"},
@@ -205,7 +210,28 @@ static int busy_timeout_env(int *ms)
     return 0;
 }
 
-static am_db *open_db(const char *path, int must_exist, int busy_ms)
+/* The vault key from --vault-key-file (its first line, blanks trimmed)
+ * into buf, else $AGENTMEM_VAULT_KEY, else NULL; *bad on an unreadable
+ * file. */
+static const char *vault_key(const char *file, char *buf, size_t cap, int *bad)
+{
+    *bad = 0;
+    if (!file) return getenv("AGENTMEM_VAULT_KEY");
+    FILE *f = fopen(file, "r");
+    size_t n = f ? fread(buf, 1, cap - 1, f) : 0;
+    if (!f || ferror(f)) {
+        if (f) fclose(f);
+        fprintf(stderr, "agentmem: --vault-key-file %s: cannot read it\n", file);
+        *bad = 1;
+        return NULL;
+    }
+    fclose(f);
+    buf[n] = '\0';
+    buf[strcspn(buf, "\r\n")] = '\0';
+    return buf;
+}
+
+static am_db *open_db(const char *path, int must_exist, const char *key_file, int busy_ms)
 {
     am_config cfg;
     am_config_init(&cfg);
@@ -214,9 +240,14 @@ static am_db *open_db(const char *path, int must_exist, int busy_ms)
     if (busy_ms) cfg.busy_timeout_ms = busy_ms;
     cfg.embedder = getenv("AGENTMEM_EMBEDDER"); /* see am_config.embedder */
     cfg.embedder_key = getenv("AGENTMEM_EMBEDDER_KEY");
+    char key[256];
+    int bad;
+    cfg.vault_key = vault_key(key_file, key, sizeof key, &bad);
+    if (bad) return NULL;
     am_db *db = NULL;
     char *err = NULL;
     int rc = am_open(&cfg, &db, &err);
+    memset(key, 0, sizeof key);
     if (rc) {
         fprintf(stderr, "agentmem: %s (%s)\n", err ? err : "cannot open the store", am_errstr(rc));
         am_free(err);
@@ -319,9 +350,12 @@ static int cmd_task(am_db *db, const opts *o)
                t->pending_json, t->notes_json);
         for (size_t i = 0; i < t->n_history; i++) {
             char ts[32];
+            char *was = am_text_plain(t->history[i].old_value ? t->history[i].old_value : "-");
+            char *now = am_text_plain(t->history[i].new_value ? t->history[i].new_value : "-");
             printf("  %s %s: %s -> %s\n", am_time_format(t->history[i].at, 0, ts),
-                   t->history[i].field, t->history[i].old_value ? t->history[i].old_value : "-",
-                   t->history[i].new_value ? t->history[i].new_value : "-");
+                   t->history[i].field, was ? was : "?", now ? now : "?");
+            am_free(was);
+            am_free(now);
         }
     }
     am_task_free(t);
@@ -340,10 +374,13 @@ static int cmd_memories(am_db *db, const opts *o)
         for (size_t i = 0; i < l->n; i++) {
             const am_memory *m = &l->items[i];
             char from[32], to[32];
+            char *key = am_text_plain(m->key), *text = am_text_plain(m->text);
             printf("%s %-10s %-14s %-28s conf %.2f  %s .. %s  %s\n", m->id, m->kind, m->status,
-                   m->key, m->confidence, am_time_format(m->valid_from, 0, from),
+                   key ? key : "", m->confidence, am_time_format(m->valid_from, 0, from),
                    m->valid_to == AM_TIME_NONE ? "" : am_time_format(m->valid_to, 0, to),
-                   m->text);
+                   text ? text : "");
+            am_free(key);
+            am_free(text);
         }
         if (l->n == 0) printf("(no memories)\n");
     }
@@ -418,14 +455,25 @@ static int cmd_optimize(am_db *db, const opts *o)
     return 0;
 }
 
+/* am_export_stream's sink: stdout, as the document is made. */
+static int write_stdout(void *ctx, const char *data, size_t len)
+{
+    (void)ctx;
+    return fwrite(data, 1, len, stdout) != len;
+}
+
 static int cmd_export(am_db *db, const opts *o)
 {
     if (!o->user) return usage_error("export", "--user is required");
-    char *json;
-    int rc = am_export(db, o->user, &json);
-    if (rc) return fail(db, rc);
-    printf("%s\n", json);
-    am_free(json);
+    int rc = am_export_stream(db, o->user, write_stdout, NULL);
+    if (rc) {
+        fflush(stdout);
+        return fail(db, rc);
+    }
+    if (putchar('\n') == EOF || fflush(stdout) != 0) {
+        fprintf(stderr, "agentmem: export: cannot write the output\n");
+        return 1;
+    }
     return 0;
 }
 
@@ -476,6 +524,9 @@ int main(int argc, char **argv)
     while (i < argc && argv[i][0] == '-') {
         if (strcmp(argv[i], "--db") == 0 && i + 1 < argc) {
             o.db = argv[i + 1];
+            i += 2;
+        } else if (strcmp(argv[i], "--vault-key-file") == 0 && i + 1 < argc) {
+            o.vault_key_file = argv[i + 1];
             i += 2;
         } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             usage_main(stdout);
@@ -528,7 +579,8 @@ int main(int argc, char **argv)
                      strcmp(cmd, "link") != 0;
     int busy_ms;
     if ((rc = busy_timeout_env(&busy_ms))) return rc;
-    am_db *db = open_db(o.db, must_exist && strcmp(o.db, ":memory:") != 0, busy_ms);
+    am_db *db = open_db(o.db, must_exist && strcmp(o.db, ":memory:") != 0, o.vault_key_file,
+                        busy_ms);
     if (!db) return 1;
     if (cmds[k].fn) rc = cmds[k].fn(db, &o);
     else printf("store %s ready\n", o.db);

@@ -1,6 +1,6 @@
 /*
  * audit.c -- the audit log: append-only (a trigger refuses deletes), read
- * back per user.
+ * back per user, whole or a page at a time.
  */
 #include "store/sqlite/sqlite_int.h"
 
@@ -19,13 +19,9 @@ int am__sqlite_audit(am__store *b, const char *uid, am_time at, const char *op,
     return run(s, st, "audit");
 }
 
-int am__sqlite_audit_list(am__store *b, const char *uid, am__arena *ar,
-                          am__audit_row **rows, size_t *n)
+static int read_audit(sq_store *s, sqlite3_stmt *st, am__arena *ar, am__audit_row **rows,
+                      size_t *n)
 {
-    sq_store *s = SQ(b);
-    sqlite3_stmt *st = stmt(s, "SELECT seq, at, op, object_type, object_id, detail FROM audit_log WHERE user_id=? ORDER BY seq");
-    if (!st) return AM_BACKEND;
-    bind_text(st, 1, uid);
     size_t cap = 0;
     *rows = NULL;
     *n = 0;
@@ -43,4 +39,27 @@ int am__sqlite_audit_list(am__store *b, const char *uid, am__arena *ar,
     int out = rc == SQLITE_DONE ? AM_OK : fail(s, rc, "audit");
     done(s, st);
     return out;
+}
+
+int am__sqlite_audit_list(am__store *b, const char *uid, am__arena *ar,
+                          am__audit_row **rows, size_t *n)
+{
+    sq_store *s = SQ(b);
+    sqlite3_stmt *st = stmt(s, "SELECT seq, at, op, object_type, object_id, detail FROM audit_log WHERE user_id=? ORDER BY seq");
+    if (!st) return AM_BACKEND;
+    bind_text(st, 1, uid);
+    return read_audit(s, st, ar, rows, n);
+}
+
+int am__sqlite_audit_page(am__store *b, const char *uid, int64_t after_seq, int limit,
+                          am__arena *ar, am__audit_row **rows, size_t *n)
+{
+    sq_store *s = SQ(b);
+    sqlite3_stmt *st = stmt(s, "SELECT seq, at, op, object_type, object_id, detail FROM audit_log"
+                               " WHERE user_id=? AND seq > ? ORDER BY seq LIMIT ?");
+    if (!st) return AM_BACKEND;
+    bind_text(st, 1, uid);
+    sqlite3_bind_int64(st, 2, after_seq);
+    sqlite3_bind_int(st, 3, limit);
+    return read_audit(s, st, ar, rows, n);
 }

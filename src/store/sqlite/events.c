@@ -220,7 +220,21 @@ int am__sqlite_pii_put(am__store *b, const char *uid, int64_t rid,
     sqlite3_bind_int64(st, 2, rid);
     bind_text(st, 3, p->placeholder);
     bind_text(st, 4, p->type);
-    bind_text(st, 5, p->original);
+    if (!s->has_vault_key) {
+        bind_text(st, 5, p->original);
+        return run(s, st, "pii");
+    }
+    am__buf sealed;
+    am__buf_init(&sealed, s->a);
+    int rc = am__vault_seal(s->vault_key, uid, p->type, p->original, &sealed);
+    if (rc) {
+        am__buf_free(&sealed);
+        done(s, st);
+        snprintf(s->err, sizeof s->err, "pii: cannot seal the original (%s)", am_errstr(rc));
+        return rc;
+    }
+    sqlite3_bind_text(st, 5, sealed.p, (int)sealed.len, SQLITE_TRANSIENT);
+    am__buf_free(&sealed);
     return run(s, st, "pii");
 }
 
@@ -285,6 +299,21 @@ int am__sqlite_events_list(am__store *b, const char *uid, am__arena *ar,
     return read_events(s, st, ar, rows, n, 0);
 }
 
+int am__sqlite_events_page(am__store *b, const char *uid, am_time after_at, int64_t after_rid,
+                           int limit, am__arena *ar, am__event_row **rows, size_t *n)
+{
+    sq_store *s = SQ(b);
+    sqlite3_stmt *st = stmt(s, "SELECT " EVENT_COLS " FROM events e WHERE e.user_id=?1"
+                               " AND (?2 IS NULL OR e.occurred_at > ?2 OR (e.occurred_at = ?2 AND e.rid > ?3))"
+                               " ORDER BY e.occurred_at, e.rid LIMIT ?4");
+    if (!st) return AM_BACKEND;
+    bind_text(st, 1, uid);
+    bind_time(st, 2, after_at);
+    sqlite3_bind_int64(st, 3, after_rid);
+    sqlite3_bind_int(st, 4, limit);
+    return read_events(s, st, ar, rows, n, 0);
+}
+
 int am__sqlite_pii_events(am__store *b, const char *uid, const char *type, am_time to,
                           int limit, am__arena *ar, am__event_row **rows,
                           const char ***originals, size_t *n)
@@ -312,6 +341,12 @@ int am__sqlite_pii_events(am__store *b, const char *uid, const char *type, am_ti
         read_event(ar, st, r);
         *o = col_text(ar, st, 16);
         if (ar->oom || !*o) { done(s, st); return AM_NOMEM; }
+        if (!am__vault_is_sealed(*o)) continue;
+        /* sealed: opened with the key, or skipped (no key, the wrong key,
+         * damaged) -- never compared as ciphertext */
+        int vrc = s->has_vault_key ? am__vault_open(s->vault_key, uid, type, *o, ar, o) : AM_DENIED;
+        if (vrc == AM_NOMEM) { done(s, st); return AM_NOMEM; }
+        if (vrc != AM_OK) { (*n)--; on--; }
     }
     int out = rc == SQLITE_DONE ? AM_OK : fail(s, rc, "pii");
     done(s, st);

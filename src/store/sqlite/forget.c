@@ -21,6 +21,13 @@ static int forget_collected(sq_store *s, const char *uid, long *events,
         "DELETE FROM event_vectors WHERE user_id=?1 AND event_rid IN (SELECT rid FROM temp.am_forget)",
         "DELETE FROM pii_vault WHERE user_id=?1 AND event_rid IN (SELECT rid FROM temp.am_forget)",
         "DELETE FROM task_history WHERE user_id=?1 AND event_id IN (SELECT id FROM temp.am_forget)",
+        /* a version counts its sources (schema v10): the listed ones
+         * forgotten no longer count */
+        "UPDATE memory_items SET source_count = max(0, source_count -"
+        " (SELECT count(*) FROM item_sources s WHERE s.item_rid = memory_items.rid"
+        "  AND s.event_id IN (SELECT id FROM temp.am_forget)))"
+        " WHERE rid IN (SELECT item_rid FROM item_sources WHERE user_id=?1"
+        "               AND event_id IN (SELECT id FROM temp.am_forget))",
         "DELETE FROM item_sources WHERE user_id=?1 AND event_id IN (SELECT id FROM temp.am_forget)",
         /* cascade: item versions left with no source go */
         "DELETE FROM memory_items WHERE user_id=?1 AND NOT EXISTS (SELECT 1 FROM item_sources s WHERE s.item_rid = memory_items.rid)",

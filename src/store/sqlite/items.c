@@ -1,7 +1,16 @@
 /*
  * items.c -- the semantic layer's memory items: versions are inserted and
- * closed, never edited; their sources (provenance), their heat (hits, last
- * access) and their stored token sets (schema v7).
+ * closed, their content never edited; their sources (provenance), their
+ * heat (hits, last access) and their stored token sets (schema v7).
+ *
+ * Provenance is bounded (schema v10, store.h): a version stores its first
+ * AM__ITEM_SOURCES_FIRST and latest AM__ITEM_SOURCES_LAST sources as rows
+ * and counts all of them (source_count).  A new version copies its
+ * predecessor's list (so at most that many rows a version, not every
+ * source ever); a repetition that changes nothing is one row more on the
+ * current version (item_reinforce), and the oldest of the latest ones
+ * leaves once the list is full.  So N repetitions of one statement cost
+ * O(1) versions and rows, and the file grows with the events, linearly.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -12,8 +21,9 @@ int am__sqlite_item_insert(am__store *b, const char *uid, am__item_row *it)
 {
     sq_store *s = SQ(b);
     sqlite3_stmt *st = stmt(s, "INSERT INTO memory_items(id, lineage_id, user_id, scope, kind, key, text, value_json, confidence,"
-                               " base_score, half_life_days, valid_from, valid_to, recorded_at, superseded_at, status, tokens)"
-                               " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+                               " base_score, half_life_days, valid_from, valid_to, recorded_at, superseded_at, status, tokens,"
+                               " source_count, reinforced_at)"
+                               " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
     if (!st) return AM_BACKEND;
     bind_text(st, 1, it->id);
     bind_text(st, 2, it->lineage_id);
@@ -32,10 +42,16 @@ int am__sqlite_item_insert(am__store *b, const char *uid, am__item_row *it)
     bind_time(st, 15, it->superseded_at);
     bind_text(st, 16, it->status);
     if (it->tokens) sqlite3_bind_blob(st, 17, it->tokens, (int)it->tokens_len, SQLITE_STATIC);
+    long count = it->source_count > (long)it->n_sources ? it->source_count : (long)it->n_sources;
+    sqlite3_bind_int64(st, 18, count);
+    bind_time(st, 19, it->reinforced_at == it->recorded_at ? AM_TIME_NONE : it->reinforced_at);
     int rc = run(s, st, "memory item");
     if (rc) return rc;
     it->rid = sqlite3_last_insert_rowid(s->db);
+    /* the first and the latest sources, oldest first (rowid order) */
+    size_t first = AM__ITEM_SOURCES_FIRST, last = AM__ITEM_SOURCES_LAST;
     for (size_t i = 0; i < it->n_sources; i++) {
+        if (i >= first && i + last < it->n_sources) continue;
         st = stmt(s, "INSERT OR IGNORE INTO item_sources(item_rid, user_id, event_id) VALUES(?,?,?)");
         if (!st) return AM_BACKEND;
         sqlite3_bind_int64(st, 1, it->rid);
@@ -48,6 +64,37 @@ int am__sqlite_item_insert(am__store *b, const char *uid, am__item_row *it)
     bind_text(st, 1, uid);
     bind_text(st, 2, it->lineage_id);
     return run(s, st, "item heat");
+}
+
+int am__sqlite_item_reinforce(am__store *b, const char *uid, int64_t item_rid,
+                              const char *event_id, am_time at)
+{
+    sq_store *s = SQ(b);
+    sqlite3_stmt *st = stmt(s, "UPDATE memory_items SET source_count = source_count + 1, reinforced_at = ?3"
+                               " WHERE rid = ?1 AND user_id = ?2 AND NOT EXISTS"
+                               " (SELECT 1 FROM item_sources WHERE item_rid = ?1 AND event_id = ?4)");
+    if (!st) return AM_BACKEND;
+    sqlite3_bind_int64(st, 1, item_rid);
+    bind_text(st, 2, uid);
+    bind_time(st, 3, at);
+    bind_text(st, 4, event_id);
+    int rc = run(s, st, "reinforce item");
+    if (rc || sqlite3_changes(s->db) == 0) return rc; /* a source already */
+    st = stmt(s, "INSERT INTO item_sources(item_rid, user_id, event_id) VALUES(?,?,?)");
+    if (!st) return AM_BACKEND;
+    sqlite3_bind_int64(st, 1, item_rid);
+    bind_text(st, 2, uid);
+    bind_text(st, 3, event_id);
+    if ((rc = run(s, st, "item source"))) return rc;
+    /* full: the oldest of the latest ones leaves (the first ones stay) */
+    st = stmt(s, "DELETE FROM item_sources WHERE rowid ="
+                 " (SELECT rowid FROM item_sources WHERE item_rid = ?1 ORDER BY rowid"
+                 "  LIMIT 1 OFFSET " SQ_XSTR(AM__ITEM_SOURCES_FIRST) ")"
+                 " AND (SELECT count(*) FROM item_sources WHERE item_rid = ?1) > "
+                 SQ_XSTR(AM__ITEM_SOURCES_FIRST) " + " SQ_XSTR(AM__ITEM_SOURCES_LAST));
+    if (!st) return AM_BACKEND;
+    sqlite3_bind_int64(st, 1, item_rid);
+    return run(s, st, "item source");
 }
 
 int am__sqlite_item_close(am__store *b, const char *uid, const char *vid,
@@ -115,9 +162,12 @@ int am__sqlite_items_list(am__store *b, const char *uid, int which, am_time at,
     "SELECT m.rid, m.id, m.lineage_id, m.scope, m.kind, m.key, m.text, m.value_json, m.confidence," \
     " m.base_score, m.half_life_days, m.valid_from, m.valid_to, m.recorded_at, m.superseded_at,"    \
     " m.status, h.hits, h.last_access, m.tokens,"
-#define ITEM_SRC " (SELECT group_concat(x.event_id, ',') FROM item_sources x WHERE x.item_rid = m.rid) AS src"
+#define ITEM_SRC                                                                               \
+    " (SELECT group_concat(event_id, ',') FROM"                                                 \
+    "  (SELECT x.event_id FROM item_sources x WHERE x.item_rid = m.rid ORDER BY x.rowid)) AS src"
 #define ITEM_NOSRC " NULL AS src"
-#define ITEM_FROM " FROM memory_items m LEFT JOIN item_heat h ON h.user_id=m.user_id AND h.lineage_id=m.lineage_id"
+#define ITEM_FROM ", m.source_count, coalesce(m.reinforced_at, m.recorded_at)" \
+    " FROM memory_items m LEFT JOIN item_heat h ON h.user_id=m.user_id AND h.lineage_id=m.lineage_id"
 #define ITEM_CURRENT                                                                            \
     " WHERE m.user_id=?1 AND m.superseded_at IS NULL AND m.status IN ('active','pending_confirm')" \
     " AND m.valid_from <= ?2 AND (m.valid_to IS NULL OR m.valid_to > ?2) ORDER BY m.rid"
@@ -174,6 +224,8 @@ int am__sqlite_items_list(am__store *b, const char *uid, int which, am_time at,
             r->tokens = copy;
             r->tokens_len = (size_t)tl;
         }
+        r->source_count = sqlite3_column_int64(st, 20);
+        r->reinforced_at = col_time(st, 21);
         /* provenance: event ids (ULIDs, no commas) joined by ',' */
         const char *src = col_text(ar, st, 19);
         if (src && *src) {

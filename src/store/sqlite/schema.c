@@ -152,6 +152,22 @@ static const char *const migrations[] = {
      "    AND l.channel || ':' || l.external_id = users.user_id ORDER BY l.created_at LIMIT 1),"
      "  external_id = (SELECT l.external_id FROM identity_links l WHERE l.user_id = users.user_id"
      "    AND l.channel || ':' || l.external_id = users.user_id ORDER BY l.created_at LIMIT 1);"),
+    /* version 11: bounded provenance (linear storage, store.h): each
+     * version counts its sources (source_count) and lists only its first
+     * AM__ITEM_SOURCES_FIRST and latest AM__ITEM_SOURCES_LAST; a repetition
+     * that changes nothing updates the current version in place
+     * (reinforced_at; NULL: recorded_at).  Versions written before, which
+     * copied every earlier source (N(N+1)/2 rows for N repetitions), are
+     * counted and cut to the same bound, the oldest and latest kept. */
+    "ALTER TABLE memory_items ADD COLUMN source_count INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE memory_items ADD COLUMN reinforced_at INTEGER;"
+    "UPDATE memory_items SET source_count ="
+    "  (SELECT count(*) FROM item_sources s WHERE s.item_rid = memory_items.rid);"
+    "DELETE FROM item_sources WHERE rowid IN (SELECT r FROM"
+    "  (SELECT rowid AS r, row_number() OVER w AS k, count(*) OVER w AS c FROM item_sources"
+    "   WINDOW w AS (PARTITION BY item_rid ORDER BY rowid"
+    "                ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING))"
+    "  WHERE k > " SQ_XSTR(AM__ITEM_SOURCES_FIRST) " AND k <= c - " SQ_XSTR(AM__ITEM_SOURCES_LAST) ");",
 };
 #define N_MIGRATIONS (int)(sizeof migrations / sizeof *migrations)
 _Static_assert(sizeof migrations / sizeof *migrations == AM__SCHEMA_VERSION,

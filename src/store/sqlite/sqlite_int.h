@@ -24,6 +24,10 @@
 #include "store/store.h"
 #include "text/analyze.h"
 
+/* A number macro (store.h's bounds) as SQL text. */
+#define SQ_STR(x) #x
+#define SQ_XSTR(x) SQ_STR(x)
+
 /* Prefix (U+E000) marking a pre-tokenized FTS query term: see
  * fts_tokenizer.c. */
 #define AM__FTS_VERBATIM "\xee\x80\x80"
@@ -238,6 +242,8 @@ typedef struct sq_store {
     int64_t stretch_us;   /* holding before a rest (0: the shortest) */
     int rested;           /* rested before this BEGIN: was it used? */
     unsigned version_after; /* the file's data version after our last write */
+    int has_vault_key;    /* PII originals sealed with vault_key (vault.c) */
+    unsigned char vault_key[32];
 } sq_store;
 
 #define SQ(s) ((sq_store *)(s))
@@ -251,6 +257,22 @@ void am__sqlite_busy_init(sq_store *s, int limit_ms);
 void am__sqlite_write_rest(sq_store *s);
 void am__sqlite_write_taken(sq_store *s);
 void am__sqlite_write_released(sq_store *s);
+/* ---------------------------------------------------------------- vault.c */
+
+/* 1 when a stored original is sealed ("enc:v1:..."). */
+int am__vault_is_sealed(const char *stored);
+/* Seal plain for (uid, type) into out (reset first): AM_OK, AM_NOMEM,
+ * AM_TOOBIG, AM_ERROR (libcrypto failed). */
+int am__vault_seal(const unsigned char key[AM__VAULT_KEY_BYTES], const char *uid,
+                   const char *type, const char *plain, am__buf *out);
+/* Open a sealed value into *plain (arena): AM_OK; AM_INVALID (not sealed),
+ * AM_CORRUPT (not hex), AM_DENIED (wrong key, user, type or damaged),
+ * AM_NOMEM. */
+int am__vault_open(const unsigned char key[AM__VAULT_KEY_BYTES], const char *uid,
+                   const char *type, const char *stored, am__arena *ar, const char **plain);
+/* With a key: seal every plaintext original (an upgrade to a key), in the
+ * caller's transaction; *sealed = how many. */
+int am__sqlite_vault_seal_all(sq_store *s, long *sealed);
 
 /* ---------------------------------------------------------------- statement helpers */
 
@@ -553,6 +575,12 @@ int am__sqlite_tasks_list(am__store *b, const char *uid, am__arena *ar,
 /* items.c: am__sqlite_item_tokens_set also renews the token sets when the
  * analyzer changes (schema.c). */
 int am__sqlite_item_insert(am__store *b, const char *uid, am__item_row *it);
+int am__sqlite_events_page(am__store *b, const char *uid, am_time after_at, int64_t after_rid,
+                           int limit, am__arena *ar, am__event_row **rows, size_t *n);
+int am__sqlite_audit_page(am__store *b, const char *uid, int64_t after_seq, int limit,
+                          am__arena *ar, am__audit_row **rows, size_t *n);
+int am__sqlite_item_reinforce(am__store *b, const char *uid, int64_t item_rid,
+                              const char *event_id, am_time at);
 int am__sqlite_item_close(am__store *b, const char *uid, const char *vid,
                           am_time at);
 int am__sqlite_item_sources(am__store *b, const char *uid, int64_t item_rid, am__arena *ar,

@@ -30,6 +30,7 @@ static void sq_close(am__store *base)
     am__rowcache_free(s->rows);
     am__post_free(s->post);
     am__text_close(s->ptext);
+    am__vault_key_wipe(s->vault_key, sizeof s->vault_key);
     am__free(s->a, s);
 }
 
@@ -127,8 +128,11 @@ static int sq_optimize(am__store *b)
     int rc = exec(s, "INSERT INTO events_fts(events_fts) VALUES('optimize')", "optimize");
     /* tails left long by re-embedding (unpacked blocks of the old embedder) */
     if (!rc && !(rc = exec(s, "BEGIN IMMEDIATE", "optimize"))) {
+        long sealed = 0;
         rc = am__sqlite_vec_pack_all(s);
         if (!rc) rc = am__sqlite_vec_bits_fill(s);
+        /* vault originals written before a key was configured */
+        if (!rc) rc = am__sqlite_vault_seal_all(s, &sealed);
         if (rc) sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
         else rc = exec(s, "COMMIT", "optimize");
     }
@@ -195,6 +199,9 @@ static const am__store_vt sqlite_vt = {
     .item_tokens_fill = am__sqlite_item_tokens_fill,
     .entity_counts = am__sqlite_entity_counts,
     .item_touch = am__sqlite_item_touch,
+    .item_reinforce = am__sqlite_item_reinforce,
+    .events_page = am__sqlite_events_page,
+    .audit_page = am__sqlite_audit_page,
     .forget = am__sqlite_forget,
     .item_sources = am__sqlite_item_sources,
     .optimize = sq_optimize,
@@ -214,6 +221,10 @@ int am__store_sqlite_open(const char *path, const am__store_opts *o,
     }
     s->base.vt = &sqlite_vt;
     s->a = o->alloc;
+    if (o->vault_key) {
+        memcpy(s->vault_key, o->vault_key, sizeof s->vault_key);
+        s->has_vault_key = 1;
+    }
     s->vc = am__vc_new(o->alloc, AM__VC_BYTES); /* NULL (out of memory): scans use SQL */
     s->vc_full_max = o->vc_full_max ? o->vc_full_max : AM__VC_FULL_MAX;
     s->lens = am__fts_lens_new(o->alloc); /* NULL: lengths read per row */

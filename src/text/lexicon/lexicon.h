@@ -89,7 +89,9 @@ enum {
     AM__LEX_NUM_BANK,
     AM__LEX_NUM_ID,
     AM__LEX_NUM_NEG,
-    AM__LEX_NUM_IDW
+    AM__LEX_NUM_IDW,
+    AM__LEX_NUM_PASSPORT, /* a passport number follows (redact.c: code shapes) */
+    AM__LEX_NUM_SSN       /* a social security number follows */
 };
 typedef struct am__lex_num_cue {
     const char *s;
@@ -223,8 +225,10 @@ extern const char *const am__lex_zh_org_verbs[];
 extern const am__lex_secret_cue am__lex_pii_secret_en[32];
 extern const am__lex_secret_cue am__lex_pii_secret_zh[14];
 extern const am__lex_conn am__lex_pii_connectors[31];
-extern const char *const am__lex_pii_stop_values[40];
-extern const am__lex_num_cue am__lex_pii_number_cues[104];
+extern const char *const am__lex_pii_stop_values[69];
+extern const char *const am__lex_pii_stop_values_zh[62];
+extern const char *const am__lex_pii_owners[6];
+extern const am__lex_num_cue am__lex_pii_number_cues[115];
 extern const char *const am__lex_pii_units_zh[17];
 extern const char *const am__lex_pii_units_en[6];
 

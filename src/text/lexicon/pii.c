@@ -83,7 +83,27 @@ const char *const am__lex_pii_stop_values[] = {
     "same",    "here",    "below",   "above",   "protected", "saved",    "stored",  "encrypted",
     "hashed",  "set",     "updated", "needed",  "missing",   "weak",     "strong",  "long",
     "short",   "ok",      "okay",    "n/a",     "na",        "tbd",      "todo",    "xxx",
+    /* function words and states: "my secret is that ...", "is safe" */
+    "that",    "this",    "what",    "which",   "very",      "really",   "quite",   "still",
+    "just",    "also",    "safe",    "secure",  "simple",    "easy",     "hard",    "private",
+    "mine",    "yours",   "known",   "kept",    "gone",      "out",      "with",    "from",
+    "about",   "being",   "something", "nothing", "between",
 };
+
+/* Leading characters of a Chinese value that make it prose, not a
+ * password: question words ("密码是多少"), negation ("是不是"), modal and
+ * degree words ("太简单", "要改"), pronoun subjects of a clause, particles. */
+const char *const am__lex_pii_stop_values_zh[] = {
+    "什么", "多少", "啥", "几", "哪", "怎", "谁", "吗", "不", "没", "否", "错", "对",
+    "正确", "必", "要", "需", "可", "能", "会", "应", "很", "太", "挺", "比", "还",
+    "也", "都", "在", "由", "用", "被", "给", "让", "从", "跟", "和", "与", "已",
+    "您", "你", "他", "她", "它", "空", "一样", "相同", "保密", "忘", "加密", "隐藏",
+    "的", "了", "着", "过", "这", "那", "同", "原来", "之前", "以前", "默认",
+};
+
+/* Owners before a secret's name: "my password is x" declares a value, so
+ * a plain word after "is" counts. */
+const char *const am__lex_pii_owners[] = {"my", "our", "his", "her", "their", "your"};
 
 /* Context cues for numbers: a phone, a bank card, an ID, or none. */
 const am__lex_num_cue am__lex_pii_number_cues[] = {
@@ -134,6 +154,17 @@ const am__lex_num_cue am__lex_pii_number_cues[] = {
     {"证件", AM__LEX_NUM_ID, 0},
     {"公民", AM__LEX_NUM_ID, 0},
     {"identity", AM__LEX_NUM_ID, 1},
+    {"护照", AM__LEX_NUM_PASSPORT, 0},
+    {"護照", AM__LEX_NUM_PASSPORT, 0},
+    {"passport", AM__LEX_NUM_PASSPORT, 1},
+    {"passeport", AM__LEX_NUM_PASSPORT, 1},
+    {"reisepass", AM__LEX_NUM_PASSPORT, 1},
+    {"社会安全号", AM__LEX_NUM_SSN, 0},
+    {"社会保障号", AM__LEX_NUM_SSN, 0},
+    {"社安号", AM__LEX_NUM_SSN, 0},
+    {"ssn", AM__LEX_NUM_SSN, 2},
+    {"social security", AM__LEX_NUM_SSN, 1},
+    {"social insurance", AM__LEX_NUM_SSN, 1},
     {"订单", AM__LEX_NUM_NEG, 0},
     {"单号", AM__LEX_NUM_NEG, 0},
     {"编号", AM__LEX_NUM_NEG, 0},
