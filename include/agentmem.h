@@ -11,7 +11,8 @@
  * Caveats (read these first):
  *  - Threads: an am_db handle must be used by one thread at a time.  Open
  *    one handle per thread; several handles (and processes) may share one
- *    store file (SQLite WAL serialises writers, AM_BUSY after the timeout).
+ *    store file (SQLite WAL serialises writers, AM_BUSY after
+ *    busy_timeout_ms; reads never wait for a writer, docs/CONTENTION.md).
  *  - Time: every time given to the engine is ISO 8601 with a zone
  *    ("2026-03-02T09:00:00+08:00" or "...Z"); it is stored as UTC
  *    milliseconds (am_time).  "Now" comes from the injected clock.
@@ -100,7 +101,10 @@ typedef struct am_config {
     int default_tz_minutes;
     /* Largest accepted event text in bytes.  Default 32768. */
     size_t max_text_bytes;
-    /* Milliseconds to wait for a lock held by another writer.  Default 5000. */
+    /* Milliseconds a write waits for the store's write lock while another
+     * handle or process holds it (short jittered retries; then AM_BUSY
+     * saying so, nothing written).  A recall never waits for it (its heat
+     * update is deferred).  Default 5000. */
     int busy_timeout_ms;
     /* Open an existing store only, never create one.  Default 0. */
     int must_exist;
@@ -442,7 +446,9 @@ typedef struct am_recall_result {
  * am_recall_free.  Returns AM_OK, AM_MISUSE, AM_INVALID (bad field),
  * AM_NOTFOUND (unknown channel identity), AM_NOMEM, AM_BACKEND.  An
  * unknown master user is not an error: the result is empty.  Recall
- * updates hits/last_access of the returned items (F21). */
+ * updates hits/last_access of the returned items (F21) -- at once when no
+ * other writer holds the store's lock, else with the handle's next write
+ * (or at am_close); it never waits for the lock nor fails on it. */
 int am_recall(am_db *db, const am_query *q, am_recall_result **out);
 void am_recall_free(am_recall_result *r);
 

@@ -198,6 +198,7 @@ out_fail:
 void am_close(am_db *db)
 {
     if (!db) return;
+    am__touch_close(db);
     if (db->store) db->store->vt->close(db->store);
     am__text_close(db->text);
     am__embedder_close(db->embedder);

@@ -22,6 +22,7 @@ struct am_db {
     int embed_zh;             /* the embedder represents Chinese text */
     struct am__tokcache *tokcache; /* item token sets (recall/rank.c) */
     am__ulid_state ulid;
+    struct am__touches *touches; /* recalls' heat not written yet (touch.c), or NULL */
     char err[1024];
 };
 
@@ -73,5 +74,19 @@ int am__db_distill(am_db *db, const char *s, size_t n, struct am__distill *prev,
  * store error. */
 void am__db_forget_work(am_db *db, int max_steps);
 int am__db_user_gate(am_db *db, const char *what, const char *user_id, int rc_hidden);
+
+/* A recall's access feedback (touch.c): written now if the write lock is
+ * free, else kept for the handle's next write transaction; never fails
+ * (heat is advisory).  flush writes the kept ones inside the caller's
+ * write transaction (AM_OK or the store's error); committed removes them
+ * after that transaction committed; drop removes a forgotten user's; close
+ * tries once more, without waiting, and frees them. */
+typedef struct am__touches am__touches;
+void am__touch_items(am_db *db, const char *uid, const char *const *lineages, size_t n,
+                     am_time at);
+int am__touch_flush(am_db *db);
+void am__touch_committed(am_db *db);
+void am__touch_drop(am_db *db, const char *uid);
+void am__touch_close(am_db *db);
 
 #endif

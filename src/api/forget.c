@@ -202,6 +202,7 @@ int am_forget(am_db *db, const char *user_id, int level, const char *id,
     /* no token set, normal form or stem of forgotten text stays */
     am__tokcache_clear(db->tokcache);
     am__text_forget(db->text);
+    am__touch_drop(db, user_id); /* a kept heat update of the user's items */
     am__db_forget_work(db, 0); /* the purge when due now, the index, the log */
     am__db_log(db, AM_LOG_INFO, "forget: user %s %s %s: %ld events, %ld memories, %ld tasks",
                user_id, level_names[level], id && level != AM_FORGET_USER ? id : "-", ev, it, tk);

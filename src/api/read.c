@@ -299,15 +299,12 @@ static int recall_run(am_db *db, const am_query *q, recall_box *box)
     if (st->task && (rc = task_build(db, uid, ar, st->task, &res->task))) goto out_read;
     if ((rc = s->vt->end_read(s))) goto out_fail;
 
-    /* F21: access feedback, only for recalls of the present. */
+    /* F21: access feedback, only for recalls of the present; never waited
+     * for: deferred while another writer holds the lock (touch.c). */
     if (as_of == AM_TIME_NONE && st->used_items && !q->no_touch) {
-        if ((rc = s->vt->begin(s))) goto out_fail;
-        for (size_t i = 0; i < st->used_items && !rc; i++)
-            rc = s->vt->item_touch(s, uid, st->scored[i].row->lineage_id, now);
-        if (rc || (rc = s->vt->commit(s))) {
-            s->vt->rollback(s);
-            goto out_fail;
-        }
+        const char **ids = am__arena_alloc(ar, st->used_items * sizeof *ids);
+        for (size_t i = 0; ids && i < st->used_items; i++) ids[i] = st->scored[i].row->lineage_id;
+        if (ids) am__touch_items(db, uid, ids, st->used_items, now); /* else: no heat, the result */
     }
     return AM_OK;
 out_read:

@@ -264,9 +264,43 @@ static int store_entities(am__perceive *x, const am__entity *ents, size_t n)
     return AM_OK;
 }
 
+/* F16: a vector of the (redacted) text, tagged with the embedder; only
+ * for text the embedder represents (use-lite: not Chinese).  *out stays
+ * NULL when there is none.  Computed before the write lock is taken (a
+ * remote embedder answers in milliseconds to seconds). */
+static int embed(am_db *db, am__arena *ar, const char *text, int lang, float **out)
+{
+    *out = NULL;
+    int en = lang != AM_LANG_ZH && lang != AM_LANG_MIXED; /* as ev.lang says "en" */
+    if (!db->embedder || (!en && !db->embed_zh)) return AM_OK;
+    float *vec = am__arena_alloc(ar, (size_t)db->embedder->dim * sizeof *vec);
+    if (!vec) return am__db_error(db, AM_NOMEM, "add: out of memory");
+    char eerr[256];
+    const char *texts[1] = {text};
+    int rc = db->embedder->embed(db->embedder, texts, 1, vec, eerr, sizeof eerr);
+    if (rc) return am__db_error(db, rc, "add: embedder: %s", eerr);
+    *out = vec;
+    return AM_OK;
+}
+
+/* F3: secrets never reach the store; PII becomes placeholders.  The
+ * caller frees *red (also on error). */
+static int redact(am_db *db, const char *text, am__redact_result *red)
+{
+    am__redact_policy policy;
+    am__db_redact_policy(db, &policy);
+    memset(red, 0, sizeof *red);
+    int rc = am__redact(&db->alloc, text, strlen(text), &policy, red);
+    if (rc) return am__db_error(db, rc, "add: %s", rc == AM_NOMEM ? "out of memory" : "redaction failed");
+    return AM_OK;
+}
+
 /* One event through the write path; own_txn: in its own transaction,
- * else inside the caller's (which rolls back on error). */
-static int add_one(am_db *db, const am_event *in, am_add_info *info, int own_txn)
+ * else inside the caller's (which rolls back on error).  given: its
+ * vector computed already (*given, NULL for none), or NULL: computed here,
+ * before the transaction when it is the event's own. */
+static int add_one(am_db *db, const am_event *in, am_add_info *info, int own_txn,
+                   float *const *given)
 {
     am_add_info dummy;
     if (!info) info = &dummy;
@@ -282,14 +316,19 @@ static int add_one(am_db *db, const am_event *in, am_add_info *info, int own_txn
     am__buf_init(&norm, &db->alloc);
     am__buf_init(&doc, &db->alloc);
     am__redact_result red;
-    memset(&red, 0, sizeof red);
-    am__redact_policy policy;
-    am__db_redact_policy(db, &policy);
+    /* redaction and the vector need no store: before the write lock */
+    if ((rc = redact(db, in->text, &red))) goto out_free;
+    size_t clen = strlen(red.text);
+    int lang = am__text_lang(red.text, clen);
+    float *vec = given ? *given : NULL;
+    if (!given && (rc = embed(db, &ar, red.text, lang, &vec))) goto out_free;
 
     if (own_txn && (rc = s->vt->begin(s))) {
         am__db_store_error(db, rc, "add");
         goto out_free;
     }
+    /* recalls' heat kept while the lock was busy (touch.c) */
+    if (own_txn && (rc = am__touch_flush(db))) goto out_store;
     char uid[AM_ID_MAX + 1];
     if ((rc = am__db_resolve_user(db, "add", in->user_id, in->channel, in->external_id, 1, uid)))
         goto out_rollback;
@@ -303,10 +342,6 @@ static int add_one(am_db *db, const am_event *in, am_add_info *info, int own_txn
             goto out_free;
         }
     }
-
-    /* F3: secrets never reach the store; PII becomes placeholders. */
-    if ((rc = am__redact(&db->alloc, in->text, strlen(in->text), &policy, &red)))
-        goto out_store;
 
     am__event_row ev;
     memset(&ev, 0, sizeof ev);
@@ -327,8 +362,6 @@ static int add_one(am_db *db, const am_event *in, am_add_info *info, int own_txn
     ev.ingested_at = am__db_now(db);
     ev.client_id = in->event_id;
     ev.client_hash = fp;
-    size_t clen = strlen(red.text);
-    int lang = am__text_lang(red.text, clen);
     ev.lang = lang == AM_LANG_ZH ? "zh" : lang == AM_LANG_MIXED ? "mixed" : "en";
     if ((rc = am__text_normalize(db->text, red.text, clen, &norm))) goto out_store;
     /* the content's token set, stored with it for recalls to rank the turn
@@ -393,20 +426,8 @@ static int add_one(am_db *db, const am_event *in, am_add_info *info, int own_txn
     if (!rc) rc = am__perceive_context_share(&x.p, &cw);
     am__perceive_context_free(&cw);
     if (rc) goto out_store;
-    /* F16: a vector of the (redacted) text, tagged with the embedder; only
-     * for text the embedder represents (use-lite: not Chinese). */
-    if (db->embedder && (strcmp(ev.lang, "en") == 0 || db->embed_zh)) {
-        float *vec = am__arena_alloc(&ar, (size_t)db->embedder->dim * sizeof *vec);
-        char eerr[256];
-        const char *texts[1] = {red.text};
-        if (!vec) { rc = AM_NOMEM; goto out_store; }
-        if ((rc = db->embedder->embed(db->embedder, texts, 1, vec, eerr, sizeof eerr))) {
-            am__db_error(db, rc, "add: embedder: %s", eerr);
-            goto out_rollback;
-        }
-        if ((rc = s->vt->vec_put(s, uid, ev.rid, db->embedder->id, vec, db->embedder->dim)))
-            goto out_store;
-    }
+    if (vec && (rc = s->vt->vec_put(s, uid, ev.rid, db->embedder->id, vec, db->embedder->dim)))
+        goto out_store;
     for (size_t i = 0; i < red.n; i++) {
         if (!red.items[i].original) continue;
         am__pii_row p = {red.items[i].placeholder, am__pii_type_name(red.items[i].type),
@@ -429,6 +450,7 @@ static int add_one(am_db *db, const am_event *in, am_add_info *info, int own_txn
                            red.secrets ? "secrets dropped" : NULL)))
         goto out_store;
     if (own_txn && (rc = s->vt->commit(s))) goto out_store;
+    if (own_txn) am__touch_committed(db);
     if (own_txn) am__db_forget_work(db, 1); /* a step of a due purge, if any */
     snprintf(info->event_id, sizeof info->event_id, "%s", id);
     snprintf(info->user_id, sizeof info->user_id, "%s", uid);
@@ -453,7 +475,46 @@ int am_add_event(am_db *db, const am_event *in, am_add_info *info)
 {
     if (!db || !in) return AM_MISUSE;
     am__db_clear_error(db);
-    return add_one(db, in, info, 1);
+    return add_one(db, in, info, 1, NULL);
+}
+
+/* The vectors of a batch's first AM__PREP_MAX events (each checked and
+ * redacted as its add will), computed before the batch's transaction
+ * takes the lock; later events get theirs inside it.  *vecs NULL: no
+ * embedder.  On an error, *bad is the event's index. */
+#define AM__PREP_MAX 256
+static int batch_vectors(am_db *db, const am_event *evs, size_t n, am__arena *ar,
+                         float ***vecs, size_t *bad)
+{
+    *vecs = NULL;
+    if (!db->embedder) return AM_OK;
+    size_t m = n < AM__PREP_MAX ? n : AM__PREP_MAX;
+    float **v = am__arena_alloc(ar, m * sizeof *v);
+    if (!v) return am__db_error(db, AM_NOMEM, "add: out of memory");
+    for (size_t i = 0; i < m; i++) {
+        am_time at;
+        int tz, rc;
+        am__redact_result red;
+        *bad = i;
+        if ((rc = validate(db, &evs[i], &at, &tz))) return rc;
+        rc = redact(db, evs[i].text, &red);
+        if (!rc) rc = embed(db, ar, red.text, am__text_lang(red.text, strlen(red.text)), &v[i]);
+        am__redact_result_free(&db->alloc, &red);
+        if (rc) return rc;
+    }
+    *vecs = v;
+    return AM_OK;
+}
+
+/* events[i] failed with rc: nothing of the batch is written */
+static int batch_fail(am_db *db, int rc, size_t i, size_t n, am_add_info *infos)
+{
+    char why[512];
+    const char *m = am_errmsg(db);
+    if (strncmp(m, "add: ", 5) == 0) m += 5;
+    snprintf(why, sizeof why, "%s", m);
+    if (infos) memset(infos, 0, n * sizeof *infos);
+    return am__db_error(db, rc, "add: events[%zu]: %s", i, why);
 }
 
 int am_add_events(am_db *db, const am_event *evs, size_t n, am_add_info *infos)
@@ -462,24 +523,41 @@ int am_add_events(am_db *db, const am_event *evs, size_t n, am_add_info *infos)
     am__db_clear_error(db);
     if (n == 0) return AM_OK;
     am__store *s = db->store;
-    int rc = s->vt->begin(s);
-    if (rc) return am__db_store_error(db, rc, "add");
+    am__arena ar;
+    am__arena_init(&ar, &db->alloc);
+    float **vecs;
+    size_t bad = 0;
+    int rc = batch_vectors(db, evs, n, &ar, &vecs, &bad);
+    if (rc) {
+        rc = batch_fail(db, rc, bad, n, infos);
+        goto out;
+    }
+    if ((rc = s->vt->begin(s))) {
+        rc = am__db_store_error(db, rc, "add");
+        goto out;
+    }
+    if ((rc = am__touch_flush(db))) {
+        am__db_store_error(db, rc, "add");
+        s->vt->rollback(s);
+        goto out;
+    }
     for (size_t i = 0; i < n; i++) {
-        if ((rc = add_one(db, &evs[i], infos ? &infos[i] : NULL, 0))) {
-            char why[512];
-            const char *m = am_errmsg(db);
-            if (strncmp(m, "add: ", 5) == 0) m += 5;
-            snprintf(why, sizeof why, "%s", m);
+        float *const *given = vecs && i < AM__PREP_MAX ? &vecs[i] : NULL;
+        if ((rc = add_one(db, &evs[i], infos ? &infos[i] : NULL, 0, given))) {
             s->vt->rollback(s);
-            if (infos) memset(infos, 0, n * sizeof *infos); /* nothing was written */
-            return am__db_error(db, rc, "add: events[%zu]: %s", i, why);
+            rc = batch_fail(db, rc, i, n, infos);
+            goto out;
         }
     }
     if ((rc = s->vt->commit(s))) {
         s->vt->rollback(s);
         if (infos) memset(infos, 0, n * sizeof *infos);
-        return am__db_store_error(db, rc, "add");
+        rc = am__db_store_error(db, rc, "add");
+        goto out;
     }
+    am__touch_committed(db);
     am__db_forget_work(db, 1); /* a step of a due purge, if any */
-    return AM_OK;
+out:
+    am__arena_free(&ar);
+    return rc;
 }

@@ -163,6 +163,8 @@ typedef struct am__store_vt {
     void (*close)(am__store *s);
     const char *(*errmsg)(am__store *s);
 
+    /* A write transaction: the write lock is taken at once (waiting up to
+     * the busy limit, AM_BUSY after it), so no read in it is ever upgraded. */
     int (*begin)(am__store *s);
     int (*commit)(am__store *s);
     int (*rollback)(am__store *s);
@@ -388,6 +390,10 @@ typedef struct am__store_vt {
                  const char *detail);
     int (*audit_list)(am__store *s, const char *uid, am__arena *ar,
                       am__audit_row **rows, size_t *n);
+
+    /* begin, but without waiting: AM_BUSY at once when another writer
+     * holds the lock (work that can be deferred: a recall's heat). */
+    int (*try_begin)(am__store *s);
     /* audit_list's rows after seq after_seq, at most limit (streaming) */
     int (*audit_page)(am__store *s, const char *uid, int64_t after_seq, int limit,
                       am__arena *ar, am__audit_row **rows, size_t *n);

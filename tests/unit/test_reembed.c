@@ -487,6 +487,14 @@ static void test_vector_cache_stays_true(void)
     CHECK_EQ_INT(am_forget(db, "carol", AM_FORGET_EVENT, id, NULL), AM_OK);
     CHECK(!recalls(db, "carol", "peaks", "mountains"));
     CHECK(recalls(db, "carol", "trekking", "hiking"));
+    /* a batch's vectors are computed before its transaction: each event
+     * gets its own */
+    ev[0].text = "latte";
+    ev[1].text = "summary";
+    CHECK_EQ_INT(am_add_events(db, ev, 2, NULL), AM_OK);
+    CHECK(recalls(db, "carol", "coffee", "latte"));
+    CHECK(recalls(db, "carol", "report", "summary"));
+    CHECK(!recalls(db, "carol", "report", "latte"));
     am_close(db);
     snprintf(db_path, sizeof db_path, "%s", saved);
 }

@@ -12,16 +12,24 @@
  * NUL byte, a duplicate key or a line that is not a JSON object make the
  * line bad.  The path must name a file (not a directory, not "").
  *
- * Without --atomic each good line is its own transaction and bad lines
- * are reported and skipped (exit 1 if any).  With --atomic the whole file
- * is one am_add_events call after every line was checked: one bad line
- * (or one refused event) and nothing is written.
+ * Without --atomic the good lines are written in chunks, one transaction
+ * each (am_add_events): short enough that other writers of the store get
+ * the lock between two chunks, long enough to commit less often than line
+ * by line.  A chunk has at most BATCH_CHUNK lines and is halved while one
+ * takes longer than BATCH_CHUNK_MS (a slow machine, long texts, an
+ * embedder, a busy store), doubled back when one takes under a quarter of
+ * it.  A chunk with a refused event is written again line by line, so
+ * each line is added or refused on its own and bad lines are reported and
+ * skipped (exit 1 if any).  With --atomic the whole file is one
+ * am_add_events call after every line was checked: one bad line (or one
+ * refused event) and nothing is written.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "cli.h"
 
@@ -182,6 +190,37 @@ static int add_atomic(am_db *db, const char *path, batch *b, int json, long *ok,
     return rc;
 }
 
+#define BATCH_CHUNK 32
+#define BATCH_CHUNK_MS 100
+
+/* The chunk's lines in one transaction, or line by line when one is
+ * refused; *max adapts to how long it took.  Releases the lines. */
+static void add_chunk(am_db *db, const char *path, batch *b, int json, size_t *max, long *ok,
+                      long *existing, long *bad)
+{
+    if (b->n == 0) return;
+    am_add_info infos[BATCH_CHUNK];
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int chunk_rc = am_add_events(db, b->evs, b->n, infos);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    long ms = (long)(t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
+    if (ms > BATCH_CHUNK_MS && *max > 1) *max /= 2;
+    else if (ms < BATCH_CHUNK_MS / 4 && b->n == *max && *max < BATCH_CHUNK) *max *= 2;
+    for (size_t i = 0; i < b->n; i++) {
+        if (chunk_rc && am_add_event(db, &b->evs[i], &infos[i])) {
+            fprintf(stderr, "agentmem add: %s:%ld: %s\n", path, b->lines[i], am_errmsg(db));
+            ++*bad;
+            continue;
+        }
+        if (infos[i].existing) ++*existing;
+        else ++*ok;
+        if (json && am_cli_print_add(&infos[i], 1)) ++*bad;
+    }
+    for (size_t i = 0; i < b->n; i++) json_decref(b->roots[i]);
+    b->n = 0;
+}
+
 int am_cli_add_batch(am_db *db, const char *path, int atomic, int json)
 {
     FILE *f = open_batch(path);
@@ -191,6 +230,7 @@ int am_cli_add_batch(am_db *db, const char *path, int atomic, int json)
     ssize_t len;
     long lineno = 0, ok = 0, bad = 0, existing = 0;
     batch b = {0};
+    size_t max = BATCH_CHUNK;
     while ((len = getline(&line, &cap, f)) > 0) {
         lineno++;
         size_t n = (size_t)len, k = 0;
@@ -205,26 +245,15 @@ int am_cli_add_batch(am_db *db, const char *path, int atomic, int json)
             bad++;
             continue;
         }
-        if (atomic) {
-            if (batch_push(&b, root, &ev, lineno)) {
-                fprintf(stderr, "agentmem add: out of memory\n");
-                json_decref(root);
-                bad++;
-                break;
-            }
-            continue;
-        }
-        am_add_info info;
-        if (am_add_event(db, &ev, &info)) {
-            fprintf(stderr, "agentmem add: %s:%ld: %s\n", path, lineno, am_errmsg(db));
+        if (batch_push(&b, root, &ev, lineno)) {
+            fprintf(stderr, "agentmem add: out of memory\n");
+            json_decref(root);
             bad++;
-        } else {
-            if (info.existing) existing++;
-            else ok++;
-            if (json && am_cli_print_add(&info, 1)) bad++;
+            break;
         }
-        json_decref(root);
+        if (!atomic && b.n == max) add_chunk(db, path, &b, json, &max, &ok, &existing, &bad);
     }
+    if (!atomic) add_chunk(db, path, &b, json, &max, &ok, &existing, &bad);
     if (ferror(f)) {
         fprintf(stderr, "agentmem add: %s: read error: %s\n", path, strerror(errno));
         bad++;
@@ -235,8 +264,8 @@ int am_cli_add_batch(am_db *db, const char *path, int atomic, int json)
         if (bad) fprintf(stderr, "agentmem add: %s: %ld bad lines, nothing added (--atomic)\n",
                          path, bad);
         else if (add_atomic(db, path, &b, json, &ok, &existing)) bad = 1;
-        batch_free(&b);
     }
+    batch_free(&b); /* the arrays (a chunk's lines were released with it) */
     fprintf(stderr, "%ld added, %ld already present, %ld rejected\n", ok, existing, bad);
     return bad ? 1 : 0;
 }

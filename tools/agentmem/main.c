@@ -53,7 +53,11 @@ static void usage_main(FILE *f)
           "  --db PATH                 store file (default " DEFAULT_DB "; ':memory:' for none)\n"
           "  --vault-key-file PATH     a file holding the PII-vault key (64 hex digits);\n"
           "                            else $AGENTMEM_VAULT_KEY; none: originals unencrypted\n"
-          "                            (docs/SECURITY.md)\n",
+          "                            (docs/SECURITY.md)\n"
+          "\n"
+          "environment: AGENTMEM_DB (the store), AGENTMEM_EMBEDDER, AGENTMEM_EMBEDDER_KEY,\n"
+          "  AGENTMEM_BUSY_TIMEOUT_MS (how long a write waits for another writer's lock;\n"
+          "  default 5000; a recall never waits)\n",
           f);
 }
 
@@ -67,8 +71,10 @@ static const struct help {
             "       agentmem [--db PATH] add --batch FILE.jsonl [--atomic] [--json]\n"
             "  Adds one event; with --batch, one JSON object per line with the same\n"
             "  fields (user, channel, external_id, session, task, agent, source, type,\n"
-            "  domain, intent, at, text, id), each in its own transaction; --atomic:\n"
-            "  the whole file in one, or nothing.  Every value is a string (or null);\n"
+            "  domain, intent, at, text, id), committed up to 32 lines at a time\n"
+            "  (fewer when a chunk takes over 100 ms, so other writers are not kept\n"
+            "  waiting), each line added or refused on its own; --atomic: the whole\n"
+            "  file in one transaction, or nothing.  Every value is a string (or null);\n"
             "  other keys and types are refused by name.  --id / \"id\": the caller's id\n"
             "  of the event -- adding it again with the same fields finds it (\"already\n"
             "  present\") instead of adding a copy, with other fields is refused.\n"},
@@ -192,6 +198,25 @@ static int parse_opts(const char *cmd, int argc, char **argv, opts *o)
     return 0;
 }
 
+/* $AGENTMEM_BUSY_TIMEOUT_MS (am_config.busy_timeout_ms): how long a write
+ * waits for the store's lock; 0 in *ms when unset.  Returns 0, or 2 (usage
+ * error, message printed). */
+static int busy_timeout_env(int *ms)
+{
+    const char *v = getenv("AGENTMEM_BUSY_TIMEOUT_MS");
+    *ms = 0;
+    if (!v) return 0;
+    char *end;
+    long n = strtol(v, &end, 10);
+    if (end == v || *end || n <= 0 || n > 86400000) {
+        fprintf(stderr, "agentmem: AGENTMEM_BUSY_TIMEOUT_MS: expected milliseconds from 1 to"
+                        " 86400000, got \"%.40s\"\n", v);
+        return 2;
+    }
+    *ms = (int)n;
+    return 0;
+}
+
 /* The vault key from --vault-key-file (its first line, blanks trimmed)
  * into buf, else $AGENTMEM_VAULT_KEY, else NULL; *bad on an unreadable
  * file. */
@@ -213,13 +238,15 @@ static const char *vault_key(const char *file, char *buf, size_t cap, int *bad)
     return buf;
 }
 
-static am_db *open_db(const char *path, int must_exist, const char *key_file, am_time grace_ms)
+static am_db *open_db(const char *path, int must_exist, const char *key_file, am_time grace_ms,
+                     int busy_ms)
 {
     am_config cfg;
     am_config_init(&cfg);
     cfg.path = path;
     cfg.forget_grace_ms = grace_ms;
     cfg.must_exist = must_exist;
+    if (busy_ms) cfg.busy_timeout_ms = busy_ms;
     cfg.embedder = getenv("AGENTMEM_EMBEDDER"); /* see am_config.embedder */
     cfg.embedder_key = getenv("AGENTMEM_EMBEDDER_KEY");
     char key[256];
@@ -578,7 +605,10 @@ int main(int argc, char **argv)
     /* Reading commands never create a store. */
     int must_exist = strcmp(cmd, "init") != 0 && strcmp(cmd, "add") != 0 &&
                      strcmp(cmd, "link") != 0;
-    am_db *db = open_db(o.db, must_exist && strcmp(o.db, ":memory:") != 0, o.vault_key_file, grace_ms);
+    int busy_ms;
+    if ((rc = busy_timeout_env(&busy_ms))) return rc;
+    am_db *db = open_db(o.db, must_exist && strcmp(o.db, ":memory:") != 0, o.vault_key_file,
+                        grace_ms, busy_ms);
     if (!db) return 1;
     if (cmds[k].fn) rc = cmds[k].fn(db, &o);
     else printf("store %s ready\n", o.db);

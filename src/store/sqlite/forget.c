@@ -459,10 +459,11 @@ static int merge_step(sq_store *s, int *merged)
 static int checkpoint(sq_store *s, int tries)
 {
     int rc = SQLITE_BUSY;
-    sqlite3_busy_timeout(s->db, FORGET_CKPT_MS);
+    int limit = s->busy_limit_ms; /* the busy handler's (locking.c), shorter here */
+    s->busy_limit_ms = FORGET_CKPT_MS;
     for (int i = 0; i < tries && rc != SQLITE_OK; i++)
         rc = sqlite3_wal_checkpoint_v2(s->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
-    sqlite3_busy_timeout(s->db, s->busy_ms);
+    s->busy_limit_ms = limit;
     return rc == SQLITE_OK;
 }
 

@@ -253,7 +253,8 @@ int am__sqlite_item_touch(am__store *b, const char *uid, const char *lineage,
                           am_time at)
 {
     sq_store *s = SQ(b);
-    sqlite3_stmt *st = stmt(s, "UPDATE item_heat SET hits=hits+1, last_access=? WHERE user_id=? AND lineage_id=?");
+    sqlite3_stmt *st = stmt(s, "UPDATE item_heat SET hits=hits+1, last_access=max(coalesce(last_access, ?1), ?1)"
+                               " WHERE user_id=?2 AND lineage_id=?3");
     if (!st) return AM_BACKEND;
     sqlite3_bind_int64(st, 1, at);
     bind_text(st, 2, uid);

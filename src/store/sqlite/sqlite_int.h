@@ -241,13 +241,30 @@ typedef struct sq_store {
     int search_depth;     /* search_begin calls not ended yet */
     int search_own;       /* the outermost began a read transaction */
     int search_checked;   /* and the caches were checked in it */
+    /* waiting for the write lock and resting after holding it (locking.c) */
+    int busy_limit_ms;    /* give up after waiting this long */
+    int busy_nowait;      /* this try gives up at once */
+    int64_t busy_since;   /* the current wait began (monotonic us) */
+    uint64_t jitter;      /* state of the back-off's jitter */
+    int64_t taken_at, released_at, held_us; /* the write lock's last stretch */
+    int64_t stretch_us;   /* holding before a rest (0: the shortest) */
+    int rested;           /* rested before this BEGIN: was it used? */
+    unsigned version_after; /* the file's data version after our last write */
     int has_vault_key;    /* PII originals sealed with vault_key (vault.c) */
     unsigned char vault_key[32];
-    int busy_ms;          /* the busy timeout it was opened with */
 } sq_store;
 
 #define SQ(s) ((sq_store *)(s))
 
+/* The write lock (locking.c): the busy handler with its limit, installed
+ * at open; write_rest before taking the lock (a connection that held it
+ * long lets waiters have it first), write_taken / write_released around
+ * holding it. */
+int64_t am__sqlite_clock_us(void);
+void am__sqlite_busy_init(sq_store *s, int limit_ms);
+void am__sqlite_write_rest(sq_store *s);
+void am__sqlite_write_taken(sq_store *s);
+void am__sqlite_write_released(sq_store *s);
 /* ---------------------------------------------------------------- vault.c */
 
 /* 1 when a stored original is sealed ("enc:v1:..."). */

@@ -36,20 +36,49 @@ static void sq_close(am__store *base)
 
 static const char *sq_errmsg(am__store *base) { return SQ(base)->err; }
 
+/* BEGIN IMMEDIATE: the write lock at once, never a read upgraded to a
+ * write later (which WAL refuses with SQLITE_BUSY_SNAPSHOT when another
+ * writer committed in between, without waiting).  Waiting: locking.c. */
+static int take_write_lock(sq_store *s)
+{
+    int rc = exec(s, "BEGIN IMMEDIATE", "begin");
+    if (rc == AM_OK) am__sqlite_write_taken(s);
+    else if (rc == AM_BUSY)
+        snprintf(s->err, sizeof s->err,
+                 "sqlite: begin: another writer held the store's write lock%s%d ms"
+                 " (busy_timeout_ms)",
+                 s->busy_nowait ? " (not waited for; limit " : " for longer than ",
+                 s->busy_limit_ms);
+    return rc;
+}
 static int sq_begin(am__store *b)
 {
-    return exec(SQ(b), "BEGIN IMMEDIATE", "begin");
+    sq_store *s = SQ(b);
+    am__sqlite_write_rest(s);
+    return take_write_lock(s);
+}
+static int sq_try_begin(am__store *b)
+{
+    sq_store *s = SQ(b);
+    s->busy_nowait = 1;
+    int rc = take_write_lock(s);
+    s->busy_nowait = 0;
+    return rc;
 }
 static int sq_commit(am__store *b)
 {
     int rc = exec(SQ(b), "COMMIT", "commit");
-    if (rc == AM_OK) am__vc_txn_end(SQ(b)->vc, 1);
+    if (rc == AM_OK) {
+        am__vc_txn_end(SQ(b)->vc, 1);
+        am__sqlite_write_released(SQ(b));
+    }
     return rc;
 }
 static int sq_rollback(am__store *b)
 {
     sq_store *s = SQ(b);
     am__sqlite_caches_drop(s, AM__DROP_ROLLBACK, NULL);
+    am__sqlite_write_released(s);
     if (sqlite3_get_autocommit(s->db)) return AM_OK;
     return exec(s, "ROLLBACK", "rollback");
 }
@@ -108,7 +137,13 @@ static int sq_optimize(am__store *b)
         else rc = exec(s, "COMMIT", "optimize");
     }
     if (!rc) rc = exec(s, "PRAGMA optimize", "optimize");
+    /* A TRUNCATE checkpoint holds the write lock while it waits for
+     * readers still in the log: not waited for, so writers of other
+     * connections never wait behind it; when the lock or a reader is busy
+     * it copies what it can (PASSIVE) and the log is reset later. */
+    s->busy_nowait = 1;
     if (!rc) rc = exec(s, "PRAGMA wal_checkpoint(TRUNCATE)", "optimize");
+    s->busy_nowait = 0;
     return rc;
 }
 
@@ -177,6 +212,7 @@ static const am__store_vt sqlite_vt = {
     .optimize = sq_optimize,
     .audit = am__sqlite_audit,
     .audit_list = am__sqlite_audit_list,
+    .try_begin = sq_try_begin,
 };
 
 int am__store_sqlite_open(const char *path, const am__store_opts *o,
@@ -212,8 +248,7 @@ int am__store_sqlite_open(const char *path, const am__store_opts *o,
         goto out_fail;
     }
     sqlite3_extended_result_codes(s->db, 0);
-    sqlite3_busy_timeout(s->db, o->busy_timeout_ms);
-    s->busy_ms = o->busy_timeout_ms;
+    am__sqlite_busy_init(s, o->busy_timeout_ms);
     if ((rc = am__sqlite_register_tokenizer(s->db)) != SQLITE_OK ||
         (rc = am__sqlite_register_collect(s->db)) != SQLITE_OK) {
         snprintf(errbuf, errlen, "cannot register the am_cjk tokenizer or am_collect (FTS5 missing?)");
