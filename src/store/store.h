@@ -279,11 +279,9 @@ typedef struct am__store_vt {
     int (*events_recent)(am__store *s, const char *uid, const char *session,
                          const char *task, am_time before, int limit,
                          am__arena *ar, am__event_row **rows, size_t *n);
-    int (*events_list)(am__store *s, const char *uid, am__arena *ar,
-                       am__event_row **rows, size_t *n); /* oldest first */
-    /* The next at most limit events in events_list's order, after the
-     * one at (after_at, after_rid) (AM_TIME_NONE: from the first), for a
-     * reader that streams a whole history in bounded memory (export). */
+    /* The next at most limit events, oldest first (occurred_at, rid), after
+     * the one at (after_at, after_rid) (AM_TIME_NONE: from the first), for
+     * a reader that streams a whole history in bounded memory (export). */
     int (*events_page)(am__store *s, const char *uid, am_time after_at, int64_t after_rid,
                        int limit, am__arena *ar, am__event_row **rows, size_t *n);
     int (*entities_list)(am__store *s, const char *uid, int64_t event_rid,
@@ -388,13 +386,12 @@ typedef struct am__store_vt {
     int (*audit)(am__store *s, const char *uid, am_time at, const char *op,
                  const char *object_type, const char *object_id,
                  const char *detail);
-    int (*audit_list)(am__store *s, const char *uid, am__arena *ar,
-                      am__audit_row **rows, size_t *n);
 
     /* begin, but without waiting: AM_BUSY at once when another writer
      * holds the lock (work that can be deferred: a recall's heat). */
     int (*try_begin)(am__store *s);
-    /* audit_list's rows after seq after_seq, at most limit (streaming) */
+    /* The user's audit rows after seq after_seq in seq order, at most
+     * limit (export streams them a page at a time). */
     int (*audit_page)(am__store *s, const char *uid, int64_t after_seq, int limit,
                       am__arena *ar, am__audit_row **rows, size_t *n);
 } am__store_vt;

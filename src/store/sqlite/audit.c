@@ -1,6 +1,6 @@
 /*
  * audit.c -- the audit log: append-only (a trigger refuses deletes), read
- * back per user, whole or a page at a time.
+ * back per user a page at a time.
  */
 #include "store/sqlite/sqlite_int.h"
 
@@ -39,16 +39,6 @@ static int read_audit(sq_store *s, sqlite3_stmt *st, am__arena *ar, am__audit_ro
     int out = rc == SQLITE_DONE ? AM_OK : fail(s, rc, "audit");
     done(s, st);
     return out;
-}
-
-int am__sqlite_audit_list(am__store *b, const char *uid, am__arena *ar,
-                          am__audit_row **rows, size_t *n)
-{
-    sq_store *s = SQ(b);
-    sqlite3_stmt *st = stmt(s, "SELECT seq, at, op, object_type, object_id, detail FROM audit_log WHERE user_id=? ORDER BY seq");
-    if (!st) return AM_BACKEND;
-    bind_text(st, 1, uid);
-    return read_audit(s, st, ar, rows, n);
 }
 
 int am__sqlite_audit_page(am__store *b, const char *uid, int64_t after_seq, int limit,

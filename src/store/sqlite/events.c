@@ -316,16 +316,6 @@ int am__sqlite_events_recent(am__store *b, const char *uid, const char *session,
     return read_events(s, st, ar, rows, n, 1);
 }
 
-int am__sqlite_events_list(am__store *b, const char *uid, am__arena *ar,
-                           am__event_row **rows, size_t *n)
-{
-    sq_store *s = SQ(b);
-    sqlite3_stmt *st = stmt(s, "SELECT " EVENT_COLS " FROM events e WHERE e.user_id=? ORDER BY e.occurred_at, e.rid");
-    if (!st) return AM_BACKEND;
-    bind_text(st, 1, uid);
-    return read_events(s, st, ar, rows, n, 0);
-}
-
 int am__sqlite_events_page(am__store *b, const char *uid, am_time after_at, int64_t after_rid,
                            int limit, am__arena *ar, am__event_row **rows, size_t *n)
 {

@@ -527,8 +527,6 @@ int am__sqlite_event_get(am__store *b, const char *uid, const char *id,
 int am__sqlite_events_recent(am__store *b, const char *uid, const char *session,
                              const char *task, am_time before, int limit,
                              am__arena *ar, am__event_row **rows, size_t *n);
-int am__sqlite_events_list(am__store *b, const char *uid, am__arena *ar,
-                           am__event_row **rows, size_t *n);
 int am__sqlite_pii_events(am__store *b, const char *uid, const char *type, am_time to,
                           int limit, am__arena *ar, int64_t **rids, const char ***originals,
                           size_t *n);
@@ -632,7 +630,5 @@ int am__sqlite_restore(am__store *b, const char *uid, am_time now);
 /* audit.c */
 int am__sqlite_audit(am__store *b, const char *uid, am_time at, const char *op,
                      const char *otype, const char *oid, const char *detail);
-int am__sqlite_audit_list(am__store *b, const char *uid, am__arena *ar,
-                          am__audit_row **rows, size_t *n);
 
 #endif

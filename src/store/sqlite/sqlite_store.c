@@ -182,7 +182,6 @@ static const am__store_vt sqlite_vt = {
     .postings = am__sqlite_postings,
     .rows_get = am__sqlite_rows_get,
     .events_recent = am__sqlite_events_recent,
-    .events_list = am__sqlite_events_list,
     .entities_list = am__sqlite_entities_list,
     .events_dated = am__sqlite_events_dated,
     .pii_events = am__sqlite_pii_events,
@@ -211,7 +210,6 @@ static const am__store_vt sqlite_vt = {
     .item_sources = am__sqlite_item_sources,
     .optimize = sq_optimize,
     .audit = am__sqlite_audit,
-    .audit_list = am__sqlite_audit_list,
     .try_begin = sq_try_begin,
 };
 
