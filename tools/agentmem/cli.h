@@ -10,6 +10,7 @@
 #include <jansson.h>
 
 #include "agentmem.h"
+#include "shapes.h"
 
 int am_cli_scenario(int argc, char **argv); /* scenario.c */
 int am_cli_knobs(int argc, char **argv);    /* knobs.c */
@@ -23,11 +24,8 @@ int am_cli_print_add(const am_add_info *info, int json);
 
 /* JSON output (json_out.c).  am_cli_json_print dumps v compactly on one
  * stdout line and releases it (steals the reference; NULL counts as out of
- * memory); returns 0, or 1 with a message on stderr.  am_cli_json_parsed
- * turns JSON text the library returned into a value (NULL text: null;
- * NULL when it is not JSON).  am_cli_json_str: a string, or null. */
+ * memory); returns 0, or 1 with a message on stderr.  The shapes
+ * of results are tools/common/shapes.h's. */
 int am_cli_json_print(json_t *v);
-json_t *am_cli_json_parsed(const char *text);
-json_t *am_cli_json_str(const char *s);
 
 #endif

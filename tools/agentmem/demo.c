@@ -93,7 +93,7 @@ static int replay(const char *title, const step *steps, size_t n, int json)
         rc = am_recall(db, &q, &r);
         if (rc) break;
         if (json) {
-            json_t *result = am_cli_json_parsed(r->json);
+            json_t *result = am_shape_parsed(r->json);
             if (am_cli_json_print(result ? json_pack("{s:s, s:s, s:s, s:o}", "lang", title, "at",
                                                      s->at, "turn", s->text, "result", result)
                                          : NULL)) {

@@ -274,12 +274,7 @@ static int fail(am_db *db, int rc)
 int am_cli_print_add(const am_add_info *info, int json)
 {
     if (json)
-        return am_cli_json_print(json_pack(
-            "{s:s, s:s, s:s, s:i, s:i, s:i, s:b, s:b, s:b}", "event_id", info->event_id, "user",
-            info->user_id, "task", info->task_id, "memories_created", info->memories_created,
-            "memories_updated", info->memories_updated, "memories_invalidated",
-            info->memories_invalidated, "task_changed", info->task_changed, "one_off",
-            info->one_off, "existing", info->existing));
+        return am_cli_json_print(am_shape_add(info));
     if (info->existing)
         printf("event %s (user %s): already present, nothing added\n", info->event_id,
                info->user_id);
@@ -340,19 +335,7 @@ static int cmd_task(am_db *db, const opts *o)
     int rc = am_task_get(db, o->user, o->task, &t);
     if (rc) return fail(db, rc);
     if (o->json) {
-        json_t *artifacts = am_cli_json_parsed(t->artifacts_json),
-               *pending = am_cli_json_parsed(t->pending_json),
-               *notes = am_cli_json_parsed(t->notes_json);
-        json_t *v = artifacts && pending && notes
-                        ? json_pack("{s:s, s:s, s:s, s:O, s:O, s:O, s:I}", "task_id", t->task_id,
-                                    "stage", t->stage ? t->stage : "", "status", t->status,
-                                    "artifacts", artifacts, "pending", pending, "notes", notes,
-                                    "history", (json_int_t)t->n_history)
-                        : NULL;
-        json_decref(artifacts);
-        json_decref(pending);
-        json_decref(notes);
-        rc = am_cli_json_print(v);
+        rc = am_cli_json_print(am_shape_task(t));
     } else {
         printf("task %s: stage %s, status %s\n  artifacts %s\n  pending %s\n  notes %s\n",
                t->task_id, t->stage ? t->stage : "-", t->status, t->artifacts_json,
@@ -426,9 +409,7 @@ static int cmd_forget(am_db *db, const opts *o)
     int rc = am_forget(db, o->user, level, o->id, &info);
     if (rc) return fail(db, rc);
     if (o->json)
-        return am_cli_json_print(json_pack("{s:I, s:I, s:I}", "events", (json_int_t)info.events,
-                                           "memories", (json_int_t)info.memories, "tasks",
-                                           (json_int_t)info.tasks));
+        return am_cli_json_print(am_shape_forget(&info));
     else
         printf("forgot %ld events, %ld memory versions, %ld tasks\n", info.events, info.memories,
                info.tasks);

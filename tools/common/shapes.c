@@ -1,0 +1,48 @@
+/*
+ * shapes.c -- the JSON shapes of results (see shapes.h).  Every string from
+ * the user or the store goes through jansson, so it is escaped: an id
+ * `x","task":"pwned` stays one string wherever it is printed or sent.
+ */
+#include "shapes.h"
+
+json_t *am_shape_parsed(const char *text)
+{
+    if (!text) return json_null();
+    json_error_t je;
+    return json_loads(text, JSON_DECODE_ANY, &je);
+}
+
+json_t *am_shape_str(const char *s)
+{
+    return s ? json_string(s) : json_null();
+}
+
+json_t *am_shape_add(const am_add_info *info)
+{
+    return json_pack("{s:s, s:s, s:s, s:i, s:i, s:i, s:b, s:b, s:b}", "event_id", info->event_id,
+                     "user", info->user_id, "task", info->task_id, "memories_created",
+                     info->memories_created, "memories_updated", info->memories_updated,
+                     "memories_invalidated", info->memories_invalidated, "task_changed",
+                     info->task_changed, "one_off", info->one_off, "existing", info->existing);
+}
+
+json_t *am_shape_task(const am_task *t)
+{
+    json_t *artifacts = am_shape_parsed(t->artifacts_json), *pending = am_shape_parsed(t->pending_json),
+           *notes = am_shape_parsed(t->notes_json);
+    json_t *v = artifacts && pending && notes
+                    ? json_pack("{s:s, s:s, s:s, s:O, s:O, s:O, s:I}", "task_id", t->task_id, "stage",
+                                t->stage ? t->stage : "", "status", t->status, "artifacts", artifacts,
+                                "pending", pending, "notes", notes, "history", (json_int_t)t->n_history)
+                    : NULL;
+    json_decref(artifacts);
+    json_decref(pending);
+    json_decref(notes);
+    return v;
+}
+
+json_t *am_shape_forget(const am_forget_info *info)
+{
+    return json_pack("{s:I, s:I, s:I}", "events", (json_int_t)info->events, "memories",
+                     (json_int_t)info->memories, "tasks", (json_int_t)info->tasks);
+}
