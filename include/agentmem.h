@@ -595,6 +595,21 @@ int am_vectors_missing(am_db *db, const char *user_id, size_t *n);
 int am_reembed(am_db *db, const char *user_id, am_progress_fn progress,
                void *ctx, size_t *n_embedded);
 
+/* Embed texts[0..n) with the handle's configured embedder, for tools that
+ * share its vectors (the server's OpenAI-compatible POST /v1/embeddings).
+ * Each text is NUL-terminated UTF-8 of at most am_config.max_text_bytes;
+ * n at most AM_EMBED_MAX.  *out receives n * *dim floats, text i's
+ * L2-normalised vector at i * *dim (release with am_free); *model (may be
+ * NULL) the embedder's id, valid while db is open.  Nothing is stored.
+ * Returns AM_OK, AM_MISUSE (NULL db, texts, out or dim, n = 0, or no
+ * embedder configured: am_errmsg says so), AM_INVALID (text i is NULL or
+ * not UTF-8: am_errmsg names "input[i]"), AM_TOOBIG (text i too long, or n
+ * over AM_EMBED_MAX), AM_NOMEM, the embedder's errors (AM_IO, AM_DENIED,
+ * AM_BACKEND: a remote one). */
+#define AM_EMBED_MAX 256
+int am_embed(am_db *db, const char *const *texts, size_t n, float **out, int *dim,
+             const char **model);
+
 #ifdef __cplusplus
 }
 #endif

@@ -66,6 +66,15 @@ char *am__owned_strndup(const am__allocator *a, const char *s, size_t n)
     return d;
 }
 
+void *am__owned_alloc(const am__allocator *a, size_t n)
+{
+    if (n > SIZE_MAX - sizeof(owned_hdr)) return NULL;
+    owned_hdr *h = am__malloc(a, sizeof *h + n);
+    if (!h) return NULL;
+    h->a = a ? *a : (am__allocator){NULL, NULL};
+    return h + 1;
+}
+
 void am__owned_free(void *p)
 {
     if (!p) return;

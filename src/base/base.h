@@ -32,6 +32,8 @@ char *am__strndup(const am__allocator *a, const char *s, size_t n);
  * which takes no handle -- a header before the bytes remembers the
  * allocator (a NULL a: libc).  am__owned_free(NULL) is a no-op. */
 char *am__owned_strndup(const am__allocator *a, const char *s, size_t n);
+/* n bytes (max_align_t aligned, uninitialised) released by am_free */
+void *am__owned_alloc(const am__allocator *a, size_t n);
 void am__owned_free(void *p);
 
 /* Growable NUL-terminated byte buffer.  On allocation failure the buffer

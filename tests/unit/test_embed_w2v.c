@@ -520,6 +520,52 @@ static void test_errors_and_misuse(void)
     am__embedder_close(NULL);
 }
 
+/* The public am_embed (api/embed.c) through a real handle: the same
+ * vectors the embedder gives, texts checked like an event's, a handle
+ * without an embedder refused. */
+static void test_public_embed(void)
+{
+    am_config cfg;
+    am_config_init(&cfg);
+    char path[600];
+    snprintf(path, sizeof path, "%s/embed.db", tmp_dir);
+    cfg.path = path;
+    cfg.embedder = "w2v:" SMALL;
+    am_db *db = NULL;
+    char *msg = NULL;
+    CHECK_EQ_INT(am_open(&cfg, &db, &msg), AM_OK);
+    am_free(msg);
+    if (!db) return;
+    const char *texts[2] = {"周报 格式", "weekly report"};
+    float *v = NULL, direct[2 * DIM];
+    int dim = 0;
+    const char *model = NULL;
+    char err[256];
+    CHECK_EQ_INT(am_embed(db, texts, 2, &v, &dim, &model), AM_OK);
+    CHECK_EQ_INT(dim, DIM);
+    CHECK(model && strcmp(model, emb->id) == 0);
+    CHECK_EQ_INT(emb->embed(emb, texts, 2, direct, err, sizeof err), AM_OK);
+    for (int i = 0; v && i < 2 * DIM; i++) CHECK(fabsf(v[i] - direct[i]) < 1e-6f);
+    am_free(v);
+    const char *bad[2] = {"ok", "\xff\xfe"};
+    CHECK_EQ_INT(am_embed(db, bad, 2, &v, &dim, NULL), AM_INVALID);
+    CHECK(v == NULL);
+    CHECK_CONTAINS(am_errmsg(db), "input[1]");
+    const char *none[1] = {NULL};
+    CHECK_EQ_INT(am_embed(db, none, 1, &v, &dim, NULL), AM_INVALID);
+    CHECK_EQ_INT(am_embed(db, texts, 0, &v, &dim, NULL), AM_MISUSE);
+    CHECK_EQ_INT(am_embed(db, texts, AM_EMBED_MAX + 1, &v, &dim, NULL), AM_TOOBIG);
+    am_close(db);
+    cfg.embedder = "none";
+    snprintf(path, sizeof path, "%s/embed_none.db", tmp_dir);
+    CHECK_EQ_INT(am_open(&cfg, &db, &msg), AM_OK);
+    am_free(msg);
+    if (!db) return;
+    CHECK_EQ_INT(am_embed(db, texts, 1, &v, &dim, NULL), AM_MISUSE);
+    CHECK_CONTAINS(am_errmsg(db), "no embedder");
+    am_close(db);
+}
+
 static void rm_tmp(void)
 {
     char cmd[128];
@@ -557,6 +603,7 @@ int main(void)
     RUN(test_malformed_binary);
     RUN(test_garbage_files);
     RUN(test_errors_and_misuse);
+    RUN(test_public_embed);
     am__embedder_close(emb);
     rm_tmp();
     TEST_MAIN_END();
