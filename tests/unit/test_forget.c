@@ -750,6 +750,43 @@ static void test_forget_grace_no_resurrect(void)
     }
 }
 
+/* Held data forgotten again at once (an event of a held session) is
+ * purged now: the held session's restore is refused.  A user forget
+ * takes the user's held rows and jobs with it. */
+static void test_forget_grace_again(void)
+{
+    static const char *const texts[] = {"我的储物柜密码写在琥珀色笔记本的最后一页",
+                                        "My locker code is on the last page of the amber notebook"};
+    snprintf(path, sizeof path, "/tmp/am_test_forget_again_%d.db", (int)getpid());
+    store_remove();
+    am_db *db = open_file(3600 * 1000);
+    am_add_info a = add_as(db, "q1", "user", "s1", NULL, "2026-04-01T09:00:00Z", texts[0]);
+    add_as(db, "q1", "user", "s2", "t2", "2026-04-01T09:01:00Z", texts[1]);
+    add_as(db, "q2", "user", "s1", NULL, "2026-04-01T09:02:00Z", "The weather is fine today");
+    set_now("2026-04-02T09:00:00Z");
+    CHECK_EQ_INT(am_forget(db, "q1", AM_FORGET_SESSION, "s1", NULL), AM_OK);
+    CHECK_EQ_INT(am_forget(db, "q1", AM_FORGET_TASK, "t2", NULL), AM_OK);
+    am_close(db);
+    CHECK(store_holds("琥珀色笔记本")); /* held: still in the file */
+    db = open_file(0);
+    CHECK_EQ_INT(am_forget(db, "q1", AM_FORGET_EVENT, a.event_id, NULL), AM_OK); /* now */
+    CHECK_EQ_INT(am_restore_forget(db, "q1", AM_FORGET_SESSION, "s1"), AM_DENIED);
+    CHECK_EQ_INT(am_forget(db, "q1", AM_FORGET_EVENT, a.event_id, NULL), AM_NOTFOUND);
+    am_close(db);
+    CHECK(!store_holds("琥珀色笔记本"));
+    CHECK(store_holds("amber notebook")); /* the task is still held */
+    db = open_file(0);
+    CHECK_EQ_INT(am_forget(db, "q1", AM_FORGET_USER, NULL, NULL), AM_OK);
+    CHECK_EQ_INT(sql_count("SELECT count(*) FROM held_events", NULL), 0);
+    CHECK_EQ_INT(sql_count("SELECT count(*) FROM held_events_fts", NULL), 0);
+    CHECK_EQ_INT(sql_count("SELECT count(*) FROM forget_jobs", NULL), 0);
+    CHECK_EQ_INT(sql_count("SELECT count(*) FROM forget_jobs WHERE user_id=?1", "q1"), 0);
+    CHECK(recalls(db, "q2", "weather", "fine"));
+    am_close(db);
+    CHECK(!store_holds("amber notebook"));
+    store_remove();
+}
+
 /* ------------------------------------------------------------ chunks, a killed purge */
 
 /* A user with many events is purged in steps of a bounded size; a
@@ -838,6 +875,7 @@ int main(void)
     RUN(test_forget_purge_on_writes);
     RUN(test_forget_grace_levels);
     RUN(test_forget_grace_no_resurrect);
+    RUN(test_forget_grace_again);
     RUN(test_forget_in_steps);
     TEST_MAIN_END();
 }
