@@ -143,9 +143,10 @@ typedef struct am_config {
      * $AGENTMEM_VAULT_KEY or --vault-key-file.  Copied at am_open; the
      * string is not kept.  Default NULL. */
     const char *vault_key;
-    /* Grace period of a user forget (F24), milliseconds: am_forget hides
-     * the user at once, the data is purged when it ends, and am_restore
-     * brings it back before.  Default 0: purged at once. */
+    /* Grace period of a forget (F24), milliseconds, at every level:
+     * am_forget hides the data at once, it is purged when the period
+     * ends, and am_restore (a user) or am_restore_forget (an event, a
+     * session, a task) brings it back before.  Default 0: purged at once. */
     am_time forget_grace_ms;
 } am_config;
 
@@ -517,6 +518,15 @@ int am_forget(am_db *db, const char *user_id, int level, const char *id,
  * AM_OK, AM_INVALID, AM_NOTFOUND (not forgotten), AM_DENIED (the grace
  * period is over: purged), AM_BUSY, AM_BACKEND.  Audited like am_forget. */
 int am_restore(am_db *db, const char *user_id);
+/* The latest forget of an event, a session or a task (level and id as
+ * given to am_forget) back during its grace period, as it was: its events
+ * in every index, their entities, vectors and vault values, the memory
+ * versions and provenance that went with them, the tasks as they were
+ * (rebuilt from their events when some were written since).
+ * AM_FORGET_USER is am_restore (id ignored).  Returns AM_OK, AM_INVALID,
+ * AM_NOTFOUND (not forgotten), AM_DENIED (the grace period is over:
+ * purged; or the user is forgotten), AM_BUSY, AM_BACKEND.  Audited. */
+int am_restore_forget(am_db *db, const char *user_id, int level, const char *id);
 
 /* Maintenance for a store after many writes (a bulk import, a nightly
  * job): merges the full-text index into one segment, so each query term

@@ -135,6 +135,18 @@ static int task_replay(am_db *db, const char *uid, const char *task_id, am__aren
     return rc ? rc : s->vt->task_put(s, uid, t);
 }
 
+/* The tasks the last forget or restore touched (forget_touched), each
+ * rebuilt from its events. */
+static int tasks_replay(am_db *db, const char *uid, am__arena *ar)
+{
+    am__store *s = db->store;
+    const char **tasks;
+    size_t nt;
+    int rc = s->vt->forget_touched(s, ar, &tasks, &nt);
+    for (size_t i = 0; i < nt && !rc; i++) rc = task_replay(db, uid, tasks[i], ar);
+    return rc;
+}
+
 /* ------------------------------------------------------------ forget, restore */
 
 static const char *const level_names[] = {"", "event", "session", "task", "user"};
@@ -169,17 +181,13 @@ int am_forget(am_db *db, const char *user_id, int level, const char *id,
     rc = s->vt->begin(s);
     if (!rc && level == AM_FORGET_USER)
         rc = s->vt->forget_user(s, user_id, now, now + grace, &ev, &it, &tk);
-    else if (!rc)
-        rc = s->vt->forget(s, user_id, level, id, now, &ev, &it, &tk);
-    if (!rc && level != AM_FORGET_USER) { /* the touched tasks, without them */
-        const char **tasks;
-        size_t nt;
-        rc = s->vt->forget_touched(s, &ar, &tasks, &nt);
-        for (size_t i = 0; i < nt && !rc; i++) rc = task_replay(db, user_id, tasks[i], &ar);
-    }
+    else if (!rc) /* held until now + grace (held.c), or gone now */
+        rc = s->vt->forget_grace(s, user_id, level, id, now, now + grace, &ev, &it, &tk);
+    if (!rc && level != AM_FORGET_USER) /* the touched tasks, without them */
+        rc = tasks_replay(db, user_id, &ar);
     if (!rc) {
         char detail[128];
-        if (level == AM_FORGET_USER && grace > 0)
+        if (grace > 0)
             snprintf(detail, sizeof detail,
                      "{\"events\":%ld,\"memories\":%ld,\"tasks\":%ld,\"grace_ms\":%lld}", ev, it, tk,
                      (long long)grace);
@@ -237,5 +245,50 @@ int am_restore(am_db *db, const char *user_id)
     if (rc) return am__db_store_error(db, rc, "restore");
     am__tokcache_clear(db->tokcache);
     am__db_log(db, AM_LOG_INFO, "restore: user %s", user_id);
+    return AM_OK;
+}
+
+int am_restore_forget(am_db *db, const char *user_id, int level, const char *id)
+{
+    if (!db) return AM_MISUSE;
+    if (level == AM_FORGET_USER) return am_restore(db, user_id);
+    am__db_clear_error(db);
+    const char *why;
+    if (level < AM_FORGET_EVENT || level > AM_FORGET_TASK)
+        return am__db_error(db, AM_INVALID, "restore: unknown level %d", level);
+    if ((why = am__id_check(user_id))) return am__db_error(db, AM_INVALID, "restore: user %s", why);
+    if ((why = am__id_check(id)))
+        return am__db_error(db, AM_INVALID, "restore: %s id %s", level_names[level], why);
+    int rc = am__db_user_gate(db, "restore", user_id, AM_DENIED);
+    if (rc) return rc;
+    am__store *s = db->store;
+    am_time now = am__db_now(db);
+    long ev = 0;
+    am__arena ar;
+    am__arena_init(&ar, &db->alloc);
+    rc = s->vt->begin(s);
+    if (!rc) rc = s->vt->restore_forget(s, user_id, level, id, now, &ev);
+    if (!rc) rc = tasks_replay(db, user_id, &ar); /* events of them written since */
+    if (!rc) {
+        char detail[64];
+        snprintf(detail, sizeof detail, "{\"events\":%ld}", ev);
+        rc = s->vt->audit(s, user_id, now, "restore", level_names[level], id, detail);
+    }
+    if (!rc) rc = s->vt->commit(s);
+    am__arena_free(&ar);
+    if (rc) s->vt->rollback(s);
+    if (rc == AM_NOTFOUND)
+        return am__db_error(db, rc, "restore: user %s has no %s %s forgotten and held", user_id,
+                            level_names[level], id);
+    if (rc == AM_DENIED) {
+        am__db_forget_work(db, 0); /* due: it goes now */
+        return am__db_error(db, rc, "restore: user %s, %s %s: the grace period is over; the data is purged",
+                            user_id, level_names[level], id);
+    }
+    if (rc == AM_NOMEM) return am__db_error(db, rc, "restore: out of memory");
+    if (rc) return am__db_store_error(db, rc, "restore");
+    am__tokcache_clear(db->tokcache);
+    am__db_log(db, AM_LOG_INFO, "restore: user %s %s %s: %ld events", user_id, level_names[level],
+               id, ev);
     return AM_OK;
 }

@@ -669,6 +669,19 @@ static int export_write(am_db *db, const char *user_id, export_out *o)
     am__buf_adds(b, "{\"format\":\"agentmem-export\",\"version\":1");
     json_kv(b, "user", user_id, 1);
     json_kv(b, "exported_at", am__time_format(am__db_now(db), 0, ts), 1);
+    /* forgets in their grace period: their tombstones, no content (the
+     * key only when there is one) */
+    am__held_row *held;
+    size_t nh;
+    if ((rc = s->vt->forget_held(s, user_id, &ar, &held, &nh))) goto out;
+    for (size_t i = 0; i < nh; i++) {
+        am__buf_adds(b, i ? ",{" : ",\"held\":[{");
+        json_kv(b, "level", held[i].level, 0);
+        json_kv(b, "id", held[i].object_id, 1);
+        json_time(b, "forgotten_at", held[i].forgotten_at, 1);
+        json_time(b, "purge_at", held[i].purge_at, 1);
+        am__buf_adds(b, i + 1 == nh ? "}]" : "}");
+    }
     am__buf_adds(b, ",\"identities\":[");
     for (size_t i = 0; i < nl; i++) {
         am__buf_adds(b, i ? ",{" : "{");

@@ -152,6 +152,12 @@ static inline void am__hits_free(am__hits *h)
     h->n = h->cap = h->n_tf = h->cap_tf = 0;
 }
 
+/* A forget held for its grace period (forget_held). */
+typedef struct am__held_row {
+    const char *level, *object_id;
+    am_time forgotten_at, purge_at;
+} am__held_row;
+
 /* The state of a user's forget (forget_state). */
 #define AM__FORGOTTEN_NONE 0
 #define AM__FORGOTTEN_HELD 1    /* in its grace period: hidden, restorable */
@@ -381,6 +387,23 @@ typedef struct am__store_vt {
     /* A held user back (caller's transaction): AM_OK, AM_NOTFOUND (not
      * held), AM_DENIED (its grace period is over: purged or purging). */
     int (*restore)(am__store *s, const char *uid, am_time now);
+    /* forget with a grace period (purge_at > now): an event, a session or
+     * a task leaves every table and index as with forget, but its rows
+     * are held (store/sqlite/held.c) until a job purges them at purge_at;
+     * purge_at = now is forget.  Level user: forget_user. */
+    int (*forget_grace)(am__store *s, const char *uid, int level, const char *id, am_time now,
+                        am_time purge_at, long *events, long *items, long *tasks);
+    /* The latest held forget of (level, id) back (caller's transaction):
+     * AM_OK (*events: how many came back; forget_touched lists the tasks
+     * to replay: events of them were written since), AM_NOTFOUND (never
+     * forgotten), AM_DENIED (its grace period is over).  Level user:
+     * restore. */
+    int (*restore_forget)(am__store *s, const char *uid, int level, const char *id, am_time now,
+                          long *events);
+    /* The user's forgets in their grace period (not the user's own),
+     * oldest first: level name, id, forget and purge times. */
+    int (*forget_held)(am__store *s, const char *uid, am__arena *ar, am__held_row **rows,
+                       size_t *n);
 
     /* audit log (append-only) */
     int (*audit)(am__store *s, const char *uid, am_time at, const char *op,
@@ -444,6 +467,6 @@ int am__store_sqlite_open(const char *path, const am__store_opts *o,
 
 /* The schema version this library writes and reads: the number of
  * migrations (store/sqlite/schema.c asserts it). */
-#define AM__SCHEMA_VERSION 13
+#define AM__SCHEMA_VERSION 14
 
 #endif

@@ -65,6 +65,72 @@ expect_rc 0 "restore" "$CLI" --db "$db" restore --user g1
 expect_rc 0 "recall after restore" "$CLI" --db "$db" recall --user g1 --text "where is my locker code" --json
 expect_out "Rembrandt" "restored user recalled"
 expect_rc 1 "restore a live user" "$CLI" --db "$db" restore --user g1
+# a grace period at every level (event, session, task), Chinese and
+# English: hidden at once, back exactly with restore --level/--id, and
+# after the period purged -- no byte in the files while another
+# connection holds the store open -- and restore refused
+absent() { # description needle... (none in the last output)
+  local what=$1 n; shift
+  for n in "$@"; do
+    if grep -q -- "$n" "$dir/out"; then echo "FAIL: $what: '$n' shown"; failed=$((failed+1)); else passed=$((passed+1)); fi
+  done
+}
+ids_of() { grep -o '"id":"[^"]*"' "$dir/out" | tr '\n' ' '; }
+gdb="$dir/grace.db"
+for lv in event session task; do
+  u="gl-$lv"
+  "$CLI" --db "$gdb" add --user "$u" --session other --task misc --at 2026-04-01T09:00:00Z --text "The budget sheet goes to finance before Friday" >/dev/null
+  zh=$("$CLI" --db "$gdb" add --user "$u" --session s1 --task trip --at 2026-04-02T09:00:00Z --json \
+       --text "以后我只坐靠过道的座位，暗号是翡翠鹭鸶$lv，邮箱 jade$lv@example.cn" | grep -o '"event_id":"[0-9A-Z]*"' | cut -d'"' -f4)
+  en=$("$CLI" --db "$gdb" add --user "$u" --session s1 --task trip --at 2026-04-02T09:01:00Z --json \
+       --text "From now on I only take aisle seats, the passphrase is Vermilion Heron $lv, mail heron$lv@example.net" | grep -o '"event_id":"[0-9A-Z]*"' | cut -d'"' -f4)
+  case $lv in event) targets="$zh $en" ;; session) targets=s1 ;; task) targets=trip ;; esac
+  expect_rc 0 "recall before a $lv forget" "$CLI" --db "$gdb" recall --user "$u" --text "座位 暗号 aisle seats passphrase" --json
+  before=$(ids_of)
+  expect_out "翡翠鹭鸶$lv" "$lv: zh recalled before"
+  for t in $targets; do
+    expect_rc 0 "forget $lv with grace" "$CLI" --db "$gdb" forget --user "$u" --level "$lv" --id "$t" --grace 3600
+  done
+  expect_rc 0 "recall during the $lv grace" "$CLI" --db "$gdb" recall --user "$u" --text "座位 暗号 aisle seats passphrase" --json
+  absent "$lv held: recall" "翡翠鹭鸶$lv" "Vermilion Heron $lv"
+  expect_rc 0 "memories during the $lv grace" "$CLI" --db "$gdb" memories --user "$u" --json
+  absent "$lv held: memories" "翡翠鹭鸶$lv" "Vermilion Heron $lv"
+  "$CLI" --db "$gdb" task --user "$u" --task trip --json >"$dir/out" 2>&1
+  absent "$lv held: task" "翡翠鹭鸶$lv" "Vermilion Heron $lv"
+  expect_rc 0 "export during the $lv grace" "$CLI" --db "$gdb" export --user "$u"
+  absent "$lv held: export" "翡翠鹭鸶$lv" "Vermilion Heron $lv"
+  expect_out "\"held\":\[{\"level\":\"$lv\"" "$lv held: export shows the tombstone"
+  expect_rc 2 "restore --level without --id" "$CLI" --db "$gdb" restore --user "$u" --level "$lv"
+  expect_rc 1 "restore of what was not forgotten" "$CLI" --db "$gdb" restore --user "$u" --level "$lv" --id nope
+  for t in $targets; do
+    expect_rc 0 "restore $lv" "$CLI" --db "$gdb" restore --user "$u" --level "$lv" --id "$t"
+  done
+  expect_rc 0 "recall after the $lv restore" "$CLI" --db "$gdb" recall --user "$u" --text "座位 暗号 aisle seats passphrase" --json
+  after=$(ids_of)
+  if [ "$after" = "$before" ]; then passed=$((passed+1)); else echo "FAIL: $lv restore: ranking $after, was $before"; failed=$((failed+1)); fi
+  expect_out "Vermilion Heron $lv" "$lv: en recalled after restore"
+  # forgotten again for a second; purged while a connection holds the store
+  for t in $targets; do
+    expect_rc 0 "forget $lv again" "$CLI" --db "$gdb" forget --user "$u" --level "$lv" --id "$t" --grace 1
+  done
+  mkfifo "$dir/hold"
+  sqlite3 "$gdb" <"$dir/hold" >/dev/null 2>&1 & holder=$!
+  exec 7>"$dir/hold"
+  echo "SELECT count(*) FROM events;" >&7
+  sleep 2
+  expect_rc 0 "optimize runs the $lv purge" "$CLI" --db "$gdb" optimize
+  for f in "$gdb" "$gdb-wal"; do
+    for n in "翡翠鹭鸶$lv" "jade$lv@example.cn" "Vermilion Heron $lv" "heron$lv@example.net"; do
+      if [ -f "$f" ] && grep -q -a -- "$n" "$f"; then echo "FAIL: $lv purge: '$n' in $f"; failed=$((failed+1)); else passed=$((passed+1)); fi
+    done
+  done
+  exec 7>&-
+  wait "$holder"
+  rm -f "$dir/hold"
+  set -- $targets
+  expect_rc 1 "restore after the $lv period" "$CLI" --db "$gdb" restore --user "$u" --level "$lv" --id "$1"
+  expect_out "grace period is over" "$lv: restore refused after the period"
+done
 printf 'junk junk junk junk junk junk junk junk junk junk junk junk junk junk junk junk' > "$dir/junk.db"
 expect_rc 1 "corrupt store" "$CLI" --db "$dir/junk.db" recall --user u --text hi
 expect_out "not an agentmem store\|corrupt\|not a database" "corrupt store message"

@@ -501,6 +501,292 @@ static void test_forget_purge_on_writes(void)
     store_remove();
 }
 
+/* ------------------------------------------------------------ grace at every level */
+
+typedef struct grace_texts {
+    const char *lang, *aisle, *url_note, *smoke, *other, *query;
+    const char *marks[3]; /* in aisle (two) and in url_note */
+} grace_texts;
+
+static const grace_texts grace_cases[] = {
+    {"zh", "以后我只坐靠过道的座位，暗号是翡翠鹭鸶，邮箱 jadeheron5521@example.cn",
+     "这次先用 https://docs.example.cn/hotel-5521 里的清单",
+     "以后订酒店都要无烟房，我对烟味过敏", "预算表周五前交给财务部",
+     "座位 暗号 酒店 清单 无烟房",
+     {"翡翠鹭鸶", "jadeheron5521@example.cn", "docs.example.cn/hotel-5521"}},
+    {"en", "From now on I only take aisle seats, the passphrase is Vermilion Heron, mail heron5521@example.net",
+     "Just this once, use the checklist at https://docs.example.com/hotel-5521",
+     "From now on book non-smoking rooms, I am allergic to smoke",
+     "The budget sheet goes to finance before Friday",
+     "seats passphrase hotel checklist smoking rooms",
+     {"Vermilion Heron", "heron5521@example.net", "docs.example.com/hotel-5521"}},
+};
+
+/* The ids a recall returns (memories, events, the task), in their order. */
+static void recall_ids(am_db *db, const char *user, const char *text, char *out, size_t cap)
+{
+    am_query q;
+    memset(&q, 0, sizeof q);
+    q.user_id = user;
+    q.text = text;
+    q.session_id = "s9";
+    am_recall_result *r = NULL;
+    out[0] = 0;
+    CHECK_EQ_INT(am_recall(db, &q, &r), AM_OK);
+    for (const char *p = r ? r->json : ""; (p = strstr(p, "\"id\":\"")) != NULL;) {
+        p += 6;
+        const char *e = strchr(p, '"');
+        size_t k = strlen(out);
+        if (!e || k + (size_t)(e - p) + 2 >= cap) break;
+        snprintf(out + k, cap - k, "%.*s ", (int)(e - p), p);
+    }
+    am_recall_free(r);
+}
+
+/* What `task` shows of task T (notes, artifacts, pending, history), or
+ * "-" when it is not found. */
+static void task_text(am_db *db, const char *user, const char *task, char *out, size_t cap)
+{
+    am_task *t = NULL;
+    snprintf(out, cap, "-");
+    if (am_task_get(db, user, task, &t) != AM_OK || !t) return;
+    snprintf(out, cap, "%s|%s|%s|%s|%s", t->status ? t->status : "", t->stage ? t->stage : "",
+             t->notes_json, t->artifacts_json, t->pending_json);
+    for (size_t i = 0; i < t->n_history; i++) {
+        size_t k = strlen(out);
+        snprintf(out + k, cap - k, "|%s:%s>%s", t->history[i].field,
+                 t->history[i].old_value ? t->history[i].old_value : "",
+                 t->history[i].new_value ? t->history[i].new_value : "");
+    }
+    am_task_free(t);
+}
+
+static void memories_text(am_db *db, const char *user, char *out, size_t cap)
+{
+    am_memory_list *l = NULL;
+    out[0] = 0;
+    CHECK_EQ_INT(am_memories(db, user, AM_LIST_ALL, NULL, &l), AM_OK);
+    for (size_t i = 0; l && i < l->n; i++) {
+        size_t k = strlen(out);
+        snprintf(out + k, cap - k, "%s %s|", l->items[i].id, l->items[i].text);
+    }
+    am_memory_list_free(l);
+}
+
+static char *export_of(am_db *db, const char *user)
+{
+    char *json = NULL;
+    CHECK_EQ_INT(am_export(db, user, &json), AM_OK);
+    return json ? json : calloc(1, 1);
+}
+
+/* An event, a session or a task forgotten with a grace period: hidden at
+ * once from recall, memories, task, event_find, feedback and export (an
+ * item with another source stays); restore brings it back exactly (the
+ * same recall ranking, memories, task); after the period restore is
+ * refused and, with another process holding the store open, no byte of
+ * it is left in the files. */
+static void test_forget_grace_levels(void)
+{
+    static const char *const lv_names[] = {"", "event", "session", "task"};
+    for (size_t c = 0; c < sizeof grace_cases / sizeof *grace_cases; c++)
+        for (int level = AM_FORGET_EVENT; level <= AM_FORGET_TASK; level++) {
+            const grace_texts *g = &grace_cases[c];
+            fprintf(stderr, "  %s %s\n", g->lang, lv_names[level]);
+            snprintf(path, sizeof path, "/tmp/am_test_forget_gl_%d.db", (int)getpid());
+            store_remove();
+            am_db *db = open_file(3600 * 1000);
+            add_as(db, "h1", "user", "s2", "other", "2026-04-01T09:00:00Z", g->smoke);
+            add_as(db, "h1", "user", "s2", "other", "2026-04-01T09:01:00Z", g->other);
+            am_add_info aisle = add_as(db, "h1", "user", "s1", "trip", "2026-04-02T09:00:00Z", g->aisle);
+            add_as(db, "h1", "user", "s1", "trip", "2026-04-02T09:01:00Z", g->url_note);
+            add_as(db, "h1", "user", "s1", "trip", "2026-04-02T09:02:00Z", g->smoke);
+            set_now("2026-04-03T10:00:00Z");
+            char before[2048], mem_before[4096], task_before[4096], after[2048], mem_after[4096],
+                task_after[4096];
+            recall_ids(db, "h1", g->query, before, sizeof before);
+            memories_text(db, "h1", mem_before, sizeof mem_before);
+            task_text(db, "h1", "trip", task_before, sizeof task_before);
+            CHECK_CONTAINS(task_before, g->marks[2]); /* the note and its link */
+            char *json = export_of(db, "h1");
+            for (int m = 0; m < 3; m += 2) CHECK_CONTAINS(json, g->marks[m]); /* (1: in the vault) */
+            am_free(json);
+            /* the item only the aisle event holds */
+            char aisle_item[32] = "";
+            am_memory_list *l = NULL;
+            CHECK_EQ_INT(am_memories(db, "h1", AM_LIST_ALL, NULL, &l), AM_OK);
+            for (size_t i = 0; l && i < l->n; i++)
+                if (strstr(l->items[i].text, g->marks[0])) snprintf(aisle_item, sizeof aisle_item, "%s", l->items[i].id);
+            am_memory_list_free(l);
+            CHECK(aisle_item[0] != 0);
+            const char *id = level == AM_FORGET_EVENT ? aisle.event_id : level == AM_FORGET_SESSION ? "s1" : "trip";
+            int hidden = level == AM_FORGET_EVENT ? 2 : 3; /* marks hidden */
+            am_forget_info info;
+            CHECK_EQ_INT(am_forget(db, "h1", level, id, &info), AM_OK);
+            CHECK_EQ_INT(info.events, level == AM_FORGET_EVENT ? 1 : 3);
+            CHECK(sql_count("SELECT count(*) FROM held_events WHERE user_id=?1", "h1") > 0);
+            /* hidden at once */
+            char got[4096];
+            recall_ids(db, "h1", g->query, got, sizeof got);
+            CHECK(strstr(got, aisle.event_id) == NULL && strstr(got, aisle_item) == NULL);
+            for (int m = 0; m < hidden; m++) CHECK(!recalls(db, "h1", g->query, g->marks[m]));
+            memories_text(db, "h1", got, sizeof got);
+            for (int m = 0; m < hidden; m++) CHECK(strstr(got, g->marks[m]) == NULL);
+            CHECK(strstr(got, aisle_item) == NULL);
+            CHECK_CONTAINS(got, g->smoke); /* another source holds it */
+            task_text(db, "h1", "trip", got, sizeof got);
+            for (int m = 0; m < hidden; m++) CHECK(strstr(got, g->marks[m]) == NULL);
+            if (level != AM_FORGET_EVENT) CHECK_EQ_STR(got, "-");
+            else CHECK_CONTAINS(got, g->marks[2]);
+            char eid[32];
+            CHECK_EQ_INT(am_event_find(db, "h1", g->marks[0], eid), AM_NOTFOUND);
+            CHECK_EQ_INT(am_feedback(db, "h1", aisle_item, AM_FEEDBACK_CONFIRM, NULL), AM_NOTFOUND);
+            json = export_of(db, "h1");
+            for (int m = 0; m < hidden; m++) CHECK(strstr(json, g->marks[m]) == NULL);
+            CHECK(strstr(json, aisle_item) == NULL);
+            CHECK_CONTAINS(json, "\"held\":[{\"level\":\"");
+            CHECK_CONTAINS(json, "\"purge_at\":\"2026-04-03T11:00:00");
+            CHECK_CONTAINS(json, id); /* the tombstone: ids, no content */
+            am_free(json);
+            /* restore: as it was */
+            set_now("2026-04-03T10:30:00Z");
+            CHECK_EQ_INT(am_restore_forget(db, "h1", level, "no-such-id"), AM_NOTFOUND);
+            CHECK_EQ_INT(am_restore_forget(db, "h1", level, id), AM_OK);
+            set_now("2026-04-03T10:00:00Z");
+            recall_ids(db, "h1", g->query, after, sizeof after);
+            memories_text(db, "h1", mem_after, sizeof mem_after);
+            task_text(db, "h1", "trip", task_after, sizeof task_after);
+            CHECK_EQ_STR(after, before);
+            CHECK_EQ_STR(mem_after, mem_before);
+            CHECK_EQ_STR(task_after, task_before);
+            CHECK_EQ_INT(am_event_find(db, "h1", g->marks[0], eid), AM_OK);
+            json = export_of(db, "h1");
+            for (int m = 0; m < 3; m += 2) CHECK_CONTAINS(json, g->marks[m]);
+            CHECK_CONTAINS(json, "\"op\":\"restore\"");
+            am_free(json);
+            CHECK_EQ_INT(sql_count("SELECT count(*) FROM held_events", NULL), 0);
+            CHECK_EQ_INT(am_restore_forget(db, "h1", level, id), AM_NOTFOUND); /* not held */
+            /* forgotten again; the period ends while another process
+             * holds the store open: purged, nothing left in the files */
+            set_now("2026-04-03T11:00:00Z");
+            CHECK_EQ_INT(am_forget(db, "h1", level, id, NULL), AM_OK);
+            am_close(db);
+            int down_w = -1;
+            pid_t pid = holder_start(&down_w);
+            CHECK(pid > 0);
+            if (pid <= 0) return;
+            set_now("2026-04-03T12:30:00Z");
+            db = open_file(3600 * 1000); /* due: purged on open */
+            CHECK_EQ_INT(am_restore_forget(db, "h1", level, id), AM_DENIED);
+            CHECK_EQ_INT(sql_count("SELECT count(*) FROM held_events", NULL), 0);
+            CHECK_EQ_INT(sql_count("SELECT count(*) FROM forget_jobs", NULL), 0);
+            for (int m = 0; m < hidden; m++) CHECK(!store_holds(g->marks[m]));
+            CHECK(store_holds(g->other)); /* what was not forgotten stays */
+            holder_end(pid, down_w);
+            recall_ids(db, "h1", g->query, got, sizeof got);
+            CHECK(strstr(got, aisle.event_id) == NULL);
+            am_close(db);
+            store_remove();
+        }
+}
+
+/* A write during the grace period does not bring hidden content back: the
+ * same statement again (a reinforcement of the item only the hidden
+ * event held) makes a new item and a new event, the hidden ones stay
+ * out of memories, recall, feedback and export.  The new event takes the
+ * hidden one's row id (the last one); restore gives the hidden event a
+ * new one and both are there. */
+static void test_forget_grace_no_resurrect(void)
+{
+    static const char *const texts[][2] = {
+        {"以后我只坐靠过道的座位，别给我订靠窗的", "座位"},
+        {"From now on I only take aisle seats, never the window", "aisle seats"},
+    };
+    for (size_t c = 0; c < 2; c++) {
+        snprintf(path, sizeof path, "/tmp/am_test_forget_nr_%d.db", (int)getpid());
+        store_remove();
+        am_db *db = open_file(3600 * 1000);
+        add_as(db, "r1", "user", "s0", NULL, "2026-04-01T09:00:00Z", "The budget sheet goes to finance before Friday");
+        am_add_info x = add_as(db, "r1", "user", "s1", NULL, "2026-04-02T09:00:00Z", texts[c][0]);
+        char item[32] = "";
+        am_memory_list *l = NULL;
+        CHECK_EQ_INT(am_memories(db, "r1", AM_LIST_ALL, NULL, &l), AM_OK);
+        for (size_t i = 0; l && i < l->n; i++)
+            if (strcmp(l->items[i].text, texts[c][0]) == 0) snprintf(item, sizeof item, "%s", l->items[i].id);
+        am_memory_list_free(l);
+        CHECK(item[0] != 0);
+        set_now("2026-04-03T09:00:00Z");
+        CHECK_EQ_INT(am_forget(db, "r1", AM_FORGET_EVENT, x.event_id, NULL), AM_OK);
+        am_add_info y = add_as(db, "r1", "user", "s2", NULL, "2026-04-03T09:05:00Z", texts[c][0]);
+        CHECK(strcmp(y.event_id, x.event_id) != 0);
+        CHECK_EQ_INT(sql_count("SELECT count(*) FROM held_events WHERE rid IN (SELECT rid FROM events)", NULL), 1);
+        char got[4096];
+        memories_text(db, "r1", got, sizeof got);
+        CHECK(strstr(got, item) == NULL);
+        CHECK_CONTAINS(got, texts[c][0]); /* the new one */
+        recall_ids(db, "r1", texts[c][1], got, sizeof got);
+        CHECK(strstr(got, item) == NULL && strstr(got, x.event_id) == NULL);
+        CHECK_CONTAINS(got, y.event_id);
+        CHECK_EQ_INT(am_feedback(db, "r1", item, AM_FEEDBACK_REJECT, NULL), AM_NOTFOUND);
+        char *json = export_of(db, "r1");
+        char *audit = strstr(json, "\"audit\":[");
+        if (audit) *audit = 0; /* (the audit trail keeps ids: forget, add) */
+        const char *rows = strstr(json, "\"events\":[");
+        CHECK(rows && strstr(rows, item) == NULL && strstr(rows, x.event_id) == NULL);
+        CHECK_CONTAINS(json, "\"held\":[{\"level\":\"event\""); /* its tombstone */
+        am_free(json);
+        /* restore: the hidden event back under a new row id, beside the new one */
+        CHECK_EQ_INT(am_restore_forget(db, "r1", AM_FORGET_EVENT, x.event_id), AM_OK);
+        CHECK_EQ_INT(sql_count("SELECT count(*) FROM events WHERE user_id=?1", "r1"), 3);
+        CHECK_EQ_INT(sql_count("SELECT count(*) FROM events_fts_content", NULL), 3);
+        CHECK_EQ_INT(sql_count("SELECT count(*) FROM held_events", NULL), 0);
+        recall_ids(db, "r1", texts[c][1], got, sizeof got);
+        CHECK_CONTAINS(got, x.event_id);
+        CHECK_CONTAINS(got, y.event_id);
+        memories_text(db, "r1", got, sizeof got);
+        CHECK_CONTAINS(got, item);
+        am_close(db);
+        store_remove();
+    }
+}
+
+/* Held data forgotten again at once (an event of a held session) is
+ * purged now: the held session's restore is refused.  A user forget
+ * takes the user's held rows and jobs with it. */
+static void test_forget_grace_again(void)
+{
+    static const char *const texts[] = {"我的储物柜密码写在琥珀色笔记本的最后一页",
+                                        "My locker code is on the last page of the amber notebook"};
+    snprintf(path, sizeof path, "/tmp/am_test_forget_again_%d.db", (int)getpid());
+    store_remove();
+    am_db *db = open_file(3600 * 1000);
+    am_add_info a = add_as(db, "q1", "user", "s1", NULL, "2026-04-01T09:00:00Z", texts[0]);
+    add_as(db, "q1", "user", "s2", "t2", "2026-04-01T09:01:00Z", texts[1]);
+    add_as(db, "q2", "user", "s1", NULL, "2026-04-01T09:02:00Z", "The weather is fine today");
+    set_now("2026-04-02T09:00:00Z");
+    CHECK_EQ_INT(am_forget(db, "q1", AM_FORGET_SESSION, "s1", NULL), AM_OK);
+    CHECK_EQ_INT(am_forget(db, "q1", AM_FORGET_TASK, "t2", NULL), AM_OK);
+    am_close(db);
+    CHECK(store_holds("琥珀色笔记本")); /* held: still in the file */
+    db = open_file(0);
+    CHECK_EQ_INT(am_forget(db, "q1", AM_FORGET_EVENT, a.event_id, NULL), AM_OK); /* now */
+    CHECK_EQ_INT(am_restore_forget(db, "q1", AM_FORGET_SESSION, "s1"), AM_DENIED);
+    CHECK_EQ_INT(am_forget(db, "q1", AM_FORGET_EVENT, a.event_id, NULL), AM_NOTFOUND);
+    am_close(db);
+    CHECK(!store_holds("琥珀色笔记本"));
+    CHECK(store_holds("amber notebook")); /* the task is still held */
+    db = open_file(0);
+    CHECK_EQ_INT(am_forget(db, "q1", AM_FORGET_USER, NULL, NULL), AM_OK);
+    CHECK_EQ_INT(sql_count("SELECT count(*) FROM held_events", NULL), 0);
+    CHECK_EQ_INT(sql_count("SELECT count(*) FROM held_events_fts", NULL), 0);
+    CHECK_EQ_INT(sql_count("SELECT count(*) FROM forget_jobs", NULL), 0);
+    CHECK_EQ_INT(sql_count("SELECT count(*) FROM forget_jobs WHERE user_id=?1", "q1"), 0);
+    CHECK(recalls(db, "q2", "weather", "fine"));
+    am_close(db);
+    CHECK(!store_holds("amber notebook"));
+    store_remove();
+}
+
 /* ------------------------------------------------------------ chunks, a killed purge */
 
 /* A user with many events is purged in steps of a bounded size; a
@@ -587,6 +873,9 @@ int main(void)
     RUN(test_forget_audit_pseudonym);
     RUN(test_forget_grace_restore);
     RUN(test_forget_purge_on_writes);
+    RUN(test_forget_grace_levels);
+    RUN(test_forget_grace_no_resurrect);
+    RUN(test_forget_grace_again);
     RUN(test_forget_in_steps);
     TEST_MAIN_END();
 }

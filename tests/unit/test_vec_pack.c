@@ -309,6 +309,61 @@ static void test_forget_cuts_packed_vector(void)
 
 /* Re-embedding replaces packed vectors: their blocks come back to the
  * tail; the new embedder's vectors pack as they come. */
+/* A forget with a grace period holds a packed vector and a tail vector
+ * out of every scan; restore brings both back (the scan equals the one
+ * before); the purge leaves no byte of the held vector. */
+static void test_forget_grace_vectors(void)
+{
+    am__store *s = fill();
+    float v[DIM], qv[DIM];
+    signed char q[DIM];
+    double sc;
+    vec_of(7, 0, v); /* in the first block */
+    quant(v, q, &sc);
+    memcpy(qv, v, sizeof qv);
+    CHECK(scan_is(s, "A", qv, AM_TIME_NONE, 0, N_EV, NULL));
+    long events, items, tasks;
+    int keep[N_EV];
+    for (int k = 0; k < N_EV; k++) keep[k] = k != 7 && k != N_EV - 3;
+    for (int k = 0; k < 2; k++) { /* a packed one, a tail one */
+        CHECK_EQ_INT(s->vt->begin(s), AM_OK);
+        CHECK_EQ_INT(s->vt->forget_grace(s, "u", AM_FORGET_EVENT, ids[k ? N_EV - 3 : 7], 99, 5000,
+                                         &events, &items, &tasks), AM_OK);
+        CHECK_EQ_INT(s->vt->commit(s), AM_OK);
+        CHECK_EQ_INT(events, 1);
+    }
+    CHECK(scan_is(s, "A", qv, AM_TIME_NONE, 0, N_EV, keep));
+    sqlite3 *db = raw();
+    CHECK_EQ_INT(sql_int(db, "SELECT count(*) FROM held_event_vectors WHERE block IS NULL AND length(vec) = 16"), 2);
+    CHECK_EQ_INT(sql_int(db, "SELECT sum(n) FROM vector_blocks"), 255);
+    sqlite3_close(db);
+    int more = 1;
+    CHECK_EQ_INT(s->vt->forget_work(s, 100, 0, &more), AM_OK); /* not due */
+    for (int k = 0; k < 2; k++) {
+        CHECK_EQ_INT(s->vt->begin(s), AM_OK);
+        CHECK_EQ_INT(s->vt->restore_forget(s, "u", AM_FORGET_EVENT, ids[k ? N_EV - 3 : 7], 200, &events),
+                     AM_OK);
+        CHECK_EQ_INT(s->vt->commit(s), AM_OK);
+        CHECK_EQ_INT(events, 1);
+    }
+    CHECK(scan_is(s, "A", qv, AM_TIME_NONE, 0, N_EV, NULL));
+    CHECK(scan_is(s, "A", qv, 60000 * (am_time)250, 0, 250, NULL));
+    /* forgotten again and purged at the end of the period */
+    CHECK_EQ_INT(s->vt->begin(s), AM_OK);
+    CHECK_EQ_INT(s->vt->forget_grace(s, "u", AM_FORGET_EVENT, ids[7], 300, 5000, &events, &items, &tasks),
+                 AM_OK);
+    CHECK_EQ_INT(s->vt->commit(s), AM_OK);
+    CHECK_EQ_INT(s->vt->forget_work(s, 6000, 0, &more), AM_OK);
+    CHECK_EQ_INT(more, 0);
+    CHECK_EQ_INT(s->vt->begin(s), AM_OK);
+    CHECK_EQ_INT(s->vt->restore_forget(s, "u", AM_FORGET_EVENT, ids[7], 6000, &events), AM_DENIED);
+    s->vt->rollback(s);
+    keep[N_EV - 3] = 1;
+    CHECK(scan_is(s, "A", qv, AM_TIME_NONE, 0, N_EV, keep));
+    s->vt->close(s);
+    CHECK(!file_has(q, DIM));
+}
+
 static void test_reembed_after_packing(void)
 {
     am__store *s = fill();
@@ -564,6 +619,11 @@ static void test_bits_scan(void)
                                   "ALTER TABLE events DROP COLUMN tokens;" /* v12 */
                                   "DROP TABLE forget_jobs; DROP INDEX tombstones_user;" /* v13 */
                                   "ALTER TABLE tombstones DROP COLUMN purged_at;"
+                                  "DROP TABLE held_events; DROP TABLE held_events_fts;"
+                                  "DROP TABLE held_entities; DROP TABLE held_event_vectors;"
+                                  "DROP TABLE held_pii_vault; DROP TABLE held_item_sources;"
+                                  "DROP TABLE held_memory_items; DROP TABLE held_item_heat;"
+                                  "DROP TABLE held_tasks; DROP TABLE held_task_history;" /* v14 */
                                   "DELETE FROM meta WHERE key = 'forget_key';"
                                   "UPDATE meta SET value = '5' WHERE key = 'schema_version'",
                               NULL, NULL, NULL),
@@ -644,6 +704,7 @@ int main(void)
     snprintf(path, sizeof path, "/tmp/am_test_vec_pack_%ld.db", (long)getpid());
     RUN(test_packed_scan_equals_rows);
     RUN(test_forget_cuts_packed_vector);
+    RUN(test_forget_grace_vectors);
     RUN(test_reembed_after_packing);
     RUN(test_rollback);
     RUN(test_malformed_block);

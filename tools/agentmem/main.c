@@ -38,7 +38,7 @@ static void usage_main(FILE *f)
           "  memories                  a user's semantic memory items\n"
           "  feedback                  confirm / reject / correct a memory\n"
           "  forget                    forget an event, session, task or user\n"
-          "  restore                   bring back a user forgotten with a grace period\n"
+          "  restore                   bring back what was forgotten with a grace period\n"
           "  link                      link a channel identity to a user (--merge)\n"
           "  unlink                    remove a channel identity's link\n"
           "  export                    everything stored about a user (JSON)\n"
@@ -90,10 +90,13 @@ static const struct help {
                "         [--grace SECONDS] [--json]\n"
                "  Removes the data from every table and index; items derived only from\n"
                "  forgotten events go too, tasks are rebuilt from the events that remain.\n"
-               "  A user is hidden at once and purged after --grace seconds (default 0:\n"
-               "  at once); until then `restore` brings it back (docs/FORGETTING.md).\n"},
-    {"restore", "usage: agentmem [--db PATH] restore --user U [--json]\n"
-                "  Brings back a user forgotten with --grace, before its purge.\n"},
+               "  With --grace SECONDS (default 0: at once) the data is hidden at once\n"
+               "  and purged when the grace period ends; until then `restore` brings it\n"
+               "  back (docs/FORGETTING.md).\n"},
+    {"restore", "usage: agentmem [--db PATH] restore --user U [--level event|session|task|user --id ID]\n"
+                "         [--json]\n"
+                "  Brings back what was forgotten with --grace, before its purge: the user\n"
+                "  (no --level, or --level user), or its event, session or task ID.\n"},
     {"link", "usage: agentmem [--db PATH] link --channel C --external-id X --user U [--merge]\n"
              "  The pair (C, X) is user U.  A pair that has been used unlinked has a\n"
              "  user of its own (id \"~\" + 26 characters); linking it moves that user\n"
@@ -419,7 +422,16 @@ static int cmd_forget(am_db *db, const opts *o)
 static int cmd_restore(am_db *db, const opts *o)
 {
     if (!o->user) return usage_error("restore", "--user is required");
-    int rc = am_restore(db, o->user);
+    int level = !o->level                          ? AM_FORGET_USER
+                : strcmp(o->level, "event") == 0   ? AM_FORGET_EVENT
+                : strcmp(o->level, "session") == 0 ? AM_FORGET_SESSION
+                : strcmp(o->level, "task") == 0    ? AM_FORGET_TASK
+                : strcmp(o->level, "user") == 0    ? AM_FORGET_USER
+                                                   : 0;
+    if (!level) return usage_error("restore", "--level must be event, session, task or user");
+    if (level != AM_FORGET_USER && !o->id) return usage_error("restore", "--id is required");
+    if (level == AM_FORGET_USER && o->id) return usage_error("restore", "--id needs --level event, session or task");
+    int rc = am_restore_forget(db, o->user, level, o->id);
     if (rc) return fail(db, rc);
     if (o->json) return am_cli_json_print(json_pack("{s:b}", "restored", 1));
     printf("restored\n");

@@ -46,6 +46,7 @@
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "store/sqlite/sqlite_int.h"
@@ -111,57 +112,87 @@ static int pseudonym(sq_store *s, const char *uid, char out[PSEUDONYM_MAX])
 
 /* ------------------------------------------------------------ events, sessions, tasks */
 
+/* A forgotten turn also lived in its neighbours' indexed context: the
+ * context of every event of the sessions in temp.am_forget, rebuilt from
+ * the turns there are (?1 = uid; after a forget and after a restore). */
+static const char ctx_rebuild[] =
+    "UPDATE events_fts SET ctx = '" AM__FTS_TAG "' || uid || '" AM__FTS_TAG "' ||"
+    " (SELECT coalesce(x.p2 || ' ', '') || coalesce(x.p1 || ' ', '')"
+    "  || coalesce(x.n1, '')"
+    "  FROM (SELECT rid,"
+    "        CASE WHEN occurred_at - LAG(occurred_at, 2) OVER w <= " AM__CONTEXT_GAP_SQL " THEN LAG(content, 2) OVER w END AS p2,"
+    "        CASE WHEN occurred_at - LAG(occurred_at, 1) OVER w <= " AM__CONTEXT_GAP_SQL " THEN LAG(content, 1) OVER w END AS p1,"
+    "        CASE WHEN LEAD(occurred_at, 1) OVER w - occurred_at <= " AM__CONTEXT_GAP_SQL " THEN LEAD(content, 1) OVER w END AS n1"
+    "        FROM events"
+    "        WHERE user_id=?1 AND session_id IN (SELECT session_id FROM temp.am_forget)"
+    "        WINDOW w AS (PARTITION BY session_id ORDER BY occurred_at, rid)) x"
+    "  WHERE x.rid = events_fts.rowid)"
+    " WHERE rowid IN (SELECT rid FROM events WHERE user_id=?1"
+    "                 AND session_id IN (SELECT session_id FROM temp.am_forget))";
+
+/* A delete of table's rows where where (?1 = uid) -- held first by a
+ * forget with a grace period (held.c); held NULL: not held row by row
+ * (the index rows, the vectors and the tasks are held before, whole). */
+typedef struct forget_step {
+    const char *sql, *held, *where;
+} forget_step;
+#define FORGET_DELETE(table, where) {"DELETE FROM " table " WHERE " where, table, where}
+
 /* Event rows selected for deletion are first collected into a temp table;
- * everything else is deleted through it, so all indexes agree. */
-static int forget_collected(sq_store *s, const char *uid, long *events, long *items)
+ * everything else is deleted through it, so all indexes agree.  job > 0:
+ * with a grace period, every row deleted is held under the job first. */
+static int forget_collected(sq_store *s, const char *uid, int64_t job, long *events, long *items)
 {
-    static const char *const steps[] = {
-        "DELETE FROM events_fts WHERE rowid IN (SELECT rid FROM temp.am_forget)",
-        "DELETE FROM entities WHERE +user_id=?1 AND event_rid IN (SELECT rid FROM temp.am_forget)",
-        "DELETE FROM event_vectors WHERE user_id=?1 AND event_rid IN (SELECT rid FROM temp.am_forget)",
-        "DELETE FROM pii_vault WHERE +user_id=?1 AND event_rid IN (SELECT rid FROM temp.am_forget)",
-        "DELETE FROM task_history WHERE user_id=?1 AND event_id IN (SELECT id FROM temp.am_forget)",
+    static const forget_step steps[] = {
+        {"DELETE FROM events_fts WHERE rowid IN (SELECT rid FROM temp.am_forget)", NULL, NULL},
+        FORGET_DELETE("entities", "+user_id=?1 AND event_rid IN (SELECT rid FROM temp.am_forget)"),
+        {"DELETE FROM event_vectors WHERE user_id=?1 AND event_rid IN (SELECT rid FROM temp.am_forget)", NULL, NULL},
+        FORGET_DELETE("pii_vault", "+user_id=?1 AND event_rid IN (SELECT rid FROM temp.am_forget)"),
+        {"DELETE FROM task_history WHERE user_id=?1 AND event_id IN (SELECT id FROM temp.am_forget)", NULL, NULL},
         /* a version counts its sources (schema v11): the listed ones
          * forgotten no longer count */
-        "UPDATE memory_items SET source_count = max(0, source_count -"
-        " (SELECT count(*) FROM item_sources s WHERE s.item_rid = memory_items.rid"
-        "  AND s.event_id IN (SELECT id FROM temp.am_forget)))"
-        " WHERE rid IN (SELECT item_rid FROM item_sources WHERE user_id=?1"
-        "               AND event_id IN (SELECT id FROM temp.am_forget))",
-        "DELETE FROM item_sources WHERE user_id=?1 AND event_id IN (SELECT id FROM temp.am_forget)",
+        {"UPDATE memory_items SET source_count = max(0, source_count -"
+         " (SELECT count(*) FROM item_sources s WHERE s.item_rid = memory_items.rid"
+         "  AND s.event_id IN (SELECT id FROM temp.am_forget)))"
+         " WHERE rid IN (SELECT item_rid FROM item_sources WHERE user_id=?1"
+         "               AND event_id IN (SELECT id FROM temp.am_forget))", NULL, NULL},
+        FORGET_DELETE("item_sources", "user_id=?1 AND event_id IN (SELECT id FROM temp.am_forget)"),
         /* cascade: item versions left with no source go */
-        "DELETE FROM memory_items WHERE user_id=?1 AND NOT EXISTS (SELECT 1 FROM item_sources s WHERE s.item_rid = memory_items.rid)",
-        "DELETE FROM item_heat WHERE user_id=?1 AND lineage_id NOT IN (SELECT lineage_id FROM memory_items WHERE user_id=?1)",
-        "DELETE FROM events WHERE +user_id=?1 AND rid IN (SELECT rid FROM temp.am_forget)",
-        "UPDATE users SET n_events = (SELECT count(*) FROM events e WHERE e.user_id = ?1)"
-        " WHERE user_id = ?1",
-        /* A forgotten turn also lived in its neighbours' indexed context:
-         * rebuild the context of every remaining event of the sessions
-         * touched, from the turns that remain. */
-        "UPDATE events_fts SET ctx = '" AM__FTS_TAG "' || uid || '" AM__FTS_TAG "' ||"
-        " (SELECT coalesce(x.p2 || ' ', '') || coalesce(x.p1 || ' ', '')"
-        "  || coalesce(x.n1, '')"
-        "  FROM (SELECT rid,"
-        "        CASE WHEN occurred_at - LAG(occurred_at, 2) OVER w <= " AM__CONTEXT_GAP_SQL " THEN LAG(content, 2) OVER w END AS p2,"
-        "        CASE WHEN occurred_at - LAG(occurred_at, 1) OVER w <= " AM__CONTEXT_GAP_SQL " THEN LAG(content, 1) OVER w END AS p1,"
-        "        CASE WHEN LEAD(occurred_at, 1) OVER w - occurred_at <= " AM__CONTEXT_GAP_SQL " THEN LEAD(content, 1) OVER w END AS n1"
-        "        FROM events"
-        "        WHERE user_id=?1 AND session_id IN (SELECT session_id FROM temp.am_forget)"
-        "        WINDOW w AS (PARTITION BY session_id ORDER BY occurred_at, rid)) x"
-        "  WHERE x.rid = events_fts.rowid)"
-        " WHERE rowid IN (SELECT rid FROM events WHERE user_id=?1"
-        "                 AND session_id IN (SELECT session_id FROM temp.am_forget))",
+        FORGET_DELETE("memory_items", "user_id=?1 AND NOT EXISTS (SELECT 1 FROM item_sources s WHERE s.item_rid = memory_items.rid)"),
+        FORGET_DELETE("item_heat", "user_id=?1 AND lineage_id NOT IN (SELECT lineage_id FROM memory_items WHERE user_id=?1)"),
+        FORGET_DELETE("events", "+user_id=?1 AND rid IN (SELECT rid FROM temp.am_forget)"),
+        {"UPDATE users SET n_events = (SELECT count(*) FROM events e WHERE e.user_id = ?1)"
+         " WHERE user_id = ?1", NULL, NULL},
+        {ctx_rebuild, NULL, NULL},
     };
-    int rc = am__sqlite_vec_forget_packed(s, uid); /* before their rows go */
+    int rc = AM_OK;
+    if (job > 0) { /* the index rows as they are; the vectors out of their blocks */
+        sqlite3_stmt *st = stmt(s, "INSERT INTO held_events_fts(held_job, user_id, rid, uid, doc, ctx)"
+                                   " SELECT ?2, ?1, rowid, uid, doc, ctx FROM events_fts"
+                                   " WHERE rowid IN (SELECT rid FROM temp.am_forget)");
+        if (!st) return AM_BACKEND;
+        bind_text(st, 1, uid);
+        sqlite3_bind_int64(st, 2, job);
+        if ((rc = run(s, st, "hold index"))) return rc;
+        rc = am__sqlite_held_copy(s, "event_vectors",
+                                  "user_id=?1 AND event_rid IN (SELECT rid FROM temp.am_forget)",
+                                  uid, NULL, job);
+        if (!rc) rc = am__sqlite_vec_hold_packed(s, job);
+        if (rc) return rc;
+    }
+    rc = am__sqlite_vec_forget_packed(s, uid); /* before their rows go */
     if (rc) return rc;
     for (size_t i = 0; i < sizeof steps / sizeof *steps; i++) {
-        sqlite3_stmt *st = stmt(s, steps[i]);
+        if (job > 0 && steps[i].held &&
+            (rc = am__sqlite_held_copy(s, steps[i].held, steps[i].where, uid, NULL, job)))
+            return rc;
+        sqlite3_stmt *st = stmt(s, steps[i].sql);
         if (!st) return AM_BACKEND;
         if (sqlite3_bind_parameter_count(st) >= 1) bind_text(st, 1, uid);
         if ((rc = run(s, st, "forget"))) return rc;
         long ch = (long)sqlite3_changes(s->db);
-        if (strncmp(steps[i], "DELETE FROM memory_items", 24) == 0) *items += ch;
-        if (strncmp(steps[i], "DELETE FROM events WHERE", 24) == 0) *events += ch;
+        if (strncmp(steps[i].sql, "DELETE FROM memory_items", 24) == 0) *items += ch;
+        if (strncmp(steps[i].sql, "DELETE FROM events WHERE", 24) == 0) *events += ch;
     }
     return AM_OK;
 }
@@ -236,15 +267,46 @@ static int job_add(sq_store *s, const char *uid, const char *level, const char *
     return run(s, st, "forget job");
 }
 
-int am__sqlite_forget(am__store *b, const char *uid, int level, const char *id,
-                      am_time now, long *events, long *items, long *tasks)
+/* Held jobs holding events of what is forgotten again (an event, a
+ * session, a task) purge no later than purge_at; *pulled: how many. */
+static int held_pull(sq_store *s, const char *uid, int level, const char *id, am_time purge_at,
+                     long *pulled)
+{
+    static const char *const sql[] = {
+        NULL,
+        "UPDATE forget_jobs SET purge_at = min(purge_at, ?3) WHERE state='held' AND level != 'user'"
+        " AND user_id=?1 AND seq IN (SELECT held_job FROM held_events WHERE user_id=?1 AND id=?2)",
+        "UPDATE forget_jobs SET purge_at = min(purge_at, ?3) WHERE state='held' AND level != 'user'"
+        " AND user_id=?1 AND seq IN (SELECT held_job FROM held_events WHERE user_id=?1 AND session_id=?2)",
+        "UPDATE forget_jobs SET purge_at = min(purge_at, ?3) WHERE state='held' AND level != 'user'"
+        " AND user_id=?1 AND seq IN (SELECT held_job FROM held_events WHERE user_id=?1 AND task_id=?2)",
+    };
+    sqlite3_stmt *st = stmt(s, sql[level]);
+    if (!st) return AM_BACKEND;
+    bind_text(st, 1, uid);
+    bind_text(st, 2, id);
+    sqlite3_bind_int64(st, 3, purge_at);
+    int rc = run(s, st, "forget");
+    *pulled = rc ? 0 : (long)sqlite3_changes(s->db);
+    return rc;
+}
+
+int am__sqlite_forget_grace(am__store *b, const char *uid, int level, const char *id,
+                            am_time now, am_time purge_at, long *events, long *items, long *tasks)
 {
     sq_store *s = SQ(b);
     int rc;
     *events = *items = *tasks = 0;
-    if (level == AM_FORGET_USER) return am__sqlite_forget_user(b, uid, now, now, events, items, tasks);
+    if (level == AM_FORGET_USER) return am__sqlite_forget_user(b, uid, now, purge_at, events, items, tasks);
     if (level < AM_FORGET_EVENT || level > AM_FORGET_TASK) return AM_MISUSE;
     am__sqlite_caches_drop(s, AM__DROP_FORGET, uid);
+    long pulled = 0;
+    if ((rc = held_pull(s, uid, level, id, purge_at, &pulled))) return rc;
+    int64_t job = 0; /* > 0: the rows are held until purge_at */
+    if (purge_at > now) {
+        if ((rc = job_add(s, uid, level_names[level], id, now, purge_at, "held"))) return rc;
+        job = sqlite3_last_insert_rowid(s->db);
+    }
     if ((rc = exec(s, "CREATE TEMP TABLE IF NOT EXISTS am_forget(rid INTEGER PRIMARY KEY, id TEXT, session_id TEXT);"
                       "DELETE FROM temp.am_forget;", "forget")))
         return rc;
@@ -257,7 +319,16 @@ int am__sqlite_forget(am__store *b, const char *uid, int level, const char *id,
     if ((rc = run_uid(s, pick[level], uid, id, "forget"))) return rc;
     long picked = (long)sqlite3_changes(s->db);
     if ((rc = tasks_touched(s, uid, level, id, 0, tasks))) return rc;
-    if ((rc = forget_collected(s, uid, events, items))) return rc;
+    if (job > 0) { /* the touched tasks as they are, whole */
+        if (level == AM_FORGET_TASK &&
+            (rc = run_uid(s, "INSERT OR IGNORE INTO temp.am_forget_tasks VALUES(?2)", uid, id, "forget")))
+            return rc;
+        static const char tasks_where[] = "user_id=?1 AND task_id IN (SELECT task_id FROM temp.am_forget_tasks)";
+        if ((rc = am__sqlite_held_copy(s, "tasks", tasks_where, uid, NULL, job)) ||
+            (rc = am__sqlite_held_copy(s, "task_history", tasks_where, uid, NULL, job)))
+            return rc;
+    }
+    if ((rc = forget_collected(s, uid, job, events, items))) return rc;
     if (level == AM_FORGET_TASK) {
         if ((rc = run_uid(s, "DELETE FROM tasks WHERE user_id=?1 AND task_id=?2", uid, id,
                           "forget task")))
@@ -269,13 +340,23 @@ int am__sqlite_forget(am__store *b, const char *uid, int level, const char *id,
         /* items scoped to the task go with it */
         char scope[AM_ID_MAX + 8];
         snprintf(scope, sizeof scope, "task:%s", id);
+        if (job > 0 && (rc = am__sqlite_held_copy(s, "memory_items", "user_id=?1 AND scope=?2", uid,
+                                                  scope, job)))
+            return rc;
         if ((rc = run_uid(s, "DELETE FROM memory_items WHERE user_id=?1 AND scope=?2", uid, scope,
                           "forget task items")))
             return rc;
         *items += (long)sqlite3_changes(s->db);
     }
     if ((rc = tasks_touched(s, uid, level, id, 1, tasks))) return rc;
-    if (picked == 0 && *tasks == 0 && *items == 0) return AM_NOTFOUND;
+    if (picked == 0 && *tasks == 0 && *items == 0) {
+        if (!pulled) return AM_NOTFOUND;
+        /* only held data forgotten again: its purge comes earlier */
+        sqlite3_stmt *st = job > 0 ? stmt(s, "DELETE FROM forget_jobs WHERE seq=?1") : NULL;
+        if (job > 0 && !st) return AM_BACKEND;
+        if (st) sqlite3_bind_int64(st, 1, job);
+        return st ? run(s, st, "forget job") : AM_OK;
+    }
     sqlite3_stmt *st = stmt(s, "INSERT INTO tombstones(user_id, level, object_id, at) VALUES(?,?,?,?)");
     if (!st) return AM_BACKEND;
     bind_text(st, 1, uid);
@@ -283,7 +364,13 @@ int am__sqlite_forget(am__store *b, const char *uid, int level, const char *id,
     bind_text(st, 3, id);
     sqlite3_bind_int64(st, 4, now);
     if ((rc = run(s, st, "tombstone"))) return rc;
-    return job_add(s, uid, level_names[level], id, now, now, "scrub");
+    return job > 0 ? AM_OK : job_add(s, uid, level_names[level], id, now, now, "scrub");
+}
+
+int am__sqlite_forget(am__store *b, const char *uid, int level, const char *id,
+                      am_time now, long *events, long *items, long *tasks)
+{
+    return am__sqlite_forget_grace(b, uid, level, id, now, now, events, items, tasks);
 }
 
 int am__sqlite_forget_touched(am__store *b, am__arena *ar, const char ***ids, size_t *n)
@@ -347,13 +434,15 @@ typedef struct job {
     int64_t seq;
     char uid[AM_ID_MAX + 1];
     char state[8];
+    char level[8];
+    char object_id[AM_ID_MAX + 1];
     am_time forgotten_at;
 } job;
 
 static int job_next(sq_store *s, am_time now, job *j)
 {
     j->seq = 0;
-    sqlite3_stmt *st = stmt(s, "SELECT seq, user_id, state, forgotten_at FROM forget_jobs"
+    sqlite3_stmt *st = stmt(s, "SELECT seq, user_id, state, forgotten_at, level, object_id FROM forget_jobs"
                                " WHERE purge_at <= ?1 ORDER BY state = 'scrub', seq LIMIT 1");
     if (!st) return AM_BACKEND;
     sqlite3_bind_int64(st, 1, now);
@@ -363,6 +452,10 @@ static int job_next(sq_store *s, am_time now, job *j)
         snprintf(j->uid, sizeof j->uid, "%s", (const char *)sqlite3_column_text(st, 1));
         snprintf(j->state, sizeof j->state, "%s", (const char *)sqlite3_column_text(st, 2));
         j->forgotten_at = sqlite3_column_int64(st, 3);
+        const char *lv = (const char *)sqlite3_column_text(st, 4);
+        const char *obj = (const char *)sqlite3_column_text(st, 5);
+        snprintf(j->level, sizeof j->level, "%s", lv ? lv : "");
+        snprintf(j->object_id, sizeof j->object_id, "%s", obj ? obj : "");
     }
     int out = rc == SQLITE_ROW || rc == SQLITE_DONE ? AM_OK : fail(s, rc, "forget job");
     done(s, st);
@@ -399,6 +492,7 @@ static int purge_step(sq_store *s, const job *j, am_time now, int *finished)
     static const char *const end[] = {
         "DELETE FROM identity_links WHERE user_id=?1",
         "DELETE FROM tombstones WHERE user_id=?1",
+        "DELETE FROM forget_jobs WHERE user_id=?1 AND level != 'user'", /* its held forgets */
         "DELETE FROM users WHERE user_id=?1",
         "UPDATE audit_log SET user_id=?2,"
         " object_id = CASE WHEN object_type IN ('event', 'memory') THEN object_id END,"
@@ -420,6 +514,9 @@ static int purge_step(sq_store *s, const job *j, am_time now, int *finished)
         rc = run_uid(s, sweep[i], j->uid, NULL, "forget user");
         if (!rc && sqlite3_changes(s->db) > 0) return AM_OK;
     }
+    long held = 0; /* rows of its forgets in their grace period */
+    if (!rc) rc = am__sqlite_held_drop(s, 0, j->uid, atol(FORGET_SWEEP), &held);
+    if (!rc && held > 0) return AM_OK;
     char pn[PSEUDONYM_MAX];
     if (!rc) rc = pseudonym(s, j->uid, pn);
     for (size_t i = 0; i < sizeof end / sizeof *end && !rc; i++) {
@@ -434,6 +531,28 @@ static int purge_step(sq_store *s, const job *j, am_time now, int *finished)
     }
     if (!rc) *finished = 1;
     return rc;
+}
+
+/* One transaction of the purge of an event, session or task forgotten
+ * with a grace period: FORGET_SWEEP of its held rows, else the end (its
+ * tombstone dated, the scrub owed). */
+static int held_purge_step(sq_store *s, const job *j, am_time now)
+{
+    long dropped = 0;
+    int rc = am__sqlite_held_drop(s, j->seq, NULL, atol(FORGET_SWEEP), &dropped);
+    if (rc || dropped > 0) return rc;
+    sqlite3_stmt *st = stmt(s, "UPDATE tombstones SET purged_at=?5 WHERE user_id=?1 AND level=?2"
+                               " AND object_id=?3 AND at=?4 AND purged_at IS NULL");
+    if (!st) return AM_BACKEND;
+    bind_text(st, 1, j->uid);
+    bind_text(st, 2, j->level);
+    bind_text(st, 3, j->object_id);
+    sqlite3_bind_int64(st, 4, j->forgotten_at);
+    sqlite3_bind_int64(st, 5, now);
+    if ((rc = run(s, st, "forget purge"))) return rc;
+    if (!(st = stmt(s, "UPDATE forget_jobs SET state='scrub' WHERE seq=?1"))) return AM_BACKEND;
+    sqlite3_bind_int64(st, 1, j->seq);
+    return run(s, st, "forget purge");
 }
 
 /* One merge of the index (FORGET_MERGE pages, all segments as one level):
@@ -530,8 +649,10 @@ int am__sqlite_forget_work(am__store *b, am_time now, int max_steps, int *more)
                 sqlite3_bind_int64(st, 1, j.seq);
                 rc = run(s, st, "forget job");
             }
-        } else {
+        } else if (strcmp(j.level, "user") == 0) {
             rc = purge_step(s, &j, now, &finished);
+        } else {
+            rc = held_purge_step(s, &j, now);
         }
         if (!rc) rc = exec(s, "COMMIT", "forget");
         if (rc) {
@@ -598,4 +719,193 @@ int am__sqlite_restore(am__store *b, const char *uid, am_time now)
     if ((rc = run(s, st, "restore"))) return rc;
     am__sqlite_caches_drop(s, AM__DROP_FORGET, uid);
     return AM_OK;
+}
+
+/* Run sql with ?1 = job, ?2 = uid, ?3 = at (those it has). */
+static int run_job(sq_store *s, const char *sql, int64_t job, const char *uid, am_time at,
+                   const char *what)
+{
+    sqlite3_stmt *st = stmt(s, sql);
+    if (!st) return AM_BACKEND;
+    int np = sqlite3_bind_parameter_count(st);
+    sqlite3_bind_int64(st, 1, job);
+    if (np >= 2) bind_text(st, 2, uid);
+    if (np >= 3) sqlite3_bind_int64(st, 3, at);
+    return run(s, st, what);
+}
+
+/* A held row's event row id back: its own, or a new one when a later
+ * event took it (row ids are reused) -- temp.am_restore_rid. */
+#define RESTORE_RID(col) "coalesce((SELECT new FROM temp.am_restore_rid WHERE old = h." col "), h." col ")"
+#define RESTORE_ITEM(col) "coalesce((SELECT new FROM temp.am_restore_item WHERE old = h." col "), h." col ")"
+
+/* The latest forget of (level, id) when it is held and restorable:
+ * *job, *at its forget time; AM_NOTFOUND (never forgotten), AM_DENIED
+ * (its grace period is over: purged, purging, or due). */
+static int held_job_find(sq_store *s, const char *uid, int level, const char *id, am_time now,
+                         int64_t *job, am_time *at)
+{
+    sqlite3_stmt *st = stmt(s, "SELECT seq, state, purge_at, forgotten_at FROM forget_jobs"
+                               " WHERE user_id=?1 AND level=?2 AND object_id=?3 ORDER BY seq DESC LIMIT 1");
+    if (!st) return AM_BACKEND;
+    bind_text(st, 1, uid);
+    bind_text(st, 2, level_names[level]);
+    bind_text(st, 3, id);
+    int step = sqlite3_step(st), held = 0;
+    am_time purge_at = 0;
+    *job = 0;
+    if (step == SQLITE_ROW) {
+        *job = sqlite3_column_int64(st, 0);
+        const char *state = (const char *)sqlite3_column_text(st, 1);
+        held = state && strcmp(state, "held") == 0;
+        purge_at = sqlite3_column_int64(st, 2);
+        *at = sqlite3_column_int64(st, 3);
+    }
+    int rc = step == SQLITE_ROW || step == SQLITE_DONE ? AM_OK : fail(s, step, "restore");
+    done(s, st);
+    if (rc) return rc;
+    if (*job) return held && purge_at > now ? AM_OK : AM_DENIED;
+    /* purged (its tombstone stays), or never forgotten */
+    if (!(st = stmt(s, "SELECT 1 FROM tombstones WHERE user_id=?1 AND level=?2 AND object_id=?3")))
+        return AM_BACKEND;
+    bind_text(st, 1, uid);
+    bind_text(st, 2, level_names[level]);
+    bind_text(st, 3, id);
+    step = sqlite3_step(st);
+    rc = step == SQLITE_ROW ? AM_DENIED : step == SQLITE_DONE ? AM_NOTFOUND : fail(s, step, "restore");
+    done(s, st);
+    return rc;
+}
+
+int am__sqlite_restore_forget(am__store *b, const char *uid, int level, const char *id,
+                              am_time now, long *events)
+{
+    sq_store *s = SQ(b);
+    *events = 0;
+    if (level == AM_FORGET_USER) return am__sqlite_restore(b, uid, now);
+    if (level < AM_FORGET_EVENT || level > AM_FORGET_TASK) return AM_MISUSE;
+    int64_t job = 0;
+    am_time at = 0;
+    int rc = held_job_find(s, uid, level, id, now, &job, &at);
+    if (rc) return rc;
+    sqlite3_stmt *st;
+    static const am__held_expr event_ov[] = {
+        {"rid", RESTORE_RID("rid")},
+        /* an event added again with the caller's id while this one was
+         * held keeps the id; this one comes back without it */
+        {"client_id", "CASE WHEN h.client_id IS NOT NULL AND EXISTS (SELECT 1 FROM events e"
+                      " WHERE e.user_id = h.user_id AND e.client_id = h.client_id) THEN NULL"
+                      " ELSE h.client_id END"},
+    };
+    static const am__held_expr by_event[] = {{"event_rid", RESTORE_RID("event_rid")}};
+    static const am__held_expr item_ov[] = {{"rid", RESTORE_ITEM("rid")}};
+    static const am__held_expr source_ov[] = {{"item_rid", RESTORE_ITEM("item_rid")}};
+    static const am__held_expr history_ov[] = {
+        {"seq", "CASE WHEN EXISTS (SELECT 1 FROM task_history t WHERE t.seq = h.seq) THEN NULL ELSE h.seq END"},
+    };
+    rc = exec(s, "CREATE TEMP TABLE IF NOT EXISTS am_restore_rid(old INTEGER PRIMARY KEY, new INTEGER NOT NULL);"
+                 "DELETE FROM temp.am_restore_rid;"
+                 "CREATE TEMP TABLE IF NOT EXISTS am_restore_item(old INTEGER PRIMARY KEY, new INTEGER NOT NULL);"
+                 "DELETE FROM temp.am_restore_item;"
+                 "CREATE TEMP TABLE IF NOT EXISTS am_forget(rid INTEGER PRIMARY KEY, id TEXT, session_id TEXT);"
+                 "DELETE FROM temp.am_forget;"
+                 "CREATE TEMP TABLE IF NOT EXISTS am_forget_tasks(task_id TEXT PRIMARY KEY);"
+                 "DELETE FROM temp.am_forget_tasks;",
+              "restore");
+    /* row ids taken since: new ones, above every row id there is or is held */
+    static const char *const maps[] = {
+        "INSERT INTO temp.am_restore_rid SELECT h.rid, (SELECT max(coalesce(m, 0)) FROM"
+        " (SELECT max(rid) AS m FROM events UNION ALL SELECT max(rid) FROM held_events))"
+        " + row_number() OVER (ORDER BY h.rid)"
+        " FROM held_events h WHERE h.held_job=?1 AND EXISTS (SELECT 1 FROM events e WHERE e.rid = h.rid)",
+        "INSERT INTO temp.am_restore_item SELECT h.rid, (SELECT max(coalesce(m, 0)) FROM"
+        " (SELECT max(rid) AS m FROM memory_items UNION ALL SELECT max(rid) FROM held_memory_items))"
+        " + row_number() OVER (ORDER BY h.rid)"
+        " FROM held_memory_items h WHERE h.held_job=?1 AND EXISTS (SELECT 1 FROM memory_items m WHERE m.rid = h.rid)",
+    };
+    for (size_t i = 0; i < sizeof maps / sizeof *maps && !rc; i++)
+        rc = run_job(s, maps[i], job, uid, at, "restore");
+    if (!rc) rc = am__sqlite_held_back(s, "events", job, event_ov, 2, 0, events);
+    if (!rc) rc = run_job(s, "INSERT INTO events_fts(rowid, uid, doc, ctx) SELECT " RESTORE_RID("rid")
+                             ", h.uid, h.doc, h.ctx FROM held_events_fts h WHERE h.held_job=?1 ORDER BY h.rowid",
+                          job, uid, at, "restore index");
+    if (!rc) rc = am__sqlite_held_back(s, "entities", job, by_event, 1, 0, NULL);
+    if (!rc) rc = am__sqlite_held_back(s, "event_vectors", job, by_event, 1, 0, NULL);
+    if (!rc) rc = am__sqlite_held_back(s, "pii_vault", job, by_event, 1, 0, NULL);
+    /* the versions that stayed count their sources back */
+    if (!rc) rc = run_job(s, "UPDATE memory_items SET source_count = source_count +"
+                             " (SELECT count(*) FROM held_item_sources h WHERE h.held_job=?1"
+                             "  AND h.item_rid = memory_items.rid)"
+                             " WHERE rid IN (SELECT item_rid FROM held_item_sources WHERE held_job=?1"
+                             "  AND item_rid NOT IN (SELECT rid FROM held_memory_items WHERE held_job=?1))",
+                          job, uid, at, "restore");
+    if (!rc) rc = am__sqlite_held_back(s, "memory_items", job, item_ov, 1, 0, NULL);
+    if (!rc) rc = am__sqlite_held_back(s, "item_sources", job, source_ov, 1, 1, NULL);
+    if (!rc) rc = am__sqlite_held_back(s, "item_heat", job, NULL, 0, 1, NULL);
+    /* the tasks as they were; replayed (the caller) when events of them
+     * were written since */
+    static const char *const tasks_sql[] = {
+        "INSERT OR IGNORE INTO temp.am_forget_tasks SELECT h.task_id FROM held_tasks h"
+        " WHERE h.held_job=?1 AND EXISTS (SELECT 1 FROM events e WHERE e.user_id=?2"
+        " AND e.task_id=h.task_id AND e.ingested_at >= ?3"
+        " AND e.id NOT IN (SELECT id FROM held_events WHERE held_job=?1))",
+        "DELETE FROM tasks WHERE user_id=?2 AND task_id IN (SELECT task_id FROM held_tasks WHERE held_job=?1"
+        " UNION SELECT task_id FROM held_task_history WHERE held_job=?1)",
+        "DELETE FROM task_history WHERE user_id=?2 AND task_id IN (SELECT task_id FROM held_tasks WHERE held_job=?1"
+        " UNION SELECT task_id FROM held_task_history WHERE held_job=?1)",
+    };
+    for (size_t i = 0; i < sizeof tasks_sql / sizeof *tasks_sql && !rc; i++)
+        rc = run_job(s, tasks_sql[i], job, uid, at, "restore tasks");
+    if (!rc) rc = am__sqlite_held_back(s, "tasks", job, NULL, 0, 0, NULL);
+    if (!rc) rc = am__sqlite_held_back(s, "task_history", job, history_ov, 1, 0, NULL);
+    /* the sessions' context, with the turns back */
+    static const char *const end_sql[] = {
+        "INSERT INTO temp.am_forget SELECT e.rid, e.id, e.session_id FROM events e"
+        " WHERE e.user_id=?2 AND e.id IN (SELECT id FROM held_events WHERE held_job=?1)",
+        "UPDATE users SET n_events = (SELECT count(*) FROM events e WHERE e.user_id = ?2)"
+        " WHERE user_id = ?2",
+    };
+    for (size_t i = 0; i < sizeof end_sql / sizeof *end_sql && !rc; i++)
+        rc = run_job(s, end_sql[i], job, uid, at, "restore");
+    if (!rc) rc = run_uid(s, ctx_rebuild, uid, NULL, "restore context");
+    long dropped = 0;
+    if (!rc) rc = am__sqlite_held_drop(s, job, NULL, 0, &dropped);
+    if (!rc) {
+        if (!(st = stmt(s, "DELETE FROM tombstones WHERE user_id=?1 AND level=?2 AND object_id=?3 AND at=?4")))
+            return AM_BACKEND;
+        bind_text(st, 1, uid);
+        bind_text(st, 2, level_names[level]);
+        bind_text(st, 3, id);
+        sqlite3_bind_int64(st, 4, at);
+        rc = run(s, st, "restore");
+    }
+    if (!rc) rc = run_job(s, "DELETE FROM forget_jobs WHERE seq=?1", job, uid, at, "restore");
+    am__sqlite_caches_drop(s, AM__DROP_FORGET, uid);
+    return rc;
+}
+
+int am__sqlite_forget_held(am__store *b, const char *uid, am__arena *ar, am__held_row **rows,
+                           size_t *n)
+{
+    sq_store *s = SQ(b);
+    *rows = NULL;
+    *n = 0;
+    sqlite3_stmt *st = stmt(s, "SELECT level, object_id, forgotten_at, purge_at FROM forget_jobs"
+                               " WHERE user_id=?1 AND level != 'user' AND state='held' ORDER BY seq");
+    if (!st) return AM_BACKEND;
+    bind_text(st, 1, uid);
+    size_t cap = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        am__held_row *r = push(ar, (void **)rows, n, &cap, sizeof *r);
+        if (!r) { done(s, st); return AM_NOMEM; }
+        r->level = col_text(ar, st, 0);
+        r->object_id = col_text(ar, st, 1);
+        r->forgotten_at = sqlite3_column_int64(st, 2);
+        r->purge_at = sqlite3_column_int64(st, 3);
+        if (ar->oom) { done(s, st); return AM_NOMEM; }
+    }
+    int out = rc == SQLITE_DONE ? AM_OK : fail(s, rc, "forget held");
+    done(s, st);
+    return out;
 }

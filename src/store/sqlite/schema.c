@@ -185,6 +185,33 @@ static const char *const migrations[] = {
     "ALTER TABLE tombstones ADD COLUMN purged_at INTEGER;"
     "CREATE INDEX tombstones_user ON tombstones(user_id, level);"
     "INSERT OR IGNORE INTO meta(key, value) VALUES('forget_key', lower(hex(randomblob(32))));"),
+    /* version 14: the grace period of every level (held.c).  A forget of
+     * an event, a session or a task with a grace period moves the rows it
+     * deletes into held_<table> (the table's columns plus held_job, the
+     * forget job's seq) until the purge; restore moves them back.  The
+     * index rows are held as their columns (the row id is the event's). */
+    ("CREATE TABLE held_events AS SELECT 0 AS held_job, * FROM events WHERE 0;"
+    "CREATE TABLE held_events_fts(held_job INTEGER NOT NULL, user_id TEXT NOT NULL,"
+    "  rid INTEGER NOT NULL, uid TEXT, doc TEXT, ctx TEXT);"
+    "CREATE TABLE held_entities AS SELECT 0 AS held_job, * FROM entities WHERE 0;"
+    "CREATE TABLE held_event_vectors AS SELECT 0 AS held_job, * FROM event_vectors WHERE 0;"
+    "CREATE TABLE held_pii_vault AS SELECT 0 AS held_job, * FROM pii_vault WHERE 0;"
+    "CREATE TABLE held_item_sources AS SELECT 0 AS held_job, * FROM item_sources WHERE 0;"
+    "CREATE TABLE held_memory_items AS SELECT 0 AS held_job, * FROM memory_items WHERE 0;"
+    "CREATE TABLE held_item_heat AS SELECT 0 AS held_job, * FROM item_heat WHERE 0;"
+    "CREATE TABLE held_tasks AS SELECT 0 AS held_job, * FROM tasks WHERE 0;"
+    "CREATE TABLE held_task_history AS SELECT 0 AS held_job, * FROM task_history WHERE 0;"
+    "CREATE INDEX held_events_job ON held_events(held_job);"
+    "CREATE INDEX held_events_user ON held_events(user_id);"
+    "CREATE INDEX held_events_fts_job ON held_events_fts(held_job);"
+    "CREATE INDEX held_entities_job ON held_entities(held_job);"
+    "CREATE INDEX held_event_vectors_job ON held_event_vectors(held_job);"
+    "CREATE INDEX held_pii_vault_job ON held_pii_vault(held_job);"
+    "CREATE INDEX held_item_sources_job ON held_item_sources(held_job);"
+    "CREATE INDEX held_memory_items_job ON held_memory_items(held_job);"
+    "CREATE INDEX held_item_heat_job ON held_item_heat(held_job);"
+    "CREATE INDEX held_tasks_job ON held_tasks(held_job);"
+    "CREATE INDEX held_task_history_job ON held_task_history(held_job);"),
 };
 #define N_MIGRATIONS (int)(sizeof migrations / sizeof *migrations)
 _Static_assert(sizeof migrations / sizeof *migrations == AM__SCHEMA_VERSION,

@@ -547,6 +547,10 @@ int am__sqlite_entity_counts(am__store *b, const char *uid, const char *type, in
 int am__sqlite_vec_bits_fill(sq_store *s);
 int am__sqlite_vec_pack_all(sq_store *s);
 int am__sqlite_vec_forget_packed(sq_store *s, const char *uid);
+/* The held copies (held_event_vectors, job) of packed vectors get their
+ * values from their blocks (a forget with a grace period, before
+ * am__sqlite_vec_forget_packed cuts them out). */
+int am__sqlite_vec_hold_packed(sq_store *s, int64_t job);
 int am__sqlite_vec_put(am__store *b, const char *uid, int64_t rid, const char *embedder,
                        const float *v, int dim);
 int am__sqlite_vec_scan(am__store *b, const char *uid, const char *embedder, const float *qv,
@@ -626,6 +630,26 @@ int am__sqlite_forget_work(am__store *b, am_time now, int max_steps, int *more);
 int am__sqlite_forget_state(am__store *b, const char *uid, int *state, am_time *at,
                             am_time *until);
 int am__sqlite_restore(am__store *b, const char *uid, am_time now);
+int am__sqlite_forget_grace(am__store *b, const char *uid, int level, const char *id,
+                            am_time now, am_time purge_at, long *events, long *items, long *tasks);
+int am__sqlite_restore_forget(am__store *b, const char *uid, int level, const char *id,
+                              am_time now, long *events);
+int am__sqlite_forget_held(am__store *b, const char *uid, am__arena *ar, am__held_row **rows,
+                           size_t *n);
+
+/* held.c: rows of a forget in its grace period.  held_copy: the rows of
+ * table WHERE where (?1 uid, ?2 id) into held_<table> under job; held_back:
+ * job's held rows back into table, column c from expression expr (over
+ * the held row h) where ov names it; held_drop: up to limit (0: all) held
+ * rows of job (uid NULL) or of a user. */
+typedef struct am__held_expr {
+    const char *column, *expr;
+} am__held_expr;
+int am__sqlite_held_copy(sq_store *s, const char *table, const char *where, const char *uid,
+                         const char *id, int64_t job);
+int am__sqlite_held_back(sq_store *s, const char *table, int64_t job, const am__held_expr *ov,
+                         size_t n_ov, int or_ignore, long *changes);
+int am__sqlite_held_drop(sq_store *s, int64_t job, const char *uid, long limit, long *dropped);
 
 /* audit.c */
 int am__sqlite_audit(am__store *b, const char *uid, am_time at, const char *op,

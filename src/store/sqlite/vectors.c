@@ -449,6 +449,62 @@ int am__sqlite_vec_forget_packed(sq_store *s, const char *uid)
     return rc;
 }
 
+/* A held copy of a packed vector (forget with a grace period: held.c)
+ * takes its values from its block, so it goes back as a tail row. */
+int am__sqlite_vec_hold_packed(sq_store *s, int64_t job)
+{
+    am__arena ar;
+    am__arena_init(&ar, s->a);
+    typedef struct packed { int64_t rid, block; } packed;
+    packed *p = NULL;
+    size_t np = 0, cap = 0;
+    sqlite3_stmt *st = stmt(s, "SELECT event_rid, block FROM held_event_vectors"
+                               " WHERE held_job=?1 AND block IS NOT NULL");
+    int rc = st ? AM_OK : AM_BACKEND, step = SQLITE_DONE;
+    if (st) sqlite3_bind_int64(st, 1, job);
+    while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
+        packed *x = push(&ar, (void **)&p, &np, &cap, sizeof *p);
+        if (!x) rc = AM_NOMEM;
+        else *x = (packed){sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1)};
+    }
+    if (!rc && step != SQLITE_DONE) rc = fail(s, step, "hold vectors");
+    if (st) done(s, st);
+    for (size_t i = 0; i < np && !rc; i++) {
+        st = stmt(s, "SELECT dim, n, rids, scales, vecs FROM vector_blocks WHERE block=?1");
+        if (!st) { rc = AM_BACKEND; break; }
+        sqlite3_bind_int64(st, 1, p[i].block);
+        int dim = 0, n = 0, k = -1;
+        const unsigned char *rids = NULL, *scales = NULL;
+        const signed char *vecs = NULL;
+        if ((step = sqlite3_step(st)) == SQLITE_ROW) {
+            dim = sqlite3_column_int(st, 0);
+            if (!block_cols(st, 1, dim, &n, &rids, &scales, &vecs)) n = -1;
+            for (int j = 0; j < n && k < 0; j++)
+                if (get_le64(rids + 8 * j) == p[i].rid) k = j;
+        } else if (step != SQLITE_DONE) {
+            rc = fail(s, step, "hold vectors");
+        }
+        if (!rc && k < 0) {
+            snprintf(s->err, sizeof s->err, "sqlite: hold vectors: block %" PRId64
+                     " does not hold event %" PRId64, p[i].block, p[i].rid);
+            rc = AM_CORRUPT;
+        }
+        sqlite3_stmt *up = rc ? NULL : stmt(s, "UPDATE held_event_vectors SET vec=?3, scale=?4, block=NULL"
+                                              " WHERE held_job=?1 AND event_rid=?2");
+        if (!rc && !up) rc = AM_BACKEND;
+        if (!rc) {
+            sqlite3_bind_int64(up, 1, job);
+            sqlite3_bind_int64(up, 2, p[i].rid);
+            sqlite3_bind_blob(up, 3, vecs + (size_t)k * (size_t)dim, dim, SQLITE_TRANSIENT);
+            sqlite3_bind_double(up, 4, get_lef32(scales + 4 * k));
+        }
+        done(s, st); /* (the blob copied by the bind) */
+        if (!rc) rc = run(s, up, "hold vectors");
+    }
+    am__arena_free(&ar);
+    return rc;
+}
+
 int am__sqlite_vec_put(am__store *b, const char *uid, int64_t rid, const char *embedder,
                        const float *v, int dim)
 {
