@@ -148,6 +148,15 @@ typedef struct am_config {
      * ends, and am_restore (a user) or am_restore_forget (an event, a
      * session, a task) brings it back before.  Default 0: purged at once. */
     am_time forget_grace_ms;
+    /* Retention of memory events (F13, docs/EVENTS.md): the outbox keeps
+     * the newest events_max_rows events (by seq) and none older than
+     * events_max_age_ms (by the clock); older ones are trimmed by each
+     * write that adds an event (a few rows at a time) and by am_optimize
+     * (all).  A reader resuming from a seq older than what is kept sees
+     * am_memory_events.oldest_seq above it.  0 = no bound of that kind.
+     * Defaults 100000 rows, 7 days. */
+    int64_t events_max_rows;
+    am_time events_max_age_ms;
 } am_config;
 
 /* Bits of am_config.redact. */
@@ -619,6 +628,80 @@ int am_reembed(am_db *db, const char *user_id, am_progress_fn progress,
 #define AM_EMBED_MAX 256
 int am_embed(am_db *db, const char *const *texts, size_t n, float **out, int *dim,
              const char **model);
+/* ---------------------------------------------------------------- events */
+/* Memory events (F13; docs/EVENTS.md).  Every change to what is remembered
+ * about a user publishes one event, written to the store's outbox in the
+ * same transaction as the change: a write that fails or is rolled back
+ * publishes nothing, a write that returned AM_OK has its events in the
+ * store whichever process reads it.  Types:
+ *   memory.created          a new memory item (memory_id, key, event_id)
+ *   memory.updated.<key>    a new version of the item of that key
+ *                           (superseded, pending_confirm, confirmed,
+ *                           corrected: detail)
+ *   memory.invalidated      an item withdrawn by a statement or rejected
+ *                           by feedback (detail "rejected")
+ *   memory.forgotten        an event, item or task forgotten (event_id,
+ *                           memory_id or task_id; detail the level:
+ *                           event|session|task|user)
+ *   task.updated            a task's state changed (task_id, event_id;
+ *                           detail the fields: created,status,stage,...)
+ *   security.denied         am_security_denied (other_user, detail what)
+ * Events carry ids and times, never content: no memory text, no event
+ * text.  seq orders them across processes (increasing, never reused). */
+typedef struct am_memory_event {
+    int64_t seq;
+    const char *type;
+    const char *user_id;
+    const char *memory_id;   /* the item's lineage id, or NULL */
+    const char *task_id;     /* or NULL */
+    const char *event_id;    /* the causing / forgotten event, or NULL */
+    const char *key;         /* the item's logical key, or NULL */
+    const char *detail;      /* see the types above, or NULL */
+    const char *other_user;  /* security.denied: the user asked for */
+    am_time at;              /* when it was published (the clock) */
+    am_time occurred_at;     /* the causing event's time, or AM_TIME_NONE */
+    const char *json;        /* the event as one JSON object, one line */
+} am_memory_event;
+
+/* A subscriber: called on the handle's thread after each commit on this
+ * handle that published events, once per event in seq order.  ev and its
+ * strings are borrowed for the call.  It must not call into the same
+ * handle (another handle is fine). */
+typedef void (*am_memory_event_fn)(void *ctx, const am_memory_event *ev);
+
+/* In-process delivery of the events this handle's writes publish.
+ * *sub_id (may be NULL) receives an id for am_unsubscribe.  Events of
+ * other handles and processes are read with am_events_since.  Returns
+ * AM_OK, AM_MISUSE (NULL db or fn), AM_NOMEM. */
+int am_subscribe(am_db *db, am_memory_event_fn fn, void *ctx, int *sub_id);
+/* Returns AM_OK or AM_NOTFOUND (no such subscription). */
+int am_unsubscribe(am_db *db, int sub_id);
+
+/* The events after seq after_seq, oldest first, at most max (0: 1000),
+ * of user_id (a master id; NULL: every user's, for admin tools), from the
+ * store: what every process published and committed.  A reader polls with
+ * the last seq it saw (an SSE server's Last-Event-ID).  *out owned: free
+ * with am_memory_events_free.  Returns AM_OK, AM_MISUSE, AM_INVALID (bad
+ * user id, negative after_seq), AM_NOMEM, AM_BACKEND. */
+typedef struct am_memory_events {
+    am_memory_event *items;
+    size_t n;
+    int64_t last_seq;        /* seq of the last item, or after_seq if none */
+    int64_t oldest_seq;      /* the oldest seq the outbox keeps (0: empty);
+                                above after_seq + 1: events were trimmed */
+    const char *json;        /* the items as JSON lines ("" for none) */
+} am_memory_events;
+int am_events_since(am_db *db, const char *user_id, int64_t after_seq, size_t max,
+                    am_memory_events **out);
+void am_memory_events_free(am_memory_events *e);
+
+/* A request refused for isolation (F27): the holder of a credential of
+ * token_user asked for asked_user's data.  Writes an audit row (under
+ * token_user) and publishes security.denied.  what names the request
+ * ("GET /v1/memories"): 1..128 bytes, no control characters; never
+ * content.  Returns AM_OK, AM_MISUSE, AM_INVALID, AM_BUSY, AM_BACKEND. */
+int am_security_denied(am_db *db, const char *token_user, const char *asked_user,
+                       const char *what);
 
 #ifdef __cplusplus
 }

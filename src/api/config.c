@@ -50,6 +50,8 @@ void am_config_init_sized(am_config *cfg, size_t struct_size)
     cfg->max_text_bytes = 32768;
     cfg->busy_timeout_ms = 5000;
     cfg->redact = AM_REDACT_ALL;
+    cfg->events_max_rows = 100000;
+    cfg->events_max_age_ms = (am_time)7 * 24 * 3600 * 1000;
     am_rank_config *r = &cfg->rank;
 #define AM_KNOB(type, name, def, min, max, doc) r->name = def;
 #include "agentmem_knobs.h"

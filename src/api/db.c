@@ -137,7 +137,9 @@ int am_open(const am_config *cfg, am_db **out, char **errmsg)
     am__ulid_init(&db->ulid, (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 20) ^
                                  (uint64_t)(uintptr_t)db);
     am__store_opts o = {&db->alloc, cfg->busy_timeout_ms > 0 ? cfg->busy_timeout_ms : 5000,
-                        cfg->must_exist, 0, cfg->no_term_cache, NULL};
+                        cfg->must_exist, 0, cfg->no_term_cache, NULL,
+                        cfg->events_max_rows > 0 ? cfg->events_max_rows : 0,
+                        cfg->events_max_age_ms > 0 ? cfg->events_max_age_ms : 0};
     unsigned char vault_key[AM__VAULT_KEY_BYTES];
     int rc = AM_OK;
     db->cfg.vault_key = NULL; /* not kept: copied into the store */
@@ -199,6 +201,7 @@ void am_close(am_db *db)
 {
     if (!db) return;
     am__touch_close(db);
+    am__events_free(db);
     if (db->store) db->store->vt->close(db->store);
     am__text_close(db->text);
     am__embedder_close(db->embedder);
@@ -439,6 +442,7 @@ int am_optimize(am_db *db)
     if (db->store->vt->item_tokens_fill &&
         (rc = db->store->vt->item_tokens_fill(db->store, item_tokens, db->text, &filled)))
         return am__db_store_error(db, rc, "optimize: item tokens");
+    if ((rc = am__events_trim(db))) return am__db_store_error(db, rc, "optimize: memory events");
     am__db_log(db, AM_LOG_INFO, "optimize: done (%zu item token sets stored)", filled);
     return AM_OK;
 }

@@ -13,6 +13,13 @@
 #include "text/analyze.h"
 #include "text/redact.h"
 
+/* A subscriber of the handle's memory events (events.c). */
+typedef struct am__sub {
+    int id;
+    am_memory_event_fn fn;
+    void *ctx;
+} am__sub;
+
 struct am_db {
     am_config cfg;
     am__allocator alloc;
@@ -23,6 +30,9 @@ struct am_db {
     struct am__tokcache *tokcache; /* item token sets (recall/rank.c) */
     am__ulid_state ulid;
     struct am__touches *touches; /* recalls' heat not written yet (touch.c), or NULL */
+    am__sub *subs;            /* memory event subscribers (events.c) */
+    size_t n_subs, cap_subs;
+    int next_sub, delivering;
     char err[1024];
 };
 
@@ -88,5 +98,13 @@ int am__touch_flush(am_db *db);
 void am__touch_committed(am_db *db);
 void am__touch_drop(am_db *db, const char *uid);
 void am__touch_close(am_db *db);
+
+/* Memory events (events.c): deliver hands what this handle's commits
+ * published to its subscribers (call after every public write; nothing
+ * when none committed); trim applies the retention to the whole outbox
+ * (am_optimize); free releases the subscribers (am_close). */
+void am__events_deliver(am_db *db);
+int am__events_trim(am_db *db);
+void am__events_free(am_db *db);
 
 #endif

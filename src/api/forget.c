@@ -107,7 +107,7 @@ static int task_replay(am_db *db, const char *uid, const char *task_id, am__aren
     t->updated_at = old.updated_at;
     am__perceive x;
     memset(&x, 0, sizeof x);
-    x.w = (am__wctx){s, db->text, &db->ulid, &db->cfg.rank, ar, uid, am__db_now(db)};
+    x.w = (am__wctx){s, db->text, &db->ulid, &db->cfg.rank, ar, uid, am__db_now(db), NULL, 0};
     x.task = t;
     const char *url = am__ent_type_name(AM_ENT_URL), *file = am__ent_type_name(AM_ENT_FILE);
     am__buf norm;
@@ -179,8 +179,14 @@ int am_forget(am_db *db, const char *user_id, int level, const char *id,
     am__arena ar;
     am__arena_init(&ar, &db->alloc);
     rc = s->vt->begin(s);
-    if (!rc && level == AM_FORGET_USER)
+    if (!rc && level == AM_FORGET_USER) {
         rc = s->vt->forget_user(s, user_id, now, now + grace, &ev, &it, &tk);
+        /* the notice (F13): ids only; the purge removes the user's other
+         * events and keeps it under the pseudonym */
+        am__outbox_row r = {0, now, AM_TIME_NONE, user_id, "memory.forgotten", NULL, NULL,
+                            NULL, NULL, "user", NULL};
+        if (!rc) rc = s->vt->outbox_put(s, &r);
+    }
     else if (!rc) /* held until now + grace (held.c), or gone now */
         rc = s->vt->forget_grace(s, user_id, level, id, now, now + grace, &ev, &it, &tk);
     if (!rc && level != AM_FORGET_USER) /* the touched tasks, without them */
@@ -211,6 +217,7 @@ int am_forget(am_db *db, const char *user_id, int level, const char *id,
     am__tokcache_clear(db->tokcache);
     am__text_forget(db->text);
     am__touch_drop(db, user_id); /* a kept heat update of the user's items */
+    am__events_deliver(db);
     am__db_forget_work(db, 0); /* the purge when due now, the index, the log */
     am__db_log(db, AM_LOG_INFO, "forget: user %s %s %s: %ld events, %ld memories, %ld tasks",
                user_id, level_names[level], id && level != AM_FORGET_USER ? id : "-", ev, it, tk);

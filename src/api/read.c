@@ -520,7 +520,7 @@ int am_feedback(am_db *db, const char *user_id, const char *memory_id, int actio
     am__arena ar;
     am__arena_init(&ar, &db->alloc);
     am_time now = am__db_now(db);
-    am__wctx w = {s, db->text, &db->ulid, &db->cfg.rank, &ar, user_id, now};
+    am__wctx w = {s, db->text, &db->ulid, &db->cfg.rank, &ar, user_id, now, NULL, 0};
     static const char *const ops[] = {"", "memory.confirmed", "memory.rejected", "memory.corrected"};
     rc = s->vt->begin(s);
     if (!rc) rc = am__semantic_feedback(&w, memory_id, action, text);
@@ -531,6 +531,7 @@ int am_feedback(am_db *db, const char *user_id, const char *memory_id, int actio
     if (rc == AM_NOTFOUND)
         return am__db_error(db, rc, "feedback: user %s has no current memory %s", user_id, memory_id);
     if (rc) return am__db_store_error(db, rc, "feedback");
+    am__events_deliver(db);
     return AM_OK;
 }
 

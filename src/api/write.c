@@ -195,7 +195,7 @@ static int on_sentence(void *ctx, const char *s, size_t n)
     const char *sentence = am__arena_strndup(x->p.w.ar, s, n);
     if (!sentence) { rc = AM_NOMEM; goto out; }
     int outcome = 0;
-    char lineage[27] = "";
+    char lineage[27] = "", ikey[AM__KEY_MAX] = "";
     switch (d.action) {
     case AM__D_PERSIST: {
         am__buf v;
@@ -215,7 +215,8 @@ static int on_sentence(void *ctx, const char *s, size_t n)
         break;
     }
     case AM__D_INVALIDATE:
-        if ((rc = am__semantic_invalidate(&x->p.w, sentence, x->scope, &outcome, lineage)))
+        if ((rc = am__semantic_invalidate(&x->p.w, sentence, x->scope, &outcome, lineage,
+                                          ikey)))
             goto out;
         if (outcome == AM__M_INVALIDATED) x->info->memories_invalidated++;
         break;
@@ -237,6 +238,11 @@ static int on_sentence(void *ctx, const char *s, size_t n)
         am__wctx *w = &x->p.w;
         rc = w->store->vt->audit(w->store, w->uid, w->now, ops[outcome], "memory", lineage,
                                  d.key[0] ? d.key : NULL);
+        /* the event names the item's key (an invalidation's sentence has
+         * none of its own) */
+        if (!rc)
+            rc = am__semantic_event(w, ops[outcome], lineage,
+                                    d.key[0] ? d.key : ikey[0] ? ikey : NULL, NULL);
     }
 out:
     x->rc = rc;
@@ -380,7 +386,7 @@ static int add_one(am_db *db, const am_event *in, am_add_info *info, int own_txn
     wctx_ex x;
     memset(&x, 0, sizeof x);
     x.db = db;
-    x.p.w = (am__wctx){s, db->text, &db->ulid, &db->cfg.rank, &ar, uid, at};
+    x.p.w = (am__wctx){s, db->text, &db->ulid, &db->cfg.rank, &ar, uid, at, id, am__db_now(db)};
     x.p.ev = &ev;
     x.info = info;
     const char *task_id = NULL, *switched_from = NULL;
@@ -475,7 +481,9 @@ int am_add_event(am_db *db, const am_event *in, am_add_info *info)
 {
     if (!db || !in) return AM_MISUSE;
     am__db_clear_error(db);
-    return add_one(db, in, info, 1, NULL);
+    int rc = add_one(db, in, info, 1, NULL);
+    am__events_deliver(db);
+    return rc;
 }
 
 /* The vectors of a batch's first AM__PREP_MAX events (each checked and
@@ -558,6 +566,7 @@ int am_add_events(am_db *db, const am_event *evs, size_t n, am_add_info *infos)
     am__touch_committed(db);
     am__db_forget_work(db, 1); /* a step of a due purge, if any */
 out:
+    am__events_deliver(db);
     am__arena_free(&ar);
     return rc;
 }

@@ -46,6 +46,10 @@ typedef struct am__wctx {
     am__arena *ar;
     const char *uid;
     am_time now;
+    /* for memory events (F13): the event being written (NULL outside the
+     * write path: feedback, a task replay) and the clock's time (0: now) */
+    const char *event_id;
+    am_time clock;
 } am__wctx;
 
 /* The perception state of one event. */
@@ -55,6 +59,7 @@ typedef struct am__perceive {
     am__task_row *task;  /* attributed task (arena), or NULL */
     int task_dirty;      /* the task row changed: am__perceive_save writes it */
     int task_changed;    /* its status or stage changed (am_add_info) */
+    unsigned task_fields; /* history fields changed (state.c): task.updated */
 } am__perceive;
 
 /* F5: *task_id = the event's task: in->task_id, else the open task whose

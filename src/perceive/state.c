@@ -14,6 +14,7 @@
  */
 #include "perceive/perceive.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "perceive/task.h"
@@ -48,11 +49,18 @@ static const char *json_array_append(am__arena *ar, const char *arr,
     return out;
 }
 
+/* The fields a task's history names, in the order task.updated lists
+ * them (F13). */
+static const char *const history_fields[] = {"created", "status", "stage", "pending", "note"};
+#define N_HISTORY_FIELDS (sizeof history_fields / sizeof *history_fields)
+
 static int record_change(am__perceive *x, const char *field, const char *old_v,
                          const char *new_v)
 {
     am__task_change_row c = {x->ev->occurred_at, x->task->task_id, field, old_v,
                              new_v, x->ev->id};
+    for (size_t i = 0; i < N_HISTORY_FIELDS; i++)
+        if (strcmp(field, history_fields[i]) == 0) x->task_fields |= 1u << i;
     x->task_dirty = 1;
     return x->w.store->vt->task_change_add(x->w.store, x->w.uid, &c);
 }
@@ -154,9 +162,28 @@ int am__perceive_one_off(am__perceive *x, const char *sentence)
     return record_change(x, "note", NULL, sentence);
 }
 
+/* task.updated (F13): one per event whose task's history changed, naming
+ * the fields (never their values: a pending question is the agent's
+ * text). */
+static int task_event(am__perceive *x)
+{
+    char fields[64] = "";
+    size_t n = 0;
+    for (size_t i = 0; i < N_HISTORY_FIELDS; i++)
+        if (x->task_fields & 1u << i)
+            n += (size_t)snprintf(fields + n, sizeof fields - n, "%s%s", n ? "," : "",
+                                  history_fields[i]);
+    am__outbox_row r = {0, x->w.clock ? x->w.clock : x->w.now, x->ev->occurred_at,
+                        x->w.uid, "task.updated", NULL, x->task->task_id, x->ev->id, NULL,
+                        fields, NULL};
+    return x->w.store->vt->outbox_put(x->w.store, &r);
+}
+
 int am__perceive_save(am__perceive *x)
 {
     if (!x->task || !x->task_dirty) return AM_OK;
     x->task->updated_at = x->ev->occurred_at;
-    return x->w.store->vt->task_put(x->w.store, x->w.uid, x->task);
+    int rc = x->w.store->vt->task_put(x->w.store, x->w.uid, x->task);
+    if (!rc && x->task_fields) rc = task_event(x);
+    return rc;
 }

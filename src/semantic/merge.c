@@ -191,7 +191,7 @@ static int invalidate_row(am__wctx *w, am__item_row *it)
 }
 
 int am__semantic_invalidate(am__wctx *w, const char *text, const char *scope,
-                            int *outcome, char *lineage)
+                            int *outcome, char *lineage, char key[AM__KEY_MAX])
 {
     am__item_row *rows;
     size_t n;
@@ -226,8 +226,50 @@ int am__semantic_invalidate(am__wctx *w, const char *text, const char *scope,
     if ((rc = invalidate_row(w, best))) return rc;
     *outcome = AM__M_INVALIDATED;
     if (lineage) snprintf(lineage, 27, "%s", best->lineage_id);
+    if (key) snprintf(key, AM__KEY_MAX, "%s", best->key ? best->key : "");
     return AM_OK;
 }
+
+/* ------------------------------------------------------------ events */
+
+int am__semantic_event(am__wctx *w, const char *op, const char *lineage, const char *key,
+                       const char *detail)
+{
+    static const struct { const char *op, *type, *detail; } map[] = {
+        {"memory.created", "memory.created", NULL},
+        {"memory.promoted", "memory.created", "promoted"},
+        {"memory.updated", "memory.updated.", "superseded"},
+        {"memory.pending", "memory.updated.", "pending_confirm"},
+        {"memory.invalidated", "memory.invalidated", NULL},
+    };
+    size_t i = 0;
+    while (i < sizeof map / sizeof *map && strcmp(map[i].op, op) != 0) i++;
+    if (i == sizeof map / sizeof *map) return AM_OK; /* no event of its own */
+    const char *type = map[i].type;
+    if (type[strlen(type) - 1] == '.') { /* memory.updated.<key> */
+        size_t tl = strlen(type), kl = key ? strlen(key) : 0;
+        char *t = am__arena_alloc(w->ar, tl + kl + 1);
+        if (!t) return AM_NOMEM;
+        memcpy(t, type, tl);
+        memcpy(t + tl, key ? key : "", kl + 1);
+        if (!kl) t[tl - 1] = 0; /* no key: "memory.updated" */
+        type = t;
+    }
+    am__outbox_row r = {0, w->clock ? w->clock : w->now,
+                        w->event_id ? w->now : AM_TIME_NONE,
+                        w->uid, type, lineage, NULL, w->event_id, key,
+                        detail ? detail : map[i].detail, NULL};
+    return w->store->vt->outbox_put(w->store, &r);
+}
+
+int am__semantic_record(am__wctx *w, const char *op, const char *lineage, const char *key,
+                        const char *detail)
+{
+    int rc = w->store->vt->audit(w->store, w->uid, w->now, op, "memory", lineage, key);
+    return rc ? rc : am__semantic_event(w, op, lineage, key, detail);
+}
+
+/* ------------------------------------------------------------ feedback */
 
 int am__semantic_feedback(am__wctx *w, const char *id, int action,
                           const char *text)
@@ -246,10 +288,12 @@ int am__semantic_feedback(am__wctx *w, const char *id, int action,
     case AM_FEEDBACK_CONFIRM:
         nv.confidence = it->confidence + 0.1 > 1 ? 1 : it->confidence + 0.1;
         nv.status = "active";
-        if ((rc = am__semantic_close_version(w, it))) return rc;
-        return insert_version(w, it, &nv, NULL);
+        if ((rc = am__semantic_close_version(w, it)) || (rc = insert_version(w, it, &nv, NULL)))
+            return rc;
+        return am__semantic_event(w, "memory.updated", it->lineage_id, it->key, "confirmed");
     case AM_FEEDBACK_REJECT:
-        return invalidate_row(w, it);
+        if ((rc = invalidate_row(w, it))) return rc;
+        return am__semantic_event(w, "memory.invalidated", it->lineage_id, it->key, "rejected");
     case AM_FEEDBACK_CORRECT: {
         am__item_row old = *it;
         old.valid_to = w->now;
@@ -261,7 +305,8 @@ int am__semantic_feedback(am__wctx *w, const char *id, int action,
         nv.status = "active";
         nv.valid_from = w->now;
         nv.valid_to = AM_TIME_NONE;
-        return insert_version(w, it, &nv, NULL);
+        if ((rc = insert_version(w, it, &nv, NULL))) return rc;
+        return am__semantic_event(w, "memory.updated", it->lineage_id, it->key, "corrected");
     }
     default:
         return AM_MISUSE;

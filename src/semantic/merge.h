@@ -49,13 +49,30 @@ int am__semantic_put(am__wctx *w, const am__statement *st, int *outcome,
                      char *lineage);
 
 /* Invalidate the current item that best matches text (by key cues and
- * token overlap); AM__M_NOTHING when none matches well enough. */
+ * token overlap); AM__M_NOTHING when none matches well enough.  key (may
+ * be NULL) receives the item's key ("" for none). */
+#define AM__KEY_MAX 128
 int am__semantic_invalidate(am__wctx *w, const char *text, const char *scope,
-                            int *outcome, char *lineage);
+                            int *outcome, char *lineage, char key[AM__KEY_MAX]);
 
 /* Feedback on a version or lineage id (AM_FEEDBACK_*). */
 int am__semantic_feedback(am__wctx *w, const char *id, int action,
                           const char *text);
+
+/* A memory outcome for the audit log and the memory events (F13): op is
+ * the audit operation ("memory.created", "memory.promoted",
+ * "memory.updated", "memory.pending", "memory.invalidated",
+ * "memory.reinforced", ...); the events are memory.created (created,
+ * promoted), memory.updated.<key> (updated, pending) and
+ * memory.invalidated, with the item's lineage, key and the causing event
+ * (w->event_id); a reinforcement changes nothing a subscriber sees and
+ * has none.  detail (may be NULL) is the event's change word. */
+int am__semantic_record(am__wctx *w, const char *op, const char *lineage, const char *key,
+                        const char *detail);
+
+/* The memory event alone (no audit row): am__semantic_record's. */
+int am__semantic_event(am__wctx *w, const char *op, const char *lineage, const char *key,
+                       const char *detail);
 
 /* Base score and half-life of a kind, from the rank configuration. */
 void am__semantic_kind_defaults(const am_rank_config *r, const char *kind,

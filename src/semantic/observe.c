@@ -6,10 +6,12 @@
 
 #include <string.h>
 
+#include "semantic/merge.h"
+
 int am__observe_audit(am__wctx *w, const char *op, const char *lineage,
                       const char *key)
 {
-    return w->store->vt->audit(w->store, w->uid, w->now, op, "memory", lineage, key);
+    return am__semantic_record(w, op, lineage, key, NULL);
 }
 
 int am__observe_jaccard(am__wctx *w, const char *a, const char *b, double *out)

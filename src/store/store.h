@@ -16,6 +16,18 @@
 
 #include "base/base.h"
 
+/* One memory event of the outbox (F13; store/sqlite/outbox.c): ids and
+ * times only, never content.  NULL / AM_TIME_NONE where it does not
+ * apply. */
+typedef struct am__outbox_row {
+    int64_t seq;              /* set by outbox_put */
+    am_time at;               /* when it was written (the clock) */
+    am_time occurred_at;      /* the causing event's time, or NONE */
+    const char *user_id, *type, *memory_id, *task_id, *event_id, *key;
+    const char *detail;       /* change / level / fields / what */
+    const char *other_user;   /* security.denied: the user asked for */
+} am__outbox_row;
+
 typedef struct am__store am__store;
 
 typedef struct am__event_row {
@@ -417,6 +429,22 @@ typedef struct am__store_vt {
      * limit (export streams them a page at a time). */
     int (*audit_page)(am__store *s, const char *uid, int64_t after_seq, int limit,
                       am__arena *ar, am__audit_row **rows, size_t *n);
+
+    /* memory events' outbox (F13, store/sqlite/outbox.c).  outbox_put:
+     * in the caller's write transaction, r->seq set (increasing, never
+     * reused).  outbox_since: uid's rows (NULL: every user's) with seq >
+     * after, oldest first, at most limit; *oldest (may be NULL) the
+     * lowest seq still kept (0: none).  outbox_committed: the seqs
+     * [*lo, *hi] this connection's commits wrote since the last call
+     * (0, 0: none), then forgets them; a rolled back transaction's are
+     * never reported.  outbox_trim: rows older than before (AM_TIME_NONE:
+     * no age bound) or beyond the newest max_rows (0: no bound), at most
+     * limit of them (0: all), in the caller's transaction or alone. */
+    int (*outbox_put)(am__store *s, am__outbox_row *r);
+    int (*outbox_since)(am__store *s, const char *uid, int64_t after, size_t limit,
+                        am__arena *ar, am__outbox_row **rows, size_t *n, int64_t *oldest);
+    void (*outbox_committed)(am__store *s, int64_t *lo, int64_t *hi);
+    int (*outbox_trim)(am__store *s, am_time before, int64_t max_rows, int limit);
 } am__store_vt;
 
 struct am__store {
@@ -436,6 +464,8 @@ typedef struct am__store_opts {
     const unsigned char *vault_key; /* 32 bytes: PII-vault originals sealed
                                        with AES-256-GCM (sqlite/vault.c); NULL:
                                        stored as given */
+    int64_t events_max_rows;   /* outbox retention (am_config; 0: none) */
+    am_time events_max_age_ms;
 } am__store_opts;
 int am__store_open(const char *url, const am__store_opts *o, am__store **out,
                    char *errbuf, size_t errlen);
@@ -467,6 +497,6 @@ int am__store_sqlite_open(const char *path, const am__store_opts *o,
 
 /* The schema version this library writes and reads: the number of
  * migrations (store/sqlite/schema.c asserts it). */
-#define AM__SCHEMA_VERSION 14
+#define AM__SCHEMA_VERSION 15
 
 #endif

@@ -16,19 +16,9 @@
 
 #include "test.h"
 #include "api_util.h"
+#include "store_file.h"
 #include "api/db_int.h"
 
-static char path[256];
-
-static void store_remove(void)
-{
-    char p[300];
-    unlink(path);
-    snprintf(p, sizeof p, "%s-wal", path);
-    unlink(p);
-    snprintf(p, sizeof p, "%s-shm", path);
-    unlink(p);
-}
 
 static am_db *open_file(am_time grace_ms)
 {
@@ -82,20 +72,6 @@ static int store_holds(const char *needle)
     return in_db || in_wal;
 }
 
-static long long sql_count(const char *sql, const char *arg)
-{
-    sqlite3 *db = NULL;
-    sqlite3_stmt *st = NULL;
-    long long n = -1;
-    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
-        sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK) {
-        if (arg) sqlite3_bind_text(st, 1, arg, -1, SQLITE_TRANSIENT);
-        if (sqlite3_step(st) == SQLITE_ROW) n = sqlite3_column_int64(st, 0);
-    }
-    sqlite3_finalize(st);
-    sqlite3_close(db);
-    return n;
-}
 
 /* ------------------------------------------------------------ task state */
 
@@ -348,6 +324,10 @@ static void test_forget_audit_pseudonym(void)
         add_as(db, "lin.zhao", "user", "s1", "报税", "2026-03-01T10:01:00+08:00", "以后报税材料都发到我的邮箱");
         add_as(db, "lin.zhao", "user", "s1", NULL, "2026-03-01T10:02:00Z", "From now on call me Lin");
         CHECK(sql_count("SELECT count(*) FROM audit_log WHERE user_id=?1", "lin.zhao") > 0);
+        /* memory events name the user, its task and keys; a denial of
+         * another user names it too (F13) */
+        CHECK_EQ_INT(am_security_denied(db, "w9", "lin.zhao", "GET /v1/memories"), AM_OK);
+        CHECK(sql_count("SELECT count(*) FROM memory_events WHERE user_id=?1", "lin.zhao") >= 3);
         set_now("2026-03-02T10:00:00Z");
         CHECK_EQ_INT(am_forget(db, "lin.zhao", AM_FORGET_USER, NULL, NULL), AM_OK);
         am_close(db);
@@ -357,8 +337,17 @@ static void test_forget_audit_pseudonym(void)
                                    " coalesce(object_id, '') || ' ' || coalesce(detail, ''), ?1) > 0",
                                    ids[i]),
                          0);
+            CHECK_EQ_INT(sql_count("SELECT count(*) FROM memory_events WHERE instr(user_id || ' ' ||"
+                                   " coalesce(task_id, '') || ' ' || coalesce(key, '') || ' ' ||"
+                                   " coalesce(other_user, '') || ' ' || coalesce(detail, ''), ?1) > 0",
+                                   ids[i]),
+                         0);
             CHECK(!store_holds(ids[i]));
         }
+        /* of its events only the forget's notice stays, under the pseudonym */
+        CHECK_EQ_INT(sql_count("SELECT count(*) FROM memory_events WHERE user_id LIKE 'forgotten:%'"
+                               " AND type = 'memory.forgotten'", NULL),
+                     1);
         /* the hash a guess would compute (the old FNV form) finds nothing */
         char guess[64];
         snprintf(guess, sizeof guess, "forgotten:%016" PRIx64, am__hash64("lin.zhao", 8));

@@ -633,7 +633,7 @@ static const am__allocator lt_alloc = {lt_realloc, NULL};
 
 static am__store *lt_open(const char *path, int no_lists)
 {
-    am__store_opts o = {&lt_alloc, 5000, 0, 0, no_lists, NULL};
+    am__store_opts o = {&lt_alloc, 5000, 0, 0, no_lists, NULL, 0, 0};
     am__store *s = NULL;
     char err[256];
     int rc = am__store_open(path, &o, &s, err, sizeof err);

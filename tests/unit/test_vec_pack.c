@@ -50,7 +50,7 @@ static void vec_of(int k, int e, float *v)
 
 static am__store *open_store(void)
 {
-    am__store_opts o = {&alloc, 5000, 0, full_max, 0, NULL};
+    am__store_opts o = {&alloc, 5000, 0, full_max, 0, NULL, 0, 0};
     am__store *s = NULL;
     char err[256];
     int rc = am__store_open(path, &o, &s, err, sizeof err);
@@ -625,6 +625,7 @@ static void test_bits_scan(void)
                                   "DROP TABLE held_memory_items; DROP TABLE held_item_heat;"
                                   "DROP TABLE held_tasks; DROP TABLE held_task_history;" /* v14 */
                                   "DELETE FROM meta WHERE key = 'forget_key';"
+                                  "DROP TABLE memory_events;" /* v15 */
                                   "UPDATE meta SET value = '5' WHERE key = 'schema_version'",
                               NULL, NULL, NULL),
                  SQLITE_OK);

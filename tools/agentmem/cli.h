@@ -14,6 +14,9 @@
 
 int am_cli_scenario(int argc, char **argv); /* scenario.c */
 int am_cli_knobs(int argc, char **argv);    /* knobs.c */
+/* watch (watch.c): db_path the store named before the command (its own
+ * --db wins) */
+int am_cli_watch(int argc, char **argv, const char *db_path);
 
 /* add --batch FILE (batch.c): exit code 0, 1 (a line or an event refused;
  * with atomic nothing written) */

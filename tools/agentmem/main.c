@@ -44,6 +44,7 @@ static void usage_main(FILE *f)
           "  export                    everything stored about a user (JSON)\n"
           "  reembed                   vectors of the current embedder for older events\n"
           "  optimize                  merge the index after a bulk import (maintenance)\n"
+          "  watch                     memory events as JSON lines (--follow: as they come)\n"
           "  demo                      replay the weekly-report example (zh + en)\n"
           "  scenario run FILE...      replay scenario files (../shared/SCENARIOS.md)\n"
           "  bench DATASET ...         retrieval benchmarks (docs/BENCH.md)\n"
@@ -117,6 +118,14 @@ static const struct help {
                 "  invisible to vector recall until then.  Batches of 32, each committed:\n"
                 "  an interrupted run keeps its work, running again does the rest.\n"
                 "  Shows a progress bar when stderr is a terminal.\n"},
+    {"watch", "usage: agentmem [--db PATH] watch [--db PATH] [--user U] [--from SEQ] [--follow]\n"
+              "                      [--max-events N] [--interval-ms MS] [--json]\n"
+              "  Prints the store's memory events (memory.created, memory.updated.<key>,\n"
+              "  memory.invalidated, memory.forgotten, task.updated, security.denied) as JSON\n"
+              "  lines in seq order: ids and times, never content (docs/EVENTS.md).  --user: one\n"
+              "  user's; --from SEQ: after that seq (resume with the last one printed);\n"
+              "  --follow: keep polling for events of every process (every --interval-ms,\n"
+              "  default 200) until SIGINT/SIGTERM or --max-events lines; --json: the default.\n"},
     {"knobs", "usage: agentmem knobs [--markdown]\n"
               "  Lists the ranking knobs (am_config_set names, bench --rank names) with\n"
               "  their type, default, range and meaning; --markdown prints docs/KNOBS.md.\n"},
@@ -566,6 +575,7 @@ int main(int argc, char **argv)
         if (strcmp(cargv[k], "--help") == 0 || strcmp(cargv[k], "-h") == 0) return print_help(cmd);
     if (strcmp(cmd, "demo") == 0) return am_cli_demo(cargc, cargv);
     if (strcmp(cmd, "knobs") == 0) return am_cli_knobs(cargc, cargv);
+    if (strcmp(cmd, "watch") == 0) return am_cli_watch(cargc, cargv, o.db);
     static const struct {
         const char *name;
         int (*fn)(am_db *, const opts *);

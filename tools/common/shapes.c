@@ -17,6 +17,16 @@ json_t *am_shape_str(const char *s)
     return s ? json_string(s) : json_null();
 }
 
+json_t *am_shape_memory_event(const am_memory_event *ev)
+{
+    json_t *v = ev->json ? am_shape_parsed(ev->json) : NULL;
+    if (v && !json_is_object(v)) {
+        json_decref(v);
+        return NULL;
+    }
+    return v;
+}
+
 json_t *am_shape_add(const am_add_info *info)
 {
     return json_pack("{s:s, s:s, s:s, s:i, s:i, s:i, s:b, s:b, s:b}", "event_id", info->event_id,

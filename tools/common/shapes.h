@@ -21,6 +21,11 @@ json_t *am_shape_add(const am_add_info *info);
 json_t *am_shape_task(const am_task *t);
 /* `forget --json`: events, memories, tasks */
 json_t *am_shape_forget(const am_forget_info *info);
+/* `watch` lines, the server's SSE data and webhook bodies: one memory
+ * event (seq, type, user, memory_id, key, task_id, event_id, change |
+ * level | fields | what, asked_user, at, occurred_at; docs/EVENTS.md) --
+ * the library's JSON of it, parsed */
+json_t *am_shape_memory_event(const am_memory_event *ev);
 /* JSON text the library returned (NULL: null; NULL when it is not JSON) */
 json_t *am_shape_parsed(const char *text);
 /* a string, or null */

@@ -267,6 +267,59 @@ static int job_add(sq_store *s, const char *uid, const char *level, const char *
     return run(s, st, "forget job");
 }
 
+/* The memory events of a forget (F13, outbox.c).  Before (after = 0):
+ * the user's memory items (lineages) and tasks are noted.  After: the
+ * outbox rows of those gone leave it (they name their keys), the
+ * forgotten events' ids leave the rows of what remains, and a
+ * memory.forgotten notice -- ids and the level only -- is written for each
+ * forgotten event, memory item and task. */
+static int forget_outbox(sq_store *s, const char *uid, int level, am_time now, int after)
+{
+    static const char *const before_sql[] = {
+        "CREATE TEMP TABLE IF NOT EXISTS am_forget_had(kind INTEGER, id TEXT,"
+        " PRIMARY KEY(kind, id)) WITHOUT ROWID",
+        "DELETE FROM temp.am_forget_had",
+        "INSERT OR IGNORE INTO temp.am_forget_had SELECT 0, lineage_id FROM memory_items"
+        " WHERE user_id=?1",
+        "INSERT OR IGNORE INTO temp.am_forget_had SELECT 1, task_id FROM tasks WHERE user_id=?1",
+    };
+    static const char *const after_sql[] = {
+        "DELETE FROM temp.am_forget_had WHERE kind=0 AND id IN"
+        " (SELECT lineage_id FROM memory_items WHERE user_id=?1)",
+        "DELETE FROM temp.am_forget_had WHERE kind=1 AND id IN"
+        " (SELECT task_id FROM tasks WHERE user_id=?1)",
+        "DELETE FROM memory_events WHERE user_id=?1 AND memory_id IN"
+        " (SELECT id FROM temp.am_forget_had WHERE kind=0)",
+        "DELETE FROM memory_events WHERE user_id=?1 AND task_id IN"
+        " (SELECT id FROM temp.am_forget_had WHERE kind=1)",
+        "UPDATE memory_events SET event_id=NULL WHERE user_id=?1 AND event_id IN"
+        " (SELECT id FROM temp.am_forget)",
+        /* the notices (?2 the level, ?3 now) */
+        "INSERT INTO memory_events(at, user_id, type, event_id, detail)"
+        " SELECT ?3, ?1, 'memory.forgotten', id, ?2 FROM temp.am_forget ORDER BY rid",
+        "INSERT INTO memory_events(at, user_id, type, memory_id, detail)"
+        " SELECT ?3, ?1, 'memory.forgotten', id, ?2 FROM temp.am_forget_had WHERE kind=0",
+        "INSERT INTO memory_events(at, user_id, type, task_id, detail)"
+        " SELECT ?3, ?1, 'memory.forgotten', id, ?2 FROM temp.am_forget_had WHERE kind=1",
+    };
+    const char *const *sql = after ? after_sql : before_sql;
+    size_t n = after ? sizeof after_sql / sizeof *after_sql : sizeof before_sql / sizeof *before_sql;
+    for (size_t i = 0; i < n; i++) {
+        sqlite3_stmt *st = stmt(s, sql[i]);
+        if (!st) return AM_BACKEND;
+        bind_text(st, 1, uid);
+        if (sqlite3_bind_parameter_count(st) >= 3) {
+            bind_text(st, 2, level_names[level]);
+            sqlite3_bind_int64(st, 3, now);
+        }
+        int rc = run(s, st, "forget memory events");
+        if (rc) return rc;
+        if (strncmp(sql[i], "INSERT INTO memory_events", 25) == 0)
+            am__sqlite_outbox_note(s, (int64_t)sqlite3_changes(s->db));
+    }
+    return AM_OK;
+}
+
 /* Held jobs holding events of what is forgotten again (an event, a
  * session, a task) purge no later than purge_at; *pulled: how many. */
 static int held_pull(sq_store *s, const char *uid, int level, const char *id, am_time purge_at,
@@ -316,6 +369,7 @@ int am__sqlite_forget_grace(am__store *b, const char *uid, int level, const char
         "INSERT INTO temp.am_forget SELECT rid, id, session_id FROM events WHERE user_id=?1 AND session_id=?2",
         "INSERT INTO temp.am_forget SELECT rid, id, session_id FROM events WHERE user_id=?1 AND task_id=?2",
     };
+    if ((rc = forget_outbox(s, uid, level, now, 0))) return rc;
     if ((rc = run_uid(s, pick[level], uid, id, "forget"))) return rc;
     long picked = (long)sqlite3_changes(s->db);
     if ((rc = tasks_touched(s, uid, level, id, 0, tasks))) return rc;
@@ -357,6 +411,7 @@ int am__sqlite_forget_grace(am__store *b, const char *uid, int level, const char
         if (st) sqlite3_bind_int64(st, 1, job);
         return st ? run(s, st, "forget job") : AM_OK;
     }
+    if ((rc = forget_outbox(s, uid, level, now, 1))) return rc;
     sqlite3_stmt *st = stmt(s, "INSERT INTO tombstones(user_id, level, object_id, at) VALUES(?,?,?,?)");
     if (!st) return AM_BACKEND;
     bind_text(st, 1, uid);
@@ -488,6 +543,10 @@ static int purge_step(sq_store *s, const job *j, am_time now, int *finished)
          " (SELECT event_rid FROM event_vectors WHERE user_id=?1 LIMIT " FORGET_SWEEP ")"),
         "DELETE FROM entities WHERE rowid IN (SELECT rowid FROM entities WHERE user_id=?1 LIMIT " FORGET_SWEEP ")",
         "DELETE FROM pii_vault WHERE rowid IN (SELECT rowid FROM pii_vault WHERE user_id=?1 LIMIT " FORGET_SWEEP ")",
+        /* its memory events, but for the notice of the forget (re-keyed
+         * at the end) */
+        ("DELETE FROM memory_events WHERE seq IN (SELECT seq FROM memory_events WHERE user_id=?1"
+         " AND NOT (type = 'memory.forgotten' AND detail = 'user') LIMIT " FORGET_SWEEP ")"),
     };
     static const char *const end[] = {
         "DELETE FROM identity_links WHERE user_id=?1",
@@ -498,6 +557,11 @@ static int purge_step(sq_store *s, const job *j, am_time now, int *finished)
         " object_id = CASE WHEN object_type IN ('event', 'memory') THEN object_id END,"
         " detail = CASE WHEN op IN ('forget', 'restore') THEN detail END"
         " WHERE user_id=?1",
+        /* the notice of the forget under the pseudonym; a denial that
+         * named the user keeps no trace of its id */
+        "UPDATE memory_events SET user_id=?2 WHERE user_id=?1",
+        "UPDATE memory_events SET other_user=?2 WHERE other_user=?1",
+        "UPDATE audit_log SET object_id=?2 WHERE op='security.denied' AND object_id=?1",
         "INSERT INTO tombstones(user_id, level, object_id, at, purged_at) VALUES(?2, 'user', ?2, ?3, ?4)",
         "INSERT INTO audit_log(at, user_id, op, object_type) VALUES(?4, ?2, 'forget.purged', 'user')",
         "UPDATE forget_jobs SET user_id=?2, state='scrub', object_id=NULL WHERE seq=?5",

@@ -212,6 +212,17 @@ static const char *const migrations[] = {
     "CREATE INDEX held_item_heat_job ON held_item_heat(held_job);"
     "CREATE INDEX held_tasks_job ON held_tasks(held_job);"
     "CREATE INDEX held_task_history_job ON held_task_history(held_job);"),
+    /* version 15: memory events (F13, outbox.c).  The outbox is written in
+     * the transaction of the change that causes each event, so a rolled
+     * back write leaves none and a committed one's is never lost; seq
+     * (AUTOINCREMENT: never reused, also after a trim) orders them for
+     * every process and is the resume point of a reader.  Ids and times
+     * only, never content. */
+    ("CREATE TABLE memory_events(seq INTEGER PRIMARY KEY AUTOINCREMENT,"
+    "  at INTEGER NOT NULL, user_id TEXT NOT NULL, type TEXT NOT NULL,"
+    "  memory_id TEXT, task_id TEXT, event_id TEXT, key TEXT, detail TEXT,"
+    "  other_user TEXT, occurred_at INTEGER);"
+    "CREATE INDEX memory_events_user ON memory_events(user_id, seq);"),
 };
 #define N_MIGRATIONS (int)(sizeof migrations / sizeof *migrations)
 _Static_assert(sizeof migrations / sizeof *migrations == AM__SCHEMA_VERSION,

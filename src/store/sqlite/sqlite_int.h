@@ -252,6 +252,11 @@ typedef struct sq_store {
     unsigned version_after; /* the file's data version after our last write */
     int has_vault_key;    /* PII originals sealed with vault_key (vault.c) */
     unsigned char vault_key[32];
+    /* memory events (outbox.c): the seqs the open transaction wrote, and
+     * those committed and not yet reported by outbox_committed */
+    int64_t ob_lo, ob_hi, ob_done_lo, ob_done_hi;
+    int64_t ob_max_rows;  /* retention (0: no bound) */
+    am_time ob_max_age_ms;
 } sq_store;
 
 #define SQ(s) ((sq_store *)(s))
@@ -650,6 +655,18 @@ int am__sqlite_held_copy(sq_store *s, const char *table, const char *where, cons
 int am__sqlite_held_back(sq_store *s, const char *table, int64_t job, const am__held_expr *ov,
                          size_t n_ov, int or_ignore, long *changes);
 int am__sqlite_held_drop(sq_store *s, int64_t job, const char *uid, long limit, long *dropped);
+
+/* outbox.c; the transaction's bounds: txn_begin at begin, txn_end at
+ * commit (committed 1) or rollback (0) */
+int am__sqlite_outbox_put(am__store *b, am__outbox_row *r);
+int am__sqlite_outbox_since(am__store *b, const char *uid, int64_t after, size_t limit,
+                            am__arena *ar, am__outbox_row **rows, size_t *n, int64_t *oldest);
+void am__sqlite_outbox_committed(am__store *b, int64_t *lo, int64_t *hi);
+int am__sqlite_outbox_trim(am__store *b, am_time before, int64_t max_rows, int limit);
+void am__sqlite_outbox_txn_begin(sq_store *s);
+void am__sqlite_outbox_txn_end(sq_store *s, int committed);
+/* rows events the last INSERT ... SELECT into memory_events wrote */
+void am__sqlite_outbox_note(sq_store *s, int64_t rows);
 
 /* audit.c */
 int am__sqlite_audit(am__store *b, const char *uid, am_time at, const char *op,

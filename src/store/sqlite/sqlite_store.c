@@ -55,12 +55,14 @@ static int sq_begin(am__store *b)
 {
     sq_store *s = SQ(b);
     am__sqlite_write_rest(s);
+    am__sqlite_outbox_txn_begin(s);
     return take_write_lock(s);
 }
 static int sq_try_begin(am__store *b)
 {
     sq_store *s = SQ(b);
     s->busy_nowait = 1;
+    am__sqlite_outbox_txn_begin(s);
     int rc = take_write_lock(s);
     s->busy_nowait = 0;
     return rc;
@@ -71,6 +73,7 @@ static int sq_commit(am__store *b)
     if (rc == AM_OK) {
         am__vc_txn_end(SQ(b)->vc, 1);
         am__sqlite_write_released(SQ(b));
+        am__sqlite_outbox_txn_end(SQ(b), 1);
     }
     return rc;
 }
@@ -79,6 +82,7 @@ static int sq_rollback(am__store *b)
     sq_store *s = SQ(b);
     am__sqlite_caches_drop(s, AM__DROP_ROLLBACK, NULL);
     am__sqlite_write_released(s);
+    am__sqlite_outbox_txn_end(s, 0);
     if (sqlite3_get_autocommit(s->db)) return AM_OK;
     return exec(s, "ROLLBACK", "rollback");
 }
@@ -214,6 +218,10 @@ static const am__store_vt sqlite_vt = {
     .optimize = sq_optimize,
     .audit = am__sqlite_audit,
     .try_begin = sq_try_begin,
+    .outbox_put = am__sqlite_outbox_put,
+    .outbox_since = am__sqlite_outbox_since,
+    .outbox_committed = am__sqlite_outbox_committed,
+    .outbox_trim = am__sqlite_outbox_trim,
 };
 
 int am__store_sqlite_open(const char *path, const am__store_opts *o,
@@ -227,6 +235,8 @@ int am__store_sqlite_open(const char *path, const am__store_opts *o,
     }
     s->base.vt = &sqlite_vt;
     s->a = o->alloc;
+    s->ob_max_rows = o->events_max_rows;
+    s->ob_max_age_ms = o->events_max_age_ms;
     if (o->vault_key) {
         memcpy(s->vault_key, o->vault_key, sizeof s->vault_key);
         s->has_vault_key = 1;
