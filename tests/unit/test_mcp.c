@@ -234,6 +234,13 @@ static void test_legacy_handshake(void)
     CHECK_EQ_STR(json_string_value(json_object_get(json_object_get(res, "structuredContent"), "user")),
                  "alice");
     json_decref(r);
+    /* structuredContent is an object in this era, a listing too */
+    r = rpc(&p, "{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"tools/call\",\"params\":{\"name\":"
+                "\"list_memories\",\"arguments\":{}}}");
+    res = result(r);
+    CHECK(json_is_object(json_object_get(res, "structuredContent")));
+    CHECK(json_array_size(json_object_get(json_object_get(res, "structuredContent"), "memories")) >= 1);
+    json_decref(r);
     CHECK_EQ_INT(stop(&p), 0);
 }
 
@@ -367,8 +374,7 @@ static void test_tools_zh_en(void)
     CHECK(!is_error(res));
     res = call(&p, &k[4], "list_memories", "{}");
     CHECK(!is_error(res));
-    json_t *items = json_object_get(res, "structuredContent");
-    if (json_is_object(items)) items = json_object_get(items, "memories");
+    json_t *items = json_object_get(json_object_get(res, "structuredContent"), "memories");
     CHECK(json_array_size(items) >= 1);
     const char *mem_id = NULL;
     size_t i;
@@ -448,6 +454,24 @@ static void test_errors(void)
         else CHECK_EQ_INT(json_integer_value(json_object_get(r, "id")), 7);
         json_decref(r);
     }
+    /* names cut to fit a message must not be cut inside a character: the
+     * error is still a valid reply, and the process goes on (zh + en) */
+    char name[400] = "", long_method[1200] = "";
+    for (int i = 0; i < 45; i++) strcat(name, "周");
+    for (int i = 0; i < 120; i++) strcat(long_method, i % 2 ? "方法" : "ab");
+    json_t *u = rpc(&p, "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":{"
+                        "\"name\":\"%s\",\"arguments\":{}," MODERN_META "}}", name);
+    CHECK_EQ_INT(error_code(u), -32602);
+    json_decref(u);
+    u = rpc(&p, "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"%s\",\"params\":{" MODERN_META "}}",
+            long_method);
+    CHECK_EQ_INT(error_code(u), -32601);
+    json_decref(u);
+    u = rpc(&p, "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":{"
+                "\"name\":\"recall\",\"arguments\":{\"%s\":1}," MODERN_META "}}", long_method);
+    CHECK(is_error(result(u)));
+    json_decref(u);
+
     /* a response and a notification of an unknown method: no reply (the
      * next line answers the ping) */
     send_line(&p, "{\"jsonrpc\":\"2.0\",\"id\":99,\"result\":{}}");
@@ -482,7 +506,8 @@ static void test_errors(void)
     }
     json_t *keep;
     json_t *res = call(&p, &keep, "list_memories", "{}");
-    CHECK_EQ_INT(json_array_size(json_object_get(res, "structuredContent")), 0);
+    CHECK(json_is_array(json_object_get(json_object_get(res, "structuredContent"), "memories")));
+    CHECK_EQ_INT(json_array_size(json_object_get(json_object_get(res, "structuredContent"), "memories")), 0);
     json_decref(keep);
     CHECK_EQ_INT(stop(&p), 0);
 }
@@ -521,7 +546,8 @@ static void test_user_refused_and_isolation(void)
     res = call(&a, &k[3], "recall", "{\"query\":\"我的银行卡密码提示是什么\"}");
     CHECK(!has(res, "紫色"));
     res = call(&a, &k[4], "list_memories", "{\"all\":true}");
-    CHECK_EQ_INT(json_array_size(json_object_get(res, "structuredContent")), 0);
+    CHECK(json_is_array(json_object_get(json_object_get(res, "structuredContent"), "memories")));
+    CHECK_EQ_INT(json_array_size(json_object_get(json_object_get(res, "structuredContent"), "memories")), 0);
     res = call(&a, &k[5], "task_state", "{\"task\":\"bob-task\"}");
     CHECK(is_error(res));
     /* bob still has it all: alice's "forget user" was refused, and her own

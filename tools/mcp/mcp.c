@@ -87,6 +87,9 @@ void am_mcp_reply_free(char *reply)
 static json_t *rpc_error(json_t *id, int code, const char *message, json_t *data)
 {
     json_t *e = json_pack("{s:i, s:s}", "code", code, "message", message);
+    /* a message jansson refuses (not UTF-8: it cannot be, but a reply
+     * must not be lost to it) is replaced */
+    if (!e) e = json_pack("{s:i, s:s}", "code", code, "message", "error");
     if (e && data && json_object_set_new(e, "data", data) != 0) {
         json_decref(e);
         return NULL;

@@ -15,7 +15,8 @@
  * are JSON-RPC errors (-32602), a failure of the store (-32603).  Every
  * result carries the serialized JSON in a text block and, as
  * structuredContent, the object the CLI prints with --json
- * (tools/common/shapes.h); recall's text is the memory block itself.
+ * (tools/common/shapes.h; list_memories: {"memories": the CLI's array},
+ * as 2025-11-25 wants an object); recall's text is the memory block.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -63,10 +64,13 @@ void am__mcp_fmt(char *buf, size_t cap, const char *fmt, ...)
         return;
     }
     if ((size_t)n < cap) return;
-    /* cut: back off continuation bytes so the last character is whole */
-    size_t end = cap - 1;
-    while (end > 0 && ((unsigned char)buf[end] & 0xC0) == 0x80) end--;
-    buf[end] = '\0';
+    /* cut at cap - 1: drop the last character when it lost bytes */
+    size_t end = cap - 1, start = end;
+    while (start > 0 && ((unsigned char)buf[start - 1] & 0xC0) == 0x80) start--;
+    if (start == 0) return;
+    unsigned char lead = (unsigned char)buf[start - 1];
+    size_t need = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1;
+    if (end - (start - 1) < need) buf[start - 1] = '\0';
 }
 
 const char *am__mcp_str(const json_t *v)
@@ -214,9 +218,11 @@ static json_t *run_list_memories(am_mcp *m, const mcp_vals *a, mcp_fault *fault)
     am_memory_list *l;
     int rc = am_memories(m->db, m->user, all ? AM_LIST_ALL : AM_LIST_ACTIVE, arg_str(a, 1), &l);
     if (rc) return result_engine(m, rc, fault);
-    json_t *v = am_shape_parsed(l->json);
+    /* an object around the CLI's array: 2025-11-25 wants structuredContent
+     * to be an object */
+    json_t *items = am_shape_parsed(l->json);
     am_memory_list_free(l);
-    return result_json(v, fault);
+    return result_json(items ? json_pack("{s:o}", "memories", items) : NULL, fault);
 }
 
 static const char *const feedback_actions[] = {"confirm", "reject", "correct", NULL};
@@ -446,7 +452,9 @@ json_t *am__mcp_tool_call(am_mcp *m, json_t *params, mcp_fault *fault)
         if (strcmp(tools[k].name, name) == 0) break;
     if (k == N_TOOLS) {
         fault->code = MCP_INVALID_PARAMS;
-        am__mcp_fmt(fault->message, sizeof fault->message, "Unknown tool: %.100s", name);
+        char shown[104];
+        am__mcp_fmt(shown, sizeof shown, "%s", name);
+        am__mcp_fmt(fault->message, sizeof fault->message, "Unknown tool: %s", shown);
         return NULL;
     }
     if (args && !json_is_object(args) && !json_is_null(args)) {
