@@ -75,6 +75,18 @@ static int stop(proc *p)
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
+/* What it wrote on stderr (up to cap - 1 bytes); the file is removed. */
+static void read_err(proc *p, char *buf, size_t cap)
+{
+    FILE *err = fopen(p->err_path, "r");
+    buf[0] = '\0';
+    if (err) {
+        buf[fread(buf, 1, cap - 1, err)] = '\0';
+        fclose(err);
+    }
+    unlink(p->err_path);
+}
+
 static void send_line(proc *p, const char *line)
 {
     fputs(line, p->in);
@@ -242,6 +254,23 @@ static void test_legacy_handshake(void)
     CHECK(json_array_size(json_object_get(json_object_get(res, "structuredContent"), "memories")) >= 1);
     json_decref(r);
     CHECK_EQ_INT(stop(&p), 0);
+}
+
+/* A --user the library refuses stops the server at once: exit 2, nothing
+ * on stdout, the reason on stderr. */
+static void test_bad_user(void)
+{
+    fresh_db("legacy");
+    static const char *const users[] = {" padded", "bad\xe2\x80\xaeuser"};
+    for (size_t i = 0; i < 2; i++) {
+        proc p;
+        CHECK_EQ_INT(start(&p, users[i]), 0);
+        CHECK_EQ_INT(fgetc(p.out), EOF);
+        CHECK_EQ_INT(stop(&p), 2);
+        char buf[512];
+        read_err(&p, buf, sizeof buf);
+        CHECK_CONTAINS(buf, "user");
+    }
 }
 
 static void test_modern_stateless(void)
@@ -618,15 +647,9 @@ static void test_hostile_framing(void)
     waitpid(p.pid, &st, 0);
     CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
     fclose(p.out);
-    FILE *err = fopen(p.err_path, "r");
-    char buf[512] = "";
-    if (err) {
-        size_t n = fread(buf, 1, sizeof buf - 1, err);
-        buf[n] = '\0';
-        fclose(err);
-    }
+    char buf[512];
+    read_err(&p, buf, sizeof buf);
     CHECK_CONTAINS(buf, "agentmem mcp:");
-    unlink(p.err_path);
 }
 
 /* ------------------------------------------------- in process: HTTP */
@@ -754,6 +777,7 @@ int main(void)
     signal(SIGPIPE, SIG_IGN);
     alarm(240); /* a hung child fails the test instead of the CI job */
     RUN(test_legacy_handshake);
+    RUN(test_bad_user);
     RUN(test_modern_stateless);
     RUN(test_tools_zh_en);
     RUN(test_errors);
@@ -763,5 +787,11 @@ int main(void)
     RUN(test_origin);
     static const char *const names[] = {"legacy", "modern", "tools", "errors", "iso", "hostile"};
     for (size_t i = 0; i < sizeof names / sizeof *names; i++) fresh_db(names[i]); /* removes */
+    static const char *const users[] = {"alice", "bob"};
+    for (size_t i = 0; i < 2; i++) {
+        char path[64];
+        snprintf(path, sizeof path, "/tmp/am_mcp_err_%d_%s", (int)getpid(), users[i]);
+        unlink(path);
+    }
     TEST_MAIN_END();
 }

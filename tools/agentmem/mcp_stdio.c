@@ -42,8 +42,29 @@ static long read_line(char **buf, size_t *cap, FILE *in)
     return (long)n;
 }
 
+/* Refuse a bad --user before serving rather than on every call: a
+ * read-only recall checks the id as every tool will (an --agent the
+ * library refuses shows in remember's isError).  0, or 2 (usage error,
+ * message printed). */
+static int check_ids(am_db *db, const char *user, const char *agent)
+{
+    am_query q;
+    memset(&q, 0, sizeof q);
+    q.user_id = user;
+    q.agent_id = agent;
+    q.text = "check";
+    q.no_touch = 1;
+    am_recall_result *r = NULL;
+    int rc = am_recall(db, &q, &r);
+    am_recall_free(r);
+    if (rc != AM_INVALID) return 0;
+    fprintf(stderr, "agentmem mcp: %s\n", am_errmsg(db));
+    return 2;
+}
+
 int am_cli_mcp(am_db *db, const char *user, const char *agent)
 {
+    if (check_ids(db, user, agent)) return 2;
     am_mcp *m = am_mcp_new(db, user, agent);
     if (!m) {
         fprintf(stderr, "agentmem mcp: --user and --agent are ids of at most %d bytes\n",

@@ -258,10 +258,40 @@ static json_t *pick_era(am_mcp *m, mcp_msg *q, mcp_via *via)
     return NULL;
 }
 
+/* Mcp-Name's Base64 sentinel (2026-07-28 streamable-http "Value
+ * Encoding"): "=?base64?...?=" decodes, anything else is taken as is.
+ * 0, or -1 when it does not decode or fit. */
+static int sentinel_decode(const char *in, char *out, size_t cap)
+{
+    size_t n = strlen(in);
+    if (n < 11 || strncmp(in, "=?base64?", 9) != 0 || strcmp(in + n - 2, "?=") != 0) {
+        if (n >= cap) return -1;
+        memcpy(out, in, n + 1);
+        return 0;
+    }
+    static const char digits[] =
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    unsigned acc = 0;
+    int bits = 0;
+    size_t o = 0;
+    for (const char *p = in + 9; p < in + n - 2; p++) {
+        if (*p == '=') break;
+        const char *d = strchr(digits, *p);
+        if (!d || !*p) return -1;
+        acc = (acc << 6) | (unsigned)(d - digits);
+        bits += 6;
+        if (bits >= 8) {
+            bits -= 8;
+            if (o + 1 >= cap) return -1;
+            out[o++] = (char)((acc >> bits) & 0xFF);
+        }
+    }
+    out[o] = '\0';
+    return memchr(out, '\0', o) ? -1 : 0;
+}
+
 /* 2026-07-28 transports/streamable-http "Server Validation": the headers
  * must say what the body says. */
-static int sentinel_decode(const char *in, char *out, size_t cap);
-
 static json_t *check_headers(const mcp_msg *q, mcp_via *via)
 {
     const am_mcp_http_headers *h = via->http;
@@ -390,39 +420,7 @@ char *am_mcp_http_error(int code, const char *message)
     return s;
 }
 
-/* ------------------------------------------------------ HTTP: headers */
-
-/* Mcp-Name's Base64 sentinel (2026-07-28 streamable-http "Value
- * Encoding"): "=?base64?...?=" decodes, anything else is taken as is.
- * 0, or -1 when it does not decode or fit. */
-static int sentinel_decode(const char *in, char *out, size_t cap)
-{
-    size_t n = strlen(in);
-    if (n < 11 || strncmp(in, "=?base64?", 9) != 0 || strcmp(in + n - 2, "?=") != 0) {
-        if (n >= cap) return -1;
-        memcpy(out, in, n + 1);
-        return 0;
-    }
-    static const char digits[] =
-        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    unsigned acc = 0;
-    int bits = 0;
-    size_t o = 0;
-    for (const char *p = in + 9; p < in + n - 2; p++) {
-        if (*p == '=') break;
-        const char *d = strchr(digits, *p);
-        if (!d || !*p) return -1;
-        acc = (acc << 6) | (unsigned)(d - digits);
-        bits += 6;
-        if (bits >= 8) {
-            bits -= 8;
-            if (o + 1 >= cap) return -1;
-            out[o++] = (char)((acc >> bits) & 0xFF);
-        }
-    }
-    out[o] = '\0';
-    return memchr(out, '\0', o) ? -1 : 0;
-}
+/* ------------------------------------------------------- HTTP: Origin */
 
 /* Whether host[0..n) (no port) is a loopback name. */
 static int loopback_host(const char *host, size_t n)
