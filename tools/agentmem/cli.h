@@ -17,6 +17,9 @@ int am_cli_knobs(int argc, char **argv);    /* knobs.c */
 /* watch (watch.c): db_path the store named before the command (its own
  * --db wins) */
 int am_cli_watch(int argc, char **argv, const char *db_path);
+/* `mcp` (mcp_stdio.c): serve user (as agent, or NULL) over MCP on
+ * stdin/stdout until end of input; the exit code */
+int am_cli_mcp(am_db *db, const char *user, const char *agent);
 
 /* add --batch FILE (batch.c): exit code 0, 1 (a line or an event refused;
  * with atomic nothing written) */

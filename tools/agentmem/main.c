@@ -45,6 +45,7 @@ static void usage_main(FILE *f)
           "  reembed                   vectors of the current embedder for older events\n"
           "  optimize                  merge the index after a bulk import (maintenance)\n"
           "  watch                     memory events as JSON lines (--follow: as they come)\n"
+          "  mcp                       serve a user's memory to an agent over MCP (stdio)\n"
           "  demo                      replay the weekly-report example (zh + en)\n"
           "  scenario run FILE...      replay scenario files (../shared/SCENARIOS.md)\n"
           "  bench DATASET ...         retrieval benchmarks (docs/BENCH.md)\n"
@@ -126,6 +127,13 @@ static const struct help {
               "  user's; --from SEQ: after that seq (resume with the last one printed);\n"
               "  --follow: keep polling for events of every process (every --interval-ms,\n"
               "  default 200) until SIGINT/SIGTERM or --max-events lines; --json: the default.\n"},
+    {"mcp", "usage: agentmem [--db PATH] mcp --user U [--agent A]\n"
+            "  A Model Context Protocol server on stdin/stdout (one JSON-RPC message a\n"
+            "  line; logs on stderr; exits at end of input) for user U, whom no tool\n"
+            "  argument can change: tools remember, recall, task_state, list_memories,\n"
+            "  feedback, forget.  Protocol 2026-07-28 (stateless: server/discover,\n"
+            "  _meta on each request) and 2025-11-25 (initialize).  Creates the store\n"
+            "  if needed.  Host configuration: docs/MCP.md.\n"},
     {"knobs", "usage: agentmem knobs [--markdown]\n"
               "  Lists the ranking knobs (am_config_set names, bench --rank names) with\n"
               "  their type, default, range and meaning; --markdown prints docs/KNOBS.md.\n"},
@@ -467,6 +475,12 @@ static int cmd_unlink(am_db *db, const opts *o)
     return 0;
 }
 
+static int cmd_mcp(am_db *db, const opts *o)
+{
+    if (!o->user) return usage_error("mcp", "--user is required");
+    return am_cli_mcp(db, o->user, o->agent);
+}
+
 static int cmd_optimize(am_db *db, const opts *o)
 {
     (void)o;
@@ -583,7 +597,7 @@ int main(int argc, char **argv)
         {"add", cmd_add}, {"recall", cmd_recall}, {"task", cmd_task},
         {"memories", cmd_memories}, {"feedback", cmd_feedback}, {"forget", cmd_forget},
         {"link", cmd_link}, {"unlink", cmd_unlink}, {"export", cmd_export}, {"reembed", cmd_reembed},
-        {"optimize", cmd_optimize}, {"restore", cmd_restore},
+        {"optimize", cmd_optimize}, {"restore", cmd_restore}, {"mcp", cmd_mcp},
         {"init", NULL},
     };
     size_t k;
@@ -607,7 +621,7 @@ int main(int argc, char **argv)
     }
     /* Reading commands never create a store. */
     int must_exist = strcmp(cmd, "init") != 0 && strcmp(cmd, "add") != 0 &&
-                     strcmp(cmd, "link") != 0;
+                     strcmp(cmd, "link") != 0 && strcmp(cmd, "mcp") != 0;
     int busy_ms;
     if ((rc = busy_timeout_env(&busy_ms))) return rc;
     am_db *db = open_db(o.db, must_exist && strcmp(o.db, ":memory:") != 0, o.vault_key_file,
