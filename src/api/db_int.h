@@ -9,6 +9,7 @@
 
 #include "base/base.h"
 #include "embed/embed.h"
+#include "recall/access.h"
 #include "store/store.h"
 #include "text/analyze.h"
 #include "text/redact.h"
@@ -23,6 +24,8 @@ struct am_db {
     struct am__tokcache *tokcache; /* item token sets (recall/rank.c) */
     am__ulid_state ulid;
     struct am__touches *touches; /* recalls' heat not written yet (touch.c), or NULL */
+    am__arena roles_ar;       /* the role whitelists (am_config.role_allow), parsed */
+    am__role_rules roles;
     char err[1024];
 };
 

@@ -76,6 +76,13 @@ typedef struct am__item_row {
     size_t tokens_len;
 } am__item_row;
 
+/* One agent's entry of a task's shared workspace (F28). */
+typedef struct am__workspace_row {
+    const char *agent_id, *doing, *done, *next;
+    long version;             /* 1 at the first put, + 1 at each */
+    am_time updated_at;
+} am__workspace_row;
+
 typedef struct am__link_row {
     const char *channel, *external_id;
     am_time created_at;
@@ -394,6 +401,19 @@ typedef struct am__store_vt {
      * limit (export streams them a page at a time). */
     int (*audit_page)(am__store *s, const char *uid, int64_t after_seq, int limit,
                       am__arena *ar, am__audit_row **rows, size_t *n);
+
+    /* Multi-agent (F28, recall/access.c).  The user's events an access
+     * rule may hide: those of source agent or tool and those with a
+     * domain; rows hold rid, id, agent_id, source and domain only, by rid. */
+    int (*events_access)(am__store *s, const char *uid, am__arena *ar, am__event_row **rows,
+                         size_t *n);
+    /* A task's workspace, by agent id; and one agent's entry written
+     * (caller's transaction): fields NULL keep the stored value ("" when
+     * new), version + 1, updated_at = at; *version receives it. */
+    int (*workspace_list)(am__store *s, const char *uid, const char *task_id, am__arena *ar,
+                          am__workspace_row **rows, size_t *n);
+    int (*workspace_put)(am__store *s, const char *uid, const char *task_id,
+                         const am__workspace_row *w, am_time at, long *version);
 } am__store_vt;
 
 struct am__store {
@@ -444,6 +464,6 @@ int am__store_sqlite_open(const char *path, const am__store_opts *o,
 
 /* The schema version this library writes and reads: the number of
  * migrations (store/sqlite/schema.c asserts it). */
-#define AM__SCHEMA_VERSION 13
+#define AM__SCHEMA_VERSION 14
 
 #endif

@@ -211,6 +211,9 @@ static const am__store_vt sqlite_vt = {
     .optimize = sq_optimize,
     .audit = am__sqlite_audit,
     .try_begin = sq_try_begin,
+    .events_access = am__sqlite_events_access,
+    .workspace_list = am__sqlite_workspace_list,
+    .workspace_put = am__sqlite_workspace_put,
 };
 
 int am__store_sqlite_open(const char *path, const am__store_opts *o,
