@@ -290,10 +290,16 @@ static int as_postings(am__store *b, const char *uid, const char *const *terms, 
     int rc = INNER(b)->vt->postings(INNER(b), uid, terms, n_terms, from, to, n_rows, ar, out, df);
     if (rc || !a->n_hidden) return rc;
     size_t m = 0;
-    for (size_t i = 0; i < out->n; i++)
-        if (!am__access_hides_rid(a, out->hit[i].rid)) out->hit[m++] = out->hit[i];
+    for (size_t i = 0; i < out->n; i++) {
+        const am__hit *h = &out->hit[i];
+        int own_words = 0; /* a row found by its context alone goes */
+        for (uint32_t k = 0; k < h->n_tf; k++) {
+            own_words |= out->tf[h->first + k].tf[0] != 0;
+            out->tf[h->first + k].tf[1] = 0;
+        }
+        if (own_words && !am__access_hides_rid(a, h->rid)) out->hit[m++] = *h;
+    }
     out->n = m;
-    for (size_t k = 0; k < out->n_tf; k++) out->tf[k].tf[1] = 0;
     return AM_OK;
 }
 
