@@ -29,6 +29,10 @@ struct am_db {
     char err[1024];
 };
 
+/* A task's workspace as JSON, {"task":..,"entries":[{"agent","doing","done",
+ * "next","version","updated_at"}..]} (workspace.c; export uses it too). */
+void am__workspace_json(am__buf *b, const char *task_id, const am__workspace_row *rows, size_t n);
+
 /* Record an error message (printf-style) and return rc. */
 int am__db_error(am_db *db, int rc, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

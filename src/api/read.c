@@ -685,7 +685,8 @@ static int export_tombstone(am_db *db, const char *user_id, int state, am_time a
     json_kv(b, "state", states[state], 0);
     json_time(b, "forgotten_at", at, 1);
     json_time(b, "purge_at", until, 1);
-    am__buf_adds(b, "},\"identities\":[],\"events\":[],\"tasks\":[],\"memories\":[],\"audit\":[]}");
+    am__buf_adds(b, "},\"identities\":[],\"events\":[],\"tasks\":[],\"workspaces\":[],\"memories\":[],"
+                    "\"audit\":[]}");
     return export_flush(o, 1);
 }
 
@@ -723,6 +724,16 @@ static int export_write(am_db *db, const char *user_id, export_out *o)
         if (i) am__buf_addc(b, ',');
         json_task(b, t);
         if ((rc = export_flush(o, 0))) goto out;
+    }
+    /* F28: each task's shared workspace */
+    am__buf_adds(b, "],\"workspaces\":[");
+    for (size_t i = 0, shown = 0; i < nt; i++) {
+        am__workspace_row *ws;
+        size_t nw;
+        if ((rc = s->vt->workspace_list(s, user_id, tasks[i].task_id, &ar, &ws, &nw))) goto out;
+        if (!nw) continue;
+        if (shown++) am__buf_addc(b, ',');
+        am__workspace_json(b, tasks[i].task_id, ws, nw);
     }
     am__buf_adds(b, "],\"memories\":[");
     if ((rc = s->vt->items_list(s, user_id, AM__ITEMS_ALL, 0, &ar, &items, &ni))) goto out;

@@ -62,22 +62,29 @@ static int check_task(am_db *db, const char *user_id, const char *task_id, int r
     return AM_OK;
 }
 
-static void json_entry(am__buf *b, const am_workspace_entry *e)
+void am__workspace_json(am__buf *b, const char *task_id, const am__workspace_row *rows, size_t n)
 {
     char ts[32];
-    am__buf_adds(b, "{\"agent\":");
-    am__buf_json_str(b, e->agent_id);
-    am__buf_adds(b, ",\"doing\":");
-    am__buf_json_str(b, e->doing);
-    am__buf_adds(b, ",\"done\":");
-    am__buf_json_str(b, e->done);
-    am__buf_adds(b, ",\"next\":");
-    am__buf_json_str(b, e->next);
-    am__buf_adds(b, ",\"version\":");
-    am__buf_add_int(b, e->version);
-    am__buf_adds(b, ",\"updated_at\":");
-    am__buf_json_str(b, am__time_format(e->updated_at, 0, ts));
-    am__buf_addc(b, '}');
+    am__buf_adds(b, "{\"task\":");
+    am__buf_json_str(b, task_id);
+    am__buf_adds(b, ",\"entries\":[");
+    for (size_t i = 0; i < n; i++) {
+        const am__workspace_row *e = &rows[i];
+        am__buf_adds(b, i ? ",{\"agent\":" : "{\"agent\":");
+        am__buf_json_str(b, e->agent_id);
+        am__buf_adds(b, ",\"doing\":");
+        am__buf_json_str(b, e->doing);
+        am__buf_adds(b, ",\"done\":");
+        am__buf_json_str(b, e->done);
+        am__buf_adds(b, ",\"next\":");
+        am__buf_json_str(b, e->next);
+        am__buf_adds(b, ",\"version\":");
+        am__buf_add_int(b, e->version);
+        am__buf_adds(b, ",\"updated_at\":");
+        am__buf_json_str(b, am__time_format(e->updated_at, 0, ts));
+        am__buf_addc(b, '}');
+    }
+    am__buf_adds(b, "]}");
 }
 
 int am_workspace_get(am_db *db, const char *user_id, const char *task_id, am_workspace **out)
@@ -103,16 +110,10 @@ int am_workspace_get(am_db *db, const char *user_id, const char *task_id, am_wor
     w->task_id = am__arena_strdup(&box->ar, task_id);
     w->entries = am__arena_alloc(&box->ar, (n + 1) * sizeof *w->entries);
     if (!w->task_id || !w->entries) goto out_nomem;
-    am__buf_adds(&b, "{\"task\":");
-    am__buf_json_str(&b, task_id);
-    am__buf_adds(&b, ",\"entries\":[");
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n; i++)
         w->entries[i] = (am_workspace_entry){rows[i].agent_id, rows[i].doing, rows[i].done,
                                              rows[i].next, rows[i].version, rows[i].updated_at};
-        if (i) am__buf_addc(&b, ',');
-        json_entry(&b, &w->entries[i]);
-    }
-    am__buf_adds(&b, "]}");
+    am__workspace_json(&b, task_id, rows, n);
     w->n = n;
     w->json = b.oom ? NULL : am__arena_strndup(&box->ar, b.p, b.len);
     if (!w->json) goto out_nomem;

@@ -532,6 +532,47 @@ static void test_workspace_block(void)
     am_close(db);
 }
 
+/* The workspace is in the user's export, and a merge of users moves it
+ * (one task of the same id in both: the newer entry of an agent wins). */
+static void test_workspace_export_merge(void)
+{
+    am_db *db = open_cfg(NULL, NULL);
+    put(db, "u", &(ev_in){NULL, "user", "s1", "trip", NULL, "2026-04-01T09:00:00Z", "Plan the trip"});
+    set_now("2026-04-01T09:01:00Z");
+    ws_put(db, "u", "trip", "planner", "old plan", NULL, NULL);
+    ws_put(db, "u", "trip", "booker", "u's booking", NULL, NULL);
+    am_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.channel = "tg";
+    ev.external_id = "77";
+    ev.task_id = "trip";
+    ev.text = "行程再加一天";
+    ev.occurred_at = "2026-04-01T10:00:00+08:00";
+    set_now("2026-04-01T10:00:00Z");
+    am_add_info info;
+    CHECK_EQ_INT(am_add_event(db, &ev, &info), AM_OK);
+    set_now("2026-04-01T10:05:00Z");
+    ws_put(db, info.user_id, "trip", "planner", "新计划：多住一晚", NULL, NULL);
+    ws_put(db, info.user_id, "trip", "scout", "查天气", NULL, NULL);
+    char *x = NULL;
+    CHECK_EQ_INT(am_export(db, "u", &x), AM_OK);
+    CHECK(x && strstr(x, "\"workspaces\":[{\"task\":\"trip\",\"entries\":[") && strstr(x, "old plan"));
+    am_free(x);
+    CHECK_EQ_INT(am_link_merge(db, "tg", "77", "u", 1), AM_OK);
+    am_workspace *w = NULL;
+    CHECK_EQ_INT(am_workspace_get(db, "u", "trip", &w), AM_OK);
+    if (w) {
+        CHECK_EQ_INT(w->n, 3);
+        for (size_t i = 0; i < w->n; i++)
+            if (strcmp(w->entries[i].agent_id, "planner") == 0)
+                CHECK_EQ_STR(w->entries[i].doing, "新计划：多住一晚");
+        CHECK_CONTAINS(w->json, "u's booking");
+        CHECK_CONTAINS(w->json, "查天气");
+    }
+    am_workspace_free(w);
+    am_close(db);
+}
+
 int main(void)
 {
     RUN(test_privacy_paths);
@@ -544,5 +585,6 @@ int main(void)
     RUN(test_workspace_put_get);
     RUN(test_workspace_refusals);
     RUN(test_workspace_block);
+    RUN(test_workspace_export_merge);
     TEST_MAIN_END();
 }
