@@ -347,7 +347,7 @@ static void test_whitelist_spec_refused(void)
 {
     static const char *const bad[] = {
         "finance=finance", "domain:finance", "domain:=a", "kind:fact=a,,b", "domain:x=a;domain:x=b",
-        "domain:fi\xE2\x80\xAE" "nance=a", "domain:x=a b\x01", "colour:red=a",
+        ("domain:fi\xE2\x80\xAE" "nance=a"), "domain:x=a b\x01", "colour:red=a",
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         am_config cfg;
