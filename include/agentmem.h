@@ -157,6 +157,17 @@ typedef struct am_config {
      * Defaults 100000 rows, 7 days. */
     int64_t events_max_rows;
     am_time events_max_age_ms;
+    /* Role whitelists (F28, docs/AGENTS.md): rules separated by ';' or line
+     * breaks, each "kind:K=role,role" (memory items of kind K) or
+     * "domain:D=role,role" (items scoped to domain D and events of domain
+     * D), e.g. "domain:finance=finance,auditor".  A call made for an agent
+     * (am_query.agent_id or .role; am_memories_as, am_task_get_as) sees
+     * what a rule covers only with one of its roles -- without a role or
+     * with another it sees none of it; a call with neither agent nor role
+     * (the user's own) sees everything.  am_open refuses a bad spec
+     * (AM_INVALID naming the rule).  Copied at am_open.  Default NULL: no
+     * rule. */
+    const char *role_allow;
 } am_config;
 
 /* Bits of am_config.redact. */
@@ -434,6 +445,13 @@ typedef struct am_query {
     int max_events;            /* 0 = config (rank.max_events) */
     int no_touch;              /* 1: read-only recall, hits/last_access of
                                   the returned items are not updated */
+    /* The asking agent's role (F28), or NULL.  With agent_id or role set
+     * the recall is the agent's (docs/AGENTS.md): it sees the user's own
+     * statements, the engine's events and its own (source agent or tool
+     * with this agent_id) but no other agent's, and what the role
+     * whitelists (am_config.role_allow) let its role see; with neither,
+     * everything, as before.  (Appended field: NULL when memset.) */
+    const char *role;
 } am_query;
 
 typedef struct am_recall_result {
@@ -481,6 +499,66 @@ typedef struct am_memory_list {
 int am_memories(am_db *db, const char *user_id, int which, const char *as_of,
                 am_memory_list **out);
 void am_memory_list_free(am_memory_list *l);
+
+/* A user's calls made for one of the user's agents (F28): am_task_get
+ * and am_memories as agent_id (may be NULL) with role (may be NULL) sees
+ * them -- the same rules as am_query.agent_id / .role: task notes and
+ * pending decisions that came from another agent's events, and history
+ * rows of those events, are left out; items a role whitelist keeps from
+ * the role are left out.  Both NULL: exactly am_task_get / am_memories.
+ * Same returns, plus AM_INVALID for a bad agent or role id. */
+int am_task_get_as(am_db *db, const char *user_id, const char *task_id, const char *agent_id,
+                   const char *role, am_task **out);
+int am_memories_as(am_db *db, const char *user_id, int which, const char *as_of,
+                   const char *agent_id, const char *role, am_memory_list **out);
+
+/* ---------------------------------------------------------------- workspace */
+
+/* A task's shared workspace (F28): per agent of the user, what it is
+ * doing, has done and does next.  Every agent of the user reads and
+ * writes it (no privacy rule or role whitelist applies: it is how the
+ * agents coordinate); the entries are data (hostile text, stored as
+ * given, printed flattened: am_text_plain), shown in the recall block of
+ * the task ("Workspace" / "协作区", budgeted with the task state), and
+ * forgotten with the task or the user. */
+#define AM_WORKSPACE_TEXT_MAX 2000 /* bytes of each of doing, done, next */
+#define AM_WORKSPACE_AGENTS_MAX 64 /* agents with an entry in one task */
+typedef struct am_workspace_entry {
+    const char *agent_id;
+    const char *doing, *done, *next; /* "" when not given */
+    long version;                    /* 1 at the first put, + 1 at each */
+    am_time updated_at;              /* the clock at the last put */
+} am_workspace_entry;
+
+typedef struct am_workspace {
+    const char *task_id;
+    am_workspace_entry *entries;     /* by agent id */
+    size_t n;
+    const char *json;                /* {"task":..,"entries":[{"agent",
+                                        "doing","done","next","version",
+                                        "updated_at"}...]} */
+} am_workspace;
+
+/* The workspace of task_id.  *out owned: free with am_workspace_free.
+ * A task without entries has n = 0.  Returns AM_OK, AM_MISUSE,
+ * AM_INVALID (bad id), AM_NOTFOUND (unknown user or task), AM_NOMEM,
+ * AM_BACKEND. */
+int am_workspace_get(am_db *db, const char *user_id, const char *task_id, am_workspace **out);
+void am_workspace_free(am_workspace *w);
+
+/* Write agent_id's entry of task_id: each of doing, done, next replaces
+ * the stored one, NULL keeps it ("" clears it).  Each is valid UTF-8 of
+ * at most AM_WORKSPACE_TEXT_MAX bytes without control characters other
+ * than tab and line breaks.  The entry's version grows by one;
+ * *version (may be NULL) receives it.  Audited ("workspace.put", no
+ * content).  Returns AM_OK, AM_MISUSE, AM_INVALID (am_errmsg names the
+ * field: "workspace: doing: invalid UTF-8 at byte 3"), AM_TOOBIG (a text
+ * over the limit, or a new agent past AM_WORKSPACE_AGENTS_MAX),
+ * AM_NOTFOUND (unknown user or task: a workspace belongs to a task),
+ * AM_DENIED (the user is being forgotten), AM_BUSY, AM_NOMEM, AM_BACKEND;
+ * on error nothing changes. */
+int am_workspace_put(am_db *db, const char *user_id, const char *task_id, const char *agent_id,
+                     const char *doing, const char *done, const char *next, long *version);
 
 /* ---------------------------------------------------------------- feedback */
 #define AM_FEEDBACK_CONFIRM 1

@@ -160,6 +160,12 @@ int am_open(const am_config *cfg, am_db **out, char **errmsg)
         goto out_fail;
     }
     db->tokcache = am__tokcache_new(&db->alloc); /* NULL: no cache, still correct */
+    am__arena_init(&db->roles_ar, &db->alloc);
+    db->cfg.role_allow = NULL; /* not kept: parsed */
+    if ((rc = am__role_rules_parse(cfg->role_allow, &db->roles_ar, &db->roles, err, sizeof err))) {
+        if (rc == AM_NOMEM) snprintf(err, sizeof err, "open: out of memory");
+        goto out_fail;
+    }
     if (cfg->embedder && strcmp(cfg->embedder, "none") != 0) {
         const char *spec = cfg->embedder;
         char eerr[400];
@@ -206,6 +212,7 @@ void am_close(am_db *db)
     am__text_close(db->text);
     am__embedder_close(db->embedder);
     am__tokcache_free(db->tokcache);
+    am__arena_free(&db->roles_ar);
     am__allocator a = db->alloc;
     am__free(&a, db);
 }

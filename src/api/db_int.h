@@ -9,6 +9,7 @@
 
 #include "base/base.h"
 #include "embed/embed.h"
+#include "recall/access.h"
 #include "store/store.h"
 #include "text/analyze.h"
 #include "text/redact.h"
@@ -33,8 +34,14 @@ struct am_db {
     am__sub *subs;            /* memory event subscribers (events.c) */
     size_t n_subs, cap_subs;
     int next_sub, delivering;
+    am__arena roles_ar;       /* the role whitelists (am_config.role_allow), parsed */
+    am__role_rules roles;
     char err[1024];
 };
+
+/* A task's workspace as JSON, {"task":..,"entries":[{"agent","doing","done",
+ * "next","version","updated_at"}..]} (workspace.c; export uses it too). */
+void am__workspace_json(am__buf *b, const char *task_id, const am__workspace_row *rows, size_t n);
 
 /* Record an error message (printf-style) and return rc. */
 int am__db_error(am_db *db, int rc, const char *fmt, ...)

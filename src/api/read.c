@@ -184,8 +184,8 @@ static void json_task(am__buf *b, const am_task *t)
 }
 
 /* Build a public task (in the arena) from a row and its history. */
-static int task_build(am_db *db, const char *uid, am__arena *ar, const am__task_row *r,
-                      am_task **out)
+static int task_build(am_db *db, const am__access *acc, const char *uid, am__arena *ar,
+                      const am__task_row *r, am_task **out)
 {
     am_task *t = am__arena_alloc(ar, sizeof *t);
     if (!t) return AM_NOMEM;
@@ -202,6 +202,7 @@ static int task_build(am_db *db, const char *uid, am__arena *ar, const am__task_
     size_t n;
     int rc = db->store->vt->task_history(db->store, uid, r->task_id, ar, &h, &n);
     if (rc) return rc;
+    if (acc) am__access_history(acc, h, &n);
     t->history = n ? am__arena_alloc(ar, n * sizeof *t->history) : NULL;
     if (n && !t->history) return AM_NOMEM;
     for (size_t i = 0; i < n; i++)
@@ -251,7 +252,16 @@ static int recall_run(am_db *db, const am_query *q, recall_box *box)
     char uid[AM_ID_MAX + 1];
     if ((rc = am__db_resolve_user(db, "recall", q->user_id, q->channel, q->external_id, 0, uid)))
         return rc;
-    am__recall_env env = {s, db->text, db->tokcache, db->embedder, db->embed_zh, &db->cfg.rank,
+    if (q->agent_id && (rc = am__db_check_id(db, "recall", "agent", q->agent_id))) return rc;
+    if (q->role && (rc = am__db_check_id(db, "recall", "role", q->role))) return rc;
+    /* F28: an agent's recall reads through a store that hides what the
+     * agent may not see (recall/access.h); the user's own reads the store */
+    am__access acc;
+    am__access_init(&acc, q->agent_id, q->role, &db->roles);
+    am__access_store filtered;
+    am__access_store_init(&filtered, s, &acc);
+    am__recall_env env = {acc.scoped ? &filtered.base : s,
+                          db->text, db->tokcache, db->embedder, db->embed_zh, &db->cfg.rank,
                           &db->alloc, db->cfg.default_tz_minutes, {0}};
     am__db_redact_policy(db, &env.redact);
     am__recall_state *st = am__arena_alloc(ar, sizeof *st);
@@ -266,7 +276,8 @@ static int recall_run(am_db *db, const am_query *q, recall_box *box)
     st->qn = qn;
     /* one snapshot for every stage and the result's task */
     if ((rc = s->vt->begin_read(s))) return am__db_store_error(db, rc, "recall");
-    rc = am__recall_run(st);
+    rc = am__access_load(&acc, s, uid, ar);
+    if (!rc) rc = am__recall_run(st);
     res->lang = st->lang == AM_LANG_ZH ? "zh" : "en";
     res->domain_conflict = st->domain_conflict;
     res->need_memory = st->rd.need_memory;
@@ -296,7 +307,7 @@ static int recall_run(am_db *db, const am_query *q, recall_box *box)
     res->n_memories = st->used_items;
     for (size_t i = 0; i < st->n_events; i++) event_from_row(&res->events[i], &st->events[i]);
     res->n_events = st->n_events;
-    if (st->task && (rc = task_build(db, uid, ar, st->task, &res->task))) goto out_read;
+    if (st->task && (rc = task_build(db, &acc, uid, ar, st->task, &res->task))) goto out_read;
     if ((rc = s->vt->end_read(s))) goto out_fail;
 
     /* F21: access feedback, only for recalls of the present; never waited
@@ -387,22 +398,34 @@ typedef struct task_hdr {
 
 int am_task_get(am_db *db, const char *user_id, const char *task_id, am_task **out)
 {
+    return am_task_get_as(db, user_id, task_id, NULL, NULL, out);
+}
+
+int am_task_get_as(am_db *db, const char *user_id, const char *task_id, const char *agent_id,
+                   const char *role, am_task **out)
+{
     if (!db || !out) return AM_MISUSE;
     *out = NULL;
     am__db_clear_error(db);
     const char *why;
     if ((why = am__id_check(user_id))) return am__db_error(db, AM_INVALID, "task: user %s", why);
     if ((why = am__id_check(task_id))) return am__db_error(db, AM_INVALID, "task: task %s", why);
-    int rc = am__db_user_gate(db, "task", user_id, AM_NOTFOUND);
-    if (rc) return rc;
+    int rc;
+    if (agent_id && (rc = am__db_check_id(db, "task", "agent", agent_id))) return rc;
+    if (role && (rc = am__db_check_id(db, "task", "role", role))) return rc;
+    if ((rc = am__db_user_gate(db, "task", user_id, AM_NOTFOUND))) return rc;
     task_box *box = am__calloc(&db->alloc, sizeof *box);
     if (!box) return AM_NOMEM;
     box->alloc = db->alloc;
     am__arena_init(&box->ar, &box->alloc);
     am__task_row row;
+    am__access acc;
+    am__access_init(&acc, agent_id, role, &db->roles);
     rc = db->store->vt->task_get(db->store, user_id, task_id, &box->ar, &row);
+    if (rc == AM_OK) rc = am__access_load(&acc, db->store, user_id, &box->ar);
+    if (rc == AM_OK) rc = am__access_task(&acc, &box->ar, &row);
     am_task *t = NULL;
-    if (rc == AM_OK) rc = task_build(db, user_id, &box->ar, &row, &t);
+    if (rc == AM_OK) rc = task_build(db, &acc, user_id, &box->ar, &row, &t);
     if (rc == AM_OK) {
         task_hdr *h = am__arena_alloc(&box->ar, sizeof *h);
         if (!h) rc = AM_NOMEM;
@@ -449,11 +472,21 @@ void am_memory_list_free(am_memory_list *l)
 int am_memories(am_db *db, const char *user_id, int which, const char *as_of,
                 am_memory_list **out)
 {
+    return am_memories_as(db, user_id, which, as_of, NULL, NULL, out);
+}
+
+int am_memories_as(am_db *db, const char *user_id, int which, const char *as_of,
+                   const char *agent_id, const char *role, am_memory_list **out)
+{
     if (!db || !out || (which != AM_LIST_ACTIVE && which != AM_LIST_ALL)) return AM_MISUSE;
     *out = NULL;
     am__db_clear_error(db);
     const char *why;
     if ((why = am__id_check(user_id))) return am__db_error(db, AM_INVALID, "memories: user %s", why);
+    if (agent_id && am__db_check_id(db, "memories", "agent", agent_id)) return AM_INVALID;
+    if (role && am__db_check_id(db, "memories", "role", role)) return AM_INVALID;
+    am__access acc;
+    am__access_init(&acc, agent_id, role, &db->roles);
     am_time at = am__db_now(db);
     int mode = which == AM_LIST_ALL ? AM__ITEMS_ALL : AM__ITEMS_CURRENT;
     if (as_of) {
@@ -473,6 +506,10 @@ int am_memories(am_db *db, const char *user_id, int which, const char *as_of,
     else if (!rc) rc = db->store->vt->items_list(db->store, user_id, mode, at, &box->ar, &rows, &n);
     if (rc == AM_NOTFOUND) rc = AM_OK;
     else if (rc) goto out_fail;
+    size_t kept = 0; /* F28: what the asker's role may see */
+    for (size_t i = 0; i < n; i++)
+        if (am__access_item_visible(&acc, rows[i].kind, rows[i].scope)) rows[kept++] = rows[i];
+    n = kept;
     box->pub.items = am__arena_alloc(&box->ar, (n + 1) * sizeof *box->pub.items);
     if (!box->pub.items) { rc = AM_NOMEM; goto out_fail; }
     am__buf b;
@@ -649,7 +686,8 @@ static int export_tombstone(am_db *db, const char *user_id, int state, am_time a
     json_kv(b, "state", states[state], 0);
     json_time(b, "forgotten_at", at, 1);
     json_time(b, "purge_at", until, 1);
-    am__buf_adds(b, "},\"identities\":[],\"events\":[],\"tasks\":[],\"memories\":[],\"audit\":[]}");
+    am__buf_adds(b, "},\"identities\":[],\"events\":[],\"tasks\":[],\"workspaces\":[],\"memories\":[],"
+                    "\"audit\":[]}");
     return export_flush(o, 1);
 }
 
@@ -696,10 +734,20 @@ static int export_write(am_db *db, const char *user_id, export_out *o)
     if ((rc = s->vt->tasks_list(s, user_id, &ar, &tasks, &nt))) goto out;
     for (size_t i = 0; i < nt; i++) {
         am_task *t;
-        if ((rc = task_build(db, user_id, &ar, &tasks[i], &t))) goto out;
+        if ((rc = task_build(db, NULL, user_id, &ar, &tasks[i], &t))) goto out;
         if (i) am__buf_addc(b, ',');
         json_task(b, t);
         if ((rc = export_flush(o, 0))) goto out;
+    }
+    /* F28: each task's shared workspace */
+    am__buf_adds(b, "],\"workspaces\":[");
+    for (size_t i = 0, shown = 0; i < nt; i++) {
+        am__workspace_row *ws;
+        size_t nw;
+        if ((rc = s->vt->workspace_list(s, user_id, tasks[i].task_id, &ar, &ws, &nw))) goto out;
+        if (!nw) continue;
+        if (shown++) am__buf_addc(b, ',');
+        am__workspace_json(b, tasks[i].task_id, ws, nw);
     }
     am__buf_adds(b, "],\"memories\":[");
     if ((rc = s->vt->items_list(s, user_id, AM__ITEMS_ALL, 0, &ar, &items, &ni))) goto out;

@@ -20,11 +20,14 @@
 #include "perceive/task.h"
 #include "text/question.h"
 
-/* Append one JSON object {"at":..,"text":..,"kind":..} to a JSON array. */
-static const char *json_array_append(am__arena *ar, const char *arr,
-                                     am_time at, int tz, const char *kind,
-                                     const char *text)
+/* Append one JSON object {"at":..,"kind":..,"text":..} to a JSON array;
+ * from an event of an agent (source agent or tool) that names it, also
+ * "agent" (F28: that agent's own, recall/access.h). */
+static const char *json_array_append(am__arena *ar, const char *arr, const am__event_row *ev,
+                                     const char *kind, const char *text)
 {
+    am_time at = ev->occurred_at;
+    int tz = ev->tz_minutes;
     am__buf b;
     am__buf_init(&b, ar->a);
     size_t n = arr ? strlen(arr) : 0;
@@ -43,6 +46,10 @@ static const char *json_array_append(am__arena *ar, const char *arr,
     am__buf_json_str(&b, kind);
     am__buf_adds(&b, ",\"text\":");
     am__buf_json_str(&b, text);
+    if (ev->agent_id && (strcmp(ev->source, "agent") == 0 || strcmp(ev->source, "tool") == 0)) {
+        am__buf_adds(&b, ",\"agent\":");
+        am__buf_json_str(&b, ev->agent_id);
+    }
     am__buf_adds(&b, "}]");
     const char *out = b.oom ? NULL : am__arena_strndup(ar, b.p, b.len);
     am__buf_free(&b);
@@ -103,8 +110,8 @@ int am__perceive_task_apply(am__perceive *x, const char *norm, size_t norm_len)
      * waits for the user; the user's next turn in the task answers it. */
     if (strcmp(x->ev->source, "agent") == 0 &&
         am__text_is_question(norm, norm_len, AM__TEXT_Q_ASKS)) {
-        const char *p = json_array_append(x->w.ar, t->pending, x->ev->occurred_at,
-                                          x->ev->tz_minutes, "question", x->ev->content);
+        const char *p = json_array_append(x->w.ar, t->pending, x->ev, "question",
+                                          x->ev->content);
         if (!p) return AM_NOMEM;
         t->pending = p;
         if ((rc = record_change(x, "pending", NULL, x->ev->content))) return rc;
@@ -132,8 +139,8 @@ int am__perceive_task_apply(am__perceive *x, const char *norm, size_t norm_len)
     }
     if (sig.stage || (sig.status && !reopen)) {
         /* Progress statements are the task's notes: "草稿写了一半". */
-        const char *notes = json_array_append(x->w.ar, t->notes, x->ev->occurred_at,
-                                              x->ev->tz_minutes, "progress", x->ev->content);
+        const char *notes = json_array_append(x->w.ar, t->notes, x->ev, "progress",
+                                              x->ev->content);
         if (!notes) return AM_NOMEM;
         t->notes = notes;
     }
@@ -144,8 +151,7 @@ int am__perceive_task_apply(am__perceive *x, const char *norm, size_t norm_len)
 int am__perceive_artifact(am__perceive *x, const char *type, const char *norm)
 {
     if (!x->task) return AM_OK;
-    const char *arts = json_array_append(x->w.ar, x->task->artifacts, x->ev->occurred_at,
-                                         x->ev->tz_minutes, type, norm);
+    const char *arts = json_array_append(x->w.ar, x->task->artifacts, x->ev, type, norm);
     if (!arts) return AM_NOMEM;
     x->task->artifacts = arts;
     x->task_dirty = 1;
@@ -155,8 +161,7 @@ int am__perceive_artifact(am__perceive *x, const char *type, const char *norm)
 int am__perceive_one_off(am__perceive *x, const char *sentence)
 {
     if (!x->task) return AM_OK;
-    const char *notes = json_array_append(x->w.ar, x->task->notes, x->ev->occurred_at,
-                                          x->ev->tz_minutes, "one_off", sentence);
+    const char *notes = json_array_append(x->w.ar, x->task->notes, x->ev, "one_off", sentence);
     if (!notes) return AM_NOMEM;
     x->task->notes = notes;
     return record_change(x, "note", NULL, sentence);

@@ -3,7 +3,8 @@
  * lexical ones.  With an embedder and a turn it can represent, the vector
  * scan's own top (F16 fusion: linear or reciprocal rank); then the task
  * the turn refers to (explicit, voted for by the candidates, or the
- * session's) and the events of its current round (F17, F20).
+ * session's), the events of its current round (F17, F20) and its shared
+ * workspace (F28).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -184,6 +185,11 @@ int am__recall_fuse(am__recall_state *st)
         return rc;
     if (st->task &&
         (rc = add_task_events(env, st->uid, st->task, st->at, st->ar, &st->events, &st->n_events)))
+        return rc;
+    /* F28: what each agent of the task is doing (a recall of the present) */
+    if (st->task && st->as_of == AM_TIME_NONE &&
+        (rc = env->store->vt->workspace_list(env->store, st->uid, st->task->task_id, st->ar,
+                                             &st->workspace, &st->n_workspace)))
         return rc;
     return AM_OK;
 }

@@ -19,8 +19,9 @@
  *                      relevance + recency (F16)
  *   hops    hops.c     values named through the PII vault (pii.c, F3) and
  *                      two-hop bridges
- *   fuse    fuse.c     the vector scan's neighbours (F16 fusion) and the
- *                      referenced task's current round (F17, F20)
+ *   fuse    fuse.c     the vector scan's neighbours (F16 fusion), the
+ *                      referenced task's current round (F17, F20) and
+ *                      its shared workspace (F28)
  *   rank    rank.c     memory items: heat x similarity, provenance,
  *                      pending versions beside what they contradict (F11, F17)
  *   dedup   dedup.c    the block's events: above the floor, neither a shown
@@ -129,6 +130,8 @@ typedef struct am__recall_state {
 
     /* ---- fuse */
     am__task_row *task;           /* the referenced task, or NULL */
+    am__workspace_row *workspace; /* its shared workspace (F28), by agent */
+    size_t n_workspace;
 
     /* ---- rank */
     am__scored_item *scored;      /* the visible items, best first */

@@ -141,6 +141,9 @@ typedef struct am__render_in {
     size_t n_events;
     const am__task_row *task;        /* or NULL */
     int budget_long, budget_short;   /* tokens */
+    const am__workspace_row *workspace; /* the task's workspace (F28), by agent */
+    size_t n_workspace;
+    const char *agent;               /* the asker (its entry first), or NULL */
 } am__render_in;
 /* Render the block into out; *items_used / *events_used say how many fit
  * the budgets (they are the ones the result returns). */

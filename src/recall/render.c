@@ -59,6 +59,53 @@ static void json_list_lines(am__buf *out, am__buf *line, const char *arr,
     json_decref(a);
 }
 
+/* One agent's entry: "- agent: doing X; done Y; next Z" (parts left
+ * empty are left out). */
+static void workspace_entry(const am__workspace_row *w, const am__lex_labels *L, int is_zh,
+                            am__buf *line)
+{
+    const char *part[3] = {w->doing, w->done, w->next};
+    const char *label[3] = {L->doing, L->done, L->next};
+    am__buf_reset(line);
+    am__buf_adds(line, "- ");
+    am__plain_appends(line, w->agent_id);
+    am__buf_adds(line, is_zh ? "：" : ":");
+    for (int k = 0, first = 1; k < 3; k++) {
+        if (!part[k] || !*part[k]) continue;
+        if (!first) am__buf_adds(line, is_zh ? "；" : ";");
+        am__buf_adds(line, is_zh ? "" : " ");
+        am__buf_adds(line, label[k]);
+        am__buf_adds(line, is_zh ? "：" : ": ");
+        am__plain_appends(line, part[k]);
+        first = 0;
+    }
+}
+
+/* The task's workspace (F28) in at most half of what is left of the short
+ * budget (the events keep the rest): the asker's entry first, then the
+ * others by agent id, each whole or not at all. */
+static void workspace_lines(const am__render_in *in, const am__lex_labels *L, am__buf *out,
+                            am__buf *line, int *budget)
+{
+    if (!in->n_workspace) return;
+    int cost = am__text_tokens_estimate(L->workspace, strlen(L->workspace)) + 1;
+    int share = *budget / 2, left = share - cost;
+    if (left <= 0) return;
+    am__buf_adds(out, L->workspace);
+    am__buf_addc(out, '\n');
+    int *b = &left;
+    int is_zh = in->lang == AM_LANG_ZH;
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; i < in->n_workspace; i++) {
+            const am__workspace_row *w = &in->workspace[i];
+            int own = in->agent && strcmp(w->agent_id, in->agent) == 0;
+            if (own != (pass == 0)) continue;
+            workspace_entry(w, L, is_zh, line);
+            add_line(out, line->p, line->len, b);
+        }
+    *budget -= share - left;
+}
+
 int am__render_block(const am__render_in *in, am__buf *out, size_t *items_used,
                      size_t *events_used)
 {
@@ -113,6 +160,7 @@ int am__render_block(const am__render_in *in, am__buf *out, size_t *items_used,
         json_list_lines(out, &line, t->notes, L->notes, &budget, is_zh);
         json_list_lines(out, &line, t->artifacts, L->artifacts, &budget, is_zh);
         json_list_lines(out, &line, t->pending, L->pending, &budget, is_zh);
+        workspace_lines(in, L, out, &line, &budget);
     }
     if (in->n_events) {
         int header = 0;
@@ -149,8 +197,9 @@ int am__render_block(const am__render_in *in, am__buf *out, size_t *items_used,
  * result's memories. */
 int am__recall_render(am__recall_state *st)
 {
-    am__render_in ri = {st->lang,       st->scored,    st->n_items,     st->block_events,
-                        st->n_block,    st->task,      st->budget_long, st->budget_short};
+    am__render_in ri = {st->lang,       st->scored,    st->n_items,      st->block_events,
+                        st->n_block,    st->task,      st->budget_long,  st->budget_short,
+                        st->workspace,  st->n_workspace, st->q->agent_id};
     am__buf block;
     am__buf_init(&block, st->env->alloc);
     size_t used_events;

@@ -88,6 +88,13 @@ typedef struct am__item_row {
     size_t tokens_len;
 } am__item_row;
 
+/* One agent's entry of a task's shared workspace (F28). */
+typedef struct am__workspace_row {
+    const char *agent_id, *doing, *done, *next;
+    long version;             /* 1 at the first put, + 1 at each */
+    am_time updated_at;
+} am__workspace_row;
+
 typedef struct am__link_row {
     const char *channel, *external_id;
     am_time created_at;
@@ -445,6 +452,18 @@ typedef struct am__store_vt {
                         am__arena *ar, am__outbox_row **rows, size_t *n, int64_t *oldest);
     void (*outbox_committed)(am__store *s, int64_t *lo, int64_t *hi);
     int (*outbox_trim)(am__store *s, am_time before, int64_t max_rows, int limit);
+    /* Multi-agent (F28, recall/access.c).  The user's events an access
+     * rule may hide: those of source agent or tool and those with a
+     * domain; rows hold rid, id, agent_id, source and domain only, by rid. */
+    int (*events_access)(am__store *s, const char *uid, am__arena *ar, am__event_row **rows,
+                         size_t *n);
+    /* A task's workspace, by agent id; and one agent's entry written
+     * (caller's transaction): fields NULL keep the stored value ("" when
+     * new), version + 1, updated_at = at; *version receives it. */
+    int (*workspace_list)(am__store *s, const char *uid, const char *task_id, am__arena *ar,
+                          am__workspace_row **rows, size_t *n);
+    int (*workspace_put)(am__store *s, const char *uid, const char *task_id,
+                         const am__workspace_row *w, am_time at, long *version);
 } am__store_vt;
 
 struct am__store {
@@ -497,6 +516,6 @@ int am__store_sqlite_open(const char *path, const am__store_opts *o,
 
 /* The schema version this library writes and reads: the number of
  * migrations (store/sqlite/schema.c asserts it). */
-#define AM__SCHEMA_VERSION 15
+#define AM__SCHEMA_VERSION 16
 
 #endif

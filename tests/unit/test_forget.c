@@ -3,8 +3,9 @@
  * task state rebuilt without the forgotten events, no forgotten byte left
  * in the store's files while another process holds the store open, an
  * audit trail that guessing the user id cannot find, the grace period and
- * restore, the tombstone export, and a user purge in short steps that a
- * killed process leaves to the next open.  Chinese and English texts.
+ * restore, the tombstone export, a user purge in short steps that a
+ * killed process leaves to the next open, and a task's workspace going
+ * with its task and its user.  Chinese and English texts.
  * Real files, real processes (fork), the public API plus raw SQLite reads
  * of what the files hold.
  */
@@ -854,6 +855,46 @@ static void test_forget_in_steps(void)
     store_remove();
 }
 
+/* A task's workspace (F28) leaves the files with its task (task forget, a
+ * session forget that leaves the task without events) and with its user. */
+static void test_forget_workspace(void)
+{
+    snprintf(path, sizeof path, "/tmp/am_test_forget_ws_%d.db", (int)getpid());
+    store_remove();
+    am_db *db = open_file(0);
+    add(db, "w1", "s1", "trip", "2026-03-10T10:00:00Z", "Plan the Vermilion trip");
+    add(db, "w1", "s2", "deck", "2026-03-10T10:05:00Z", "整理季度汇报的幻灯片");
+    add(db, "w2", "s1", "trip", "2026-03-10T10:10:00Z", "计划去成都旅行");
+    add(db, "w3", "s1", "trip", "2026-03-10T10:15:00Z", "Plan the trip");
+    static const struct {
+        const char *user, *task, *text;
+    } ws[] = {{"w1", "trip", "Vermilionfox shortlist"}, {"w1", "deck", "琥珀鹦鹉图表"},
+              {"w2", "trip", "翡翠狐狸酒店"}, {"w3", "trip", "Obsidianwren seats"}};
+    for (size_t i = 0; i < sizeof ws / sizeof *ws; i++)
+        CHECK_EQ_INT(am_workspace_put(db, ws[i].user, ws[i].task, "planner", ws[i].text, NULL, NULL,
+                                      NULL), AM_OK);
+    am_close(db);
+    for (size_t i = 0; i < sizeof ws / sizeof *ws; i++) CHECK(store_holds(ws[i].text));
+    db = open_file(0);
+    set_now("2026-03-20T10:00:00Z");
+    CHECK_EQ_INT(am_forget(db, "w1", AM_FORGET_TASK, "trip", NULL), AM_OK);
+    CHECK_EQ_INT(am_forget(db, "w1", AM_FORGET_SESSION, "s2", NULL), AM_OK);
+    CHECK_EQ_INT(am_forget(db, "w2", AM_FORGET_USER, NULL, NULL), AM_OK);
+    CHECK(!store_holds(ws[0].text));
+    CHECK(!store_holds(ws[1].text));
+    CHECK(!store_holds(ws[2].text));
+    CHECK(store_holds(ws[3].text)); /* another user's stays */
+    CHECK_EQ_INT(sql_count("SELECT count(*) FROM task_workspace WHERE user_id=?", "w1"), 0);
+    am_workspace *w = NULL;
+    CHECK_EQ_INT(am_workspace_get(db, "w1", "trip", &w), AM_NOTFOUND);
+    CHECK_EQ_INT(am_workspace_get(db, "w3", "trip", &w), AM_OK);
+    CHECK(w && w->n == 1);
+    am_workspace_free(w);
+    am_close(db);
+    CHECK_EQ_INT(sql_count("SELECT count(*) FROM task_workspace WHERE user_id=?", "w2"), 0);
+    store_remove();
+}
+
 int main(void)
 {
     RUN(test_forget_rebuilds_task);
@@ -866,5 +907,6 @@ int main(void)
     RUN(test_forget_grace_no_resurrect);
     RUN(test_forget_grace_again);
     RUN(test_forget_in_steps);
+    RUN(test_forget_workspace);
     TEST_MAIN_END();
 }

@@ -626,6 +626,7 @@ static void test_bits_scan(void)
                                   "DROP TABLE held_tasks; DROP TABLE held_task_history;" /* v14 */
                                   "DELETE FROM meta WHERE key = 'forget_key';"
                                   "DROP TABLE memory_events;" /* v15 */
+                                  "DROP TABLE task_workspace;" /* v16 */
                                   "UPDATE meta SET value = '5' WHERE key = 'schema_version'",
                               NULL, NULL, NULL),
                  SQLITE_OK);

@@ -20,9 +20,11 @@
 
 typedef struct opts {
     const char *db, *vault_key_file;
+    char *role_allow; /* --role-allow rules joined by ';' (malloc'ed), or NULL */
     int json;
     const char *user, *channel, *external_id, *agent, *session, *task, *source,
         *type, *domain, *intent, *at, *as_of, *text, *batch, *id, *level, *action, *grace;
+    const char *role, *doing, *done, *next, *ws_action;
     int all, budget, k, atomic, merge;
 } opts;
 
@@ -42,6 +44,7 @@ static void usage_main(FILE *f)
           "  link                      link a channel identity to a user (--merge)\n"
           "  unlink                    remove a channel identity's link\n"
           "  export                    everything stored about a user (JSON)\n"
+          "  workspace get|put         a task's shared workspace: per agent doing / done / next\n"
           "  reembed                   vectors of the current embedder for older events\n"
           "  optimize                  merge the index after a bulk import (maintenance)\n"
           "  watch                     memory events as JSON lines (--follow: as they come)\n"
@@ -56,6 +59,10 @@ static void usage_main(FILE *f)
           "  --vault-key-file PATH     a file holding the PII-vault key (64 hex digits);\n"
           "                            else $AGENTMEM_VAULT_KEY; none: originals unencrypted\n"
           "                            (docs/SECURITY.md)\n"
+          "  --role-allow RULE         a role whitelist (docs/AGENTS.md), repeatable:\n"
+          "                            kind:K=role,... or domain:D=role,...; also\n"
+          "                            --role-allow-file PATH (a rule a line, # comments)\n"
+          "                            and $AGENTMEM_ROLE_ALLOW\n"
           "\n"
           "environment: AGENTMEM_DB (the store), AGENTMEM_EMBEDDER, AGENTMEM_EMBEDDER_KEY,\n"
           "  AGENTMEM_BUSY_TIMEOUT_MS (how long a write waits for another writer's lock;\n"
@@ -81,11 +88,19 @@ static const struct help {
             "  of the event -- adding it again with the same fields finds it (\"already\n"
             "  present\") instead of adding a copy, with other fields is refused.\n"},
     {"recall", "usage: agentmem [--db PATH] recall (--user U | --channel C --external-id X) --text QUERY\n"
-               "         [--session S] [--task T] [--agent A] [--domain D] [--as-of ISO8601]\n"
+               "         [--session S] [--task T] [--agent A] [--role R] [--domain D] [--as-of ISO8601]\n"
                "         [--budget TOKENS] [--k EVENTS] [--json]\n"
                "  Prints the memory block for the turn (or the whole result with --json).\n"},
-    {"task", "usage: agentmem [--db PATH] task --user U --task T [--json]\n"},
-    {"memories", "usage: agentmem [--db PATH] memories --user U [--all] [--as-of ISO8601] [--json]\n"
+    {"task", "usage: agentmem [--db PATH] task --user U --task T [--agent A] [--role R] [--json]\n"
+             "  With --agent / --role: the task as that agent sees it (docs/AGENTS.md).\n"},
+    {"workspace", "usage: agentmem [--db PATH] workspace get --user U --task T [--json]\n"
+                  "       agentmem [--db PATH] workspace put --user U --task T --agent A\n"
+                  "         [--doing TEXT] [--done TEXT] [--next TEXT] [--json]\n"
+                  "  The task's shared workspace (docs/AGENTS.md): each agent's entry, what it\n"
+                  "  is doing, has done and does next.  put replaces the parts given (\"\" clears\n"
+                  "  one) and prints the entry's new version.\n"},
+    {"memories", "usage: agentmem [--db PATH] memories --user U [--all] [--as-of ISO8601]\n"
+                 "         [--agent A] [--role R] [--json]\n"
                  "  Active items (or every version with --all).\n"},
     {"feedback", "usage: agentmem [--db PATH] feedback --user U --id MEMORY_ID --action confirm|reject|correct [--text T]\n"},
     {"forget", "usage: agentmem [--db PATH] forget --user U --level event|session|task|user [--id ID]\n"
@@ -178,7 +193,9 @@ static int parse_opts(const char *cmd, int argc, char **argv, opts *o)
         {"--text", offsetof(opts, text)}, {"--batch", offsetof(opts, batch)},
         {"--id", offsetof(opts, id)}, {"--level", offsetof(opts, level)},
         {"--action", offsetof(opts, action)}, {"--db", offsetof(opts, db)},
-        {"--grace", offsetof(opts, grace)},
+        {"--grace", offsetof(opts, grace)}, {"--role", offsetof(opts, role)},
+        {"--doing", offsetof(opts, doing)}, {"--done", offsetof(opts, done)},
+        {"--next", offsetof(opts, next)},
     };
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -259,11 +276,12 @@ static const char *vault_key(const char *file, char *buf, size_t cap, int *bad)
 }
 
 static am_db *open_db(const char *path, int must_exist, const char *key_file, am_time grace_ms,
-                     int busy_ms)
+                     int busy_ms, const char *role_allow)
 {
     am_config cfg;
     am_config_init(&cfg);
     cfg.path = path;
+    cfg.role_allow = role_allow;
     cfg.forget_grace_ms = grace_ms;
     cfg.must_exist = must_exist;
     if (busy_ms) cfg.busy_timeout_ms = busy_ms;
@@ -331,6 +349,7 @@ static int cmd_recall(am_db *db, const opts *o)
     q.channel = o->channel;
     q.external_id = o->external_id;
     q.agent_id = o->agent;
+    q.role = o->role;
     q.session_id = o->session;
     q.task_id = o->task;
     q.domain = o->domain;
@@ -352,7 +371,7 @@ static int cmd_task(am_db *db, const opts *o)
 {
     if (!o->user || !o->task) return usage_error("task", "--user and --task are required");
     am_task *t;
-    int rc = am_task_get(db, o->user, o->task, &t);
+    int rc = am_task_get_as(db, o->user, o->task, o->agent, o->role, &t);
     if (rc) return fail(db, rc);
     if (o->json) {
         rc = am_cli_json_print(am_shape_task(t));
@@ -378,7 +397,8 @@ static int cmd_memories(am_db *db, const opts *o)
 {
     if (!o->user) return usage_error("memories", "--user is required");
     am_memory_list *l;
-    int rc = am_memories(db, o->user, o->all ? AM_LIST_ALL : AM_LIST_ACTIVE, o->as_of, &l);
+    int rc = am_memories_as(db, o->user, o->all ? AM_LIST_ALL : AM_LIST_ACTIVE, o->as_of, o->agent,
+                            o->role, &l);
     if (rc) return fail(db, rc);
     if (o->json) {
         printf("%s\n", l->json);
@@ -548,6 +568,81 @@ static int cmd_reembed(am_db *db, const opts *o)
     return 0;
 }
 
+static int cmd_workspace(am_db *db, const opts *o)
+{
+    const char *act = o->ws_action;
+    if (!o->user || !o->task) return usage_error("workspace", "--user and --task are required");
+    int rc;
+    if (strcmp(act, "put") == 0) {
+        if (!o->agent) return usage_error("workspace", "put needs --agent");
+        if (!o->doing && !o->done && !o->next)
+            return usage_error("workspace", "put needs --doing, --done or --next");
+        long version;
+        if ((rc = am_workspace_put(db, o->user, o->task, o->agent, o->doing, o->done, o->next,
+                                   &version)))
+            return fail(db, rc);
+        if (o->json)
+            return am_cli_json_print(json_pack("{s:s,s:s,s:I}", "task", o->task, "agent", o->agent,
+                                               "version", (json_int_t)version));
+        printf("workspace of task %s: entry of %s is version %ld\n", o->task, o->agent, version);
+        return 0;
+    }
+    if (o->agent || o->doing || o->done || o->next)
+        return usage_error("workspace", "get takes --user and --task only");
+    am_workspace *w;
+    if ((rc = am_workspace_get(db, o->user, o->task, &w))) return fail(db, rc);
+    if (o->json) printf("%s\n", w->json);
+    for (size_t i = 0; !o->json && i < w->n; i++) {
+        const am_workspace_entry *e = &w->entries[i];
+        char ts[32];
+        char *who = am_text_plain(e->agent_id), *doing = am_text_plain(e->doing),
+             *done = am_text_plain(e->done), *next = am_text_plain(e->next);
+        printf("%s (v%ld, %s)\n  doing: %s\n  done:  %s\n  next:  %s\n", who ? who : "?", e->version,
+               am_time_format(e->updated_at, 0, ts), doing ? doing : "?", done ? done : "?",
+               next ? next : "?");
+        am_free(who);
+        am_free(doing);
+        am_free(done);
+        am_free(next);
+    }
+    if (!o->json && w->n == 0) printf("(no workspace entries)\n");
+    am_workspace_free(w);
+    return 0;
+}
+
+/* --role-allow RULE (repeatable) and --role-allow-file PATH: the rules
+ * joined by ';' into o->role_allow, lines of the file that start with '#'
+ * left out.  Returns 0, or 2 (message printed). */
+static int role_allow_add(opts *o, const char *rule, int from_file)
+{
+    if (from_file) {
+        FILE *f = fopen(rule, "r");
+        if (!f) {
+            fprintf(stderr, "agentmem: --role-allow-file %s: cannot read it\n", rule);
+            return 2;
+        }
+        char line[4096];
+        int rc = 0;
+        while (!rc && fgets(line, sizeof line, f)) {
+            line[strcspn(line, "\r\n")] = '\0';
+            const char *p = line + strspn(line, " \t");
+            if (*p && *p != '#') rc = role_allow_add(o, p, 0);
+        }
+        fclose(f);
+        return rc;
+    }
+    size_t have = o->role_allow ? strlen(o->role_allow) : 0, n = strlen(rule);
+    char *p = realloc(o->role_allow, have + n + 2);
+    if (!p) {
+        fprintf(stderr, "agentmem: out of memory\n");
+        return 2;
+    }
+    if (have) p[have++] = ';';
+    memcpy(p + have, rule, n + 1);
+    o->role_allow = p;
+    return 0;
+}
+
 int am_cli_demo(int argc, char **argv); /* demo.c */
 
 int main(int argc, char **argv)
@@ -562,6 +657,13 @@ int main(int argc, char **argv)
             i += 2;
         } else if (strcmp(argv[i], "--vault-key-file") == 0 && i + 1 < argc) {
             o.vault_key_file = argv[i + 1];
+            i += 2;
+        } else if ((strcmp(argv[i], "--role-allow") == 0 ||
+                    strcmp(argv[i], "--role-allow-file") == 0) && i + 1 < argc) {
+            if (role_allow_add(&o, argv[i + 1], argv[i][12] == '-')) {
+                free(o.role_allow);
+                return 2;
+            }
             i += 2;
         } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             usage_main(stdout);
@@ -598,6 +700,7 @@ int main(int argc, char **argv)
         {"memories", cmd_memories}, {"feedback", cmd_feedback}, {"forget", cmd_forget},
         {"link", cmd_link}, {"unlink", cmd_unlink}, {"export", cmd_export}, {"reembed", cmd_reembed},
         {"optimize", cmd_optimize}, {"restore", cmd_restore}, {"mcp", cmd_mcp},
+        {"optimize", cmd_optimize}, {"restore", cmd_restore}, {"workspace", cmd_workspace},
         {"init", NULL},
     };
     size_t k;
@@ -608,8 +711,22 @@ int main(int argc, char **argv)
         usage_main(stderr);
         return 2;
     }
+    if (strcmp(cmd, "workspace") == 0) { /* workspace get|put OPTIONS */
+        if (cargc < 2 || (strcmp(cargv[1], "get") != 0 && strcmp(cargv[1], "put") != 0)) {
+            free(o.role_allow);
+            return usage_error(cmd, "expected get or put");
+        }
+        o.ws_action = cargv[1];
+        cargc--;
+        cargv++;
+    }
+    if (!o.role_allow && getenv("AGENTMEM_ROLE_ALLOW") && role_allow_add(&o, getenv("AGENTMEM_ROLE_ALLOW"), 0))
+        return 2;
     int rc = parse_opts(cmd, cargc, cargv, &o);
-    if (rc) return rc;
+    if (rc) {
+        free(o.role_allow);
+        return rc;
+    }
     am_time grace_ms = 0;
     if (o.grace) {
         char *end;
@@ -625,7 +742,8 @@ int main(int argc, char **argv)
     int busy_ms;
     if ((rc = busy_timeout_env(&busy_ms))) return rc;
     am_db *db = open_db(o.db, must_exist && strcmp(o.db, ":memory:") != 0, o.vault_key_file,
-                        grace_ms, busy_ms);
+                        grace_ms, busy_ms, o.role_allow);
+    free(o.role_allow);
     if (!db) return 1;
     if (cmds[k].fn) rc = cmds[k].fn(db, &o);
     else printf("store %s ready\n", o.db);

@@ -76,6 +76,8 @@ typedef struct scfile {
     char *path;        /* what am_config.path gets */
     char *tmpdir;      /* our temporary directory, removed at the end */
     json_t *labels;    /* event label -> event id */
+    char *role_allow;  /* the config step's whitelists (am_config.role_allow) */
+    int tz;            /* the zone the store was opened with */
     long passed, failed;
 } scfile;
 
@@ -86,7 +88,7 @@ typedef struct held {
     am_memory_list *list;
     char *export_json;
     const char **mem_texts, **event_texts;
-    sc_buf task_text, export_flat;
+    sc_buf task_text, export_flat, workspace_flat;
 } held;
 
 /* Result of running one step: the engine's code, or RUNNER_FAIL when the
@@ -252,6 +254,8 @@ static int store_open(scfile *f, int tz_minutes, sc_buf *err)
     cfg.clock = clock_now;
     cfg.clock_ctx = f;
     cfg.default_tz_minutes = tz_minutes;
+    cfg.role_allow = f->role_allow;
+    f->tz = tz_minutes;
     char *msg = NULL;
     int rc = am_open(&cfg, &f->db, &msg);
     if (rc == AM_OK && f->db) return 1;
@@ -288,7 +292,8 @@ static void store_close(scfile *f)
     }
     free(f->tmpdir);
     free(f->path);
-    f->tmpdir = f->path = NULL;
+    free(f->role_allow);
+    f->tmpdir = f->path = f->role_allow = NULL;
 }
 
 /* ------------------------------------------------------------ steps */
@@ -380,6 +385,7 @@ static int do_recall(scfile *f, const sc_step *st, sc_obs *o, held *h)
     q.text = st->query;
     q.as_of = st->as_of;
     q.budget_tokens = st->budget;
+    q.role = st->role;
     int rc = am_recall(f->db, &q, &h->recall);
     if (rc != AM_OK) return rc;
     const am_recall_result *res = h->recall;
@@ -408,7 +414,7 @@ static int do_recall(scfile *f, const sc_step *st, sc_obs *o, held *h)
 
 static int do_task(scfile *f, const sc_step *st, sc_obs *o, held *h)
 {
-    int rc = am_task_get(f->db, st->user, st->task, &h->task);
+    int rc = am_task_get_as(f->db, st->user, st->task, st->agent, st->role, &h->task);
     if (rc != AM_OK) return rc;
     if (!h->task) return AM_ERROR;
     task_render(h->task, &h->task_text);
@@ -420,8 +426,8 @@ static int do_task(scfile *f, const sc_step *st, sc_obs *o, held *h)
 
 static int do_memories(scfile *f, const sc_step *st, sc_obs *o, held *h)
 {
-    int rc = am_memories(f->db, st->user,
-                         st->all ? AM_LIST_ALL : AM_LIST_ACTIVE, NULL, &h->list);
+    int rc = am_memories_as(f->db, st->user, st->all ? AM_LIST_ALL : AM_LIST_ACTIVE, NULL,
+                            st->agent, st->role, &h->list);
     if (rc != AM_OK) return rc;
     if (!h->list) return AM_ERROR;
     if (!memory_texts(h->list->items, h->list->n, st->all, &h->mem_texts,
@@ -508,6 +514,44 @@ static int do_export(scfile *f, const sc_step *st, sc_obs *o, held *h)
     return AM_OK;
 }
 
+/* config (docs/SCENARIOS_EXT.md): the store is opened again with these
+ * whitelists; what it holds stays (a store in memory cannot be reopened
+ * once written: a config step goes first there). */
+static int do_config(scfile *f, const sc_step *st, sc_buf *err)
+{
+    char *rules = str_dup(st->role_allow);
+    if (!rules) return AM_NOMEM;
+    free(f->role_allow);
+    f->role_allow = rules;
+    if (!f->db) return AM_OK;
+    if (is_memory_url(f->path)) {
+        sc_buf_adds(err, "expected a file store to reopen with the config / got an in-memory "
+                         "store (put the config step first)");
+        return RUNNER_FAIL;
+    }
+    am_close(f->db);
+    f->db = NULL;
+    if (!store_open(f, f->tz, err)) return RUNNER_FAIL;
+    return AM_OK;
+}
+
+/* workspace (docs/SCENARIOS_EXT.md): with doing, done or next, the agent's
+ * entry is written; then the workspace is read for the expectations. */
+static int do_workspace(scfile *f, const sc_step *st, sc_obs *o, held *h)
+{
+    int rc;
+    if ((st->doing || st->done || st->next) &&
+        (rc = am_workspace_put(f->db, st->user, st->task, st->agent, st->doing, st->done,
+                               st->next, NULL)))
+        return rc;
+    am_workspace *w = NULL;
+    if ((rc = am_workspace_get(f->db, st->user, st->task, &w))) return rc;
+    sc_json_text_flatten(w->json, &h->workspace_flat);
+    am_workspace_free(w);
+    o->workspace_text = sc_buf_str(&h->workspace_flat);
+    return AM_OK;
+}
+
 static void held_free(held *h)
 {
     am_recall_free(h->recall);
@@ -518,6 +562,7 @@ static void held_free(held *h)
     free(h->event_texts);
     sc_buf_free(&h->task_text);
     sc_buf_free(&h->export_flat);
+    sc_buf_free(&h->workspace_flat);
     memset(h, 0, sizeof *h);
 }
 
@@ -535,6 +580,8 @@ static int step_exec(scfile *f, const sc_step *st, sc_obs *o, held *h,
     case SC_FORGET: rc = do_forget(f, st); break;
     case SC_FEEDBACK: rc = do_feedback(f, st, err); break;
     case SC_EXPORT: rc = do_export(f, st, o, h); break;
+    case SC_CONFIG: rc = do_config(f, st, err); break;
+    case SC_WORKSPACE: rc = do_workspace(f, st, o, h); break;
     default: rc = AM_MISUSE; break;
     }
     if (rc != AM_OK && rc != RUNNER_FAIL) engine_error(f, rc, err);
@@ -636,7 +683,7 @@ static int run_line(scfile *f, long line, const char *text, size_t len)
         sc_buf_quote(&err, st.at, 0);
         sc_buf_printf(&err, " (am_time_parse: %s)", rc_name(rc));
         report(f, line, step, NULL, 0, sc_buf_str(&err));
-    } else if (!f->db && !store_open(f, tz, &err)) {
+    } else if (st.kind != SC_CONFIG && !f->db && !store_open(f, tz, &err)) {
         report(f, line, "store", NULL, 0, sc_buf_str(&err));
         go_on = 0;
     } else {

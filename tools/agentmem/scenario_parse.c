@@ -233,6 +233,7 @@ int sc_has_zone(const char *iso)
 
 static const char *const kind_names[SC_NKINDS] = {
     "link", "add", "recall", "task", "memories", "forget", "feedback", "export",
+    "config", "workspace",
 };
 
 const char *sc_kind_name(sc_kind k)
@@ -257,12 +258,19 @@ static const struct field_spec {
 #define STR(f, kinds, req) {#f, F_STR, offsetof(sc_step, f), kinds, req}
     STR(at, K_ALL, K_ALL),
     STR(user, K_ALL, KB(SC_LINK) | KB(SC_TASK) | KB(SC_MEMORIES) |
-                         KB(SC_FORGET) | KB(SC_FEEDBACK) | KB(SC_EXPORT)),
+                         KB(SC_FORGET) | KB(SC_FEEDBACK) | KB(SC_EXPORT) | KB(SC_WORKSPACE)),
     STR(channel, KB(SC_LINK) | K_IDENT, KB(SC_LINK)),
     STR(external_id, KB(SC_LINK) | K_IDENT, KB(SC_LINK)),
     STR(session, KB(SC_ADD) | KB(SC_RECALL), KB(SC_ADD)),
-    STR(agent, KB(SC_ADD) | KB(SC_RECALL), 0),
-    STR(task, KB(SC_ADD) | KB(SC_RECALL) | KB(SC_TASK), KB(SC_TASK)),
+    STR(agent, KB(SC_ADD) | KB(SC_RECALL) | KB(SC_TASK) | KB(SC_MEMORIES) | KB(SC_WORKSPACE), 0),
+    STR(task, KB(SC_ADD) | KB(SC_RECALL) | KB(SC_TASK) | KB(SC_WORKSPACE),
+        KB(SC_TASK) | KB(SC_WORKSPACE)),
+    /* docs/SCENARIOS_EXT.md (F28) */
+    STR(role, KB(SC_RECALL) | KB(SC_TASK) | KB(SC_MEMORIES), 0),
+    STR(role_allow, KB(SC_CONFIG), KB(SC_CONFIG)),
+    STR(doing, KB(SC_WORKSPACE), 0),
+    STR(done, KB(SC_WORKSPACE), 0),
+    STR(next, KB(SC_WORKSPACE), 0),
     STR(source, KB(SC_ADD), 0),
     STR(type, KB(SC_ADD), 0),
     STR(domain, KB(SC_ADD) | KB(SC_RECALL), 0),
@@ -304,6 +312,8 @@ static const struct key_spec {
     {"count_min", KB(SC_MEMORIES), V_COUNT},
     {"export_contains", KB(SC_EXPORT), V_STRS},
     {"export_not_contains", KB(SC_EXPORT), V_STRS},
+    {"workspace_contains", KB(SC_WORKSPACE), V_STRS},
+    {"workspace_not_contains", KB(SC_WORKSPACE), V_STRS},
     {"error", K_ALL, V_BOOL},
 };
 
@@ -953,6 +963,9 @@ int sc_check(sc_kind k, const char *key, const json_t *want,
     } else if (strncmp(key, "task_", 5) == 0) {
         one[0] = o->task_text;
         hay_init(&h, "task", one, o->task_text ? 1 : 0);
+    } else if (strncmp(key, "workspace_", 10) == 0) {
+        one[0] = o->workspace_text;
+        hay_init(&h, "workspace", one, o->workspace_text ? 1 : 0);
     } else {
         one[0] = o->export_raw;
         one[1] = o->export_flat;

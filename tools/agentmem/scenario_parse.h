@@ -70,6 +70,8 @@ typedef enum sc_kind {
     SC_FORGET,
     SC_FEEDBACK,
     SC_EXPORT,
+    SC_CONFIG,    /* docs/SCENARIOS_EXT.md: the store's role whitelists */
+    SC_WORKSPACE, /* docs/SCENARIOS_EXT.md: a task's shared workspace */
     SC_NKINDS
 } sc_kind;
 
@@ -93,6 +95,9 @@ typedef struct sc_step {
     const char *user, *channel, *external_id, *session, *agent, *task,
         *source, *type, *domain, *label, *text, *query, *as_of, *scope, *id,
         *target, *action;
+    /* docs/SCENARIOS_EXT.md: the asker's role (recall, task, memories),
+     * the whitelists (config), a workspace entry (workspace) */
+    const char *role, *role_allow, *doing, *done, *next;
     int all;          /* memories: include closed versions */
     int budget;       /* recall: token budget, 0 = engine default */
     /* -1: nothing said about errors; 0: must succeed (expect.error false);
@@ -139,6 +144,7 @@ typedef struct sc_obs {
     long count_active;           /* active memories, -1 unknown */
     const char *export_raw;      /* export JSON as given */
     const char *export_flat;     /* its string leaves, unescaped */
+    const char *workspace_text;  /* the workspace's string leaves; NULL = none */
 } sc_obs;
 
 void sc_obs_init(sc_obs *o);

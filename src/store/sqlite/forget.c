@@ -233,6 +233,9 @@ static int tasks_touched(sq_store *s, const char *uid, int level, const char *id
         "DELETE FROM task_history WHERE user_id=?1"
         " AND task_id IN (SELECT task_id FROM temp.am_forget_tasks)"
         " AND task_id NOT IN (SELECT task_id FROM tasks WHERE user_id=?1)",
+        "DELETE FROM task_workspace WHERE user_id=?1"
+        " AND task_id IN (SELECT task_id FROM temp.am_forget_tasks)"
+        " AND task_id NOT IN (SELECT task_id FROM tasks WHERE user_id=?1)",
         "DELETE FROM temp.am_forget_tasks WHERE task_id NOT IN"
         " (SELECT task_id FROM tasks WHERE user_id=?1)",
         "DELETE FROM task_history WHERE user_id=?1"
@@ -391,6 +394,9 @@ int am__sqlite_forget_grace(am__store *b, const char *uid, int level, const char
         if ((rc = run_uid(s, "DELETE FROM task_history WHERE user_id=?1 AND task_id=?2", uid, id,
                           "forget task")))
             return rc;
+        if ((rc = run_uid(s, "DELETE FROM task_workspace WHERE user_id=?1 AND task_id=?2", uid, id,
+                          "forget task")))
+            return rc;
         /* items scoped to the task go with it */
         char scope[AM_ID_MAX + 8];
         snprintf(scope, sizeof scope, "task:%s", id);
@@ -538,6 +544,7 @@ static int purge_step(sq_store *s, const job *j, am_time now, int *finished)
         "DELETE FROM item_heat WHERE rowid IN (SELECT rowid FROM item_heat WHERE user_id=?1 LIMIT " FORGET_SWEEP ")",
         "DELETE FROM task_history WHERE seq IN (SELECT seq FROM task_history WHERE user_id=?1 LIMIT " FORGET_SWEEP ")",
         "DELETE FROM tasks WHERE rowid IN (SELECT rowid FROM tasks WHERE user_id=?1 LIMIT " FORGET_SWEEP ")",
+        "DELETE FROM task_workspace WHERE rowid IN (SELECT rowid FROM task_workspace WHERE user_id=?1 LIMIT " FORGET_SWEEP ")",
         "DELETE FROM vector_blocks WHERE block IN (SELECT block FROM vector_blocks WHERE user_id=?1 LIMIT " FORGET_BLOCKS ")",
         ("DELETE FROM event_vectors WHERE user_id=?1 AND event_rid IN"
          " (SELECT event_rid FROM event_vectors WHERE user_id=?1 LIMIT " FORGET_SWEEP ")"),

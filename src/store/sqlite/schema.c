@@ -223,6 +223,13 @@ static const char *const migrations[] = {
     "  memory_id TEXT, task_id TEXT, event_id TEXT, key TEXT, detail TEXT,"
     "  other_user TEXT, occurred_at INTEGER);"
     "CREATE INDEX memory_events_user ON memory_events(user_id, seq);"),
+    /* version 16: a task's shared workspace (F28, workspace.c): per agent
+     * what it is doing, has done and does next, a version counted per
+     * entry; the rows live and die with the task (forget.c). */
+    ("CREATE TABLE task_workspace(user_id TEXT NOT NULL, task_id TEXT NOT NULL,"
+    "  agent_id TEXT NOT NULL, doing TEXT NOT NULL DEFAULT '', done TEXT NOT NULL DEFAULT '',"
+    "  next TEXT NOT NULL DEFAULT '', version INTEGER NOT NULL, updated_at INTEGER NOT NULL,"
+    "  PRIMARY KEY(user_id, task_id, agent_id));"),
 };
 #define N_MIGRATIONS (int)(sizeof migrations / sizeof *migrations)
 _Static_assert(sizeof migrations / sizeof *migrations == AM__SCHEMA_VERSION,

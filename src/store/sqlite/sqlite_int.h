@@ -611,6 +611,13 @@ int am__sqlite_events_page(am__store *b, const char *uid, am_time after_at, int6
                            int limit, am__arena *ar, am__event_row **rows, size_t *n);
 int am__sqlite_audit_page(am__store *b, const char *uid, int64_t after_seq, int limit,
                           am__arena *ar, am__audit_row **rows, size_t *n);
+/* workspace.c (F28) */
+int am__sqlite_events_access(am__store *b, const char *uid, am__arena *ar, am__event_row **rows,
+                             size_t *n);
+int am__sqlite_workspace_list(am__store *b, const char *uid, const char *task_id, am__arena *ar,
+                              am__workspace_row **rows, size_t *n);
+int am__sqlite_workspace_put(am__store *b, const char *uid, const char *task_id,
+                             const am__workspace_row *w, am_time at, long *version);
 int am__sqlite_item_reinforce(am__store *b, const char *uid, int64_t item_rid,
                               const char *event_id, am_time at);
 int am__sqlite_item_close(am__store *b, const char *uid, const char *vid,

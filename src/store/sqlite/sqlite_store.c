@@ -222,6 +222,9 @@ static const am__store_vt sqlite_vt = {
     .outbox_since = am__sqlite_outbox_since,
     .outbox_committed = am__sqlite_outbox_committed,
     .outbox_trim = am__sqlite_outbox_trim,
+    .events_access = am__sqlite_events_access,
+    .workspace_list = am__sqlite_workspace_list,
+    .workspace_put = am__sqlite_workspace_put,
 };
 
 int am__store_sqlite_open(const char *path, const am__store_opts *o,

@@ -166,6 +166,13 @@ int am__sqlite_user_merge(am__store *b, const char *from, const char *to)
         "DELETE FROM tasks WHERE user_id = ?1 AND task_id IN (SELECT task_id FROM tasks WHERE user_id = ?2)",
         "UPDATE tasks SET user_id = ?2 WHERE user_id = ?1",
         "UPDATE task_history SET user_id = ?2 WHERE user_id = ?1",
+        /* a joined task keeps the newer entry of an agent in both */
+        ("DELETE FROM task_workspace AS f WHERE f.user_id = ?1 AND EXISTS (SELECT 1 FROM task_workspace t"
+         "  WHERE t.user_id = ?2 AND t.task_id = f.task_id AND t.agent_id = f.agent_id"
+         "  AND t.updated_at >= f.updated_at)"),
+        "DELETE FROM task_workspace WHERE user_id = ?2 AND (task_id, agent_id) IN"
+        "  (SELECT task_id, agent_id FROM task_workspace WHERE user_id = ?1)",
+        "UPDATE task_workspace SET user_id = ?2 WHERE user_id = ?1",
         ("UPDATE events_fts SET uid = ?3,"
          "  doc = '" AM__FTS_TAG "' || ?3 || '" AM__FTS_TAG "' || substr(doc, length(?4) + 3),"
          "  ctx = '" AM__FTS_TAG "' || ?3 || '" AM__FTS_TAG "' || substr(ctx, length(?4) + 3)"

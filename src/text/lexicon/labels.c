@@ -5,10 +5,12 @@
 #include "text/lexicon/lexicon.h"
 
 const am__lex_labels am__lex_labels_zh = {"[记忆]", "[任务状态]", "[相关记录]", "阶段", "状态",
-                                          "备注", "产出", "待决定", "待确认"};
+                                          "备注", "产出", "待决定", "待确认",
+                                          "[协作区]", "正在做", "已完成", "下一步"};
 
 const am__lex_labels am__lex_labels_en = {"[Memory]", "[Task state]", "[Relevant events]", "stage",
-                                          "status", "Note", "Artifact", "Pending", "Unconfirmed"};
+                                          "status", "Note", "Artifact", "Pending", "Unconfirmed",
+                                          "[Workspace]", "doing", "done", "next"};
 
 /* A memory kind, its Chinese and its English label. */
 const char *const am__lex_kind_labels[][3] = {

@@ -61,6 +61,8 @@ typedef struct am__lex_value {
 typedef struct am__lex_labels {
     const char *memory, *task, *events, *stage, *status, *notes, *artifacts,
         *pending, *unconfirmed;
+    /* the task's shared workspace (F28): its title and an entry's parts */
+    const char *workspace, *doing, *done, *next;
 } am__lex_labels;
 
 /* The PII detector's cue tables (text/redact.c, F3).  A secret's name and

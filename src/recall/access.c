@@ -1,0 +1,430 @@
+/*
+ * access.c -- who sees what (access.h): the whitelist spec, the
+ * visibility rules, the hidden events of a user and the filtering store
+ * a scoped recall reads through.
+ */
+#include "recall/access.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------ the spec */
+
+/* [p, e) without spaces at either end */
+static void trim(const char **p, const char **e)
+{
+    while (*p < *e && (**p == ' ' || **p == '\t')) (*p)++;
+    while (*e > *p && ((*e)[-1] == ' ' || (*e)[-1] == '\t' || (*e)[-1] == '\r')) (*e)--;
+}
+
+/* A name of the spec: an id (am__id_check) without the spec's own
+ * separators. */
+static const char *spec_name(am__arena *ar, const char *p, const char *e, const char **why)
+{
+    trim(&p, &e);
+    char *s = am__arena_strndup(ar, p, (size_t)(e - p));
+    if (!s) { *why = "out of memory"; return NULL; }
+    if (strpbrk(s, ",;=")) { *why = "contains one of , ; ="; return NULL; }
+    if ((*why = am__id_check(s))) return NULL;
+    return s;
+}
+
+static int rule_parse(const char *p, const char *e, am__arena *ar, am__role_rule *r, char *err,
+                      size_t cap)
+{
+    const char *why = NULL, *eq = memchr(p, '=', (size_t)(e - p));
+    int len = (int)(e - p > 64 ? 64 : e - p);
+    if (!eq) {
+        snprintf(err, cap, "role_allow: rule \"%.*s\" has no '=' (kind:K=role,... or domain:D=role,...)",
+                 len, p);
+        return AM_INVALID;
+    }
+    const char *t = p, *te = eq;
+    trim(&t, &te);
+    if (te - t > 5 && strncmp(t, "kind:", 5) == 0) r->on_domain = 0, t += 5;
+    else if (te - t > 7 && strncmp(t, "domain:", 7) == 0) r->on_domain = 1, t += 7;
+    else {
+        snprintf(err, cap, "role_allow: rule \"%.*s\" names neither kind:K nor domain:D", len, p);
+        return AM_INVALID;
+    }
+    if (!(r->name = spec_name(ar, t, te, &why))) {
+        snprintf(err, cap, "role_allow: rule \"%.*s\": name %s", len, p, why);
+        return strcmp(why, "out of memory") == 0 ? AM_NOMEM : AM_INVALID;
+    }
+    size_t n = 1;
+    for (const char *c = eq + 1; c < e; c++) n += *c == ',';
+    r->roles = am__arena_alloc(ar, n * sizeof *r->roles);
+    if (!r->roles) return AM_NOMEM;
+    r->n_roles = 0;
+    const char *q = eq + 1, *qe = q;
+    trim(&q, &e);
+    if (q == e) return AM_OK; /* no role at all: shown to no agent */
+    for (;; q = qe + 1) {
+        qe = memchr(q, ',', (size_t)(e - q));
+        if (!qe) qe = e;
+        const char *role = spec_name(ar, q, qe, &why);
+        if (!role) {
+            snprintf(err, cap, "role_allow: rule \"%.*s\": role %s", len, p, why);
+            return strcmp(why, "out of memory") == 0 ? AM_NOMEM : AM_INVALID;
+        }
+        r->roles[r->n_roles++] = role;
+        if (qe == e) return AM_OK;
+    }
+}
+
+int am__role_rules_parse(const char *spec, am__arena *ar, am__role_rules *out, char *err,
+                         size_t cap)
+{
+    memset(out, 0, sizeof *out);
+    if (!spec || !*spec) return AM_OK;
+    if (strlen(spec) > 65536) {
+        snprintf(err, cap, "role_allow: over 65536 bytes");
+        return AM_INVALID;
+    }
+    size_t n = 1;
+    for (const char *c = spec; *c; c++) n += *c == ';' || *c == '\n';
+    out->rule = am__arena_alloc(ar, n * sizeof *out->rule);
+    if (!out->rule) return AM_NOMEM;
+    for (const char *p = spec; *p;) {
+        const char *e = p + strcspn(p, ";\n"), *t = p, *te = e;
+        trim(&t, &te);
+        if (t < te) {
+            am__role_rule *r = &out->rule[out->n];
+            int rc = rule_parse(t, te, ar, r, err, cap);
+            if (rc) return rc;
+            for (size_t i = 0; i < out->n; i++)
+                if (out->rule[i].on_domain == r->on_domain && strcmp(out->rule[i].name, r->name) == 0) {
+                    snprintf(err, cap, "role_allow: %s:%s is given twice", r->on_domain ? "domain" : "kind",
+                             r->name);
+                    return AM_INVALID;
+                }
+            out->n++;
+        }
+        p = *e ? e + 1 : e;
+    }
+    return AM_OK;
+}
+
+/* ------------------------------------------------------------ the rules */
+
+void am__access_init(am__access *a, const char *agent, const char *role,
+                     const am__role_rules *rules)
+{
+    memset(a, 0, sizeof *a);
+    a->agent = agent;
+    a->role = role;
+    a->rules = rules;
+    a->scoped = agent || role;
+}
+
+/* 1 when no rule restricts (kind or domain) name, or the asker's role is
+ * among the roles of the one that does. */
+static int role_allows(const am__access *a, int on_domain, const char *name)
+{
+    if (!a->rules) return 1;
+    for (size_t i = 0; i < a->rules->n; i++) {
+        const am__role_rule *r = &a->rules->rule[i];
+        if (r->on_domain != on_domain || strcmp(r->name, name) != 0) continue;
+        for (size_t k = 0; a->role && k < r->n_roles; k++)
+            if (strcmp(r->roles[k], a->role) == 0) return 1;
+        return 0;
+    }
+    return 1;
+}
+
+static int is_agents_own(const char *source)
+{
+    return source && (strcmp(source, "agent") == 0 || strcmp(source, "tool") == 0);
+}
+
+int am__access_event_visible(const am__access *a, const char *source, const char *agent,
+                             const char *domain)
+{
+    if (!a->scoped) return 1;
+    if (is_agents_own(source) && (!a->agent || !agent || strcmp(agent, a->agent) != 0)) return 0;
+    return !domain || role_allows(a, 1, domain);
+}
+
+int am__access_item_visible(const am__access *a, const char *kind, const char *scope)
+{
+    if (!a->scoped) return 1;
+    if (kind && !role_allows(a, 0, kind)) return 0;
+    return !scope || strncmp(scope, "domain:", 7) != 0 || role_allows(a, 1, scope + 7);
+}
+
+static int cmp_str(const void *x, const void *y)
+{
+    return strcmp(*(const char *const *)x, *(const char *const *)y);
+}
+
+int am__access_load(am__access *a, am__store *s, const char *uid, am__arena *ar)
+{
+    a->hidden = NULL;
+    a->hidden_ids = NULL;
+    a->n_hidden = 0;
+    if (!a->scoped) return AM_OK;
+    am__event_row *rows;
+    size_t n;
+    int rc = s->vt->events_access(s, uid, ar, &rows, &n);
+    if (rc) return rc;
+    a->hidden = am__arena_alloc(ar, (n + 1) * sizeof *a->hidden);
+    a->hidden_ids = am__arena_alloc(ar, (n + 1) * sizeof *a->hidden_ids);
+    if (!a->hidden || !a->hidden_ids) return AM_NOMEM;
+    for (size_t i = 0; i < n; i++) /* by rid: a->hidden stays sorted */
+        if (!am__access_event_visible(a, rows[i].source, rows[i].agent_id, rows[i].domain)) {
+            a->hidden_ids[a->n_hidden] = rows[i].id;
+            a->hidden[a->n_hidden++] = rows[i].rid;
+        }
+    if (a->n_hidden > 1) qsort(a->hidden_ids, a->n_hidden, sizeof *a->hidden_ids, cmp_str);
+    return AM_OK;
+}
+
+int am__access_hides_rid(const am__access *a, int64_t rid)
+{
+    size_t lo = 0, hi = a->n_hidden;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (a->hidden[mid] < rid) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < a->n_hidden && a->hidden[lo] == rid;
+}
+
+int am__access_hides_id(const am__access *a, const char *event_id)
+{
+    if (!event_id || !a->n_hidden) return 0;
+    return bsearch(&event_id, a->hidden_ids, a->n_hidden, sizeof *a->hidden_ids, cmp_str) != NULL;
+}
+
+/* A JSON array of task entries without those of another agent: arr
+ * itself when none goes. */
+static const char *entries_filter(const am__access *a, am__arena *ar, const char *arr)
+{
+    if (!arr || !strstr(arr, "\"agent\"")) return arr; /* nobody's own entry */
+    json_error_t e;
+    json_t *v = json_loads(arr, 0, &e);
+    if (!json_is_array(v)) {
+        json_decref(v);
+        return arr;
+    }
+    size_t i = 0, dropped = 0;
+    while (i < json_array_size(v)) {
+        const char *agent = json_string_value(json_object_get(json_array_get(v, i), "agent"));
+        if (agent && (!a->agent || strcmp(agent, a->agent) != 0)) {
+            json_array_remove(v, i);
+            dropped++;
+        } else {
+            i++;
+        }
+    }
+    const char *out = arr;
+    if (dropped) {
+        char *s = json_dumps(v, JSON_COMPACT | JSON_PRESERVE_ORDER);
+        out = s ? am__arena_strdup(ar, s) : NULL;
+        free(s);
+    }
+    json_decref(v);
+    return out;
+}
+
+int am__access_task(const am__access *a, am__arena *ar, am__task_row *t)
+{
+    if (!a->scoped) return AM_OK;
+    if (!(t->notes = entries_filter(a, ar, t->notes))) return AM_NOMEM;
+    if (!(t->pending = entries_filter(a, ar, t->pending))) return AM_NOMEM;
+    if (!(t->artifacts = entries_filter(a, ar, t->artifacts))) return AM_NOMEM;
+    return AM_OK;
+}
+
+void am__access_history(const am__access *a, am__task_change_row *rows, size_t *n)
+{
+    if (!a->scoped || !a->n_hidden) return;
+    size_t m = 0;
+    for (size_t i = 0; i < *n; i++)
+        if (!am__access_hides_id(a, rows[i].event_id)) rows[m++] = rows[i];
+    *n = m;
+}
+
+/* ------------------------------------------------------------ the store */
+
+#define AS(b) ((am__access_store *)(b))
+#define INNER(b) (AS(b)->inner)
+
+/* rows[0..*n) without the hidden ones */
+static void rows_keep(const am__access *a, am__event_row *rows, size_t *n)
+{
+    size_t m = 0;
+    for (size_t i = 0; i < *n; i++)
+        if (!am__access_hides_rid(a, rows[i].rid)) rows[m++] = rows[i];
+    *n = m;
+}
+
+static const char *as_errmsg(am__store *b) { return INNER(b)->vt->errmsg(INNER(b)); }
+static int as_begin_read(am__store *b) { return INNER(b)->vt->begin_read(INNER(b)); }
+static int as_end_read(am__store *b) { return INNER(b)->vt->end_read(INNER(b)); }
+static int as_user_exists(am__store *b, const char *uid)
+{
+    return INNER(b)->vt->user_exists(INNER(b), uid);
+}
+static int as_search_begin(am__store *b) { return INNER(b)->vt->search_begin(INNER(b)); }
+static int as_search_end(am__store *b, int rc) { return INNER(b)->vt->search_end(INNER(b), rc); }
+static int as_user_rows(am__store *b, const char *uid, int64_t *n)
+{
+    return INNER(b)->vt->user_rows(INNER(b), uid, n);
+}
+static int as_term_docs(am__store *b, const char *uid, const char *const *terms, size_t n_terms,
+                        double *df, int64_t *n_rows)
+{
+    return INNER(b)->vt->term_docs(INNER(b), uid, terms, n_terms, df, n_rows);
+}
+
+/* The hidden rows leave the hits, and with hidden events in the history
+ * the context column counts no more (it may hold their words). */
+static int as_postings(am__store *b, const char *uid, const char *const *terms, size_t n_terms,
+                       am_time from, am_time to, int64_t n_rows, am__arena *ar, am__hits *out,
+                       double *df)
+{
+    const am__access *a = AS(b)->acc;
+    int rc = INNER(b)->vt->postings(INNER(b), uid, terms, n_terms, from, to, n_rows, ar, out, df);
+    if (rc || !a->n_hidden) return rc;
+    size_t m = 0;
+    for (size_t i = 0; i < out->n; i++) {
+        const am__hit *h = &out->hit[i];
+        int own_words = 0; /* a row found by its context alone goes */
+        for (uint32_t k = 0; k < h->n_tf; k++) {
+            own_words |= out->tf[h->first + k].tf[0] != 0;
+            out->tf[h->first + k].tf[1] = 0;
+        }
+        if (own_words && !am__access_hides_rid(a, h->rid)) out->hit[m++] = *h;
+    }
+    out->n = m;
+    return AM_OK;
+}
+
+static int as_rows_get(am__store *b, const char *uid, const int64_t *rids, size_t n,
+                       am__arena *ar, am__event_row *rows, unsigned char *found)
+{
+    int rc = INNER(b)->vt->rows_get(INNER(b), uid, rids, n, ar, rows, found);
+    for (size_t i = 0; !rc && i < n; i++)
+        if (am__access_hides_rid(AS(b)->acc, rids[i])) found[i] = 0;
+    return rc;
+}
+
+static int as_events_recent(am__store *b, const char *uid, const char *session, const char *task,
+                            am_time before, int limit, am__arena *ar, am__event_row **rows,
+                            size_t *n)
+{
+    int rc = INNER(b)->vt->events_recent(INNER(b), uid, session, task, before, limit, ar, rows, n);
+    if (!rc) rows_keep(AS(b)->acc, *rows, n);
+    return rc;
+}
+
+static int as_vec_scan(am__store *b, const char *uid, const char *embedder_id, const float *q,
+                       int dim, am_time to, int limit, int exact_max, am__arena *ar,
+                       am__event_row **rows, size_t *n)
+{
+    int rc = INNER(b)->vt->vec_scan(INNER(b), uid, embedder_id, q, dim, to, limit, exact_max, ar,
+                                    rows, n);
+    if (!rc) rows_keep(AS(b)->acc, *rows, n);
+    return rc;
+}
+
+static int as_pii_events(am__store *b, const char *uid, const char *type, am_time to, int limit,
+                         am__arena *ar, int64_t **rids, const char ***originals, size_t *n)
+{
+    int rc = INNER(b)->vt->pii_events(INNER(b), uid, type, to, limit, ar, rids, originals, n);
+    if (rc) return rc;
+    size_t m = 0;
+    for (size_t i = 0; i < *n; i++)
+        if (!am__access_hides_rid(AS(b)->acc, (*rids)[i])) {
+            (*rids)[m] = (*rids)[i];
+            (*originals)[m++] = (*originals)[i];
+        }
+    *n = m;
+    return AM_OK;
+}
+
+static int as_events_dated(am__store *b, const char *uid, const int64_t *rids, size_t n,
+                           unsigned char *dated)
+{
+    return INNER(b)->vt->events_dated(INNER(b), uid, rids, n, dated);
+}
+
+static int as_entity_counts(am__store *b, const char *uid, const char *type, int limit,
+                            am__arena *ar, const char ***norms, long **counts, size_t *n)
+{
+    return INNER(b)->vt->entity_counts(INNER(b), uid, type, limit, ar, norms, counts, n);
+}
+
+static int as_task_get(am__store *b, const char *uid, const char *task_id, am__arena *ar,
+                       am__task_row *out)
+{
+    int rc = INNER(b)->vt->task_get(INNER(b), uid, task_id, ar, out);
+    return rc ? rc : am__access_task(AS(b)->acc, ar, out);
+}
+
+static int as_task_history(am__store *b, const char *uid, const char *task_id, am__arena *ar,
+                           am__task_change_row **rows, size_t *n)
+{
+    int rc = INNER(b)->vt->task_history(INNER(b), uid, task_id, ar, rows, n);
+    if (!rc) am__access_history(AS(b)->acc, *rows, n);
+    return rc;
+}
+
+static int as_items_list(am__store *b, const char *uid, int which, am_time at, am__arena *ar,
+                         am__item_row **rows, size_t *n)
+{
+    int rc = INNER(b)->vt->items_list(INNER(b), uid, which, at, ar, rows, n);
+    if (rc) return rc;
+    size_t m = 0;
+    for (size_t i = 0; i < *n; i++)
+        if (am__access_item_visible(AS(b)->acc, (*rows)[i].kind, (*rows)[i].scope))
+            (*rows)[m++] = (*rows)[i];
+    *n = m;
+    return AM_OK;
+}
+
+static int as_item_sources(am__store *b, const char *uid, int64_t item_rid, am__arena *ar,
+                           const char ***ids, size_t *n)
+{
+    return INNER(b)->vt->item_sources(INNER(b), uid, item_rid, ar, ids, n);
+}
+
+static int as_workspace_list(am__store *b, const char *uid, const char *task_id, am__arena *ar,
+                             am__workspace_row **rows, size_t *n)
+{
+    return INNER(b)->vt->workspace_list(INNER(b), uid, task_id, ar, rows, n);
+}
+
+static const am__store_vt access_vt = {
+    .name = "access",
+    .errmsg = as_errmsg,
+    .begin_read = as_begin_read,
+    .end_read = as_end_read,
+    .user_exists = as_user_exists,
+    .search_begin = as_search_begin,
+    .search_end = as_search_end,
+    .user_rows = as_user_rows,
+    .term_docs = as_term_docs,
+    .postings = as_postings,
+    .rows_get = as_rows_get,
+    .events_recent = as_events_recent,
+    .vec_scan = as_vec_scan,
+    .pii_events = as_pii_events,
+    .events_dated = as_events_dated,
+    .entity_counts = as_entity_counts,
+    .task_get = as_task_get,
+    .task_history = as_task_history,
+    .items_list = as_items_list,
+    .item_sources = as_item_sources,
+    .workspace_list = as_workspace_list,
+};
+
+void am__access_store_init(am__access_store *p, am__store *inner, const am__access *acc)
+{
+    p->base.vt = &access_vt;
+    p->inner = inner;
+    p->acc = acc;
+}
