@@ -49,6 +49,15 @@ typedef struct am__task_row {
     const char *task_id, *name, *stage, *status;
     const char *artifacts, *pending, *notes; /* JSON arrays */
     am_time created_at, updated_at;
+    /* rounds (perceive/round.c): the current round's number, start and
+     * the zone offset of its start (its period's calendar), the task's
+     * period ("week", ...; NULL: not periodic) and the ended rounds (a
+     * JSON array, oldest first) */
+    int round;
+    am_time round_at;
+    int round_tz;
+    const char *period;
+    const char *rounds;
 } am__task_row;
 
 typedef struct am__task_change_row {
@@ -444,6 +453,6 @@ int am__store_sqlite_open(const char *path, const am__store_opts *o,
 
 /* The schema version this library writes and reads: the number of
  * migrations (store/sqlite/schema.c asserts it). */
-#define AM__SCHEMA_VERSION 13
+#define AM__SCHEMA_VERSION 14
 
 #endif

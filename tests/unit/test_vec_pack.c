@@ -565,6 +565,11 @@ static void test_bits_scan(void)
                                   "DROP TABLE forget_jobs; DROP INDEX tombstones_user;" /* v13 */
                                   "ALTER TABLE tombstones DROP COLUMN purged_at;"
                                   "DELETE FROM meta WHERE key = 'forget_key';"
+                                  "ALTER TABLE tasks DROP COLUMN round;"
+                                  "ALTER TABLE tasks DROP COLUMN round_at;"
+                                  "ALTER TABLE tasks DROP COLUMN round_tz;"
+                                  "ALTER TABLE tasks DROP COLUMN period;"
+                                  "ALTER TABLE tasks DROP COLUMN rounds;" /* v14 */
                                   "UPDATE meta SET value = '5' WHERE key = 'schema_version'",
                               NULL, NULL, NULL),
                  SQLITE_OK);
