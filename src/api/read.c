@@ -204,7 +204,7 @@ static int task_build(am_db *db, const char *uid, am__arena *ar, const am__task_
     t->created_at = r->created_at;
     t->updated_at = r->updated_at;
     t->round = r->round > 0 ? r->round : 1;
-    t->round_started_at = r->round_at;
+    t->round_started_at = r->round_from;
     t->period = r->period;
     t->rounds_json = r->rounds ? r->rounds : "[]";
     am__task_change_row *h;

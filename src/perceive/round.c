@@ -144,7 +144,7 @@ int am__round_archive(am__arena *ar, am__task_row *t, am_time ended_at, const ch
     if (!empty && n >= 2) am__buf_addc(&b, ',');
     char ts[32];
     am__buf_printf(&b, "{\"round\":%d,\"started_at\":\"%s\"", t->round > 0 ? t->round : 1,
-                   am__time_format(t->round_at, t->round_tz, ts));
+                   am__time_format(t->round_from, t->round_tz, ts));
     am__buf_printf(&b, ",\"ended_at\":\"%s\",\"end\":", am__time_format(ended_at, t->round_tz, ts));
     am__buf_json_str(&b, end);
     am__buf_adds(&b, ",\"stage\":");
@@ -165,7 +165,7 @@ int am__round_archive(am__arena *ar, am__task_row *t, am_time ended_at, const ch
 void am__round_start(am__task_row *t, am_time at, int tz_minutes)
 {
     t->round = (t->round > 0 ? t->round : 1) + 1;
-    t->round_at = at;
+    t->round_from = t->round_at = at;
     t->round_tz = tz_minutes;
     t->stage = "collecting";
     t->status = "active";

@@ -84,7 +84,7 @@ void am__perceive_task_init(am__task_row *t, const char *task_id, am_time create
     t->artifacts = t->pending = t->notes = t->rounds = "[]";
     t->created_at = created_at;
     t->round = 1;
-    t->round_at = created_at;
+    t->round_from = t->round_at = created_at;
     t->period = id_period(task_id);
 }
 

@@ -101,7 +101,7 @@ static int add_task_events(const am__recall_state *st, const am__recall_env *env
             round_start = h[i].at;
     /* a later round began after it (a new period, a reopened task):
      * events before that are the earlier rounds' */
-    am_time began = task->round > 1 ? task->round_at : AM_TIME_NONE;
+    am_time began = task->round > 1 ? task->round_from : AM_TIME_NONE;
     if (began != AM_TIME_NONE && (round_start == AM_TIME_NONE || began > round_start))
         round_start = began - 1;
     am__event_row *rows;

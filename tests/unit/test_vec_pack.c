@@ -566,6 +566,7 @@ static void test_bits_scan(void)
                                   "ALTER TABLE tombstones DROP COLUMN purged_at;"
                                   "DELETE FROM meta WHERE key = 'forget_key';"
                                   "ALTER TABLE tasks DROP COLUMN round;"
+                                  "ALTER TABLE tasks DROP COLUMN round_from;"
                                   "ALTER TABLE tasks DROP COLUMN round_at;"
                                   "ALTER TABLE tasks DROP COLUMN round_tz;"
                                   "ALTER TABLE tasks DROP COLUMN period;"

@@ -186,16 +186,17 @@ static const char *const migrations[] = {
     "CREATE INDEX tombstones_user ON tombstones(user_id, level);"
     "INSERT OR IGNORE INTO meta(key, value) VALUES('forget_key', lower(hex(randomblob(32))));"),
     /* version 14: rounds of a task (perceive/round.c): the current round's
-     * number, start and zone offset, the period a recurring task names,
+     * number, start, period anchor and its zone offset, the period a recurring task names,
      * and the ended rounds (their stage, status, notes and artifacts) as a
      * JSON array.  A task written before is in its first round, started
      * when it was created. */
     ("ALTER TABLE tasks ADD COLUMN round INTEGER NOT NULL DEFAULT 1;"
+    "ALTER TABLE tasks ADD COLUMN round_from INTEGER;"
     "ALTER TABLE tasks ADD COLUMN round_at INTEGER;"
     "ALTER TABLE tasks ADD COLUMN round_tz INTEGER NOT NULL DEFAULT 0;"
     "ALTER TABLE tasks ADD COLUMN period TEXT;"
     "ALTER TABLE tasks ADD COLUMN rounds TEXT NOT NULL DEFAULT '[]';"
-    "UPDATE tasks SET round_at = created_at;"),
+    "UPDATE tasks SET round_from = created_at, round_at = created_at;"),
 };
 #define N_MIGRATIONS (int)(sizeof migrations / sizeof *migrations)
 _Static_assert(sizeof migrations / sizeof *migrations == AM__SCHEMA_VERSION,
