@@ -75,7 +75,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memset(&ev, 0, sizeof ev);
     ev.content = part[2];
     ev.occurred_at = 1741161600000LL;
-    am__task_row task = {"t1", part[3], part[4], "active", part[5], part[6], part[7], 0, 0};
+    am__task_row task = {"t1", part[3], part[4], "active", part[5], part[6], part[7], 0, 0,
+                         1, 0, 0, 0, NULL, "[]"};
     am__workspace_row ws = {part[1], part[2], part[3], part[4], 1, 0};
     for (int lang = 0; lang < 2; lang++) {
         am__render_in ri = {lang ? AM_LANG_ZH : AM_LANG_EN, &si, 1, &ev, 1, &task, 4000, 4000,

@@ -427,6 +427,16 @@ typedef struct am_task {
     am_time created_at, updated_at;
     am_task_change *history;
     size_t n_history;
+    /* rounds of the task (a one-off applies to its round only): the
+     * current round's number (1 first), start and the task's period
+     * ("day", "week", "month", "quarter", "year"; NULL: not periodic), and
+     * the ended rounds as a JSON array, oldest first, each {"round",
+     * "started_at", "ended_at", "end" (period, done, cancelled), "stage",
+     * "status", "notes", "artifacts", "pending"} */
+    int round;
+    am_time round_started_at;
+    const char *period;
+    const char *rounds_json;
 } am_task;
 
 /* ---------------------------------------------------------------- read */

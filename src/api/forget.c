@@ -105,6 +105,7 @@ static int task_replay(am_db *db, const char *uid, const char *task_id, am__aren
     am__perceive_task_init(t, old.task_id, old.created_at);
     t->name = old.name;
     t->updated_at = old.updated_at;
+    if (n) t->round_tz = rows[0].tz_minutes; /* the first round's calendar, as written */
     am__perceive x;
     memset(&x, 0, sizeof x);
     x.w = (am__wctx){s, db->text, &db->ulid, &db->cfg.rank, ar, uid, am__db_now(db), NULL, 0};

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "api/db_int.h"
+#include "perceive/task.h"
 #include "recall/pipeline.h"
 #include "semantic/merge.h"
 #include "text/entities.h"
@@ -168,6 +169,10 @@ static void json_task(am__buf *b, const am_task *t)
     json_raw(b, "notes", t->notes_json, 1);
     json_time(b, "created_at", t->created_at, 1);
     json_time(b, "updated_at", t->updated_at, 1);
+    am__buf_printf(b, ",\"round\":%d", t->round);
+    json_time(b, "round_started_at", t->round_started_at, 1);
+    json_kv(b, "period", t->period, 1);
+    json_raw(b, "rounds", t->rounds_json ? t->rounds_json : "[]", 1);
     am__buf_adds(b, ",\"history\":[");
     for (size_t i = 0; i < t->n_history; i++) {
         const am_task_change *c = &t->history[i];
@@ -198,6 +203,10 @@ static int task_build(am_db *db, const am__access *acc, const char *uid, am__are
     t->notes_json = r->notes;
     t->created_at = r->created_at;
     t->updated_at = r->updated_at;
+    t->round = r->round > 0 ? r->round : 1;
+    t->round_started_at = r->round_from;
+    t->period = r->period;
+    t->rounds_json = r->rounds ? r->rounds : "[]";
     am__task_change_row *h;
     size_t n;
     int rc = db->store->vt->task_history(db->store, uid, r->task_id, ar, &h, &n);
@@ -424,6 +433,9 @@ int am_task_get_as(am_db *db, const char *user_id, const char *task_id, const ch
     rc = db->store->vt->task_get(db->store, user_id, task_id, &box->ar, &row);
     if (rc == AM_OK) rc = am__access_load(&acc, db->store, user_id, &box->ar);
     if (rc == AM_OK) rc = am__access_task(&acc, &box->ar, &row);
+    /* as it stands now: a periodic task's ended period shows its next
+     * round (perceive/round.c) */
+    if (rc == AM_OK) rc = am__round_view(&box->ar, &row, am__db_now(db), 0);
     am_task *t = NULL;
     if (rc == AM_OK) rc = task_build(db, &acc, user_id, &box->ar, &row, &t);
     if (rc == AM_OK) {

@@ -14,6 +14,7 @@
  * an event is either fully written (row, index, entities, task change,
  * items, audit) or not at all.
  */
+#include <jansson.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -178,10 +179,142 @@ int am__db_distill(am_db *db, const char *s, size_t n, am__distill *prev, am__di
     if (!rc) {
         am__distill_sentence(norm.p ? norm.p : "", norm.len, d);
         am__distill_follow(norm.p ? norm.p : "", norm.len, prev, d);
+        d->ref = am__distill_reference(norm.p ? norm.p : "", norm.len);
         *prev = *d;
     }
     am__buf_free(&norm);
     return rc;
+}
+
+/* The conversation's latest events before this one (its session's, else
+ * its task's), newest first, at most 20. */
+static int recent_turns(wctx_ex *x, am__event_row **rows, size_t *n)
+{
+    am__wctx *w = &x->p.w;
+    const am__event_row *ev = x->p.ev;
+    *n = 0;
+    *rows = NULL;
+    if (!ev->session_id && !ev->task_id) return AM_OK;
+    int rc = w->store->vt->events_recent(w->store, w->uid, ev->session_id,
+                                         ev->session_id ? NULL : ev->task_id, AM_TIME_NONE, 21,
+                                         w->ar, rows, n);
+    if (rc) return rc;
+    size_t m = 0;
+    for (size_t i = 0; i < *n; i++)
+        if (strcmp((*rows)[i].id, ev->id) != 0 && strcmp((*rows)[i].type, "task_switch") != 0 &&
+            (*rows)[i].occurred_at <= ev->occurred_at)
+            (*rows)[m++] = (*rows)[i];
+    *n = m;
+    return AM_OK;
+}
+
+/* The content of the one-off said last in this conversation: the task's
+ * current round's latest one-off note, else the latest one-off sentence of
+ * the recent turns; NULL when there is none. */
+static int last_one_off(wctx_ex *x, const am__event_row *rows, size_t n, const char **out)
+{
+    *out = NULL;
+    if (x->p.task && x->p.task->notes) {
+        json_error_t e;
+        json_t *a = json_loads(x->p.task->notes, 0, &e);
+        size_t i;
+        json_t *v;
+        json_array_foreach(a, i, v) {
+            const char *kind = json_string_value(json_object_get(v, "kind"));
+            const char *text = json_string_value(json_object_get(v, "text"));
+            if (kind && text && strcmp(kind, "one_off") == 0) *out = text;
+        }
+        if (*out && !(*out = am__arena_strdup(x->p.w.ar, *out))) {
+            json_decref(a);
+            return AM_NOMEM;
+        }
+        json_decref(a);
+        if (*out) return AM_OK;
+    }
+    for (size_t i = 0; i < n && !*out; i++) {
+        if (strcmp(rows[i].source, "user") != 0) continue;
+        am__distill prev, d;
+        memset(&prev, 0, sizeof prev);
+        int rc = am__db_distill(x->db, rows[i].content, strlen(rows[i].content), &prev, &d);
+        if (rc) return rc;
+        if (d.action == AM__D_ONE_OFF) *out = rows[i].content;
+    }
+    return AM_OK;
+}
+
+/* Content stated as a lasting item (the one-off made lasting, the turn to
+ * remember), with the cue sentence as its provenance. */
+static int put_lasting(wctx_ex *x, const char *content, const char *cue, const char *rule,
+                       am__distill *d, int *outcome, char *lineage)
+{
+    am_db *db = x->db;
+    am__buf norm, v;
+    am__buf_init(&norm, &db->alloc);
+    am__buf_init(&v, &db->alloc);
+    int rc = am__text_normalize(db->text, content, strlen(content), &norm);
+    if (!rc) {
+        am__distill_lasting(norm.p ? norm.p : "", norm.len, rule, d);
+        am__buf_adds(&v, "{\"statement\":");
+        am__buf_json_str(&v, content);
+        am__buf_adds(&v, ",\"cue\":");
+        am__buf_json_str(&v, cue);
+        am__buf_printf(&v, ",\"rule\":\"%s\",\"lang\":\"%s\"}", rule,
+                       am__text_lang(content, strlen(content)) >= AM_LANG_ZH ? "zh" : "en");
+        const char *value = v.oom ? NULL : am__arena_strndup(x->p.w.ar, v.p, v.len);
+        if (!value) rc = AM_NOMEM;
+        else {
+            am__statement st = {d->kind, d->key, x->scope, content, value, d->confidence,
+                                x->p.ev->id};
+            rc = am__semantic_put(&x->p.w, &st, outcome, lineage);
+        }
+    }
+    am__buf_free(&norm);
+    am__buf_free(&v);
+    return rc;
+}
+
+/* A reference-only sentence: what it points at, in the conversation. */
+static int on_reference(wctx_ex *x, int ref, const char *sentence, am__distill *d, int *outcome,
+                        char *lineage)
+{
+    am__event_row *rows;
+    size_t n;
+    int rc = recent_turns(x, &rows, &n);
+    if (rc) return rc;
+    *outcome = AM__M_NOTHING;
+    if (ref == AM__REF_RETRACT) {
+        const char **ids = am__arena_alloc(x->p.w.ar, (n + 1) * sizeof *ids);
+        if (!ids) return AM_NOMEM;
+        for (size_t i = 0; i < n; i++) ids[i] = rows[i].id;
+        d->rule = "ref_retract";
+        rc = am__semantic_invalidate_recent(&x->p.w, ids, n, x->scope, outcome, lineage);
+        if (!rc && *outcome == AM__M_INVALIDATED) x->info->memories_invalidated++;
+        return rc;
+    }
+    const char *content = NULL;
+    if (ref == AM__REF_PROMOTE) {
+        if ((rc = last_one_off(x, rows, n, &content))) return rc;
+    } else {
+        /* the preceding turn, the agent's or the user's own (not another
+         * bare reference) */
+        for (size_t i = 0; i < n && !content; i++) {
+            am__buf nb;
+            am__buf_init(&nb, &x->db->alloc);
+            rc = am__text_normalize(x->db->text, rows[i].content, strlen(rows[i].content), &nb);
+            int bare = !rc && am__distill_reference(nb.p ? nb.p : "", nb.len);
+            am__buf_free(&nb);
+            if (rc) return rc;
+            if (!bare) content = rows[i].content;
+            else break;
+        }
+    }
+    if (!content) return AM_OK;
+    rc = put_lasting(x, content, sentence, ref == AM__REF_PROMOTE ? "ref_promote" : "ref_remember",
+                     d, outcome, lineage);
+    if (rc) return rc;
+    if (*outcome == AM__M_CREATED) x->info->memories_created++;
+    else if (*outcome != AM__M_NOTHING) x->info->memories_updated++;
+    return AM_OK;
 }
 
 static int on_sentence(void *ctx, const char *s, size_t n)
@@ -196,7 +329,15 @@ static int on_sentence(void *ctx, const char *s, size_t n)
     if (!sentence) { rc = AM_NOMEM; goto out; }
     int outcome = 0;
     char lineage[27] = "", ikey[AM__KEY_MAX] = "";
-    switch (d.action) {
+    if (d.ref) {
+        /* "以后都这样", "no need to do that anymore", "记住这个": the
+         * sentence is about what was just said, never an item itself */
+        if ((rc = on_reference(x, d.ref, sentence, &d, &outcome, lineage))) goto out;
+        d.action = outcome == AM__M_INVALIDATED ? AM__D_INVALIDATE
+                   : outcome && outcome != AM__M_NOTHING ? AM__D_PERSIST
+                                                         : AM__D_NONE;
+        if (d.action > x->strongest) x->strongest = d.action;
+    } else switch (d.action) {
     case AM__D_PERSIST: {
         am__buf v;
         am__buf_init(&v, &db->alloc);

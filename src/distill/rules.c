@@ -230,3 +230,69 @@ void am__distill_follow(const char *norm, size_t n, const am__distill *prev,
     out->confidence = prev->confidence - 0.05;
     make_key(norm, n, out->kind, out->key);
 }
+
+/* ---------------------------------------------------------- references */
+
+/* Bytes of the filler word at s[0..n), or 0: ASCII fillers as whole words. */
+static size_t filler_at(const char *s, size_t n)
+{
+    size_t best = 0;
+    for (size_t i = 0; am__lex_distill_ref_fillers[i]; i++) {
+        const char *f = am__lex_distill_ref_fillers[i];
+        size_t m = strlen(f);
+        if (m > n || m <= best || memcmp(s, f, m) != 0) continue;
+        int ascii = (unsigned char)f[0] < 0x80;
+        if (ascii && m < n && ((s[m] | 0x20) >= 'a' && (s[m] | 0x20) <= 'z')) continue;
+        best = m;
+    }
+    return best;
+}
+
+/* 1 when s[0..n) holds nothing but spaces, punctuation and fillers. */
+static int only_fillers(const char *s, size_t n)
+{
+    size_t p = 0;
+    while (p < n) {
+        uint32_t cp;
+        int l = am__utf8_decode(s + p, n - p, &cp);
+        int punct = cp < 0x80 ? !((cp | 0x20) >= 'a' && (cp | 0x20) <= 'z') &&
+                                    !(cp >= '0' && cp <= '9') && cp != '\''
+                              : (cp >= 0x2000 && cp <= 0x206F) || (cp >= 0x3000 && cp <= 0x303F) ||
+                                    (cp >= 0xFF01 && cp <= 0xFF0F) ||
+                                    (cp >= 0xFF1A && cp <= 0xFF20) || cp == 0xFF5E;
+        if (punct) {
+            p += (size_t)l;
+            continue;
+        }
+        size_t f = filler_at(s + p, n - p);
+        if (!f) return 0;
+        p += f;
+    }
+    return 1;
+}
+
+int am__distill_reference(const char *norm, size_t n)
+{
+    static const struct { const am__cue *cues; int ref; } kinds[] = {
+        {am__lex_distill_ref_retract, AM__REF_RETRACT},
+        {am__lex_distill_ref_promote, AM__REF_PROMOTE},
+        {am__lex_distill_ref_remember, AM__REF_REMEMBER},
+    };
+    if (n == 0 || n > 160) return AM__REF_NONE;
+    for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
+        am__cue_hit h;
+        if (!am__cue_scan(norm, n, kinds[k].cues, NULL, AM__CUE_FIRST, &h)) continue;
+        if (only_fillers(norm, h.at) && only_fillers(norm + h.end, n - h.end)) return kinds[k].ref;
+    }
+    return AM__REF_NONE;
+}
+
+void am__distill_lasting(const char *norm, size_t n, const char *rule, am__distill *out)
+{
+    memset(out, 0, sizeof *out);
+    out->action = AM__D_PERSIST;
+    out->kind = kind_of(norm, n);
+    out->rule = rule;
+    out->confidence = strcmp(out->kind, "profile") == 0 ? 0.8 : 0.85;
+    make_key(norm, n, out->kind, out->key);
+}

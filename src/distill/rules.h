@@ -39,6 +39,8 @@ typedef struct am__distill {
     double confidence;   /* initial confidence (PERSIST) */
     const char *rule;    /* name of the rule that fired, for logs */
     const char *guard;   /* name of the guard that stopped a rule, or NULL */
+    int ref;             /* AM__REF_*: the sentence only refers to what was
+                            just said (set by the write path) */
 } am__distill;
 
 /* Classify one sentence.  `norm` is its NFKC + case-folded form. */
@@ -49,5 +51,23 @@ void am__distill_sentence(const char *norm, size_t n, am__distill *out);
  * names a known attribute and no rule or guard fired on it.  Updates *out. */
 void am__distill_follow(const char *norm, size_t n, const am__distill *prev,
                         am__distill *out);
+
+/* A sentence whose content is only a reference to what was just said:
+ * a cue of text/lexicon/distill_cues.c (am__lex_distill_ref_*) and
+ * nothing else but punctuation and fillers ("好的，以后都这样吧", "ok,
+ * no need to do that anymore").  AM__REF_PROMOTE: the preceding one-off
+ * becomes lasting; AM__REF_RETRACT: the rule stated last is withdrawn;
+ * AM__REF_REMEMBER: the preceding turn is kept.  What they point at is
+ * found by the write path (api/write.c, semantic/merge.c). */
+#define AM__REF_NONE 0
+#define AM__REF_PROMOTE 1
+#define AM__REF_RETRACT 2
+#define AM__REF_REMEMBER 3
+int am__distill_reference(const char *norm, size_t n);
+
+/* The text (normalised) stated as a lasting item, whatever its wording:
+ * kind, logical key and initial confidence as a long-term statement of
+ * it would get; action PERSIST, rule as given. */
+void am__distill_lasting(const char *norm, size_t n, const char *rule, am__distill *out);
 
 #endif

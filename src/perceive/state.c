@@ -72,6 +72,22 @@ static int record_change(am__perceive *x, const char *field, const char *old_v,
     return x->w.store->vt->task_change_add(x->w.store, x->w.uid, &c);
 }
 
+/* The period a task id names ("weekly-report", "月报", "daily_standup"):
+ * the id with its separators as spaces, ASCII folded. */
+static const char *id_period(const char *id)
+{
+    char b[AM_ID_MAX + 1];
+    size_t n = 0;
+    for (; id[n] && n < AM_ID_MAX; n++) {
+        char c = id[n];
+        b[n] = c == '-' || c == '_' || c == '.' || c == '/' || c == ':' ? ' '
+               : c >= 'A' && c <= 'Z'                                  ? (char)(c - 'A' + 'a')
+                                                                       : c;
+    }
+    b[n] = 0;
+    return am__round_period(b, n);
+}
+
 void am__perceive_task_init(am__task_row *t, const char *task_id, am_time created_at)
 {
     memset(t, 0, sizeof *t);
@@ -79,8 +95,11 @@ void am__perceive_task_init(am__task_row *t, const char *task_id, am_time create
     t->name = task_id;
     t->stage = "collecting";
     t->status = "active";
-    t->artifacts = t->pending = t->notes = "[]";
+    t->artifacts = t->pending = t->notes = t->rounds = "[]";
     t->created_at = created_at;
+    t->round = 1;
+    t->round_from = t->round_at = created_at;
+    t->period = id_period(task_id);
 }
 
 int am__perceive_task(am__perceive *x, const char *task_id, const char *norm,
@@ -93,6 +112,7 @@ int am__perceive_task(am__perceive *x, const char *task_id, const char *norm,
     int created = 0;
     if (rc == AM_NOTFOUND) {
         am__perceive_task_init(t, task_id, x->ev->occurred_at);
+        t->round_tz = x->ev->tz_minutes;
         created = 1;
     } else if (rc) {
         return rc;
@@ -100,6 +120,53 @@ int am__perceive_task(am__perceive *x, const char *task_id, const char *norm,
     x->task = t;
     if (created && (rc = record_change(x, "created", NULL, task_id))) return rc;
     return am__perceive_task_apply(x, norm, norm_len);
+}
+
+/* Rounds (round.c), decided at the event's own time before the event's
+ * own cues: a period named for the first time makes the task periodic; a
+ * periodic round whose period ended is archived and a new one starts --
+ * unless the event continues the unfinished round in the next period,
+ * which carries it on; an event that reopens a finished or cancelled task
+ * starts a new round (that round was archived when it ended). */
+static int next_round(am__perceive *x, const am__task_signal *sig, const char *norm,
+                      size_t norm_len)
+{
+    am__task_row *t = x->task;
+    am_time at = x->ev->occurred_at;
+    int rc;
+    int open = am__task_open_status(t->status);
+    int ended = am__round_ended(t, at);
+    int reopens = !open && !(sig->status && !am__task_open_status(sig->status));
+    if (ended && open && am__task_continuation(norm, norm_len) && am__round_carries(t, at)) {
+        char was[32];
+        if ((rc = record_change(x, "round_carried", am__time_format(t->round_at, t->round_tz, was),
+                                x->ev->id)))
+            return rc;
+        t->round_at = at;
+        t->round_tz = x->ev->tz_minutes;
+    } else if (ended || reopens) {
+        if (open) {
+            am_time s, e;
+            am__round_bounds(t->period, t->round_at, t->round_tz, &s, &e);
+            if ((rc = am__round_archive(x->w.ar, t, e, "period"))) return rc;
+        }
+        char from[16], to[16];
+        snprintf(from, sizeof from, "%d", t->round > 0 ? t->round : 1);
+        snprintf(to, sizeof to, "%d", (t->round > 0 ? t->round : 1) + 1);
+        if ((rc = record_change(x, "round", from, to))) return rc;
+        if (strcmp(t->status, "active") != 0 &&
+            (rc = record_change(x, "status", t->status, "active")))
+            return rc;
+        if (t->stage && strcmp(t->stage, "collecting") != 0 &&
+            (rc = record_change(x, "stage", t->stage, "collecting")))
+            return rc;
+        am__round_start(t, at, x->ev->tz_minutes);
+        x->task_changed = 1;
+    }
+    if (!t->period && (t->period = am__round_period(norm, norm_len)) &&
+        (rc = record_change(x, "period", NULL, t->period)))
+        return rc;
+    return AM_OK;
 }
 
 int am__perceive_task_apply(am__perceive *x, const char *norm, size_t norm_len)
@@ -121,14 +188,14 @@ int am__perceive_task_apply(am__perceive *x, const char *norm, size_t norm_len)
     }
     am__task_signal sig;
     am__task_detect(norm, norm_len, &sig);
+    if ((rc = next_round(x, &sig, norm, norm_len))) return rc;
     /* A new event on a closed task reopens it unless it closes it again. */
     int reopen = !sig.status && !am__task_open_status(t->status);
     if (reopen) sig.status = "active";
+    int closes = 0;
     if (sig.status && strcmp(sig.status, t->status) != 0) {
         if ((rc = record_change(x, "status", t->status, sig.status))) return rc;
-        /* One-off notes belong to one round of the task. */
-        if (strcmp(sig.status, "done") == 0 || strcmp(sig.status, "cancelled") == 0)
-            t->notes = "[]";
+        closes = !am__task_open_status(sig.status);
         t->status = sig.status;
         x->task_changed = 1;
     }
@@ -143,6 +210,12 @@ int am__perceive_task_apply(am__perceive *x, const char *norm, size_t norm_len)
                                               x->ev->content);
         if (!notes) return AM_NOMEM;
         t->notes = notes;
+    }
+    if (closes) {
+        /* Finishing or cancelling ends the round: it is archived, and its
+         * one-off notes apply no more. */
+        if ((rc = am__round_archive(x->w.ar, t, x->ev->occurred_at, t->status))) return rc;
+        t->notes = "[]";
     }
     x->task_dirty = 1;
     return AM_OK;

@@ -12,6 +12,7 @@
 #ifndef AM_PERCEIVE_TASK_H
 #define AM_PERCEIVE_TASK_H
 
+#include "store/store.h"
 #include "text/cue.h"
 
 /* ------------------------------------------------------------ task state */
@@ -30,5 +31,38 @@ int am__task_continuation(const char *norm, size_t n);
 
 /* 1 for a status that counts as open (active, paused, postponed). */
 int am__task_open_status(const char *status);
+
+/* ------------------------------------------------------------ rounds (round.c) */
+
+/* The period ("day", "week", "month", "quarter", "year") a normalised
+ * text names as a recurrence ("周报", "monthly"), or NULL. */
+const char *am__round_period(const char *norm, size_t n);
+
+/* The calendar period holding `at` in that zone offset: [*start, *end).
+ * 0 when period is NULL or unknown. */
+int am__round_bounds(const char *period, am_time at, int tz_minutes, am_time *start,
+                     am_time *end);
+
+/* 1 when t is periodic and the period of its current round ended by at. */
+int am__round_ended(const am__task_row *t, am_time at);
+
+/* 1 when t's round is open and at lies in the period right after the
+ * round's: a continuation then carries the round on. */
+int am__round_carries(const am__task_row *t, am_time at);
+
+/* Append the current round (stage, status, notes, artifacts, pending
+ * decisions, start, end) to t->rounds; end names why it ended ("period",
+ * "done", "cancelled").  Strings from ar. */
+int am__round_archive(am__arena *ar, am__task_row *t, am_time ended_at, const char *end);
+
+/* The next round: number + 1, started at `at` (zone tz_minutes), stage
+ * collecting, active, no notes, artifacts or pending decisions. */
+void am__round_start(am__task_row *t, am_time at, int tz_minutes);
+
+/* A periodic task as it stands at `now` for a read: when its round's
+ * period ended (and, with carry, a continuation does not carry it on), the
+ * ended round is archived and a new round shown, in t only (nothing is
+ * written).  A cancelled task stays as it is. */
+int am__round_view(am__arena *ar, am__task_row *t, am_time now, int carry);
 
 #endif

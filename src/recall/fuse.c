@@ -10,12 +10,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "perceive/task.h"
 #include "recall/pipeline.h"
+#include "text/question.h"
 
 /* Which task the turn is about: explicit > (continuation or not) the task
  * the lexical hits vote for > the session's current task. */
 static int referenced_task(const am__recall_env *env, const char *uid, const am_query *q,
-                           const am__event_row *cands, size_t n_cands,
+                           const am__event_row *cands, size_t n_cands, am_time at, int carry,
                            am__arena *ar, am__task_row **out)
 {
     am__store *s = env->store;
@@ -52,6 +54,9 @@ static int referenced_task(const am__recall_env *env, const char *uid, const am_
     rc = s->vt->task_get(s, uid, task_id, ar, t);
     if (rc == AM_NOTFOUND) return AM_OK;
     if (rc) return rc;
+    /* the task as it stands now: a periodic round whose period ended is
+     * over unless the turn continues it (perceive/round.c) */
+    if ((rc = am__round_view(ar, t, at, carry))) return rc;
     *out = t;
     return AM_OK;
 }
@@ -63,9 +68,26 @@ int am__recall_cmp_score(const void *a, const void *b)
 }
 
 /* Task relevance (F17, F20): the events of the referenced task's current
- * round (since it was last done or cancelled) join the candidates. */
-static int add_task_events(const am__recall_env *env, const char *uid, const am__task_row *task, am_time at,
-                           am__arena *ar, am__event_row **events, size_t *n_events)
+ * round (since it was last done or cancelled, and since the round began:
+ * perceive/round.c) join the candidates. */
+/* A question about a stale one-off itself ("when did I ask for bullet
+ * points?") still finds it: the turn asks, and the event shares a third of
+ * its tokens with it. */
+static int asked_about(const am__recall_state *st, const am__event_row *e, int *yes)
+{
+    *yes = 0;
+    if (!st->qnorm || !am__text_is_question(st->qnorm, st->qnorm_len, AM__TEXT_Q_ASKS)) return AM_OK;
+    uint64_t es[AM__DEDUP_SET];
+    size_t ne;
+    int rc = am__tokcache_event_set(st->env->text, st->env->tokcache, e, es, &ne);
+    if (rc) return rc;
+    *yes = ne && am__set_overlap(es, ne, st->qset, st->nq) * 3 >= ne;
+    return AM_OK;
+}
+
+static int add_task_events(const am__recall_state *st, const am__recall_env *env, const char *uid,
+                           const am__task_row *task, am_time at, am__arena *ar,
+                           am__event_row **events, size_t *n_events)
 {
     am__store *s = env->store;
     am__task_change_row *h;
@@ -78,6 +100,11 @@ static int add_task_events(const am__recall_env *env, const char *uid, const am_
             (strcmp(h[i].new_value, "done") == 0 || strcmp(h[i].new_value, "cancelled") == 0) &&
             h[i].at <= at)
             round_start = h[i].at;
+    /* a later round began after it (a new period, a reopened task):
+     * events before that are the earlier rounds' */
+    am_time began = task->round > 1 ? task->round_from : AM_TIME_NONE;
+    if (began != AM_TIME_NONE && (round_start == AM_TIME_NONE || began > round_start))
+        round_start = began - 1;
     am__event_row *rows;
     size_t n;
     if ((rc = s->vt->events_recent(s, uid, NULL, task->task_id, at, 40, ar, &rows, &n)))
@@ -92,6 +119,13 @@ static int add_task_events(const am__recall_env *env, const char *uid, const am_
         for (size_t k = 0; k < nh && !stale && round_start != AM_TIME_NONE; k++)
             stale = strcmp(h[k].field, "note") == 0 && h[k].at <= round_start && h[k].event_id &&
                     strcmp(h[k].event_id, (*events)[i].id) == 0;
+        if (stale) {
+            int asked;
+            if ((rc = asked_about(st, &(*events)[i], &asked))) return rc;
+            stale = !asked;
+        }
+        /* (a turn found twice, by its words and by a bridge, counts once) */
+        for (size_t k = 0; k < m && !stale; k++) stale = strcmp(all[k].id, (*events)[i].id) == 0;
         if (!stale) all[m++] = (*events)[i];
     }
     for (size_t i = 0; i < n; i++) {
@@ -181,10 +215,12 @@ int am__recall_fuse(am__recall_state *st)
                            r->vector_candidates > 0 ? r->vector_candidates : st->limit, st->ar,
                            &st->events, &st->n_events, st->err, sizeof st->err)))
         return rc;
-    if ((rc = referenced_task(env, st->uid, st->q, st->events, st->n_events, st->ar, &st->task)))
+    if ((rc = referenced_task(env, st->uid, st->q, st->events, st->n_events, st->at,
+                              st->rd.continuation, st->ar, &st->task)))
         return rc;
     if (st->task &&
-        (rc = add_task_events(env, st->uid, st->task, st->at, st->ar, &st->events, &st->n_events)))
+        (rc = add_task_events(st, env, st->uid, st->task, st->at, st->ar, &st->events,
+                              &st->n_events)))
         return rc;
     /* F28: what each agent of the task is doing (a recall of the present) */
     if (st->task && st->as_of == AM_TIME_NONE &&

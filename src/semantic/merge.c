@@ -230,6 +230,43 @@ int am__semantic_invalidate(am__wctx *w, const char *text, const char *scope,
     return AM_OK;
 }
 
+int am__semantic_invalidate_recent(am__wctx *w, const char *const *recent, size_t n_recent,
+                                   const char *scope, int *outcome, char *lineage)
+{
+    am__item_row *rows;
+    size_t n;
+    int rc = current_items(w, &rows, &n);
+    if (rc) return rc;
+    am__item_row *best = NULL;
+    size_t best_rank = n_recent; /* the index of its newest source among recent */
+    for (size_t i = 0; i < n; i++) {
+        am__item_row *it = &rows[i];
+        if (strcmp(it->status, "active") != 0 ||
+            (!same_scope(it->scope, scope) && strcmp(it->scope, "global") != 0))
+            continue;
+        size_t rank = n_recent;
+        for (size_t k = 0; k < n_recent && rank == n_recent; k++)
+            for (size_t j = 0; j < it->n_sources; j++)
+                if (strcmp(it->sources[j], recent[k]) == 0) {
+                    rank = k;
+                    break;
+                }
+        /* stated in the recent turns first (the newest wins), else the
+         * item stated last */
+        if (!best || rank < best_rank ||
+            (rank == best_rank && it->valid_from > best->valid_from))
+            best = it, best_rank = rank;
+    }
+    if (!best) {
+        *outcome = AM__M_NOTHING;
+        return AM_OK;
+    }
+    if ((rc = invalidate_row(w, best))) return rc;
+    *outcome = AM__M_INVALIDATED;
+    if (lineage) snprintf(lineage, 27, "%s", best->lineage_id);
+    return AM_OK;
+}
+
 /* ------------------------------------------------------------ events */
 
 int am__semantic_event(am__wctx *w, const char *op, const char *lineage, const char *key,

@@ -55,6 +55,13 @@ int am__semantic_put(am__wctx *w, const am__statement *st, int *outcome,
 int am__semantic_invalidate(am__wctx *w, const char *text, const char *scope,
                             int *outcome, char *lineage, char key[AM__KEY_MAX]);
 
+/* "以后不用这样了" (distill/rules.h AM__REF_RETRACT): invalidate the rule
+ * stated most recently -- the active item with a source among recent[0..n)
+ * (the conversation's latest event ids, newest first; the newest wins),
+ * else the item that became valid last.  AM__M_NOTHING when there is none. */
+int am__semantic_invalidate_recent(am__wctx *w, const char *const *recent, size_t n_recent,
+                                   const char *scope, int *outcome, char *lineage);
+
 /* Feedback on a version or lineage id (AM_FEEDBACK_*). */
 int am__semantic_feedback(am__wctx *w, const char *id, int action,
                           const char *text);

@@ -61,6 +61,18 @@ typedef struct am__task_row {
     const char *task_id, *name, *stage, *status;
     const char *artifacts, *pending, *notes; /* JSON arrays */
     am_time created_at, updated_at;
+    /* rounds (perceive/round.c): the current round's number, when it
+     * began (round_from), the anchor of its period (round_at: its start,
+     * or the continuation that carried it into a later period) and that
+     * anchor's zone offset (the period's calendar), the task's period
+     * ("week", ...; NULL: not periodic) and the ended rounds (a JSON array,
+     * oldest first) */
+    int round;
+    am_time round_from;
+    am_time round_at;
+    int round_tz;
+    const char *period;
+    const char *rounds;
 } am__task_row;
 
 typedef struct am__task_change_row {
@@ -516,6 +528,6 @@ int am__store_sqlite_open(const char *path, const am__store_opts *o,
 
 /* The schema version this library writes and reads: the number of
  * migrations (store/sqlite/schema.c asserts it). */
-#define AM__SCHEMA_VERSION 16
+#define AM__SCHEMA_VERSION 17
 
 #endif

@@ -137,5 +137,15 @@ expect_out "not an agentmem store\|corrupt\|not a database" "corrupt store messa
 expect_rc 0 "demo" "$CLI" demo
 expect_out "用户偏好" "demo zh"
 expect_out "Preference" "demo en"
+# the next week is a new round: no stale one-off, the stage starts over
+# (the turn of 2026-03-20, in both languages), and a delivered report starts
+# over with the next week's note
+for turn in "2026-03-20T16:00:00+08:00" "2026-03-20T16:00:00+00:00"; do
+  block=$(awk -v t="$turn" 'index($0, t) == 1 {on = 1; next} on && /^$/ {exit} on' "$dir/out")
+  if printf '%s' "$block" | grep -q "collecting" &&
+     ! printf '%s' "$block" | grep -qiE "要点|bullet|drafting"; then passed=$((passed+1)); else
+    echo "FAIL: demo $turn: stale one-off or stage"; printf '%s\n' "$block"; failed=$((failed+1)); fi
+done
+expect_out "task: round 4, stage collecting" "demo: a new week after delivery starts over"
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]

@@ -53,15 +53,27 @@ static void test_weekly_report_zh(void)
     CHECK_EQ_STR(r->lang, "zh");
     CHECK_EQ_INT(r->n_memories, 1);
     if (r->n_memories) CHECK_CONTAINS(r->memories[0].text, "三段");
-    CHECK(strstr(r->block, "要点式") == NULL || r->task != NULL);
+    /* a week later: last week's one-off is neither a note nor an event */
+    CHECK(strstr(r->block, "要点式") == NULL);
     CHECK_CONTAINS(r->block, "[记忆]");
     CHECK_CONTAINS(r->json, "\"need_memory\":true");
     am_recall_free(r);
-    /* the one-off is in the task state, not in the memories */
+    /* the one-off is in the task state of its week, not in the memories */
     am_task *t;
+    set_now("2026-03-13T10:00:00+08:00");
     CHECK_EQ_INT(am_task_get(db, "u1", "weekly-report", &t), AM_OK);
     CHECK_CONTAINS(t->notes_json, "要点式");
     CHECK_EQ_STR(t->status, "active");
+    CHECK_EQ_INT(t->round, 2);
+    CHECK_EQ_STR(t->period, "week");
+    am_task_free(t);
+    /* the next week is a new round; the old one stays as history */
+    set_now("2026-03-19T16:00:00+08:00");
+    CHECK_EQ_INT(am_task_get(db, "u1", "weekly-report", &t), AM_OK);
+    CHECK(strstr(t->notes_json, "要点式") == NULL);
+    CHECK_CONTAINS(t->rounds_json, "要点式");
+    CHECK_EQ_INT(t->round, 3);
+    CHECK_EQ_STR(t->stage, "collecting");
     am_task_free(t);
     am_memory_list *l;
     CHECK_EQ_INT(am_memories(db, "u1", AM_LIST_ACTIVE, NULL, &l), AM_OK);

@@ -10,6 +10,7 @@
  * of what the files hold.
  */
 #include <signal.h>
+#include <stdlib.h>
 #include <sqlite3.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -172,6 +173,56 @@ static void test_forget_rebuilds_task(void)
         CHECK_EQ_INT(am_export(db, "u1", &json), AM_OK);
         CHECK_CONTAINS(json, k == 0 ? "三月的报表" : "March ledger");
         am_free(json);
+        am_close(db);
+    }
+}
+
+/* The rounds of a periodic task are rebuilt as they were written: a forget
+ * of an event that started no round leaves the rounds, their one-offs and
+ * their ends the same, in Chinese and in English. */
+static void test_forget_rebuilds_rounds(void)
+{
+    static const char *const texts[2][5] = {
+        {"这周周报的素材：接口联调完成", "这次周报用要点式就行", "周报已经发出去了",
+         "新一周：压测结果出来了", "数据库迁移评审通过"},
+        {"Notes for this week's report: the API is integrated", "Just this once, use bullet points",
+         "I've sent the weekly report", "New week: load test results are in",
+         "The database migration review passed"},
+    };
+    static const char *const ats[5] = {"2026-03-03T10:00:00+08:00", "2026-03-05T10:00:00+08:00",
+                                       "2026-03-06T17:00:00+08:00", "2026-03-10T10:00:00+08:00",
+                                       "2026-03-17T10:00:00+08:00"};
+    for (int lang = 0; lang < 2; lang++) {
+        am_db *db = open_mem();
+        am_add_info info[5];
+        for (int i = 0; i < 5; i++) info[i] = add(db, "u1", "s1", "weekly-report", ats[i], texts[lang][i]);
+        set_now("2026-03-18T09:00:00+08:00");
+        am_task *t = NULL;
+        CHECK_EQ_INT(am_task_get(db, "u1", "weekly-report", &t), AM_OK);
+        if (!t) { am_close(db); continue; }
+        int round = t->round;
+        char *rounds = strdup(t->rounds_json);
+        CHECK_EQ_INT(round, 3);
+        CHECK_CONTAINS(rounds, texts[lang][1]);
+        CHECK_CONTAINS(rounds, "\"end\":\"done\"");
+        CHECK_CONTAINS(rounds, "\"end\":\"period\"");
+        am_task_free(t);
+        /* the week-2 event that started no round */
+        (void)info;
+        am_add_info extra = add(db, "u1", "s1", "weekly-report", "2026-03-11T10:00:00+08:00",
+                                lang ? "Also: the intern started" : "另外：实习生入职了");
+        CHECK_EQ_INT(am_forget(db, "u1", AM_FORGET_EVENT, extra.event_id, NULL), AM_OK);
+        CHECK_EQ_INT(am_task_get(db, "u1", "weekly-report", &t), AM_OK);
+        if (t) {
+            CHECK_EQ_INT(t->round, round);
+            if (strcmp(t->rounds_json, rounds) != 0) {
+                fprintf(stderr, "rounds before: %s\nafter: %s\n", rounds, t->rounds_json);
+                CHECK(0);
+            }
+            CHECK_EQ_STR(t->stage, "collecting");
+        }
+        am_task_free(t);
+        free(rounds);
         am_close(db);
     }
 }
@@ -898,6 +949,7 @@ static void test_forget_workspace(void)
 int main(void)
 {
     RUN(test_forget_rebuilds_task);
+    RUN(test_forget_rebuilds_rounds);
     RUN(test_forget_task_without_events);
     RUN(test_forget_leaves_no_byte);
     RUN(test_forget_audit_pseudonym);

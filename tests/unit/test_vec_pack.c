@@ -627,6 +627,12 @@ static void test_bits_scan(void)
                                   "DELETE FROM meta WHERE key = 'forget_key';"
                                   "DROP TABLE memory_events;" /* v15 */
                                   "DROP TABLE task_workspace;" /* v16 */
+                                  "ALTER TABLE tasks DROP COLUMN round;"
+                                  "ALTER TABLE tasks DROP COLUMN round_from;"
+                                  "ALTER TABLE tasks DROP COLUMN round_at;"
+                                  "ALTER TABLE tasks DROP COLUMN round_tz;"
+                                  "ALTER TABLE tasks DROP COLUMN period;"
+                                  "ALTER TABLE tasks DROP COLUMN rounds;" /* v17 */
                                   "UPDATE meta SET value = '5' WHERE key = 'schema_version'",
                               NULL, NULL, NULL),
                  SQLITE_OK);

@@ -2,7 +2,9 @@
  * demo.c -- `agentmem demo`: the weekly-report example (a report written
  * every week, a one-off format for one week), replayed
  * in Chinese and in English on an in-memory store, printing what the agent
- * would be given at each turn.
+ * would be given at each turn.  A new week is a new round of the task
+ * (perceive/round.c): the week's one-off and stage do not carry over, and
+ * a delivered report starts over when the next week's notes come in.
  */
 #include <stdio.h>
 #include <string.h>
@@ -27,6 +29,9 @@ static const step zh[] = {
     {"2026-03-15T09:30:00+08:00", "s5", "接着把周报弄完", 1},
     {"2026-03-15T09:31:00+08:00", "s5", "谢谢！", 1},
     {"2026-03-20T16:00:00+08:00", "s6", "帮我写这周的周报", 1},
+    {"2026-03-20T17:30:00+08:00", "s6", "周报发出去了", 0},
+    {"2026-03-24T10:00:00+08:00", "s7", "和客户A的合同签了", 0},
+    {"2026-03-27T16:00:00+08:00", "s8", "帮我写这周的周报", 1},
 };
 
 static const step en[] = {
@@ -39,6 +44,9 @@ static const step en[] = {
     {"2026-03-15T09:30:00+00:00", "s5", "Let's finish the weekly report", 1},
     {"2026-03-15T09:31:00+00:00", "s5", "thanks!", 1},
     {"2026-03-20T16:00:00+00:00", "s6", "Help me write this week's weekly report", 1},
+    {"2026-03-20T17:30:00+00:00", "s6", "I've sent the weekly report", 0},
+    {"2026-03-24T10:00:00+00:00", "s7", "Signed the contract with client A", 0},
+    {"2026-03-27T16:00:00+00:00", "s8", "Help me write this week's weekly report", 1},
 };
 
 static am_time demo_now;
@@ -82,6 +90,12 @@ static int replay(const char *title, const step *steps, size_t n, int json)
                        info.memories_created, info.memories_updated,
                        info.one_off ? ", one-off (task state only)" : "",
                        info.task_changed ? ", task state changed" : "");
+            am_task *t;
+            if (!json && info.task_changed && am_task_get(db, "demo-user", "weekly-report", &t) == AM_OK) {
+                printf("    task: round %d, stage %s, status %s\n", t->round, t->stage ? t->stage : "-",
+                       t->status);
+                am_task_free(t);
+            }
             continue;
         }
         am_query q;

@@ -39,15 +39,25 @@ json_t *am_shape_add(const am_add_info *info)
 json_t *am_shape_task(const am_task *t)
 {
     json_t *artifacts = am_shape_parsed(t->artifacts_json), *pending = am_shape_parsed(t->pending_json),
-           *notes = am_shape_parsed(t->notes_json);
-    json_t *v = artifacts && pending && notes
-                    ? json_pack("{s:s, s:s, s:s, s:O, s:O, s:O, s:I}", "task_id", t->task_id, "stage",
-                                t->stage ? t->stage : "", "status", t->status, "artifacts", artifacts,
-                                "pending", pending, "notes", notes, "history", (json_int_t)t->n_history)
+           *notes = am_shape_parsed(t->notes_json),
+           *rounds = am_shape_parsed(t->rounds_json ? t->rounds_json : "[]");
+    json_t *v = artifacts && pending && notes && rounds
+                    ? json_pack("{s:s, s:s, s:s, s:O, s:O, s:O, s:I, s:i, s:o, s:O}", "task_id",
+                                t->task_id, "stage", t->stage ? t->stage : "", "status", t->status,
+                                "artifacts", artifacts, "pending", pending, "notes", notes,
+                                "history", (json_int_t)t->n_history, "round", t->round, "period",
+                                am_shape_str(t->period), "rounds", rounds)
                     : NULL;
+    if (v) {
+        char ts[40];
+        if (t->round_started_at != AM_TIME_NONE)
+            json_object_set_new(v, "round_started_at",
+                                json_string(am_time_format(t->round_started_at, 0, ts)));
+    }
     json_decref(artifacts);
     json_decref(pending);
     json_decref(notes);
+    json_decref(rounds);
     return v;
 }
 

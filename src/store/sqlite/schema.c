@@ -230,6 +230,18 @@ static const char *const migrations[] = {
     "  agent_id TEXT NOT NULL, doing TEXT NOT NULL DEFAULT '', done TEXT NOT NULL DEFAULT '',"
     "  next TEXT NOT NULL DEFAULT '', version INTEGER NOT NULL, updated_at INTEGER NOT NULL,"
     "  PRIMARY KEY(user_id, task_id, agent_id));"),
+    /* version 17: rounds of a task (perceive/round.c): the current round's
+     * number, start, period anchor and its zone offset, the period a recurring task names,
+     * and the ended rounds (their stage, status, notes and artifacts) as a
+     * JSON array.  A task written before is in its first round, started
+     * when it was created. */
+    ("ALTER TABLE tasks ADD COLUMN round INTEGER NOT NULL DEFAULT 1;"
+    "ALTER TABLE tasks ADD COLUMN round_from INTEGER;"
+    "ALTER TABLE tasks ADD COLUMN round_at INTEGER;"
+    "ALTER TABLE tasks ADD COLUMN round_tz INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE tasks ADD COLUMN period TEXT;"
+    "ALTER TABLE tasks ADD COLUMN rounds TEXT NOT NULL DEFAULT '[]';"
+    "UPDATE tasks SET round_from = created_at, round_at = created_at;"),
 };
 #define N_MIGRATIONS (int)(sizeof migrations / sizeof *migrations)
 _Static_assert(sizeof migrations / sizeof *migrations == AM__SCHEMA_VERSION,

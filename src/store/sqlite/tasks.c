@@ -3,7 +3,8 @@
  */
 #include "store/sqlite/sqlite_int.h"
 
-#define TASK_COLS "task_id, name, stage, status, artifacts, pending, notes, created_at, updated_at"
+#define TASK_COLS "task_id, name, stage, status, artifacts, pending, notes, created_at, updated_at," \
+                  " round, round_at, round_tz, period, rounds, round_from"
 
 static void read_task(am__arena *ar, sqlite3_stmt *st, am__task_row *t)
 {
@@ -16,6 +17,12 @@ static void read_task(am__arena *ar, sqlite3_stmt *st, am__task_row *t)
     t->notes = col_text(ar, st, 6);
     t->created_at = col_time(st, 7);
     t->updated_at = col_time(st, 8);
+    t->round = sqlite3_column_int(st, 9);
+    t->round_at = sqlite3_column_type(st, 10) == SQLITE_NULL ? t->created_at : col_time(st, 10);
+    t->round_tz = sqlite3_column_int(st, 11);
+    t->period = col_text(ar, st, 12);
+    t->rounds = col_text(ar, st, 13);
+    t->round_from = sqlite3_column_type(st, 14) == SQLITE_NULL ? t->round_at : col_time(st, 14);
 }
 
 int am__sqlite_task_get(am__store *b, const char *uid, const char *task_id,
@@ -40,10 +47,12 @@ int am__sqlite_task_get(am__store *b, const char *uid, const char *task_id,
 int am__sqlite_task_put(am__store *b, const char *uid, const am__task_row *t)
 {
     sq_store *s = SQ(b);
-    sqlite3_stmt *st = stmt(s, "INSERT INTO tasks(user_id, " TASK_COLS ") VALUES(?,?,?,?,?,?,?,?,?,?)"
+    sqlite3_stmt *st = stmt(s, "INSERT INTO tasks(user_id, " TASK_COLS ") VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
                                " ON CONFLICT(user_id, task_id) DO UPDATE SET name=excluded.name, stage=excluded.stage,"
                                " status=excluded.status, artifacts=excluded.artifacts, pending=excluded.pending,"
-                               " notes=excluded.notes, updated_at=excluded.updated_at");
+                               " notes=excluded.notes, updated_at=excluded.updated_at, round=excluded.round,"
+                               " round_at=excluded.round_at, round_tz=excluded.round_tz, period=excluded.period,"
+                               " rounds=excluded.rounds, round_from=excluded.round_from");
     if (!st) return AM_BACKEND;
     bind_text(st, 1, uid);
     bind_text(st, 2, t->task_id);
@@ -55,6 +64,12 @@ int am__sqlite_task_put(am__store *b, const char *uid, const am__task_row *t)
     bind_text(st, 8, t->notes ? t->notes : "[]");
     sqlite3_bind_int64(st, 9, t->created_at);
     sqlite3_bind_int64(st, 10, t->updated_at);
+    sqlite3_bind_int(st, 11, t->round > 0 ? t->round : 1);
+    sqlite3_bind_int64(st, 12, t->round_at != AM_TIME_NONE ? t->round_at : t->created_at);
+    sqlite3_bind_int(st, 13, t->round_tz);
+    bind_text(st, 14, t->period);
+    bind_text(st, 15, t->rounds ? t->rounds : "[]");
+    sqlite3_bind_int64(st, 16, t->round_from != AM_TIME_NONE ? t->round_from : t->created_at);
     return run(s, st, "task");
 }
 

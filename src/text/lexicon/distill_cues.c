@@ -441,3 +441,59 @@ static const am__cue p_job[] = {CUE("i work*|我负责|responsible|我是做|我
 
 const am__lex_cues am__lex_distill_profile_keys[] = {
     {"name", p_name}, {"home", p_home}, {"birthday", p_bday}, {"job", p_job}};
+
+/* ---------------------------------------------------------- references */
+
+/* A sentence that only points at what was just said (distill/rules.c,
+ * am__distill_reference): one of these cues and nothing of its own
+ * besides the fillers below.  "以后都这样" makes the preceding one-off
+ * lasting, "以后不用这样了" withdraws the rule stated last, "记住这个"
+ * keeps the preceding turn. */
+const am__cue am__lex_distill_ref_promote[] = {
+    CUE("以后都这样|以后也这样|以后就这样|以后一直这样|以后都这么|以后也这么|以后就这么"),
+    CUE("以后都按这个|以后就按这个|以后都照这个|以后就照这个|以后都照这样|以后都按这样"),
+    CUE("今后都这样|今后也这样|今后就这样|以后每次都这样|每次都这样|一直这样吧"),
+    CUE("以后都…这样|以后都…这么|以后都…这个来"), CUE("就这么定了…以后"),
+    CUE("keep it that way|keep it like that|keep it like this|keep doing that|keep doing it"),
+    CUE("do it that way…from now on|always|every time|going forward"),
+    CUE("do that…from now on|every time|always|going forward"),
+    CUE("like that from now on|like this from now on|that way from now on"),
+    CUE("make that the default|make it the default|make this the default"),
+    CUE("always do it like that|always do it like this|always do that"),
+    CUE("same from now on|same going forward|same every time"),
+    CUE_END,
+};
+
+const am__cue am__lex_distill_ref_retract[] = {
+    CUE("以后不用这样|以后不要这样|以后别这样|以后不必这样|以后不需要这样|以后不用再这样"),
+    CUE("不用这样了|不要这样了|别这样了|不必这样了|不需要这样了|不用再这样了|不用这么做了"),
+    CUE("以后不用这么|以后不要这么|以后别这么|这个不用了|那个不用了|不用这个了|这条取消"),
+    CUE("no need to do that|no need for that|no need to do it"),
+    CUE("don't do that…anymore|any more|again"), CUE("don't need that anymore"),
+    CUE("stop doing that|stop doing it|you can stop that|quit doing that"),
+    CUE("forget that rule|drop that rule|scrap that rule|that's no longer needed"),
+    CUE("not needed anymore|no longer needed|not necessary anymore"),
+    CUE_END,
+};
+
+const am__cue am__lex_distill_ref_remember[] = {
+    CUE("记住这个|记住这一点|记住这点|记住这条|记住那个|记住这些|记住它|记住了吗"),
+    CUE("记下来|记一下|记下这个|把这个记下|把这个记住|帮我记住|帮我记下|记着这个|记好"),
+    CUE("remember that|remember this|remember it"), CUE("note that down|note this down|note it down"),
+    CUE("keep that in mind|keep this in mind|make a note of that|make a note of this"),
+    CUE("save that|save this|write that down|write this down|don't forget that|don't forget this"),
+    CUE_END,
+};
+
+/* What a reference-only sentence may hold besides its cue: politeness,
+ * particles, agreement. */
+const char *const am__lex_distill_ref_fillers[] = {
+    "好的", "好吧", "好", "行", "嗯", "哦", "噢", "对", "那", "就", "请", "麻烦", "帮我", "你",
+    "吧", "啊", "呀", "哈", "啦", "了", "嘛", "呢", "谢谢", "也", "来", "其实", "算了", "以后",
+    "今后", "都", "一直", "每次",
+    "okay", "ok", "yes", "yeah", "sure", "great", "good", "fine", "cool", "and", "so", "then",
+    "please", "pls", "just", "also", "let's", "lets", "let", "us", "thanks", "thank", "you",
+    "alright", "right", "perfect", "nice", "hey", "oh", "well", "actually", "anyway", "hmm",
+    "can", "now", "from now on", "going forward", "in future", "in the future", "every time",
+    "always", "anymore", "any more", NULL,
+};

@@ -117,6 +117,7 @@ extern const am__lex_cues am__lex_task_status_rules[5];
 extern const am__cue am__lex_task_carry_on[];
 extern const am__lex_cues am__lex_task_stage_rules[3];
 extern const char *const am__lex_task_continuation_cues[];
+extern const am__lex_cues am__lex_task_period_rules[5];
 
 /* ------------------------------------------------------------ distillation rules (distill/rules.c)
  * lexicon/distill_cues.c */
@@ -125,6 +126,10 @@ extern const am__cue am__lex_distill_frequency[];
 extern const am__cue am__lex_distill_addressed[];
 extern const am__cue am__lex_distill_preference_verbs[];
 extern const am__cue am__lex_distill_remember[];
+extern const am__cue am__lex_distill_ref_promote[];
+extern const am__cue am__lex_distill_ref_retract[];
+extern const am__cue am__lex_distill_ref_remember[];
+extern const char *const am__lex_distill_ref_fillers[];
 extern const am__cue am__lex_distill_constraint_cues[];
 extern const am__cue am__lex_distill_profile_cues[];
 extern const am__cue am__lex_distill_transient[];

@@ -158,3 +158,45 @@ const char *const am__lex_task_continuation_cues[] = {
     "刚才", "上回", "弄完", "last time", "continue", "resume", "pick up where",
     "where were we", "remember when", "do you remember", "let's finish",
     "finish the", "get back to", "earlier", NULL};
+
+/* The period a recurring task names (perceive/round.c): its id, name or
+ * text says how often it comes back ("周报", "monthly close", "daily
+ * standup").  Only words of recurrence: "这周" or "this month" date one
+ * piece of work, they do not make it periodic. */
+static const am__cue p_day[] = {
+    CUE("日报"), CUE("每日"), CUE("每天"), CUE("天天"), CUE("站会"), CUE("晨会"), CUE("日会"),
+    CUE("daily"), CUE("every day"), CUE("each day"), CUE("every morning"), CUE("standup"),
+    CUE("stand-up"), CUE("stand up meeting"), CUE("nightly"), CUE("day's report"),
+    CUE_END,
+};
+
+static const am__cue p_week[] = {
+    CUE("周报"), CUE("每周"), CUE("每个星期"), CUE("每星期"), CUE("每个礼拜"), CUE("每礼拜"),
+    CUE("周会"), CUE("周总结"), CUE("周复盘"), CUE("周计划"), CUE("weekly"), CUE("every week"),
+    CUE("each week"), CUE("week's report"), CUE("week's summary"), CUE("per week"),
+    CUE_END,
+};
+
+static const am__cue p_month[] = {
+    CUE("月报"), CUE("每月"), CUE("每个月"), CUE("月度"), CUE("月结"), CUE("月总结"),
+    CUE("月复盘"), CUE("monthly"), CUE("every month"), CUE("each month"), CUE("month-end"),
+    CUE("month end"), CUE("month's report"), CUE("per month"),
+    CUE_END,
+};
+
+static const am__cue p_quarter[] = {
+    CUE("季报"), CUE("季度"), CUE("每季"), CUE("quarterly"), CUE("every quarter"),
+    CUE("each quarter"), CUE("qbr"),
+    CUE_END,
+};
+
+static const am__cue p_year[] = {
+    CUE("年报"), CUE("年度总结"), CUE("年终总结"), CUE("每年"), CUE("annual"), CUE("yearly"),
+    CUE("every year"), CUE("each year"),
+    CUE_END,
+};
+
+const am__lex_cues am__lex_task_period_rules[] = {
+    {"day", p_day}, {"week", p_week}, {"month", p_month}, {"quarter", p_quarter},
+    {"year", p_year},
+};
