@@ -565,6 +565,7 @@ static void test_bits_scan(void)
                                   "DROP TABLE forget_jobs; DROP INDEX tombstones_user;" /* v13 */
                                   "ALTER TABLE tombstones DROP COLUMN purged_at;"
                                   "DELETE FROM meta WHERE key = 'forget_key';"
+                                  "DROP TABLE api_tokens;" /* v14 */
                                   "UPDATE meta SET value = '5' WHERE key = 'schema_version'",
                               NULL, NULL, NULL),
                  SQLITE_OK);

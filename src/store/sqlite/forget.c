@@ -398,6 +398,7 @@ static int purge_step(sq_store *s, const job *j, am_time now, int *finished)
     };
     static const char *const end[] = {
         "DELETE FROM identity_links WHERE user_id=?1",
+        "DELETE FROM api_tokens WHERE user_id=?1",
         "DELETE FROM tombstones WHERE user_id=?1",
         "DELETE FROM users WHERE user_id=?1",
         "UPDATE audit_log SET user_id=?2,"

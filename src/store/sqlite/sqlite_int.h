@@ -627,6 +627,14 @@ int am__sqlite_forget_state(am__store *b, const char *uid, int *state, am_time *
                             am_time *until);
 int am__sqlite_restore(am__store *b, const char *uid, am_time now);
 
+/* tokens.c */
+int am__sqlite_token_put(am__store *b, const am__token_row *t);
+int am__sqlite_token_find(am__store *b, const char *lookup, am__arena *ar, am__token_row **rows,
+                          size_t *n);
+int am__sqlite_tokens_list(am__store *b, const char *uid, am__arena *ar, am__token_row **rows,
+                           size_t *n);
+int am__sqlite_token_revoke(am__store *b, const char *id, am_time at, char *uid);
+
 /* audit.c */
 int am__sqlite_audit(am__store *b, const char *uid, am_time at, const char *op,
                      const char *otype, const char *oid, const char *detail);

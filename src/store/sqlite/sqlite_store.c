@@ -211,6 +211,10 @@ static const am__store_vt sqlite_vt = {
     .optimize = sq_optimize,
     .audit = am__sqlite_audit,
     .try_begin = sq_try_begin,
+    .token_put = am__sqlite_token_put,
+    .token_find = am__sqlite_token_find,
+    .tokens_list = am__sqlite_tokens_list,
+    .token_revoke = am__sqlite_token_revoke,
 };
 
 int am__store_sqlite_open(const char *path, const am__store_opts *o,
