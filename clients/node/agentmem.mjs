@@ -31,6 +31,24 @@ function pick(fields) {
   return out;
 }
 
+// Every string of a request must be well-formed UTF-16 (no lone surrogate)
+// without NUL: refused here by field -- the server's JSON parser would
+// refuse the body as "not JSON", naming no field.
+const LONE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+function checkText(v, field) {
+  if (typeof v === 'string') {
+    if (v.includes('\0')) throw new AgentmemError('invalid_request', `${field}: contains a NUL character`, field, 400);
+    if (LONE.test(v)) throw new AgentmemError('invalid_request', `${field}: not valid UTF-8 (a lone surrogate)`, field, 400);
+  } else if (Array.isArray(v)) {
+    v.forEach((x, i) => checkText(x, `${field}[${i}]`));
+  } else if (v && typeof v === 'object') {
+    for (const [k, x] of Object.entries(v)) {
+      checkText(k, field || 'body');
+      checkText(x, field ? `${field}.${k}` : k);
+    }
+  }
+}
+
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 export class Client {
@@ -47,6 +65,9 @@ export class Client {
   }
 
   async #call(method, path, params = [], body = undefined, query = {}) {
+    params.forEach((p) => checkText(p, 'id'));
+    checkText(body ?? {}, '');
+    checkText(pick(query), '');
     let i = 0;
     let url = this.url + path.replace(/\{[a-z_]+\}/g, () => {
       const p = params[i++];

@@ -86,6 +86,10 @@ test('bad fields are named', async () => {
   await rejects(A.feedback('01AAAAAAAAAAAAAAAAAAAAAAAA', 'frobnicate'), 'invalid_request', 'action', 400);
   await rejects(A.forget('galaxy'), 'invalid_request', 'level', 400);
   await rejects(A.forget('task', undefined), 'invalid_request', 'id', 400);
+  await rejects(A.add('半个字符 \ud800 broken'), 'invalid_request', 'text', 400);
+  await rejects(A.add('NUL 字符\0inside'), 'invalid_request', 'text', 400);
+  await rejects(A.addMany([{ text: 'ok' }, { text: 'x', session: '\udfff' }]), 'invalid_request', 'events[1].session', 400);
+  await rejects(A.recall('x', { as_of: '2026-03-05T16:00:00' }), 'invalid_request', 'as_of', 400);
   await rejects(A.task('没有这个任务'), 'not_found', null, 404);
   assert.equal((await A.export()).events.length, before, 'a refused request wrote something');
 });

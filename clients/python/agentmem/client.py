@@ -8,9 +8,33 @@ same route in-process on the library.  So a method means the same thing,
 is checked the same way and returns the same dict on both.
 """
 
+from .errors import AgentmemError
+
 
 def _body(**fields):
     return {k: v for k, v in fields.items() if v is not None}
+
+
+def _check_text(value, field):
+    """Every string of a request must be UTF-8 (a lone surrogate such as
+    "\\ud800" is not) without NUL: refused here, by field, for both
+    transports alike."""
+    if isinstance(value, str):
+        if "\0" in value:
+            # the server's JSON parser refuses \u0000 as "not JSON", naming no field
+            raise AgentmemError("invalid_request", f"{field}: contains a NUL character", field, 400)
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as e:
+            raise AgentmemError("invalid_request", f"{field}: not valid UTF-8 (a lone surrogate at "
+                                                   f"character {e.start})", field, 400) from None
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            _check_text(k, field or "body")
+            _check_text(v, f"{field}.{k}" if field else str(k))
+    elif isinstance(value, (list, tuple)):
+        for i, v in enumerate(value):
+            _check_text(v, f"{field}[{i}]")
 
 
 class Client:
@@ -32,7 +56,12 @@ class Client:
         self.close()
 
     def _call(self, method, path, params=(), body=None, query=None):
-        return self._t.request(method, path, tuple(params), body, query or {})
+        params = tuple(params)
+        for p in params:
+            _check_text(p, "id")
+        _check_text(body or {}, "")
+        _check_text(query or {}, "")
+        return self._t.request(method, path, params, body, query or {})
 
     # ------------------------------------------------------------ write
     def add(self, text, session=None, task=None, agent=None, source=None, type=None,

@@ -327,6 +327,8 @@ class EmbeddedTransport:
     def _user(self, asked):
         """The user a request acts for: the one fixed at open; naming
         another is the 403 fuse (audited, nothing read)."""
+        if asked is not None and (not isinstance(asked, str) or "\0" in asked):
+            raise _invalid("user", "user: expected a user id without NUL characters")
         if asked is not None and asked != self.user:
             rc = self._lib.am_security_denied(self._db, _b(self.user), _b(asked), _b(self._route))
             if rc not in (AM_OK, AM_INVALID):

@@ -129,6 +129,11 @@ class Methods:
             (lambda: self.mem.forget("task"), "id"),
             (lambda: self.mem.forget("task", id="x", grace=5), "grace"),
             (lambda: self.mem.memories(as_of="昨天"), "as_of"),
+            (lambda: self.mem.add("半个字符 \ud800 broken"), "text"),
+            (lambda: self.mem.add_many([{"text": "ok"}, {"text": "x", "session": "\udfff"}]),
+             "events[1].session"),
+            (lambda: self.mem.add("NUL 字符\0inside"), "text"),
+            (lambda: self.mem.recall("x", as_of="2026-03-05T16:00:00"), "as_of"),
         ]
         before = len(self.mem.export()["events"]) if self.has_data() else 0
         for call, field in cases:
