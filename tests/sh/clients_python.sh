@@ -23,7 +23,7 @@ export AGENTMEM_LIB=$lib
 py_env=()
 if [ "${AM_SANITIZED_BUILD:-0}" = 1 ]; then
   rt=$(clang -print-file-name=libclang_rt.asan-x86_64.so 2>/dev/null)
-  [ -f "$rt" ] && py_env=(env "LD_PRELOAD=$rt" "ASAN_OPTIONS=detect_leaks=0:${ASAN_OPTIONS:-}")
+  [ -f "$rt" ] && py_env=(env "LD_PRELOAD=$rt" "ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0")
   if ! "${py_env[@]}" python3 -c 'import ctypes,sys; ctypes.CDLL(sys.argv[1])' "$lib" 2>"$dir/load.err"; then
     echo "SKIP: the sanitizer build's library cannot be loaded into python3"; cat "$dir/load.err"; exit 77
   fi
