@@ -788,6 +788,59 @@ void am_memory_events_free(am_memory_events *e);
  * token_user) and publishes security.denied.  what names the request
  * ("GET /v1/memories"): 1..128 bytes, no control characters; never
  * content.  Returns AM_OK, AM_MISUSE, AM_INVALID, AM_BUSY, AM_BACKEND. */
+
+/* ---------------------------------------------------------------- tokens */
+
+/* API tokens bound to a tenant (F27; the server's auth, docs/SERVER.md).
+ * A token is "amk_" and 43 base64url characters (32 random bytes): it is
+ * returned once, by am_token_create, and only its SHA-256 is stored.
+ * Whoever holds it acts as its user (and agent and role); an admin token
+ * may act for any user it names.  Forgetting a user deletes its tokens
+ * (with the purge, at the end of the grace period). */
+#define AM_TOKEN_PREFIX "amk_"
+#define AM_TOKEN_LEN 47  /* strlen of a token */
+typedef struct am_token_spec {
+    const char *user_id;   /* the master user the token acts as: required */
+    const char *agent_id;  /* its agent (default agent of its events and
+                              recalls), or NULL */
+    const char *role;      /* its role (the recalls' role), or NULL */
+    int admin;             /* 1: may name any user (an operator's token) */
+} am_token_spec;
+
+typedef struct am_token_info {
+    char id[32];                  /* the token's id (a ULID: not secret) */
+    char user_id[AM_ID_MAX + 1];
+    char agent_id[AM_ID_MAX + 1]; /* "" when none */
+    char role[AM_ID_MAX + 1];     /* "" when none */
+    int admin;
+    am_time created_at;
+    am_time revoked_at;           /* AM_TIME_NONE while it is valid */
+} am_token_info;
+
+/* A new token for spec.  *token_out (the token, shown once: it is not
+ * stored) and *id_out (its id, for am_token_revoke; may be NULL) are owned:
+ * free with am_free.  Audited ("token.create", the id, never the token).
+ * Returns AM_OK, AM_MISUSE (NULL arguments), AM_INVALID (a bad user,
+ * agent or role id; am_errmsg names it), AM_NOMEM, AM_BUSY, AM_BACKEND,
+ * AM_ERROR (no random bytes from the system). */
+int am_token_create(am_db *db, const am_token_spec *spec, char **token_out, char **id_out);
+
+/* Whom token acts for: *out filled when it is a live token of this store.
+ * The stored hash is compared in constant time.  Returns AM_OK, AM_DENIED
+ * (unknown or revoked: out->revoked_at says which when it was revoked,
+ * otherwise out is zeroed), AM_MISUSE, AM_NOMEM, AM_BACKEND.  Reads only. */
+int am_token_verify(am_db *db, const char *token, am_token_info *out);
+
+/* The tokens of user_id (NULL: every user's), oldest first, revoked ones
+ * included.  *out (n entries) is owned: free with am_free (NULL when n is
+ * 0).  Returns AM_OK, AM_MISUSE, AM_INVALID, AM_NOMEM, AM_BACKEND. */
+int am_token_list(am_db *db, const char *user_id, am_token_info **out, size_t *n);
+
+/* Revoke token id: am_token_verify refuses it from then on.  Audited
+ * ("token.revoke").  Returns AM_OK, AM_NOTFOUND (no live token has that
+ * id), AM_INVALID, AM_MISUSE, AM_BUSY, AM_BACKEND. */
+int am_token_revoke(am_db *db, const char *id);
+
 int am_security_denied(am_db *db, const char *token_user, const char *asked_user,
                        const char *what);
 

@@ -273,9 +273,11 @@ int am_security_denied(am_db *db, const char *token_user, const char *asked_user
         return am__db_error(db, AM_INVALID, "security_denied: %s is missing",
                             !token_user ? "token_user" : !asked_user ? "asked_user" : "what");
     if ((rc = am__db_check_id(db, "security_denied", "token_user", token_user)) ||
-        (rc = am__db_check_id(db, "security_denied", "asked_user", asked_user)) ||
         (rc = am__db_check_id(db, "security_denied", "what", what)))
         return rc;
+    /* the asked user is hostile input (a request's field): recorded as
+     * given only when it is an id, else as "(not an id)" */
+    if (am__id_problem(asked_user, &(int32_t){0})) asked_user = "(not an id)";
     am__store *s = db->store;
     am_time now = am__db_now(db);
     am__outbox_row r = {0, now, AM_TIME_NONE, token_user, "security.denied", NULL, NULL, NULL,

@@ -118,6 +118,15 @@ typedef struct am__audit_row {
     const char *op, *object_type, *object_id, *detail;
 } am__audit_row;
 
+/* An API token as stored: never the token, its SHA-256 (32 bytes). */
+#define AM__TOKEN_HASH 32
+typedef struct am__token_row {
+    const char *id, *lookup, *user_id, *agent_id, *role; /* agent, role: NULL none */
+    unsigned char hash[AM__TOKEN_HASH];
+    int admin;
+    am_time created_at, revoked_at; /* revoked_at AM_TIME_NONE: live */
+} am__token_row;
+
 /* The vectors an embedder should have (vec_missing_*): one per event of
  * id embedder_id and dimension dim, for every event when all_langs, else
  * for events of lang "en" only (the write path's rule: USE-lite does not
@@ -476,6 +485,20 @@ typedef struct am__store_vt {
                           am__workspace_row **rows, size_t *n);
     int (*workspace_put)(am__store *s, const char *uid, const char *task_id,
                          const am__workspace_row *w, am_time at, long *version);
+    /* API tokens (api/tokens.c, store/sqlite/tokens.c): rows of
+     * am__token_row, only the token's hash stored.  token_put inserts
+     * one; token_find: the rows whose lookup (hex of the hash's first 8
+     * bytes) is that one, revoked ones included (the caller compares the
+     * whole hash); tokens_list: a user's (uid NULL: every user's), oldest
+     * first; token_revoke sets revoked_at of a live token: AM_NOTFOUND
+     * when no token has that id or it is revoked already (*uid: its
+     * user, AM_ID_MAX+1 bytes, also then, "" when none). */
+    int (*token_put)(am__store *s, const am__token_row *t);
+    int (*token_find)(am__store *s, const char *lookup, am__arena *ar,
+                      am__token_row **rows, size_t *n);
+    int (*tokens_list)(am__store *s, const char *uid, am__arena *ar,
+                       am__token_row **rows, size_t *n);
+    int (*token_revoke)(am__store *s, const char *id, am_time at, char *uid);
 } am__store_vt;
 
 struct am__store {
@@ -528,6 +551,6 @@ int am__store_sqlite_open(const char *path, const am__store_opts *o,
 
 /* The schema version this library writes and reads: the number of
  * migrations (store/sqlite/schema.c asserts it). */
-#define AM__SCHEMA_VERSION 17
+#define AM__SCHEMA_VERSION 18
 
 #endif

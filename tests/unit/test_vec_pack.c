@@ -633,6 +633,7 @@ static void test_bits_scan(void)
                                   "ALTER TABLE tasks DROP COLUMN round_tz;"
                                   "ALTER TABLE tasks DROP COLUMN period;"
                                   "ALTER TABLE tasks DROP COLUMN rounds;" /* v17 */
+                                  "DROP TABLE api_tokens;" /* v18 */
                                   "UPDATE meta SET value = '5' WHERE key = 'schema_version'",
                               NULL, NULL, NULL),
                  SQLITE_OK);

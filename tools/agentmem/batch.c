@@ -32,36 +32,11 @@
 #include <time.h>
 
 #include "cli.h"
-
-static const struct {
-    const char *name;
-    size_t off;
-} batch_fields[] = {
-    {"user", offsetof(am_event, user_id)},       {"channel", offsetof(am_event, channel)},
-    {"external_id", offsetof(am_event, external_id)}, {"agent", offsetof(am_event, agent_id)},
-    {"session", offsetof(am_event, session_id)}, {"task", offsetof(am_event, task_id)},
-    {"source", offsetof(am_event, source)},      {"type", offsetof(am_event, type)},
-    {"domain", offsetof(am_event, domain)},      {"intent", offsetof(am_event, intent)},
-    {"at", offsetof(am_event, occurred_at)},     {"text", offsetof(am_event, text)},
-    {"id", offsetof(am_event, event_id)},
-};
-#define N_BATCH_FIELDS (sizeof batch_fields / sizeof *batch_fields)
-
-static const char *type_name(const json_t *v)
-{
-    switch (json_typeof(v)) {
-    case JSON_OBJECT: return "an object";
-    case JSON_ARRAY: return "an array";
-    case JSON_INTEGER: return "an integer";
-    case JSON_REAL: return "a number";
-    case JSON_TRUE:
-    case JSON_FALSE: return "a boolean";
-    default: return "a string";
-    }
-}
+#include "fields.h"
 
 /* One line into *ev (strings borrowed from *root, which the caller
- * releases).  0, or 1 with the reason in why. */
+ * releases).  0, or 1 with the reason in why.  The fields and their
+ * checks are tools/common/fields.c's (the server's events are the same). */
 static int parse_line(const char *line, size_t n, json_t **root, am_event *ev, char *why,
                       size_t cap)
 {
@@ -79,33 +54,8 @@ static int parse_line(const char *line, size_t n, json_t **root, am_event *ev, c
         return 1;
     }
     *root = j;
-    const char *key;
-    json_t *v;
-    json_object_foreach(j, key, v) {
-        size_t k;
-        for (k = 0; k < N_BATCH_FIELDS; k++)
-            if (strcmp(key, batch_fields[k].name) == 0) break;
-        if (k == N_BATCH_FIELDS) {
-            int w = snprintf(why, cap, "unknown field \"%.64s\" (the fields are", key);
-            for (k = 0; k < N_BATCH_FIELDS && w > 0 && (size_t)w < cap; k++)
-                w += snprintf(why + w, cap - (size_t)w, "%s %s", k ? "," : "",
-                              batch_fields[k].name);
-            if (w > 0 && (size_t)w < cap) snprintf(why + w, cap - (size_t)w, ")");
-            return 1;
-        }
-        if (json_is_null(v)) continue;
-        if (!json_is_string(v)) {
-            snprintf(why, cap, "%s: expected a string%s, got %s", key,
-                     strcmp(key, "at") == 0 ? " (ISO 8601 with a zone)" : "", type_name(v));
-            return 1;
-        }
-        if (strlen(json_string_value(v)) != json_string_length(v)) {
-            snprintf(why, cap, "%s: contains a NUL character", key);
-            return 1;
-        }
-        *(const char **)((char *)ev + batch_fields[k].off) = json_string_value(v);
-    }
-    return 0;
+    const char *bad;
+    return am_fields_read(j, am_event_fields, am_n_event_fields, ev, why, cap, &bad);
 }
 
 /* The batch file, refusing what is not one. */

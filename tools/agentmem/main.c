@@ -15,6 +15,7 @@
 #include "agentmem.h"
 #include "bench_cli.h"
 #include "cli.h"
+#include "server.h"
 
 #define DEFAULT_DB "agentmem.db"
 
@@ -26,6 +27,9 @@ typedef struct opts {
         *type, *domain, *intent, *at, *as_of, *text, *batch, *id, *level, *action, *grace;
     const char *role, *doing, *done, *next, *ws_action;
     int all, budget, k, atomic, merge;
+    const char *token_sub, *listen, *threads, *max_body; /* token, serve */
+    int admin;
+    const am_config *cfg; /* what the store was opened with (serve opens more handles) */
 } opts;
 
 static void usage_main(FILE *f)
@@ -49,9 +53,12 @@ static void usage_main(FILE *f)
           "  optimize                  merge the index after a bulk import (maintenance)\n"
           "  watch                     memory events as JSON lines (--follow: as they come)\n"
           "  mcp                       serve a user's memory to an agent over MCP (stdio)\n"
+          "  token create|list|revoke  API tokens bound to a user (the server's auth)\n"
+          "  serve                     the HTTP/JSON server (docs/SERVER.md)\n"
           "  demo                      replay the weekly-report example (zh + en)\n"
           "  scenario run FILE...      replay scenario files (../shared/SCENARIOS.md)\n"
           "  bench DATASET ...         retrieval benchmarks (docs/BENCH.md)\n"
+          "  bench serve ...           load of a running server (docs/SERVER.md)\n"
           "  knobs [--markdown]        the ranking knobs: default, range, meaning\n"
           "\n"
           "  agentmem COMMAND --help   options of one command\n"
@@ -149,6 +156,22 @@ static const struct help {
             "  feedback, forget.  Protocol 2026-07-28 (stateless: server/discover,\n"
             "  _meta on each request) and 2025-11-25 (initialize).  Creates the store\n"
             "  if needed.  Host configuration: docs/MCP.md.\n"},
+    {"token", "usage: agentmem [--db PATH] token create --user U [--agent A] [--role R] [--admin]\n"
+              "       agentmem [--db PATH] token list [--user U] [--json]\n"
+              "       agentmem [--db PATH] token revoke ID\n"
+              "  create prints a new token (amk_ and 43 characters) alone on its line: it\n"
+              "  is shown once, only its hash is stored.  It acts as user U (agent A,\n"
+              "  role R); --admin: it may name any user.  list shows ids, users, agents,\n"
+              "  roles, admin, created and revoked times -- never a token.  revoke ID:\n"
+              "  the token is refused from then on.  Forgetting a user deletes its tokens.\n"},
+    {"serve", "usage: agentmem [--db PATH] serve [--listen 127.0.0.1:8420] [--threads N]\n"
+              "         [--max-body BYTES]\n"
+              "  Serves the HTTP/JSON API (docs/SERVER.md, docs/openapi.json): every route\n"
+              "  but /healthz needs Authorization: Bearer TOKEN (agentmem token create).\n"
+              "  --listen HOST:PORT (port 0: any free one; the address is printed on\n"
+              "  stdout), --threads worker threads (default 4), --max-body request bodies\n"
+              "  over it are refused with 413 (default 1048576).  SIGTERM or SIGINT: stops\n"
+              "  accepting, finishes every accepted request, exits 0.\n"},
     {"knobs", "usage: agentmem knobs [--markdown]\n"
               "  Lists the ranking knobs (am_config_set names, bench --rank names) with\n"
               "  their type, default, range and meaning; --markdown prints docs/KNOBS.md.\n"},
@@ -196,6 +219,8 @@ static int parse_opts(const char *cmd, int argc, char **argv, opts *o)
         {"--grace", offsetof(opts, grace)}, {"--role", offsetof(opts, role)},
         {"--doing", offsetof(opts, doing)}, {"--done", offsetof(opts, done)},
         {"--next", offsetof(opts, next)},
+        {"--listen", offsetof(opts, listen)}, {"--threads", offsetof(opts, threads)},
+        {"--max-body", offsetof(opts, max_body)},
     };
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -203,6 +228,7 @@ static int parse_opts(const char *cmd, int argc, char **argv, opts *o)
         if (strcmp(a, "--all") == 0) { o->all = 1; continue; }
         if (strcmp(a, "--atomic") == 0) { o->atomic = 1; continue; }
         if (strcmp(a, "--merge") == 0) { o->merge = 1; continue; }
+        if (strcmp(a, "--admin") == 0) { o->admin = 1; continue; }
         if (strcmp(a, "--budget") == 0 || strcmp(a, "--k") == 0) {
             if (i + 1 >= argc) return usage_error(cmd, "missing value");
             char *end;
@@ -275,26 +301,26 @@ static const char *vault_key(const char *file, char *buf, size_t cap, int *bad)
     return buf;
 }
 
-static am_db *open_db(const char *path, int must_exist, const char *key_file, am_time grace_ms,
-                     int busy_ms, const char *role_allow)
+/* cfg filled for the store (the vault key read into key, cap bytes, which
+ * the caller wipes after the last open; role_allow kept by the caller while
+ * cfg is used) and a handle opened with it. */
+static am_db *open_db(am_config *cfg, char *key, size_t cap, const char *path, int must_exist,
+                      const char *key_file, am_time grace_ms, int busy_ms, const char *role_allow)
 {
-    am_config cfg;
-    am_config_init(&cfg);
-    cfg.path = path;
-    cfg.role_allow = role_allow;
-    cfg.forget_grace_ms = grace_ms;
-    cfg.must_exist = must_exist;
-    if (busy_ms) cfg.busy_timeout_ms = busy_ms;
-    cfg.embedder = getenv("AGENTMEM_EMBEDDER"); /* see am_config.embedder */
-    cfg.embedder_key = getenv("AGENTMEM_EMBEDDER_KEY");
-    char key[256];
+    am_config_init(cfg);
+    cfg->path = path;
+    cfg->role_allow = role_allow;
+    cfg->forget_grace_ms = grace_ms;
+    cfg->must_exist = must_exist;
+    if (busy_ms) cfg->busy_timeout_ms = busy_ms;
+    cfg->embedder = getenv("AGENTMEM_EMBEDDER"); /* see am_config.embedder */
+    cfg->embedder_key = getenv("AGENTMEM_EMBEDDER_KEY");
     int bad;
-    cfg.vault_key = vault_key(key_file, key, sizeof key, &bad);
+    cfg->vault_key = vault_key(key_file, key, cap, &bad);
     if (bad) return NULL;
     am_db *db = NULL;
     char *err = NULL;
-    int rc = am_open(&cfg, &db, &err);
-    memset(key, 0, sizeof key);
+    int rc = am_open(cfg, &db, &err);
     if (rc) {
         fprintf(stderr, "agentmem: %s (%s)\n", err ? err : "cannot open the store", am_errstr(rc));
         am_free(err);
@@ -643,6 +669,97 @@ static int role_allow_add(opts *o, const char *rule, int from_file)
     return 0;
 }
 
+/* token create | list | revoke ID */
+static int cmd_token(am_db *db, const opts *o)
+{
+    const char *sub = o->token_sub;
+    if (strcmp(sub, "create") == 0) {
+        if (!o->user) return usage_error("token", "token create: --user is required");
+        am_token_spec spec = {o->user, o->agent, o->role, o->admin};
+        char *token = NULL, *id = NULL;
+        int rc = am_token_create(db, &spec, &token, &id);
+        if (rc) return fail(db, rc);
+        printf("%s\n", token);
+        fprintf(stderr, "token %s for user %s%s: keep it, it is not shown again\n", id, o->user,
+                o->admin ? " (admin)" : "");
+        am_free(token);
+        am_free(id);
+        return fflush(stdout) == 0 ? 0 : 1;
+    }
+    if (strcmp(sub, "list") == 0) {
+        am_token_info *list;
+        size_t n;
+        int rc = am_token_list(db, o->user, &list, &n);
+        if (rc) return fail(db, rc);
+        json_t *arr = o->json ? json_array() : NULL;
+        for (size_t i = 0; i < n && (!o->json || arr); i++) {
+            const am_token_info *t = &list[i];
+            char c[32], r[32];
+            am_time_format(t->created_at, 0, c);
+            if (t->revoked_at != AM_TIME_NONE) am_time_format(t->revoked_at, 0, r);
+            if (o->json) {
+                json_t *row = json_pack("{s:s, s:s, s:o, s:o, s:b, s:s, s:o}", "id", t->id, "user",
+                                        t->user_id, "agent", am_shape_str(t->agent_id[0] ? t->agent_id : NULL),
+                                        "role", am_shape_str(t->role[0] ? t->role : NULL), "admin",
+                                        t->admin, "created", c, "revoked",
+                                        am_shape_str(t->revoked_at != AM_TIME_NONE ? r : NULL));
+                if (!row || json_array_append_new(arr, row)) {
+                    json_decref(arr);
+                    arr = NULL;
+                }
+            } else {
+                char *u = am_text_plain(t->user_id);
+                printf("%s user %s%s%s%s%s%s created %s%s%s\n", t->id, u ? u : "?",
+                       t->agent_id[0] ? " agent " : "", t->agent_id, t->role[0] ? " role " : "",
+                       t->role, t->admin ? " admin" : "", c,
+                       t->revoked_at != AM_TIME_NONE ? " revoked " : "",
+                       t->revoked_at != AM_TIME_NONE ? r : "");
+                am_free(u);
+            }
+        }
+        if (!o->json && n == 0) printf("(no tokens)\n");
+        am_free(list);
+        if (o->json) return am_cli_json_print(arr ? json_pack("{s:o}", "tokens", arr) : NULL);
+        return 0;
+    }
+    if (strcmp(sub, "revoke") == 0) {
+        if (!o->id) return usage_error("token", "token revoke: the token's ID is required");
+        int rc = am_token_revoke(db, o->id);
+        if (rc) return fail(db, rc);
+        printf("revoked %s\n", o->id);
+        return 0;
+    }
+    return usage_error("token", "expected create, list or revoke");
+}
+
+/* serve: the HTTP server (tools/server) on handles opened like this one */
+static int cmd_serve(am_db *db, const opts *o)
+{
+    am_server_opts so;
+    am_server_opts_init(&so);
+    if (o->listen) so.listen = o->listen;
+    const struct {
+        const char *flag, *v;
+        long max;
+        long *out;
+    } nums[] = {{"--threads", o->threads, 64, &so.threads},
+                {"--max-body", o->max_body, 1L << 30, &so.max_body}};
+    for (size_t i = 0; i < sizeof nums / sizeof *nums; i++) {
+        if (!nums[i].v) continue;
+        char *end;
+        long v = strtol(nums[i].v, &end, 10);
+        if (end == nums[i].v || *end || v < 1 || v > nums[i].max) {
+            char msg[128];
+            snprintf(msg, sizeof msg, "%s: expected a number from 1 to %ld", nums[i].flag,
+                     nums[i].max);
+            return usage_error("serve", msg);
+        }
+        *nums[i].out = v;
+    }
+    so.db_path = o->db;
+    return am_server_run(db, o->cfg, &so);
+}
+
 int am_cli_demo(int argc, char **argv); /* demo.c */
 
 int main(int argc, char **argv)
@@ -685,6 +802,8 @@ int main(int argc, char **argv)
     int cargc = argc - i;
     char **cargv = argv + i;
     if (strcmp(cmd, "scenario") == 0) return am_cli_scenario(cargc, cargv);
+    if (strcmp(cmd, "bench") == 0 && cargc > 1 && strcmp(cargv[1], "serve") == 0)
+        return am_server_load(cargc - 1, cargv + 1); /* the server's load (tools/server) */
     if (strcmp(cmd, "bench") == 0) return am_cli_bench(cargc, cargv);
     if (strcmp(cmd, "help") == 0) return print_help(cargc > 1 ? cargv[1] : "");
     for (int k = 1; k < cargc; k++)
@@ -692,6 +811,18 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "demo") == 0) return am_cli_demo(cargc, cargv);
     if (strcmp(cmd, "knobs") == 0) return am_cli_knobs(cargc, cargv);
     if (strcmp(cmd, "watch") == 0) return am_cli_watch(cargc, cargv, o.db);
+    if (strcmp(cmd, "token") == 0) {
+        /* token SUB [ID] [--flags]: SUB (and revoke's ID) before the flags */
+        if (cargc < 2 || cargv[1][0] == '-') return usage_error("token", "expected create, list or revoke");
+        o.token_sub = cargv[1];
+        cargc--;
+        cargv++;
+        if (strcmp(o.token_sub, "revoke") == 0 && cargc >= 2 && cargv[1][0] != '-') {
+            o.id = cargv[1];
+            cargc--;
+            cargv++;
+        }
+    }
     static const struct {
         const char *name;
         int (*fn)(am_db *, const opts *);
@@ -700,7 +831,7 @@ int main(int argc, char **argv)
         {"memories", cmd_memories}, {"feedback", cmd_feedback}, {"forget", cmd_forget},
         {"link", cmd_link}, {"unlink", cmd_unlink}, {"export", cmd_export}, {"reembed", cmd_reembed},
         {"optimize", cmd_optimize}, {"restore", cmd_restore}, {"mcp", cmd_mcp},
-        {"optimize", cmd_optimize}, {"restore", cmd_restore}, {"workspace", cmd_workspace},
+        {"workspace", cmd_workspace}, {"token", cmd_token}, {"serve", cmd_serve},
         {"init", NULL},
     };
     size_t k;
@@ -738,15 +869,24 @@ int main(int argc, char **argv)
     }
     /* Reading commands never create a store. */
     int must_exist = strcmp(cmd, "init") != 0 && strcmp(cmd, "add") != 0 &&
-                     strcmp(cmd, "link") != 0 && strcmp(cmd, "mcp") != 0;
+                     strcmp(cmd, "link") != 0 && strcmp(cmd, "mcp") != 0 &&
+                     strcmp(cmd, "serve") != 0 &&
+                     !(strcmp(cmd, "token") == 0 && strcmp(o.token_sub, "create") == 0);
     int busy_ms;
-    if ((rc = busy_timeout_env(&busy_ms))) return rc;
-    am_db *db = open_db(o.db, must_exist && strcmp(o.db, ":memory:") != 0, o.vault_key_file,
-                        grace_ms, busy_ms, o.role_allow);
-    free(o.role_allow);
-    if (!db) return 1;
-    if (cmds[k].fn) rc = cmds[k].fn(db, &o);
-    else printf("store %s ready\n", o.db);
+    if ((rc = busy_timeout_env(&busy_ms))) {
+        free(o.role_allow);
+        return rc;
+    }
+    am_config cfg;
+    char key[256];
+    am_db *db = open_db(&cfg, key, sizeof key, o.db, must_exist && strcmp(o.db, ":memory:") != 0,
+                        o.vault_key_file, grace_ms, busy_ms, o.role_allow);
+    o.cfg = &cfg;
+    if (db && cmds[k].fn) rc = cmds[k].fn(db, &o);
+    else if (db) printf("store %s ready\n", o.db);
+    else rc = 1;
     am_close(db);
+    memset(key, 0, sizeof key);
+    free(o.role_allow);
     return rc;
 }

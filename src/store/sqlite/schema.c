@@ -242,6 +242,16 @@ static const char *const migrations[] = {
     "ALTER TABLE tasks ADD COLUMN period TEXT;"
     "ALTER TABLE tasks ADD COLUMN rounds TEXT NOT NULL DEFAULT '[]';"
     "UPDATE tasks SET round_from = created_at, round_at = created_at;"),
+    /* version 18: API tokens bound to a user (tokens.c; the server's
+     * auth, F27).  Only the SHA-256 of a token is kept (hash); lookup is
+     * the hex of its first 8 bytes, indexed, so a verify reads one row and
+     * compares the whole hash in constant time.  A user's purge deletes
+     * its tokens (forget.c). */
+    ("CREATE TABLE api_tokens(id TEXT PRIMARY KEY, lookup TEXT NOT NULL, hash BLOB NOT NULL,"
+    "  user_id TEXT NOT NULL, agent_id TEXT, role TEXT, admin INTEGER NOT NULL DEFAULT 0,"
+    "  created_at INTEGER NOT NULL, revoked_at INTEGER);"
+    "CREATE INDEX api_tokens_lookup ON api_tokens(lookup);"
+    "CREATE INDEX api_tokens_user ON api_tokens(user_id);"),
 };
 #define N_MIGRATIONS (int)(sizeof migrations / sizeof *migrations)
 _Static_assert(sizeof migrations / sizeof *migrations == AM__SCHEMA_VERSION,

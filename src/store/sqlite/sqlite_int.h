@@ -675,6 +675,14 @@ void am__sqlite_outbox_txn_end(sq_store *s, int committed);
 /* rows events the last INSERT ... SELECT into memory_events wrote */
 void am__sqlite_outbox_note(sq_store *s, int64_t rows);
 
+/* tokens.c */
+int am__sqlite_token_put(am__store *b, const am__token_row *t);
+int am__sqlite_token_find(am__store *b, const char *lookup, am__arena *ar, am__token_row **rows,
+                          size_t *n);
+int am__sqlite_tokens_list(am__store *b, const char *uid, am__arena *ar, am__token_row **rows,
+                           size_t *n);
+int am__sqlite_token_revoke(am__store *b, const char *id, am_time at, char *uid);
+
 /* audit.c */
 int am__sqlite_audit(am__store *b, const char *uid, am_time at, const char *op,
                      const char *otype, const char *oid, const char *detail);

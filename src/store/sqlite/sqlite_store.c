@@ -225,6 +225,10 @@ static const am__store_vt sqlite_vt = {
     .events_access = am__sqlite_events_access,
     .workspace_list = am__sqlite_workspace_list,
     .workspace_put = am__sqlite_workspace_put,
+    .token_put = am__sqlite_token_put,
+    .token_find = am__sqlite_token_find,
+    .tokens_list = am__sqlite_tokens_list,
+    .token_revoke = am__sqlite_token_revoke,
 };
 
 int am__store_sqlite_open(const char *path, const am__store_opts *o,

@@ -1,0 +1,126 @@
+// The Node client against a live `agentmem serve` (started by
+// tests/sh/clients_node.sh: AGENTMEM_URL, AGENTMEM_TOKEN_A/B,
+// AGENTMEM_USER_B).  A missing variable fails the suite rather than
+// skipping it.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import { randomUUID } from 'node:crypto';
+import { connect, AgentmemError } from '../agentmem.mjs';
+
+function env(name) {
+  const v = process.env[name];
+  if (!v) throw new Error(`${name} is not set: run tests/sh/clients_node.sh`);
+  return v;
+}
+const URL_ = env('AGENTMEM_URL');
+const A = connect(URL_, { token: env('AGENTMEM_TOKEN_A') });
+const B = connect(URL_, { token: env('AGENTMEM_TOKEN_B') });
+const USER_B = env('AGENTMEM_USER_B');
+const tag = () => randomUUID().slice(0, 8);
+
+async function rejects(promise, code, field, status) {
+  await assert.rejects(promise, (e) => {
+    assert.ok(e instanceof AgentmemError, String(e));
+    assert.deepEqual([e.code, e.field, e.status], [code, field, status], e.message);
+    assert.ok(e.detail);
+    return true;
+  });
+}
+
+const TEXTS = {
+  zh: ['以后周报都按已完成、进行中、下周计划三段写', '帮我写这周的周报', '三段', '以后周报都按两段写', '我住在杭州', '周报'],
+  en: ['From now on, always send reports as PDF', 'How should I send the report?', 'PDF',
+    'From now on, always send reports as Word files', 'I live in Lyon', 'weekly report'],
+};
+
+for (const lang of ['zh', 'en']) {
+  test(`every method (${lang})`, async () => {
+    const [rule, ask, needle, corrected, fact, taskName] = TEXTS[lang];
+    const t = tag(), s = `s-${t}`, task = `${taskName}-${t}`;
+    assert.equal((await A.health()).status, 'ok');
+    const ev = { session: s, task, agent: 'planner', source: 'user', type: 'preference_declare',
+      domain: 'reporting', at: '2026-03-05T16:00:00+08:00', id: `c-${t}` };
+    const added = await A.add(rule, ev);
+    assert.equal(added.memories_created, 1);
+    assert.equal(added.existing, false);
+    const again = await A.add(rule, ev);
+    assert.equal(again.existing, true);
+    assert.equal(again.event_id, added.event_id);
+    const many = await A.addMany([{ text: fact, session: s, at: '2026-03-05T16:01:00Z' },
+      { text: ask, session: s, task, source: 'user', at: '2026-03-05T16:02:00Z' }]);
+    assert.equal(many.results.length, 2);
+    const r = await A.recall(ask, { session: s, task, domain: 'reporting', as_of: '2026-03-06T00:00:00Z', budget: 400 });
+    assert.ok(r.block.includes(needle), r.block);
+    assert.equal((await A.task(task)).task_id, task);
+    const m = (await A.memories()).find((x) => x.text === rule);
+    assert.ok(m, 'the rule is listed');
+    assert.deepEqual(await A.feedback(m.id, 'confirm'), { ok: true });
+    assert.deepEqual(await A.feedback(m.lineage_id, 'correct', corrected), { ok: true });
+    const v = await A.versions(m.id);
+    assert.equal(v.memory_id, m.id);
+    const texts = v.versions.map((x) => x.text);
+    assert.equal(texts[0], rule);
+    assert.ok(texts.includes(corrected), texts.join(' | '));
+    const all = await A.memories({ all: true, as_of: '2026-12-31T00:00:00Z' });
+    assert.ok(all.filter((x) => x.lineage_id === m.lineage_id).length >= 2);
+    const exp = await A.export();
+    assert.equal(exp.format, 'agentmem-export');
+    assert.ok(exp.events.some((e) => e.content === fact));
+    const f = await A.forget('session', s);
+    assert.ok(f.events >= 3, JSON.stringify(f));
+    assert.ok(!(await A.memories()).some((x) => x.text === fact), 'forgotten fact still listed');
+  });
+}
+
+test('bad fields are named', async () => {
+  const before = (await A.export()).events.length;
+  await rejects(A.add(7), 'invalid_request', 'text', 400);
+  await rejects(A.add('时间不带时区', { at: '2026-03-05T16:00:00' }), 'invalid_request', 'at', 400);
+  await rejects(A.add('x', { bogus: 1 }), 'invalid_request', 'bogus', 400);
+  await rejects(A.addMany([{ text: 'fine' }, { text: 7 }]), 'invalid_request', 'events[1].text', 400);
+  await rejects(A.recall('x', { budget: 0 }), 'invalid_request', 'budget', 400);
+  await rejects(A.recall(''), 'invalid_request', 'query', 400);
+  await rejects(A.feedback('01AAAAAAAAAAAAAAAAAAAAAAAA', 'frobnicate'), 'invalid_request', 'action', 400);
+  await rejects(A.forget('galaxy'), 'invalid_request', 'level', 400);
+  await rejects(A.forget('task', undefined), 'invalid_request', 'id', 400);
+  await rejects(A.add('半个字符 \ud800 broken'), 'invalid_request', 'text', 400);
+  await rejects(A.add('NUL 字符\0inside'), 'invalid_request', 'text', 400);
+  await rejects(A.addMany([{ text: 'ok' }, { text: 'x', session: '\udfff' }]), 'invalid_request', 'events[1].session', 400);
+  await rejects(A.recall('x', { as_of: '2026-03-05T16:00:00' }), 'invalid_request', 'as_of', 400);
+  await rejects(A.task('没有这个任务'), 'not_found', null, 404);
+  assert.equal((await A.export()).events.length, before, 'a refused request wrote something');
+});
+
+test('a bad token is 401, an unreachable server is unavailable', async () => {
+  for (const token of ['amk_' + 'A'.repeat(43), 'not a token', ''])
+    await rejects(connect(URL_, { token }).recall('你好'), 'unauthorized', null, 401);
+  await rejects(connect('http://127.0.0.1:9', { token: 't', timeoutMs: 5000 }).health(), 'unavailable', null, null);
+});
+
+test('isolation: A never sees B, naming B is refused', async () => {
+  const secret = `我的银行卡密码提示是蓝色海豚 ${tag()}`;
+  await B.add(secret, { session: 'b' });
+  await B.add('My locker code is 4417, keep it private', { session: 'b' });
+  const named = { user: USER_B };
+  for (const call of [() => A.recall('银行卡', named), () => A.memories(named), () => A.export(named),
+    () => A.add('hi', named), () => A.task('b', named), () => A.forget('user', undefined, named)])
+    await rejects(call(), 'forbidden', 'user', 403);
+  const seen = JSON.stringify([await A.recall('银行卡密码提示是什么？'), await A.recall('what is my locker code?'),
+    await A.memories({ all: true }), await A.export()]);
+  assert.ok(!seen.includes('蓝色海豚') && !seen.includes('4417'), 'B leaked into A');
+  assert.ok(JSON.stringify(await B.recall('银行卡密码提示是什么？')).includes('蓝色海豚'));
+});
+
+test('the example agent loop runs end to end', async () => {
+  const ex = fileURLToPath(new URL('../examples/agent_loop.mjs', import.meta.url));
+  const { stdout } = await promisify(execFile)(process.execPath,
+    [ex, '--url', URL_, '--token', env('AGENTMEM_TOKEN_A'), '--session', `loop-${tag()}`], { timeout: 120000 });
+  const turns = stdout.split('--- turn ');
+  assert.equal(turns.length, 5, stdout);
+  assert.ok(turns[2].includes('三段'), turns[2]);
+  assert.ok(turns[4].includes('PDF'), turns[4]);
+  assert.ok(turns[4].includes('agent: (echo)'));
+});

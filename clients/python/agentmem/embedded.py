@@ -1,0 +1,527 @@
+"""EmbeddedTransport: the routes of client.py run in this process on the
+shared library (ctypes), with no server -- the single-file default.
+
+The structs below are include/agentmem.h's, field for field.  am_config
+holds am_rank_config, whose fields are the knobs of agentmem_knobs.h: they
+are declared from the library's own knob list (am_knob_info, in that
+order), so a library with a knob more is still described exactly; and
+am_config_init_sized is given ctypes' sizeof, so a layout that differs
+anyway is refused by am_open (AM_MISUSE naming both sizes) instead of
+being misread.
+
+Each route does what tools/server/routes.c does with the same body: the
+fields checked by name and type (unknown keys refused), the user fixed at
+open as a token fixes it (naming another is refused with 403 forbidden and
+audited through am_security_denied), the same result shapes (the library's
+JSON for recall, memories and export; add, task and forget built like
+tools/common/shapes.c) and the same error codes, fields and statuses.  One
+lock: a handle is used by one thread at a time (agentmem.h).
+"""
+
+import ctypes
+import json
+import os
+import threading
+
+from .errors import AgentmemError
+
+c_char_p, c_int, c_long, c_size_t, c_double, c_void_p = (
+    ctypes.c_char_p, ctypes.c_int, ctypes.c_long, ctypes.c_size_t, ctypes.c_double, ctypes.c_void_p)
+am_time = ctypes.c_int64
+AM_OK, AM_INVALID, AM_NOTFOUND, AM_DENIED, AM_BUSY, AM_TOOBIG = 0, 4, 5, 6, 7, 8
+AM_KNOB_INT = 1
+AM_VERSION_STRING = "0.1.0"  # agentmem.h's; the library has no function giving it
+
+
+class AmKnob(ctypes.Structure):
+    _fields_ = [("name", c_char_p), ("type", c_int), ("def_", c_double), ("min", c_double),
+                ("max", c_double), ("doc", c_char_p)]
+
+
+class AmEvent(ctypes.Structure):
+    _fields_ = [(n, c_char_p) for n in (
+        "user_id", "channel", "external_id", "agent_id", "session_id", "task_id", "source", "type",
+        "domain", "intent", "text", "occurred_at", "event_id")]
+
+
+class AmAddInfo(ctypes.Structure):
+    _fields_ = [("event_id", ctypes.c_char * 32), ("user_id", ctypes.c_char * 129),
+                ("task_id", ctypes.c_char * 129)] + [(n, c_int) for n in (
+                    "memories_created", "memories_updated", "memories_invalidated", "task_changed",
+                    "one_off", "existing")]
+
+
+class AmMemory(ctypes.Structure):
+    _fields_ = [(n, c_char_p) for n in (
+        "id", "lineage_id", "scope", "kind", "key", "text", "value_json", "status")] + [
+        ("confidence", c_double), ("base_score", c_double), ("half_life_days", c_double),
+        ("hits", c_long), ("last_access", am_time), ("valid_from", am_time), ("valid_to", am_time),
+        ("recorded_at", am_time), ("superseded_at", am_time),
+        ("source_event_ids", ctypes.POINTER(c_char_p)), ("n_sources", c_size_t),
+        ("score", c_double), ("source_count", c_long), ("reinforced_at", am_time)]
+
+
+class AmEventRec(ctypes.Structure):
+    _fields_ = [(n, c_char_p) for n in (
+        "id", "agent_id", "session_id", "task_id", "channel", "source", "type", "domain", "intent",
+        "content")] + [("occurred_at", am_time), ("tz_minutes", c_int), ("score", c_double)]
+
+
+class AmTaskChange(ctypes.Structure):
+    _fields_ = [("at", am_time), ("field", c_char_p), ("old_value", c_char_p),
+                ("new_value", c_char_p), ("event_id", c_char_p)]
+
+
+class AmTask(ctypes.Structure):
+    _fields_ = [(n, c_char_p) for n in (
+        "task_id", "name", "stage", "status", "artifacts_json", "pending_json", "notes_json")] + [
+        ("created_at", am_time), ("updated_at", am_time),
+        ("history", ctypes.POINTER(AmTaskChange)), ("n_history", c_size_t)]
+
+
+class AmQuery(ctypes.Structure):
+    _fields_ = [(n, c_char_p) for n in (
+        "user_id", "channel", "external_id", "agent_id", "session_id", "task_id", "domain", "text",
+        "as_of")] + [(n, c_int) for n in ("budget_tokens", "max_memories", "max_events", "no_touch")]
+
+
+class AmRecallResult(ctypes.Structure):
+    _fields_ = [("need_memory", c_int), ("route", c_char_p), ("lang", c_char_p),
+                ("memories", ctypes.POINTER(AmMemory)), ("n_memories", c_size_t),
+                ("events", ctypes.POINTER(AmEventRec)), ("n_events", c_size_t),
+                ("task", ctypes.POINTER(AmTask)), ("block", c_char_p), ("block_tokens", c_int),
+                ("json", c_char_p), ("domain_conflict", c_int)]
+
+
+class AmMemoryList(ctypes.Structure):
+    _fields_ = [("items", ctypes.POINTER(AmMemory)), ("n", c_size_t), ("json", c_char_p)]
+
+
+class AmForgetInfo(ctypes.Structure):
+    _fields_ = [("events", c_long), ("memories", c_long), ("tasks", c_long)]
+
+
+def _config_type(lib):
+    """am_config, with am_rank_config laid out from the library's knob list."""
+    rank = []
+    for i in range(lib.am_knob_count()):
+        k = lib.am_knob_info(i).contents
+        rank.append((k.name.decode(), c_int if k.type == AM_KNOB_INT else c_double))
+    rank_t = type("AmRankConfig", (ctypes.Structure,), {"_fields_": rank})
+    return type("AmConfig", (ctypes.Structure,), {"_fields_": [
+        ("struct_size", c_size_t), ("path", c_char_p), ("clock", c_void_p), ("clock_ctx", c_void_p),
+        ("log", c_void_p), ("log_ctx", c_void_p), ("realloc", c_void_p), ("alloc_ctx", c_void_p),
+        ("default_tz_minutes", c_int), ("max_text_bytes", c_size_t), ("busy_timeout_ms", c_int),
+        ("must_exist", c_int), ("embedder", c_char_p), ("embedder_key", c_char_p),
+        ("redact", ctypes.c_uint), ("rank", rank_t), ("no_term_cache", c_int),
+        ("vault_key", c_char_p), ("forget_grace_ms", am_time)]})
+
+
+def _find_library(lib):
+    here = os.path.dirname(os.path.abspath(__file__))
+    tree = os.path.join(here, "..", "..", "..", "build", "cmake", "libagentmem.so")
+    for cand in (lib, os.environ.get("AGENTMEM_LIB"), tree):
+        if cand:
+            return os.path.abspath(cand) if os.path.exists(cand) else cand
+    import ctypes.util
+    found = ctypes.util.find_library("agentmem")
+    if not found:
+        raise AgentmemError("internal", "libagentmem.so not found: build it (make) or set "
+                                        "AGENTMEM_LIB to its path", None, None)
+    return found
+
+
+def _load(path):
+    try:
+        lib = ctypes.CDLL(path)
+    except OSError as e:
+        raise AgentmemError("internal", f"cannot load {path}: {e}", None, None) from None
+    P = ctypes.POINTER
+    protos = {
+        "am_knob_count": (c_size_t, []),
+        "am_knob_info": (P(AmKnob), [c_size_t]),
+        "am_config_init_sized": (None, [c_void_p, c_size_t]),
+        "am_open": (c_int, [c_void_p, P(c_void_p), P(c_void_p)]),
+        "am_close": (None, [c_void_p]),
+        "am_errstr": (c_char_p, [c_int]),
+        "am_errmsg": (c_char_p, [c_void_p]),
+        "am_free": (None, [c_void_p]),
+        "am_add_event": (c_int, [c_void_p, P(AmEvent), P(AmAddInfo)]),
+        "am_add_events": (c_int, [c_void_p, P(AmEvent), c_size_t, P(AmAddInfo)]),
+        "am_recall": (c_int, [c_void_p, P(AmQuery), P(P(AmRecallResult))]),
+        "am_recall_free": (None, [P(AmRecallResult)]),
+        "am_task_get": (c_int, [c_void_p, c_char_p, c_char_p, P(P(AmTask))]),
+        "am_task_free": (None, [P(AmTask)]),
+        "am_memories": (c_int, [c_void_p, c_char_p, c_int, c_char_p, P(P(AmMemoryList))]),
+        "am_memory_list_free": (None, [P(AmMemoryList)]),
+        "am_feedback": (c_int, [c_void_p, c_char_p, c_char_p, c_int, c_char_p]),
+        "am_forget": (c_int, [c_void_p, c_char_p, c_int, c_char_p, P(AmForgetInfo)]),
+        "am_restore": (c_int, [c_void_p, c_char_p]),
+        "am_export": (c_int, [c_void_p, c_char_p, P(c_void_p)]),
+        "am_security_denied": (c_int, [c_void_p, c_char_p, c_char_p, c_char_p]),
+    }
+    for name, (res, args) in protos.items():
+        fn = getattr(lib, name)
+        fn.restype, fn.argtypes = res, args
+    return lib
+
+
+def _s(b):
+    return None if b is None else b.decode("utf-8")
+
+
+# ------------------------------------------------------------ body checks
+
+_TYPE = {str: "a string", int: "an integer", bool: "a boolean"}
+_EVENT_FIELDS = {k: str for k in ("user", "channel", "external_id", "agent", "session", "task",
+                                  "source", "type", "domain", "intent", "at", "text", "id")}
+_RECALL_FIELDS = dict({k: str for k in ("query", "session", "task", "agent", "domain", "as_of",
+                                        "user")}, budget=int, k=int)
+_FEEDBACK_FIELDS = {"action": str, "text": str, "user": str}
+_FORGET_FIELDS = {"level": str, "id": str, "grace": int, "user": str}
+_LEVELS = {"event": 1, "session": 2, "task": 3, "user": 4}
+_ACTIONS = {"confirm": 1, "reject": 2, "correct": 3}
+
+
+def _json_type(v):
+    if isinstance(v, bool):
+        return "a boolean"
+    return {dict: "an object", list: "an array", int: "an integer", float: "a number",
+            type(None): "null"}.get(type(v), "a string" if isinstance(v, str) else "an object")
+
+
+def _invalid(field, message):
+    return AgentmemError("invalid_request", message, field, 400)
+
+
+def _fields(obj, spec, prefix=""):
+    """obj checked against spec (name -> type) like tools/common/fields.c:
+    a dict of known keys of the right types (None = not given)."""
+    where = prefix[:-1] + ": " if prefix else ""
+    if not isinstance(obj, dict):
+        raise _invalid(prefix[:-1] or None, f"{where}expected a JSON object, got {_json_type(obj)}")
+    out = {}
+    for key, v in obj.items():
+        if key not in spec:
+            raise _invalid(prefix + str(key), f'{where}unknown field "{str(key)[:64]}" (the fields '
+                                              f'are {", ".join(spec)})')
+        if v is None:
+            continue
+        want = spec[key]
+        if type(v) is not want:
+            raise _invalid(prefix + key, f"{where}{key}: expected {_TYPE[want]}, got {_json_type(v)}")
+        if want is str and "\0" in v:
+            raise _invalid(prefix + key, f"{where}{key}: contains a NUL character")
+        out[key] = v
+    return out
+
+
+def _b(s):
+    return None if s is None else s.encode("utf-8")
+
+
+_ENGINE_NAMES = {"occurred_at": "at", "memory": "id"}
+_ENGINE_FIELDS = {"text", "user", "agent", "session", "task", "source", "type", "domain",
+                  "intent", "id", "as_of", "query", "channel", "external_id"}
+
+
+def _engine_field(msg):
+    """The field an engine message names ("add: events[2]: at: ..." -> at),
+    as tools/server/router.c reads it: the word after each of the first
+    three ": "."""
+    p = msg
+    for _ in range(3):
+        i = p.find(": ")
+        if i < 0:
+            break
+        p = p[i + 2:]
+        word = p
+        for stop in (":", " ", '"'):
+            word = word.split(stop, 1)[0]
+        if word in _ENGINE_NAMES:
+            return _ENGINE_NAMES[word]
+        if word in _ENGINE_FIELDS:
+            return word
+    return None
+
+
+class EmbeddedTransport:
+    name = "embedded"
+
+    def __init__(self, path, user, agent, lib, embedder):
+        if not isinstance(path, str) or not path:
+            raise _invalid("path", "path: expected the store file's path")
+        if not isinstance(user, str) or not user:
+            raise _invalid("user", "user: expected the user the client acts for")
+        if agent is not None and not isinstance(agent, str):
+            raise _invalid("agent", "agent: expected a string")
+        self._lib = _load(_find_library(lib))
+        self._cfg_t = _config_type(self._lib)
+        self._lock = threading.Lock()
+        self.user, self.agent = user, agent
+        self._keep = [_b(path), _b(embedder or os.environ.get("AGENTMEM_EMBEDDER")),
+                      _b(os.environ.get("AGENTMEM_EMBEDDER_KEY")),
+                      _b(os.environ.get("AGENTMEM_VAULT_KEY"))]
+        cfg = self._cfg_t()
+        self._lib.am_config_init_sized(ctypes.byref(cfg), ctypes.sizeof(cfg))
+        cfg.path, cfg.embedder, cfg.embedder_key, cfg.vault_key = self._keep
+        busy = os.environ.get("AGENTMEM_BUSY_TIMEOUT_MS")
+        if busy and busy.isdigit():
+            cfg.busy_timeout_ms = int(busy)
+        self._cfg = cfg
+        self._db = self._open(cfg)
+        self._routes = {
+            ("POST", "/v1/events"): self._events, ("POST", "/v1/recall"): self._recall,
+            ("GET", "/v1/tasks/{task_id}"): self._task, ("GET", "/v1/memories"): self._memories,
+            ("GET", "/v1/memories/{id}/versions"): self._versions,
+            ("POST", "/v1/memories/{id}/feedback"): self._feedback,
+            ("POST", "/v1/forget"): self._forget, ("POST", "/v1/restore"): self._restore,
+            ("GET", "/v1/export"): self._export, ("GET", "/healthz"): self._health,
+        }
+
+    def _open(self, cfg):
+        db, err = c_void_p(), c_void_p()
+        rc = self._lib.am_open(ctypes.byref(cfg), ctypes.byref(db), ctypes.byref(err))
+        if rc:
+            msg = ctypes.string_at(err).decode("utf-8", "replace") if err.value else ""
+            self._lib.am_free(err)
+            raise AgentmemError("internal", f"cannot open {cfg.path.decode()}: {msg} "
+                                            f"({self._lib.am_errstr(rc).decode()})", None, 500)
+        return db
+
+    def close(self):
+        with self._lock:
+            if self._db:
+                self._lib.am_close(self._db)
+                self._db = None
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+    def request(self, method, path, params, body, query):
+        fn = self._routes.get((method, path))
+        if fn is None:
+            raise AgentmemError("not_found", "no such route", None, 404)
+        for p in params:
+            if not isinstance(p, str) or not p or "\0" in p:
+                raise _invalid("id", "expected a non-empty string id")
+        with self._lock:
+            if not self._db:
+                raise AgentmemError("internal", "the client is closed", None, 500)
+            self._route = f"{method} {path}"
+            return fn(params, body if body is not None else {}, query)
+
+    # ------------------------------------------------------------ helpers
+    def _fail(self, rc, db=None):
+        msg = self._lib.am_errmsg(db or self._db).decode("utf-8", "replace")
+        if rc in (AM_INVALID, AM_TOOBIG):
+            return _invalid(_engine_field(msg), msg)
+        code = {AM_NOTFOUND: "not_found", AM_DENIED: "denied", AM_BUSY: "busy"}.get(rc)
+        if code:
+            return AgentmemError(code, msg, None, None)
+        return AgentmemError("internal", f"{msg} ({self._lib.am_errstr(rc).decode()})", None, 500)
+
+    def _user(self, asked):
+        """The user a request acts for: the one fixed at open; naming
+        another is the 403 fuse (audited, nothing read)."""
+        if asked is not None and (not isinstance(asked, str) or "\0" in asked):
+            raise _invalid("user", "user: expected a user id without NUL characters")
+        if asked is not None and asked != self.user:
+            rc = self._lib.am_security_denied(self._db, _b(self.user), _b(asked), _b(self._route))
+            if rc not in (AM_OK, AM_INVALID):
+                raise self._fail(rc)
+            raise AgentmemError("forbidden", "this client acts for its own user only; it may "
+                                             "not name another", "user", 403)
+        return self.user
+
+    def _parsed(self, raw):
+        return json.loads(raw.decode("utf-8"))
+
+    # ------------------------------------------------------------ routes
+    def _event(self, obj, prefix, keep):
+        e = _fields(obj, _EVENT_FIELDS, prefix)
+        for k in ("channel", "external_id"):
+            if k in e:
+                raise _invalid(prefix + k, f"{prefix}{k}: not accepted: an event's user is the "
+                                           f"client's (link a channel identity with am_link)")
+        if "text" not in e:
+            raise _invalid(prefix + "text", f"{prefix}text is required")
+        user = self._user(e.get("user"))
+        names = {"agent": "agent_id", "session": "session_id", "task": "task_id", "at": "occurred_at",
+                 "id": "event_id"}
+        ev = AmEvent()
+        vals = {names.get(k, k): _b(v) for k, v in e.items() if k != "user"}
+        vals["user_id"] = _b(user)
+        if "agent_id" not in vals and self.agent:
+            vals["agent_id"] = _b(self.agent)
+        for k, v in vals.items():
+            setattr(ev, k, v)
+        keep.append(vals)
+        return ev
+
+    @staticmethod
+    def _add_shape(info):
+        return {"event_id": _s(info.event_id), "user": _s(info.user_id), "task": _s(info.task_id),
+                "memories_created": info.memories_created, "memories_updated": info.memories_updated,
+                "memories_invalidated": info.memories_invalidated,
+                "task_changed": bool(info.task_changed), "one_off": bool(info.one_off),
+                "existing": bool(info.existing)}
+
+    def _events(self, params, body, query):
+        keep = []
+        if isinstance(body, dict) and "events" in body:
+            extra = [k for k in body if k != "events"]
+            if extra:
+                raise _invalid(extra[0], f'unknown field "{extra[0][:64]}" (a list of events is '
+                                         f'{{"events": [...]}} alone)')
+            lst = body["events"]
+            if not isinstance(lst, list) or not 1 <= len(lst) <= 1000:
+                got = ("more" if lst else "none") if isinstance(lst, list) else _json_type(lst)
+                raise _invalid("events", f"events: expected an array of 1 to 1000 events, got {got}")
+            evs = (AmEvent * len(lst))(*[self._event(o, f"events[{i}].", keep)
+                                         for i, o in enumerate(lst)])
+            infos = (AmAddInfo * len(lst))()
+            rc = self._lib.am_add_events(self._db, evs, len(lst), infos)
+            if rc:
+                raise self._fail(rc)
+            return {"results": [self._add_shape(i) for i in infos]}
+        ev = self._event(body, "", keep)
+        info = AmAddInfo()
+        rc = self._lib.am_add_event(self._db, ctypes.byref(ev), ctypes.byref(info))
+        if rc:
+            raise self._fail(rc)
+        return self._add_shape(info)
+
+    def _recall(self, params, body, query):
+        r = _fields(body, _RECALL_FIELDS)
+        if not r.get("query"):
+            raise _invalid("query", "query is required")
+        for k in ("budget", "k"):
+            if k in r and not 1 <= r[k] <= 100000:
+                raise _invalid(k, f"{k}: expected 1 to 100000, got {r[k]}")
+        q = AmQuery()
+        vals = [_b(self._user(r.get("user"))), _b(r.get("agent", self.agent)), _b(r.get("session")),
+                _b(r.get("task")), _b(r.get("domain")), _b(r["query"]), _b(r.get("as_of"))]
+        q.user_id, q.agent_id, q.session_id, q.task_id, q.domain, q.text, q.as_of = vals
+        q.budget_tokens, q.max_events = r.get("budget", 0), r.get("k", 0)
+        out = ctypes.POINTER(AmRecallResult)()
+        rc = self._lib.am_recall(self._db, ctypes.byref(q), ctypes.byref(out))
+        if rc:
+            raise self._fail(rc)
+        try:
+            return self._parsed(out.contents.json)
+        finally:
+            self._lib.am_recall_free(out)
+
+    def _task(self, params, body, query):
+        user = self._user(query.get("user"))
+        t = ctypes.POINTER(AmTask)()
+        rc = self._lib.am_task_get(self._db, _b(user), _b(params[0]), ctypes.byref(t))
+        if rc:
+            raise self._fail(rc)
+        try:
+            c = t.contents
+            return {"task_id": _s(c.task_id), "stage": _s(c.stage) or "", "status": _s(c.status),
+                    "artifacts": self._parsed(c.artifacts_json), "pending": self._parsed(c.pending_json),
+                    "notes": self._parsed(c.notes_json), "history": c.n_history}
+        finally:
+            self._lib.am_task_free(t)
+
+    def _list(self, user, which, as_of):
+        lst = ctypes.POINTER(AmMemoryList)()
+        rc = self._lib.am_memories(self._db, _b(user), which, _b(as_of), ctypes.byref(lst))
+        if rc:
+            raise self._fail(rc)
+        try:
+            return self._parsed(lst.contents.json)
+        finally:
+            self._lib.am_memory_list_free(lst)
+
+    def _memories(self, params, body, query):
+        flag = query.get("all")
+        if flag not in (None, "1", "0", "true", "false"):
+            raise _invalid("all", "all: expected 1, 0, true or false")
+        as_of = query.get("as_of")
+        if as_of is not None and (not isinstance(as_of, str) or "\0" in as_of):
+            raise _invalid("as_of", "as_of: expected ISO 8601 with a zone")
+        return self._list(self._user(query.get("user")), 1 if flag in ("1", "true") else 0, as_of)
+
+    def _versions(self, params, body, query):
+        """Every version of the key of the item {id} names (a version or
+        lineage id), oldest first: what the server's versions route lists."""
+        items = self._list(self._user(query.get("user")), 1, None)
+        mid = params[0]
+        found = next((m for m in items if mid in (m.get("id"), m.get("lineage_id"))), None)
+        if found is None:
+            raise AgentmemError("not_found", f"id: no memory {mid}", "id", 404)
+        same = [m for m in items if m.get("key") == found["key"] and m.get("scope") == found["scope"]]
+        same.sort(key=lambda m: (m.get("recorded_at") or "", m.get("id") or ""))
+        return {"memory_id": mid, "key": found["key"], "versions": same}
+
+    def _feedback(self, params, body, query):
+        f = _fields(body, _FEEDBACK_FIELDS)
+        if not f.get("action"):
+            raise _invalid("action", "action is required")
+        action = _ACTIONS.get(f["action"])
+        if not action:
+            raise _invalid("action", "action: expected confirm, reject or correct")
+        if action == 3 and not f.get("text"):
+            raise _invalid("text", "text is required")
+        user = self._user(f.get("user"))
+        rc = self._lib.am_feedback(self._db, _b(user), _b(params[0]), action, _b(f.get("text")))
+        if rc:
+            raise self._fail(rc)
+        return {"ok": True}
+
+    def _forget(self, params, body, query):
+        f = _fields(body, _FORGET_FIELDS)
+        if not f.get("level"):
+            raise _invalid("level", "level is required")
+        level = _LEVELS.get(f["level"])
+        if not level:
+            raise _invalid("level", "level: expected event, session, task or user")
+        if level != 4 and not f.get("id"):
+            raise _invalid("id", "id is required")
+        grace = f.get("grace")
+        if grace is not None and (level != 4 or not 0 <= grace <= 3153600000):
+            raise _invalid("grace", "grace: only a user forget has a grace period" if level != 4
+                           else "grace: expected whole seconds, 0 to 3153600000")
+        user = self._user(f.get("user"))
+        info = AmForgetInfo()
+        db = self._db
+        if grace:
+            # the grace period is a handle's (am_config.forget_grace_ms)
+            cfg = self._cfg_t.from_buffer_copy(self._cfg)
+            cfg.forget_grace_ms, cfg.must_exist = grace * 1000, 1
+            db = self._open(cfg)
+        try:
+            rc = self._lib.am_forget(db, _b(user), level, _b(f.get("id")), ctypes.byref(info))
+            if rc:
+                raise self._fail(rc, db)
+        finally:
+            if db is not self._db:
+                self._lib.am_close(db)
+        return {"events": info.events, "memories": info.memories, "tasks": info.tasks}
+
+    def _restore(self, params, body, query):
+        f = _fields(body, {"user": str})
+        rc = self._lib.am_restore(self._db, _b(self._user(f.get("user"))))
+        if rc:
+            raise self._fail(rc)
+        return {"restored": True}
+
+    def _export(self, params, body, query):
+        out = c_void_p()
+        rc = self._lib.am_export(self._db, _b(self._user(query.get("user"))), ctypes.byref(out))
+        if rc:
+            raise self._fail(rc)
+        try:
+            return self._parsed(ctypes.string_at(out))
+        finally:
+            self._lib.am_free(out)
+
+    def _health(self, params, body, query):
+        return {"status": "ok", "store": "sqlite", "version": AM_VERSION_STRING}

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# The server under load (issue 15 item 9; docs/SERVER.md): a fresh store,
+# USERS users with a token each, `agentmem serve` on a free loopback port,
+# SECONDS of mixed writes and recalls from `agentmem bench serve` (one
+# connection per user), then the server is stopped with SIGTERM and every
+# write it acknowledged is looked up in the store by its client id.
+# Prints requests/s and p50/p99 per route, the machine's load, and
+# "acknowledged N, missing 0".  Exit 1 on any error or missing write.
+#   scripts/load.sh [SECONDS (30)] [USERS (20)] [THREADS (4)] [WRITES (0.5)]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+secs=${1:-30} users=${2:-20} threads=${3:-4} writes=${4:-0.5}
+cli=${AGENTMEM_CLI:-build/agentmem}
+work=$(mktemp -d)
+srv=
+trap '[ -n "$srv" ] && kill "$srv" 2>/dev/null; rm -rf "$work"' EXIT
+db="$work/load.db"
+"$cli" --db "$db" init >/dev/null
+for i in $(seq 1 "$users"); do
+  u=$([ $((i % 2)) = 0 ] && echo "用户$i" || echo "user$i")
+  echo "$u $("$cli" --db "$db" token create --user "$u" 2>/dev/null)"
+done >"$work/tokens"
+"$cli" --db "$db" serve --listen 127.0.0.1:0 --threads "$threads" >"$work/srv.out" 2>"$work/srv.err" &
+srv=$!
+port=
+for _ in $(seq 100); do
+  port=$(sed -n 's/.*listening on http:\/\/127\.0\.0\.1:\([0-9]*\).*/\1/p' "$work/srv.out")
+  [ -n "$port" ] && break
+  sleep 0.05
+done
+[ -n "$port" ] || { echo "load: the server did not start"; cat "$work/srv.err"; exit 1; }
+echo "load: before: $(cut -d' ' -f1-3 /proc/loadavg) (1/5/15-min load), $(nproc) cores"
+rc=0
+"$cli" bench serve --url "http://127.0.0.1:$port" --tokens "$work/tokens" --seconds "$secs" \
+  --writes "$writes" --acked "$work/acked" || rc=1
+echo "load: after: $(cut -d' ' -f1-3 /proc/loadavg)"
+kill -TERM "$srv"; wait "$srv" || { echo "load: the server exited $?"; rc=1; }
+srv=
+sqlite3 "$db" "SELECT client_id FROM events WHERE client_id LIKE 'load-%'" | sort >"$work/stored"
+cut -d' ' -f2 "$work/acked" | sort >"$work/acked.ids"
+missing=$(comm -23 "$work/acked.ids" "$work/stored" | wc -l)
+echo "load: acknowledged $(wc -l <"$work/acked.ids") writes, missing $missing; store $(du -k "$db" | cut -f1) KB"
+[ "$missing" = 0 ] || rc=1
+exit $rc

@@ -1,0 +1,279 @@
+/*
+ * load.c -- `agentmem bench serve`: a bounded loopback load of the HTTP
+ * server (issue 15 item 9; scripts/load.sh runs it end to end).
+ *
+ * One thread per user, each with its own token and one keep-alive
+ * connection, in a closed loop for --seconds: a write (POST /v1/events,
+ * a client id each, Chinese and English texts) or a recall (POST
+ * /v1/recall), --writes of them writes.  HTTP/1.1 over a plain socket
+ * (requests with Content-Length, replies read by Content-Length), so the
+ * client costs little of the machine it measures.  Every write answered
+ * 200 is written to --acked ("USER CLIENT_ID" lines): load.sh checks each
+ * one is in the store afterwards.  Prints requests/s and p50/p99 per route
+ * and the errors; exits 1 when any request failed.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "server.h"
+
+#define MAX_USERS 256
+#define N_ROUTES 2 /* 0 events, 1 recall */
+
+typedef struct lat {
+    double *ms;
+    size_t n, cap;
+} lat;
+
+typedef struct worker {
+    int id;
+    const char *user, *token;
+    struct sockaddr_in addr;
+    double seconds, writes;
+    FILE *acked;
+    pthread_mutex_t *acked_mu;
+    lat l[N_ROUTES];
+    long errors[N_ROUTES], statuses[N_ROUTES][6]; /* by status / 100 */
+    int fd;
+    char buf[1 << 16];
+    size_t have;
+} worker;
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static int lat_push(lat *l, double ms)
+{
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 4096;
+        double *p = realloc(l->ms, cap * sizeof *p);
+        if (!p) return 1;
+        l->ms = p;
+        l->cap = cap;
+    }
+    l->ms[l->n++] = ms;
+    return 0;
+}
+
+static int connect_to(worker *w)
+{
+    if (w->fd >= 0) close(w->fd);
+    w->have = 0;
+    w->fd = socket(AF_INET, SOCK_STREAM, 0);
+    if (w->fd < 0) return 1;
+    int one = 1;
+    setsockopt(w->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    return connect(w->fd, (struct sockaddr *)&w->addr, sizeof w->addr) != 0;
+}
+
+/* One request, its reply's status (0: the connection failed). */
+static int roundtrip(worker *w, const char *path, const char *body)
+{
+    char head[512];
+    size_t blen = strlen(body);
+    int hl = snprintf(head, sizeof head,
+                      "POST %s HTTP/1.1\r\nHost: load\r\nAuthorization: Bearer %s\r\n"
+                      "Content-Type: application/json\r\nContent-Length: %zu\r\n\r\n",
+                      path, w->token, blen);
+    if (send(w->fd, head, (size_t)hl, MSG_NOSIGNAL) != hl ||
+        send(w->fd, body, blen, MSG_NOSIGNAL) != (ssize_t)blen)
+        return 0;
+    /* the reply: status line and headers, then Content-Length bytes */
+    w->have = 0;
+    char *end = NULL;
+    while (!end) {
+        if (w->have == sizeof w->buf - 1) return 0;
+        ssize_t n = recv(w->fd, w->buf + w->have, sizeof w->buf - 1 - w->have, 0);
+        if (n <= 0) return 0;
+        w->have += (size_t)n;
+        w->buf[w->have] = '\0';
+        end = strstr(w->buf, "\r\n\r\n");
+    }
+    int status = 0;
+    if (sscanf(w->buf, "HTTP/1.%*d %d", &status) != 1) return 0;
+    const char *cl = strstr(w->buf, "\r\nContent-Length:"); /* as MHD writes it */
+    size_t want = cl && cl < end ? (size_t)strtoul(cl + 17, NULL, 10) : 0;
+    size_t got = w->have - (size_t)(end + 4 - w->buf);
+    while (got < want) {
+        char sink[8192];
+        ssize_t n = recv(w->fd, sink, sizeof sink < want - got ? sizeof sink : want - got, 0);
+        if (n <= 0) return 0;
+        got += (size_t)n;
+    }
+    return status;
+}
+
+static const char *const texts[] = {
+    "以后周报都按已完成、进行中、下周计划三段写（第%ld条）",
+    "From now on, always send reports as PDF (note %ld)",
+    "我下周三要去上海出差，记得提醒我订酒店（%ld）",
+    "I prefer short answers with the key number first, item %ld",
+};
+static const char *const queries[] = {
+    "帮我写这周的周报", "how should I send the report?", "我什么时候出差？",
+    "what do I prefer in answers?",
+};
+
+static void *run(void *arg)
+{
+    worker *w = arg;
+    unsigned long long x = 0x9E3779B97F4A7C15ull * (unsigned long long)(w->id + 1);
+    double stop = now_s() + w->seconds;
+    long n = 0;
+    if (connect_to(w)) {
+        w->errors[0]++;
+        return NULL;
+    }
+    while (now_s() < stop) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        int write = (double)(x % 1000) / 1000.0 < w->writes;
+        char body[512], id[64];
+        snprintf(id, sizeof id, "load-%d-%ld", w->id, n);
+        if (write) {
+            char text[256];
+            snprintf(text, sizeof text, texts[n % 4], n);
+            snprintf(body, sizeof body, "{\"text\":\"%s\",\"id\":\"%s\",\"session\":\"s%d\"}",
+                     text, id, w->id);
+        } else {
+            snprintf(body, sizeof body, "{\"query\":\"%s\"}", queries[n % 4]);
+        }
+        double t0 = now_s();
+        int st = roundtrip(w, write ? "/v1/events" : "/v1/recall", body);
+        double ms = (now_s() - t0) * 1000;
+        int r = write ? 0 : 1;
+        if (lat_push(&w->l[r], ms)) break;
+        if (st >= 100 && st < 600) w->statuses[r][st / 100]++;
+        if (st != 200) {
+            w->errors[r]++;
+            if (st == 0 && connect_to(w)) break;
+        } else if (write) {
+            pthread_mutex_lock(w->acked_mu);
+            fprintf(w->acked, "%s %s\n", w->user, id);
+            pthread_mutex_unlock(w->acked_mu);
+        }
+        n++;
+    }
+    close(w->fd);
+    return NULL;
+}
+
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double pct(const lat *l, double p)
+{
+    if (!l->n) return 0;
+    size_t i = (size_t)(p * (double)(l->n - 1) + 0.5);
+    return l->ms[i];
+}
+
+static int usage(void)
+{
+    fputs("usage: agentmem bench serve --url http://127.0.0.1:PORT --tokens FILE\n"
+          "         [--seconds 30] [--writes 0.5] [--acked FILE]\n"
+          "  FILE: one \"USER TOKEN\" line per user (a thread and a connection each).\n"
+          "  Mixed POST /v1/events and POST /v1/recall in a closed loop; prints\n"
+          "  requests/s and p50/p99 per route; --acked: every write answered 200.\n",
+          stderr);
+    return 2;
+}
+
+int am_server_load(int argc, char **argv)
+{
+    const char *url = NULL, *tokens = NULL, *acked_path = "/dev/null";
+    double seconds = 30, writes = 0.5;
+    for (int i = 1; i < argc; i++) {
+        if (i + 1 >= argc) return usage();
+        if (strcmp(argv[i], "--url") == 0) url = argv[++i];
+        else if (strcmp(argv[i], "--tokens") == 0) tokens = argv[++i];
+        else if (strcmp(argv[i], "--acked") == 0) acked_path = argv[++i];
+        else if (strcmp(argv[i], "--seconds") == 0) seconds = atof(argv[++i]);
+        else if (strcmp(argv[i], "--writes") == 0) writes = atof(argv[++i]);
+        else return usage();
+    }
+    unsigned port = 0;
+    char host[64];
+    if (!url || !tokens || sscanf(url, "http://%63[^:]:%u", host, &port) != 2 || seconds <= 0 ||
+        seconds > 3600 || writes < 0 || writes > 1)
+        return usage();
+    struct sockaddr_in addr;
+    memset(&addr, 0, sizeof addr);
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons((uint16_t)port);
+    if (inet_pton(AF_INET, host, &addr.sin_addr) != 1) {
+        fprintf(stderr, "agentmem bench serve: %s: an IPv4 address is needed\n", host);
+        return 2;
+    }
+    FILE *tf = fopen(tokens, "r"), *acked = fopen(acked_path, "w");
+    if (!tf || !acked) {
+        fprintf(stderr, "agentmem bench serve: cannot open %s\n", !tf ? tokens : acked_path);
+        if (tf) fclose(tf);
+        if (acked) fclose(acked);
+        return 1;
+    }
+    static worker ws[MAX_USERS];
+    char users[MAX_USERS][AM_ID_MAX + 1], toks[MAX_USERS][AM_TOKEN_LEN + 1];
+    int n = 0;
+    while (n < MAX_USERS && fscanf(tf, "%128s %47s", users[n], toks[n]) == 2) n++;
+    fclose(tf);
+    pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+    pthread_t th[MAX_USERS];
+    double t0 = now_s();
+    for (int i = 0; i < n; i++) {
+        memset(&ws[i], 0, sizeof ws[i]);
+        ws[i] = (worker){.id = i, .user = users[i], .token = toks[i], .addr = addr,
+                         .seconds = seconds, .writes = writes, .acked = acked,
+                         .acked_mu = &mu, .fd = -1};
+        if (pthread_create(&th[i], NULL, run, &ws[i]) != 0) n = i;
+    }
+    for (int i = 0; i < n; i++) pthread_join(th[i], NULL);
+    double took = now_s() - t0;
+    fclose(acked);
+    static const char *const names[N_ROUTES] = {"POST /v1/events", "POST /v1/recall"};
+    long total = 0, errors = 0;
+    printf("agentmem bench serve: %d users, %.1f s, writes %.0f%%\n", n, took, writes * 100);
+    lat all = {0};
+    for (int r = 0; r < N_ROUTES; r++) {
+        lat l = {0};
+        long err = 0, by[6] = {0};
+        for (int i = 0; i < n; i++) {
+            for (size_t k = 0; k < ws[i].l[r].n; k++)
+                if (lat_push(&l, ws[i].l[r].ms[k]) || lat_push(&all, ws[i].l[r].ms[k])) break;
+            err += ws[i].errors[r];
+            for (int s = 0; s < 6; s++) by[s] += ws[i].statuses[r][s];
+        }
+        qsort(l.ms, l.n, sizeof *l.ms, by_value);
+        printf("  %-16s %7zu requests %8.1f/s  p50 %6.2f ms  p99 %6.2f ms  max %7.2f ms"
+               "  errors %ld (2xx %ld 4xx %ld 5xx %ld)\n",
+               names[r], l.n, (double)l.n / took, pct(&l, 0.50), pct(&l, 0.99),
+               l.n ? l.ms[l.n - 1] : 0, err, by[2], by[4], by[5]);
+        total += (long)l.n;
+        errors += err;
+        free(l.ms);
+    }
+    qsort(all.ms, all.n, sizeof *all.ms, by_value);
+    printf("  %-16s %7ld requests %8.1f/s  p50 %6.2f ms  p99 %6.2f ms  errors %ld\n", "all", total,
+           (double)total / took, pct(&all, 0.50), pct(&all, 0.99), errors);
+    free(all.ms);
+    for (int i = 0; i < n; i++)
+        for (int r = 0; r < N_ROUTES; r++) free(ws[i].l[r].ms);
+    return errors ? 1 : 0;
+}

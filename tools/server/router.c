@@ -1,0 +1,363 @@
+/*
+ * router.c -- one request in, one reply out (no socket: server.c reads
+ * and writes them, the fuzz target calls am__srv_handle directly).
+ *
+ * Order: route (404 unknown path, 405 known path with another method),
+ * body size (413), token (401: missing, unknown, revoked), body JSON (400:
+ * not JSON, not an object, a duplicate key), then the handler, which
+ * names the user (am__srv_user: the token's; another one only for an
+ * admin token -- else 403, audited, and nothing read) and checks every
+ * field (tools/common/fields.h).
+ *
+ * The table: a pattern's "{name}" matches one non-empty segment, handed to
+ * the handler in params.  PUBLIC routes need no token.  Routes of other
+ * parts (/mcp, /v1/stream, /v1/embeddings, the workspace, the inspector)
+ * are one line each here.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "fields.h"
+#include "srv_int.h"
+
+#define ROUTE_PUBLIC 1
+
+static void h_healthz(srv_ctx *c)
+{
+    am__srv_json(c->out, 200, json_pack("{s:s, s:s, s:s}", "status", "ok", "store", "sqlite",
+                                        "version", AM_VERSION_STRING));
+}
+
+static void h_metrics(srv_ctx *c)
+{
+    char *text = am__srv_metrics_text(&c->srv->metrics, c->srv->opts.db_path);
+    if (!text) {
+        am__srv_error(c->out, "internal", NULL, "out of memory");
+        return;
+    }
+    am__srv_text(c->out, 200, "text/plain; version=0.0.4; charset=utf-8", text, strlen(text));
+    free(text);
+}
+
+static void h_openapi(srv_ctx *c)
+{
+    am__srv_text(c->out, 200, "application/json", am__srv_openapi, am__srv_openapi_len);
+}
+
+static const struct route {
+    const char *method, *pattern, *name;
+    srv_handler fn;
+    int flags;
+} routes[] = {
+#define ROUTE(method, pattern, fn, flags) {method, pattern, method " " pattern, fn, flags}
+    ROUTE("GET", "/healthz", h_healthz, ROUTE_PUBLIC),
+    ROUTE("GET", "/metrics", h_metrics, 0),
+    ROUTE("GET", "/openapi.json", h_openapi, 0),
+    ROUTE("POST", "/v1/events", am__srv_h_events, 0),
+    ROUTE("POST", "/v1/recall", am__srv_h_recall, 0),
+    ROUTE("GET", "/v1/tasks/{task_id}", am__srv_h_task, 0),
+    ROUTE("GET", "/v1/memories", am__srv_h_memories, 0),
+    ROUTE("GET", "/v1/memories/{id}/versions", am__srv_h_versions, 0),
+    ROUTE("POST", "/v1/memories/{id}/feedback", am__srv_h_feedback, 0),
+    ROUTE("POST", "/v1/forget", am__srv_h_forget, 0),
+    ROUTE("POST", "/v1/restore", am__srv_h_restore, 0),
+    ROUTE("POST", "/v1/links", am__srv_h_links, 0),
+    ROUTE("GET", "/v1/export", am__srv_h_export, 0),
+#undef ROUTE
+};
+#define N_ROUTES (int)(sizeof routes / sizeof *routes)
+#define MAX_PARAMS 4
+#define PARAM_MAX 512
+_Static_assert(N_ROUTES < SRV_MAX_ROUTES, "the metrics hold every route and \"other\"");
+
+int am__srv_route_count(void) { return N_ROUTES; }
+
+const char *am__srv_route_name(int i)
+{
+    return i < 0 || i >= N_ROUTES ? "other" : routes[i].name;
+}
+
+/* path against pattern: 1 and the {} segments in params (each at most
+ * PARAM_MAX - 1 bytes, else no match), or 0 */
+static int match(const char *pattern, const char *path, char params[][PARAM_MAX], int *n)
+{
+    *n = 0;
+    while (*pattern) {
+        if (pattern[0] == '{' && strchr(pattern, '}')) {
+            size_t len = strcspn(path, "/");
+            if (len == 0 || len >= PARAM_MAX || *n == MAX_PARAMS) return 0;
+            memcpy(params[*n], path, len);
+            params[(*n)++][len] = '\0';
+            path += len;
+            pattern = strchr(pattern, '}') + 1;
+            continue;
+        }
+        if (*pattern++ != *path++) return 0;
+    }
+    return *path == '\0';
+}
+
+/* The route of (method, path): its index, or -1 with *path_known when
+ * another method has it. */
+static int find(const char *method, const char *path, char params[][PARAM_MAX], int *n,
+                int *path_known)
+{
+    *path_known = 0;
+    for (int i = 0; i < N_ROUTES; i++) {
+        if (!match(routes[i].pattern, path, params, n)) continue;
+        if (strcmp(routes[i].method, method) == 0) return i;
+        *path_known = 1;
+    }
+    return -1;
+}
+
+int am__srv_route_find(const char *method, const char *path)
+{
+    char params[MAX_PARAMS][PARAM_MAX];
+    int n, known;
+    int i = find(method, path, params, &n, &known);
+    return i < 0 ? N_ROUTES : i;
+}
+
+/* ------------------------------------------------------------ replies */
+
+static const struct {
+    const char *code;
+    int status;
+} codes[] = {
+    {"invalid_request", 400}, {"unauthorized", 401}, {"forbidden", 403},
+    {"not_found", 404},       {"method_not_allowed", 405}, {"denied", 409},
+    {"payload_too_large", 413}, {"busy", 503},        {"internal", 500},
+};
+
+void am__srv_json(srv_reply *out, int status, json_t *v)
+{
+    char *text = v ? json_dumps(v, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY) : NULL;
+    json_decref(v);
+    free(out->body);
+    out->body = NULL;
+    if (!text) {
+        /* out of memory, or a value that is not UTF-8: a fixed reply */
+        static const char oom[] =
+            "{\"error\":{\"code\":\"internal\",\"message\":\"cannot write the reply\",\"field\":null}}";
+        out->status = 500;
+        out->body = malloc(sizeof oom);
+        if (out->body) memcpy(out->body, oom, sizeof oom);
+        out->body_len = out->body ? sizeof oom - 1 : 0;
+    } else {
+        out->status = status;
+        out->body = text;
+        out->body_len = strlen(text);
+    }
+    out->content_type = "application/json";
+}
+
+void am__srv_text(srv_reply *out, int status, const char *ctype, const char *text, size_t len)
+{
+    free(out->body);
+    out->body = malloc(len + 1);
+    if (!out->body) {
+        am__srv_json(out, 500, NULL);
+        return;
+    }
+    memcpy(out->body, text, len);
+    out->body[len] = '\0';
+    out->body_len = len;
+    out->status = status;
+    out->content_type = ctype;
+}
+
+void am__srv_error(srv_reply *out, const char *code, const char *field, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    int status = 500;
+    for (size_t i = 0; i < sizeof codes / sizeof *codes; i++)
+        if (strcmp(codes[i].code, code) == 0) status = codes[i].status;
+    /* a message may quote hostile input cut mid-character: jansson refuses
+     * invalid UTF-8, so the quote is dropped rather than the reply */
+    json_t *m = json_string(msg);
+    if (!m) m = json_string("(the message quoted text that is not UTF-8)");
+    json_t *f = field ? json_string(field) : json_null();
+    if (!f) f = json_string("(not UTF-8)");
+    am__srv_json(out, status,
+                 json_pack("{s:{s:s, s:o, s:o}}", "error", "code", code, "message", m, "field", f));
+    if (status == 503) out->retry_after = 1;
+}
+
+/* The field an engine message names: "add: text: invalid UTF-8" -> text,
+ * "add: events[2]: at: ..." -> at (the library's names mapped to the
+ * API's). */
+static const char *engine_field(const char *msg)
+{
+    static const struct {
+        const char *lib, *api;
+    } names[] = {
+        {"occurred_at", "at"}, {"text", "text"},     {"user", "user"},     {"agent", "agent"},
+        {"session", "session"}, {"task", "task"},    {"source", "source"}, {"type", "type"},
+        {"domain", "domain"},  {"intent", "intent"}, {"id", "id"},         {"as_of", "as_of"},
+        {"query", "query"},    {"channel", "channel"}, {"external_id", "external_id"},
+        {"memory", "id"},
+    };
+    const char *p = msg;
+    for (int hop = 0; hop < 3 && p; hop++) {
+        const char *colon = strstr(p, ": ");
+        if (!colon) break;
+        p = colon + 2;
+        size_t len = strcspn(p, ": \"");
+        for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+            if (strlen(names[i].lib) == len && strncmp(p, names[i].lib, len) == 0)
+                return names[i].api;
+    }
+    return NULL;
+}
+
+void am__srv_engine_error(srv_ctx *c, int rc)
+{
+    const char *msg = am_errmsg(c->db);
+    switch (rc) {
+    case AM_INVALID: am__srv_error(c->out, "invalid_request", engine_field(msg), "%s", msg); break;
+    case AM_TOOBIG: am__srv_error(c->out, "invalid_request", engine_field(msg), "%s", msg); break;
+    case AM_NOTFOUND: am__srv_error(c->out, "not_found", NULL, "%s", msg); break;
+    case AM_DENIED: am__srv_error(c->out, "denied", NULL, "%s", msg); break;
+    case AM_BUSY: am__srv_error(c->out, "busy", NULL, "%s", msg); break;
+    default: am__srv_error(c->out, "internal", NULL, "%s (%s)", msg, am_errstr(rc)); break;
+    }
+}
+
+/* ------------------------------------------------------------ auth */
+
+int am__srv_user(srv_ctx *c, const char *asked)
+{
+    if (asked && strcmp(asked, c->tok.user_id) != 0 && !c->tok.admin) {
+        /* the fuse: audited (and, at merge, a security.denied event), no data */
+        int rc = am_security_denied(c->db, c->tok.user_id, asked, c->route_name);
+        if (rc && rc != AM_INVALID)
+            fprintf(stderr, "agentmem serve: audit of a denied request failed: %s\n",
+                    am_errmsg(c->db));
+        am__srv_error(c->out, "forbidden", "user",
+                      "this token acts for its own user only; it may not name another");
+        return 1;
+    }
+    if (c->tok.admin && !asked) {
+        am__srv_error(c->out, "invalid_request", "user",
+                      "user: an admin token must name the user (\"user\" in the body or ?user=)");
+        return 1;
+    }
+    snprintf(c->user, sizeof c->user, "%s", asked ? asked : c->tok.user_id);
+    return 0;
+}
+
+/* "Bearer TOKEN" -> TOKEN (case-insensitive scheme, blanks around) */
+static const char *bearer(const char *h)
+{
+    if (!h) return NULL;
+    while (*h == ' ' || *h == '\t') h++;
+    if (strncasecmp(h, "Bearer", 6) != 0 || (h[6] != ' ' && h[6] != '\t')) return NULL;
+    h += 6;
+    while (*h == ' ' || *h == '\t') h++;
+    return *h ? h : NULL;
+}
+
+static int authenticate(srv_ctx *c)
+{
+    const char *t = bearer(c->rq->authorization);
+    char token[AM_TOKEN_LEN + 1];
+    size_t n = t ? strcspn(t, " \t") : 0;
+    if (!t || n > AM_TOKEN_LEN || t[n + strspn(t + n, " \t")] != '\0') {
+        am__srv_error(c->out, "unauthorized", NULL,
+                      t ? "the bearer token is not an agentmem token"
+                        : "an Authorization: Bearer <token> header is required");
+        return 1;
+    }
+    memcpy(token, t, n);
+    token[n] = '\0';
+    int rc = am_token_verify(c->db, token, &c->tok);
+    memset(token, 0, sizeof token);
+    if (rc == AM_DENIED) {
+        am__srv_error(c->out, "unauthorized", NULL,
+                      c->tok.revoked_at != AM_TIME_NONE && c->tok.id[0]
+                          ? "the token was revoked"
+                          : "unknown token");
+        return 1;
+    }
+    if (rc) {
+        am__srv_engine_error(c, rc);
+        return 1;
+    }
+    return 0;
+}
+
+static int parse_body(srv_ctx *c)
+{
+    const srv_request *rq = c->rq;
+    if (!rq->body || rq->body_len == 0) {
+        c->body = json_object(); /* no body: {} (POST /v1/restore) */
+        if (!c->body) am__srv_error(c->out, "internal", NULL, "out of memory");
+        return c->body == NULL;
+    }
+    if (memchr(rq->body, 0, rq->body_len)) {
+        am__srv_error(c->out, "invalid_request", NULL, "the body contains a NUL byte");
+        return 1;
+    }
+    json_error_t je;
+    c->body = json_loadb(rq->body, rq->body_len, JSON_REJECT_DUPLICATES, &je);
+    if (!c->body) {
+        am__srv_error(c->out, "invalid_request", NULL, "the body is not JSON: %s (line %d, column %d)",
+                      je.text, je.line, je.column);
+        return 1;
+    }
+    if (!json_is_object(c->body)) {
+        am__srv_error(c->out, "invalid_request", NULL, "the body must be a JSON object, not %s",
+                      am_json_type_name(c->body));
+        return 1;
+    }
+    return 0;
+}
+
+void am__srv_handle(am_srv *s, am_db *db, const srv_request *rq, srv_reply *out)
+{
+    memset(out, 0, sizeof *out);
+    char params[MAX_PARAMS][PARAM_MAX];
+    const char *pv[MAX_PARAMS + 1] = {0};
+    int n_params, path_known;
+    int r = find(rq->method, rq->path, params, &n_params, &path_known);
+    out->route = r < 0 ? N_ROUTES : r;
+    if (r < 0) {
+        if (path_known)
+            am__srv_error(out, "method_not_allowed", NULL, "%s is not allowed on this path",
+                          rq->method);
+        else am__srv_error(out, "not_found", NULL, "no such route");
+        return;
+    }
+    for (int i = 0; i < n_params; i++) pv[i] = params[i];
+    srv_ctx c;
+    memset(&c, 0, sizeof c);
+    c.srv = s;
+    c.db = db;
+    c.rq = rq;
+    c.out = out;
+    c.params = pv;
+    c.route_name = am__srv_route_name(r);
+    if (rq->body_too_large) {
+        am__srv_error(out, "payload_too_large", NULL, "the body is over %ld bytes",
+                      s->opts.max_body);
+        return;
+    }
+    if (!(routes[r].flags & ROUTE_PUBLIC) && authenticate(&c)) return;
+    if (strcmp(rq->method, "POST") == 0 || strcmp(rq->method, "PUT") == 0) {
+        if (parse_body(&c)) {
+            json_decref(c.body);
+            return;
+        }
+    }
+    routes[r].fn(&c);
+    json_decref(c.body);
+    if (!out->body && !out->stream) am__srv_error(out, "internal", NULL, "no reply was made");
+}

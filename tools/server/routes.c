@@ -1,0 +1,471 @@
+/*
+ * routes.c -- the handlers of the /v1 routes (docs/SERVER.md; shapes in
+ * docs/openapi.json).  Each checks its body against its field list
+ * (tools/common/fields.h: unknown keys and wrong types refused by name),
+ * names the user through am__srv_user (the token's; another only for an
+ * admin token) and answers with the CLI's --json shape
+ * (tools/common/shapes.h) or the library's JSON as it is.
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fields.h"
+#include "shapes.h"
+#include "srv_int.h"
+
+#define MAX_EVENTS 1000
+#define NOT_GIVEN LLONG_MIN
+
+/* Read c->body (or obj) into out per fields; 0, or 1 with the 400 made.
+ * prefix names where obj is ("events[3]."), or "". */
+static int read_fields(srv_ctx *c, const json_t *obj, const am_field *fields, size_t n, void *out,
+                       const char *prefix)
+{
+    char why[600], field[200];
+    const char *bad;
+    if (!am_fields_read(obj, fields, n, out, why, sizeof why, &bad)) return 0;
+    snprintf(field, sizeof field, "%s%s", prefix, bad ? bad : "");
+    /* "events[3]." names the field; "events[3]: " starts the message */
+    am__srv_error(c->out, "invalid_request", field[0] ? field : NULL, "%.*s%s%s",
+                  prefix[0] ? (int)strlen(prefix) - 1 : 0, prefix, prefix[0] ? ": " : "", why);
+    return 1;
+}
+
+static int require(srv_ctx *c, const char *v, const char *field)
+{
+    if (v && *v) return 0;
+    am__srv_error(c->out, "invalid_request", field, "%s is required", field);
+    return 1;
+}
+
+/* ?name= as a string (NULL: absent) */
+static const char *query(srv_ctx *c, const char *name)
+{
+    return c->rq->query ? c->rq->query(c->rq->query_ctx, name) : NULL;
+}
+
+/* The user of a request: ?user= or the body's "user" (the same when both). */
+static int request_user(srv_ctx *c, const char *body_user)
+{
+    const char *q = query(c, "user");
+    if (q && body_user && strcmp(q, body_user) != 0) {
+        am__srv_error(c->out, "invalid_request", "user", "user: ?user= and the body's user differ");
+        return 1;
+    }
+    return am__srv_user(c, body_user ? body_user : q);
+}
+
+/* ------------------------------------------------------------ events */
+
+/* One event object: checked, its user checked against the token, the
+ * token's agent as the default agent. */
+static int read_event(srv_ctx *c, const json_t *obj, am_event *ev, const char *prefix)
+{
+    memset(ev, 0, sizeof *ev);
+    if (read_fields(c, obj, am_event_fields, am_n_event_fields, ev, prefix)) return 1;
+    char field[64];
+    if (ev->channel || ev->external_id) {
+        snprintf(field, sizeof field, "%s%s", prefix, ev->channel ? "channel" : "external_id");
+        am__srv_error(c->out, "invalid_request", field,
+                      "%s: not accepted: an event's user is the token's (link a channel"
+                      " identity with POST /v1/links)", field);
+        return 1;
+    }
+    if (!ev->text) {
+        snprintf(field, sizeof field, "%stext", prefix);
+        am__srv_error(c->out, "invalid_request", field, "%s is required", field);
+        return 1;
+    }
+    if (request_user(c, ev->user_id)) return 1;
+    ev->user_id = ev->user_id ? ev->user_id : c->tok.user_id;
+    if (!ev->agent_id && c->tok.agent_id[0]) ev->agent_id = c->tok.agent_id;
+    return 0;
+}
+
+static void events_list(srv_ctx *c, json_t *list)
+{
+    if (json_object_size(c->body) != 1) {
+        const char *key;
+        json_t *v;
+        json_object_foreach(c->body, key, v) if (strcmp(key, "events") != 0) break;
+        am__srv_error(c->out, "invalid_request", key,
+                      "unknown field \"%.64s\" (a list of events is {\"events\": [...]} alone)",
+                      key);
+        return;
+    }
+    size_t n = json_array_size(list);
+    if (!json_is_array(list) || n == 0 || n > MAX_EVENTS) {
+        am__srv_error(c->out, "invalid_request", "events",
+                      "events: expected an array of 1 to %d events, got %s", MAX_EVENTS,
+                      json_is_array(list) ? (n ? "more" : "none") : am_json_type_name(list));
+        return;
+    }
+    am_event *evs = calloc(n, sizeof *evs);
+    am_add_info *infos = calloc(n, sizeof *infos);
+    json_t *results = json_array();
+    if (!evs || !infos || !results) {
+        am__srv_error(c->out, "internal", NULL, "out of memory");
+        goto out;
+    }
+    for (size_t i = 0; i < n; i++) {
+        char prefix[32];
+        snprintf(prefix, sizeof prefix, "events[%zu].", i);
+        if (read_event(c, json_array_get(list, i), &evs[i], prefix)) goto out;
+    }
+    int rc = am_add_events(c->db, evs, n, infos);
+    if (rc) {
+        am__srv_engine_error(c, rc);
+        goto out;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (json_array_append_new(results, am_shape_add(&infos[i]))) {
+            am__srv_error(c->out, "internal", NULL, "out of memory");
+            goto out;
+        }
+    am__srv_json(c->out, 200, json_pack("{s:O}", "results", results));
+out:
+    json_decref(results);
+    free(evs);
+    free(infos);
+}
+
+void am__srv_h_events(srv_ctx *c)
+{
+    json_t *list = json_object_get(c->body, "events");
+    if (list) {
+        events_list(c, list);
+        return;
+    }
+    am_event ev;
+    am_add_info info;
+    if (read_event(c, c->body, &ev, "")) return;
+    int rc = am_add_event(c->db, &ev, &info);
+    if (rc) am__srv_engine_error(c, rc);
+    else am__srv_json(c->out, 200, am_shape_add(&info));
+}
+
+/* ------------------------------------------------------------ recall */
+
+typedef struct recall_in {
+    const char *query, *session, *task, *agent, *domain, *as_of, *user;
+    long long budget, k;
+} recall_in;
+
+static const am_field recall_fields[] = {
+    {"query", AM_FIELD_STRING, offsetof(recall_in, query), NULL},
+    {"session", AM_FIELD_STRING, offsetof(recall_in, session), NULL},
+    {"task", AM_FIELD_STRING, offsetof(recall_in, task), NULL},
+    {"agent", AM_FIELD_STRING, offsetof(recall_in, agent), NULL},
+    {"domain", AM_FIELD_STRING, offsetof(recall_in, domain), NULL},
+    {"as_of", AM_FIELD_STRING, offsetof(recall_in, as_of), " (ISO 8601 with a zone)"},
+    {"budget", AM_FIELD_INT, offsetof(recall_in, budget), " (tokens)"},
+    {"k", AM_FIELD_INT, offsetof(recall_in, k), " (events)"},
+    {"user", AM_FIELD_STRING, offsetof(recall_in, user), NULL},
+};
+
+static int positive(srv_ctx *c, long long v, const char *field, long long max)
+{
+    if (v == NOT_GIVEN || (v >= 1 && v <= max)) return 0;
+    am__srv_error(c->out, "invalid_request", field, "%s: expected 1 to %lld, got %lld", field, max,
+                  v);
+    return 1;
+}
+
+void am__srv_h_recall(srv_ctx *c)
+{
+    recall_in in = {0};
+    in.budget = in.k = NOT_GIVEN;
+    if (read_fields(c, c->body, recall_fields, sizeof recall_fields / sizeof *recall_fields, &in,
+                    "") ||
+        require(c, in.query, "query") || positive(c, in.budget, "budget", 100000) ||
+        positive(c, in.k, "k", 100000) || request_user(c, in.user))
+        return;
+    am_query q;
+    memset(&q, 0, sizeof q);
+    q.user_id = c->user;
+    q.agent_id = in.agent ? in.agent : c->tok.agent_id[0] ? c->tok.agent_id : NULL;
+    q.session_id = in.session;
+    q.task_id = in.task;
+    q.domain = in.domain;
+    q.text = in.query;
+    q.as_of = in.as_of;
+    q.budget_tokens = in.budget == NOT_GIVEN ? 0 : (int)in.budget;
+    q.max_events = in.k == NOT_GIVEN ? 0 : (int)in.k;
+    /* the token's role is the recall's (F28 role whitelists): set here
+     * when am_query carries one (the multi-agent work) */
+    am_recall_result *r;
+    int rc = am_recall(c->db, &q, &r);
+    if (rc) {
+        am__srv_engine_error(c, rc);
+        return;
+    }
+    am__srv_text(c->out, 200, "application/json", r->json, strlen(r->json));
+    am_recall_free(r);
+}
+
+/* ------------------------------------------------------------ reads */
+
+void am__srv_h_task(srv_ctx *c)
+{
+    if (request_user(c, NULL)) return;
+    am_task *t;
+    int rc = am_task_get(c->db, c->user, c->params[0], &t);
+    if (rc) {
+        am__srv_engine_error(c, rc);
+        return;
+    }
+    am__srv_json(c->out, 200, am_shape_task(t));
+    am_task_free(t);
+}
+
+/* ?all= : 1/true or 0/false */
+static int flag(srv_ctx *c, const char *name, int *out)
+{
+    const char *v = query(c, name);
+    *out = 0;
+    if (!v) return 0;
+    if (strcmp(v, "1") == 0 || strcmp(v, "true") == 0) *out = 1;
+    else if (strcmp(v, "0") != 0 && strcmp(v, "false") != 0) {
+        am__srv_error(c->out, "invalid_request", name, "%s: expected 1, 0, true or false", name);
+        return 1;
+    }
+    return 0;
+}
+
+void am__srv_h_memories(srv_ctx *c)
+{
+    int all;
+    if (flag(c, "all", &all) || request_user(c, NULL)) return;
+    am_memory_list *l;
+    int rc = am_memories(c->db, c->user, all ? AM_LIST_ALL : AM_LIST_ACTIVE, query(c, "as_of"), &l);
+    if (rc) {
+        am__srv_engine_error(c, rc);
+        return;
+    }
+    am__srv_text(c->out, 200, "application/json", l->json, strlen(l->json));
+    am_memory_list_free(l);
+}
+
+static int by_recorded(const void *a, const void *b)
+{
+    json_t *x = *(json_t *const *)a, *y = *(json_t *const *)b;
+    const char *rx = json_string_value(json_object_get(x, "recorded_at")),
+               *ry = json_string_value(json_object_get(y, "recorded_at"));
+    int d = strcmp(rx ? rx : "", ry ? ry : "");
+    if (d) return d;
+    const char *ix = json_string_value(json_object_get(x, "id")),
+               *iy = json_string_value(json_object_get(y, "id"));
+    return strcmp(ix ? ix : "", iy ? iy : ""); /* ULIDs: in the order made */
+}
+
+/* Every version of the item that {id} names (a version or lineage id):
+ * the versions of its key in its scope, oldest first. */
+void am__srv_h_versions(srv_ctx *c)
+{
+    if (request_user(c, NULL)) return;
+    am_memory_list *l;
+    int rc = am_memories(c->db, c->user, AM_LIST_ALL, NULL, &l);
+    if (rc) {
+        am__srv_engine_error(c, rc);
+        return;
+    }
+    const char *id = c->params[0];
+    const am_memory *found = NULL;
+    for (size_t i = 0; i < l->n && !found; i++)
+        if (strcmp(l->items[i].id, id) == 0 || strcmp(l->items[i].lineage_id, id) == 0)
+            found = &l->items[i];
+    json_t *all = found ? am_shape_parsed(l->json) : NULL, *versions = json_array();
+    json_t **pick = found ? calloc(l->n ? l->n : 1, sizeof *pick) : NULL;
+    size_t n = 0;
+    if (!found) {
+        am__srv_error(c->out, "not_found", "id", "id: no memory %s", id);
+        goto out;
+    }
+    if (!all || !versions || !pick) {
+        am__srv_error(c->out, "internal", NULL, "out of memory");
+        goto out;
+    }
+    for (size_t i = 0; i < json_array_size(all); i++) {
+        json_t *m = json_array_get(all, i);
+        const char *key = json_string_value(json_object_get(m, "key")),
+                   *scope = json_string_value(json_object_get(m, "scope"));
+        if (key && scope && strcmp(key, found->key) == 0 && strcmp(scope, found->scope) == 0)
+            pick[n++] = m;
+    }
+    qsort(pick, n, sizeof *pick, by_recorded);
+    for (size_t i = 0; i < n; i++)
+        if (json_array_append(versions, pick[i])) {
+            am__srv_error(c->out, "internal", NULL, "out of memory");
+            goto out;
+        }
+    am__srv_json(c->out, 200, json_pack("{s:s, s:s, s:O}", "memory_id", id, "key", found->key,
+                                        "versions", versions));
+out:
+    free(pick);
+    json_decref(versions);
+    json_decref(all);
+    am_memory_list_free(l);
+}
+
+/* ------------------------------------------------------------ writes */
+
+typedef struct feedback_in {
+    const char *action, *text, *user;
+} feedback_in;
+static const am_field feedback_fields[] = {
+    {"action", AM_FIELD_STRING, offsetof(feedback_in, action), " (confirm, reject or correct)"},
+    {"text", AM_FIELD_STRING, offsetof(feedback_in, text), NULL},
+    {"user", AM_FIELD_STRING, offsetof(feedback_in, user), NULL},
+};
+
+void am__srv_h_feedback(srv_ctx *c)
+{
+    feedback_in in = {0};
+    if (read_fields(c, c->body, feedback_fields, sizeof feedback_fields / sizeof *feedback_fields,
+                    &in, "") ||
+        require(c, in.action, "action"))
+        return;
+    int action = strcmp(in.action, "confirm") == 0   ? AM_FEEDBACK_CONFIRM
+                 : strcmp(in.action, "reject") == 0  ? AM_FEEDBACK_REJECT
+                 : strcmp(in.action, "correct") == 0 ? AM_FEEDBACK_CORRECT
+                                                     : 0;
+    if (!action) {
+        am__srv_error(c->out, "invalid_request", "action",
+                      "action: expected confirm, reject or correct");
+        return;
+    }
+    if (action == AM_FEEDBACK_CORRECT && require(c, in.text, "text")) return;
+    if (request_user(c, in.user)) return;
+    int rc = am_feedback(c->db, c->user, c->params[0], action, in.text);
+    if (rc) am__srv_engine_error(c, rc);
+    else am__srv_json(c->out, 200, json_pack("{s:b}", "ok", 1));
+}
+
+typedef struct forget_in {
+    const char *level, *id, *user;
+    long long grace;
+} forget_in;
+static const am_field forget_fields[] = {
+    {"level", AM_FIELD_STRING, offsetof(forget_in, level), " (event, session, task or user)"},
+    {"id", AM_FIELD_STRING, offsetof(forget_in, id), NULL},
+    {"grace", AM_FIELD_INT, offsetof(forget_in, grace), " (seconds)"},
+    {"user", AM_FIELD_STRING, offsetof(forget_in, user), NULL},
+};
+
+void am__srv_h_forget(srv_ctx *c)
+{
+    forget_in in = {0};
+    in.grace = NOT_GIVEN;
+    if (read_fields(c, c->body, forget_fields, sizeof forget_fields / sizeof *forget_fields, &in,
+                    "") ||
+        require(c, in.level, "level"))
+        return;
+    static const char *const levels[] = {"", "event", "session", "task", "user"};
+    int level = 0;
+    for (int i = 1; i <= AM_FORGET_USER; i++)
+        if (strcmp(in.level, levels[i]) == 0) level = i;
+    if (!level) {
+        am__srv_error(c->out, "invalid_request", "level",
+                      "level: expected event, session, task or user");
+        return;
+    }
+    if (level != AM_FORGET_USER && require(c, in.id, "id")) return;
+    if (in.grace != NOT_GIVEN && (level != AM_FORGET_USER || in.grace < 0 || in.grace > 3153600000LL)) {
+        am__srv_error(c->out, "invalid_request", "grace",
+                      level != AM_FORGET_USER ? "grace: only a user forget has a grace period"
+                                              : "grace: expected whole seconds, 0 to 3153600000");
+        return;
+    }
+    if (request_user(c, in.user)) return;
+    am_forget_info info;
+    int rc;
+    if (in.grace > 0) {
+        /* the grace period is the handle's (am_config.forget_grace_ms): a
+         * handle of its own for this one call */
+        am_config cfg = *c->srv->cfg;
+        cfg.forget_grace_ms = (am_time)in.grace * 1000;
+        cfg.must_exist = 1;
+        am_db *db = NULL;
+        char *err = NULL;
+        if ((rc = am_open(&cfg, &db, &err))) {
+            am__srv_error(c->out, "internal", NULL, "forget: cannot open the store: %s",
+                          err ? err : am_errstr(rc));
+            am_free(err);
+            return;
+        }
+        rc = am_forget(db, c->user, level, in.id, &info);
+        am_db *keep = c->db;
+        c->db = db;
+        if (rc) am__srv_engine_error(c, rc);
+        c->db = keep;
+        am_close(db);
+        if (rc) return;
+    } else if ((rc = am_forget(c->db, c->user, level, in.id, &info))) {
+        am__srv_engine_error(c, rc);
+        return;
+    }
+    am__srv_json(c->out, 200, am_shape_forget(&info));
+}
+
+typedef struct user_in {
+    const char *user;
+} user_in;
+static const am_field restore_fields[] = {
+    {"user", AM_FIELD_STRING, offsetof(user_in, user), NULL},
+};
+
+void am__srv_h_restore(srv_ctx *c)
+{
+    user_in in = {0};
+    if (read_fields(c, c->body, restore_fields, 1, &in, "") || request_user(c, in.user)) return;
+    int rc = am_restore(c->db, c->user);
+    if (rc) am__srv_engine_error(c, rc);
+    else am__srv_json(c->out, 200, json_pack("{s:b}", "restored", 1));
+}
+
+typedef struct links_in {
+    const char *channel, *external_id, *user;
+    int merge;
+} links_in;
+static const am_field links_fields[] = {
+    {"channel", AM_FIELD_STRING, offsetof(links_in, channel), NULL},
+    {"external_id", AM_FIELD_STRING, offsetof(links_in, external_id), NULL},
+    {"merge", AM_FIELD_BOOL, offsetof(links_in, merge), NULL},
+    {"user", AM_FIELD_STRING, offsetof(links_in, user), NULL},
+};
+
+void am__srv_h_links(srv_ctx *c)
+{
+    links_in in = {0};
+    if (read_fields(c, c->body, links_fields, sizeof links_fields / sizeof *links_fields, &in, "") ||
+        require(c, in.channel, "channel") || require(c, in.external_id, "external_id") ||
+        request_user(c, in.user))
+        return;
+    /* merging moves the history a channel identity has of its own into the
+     * user: an operator's decision, never a tenant's (it could take in
+     * someone else's history) */
+    if (in.merge && !c->tok.admin) {
+        am__srv_error(c->out, "forbidden", "merge", "merge: only an admin token may merge a"
+                                                    " channel identity's history into a user");
+        return;
+    }
+    int rc = am_link_merge(c->db, in.channel, in.external_id, c->user, in.merge);
+    if (rc == AM_DENIED)
+        /* the engine's message may name the user the identity belongs to */
+        am__srv_error(c->out, "denied", NULL,
+                      "link: this channel identity belongs to another user or has a history"
+                      " of its own%s", c->tok.admin ? "" : " (an admin token may merge it)");
+    else if (rc) am__srv_engine_error(c, rc);
+    else am__srv_json(c->out, 200, json_pack("{s:b}", "ok", 1));
+}
+
+void am__srv_h_export(srv_ctx *c)
+{
+    if (request_user(c, NULL)) return;
+    c->out->stream = SRV_STREAM_EXPORT;
+    c->out->status = 200;
+    c->out->content_type = "application/json";
+    snprintf(c->out->stream_user, sizeof c->out->stream_user, "%s", c->user);
+}

@@ -1,0 +1,484 @@
+/*
+ * server.c -- `agentmem serve`: libmicrohttpd (MHD) around the router.
+ *
+ * Workers: MHD's thread pool (opts.threads threads, each polling its own
+ * connections and running their requests).  A request takes a store
+ * handle from the pool (am__srv_db_get) for as long as it runs: am_db is
+ * one thread's at a time, and opening one costs a store open and the text
+ * analyzer's setup, so handles are opened on first need and reused (each
+ * keeps its caches warm); they share the store file (SQLite WAL; writers
+ * take turns through the busy handler, docs/CONTENTION.md).
+ *
+ * Bodies: a Content-Length over opts.max_body is refused (413) before the
+ * body is read; a chunked body is counted as it comes and refused once it
+ * passes the limit (the rest is read and dropped).  Idle connections are
+ * closed after opts.timeout_s.
+ *
+ * Export: am_export_stream writes the document as it reads it; a thread
+ * of its own runs it into a pipe that MHD sends from, so the document is
+ * never whole in memory.  The status is known before the first byte: the
+ * request waits for the export's first piece or its end (an unknown user:
+ * 404 and nothing streamed).
+ *
+ * Shutdown: SIGTERM and SIGINT are blocked in every thread and taken by
+ * sigwait in the main one; then MHD stops accepting (quiesce), the
+ * requests accepted run to their end (in_flight reaches 0: their replies
+ * sent), MHD stops, the handles close.  A write is committed before its
+ * reply is made, so every acknowledged write is in the store.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "srv_int.h"
+
+void am_server_opts_init(am_server_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->listen = "127.0.0.1:8420";
+    o->threads = 4;
+    o->max_body = 1 << 20;
+    o->timeout_s = 30;
+}
+
+/* ------------------------------------------------------------ handle pool */
+
+am_db *am__srv_db_get(am_srv *s)
+{
+    pthread_mutex_lock(&s->pool_mu);
+    while (s->n_free == 0 && s->n_open >= s->max_open) pthread_cond_wait(&s->pool_cv, &s->pool_mu);
+    if (s->n_free) {
+        am_db *db = s->pool[--s->n_free];
+        pthread_mutex_unlock(&s->pool_mu);
+        return db;
+    }
+    s->n_open++; /* counted before the open: others do not overshoot */
+    pthread_mutex_unlock(&s->pool_mu);
+    am_db *db = NULL;
+    char *err = NULL;
+    am_config cfg = *s->cfg;
+    cfg.must_exist = 1;
+    int rc = am_open(&cfg, &db, &err);
+    if (rc) {
+        fprintf(stderr, "agentmem serve: cannot open a store handle: %s (%s)\n",
+                err ? err : "", am_errstr(rc));
+        am_free(err);
+        pthread_mutex_lock(&s->pool_mu);
+        s->n_open--;
+        pthread_cond_signal(&s->pool_cv);
+        pthread_mutex_unlock(&s->pool_mu);
+        return NULL;
+    }
+    return db;
+}
+
+void am__srv_db_put(am_srv *s, am_db *db)
+{
+    if (!db) return;
+    pthread_mutex_lock(&s->pool_mu);
+    s->pool[s->n_free++] = db;
+    pthread_cond_broadcast(&s->pool_cv);
+    pthread_mutex_unlock(&s->pool_mu);
+}
+
+/* Wait until every handle is back, then close them (but the caller's). */
+static void pool_close(am_srv *s)
+{
+    pthread_mutex_lock(&s->pool_mu);
+    while (s->n_free < s->n_open) pthread_cond_wait(&s->pool_cv, &s->pool_mu);
+    for (int i = 0; i < s->n_free; i++)
+        if (s->pool[i] != s->borrowed) am_close(s->pool[i]);
+    s->n_free = s->n_open = 0;
+    pthread_mutex_unlock(&s->pool_mu);
+}
+
+/* ------------------------------------------------------------ requests */
+
+typedef struct server {
+    am_srv srv;
+    struct MHD_Daemon *d;
+    pthread_mutex_t mu;
+    pthread_cond_t idle;
+    long in_flight;
+} server;
+
+typedef struct conn_req {
+    struct timespec t0;
+    char *body;
+    size_t len, cap;
+    int too_large;
+    int route, status;
+} conn_req;
+
+static double since(const struct timespec *t0)
+{
+    struct timespec t1;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    return (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+static const char *query_get(void *ctx, const char *key)
+{
+    return MHD_lookup_connection_value(ctx, MHD_GET_ARGUMENT_KIND, key);
+}
+
+static enum MHD_Result send_reply(struct MHD_Connection *conn, conn_req *r, srv_reply *rp)
+{
+    struct MHD_Response *resp = MHD_create_response_from_buffer(
+        rp->body_len, rp->body ? rp->body : (char *)"", rp->body ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
+    if (!resp) {
+        free(rp->body);
+        return MHD_NO;
+    }
+    rp->body = NULL;
+    MHD_add_response_header(resp, "Content-Type", rp->content_type ? rp->content_type : "application/json");
+    MHD_add_response_header(resp, "Cache-Control", "no-store");
+    MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+    if (rp->retry_after) {
+        char ra[16];
+        snprintf(ra, sizeof ra, "%d", rp->retry_after);
+        MHD_add_response_header(resp, "Retry-After", ra);
+    }
+    if (rp->status == 401) MHD_add_response_header(resp, "WWW-Authenticate", "Bearer");
+    r->status = rp->status;
+    enum MHD_Result ret = MHD_queue_response(conn, (unsigned)rp->status, resp);
+    MHD_destroy_response(resp);
+    return ret;
+}
+
+/* ---- the streamed export */
+typedef struct export_job {
+    am_srv *srv;
+    am_db *db;
+    char user[AM_ID_MAX + 1];
+    int fd;                  /* the pipe's write end */
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int started, finished, rc, abandoned;
+    char err[512];
+} export_job;
+
+static int export_write(void *ctx, const char *data, size_t len)
+{
+    export_job *j = ctx;
+    if (!j->started) {
+        pthread_mutex_lock(&j->mu);
+        j->started = 1;
+        pthread_cond_signal(&j->cv);
+        pthread_mutex_unlock(&j->mu);
+    }
+    while (len) {
+        ssize_t n = write(j->fd, data, len);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return 1; /* the client went away: stop */
+        data += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+static void *export_run(void *arg)
+{
+    export_job *j = arg;
+    int rc = am_export_stream(j->db, j->user, export_write, j);
+    if (!rc) export_write(j, "\n", 1);
+    pthread_mutex_lock(&j->mu);
+    j->rc = rc;
+    snprintf(j->err, sizeof j->err, "%s", rc ? am_errmsg(j->db) : "");
+    j->finished = 1;
+    close(j->fd);
+    am__srv_db_put(j->srv, j->db);
+    j->db = NULL;
+    int free_it = j->abandoned;
+    pthread_cond_signal(&j->cv);
+    pthread_mutex_unlock(&j->mu);
+    if (free_it) {
+        pthread_mutex_destroy(&j->mu);
+        pthread_cond_destroy(&j->cv);
+        free(j);
+    }
+    return NULL;
+}
+
+/* Start the export of rp->stream_user with db (handed over); queue its
+ * response, or an error. */
+static enum MHD_Result export_start(server *sv, struct MHD_Connection *conn, conn_req *r,
+                                    srv_reply *rp, am_db *db)
+{
+    int fds[2];
+    export_job *j = calloc(1, sizeof *j);
+    if (!j || pipe(fds) != 0) {
+        free(j);
+        am__srv_db_put(&sv->srv, db);
+        am__srv_error(rp, "internal", NULL, "export: cannot start it");
+        return send_reply(conn, r, rp);
+    }
+    j->srv = &sv->srv;
+    j->db = db;
+    j->fd = fds[1];
+    snprintf(j->user, sizeof j->user, "%s", rp->stream_user);
+    pthread_mutex_init(&j->mu, NULL);
+    pthread_cond_init(&j->cv, NULL);
+    pthread_t t;
+    pthread_attr_t at;
+    pthread_attr_init(&at);
+    pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+    if (pthread_create(&t, &at, export_run, j) != 0) {
+        pthread_attr_destroy(&at);
+        close(fds[0]);
+        close(fds[1]);
+        am__srv_db_put(&sv->srv, db);
+        pthread_mutex_destroy(&j->mu);
+        pthread_cond_destroy(&j->cv);
+        free(j);
+        am__srv_error(rp, "internal", NULL, "export: cannot start it");
+        return send_reply(conn, r, rp);
+    }
+    pthread_attr_destroy(&at);
+    pthread_mutex_lock(&j->mu);
+    while (!j->started && !j->finished) pthread_cond_wait(&j->cv, &j->mu);
+    int failed = !j->started && j->rc, rc = j->rc;
+    char err[512];
+    snprintf(err, sizeof err, "%s", j->err);
+    int free_it = j->finished;
+    j->abandoned = 1;
+    pthread_mutex_unlock(&j->mu);
+    if (free_it) {
+        pthread_mutex_destroy(&j->mu);
+        pthread_cond_destroy(&j->cv);
+        free(j);
+    }
+    if (failed) {
+        close(fds[0]);
+        if (rc == AM_NOTFOUND) am__srv_error(rp, "not_found", NULL, "%s", err);
+        else if (rc == AM_INVALID) am__srv_error(rp, "invalid_request", "user", "%s", err);
+        else am__srv_error(rp, "internal", NULL, "%s", err);
+        return send_reply(conn, r, rp);
+    }
+    struct MHD_Response *resp = MHD_create_response_from_pipe(fds[0]);
+    if (!resp) {
+        close(fds[0]);
+        return MHD_NO;
+    }
+    MHD_add_response_header(resp, "Content-Type", "application/json");
+    MHD_add_response_header(resp, "Cache-Control", "no-store");
+    r->status = 200;
+    enum MHD_Result ret = MHD_queue_response(conn, 200, resp);
+    MHD_destroy_response(resp);
+    return ret;
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
+                                  const char *method, const char *version,
+                                  const char *upload_data, size_t *upload_size, void **con_cls)
+{
+    server *sv = cls;
+    conn_req *r = *con_cls;
+    if (!r) {
+        if (!(r = calloc(1, sizeof *r))) return MHD_NO;
+        clock_gettime(CLOCK_MONOTONIC, &r->t0);
+        r->route = am__srv_route_find(method, url);
+        *con_cls = r;
+        pthread_mutex_lock(&sv->mu);
+        sv->in_flight++;
+        pthread_mutex_unlock(&sv->mu);
+        const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Length");
+        if (cl && strtoull(cl, NULL, 10) > (unsigned long long)sv->srv.opts.max_body) {
+            srv_reply rp;
+            memset(&rp, 0, sizeof rp);
+            am__srv_error(&rp, "payload_too_large", NULL, "the body is over %ld bytes",
+                          sv->srv.opts.max_body);
+            return send_reply(conn, r, &rp);
+        }
+        return MHD_YES;
+    }
+    if (*upload_size) {
+        size_t n = *upload_size;
+        *upload_size = 0;
+        if (r->too_large || r->len + n > (size_t)sv->srv.opts.max_body) {
+            r->too_large = 1;
+            return MHD_YES;
+        }
+        if (r->len + n + 1 > r->cap) {
+            size_t cap = r->cap ? r->cap : 4096;
+            while (cap < r->len + n + 1) cap *= 2;
+            char *p = realloc(r->body, cap);
+            if (!p) return MHD_NO;
+            r->body = p;
+            r->cap = cap;
+        }
+        memcpy(r->body + r->len, upload_data, n);
+        r->len += n;
+        return MHD_YES;
+    }
+    srv_request rq = {method, url, query_get, conn,
+                      MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Authorization"),
+                      r->body, r->len, r->too_large};
+    srv_reply rp;
+    am_db *db = am__srv_db_get(&sv->srv);
+    if (!db) {
+        memset(&rp, 0, sizeof rp);
+        am__srv_error(&rp, "busy", NULL, "no store handle could be opened now");
+        return send_reply(conn, r, &rp);
+    }
+    am__srv_handle(&sv->srv, db, &rq, &rp);
+    r->route = rp.route;
+    if (rp.stream == SRV_STREAM_EXPORT) return export_start(sv, conn, r, &rp, db);
+    am__srv_db_put(&sv->srv, db);
+    return send_reply(conn, r, &rp);
+}
+
+static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
+                         enum MHD_RequestTerminationCode why)
+{
+    server *sv = cls;
+    conn_req *r = *con_cls;
+    if (!r) return;
+    am__srv_metrics_add(&sv->srv.metrics, r->route,
+                        why == MHD_REQUEST_TERMINATED_COMPLETED_OK && r->status ? r->status : 499,
+                        since(&r->t0));
+    free(r->body);
+    free(r);
+    *con_cls = NULL;
+    pthread_mutex_lock(&sv->mu);
+    if (--sv->in_flight == 0) pthread_cond_broadcast(&sv->idle);
+    pthread_mutex_unlock(&sv->mu);
+}
+
+/* ------------------------------------------------------------ lifecycle */
+
+/* "HOST:PORT" or "[V6]:PORT" into ss; 0, or 1 with a message */
+static int parse_listen(const char *s, struct sockaddr_storage *ss, socklen_t *len, int *v6)
+{
+    char host[256];
+    const char *colon = strrchr(s, ':');
+    if (!colon || colon == s) return 1;
+    size_t hl = (size_t)(colon - s);
+    if (s[0] == '[' && hl >= 2 && s[hl - 1] == ']') {
+        s++;
+        hl -= 2;
+    }
+    if (hl >= sizeof host) return 1;
+    memcpy(host, s, hl);
+    host[hl] = '\0';
+    char *end;
+    long port = strtol(colon + 1, &end, 10);
+    if (!colon[1] || *end || port < 0 || port > 65535) return 1;
+    memset(ss, 0, sizeof *ss);
+    struct sockaddr_in *a4 = (struct sockaddr_in *)ss;
+    struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)ss;
+    if (inet_pton(AF_INET, strcmp(host, "localhost") == 0 ? "127.0.0.1" : host, &a4->sin_addr) == 1) {
+        a4->sin_family = AF_INET;
+        a4->sin_port = htons((uint16_t)port);
+        *len = sizeof *a4;
+        *v6 = 0;
+        return 0;
+    }
+    if (inet_pton(AF_INET6, host, &a6->sin6_addr) == 1) {
+        a6->sin6_family = AF_INET6;
+        a6->sin6_port = htons((uint16_t)port);
+        *len = sizeof *a6;
+        *v6 = 1;
+        return 0;
+    }
+    return 1;
+}
+
+int am_server_run(am_db *db, const am_config *cfg, const am_server_opts *o)
+{
+    struct sockaddr_storage ss;
+    socklen_t sl;
+    int v6;
+    if (parse_listen(o->listen, &ss, &sl, &v6)) {
+        fprintf(stderr, "agentmem serve: --listen %s: expected HOST:PORT (an IPv4 address,"
+                        " localhost, or [IPv6]) with a port 0 to 65535\n", o->listen);
+        return 2;
+    }
+    server *sv = calloc(1, sizeof *sv);
+    if (!sv) {
+        fprintf(stderr, "agentmem serve: out of memory\n");
+        return 1;
+    }
+    am_srv *s = &sv->srv;
+    s->cfg = cfg;
+    s->opts = *o;
+    s->borrowed = db;
+    s->max_open = (int)o->threads + 8; /* workers, and exports streaming */
+    if (s->max_open > (int)(sizeof s->pool / sizeof *s->pool))
+        s->max_open = (int)(sizeof s->pool / sizeof *s->pool);
+    s->pool[s->n_free++] = db;
+    s->n_open = 1;
+    pthread_mutex_init(&s->pool_mu, NULL);
+    pthread_cond_init(&s->pool_cv, NULL);
+    pthread_mutex_init(&sv->mu, NULL);
+    pthread_cond_init(&sv->idle, NULL);
+    am__srv_metrics_init(&s->metrics);
+
+    /* signals: taken by sigwait below, blocked in every thread MHD starts */
+    sigset_t stop;
+    sigemptyset(&stop);
+    sigaddset(&stop, SIGTERM);
+    sigaddset(&stop, SIGINT);
+    pthread_sigmask(SIG_BLOCK, &stop, NULL);
+    signal(SIGPIPE, SIG_IGN);
+
+    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_USE_ITC |
+                     MHD_USE_ERROR_LOG | (v6 ? MHD_USE_IPv6 : 0);
+    sv->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, sv,
+                             MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+                             MHD_OPTION_THREAD_POOL_SIZE, (unsigned)o->threads,
+                             MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)o->timeout_s,
+                             MHD_OPTION_CONNECTION_LIMIT, (unsigned)1024,
+                             MHD_OPTION_NOTIFY_COMPLETED, on_completed, sv,
+                             MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned)1,
+                             MHD_OPTION_END);
+    int rc = 0;
+    if (!sv->d) {
+        fprintf(stderr, "agentmem serve: cannot listen on %s: %s\n", o->listen, strerror(errno));
+        rc = 1;
+        goto out;
+    }
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(sv->d, MHD_DAEMON_INFO_BIND_PORT);
+    char host[128];
+    snprintf(host, sizeof host, "%.*s", (int)(strrchr(o->listen, ':') - o->listen), o->listen);
+    printf("agentmem serve: listening on http://%s:%u (%ld threads)\n", host,
+           info ? info->port : 0, o->threads);
+    fflush(stdout);
+
+    int sig = 0;
+    while (sigwait(&stop, &sig) != 0) {
+    }
+    fprintf(stderr, "agentmem serve: %s: finishing the requests accepted\n",
+            sig == SIGTERM ? "SIGTERM" : "SIGINT");
+    MHD_socket ls = MHD_quiesce_daemon(sv->d);
+    if (ls != MHD_INVALID_SOCKET) close(ls);
+    pthread_mutex_lock(&sv->mu);
+    struct timespec deadline;
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    deadline.tv_sec += 60;
+    while (sv->in_flight > 0 &&
+           pthread_cond_timedwait(&sv->idle, &sv->mu, &deadline) != ETIMEDOUT) {
+    }
+    long left = sv->in_flight;
+    pthread_mutex_unlock(&sv->mu);
+    if (left) fprintf(stderr, "agentmem serve: %ld requests still running after 60 s\n", left);
+    MHD_stop_daemon(sv->d);
+    fprintf(stderr, "agentmem serve: stopped\n");
+out:
+    pool_close(s);
+    am__srv_metrics_free(&s->metrics);
+    pthread_mutex_destroy(&s->pool_mu);
+    pthread_cond_destroy(&s->pool_cv);
+    pthread_mutex_destroy(&sv->mu);
+    pthread_cond_destroy(&sv->idle);
+    free(sv);
+    return rc;
+}

@@ -1,0 +1,33 @@
+/*
+ * server.h -- the HTTP/JSON server behind `agentmem serve` (docs/SERVER.md,
+ * docs/openapi.json).  A static library on the public header, jansson and
+ * libmicrohttpd; the CLI links it.
+ */
+#ifndef AM_SERVER_H
+#define AM_SERVER_H
+#include "agentmem.h"
+
+typedef struct am_server_opts {
+    const char *listen;   /* "HOST:PORT" (IPv4, or [IPv6]:PORT); port 0: any
+                             free one.  Default "127.0.0.1:8420". */
+    long threads;         /* worker threads (one store handle each); default 4 */
+    long max_body;        /* bytes of a request body, 413 above; default 1 MiB */
+    long timeout_s;       /* an idle connection is closed after it; default 30 */
+    const char *db_path;  /* the store file, for /metrics' store size (or NULL) */
+} am_server_opts;
+
+void am_server_opts_init(am_server_opts *o);
+
+/* Serve until SIGTERM or SIGINT, then stop accepting, finish every
+ * accepted request and return 0 (the exit code); 1 when it cannot start
+ * (message on stderr).  db is a handle opened with cfg (it becomes one of
+ * the workers'; the caller still closes it); more handles are opened with
+ * cfg, which must stay valid meanwhile.  Prints "listening on http://
+ * HOST:PORT" on stdout once it accepts requests. */
+int am_server_run(am_db *db, const am_config *cfg, const am_server_opts *o);
+
+/* `agentmem bench serve ...` (load.c): a loopback load of a running
+ * server; argv[0] is "serve".  Returns the exit code (0, 1 errors, 2 usage). */
+int am_server_load(int argc, char **argv);
+
+#endif

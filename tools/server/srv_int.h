@@ -1,0 +1,134 @@
+/*
+ * srv_int.h -- the server's parts (tools/server):
+ *   server.c   libmicrohttpd: the daemon and its worker pool, reading
+ *              bodies, the store handles (one per worker, reused), the
+ *              streamed export, shutdown on SIGTERM/SIGINT;
+ *   router.c   the route table, auth (token -> user), the 403 fuse, the
+ *              error replies: a request in, a reply out, no socket --
+ *              what the fuzz target drives (fuzz/fuzz_server_request.c);
+ *   routes.c   the handlers of the /v1 routes (JSON bodies checked with
+ *              tools/common/fields.h, results in tools/common/shapes.h);
+ *   metrics.c  counters and latency histograms, Prometheus text.
+ * Adding a route: a handler in routes.c (or another file) and one line
+ * in router.c's table (and its path in docs/openapi.json: a test checks).
+ */
+#ifndef AM_SRV_INT_H
+#define AM_SRV_INT_H
+#include <jansson.h>
+#include <pthread.h>
+
+#include "agentmem.h"
+#include "server.h"
+
+/* ------------------------------------------------------------ metrics */
+#define SRV_MAX_ROUTES 40
+#define SRV_N_BUCKETS 12
+typedef struct srv_metrics {
+    pthread_mutex_t mu;
+    int n_routes;
+    const char *route_names[SRV_MAX_ROUTES];   /* "POST /v1/events"; last: "other" */
+    unsigned long long requests[SRV_MAX_ROUTES][600 - 100]; /* by status 100..599 */
+    unsigned long long buckets[SRV_MAX_ROUTES][SRV_N_BUCKETS];
+    double seconds[SRV_MAX_ROUTES];
+    unsigned long long count[SRV_MAX_ROUTES];
+} srv_metrics;
+void am__srv_metrics_init(srv_metrics *m);
+void am__srv_metrics_free(srv_metrics *m);
+void am__srv_metrics_add(srv_metrics *m, int route, int status, double seconds);
+/* Prometheus text (malloc'ed, NULL when out of memory); db_path: store size */
+char *am__srv_metrics_text(srv_metrics *m, const char *db_path);
+
+/* ------------------------------------------------------------ the server */
+typedef struct am_srv {
+    const am_config *cfg;   /* handles are opened with it */
+    am_server_opts opts;
+    srv_metrics metrics;
+    /* store handles: a free list; opened on demand, reused */
+    pthread_mutex_t pool_mu;
+    pthread_cond_t pool_cv;
+    am_db *pool[80];
+    int n_free, n_open, max_open;
+    am_db *borrowed;        /* the caller's handle (never closed here) */
+} am_srv;
+
+am_db *am__srv_db_get(am_srv *s);            /* NULL: cannot open one */
+void am__srv_db_put(am_srv *s, am_db *db);
+
+/* ------------------------------------------------------------ one request */
+typedef struct srv_request {
+    const char *method, *path;       /* path: decoded, without the query */
+    const char *(*query)(void *ctx, const char *key); /* a query parameter or NULL */
+    void *query_ctx;
+    const char *authorization;       /* the header, or NULL */
+    const char *body;                /* NULL: none */
+    size_t body_len;
+    int body_too_large;
+} srv_request;
+
+#define SRV_STREAM_NONE 0
+#define SRV_STREAM_EXPORT 1          /* server.c streams am_export_stream */
+typedef struct srv_reply {
+    int status;
+    char *body;                      /* malloc'ed */
+    size_t body_len;
+    const char *content_type;
+    int retry_after;                 /* seconds; 0: no header */
+    int route;                       /* index for metrics */
+    int stream;                      /* SRV_STREAM_* (body NULL) */
+    char stream_user[AM_ID_MAX + 1];
+} srv_reply;
+
+/* What a handler is given: the verified token, the user it acts for
+ * (the token's, or the one an admin token named), the parsed body. */
+typedef struct srv_ctx {
+    am_srv *srv;
+    am_db *db;
+    const srv_request *rq;
+    srv_reply *out;
+    am_token_info tok;
+    const char *route_name;
+    char user[AM_ID_MAX + 1];        /* "" on routes not scoped by user */
+    json_t *body;                    /* the JSON object, or NULL (GET) */
+    const char *const *params;       /* the path's {…} segments */
+} srv_ctx;
+
+typedef void (*srv_handler)(srv_ctx *c);
+
+/* Answer one request (router.c).  db: a handle of this thread's. */
+void am__srv_handle(am_srv *s, am_db *db, const srv_request *rq, srv_reply *out);
+int am__srv_route_count(void);
+const char *am__srv_route_name(int i); /* "POST /v1/events" */
+/* The route index of (method, path) for metrics before a request is
+ * handled (e.g. a body refused early); the last index ("other") when none. */
+int am__srv_route_find(const char *method, const char *path);
+
+/* Replies (router.c).  am__srv_error: {"error":{code,message,field}} with
+ * the status of code; am__srv_json: status and v (stolen). */
+void am__srv_error(srv_reply *out, const char *code, const char *field, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+void am__srv_json(srv_reply *out, int status, json_t *v);
+void am__srv_text(srv_reply *out, int status, const char *ctype, const char *text, size_t len);
+/* An engine error (rc, am_errmsg(db)) as its HTTP error. */
+void am__srv_engine_error(srv_ctx *c, int rc);
+/* The user a request names (asked, or NULL) checked against the token:
+ * 0 and c->user set, or 1 with the reply made (403 audited, or 400 when an
+ * admin token names none). */
+int am__srv_user(srv_ctx *c, const char *asked);
+
+/* Handlers (routes.c) */
+void am__srv_h_events(srv_ctx *c);
+void am__srv_h_recall(srv_ctx *c);
+void am__srv_h_task(srv_ctx *c);
+void am__srv_h_memories(srv_ctx *c);
+void am__srv_h_versions(srv_ctx *c);
+void am__srv_h_feedback(srv_ctx *c);
+void am__srv_h_forget(srv_ctx *c);
+void am__srv_h_restore(srv_ctx *c);
+void am__srv_h_links(srv_ctx *c);
+void am__srv_h_export(srv_ctx *c);
+
+/* docs/openapi.json, built in (openapi_gen.c, made by CMake) */
+extern const char am__srv_openapi[];
+extern const unsigned long am__srv_openapi_len;
+
+#endif
