@@ -16,9 +16,12 @@
  * (digits only, e-mail lower-cased); the events that held it come first
  * (at most AM__PII_MATCHES, newest first), as the question's most
  * specific word -- and as a bridge to what it asks about that person.
+ * The store hands over the rows that may hold the value (an index probe on
+ * a keyed hash of its canonical form: store/sqlite/pii_index.c); each is
+ * compared here, so a hash collision is no match.
  * The value stays in the vault: a recall returns the redacted turn. */
 #define AM__PII_MATCHES 4
-#define AM__PII_SCAN 4096 /* vault rows of one type read for a value */
+#define AM__PII_SCAN 4096 /* candidate vault rows read for a value */
 int am__recall_pii_matches(const am__recall_env *env, const char *uid, const char *text, size_t len, am_time to,
                        am__arena *ar, am__event_row **events, size_t *n_events)
 {
@@ -35,8 +38,8 @@ int am__recall_pii_matches(const am__recall_env *env, const char *uid, const cha
         int64_t *rids;
         const char **vals;
         size_t nr;
-        rc = env->store->vt->pii_events(env->store, uid, am__pii_type_name(red.items[i].type), to,
-                                       AM__PII_SCAN, ar, &rids, &vals, &nr);
+        rc = env->store->vt->pii_events(env->store, uid, am__pii_type_name(red.items[i].type), want,
+                                       to, AM__PII_SCAN, ar, &rids, &vals, &nr);
         for (size_t k = 0; !rc && k < nr && nh < AM__PII_MATCHES; k++) {
             am__pii_canonical(vals[k], strlen(vals[k]), red.items[i].type, got);
             if (strcmp(want, got) != 0) continue;

@@ -339,13 +339,17 @@ typedef struct am__store_vt {
      * fingerprint stored with it.  AM_OK or AM_NOTFOUND. */
     int (*event_by_client)(am__store *s, const char *uid, const char *client_id,
                            char id[32], char *task, int64_t *hash);
-    /* The user's events whose PII vault holds a value of that type
-     * ("phone", "email", ...), said before `to` (AM_TIME_NONE: any), newest
-     * first, at most limit: rids[i] and originals[i], the value event i
-     * held (for the caller's canonical comparison: it never leaves the read
-     * path); the rows of those that match come from rows_get. */
-    int (*pii_events)(am__store *s, const char *uid, const char *type, am_time to, int limit,
-                      am__arena *ar, int64_t **rids, const char ***originals, size_t *n);
+    /* The user's events whose PII vault may hold the value of that type
+     * ("phone", "email", ...) whose canonical form (am__pii_canonical) is
+     * canon, said before `to` (AM_TIME_NONE: any), newest first, at most
+     * limit: rids[i] and originals[i], the value event i held.  Every
+     * event that holds it is among them (a backend may return others: a
+     * hash that collides, a row it cannot index), so the caller compares
+     * each original's canonical form; it never leaves the read path.  The
+     * rows of those that match come from rows_get. */
+    int (*pii_events)(am__store *s, const char *uid, const char *type, const char *canon,
+                      am_time to, int limit, am__arena *ar, int64_t **rids,
+                      const char ***originals, size_t *n);
     /* dated[i] = 1 when event rids[i] names a date, a date range or a
      * date-time (its extracted entities), else 0. */
     int (*events_dated)(am__store *s, const char *uid, const int64_t *rids, size_t n,
@@ -551,6 +555,6 @@ int am__store_sqlite_open(const char *path, const am__store_opts *o,
 
 /* The schema version this library writes and reads: the number of
  * migrations (store/sqlite/schema.c asserts it). */
-#define AM__SCHEMA_VERSION 18
+#define AM__SCHEMA_VERSION 19
 
 #endif

@@ -1600,6 +1600,13 @@ const char *am__pii_type_name(int type)
     return type >= AM_PII_PHONE && type < AM__PII_TYPE_END ? names[type] : names[0];
 }
 
+int am__pii_type_of(const char *name)
+{
+    for (int t = AM_PII_PHONE; name && t < AM__PII_TYPE_END; t++)
+        if (strcmp(name, am__pii_type_name(t)) == 0) return t;
+    return 0;
+}
+
 void am__redact_policy_default(am__redact_policy *p)
 {
     if (!p) return;

@@ -151,6 +151,8 @@ size_t am__pii_canonical(const char *value, size_t len, int type, char *buf);
 
 /* "phone", "email", "id_card", "bank_card", "secret"; "unknown" otherwise. */
 const char *am__pii_type_name(int type);
+/* The type so named (am__pii_type_name's inverse); 0 for any other name. */
+int am__pii_type_of(const char *name);
 
 /* Validators (exposed for tests).  Luhn over n ASCII digits (n >= 2; any
  * non-digit fails).  Chinese resident ID: exactly 18 ASCII chars, 17 digits

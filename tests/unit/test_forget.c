@@ -38,12 +38,12 @@ static am_db *open_file(am_time grace_ms)
     return db;
 }
 
-/* 1 when the file holds the bytes of needle */
-static int file_holds(const char *file, const char *needle)
+/* 1 when the file holds needle[0..n) */
+static int file_holds_n(const char *file, const char *needle, size_t n)
 {
     FILE *f = fopen(file, "rb");
     if (!f) return 0;
-    size_t n = strlen(needle), cap = 1 << 16, len = 0;
+    size_t cap = 1 << 16, len = 0;
     char *buf = malloc(cap);
     int found = 0;
     size_t r;
@@ -63,17 +63,44 @@ static int file_holds(const char *file, const char *needle)
     return found;
 }
 
-/* ".db" or "-wal" holds needle */
-static int store_holds(const char *needle)
+/* ".db" or "-wal" holds needle[0..n) */
+static int store_holds_n(const char *needle, size_t n, const char *what)
 {
     char wal[300];
     snprintf(wal, sizeof wal, "%s-wal", path);
-    int in_db = file_holds(path, needle), in_wal = file_holds(wal, needle);
+    int in_db = file_holds_n(path, needle, n), in_wal = file_holds_n(wal, needle, n);
     if (in_db || in_wal)
-        fprintf(stderr, "  \"%s\" is in %s%s\n", needle, in_db ? ".db " : "", in_wal ? "-wal" : "");
+        fprintf(stderr, "  \"%s\" is in %s%s\n", what, in_db ? ".db " : "", in_wal ? "-wal" : "");
     return in_db || in_wal;
 }
 
+static int store_holds(const char *needle)
+{
+    return store_holds_n(needle, strlen(needle), needle);
+}
+
+/* The vault's value hashes (pii_vault.canon_hash) of the rows sql selects,
+ * as the bytes SQLite writes them: an integer big-endian in as few bytes
+ * as it needs, so the low 6 of the 8 (a random 64-bit value is stored in
+ * 6 or 8).  Returns how many (at most max). */
+static size_t vault_hashes(const char *sql, const char *arg, char out[][6], size_t max)
+{
+    sqlite3 *db = NULL;
+    sqlite3_stmt *st = NULL;
+    size_t n = 0;
+    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+        sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK) {
+        if (arg) sqlite3_bind_text(st, 1, arg, -1, SQLITE_TRANSIENT);
+        while (n < max && sqlite3_step(st) == SQLITE_ROW) {
+            uint64_t h = (uint64_t)sqlite3_column_int64(st, 0);
+            for (int i = 0; i < 6; i++) out[n][i] = (char)(h >> (8 * (5 - i)));
+            n++;
+        }
+    }
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return n;
+}
 
 /* ------------------------------------------------------------ task state */
 
@@ -322,6 +349,13 @@ static void test_forget_leaves_no_byte(void)
     am_close(db);
     for (size_t i = 0; i < sizeof user_marks / sizeof *user_marks; i++) CHECK(store_holds(user_marks[i]) || i == 6);
     CHECK(store_holds("钴鹭"));
+    /* the vault's value hashes of what is forgotten (pii_index.c) */
+    char hashes[16][6];
+    size_t nh = vault_hashes("SELECT canon_hash FROM pii_vault WHERE user_id = 'w1'", NULL, hashes, 12);
+    CHECK_EQ_INT(nh, 12); /* 3 rounds x (2 phones + 2 e-mails), one row each */
+    nh = vault_hashes("SELECT canon_hash FROM pii_vault WHERE user_id = 'w1' OR event_rid ="
+                      " (SELECT rid FROM events WHERE id = ?1)", gone.event_id, hashes, 16);
+    for (size_t i = 0; i < nh; i++) CHECK(store_holds_n(hashes[i], 6, "a value hash"));
     int down_w = -1;
     pid_t pid = holder_start(&down_w);
     CHECK(pid > 0);
@@ -335,9 +369,11 @@ static void test_forget_leaves_no_byte(void)
     CHECK(!store_holds("钴鹭"));
     CHECK(!store_holds("cobaltheron@example.net"));
     CHECK(store_holds("Persimmon planter")); /* what was not forgotten stays */
+    for (size_t i = 0; i < nh; i++) CHECK(!store_holds_n(hashes[i], 6, "a forgotten value's hash"));
     holder_end(pid, down_w);
     am_close(db);
     for (size_t i = 0; i < sizeof user_marks / sizeof *user_marks; i++) CHECK(!store_holds(user_marks[i]));
+    for (size_t i = 0; i < nh; i++) CHECK(!store_holds_n(hashes[i], 6, "a forgotten value's hash"));
     store_remove();
 }
 

@@ -607,7 +607,9 @@ static void test_bits_scan(void)
     db = raw();
     CHECK_EQ_INT(sqlite3_exec(db, "DROP TRIGGER vector_blocks_bits; DROP TABLE vector_bits;"
                                   "ALTER TABLE memory_items DROP COLUMN tokens;" /* v7 */
-                                  "DROP INDEX pii_vault_user;" /* v8 */
+                                  "DROP INDEX pii_vault_hash;" /* v19 (dropped v8's) */
+                                  "ALTER TABLE pii_vault DROP COLUMN canon_hash;"
+                                  "DELETE FROM meta WHERE key = 'pii_key';"
                                   "DELETE FROM meta WHERE key = 'fts_analyzer';" /* v9 */
                                   "DROP INDEX events_client;"
                                   "ALTER TABLE events DROP COLUMN client_id;"

@@ -240,19 +240,25 @@ int am__sqlite_pii_put(am__store *b, const char *uid, int64_t rid,
                        const am__pii_row *p)
 {
     sq_store *s = SQ(b);
-    sqlite3_stmt *st = stmt(s, "INSERT INTO pii_vault(user_id, event_rid, placeholder, type, original) VALUES(?,?,?,?,?)");
+    /* the value's hash under the key of the row's form (pii_index.c) */
+    int64_t hash;
+    int rc = am__sqlite_pii_value_hash(s, uid, p->type, p->original, s->has_vault_key, &hash);
+    if (rc) return rc;
+    sqlite3_stmt *st = stmt(s, "INSERT INTO pii_vault(user_id, event_rid, placeholder, type,"
+                               " original, canon_hash) VALUES(?,?,?,?,?,?)");
     if (!st) return AM_BACKEND;
     bind_text(st, 1, uid);
     sqlite3_bind_int64(st, 2, rid);
     bind_text(st, 3, p->placeholder);
     bind_text(st, 4, p->type);
+    sqlite3_bind_int64(st, 6, hash);
     if (!s->has_vault_key) {
         bind_text(st, 5, p->original);
         return run(s, st, "pii");
     }
     am__buf sealed;
     am__buf_init(&sealed, s->a);
-    int rc = am__vault_seal(s->vault_key, uid, p->type, p->original, &sealed);
+    rc = am__vault_seal(s->vault_key, uid, p->type, p->original, &sealed);
     if (rc) {
         am__buf_free(&sealed);
         done(s, st);
@@ -331,15 +337,29 @@ int am__sqlite_events_page(am__store *b, const char *uid, am_time after_at, int6
     return read_events(s, st, ar, rows, n, 0);
 }
 
-int am__sqlite_pii_events(am__store *b, const char *uid, const char *type, am_time to,
-                          int limit, am__arena *ar, int64_t **rids, const char ***originals,
-                          size_t *n)
+int am__sqlite_pii_events(am__store *b, const char *uid, const char *type, const char *canon,
+                          am_time to, int limit, am__arena *ar, int64_t **rids,
+                          const char ***originals, size_t *n)
 {
     sq_store *s = SQ(b);
+    /* the rows whose hash is the value's (under the plain key, and under
+     * the sealed one when this connection has it) or not yet computed
+     * (pii_index.c), each an index probe (an OR of the two would probe
+     * the user's whole type); the vault drives the join (CROSS JOIN: the
+     * planner would walk all the user's events and probe the vault for
+     * each, which was most of the cost) */
+    int64_t plain, sealed = 0;
+    int rc = am__sqlite_pii_hash(s, uid, type, canon, 0, &plain);
+    if (!rc && s->has_index_key) rc = am__sqlite_pii_hash(s, uid, type, canon, 1, &sealed);
+    if (rc) return rc;
     /* rids and values only: a value is compared before its row is read */
     sqlite3_stmt *st = stmt(s, "SELECT e.rid, v.original FROM pii_vault v"
-                               " JOIN events e ON e.rid = v.event_rid"
-                               " WHERE v.user_id=?1 AND v.type=?2 AND e.user_id=?1"
+                               " CROSS JOIN events e ON e.rid = v.event_rid"
+                               " WHERE v.rowid IN (SELECT rowid FROM pii_vault WHERE user_id=?1"
+                               "   AND type=?2 AND canon_hash IN (?5, ?6) UNION ALL"
+                               "   SELECT rowid FROM pii_vault WHERE user_id=?1 AND type=?2"
+                               "   AND canon_hash IS NULL)"
+                               " AND e.user_id=?1"
                                " AND e.occurred_at < coalesce(?3, 9223372036854775807)"
                                " ORDER BY e.occurred_at DESC, e.rid DESC LIMIT ?4");
     if (!st) return AM_BACKEND;
@@ -347,11 +367,13 @@ int am__sqlite_pii_events(am__store *b, const char *uid, const char *type, am_ti
     bind_text(st, 2, type);
     bind_time(st, 3, to);
     sqlite3_bind_int(st, 4, limit);
+    sqlite3_bind_int64(st, 5, plain);
+    if (s->has_index_key) sqlite3_bind_int64(st, 6, sealed);
+    else sqlite3_bind_null(st, 6);
     size_t cap = 0, ocap = 0, on = 0;
     *rids = NULL;
     *originals = NULL;
     *n = 0;
-    int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         int64_t *r = push(ar, (void **)rids, n, &cap, sizeof *r);
         const char **o = push(ar, (void **)originals, &on, &ocap, sizeof *o);

@@ -67,32 +67,12 @@ static const char *const level_names[] = {"", "event", "session", "task", "user"
 
 /* ------------------------------------------------------------ pseudonym */
 
-static int hexval(int c)
-{
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
-
 /* out = "forgotten:" + hex(HMAC-SHA256(forget_key, uid))[0..32) */
 static int pseudonym(sq_store *s, const char *uid, char out[PSEUDONYM_MAX])
 {
-    sqlite3_stmt *st = stmt(s, "SELECT value FROM meta WHERE key='forget_key'");
-    if (!st) return AM_BACKEND;
     unsigned char key[64];
     size_t kn = 0;
-    int rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW) {
-        const char *hex = (const char *)sqlite3_column_text(st, 0);
-        for (size_t i = 0; hex && hex[2 * i] && hex[2 * i + 1] && kn < sizeof key; i++) {
-            int hi = hexval(hex[2 * i]), lo = hexval(hex[2 * i + 1]);
-            if (hi < 0 || lo < 0) { kn = 0; break; }
-            key[kn++] = (unsigned char)(hi << 4 | lo);
-        }
-    }
-    int out_rc = rc == SQLITE_ROW || rc == SQLITE_DONE ? AM_OK : fail(s, rc, "forget key");
-    done(s, st);
+    int out_rc = am__sqlite_meta_key(s, "forget_key", key, sizeof key, &kn);
     if (out_rc) return out_rc;
     if (kn < 16) {
         snprintf(s->err, sizeof s->err, "sqlite: the store's forget_key is missing or malformed");

@@ -14,6 +14,10 @@
 
 #include "store/sqlite/sqlite_int.h"
 
+/* the version that added pii_vault.canon_hash (a store upgraded across
+ * it has its rows hashed) */
+#define AM__SCHEMA_PII_HASH 19
+
 static const char *const migrations[] = {
     /* version 1 */
     "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);"
@@ -252,6 +256,13 @@ static const char *const migrations[] = {
     "  created_at INTEGER NOT NULL, revoked_at INTEGER);"
     "CREATE INDEX api_tokens_lookup ON api_tokens(lookup);"
     "CREATE INDEX api_tokens_user ON api_tokens(user_id);"),
+    /* version 19: the vault found by a keyed hash of each canonical value
+     * (pii_index.c): written with the row, filled for older rows after the
+     * migration (AM__SCHEMA_PII_HASH); pii_key hashes plain values. */
+    ("ALTER TABLE pii_vault ADD COLUMN canon_hash INTEGER;"
+     "CREATE INDEX pii_vault_hash ON pii_vault(user_id, type, canon_hash);"
+     "DROP INDEX IF EXISTS pii_vault_user;" /* the new one's prefix */
+     "INSERT OR IGNORE INTO meta(key, value) VALUES('pii_key', lower(hex(randomblob(32))));"),
 };
 #define N_MIGRATIONS (int)(sizeof migrations / sizeof *migrations)
 _Static_assert(sizeof migrations / sizeof *migrations == AM__SCHEMA_VERSION,
@@ -287,6 +298,34 @@ int am__sqlite_schema_version(sq_store *s, int *version)
     return AM_OK;
 }
 
+static int hexval(int c)
+{
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+int am__sqlite_meta_key(sq_store *s, const char *name, unsigned char *key, size_t cap, size_t *n)
+{
+    *n = 0;
+    sqlite3_stmt *st = stmt(s, "SELECT value FROM meta WHERE key=?1");
+    if (!st) return AM_BACKEND;
+    bind_text(st, 1, name);
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        const char *hex = (const char *)sqlite3_column_text(st, 0);
+        for (size_t i = 0; hex && hex[2 * i] && hex[2 * i + 1] && *n < cap; i++) {
+            int hi = hexval(hex[2 * i]), lo = hexval(hex[2 * i + 1]);
+            if (hi < 0 || lo < 0) { *n = 0; break; }
+            key[(*n)++] = (unsigned char)(hi << 4 | lo);
+        }
+    }
+    int out = rc == SQLITE_ROW || rc == SQLITE_DONE ? AM_OK : fail(s, rc, name);
+    done(s, st);
+    return out;
+}
+
 int am__sqlite_migrate(sq_store *s, int from)
 {
     int rc = exec(s, "BEGIN IMMEDIATE", "migrate");
@@ -302,6 +341,11 @@ int am__sqlite_migrate(sq_store *s, int from)
      * sign bits of blocks packed before (new ones are written with theirs) */
     if (from > 0 && from < 5 && (rc = am__sqlite_vec_pack_all(s))) goto out_rollback;
     if (from > 0 && from < 6 && (rc = am__sqlite_vec_bits_fill(s))) goto out_rollback;
+    /* the vault rows' value hashes (those this connection can compute) */
+    long sealed = 0, hashed = 0;
+    if (from > 0 && from < AM__SCHEMA_PII_HASH &&
+        (rc = am__sqlite_vault_upkeep(s, 0, &sealed, &hashed)))
+        goto out_rollback;
     char sql[160];
     snprintf(sql, sizeof sql,
              "INSERT OR REPLACE INTO meta(key, value) VALUES('schema_version', '%d');"

@@ -257,6 +257,10 @@ typedef struct sq_store {
     int64_t ob_lo, ob_hi, ob_done_lo, ob_done_hi;
     int64_t ob_max_rows;  /* retention (0: no bound) */
     am_time ob_max_age_ms;
+    /* the vault's value hashes (pii_index.c): sealed rows' key, derived
+     * from vault_key at open; plain rows' key, meta('pii_key') read once */
+    int has_index_key, has_pii_key;
+    unsigned char index_key[32], pii_key[32];
 } sq_store;
 
 #define SQ(s) ((sq_store *)(s))
@@ -283,9 +287,24 @@ int am__vault_seal(const unsigned char key[AM__VAULT_KEY_BYTES], const char *uid
  * AM_NOMEM. */
 int am__vault_open(const unsigned char key[AM__VAULT_KEY_BYTES], const char *uid,
                    const char *type, const char *stored, am__arena *ar, const char **plain);
-/* With a key: seal every plaintext original (an upgrade to a key), in the
- * caller's transaction; *sealed = how many. */
-int am__sqlite_vault_seal_all(sq_store *s, long *sealed);
+/* Inside the caller's transaction: with seal (and a key), seal every
+ * plaintext original (an upgrade to a key); and give the rows without a
+ * value hash theirs where this connection can (pii_index.c).  *sealed,
+ * *hashed = how many. */
+int am__sqlite_vault_upkeep(sq_store *s, int seal, long *sealed, long *hashed);
+
+/* ---------------------------------------------------------------- pii_index.c */
+
+/* s->index_key from s->vault_key (at open; none without a vault key). */
+void am__sqlite_pii_index_key(sq_store *s);
+/* *out = the keyed hash of a canonical value of (uid, type): the key of a
+ * sealed row (AM_DENIED without a vault key) or of a plain one. */
+int am__sqlite_pii_hash(sq_store *s, const char *uid, const char *type, const char *canon,
+                        int sealed, int64_t *out);
+/* The same for a value as written (canonicalised first). */
+int am__sqlite_pii_value_hash(sq_store *s, const char *uid, const char *type, const char *value,
+                              int sealed, int64_t *out);
+
 
 /* ---------------------------------------------------------------- statement helpers */
 
@@ -501,6 +520,9 @@ typedef int (*item_tokens_fn)(void *ctx, const char *text, const char *key, unsi
  * store), the migration to AM__SCHEMA_VERSION, the index's analyzer. */
 int am__sqlite_schema_version(sq_store *s, int *version);
 int am__sqlite_migrate(sq_store *s, int from);
+/* The hex value of meta(name) decoded into key[0..cap): *n bytes (0 when
+ * it is missing or not hex). */
+int am__sqlite_meta_key(sq_store *s, const char *name, unsigned char *key, size_t cap, size_t *n);
 int am__sqlite_fts_analyzer_sync(sq_store *s);
 
 /* users.c */
@@ -532,9 +554,9 @@ int am__sqlite_event_get(am__store *b, const char *uid, const char *id,
 int am__sqlite_events_recent(am__store *b, const char *uid, const char *session,
                              const char *task, am_time before, int limit,
                              am__arena *ar, am__event_row **rows, size_t *n);
-int am__sqlite_pii_events(am__store *b, const char *uid, const char *type, am_time to,
-                          int limit, am__arena *ar, int64_t **rids, const char ***originals,
-                          size_t *n);
+int am__sqlite_pii_events(am__store *b, const char *uid, const char *type, const char *canon,
+                          am_time to, int limit, am__arena *ar, int64_t **rids,
+                          const char ***originals, size_t *n);
 int am__sqlite_events_dated(am__store *b, const char *uid, const int64_t *rids, size_t n,
                             unsigned char *dated);
 int am__sqlite_entities_list(am__store *b, const char *uid, int64_t rid,

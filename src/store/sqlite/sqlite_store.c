@@ -31,6 +31,8 @@ static void sq_close(am__store *base)
     am__post_free(s->post);
     am__text_close(s->ptext);
     am__vault_key_wipe(s->vault_key, sizeof s->vault_key);
+    am__vault_key_wipe(s->index_key, sizeof s->index_key);
+    am__vault_key_wipe(s->pii_key, sizeof s->pii_key);
     am__free(s->a, s);
 }
 
@@ -132,11 +134,12 @@ static int sq_optimize(am__store *b)
     int rc = exec(s, "INSERT INTO events_fts(events_fts) VALUES('optimize')", "optimize");
     /* tails left long by re-embedding (unpacked blocks of the old embedder) */
     if (!rc && !(rc = exec(s, "BEGIN IMMEDIATE", "optimize"))) {
-        long sealed = 0;
+        long sealed = 0, hashed = 0;
         rc = am__sqlite_vec_pack_all(s);
         if (!rc) rc = am__sqlite_vec_bits_fill(s);
-        /* vault originals written before a key was configured */
-        if (!rc) rc = am__sqlite_vault_seal_all(s, &sealed);
+        /* vault originals written before a key was configured; value
+         * hashes an upgrade or a user merge could not compute */
+        if (!rc) rc = am__sqlite_vault_upkeep(s, 1, &sealed, &hashed);
         if (rc) sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
         else rc = exec(s, "COMMIT", "optimize");
     }
@@ -247,6 +250,7 @@ int am__store_sqlite_open(const char *path, const am__store_opts *o,
     if (o->vault_key) {
         memcpy(s->vault_key, o->vault_key, sizeof s->vault_key);
         s->has_vault_key = 1;
+        am__sqlite_pii_index_key(s);
     }
     s->vc = am__vc_new(o->alloc, AM__VC_BYTES); /* NULL (out of memory): scans use SQL */
     s->vc_full_max = o->vc_full_max ? o->vc_full_max : AM__VC_FULL_MAX;

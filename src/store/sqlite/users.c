@@ -181,7 +181,8 @@ int am__sqlite_user_merge(am__store *b, const char *from, const char *to)
         "UPDATE event_vectors SET user_id = ?2 WHERE user_id = ?1",
         "UPDATE vector_blocks SET user_id = ?2 WHERE user_id = ?1",
         "UPDATE entities SET user_id = ?2 WHERE user_id = ?1",
-        "UPDATE pii_vault SET user_id = ?2 WHERE user_id = ?1",
+        /* the value hashes hold the user id: computed again (pii_index.c) */
+        "UPDATE pii_vault SET user_id = ?2, canon_hash = NULL WHERE user_id = ?1",
         "UPDATE memory_items SET user_id = ?2 WHERE user_id = ?1",
         "UPDATE item_sources SET user_id = ?2 WHERE user_id = ?1",
         "UPDATE item_heat SET user_id = ?2 WHERE user_id = ?1",
