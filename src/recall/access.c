@@ -331,10 +331,11 @@ static int as_vec_scan(am__store *b, const char *uid, const char *embedder_id, c
     return rc;
 }
 
-static int as_pii_events(am__store *b, const char *uid, const char *type, am_time to, int limit,
-                         am__arena *ar, int64_t **rids, const char ***originals, size_t *n)
+static int as_pii_events(am__store *b, const char *uid, const char *type, const char *canon,
+                         am_time to, int limit, am__arena *ar, int64_t **rids,
+                         const char ***originals, size_t *n)
 {
-    int rc = INNER(b)->vt->pii_events(INNER(b), uid, type, to, limit, ar, rids, originals, n);
+    int rc = INNER(b)->vt->pii_events(INNER(b), uid, type, canon, to, limit, ar, rids, originals, n);
     if (rc) return rc;
     size_t m = 0;
     for (size_t i = 0; i < *n; i++)
