@@ -225,7 +225,7 @@ static void test_collision_compared(void)
     }
 }
 
-/* A store from before the column (v13): hashed on the upgrade; sealed
+/* A store from before the column (v18): hashed on the upgrade; sealed
  * rows the upgrade cannot open (no key) keep no hash, are still found with
  * the key, and am_optimize with the key hashes them. */
 static void downgrade(void)
@@ -233,7 +233,7 @@ static void downgrade(void)
     sql_run("DROP INDEX pii_vault_hash; ALTER TABLE pii_vault DROP COLUMN canon_hash;"
             "CREATE INDEX pii_vault_user ON pii_vault(user_id, type);"
             "DELETE FROM meta WHERE key = 'pii_key';"
-            "UPDATE meta SET value = '13' WHERE key = 'schema_version'");
+            "UPDATE meta SET value = '18' WHERE key = 'schema_version'");
 }
 
 static void test_upgrade(void)

@@ -28,6 +28,7 @@ from .errors import AgentmemError
 c_char_p, c_int, c_long, c_size_t, c_double, c_void_p = (
     ctypes.c_char_p, ctypes.c_int, ctypes.c_long, ctypes.c_size_t, ctypes.c_double, ctypes.c_void_p)
 am_time = ctypes.c_int64
+AM_TIME_NONE = -(1 << 63)
 AM_OK, AM_INVALID, AM_NOTFOUND, AM_DENIED, AM_BUSY, AM_TOOBIG = 0, 4, 5, 6, 7, 8
 AM_KNOB_INT = 1
 AM_VERSION_STRING = "0.1.0"  # agentmem.h's; the library has no function giving it
@@ -76,13 +77,16 @@ class AmTask(ctypes.Structure):
     _fields_ = [(n, c_char_p) for n in (
         "task_id", "name", "stage", "status", "artifacts_json", "pending_json", "notes_json")] + [
         ("created_at", am_time), ("updated_at", am_time),
-        ("history", ctypes.POINTER(AmTaskChange)), ("n_history", c_size_t)]
+        ("history", ctypes.POINTER(AmTaskChange)), ("n_history", c_size_t),
+        ("round", c_int), ("round_started_at", am_time), ("period", c_char_p),
+        ("rounds_json", c_char_p)]
 
 
 class AmQuery(ctypes.Structure):
     _fields_ = [(n, c_char_p) for n in (
         "user_id", "channel", "external_id", "agent_id", "session_id", "task_id", "domain", "text",
-        "as_of")] + [(n, c_int) for n in ("budget_tokens", "max_memories", "max_events", "no_touch")]
+        "as_of")] + [(n, c_int) for n in ("budget_tokens", "max_memories", "max_events", "no_touch")] + [
+        ("role", c_char_p)]
 
 
 class AmRecallResult(ctypes.Structure):
@@ -114,7 +118,8 @@ def _config_type(lib):
         ("default_tz_minutes", c_int), ("max_text_bytes", c_size_t), ("busy_timeout_ms", c_int),
         ("must_exist", c_int), ("embedder", c_char_p), ("embedder_key", c_char_p),
         ("redact", ctypes.c_uint), ("rank", rank_t), ("no_term_cache", c_int),
-        ("vault_key", c_char_p), ("forget_grace_ms", am_time)]})
+        ("vault_key", c_char_p), ("forget_grace_ms", am_time), ("events_max_rows", ctypes.c_int64),
+        ("events_max_age_ms", am_time), ("role_allow", c_char_p)]})
 
 
 def _find_library(lib):
@@ -159,6 +164,7 @@ def _load(path):
         "am_restore": (c_int, [c_void_p, c_char_p]),
         "am_export": (c_int, [c_void_p, c_char_p, P(c_void_p)]),
         "am_security_denied": (c_int, [c_void_p, c_char_p, c_char_p, c_char_p]),
+        "am_time_format": (c_char_p, [am_time, c_int, c_char_p]),
     }
     for name, (res, args) in protos.items():
         fn = getattr(lib, name)
@@ -424,9 +430,14 @@ class EmbeddedTransport:
             raise self._fail(rc)
         try:
             c = t.contents
-            return {"task_id": _s(c.task_id), "stage": _s(c.stage) or "", "status": _s(c.status),
-                    "artifacts": self._parsed(c.artifacts_json), "pending": self._parsed(c.pending_json),
-                    "notes": self._parsed(c.notes_json), "history": c.n_history}
+            v = {"task_id": _s(c.task_id), "stage": _s(c.stage) or "", "status": _s(c.status),
+                 "artifacts": self._parsed(c.artifacts_json), "pending": self._parsed(c.pending_json),
+                 "notes": self._parsed(c.notes_json), "history": c.n_history, "round": c.round,
+                 "period": _s(c.period), "rounds": self._parsed(c.rounds_json or b"[]")}
+            if c.round_started_at != AM_TIME_NONE:
+                ts = ctypes.create_string_buffer(40)
+                v["round_started_at"] = _s(self._lib.am_time_format(c.round_started_at, 0, ts))
+            return v
         finally:
             self._lib.am_task_free(t)
 
