@@ -5,7 +5,7 @@ set -euo pipefail
 PKGS=(build-essential cmake pkg-config clang libclang-rt-14-dev
       sqlite3 libsqlite3-dev libicu-dev libutf8proc-dev libjansson-dev libstemmer-dev
       libopenblas-dev libcurl4-openssl-dev libopencc-dev libssl-dev
-      libmicrohttpd-dev)
+      libmicrohttpd-dev curl)
 SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 missing=()

@@ -218,9 +218,10 @@ static const char *engine_field(const char *msg)
     return NULL;
 }
 
-void am__srv_engine_error(srv_ctx *c, int rc)
+void am__srv_engine_error(srv_ctx *c, int rc) { am__srv_engine_error_msg(c, rc, am_errmsg(c->db)); }
+
+void am__srv_engine_error_msg(srv_ctx *c, int rc, const char *msg)
 {
-    const char *msg = am_errmsg(c->db);
     switch (rc) {
     case AM_INVALID: am__srv_error(c->out, "invalid_request", engine_field(msg), "%s", msg); break;
     case AM_TOOBIG: am__srv_error(c->out, "invalid_request", engine_field(msg), "%s", msg); break;
