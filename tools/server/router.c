@@ -56,6 +56,8 @@ static const struct route {
     ROUTE("GET", "/healthz", h_healthz, ROUTE_PUBLIC),
     ROUTE("GET", "/metrics", h_metrics, 0),
     ROUTE("GET", "/openapi.json", h_openapi, 0),
+    ROUTE("GET", "/", am__srv_h_asset, ROUTE_PUBLIC),
+    ROUTE("GET", "/inspector/{file}", am__srv_h_asset, ROUTE_PUBLIC),
     ROUTE("POST", "/v1/events", am__srv_h_events, 0),
     ROUTE("POST", "/v1/recall", am__srv_h_recall, 0),
     ROUTE("GET", "/v1/tasks/{task_id}", am__srv_h_task, 0),

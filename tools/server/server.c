@@ -153,6 +153,11 @@ static enum MHD_Result send_reply(struct MHD_Connection *conn, conn_req *r, srv_
         MHD_add_response_header(resp, "Retry-After", ra);
     }
     if (rp->status == 401) MHD_add_response_header(resp, "WWW-Authenticate", "Bearer");
+    if (rp->csp) { /* the inspector's page: no framing, no referrer (docs/INSPECTOR.md) */
+        MHD_add_response_header(resp, "Content-Security-Policy", rp->csp);
+        MHD_add_response_header(resp, "X-Frame-Options", "DENY");
+        MHD_add_response_header(resp, "Referrer-Policy", "no-referrer");
+    }
     r->status = rp->status;
     enum MHD_Result ret = MHD_queue_response(conn, (unsigned)rp->status, resp);
     MHD_destroy_response(resp);

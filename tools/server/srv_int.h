@@ -82,6 +82,7 @@ typedef struct srv_reply {
     char *body;                      /* malloc'ed */
     size_t body_len;
     const char *content_type;
+    const char *csp;                 /* Content-Security-Policy (the inspector's page), or NULL */
     int retry_after;                 /* seconds; 0: no header */
     int route;                       /* index for metrics */
     int stream;                      /* SRV_STREAM_* (body NULL) */
@@ -138,6 +139,9 @@ void am__srv_h_forget(srv_ctx *c);
 void am__srv_h_restore(srv_ctx *c);
 void am__srv_h_links(srv_ctx *c);
 void am__srv_h_export(srv_ctx *c);
+
+/* The memory inspector's page and its assets (assets.c): public, no data */
+void am__srv_h_asset(srv_ctx *c);
 
 /* docs/openapi.json, built in (openapi_gen.c, made by CMake) */
 extern const char am__srv_openapi[];
