@@ -258,14 +258,17 @@ async function activeTexts() {
   await page.fill('#confirm-type', user);
   assert.equal(await page.locator('#confirm-ok').isDisabled(), false);
   await page.click('#confirm-ok');
-  await page.locator('#sign-in-error', { hasText: 'was forgotten' }).waitFor();
+  await page.locator('#notice', { hasText: 'was forgotten' }).waitFor();
+  const forgotten = (await page.textContent('#notice')).trim();
+  assert.equal(await page.locator('#sign-in').isVisible(), true, 'signed out');
   assert.equal(await page.evaluate(() => sessionStorage.length), 0);
   const gone = await server('GET', '/v1/memories');
   assert.equal(gone.status, 401, 'the forgotten user\'s token went with it');
   await page.fill('#token', token);
   await page.click('#sign-in-button');
   await page.locator('#sign-in-error', { hasText: 'refused this token' }).waitFor();
-  ok('forget everything, confirmed by typing the name: ' + (await page.textContent('#sign-in-error')).trim());
+  ok('forget everything, confirmed by typing the name: ' + forgotten + ' Signing in again: ' +
+     (await page.textContent('#sign-in-error')).trim());
 
   // --- throughout
   assert.deepEqual(alerts, [], 'no alert, confirm or prompt was opened');

@@ -409,18 +409,19 @@
   }
 
   async function forgetAll() {
-    const user = state.user;
+    const user = state.user || 'everything';
     const yes = await confirmDialog('Forget everything about ' + user + '?',
       'Every event, memory and task of ' + user + ' is deleted (after the server\'s grace period, ' +
       'if it has one). You are signed out.', 'Forget everything', user);
     if (!yes) return;
     const r = await api('POST', 'v1/forget', { level: 'user' });
-    signOut('Everything about ' + user + ' was forgotten: ' + counts(r) + '.');
+    signOut('', 'Everything about ' + user + ' was forgotten: ' + counts(r) + '.');
   }
 
   /* ------------------------------------------------------------ sign in/out */
 
-  function signOut(message) {
+  /* message: why (an error), or done: what was done (a notice) */
+  function signOut(message, done) {
     sessionStorage.removeItem(TOKEN_KEY);
     state.user = '';
     state.memories = [];
@@ -436,6 +437,7 @@
     show($('who'), false);
     show($('sign-in'), true);
     say($('sign-in-error'), message || '');
+    say($('notice'), done || '');
     $('token').value = '';
     $('token').focus();
   }
@@ -455,6 +457,7 @@
       $('sign-in-button').disabled = false;
     }
     $('token').value = '';
+    say($('notice'), '');
     show($('sign-in'), false);
     show($('inspector'), true);
     show($('who'), true);
