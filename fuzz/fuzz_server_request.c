@@ -64,6 +64,7 @@ static int setup(void)
     srv.cfg = &cfg;
     am_server_opts_init(&srv.opts);
     am__srv_metrics_init(&srv.metrics);
+    am__srv_init_locks(&srv);
     return 0;
 }
 

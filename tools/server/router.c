@@ -56,6 +56,8 @@ static const struct route {
     ROUTE("GET", "/healthz", h_healthz, ROUTE_PUBLIC),
     ROUTE("GET", "/metrics", h_metrics, 0),
     ROUTE("GET", "/openapi.json", h_openapi, 0),
+    ROUTE("GET", "/", am__srv_h_asset, ROUTE_PUBLIC),
+    ROUTE("GET", "/inspector/{file}", am__srv_h_asset, ROUTE_PUBLIC),
     ROUTE("POST", "/v1/events", am__srv_h_events, 0),
     ROUTE("POST", "/v1/recall", am__srv_h_recall, 0),
     ROUTE("GET", "/v1/tasks/{task_id}", am__srv_h_task, 0),
@@ -218,9 +220,10 @@ static const char *engine_field(const char *msg)
     return NULL;
 }
 
-void am__srv_engine_error(srv_ctx *c, int rc)
+void am__srv_engine_error(srv_ctx *c, int rc) { am__srv_engine_error_msg(c, rc, am_errmsg(c->db)); }
+
+void am__srv_engine_error_msg(srv_ctx *c, int rc, const char *msg)
 {
-    const char *msg = am_errmsg(c->db);
     switch (rc) {
     case AM_INVALID: am__srv_error(c->out, "invalid_request", engine_field(msg), "%s", msg); break;
     case AM_TOOBIG: am__srv_error(c->out, "invalid_request", engine_field(msg), "%s", msg); break;

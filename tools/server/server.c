@@ -51,17 +51,9 @@ void am_server_opts_init(am_server_opts *o)
 
 /* ------------------------------------------------------------ handle pool */
 
-am_db *am__srv_db_get(am_srv *s)
+/* A new handle (counted in n_open by the caller), or NULL (said why). */
+static am_db *handle_open(am_srv *s)
 {
-    pthread_mutex_lock(&s->pool_mu);
-    while (s->n_free == 0 && s->n_open >= s->max_open) pthread_cond_wait(&s->pool_cv, &s->pool_mu);
-    if (s->n_free) {
-        am_db *db = s->pool[--s->n_free];
-        pthread_mutex_unlock(&s->pool_mu);
-        return db;
-    }
-    s->n_open++; /* counted before the open: others do not overshoot */
-    pthread_mutex_unlock(&s->pool_mu);
     am_db *db = NULL;
     char *err = NULL;
     am_config cfg = *s->cfg;
@@ -75,9 +67,22 @@ am_db *am__srv_db_get(am_srv *s)
         s->n_open--;
         pthread_cond_signal(&s->pool_cv);
         pthread_mutex_unlock(&s->pool_mu);
-        return NULL;
     }
     return db;
+}
+
+am_db *am__srv_db_get(am_srv *s)
+{
+    pthread_mutex_lock(&s->pool_mu);
+    while (s->n_free == 0 && s->n_open >= s->max_open) pthread_cond_wait(&s->pool_cv, &s->pool_mu);
+    if (s->n_free) {
+        am_db *db = s->pool[--s->n_free];
+        pthread_mutex_unlock(&s->pool_mu);
+        return db;
+    }
+    s->n_open++; /* counted before the open: others do not overshoot */
+    pthread_mutex_unlock(&s->pool_mu);
+    return handle_open(s);
 }
 
 void am__srv_db_put(am_srv *s, am_db *db)
@@ -148,6 +153,11 @@ static enum MHD_Result send_reply(struct MHD_Connection *conn, conn_req *r, srv_
         MHD_add_response_header(resp, "Retry-After", ra);
     }
     if (rp->status == 401) MHD_add_response_header(resp, "WWW-Authenticate", "Bearer");
+    if (rp->csp) { /* the inspector's page: no framing, no referrer (docs/INSPECTOR.md) */
+        MHD_add_response_header(resp, "Content-Security-Policy", rp->csp);
+        MHD_add_response_header(resp, "X-Frame-Options", "DENY");
+        MHD_add_response_header(resp, "Referrer-Policy", "no-referrer");
+    }
     r->status = rp->status;
     enum MHD_Result ret = MHD_queue_response(conn, (unsigned)rp->status, resp);
     MHD_destroy_response(resp);
@@ -421,6 +431,7 @@ int am_server_run(am_db *db, const am_config *cfg, const am_server_opts *o)
     pthread_mutex_init(&sv->mu, NULL);
     pthread_cond_init(&sv->idle, NULL);
     am__srv_metrics_init(&s->metrics);
+    am__srv_init_locks(s);
 
     /* signals: taken by sigwait below, blocked in every thread MHD starts */
     sigset_t stop;
@@ -430,6 +441,15 @@ int am_server_run(am_db *db, const am_config *cfg, const am_server_opts *o)
     pthread_sigmask(SIG_BLOCK, &stop, NULL);
     signal(SIGPIPE, SIG_IGN);
 
+    /* a handle per worker now: an open costs a store open and the text
+     * analyzer's setup (ICU, OpenCC; about 0.1-0.5 s here), which the first
+     * requests would otherwise wait for */
+    while (s->n_open < (int)o->threads) {
+        s->n_open++;
+        am_db *h = handle_open(s);
+        if (!h) break;
+        am__srv_db_put(s, h);
+    }
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_USE_ITC |
                      MHD_USE_ERROR_LOG | (v6 ? MHD_USE_IPv6 : 0);
     sv->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, sv,
@@ -475,6 +495,7 @@ int am_server_run(am_db *db, const am_config *cfg, const am_server_opts *o)
 out:
     pool_close(s);
     am__srv_metrics_free(&s->metrics);
+    am__srv_free_locks(s);
     pthread_mutex_destroy(&s->pool_mu);
     pthread_cond_destroy(&s->pool_cv);
     pthread_mutex_destroy(&sv->mu);

@@ -49,7 +49,17 @@ typedef struct am_srv {
     am_db *pool[80];
     int n_free, n_open, max_open;
     am_db *borrowed;        /* the caller's handle (never closed here) */
+    /* group commit of single events (routes.c): writers queue, one of them
+     * (the leader) writes what is queued in one transaction */
+    pthread_mutex_t write_mu;
+    pthread_cond_t write_cv;
+    struct srv_pending *queue;
+    int leader;
 } am_srv;
+
+/* The server's locks, before any request (am_server_run, the fuzz target). */
+void am__srv_init_locks(am_srv *s);
+void am__srv_free_locks(am_srv *s);
 
 am_db *am__srv_db_get(am_srv *s);            /* NULL: cannot open one */
 void am__srv_db_put(am_srv *s, am_db *db);
@@ -72,6 +82,7 @@ typedef struct srv_reply {
     char *body;                      /* malloc'ed */
     size_t body_len;
     const char *content_type;
+    const char *csp;                 /* Content-Security-Policy (the inspector's page), or NULL */
     int retry_after;                 /* seconds; 0: no header */
     int route;                       /* index for metrics */
     int stream;                      /* SRV_STREAM_* (body NULL) */
@@ -108,8 +119,10 @@ void am__srv_error(srv_reply *out, const char *code, const char *field, const ch
     __attribute__((format(printf, 4, 5)));
 void am__srv_json(srv_reply *out, int status, json_t *v);
 void am__srv_text(srv_reply *out, int status, const char *ctype, const char *text, size_t len);
-/* An engine error (rc, am_errmsg(db)) as its HTTP error. */
+/* An engine error (rc, am_errmsg(db)) as its HTTP error; _msg: with the
+ * message given. */
 void am__srv_engine_error(srv_ctx *c, int rc);
+void am__srv_engine_error_msg(srv_ctx *c, int rc, const char *msg);
 /* The user a request names (asked, or NULL) checked against the token:
  * 0 and c->user set, or 1 with the reply made (403 audited, or 400 when an
  * admin token names none). */
@@ -126,6 +139,9 @@ void am__srv_h_forget(srv_ctx *c);
 void am__srv_h_restore(srv_ctx *c);
 void am__srv_h_links(srv_ctx *c);
 void am__srv_h_export(srv_ctx *c);
+
+/* The memory inspector's page and its assets (assets.c): public, no data */
+void am__srv_h_asset(srv_ctx *c);
 
 /* docs/openapi.json, built in (openapi_gen.c, made by CMake) */
 extern const char am__srv_openapi[];

@@ -99,6 +99,8 @@ SAMPLES = {
     "healthz": (None, "/healthz", None),
     "metrics": (tok, "/metrics", None),
     "openapi": (tok, "/openapi.json", None),
+    "inspectorPage": (None, "/", None),
+    "inspectorAsset": (None, "/inspector/app.js", None),
     "addEvents": (tok, "/v1/events", {"text": "我喜欢喝茶", "session": "oa-s", "agent": "a1",
                                       "source": "user", "type": "query", "domain": "life",
                                       "intent": "chat", "at": "2026-03-05T16:00:00+08:00",
