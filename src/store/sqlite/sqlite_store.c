@@ -131,7 +131,15 @@ static int sq_search_end(am__store *b, int rc)
 static int sq_optimize(am__store *b)
 {
     sq_store *s = SQ(b);
-    int rc = exec(s, "INSERT INTO events_fts(events_fts) VALUES('optimize')", "optimize");
+    /* The index merge in a write transaction of its own, begun through the
+     * busy handler (an autocommit write that finds the lock taken may give
+     * up without waiting). */
+    int rc = exec(s, "BEGIN IMMEDIATE", "optimize");
+    if (!rc) {
+        rc = exec(s, "INSERT INTO events_fts(events_fts) VALUES('optimize')", "optimize: index merge");
+        if (rc) sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+        else rc = exec(s, "COMMIT", "optimize: index merge");
+    }
     /* tails left long by re-embedding (unpacked blocks of the old embedder) */
     if (!rc && !(rc = exec(s, "BEGIN IMMEDIATE", "optimize"))) {
         long sealed = 0, hashed = 0;
@@ -143,7 +151,9 @@ static int sq_optimize(am__store *b)
         if (rc) sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
         else rc = exec(s, "COMMIT", "optimize");
     }
-    if (!rc) rc = exec(s, "PRAGMA optimize", "optimize");
+    /* the planner's statistics: worth a try, not worth a failure (another
+     * writer holding the lock only makes them wait for the next optimize) */
+    if (!rc && exec(s, "PRAGMA optimize", "optimize: statistics") == AM_BUSY) rc = AM_OK;
     /* A TRUNCATE checkpoint holds the write lock while it waits for
      * readers still in the log: not waited for, so writers of other
      * connections never wait behind it; when the lock or a reader is busy
