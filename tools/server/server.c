@@ -115,7 +115,17 @@ typedef struct server {
     long in_flight;
 } server;
 
+/* A query value %-decoded (the path and the query reach on_request raw:
+ * the router decodes the path's segments itself, so an escaped "/" stays
+ * in its segment); kept until the request ends */
+typedef struct query_val {
+    struct query_val *next;
+    char text[];
+} query_val;
+
 typedef struct conn_req {
+    struct MHD_Connection *conn;
+    query_val *decoded;
     struct timespec t0;
     char *body;
     size_t len, cap;
@@ -130,9 +140,51 @@ static double since(const struct timespec *t0)
     return (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
 }
 
+static const char *header_get(void *ctx, const char *name)
+{
+    conn_req *r = ctx;
+    return MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, name);
+}
+
+/* MHD's unescape callback: nothing (the router and query_get decode) */
+static size_t keep_raw(void *cls, struct MHD_Connection *conn, char *s)
+{
+    (void)cls;
+    (void)conn;
+    return strlen(s);
+}
+
+static int hex_digit(char ch)
+{
+    return ch >= '0' && ch <= '9' ? ch - '0'
+           : ch >= 'a' && ch <= 'f' ? ch - 'a' + 10
+           : ch >= 'A' && ch <= 'F' ? ch - 'A' + 10
+                                    : -1;
+}
+
+/* ?key= %-decoded ("+" is already a blank: MHD turns it before the
+ * unescape callback); a malformed escape stays as it is */
 static const char *query_get(void *ctx, const char *key)
 {
-    return MHD_lookup_connection_value(ctx, MHD_GET_ARGUMENT_KIND, key);
+    conn_req *r = ctx;
+    const char *raw = MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, key);
+    if (!raw) return NULL;
+    size_t len = strlen(raw);
+    query_val *v = malloc(sizeof *v + len + 1);
+    if (!v) return NULL;
+    size_t n = 0;
+    for (size_t i = 0; i < len; i++) {
+        int hi = raw[i] == '%' && i + 2 < len ? hex_digit(raw[i + 1]) : -1;
+        int lo = hi >= 0 ? hex_digit(raw[i + 2]) : -1;
+        if (lo >= 0 && (hi | lo)) { /* %00 stays: no value is cut short */
+            v->text[n++] = (char)(hi * 16 + lo);
+            i += 2;
+        } else v->text[n++] = raw[i];
+    }
+    v->text[n] = '\0';
+    v->next = r->decoded;
+    r->decoded = v;
+    return v->text;
 }
 
 static enum MHD_Result send_reply(struct MHD_Connection *conn, conn_req *r, srv_reply *rp)
@@ -329,9 +381,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         r->len += n;
         return MHD_YES;
     }
-    srv_request rq = {method, url, query_get, conn,
+    r->conn = conn;
+    srv_request rq = {method, url, query_get, r,
                       MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Authorization"),
-                      r->body, r->len, r->too_large};
+                      r->body, r->len, r->too_large, header_get};
     srv_reply rp;
     am_db *db = am__srv_db_get(&sv->srv);
     if (!db) {
@@ -355,6 +408,10 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     am__srv_metrics_add(&sv->srv.metrics, r->route,
                         why == MHD_REQUEST_TERMINATED_COMPLETED_OK && r->status ? r->status : 499,
                         since(&r->t0));
+    for (query_val *v = r->decoded, *next; v; v = next) {
+        next = v->next;
+        free(v);
+    }
     free(r->body);
     free(r);
     *con_cls = NULL;
@@ -458,6 +515,7 @@ int am_server_run(am_db *db, const am_config *cfg, const am_server_opts *o)
                              MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)o->timeout_s,
                              MHD_OPTION_CONNECTION_LIMIT, (unsigned)1024,
                              MHD_OPTION_NOTIFY_COMPLETED, on_completed, sv,
+                             MHD_OPTION_UNESCAPE_CALLBACK, keep_raw, NULL,
                              MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned)1,
                              MHD_OPTION_END);
     int rc = 0;

@@ -66,13 +66,15 @@ void am__srv_db_put(am_srv *s, am_db *db);
 
 /* ------------------------------------------------------------ one request */
 typedef struct srv_request {
-    const char *method, *path;       /* path: decoded, without the query */
+    const char *method, *path;       /* path: raw (not %-decoded), without the query */
     const char *(*query)(void *ctx, const char *key); /* a query parameter or NULL */
     void *query_ctx;
     const char *authorization;       /* the header, or NULL */
     const char *body;                /* NULL: none */
     size_t body_len;
     int body_too_large;
+    /* a request header or NULL (ctx: query_ctx); NULL: none looked up */
+    const char *(*header)(void *ctx, const char *name);
 } srv_request;
 
 #define SRV_STREAM_NONE 0
@@ -139,6 +141,11 @@ void am__srv_h_forget(srv_ctx *c);
 void am__srv_h_restore(srv_ctx *c);
 void am__srv_h_links(srv_ctx *c);
 void am__srv_h_export(srv_ctx *c);
+/* (routes_more.c) */
+void am__srv_h_workspace_get(srv_ctx *c);
+void am__srv_h_workspace_put(srv_ctx *c);
+void am__srv_h_embeddings(srv_ctx *c);
+void am__srv_h_mcp(srv_ctx *c);
 
 /* The memory inspector's page and its assets (assets.c): public, no data */
 void am__srv_h_asset(srv_ctx *c);

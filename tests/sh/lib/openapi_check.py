@@ -106,7 +106,7 @@ SAMPLES = {
                                       "intent": "chat", "at": "2026-03-05T16:00:00+08:00",
                                       "id": "oa-1", "task": "oa-task", "user": None}),
     "recall": (tok, "/v1/recall", {"query": "what language for the minutes?", "session": "oa-s",
-                                   "task": "oa-task", "agent": "a1", "domain": "life",
+                                   "task": "oa-task", "agent": "planner", "domain": "life",
                                    "as_of": "2030-01-01T00:00:00Z", "budget": 400, "k": 4}),
     "getTask": (tok, "/v1/tasks/oa-task", None),
     "listMemories": (tok, "/v1/memories?all=1", None),
@@ -116,6 +116,14 @@ SAMPLES = {
     "restore": (adm, "/v1/restore", {"user": "oa-held"}),
     "link": (tok, "/v1/links", {"channel": "oa-chan", "external_id": "oa-x", "merge": False}),
     "export": (tok, "/v1/export", None),
+    "getWorkspace": (tok, "/v1/tasks/oa-task/workspace", None),
+    "putWorkspace": (tok, "/v1/tasks/oa-task/workspace", {"doing": "写周报", "done": "read the notes",
+                                                          "next": "", "user": None}),
+    "embeddings": (tok, "/v1/embeddings", {"input": ["他是 a", "the 是"], "model": "any",
+                                           "encoding_format": "float"}),
+    "mcp": (tok, "/mcp", {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                          "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                                     "clientInfo": {"name": "openapi_check", "version": "1"}}}),
 }
 WRONG = {"string": 12345, "integer": "12", "boolean": "yes", "number": "1.5"}
 
