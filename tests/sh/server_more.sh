@@ -2,7 +2,7 @@
 # What the server mounts beside the /v1 core (docs/SERVER.md): MCP over
 # Streamable HTTP (POST /mcp: initialize, tools/list, remember and recall
 # as the token's user; a foreign Origin refused; another user's memories
-# never reached), the task workspace and the token's agent and role on
+# never reached), signed webhooks to a local receiver, the task workspace and the token's agent and role on
 # every read (an agent's conclusions stay its own, role whitelists hold),
 # POST /v1/embeddings (Chinese and English, a w2v table), forget with a
 # grace period at every level and POST /v1/restore of an event, a session
@@ -142,5 +142,69 @@ req POST /v1/restore "$ta" '{"level":"planet","id":"x"}'; expect_code 400 "resto
 req POST /v1/restore "$tb" "{\"level\":\"event\",\"id\":\"$ev\"}"; expect_code 404 "bob cannot restore alice's event"
 stop_server
 [ "$srv_rc" = 0 ] && passed=$((passed+1)) || { echo "FAIL: server exit $srv_rc"; failed=$((failed+1)); }
+
+# --- 2: GET /v1/stream (server-sent events)
+start_server
+sse() { # TOKEN QUERY OUT [curl args...]: a stream read for 3 s in the background
+  local t=$1 q=$2 o=$3; shift 3
+  curl -sN --max-time 3 -H "Authorization: Bearer $t" "$@" "$url/v1/stream$q" >"$o" 2>/dev/null &
+}
+sse "$ta" "" "$dir/sse1"; p1=$!
+sse "$tb" "" "$dir/sse2"; p2=$!
+sleep 1
+req POST /v1/events "$ta" '{"text":"我以后都喝绿茶，不喝咖啡了","session":"sse1"}'; expect_code 200 "a write while streaming (zh)"
+req POST /v1/events "$ta" '{"text":"From now on, call me Ally","session":"sse1"}'; expect_code 200 "a write while streaming (en)"
+wait "$p1" "$p2"
+first=$(sed -n 's/^id: //p' "$dir/sse1" | head -1)
+if grep -q '^event: memory.created' "$dir/sse1" && grep -q '^data: {.*"user":"alice"' "$dir/sse1" && [ -n "$first" ]; then
+  passed=$((passed+1)); else echo "FAIL: the stream has the write's event"; cat "$dir/sse1"; failed=$((failed+1)); fi
+grep -q '^: keep-alive' "$dir/sse1" && passed=$((passed+1)) || { echo "FAIL: no keep-alive comment"; failed=$((failed+1)); }
+if grep -q '"user":"alice"' "$dir/sse2"; then echo "FAIL: bob's stream has alice's events"; cat "$dir/sse2"; failed=$((failed+1)); else passed=$((passed+1)); fi
+if grep -q '绿茶\|Ally' "$dir/sse1"; then echo "FAIL: content in an event"; failed=$((failed+1)); else passed=$((passed+1)); fi
+# resume: after the first id, the events after it (and not it)
+sse "$ta" "" "$dir/sse3" -H "Last-Event-ID: $first"; wait $!
+n1=$(grep -c '^id: ' "$dir/sse1"); n3=$(grep -c '^id: ' "$dir/sse3")
+if [ "$n3" = $((n1 - 1)) ] && ! grep -q "^id: $first\$" "$dir/sse3"; then passed=$((passed+1)); else
+  echo "FAIL: Last-Event-ID $first: $n3 events, wanted $((n1 - 1))"; cat "$dir/sse3"; failed=$((failed+1)); fi
+sse "$ta" "?after=$first" "$dir/sse4"; wait $!
+[ "$(grep -c '^id: ' "$dir/sse4")" = $((n1 - 1)) ] && passed=$((passed+1)) || { echo "FAIL: ?after= resume"; cat "$dir/sse4"; failed=$((failed+1)); }
+sse "$tb" "?after=0" "$dir/sse5"; wait $!
+grep -q '"user":"alice"' "$dir/sse5" && { echo "FAIL: bob resumes into alice's events"; failed=$((failed+1)); } || passed=$((passed+1))
+req GET "/v1/stream?user=alice" "$tb"; expect_code 403 "a stream of another user"; err_is forbidden user "user named"
+req GET "/v1/stream?after=x" "$ta"; expect_code 400 "a bad after"; err_is invalid_request after "after named"
+# SIGTERM with a stream open: the server still exits 0, promptly
+curl -sN --max-time 30 -H "Authorization: Bearer $ta" "$url/v1/stream" >/dev/null 2>&1 & p6=$!
+sleep 0.5
+t0=$(date +%s%N); stop_server; t1=$(date +%s%N); wait "$p6"
+ms=$(( (t1 - t0) / 1000000 ))
+if [ "$srv_rc" = 0 ] && [ "$ms" -lt 10000 ]; then passed=$((passed+1)); else
+  echo "FAIL: SIGTERM with a stream open: exit $srv_rc after $ms ms"; failed=$((failed+1)); fi
+echo "server_more.sh: SIGTERM with an open stream: exit $srv_rc in $ms ms"
+
+# --- 3: webhooks: a signed POST for each write's events, to a local receiver
+printf 'wh-secret-密钥\n' >"$dir/secret"
+python3 "$here/lib/webhook_receiver.py" 'wh-secret-密钥' "$dir/hooks" "$dir/hook.port" &
+rcv_pid=$!
+for _ in $(seq 100); do [ -s "$dir/hook.port" ] && break; sleep 0.05; done
+hport=$(cat "$dir/hook.port")
+expect_rc 2 "--webhook without a secret file" "$CLI" --db "$db" serve --listen 127.0.0.1:0 --webhook "http://127.0.0.1:$hport/h"
+expect_out "go together" "the usage error says why"
+start_server --webhook "http://127.0.0.1:$hport/h" --webhook-secret-file "$dir/secret"
+req POST /v1/events "$ta" '{"text":"以后会议纪要都用中文写","session":"wh1"}'; expect_code 200 "a write (zh)"
+req POST /v1/events "$tb" '{"text":"From now on, always write the minutes in English","session":"wh2"}'; expect_code 200 "a write (en)"
+for _ in $(seq 50); do [ "$(cat "$dir/hooks" 2>/dev/null | grep -c memory.created)" -ge 2 ] && break; sleep 0.1; done
+stop_server
+[ "$srv_rc" = 0 ] && passed=$((passed+1)) || { echo "FAIL: server exit $srv_rc (webhooks)"; failed=$((failed+1)); }
+kill -TERM "$rcv_pid"; wait "$rcv_pid" 2>/dev/null
+if python3 - "$dir/hooks" <<'PY'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+assert rows and all(r["verified"] and r["delivery"] for r in rows), rows
+users = {r["event"]["user"] for r in rows if r["event"]["type"] == "memory.created"}
+assert users == {"alice", "bob"}, users
+# only events committed after the start: none of the earlier sections' sessions
+assert all("zebra" not in json.dumps(r) for r in rows)
+PY
+then passed=$((passed+1)); else echo "FAIL: webhook deliveries"; cat "$dir/hooks"; failed=$((failed+1)); fi
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]

@@ -72,6 +72,7 @@ static const struct route {
     ROUTE("PUT", "/v1/tasks/{task_id}/workspace", am__srv_h_workspace_put, 0),
     ROUTE("POST", "/v1/embeddings", am__srv_h_embeddings, 0),
     ROUTE("POST", "/mcp", am__srv_h_mcp, 0),
+    ROUTE("GET", "/v1/stream", am__srv_h_stream, 0),
 #undef ROUTE
 };
 #define N_ROUTES (int)(sizeof routes / sizeof *routes)
@@ -86,8 +87,7 @@ const char *am__srv_route_name(int i)
     return i < 0 || i >= N_ROUTES ? "other" : routes[i].name;
 }
 
-/* One hex digit's value, or -1 */
-static int hexval(char ch)
+int am__srv_hex(char ch)
 {
     return ch >= '0' && ch <= '9' ? ch - '0'
            : ch >= 'a' && ch <= 'f' ? ch - 'a' + 10
@@ -103,8 +103,8 @@ static int decode_segment(const char *seg, size_t len, char *out)
     for (size_t i = 0; i < len; i++) {
         char ch = seg[i];
         if (ch == '%') {
-            int hi = i + 2 < len ? hexval(seg[i + 1]) : -1;
-            int lo = hi >= 0 ? hexval(seg[i + 2]) : -1;
+            int hi = i + 2 < len ? am__srv_hex(seg[i + 1]) : -1;
+            int lo = hi >= 0 ? am__srv_hex(seg[i + 2]) : -1;
             if (lo < 0 || (hi | lo) == 0) return 1;
             ch = (char)(hi * 16 + lo);
             i += 2;

@@ -223,3 +223,40 @@ void am__srv_h_mcp(srv_ctx *c)
                       reply ? strlen(reply) : 0);
     am_mcp_reply_free(reply);
 }
+
+/* ------------------------------------------------------------ stream */
+
+/* A seq: decimal digits, 0 to 2^62; 0 and *out, or 1 */
+static int parse_seq(const char *v, long long *out)
+{
+    if (!v || !*v || strspn(v, "0123456789") != strlen(v) || strlen(v) > 18) return 1;
+    *out = strtoll(v, NULL, 10);
+    return 0;
+}
+
+/* GET /v1/stream: the token user's memory events (an admin token: every
+ * user's, or ?user='s), after Last-Event-ID or ?after= (else from now);
+ * sse.c streams them */
+void am__srv_h_stream(srv_ctx *c)
+{
+    const char *asked = query_param(c, "user");
+    if (c->tok.admin && !asked) c->user[0] = '\0'; /* every user's */
+    else if (am__srv_user(c, asked)) return;
+    const char *last = c->rq->header ? c->rq->header(c->rq->query_ctx, "Last-Event-ID") : NULL;
+    const char *after = query_param(c, "after");
+    long long seq = -1;
+    if (last && parse_seq(last, &seq)) {
+        am__srv_error(c->out, "invalid_request", "Last-Event-ID",
+                      "Last-Event-ID: expected the seq of an event (digits)");
+        return;
+    }
+    if (!last && after && parse_seq(after, &seq)) {
+        am__srv_error(c->out, "invalid_request", "after", "after: expected a seq (digits)");
+        return;
+    }
+    c->out->stream = SRV_STREAM_EVENTS;
+    c->out->status = 200;
+    c->out->content_type = "text/event-stream";
+    c->out->stream_after = seq;
+    snprintf(c->out->stream_user, sizeof c->out->stream_user, "%s", c->user);
+}

@@ -94,11 +94,12 @@ void am__srv_db_put(am_srv *s, am_db *db)
     pthread_mutex_unlock(&s->pool_mu);
 }
 
-/* Wait until every handle is back, then close them (but the caller's). */
+/* Wait until every handle is back and every stream has ended, then close
+ * the handles (but the caller's). */
 static void pool_close(am_srv *s)
 {
     pthread_mutex_lock(&s->pool_mu);
-    while (s->n_free < s->n_open) pthread_cond_wait(&s->pool_cv, &s->pool_mu);
+    while (s->n_free < s->n_open || s->n_streams > 0) pthread_cond_wait(&s->pool_cv, &s->pool_mu);
     for (int i = 0; i < s->n_free; i++)
         if (s->pool[i] != s->borrowed) am_close(s->pool[i]);
     s->n_free = s->n_open = 0;
@@ -154,14 +155,6 @@ static size_t keep_raw(void *cls, struct MHD_Connection *conn, char *s)
     return strlen(s);
 }
 
-static int hex_digit(char ch)
-{
-    return ch >= '0' && ch <= '9' ? ch - '0'
-           : ch >= 'a' && ch <= 'f' ? ch - 'a' + 10
-           : ch >= 'A' && ch <= 'F' ? ch - 'A' + 10
-                                    : -1;
-}
-
 /* ?key= %-decoded ("+" is already a blank: MHD turns it before the
  * unescape callback); a malformed escape stays as it is */
 static const char *query_get(void *ctx, const char *key)
@@ -174,8 +167,8 @@ static const char *query_get(void *ctx, const char *key)
     if (!v) return NULL;
     size_t n = 0;
     for (size_t i = 0; i < len; i++) {
-        int hi = raw[i] == '%' && i + 2 < len ? hex_digit(raw[i + 1]) : -1;
-        int lo = hi >= 0 ? hex_digit(raw[i + 2]) : -1;
+        int hi = raw[i] == '%' && i + 2 < len ? am__srv_hex(raw[i + 1]) : -1;
+        int lo = hi >= 0 ? am__srv_hex(raw[i + 2]) : -1;
         if (lo >= 0 && (hi | lo)) { /* %00 stays: no value is cut short */
             v->text[n++] = (char)(hi * 16 + lo);
             i += 2;
@@ -338,6 +331,26 @@ static enum MHD_Result export_start(server *sv, struct MHD_Connection *conn, con
     return ret;
 }
 
+/* ---- GET /v1/stream (sse.c) */
+static enum MHD_Result events_start(server *sv, struct MHD_Connection *conn, conn_req *r,
+                                    srv_reply *rp)
+{
+    int busy;
+    struct MHD_Response *resp = am__srv_sse_start(&sv->srv, conn, rp, &busy);
+    if (!resp) {
+        if (busy) am__srv_error(rp, "busy", NULL, "stream: too many streams, or stopping");
+        else am__srv_error(rp, "internal", NULL, "stream: cannot start it");
+        return send_reply(conn, r, rp);
+    }
+    MHD_add_response_header(resp, "Content-Type", "text/event-stream; charset=utf-8");
+    MHD_add_response_header(resp, "Cache-Control", "no-store");
+    MHD_add_response_header(resp, "X-Accel-Buffering", "no");
+    r->status = 200;
+    enum MHD_Result ret = MHD_queue_response(conn, 200, resp);
+    MHD_destroy_response(resp);
+    return ret;
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
                                   const char *method, const char *version,
                                   const char *upload_data, size_t *upload_size, void **con_cls)
@@ -396,6 +409,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     r->route = rp.route;
     if (rp.stream == SRV_STREAM_EXPORT) return export_start(sv, conn, r, &rp, db);
     am__srv_db_put(&sv->srv, db);
+    if (rp.stream == SRV_STREAM_EVENTS) return events_start(sv, conn, r, &rp);
     return send_reply(conn, r, &rp);
 }
 
@@ -508,6 +522,7 @@ int am_server_run(am_db *db, const am_config *cfg, const am_server_opts *o)
         am__srv_db_put(s, h);
     }
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_USE_ITC |
+                     MHD_ALLOW_SUSPEND_RESUME |
                      MHD_USE_ERROR_LOG | (v6 ? MHD_USE_IPv6 : 0);
     sv->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, sv,
                              MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
@@ -519,6 +534,13 @@ int am_server_run(am_db *db, const am_config *cfg, const am_server_opts *o)
                              MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned)1,
                              MHD_OPTION_END);
     int rc = 0;
+    srv_dispatch *dispatch = NULL;
+    if (sv->d && o->webhooks && !(dispatch = am__srv_dispatch_start(cfg, o->webhooks,
+                                                                      o->webhook_secret ? o->webhook_secret : ""))) {
+        MHD_stop_daemon(sv->d);
+        rc = 1;
+        goto out;
+    }
     if (!sv->d) {
         fprintf(stderr, "agentmem serve: cannot listen on %s: %s\n", o->listen, strerror(errno));
         rc = 1;
@@ -538,6 +560,9 @@ int am_server_run(am_db *db, const am_config *cfg, const am_server_opts *o)
             sig == SIGTERM ? "SIGTERM" : "SIGINT");
     MHD_socket ls = MHD_quiesce_daemon(sv->d);
     if (ls != MHD_INVALID_SOCKET) close(ls);
+    pthread_mutex_lock(&s->pool_mu);
+    s->stopping = 1; /* event streams end (within a poll) */
+    pthread_mutex_unlock(&s->pool_mu);
     pthread_mutex_lock(&sv->mu);
     struct timespec deadline;
     clock_gettime(CLOCK_REALTIME, &deadline);
@@ -549,6 +574,7 @@ int am_server_run(am_db *db, const am_config *cfg, const am_server_opts *o)
     pthread_mutex_unlock(&sv->mu);
     if (left) fprintf(stderr, "agentmem serve: %ld requests still running after 60 s\n", left);
     MHD_stop_daemon(sv->d);
+    am__srv_dispatch_stop(dispatch); /* after the last write: its events go too */
     fprintf(stderr, "agentmem serve: stopped\n");
 out:
     pool_close(s);

@@ -80,7 +80,10 @@ def call(method, path, token, body=None):
     if data is not None: rq.add_header("Content-Type", "application/json")
     try:
         with urllib.request.urlopen(rq, timeout=20) as r:
-            return r.status, r.read().decode(), r.headers.get("Content-Type", "")
+            ctype = r.headers.get("Content-Type", "")
+            if ctype.startswith("text/event-stream"):  # endless: its first frame
+                return r.status, r.readline().decode(), ctype
+            return r.status, r.read().decode(), ctype
     except urllib.error.HTTPError as e:
         return e.code, e.read().decode(), e.headers.get("Content-Type", "")
 
@@ -116,6 +119,7 @@ SAMPLES = {
     "restore": (adm, "/v1/restore", {"user": "oa-held"}),
     "link": (tok, "/v1/links", {"channel": "oa-chan", "external_id": "oa-x", "merge": False}),
     "export": (tok, "/v1/export", None),
+    "stream": (tok, "/v1/stream?after=0", None),
     "getWorkspace": (tok, "/v1/tasks/oa-task/workspace", None),
     "putWorkspace": (tok, "/v1/tasks/oa-task/workspace", {"doing": "写周报", "done": "read the notes",
                                                           "next": "", "user": None}),
