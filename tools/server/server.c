@@ -209,6 +209,18 @@ static enum MHD_Result send_reply(struct MHD_Connection *conn, conn_req *r, srv_
     return ret;
 }
 
+/* A streamed response (resp taken) queued with status 200 */
+static enum MHD_Result queue_stream(struct MHD_Connection *conn, conn_req *r,
+                                    struct MHD_Response *resp, const char *ctype)
+{
+    MHD_add_response_header(resp, "Content-Type", ctype);
+    MHD_add_response_header(resp, "Cache-Control", "no-store");
+    r->status = 200;
+    enum MHD_Result ret = MHD_queue_response(conn, 200, resp);
+    MHD_destroy_response(resp);
+    return ret;
+}
+
 /* ---- the streamed export */
 typedef struct export_job {
     am_srv *srv;
@@ -323,12 +335,7 @@ static enum MHD_Result export_start(server *sv, struct MHD_Connection *conn, con
         close(fds[0]);
         return MHD_NO;
     }
-    MHD_add_response_header(resp, "Content-Type", "application/json");
-    MHD_add_response_header(resp, "Cache-Control", "no-store");
-    r->status = 200;
-    enum MHD_Result ret = MHD_queue_response(conn, 200, resp);
-    MHD_destroy_response(resp);
-    return ret;
+    return queue_stream(conn, r, resp, "application/json");
 }
 
 /* ---- GET /v1/stream (sse.c) */
@@ -342,13 +349,8 @@ static enum MHD_Result events_start(server *sv, struct MHD_Connection *conn, con
         else am__srv_error(rp, "internal", NULL, "stream: cannot start it");
         return send_reply(conn, r, rp);
     }
-    MHD_add_response_header(resp, "Content-Type", "text/event-stream; charset=utf-8");
-    MHD_add_response_header(resp, "Cache-Control", "no-store");
     MHD_add_response_header(resp, "X-Accel-Buffering", "no");
-    r->status = 200;
-    enum MHD_Result ret = MHD_queue_response(conn, 200, resp);
-    MHD_destroy_response(resp);
-    return ret;
+    return queue_stream(conn, r, resp, "text/event-stream; charset=utf-8");
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,

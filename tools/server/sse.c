@@ -174,6 +174,7 @@ static void sse_free(void *cls)
     sse_job *j = cls;
     pthread_mutex_lock(&j->mu);
     j->gone = 1;
+    j->suspended = 0; /* the connection is gone: never resumed again */
     pthread_mutex_unlock(&j->mu);
     job_unref(j);
 }
