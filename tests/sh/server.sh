@@ -11,61 +11,8 @@
 set -u
 CLI=${1:?usage: server.sh AGENTMEM}
 . "$(dirname "$0")/lib/expect.bash"
-here=$(cd "$(dirname "$0")" && pwd)
-db="$dir/s.db"
-srv_pid=
+. "$(dirname "$0")/lib/server.bash"
 conc=()
-
-start_server() { # extra serve flags...
-  "$CLI" --db "$db" serve --listen 127.0.0.1:0 --threads 3 "$@" >"$dir/srv.out" 2>"$dir/srv.err" &
-  srv_pid=$!
-  for _ in $(seq 100); do
-    port=$(sed -n 's/.*listening on http:\/\/127\.0\.0\.1:\([0-9]*\).*/\1/p' "$dir/srv.out")
-    [ -n "$port" ] && break
-    sleep 0.05
-  done
-  if [ -z "$port" ]; then echo "FAIL: the server did not start"; cat "$dir/srv.err"; exit 1; fi
-  url="http://127.0.0.1:$port"
-}
-stop_server() {
-  kill -TERM "$srv_pid" 2>/dev/null; wait "$srv_pid"; srv_rc=$?; srv_pid=
-}
-trap '[ -n "$srv_pid" ] && kill "$srv_pid" 2>/dev/null; rm -rf "$dir"' EXIT
-
-# req METHOD PATH TOKEN [BODY]: status in $code, body in $dir/body
-req() {
-  local m=$1 p=$2 t=$3; shift 3
-  local args=(-s -o "$dir/body" -w '%{http_code}' -X "$m" --max-time 20)
-  [ -n "$t" ] && args+=(-H "Authorization: Bearer $t")
-  [ $# -gt 0 ] && args+=(-H 'Content-Type: application/json' --data-binary "$1")
-  code=$(curl "${args[@]}" "$url$p")
-}
-expect_code() { # want description  (after req)
-  if [ "$code" = "$1" ]; then passed=$((passed+1)); else
-    echo "FAIL: $2: HTTP $code, wanted $1"; cat "$dir/body"; echo; failed=$((failed+1)); fi
-}
-expect_body() { # needle description
-  if grep -qF -- "$1" "$dir/body"; then passed=$((passed+1)); else
-    echo "FAIL: $2: '$1' not in the body"; cat "$dir/body"; echo; failed=$((failed+1)); fi
-}
-expect_no_body() { # needle description
-  if grep -qF -- "$1" "$dir/body"; then
-    echo "FAIL: $2: '$1' is in the body"; cat "$dir/body"; echo; failed=$((failed+1))
-  else passed=$((passed+1)); fi
-}
-err_is() { # code field description: the error object's code and field
-  if python3 - "$dir/body" "$1" "$2" <<'PY'
-import json, sys
-e = json.load(open(sys.argv[1]))["error"]
-want_field = None if sys.argv[3] == "-" else sys.argv[3]
-sys.exit(0 if e["code"] == sys.argv[2] and e.get("field") == want_field and e["message"] else 1)
-PY
-  then passed=$((passed+1)); else
-    echo "FAIL: $3: wanted error $1 field $2"; cat "$dir/body"; echo; failed=$((failed+1)); fi
-}
-audit_count() { # user op
-  sqlite3 "$db" "SELECT count(*) FROM audit_log WHERE user_id='$1' AND op='$2'"
-}
 
 # --- tokens (CLI)
 expect_rc 0 "token --help" "$CLI" token --help; expect_out "token create" "token usage"
@@ -88,7 +35,7 @@ expect_rc 1 "token revoke again" "$CLI" --db "$db" token revoke "$gone_id"
 expect_out "revoked already" "revoke again says why"
 if grep -qF -- "${ta#amk_}" "$db"; then echo "FAIL: the token is in the store file"; failed=$((failed+1)); else passed=$((passed+1)); fi
 
-start_server --max-body 65536
+AGENTMEM_EMBEDDER="w2v:$here/../data/w2v_small.txt" start_server --max-body 65536
 
 # --- health, auth
 req GET /healthz ""; expect_code 200 "healthz without a token"; expect_body '"status":"ok"' "healthz body"
@@ -188,7 +135,7 @@ python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$dir/body" && passed
 req POST /v1/forget "$ta" '{"level":"session","id":"s1"}'; expect_code 200 "forget session"; expect_body '"events":' "forget shape"
 req POST /v1/forget "$ta" '{"level":"galaxy"}'; expect_code 400 "bad level"; err_is invalid_request level "level named"
 req POST /v1/forget "$ta" '{"level":"task"}'; expect_code 400 "forget without id"; err_is invalid_request id "id required"
-req POST /v1/forget "$ta" '{"level":"task","id":"x","grace":5}'; expect_code 400 "grace on a task"; err_is invalid_request grace "grace named"
+req POST /v1/forget "$ta" '{"level":"task","id":"x","grace":-5}'; expect_code 400 "negative grace"; err_is invalid_request grace "grace named"
 req POST /v1/forget "$tb" '{"level":"user","grace":3600}'; expect_code 200 "forget B with grace"
 req POST /v1/events "$tb" '{"text":"还在吗"}'; expect_code 409 "write for a forgotten user"; err_is denied - "denied code"
 req POST /v1/restore "$tb" '{"bogus":1}'; expect_code 400 "restore unknown key"

@@ -28,6 +28,9 @@ typedef struct opts {
     const char *role, *doing, *done, *next, *ws_action;
     int all, budget, k, atomic, merge;
     const char *token_sub, *listen, *threads, *max_body; /* token, serve */
+    const char *webhook[16];  /* serve --webhook URL (repeatable) */
+    int n_webhook;
+    const char *webhook_secret_file;
     int admin;
     const am_config *cfg; /* what the store was opened with (serve opens more handles) */
 } opts;
@@ -164,14 +167,19 @@ static const struct help {
               "  role R); --admin: it may name any user.  list shows ids, users, agents,\n"
               "  roles, admin, created and revoked times -- never a token.  revoke ID:\n"
               "  the token is refused from then on.  Forgetting a user deletes its tokens.\n"},
-    {"serve", "usage: agentmem [--db PATH] serve [--listen 127.0.0.1:8420] [--threads N]\n"
-              "         [--max-body BYTES]\n"
+    {"serve", "usage: agentmem [--db PATH] [--role-allow RULE] serve [--listen 127.0.0.1:8420]\n"
+              "         [--threads N] [--max-body BYTES] [--webhook URL --webhook-secret-file PATH]\n"
               "  Serves the HTTP/JSON API (docs/SERVER.md, docs/openapi.json): every route\n"
               "  but /healthz needs Authorization: Bearer TOKEN (agentmem token create).\n"
               "  --listen HOST:PORT (port 0: any free one; the address is printed on\n"
               "  stdout), --threads worker threads (default 4), --max-body request bodies\n"
               "  over it are refused with 413 (default 1048576).  SIGTERM or SIGINT: stops\n"
-              "  accepting, finishes every accepted request, exits 0.\n"},
+              "  accepting, finishes every accepted request, exits 0.\n"
+              "  --webhook URL (repeatable) with --webhook-secret-file PATH: every memory\n"
+              "  event committed from then on is POSTed to each URL, signed with\n"
+              "  HMAC-SHA256 of the file's first line (docs/EVENTS.md), retried with\n"
+              "  backoff; drained at shutdown.  Global --role-allow rules hold on every\n"
+              "  route.\n"},
     {"knobs", "usage: agentmem knobs [--markdown]\n"
               "  Lists the ranking knobs (am_config_set names, bench --rank names) with\n"
               "  their type, default, range and meaning; --markdown prints docs/KNOBS.md.\n"},
@@ -221,6 +229,7 @@ static int parse_opts(const char *cmd, int argc, char **argv, opts *o)
         {"--next", offsetof(opts, next)},
         {"--listen", offsetof(opts, listen)}, {"--threads", offsetof(opts, threads)},
         {"--max-body", offsetof(opts, max_body)},
+        {"--webhook-secret-file", offsetof(opts, webhook_secret_file)},
     };
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -229,6 +238,13 @@ static int parse_opts(const char *cmd, int argc, char **argv, opts *o)
         if (strcmp(a, "--atomic") == 0) { o->atomic = 1; continue; }
         if (strcmp(a, "--merge") == 0) { o->merge = 1; continue; }
         if (strcmp(a, "--admin") == 0) { o->admin = 1; continue; }
+        if (strcmp(a, "--webhook") == 0) {
+            if (i + 1 >= argc) return usage_error(cmd, "--webhook needs a URL");
+            if (o->n_webhook == (int)(sizeof o->webhook / sizeof *o->webhook))
+                return usage_error(cmd, "--webhook: at most 16 URLs");
+            o->webhook[o->n_webhook++] = argv[++i];
+            continue;
+        }
         if (strcmp(a, "--budget") == 0 || strcmp(a, "--k") == 0) {
             if (i + 1 >= argc) return usage_error(cmd, "missing value");
             char *end;
@@ -757,7 +773,36 @@ static int cmd_serve(am_db *db, const opts *o)
         *nums[i].out = v;
     }
     so.db_path = o->db;
-    return am_server_run(db, o->cfg, &so);
+    /* webhooks: the URLs joined by commas, the secret from its file (the
+     * first line; never on the command line, where ps shows it) */
+    char urls[16 * 2048], secret[1024];
+    size_t used = 0;
+    for (int i = 0; i < o->n_webhook; i++) {
+        size_t n = strlen(o->webhook[i]);
+        if (n == 0 || n >= 2048 || strpbrk(o->webhook[i], ", \t\r\n"))
+            return usage_error("serve", "--webhook: a URL of 1 to 2047 bytes without blanks or commas");
+        memcpy(urls + used, o->webhook[i], n);
+        used += n;
+        urls[used++] = i + 1 < o->n_webhook ? ',' : '\0';
+    }
+    if (!o->n_webhook != !o->webhook_secret_file)
+        return usage_error("serve", "--webhook and --webhook-secret-file go together");
+    if (o->n_webhook) {
+        FILE *f = fopen(o->webhook_secret_file, "r");
+        int ok = f && fgets(secret, sizeof secret, f);
+        if (f) fclose(f);
+        secret[ok ? strcspn(secret, "\r\n") : 0] = '\0';
+        if (!secret[0]) {
+            fprintf(stderr, "agentmem serve: --webhook-secret-file %s: cannot read a secret"
+                            " (its first line)\n", o->webhook_secret_file);
+            return 2;
+        }
+        so.webhooks = urls;
+        so.webhook_secret = secret;
+    }
+    int rc = am_server_run(db, o->cfg, &so);
+    memset(secret, 0, sizeof secret);
+    return rc;
 }
 
 int am_cli_demo(int argc, char **argv); /* demo.c */

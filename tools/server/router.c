@@ -68,6 +68,11 @@ static const struct route {
     ROUTE("POST", "/v1/restore", am__srv_h_restore, 0),
     ROUTE("POST", "/v1/links", am__srv_h_links, 0),
     ROUTE("GET", "/v1/export", am__srv_h_export, 0),
+    ROUTE("GET", "/v1/tasks/{task_id}/workspace", am__srv_h_workspace_get, 0),
+    ROUTE("PUT", "/v1/tasks/{task_id}/workspace", am__srv_h_workspace_put, 0),
+    ROUTE("POST", "/v1/embeddings", am__srv_h_embeddings, 0),
+    ROUTE("POST", "/mcp", am__srv_h_mcp, 0),
+    ROUTE("GET", "/v1/stream", am__srv_h_stream, 0),
 #undef ROUTE
 };
 #define N_ROUTES (int)(sizeof routes / sizeof *routes)
@@ -82,17 +87,49 @@ const char *am__srv_route_name(int i)
     return i < 0 || i >= N_ROUTES ? "other" : routes[i].name;
 }
 
-/* path against pattern: 1 and the {} segments in params (each at most
- * PARAM_MAX - 1 bytes, else no match), or 0 */
-static int match(const char *pattern, const char *path, char params[][PARAM_MAX], int *n)
+int am__srv_hex(char ch)
+{
+    return ch >= '0' && ch <= '9' ? ch - '0'
+           : ch >= 'a' && ch <= 'f' ? ch - 'a' + 10
+           : ch >= 'A' && ch <= 'F' ? ch - 'A' + 10
+                                    : -1;
+}
+
+/* The raw segment seg[0..len) percent-decoded into out (PARAM_MAX):
+ * 0, or 1 for a malformed escape, a NUL (%00) or a segment too long. */
+static int decode_segment(const char *seg, size_t len, char *out)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < len; i++) {
+        char ch = seg[i];
+        if (ch == '%') {
+            int hi = i + 2 < len ? am__srv_hex(seg[i + 1]) : -1;
+            int lo = hi >= 0 ? am__srv_hex(seg[i + 2]) : -1;
+            if (lo < 0 || (hi | lo) == 0) return 1;
+            ch = (char)(hi * 16 + lo);
+            i += 2;
+        }
+        if (n + 1 >= PARAM_MAX) return 1;
+        out[n++] = ch;
+    }
+    out[n] = '\0';
+    return 0;
+}
+
+/* The raw (undecoded) path against pattern, segment by segment -- an
+ * escaped "/" (%2F) inside a {} segment stays in it: 1 and the {}
+ * segments percent-decoded into params (*bad set, and 1, when one does
+ * not decode: a malformed escape, %00, too long), or 0 */
+static int match(const char *pattern, const char *path, char params[][PARAM_MAX], int *n, int *bad)
 {
     *n = 0;
+    *bad = 0;
     while (*pattern) {
         if (pattern[0] == '{' && strchr(pattern, '}')) {
             size_t len = strcspn(path, "/");
-            if (len == 0 || len >= PARAM_MAX || *n == MAX_PARAMS) return 0;
-            memcpy(params[*n], path, len);
-            params[(*n)++][len] = '\0';
+            if (len == 0 || *n == MAX_PARAMS) return 0;
+            if (decode_segment(path, len, params[*n])) *bad = 1;
+            (*n)++;
             path += len;
             pattern = strchr(pattern, '}') + 1;
             continue;
@@ -105,11 +142,11 @@ static int match(const char *pattern, const char *path, char params[][PARAM_MAX]
 /* The route of (method, path): its index, or -1 with *path_known when
  * another method has it. */
 static int find(const char *method, const char *path, char params[][PARAM_MAX], int *n,
-                int *path_known)
+                int *path_known, int *bad)
 {
     *path_known = 0;
     for (int i = 0; i < N_ROUTES; i++) {
-        if (!match(routes[i].pattern, path, params, n)) continue;
+        if (!match(routes[i].pattern, path, params, n, bad)) continue;
         if (strcmp(routes[i].method, method) == 0) return i;
         *path_known = 1;
     }
@@ -119,8 +156,8 @@ static int find(const char *method, const char *path, char params[][PARAM_MAX], 
 int am__srv_route_find(const char *method, const char *path)
 {
     char params[MAX_PARAMS][PARAM_MAX];
-    int n, known;
-    int i = find(method, path, params, &n, &known);
+    int n, known, bad;
+    int i = find(method, path, params, &n, &known, &bad);
     return i < 0 ? N_ROUTES : i;
 }
 
@@ -310,7 +347,9 @@ static int parse_body(srv_ctx *c)
         return 1;
     }
     json_error_t je;
-    c->body = json_loadb(rq->body, rq->body_len, JSON_REJECT_DUPLICATES, &je);
+    /* JSON_ALLOW_NUL: a string with a \u0000 escape parses, and the field checks
+     * (tools/common/fields.c) refuse it naming its field */
+    c->body = json_loadb(rq->body, rq->body_len, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, &je);
     if (!c->body) {
         am__srv_error(c->out, "invalid_request", NULL, "the body is not JSON: %s (line %d, column %d)",
                       je.text, je.line, je.column);
@@ -329,14 +368,24 @@ void am__srv_handle(am_srv *s, am_db *db, const srv_request *rq, srv_reply *out)
     memset(out, 0, sizeof *out);
     char params[MAX_PARAMS][PARAM_MAX];
     const char *pv[MAX_PARAMS + 1] = {0};
-    int n_params, path_known;
-    int r = find(rq->method, rq->path, params, &n_params, &path_known);
+    int n_params, path_known, bad;
+    int r = find(rq->method, rq->path, params, &n_params, &path_known, &bad);
     out->route = r < 0 ? N_ROUTES : r;
     if (r < 0) {
         if (path_known)
             am__srv_error(out, "method_not_allowed", NULL, "%s is not allowed on this path",
                           rq->method);
         else am__srv_error(out, "not_found", NULL, "no such route");
+        return;
+    }
+    if (bad) {
+        /* the {name} of the pattern names the field */
+        const char *open = strchr(routes[r].pattern, '{');
+        char field[64];
+        snprintf(field, sizeof field, "%.*s", (int)(strcspn(open + 1, "}")), open + 1);
+        am__srv_error(out, "invalid_request", field,
+                      "%s: a path segment with a malformed %%-escape, a NUL (%%00), or over %d"
+                      " bytes", field, PARAM_MAX - 1);
         return;
     }
     for (int i = 0; i < n_params; i++) pv[i] = params[i];

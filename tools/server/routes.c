@@ -46,6 +46,11 @@ static const char *query(srv_ctx *c, const char *name)
     return c->rq->query ? c->rq->query(c->rq->query_ctx, name) : NULL;
 }
 
+/* The token's agent and role (NULL when it has none): what a read sees is
+ * what that agent with that role may see (F28) */
+static const char *token_agent(const srv_ctx *c) { return c->tok.agent_id[0] ? c->tok.agent_id : NULL; }
+static const char *token_role(const srv_ctx *c) { return c->tok.role[0] ? c->tok.role : NULL; }
+
 /* The user of a request: ?user= or the body's "user" (the same when both). */
 static int request_user(srv_ctx *c, const char *body_user)
 {
@@ -263,10 +268,18 @@ void am__srv_h_recall(srv_ctx *c)
         require(c, in.query, "query") || positive(c, in.budget, "budget", 100000) ||
         positive(c, in.k, "k", 100000) || request_user(c, in.user))
         return;
+    if (in.agent && token_agent(c) && strcmp(in.agent, token_agent(c)) != 0) {
+        /* an agent's conclusions are its own (F28): a token of one agent
+         * may not recall as another */
+        am__srv_error(c->out, "forbidden", "agent",
+                      "agent: this token acts as agent %s; it may not recall as another",
+                      token_agent(c));
+        return;
+    }
     am_query q;
     memset(&q, 0, sizeof q);
     q.user_id = c->user;
-    q.agent_id = in.agent ? in.agent : c->tok.agent_id[0] ? c->tok.agent_id : NULL;
+    q.agent_id = in.agent ? in.agent : token_agent(c);
     q.session_id = in.session;
     q.task_id = in.task;
     q.domain = in.domain;
@@ -274,8 +287,10 @@ void am__srv_h_recall(srv_ctx *c)
     q.as_of = in.as_of;
     q.budget_tokens = in.budget == NOT_GIVEN ? 0 : (int)in.budget;
     q.max_events = in.k == NOT_GIVEN ? 0 : (int)in.k;
-    /* the token's role is the recall's (F28 role whitelists): set here
-     * when am_query carries one (the multi-agent work) */
+    /* the token's role is the recall's (F28 role whitelists); an agent a
+     * body names sees what that agent may (its own conclusions, not
+     * another's), the token's role still applying */
+    q.role = token_role(c);
     am_recall_result *r;
     int rc = am_recall(c->db, &q, &r);
     if (rc) {
@@ -288,11 +303,12 @@ void am__srv_h_recall(srv_ctx *c)
 
 /* ------------------------------------------------------------ reads */
 
+
 void am__srv_h_task(srv_ctx *c)
 {
     if (request_user(c, NULL)) return;
     am_task *t;
-    int rc = am_task_get(c->db, c->user, c->params[0], &t);
+    int rc = am_task_get_as(c->db, c->user, c->params[0], token_agent(c), token_role(c), &t);
     if (rc) {
         am__srv_engine_error(c, rc);
         return;
@@ -320,7 +336,8 @@ void am__srv_h_memories(srv_ctx *c)
     int all;
     if (flag(c, "all", &all) || request_user(c, NULL)) return;
     am_memory_list *l;
-    int rc = am_memories(c->db, c->user, all ? AM_LIST_ALL : AM_LIST_ACTIVE, query(c, "as_of"), &l);
+    int rc = am_memories_as(c->db, c->user, all ? AM_LIST_ALL : AM_LIST_ACTIVE, query(c, "as_of"),
+                            token_agent(c), token_role(c), &l);
     if (rc) {
         am__srv_engine_error(c, rc);
         return;
@@ -347,7 +364,7 @@ void am__srv_h_versions(srv_ctx *c)
 {
     if (request_user(c, NULL)) return;
     am_memory_list *l;
-    int rc = am_memories(c->db, c->user, AM_LIST_ALL, NULL, &l);
+    int rc = am_memories_as(c->db, c->user, AM_LIST_ALL, NULL, token_agent(c), token_role(c), &l);
     if (rc) {
         am__srv_engine_error(c, rc);
         return;
@@ -435,6 +452,23 @@ static const am_field forget_fields[] = {
     {"user", AM_FIELD_STRING, offsetof(forget_in, user), NULL},
 };
 
+/* "event" | "session" | "task" | "user" as AM_FORGET_*, with an id for
+ * every level but user: the level, or 0 with the 400 made */
+static int forget_level(srv_ctx *c, const char *name, const char *id)
+{
+    static const char *const levels[] = {"", "event", "session", "task", "user"};
+    int level = 0;
+    for (int i = 1; i <= AM_FORGET_USER; i++)
+        if (strcmp(name, levels[i]) == 0) level = i;
+    if (!level) {
+        am__srv_error(c->out, "invalid_request", "level",
+                      "level: expected event, session, task or user");
+        return 0;
+    }
+    if (level != AM_FORGET_USER && require(c, id, "id")) return 0;
+    return level;
+}
+
 void am__srv_h_forget(srv_ctx *c)
 {
     forget_in in = {0};
@@ -443,20 +477,13 @@ void am__srv_h_forget(srv_ctx *c)
                     "") ||
         require(c, in.level, "level"))
         return;
-    static const char *const levels[] = {"", "event", "session", "task", "user"};
-    int level = 0;
-    for (int i = 1; i <= AM_FORGET_USER; i++)
-        if (strcmp(in.level, levels[i]) == 0) level = i;
-    if (!level) {
-        am__srv_error(c->out, "invalid_request", "level",
-                      "level: expected event, session, task or user");
-        return;
-    }
-    if (level != AM_FORGET_USER && require(c, in.id, "id")) return;
-    if (in.grace != NOT_GIVEN && (level != AM_FORGET_USER || in.grace < 0 || in.grace > 3153600000LL)) {
+    int level = forget_level(c, in.level, in.id);
+    if (!level) return;
+    /* every level has a grace period (am_restore_forget brings an event,
+     * a session or a task back during it; am_restore a user) */
+    if (in.grace != NOT_GIVEN && (in.grace < 0 || in.grace > 3153600000LL)) {
         am__srv_error(c->out, "invalid_request", "grace",
-                      level != AM_FORGET_USER ? "grace: only a user forget has a grace period"
-                                              : "grace: expected whole seconds, 0 to 3153600000");
+                      "grace: expected whole seconds, 0 to 3153600000");
         return;
     }
     if (request_user(c, in.user)) return;
@@ -490,18 +517,38 @@ void am__srv_h_forget(srv_ctx *c)
     am__srv_json(c->out, 200, am_shape_forget(&info));
 }
 
-typedef struct user_in {
-    const char *user;
-} user_in;
+typedef struct restore_in {
+    const char *level, *id, *user;
+} restore_in;
 static const am_field restore_fields[] = {
-    {"user", AM_FIELD_STRING, offsetof(user_in, user), NULL},
+    {"level", AM_FIELD_STRING, offsetof(restore_in, level), " (event, session, task or user)"},
+    {"id", AM_FIELD_STRING, offsetof(restore_in, id), NULL},
+    {"user", AM_FIELD_STRING, offsetof(restore_in, user), NULL},
 };
 
+/* {} or {"level":"user"}: the user back (am_restore); {"level", "id"}:
+ * that event, session or task back (am_restore_forget) -- each during its
+ * grace period */
 void am__srv_h_restore(srv_ctx *c)
 {
-    user_in in = {0};
-    if (read_fields(c, c->body, restore_fields, 1, &in, "") || request_user(c, in.user)) return;
-    int rc = am_restore(c->db, c->user);
+    restore_in in = {0};
+    if (read_fields(c, c->body, restore_fields, sizeof restore_fields / sizeof *restore_fields,
+                    &in, ""))
+        return;
+    int level = AM_FORGET_USER;
+    if (in.level && !(level = forget_level(c, in.level, in.id))) return;
+    if (!in.level && in.id) {
+        am__srv_error(c->out, "invalid_request", "level", "level is required with an id");
+        return;
+    }
+    if (level == AM_FORGET_USER && in.id) {
+        am__srv_error(c->out, "invalid_request", "id",
+                      "id: a user restore takes no id (the user is the token's, or \"user\")");
+        return;
+    }
+    if (request_user(c, in.user)) return;
+    int rc = level == AM_FORGET_USER ? am_restore(c->db, c->user)
+                                     : am_restore_forget(c->db, c->user, level, in.id);
     if (rc) am__srv_engine_error(c, rc);
     else am__srv_json(c->out, 200, json_pack("{s:b}", "restored", 1));
 }

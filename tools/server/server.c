@@ -94,11 +94,12 @@ void am__srv_db_put(am_srv *s, am_db *db)
     pthread_mutex_unlock(&s->pool_mu);
 }
 
-/* Wait until every handle is back, then close them (but the caller's). */
+/* Wait until every handle is back and every stream has ended, then close
+ * the handles (but the caller's). */
 static void pool_close(am_srv *s)
 {
     pthread_mutex_lock(&s->pool_mu);
-    while (s->n_free < s->n_open) pthread_cond_wait(&s->pool_cv, &s->pool_mu);
+    while (s->n_free < s->n_open || s->n_streams > 0) pthread_cond_wait(&s->pool_cv, &s->pool_mu);
     for (int i = 0; i < s->n_free; i++)
         if (s->pool[i] != s->borrowed) am_close(s->pool[i]);
     s->n_free = s->n_open = 0;
@@ -115,7 +116,17 @@ typedef struct server {
     long in_flight;
 } server;
 
+/* A query value %-decoded (the path and the query reach on_request raw:
+ * the router decodes the path's segments itself, so an escaped "/" stays
+ * in its segment); kept until the request ends */
+typedef struct query_val {
+    struct query_val *next;
+    char text[];
+} query_val;
+
 typedef struct conn_req {
+    struct MHD_Connection *conn;
+    query_val *decoded;
     struct timespec t0;
     char *body;
     size_t len, cap;
@@ -130,9 +141,43 @@ static double since(const struct timespec *t0)
     return (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
 }
 
+static const char *header_get(void *ctx, const char *name)
+{
+    conn_req *r = ctx;
+    return MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, name);
+}
+
+/* MHD's unescape callback: nothing (the router and query_get decode) */
+static size_t keep_raw(void *cls, struct MHD_Connection *conn, char *s)
+{
+    (void)cls;
+    (void)conn;
+    return strlen(s);
+}
+
+/* ?key= %-decoded ("+" is already a blank: MHD turns it before the
+ * unescape callback); a malformed escape stays as it is */
 static const char *query_get(void *ctx, const char *key)
 {
-    return MHD_lookup_connection_value(ctx, MHD_GET_ARGUMENT_KIND, key);
+    conn_req *r = ctx;
+    const char *raw = MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, key);
+    if (!raw) return NULL;
+    size_t len = strlen(raw);
+    query_val *v = malloc(sizeof *v + len + 1);
+    if (!v) return NULL;
+    size_t n = 0;
+    for (size_t i = 0; i < len; i++) {
+        int hi = raw[i] == '%' && i + 2 < len ? am__srv_hex(raw[i + 1]) : -1;
+        int lo = hi >= 0 ? am__srv_hex(raw[i + 2]) : -1;
+        if (lo >= 0 && (hi | lo)) { /* %00 stays: no value is cut short */
+            v->text[n++] = (char)(hi * 16 + lo);
+            i += 2;
+        } else v->text[n++] = raw[i];
+    }
+    v->text[n] = '\0';
+    v->next = r->decoded;
+    r->decoded = v;
+    return v->text;
 }
 
 static enum MHD_Result send_reply(struct MHD_Connection *conn, conn_req *r, srv_reply *rp)
@@ -160,6 +205,18 @@ static enum MHD_Result send_reply(struct MHD_Connection *conn, conn_req *r, srv_
     }
     r->status = rp->status;
     enum MHD_Result ret = MHD_queue_response(conn, (unsigned)rp->status, resp);
+    MHD_destroy_response(resp);
+    return ret;
+}
+
+/* A streamed response (resp taken) queued with status 200 */
+static enum MHD_Result queue_stream(struct MHD_Connection *conn, conn_req *r,
+                                    struct MHD_Response *resp, const char *ctype)
+{
+    MHD_add_response_header(resp, "Content-Type", ctype);
+    MHD_add_response_header(resp, "Cache-Control", "no-store");
+    r->status = 200;
+    enum MHD_Result ret = MHD_queue_response(conn, 200, resp);
     MHD_destroy_response(resp);
     return ret;
 }
@@ -278,12 +335,22 @@ static enum MHD_Result export_start(server *sv, struct MHD_Connection *conn, con
         close(fds[0]);
         return MHD_NO;
     }
-    MHD_add_response_header(resp, "Content-Type", "application/json");
-    MHD_add_response_header(resp, "Cache-Control", "no-store");
-    r->status = 200;
-    enum MHD_Result ret = MHD_queue_response(conn, 200, resp);
-    MHD_destroy_response(resp);
-    return ret;
+    return queue_stream(conn, r, resp, "application/json");
+}
+
+/* ---- GET /v1/stream (sse.c) */
+static enum MHD_Result events_start(server *sv, struct MHD_Connection *conn, conn_req *r,
+                                    srv_reply *rp)
+{
+    int busy;
+    struct MHD_Response *resp = am__srv_sse_start(&sv->srv, conn, rp, &busy);
+    if (!resp) {
+        if (busy) am__srv_error(rp, "busy", NULL, "stream: too many streams, or stopping");
+        else am__srv_error(rp, "internal", NULL, "stream: cannot start it");
+        return send_reply(conn, r, rp);
+    }
+    MHD_add_response_header(resp, "X-Accel-Buffering", "no");
+    return queue_stream(conn, r, resp, "text/event-stream; charset=utf-8");
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
@@ -329,9 +396,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         r->len += n;
         return MHD_YES;
     }
-    srv_request rq = {method, url, query_get, conn,
+    r->conn = conn;
+    srv_request rq = {method, url, query_get, r,
                       MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Authorization"),
-                      r->body, r->len, r->too_large};
+                      r->body, r->len, r->too_large, header_get};
     srv_reply rp;
     am_db *db = am__srv_db_get(&sv->srv);
     if (!db) {
@@ -343,6 +411,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     r->route = rp.route;
     if (rp.stream == SRV_STREAM_EXPORT) return export_start(sv, conn, r, &rp, db);
     am__srv_db_put(&sv->srv, db);
+    if (rp.stream == SRV_STREAM_EVENTS) return events_start(sv, conn, r, &rp);
     return send_reply(conn, r, &rp);
 }
 
@@ -355,6 +424,10 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     am__srv_metrics_add(&sv->srv.metrics, r->route,
                         why == MHD_REQUEST_TERMINATED_COMPLETED_OK && r->status ? r->status : 499,
                         since(&r->t0));
+    for (query_val *v = r->decoded, *next; v; v = next) {
+        next = v->next;
+        free(v);
+    }
     free(r->body);
     free(r);
     *con_cls = NULL;
@@ -451,6 +524,7 @@ int am_server_run(am_db *db, const am_config *cfg, const am_server_opts *o)
         am__srv_db_put(s, h);
     }
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_USE_ITC |
+                     MHD_ALLOW_SUSPEND_RESUME |
                      MHD_USE_ERROR_LOG | (v6 ? MHD_USE_IPv6 : 0);
     sv->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, sv,
                              MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
@@ -458,9 +532,17 @@ int am_server_run(am_db *db, const am_config *cfg, const am_server_opts *o)
                              MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)o->timeout_s,
                              MHD_OPTION_CONNECTION_LIMIT, (unsigned)1024,
                              MHD_OPTION_NOTIFY_COMPLETED, on_completed, sv,
+                             MHD_OPTION_UNESCAPE_CALLBACK, keep_raw, NULL,
                              MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned)1,
                              MHD_OPTION_END);
     int rc = 0;
+    srv_dispatch *dispatch = NULL;
+    if (sv->d && o->webhooks && !(dispatch = am__srv_dispatch_start(cfg, o->webhooks,
+                                                                      o->webhook_secret ? o->webhook_secret : ""))) {
+        MHD_stop_daemon(sv->d);
+        rc = 1;
+        goto out;
+    }
     if (!sv->d) {
         fprintf(stderr, "agentmem serve: cannot listen on %s: %s\n", o->listen, strerror(errno));
         rc = 1;
@@ -480,6 +562,9 @@ int am_server_run(am_db *db, const am_config *cfg, const am_server_opts *o)
             sig == SIGTERM ? "SIGTERM" : "SIGINT");
     MHD_socket ls = MHD_quiesce_daemon(sv->d);
     if (ls != MHD_INVALID_SOCKET) close(ls);
+    pthread_mutex_lock(&s->pool_mu);
+    s->stopping = 1; /* event streams end (within a poll) */
+    pthread_mutex_unlock(&s->pool_mu);
     pthread_mutex_lock(&sv->mu);
     struct timespec deadline;
     clock_gettime(CLOCK_REALTIME, &deadline);
@@ -491,6 +576,7 @@ int am_server_run(am_db *db, const am_config *cfg, const am_server_opts *o)
     pthread_mutex_unlock(&sv->mu);
     if (left) fprintf(stderr, "agentmem serve: %ld requests still running after 60 s\n", left);
     MHD_stop_daemon(sv->d);
+    am__srv_dispatch_stop(dispatch); /* after the last write: its events go too */
     fprintf(stderr, "agentmem serve: stopped\n");
 out:
     pool_close(s);

@@ -14,6 +14,9 @@ typedef struct am_server_opts {
     long max_body;        /* bytes of a request body, 413 above; default 1 MiB */
     long timeout_s;       /* an idle connection is closed after it; default 30 */
     const char *db_path;  /* the store file, for /metrics' store size (or NULL) */
+    const char *webhooks; /* URLs (commas between) every memory event is POSTed
+                             to, signed (docs/EVENTS.md); NULL: none */
+    const char *webhook_secret; /* the signing secret (required with webhooks) */
 } am_server_opts;
 
 void am_server_opts_init(am_server_opts *o);

@@ -49,6 +49,8 @@ typedef struct am_srv {
     am_db *pool[80];
     int n_free, n_open, max_open;
     am_db *borrowed;        /* the caller's handle (never closed here) */
+    int stopping;           /* shutdown began: streams end (under pool_mu) */
+    int n_streams;          /* GET /v1/stream threads running (under pool_mu) */
     /* group commit of single events (routes.c): writers queue, one of them
      * (the leader) writes what is queued in one transaction */
     pthread_mutex_t write_mu;
@@ -66,17 +68,20 @@ void am__srv_db_put(am_srv *s, am_db *db);
 
 /* ------------------------------------------------------------ one request */
 typedef struct srv_request {
-    const char *method, *path;       /* path: decoded, without the query */
+    const char *method, *path;       /* path: raw (not %-decoded), without the query */
     const char *(*query)(void *ctx, const char *key); /* a query parameter or NULL */
     void *query_ctx;
     const char *authorization;       /* the header, or NULL */
     const char *body;                /* NULL: none */
     size_t body_len;
     int body_too_large;
+    /* a request header or NULL (ctx: query_ctx); NULL: none looked up */
+    const char *(*header)(void *ctx, const char *name);
 } srv_request;
 
 #define SRV_STREAM_NONE 0
 #define SRV_STREAM_EXPORT 1          /* server.c streams am_export_stream */
+#define SRV_STREAM_EVENTS 2          /* sse.c: server-sent memory events */
 typedef struct srv_reply {
     int status;
     char *body;                      /* malloc'ed */
@@ -86,7 +91,8 @@ typedef struct srv_reply {
     int retry_after;                 /* seconds; 0: no header */
     int route;                       /* index for metrics */
     int stream;                      /* SRV_STREAM_* (body NULL) */
-    char stream_user[AM_ID_MAX + 1];
+    char stream_user[AM_ID_MAX + 1]; /* EVENTS: "" for every user's */
+    long long stream_after;          /* EVENTS: the seq to start after; -1: the newest */
 } srv_reply;
 
 /* What a handler is given: the verified token, the user it acts for
@@ -112,6 +118,9 @@ const char *am__srv_route_name(int i); /* "POST /v1/events" */
 /* The route index of (method, path) for metrics before a request is
  * handled (e.g. a body refused early); the last index ("other") when none. */
 int am__srv_route_find(const char *method, const char *path);
+
+/* One hex digit's value, or -1 (router.c: %-decoding paths and queries) */
+int am__srv_hex(char ch);
 
 /* Replies (router.c).  am__srv_error: {"error":{code,message,field}} with
  * the status of code; am__srv_json: status and v (stolen). */
@@ -139,9 +148,31 @@ void am__srv_h_forget(srv_ctx *c);
 void am__srv_h_restore(srv_ctx *c);
 void am__srv_h_links(srv_ctx *c);
 void am__srv_h_export(srv_ctx *c);
+/* (routes_more.c) */
+void am__srv_h_workspace_get(srv_ctx *c);
+void am__srv_h_workspace_put(srv_ctx *c);
+void am__srv_h_embeddings(srv_ctx *c);
+void am__srv_h_mcp(srv_ctx *c);
+void am__srv_h_stream(srv_ctx *c);
 
 /* The memory inspector's page and its assets (assets.c): public, no data */
 void am__srv_h_asset(srv_ctx *c);
+
+/* Webhooks (dispatch.c): a thread posting every committed memory event
+ * after the newest one at start; NULL with a message on stderr. */
+typedef struct srv_dispatch srv_dispatch;
+srv_dispatch *am__srv_dispatch_start(const am_config *cfg, const char *urls, const char *secret);
+/* The last events read and posted, the queues drained, freed (NULL: no-op) */
+void am__srv_dispatch_stop(srv_dispatch *d);
+/* The newest seq of user's events (NULL: every user's) into *seq */
+int am__srv_events_newest(am_db *db, const char *user, int64_t *seq);
+
+/* GET /v1/stream's response (sse.c): NULL with *busy when too many
+ * streams run or the server is stopping, NULL else out of memory */
+struct MHD_Connection;
+struct MHD_Response;
+struct MHD_Response *am__srv_sse_start(am_srv *s, struct MHD_Connection *conn, const srv_reply *rp,
+                                       int *busy);
 
 /* docs/openapi.json, built in (openapi_gen.c, made by CMake) */
 extern const char am__srv_openapi[];

@@ -127,7 +127,7 @@ class Methods:
             (lambda: self.mem.feedback("01AAAAAAAAAAAAAAAAAAAAAAAA", "correct"), "text"),
             (lambda: self.mem.forget("galaxy"), "level"),
             (lambda: self.mem.forget("task"), "id"),
-            (lambda: self.mem.forget("task", id="x", grace=5), "grace"),
+            (lambda: self.mem.forget("task", id="x", grace=-5), "grace"),
             (lambda: self.mem.memories(as_of="昨天"), "as_of"),
             (lambda: self.mem.add("半个字符 \ud800 broken"), "text"),
             (lambda: self.mem.add_many([{"text": "ok"}, {"text": "x", "session": "\udfff"}]),

@@ -80,7 +80,10 @@ def call(method, path, token, body=None):
     if data is not None: rq.add_header("Content-Type", "application/json")
     try:
         with urllib.request.urlopen(rq, timeout=20) as r:
-            return r.status, r.read().decode(), r.headers.get("Content-Type", "")
+            ctype = r.headers.get("Content-Type", "")
+            if ctype.startswith("text/event-stream"):  # endless: its first frame
+                return r.status, r.readline().decode(), ctype
+            return r.status, r.read().decode(), ctype
     except urllib.error.HTTPError as e:
         return e.code, e.read().decode(), e.headers.get("Content-Type", "")
 
@@ -106,7 +109,7 @@ SAMPLES = {
                                       "intent": "chat", "at": "2026-03-05T16:00:00+08:00",
                                       "id": "oa-1", "task": "oa-task", "user": None}),
     "recall": (tok, "/v1/recall", {"query": "what language for the minutes?", "session": "oa-s",
-                                   "task": "oa-task", "agent": "a1", "domain": "life",
+                                   "task": "oa-task", "agent": "planner", "domain": "life",
                                    "as_of": "2030-01-01T00:00:00Z", "budget": 400, "k": 4}),
     "getTask": (tok, "/v1/tasks/oa-task", None),
     "listMemories": (tok, "/v1/memories?all=1", None),
@@ -116,6 +119,15 @@ SAMPLES = {
     "restore": (adm, "/v1/restore", {"user": "oa-held"}),
     "link": (tok, "/v1/links", {"channel": "oa-chan", "external_id": "oa-x", "merge": False}),
     "export": (tok, "/v1/export", None),
+    "stream": (tok, "/v1/stream?after=0", None),
+    "getWorkspace": (tok, "/v1/tasks/oa-task/workspace", None),
+    "putWorkspace": (tok, "/v1/tasks/oa-task/workspace", {"doing": "写周报", "done": "read the notes",
+                                                          "next": "", "user": None}),
+    "embeddings": (tok, "/v1/embeddings", {"input": ["他是 a", "the 是"], "model": "any",
+                                           "encoding_format": "float"}),
+    "mcp": (tok, "/mcp", {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                          "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                                     "clientInfo": {"name": "openapi_check", "version": "1"}}}),
 }
 WRONG = {"string": 12345, "integer": "12", "boolean": "yes", "number": "1.5"}
 

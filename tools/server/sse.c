@@ -1,0 +1,230 @@
+/*
+ * sse.c -- GET /v1/stream: the memory events of a user (an admin token:
+ * every user's, or ?user=) as server-sent events (docs/EVENTS.md):
+ *     id: <seq>\nevent: <type>\ndata: <the event's JSON>\n\n
+ * with a comment line ": keep-alive" every 15 s of silence.
+ *
+ * A stream is a thread with a store handle of its own (opened by the
+ * thread: the open's cost never holds a worker; not from the pool, which
+ * streams would drain) that polls am_events_since every 200 ms from the
+ * cursor (Last-Event-ID, ?after=, or the newest seq when the stream
+ * starts) and appends frames to a buffer.  MHD reads the buffer through a
+ * content-reader callback; when it is empty the connection is suspended
+ * (no busy loop, the worker serves its other connections) and the thread
+ * resumes it when it appends.  The stream ends when the client goes (the
+ * response is freed), or at shutdown (am_srv.stopping: the thread stops,
+ * the reader sees the end and the request completes, so SIGTERM still
+ * exits promptly).  At most SSE_MAX streams at once (503 beyond).
+ */
+#include <microhttpd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "srv_int.h"
+
+#define SSE_MAX 32
+#define POLL_MS 200
+#define KEEPALIVE_S 15
+
+typedef struct sse_job {
+    am_srv *srv;
+    struct MHD_Connection *conn;
+    char user[AM_ID_MAX + 1];    /* "": every user's */
+    int64_t cursor;
+    int has_cursor;
+    pthread_mutex_t mu;
+    char *buf;
+    size_t len, cap;
+    int suspended, finished, gone, refs;
+} sse_job;
+
+static void job_unref(sse_job *j)
+{
+    pthread_mutex_lock(&j->mu);
+    int last = --j->refs == 0;
+    pthread_mutex_unlock(&j->mu);
+    if (!last) return;
+    pthread_mutex_destroy(&j->mu);
+    free(j->buf);
+    free(j);
+}
+
+/* Append text (under j->mu); 0, or 1 out of memory */
+static int append(sse_job *j, const char *text, size_t n)
+{
+    if (j->len + n > j->cap) {
+        size_t cap = j->cap ? j->cap : 4096;
+        while (cap < j->len + n) cap *= 2;
+        char *p = realloc(j->buf, cap);
+        if (!p) return 1;
+        j->buf = p;
+        j->cap = cap;
+    }
+    memcpy(j->buf + j->len, text, n);
+    j->len += n;
+    return 0;
+}
+
+/* The frames of e into j's buffer, and the reader woken */
+static int push(sse_job *j, const am_memory_events *e, int keepalive)
+{
+    pthread_mutex_lock(&j->mu);
+    int bad = 0;
+    for (size_t i = 0; i < e->n && !bad; i++) {
+        char head[256];
+        int n = snprintf(head, sizeof head, "id: %lld\nevent: %s\ndata: ",
+                         (long long)e->items[i].seq, e->items[i].type);
+        bad = n < 0 || (size_t)n >= sizeof head || append(j, head, (size_t)n) ||
+              append(j, e->items[i].json, strlen(e->items[i].json)) || append(j, "\n\n", 2);
+    }
+    if (keepalive && !bad) bad = append(j, ": keep-alive\n\n", 14);
+    if (j->suspended && j->len) {
+        j->suspended = 0;
+        MHD_resume_connection(j->conn);
+    }
+    pthread_mutex_unlock(&j->mu);
+    return bad;
+}
+
+static int stopping(sse_job *j)
+{
+    pthread_mutex_lock(&j->srv->pool_mu);
+    int stop = j->srv->stopping;
+    pthread_mutex_unlock(&j->srv->pool_mu);
+    pthread_mutex_lock(&j->mu);
+    stop |= j->gone;
+    pthread_mutex_unlock(&j->mu);
+    return stop;
+}
+
+static void *sse_run(void *arg)
+{
+    sse_job *j = arg;
+    am_config cfg = *j->srv->cfg;
+    cfg.must_exist = 1;
+    am_db *db = NULL;
+    char *err = NULL;
+    const char *user = j->user[0] ? j->user : NULL;
+    int rc = am_open(&cfg, &db, &err);
+    if (!rc && !j->has_cursor) rc = am__srv_events_newest(db, user, &j->cursor);
+    if (rc) fprintf(stderr, "agentmem serve: stream: %s\n", err ? err : am_errmsg(db));
+    am_free(err);
+    time_t quiet_since = time(NULL);
+    int first = 1;
+    while (!rc && !stopping(j)) {
+        am_memory_events *e;
+        if ((rc = am_events_since(db, user, j->cursor, 0, &e))) {
+            if (rc == AM_BUSY) rc = 0; /* the next poll tries again */
+            else fprintf(stderr, "agentmem serve: stream: %s\n", am_errmsg(db));
+            continue;
+        }
+        time_t now = time(NULL);
+        /* the first frame at once: the client sees the stream is open */
+        int keepalive = first || (e->n == 0 && now - quiet_since >= KEEPALIVE_S);
+        first = 0;
+        if (e->n || keepalive) quiet_since = now;
+        j->cursor = e->last_seq;
+        size_t n = e->n;
+        int bad = push(j, e, keepalive);
+        am_memory_events_free(e);
+        if (bad) break;
+        if (n == 0) nanosleep(&(struct timespec){0, POLL_MS * 1000000L}, NULL);
+    }
+    am_close(db);
+    pthread_mutex_lock(&j->mu);
+    j->finished = 1;
+    if (j->suspended) {
+        j->suspended = 0;
+        MHD_resume_connection(j->conn);
+    }
+    pthread_mutex_unlock(&j->mu);
+    pthread_mutex_lock(&j->srv->pool_mu);
+    j->srv->n_streams--;
+    pthread_cond_broadcast(&j->srv->pool_cv);
+    pthread_mutex_unlock(&j->srv->pool_mu);
+    job_unref(j);
+    return NULL;
+}
+
+static ssize_t sse_read(void *cls, uint64_t pos, char *out, size_t max)
+{
+    (void)pos;
+    sse_job *j = cls;
+    pthread_mutex_lock(&j->mu);
+    size_t n = j->len < max ? j->len : max;
+    if (n) {
+        memcpy(out, j->buf, n);
+        memmove(j->buf, j->buf + n, j->len - n);
+        j->len -= n;
+    } else if (j->finished) {
+        pthread_mutex_unlock(&j->mu);
+        return MHD_CONTENT_READER_END_OF_STREAM;
+    } else {
+        j->suspended = 1;
+        MHD_suspend_connection(j->conn);
+    }
+    pthread_mutex_unlock(&j->mu);
+    return (ssize_t)n;
+}
+
+static void sse_free(void *cls)
+{
+    sse_job *j = cls;
+    pthread_mutex_lock(&j->mu);
+    j->gone = 1;
+    j->suspended = 0; /* the connection is gone: never resumed again */
+    pthread_mutex_unlock(&j->mu);
+    job_unref(j);
+}
+
+struct MHD_Response *am__srv_sse_start(am_srv *s, struct MHD_Connection *conn, const srv_reply *rp,
+                                       int *busy)
+{
+    *busy = 0;
+    pthread_mutex_lock(&s->pool_mu);
+    if (s->n_streams >= SSE_MAX || s->stopping) {
+        pthread_mutex_unlock(&s->pool_mu);
+        *busy = 1;
+        return NULL;
+    }
+    s->n_streams++;
+    pthread_mutex_unlock(&s->pool_mu);
+    sse_job *j = calloc(1, sizeof *j);
+    struct MHD_Response *resp = NULL;
+    pthread_t t;
+    pthread_attr_t at;
+    if (!j) goto fail;
+    j->srv = s;
+    j->conn = conn;
+    snprintf(j->user, sizeof j->user, "%s", rp->stream_user);
+    j->cursor = rp->stream_after;
+    j->has_cursor = rp->stream_after >= 0;
+    j->refs = 2; /* the thread's and the response's */
+    pthread_mutex_init(&j->mu, NULL);
+    resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 4096, sse_read, j, sse_free);
+    if (!resp) {
+        pthread_mutex_destroy(&j->mu);
+        free(j);
+        goto fail;
+    }
+    pthread_attr_init(&at);
+    pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+    if (pthread_create(&t, &at, sse_run, j) != 0) {
+        pthread_attr_destroy(&at);
+        j->finished = 1; /* the reader ends the stream at once */
+        pthread_mutex_lock(&s->pool_mu);
+        s->n_streams--;
+        pthread_mutex_unlock(&s->pool_mu);
+        job_unref(j);
+        return resp;
+    }
+    pthread_attr_destroy(&at);
+    return resp;
+fail:
+    pthread_mutex_lock(&s->pool_mu);
+    s->n_streams--;
+    pthread_mutex_unlock(&s->pool_mu);
+    return NULL;
+}
