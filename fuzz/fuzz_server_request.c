@@ -8,6 +8,7 @@
  * Input layout: "METHOD PATH[?QUERY]\n" TOKEN "\n" BODY, TOKEN "A" (user
  * A's), "D" (an admin's) or taken as it is.  Query: k=v&k=v, undecoded.
  */
+#define _GNU_SOURCE /* memmem */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,6 +88,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char *qm = strchr((char *)path, '?');
     fuzz_query fq = {qm ? qm + 1 : NULL};
     if (qm) *qm = '\0';
+    /* The fuse's marker is B's alone.  A may store any text of its own, and
+     * libFuzzer learns the marker from the check below, so an input that
+     * carries it would make A's own memory look like B's; an admin's write
+     * may move B's history (a link with merge) by design.  Neither says
+     * anything about the fuse: not run. */
+    if (memmem(data, size, "secret-of-b-4711", 16) ||
+        (strcmp(tokline, "D") == 0 && strcmp(method, "GET") != 0)) {
+        free(buf);
+        return 0;
+    }
     char auth[128];
     snprintf(auth, sizeof auth, "Bearer %s",
              strcmp(tokline, "A") == 0 ? tok_a : strcmp(tokline, "D") == 0 ? tok_admin : tokline);
