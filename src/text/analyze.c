@@ -207,11 +207,8 @@ static int normalize_text(am__text *t, const char *s, size_t n, am__buf *out)
         if (r < 0) return r == UTF8PROC_ERROR_NOMEM ? AM_NOMEM : AM_INVALID;
     }
     /* Traditional -> Simplified where it helps matching (周報 = 周报), only
-     * for text with Han characters. */
-    int han = 0;
-    for (utf8proc_ssize_t i = 0; i < r && !han; i++)
-        if (dst[i] >= 0xE3 && dst[i] <= 0xE9) han = 1;
-    if (han && t && t->t2s != (opencc_t)-1) {
+     * for text with a character the conversion could change (t2s_keys.c). */
+    if (t && t->t2s != (opencc_t)-1 && am__t2s_may_change((const char *)dst, (size_t)r)) {
         char *conv = opencc_convert_utf8(t->t2s, (const char *)dst, (size_t)r);
         if (conv) {
             am__buf_adds(out, conv);

@@ -34,6 +34,14 @@ int am__text_normalize(am__text *t, const char *s, size_t n, am__buf *out);
 void am__text_forget(am__text *t);
 int am__text_holds(const am__text *t, const char *s, size_t len);
 
+/* 1 if OpenCC's Traditional -> Simplified pass could change s[0..n): it
+ * holds a character of the installed t2s dictionaries (the table in
+ * t2s_keys.c covers U+3400..U+9FFF, where all of them are) or an
+ * ideograph past that range.  0: the conversion would return s as is. */
+#define AM__T2S_FIRST 0x3400u
+#define AM__T2S_LAST 0x9FFFu
+int am__t2s_may_change(const char *s, size_t n);
+
 /* Token kinds passed to the callback. */
 #define AM_TOK_WORD 1    /* Latin/other-script word, stemmed */
 #define AM_TOK_NUM 2     /* digits */
