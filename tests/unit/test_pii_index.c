@@ -13,6 +13,7 @@
 #include <sqlite3.h>
 #include <unistd.h>
 
+#include "schema_undo.h"
 #include "test.h"
 #include "api_util.h"
 #include "api/db_int.h"
@@ -230,7 +231,7 @@ static void test_collision_compared(void)
  * the key, and am_optimize with the key hashes them. */
 static void downgrade(void)
 {
-    sql_run("DROP INDEX pii_vault_hash; ALTER TABLE pii_vault DROP COLUMN canon_hash;"
+    sql_run(AM_UNDO_V20 "DROP INDEX pii_vault_hash; ALTER TABLE pii_vault DROP COLUMN canon_hash;"
             "CREATE INDEX pii_vault_user ON pii_vault(user_id, type);"
             "DELETE FROM meta WHERE key = 'pii_key';"
             "UPDATE meta SET value = '18' WHERE key = 'schema_version'");

@@ -558,6 +558,59 @@ static void term_lists_whole(const char *const t[10], const char *const q[3], co
     remove_store();
 }
 
+/* Lists kept across other connections' commits (store/sqlite/caches.c):
+ * another connection writing, appending contexts to or forgetting
+ * another user's rows leaves u1's lists held (u1's next recall scans
+ * nothing); the same for u1 drops them (it scans, and ranks as a
+ * scanning connection); deleting anyone's rows drops everything. */
+static void term_lists_other_users(const char *const t[10], const char *const q[3])
+{
+    new_path();
+    am_db *db = open_file();
+    static const char *const at[4] = {"2026-03-01T10:00:00+08:00", "2026-03-01T10:00:20+08:00",
+                                      "2026-03-01T10:00:40+08:00", "2026-03-02T11:00:00+08:00"};
+    for (int i = 0; i < 4; i++) add(db, i == 3 ? "u2" : "u1", "s1", NULL, at[i], t[i]);
+    am_close(db);
+    db = open_file(); /* not whole: its first recalls scan */
+    same_as_scan(db, q, 0);
+    same_as_scan(db, q, 1);
+    am_db *other = open_file();
+    /* u2's new turns in its exchange (its earlier turn's context grows) */
+    add(other, "u2", "s1", NULL, "2026-03-02T11:00:20+08:00", t[4]);
+    add(other, "u2", "s1", NULL, "2026-03-02T11:00:40+08:00", t[5]);
+    unsigned long scans = am__term_scans;
+    for (int i = 0; i < 3; i++) CHECK(rank_of(db, "u1", "2026-03-09T09:00:00+08:00", q[i], "") > 0);
+    CHECK_EQ_INT((int)(am__term_scans - scans), 0);
+    same_as_scan(db, q, 1);
+    /* u1 written through the other connection: dropped, scanned, true */
+    add(other, "u1", "s1", NULL, "2026-03-01T10:00:20+08:00", t[6]);
+    scans = am__term_scans;
+    CHECK(rank_of(db, "u1", "2026-03-09T09:00:00+08:00", q[0], "") > 0);
+    CHECK(am__term_scans > scans);
+    same_as_scan(db, q, 1);
+    /* held again; then u2 written once more, and u1 not: still held */
+    add(other, "u2", "s2", NULL, "2026-03-03T11:00:00+08:00", t[7]);
+    scans = am__term_scans;
+    CHECK(rank_of(db, "u1", "2026-03-09T09:00:00+08:00", q[0], "") > 0);
+    CHECK_EQ_INT((int)(am__term_scans - scans), 0);
+    /* another user's row deleted (a forget elsewhere): everything goes */
+    am_add_info gone = add(other, "u2", "s3", NULL, "2026-03-04T11:00:00+08:00", t[8]);
+    CHECK_EQ_INT(am_forget(other, "u2", AM_FORGET_EVENT, gone.event_id, NULL), AM_OK);
+    scans = am__term_scans;
+    CHECK(rank_of(db, "u1", "2026-03-09T09:00:00+08:00", q[0], "") > 0);
+    CHECK(am__term_scans > scans);
+    same_as_scan(db, q, 1);
+    /* u1's own turn forgotten elsewhere: never shown again */
+    am_add_info mine = add(other, "u1", "s4", NULL, "2026-03-05T10:00:00+08:00", t[9]);
+    CHECK(rank_of(db, "u1", "2026-03-09T09:00:00+08:00", t[9], t[9]) > 0);
+    CHECK_EQ_INT(am_forget(other, "u1", AM_FORGET_EVENT, mine.event_id, NULL), AM_OK);
+    CHECK_EQ_INT((int)rank_of(db, "u1", "2026-03-09T09:00:00+08:00", t[9], t[9]), 0);
+    same_as_scan(db, q, 1);
+    am_close(other);
+    am_close(db);
+    remove_store();
+}
+
 static const char *const lists_t_en[10] = {
     "I booked the train to Hangzhou for the conference next week.",
     "The conference hotel is near the West Lake, I booked two nights.",
@@ -601,6 +654,16 @@ static void test_term_lists_whole_en(void)
 static void test_term_lists_whole_zh(void)
 {
     term_lists_whole(lists_t_zh, lists_q_zh, "斑马萨克斯");
+}
+
+static void test_term_lists_other_users_en(void)
+{
+    term_lists_other_users(lists_t_en, lists_q_en);
+}
+
+static void test_term_lists_other_users_zh(void)
+{
+    term_lists_other_users(lists_t_zh, lists_q_zh);
 }
 
 static void test_term_lists_stay_true_en(void)
@@ -2157,6 +2220,8 @@ int main(void)
     RUN(test_lengths_stay_true_zh);
     RUN(test_term_lists_whole_en);
     RUN(test_term_lists_whole_zh);
+    RUN(test_term_lists_other_users_en);
+    RUN(test_term_lists_other_users_zh);
     RUN(test_term_lists_stay_true_en);
     RUN(test_term_lists_stay_true_zh);
     RUN(test_term_lists_stay_true_in_txn);

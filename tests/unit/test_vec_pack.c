@@ -9,6 +9,7 @@
  * clear error.
  */
 #include "store/sqlite/sqlite_int.h"
+#include "schema_undo.h"
 #include "test.h"
 
 #include <unistd.h>
@@ -636,6 +637,7 @@ static void test_bits_scan(void)
                                   "ALTER TABLE tasks DROP COLUMN period;"
                                   "ALTER TABLE tasks DROP COLUMN rounds;" /* v17 */
                                   "DROP TABLE api_tokens;" /* v18 */
+                                  AM_UNDO_V20
                                   "UPDATE meta SET value = '5' WHERE key = 'schema_version'",
                               NULL, NULL, NULL),
                  SQLITE_OK);

@@ -71,12 +71,27 @@ static am_db *handle_open(am_srv *s)
     return db;
 }
 
+/* A worker gets back the handle it used last when it is free: MHD keeps
+ * a connection on one worker, so a client's requests meet the caches
+ * their own earlier requests filled (the store keeps a handle's caches of
+ * a user across other handles' commits for other users: caches.c), and
+ * its writes keep them true instead of dropping them elsewhere. */
 am_db *am__srv_db_get(am_srv *s)
 {
     pthread_mutex_lock(&s->pool_mu);
     while (s->n_free == 0 && s->n_open >= s->max_open) pthread_cond_wait(&s->pool_cv, &s->pool_mu);
     if (s->n_free) {
-        am_db *db = s->pool[--s->n_free];
+        pthread_t self = pthread_self();
+        int k = s->n_free - 1;
+        for (int i = 0; i < s->n_free; i++)
+            if (pthread_equal(s->pool_owner[i], self)) {
+                k = i;
+                break;
+            }
+        am_db *db = s->pool[k];
+        s->n_free--;
+        s->pool[k] = s->pool[s->n_free];
+        s->pool_owner[k] = s->pool_owner[s->n_free];
         pthread_mutex_unlock(&s->pool_mu);
         return db;
     }
@@ -89,6 +104,7 @@ void am__srv_db_put(am_srv *s, am_db *db)
 {
     if (!db) return;
     pthread_mutex_lock(&s->pool_mu);
+    s->pool_owner[s->n_free] = pthread_self();
     s->pool[s->n_free++] = db;
     pthread_cond_broadcast(&s->pool_cv);
     pthread_mutex_unlock(&s->pool_mu);

@@ -47,6 +47,7 @@ typedef struct am_srv {
     pthread_mutex_t pool_mu;
     pthread_cond_t pool_cv;
     am_db *pool[80];
+    pthread_t pool_owner[80]; /* the thread that last put pool[i] back */
     int n_free, n_open, max_open;
     am_db *borrowed;        /* the caller's handle (never closed here) */
     int stopping;           /* shutdown began: streams end (under pool_mu) */

@@ -113,7 +113,7 @@ static int lists_apply(sq_store *s, const char *tag, const char *text, int64_t r
 static int whole_start(sq_store *s, const char *tag)
 {
     if (!s->post) return AM_OK;
-    int rc = am__sqlite_caches_current(s);
+    int rc = am__sqlite_caches_current(s, NULL);
     if (rc) return rc;
     sqlite3_stmt *v = stmt(s, "SELECT doc FROM temp.am_events_vocab WHERE term = ?");
     if (!v) return AM_BACKEND;
@@ -129,6 +129,8 @@ static int whole_start(sq_store *s, const char *tag)
 int am__sqlite_event_put(am__store *b, am__event_row *e)
 {
     sq_store *s = SQ(b);
+    int rc = am__sqlite_caches_writing(s, e->user_id);
+    if (rc) return rc;
     sqlite3_stmt *st = stmt(s, "INSERT INTO events(id, user_id, agent_id, session_id, task_id, channel, source, type, content, domain, intent, lang, occurred_at, tz_minutes, ingested_at, client_id, client_hash, tokens)"
                                " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
     if (!st) return AM_BACKEND;
@@ -150,7 +152,7 @@ int am__sqlite_event_put(am__store *b, am__event_row *e)
     bind_text(st, 16, e->client_id);
     if (e->client_id) sqlite3_bind_int64(st, 17, e->client_hash);
     if (e->tokens) sqlite3_bind_blob(st, 18, e->tokens, (int)e->tokens_len, SQLITE_STATIC);
-    int rc = run(s, st, "event");
+    rc = run(s, st, "event");
     if (rc) return rc;
     am__post_df_clear(s->post); /* its user's frequencies grow */
     e->rid = sqlite3_last_insert_rowid(s->db);
@@ -193,6 +195,8 @@ int am__sqlite_event_ctx_append(am__store *b, const char *uid, int64_t rid,
     char tok[32];
     uid_token(uid, tok, 0);
     uint32_t len[AM__FTS_SCORED], more;
+    int rc = am__sqlite_caches_writing(s, uid);
+    if (rc) return rc;
     int had = am__fts_lens_get(s->lens, rid, len);
     am__fts_lens_drop(s->lens, rid);
     am__post_df_clear(s->post); /* the row may hold more terms */
@@ -201,9 +205,10 @@ int am__sqlite_event_ctx_append(am__store *b, const char *uid, int64_t rid,
     bind_text(st, 1, text);
     sqlite3_bind_int64(st, 2, rid);
     bind_text(st, 3, tok);
-    int rc = run(s, st, "event context");
-    if (rc || sqlite3_changes(s->db) == 0 || !am__post_has_tag(s->post, tok, strlen(tok)))
-        return rc;
+    rc = run(s, st, "event context");
+    if (rc || sqlite3_changes(s->db) == 0) return rc;
+    if ((rc = am__sqlite_user_changed(s, uid))) return rc; /* for other connections */
+    if (!am__post_has_tag(s->post, tok, strlen(tok))) return AM_OK;
     /* the appended text's tokens join the row's context: its lists and
      * its length (tokens do not join across the space) */
     am__buf t;

@@ -186,6 +186,69 @@ void am__post_clear(am__post *p)
     p->n_whole = 0;
 }
 
+/* Drop the lists, frequencies and whole mark of one tag (its user's
+ * rows changed through another connection): the others stay.  The
+ * tables have no single deletion, so what stays is put back into tables
+ * of the same sizes. */
+void am__post_clear_tag(am__post *p, const char *tag, size_t len)
+{
+    if (!p) return;
+    uint64_t th = key_hash(tag, len);
+    if (p->cap) {
+        post_slot *old = p->slot, *slot = am__calloc(p->a, p->cap * sizeof *slot);
+        if (!slot) {
+            am__post_clear(p);
+            return;
+        }
+        for (size_t i = 0; i < p->cap; i++) {
+            post_slot *e = &old[i];
+            if (!e->hash) continue;
+            if (tag_hash(e->key, e->key_len) == th) {
+                p->n--;
+                p->postings -= e->list.n + POST_LIST_COST;
+                am__free(p->a, e->key);
+                am__free(p->a, e->list.rid);
+                am__free(p->a, e->list.tf);
+                continue;
+            }
+            size_t j = am__rid_home(e->hash, p->cap);
+            while (slot[j].hash) j = (j + 1) & (p->cap - 1);
+            slot[j] = *e;
+        }
+        am__free(p->a, old);
+        p->slot = slot;
+    }
+    if (p->df_cap) {
+        df_slot *old = p->df, *slot = am__calloc(p->a, p->df_cap * sizeof *slot);
+        if (!slot) {
+            am__post_df_clear(p);
+        } else {
+            for (size_t i = 0; i < p->df_cap; i++) {
+                df_slot *e = &old[i];
+                if (!e->hash) continue;
+                if (tag_hash(e->key, e->key_len) == th) {
+                    p->df_n--;
+                    am__free(p->a, e->key);
+                    continue;
+                }
+                size_t j = am__rid_home(e->hash, p->df_cap);
+                while (slot[j].hash) j = (j + 1) & (p->df_cap - 1);
+                slot[j] = *e;
+            }
+            am__free(p->a, old);
+            p->df = slot;
+        }
+    }
+    size_t w = 0;
+    for (size_t i = 0; i < p->n_tag; i++)
+        if (p->tag[i].hash != th) p->tag[w++] = p->tag[i];
+    p->n_tag = w;
+    w = 0;
+    for (size_t i = 0; i < p->n_whole; i++)
+        if (p->whole[i] != th) p->whole[w++] = p->whole[i];
+    p->n_whole = w;
+}
+
 void am__post_free(am__post *p)
 {
     if (!p) return;

@@ -263,6 +263,30 @@ static const char *const migrations[] = {
      "CREATE INDEX pii_vault_hash ON pii_vault(user_id, type, canon_hash);"
      "DROP INDEX IF EXISTS pii_vault_user;" /* the new one's prefix */
      "INSERT OR IGNORE INTO meta(key, value) VALUES('pii_key', lower(hex(randomblob(32))));"),
+    /* version 20: what changed, per user, so that a connection keeps its
+     * caches of the users other connections did not write (caches.c):
+     * a user's seq moves with any change of its events, vectors or vector
+     * blocks; the empty user id's (the epoch) with a deleted or re-owned
+     * events row, whose row id can come back.  Context appends move the
+     * seq in code (events_fts is virtual). */
+    ("CREATE TABLE store_changes(user_id TEXT PRIMARY KEY, seq INTEGER NOT NULL) WITHOUT ROWID;"
+     "INSERT INTO store_changes(user_id, seq) VALUES('', 1);"
+     "CREATE TRIGGER events_changes_ins AFTER INSERT ON events BEGIN"
+     "  INSERT INTO store_changes(user_id, seq) VALUES(new.user_id, 1) ON CONFLICT(user_id) DO UPDATE SET seq = seq + 1; END;"
+     "CREATE TRIGGER events_changes_del AFTER DELETE ON events BEGIN UPDATE store_changes SET seq = seq + 1 WHERE user_id = ''; END;"
+     "CREATE TRIGGER events_changes_own AFTER UPDATE OF user_id ON events BEGIN UPDATE store_changes SET seq = seq + 1 WHERE user_id = ''; END;"
+     "CREATE TRIGGER vectors_changes_ins AFTER INSERT ON event_vectors BEGIN"
+     "  INSERT INTO store_changes(user_id, seq) VALUES(new.user_id, 1) ON CONFLICT(user_id) DO UPDATE SET seq = seq + 1; END;"
+     "CREATE TRIGGER vectors_changes_upd AFTER UPDATE ON event_vectors BEGIN"
+     "  INSERT INTO store_changes(user_id, seq) VALUES(new.user_id, 1) ON CONFLICT(user_id) DO UPDATE SET seq = seq + 1; END;"
+     "CREATE TRIGGER vectors_changes_del AFTER DELETE ON event_vectors BEGIN"
+     "  INSERT INTO store_changes(user_id, seq) VALUES(old.user_id, 1) ON CONFLICT(user_id) DO UPDATE SET seq = seq + 1; END;"
+     "CREATE TRIGGER blocks_changes_ins AFTER INSERT ON vector_blocks BEGIN"
+     "  INSERT INTO store_changes(user_id, seq) VALUES(new.user_id, 1) ON CONFLICT(user_id) DO UPDATE SET seq = seq + 1; END;"
+     "CREATE TRIGGER blocks_changes_upd AFTER UPDATE ON vector_blocks BEGIN"
+     "  INSERT INTO store_changes(user_id, seq) VALUES(new.user_id, 1) ON CONFLICT(user_id) DO UPDATE SET seq = seq + 1; END;"
+     "CREATE TRIGGER blocks_changes_del AFTER DELETE ON vector_blocks BEGIN"
+     "  INSERT INTO store_changes(user_id, seq) VALUES(old.user_id, 1) ON CONFLICT(user_id) DO UPDATE SET seq = seq + 1; END;"),
 };
 #define N_MIGRATIONS (int)(sizeof migrations / sizeof *migrations)
 _Static_assert(sizeof migrations / sizeof *migrations == AM__SCHEMA_VERSION,

@@ -287,7 +287,7 @@ static int postings_run(sq_store *s, const char *uid, const char *const *terms, 
     if (!pl || !qterm) return AM_NOMEM;
     /* known column lengths and lists hold unless another connection
      * wrote (this runs in one snapshot: am__sqlite_postings) */
-    if ((rc = am__sqlite_caches_current(s))) return rc;
+    if ((rc = am__sqlite_caches_current(s, uid))) return rc;
     int timed = from != AM_TIME_NONE || to != AM_TIME_NONE;
     /* bounded in time: the held lists serve only when every term is held
      * and the frequencies are not asked for (they are the whole
@@ -442,7 +442,7 @@ static int term_docs_run(sq_store *s, const char *uid, const char *const *terms,
     uid_token(uid, tag, 0);
     am__buf *q = &s->scratch;
     int rc;
-    if (s->post && (rc = am__sqlite_caches_current(s))) return rc;
+    if (s->post && (rc = am__sqlite_caches_current(s, uid))) return rc;
     /* the bare user token's frequency: the user's rows */
     size_t lookups = n_rows ? n_terms + 1 : n_terms;
     for (size_t i = 0; i < lookups; i++) {
@@ -490,7 +490,7 @@ int am__sqlite_rows_read(sq_store *s, const char *uid, const int64_t *rids, size
                          am__arena *ar, am__event_row *batch, unsigned char *found, int keep)
 {
     int out;
-    if ((out = am__sqlite_caches_current(s))) return out;
+    if ((out = am__sqlite_caches_current(s, uid))) return out;
     am__buf *ids = &s->scratch;
     size_t asked = 0;
     am__buf_reset(ids);

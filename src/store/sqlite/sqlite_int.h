@@ -88,6 +88,8 @@ typedef struct am__post am__post;
 am__post *am__post_new(const am__allocator *a);
 void am__post_free(am__post *p);
 void am__post_clear(am__post *p);
+/* Only one tag's lists, frequencies and whole mark (caches.c). */
+void am__post_clear_tag(am__post *p, const char *tag, size_t len);
 size_t am__post_count(const am__post *p);
 const am__post_list *am__post_get(const am__post *p, const char *key, size_t len);
 /* Whether lists of that tag's terms may be held (a write of its user must
@@ -169,6 +171,10 @@ int am__vc_get_some(am__vcache *c, sqlite3 *db, const char *uid, const char *emb
 void am__vc_put(am__vcache *c, const char *uid, const char *embedder, int dim, int64_t rid,
                 float scale, const signed char *v, int in_txn);
 void am__vc_clear(am__vcache *c, const char *uid); /* NULL: every user */
+/* The store checks other connections' commits for the cache (caches.c:
+ * per user); without this call each get reads PRAGMA data_version and
+ * drops every entry when it moved. */
+void am__vc_checked_by_store(am__vcache *c);
 void am__vc_txn_end(am__vcache *c, int committed);
 /* Every stored vector of (uid, embedder, dim), packed blocks (schema v5,
  * vectors.c) and the tail's rows, in no set order: fn(ctx, item)
@@ -238,6 +244,15 @@ typedef struct sq_store {
     am__post *post;       /* posting lists of searched terms, or NULL */
     am__text *ptext;      /* tokenizes written text for those lists */
     int64_t data_version; /* PRAGMA data_version those three were read at */
+    /* per-user validity across connections (caches.c): the epoch seen
+     * (-1: not known, or no store_changes), the users' seqs seen, and the
+     * users the open write transaction wrote */
+    int64_t epoch;
+    struct am__seen *seen;
+#define AM__TX_USERS 8
+    char tx_uid[AM__TX_USERS][AM_ID_MAX + 1];
+    int64_t tx_seq[AM__TX_USERS];
+    int tx_n, tx_over;
     int search_depth;     /* search_begin calls not ended yet */
     int search_own;       /* the outermost began a read transaction */
     int search_checked;   /* and the caches were checked in it */
@@ -613,7 +628,16 @@ typedef enum am__sqlite_drop {
     AM__DROP_OTHER_COMMIT, /* the vector cache checks for itself */
 } am__sqlite_drop;
 void am__sqlite_caches_drop(sq_store *s, am__sqlite_drop why, const char *uid);
-int am__sqlite_caches_current(sq_store *s);
+/* True in this snapshot as a whole, and for uid's data if not NULL. */
+int am__sqlite_caches_current(sq_store *s, const char *uid);
+/* A write of uid's rows in the open write transaction (before it is
+ * applied to the caches); around COMMIT, the seqs it leaves. */
+int am__sqlite_caches_writing(sq_store *s, const char *uid);
+int am__sqlite_caches_precommit(sq_store *s);
+void am__sqlite_caches_committed(sq_store *s);
+int am__sqlite_user_changed(sq_store *s, const char *uid);
+void am__sqlite_caches_open(sq_store *s);
+void am__sqlite_caches_free(sq_store *s);
 
 /* tasks.c */
 int am__sqlite_task_get(am__store *b, const char *uid, const char *task_id,

@@ -29,6 +29,7 @@ static void sq_close(am__store *base)
     am__fts_lens_free(s->lens);
     am__rowcache_free(s->rows);
     am__post_free(s->post);
+    am__sqlite_caches_free(s);
     am__text_close(s->ptext);
     am__vault_key_wipe(s->vault_key, sizeof s->vault_key);
     am__vault_key_wipe(s->index_key, sizeof s->index_key);
@@ -71,8 +72,10 @@ static int sq_try_begin(am__store *b)
 }
 static int sq_commit(am__store *b)
 {
-    int rc = exec(SQ(b), "COMMIT", "commit");
+    int rc = am__sqlite_caches_precommit(SQ(b));
+    if (!rc) rc = exec(SQ(b), "COMMIT", "commit");
     if (rc == AM_OK) {
+        am__sqlite_caches_committed(SQ(b));
         am__vc_txn_end(SQ(b)->vc, 1);
         am__sqlite_write_released(SQ(b));
         am__sqlite_outbox_txn_end(SQ(b), 1);
@@ -110,7 +113,7 @@ static int sq_search_begin(am__store *b)
     sq_store *s = SQ(b);
     if (s->search_depth++) return AM_OK;
     int rc = snapshot_begin(s, &s->search_own, "search");
-    if (!rc) rc = am__sqlite_caches_current(s);
+    if (!rc) rc = am__sqlite_caches_current(s, NULL);
     if (rc) {
         s->search_depth = 0;
         return snapshot_end(s, s->search_own, rc, "search");
@@ -263,11 +266,14 @@ int am__store_sqlite_open(const char *path, const am__store_opts *o,
         am__sqlite_pii_index_key(s);
     }
     s->vc = am__vc_new(o->alloc, AM__VC_BYTES); /* NULL (out of memory): scans use SQL */
+    am__vc_checked_by_store(s->vc);             /* per user (caches.c) */
+    am__sqlite_caches_open(s);
     s->vc_full_max = o->vc_full_max ? o->vc_full_max : AM__VC_FULL_MAX;
     s->lens = am__fts_lens_new(o->alloc); /* NULL: lengths read per row */
     s->rows = am__rowcache_new(o->alloc); /* NULL: rows read every time */
     s->post = o->no_lists ? NULL : am__post_new(o->alloc); /* NULL: every term scanned */
     s->data_version = -1;
+    s->epoch = -1;
     am__buf_init(&s->scratch, o->alloc);
     int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX;
     if (!o->must_exist) flags |= SQLITE_OPEN_CREATE;

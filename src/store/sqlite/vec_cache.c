@@ -92,6 +92,7 @@ struct am__vcache {
     unsigned next_big;
     uint64_t clock;
     int64_t data_version;
+    int by_store; /* am__vc_checked_by_store: no check of its own */
     size_t bytes; /* entries and spare */
     vc_spare spare;
 };
@@ -184,6 +185,11 @@ void am__vc_clear(am__vcache *c, const char *uid)
     for (int i = 0; i < VC_SLOTS; i++)
         if (c->e[i].uid && (!uid || strcmp(c->e[i].uid, uid) == 0)) drop(c, &c->e[i]);
     free_spare(c); /* it may hold that user's vectors */
+}
+
+void am__vc_checked_by_store(am__vcache *c)
+{
+    if (c) c->by_store = 1;
 }
 
 void am__vc_txn_end(am__vcache *c, int committed)
@@ -281,6 +287,7 @@ void am__vc_put(am__vcache *c, const char *uid, const char *embedder, int dim, i
 /* Another connection committed since we last looked: drop everything. */
 static int check_version(am__vcache *c, sqlite3 *db)
 {
+    if (c->by_store) return AM_OK;
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(db, "PRAGMA data_version", -1, &st, NULL) != SQLITE_OK) return AM_BACKEND;
     int64_t v = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -2;

@@ -511,6 +511,8 @@ int am__sqlite_vec_put(am__store *b, const char *uid, int64_t rid, const char *e
     sq_store *s = SQ(b);
     signed char q[4096];
     if (dim <= 0 || dim > (int)sizeof q) return AM_MISUSE;
+    int rc = am__sqlite_caches_writing(s, uid);
+    if (rc) return rc;
     float mx = 0;
     for (int i = 0; i < dim; i++) mx = fabsf(v[i]) > mx ? fabsf(v[i]) : mx;
     float scale = mx > 0 ? mx / 127.0f : 1.0f;
@@ -522,7 +524,7 @@ int am__sqlite_vec_put(am__store *b, const char *uid, int64_t rid, const char *e
     sqlite3_bind_int64(st, 1, rid);
     int step = sqlite3_step(st);
     int64_t block = step == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
-    int rc = step == SQLITE_ROW || step == SQLITE_DONE ? AM_OK : fail(s, step, "vector");
+    rc = step == SQLITE_ROW || step == SQLITE_DONE ? AM_OK : fail(s, step, "vector");
     done(s, st);
     int unpacked = !rc && step == SQLITE_ROW;
     if (unpacked) rc = vec_unpack(s, block);
@@ -838,6 +840,7 @@ static int vec_scan_run(am__store *b, const char *uid, const char *embedder, con
     if (exact_max == 0) exact_max = (int)(s->vc_full_max < INT_MAX ? s->vc_full_max : INT_MAX);
     size_t full_max = exact_max < 0 ? SIZE_MAX
                       : (size_t)exact_max > s->vc_full_max ? (size_t)exact_max : s->vc_full_max;
+    if (to == AM_TIME_NONE && (rc = am__sqlite_caches_current(s, uid))) return rc;
     if (to == AM_TIME_NONE &&
         (rc = am__vc_get_some(s->vc, s->db, uid, embedder, dim, full_max, &view)) != AM_NOTFOUND) {
         if (rc) return rc;

@@ -1,0 +1,18 @@
+/*
+ * schema_undo.h -- SQL that takes a store back past migrations, for the
+ * tests that make an older store out of a new one and open it (the
+ * upgrade runs again).  One macro per migration, newest last; a test
+ * runs those newer than the version it wants, newest first.
+ */
+#ifndef AM_TEST_SCHEMA_UNDO_H
+#define AM_TEST_SCHEMA_UNDO_H
+
+/* v20: store_changes and its triggers (store/sqlite/caches.c) */
+#define AM_UNDO_V20                                                               \
+    "DROP TRIGGER events_changes_ins; DROP TRIGGER events_changes_del;"           \
+    "DROP TRIGGER events_changes_own; DROP TRIGGER vectors_changes_ins;"          \
+    "DROP TRIGGER vectors_changes_upd; DROP TRIGGER vectors_changes_del;"         \
+    "DROP TRIGGER blocks_changes_ins; DROP TRIGGER blocks_changes_upd;"           \
+    "DROP TRIGGER blocks_changes_del; DROP TABLE store_changes;"
+
+#endif
