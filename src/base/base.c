@@ -688,6 +688,46 @@ void am__ulid_new(am__ulid_state *st, am_time ms, char out[27])
     out[26] = 0;
 }
 
+static size_t strpos_home(uint64_t h, size_t cap)
+{
+    return (size_t)((h * 0x9E3779B97F4A7C15ull) >> 32) & (cap - 1);
+}
+
+size_t am__strpos_find(const am__strpos *p, const char *const *arr, const char *s)
+{
+    if (!p->cap) return SIZE_MAX;
+    uint64_t h = am__hash64(s, strlen(s));
+    for (size_t i = strpos_home(h, p->cap);; i = (i + 1) & (p->cap - 1)) {
+        const struct am__strpos_slot *e = &p->slot[i];
+        if (!e->i1) return SIZE_MAX;
+        if (e->h == h && strcmp(arr[e->i1 - 1], s) == 0) return e->i1 - 1;
+    }
+}
+
+static void strpos_put(struct am__strpos_slot *slot, size_t cap, uint64_t h, size_t i1)
+{
+    size_t i = strpos_home(h, cap);
+    while (slot[i].i1) i = (i + 1) & (cap - 1);
+    slot[i].h = h;
+    slot[i].i1 = i1;
+}
+
+int am__strpos_add(am__strpos *p, am__arena *ar, const char *const *arr, size_t i)
+{
+    if ((p->n + 1) * 2 > p->cap) {
+        size_t cap = p->cap ? p->cap * 2 : 64;
+        struct am__strpos_slot *slot = am__arena_alloc(ar, cap * sizeof *slot);
+        if (!slot) return AM_NOMEM;
+        for (size_t k = 0; k < p->cap; k++)
+            if (p->slot[k].i1) strpos_put(slot, cap, p->slot[k].h, p->slot[k].i1);
+        p->slot = slot;
+        p->cap = cap;
+    }
+    strpos_put(p->slot, p->cap, am__hash64(arr[i], strlen(arr[i])), i + 1);
+    p->n++;
+    return AM_OK;
+}
+
 uint64_t am__hash64(const void *p, size_t n)
 {
     const unsigned char *u = p;

@@ -112,6 +112,23 @@ void am__ulid_new(am__ulid_state *st, am_time ms, char out[27]);
 
 uint64_t am__hash64(const void *p, size_t n); /* FNV-1a 64 */
 
+/* Where each string of a growing array is (its first occurrence), by
+ * hash: the term lists of a recall are merged from many sources, and a
+ * linear search per term made the merges quadratic.  The table holds
+ * positions only (the caller's array holds the strings and may move);
+ * arena memory, grown by doubling.  Zero-initialised: empty. */
+typedef struct am__strpos {
+    struct am__strpos_slot {
+        uint64_t h;
+        size_t i1; /* position + 1; 0: empty */
+    } *slot;
+    size_t cap, n;
+} am__strpos;
+/* The position of s among arr's indexed strings, or SIZE_MAX. */
+size_t am__strpos_find(const am__strpos *p, const char *const *arr, const char *s);
+/* Index arr[i] (not there yet); AM_OK or AM_NOMEM. */
+int am__strpos_add(am__strpos *p, am__arena *ar, const char *const *arr, size_t i);
+
 /* Identifier check: 1..AM_ID_MAX bytes of valid UTF-8 without control,
  * format (bidi, zero-width), separator, private-use or default-ignorable
  * characters, spaces only U+0020 and not at either end.  Returns NULL when

@@ -240,6 +240,7 @@ static int search_bridges(const am__recall_env *env, const char *uid, const char
     const char **st_terms = NULL;
     double *st_w = NULL;
     size_t st_n = 0, st_cap = 0, used = 0;
+    am__strpos st_pos = {0}; /* where each of st_terms is */
     if (!all || !br) return AM_NOMEM;
     memcpy(all, base, m * sizeof *all);
     for (size_t b = 0; b < nb; b++) {
@@ -264,9 +265,9 @@ static int search_bridges(const am__recall_env *env, const char *uid, const char
         x->nq = nc;
         if (!(x->at = am__arena_alloc(ar, (x->nt + 1) * sizeof *x->at))) return AM_NOMEM;
         for (size_t t = 0; t < x->nt; t++) {
-            size_t k;
-            for (k = 0; k < st_n && strcmp(st_terms[k], x->terms[t]) != 0; k++) {}
-            if (k == st_n) {
+            size_t k = am__strpos_find(&st_pos, st_terms, x->terms[t]);
+            if (k == SIZE_MAX) {
+                k = st_n;
                 if (st_n == st_cap) {
                     size_t cap = st_cap ? 2 * st_cap : 64;
                     const char **nt2 = am__arena_alloc(ar, cap * sizeof *nt2);
@@ -282,6 +283,7 @@ static int search_bridges(const am__recall_env *env, const char *uid, const char
                 }
                 st_terms[st_n] = x->terms[t];
                 st_w[st_n++] = x->weights[t];
+                if (am__strpos_add(&st_pos, ar, st_terms, k)) return AM_NOMEM;
             } else if (x->weights[t] > st_w[k]) {
                 st_w[k] = x->weights[t];
             }

@@ -27,13 +27,14 @@ int am__recall_add_terms(const am__recall_env *env, am__arena *ar, const char *t
     if (!all || !wt) return AM_NOMEM;
     memcpy(all, *terms, n * sizeof *all);
     for (size_t i = 0; i < n; i++) wt[i] = *weights ? (*weights)[i] : 1.0;
+    am__strpos pos = {0};
+    for (size_t i = 0; i < n && nm; i++)
+        if ((rc = am__strpos_add(&pos, ar, all, i))) return rc;
     for (size_t i = 0; i < nm; i++) {
-        size_t k;
-        for (k = 0; k < n && strcmp(all[k], more[i]) != 0; k++) {}
-        if (k == n) {
-            wt[n] = w;
-            all[n++] = more[i];
-        }
+        if (am__strpos_find(&pos, all, more[i]) != SIZE_MAX) continue;
+        wt[n] = w;
+        all[n] = more[i];
+        if ((rc = am__strpos_add(&pos, ar, all, n++))) return rc;
     }
     *terms = all;
     *weights = wt;

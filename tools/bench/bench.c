@@ -46,6 +46,8 @@ static const char usage_text[] =
     "  --no-term-cache      scan the index for every term (am_config.\n"
     "                       no_term_cache: same results, the old speed)\n"
     "  --progress           progress on stderr\n"
+    "  (environment AGENTMEM_BENCH_CLOCK=cpu: latencies in each thread's CPU\n"
+    "   time instead of wall time, for a machine other work shares)\n"
     "  synth: --users N (100) --events M per user (10000) --queries Q (300)\n"
     "         --batch B events per transaction (1: one am_add_event each)\n"
     "         --reuse      with --db: query a store an earlier run filled\n"

@@ -399,10 +399,15 @@ char *bench_iso(int64_t ms, int tz_minutes, char *buf)
     return buf;
 }
 
+/* The clock of the bench's latencies: wall time, or with
+ * AGENTMEM_BENCH_CLOCK=cpu the calling thread's CPU time (on a machine
+ * other work shares, wall time measures the queue for a core; docs/BENCH.md
+ * says which figure is which). */
 double bench_mono_ms(void)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    const char *c = getenv("AGENTMEM_BENCH_CLOCK");
+    clock_gettime(c && strcmp(c, "cpu") == 0 ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
