@@ -5,6 +5,7 @@
  * even), JSON strings with their escapes, ISO 8601 times with their zones.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <utf8proc.h>
@@ -204,6 +205,41 @@ static void test_second_60_refused(void)
     CHECK_EQ_INT(am__time_parse("2026-03-05T16:00:61Z", &t, NULL, &why), AM_INVALID);
 }
 
+static void *sp_realloc(void *ctx, void *p, size_t n)
+{
+    (void)ctx;
+    if (n == 0) {
+        free(p);
+        return NULL;
+    }
+    return realloc(p, n);
+}
+
+/* am__strpos: every string found at its first position, through growth
+ * (1,000 strings: several doublings), Chinese and English alike; absent
+ * ones not found. */
+static void test_strpos(void)
+{
+    static const am__allocator a = {sp_realloc, NULL};
+    am__arena ar;
+    am__arena_init(&ar, &a);
+    static char buf[1000][24];
+    const char *arr[1000];
+    am__strpos p = {0};
+    CHECK(am__strpos_find(&p, arr, "x") == SIZE_MAX);
+    for (int i = 0; i < 1000; i++) {
+        snprintf(buf[i], sizeof buf[i], i % 2 ? "term%d" : "词%d", i);
+        arr[i] = buf[i];
+        CHECK(am__strpos_find(&p, arr, arr[i]) == SIZE_MAX);
+        CHECK_EQ_INT(am__strpos_add(&p, &ar, arr, (size_t)i), AM_OK);
+    }
+    for (int i = 0; i < 1000; i++) CHECK_EQ_INT((int)am__strpos_find(&p, arr, buf[i]), i);
+    CHECK(am__strpos_find(&p, arr, "term1000") == SIZE_MAX);
+    CHECK(am__strpos_find(&p, arr, "词") == SIZE_MAX);
+    CHECK(am__strpos_find(&p, arr, "") == SIZE_MAX);
+    am__arena_free(&ar);
+}
+
 int main(void)
 {
     RUN(test_fixed_as_printf);
@@ -212,5 +248,6 @@ int main(void)
     RUN(test_time_as_printf);
     RUN(test_id_characters);
     RUN(test_second_60_refused);
+    RUN(test_strpos);
     TEST_MAIN_END();
 }
