@@ -15,4 +15,10 @@
     "DROP TRIGGER blocks_changes_ins; DROP TRIGGER blocks_changes_upd;"           \
     "DROP TRIGGER blocks_changes_del; DROP TABLE store_changes;"
 
+/* v21: the held workspaces (store/sqlite/held.c) */
+#define AM_UNDO_V21 "DROP TABLE held_task_workspace;"
+
+/* every migration after v19, newest first */
+#define AM_UNDO_TO_V19 AM_UNDO_V21 AM_UNDO_V20
+
 #endif

@@ -982,8 +982,67 @@ static void test_forget_workspace(void)
     store_remove();
 }
 
+/* A task forgotten with a grace period holds its workspace with it: gone
+ * from reads at once, back as it was on restore (an entry an agent wrote
+ * during the period, newer, stays), purged at the end of the period. */
+static void test_forget_grace_workspace(void)
+{
+    snprintf(path, sizeof path, "/tmp/am_test_forget_gws_%d.db", (int)getpid());
+    store_remove();
+    set_now("2026-03-10T10:00:00Z");
+    am_db *db = open_file(3600 * 1000);
+    add(db, "g1", "s1", "trip", "2026-03-10T10:00:00Z", "Plan the Vermilion trip to 成都");
+    CHECK_EQ_INT(am_workspace_put(db, "g1", "trip", "planner", "Cobaltheron shortlist", "订了机票",
+                                  NULL, NULL), AM_OK);
+    CHECK_EQ_INT(am_workspace_put(db, "g1", "trip", "booker", "比较翡翠鹦鹉酒店", NULL, "pay", NULL),
+                 AM_OK);
+    am_workspace *w = NULL;
+    CHECK_EQ_INT(am_workspace_get(db, "g1", "trip", &w), AM_OK);
+    char before[2048];
+    snprintf(before, sizeof before, "%s", w ? w->json : "");
+    am_workspace_free(w);
+    CHECK_EQ_INT(am_forget(db, "g1", AM_FORGET_TASK, "trip", NULL), AM_OK);
+    w = NULL;
+    CHECK_EQ_INT(am_workspace_get(db, "g1", "trip", &w), AM_NOTFOUND);
+    CHECK_EQ_INT(sql_count("SELECT count(*) FROM task_workspace WHERE user_id=?", "g1"), 0);
+    CHECK_EQ_INT(sql_count("SELECT count(*) FROM held_task_workspace WHERE user_id=?", "g1"), 2);
+    CHECK_EQ_INT(am_restore_forget(db, "g1", AM_FORGET_TASK, "trip"), AM_OK);
+    w = NULL;
+    CHECK_EQ_INT(am_workspace_get(db, "g1", "trip", &w), AM_OK);
+    CHECK(w && w->n == 2);
+    if (w) CHECK_EQ_STR(w->json, before);
+    am_workspace_free(w);
+    CHECK_EQ_INT(sql_count("SELECT count(*) FROM held_task_workspace", NULL), 0);
+    /* forgotten again; an agent writes during the period; restored: its
+     * newer entry stays beside the held one */
+    CHECK_EQ_INT(am_forget(db, "g1", AM_FORGET_TASK, "trip", NULL), AM_OK);
+    add(db, "g1", "s2", "trip", "2026-03-10T10:20:00Z", "Trip again");
+    CHECK_EQ_INT(am_workspace_put(db, "g1", "trip", "booker", "重新比较酒店", NULL, NULL, NULL), AM_OK);
+    CHECK_EQ_INT(am_restore_forget(db, "g1", AM_FORGET_TASK, "trip"), AM_OK);
+    w = NULL;
+    CHECK_EQ_INT(am_workspace_get(db, "g1", "trip", &w), AM_OK);
+    CHECK(w && w->n == 2);
+    if (w) {
+        CHECK_CONTAINS(w->json, "重新比较酒店");
+        CHECK_CONTAINS(w->json, "Cobaltheron shortlist");
+    }
+    am_workspace_free(w);
+    /* forgotten once more; the period ends: nothing of it in the files */
+    CHECK_EQ_INT(am_forget(db, "g1", AM_FORGET_TASK, "trip", NULL), AM_OK);
+    am_close(db);
+    set_now("2026-03-10T12:30:00Z");
+    db = open_file(3600 * 1000);
+    CHECK_EQ_INT(am_restore_forget(db, "g1", AM_FORGET_TASK, "trip"), AM_DENIED);
+    CHECK_EQ_INT(sql_count("SELECT count(*) FROM held_task_workspace", NULL), 0);
+    am_close(db);
+    CHECK(!store_holds("Cobaltheron shortlist"));
+    CHECK(!store_holds("翡翠鹦鹉酒店"));
+    store_remove();
+}
+
 int main(void)
 {
+    RUN(test_forget_grace_workspace);
     RUN(test_forget_rebuilds_task);
     RUN(test_forget_rebuilds_rounds);
     RUN(test_forget_task_without_events);

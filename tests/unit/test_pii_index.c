@@ -231,7 +231,7 @@ static void test_collision_compared(void)
  * the key, and am_optimize with the key hashes them. */
 static void downgrade(void)
 {
-    sql_run(AM_UNDO_V20 "DROP INDEX pii_vault_hash; ALTER TABLE pii_vault DROP COLUMN canon_hash;"
+    sql_run(AM_UNDO_TO_V19 "DROP INDEX pii_vault_hash; ALTER TABLE pii_vault DROP COLUMN canon_hash;"
             "CREATE INDEX pii_vault_user ON pii_vault(user_id, type);"
             "DELETE FROM meta WHERE key = 'pii_key';"
             "UPDATE meta SET value = '18' WHERE key = 'schema_version'");

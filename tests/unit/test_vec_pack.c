@@ -637,7 +637,7 @@ static void test_bits_scan(void)
                                   "ALTER TABLE tasks DROP COLUMN period;"
                                   "ALTER TABLE tasks DROP COLUMN rounds;" /* v17 */
                                   "DROP TABLE api_tokens;" /* v18 */
-                                  AM_UNDO_V20
+                                  AM_UNDO_TO_V19
                                   "UPDATE meta SET value = '5' WHERE key = 'schema_version'",
                               NULL, NULL, NULL),
                  SQLITE_OK);

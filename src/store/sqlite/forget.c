@@ -362,7 +362,8 @@ int am__sqlite_forget_grace(am__store *b, const char *uid, int level, const char
             return rc;
         static const char tasks_where[] = "user_id=?1 AND task_id IN (SELECT task_id FROM temp.am_forget_tasks)";
         if ((rc = am__sqlite_held_copy(s, "tasks", tasks_where, uid, NULL, job)) ||
-            (rc = am__sqlite_held_copy(s, "task_history", tasks_where, uid, NULL, job)))
+            (rc = am__sqlite_held_copy(s, "task_history", tasks_where, uid, NULL, job)) ||
+            (rc = am__sqlite_held_copy(s, "task_workspace", tasks_where, uid, NULL, job)))
             return rc;
     }
     if ((rc = forget_collected(s, uid, job, events, items))) return rc;
@@ -911,6 +912,9 @@ int am__sqlite_restore_forget(am__store *b, const char *uid, int level, const ch
         rc = run_job(s, tasks_sql[i], job, uid, at, "restore tasks");
     if (!rc) rc = am__sqlite_held_back(s, "tasks", job, NULL, 0, 0, NULL);
     if (!rc) rc = am__sqlite_held_back(s, "task_history", job, history_ov, 1, 0, NULL);
+    /* its workspace; an agent's entry written during the grace period is
+     * newer and stays */
+    if (!rc) rc = am__sqlite_held_back(s, "task_workspace", job, NULL, 0, 1, NULL);
     /* the sessions' context, with the turns back */
     static const char *const end_sql[] = {
         "INSERT INTO temp.am_forget SELECT e.rid, e.id, e.session_id FROM events e"

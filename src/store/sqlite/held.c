@@ -179,7 +179,7 @@ int am__sqlite_held_back(sq_store *s, const char *table, int64_t job, const am__
 static const char *const held_tables[] = {
     "held_events",     "held_events_fts",   "held_entities", "held_event_vectors",
     "held_pii_vault",  "held_item_sources", "held_memory_items", "held_item_heat",
-    "held_tasks",      "held_task_history",
+    "held_tasks",      "held_task_history", "held_task_workspace",
 };
 
 int am__sqlite_held_drop(sq_store *s, int64_t job, const char *uid, long limit, long *dropped)

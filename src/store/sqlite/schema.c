@@ -287,6 +287,10 @@ static const char *const migrations[] = {
      "  INSERT INTO store_changes(user_id, seq) VALUES(new.user_id, 1) ON CONFLICT(user_id) DO UPDATE SET seq = seq + 1; END;"
      "CREATE TRIGGER blocks_changes_del AFTER DELETE ON vector_blocks BEGIN"
      "  INSERT INTO store_changes(user_id, seq) VALUES(old.user_id, 1) ON CONFLICT(user_id) DO UPDATE SET seq = seq + 1; END;"),
+    /* version 21: a task forgotten with a grace period holds its shared
+     * workspace too (held.c), so a restore brings it back */
+    ("CREATE TABLE held_task_workspace AS SELECT 0 AS held_job, * FROM task_workspace WHERE 0;"
+     "CREATE INDEX held_task_workspace_job ON held_task_workspace(held_job);"),
 };
 #define N_MIGRATIONS (int)(sizeof migrations / sizeof *migrations)
 _Static_assert(sizeof migrations / sizeof *migrations == AM__SCHEMA_VERSION,
