@@ -120,7 +120,20 @@ req POST /v1/embeddings "$ta" '{"input":"x","dimensions":3}'; expect_code 400 "u
 stop_server
 [ "$srv_rc" = 0 ] && passed=$((passed+1)) || { echo "FAIL: server exit $srv_rc"; failed=$((failed+1)); }
 srv_global=()
-start_server
+# the browser origins /mcp accepts, listed: exactly those
+"$CLI" --db "$db" serve --listen 127.0.0.1:0 --mcp-origin ftp://agent.example.com >/dev/null 2>"$dir/uerr"
+[ $? = 2 ] && grep -q -- '--mcp-origin' "$dir/uerr" && passed=$((passed+1)) || { echo "FAIL: --mcp-origin ftp:// not refused"; failed=$((failed+1)); }
+"$CLI" --db "$db" serve --listen 127.0.0.1:0 --mcp-origin https://agent.example.com/path >/dev/null 2>"$dir/uerr"
+[ $? = 2 ] && passed=$((passed+1)) || { echo "FAIL: --mcp-origin with a path not refused"; failed=$((failed+1)); }
+start_server --mcp-origin https://agent.example.com --mcp-origin http://10.0.0.7:3000
+mcp "$ta" '{"jsonrpc":"2.0","id":21,"method":"tools/list"}' $V -H 'Origin: https://agent.example.com'
+expect_code 200 "a listed Origin"
+mcp "$ta" '{"jsonrpc":"2.0","id":22,"method":"tools/list"}' $V -H 'Origin: http://10.0.0.7:3000'
+expect_code 200 "another listed Origin"
+mcp "$ta" '{"jsonrpc":"2.0","id":23,"method":"tools/list"}' $V -H 'Origin: https://evil.example.com'
+expect_code 403 "an Origin not listed"
+mcp "$ta" '{"jsonrpc":"2.0","id":24,"method":"tools/list"}' $V -H 'Origin: http://localhost:3000'
+expect_code 403 "loopback not listed: refused too"
 req POST /v1/embeddings "$ta" '{"input":"hello"}'; expect_code 400 "no embedder configured"
 expect_body 'no embedder' "the error says so"
 

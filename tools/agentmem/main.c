@@ -31,6 +31,8 @@ typedef struct opts {
     const char *webhook[16];  /* serve --webhook URL (repeatable) */
     int n_webhook;
     const char *webhook_secret_file;
+    const char *mcp_origin[16]; /* serve --mcp-origin ORIGIN (repeatable) */
+    int n_mcp_origin;
     int admin;
     const am_config *cfg; /* what the store was opened with (serve opens more handles) */
 } opts;
@@ -169,6 +171,7 @@ static const struct help {
               "  the token is refused from then on.  Forgetting a user deletes its tokens.\n"},
     {"serve", "usage: agentmem [--db PATH] [--role-allow RULE] serve [--listen 127.0.0.1:8420]\n"
               "         [--threads N] [--max-body BYTES] [--webhook URL --webhook-secret-file PATH]\n"
+              "         [--mcp-origin ORIGIN]\n"
               "  Serves the HTTP/JSON API (docs/SERVER.md, docs/openapi.json): every route\n"
               "  but /healthz needs Authorization: Bearer TOKEN (agentmem token create).\n"
               "  --listen HOST:PORT (port 0: any free one; the address is printed on\n"
@@ -179,7 +182,8 @@ static const struct help {
               "  event committed from then on is POSTed to each URL, signed with\n"
               "  HMAC-SHA256 of the file's first line (docs/EVENTS.md), retried with\n"
               "  backoff; drained at shutdown.  Global --role-allow rules hold on every\n"
-              "  route.\n"},
+              "  route.  --mcp-origin ORIGIN (repeatable, scheme://host[:port]): the\n"
+              "  browser origins POST /mcp accepts (default: loopback ones only).\n"},
     {"knobs", "usage: agentmem knobs [--markdown]\n"
               "  Lists the ranking knobs (am_config_set names, bench --rank names) with\n"
               "  their type, default, range and meaning; --markdown prints docs/KNOBS.md.\n"},
@@ -238,6 +242,17 @@ static int parse_opts(const char *cmd, int argc, char **argv, opts *o)
         if (strcmp(a, "--atomic") == 0) { o->atomic = 1; continue; }
         if (strcmp(a, "--merge") == 0) { o->merge = 1; continue; }
         if (strcmp(a, "--admin") == 0) { o->admin = 1; continue; }
+        if (strcmp(a, "--mcp-origin") == 0) {
+            if (i + 1 >= argc) return usage_error(cmd, "--mcp-origin needs an origin (https://host[:port])");
+            if (o->n_mcp_origin == (int)(sizeof o->mcp_origin / sizeof *o->mcp_origin))
+                return usage_error(cmd, "--mcp-origin: at most 16 origins");
+            const char *v = argv[++i];
+            const char *host = strncmp(v, "http://", 7) == 0 ? v + 7 : strncmp(v, "https://", 8) == 0 ? v + 8 : NULL;
+            if (!host || !*host || strlen(v) > 512 || strpbrk(host, " \t\r\n,/?#"))
+                return usage_error(cmd, "--mcp-origin: an origin is scheme://host[:port] (http or https, no path)");
+            o->mcp_origin[o->n_mcp_origin++] = v;
+            continue;
+        }
         if (strcmp(a, "--webhook") == 0) {
             if (i + 1 >= argc) return usage_error(cmd, "--webhook needs a URL");
             if (o->n_webhook == (int)(sizeof o->webhook / sizeof *o->webhook))
@@ -800,6 +815,8 @@ static int cmd_serve(am_db *db, const opts *o)
         so.webhooks = urls;
         so.webhook_secret = secret;
     }
+    so.mcp_origins = o->mcp_origin;
+    so.n_mcp_origins = (size_t)o->n_mcp_origin;
     int rc = am_server_run(db, o->cfg, &so);
     memset(secret, 0, sizeof secret);
     return rc;

@@ -190,12 +190,13 @@ void am__srv_h_embeddings(srv_ctx *c)
 /* POST /mcp: the body is one JSON-RPC message for am_mcp_handle_http, on a
  * handle of the token's user and agent (an admin token names the user with
  * ?user=).  The Origin header is checked first (DNS rebinding): a browser
- * page of another origin gets 403. */
+ * page of another origin gets 403 -- loopback origins pass, or with
+ * `serve --mcp-origin ORIGIN` exactly the origins listed. */
 void am__srv_h_mcp(srv_ctx *c)
 {
     const srv_request *rq = c->rq;
     const char *origin = rq->header ? rq->header(rq->query_ctx, "Origin") : NULL;
-    if (!am_mcp_origin_allowed(origin, NULL, 0)) {
+    if (!am_mcp_origin_allowed(origin, c->srv->opts.mcp_origins, c->srv->opts.n_mcp_origins)) {
         char *e = am_mcp_http_error(-32600, "Forbidden: Origin not allowed");
         if (e) am__srv_text(c->out, 403, "application/json", e, strlen(e));
         else am__srv_error(c->out, "forbidden", NULL, "Origin not allowed");

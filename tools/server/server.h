@@ -17,6 +17,9 @@ typedef struct am_server_opts {
     const char *webhooks; /* URLs (commas between) every memory event is POSTed
                              to, signed (docs/EVENTS.md); NULL: none */
     const char *webhook_secret; /* the signing secret (required with webhooks) */
+    const char *const *mcp_origins; /* Origins POST /mcp accepts besides none;
+                                       n_mcp_origins 0: loopback ones only */
+    size_t n_mcp_origins;
 } am_server_opts;
 
 void am_server_opts_init(am_server_opts *o);
