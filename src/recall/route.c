@@ -1,12 +1,26 @@
 /*
- * route.c -- the router (F14): chit-chat (most turns) needs no memory;
- * continuation cues put task state first.
+ * route.c -- the router (F14, F15): small talk and closings (most turns)
+ * need no memory; continuation cues put task state first; a turn that
+ * asks for a link or a file names the kind of reference to rank first.
+ *
+ * Two readings of "needs no memory".  Small talk: the whole turn is a
+ * concatenation of small-talk words ("你好", "thanks!", "ok 👍").  A
+ * closing: a short turn, no question and no continuation, whose every
+ * word is small talk, a closing formula ("就这样", "that's all", "for
+ * now") or a function word (particles, pronouns, deictics, "now",
+ * "today"), with at least one of the first two ("好的，就这样吧", "ok
+ * thanks, that's all", "bye for now").  Any other word is content: a
+ * closing that carries a request ("好的，把报告发我", "thanks, and send
+ * Bob the invoice") still recalls.  The words are in text/lexicon/chat.c.
  */
 #include <string.h>
 
 #include "perceive/task.h"
 #include "recall/pipeline.h"
 #include "text/lexicon/lexicon.h"
+#include "text/question.h"
+
+#define AM__CLOSING_WORDS 10 /* a longer turn says something */
 
 static int skip_space_punct(const char *s, size_t n, size_t i)
 {
@@ -26,29 +40,95 @@ static int skip_space_punct(const char *s, size_t n, size_t i)
     return (int)i;
 }
 
+static int is_letter(char c)
+{
+    return (c | 0x20) >= 'a' && (c | 0x20) <= 'z';
+}
+
+/* Length of the longest entry of list at s[i..n), or 0; an entry that
+ * ends in an ASCII letter must end a word there. */
+static size_t lex_match(const char *s, size_t n, size_t i, const char *const *list)
+{
+    size_t best = 0;
+    for (size_t k = 0; list[k]; k++) {
+        size_t m = strlen(list[k]);
+        if (m <= best || i + m > n || memcmp(s + i, list[k], m) != 0) continue;
+        if (i + m < n && is_letter(s[i + m]) && is_letter(list[k][m - 1])) continue;
+        best = m;
+    }
+    return best;
+}
+
+/* 1 when an entry of list occurs in s[0..n) (an ASCII entry as whole
+ * words: not inside a longer word on either side). */
+static int lex_find(const char *s, size_t n, const char *const *list)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (((unsigned char)s[i] & 0xC0) == 0x80) continue; /* inside a character */
+        if (i && is_letter(s[i - 1]) && is_letter(s[i])) continue;
+        if (lex_match(s, n, i, list)) return 1;
+    }
+    return 0;
+}
+
 static int is_chit_chat(const char *s, size_t n)
 {
     size_t i = (size_t)skip_space_punct(s, n, 0);
     if (i >= n) return 1; /* only punctuation / emoji */
     int words = 0;
     while (i < n) {
-        size_t best = 0;
-        for (size_t k = 0; am__lex_route_chit_chat[k]; k++) {
-            size_t m = strlen(am__lex_route_chit_chat[k]);
-            if (m > best && i + m <= n && memcmp(s + i, am__lex_route_chit_chat[k], m) == 0) {
-                /* an ASCII word must end at a word boundary */
-                if (m < n - i && ((s[i + m] | 0x20) >= 'a' && (s[i + m] | 0x20) <= 'z') &&
-                    (am__lex_route_chit_chat[k][m - 1] | 0x20) >= 'a' &&
-                    (am__lex_route_chit_chat[k][m - 1] | 0x20) <= 'z')
-                    continue;
-                best = m;
-            }
-        }
+        size_t best = lex_match(s, n, i, am__lex_route_chit_chat);
         if (!best) return 0;
         words++;
         i = (size_t)skip_space_punct(s, n, i + best);
     }
     return words > 0 && words <= 6;
+}
+
+/* Bytes of a contraction's tail at s[i..n) ("'s", "’re", "'m", "'ll",
+ * "'d", "'ve", "n't" right after a word), or 0. */
+static size_t contraction(const char *s, size_t n, size_t i)
+{
+    static const char *const tails[] = {"s", "re", "m", "ll", "d", "ve", NULL};
+    size_t q = i < n && s[i] == '\'' ? 1 : i + 2 < n && memcmp(s + i, "\xE2\x80\x99", 3) == 0 ? 3 : 0;
+    if (!q && i + 3 <= n && memcmp(s + i, "n't", 3) == 0) return 3;
+    if (!q) return 0;
+    for (size_t k = 0; tails[k]; k++) {
+        size_t t = strlen(tails[k]);
+        if (i + q + t <= n && memcmp(s + i + q, tails[k], t) == 0 &&
+            (i + q + t == n || !is_letter(s[i + q + t])))
+            return q + t;
+    }
+    return 0;
+}
+
+/* A closing or an acknowledgement that says nothing else (see the top of
+ * the file). */
+static int is_closing(const char *s, size_t n)
+{
+    if (am__text_is_question(s, n, AM__TEXT_Q_ASKS)) return 0;
+    size_t i = (size_t)skip_space_punct(s, n, 0);
+    int words = 0, marked = 0;
+    while (i < n) {
+        size_t chat = lex_match(s, n, i, am__lex_route_chit_chat);
+        size_t close = lex_match(s, n, i, am__lex_route_closings);
+        size_t fn = lex_match(s, n, i, am__lex_route_function_zh);
+        size_t en = lex_match(s, n, i, am__lex_route_function_en);
+        size_t mark = chat > close ? chat : close, plain = fn > en ? fn : en;
+        size_t step = mark >= plain ? mark : plain;
+        if (!step && is_letter(s[i])) {
+            size_t w = 0;
+            while (i + w < n && is_letter(s[i + w])) w++;
+            if (!am__text_stopword(s + i, w)) return 0; /* a content word */
+            step = w;
+        }
+        if (!step) return 0; /* a content word, a number */
+        if (step == mark) marked = 1;
+        step += contraction(s, n, i + step); /* "that's", "i’m": one word */
+        if (++words > AM__CLOSING_WORDS) return 0;
+        i = (size_t)skip_space_punct(s, n, i + step);
+    }
+    return marked;
 }
 
 void am__route(const char *norm, size_t n, am__route_decision *out)
@@ -60,10 +140,19 @@ void am__route(const char *norm, size_t n, am__route_decision *out)
         out->reason = "chit_chat";
         return;
     }
-    out->need_memory = 1;
     out->continuation = am__task_continuation(norm, n);
+    if (!out->continuation && is_closing(norm, n)) {
+        out->need_memory = 0;
+        out->route = AM__ROUTE_NONE;
+        out->reason = "closing";
+        return;
+    }
+    out->need_memory = 1;
     out->route = out->continuation ? AM__ROUTE_STATE : AM__ROUTE_SEMANTIC;
     out->reason = out->continuation ? "continuation" : "default";
+    /* F15: the kind of reference the turn asks for */
+    if (lex_find(norm, n, am__lex_route_link_words)) out->refs |= AM__REFS_URL;
+    if (lex_find(norm, n, am__lex_route_file_words)) out->refs |= AM__REFS_FILE;
 }
 
 const char *am__route_name(int route)
