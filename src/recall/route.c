@@ -8,8 +8,11 @@
  * closing: a short turn, no question and no continuation, whose every
  * word is small talk, a closing formula ("就这样", "that's all", "for
  * now") or a function word (particles, pronouns, deictics, "now",
- * "today"), with at least one of the first two ("好的，就这样吧", "ok
- * thanks, that's all", "bye for now").  Any other word is content: a
+ * "today") -- or "nothing else" in Chinese, read as a pattern (没(有) +
+ * 别的 / 其他 + 问题 / 事 + 了) -- with at least one that is not a
+ * function word ("好的，就这样吧", "ok thanks, that's all", "bye for
+ * now").  The turn is read as any sequence of such words, not only the
+ * longest match at each point.  Any other word is content: a
  * closing that carries a request ("好的，把报告发我", "thanks, and send
  * Bob the invoice") still recalls.  The words are in text/lexicon/chat.c.
  */
@@ -102,33 +105,89 @@ static size_t contraction(const char *s, size_t n, size_t i)
     return 0;
 }
 
+/* Bytes of "nothing else" said in Chinese at s[i..n): 没 or 没有, then
+ * at least one of 别的 / 其他(的) / 其它, 问题 / 事(情 / 儿) and a final
+ * 了 ("没有其他问题了", "没别的事", "没有了"); 0 when none.  (没有 alone
+ * heads "没有收到", a complaint, or ends a question: "...了没有".) */
+static size_t nothing_else(const char *s, size_t n, size_t i)
+{
+    static const char *const parts[3][5] = {
+        {"其他的", "别的", "其他", "其它", NULL}, {"事情", "事儿", "问题", "事", NULL}, {"了", NULL}};
+    size_t j = i;
+    if (j + 3 > n || memcmp(s + j, "没", 3) != 0) return 0;
+    j += 3;
+    if (j + 3 <= n && memcmp(s + j, "有", 3) == 0) j += 3;
+    size_t head = j;
+    for (int p = 0; p < 3; p++)
+        for (size_t k = 0; parts[p][k]; k++) {
+            size_t m = strlen(parts[p][k]);
+            if (j + m <= n && memcmp(s + j, parts[p][k], m) == 0) {
+                j += m;
+                break;
+            }
+        }
+    return j > head ? j - i : 0;
+}
+
+/* The closing test reads the turn as a sequence of words from the lists
+ * (any of the entries that match at a position, not only the longest: "that's
+ * all" then "i needed" must not hide "all i needed"), shortest first: the
+ * fewest words that reach each byte, with and without a small-talk word
+ * or formula among them. */
+#define AM__CLOSING_BYTES 320 /* a longer turn says something */
+typedef struct closing_walk {
+    const char *s;
+    size_t n;
+    unsigned char words[AM__CLOSING_BYTES + 1][2]; /* [byte][marked]: fewest words, 255 none */
+} closing_walk;
+
+/* A word of len bytes at i reaches the next word (its contraction and the
+ * punctuation after it skipped). */
+static void walk_to(closing_walk *w, size_t i, size_t len, int marked, int words)
+{
+    size_t j = i + len;
+    j += contraction(w->s, w->n, j); /* "that's", "i’m": one word */
+    j = (size_t)skip_space_punct(w->s, w->n, j);
+    if (words < w->words[j][marked]) w->words[j][marked] = (unsigned char)words;
+}
+
+static void walk_list(closing_walk *w, size_t i, const char *const *list, int marked, int words)
+{
+    for (size_t k = 0; list[k]; k++) {
+        size_t m = strlen(list[k]);
+        if (i + m > w->n || memcmp(w->s + i, list[k], m) != 0) continue;
+        if (i + m < w->n && is_letter(w->s[i + m]) && is_letter(list[k][m - 1])) continue;
+        walk_to(w, i, m, marked, words);
+    }
+}
+
 /* A closing or an acknowledgement that says nothing else (see the top of
  * the file). */
 static int is_closing(const char *s, size_t n)
 {
-    if (am__text_is_question(s, n, AM__TEXT_Q_ASKS)) return 0;
-    size_t i = (size_t)skip_space_punct(s, n, 0);
-    int words = 0, marked = 0;
-    while (i < n) {
-        size_t chat = lex_match(s, n, i, am__lex_route_chit_chat);
-        size_t close = lex_match(s, n, i, am__lex_route_closings);
-        size_t fn = lex_match(s, n, i, am__lex_route_function_zh);
-        size_t en = lex_match(s, n, i, am__lex_route_function_en);
-        size_t mark = chat > close ? chat : close, plain = fn > en ? fn : en;
-        size_t step = mark >= plain ? mark : plain;
-        if (!step && is_letter(s[i])) {
-            size_t w = 0;
-            while (i + w < n && is_letter(s[i + w])) w++;
-            if (!am__text_stopword(s + i, w)) return 0; /* a content word */
-            step = w;
+    if (n > AM__CLOSING_BYTES || am__text_is_question(s, n, AM__TEXT_Q_ASKS)) return 0;
+    closing_walk w;
+    w.s = s;
+    w.n = n;
+    memset(w.words, 255, sizeof w.words);
+    w.words[skip_space_punct(s, n, 0)][0] = 0;
+    for (size_t i = 0; i < n; i++)
+        for (int m = 0; m < 2; m++) {
+            int words = w.words[i][m] + 1;
+            if (words > AM__CLOSING_WORDS) continue;
+            walk_list(&w, i, am__lex_route_chit_chat, 1, words);
+            walk_list(&w, i, am__lex_route_closings, 1, words);
+            size_t none = nothing_else(s, n, i);
+            if (none) walk_to(&w, i, none, 1, words);
+            walk_list(&w, i, am__lex_route_function_zh, m, words);
+            walk_list(&w, i, am__lex_route_function_en, m, words);
+            walk_list(&w, i, am__lex_function_chars, m, words);
+            size_t len = 0; /* a stopword of the search ("for", "it") */
+            while (i + len < n && is_letter(s[i + len])) len++;
+            if (len && (!i || !is_letter(s[i - 1])) && am__text_stopword(s + i, len))
+                walk_to(&w, i, len, m, words);
         }
-        if (!step) return 0; /* a content word, a number */
-        if (step == mark) marked = 1;
-        step += contraction(s, n, i + step); /* "that's", "i’m": one word */
-        if (++words > AM__CLOSING_WORDS) return 0;
-        i = (size_t)skip_space_punct(s, n, i + step);
-    }
-    return marked;
+    return w.words[n][1] <= AM__CLOSING_WORDS;
 }
 
 void am__route(const char *norm, size_t n, am__route_decision *out)

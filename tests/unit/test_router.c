@@ -65,7 +65,8 @@ static void test_closings_zh(void)
     static const char *const none[] = {
         "好的，就这样吧", "行，那先这样", "嗯嗯，没别的了，谢谢", "好嘞，回头见",
         "可以了，辛苦啦", "明白了，谢谢你！", "好的好的，今天就到这", "OK，那就这样",
-        "收到，没问题，先这样哈", "不用了，谢谢", NULL};
+        "收到，没问题，先这样哈", "不用了，谢谢", "祝你周末愉快～", "没事了，你忙吧",
+        "好的，暂时没有其他问题了", NULL};
     static const char *const some[] = {
         "好的，把上周的报价单发我", "行，那明天提醒我交报销单", "好的，就这样吗？",
         "谢谢，周报还差哪部分", "好的，继续", "没别的了，帮我把会议改到周五", NULL};
@@ -78,7 +79,8 @@ static void test_closings_en(void)
         "ok thanks, that's all", "bye for now", "alright, that's it for today",
         "great, all set, thanks!", "cool, talk soon", "perfect, thank you so much",
         "no thanks, that will be all", "got it, cheers!", "Sounds good. Bye!",
-        "that's all for now, take care", "no thanks, I’m all set", NULL};
+        "that's all for now, take care", "no thanks, I’m all set", "Have a great weekend!",
+        "thanks for your help, see you next week", "That's all I needed, thank you", NULL};
     static const char *const some[] = {
         "ok thanks, and send the slides to Maria", "that's all?",
         "thanks, what format did I want for contracts?", "alright, book the hotel for Friday",
