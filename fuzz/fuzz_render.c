@@ -80,7 +80,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     am__workspace_row ws = {part[1], part[2], part[3], part[4], 1, 0};
     for (int lang = 0; lang < 2; lang++) {
         am__render_in ri = {lang ? AM_LANG_ZH : AM_LANG_EN, &si, 1, &ev, 1, &task, 4000, 4000,
-                            &ws, 1, part[0]};
+                            &ws, 1, part[0], (int)(size & 4)};
         am__buf out;
         am__buf_init(&out, NULL);
         size_t items, events;

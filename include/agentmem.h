@@ -478,7 +478,28 @@ typedef struct am_recall_result {
     const char *json;          /* the whole result as JSON */
     int domain_conflict;       /* F7: the query's domain disagreed with its
                                   text; recall fell back to global */
+    /* (Appended fields.)  The block in its two parts (F18), made of the
+     * block's own lines: block_system for the system prompt (the profile
+     * facts, preferences, constraints and rules shown), block_context to
+     * put right before the conversation's history (the other items --
+     * facts, task conclusions, patterns, temporary ones --, the task
+     * state, the relevant events); each "" when it has nothing, each
+     * with the memory header when it holds items.  On the state_first
+     * route the block itself shows the task state first. */
+    const char *block_system;
+    const char *block_context;
+    int block_system_tokens;
+    int block_context_tokens;
+    const char *route_reason;  /* why the route: "chit_chat" | "closing" |
+                                  "continuation" | "default" */
+    unsigned refs;             /* AM_REF_* bits: the kinds of reference the
+                                  turn asks for ("链接", "the doc you sent"),
+                                  whose events and items come first (F15) */
 } am_recall_result;
+
+/* Bits of am_recall_result.refs. */
+#define AM_REF_URL 0x01
+#define AM_REF_FILE 0x02
 
 /* Run the read path for one turn.  *out is owned: free with
  * am_recall_free.  Returns AM_OK, AM_MISUSE, AM_INVALID (bad field),

@@ -125,7 +125,10 @@ export class Client {
   restore({ user } = {}) { return this.#call('POST', '/v1/restore', [], pick({ user })); }
 
   // --- read
-  // recall(query, {session, task, agent, domain, as_of, budget, k, user}) -> {block, ...}
+  // recall(query, {session, task, agent, domain, as_of, budget, k, user}) -> {block, ...}:
+  // block is the whole memory block; block_system (profile, preferences, constraints) goes
+  // in the system prompt and block_context (facts, task state, events) before the history
+  // when the two are placed apart
   recall(query, opts = {}) { return this.#call('POST', '/v1/recall', [], pick({ query, ...opts })); }
   task(taskId, { user } = {}) { return this.#call('GET', '/v1/tasks/{task_id}', [taskId], undefined, { user }); }
   memories({ all = false, as_of, user } = {}) {

@@ -291,7 +291,11 @@ static int recall_run(am_db *db, const am_query *q, recall_box *box)
     res->domain_conflict = st->domain_conflict;
     res->need_memory = st->rd.need_memory;
     res->route = am__route_name(st->rd.route);
+    res->route_reason = st->rd.reason ? st->rd.reason : "default";
+    res->refs = (unsigned)st->rd.refs;
     res->block = st->block;
+    res->block_system = st->block_system;
+    res->block_context = st->block_context;
     if (st->qnorm) {
         /* F7: on disagreement, global recall (every domain's items) */
         if (st->domain_conflict)
@@ -306,6 +310,10 @@ static int recall_run(am_db *db, const am_query *q, recall_box *box)
 
     /* the result: the items shown, the ranked events, the task */
     res->block_tokens = st->block_tokens;
+    res->block_system_tokens =
+        st->block_system ? am__text_tokens_estimate(st->block_system, strlen(st->block_system)) : 0;
+    res->block_context_tokens =
+        st->block_context ? am__text_tokens_estimate(st->block_context, strlen(st->block_context)) : 0;
     res->memories = am__arena_alloc(ar, (st->used_items + 1) * sizeof *res->memories);
     res->events = am__arena_alloc(ar, (st->n_events + 1) * sizeof *res->events);
     if (!res->memories || !res->events) { rc = AM_NOMEM; goto out_read; }
@@ -361,7 +369,17 @@ static const char *recall_json(am__arena *ar, const am_recall_result *r)
     if (r->task) json_task(&b, r->task);
     else am__buf_adds(&b, "null");
     json_kv(&b, "block", r->block, 1);
-    am__buf_printf(&b, ",\"block_tokens\":%d}", r->block_tokens);
+    am__buf_printf(&b, ",\"block_tokens\":%d", r->block_tokens);
+    /* appended: the block's two parts (F18), why the route, the kinds of
+     * reference asked for (F15) */
+    json_kv(&b, "block_system", r->block_system, 1);
+    json_kv(&b, "block_context", r->block_context, 1);
+    am__buf_printf(&b, ",\"block_system_tokens\":%d,\"block_context_tokens\":%d",
+                   r->block_system_tokens, r->block_context_tokens);
+    json_kv(&b, "route_reason", r->route_reason, 1);
+    am__buf_printf(&b, ",\"refs\":[%s%s%s]}", r->refs & AM_REF_URL ? "\"url\"" : "",
+                   (r->refs & AM_REF_URL) && (r->refs & AM_REF_FILE) ? "," : "",
+                   r->refs & AM_REF_FILE ? "\"file\"" : "");
     const char *out = b.oom ? NULL : am__arena_strndup(ar, b.p, b.len);
     am__buf_free(&b);
     return out;
@@ -379,6 +397,9 @@ int am_recall(am_db *db, const am_query *q, am_recall_result **out)
     int rc = recall_run(db, q, box);
     if (rc == AM_OK) {
         if (!box->pub.block) box->pub.block = "";
+        if (!box->pub.block_system) box->pub.block_system = "";
+        if (!box->pub.block_context) box->pub.block_context = "";
+        if (!box->pub.route_reason) box->pub.route_reason = "default";
         box->pub.json = recall_json(&box->ar, &box->pub);
         if (!box->pub.json) rc = am__db_error(db, AM_NOMEM, "recall: out of memory");
     }

@@ -18,7 +18,8 @@ int am__recall_run(am__recall_state *st)
     if (!st->exists) return AM_OK; /* nothing to recall */
     static const recall_stage stages[] = {
         am__recall_terms, am__recall_search, am__recall_hops,   am__recall_fuse,
-        am__recall_rank,  am__recall_dedup,  am__recall_budget, am__recall_render,
+        am__recall_rank,  am__recall_kinds,  am__recall_dedup,  am__recall_budget,
+        am__recall_render,
     };
     for (size_t i = 0; i < sizeof stages / sizeof stages[0]; i++)
         if ((rc = stages[i](st))) return rc;

@@ -24,10 +24,15 @@
  *                      its shared workspace (F28)
  *   rank    rank.c     memory items: heat x similarity, provenance,
  *                      pending versions beside what they contradict (F11, F17)
+ *   kinds   kinds.c    a turn that asks for a link or a file: the turns and
+ *                      items that carry one first (F15)
  *   dedup   dedup.c    the block's events: above the floor, neither a shown
  *                      memory's source nor a restatement of it (F18)
  *   budget  budget.c   token budgets of the two sections (F18)
- *   render  render.c   the labelled block in the question's language (F18)
+ *   render  render.c   the labelled block in the question's language, the
+ *                      task state first on the state_first route, and its
+ *                      two parts: for the system prompt, before the
+ *                      history (F18)
  *
  * Every stage reads what the earlier ones left in the state and adds its
  * own part; all memory comes from the state's arena (released whole by
@@ -146,6 +151,8 @@ typedef struct am__recall_state {
 
     /* ---- render */
     const char *block;
+    const char *block_system;     /* its part for the system prompt */
+    const char *block_context;    /* its part before the history */
     int block_tokens;
     size_t used_items;            /* items shown (the result's memories) */
 
@@ -165,6 +172,7 @@ int am__recall_search(am__recall_state *st);
 int am__recall_hops(am__recall_state *st);
 int am__recall_fuse(am__recall_state *st);
 int am__recall_rank(am__recall_state *st);
+int am__recall_kinds(am__recall_state *st);
 int am__recall_dedup(am__recall_state *st);
 int am__recall_budget(am__recall_state *st);
 int am__recall_render(am__recall_state *st);

@@ -16,11 +16,14 @@
 #define AM__ROUTE_NONE 0
 #define AM__ROUTE_SEMANTIC 1
 #define AM__ROUTE_STATE 2
+#define AM__REFS_URL AM_REF_URL   /* the turn asks for a link ("链接", "the link") */
+#define AM__REFS_FILE AM_REF_FILE /* ... for a file ("那个文件", "the doc you sent") */
 typedef struct am__route_decision {
     int need_memory;
     int route;          /* AM__ROUTE_* */
     int continuation;   /* the text continues earlier work */
-    const char *reason; /* "chit_chat", "continuation", "default" */
+    const char *reason; /* "chit_chat", "closing", "continuation", "default" */
+    int refs;           /* AM__REFS_* bits: kinds of reference to rank first (F15) */
 } am__route_decision;
 void am__route(const char *norm, size_t n, am__route_decision *out);
 const char *am__route_name(int route);
@@ -144,10 +147,16 @@ typedef struct am__render_in {
     const am__workspace_row *workspace; /* the task's workspace (F28), by agent */
     size_t n_workspace;
     const char *agent;               /* the asker (its entry first), or NULL */
+    int state_first;                 /* the task state before the memories */
 } am__render_in;
 /* Render the block into out; *items_used / *events_used say how many fit
  * the budgets (they are the ones the result returns). */
 int am__render_block(const am__render_in *in, am__buf *out, size_t *items_used,
                      size_t *events_used);
+/* The same, and its two parts appended to system (the profile,
+ * preferences, constraints and rules shown) and context (the other items,
+ * the task state, the events); either may be NULL. */
+int am__render_parts(const am__render_in *in, am__buf *out, am__buf *system, am__buf *context,
+                     size_t *items_used, size_t *events_used);
 
 #endif

@@ -1,8 +1,17 @@
 /*
  * render.c -- the memory block (F18): memories (long-term budget), then
  * task state and relevant events (short-term budget), labelled in the
- * query's language.  Items that do not fit their budget are dropped whole;
- * the caller returns only what was rendered.  Every stored text (item,
+ * query's language; on the state_first route (a continuation, F14) the
+ * task state comes first, then the memories, then the events -- the same
+ * lines, only the order differs.  Items that do not fit their budget are
+ * dropped whole; the caller returns only what was rendered.
+ *
+ * The block also comes in two parts (seed 004 §6): what belongs in the
+ * system prompt -- the profile, preferences, constraints and rules shown
+ * -- and what goes right before the history -- the other items (facts,
+ * task conclusions, patterns, temporary ones), the task state and the
+ * events.  Each part is made of the block's own lines (the same budget
+ * decides), each with the memory header when it holds items.  Every stored text (item,
  * event, task name, note, artifact, decision) goes in through
  * am__plain_append: one flat line that cannot open a section or an entry
  * of its own (text/plain.c).
@@ -106,106 +115,187 @@ static void workspace_lines(const am__render_in *in, const am__lex_labels *L, am
     *budget -= share - left;
 }
 
-int am__render_block(const am__render_in *in, am__buf *out, size_t *items_used,
-                     size_t *events_used)
+/* 1 when an item of this kind belongs in the system prompt: who the user
+ * is and how the user wants things done (F18, seed 004 §6); facts, task
+ * conclusions, patterns and temporary items go before the history. */
+static int system_kind(const char *kind)
+{
+    static const char *const kinds[] = {"profile", "preference", "constraint", "rule", NULL};
+    for (size_t i = 0; kinds[i]; i++)
+        if (kind && strcmp(kind, kinds[i]) == 0) return 1;
+    return 0;
+}
+
+/* One item's line into line (reset first). */
+static void item_line(const am__scored_item *si, const am__lex_labels *L, int lang, am__buf *line)
+{
+    const am__item_row *it = si->row;
+    int is_zh = lang == AM_LANG_ZH;
+    am__buf_reset(line);
+    int pending = strcmp(it->status, "pending_confirm") == 0;
+    if (pending && si->conflicts_with) {
+        /* F11: a conflict is surfaced as a question to ask */
+        am__buf_printf(line, is_zh ? "- %s：用户新说「" : "- %s: the user recently said \"",
+                       L->unconfirmed);
+        am__plain_appends(line, it->text);
+        am__buf_adds(line, is_zh ? "」，与之前的「" : "\", which conflicts with \"");
+        am__plain_appends(line, si->conflicts_with);
+        am__buf_adds(line, is_zh ? "」不一致，请先向用户确认以哪个为准" : "\"; ask which one holds");
+        return;
+    }
+    am__buf_adds(line, "- ");
+    if (pending) {
+        am__buf_adds(line, L->unconfirmed);
+        am__buf_adds(line, is_zh ? "·" : " ");
+    }
+    am__buf_adds(line, kind_label(it->kind, lang));
+    am__buf_adds(line, is_zh ? "：" : ": ");
+    am__plain_appends(line, it->text);
+}
+
+/* Append line (and its newline) to part, after the memory header when
+ * part is still empty; part may be NULL. */
+static void part_line(am__buf *part, const am__lex_labels *L, const am__buf *line)
+{
+    if (!part) return;
+    if (!part->len) {
+        am__buf_adds(part, L->memory);
+        am__buf_addc(part, '\n');
+    }
+    am__buf_add(part, line->p, line->len);
+    am__buf_addc(part, '\n');
+}
+
+/* The task's state: its line, notes, artifacts, pending decisions and
+ * workspace, within the short budget. */
+static void state_lines(const am__render_in *in, const am__lex_labels *L, am__buf *out,
+                        am__buf *line, int *budget)
+{
+    const am__task_row *t = in->task;
+    int is_zh = in->lang == AM_LANG_ZH;
+    am__buf_reset(line);
+    am__buf_printf(line, "%s ", L->task);
+    am__plain_appends(line, t->name);
+    am__buf_printf(line, "%s%s ", is_zh ? "：" : ": ", L->stage);
+    am__plain_appends(line, t->stage ? t->stage : "-");
+    am__buf_printf(line, "%s%s ", is_zh ? "，" : ", ", L->status);
+    am__plain_appends(line, t->status);
+    add_line(out, line->p, line->len, budget);
+    json_list_lines(out, line, t->notes, L->notes, budget, is_zh);
+    json_list_lines(out, line, t->artifacts, L->artifacts, budget, is_zh);
+    json_list_lines(out, line, t->pending, L->pending, budget, is_zh);
+    workspace_lines(in, L, out, line, budget);
+}
+
+static void event_lines(const am__render_in *in, const am__lex_labels *L, am__buf *out,
+                        am__buf *line, int *budget, size_t *events_used)
+{
+    int header = 0;
+    for (size_t i = 0; i < in->n_events; i++) {
+        const am__event_row *e = &in->events[i];
+        char ts[32];
+        am__time_format(e->occurred_at, e->tz_minutes, ts);
+        am__buf_reset(line); /* "- %.10s %.5s %s": date, time, content */
+        am__buf_adds(line, "- ");
+        am__buf_add(line, ts, strnlen(ts, 10));
+        am__buf_addc(line, ' ');
+        am__buf_add(line, ts + 11, strnlen(ts + 11, 5));
+        am__buf_addc(line, ' ');
+        am__plain_appends(line, e->content);
+        if (!header) {
+            int cost = am__text_tokens_estimate(L->events, strlen(L->events)) + 1;
+            if (cost >= *budget) break;
+            am__buf_adds(out, L->events);
+            am__buf_addc(out, '\n');
+            *budget -= cost;
+            header = 1;
+        }
+        if (!add_line(out, line->p, line->len, budget)) break;
+        (*events_used)++;
+    }
+}
+
+int am__render_parts(const am__render_in *in, am__buf *out, am__buf *system, am__buf *context,
+                     size_t *items_used, size_t *events_used)
 {
     const am__lex_labels *L = in->lang == AM_LANG_ZH ? &am__lex_labels_zh : &am__lex_labels_en;
-    int is_zh = in->lang == AM_LANG_ZH;
-    am__buf line;
+    am__buf line, items, ctx_items, state, events;
     am__buf_init(&line, out->a);
+    am__buf_init(&items, out->a);
+    am__buf_init(&ctx_items, out->a);
+    am__buf_init(&state, out->a);
+    am__buf_init(&events, out->a);
     int budget = in->budget_long;
     *items_used = *events_used = 0;
     if (in->n_items) {
-        am__buf_adds(out, L->memory);
-        am__buf_addc(out, '\n');
+        am__buf_adds(&items, L->memory);
+        am__buf_addc(&items, '\n');
         for (size_t i = 0; i < in->n_items; i++) {
-            const am__item_row *it = in->items[i].row;
-            am__buf_reset(&line);
-            int pending = strcmp(it->status, "pending_confirm") == 0;
-            if (pending && in->items[i].conflicts_with) {
-                /* F11: a conflict is surfaced as a question to ask */
-                am__buf_printf(&line, is_zh ? "- %s：用户新说「" : "- %s: the user recently said \"",
-                               L->unconfirmed);
-                am__plain_appends(&line, it->text);
-                am__buf_adds(&line, is_zh ? "」，与之前的「" : "\", which conflicts with \"");
-                am__plain_appends(&line, in->items[i].conflicts_with);
-                am__buf_adds(&line, is_zh ? "」不一致，请先向用户确认以哪个为准" : "\"; ask which one holds");
-                if (!add_line(out, line.p, line.len, &budget)) break;
-                (*items_used)++;
-                continue;
-            }
-            am__buf_adds(&line, "- ");
-            if (pending) {
-                am__buf_adds(&line, L->unconfirmed);
-                am__buf_adds(&line, is_zh ? "·" : " ");
-            }
-            am__buf_adds(&line, kind_label(it->kind, in->lang));
-            am__buf_adds(&line, is_zh ? "：" : ": ");
-            am__plain_appends(&line, it->text);
-            if (!add_line(out, line.p, line.len, &budget)) break;
+            item_line(&in->items[i], L, in->lang, &line);
+            if (!add_line(&items, line.p, line.len, &budget)) break;
+            part_line(system_kind(in->items[i].row->kind) ? system : &ctx_items, L, &line);
             (*items_used)++;
         }
     }
+    /* the short budget: the task's state, then the events */
     budget = in->budget_short;
-    if (in->task) {
-        const am__task_row *t = in->task;
-        am__buf_reset(&line);
-        am__buf_printf(&line, "%s ", L->task);
-        am__plain_appends(&line, t->name);
-        am__buf_printf(&line, "%s%s ", is_zh ? "：" : ": ", L->stage);
-        am__plain_appends(&line, t->stage ? t->stage : "-");
-        am__buf_printf(&line, "%s%s ", is_zh ? "，" : ", ", L->status);
-        am__plain_appends(&line, t->status);
-        add_line(out, line.p, line.len, &budget);
-        json_list_lines(out, &line, t->notes, L->notes, &budget, is_zh);
-        json_list_lines(out, &line, t->artifacts, L->artifacts, &budget, is_zh);
-        json_list_lines(out, &line, t->pending, L->pending, &budget, is_zh);
-        workspace_lines(in, L, out, &line, &budget);
+    if (in->task) state_lines(in, L, &state, &line, &budget);
+    event_lines(in, L, &events, &line, &budget, events_used);
+    /* F14: a continuation sees where the task stands before anything else */
+    const am__buf *order[3] = {&items, &state, &events};
+    if (in->state_first) {
+        order[0] = &state;
+        order[1] = &items;
     }
-    if (in->n_events) {
-        int header = 0;
-        for (size_t i = 0; i < in->n_events; i++) {
-            const am__event_row *e = &in->events[i];
-            char ts[32];
-            am__time_format(e->occurred_at, e->tz_minutes, ts);
-            am__buf_reset(&line); /* "- %.10s %.5s %s": date, time, content */
-            am__buf_adds(&line, "- ");
-            am__buf_add(&line, ts, strnlen(ts, 10));
-            am__buf_addc(&line, ' ');
-            am__buf_add(&line, ts + 11, strnlen(ts + 11, 5));
-            am__buf_addc(&line, ' ');
-            am__plain_appends(&line, e->content);
-            if (!header) {
-                int cost = am__text_tokens_estimate(L->events, strlen(L->events)) + 1;
-                if (cost >= budget) break;
-                am__buf_adds(out, L->events);
-                am__buf_addc(out, '\n');
-                budget -= cost;
-                header = 1;
-            }
-            if (!add_line(out, line.p, line.len, &budget)) break;
-            (*events_used)++;
-        }
+    for (int k = 0; k < 3; k++)
+        if (order[k]->len) am__buf_add(out, order[k]->p, order[k]->len);
+    if (context) {
+        const am__buf *ctx[3] = {&ctx_items, &state, &events};
+        for (int k = 0; k < 3; k++)
+            if (ctx[k]->len) am__buf_add(context, ctx[k]->p, ctx[k]->len);
     }
+    int oom = line.oom || items.oom || ctx_items.oom || state.oom || events.oom || out->oom ||
+              (system && system->oom) || (context && context->oom);
     am__buf_free(&line);
-    return out->oom ? AM_NOMEM : AM_OK;
+    am__buf_free(&items);
+    am__buf_free(&ctx_items);
+    am__buf_free(&state);
+    am__buf_free(&events);
+    return oom ? AM_NOMEM : AM_OK;
+}
+
+int am__render_block(const am__render_in *in, am__buf *out, size_t *items_used,
+                     size_t *events_used)
+{
+    return am__render_parts(in, out, NULL, NULL, items_used, events_used);
 }
 
 /* ------------------------------------------------------------ the stage */
 
-/* render: the block within the budgets; the items that fit are the
+/* render: the block within the budgets (the task state first on the
+ * state_first route) and its two parts; the items that fit are the
  * result's memories. */
 int am__recall_render(am__recall_state *st)
 {
     am__render_in ri = {st->lang,       st->scored,    st->n_items,      st->block_events,
                         st->n_block,    st->task,      st->budget_long,  st->budget_short,
-                        st->workspace,  st->n_workspace, st->q->agent_id};
-    am__buf block;
+                        st->workspace,  st->n_workspace, st->q->agent_id,
+                        st->rd.route == AM__ROUTE_STATE};
+    am__buf block, system, context;
     am__buf_init(&block, st->env->alloc);
+    am__buf_init(&system, st->env->alloc);
+    am__buf_init(&context, st->env->alloc);
     size_t used_events;
-    int rc = am__render_block(&ri, &block, &st->used_items, &used_events);
-    st->block = block.oom ? NULL : am__arena_strndup(st->ar, block.p ? block.p : "", block.len);
-    st->block_tokens = am__text_tokens_estimate(block.p ? block.p : "", block.len);
+    int rc = am__render_parts(&ri, &block, &system, &context, &st->used_items, &used_events);
+    if (!rc) {
+        st->block = am__arena_strndup(st->ar, block.p ? block.p : "", block.len);
+        st->block_system = am__arena_strndup(st->ar, system.p ? system.p : "", system.len);
+        st->block_context = am__arena_strndup(st->ar, context.p ? context.p : "", context.len);
+        st->block_tokens = am__text_tokens_estimate(block.p ? block.p : "", block.len);
+        if (!st->block || !st->block_system || !st->block_context) rc = AM_NOMEM;
+    }
     am__buf_free(&block);
-    return rc || !st->block ? AM_NOMEM : AM_OK;
+    am__buf_free(&system);
+    am__buf_free(&context);
+    return rc;
 }

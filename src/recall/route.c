@@ -1,12 +1,29 @@
 /*
- * route.c -- the router (F14): chit-chat (most turns) needs no memory;
- * continuation cues put task state first.
+ * route.c -- the router (F14, F15): small talk and closings (most turns)
+ * need no memory; continuation cues put task state first; a turn that
+ * asks for a link or a file names the kind of reference to rank first.
+ *
+ * Two readings of "needs no memory".  Small talk: the whole turn is a
+ * concatenation of small-talk words ("你好", "thanks!", "ok 👍").  A
+ * closing: a short turn, no question and no continuation, whose every
+ * word is small talk, a closing formula ("就这样", "that's all", "for
+ * now") or a function word (particles, pronouns, deictics, "now",
+ * "today") -- or "nothing else" in Chinese, read as a pattern (没(有) +
+ * 别的 / 其他 + 问题 / 事 + 了) -- with at least one that is not a
+ * function word ("好的，就这样吧", "ok thanks, that's all", "bye for
+ * now").  The turn is read as any sequence of such words, not only the
+ * longest match at each point.  Any other word is content: a
+ * closing that carries a request ("好的，把报告发我", "thanks, and send
+ * Bob the invoice") still recalls.  The words are in text/lexicon/chat.c.
  */
 #include <string.h>
 
 #include "perceive/task.h"
 #include "recall/pipeline.h"
 #include "text/lexicon/lexicon.h"
+#include "text/question.h"
+
+#define AM__CLOSING_WORDS 10 /* a longer turn says something */
 
 static int skip_space_punct(const char *s, size_t n, size_t i)
 {
@@ -26,29 +43,151 @@ static int skip_space_punct(const char *s, size_t n, size_t i)
     return (int)i;
 }
 
+static int is_letter(char c)
+{
+    return (c | 0x20) >= 'a' && (c | 0x20) <= 'z';
+}
+
+/* Length of the longest entry of list at s[i..n), or 0; an entry that
+ * ends in an ASCII letter must end a word there. */
+static size_t lex_match(const char *s, size_t n, size_t i, const char *const *list)
+{
+    size_t best = 0;
+    for (size_t k = 0; list[k]; k++) {
+        size_t m = strlen(list[k]);
+        if (m <= best || i + m > n || memcmp(s + i, list[k], m) != 0) continue;
+        if (i + m < n && is_letter(s[i + m]) && is_letter(list[k][m - 1])) continue;
+        best = m;
+    }
+    return best;
+}
+
+/* 1 when an entry of list occurs in s[0..n) (an ASCII entry as whole
+ * words: not inside a longer word on either side). */
+static int lex_find(const char *s, size_t n, const char *const *list)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (((unsigned char)s[i] & 0xC0) == 0x80) continue; /* inside a character */
+        if (i && is_letter(s[i - 1]) && is_letter(s[i])) continue;
+        if (lex_match(s, n, i, list)) return 1;
+    }
+    return 0;
+}
+
 static int is_chit_chat(const char *s, size_t n)
 {
     size_t i = (size_t)skip_space_punct(s, n, 0);
     if (i >= n) return 1; /* only punctuation / emoji */
     int words = 0;
     while (i < n) {
-        size_t best = 0;
-        for (size_t k = 0; am__lex_route_chit_chat[k]; k++) {
-            size_t m = strlen(am__lex_route_chit_chat[k]);
-            if (m > best && i + m <= n && memcmp(s + i, am__lex_route_chit_chat[k], m) == 0) {
-                /* an ASCII word must end at a word boundary */
-                if (m < n - i && ((s[i + m] | 0x20) >= 'a' && (s[i + m] | 0x20) <= 'z') &&
-                    (am__lex_route_chit_chat[k][m - 1] | 0x20) >= 'a' &&
-                    (am__lex_route_chit_chat[k][m - 1] | 0x20) <= 'z')
-                    continue;
-                best = m;
-            }
-        }
+        size_t best = lex_match(s, n, i, am__lex_route_chit_chat);
         if (!best) return 0;
         words++;
         i = (size_t)skip_space_punct(s, n, i + best);
     }
     return words > 0 && words <= 6;
+}
+
+/* Bytes of a contraction's tail at s[i..n) ("'s", "’re", "'m", "'ll",
+ * "'d", "'ve", "n't" right after a word), or 0. */
+static size_t contraction(const char *s, size_t n, size_t i)
+{
+    static const char *const tails[] = {"s", "re", "m", "ll", "d", "ve", NULL};
+    size_t q = i < n && s[i] == '\'' ? 1 : i + 2 < n && memcmp(s + i, "\xE2\x80\x99", 3) == 0 ? 3 : 0;
+    if (!q && i + 3 <= n && memcmp(s + i, "n't", 3) == 0) return 3;
+    if (!q) return 0;
+    for (size_t k = 0; tails[k]; k++) {
+        size_t t = strlen(tails[k]);
+        if (i + q + t <= n && memcmp(s + i + q, tails[k], t) == 0 &&
+            (i + q + t == n || !is_letter(s[i + q + t])))
+            return q + t;
+    }
+    return 0;
+}
+
+/* Bytes of "nothing else" said in Chinese at s[i..n): 没 or 没有, then
+ * at least one of 别的 / 其他(的) / 其它, 问题 / 事(情 / 儿) and a final
+ * 了 ("没有其他问题了", "没别的事", "没有了"); 0 when none.  (没有 alone
+ * heads "没有收到", a complaint, or ends a question: "...了没有".) */
+static size_t nothing_else(const char *s, size_t n, size_t i)
+{
+    static const char *const parts[3][5] = {
+        {"其他的", "别的", "其他", "其它", NULL}, {"事情", "事儿", "问题", "事", NULL}, {"了", NULL}};
+    size_t j = i;
+    if (j + 3 > n || memcmp(s + j, "没", 3) != 0) return 0;
+    j += 3;
+    if (j + 3 <= n && memcmp(s + j, "有", 3) == 0) j += 3;
+    size_t head = j;
+    for (int p = 0; p < 3; p++)
+        for (size_t k = 0; parts[p][k]; k++) {
+            size_t m = strlen(parts[p][k]);
+            if (j + m <= n && memcmp(s + j, parts[p][k], m) == 0) {
+                j += m;
+                break;
+            }
+        }
+    return j > head ? j - i : 0;
+}
+
+/* The closing test reads the turn as a sequence of words from the lists
+ * (any of the entries that match at a position, not only the longest: "that's
+ * all" then "i needed" must not hide "all i needed"), shortest first: the
+ * fewest words that reach each byte, with and without a small-talk word
+ * or formula among them. */
+#define AM__CLOSING_BYTES 320 /* a longer turn says something */
+typedef struct closing_walk {
+    const char *s;
+    size_t n;
+    unsigned char words[AM__CLOSING_BYTES + 1][2]; /* [byte][marked]: fewest words, 255 none */
+} closing_walk;
+
+/* A word of len bytes at i reaches the next word (its contraction and the
+ * punctuation after it skipped). */
+static void walk_to(closing_walk *w, size_t i, size_t len, int marked, int words)
+{
+    size_t j = i + len;
+    j += contraction(w->s, w->n, j); /* "that's", "i’m": one word */
+    j = (size_t)skip_space_punct(w->s, w->n, j);
+    if (words < w->words[j][marked]) w->words[j][marked] = (unsigned char)words;
+}
+
+static void walk_list(closing_walk *w, size_t i, const char *const *list, int marked, int words)
+{
+    for (size_t k = 0; list[k]; k++) {
+        size_t m = strlen(list[k]);
+        if (i + m > w->n || memcmp(w->s + i, list[k], m) != 0) continue;
+        if (i + m < w->n && is_letter(w->s[i + m]) && is_letter(list[k][m - 1])) continue;
+        walk_to(w, i, m, marked, words);
+    }
+}
+
+/* A closing or an acknowledgement that says nothing else (see the top of
+ * the file). */
+static int is_closing(const char *s, size_t n)
+{
+    if (n > AM__CLOSING_BYTES || am__text_is_question(s, n, AM__TEXT_Q_ASKS)) return 0;
+    closing_walk w;
+    w.s = s;
+    w.n = n;
+    memset(w.words, 255, sizeof w.words);
+    w.words[skip_space_punct(s, n, 0)][0] = 0;
+    for (size_t i = 0; i < n; i++)
+        for (int m = 0; m < 2; m++) {
+            int words = w.words[i][m] + 1;
+            if (words > AM__CLOSING_WORDS) continue;
+            walk_list(&w, i, am__lex_route_chit_chat, 1, words);
+            walk_list(&w, i, am__lex_route_closings, 1, words);
+            size_t none = nothing_else(s, n, i);
+            if (none) walk_to(&w, i, none, 1, words);
+            walk_list(&w, i, am__lex_route_function_zh, m, words);
+            walk_list(&w, i, am__lex_route_function_en, m, words);
+            walk_list(&w, i, am__lex_function_chars, m, words);
+            size_t len = 0; /* a stopword of the search ("for", "it") */
+            while (i + len < n && is_letter(s[i + len])) len++;
+            if (len && (!i || !is_letter(s[i - 1])) && am__text_stopword(s + i, len))
+                walk_to(&w, i, len, m, words);
+        }
+    return w.words[n][1] <= AM__CLOSING_WORDS;
 }
 
 void am__route(const char *norm, size_t n, am__route_decision *out)
@@ -60,10 +199,19 @@ void am__route(const char *norm, size_t n, am__route_decision *out)
         out->reason = "chit_chat";
         return;
     }
-    out->need_memory = 1;
     out->continuation = am__task_continuation(norm, n);
+    if (!out->continuation && is_closing(norm, n)) {
+        out->need_memory = 0;
+        out->route = AM__ROUTE_NONE;
+        out->reason = "closing";
+        return;
+    }
+    out->need_memory = 1;
     out->route = out->continuation ? AM__ROUTE_STATE : AM__ROUTE_SEMANTIC;
     out->reason = out->continuation ? "continuation" : "default";
+    /* F15: the kind of reference the turn asks for */
+    if (lex_find(norm, n, am__lex_route_link_words)) out->refs |= AM__REFS_URL;
+    if (lex_find(norm, n, am__lex_route_file_words)) out->refs |= AM__REFS_FILE;
 }
 
 const char *am__route_name(int route)

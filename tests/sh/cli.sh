@@ -28,6 +28,16 @@ expect_rc 0 "recall zh" "$CLI" --db "$db" recall --user u1 --text "帮我写这�
 expect_out "三段" "recall block"
 expect_rc 0 "recall json" "$CLI" --db "$db" recall --user u1 --text "send the report" --json
 expect_out '"need_memory":true' "recall json"
+expect_out '"block_system":' "recall json: the system prompt's part"
+expect_out '"block_context":' "recall json: the part before the history"
+expect_rc 0 "recall --part system" "$CLI" --db "$db" recall --user u1 --text "帮我写这周的周报" --part system
+expect_out "三段" "the preference is the system prompt's"
+expect_rc 0 "recall --part context" "$CLI" --db "$db" recall --user u1 --text "帮我写这周的周报" --part context
+if grep -q "三段" "$dir/out"; then echo "FAIL: a preference before the history"; failed=$((failed+1)); else passed=$((passed+1)); fi
+expect_rc 2 "recall --part other" "$CLI" --db "$db" recall --user u1 --text "周报" --part prompt
+expect_out "--part" "the bad part is named"
+expect_rc 0 "recall a closing" "$CLI" --db "$db" recall --user u1 --text "好的，就这样吧" --json
+expect_out '"route_reason":"closing"' "a closing needs no memory"
 expect_rc 0 "memories" "$CLI" --db "$db" memories --user u1 --json
 expect_out "PDF" "memories json"
 expect_rc 0 "task" "$CLI" --db "$db" task --user u1 --task weekly-report

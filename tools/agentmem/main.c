@@ -26,6 +26,7 @@ typedef struct opts {
     const char *user, *channel, *external_id, *agent, *session, *task, *source,
         *type, *domain, *intent, *at, *as_of, *text, *batch, *id, *level, *action, *grace;
     const char *role, *doing, *done, *next, *ws_action;
+    const char *part; /* recall --part system|context */
     int all, budget, k, atomic, merge;
     const char *token_sub, *listen, *threads, *max_body; /* token, serve */
     const char *webhook[16];  /* serve --webhook URL (repeatable) */
@@ -101,8 +102,12 @@ static const struct help {
             "  present\") instead of adding a copy, with other fields is refused.\n"},
     {"recall", "usage: agentmem [--db PATH] recall (--user U | --channel C --external-id X) --text QUERY\n"
                "         [--session S] [--task T] [--agent A] [--role R] [--domain D] [--as-of ISO8601]\n"
-               "         [--budget TOKENS] [--k EVENTS] [--json]\n"
-               "  Prints the memory block for the turn (or the whole result with --json).\n"},
+               "         [--budget TOKENS] [--k EVENTS] [--part system|context] [--json]\n"
+               "  Prints the memory block for the turn (or the whole result with --json).\n"
+               "  --part system: only its part for the system prompt (profile, preferences,\n"
+               "  constraints, rules); --part context: only its part to put before the\n"
+               "  history (the other items, the task state, the events).  The JSON has\n"
+               "  both (block_system, block_context).\n"},
     {"task", "usage: agentmem [--db PATH] task --user U --task T [--agent A] [--role R] [--json]\n"
              "  With --agent / --role: the task as that agent sees it (docs/AGENTS.md).\n"},
     {"workspace", "usage: agentmem [--db PATH] workspace get --user U --task T [--json]\n"
@@ -230,7 +235,7 @@ static int parse_opts(const char *cmd, int argc, char **argv, opts *o)
         {"--action", offsetof(opts, action)}, {"--db", offsetof(opts, db)},
         {"--grace", offsetof(opts, grace)}, {"--role", offsetof(opts, role)},
         {"--doing", offsetof(opts, doing)}, {"--done", offsetof(opts, done)},
-        {"--next", offsetof(opts, next)},
+        {"--next", offsetof(opts, next)}, {"--part", offsetof(opts, part)},
         {"--listen", offsetof(opts, listen)}, {"--threads", offsetof(opts, threads)},
         {"--max-body", offsetof(opts, max_body)},
         {"--webhook-secret-file", offsetof(opts, webhook_secret_file)},
@@ -400,6 +405,8 @@ static int cmd_add(am_db *db, const opts *o)
 static int cmd_recall(am_db *db, const opts *o)
 {
     if (!o->text) return usage_error("recall", "--text is required");
+    if (o->part && strcmp(o->part, "system") != 0 && strcmp(o->part, "context") != 0)
+        return usage_error("recall", "--part must be system or context");
     am_query q;
     memset(&q, 0, sizeof q);
     q.user_id = o->user;
@@ -419,7 +426,12 @@ static int cmd_recall(am_db *db, const opts *o)
     if (rc) return fail(db, rc);
     if (o->json) printf("%s\n", r->json);
     else if (!r->need_memory) printf("(no memory needed: %s)\n", r->route);
-    else printf("%s", r->block[0] ? r->block : "(nothing remembered)\n");
+    else {
+        const char *b = !o->part                       ? r->block
+                        : strcmp(o->part, "system") == 0 ? r->block_system
+                                                         : r->block_context;
+        printf("%s", b[0] ? b : "(nothing remembered)\n");
+    }
     am_recall_free(r);
     return 0;
 }

@@ -405,6 +405,9 @@ static int do_recall(scfile *f, const sc_step *st, sc_obs *o, held *h)
     }
     o->block = res->block ? res->block : "";
     o->need_memory = res->need_memory != 0;
+    o->route = res->route;
+    o->block_system = res->block_system;
+    o->block_context = res->block_context;
     if (res->task) {
         task_render(res->task, &h->task_text);
         o->task_text = sc_buf_str(&h->task_text);

@@ -312,6 +312,13 @@ static const struct key_spec {
     {"count_min", KB(SC_MEMORIES), V_COUNT},
     {"export_contains", KB(SC_EXPORT), V_STRS},
     {"export_not_contains", KB(SC_EXPORT), V_STRS},
+    {"route", KB(SC_RECALL), V_STRS},
+    {"system_contains", KB(SC_RECALL), V_STRS},
+    {"system_not_contains", KB(SC_RECALL), V_STRS},
+    {"context_contains", KB(SC_RECALL), V_STRS},
+    {"context_not_contains", KB(SC_RECALL), V_STRS},
+    {"block_order", KB(SC_RECALL), V_STRS},
+    {"events_first", KB(SC_RECALL), V_STRS},
     {"workspace_contains", KB(SC_WORKSPACE), V_STRS},
     {"workspace_not_contains", KB(SC_WORKSPACE), V_STRS},
     {"error", K_ALL, V_BOOL},
@@ -877,6 +884,27 @@ static int check_any(const hay *h, const json_t *want, sc_buf *d)
     return 1;
 }
 
+/* block_order: every needle occurs in the haystack, each after the one
+ * before it. */
+static int check_order(const hay *h, const json_t *want, sc_buf *d)
+{
+    size_t from = 0;
+    const char *text = h->n && h->norm[0] ? h->norm[0] : "";
+    for (size_t i = 0; i < strs_count(want); i++) {
+        char *nd = sc_norm(strs_at(want, i));
+        const char *p = nd && strlen(text) >= from ? strstr(text + from, nd) : NULL;
+        if (p) from = (size_t)(p - text) + strlen(nd);
+        free(nd);
+        if (p) continue;
+        sc_buf_printf(d, "expected %s to hold ", h->what);
+        sc_buf_quote(d, strs_at(want, i), SC_QUOTE_ITEM);
+        sc_buf_adds(d, i ? " after the ones before it / got " : " / got ");
+        hay_describe(h, d);
+        return 0;
+    }
+    return 1;
+}
+
 /* status / stage: equal (normalised) to one of the wanted values. */
 static int check_state(const char *what, const char *got, const json_t *want,
                        sc_buf *d)
@@ -944,6 +972,7 @@ int sc_check(sc_kind k, const char *key, const json_t *want,
     }
     if (strcmp(key, "status") == 0) return check_state("status", o->status, want, d);
     if (strcmp(key, "stage") == 0) return check_state("stage", o->stage, want, d);
+    if (strcmp(key, "route") == 0) return check_state("route", o->route, want, d);
     if (ks->type == V_COUNT) return check_count(key, want, o, d);
     if (ks->type == V_BOOL) { /* "error": decided by the runner */
         sc_buf_adds(d, "expected the runner to decide \"error\" / got a check");
@@ -957,6 +986,14 @@ int sc_check(sc_kind k, const char *key, const json_t *want,
         hay_init(&h, "memories", o->memories, o->n_memories);
     } else if (strncmp(key, "events_", 7) == 0) {
         hay_init(&h, "events", o->events, o->n_events);
+    } else if (strcmp(key, "events_first") == 0) {
+        hay_init(&h, "first event", o->events, o->n_events ? 1 : 0);
+    } else if (strncmp(key, "system_", 7) == 0) {
+        one[0] = o->block_system ? o->block_system : "";
+        hay_init(&h, "system part", one, 1);
+    } else if (strncmp(key, "context_", 8) == 0) {
+        one[0] = o->block_context ? o->block_context : "";
+        hay_init(&h, "context part", one, 1);
     } else if (strncmp(key, "block_", 6) == 0) {
         one[0] = o->block ? o->block : "";
         hay_init(&h, "block", one, 1);
@@ -978,6 +1015,8 @@ int sc_check(sc_kind k, const char *key, const json_t *want,
         ok = check_not_contains(&h, want, d);
     } else if (strstr(key, "_any")) {
         ok = check_any(&h, want, d);
+    } else if (strcmp(key, "block_order") == 0) {
+        ok = check_order(&h, want, d);
     } else {
         ok = check_contains(&h, want, d);
     }

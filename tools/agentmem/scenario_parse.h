@@ -145,6 +145,9 @@ typedef struct sc_obs {
     const char *export_raw;      /* export JSON as given */
     const char *export_flat;     /* its string leaves, unescaped */
     const char *workspace_text;  /* the workspace's string leaves; NULL = none */
+    const char *route;           /* the router's route; NULL = unknown */
+    const char *block_system;    /* the block's part for the system prompt */
+    const char *block_context;   /* its part before the history */
 } sc_obs;
 
 void sc_obs_init(sc_obs *o);

@@ -54,6 +54,8 @@ for (const lang of ['zh', 'en']) {
     assert.equal(many.results.length, 2);
     const r = await A.recall(ask, { session: s, task, domain: 'reporting', as_of: '2026-03-06T00:00:00Z', budget: 400 });
     assert.ok(r.block.includes(needle), r.block);
+    assert.ok(r.block_system.includes(needle), r.block_system); // a preference: the system prompt's
+    assert.ok(!r.block_context.includes(needle), r.block_context);
     assert.equal((await A.task(task)).task_id, task);
     const m = (await A.memories()).find((x) => x.text === rule);
     assert.ok(m, 'the rule is listed');

@@ -95,7 +95,10 @@ class Client:
     def recall(self, query, session=None, task=None, agent=None, domain=None, as_of=None,
                budget=None, k=None, user=None):
         """What the agent should be given for a turn (POST /v1/recall) -> the
-        `recall --json` dict; its "block" is the text to put in the prompt."""
+        `recall --json` dict; its "block" is the text to put in the prompt, or,
+        apart, "block_system" (profile, preferences, constraints: for the system
+        prompt) and "block_context" (facts, task state, events: right before the
+        conversation's history)."""
         return self._call("POST", "/v1/recall", body=_body(
             query=query, session=session, task=task, agent=agent, domain=domain, as_of=as_of,
             budget=budget, k=k, user=user))

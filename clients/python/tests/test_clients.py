@@ -80,6 +80,9 @@ def conversation(mem, lang, tag):
     out["recall"] = mem.recall(ask, session=s, task=task, domain="reporting",
                                as_of="2026-03-06T00:00:00Z", budget=400)
     assert needle in out["recall"]["block"], out["recall"]["block"]
+    # the rule is a preference: the system prompt's part holds it, the history's does not
+    assert needle in out["recall"]["block_system"], out["recall"]
+    assert needle not in out["recall"]["block_context"], out["recall"]
     out["task"] = mem.task(task)
     assert out["task"]["task_id"] == task, out["task"]
     mems = mem.memories()
@@ -252,6 +255,8 @@ class SameShapes(unittest.TestCase):
                     with self.subTest(lang=lang, method=method):
                         self.assertEqual(shape(a[method]), shape(b[method]))
                 self.assertEqual(a["recall"]["block"], b["recall"]["block"])
+                self.assertEqual(a["recall"]["block_system"], b["recall"]["block_system"])
+                self.assertEqual(a["recall"]["block_context"], b["recall"]["block_context"])
                 self.assertEqual(a["task"], b["task"])
                 self.assertEqual(a["forget"], b["forget"])
                 self.assertEqual([v["text"] for v in a["versions"]["versions"]],

@@ -1,6 +1,7 @@
 /*
- * lexicon/chat.c -- the router's words (recall/route.c, F14, F7): whole-turn small talk and
- * the business domains' cue words.
+ * lexicon/chat.c -- the router's words (recall/route.c, F14, F15, F7): whole-turn small
+ * talk, the formulas that close a conversation and the function words a closing may
+ * carry, the words that ask for a link or a file, and the business domains' cue words.
  */
 #include "text/lexicon/lexicon.h"
 
@@ -17,6 +18,62 @@ const char *const am__lex_route_chit_chat[] = {
     "nope", "啊", "呀", "哇", "了", "很", "非常", "so much", "a lot", "very much",
     "there", "again", "you",
     NULL,
+};
+
+/* Formulas that close an exchange or acknowledge it (normalised): a turn made only of
+ * these, small talk and function words, with no question, needs no memory
+ * (recall/route.c). */
+const char *const am__lex_route_closings[] = {
+    "就这样", "先这样", "就这么着", "先这么着", "这么着", "就这么定了", "这么定了", "就这些", "就到这", "先到这", "到这里", "到此为止", "没别的了",
+    "没有别的了", "没其他的了", "没有其他的了", "没了", "没有了", "不用了", "不需要了",
+    "可以了", "行了", "够了", "回头见", "下次见", "明天见", "回见", "改天聊", "回聊",
+    "再聊", "先忙", "先撤", "撤了", "先走了", "告辞", "再会", "晚点聊", "搞定", "妥了",
+    "知道了", "明白了", "了解", "懂了", "辛苦", "麻烦你了", "费心了", "谢啦", "多谢了",
+    "没别的事了", "没其他事了", "没其它事了", "没别的问题了", "没其他问题了", "没有问题了",
+    "没问题了", "你忙吧", "你先忙", "你忙", "愉快", "快乐", "有帮助", "帮大忙了",
+    "帮了大忙",
+    "that's all", "that is all", "that's it", "that will be all", "that'll be all",
+    "for now", "for today", "for the day", "all set", "all good", "nothing else",
+    "no thanks", "no thank you", "see ya", "see you later", "later", "take care",
+    "have a good one", "have a nice day", "have a good day", "talk soon", "talk later",
+    "goodbye", "good bye", "ciao", "done", "perfect", "awesome", "alright", "all right",
+    "sounds good", "fine", "appreciate it", "much appreciated", "understood", "noted",
+    "bye-bye", "byebye", "cya", "ttyl", "good", "that's great", "will do", "wonderful",
+    "enjoy", "helpful", "that helps", "that helped", "for your help", "for the help",
+    "for helping", "all i need", "all i needed", "all i wanted", "take it from here",
+    NULL,
+};
+
+/* Function words a closing may carry beside its formula (normalised; English words
+ * without their contraction: "that's" is looked up as "that"): pronouns, particles,
+ * deictics and the times a farewell names ("see you next week", "周末愉快"); the
+ * search's stopwords count too.  Any other word is content. */
+const char *const am__lex_route_function_zh[] = {
+    "吧", "啦", "哈", "嘛", "呢", "哦", "噢", "喔", "呀", "啊", "了", "的", "就", "先", "这样",
+    "那样", "这么", "那么", "都", "也", "还", "那", "这", "行", "可以", "我", "你", "您", "们",
+    "今天", "暂时", "目前", "那就", "嗯", "哟", "咯", "呐", "噻", "么", "真", "太", "着",
+    "祝", "好", "明天", "周末", "下周", "回头", "晚点", "一会儿", "改天", "非常", "特别", NULL,
+};
+const char *const am__lex_route_function_en[] = {
+    "it", "that", "this", "all", "for", "now", "today", "then", "well", "so", "oh", "ah",
+    "and", "i", "we", "you", "me", "us", "is", "was", "be", "will", "just", "really",
+    "very", "much", "too", "right", "indeed", "again", "everything", "everyone",
+    "guys", "man", "mate", "buddy", "dear", "folks", "y'all", "once", "more", "a", "the",
+    "tomorrow", "tonight", "soon", "next", "week", "weekend", "day", "morning", "evening",
+    "night", "your", "great", "lot", NULL,
+};
+
+/* F15: words that ask for a kind of reference (normalised).  A turn that names a link or
+ * a file ("把那个链接再发我", "the doc you sent") has the events and items that carry one
+ * ranked first (recall/kinds.c).  ASCII words match whole words. */
+const char *const am__lex_route_link_words[] = {
+    "链接", "网址", "网页", "网站", "链结", "超链接", "url", "urls", "link", "links",
+    "website", "web page", "webpage", NULL,
+};
+const char *const am__lex_route_file_words[] = {
+    "文件", "附件", "文档", "那份", "这份", "表格", "幻灯片", "压缩包", "截图", "图片",
+    "file", "files", "attachment", "attachments", "attached", "doc", "docs", "document",
+    "documents", "spreadsheet", "deck", "slides", "pdf", "screenshot", NULL,
 };
 
 /* F7: the business domain a text is about, from cue words, or NULL. */
