@@ -134,11 +134,19 @@ int am__render_block(const am__render_in *in, am__buf *out, size_t *items_used,
                 (*items_used)++;
                 continue;
             }
-            am__buf_adds(&line, "- ");
             if (pending) {
-                am__buf_adds(&line, L->unconfirmed);
-                am__buf_adds(&line, is_zh ? "·" : " ");
+                /* F22: an item the user's own evaluations put in doubt is
+                 * asked about, not applied */
+                am__buf_printf(&line, is_zh ? "- %s：用户最近对「" : "- %s: the user recently spoke against \"",
+                               L->unconfirmed);
+                am__plain_appends(&line, it->text);
+                am__buf_adds(&line, is_zh ? "」表示不满，请先向用户确认是否仍按此执行"
+                                          : "\"; ask whether it still holds before applying it");
+                if (!add_line(out, line.p, line.len, &budget)) break;
+                (*items_used)++;
+                continue;
             }
+            am__buf_adds(&line, "- ");
             am__buf_adds(&line, kind_label(it->kind, in->lang));
             am__buf_adds(&line, is_zh ? "：" : ": ");
             am__plain_appends(&line, it->text);
