@@ -281,6 +281,30 @@ static int generic_subject(const char *s, size_t a, size_t e)
     return u >= (ascii ? 1u : 2u) && u <= 20;
 }
 
+/* The modal at s[at..end) obliges: it is no relative clause or condition
+ * ("要改的地方", "需要的话"), no judgement of what is there ("Numbers must
+ * be off", "Slides need more color": "be" without a participle or a limit,
+ * "more"). */
+static int deontic_use(const char *s, size_t n, size_t end)
+{
+    for (size_t k = end; k + 3 <= n && k <= end + 6; k++)
+        if (memcmp(s + k, "的", 3) == 0) return 0;
+    static const char *const judged[] = {"more", "less", "some", "another", "a bit", "work",
+                                         "fixing", "have", NULL};
+    static const char *const limits[] = {"under", "below", "within", "less", "fewer", "no",
+                                         "at", "in", "kept", "done", "made", "sent", "filed",
+                                         "written", "given", "taken", "shown", NULL};
+    size_t w, we;
+    if (!next_word(s, end, n, &w, &we)) return 1;
+    if (starts_with_word(s, w, n, judged)) return 0;
+    if (we - w == 2 && memcmp(s + w, "be", 2) == 0) {
+        size_t v, ve;
+        if (!next_word(s, we, n, &v, &ve)) return 0;
+        return participle(s, v, ve) || starts_with_word(s, v, n, limits);
+    }
+    return 1;
+}
+
 /* A norm: a deontic modal after a generic subject -- the words before it
  * in its clause, or the sentence's first clause when the modal's own clause
  * has none ("单笔五十万元以上的付款申请，…，还须副总裁签字"); 统一 sets a
@@ -304,7 +328,7 @@ static int norm_form(const char *s, size_t n, int *convention)
             a = fa;
             e = fb;
         }
-        if (!generic_subject(s, a, e)) continue;
+        if (!generic_subject(s, a, e) || !deontic_use(s, n, from)) continue;
         *convention = memcmp(s + at, "统一", 6) == 0;
         return 1;
     }
@@ -318,6 +342,9 @@ static int prohibition_form(const char *s, size_t n)
     static const am__cue quantified[] = {AM__CUE("^别|不要…任何|所有|一切"),
                                          AM__CUE("^don't|do not|never…any|anything|anyone"),
                                          AM__CUE(NULL)};
+    /* "Don't send anything until I confirm" holds until then */
+    static const am__cue until[] = {AM__CUE("until|till|yet|直到|之前"), AM__CUE(NULL)};
+    if (has(s, n, until)) return 0;
     if (has(s, n, quantified)) return 1;
     static const char *const opens[] = {"don't", "do not", "never", NULL};
     static const char *const not_kind[] = {
@@ -354,6 +381,9 @@ static int copula_form(const char *s, size_t n)
             b = k;
             break;
         }
+    /* "I'm not a morning person" is a trait as well */
+    static const char *const not_a[] = {"not a", "not an", NULL};
+    if (starts_with_word(s, t, b, not_a)) t += 4;
     if (t >= b || starts_with_word(s, t, b, am__lex_lasting_copula_not) || !plain_tail(s, t, b))
         return 0;
     int ascii;
@@ -362,9 +392,9 @@ static int copula_form(const char *s, size_t n)
     size_t w, we;
     if (u > 6 || !next_word(s, t, b, &w, &we)) return 0;
     if ((we - w == 1 && s[w] == 'a') || (we - w == 2 && memcmp(s + w, "an", 2) == 0)) {
-        if (!next_word(s, we, b, &w, &we) || starts_with_word(s, w, b, am__lex_lasting_copula_not))
-            return 0;
-        return !ends_with(s, w, we, "ing", 5);
+        /* "a morning person", "a wedding planner": a noun phrase */
+        return next_word(s, we, b, &w, &we) &&
+               !starts_with_word(s, w, b, am__lex_lasting_copula_not);
     }
     if ((we - w == 2 && (memcmp(s + w, "on", 2) == 0 || memcmp(s + w, "in", 2) == 0)) ||
         (we - w == 4 && memcmp(s + w, "part", 4) == 0))
@@ -399,6 +429,36 @@ static int possessive_form(const char *s, size_t n)
         size_t w, we;
         if (!next_word(s, c, b, &w, &we)) return 1; /* Han, a number */
         return !starts_with_word(s, w, b, am__lex_lasting_state_not) && !participle(s, w, we);
+    }
+    return 0;
+}
+
+/* "我办公室在深圳南山", "我老家是东北的": a noun of the user's (2-4
+ * characters, no 的) right after a bare 我, then 是 or 在. */
+static int bare_owner_form(const char *s, size_t n)
+{
+    static const am__cue owner[] = {AM__CUE("^我"), AM__CUE(NULL)};
+    am__cue_hit h;
+    if (!am__cue_scan(s, n, owner, NULL, AM__CUE_FIRST, &h)) return 0;
+    size_t a, b;
+    clause_span(s, n, h.at, &a, &b);
+    size_t t = h.end;
+    if (starts_with_word(s, t, b, am__lex_lasting_bare_owner_not) ||
+        starts_with_word(s, t, b, am__lex_lasting_possessive_not))
+        return 0;
+    size_t k = t;
+    for (int chars = 0; k < b && chars <= 4; chars++) {
+        uint32_t cp;
+        int l = am__utf8_decode(s + k, b - k, &cp);
+        if (l <= 0 || !am__is_han(cp)) return 0;
+        /* 在 with a place ("…B座12楼"), not an activity ("我同事在帮忙看") */
+        if (chars >= 2 && memcmp(s + k, "是", 3) == 0)
+            return k + 3 < b && plain_tail(s, k + 3, b);
+        if (chars >= 2 && memcmp(s + k, "在", 3) == 0)
+            return k + 6 <= b && plain_tail(s, k + 3, b) &&
+                   starts_with_word(s, b - 3, b, am__lex_lasting_place_ends);
+        if (memcmp(s + k, "的", 3) == 0) return 0;
+        k += (size_t)l;
     }
     return 0;
 }
@@ -442,7 +502,8 @@ static const char *lasting_form(const char *s, size_t n, const char **kind, long
                     : "preference";
         return "lasting_habit";
     }
-    if (has(s, n, am__lex_lasting_trait) || copula_form(s, n) || possessive_form(s, n)) {
+    if (has(s, n, am__lex_lasting_trait) || copula_form(s, n) || possessive_form(s, n) ||
+        bare_owner_form(s, n)) {
         *kind = has(s, n, am__lex_distill_constraint_cues) ? "constraint" : "profile";
         return "lasting_fact";
     }

@@ -59,10 +59,12 @@ const am__cue am__lex_lasting_past_tense[] = {
 const am__cue am__lex_lasting_now[] = {
     CUE("现在"), CUE("马上"), CUE("尽快"), CUE("赶紧"), CUE("立刻"), CUE("立即"), CUE("正在"),
     CUE("在路上"), CUE("晚点"), CUE("待会"), CUE("一会儿"), CUE("稍后"), CUE("月底"), CUE("年底"),
-    CUE("下个"), CUE("一下"), CUE("一趟"), CUE("这个月"), CUE("本月"), CUE("今年"), CUE("明年"), CUE("有点"),
+    CUE("下个"), CUE("一下"), CUE("一趟"), CUE("重新"), CUE("再次"), CUE("这个月"), CUE("本月"), CUE("今年"), CUE("明年"), CUE("有点"),
     CUE("了$"),
     CUE("now"), CUE("again"), CUE("asap"), CUE("soon"), CUE("later"), CUE("at the moment"),
-    CUE("this month"), CUE("this quarter"), CUE("this year"), CUE("these days"), CUE("lately"),
+    CUE("this month"), CUE("this quarter"), CUE("this year"),
+    CUE("next month|next quarter|next year|next time|last quarter"),
+    CUE("on vacation|on leave|on holiday|out of office|out sick|on a call|on the phone|on the way"), CUE("these days"), CUE("lately"),
     CUE("on my way"), CUE("by eod|by noon|by end of day|by the end of the day"),
     CUE("by monday|by tuesday|by wednesday|by thursday|by friday|by saturday|by sunday"),
     CUE_END,
@@ -129,8 +131,9 @@ const am__cue am__lex_lasting_habit[] = {
     CUE("^i|we…don't|do not|never…after|before|past|until…1*|2*|3*|4*|5*|6*|7*|8*|9*|noon|"
         "midnight|lunch|work|hours"),
     /* the time first: "中午十二点到一点半我不开会" */
-    CUE("点到|点以后|点之后|点以前|点之前|点前|点后|周末|工作日|周一|周二|周三|周四|周五|周六|周日|"
-        "星期一|星期二|星期三|星期四|星期五|星期六|星期天…我不|我从不|我一般不|我基本不|我只"),
+    {"点到|点以后|点之后|点以前|点之前|点前|点后|周末|工作日|周一|周二|周三|周四|周五|周六|周日|"
+     "星期一|星期二|星期三|星期四|星期五|星期六|星期天…我不|我从不|我一般不|我基本不|我只",
+     NULL, NULL, L("在", "了", "行", "错", "好", "知道", "清楚", "确定", "一定", "过")},
     /* a negative instruction for a kind of time: "周末别给我安排任何会议" */
     CUE("^周末|工作日|节假日|休息日|下班后|下班以后|非工作时间|午休时间…别|不要"),
     CUE("^on weekends|after hours|outside work hours|outside office hours…don't|never|do not"),
@@ -149,7 +152,7 @@ const am__cue am__lex_lasting_habit_negation[] = {
 
 /* A condition or trait of the user ("我恐高", "本人色弱", "I speak Spanish"). */
 const am__cue am__lex_lasting_trait[] = {
-    CUE("^我在…当|^我目前负责|^我现在负责"),
+    CUE("^我在…当"), CUE("^我目前负责|我现在负责"),
     CUE("^我|本人…不耐受|恐高|晕车|晕机|晕船|怕冷|怕热|色弱|失眠|低血糖|贫血|痛风|过敏体质|"
         "夜猫子|早起|独生"),
     CUE("^i speak|i'm fluent in|i am fluent in|i can't eat|i cannot eat"),
@@ -196,6 +199,21 @@ const char *const am__lex_lasting_possessive_not[] = {
     "computer", "package", "order", "battery", "internet", "wifi", "connection", "meeting",
     "call", "schedule", "calendar", "inbox", "bet", "take", "answer", "advice", "suggestion",
     "feeling", "feedback", "understanding", "opinion", "view", "guess", "apologies", NULL};
+
+/* After a bare "我" (no 的: "我办公室在…", "我老家是…"): the words that
+ * are no noun of the user's -- times, adverbs, verbs of saying and
+ * thinking ("我下午在公司", "我觉得是", "我还在路上"). */
+const char *const am__lex_lasting_bare_owner_not[] = {
+    "们", "上午", "下午", "晚上", "早上", "中午", "周", "星期", "今", "明", "昨", "刚", "已经", "正",
+    "还", "也", "都", "就", "一直", "先", "再", "马上", "本来", "其实", "确实", "真", "倒", "又",
+    "以为", "估计", "猜", "怕", "可", "只", "总", "算", "应", "大概", "肯定", "说", "想", "觉得",
+    "看", "要", "指", "不", "没", "在", "是", "会", "能", "得", "把", "被", "给", "跟", "和", "从",
+    "对", "这", "那", "一", "当时", "现在", "个人", "同事", "朋友", "老板", "领导", NULL};
+
+/* The last character of a place ("科技园B座12楼", "浦东新区"). */
+const char *const am__lex_lasting_place_ends[] = {
+    "楼", "层", "区", "市", "省", "路", "号", "座", "室", "街", "镇", "县", "村", "栋", "园", "厦",
+    "城", "国", NULL};
 
 /* ... and after its copula, a passing state ("delayed", "almost done"). */
 const char *const am__lex_lasting_state_not[] = {

@@ -165,6 +165,8 @@ extern const char *const am__lex_lasting_copula_not[];
 extern const am__cue am__lex_lasting_org[];
 extern const char *const am__lex_lasting_possessive_not[];
 extern const char *const am__lex_lasting_state_not[];
+extern const char *const am__lex_lasting_bare_owner_not[];
+extern const char *const am__lex_lasting_place_ends[];
 extern const am__cue am__lex_lasting_default[];
 extern const am__cue am__lex_lasting_limit[];
 extern const am__cue am__lex_lasting_preference[];
