@@ -346,18 +346,24 @@ static int prohibition_form(const char *s, size_t n)
     static const am__cue until[] = {AM__CUE("until|till|yet|直到|之前"), AM__CUE(NULL)};
     if (has(s, n, until)) return 0;
     if (has(s, n, quantified)) return 1;
-    static const char *const opens[] = {"don't", "do not", "never", NULL};
+    /* the user's own ban or the team's: "we can't share customer PII …" */
+    static const char *const opens[] = {"don't", "do not", "never", "we can't", "we cannot",
+                                        "we never", "we must not", "we mustn't", "we don't",
+                                        "we do not", NULL};
     static const char *const not_kind[] = {
         "the", "this", "that", "these", "those", "it", "them", "him", "her", "me", "my", "your",
         "his", "our", "their", "yet", "a", "an", "up", "out", "back", "about", "with", "to", "for",
         "in", "on", "at", "so", "too", "be", "worry", "forget", "mind", "bother", "panic", "rush",
         "wait", "go", "come", "leave", "stop", "hesitate", "get", "know", "think", "feel", "say",
-        "tell", "let", "make", "over", "bad", NULL};
-    size_t a = 0;
+        "tell", "let", "make", "over", "bad", "have", "need", "want", "like", "see", "find",
+        "afford", "wait", "believe", "remember", "understand", NULL};
+    size_t a = 0, open = 0;
     while (a < n && s[a] == ' ') a++;
-    if (!starts_with_word(s, a, n, opens)) return 0;
+    for (size_t i = 0; opens[i] && !open; i++)
+        if (starts_with_word(s, a, n, (const char *const[]){opens[i], NULL})) open = strlen(opens[i]);
+    if (!open) return 0;
     size_t w, we;
-    a += s[a] == 'n' ? 5 : s[a + 1] == 'o' && s[a + 2] == ' ' ? 6 : 5;
+    a += open;
     if (!next_word(s, a, n, &w, &we) || starts_with_word(s, w, n, not_kind)) return 0;
     if (!next_word(s, we, n, &w, &we) || starts_with_word(s, w, n, not_kind)) return 0;
     return 1;
@@ -374,8 +380,8 @@ static int copula_form(const char *s, size_t n)
     size_t t = h.end;
     while (t < b && s[t] == ' ') t++;
     /* the predicate ends where a conjunction starts another clause */
-    static const char *const joins[] = {" and ", " but ", " so ", " which ", " because ",
-                                        "因为", "所以", "但是", NULL};
+    static const char *const joins[] = {" and", " but", " so", " which", " because", "因为",
+                                        "所以", "但是", NULL};
     for (size_t k = t; k < b; k++)
         if (starts_with_word(s, k, b, joins)) {
             b = k;

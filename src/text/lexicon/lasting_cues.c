@@ -100,7 +100,7 @@ const am__cue am__lex_lasting_modal[] = {
  * subject: the first word of the clause before the modal. */
 const char *const am__lex_lasting_not_generic[] = {
     "这", "那", "你", "我", "他", "她", "它", "咱", "您", "谁", "哪", "什么", "怎么", "为什么",
-    "今天", "明天", "昨天", "刚", "有没有", "是不是", "有人", "老板", "领导", "同事", "客户",
+    "今天", "明天", "昨天", "刚", "有没有", "是不是", "有人",
     "i", "i'm", "i'd", "i'll", "i've", "you", "you're", "you've", "we", "we're", "we've", "he",
     "he's", "she", "she's", "they", "they're", "it", "it's", "that's", "there's", "what's", "our",
     "still", "really", "actually", "definitely", "probably", "already", "now", "not", "never",
