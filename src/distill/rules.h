@@ -70,4 +70,11 @@ int am__distill_reference(const char *norm, size_t n);
  * it would get; action PERSIST, rule as given. */
 void am__distill_lasting(const char *norm, size_t n, const char *rule, am__distill *out);
 
+/* F8, F22: an evaluation of the thing at hand in the user's own voice --
+ * "这个格式太难改了，我不喜欢" (-1), "this template works well" (+1) -- or 0
+ * (no evaluation, a question, a hypothetical, someone else's words, or no
+ * target at hand).  Only these move a memory's confidence
+ * (semantic/evaluate.c). */
+int am__distill_evaluation(const char *norm, size_t n);
+
 #endif

@@ -143,11 +143,17 @@ static void item_line(const am__scored_item *si, const am__lex_labels *L, int la
         am__buf_adds(line, is_zh ? "」不一致，请先向用户确认以哪个为准" : "\"; ask which one holds");
         return;
     }
-    am__buf_adds(line, "- ");
     if (pending) {
-        am__buf_adds(line, L->unconfirmed);
-        am__buf_adds(line, is_zh ? "·" : " ");
+        /* F22: an item the user's own evaluations put in doubt is asked
+         * about, not applied */
+        am__buf_printf(line, is_zh ? "- %s：用户最近对「" : "- %s: the user recently spoke against \"",
+                       L->unconfirmed);
+        am__plain_appends(line, it->text);
+        am__buf_adds(line, is_zh ? "」表示不满，请先向用户确认是否仍按此执行"
+                                 : "\"; ask whether it still holds before applying it");
+        return;
     }
+    am__buf_adds(line, "- ");
     am__buf_adds(line, kind_label(it->kind, lang));
     am__buf_adds(line, is_zh ? "：" : ": ");
     am__plain_appends(line, it->text);

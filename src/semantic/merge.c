@@ -123,6 +123,21 @@ int am__semantic_put(am__wctx *w, const am__statement *st, int *outcome,
         double j = jaccard(w, rows[i].text, st->text);
         if (j > best) { best = j; near = &rows[i]; }
     }
+    /* F22: an item in doubt (pending_confirm with no active version: the
+     * user's evaluations lowered it, evaluate.c) that is stated again is
+     * settled by the statement: it is the key's current value again. */
+    if (!same_key && pending) {
+        int conflict = 0;
+        for (size_t i = 0; i < n && !conflict; i++)
+            conflict = strcmp(rows[i].status, "active") == 0 &&
+                       strcmp(rows[i].lineage_id, pending->lineage_id) == 0;
+        if (!conflict) {
+            same_key = pending;
+            pending = NULL;
+        }
+    }
+    if (near && best >= 0.9 && strcmp(near->status, "pending_confirm") == 0 && near == same_key)
+        near = NULL; /* restated, not reinforced: the supersede below settles it */
     /* F9: a near-duplicate reinforces the existing item: a new version
      * while its confidence grows, then one more source of the current one
      * (nothing else changes: no version, linear storage). */

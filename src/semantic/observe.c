@@ -38,6 +38,9 @@ int am__semantic_observe(am__wctx *w, const am__event_row *ev, const char *norm,
      * invalidations never promote. */
     if (explicit_action == AM__D_NONE && (rc = am__semantic_promote(w, ev, norm, n, out)))
         return rc;
+    /* F8, F22: an evaluation (which states nothing) moves confidence */
+    if (explicit_action == AM__D_NONE && (rc = am__semantic_evaluate(w, ev, norm, n, out)))
+        return rc;
     /* F10: every user event is evidence of when the user works on what. */
     return am__semantic_patterns(w, ev, norm, n, out);
 }

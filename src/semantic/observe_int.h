@@ -33,6 +33,11 @@ int am__observe_jaccard(am__wctx *w, const char *a, const char *b, double *out);
 int am__semantic_promote(am__wctx *w, const am__event_row *ev, const char *norm,
                          size_t n, am__observe_out *out);
 
+/* F8, F22: an evaluation of the thing at hand moves the confidence of the
+ * preference or constraint it is about (evaluate.c).  norm[0..n) as above. */
+int am__semantic_evaluate(am__wctx *w, const am__event_row *ev, const char *norm,
+                          size_t n, am__observe_out *out);
+
 /* F10: weekly patterns of the event's task (or of similar untasked
  * requests).  norm[0..n) as above. */
 int am__semantic_patterns(am__wctx *w, const am__event_row *ev, const char *norm,

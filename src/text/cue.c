@@ -26,14 +26,14 @@ static int is_digit(unsigned char c)
 static size_t clause_punct(const char *s, size_t n, size_t i)
 {
     unsigned char c = (unsigned char)s[i];
-    if (c == ',' || c == '.') {
-        /* 5,000 and 3.5 are numbers, not clause ends */
+    if (c == ',' || c == '.' || c == ':') {
+        /* 5,000 and 3.5 are numbers, 6:30 a time, not clause ends */
         if (i > 0 && i + 1 < n && is_digit((unsigned char)s[i - 1]) &&
             is_digit((unsigned char)s[i + 1]))
             return 0;
         return 1;
     }
-    if (c == ';' || c == ':' || c == '!' || c == '?' || c == '\n') return 1;
+    if (c == ';' || c == '!' || c == '?' || c == '\n') return 1;
     /* 。 (E3 80 82) and 、 (E3 80 81) survive NFKC */
     if (c == 0xE3 && i + 2 < n && (unsigned char)s[i + 1] == 0x80 &&
         ((unsigned char)s[i + 2] == 0x82 || (unsigned char)s[i + 2] == 0x81))

@@ -397,9 +397,51 @@ static void test_keys(void)
     am__text_close(t);
 }
 
+/* F8, F22: only an evaluation of the thing at hand, in the user's own
+ * voice, moves confidence; a question, a hypothetical, someone else's
+ * words, a liking without a target or a plain statement do not. */
+static void test_evaluation(void)
+{
+    static const struct {
+        const char *text;
+        int polarity;
+    } cases[] = {
+        {"这个格式太难改了，我不喜欢", -1},
+        {"这种表格看着太乱了", -1},
+        {"这版排版挺好的，看着很清楚", 1},
+        {"This format is a pain to edit", -1},
+        {"Honestly these Word files are clunky", -1},
+        {"That layout works well for me", 1},
+        {"这个格式是不是太难改了？", 0},
+        {"如果这个格式太难改，就换掉", 0},
+        {"老板说这个格式太难看", 0},
+        {"我不喜欢香菜", 0},
+        {"Is this format hard to edit?", 0},
+        {"My manager says this template is ugly", 0},
+        {"I hate Mondays", 0},
+        {"以后周报都用Word格式", 0},
+    };
+    am__text *t;
+    CHECK_EQ_INT(am__text_open(NULL, &t), AM_OK);
+    am__buf b;
+    am__buf_init(&b, NULL);
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        am__buf_reset(&b);
+        CHECK_EQ_INT(am__text_normalize(t, cases[i].text, strlen(cases[i].text), &b), AM_OK);
+        int got = am__distill_evaluation(b.p ? b.p : "", b.len);
+        if (got != cases[i].polarity)
+            fprintf(stderr, "evaluation %d, expected %d: \"%s\"\n", got, cases[i].polarity,
+                    cases[i].text);
+        CHECK_EQ_INT(got, cases[i].polarity);
+    }
+    am__buf_free(&b);
+    am__text_close(t);
+}
+
 int main(void)
 {
     RUN(test_corpus);
     RUN(test_keys);
+    RUN(test_evaluation);
     TEST_MAIN_END();
 }

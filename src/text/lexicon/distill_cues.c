@@ -233,7 +233,8 @@ const am__cue am__lex_distill_one_off_strong[] = {
 const am__cue am__lex_distill_one_off_weak[] = {
     CUE("这次"), CUE("这一次"), CUE("本次"), CUE("这回"), CUE("这一回"), CUE("今天先"),
     {"临时", NULL, NULL, L("工", "有", "通知", "决定", "起意")}, CUE("暂时"),
-    CUE("今天就"), CUE("这周先"), CUE("this time"), CUE("just for"),
+    CUE("今天就"), CUE("这周先"), CUE("这一版|这一轮"), CUE("this time"),
+    CUE("just for"), CUE("this one"), CUE("on this"), CUE("today's|tonight's"),
     {"for now", NULL, L("all ", "it ", "that's "), NULL}, CUE("for this"),
     CUE("for the moment"), CUE("for the time being"),
     CUE_END,
@@ -337,7 +338,8 @@ const am__cue am__lex_distill_reported[] = {
     {"said", NULL, L("i ", "you ", "as i ", "like i "), NULL}, CUE("says"), CUE("told me"),
     CUE("told us"), CUE("tells me"), CUE("asked me to"), CUE("asked us to"),
     CUE("wants me to"), CUE("wants us to"), CUE("wants the team"), CUE("according to"),
-    CUE("mentioned that"), CUE("thinks that"), CUE("suggested that"),
+    {"mentioned", NULL, L("i ", "as i ", "like i "), NULL}, CUE("thinks that"),
+    CUE("suggested that"),
     CUE_END,
 };
 
@@ -345,7 +347,9 @@ const am__cue am__lex_distill_reported[] = {
  * 总是临时改需求", "He always sends the numbers late". */
 const am__cue am__lex_distill_other_subject[] = {
     {"他|她|它|他们|她们|老板|领导|同事|客户|经理|我们老板|我们领导|he|she|they", NULL, NULL,
-     L("的")},
+     /* "客户数据不得外传": the customer's data is the subject, not the customer */
+     L("的", "资料", "数据", "信息", "名单", "名称", "名字", "隐私", "合同", "订单", "端", "侧", "方",
+       "群")},
     CUE_END,
 };
 

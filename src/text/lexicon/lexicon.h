@@ -151,6 +151,29 @@ extern const char *const am__lex_distill_subject_starts[];
 extern const char *const am__lex_distill_subject_ends[];
 extern const am__lex_cues am__lex_distill_profile_keys[4];
 
+/* ------------------------------------------------------------ lasting forms (distill/rules.c)
+ * lexicon/lasting_cues.c */
+extern const am__cue am__lex_lasting_past[];
+extern const am__cue am__lex_lasting_past_tense[];
+extern const am__cue am__lex_lasting_now[];
+extern const am__cue am__lex_lasting_modal[];
+extern const char *const am__lex_lasting_not_generic[];
+extern const am__cue am__lex_lasting_habit[];
+extern const am__cue am__lex_lasting_habit_negation[];
+extern const am__cue am__lex_lasting_trait[];
+extern const char *const am__lex_lasting_copula_not[];
+extern const am__cue am__lex_lasting_org[];
+extern const char *const am__lex_lasting_possessive_not[];
+extern const char *const am__lex_lasting_state_not[];
+extern const char *const am__lex_lasting_bare_owner_not[];
+extern const char *const am__lex_lasting_place_ends[];
+extern const am__cue am__lex_lasting_default[];
+extern const am__cue am__lex_lasting_limit[];
+extern const am__cue am__lex_lasting_preference[];
+extern const am__cue am__lex_eval_target[];
+extern const am__cue am__lex_eval_negative[];
+extern const am__cue am__lex_eval_positive[];
+
 /* ------------------------------------------------------------ weak preference signals (semantic/promote.c)
  * lexicon/preferences.c */
 extern const am__lex_value am__lex_promote_values[15];

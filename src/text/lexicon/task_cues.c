@@ -37,6 +37,11 @@ const am__cue am__lex_task_guards[] = {
     CUE("going forward"), CUE("in future"), CUE("in the future"), CUE("whenever"),
     CUE("every time"), CUE("by default"), CUE("always"),
     {"never", L("^", "can ", "could ", "i ", "we ", "you ", "please ", "so "), NULL, L(" mind")},
+    /* norms: a threshold with a modal, a prohibition ("差旅费用超过五千要总监审批",
+     * "contracts above $20k need legal review") state how things are, not a step */
+    CUE("超过|以上的|以下的|高于|低于…要|需要|须|必须"), CUE("不允许|不得|严禁|禁止|方可|须经"),
+    CUE("above|over|more than|exceeding…need*|must|require*"),
+    CUE("not allowed|prohibited|forbidden|must not|mustn't"),
     /* an earlier instruction is withdrawn, not the task: "之前那个规矩取消吧" */
     CUE("之前说"), CUE("之前让"), CUE("规矩"), CUE("偏好"), CUE("那条"), CUE("my earlier"),
     CUE("my previous"), CUE("instruction"), CUE("preference"), CUE("rule"),
