@@ -22,6 +22,7 @@
  */
 #include <libpq-fe.h>
 #include <sqlite3.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "store/store.h"
@@ -574,6 +575,79 @@ static void as_of(am__store *s)
     am__arena_free(&ar);
 }
 
+/* ------------------------------------------------------------ PostgreSQL only */
+
+/* The store's server-side connection ended from another one (as a server
+ * restart ends it). */
+static void kill_backends(const char *url)
+{
+    PGconn *c = PQconnectdb(url);
+    PGresult *r = PQexec(c, "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
+                            " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+                            " AND backend_type = 'client backend'");
+    CHECK(PQresultStatus(r) == PGRES_TUPLES_OK && atol(PQgetvalue(r, 0, 0)) >= 1);
+    PQclear(r);
+    PQfinish(c);
+    struct timespec ts = {0, 100000000};
+    nanosleep(&ts, NULL);
+}
+
+static void pg_faults(const char *url)
+{
+    am__store *s = open_url(url);
+    if (!s) return;
+    /* outside a transaction: the next call reconnects and answers */
+    kill_backends(url);
+    CHECK_EQ_INT(s->vt->user_exists(s, "carol"), 1);
+    /* inside one: it fails cleanly, nothing of it stays, the next one works */
+    OK(s->vt->begin(s));
+    am__event_row row;
+    memset(&row, 0, sizeof row);
+    row.id = "E-lost";
+    row.user_id = "carol";
+    row.source = "user";
+    row.type = "message";
+    row.content = "written before the server went away 服务器重启之前";
+    row.occurred_at = row.ingested_at = T0;
+    OK(s->vt->event_put(s, &row));
+    kill_backends(url);
+    row.id = "E-lost2";
+    int rc = s->vt->event_put(s, &row);
+    CHECK_EQ_INT(rc, AM_IO);
+    CHECK_CONTAINS(s->vt->errmsg(s), "postgres: event");
+    s->vt->rollback(s);
+    OK(s->vt->begin(s));
+    row.id = "E-kept";
+    OK(s->vt->event_put(s, &row));
+    OK(s->vt->commit(s));
+    am__arena ar;
+    am__arena_init(&ar, &alloc);
+    am__event_row got;
+    CHECK_EQ_INT(s->vt->event_get(s, "carol", "E-lost", &ar, &got), AM_NOTFOUND);
+    CHECK_EQ_INT(s->vt->event_get(s, "carol", "E-kept", &ar, &got), AM_OK);
+    am__arena_free(&ar);
+    /* what this store does not do says so, by name, and changes nothing */
+    OK(s->vt->begin(s));
+    CHECK_EQ_INT(s->vt->user_merge(s, "carol", "dave"), AM_BACKEND);
+    CHECK_CONTAINS(s->vt->errmsg(s), "user_merge");
+    CHECK_CONTAINS(s->vt->errmsg(s), "not supported");
+    long e = 0, i = 0, t = 0;
+    CHECK_EQ_INT(s->vt->forget_grace(s, "carol", AM_FORGET_EVENT, "E-kept", T0, T0 + HOUR, &e, &i, &t),
+                 AM_BACKEND);
+    CHECK_CONTAINS(s->vt->errmsg(s), "grace period");
+    s->vt->rollback(s);
+    am__arena_init(&ar, &alloc);
+    CHECK_EQ_INT(s->vt->event_get(s, "carol", "E-kept", &ar, &got), AM_OK);
+    am__arena_free(&ar);
+    s->vt->close(s);
+    /* a PII-vault key is refused, not ignored */
+    unsigned char key[AM__VAULT_KEY_BYTES] = {1};
+    am__store_opts o = {&alloc, 5000, 0, 0, 0, key, 0, 0};
+    char err[512];
+    CHECK_EQ_INT(am__store_open(url, &o, &s, err, sizeof err), AM_INVALID);
+    CHECK_CONTAINS(err, "vault_key");
+}
+
 /* ------------------------------------------------------------ the suite */
 
 static void test_conformance(void)
@@ -650,6 +724,7 @@ static void test_conformance(void)
         if (!s) continue;
         as_of(s);
         s->vt->close(s);
+        if (k == 1) pg_faults(urls2[k]);
     }
     char side[160];
     unlink(sq_path);

@@ -120,12 +120,27 @@ static void message_of(pg_store *s, const char *what, const PGresult *r)
 /* Outside a transaction a lost connection is made again first. */
 static void reconnect(pg_store *s)
 {
-    if (PQstatus(s->conn) == CONNECTION_OK || s->txn != PG_TXN_NONE) return;
+    if (PQstatus(s->conn) == CONNECTION_OK || s->txn != PG_TXN_NONE || s->search_depth) return;
     PQreset(s->conn);
     if (PQstatus(s->conn) == CONNECTION_OK) {
-        PGresult *r = PQexec(s->conn, "SET extra_float_digits = 3; SET client_encoding = 'UTF8'");
+        PGresult *r = PQexec(s->conn, "SET extra_float_digits = 3; SET client_encoding = 'UTF8';"
+                                      " SET client_min_messages = warning");
         PQclear(r);
     }
+}
+
+/* A statement that failed because the connection was gone (a server
+ * restart, a terminated backend) outside any transaction is sent once
+ * more on a new connection: nothing of it can have been done. */
+static int retry_lost(pg_store *s, PGresult **r)
+{
+    if (PQstatus(s->conn) == CONNECTION_OK || s->txn != PG_TXN_NONE || s->search_depth ||
+        PQtransactionStatus(s->conn) == PQTRANS_INTRANS)
+        return 0;
+    PQclear(*r);
+    *r = NULL;
+    reconnect(s);
+    return PQstatus(s->conn) == CONNECTION_OK;
 }
 
 PGresult *am__pg_run(pg_store *s, const char *what, const char *sql, const pg_args *a)
@@ -133,6 +148,9 @@ PGresult *am__pg_run(pg_store *s, const char *what, const char *sql, const pg_ar
     reconnect(s);
     PGresult *r = PQexecParams(s->conn, sql, a ? a->n : 0, NULL, a ? a->v : NULL,
                                a ? a->len : NULL, a ? a->fmt : NULL, 0);
+    if (r && PQresultStatus(r) == PGRES_FATAL_ERROR && retry_lost(s, &r))
+        r = PQexecParams(s->conn, sql, a ? a->n : 0, NULL, a ? a->v : NULL, a ? a->len : NULL,
+                         a ? a->fmt : NULL, 0);
     ExecStatusType st = r ? PQresultStatus(r) : PGRES_FATAL_ERROR;
     if (st == PGRES_TUPLES_OK || st == PGRES_COMMAND_OK) return r;
     message_of(s, what, r);
@@ -155,6 +173,7 @@ int am__pg_simple(pg_store *s, const char *what, const char *sql)
 {
     reconnect(s);
     PGresult *r = PQexec(s->conn, sql);
+    if (r && PQresultStatus(r) == PGRES_FATAL_ERROR && retry_lost(s, &r)) r = PQexec(s->conn, sql);
     ExecStatusType st = r ? PQresultStatus(r) : PGRES_FATAL_ERROR;
     if (st == PGRES_TUPLES_OK || st == PGRES_COMMAND_OK) {
         PQclear(r);
@@ -297,6 +316,7 @@ static int lock_write(pg_store *s, int wait)
                  " SELECT 1 WHERE pg_try_advisory_xact_lock(" PG_LOCK_CLASS ", " PG_LOCK_WRITE ")");
     reconnect(s);
     PGresult *r = PQexec(s->conn, sql);
+    if (r && PQresultStatus(r) == PGRES_FATAL_ERROR && retry_lost(s, &r)) r = PQexec(s->conn, sql);
     ExecStatusType st = r ? PQresultStatus(r) : PGRES_FATAL_ERROR;
     int rc = AM_OK;
     if (st != PGRES_TUPLES_OK) {
@@ -510,6 +530,14 @@ static const am__store_vt postgres_vt = {
     .token_revoke = am__pg_token_revoke,
 };
 
+/* The server's notices (a ROLLBACK with nothing to roll back after a
+ * reconnect) are not errors: not printed. */
+static void notice_drop(void *ctx, const char *msg)
+{
+    (void)ctx;
+    (void)msg;
+}
+
 /* The URL without its password, for messages. */
 static void url_shown(const char *url, char *out, size_t cap)
 {
@@ -552,6 +580,7 @@ int am__store_postgres_open(const char *url, const am__store_opts *o, am__store 
         rc = AM_IO;
         goto out_fail;
     }
+    PQsetNoticeProcessor(s->conn, notice_drop, NULL);
     if ((rc = am__pg_simple(s, "settings",
                             "SET extra_float_digits = 3; SET client_encoding = 'UTF8';"
                             " SET client_min_messages = warning")) ||
