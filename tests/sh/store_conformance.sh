@@ -185,6 +185,29 @@ events=$("$CLI" --store "$url2" export --user shared | python3 -c 'import json,s
 events=$("$CLI" --store "$url2" export --user shared | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["events"]))')
 [ "$events" = 40 ] || fail "forget of a session: $events events left of 40"
 
+# the server on the PostgreSQL store: /healthz names it, a write and a recall
+# (Chinese and English) through HTTP land in the database
+if command -v curl >/dev/null 2>&1; then
+  . tests/sh/lib/serve.bash
+  tok=$("$CLI" --store "$url2" token create --user 王芳 2>/dev/null)
+  if serve_start "$url2" "$TMP/out/serve"; then
+    h=$(curl -s "$url/healthz"); echo "$h" | grep -q '"store": *"postgres"' || fail "/healthz: $h"
+    code=$(curl -s -o "$TMP/out/w1" -w '%{http_code}' -H "Authorization: Bearer $tok" \
+      --data-binary '{"text":"我下周二去上海出差 and I fly on Tuesday","at":"2026-04-06T09:00:00+08:00"}' "$url/v1/events")
+    [ "$code" = 200 ] || fail "POST /v1/events on PostgreSQL: $code $(cat "$TMP/out/w1")"
+    code=$(curl -s -o "$TMP/out/r1" -w '%{http_code}' -H "Authorization: Bearer $tok" \
+      --data-binary '{"query":"我什么时候去上海？"}' "$url/v1/recall")
+    [ "$code" = 200 ] && grep -q "上海" "$TMP/out/r1" || fail "POST /v1/recall on PostgreSQL: $code $(head -c 300 "$TMP/out/r1")"
+    serve_stop
+  else
+    fail "serve --store postgres://: $(tail -3 "$TMP/out/serve.err")"
+  fi
+fi
+# several scenario files on one server database: refused (each needs a fresh store)
+out=$("$CLI" scenario run --store "$url2" tests/scenarios/synonyms.jsonl tests/scenarios/time_aware.jsonl 2>&1) \
+  && fail "several files on one PostgreSQL store accepted"
+echo "$out" | grep -q "one scenario file per" || fail "expected 'one scenario file per': $out"
+
 # an unknown scheme and an unreachable server fail cleanly, the password unshown
 out=$("$CLI" --store "redis://127.0.0.1:1/0" add --user x --text hi 2>&1) && fail "redis:// accepted as a store"
 echo "$out" | grep -q "unsupported backend" || fail "expected 'unsupported backend': $out"
