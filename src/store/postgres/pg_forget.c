@@ -399,8 +399,8 @@ static int purge_user(pg_store *s, const char *uid, am_time forgotten_at, am_tim
         "DELETE FROM task_history WHERE user_id = $1",
         "DELETE FROM tasks WHERE user_id = $1",
         "DELETE FROM task_workspace WHERE user_id = $1",
-        "DELETE FROM memory_events WHERE user_id = $1"
-        " AND NOT (type = 'memory.forgotten' AND detail = 'user')",
+        ("DELETE FROM memory_events WHERE user_id = $1"
+         " AND NOT (type = 'memory.forgotten' AND detail = 'user')"),
         "DELETE FROM identity_links WHERE user_id = $1",
         "DELETE FROM api_tokens WHERE user_id = $1",
         "DELETE FROM tombstones WHERE user_id = $1",

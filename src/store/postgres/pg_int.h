@@ -42,6 +42,7 @@ typedef struct pg_store {
     int64_t ob_done_lo, ob_done_hi;
     int64_t ob_max_rows;
     am_time ob_max_age_ms;
+    unsigned ob_puts;            /* outbox rows this connection wrote (trim pacing) */
     char forget_key[65];         /* meta('forget_key'), hex */
 } pg_store;
 

@@ -567,7 +567,8 @@ int am__pg_audit_page(am__store *b, const char *uid, int64_t after_seq, int limi
  * higher than an earlier one's and a reader resuming from a seq misses
  * nothing (docs/SCALING.md says what a per-user lock would change). */
 
-#define OUTBOX_TRIM_STEP 4
+#define OUTBOX_TRIM_STEP 4   /* rows past retention a put deletes at most */
+#define OUTBOX_TRIM_EVERY 32 /* puts of a connection per trim */
 
 void am__pg_outbox_note(pg_store *s, const PGresult *r)
 {
@@ -600,9 +601,12 @@ int am__pg_outbox_put(am__store *b, am__outbox_row *o)
     o->seq = am__pg_i64(r, 0, 0);
     am__pg_outbox_note(s, r);
     PQclear(r);
-    if (!s->ob_max_rows && !s->ob_max_age_ms) return AM_OK;
+    /* retention: every OUTBOX_TRIM_EVERY-th put of the connection trims as
+     * many rows as that many puts of the SQLite store would (a trim reads
+     * every partition's newest and oldest seq: a few ms, not per event) */
+    if ((!s->ob_max_rows && !s->ob_max_age_ms) || s->ob_puts++ % OUTBOX_TRIM_EVERY) return AM_OK;
     return am__pg_outbox_trim(b, s->ob_max_age_ms ? o->at - s->ob_max_age_ms : AM_TIME_NONE,
-                              s->ob_max_rows, OUTBOX_TRIM_STEP);
+                              s->ob_max_rows, OUTBOX_TRIM_STEP * OUTBOX_TRIM_EVERY);
 }
 
 void am__pg_outbox_committed(am__store *b, int64_t *lo, int64_t *hi)
