@@ -175,15 +175,25 @@ wait $pa || fail "concurrent batch a: $(tail -2 "$TMP/out/batch_a.log")"
 wait $pb || fail "concurrent batch b: $(tail -2 "$TMP/out/batch_b.log")"
 events=$("$CLI" --store "$url2" export --user shared | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["events"]))')
 [ "$events" = 80 ] || fail "concurrent writers: $events events of 80"
+# a channel identity with its own history, linked late with --merge: its
+# history becomes the master user's
+"$CLI" --store "$url2" add --channel tg --external-id 4711 --text "我的车牌号是京A12345, my car is a red Volvo" \
+  --at 2026-03-10T08:00:00Z >/dev/null || fail "add by channel identity"
+"$CLI" --store "$url2" link --channel tg --external-id 4711 --user shared --merge >/dev/null 2>&1 \
+  || fail "link --merge on PostgreSQL"
+out=$("$CLI" --store "$url2" recall --user shared --text "what car do I drive?" --at 2026-03-11T08:00:00Z 2>&1)
+echo "$out" | grep -q "Volvo" || fail "merged history not recalled: $out"
+events=$("$CLI" --store "$url2" export --user shared | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["events"]))')
+[ "$events" = 81 ] || fail "after the merge: $events events of 81"
 # what the PostgreSQL store does not do yet is refused by name, nothing changed
 out=$("$CLI" --store "$url2" forget --user shared --level session --id a --grace 60 2>&1) \
   && fail "forget with a grace period accepted: $out"
 echo "$out" | grep -q "grace period.*not supported" || fail "expected the grace period named: $out"
 events=$("$CLI" --store "$url2" export --user shared | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["events"]))')
-[ "$events" = 80 ] || fail "a refused forget changed the store: $events events"
+[ "$events" = 81 ] || fail "a refused forget changed the store: $events events"
 "$CLI" --store "$url2" forget --user shared --level session --id a >/dev/null || fail "forget --level session"
 events=$("$CLI" --store "$url2" export --user shared | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["events"]))')
-[ "$events" = 40 ] || fail "forget of a session: $events events left of 40"
+[ "$events" = 41 ] || fail "forget of a session: $events events left of 41"
 
 # the server on the PostgreSQL store: /healthz names it, a write and a recall
 # (Chinese and English) through HTTP land in the database

@@ -443,11 +443,79 @@ static int pg_item_tokens_fill(am__store *b,
     return pg_commit(b);
 }
 
+/* Everything of user $1 becomes user $2's (the SQLite store's
+ * user_merge, store/sqlite/users.c): a task both have becomes the
+ * master's row with the other's artifacts, pending decisions and notes
+ * appended and the later status and stage, their histories joined; a
+ * workspace entry both have keeps the newer.  Rows move to $2's
+ * partition; the index totals to its slot.  The
+ * audit log keeps what happened under the id it happened to. */
 static int pg_user_merge(am__store *b, const char *from, const char *to)
 {
-    (void)from;
-    (void)to;
-    return am__pg_unsupported(PG(b), "user_merge (link --merge of a pair with its own history)");
+#define PG_JSON_JOIN(col)                                                                   \
+    " " col " = (SELECT coalesce(json_agg(x.v ORDER BY x.k, x.o), '[]'::json)::text FROM"  \
+    " (SELECT 0 AS k, a.o, a.v FROM json_array_elements(t." col "::json) WITH ORDINALITY AS a(v, o)" \
+    "  UNION ALL SELECT 1, c.o, c.v FROM json_array_elements(f." col "::json)"             \
+    "  WITH ORDINALITY AS c(v, o)) x)"
+    static const char *const sql[] = {
+        ("UPDATE tasks AS t SET" PG_JSON_JOIN("artifacts") "," PG_JSON_JOIN("pending") ","
+         PG_JSON_JOIN("notes") ","
+         " stage = CASE WHEN f.updated_at > t.updated_at THEN f.stage ELSE t.stage END,"
+         " status = CASE WHEN f.updated_at > t.updated_at THEN f.status ELSE t.status END,"
+         " created_at = least(t.created_at, f.created_at),"
+         " updated_at = greatest(t.updated_at, f.updated_at)"
+         " FROM tasks AS f WHERE f.user_id = $1 AND t.user_id = $2 AND f.task_id = t.task_id"),
+        ("DELETE FROM tasks WHERE user_id = $1 AND task_id IN"
+         " (SELECT task_id FROM tasks WHERE user_id = $2)"),
+        "UPDATE tasks SET user_id = $2 WHERE user_id = $1",
+        "UPDATE task_history SET user_id = $2 WHERE user_id = $1",
+        ("DELETE FROM task_workspace AS f WHERE f.user_id = $1 AND EXISTS (SELECT 1 FROM"
+         " task_workspace t WHERE t.user_id = $2 AND t.task_id = f.task_id"
+         " AND t.agent_id = f.agent_id AND t.updated_at >= f.updated_at)"),
+        ("DELETE FROM task_workspace WHERE user_id = $2 AND (task_id, agent_id) IN"
+         " (SELECT task_id, agent_id FROM task_workspace WHERE user_id = $1)"),
+        "UPDATE task_workspace SET user_id = $2 WHERE user_id = $1",
+        "UPDATE events SET user_id = $2 WHERE user_id = $1",
+        "UPDATE postings SET user_id = $2 WHERE user_id = $1",
+        "UPDATE event_vectors SET user_id = $2 WHERE user_id = $1",
+        "UPDATE entities SET user_id = $2 WHERE user_id = $1",
+        "UPDATE pii_vault SET user_id = $2 WHERE user_id = $1",
+        "UPDATE memory_items SET user_id = $2 WHERE user_id = $1",
+        "UPDATE item_sources SET user_id = $2 WHERE user_id = $1",
+        "UPDATE item_heat SET user_id = $2 WHERE user_id = $1",
+        "UPDATE tombstones SET user_id = $2 WHERE user_id = $1",
+        "UPDATE memory_events SET user_id = $2 WHERE user_id = $1",
+        "UPDATE identity_links SET user_id = $2 WHERE user_id = $1",
+        ("UPDATE users SET n_events = (SELECT count(*) FROM events e WHERE e.user_id = $2)"
+         " WHERE user_id = $2 AND $1::text IS NOT NULL"),
+        "DELETE FROM users WHERE user_id = $1",
+    };
+#undef PG_JSON_JOIN
+    pg_store *s = PG(b);
+    char slot_from[16], slot_to[16];
+    snprintf(slot_from, sizeof slot_from, "%d", am__pg_slot(from));
+    snprintf(slot_to, sizeof slot_to, "%d", am__pg_slot(to));
+    /* the index totals of from's rows move to to's slot */
+    pg_args t = {0};
+    am__pg_arg_text(&t, from);
+    am__pg_arg_text(&t, slot_from);
+    am__pg_arg_text(&t, slot_to);
+    int rc = am__pg_exec(s, "merge users",
+                         "UPDATE index_totals t SET"
+                         " n_rows = t.n_rows + x.n * CASE WHEN t.slot = $2::integer THEN -1 ELSE 1 END,"
+                         " len0 = t.len0 + x.l0 * CASE WHEN t.slot = $2::integer THEN -1 ELSE 1 END,"
+                         " len1 = t.len1 + x.l1 * CASE WHEN t.slot = $2::integer THEN -1 ELSE 1 END"
+                         " FROM (SELECT count(*) AS n, coalesce(sum(len0), 0) AS l0,"
+                         " coalesce(sum(len1), 0) AS l1 FROM events WHERE user_id = $1) x"
+                         " WHERE t.slot IN ($2::integer, $3::integer) AND $2::integer <> $3::integer",
+                         &t, NULL);
+    for (size_t i = 0; i < sizeof sql / sizeof *sql && !rc; i++) {
+        pg_args a = {0};
+        am__pg_arg_text(&a, from);
+        if (strstr(sql[i], "$2")) am__pg_arg_text(&a, to); /* (an unused one has no type) */
+        rc = am__pg_exec(s, "merge users", sql[i], &a, NULL);
+    }
+    return rc;
 }
 
 static const am__store_vt postgres_vt = {
