@@ -117,14 +117,19 @@ static void message_of(pg_store *s, const char *what, const PGresult *r)
     snprintf(s->err, sizeof s->err, "postgres: %s: %.*s", what, (int)n, m);
 }
 
+/* What every connection of the store is set to: floats printed so that
+ * they read back exactly, UTF-8, bytea as hex (am__pg_bytes), no notices. */
+#define PG_SESSION_SETTINGS                                                              \
+    "SET extra_float_digits = 3; SET client_encoding = 'UTF8'; SET bytea_output = 'hex';" \
+    " SET client_min_messages = warning"
+
 /* Outside a transaction a lost connection is made again first. */
 static void reconnect(pg_store *s)
 {
     if (PQstatus(s->conn) == CONNECTION_OK || s->txn != PG_TXN_NONE || s->search_depth) return;
     PQreset(s->conn);
     if (PQstatus(s->conn) == CONNECTION_OK) {
-        PGresult *r = PQexec(s->conn, "SET extra_float_digits = 3; SET client_encoding = 'UTF8';"
-                                      " SET client_min_messages = warning");
+        PGresult *r = PQexec(s->conn, PG_SESSION_SETTINGS);
         PQclear(r);
     }
 }
@@ -650,8 +655,7 @@ int am__store_postgres_open(const char *url, const am__store_opts *o, am__store 
     }
     PQsetNoticeProcessor(s->conn, notice_drop, NULL);
     if ((rc = am__pg_simple(s, "settings",
-                            "SET extra_float_digits = 3; SET client_encoding = 'UTF8';"
-                            " SET client_min_messages = warning")) ||
+                            PG_SESSION_SETTINGS)) ||
         (rc = am__text_open(s->a, &s->ptext)) || (rc = am__pg_migrate(s, o->must_exist))) {
         snprintf(errbuf, errlen, "store %s: %s", shown, rc == AM_NOMEM ? "out of memory" : s->err);
         goto out_fail;
