@@ -83,7 +83,9 @@ typedef struct am_config {
      * not the library's: the caller was built against another agentmem.h.
      * Always first, so that it is found in any layout. */
     size_t struct_size;
-    /* Store location: a file path, ":memory:", or a URL "sqlite:PATH".
+    /* Store location: a file path, ":memory:", or a URL "sqlite:PATH" or
+     * "postgres://USER@HOST:PORT/DB" (also "postgresql://"; libpq's URI:
+     * the PostgreSQL store shared by several servers, docs/SCALING.md).
      * Required. */
     const char *path;
     /* Clock returning "now" (UTC ms).  NULL = the system clock.  Tests and
@@ -239,6 +241,11 @@ void am_close(am_db *db);
 
 /* Static English name of a result code ("invalid input").  Never NULL. */
 const char *am_errstr(int rc);
+
+/* The kind of store db is open on: "sqlite" (a file, ":memory:") or
+ * "postgres" (a postgres:// URL; docs/SCALING.md).  Static, never NULL;
+ * "none" for a NULL db. */
+const char *am_store_backend(const am_db *db);
 
 /* Message of the last failed call on db: what, which object, why.
  * Borrowed: valid until the next call on db.  Never NULL. */

@@ -27,6 +27,11 @@ const char *am_errmsg(const am_db *db)
     return db->err[0] ? db->err : "not an error";
 }
 
+const char *am_store_backend(const am_db *db)
+{
+    return db && db->store ? db->store->vt->name : "none";
+}
+
 void am_free(void *p) { am__owned_free(p); }
 
 int am_time_parse(const char *iso, am_time *out, int *tz_minutes)

@@ -509,7 +509,8 @@ struct am__store {
     const am__store_vt *vt;
 };
 
-/* Open a store from a path or URL ("sqlite:PATH", ":memory:", PATH).
+/* Open a store from a path or URL ("sqlite:PATH", ":memory:", PATH,
+ * "postgres://..." / "postgresql://...": store/open.c).
  * On failure *out is NULL and errbuf (errlen bytes) says why. */
 typedef struct am__store_opts {
     const am__allocator *alloc;
@@ -537,6 +538,9 @@ void am__vault_key_wipe(void *key, size_t n);
 
 int am__store_sqlite_open(const char *path, const am__store_opts *o,
                           am__store **out, char *errbuf, size_t errlen);
+/* postgres://... or postgresql://... (libpq's connection URI; store/postgres). */
+int am__store_postgres_open(const char *url, const am__store_opts *o, am__store **out,
+                            char *errbuf, size_t errlen);
 
 /* Context of an event (the turns around it that the index stores beside
  * it): AM__CONTEXT_TURNS before and AM__CONTEXT_AFTER after, in the same session, at most

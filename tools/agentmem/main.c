@@ -40,7 +40,7 @@ typedef struct opts {
 
 static void usage_main(FILE *f)
 {
-    fputs("usage: agentmem [--db PATH] COMMAND [ARGS] [--json]\n"
+    fputs("usage: agentmem [--db PATH | --store URL] COMMAND [ARGS] [--json]\n"
           "\n"
           "commands:\n"
           "  init                      create (or migrate) the store\n"
@@ -69,6 +69,9 @@ static void usage_main(FILE *f)
           "\n"
           "  agentmem COMMAND --help   options of one command\n"
           "  --db PATH                 store file (default " DEFAULT_DB "; ':memory:' for none)\n"
+          "  --store URL               the store by URL: sqlite:PATH (the same as --db PATH)\n"
+          "                            or postgres://USER@HOST:PORT/DB (libpq's URI, e.g.\n"
+          "                            ?host=/run/postgresql for a socket; docs/SCALING.md)\n"
           "  --vault-key-file PATH     a file holding the PII-vault key (64 hex digits);\n"
           "                            else $AGENTMEM_VAULT_KEY; none: originals unencrypted\n"
           "                            (docs/SECURITY.md)\n"
@@ -843,7 +846,7 @@ int main(int argc, char **argv)
     o.db = getenv("AGENTMEM_DB") ? getenv("AGENTMEM_DB") : DEFAULT_DB;
     int i = 1;
     while (i < argc && argv[i][0] == '-') {
-        if (strcmp(argv[i], "--db") == 0 && i + 1 < argc) {
+        if ((strcmp(argv[i], "--db") == 0 || strcmp(argv[i], "--store") == 0) && i + 1 < argc) {
             o.db = argv[i + 1];
             i += 2;
         } else if (strcmp(argv[i], "--vault-key-file") == 0 && i + 1 < argc) {

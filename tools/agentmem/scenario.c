@@ -34,7 +34,8 @@ static const char usage[] =
     "against a fresh, empty store each, and check every expectation.\n"
     "\n"
     "  --store URL  the store to use for each file: \":memory:\",\n"
-    "               \"sqlite::memory:\", \"sqlite:PATH\" or PATH.  A file store\n"
+    "               \"sqlite::memory:\", \"sqlite:PATH\", PATH, or\n"
+    "               \"postgres://...\" (an empty database, one file).  A file store\n"
     "               is deleted first and kept afterwards; with several\n"
     "               files each gets its own (x.db -> x-1.db, x-2.db, ...).\n"
     "               Default: a temporary SQLite file, removed afterwards.\n"
@@ -211,6 +212,14 @@ static int store_prepare(scfile *f, sc_buf *err)
         sc_buf_printf(&p, "%s/store.db", f->tmpdir);
         f->path = p.oom ? NULL : p.p;
         return f->path != NULL;
+    }
+    if (is_other_url(url) && f->r->n_files > 1) {
+        /* a server's database is not emptied here: one file, one fresh store */
+        sc_buf_printf(err, "expected one scenario file per --store %.*s://... store (each file"
+                           " replays into a fresh, empty store) / got %d files",
+                      (int)(strstr(url, "://") - url) < 16 ? (int)(strstr(url, "://") - url) : 16,
+                      url, f->r->n_files);
+        return 0;
     }
     if (is_memory_url(url) || is_other_url(url)) {
         f->path = str_dup(url);

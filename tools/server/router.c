@@ -27,13 +27,16 @@
 
 static void h_healthz(srv_ctx *c)
 {
-    am__srv_json(c->out, 200, json_pack("{s:s, s:s, s:s}", "status", "ok", "store", "sqlite",
-                                        "version", AM_VERSION_STRING));
+    am__srv_json(c->out, 200, json_pack("{s:s, s:s, s:s}", "status", "ok", "store",
+                                        c->db ? am_store_backend(c->db) : "sqlite", "version",
+                                        AM_VERSION_STRING));
 }
 
 static void h_metrics(srv_ctx *c)
 {
-    char *text = am__srv_metrics_text(&c->srv->metrics, c->srv->opts.db_path);
+    /* file sizes of a store that has files */
+    int files = !c->db || strcmp(am_store_backend(c->db), "sqlite") == 0;
+    char *text = am__srv_metrics_text(&c->srv->metrics, files ? c->srv->opts.db_path : NULL);
     if (!text) {
         am__srv_error(c->out, "internal", NULL, "out of memory");
         return;

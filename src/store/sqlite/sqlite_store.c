@@ -344,14 +344,3 @@ out_fail:
     sq_close(&s->base);
     return am_rc;
 }
-
-int am__store_open(const char *url, const am__store_opts *o, am__store **out,
-                   char *errbuf, size_t errlen)
-{
-    if (strncmp(url, "sqlite:", 7) == 0) url += 7;
-    if (strstr(url, "://") && strncmp(url, "file:", 5) != 0) {
-        snprintf(errbuf, errlen, "store %s: unsupported backend (this build has sqlite)", url);
-        return AM_INVALID;
-    }
-    return am__store_sqlite_open(url, o, out, errbuf, errlen);
-}

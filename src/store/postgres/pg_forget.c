@@ -1,0 +1,555 @@
+/*
+ * pg_forget.c -- forgetting (F24) in the PostgreSQL store: an event, a
+ * session, a task or a user leaves every table.
+ *
+ * Events, sessions and tasks go in the caller's transaction, as in the
+ * SQLite store (store/sqlite/forget.c, whose steps these follow): the
+ * event rows are collected into a temporary table and everything keyed
+ * by them is deleted through it -- postings, the index totals, entities,
+ * vectors, vault values, task history, item sources, the item versions
+ * left without a source and their heat, the events; the contexts indexed
+ * beside the remaining turns of the sessions touched are rebuilt; the
+ * tasks touched lose the history their state is derived from (the caller
+ * replays them: forget_touched); a tombstone stays.  The memory events of
+ * what is gone leave the outbox and a memory.forgotten notice is written.
+ *
+ * A user forget records a job (forget_jobs) and hides the user at once;
+ * forget_work purges a due job in one transaction per user (every table,
+ * the audit trail re-keyed to the pseudonym "forgotten:" + HMAC-SHA256
+ * (forget_key, user id), the tombstone under it).  PostgreSQL's vacuum
+ * reclaims the deleted tuples; no index merge or log checkpoint is owed.
+ *
+ * Not here yet (AM_BACKEND naming it): a grace period for an event, a
+ * session or a task (the SQLite store's held_* tables), and so their
+ * restore_forget.  A user's grace period works (restore).
+ */
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "store/postgres/pg_int.h"
+
+static const char *const level_names[] = {"", "event", "session", "task", "user"};
+
+#define PSEUDONYM_MAX 48
+
+static int pseudonym(pg_store *s, const char *uid, char out[PSEUDONYM_MAX])
+{
+    unsigned char key[32];
+    for (int i = 0; i < 32; i++) {
+        unsigned v;
+        if (sscanf(s->forget_key + 2 * i, "%2x", &v) != 1)
+            return am__pg_fail(s, AM_CORRUPT, "postgres: the store's forget_key is malformed");
+        key[i] = (unsigned char)v;
+    }
+    unsigned char mac[EVP_MAX_MD_SIZE];
+    unsigned int mn = 0;
+    int ok = HMAC(EVP_sha256(), key, (int)sizeof key, (const unsigned char *)uid, strlen(uid), mac,
+                  &mn) != NULL && mn >= 16;
+    am__vault_key_wipe(key, sizeof key);
+    if (!ok) return am__pg_fail(s, AM_BACKEND, "postgres: HMAC-SHA256 failed");
+    memcpy(out, "forgotten:", 10);
+    for (int i = 0; i < 16; i++) snprintf(out + 10 + 2 * i, 3, "%02x", mac[i]);
+    return AM_OK;
+}
+
+/* Statements with $1 = uid and, when they name it, $2 = id / level. */
+static int run_list(pg_store *s, const char *const *sql, size_t n, int nargs, const char *uid,
+                    const char *x2, const char *x3)
+{
+    for (size_t i = 0; i < n; i++) {
+        pg_args a = {0};
+        am__pg_arg_text(&a, uid);
+        if (nargs >= 2) am__pg_arg_text(&a, x2);
+        if (nargs >= 3) am__pg_arg_text(&a, x3);
+        int rc = am__pg_exec(s, "forget", sql[i], &a, NULL);
+        if (rc) return rc;
+    }
+    return AM_OK;
+}
+
+static long run_count(pg_store *s, const char *sql, const char *uid, const char *id, int *rc)
+{
+    pg_args a = {0};
+    am__pg_arg_text(&a, uid);
+    if (id) am__pg_arg_text(&a, id);
+    long n = 0;
+    *rc = am__pg_exec(s, "forget", sql, &a, &n);
+    return n;
+}
+
+static int temp_tables(pg_store *s)
+{
+    return am__pg_simple(s, "forget",
+                         "CREATE TEMP TABLE IF NOT EXISTS am_forget(rid bigint PRIMARY KEY,"
+                         " id text COLLATE \"C\", session_id text COLLATE \"C\");"
+                         "CREATE TEMP TABLE IF NOT EXISTS am_forget_tasks(task_id text COLLATE \"C\""
+                         " PRIMARY KEY);"
+                         "CREATE TEMP TABLE IF NOT EXISTS am_forget_had(kind integer,"
+                         " id text COLLATE \"C\", PRIMARY KEY(kind, id));"
+                         "DELETE FROM am_forget; DELETE FROM am_forget_had;");
+}
+
+/* The contexts of the remaining turns of the sessions forgotten events
+ * were in, rebuilt from the turns there are (the SQLite store's
+ * ctx_rebuild: two turns before and one after, in the gap). */
+static int ctx_rebuild(pg_store *s, const char *uid)
+{
+    pg_args a = {0};
+    am__pg_arg_text(&a, uid);
+    PGresult *r = am__pg_run(
+        s, "forget: contexts",
+        "SELECT rid, coalesce(p2 || ' ', '') || coalesce(p1 || ' ', '') || coalesce(n1, '')"
+        " FROM (SELECT rid,"
+        "  CASE WHEN occurred_at - LAG(occurred_at, 2) OVER w <= " AM__CONTEXT_GAP_SQL
+        "   THEN LAG(content, 2) OVER w END AS p2,"
+        "  CASE WHEN occurred_at - LAG(occurred_at, 1) OVER w <= " AM__CONTEXT_GAP_SQL
+        "   THEN LAG(content, 1) OVER w END AS p1,"
+        "  CASE WHEN LEAD(occurred_at, 1) OVER w - occurred_at <= " AM__CONTEXT_GAP_SQL
+        "   THEN LEAD(content, 1) OVER w END AS n1"
+        "  FROM events WHERE user_id = $1 AND session_id IN (SELECT session_id FROM am_forget)"
+        "  WINDOW w AS (PARTITION BY session_id ORDER BY occurred_at, rid)) x ORDER BY rid",
+        &a);
+    if (!r) return s->rc;
+    int rc = AM_OK;
+    for (int i = 0; i < PQntuples(r) && !rc; i++)
+        rc = am__pg_index_ctx_set(s, uid, am__pg_i64(r, i, 0), PQgetvalue(r, i, 1));
+    PQclear(r);
+    return rc;
+}
+
+static int forget_collected(pg_store *s, const char *uid, long *events, long *items)
+{
+    pg_args t = {0};
+    am__pg_arg_text(&t, uid);
+    char slot[16];
+    snprintf(slot, sizeof slot, "%d", am__pg_slot(uid));
+    am__pg_arg_text(&t, slot);
+    int rc = am__pg_exec(s, "forget: index totals",
+                         "UPDATE index_totals t SET n_rows = t.n_rows - x.n, len0 = t.len0 - x.l0,"
+                         " len1 = t.len1 - x.l1 FROM (SELECT count(*) AS n,"
+                         " coalesce(sum(len0), 0) AS l0, coalesce(sum(len1), 0) AS l1 FROM events"
+                         " WHERE user_id = $1 AND rid IN (SELECT rid FROM am_forget)) x"
+                         " WHERE t.slot = $2::integer", &t, NULL);
+    static const char *const before[] = {
+        "DELETE FROM postings WHERE user_id = $1 AND rid IN (SELECT rid FROM am_forget)",
+        "DELETE FROM entities WHERE user_id = $1 AND event_rid IN (SELECT rid FROM am_forget)",
+        "DELETE FROM event_vectors WHERE user_id = $1 AND event_rid IN (SELECT rid FROM am_forget)",
+        "DELETE FROM pii_vault WHERE user_id = $1 AND event_rid IN (SELECT rid FROM am_forget)",
+        "DELETE FROM task_history WHERE user_id = $1 AND event_id IN (SELECT id FROM am_forget)",
+        /* a version counts its sources: the listed ones forgotten no longer count */
+        "UPDATE memory_items m SET source_count = greatest(0, m.source_count -"
+        " (SELECT count(*) FROM item_sources x WHERE x.user_id = $1 AND x.item_rid = m.rid"
+        "  AND x.event_id IN (SELECT id FROM am_forget)))"
+        " WHERE m.user_id = $1 AND m.rid IN (SELECT item_rid FROM item_sources"
+        "  WHERE user_id = $1 AND event_id IN (SELECT id FROM am_forget))",
+        "DELETE FROM item_sources WHERE user_id = $1 AND event_id IN (SELECT id FROM am_forget)",
+    };
+    if (!rc) rc = run_list(s, before, sizeof before / sizeof *before, 1, uid, NULL, NULL);
+    if (!rc)
+        *items += run_count(s, "DELETE FROM memory_items m WHERE m.user_id = $1 AND NOT EXISTS"
+                               " (SELECT 1 FROM item_sources x WHERE x.user_id = $1"
+                               " AND x.item_rid = m.rid)", uid, NULL, &rc);
+    static const char *const heat[] = {
+        "DELETE FROM item_heat WHERE user_id = $1 AND lineage_id NOT IN"
+        " (SELECT lineage_id FROM memory_items WHERE user_id = $1)",
+    };
+    if (!rc) rc = run_list(s, heat, 1, 1, uid, NULL, NULL);
+    if (!rc)
+        *events += run_count(s, "DELETE FROM events WHERE user_id = $1"
+                                " AND rid IN (SELECT rid FROM am_forget)", uid, NULL, &rc);
+    static const char *const count[] = {
+        "UPDATE users SET n_events = (SELECT count(*) FROM events e WHERE e.user_id = $1)"
+        " WHERE user_id = $1",
+    };
+    if (!rc) rc = run_list(s, count, 1, 1, uid, NULL, NULL);
+    if (!rc) rc = ctx_rebuild(s, uid);
+    return rc;
+}
+
+static int tasks_touched(pg_store *s, const char *uid, int level, const char *id, int after,
+                         long *tasks)
+{
+    static const char *const before_sql[] = {
+        "DELETE FROM am_forget_tasks WHERE $1::text IS NOT NULL",
+        "INSERT INTO am_forget_tasks SELECT task_id FROM events WHERE user_id = $1"
+        " AND task_id IS NOT NULL AND rid IN (SELECT rid FROM am_forget)"
+        " UNION SELECT task_id FROM task_history WHERE user_id = $1"
+        " AND event_id IN (SELECT id FROM am_forget) ON CONFLICT DO NOTHING",
+    };
+    if (!after) return run_list(s, before_sql, 2, 1, uid, NULL, NULL);
+    int rc = AM_OK;
+    if (level == AM_FORGET_TASK) {
+        static const char *const drop[] = {"DELETE FROM am_forget_tasks WHERE task_id = $2"
+                                           " AND $1::text IS NOT NULL"};
+        rc = run_list(s, drop, 1, 2, uid, id, NULL);
+    }
+    if (!rc)
+        *tasks += run_count(s, "DELETE FROM tasks t WHERE t.user_id = $1"
+                               " AND t.task_id IN (SELECT task_id FROM am_forget_tasks)"
+                               " AND NOT EXISTS (SELECT 1 FROM events e WHERE e.user_id = $1"
+                               " AND e.task_id = t.task_id)", uid, NULL, &rc);
+    static const char *const after_sql[] = {
+        "DELETE FROM task_history WHERE user_id = $1"
+        " AND task_id IN (SELECT task_id FROM am_forget_tasks)"
+        " AND task_id NOT IN (SELECT task_id FROM tasks WHERE user_id = $1)",
+        "DELETE FROM task_workspace WHERE user_id = $1"
+        " AND task_id IN (SELECT task_id FROM am_forget_tasks)"
+        " AND task_id NOT IN (SELECT task_id FROM tasks WHERE user_id = $1)",
+        "DELETE FROM am_forget_tasks WHERE task_id NOT IN"
+        " (SELECT task_id FROM tasks WHERE user_id = $1)",
+        "DELETE FROM task_history WHERE user_id = $1"
+        " AND task_id IN (SELECT task_id FROM am_forget_tasks)"
+        " AND field IN ('pending', 'note', 'status', 'stage')",
+    };
+    if (!rc) rc = run_list(s, after_sql, sizeof after_sql / sizeof *after_sql, 1, uid, NULL, NULL);
+    return rc;
+}
+
+/* The outbox of a forget (forget.c's forget_outbox): before, what the user
+ * has is noted; after, the memory events of what is gone leave, the
+ * forgotten events' ids leave what stays, and a notice is written for
+ * each forgotten event, memory item and task ($2 level, $3 now). */
+static int forget_outbox(pg_store *s, const char *uid, int level, am_time now, int after)
+{
+    static const char *const before_sql[] = {
+        "INSERT INTO am_forget_had SELECT DISTINCT 0, lineage_id FROM memory_items WHERE user_id = $1",
+        "INSERT INTO am_forget_had SELECT 1, task_id FROM tasks WHERE user_id = $1",
+    };
+    if (!after) return run_list(s, before_sql, 2, 1, uid, NULL, NULL);
+    static const char *const after_sql[] = {
+        "DELETE FROM am_forget_had WHERE kind = 0 AND id IN"
+        " (SELECT lineage_id FROM memory_items WHERE user_id = $1)",
+        "DELETE FROM am_forget_had WHERE kind = 1 AND id IN"
+        " (SELECT task_id FROM tasks WHERE user_id = $1)",
+        "DELETE FROM memory_events WHERE user_id = $1 AND memory_id IN"
+        " (SELECT id FROM am_forget_had WHERE kind = 0)",
+        "DELETE FROM memory_events WHERE user_id = $1 AND task_id IN"
+        " (SELECT id FROM am_forget_had WHERE kind = 1)",
+        "UPDATE memory_events SET event_id = NULL WHERE user_id = $1 AND event_id IN"
+        " (SELECT id FROM am_forget)",
+    };
+    int rc = run_list(s, after_sql, sizeof after_sql / sizeof *after_sql, 1, uid, NULL, NULL);
+    static const char *const notices[] = {
+        "INSERT INTO memory_events(at, user_id, type, event_id, detail)"
+        " SELECT $3::bigint, $1, 'memory.forgotten', id, $2 FROM (SELECT id FROM am_forget"
+        " ORDER BY rid) x RETURNING seq",
+        "INSERT INTO memory_events(at, user_id, type, memory_id, detail)"
+        " SELECT $3::bigint, $1, 'memory.forgotten', id, $2 FROM (SELECT id FROM am_forget_had"
+        " WHERE kind = 0 ORDER BY id) x RETURNING seq",
+        "INSERT INTO memory_events(at, user_id, type, task_id, detail)"
+        " SELECT $3::bigint, $1, 'memory.forgotten', id, $2 FROM (SELECT id FROM am_forget_had"
+        " WHERE kind = 1 ORDER BY id) x RETURNING seq",
+    };
+    for (size_t i = 0; i < sizeof notices / sizeof *notices && !rc; i++) {
+        pg_args a = {0};
+        am__pg_arg_text(&a, uid);
+        am__pg_arg_text(&a, level_names[level]);
+        am__pg_arg_int(&a, now);
+        PGresult *r = am__pg_run(s, "forget memory events", notices[i], &a);
+        if (!r) return s->rc;
+        am__pg_outbox_note(s, r);
+        PQclear(r);
+    }
+    return rc;
+}
+
+int am__pg_forget_grace(am__store *b, const char *uid, int level, const char *id, am_time now,
+                        am_time purge_at, long *events, long *items, long *tasks)
+{
+    pg_store *s = PG(b);
+    *events = *items = *tasks = 0;
+    if (level == AM_FORGET_USER) return am__pg_forget_user(b, uid, now, purge_at, events, items, tasks);
+    if (level < AM_FORGET_EVENT || level > AM_FORGET_TASK) return AM_MISUSE;
+    if (purge_at > now)
+        return am__pg_unsupported(s, "forget with a grace period of an event, a session or a task");
+    static const char *const pick[] = {
+        NULL,
+        "INSERT INTO am_forget SELECT rid, id, session_id FROM events WHERE user_id = $1 AND id = $2",
+        "INSERT INTO am_forget SELECT rid, id, session_id FROM events WHERE user_id = $1"
+        " AND session_id = $2",
+        "INSERT INTO am_forget SELECT rid, id, session_id FROM events WHERE user_id = $1"
+        " AND task_id = $2",
+    };
+    int rc = temp_tables(s);
+    if (!rc) rc = forget_outbox(s, uid, level, now, 0);
+    long picked = rc ? 0 : run_count(s, pick[level], uid, id, &rc);
+    if (!rc) rc = tasks_touched(s, uid, level, id, 0, tasks);
+    if (!rc) rc = forget_collected(s, uid, events, items);
+    if (!rc && level == AM_FORGET_TASK) {
+        *tasks += run_count(s, "DELETE FROM tasks WHERE user_id = $1 AND task_id = $2", uid, id, &rc);
+        static const char *const task_rows[] = {
+            "DELETE FROM task_history WHERE user_id = $1 AND task_id = $2",
+            "DELETE FROM task_workspace WHERE user_id = $1 AND task_id = $2",
+        };
+        if (!rc) rc = run_list(s, task_rows, 2, 2, uid, id, NULL);
+        /* items scoped to the task go with it */
+        char scope[AM_ID_MAX + 8];
+        snprintf(scope, sizeof scope, "task:%s", id);
+        if (!rc)
+            *items += run_count(s, "DELETE FROM memory_items WHERE user_id = $1 AND scope = $2", uid,
+                                scope, &rc);
+    }
+    if (!rc) rc = tasks_touched(s, uid, level, id, 1, tasks);
+    if (rc) return rc;
+    if (picked == 0 && *tasks == 0 && *items == 0) return AM_NOTFOUND;
+    if ((rc = forget_outbox(s, uid, level, now, 1))) return rc;
+    pg_args a = {0};
+    am__pg_arg_text(&a, uid);
+    am__pg_arg_text(&a, level_names[level]);
+    am__pg_arg_text(&a, id);
+    am__pg_arg_int(&a, now);
+    return am__pg_exec(s, "tombstone",
+                       "INSERT INTO tombstones(user_id, level, object_id, at) VALUES($1, $2, $3, $4)",
+                       &a, NULL);
+}
+
+int am__pg_forget(am__store *b, const char *uid, int level, const char *id, am_time now,
+                  long *events, long *items, long *tasks)
+{
+    return am__pg_forget_grace(b, uid, level, id, now, now, events, items, tasks);
+}
+
+int am__pg_forget_touched(am__store *b, am__arena *ar, const char ***ids, size_t *n)
+{
+    pg_store *s = PG(b);
+    *ids = NULL;
+    *n = 0;
+    /* no forget on this connection yet: the table is not there */
+    PGresult *r = am__pg_run(s, "forget", "SELECT to_regclass('pg_temp.am_forget_tasks') IS NULL",
+                             NULL);
+    if (!r) return s->rc;
+    int none = PQgetvalue(r, 0, 0)[0] == 't';
+    PQclear(r);
+    if (none) return AM_OK;
+    r = am__pg_run(s, "forget", "SELECT task_id FROM am_forget_tasks ORDER BY task_id", NULL);
+    if (!r) return s->rc;
+    int k = PQntuples(r);
+    if (!(*ids = am__pg_rows(ar, r, sizeof **ids))) return AM_NOMEM;
+    for (int i = 0; i < k; i++) (*ids)[i] = am__pg_str(ar, r, i, 0);
+    return am__pg_rows_done(ar, r, n);
+}
+
+/* ------------------------------------------------------------ users */
+
+int am__pg_forget_user(am__store *b, const char *uid, am_time now, am_time purge_at,
+                       long *events, long *items, long *tasks)
+{
+    pg_store *s = PG(b);
+    int rc = am__pg_user_history(b, uid, events, items, tasks);
+    if (rc) return rc;
+    /* events and versions, not lineages, as the SQLite store counts */
+    pg_args c = {0};
+    am__pg_arg_text(&c, uid);
+    PGresult *r = am__pg_run(s, "forget user",
+                             "SELECT count(*) FROM memory_items WHERE user_id = $1", &c);
+    if (!r) return s->rc;
+    *items = (long)am__pg_i64(r, 0, 0);
+    PQclear(r);
+    pg_args a = {0};
+    am__pg_arg_text(&a, uid);
+    am__pg_arg_int(&a, purge_at);
+    am__pg_arg_int(&a, now);
+    long changed = 0;
+    /* forgotten again while held: the purge comes no later */
+    if ((rc = am__pg_exec(s, "forget user",
+                          "UPDATE forget_jobs SET purge_at = least(purge_at, $2),"
+                          " state = CASE WHEN least(purge_at, $2) <= $3 AND state = 'held'"
+                          " THEN 'purge' ELSE state END WHERE user_id = $1 AND level = 'user'",
+                          &a, &changed)) ||
+        changed)
+        return rc;
+    pg_args j = {0};
+    am__pg_arg_text(&j, uid);
+    am__pg_arg_int(&j, now);
+    am__pg_arg_int(&j, purge_at);
+    am__pg_arg_text(&j, purge_at <= now ? "purge" : "held");
+    return am__pg_exec(s, "forget job",
+                       "INSERT INTO forget_jobs(user_id, level, object_id, forgotten_at, purge_at,"
+                       " state) VALUES($1, 'user', NULL, $2, $3, $4)", &j, NULL);
+}
+
+/* The whole purge of a user whose job is due, in the caller's transaction. */
+static int purge_user(pg_store *s, const char *uid, am_time forgotten_at, am_time now)
+{
+    char pn[PSEUDONYM_MAX];
+    int rc = pseudonym(s, uid, pn);
+    if (rc) return rc;
+    pg_args t = {0};
+    am__pg_arg_text(&t, uid);
+    char slot[16];
+    snprintf(slot, sizeof slot, "%d", am__pg_slot(uid));
+    am__pg_arg_text(&t, slot);
+    if ((rc = am__pg_exec(s, "forget user: index totals",
+                          "UPDATE index_totals t SET n_rows = t.n_rows - x.n, len0 = t.len0 - x.l0,"
+                          " len1 = t.len1 - x.l1 FROM (SELECT count(*) AS n,"
+                          " coalesce(sum(len0), 0) AS l0, coalesce(sum(len1), 0) AS l1 FROM events"
+                          " WHERE user_id = $1) x WHERE t.slot = $2::integer", &t, NULL)))
+        return rc;
+    static const char *const rows[] = {
+        "DELETE FROM postings WHERE user_id = $1",
+        "DELETE FROM entities WHERE user_id = $1",
+        "DELETE FROM pii_vault WHERE user_id = $1",
+        "DELETE FROM event_vectors WHERE user_id = $1",
+        "DELETE FROM events WHERE user_id = $1",
+        "DELETE FROM item_sources WHERE user_id = $1",
+        "DELETE FROM memory_items WHERE user_id = $1",
+        "DELETE FROM item_heat WHERE user_id = $1",
+        "DELETE FROM task_history WHERE user_id = $1",
+        "DELETE FROM tasks WHERE user_id = $1",
+        "DELETE FROM task_workspace WHERE user_id = $1",
+        ("DELETE FROM memory_events WHERE user_id = $1"
+         " AND NOT (type = 'memory.forgotten' AND detail = 'user')"),
+        "DELETE FROM identity_links WHERE user_id = $1",
+        "DELETE FROM api_tokens WHERE user_id = $1",
+        "DELETE FROM tombstones WHERE user_id = $1",
+        "DELETE FROM forget_jobs WHERE user_id = $1",
+        "DELETE FROM users WHERE user_id = $1",
+    };
+    if ((rc = run_list(s, rows, sizeof rows / sizeof *rows, 1, uid, NULL, NULL))) return rc;
+    static const char *const rekey[] = {
+        "UPDATE audit_log SET user_id = $2,"
+        " object_id = CASE WHEN object_type IN ('event', 'memory') THEN object_id END,"
+        " detail = CASE WHEN op IN ('forget', 'restore') THEN detail END WHERE user_id = $1",
+        "UPDATE memory_events SET user_id = $2 WHERE user_id = $1",
+        "UPDATE memory_events SET other_user = $2 WHERE other_user = $1",
+        "UPDATE audit_log SET object_id = $2 WHERE op = 'security.denied' AND object_id = $1",
+    };
+    if ((rc = run_list(s, rekey, sizeof rekey / sizeof *rekey, 2, uid, pn, NULL))) return rc;
+    pg_args a = {0};
+    am__pg_arg_text(&a, pn);
+    am__pg_arg_int(&a, forgotten_at);
+    am__pg_arg_int(&a, now);
+    if ((rc = am__pg_exec(s, "forget user",
+                          "INSERT INTO tombstones(user_id, level, object_id, at, purged_at)"
+                          " VALUES($1, 'user', $1, $2, $3)", &a, NULL)))
+        return rc;
+    pg_args x = {0};
+    am__pg_arg_text(&x, pn);
+    am__pg_arg_int(&x, now);
+    return am__pg_exec(s, "forget user",
+                       "INSERT INTO audit_log(at, user_id, op, object_type)"
+                       " VALUES($2, $1, 'forget.purged', 'user')", &x, NULL);
+}
+
+int am__pg_forget_work(am__store *b, am_time now, int max_steps, int *more)
+{
+    pg_store *s = PG(b);
+    *more = 0;
+    if (s->txn != PG_TXN_NONE) return AM_MISUSE;
+    for (int steps = 0;; steps++) {
+        pg_args a = {0};
+        am__pg_arg_int(&a, now);
+        PGresult *r = am__pg_run(s, "forget job",
+                                 "SELECT user_id, seq, state, forgotten_at FROM forget_jobs"
+                                 " WHERE level = 'user' AND purge_at <= $1 ORDER BY seq LIMIT 1", &a);
+        if (!r) return s->rc;
+        if (PQntuples(r) == 0) { PQclear(r); return AM_OK; }
+        if (max_steps > 0 && steps >= max_steps) {
+            PQclear(r);
+            *more = 1;
+            return AM_OK;
+        }
+        char uid[AM_ID_MAX + 1];
+        snprintf(uid, sizeof uid, "%s", PQgetvalue(r, 0, 0));
+        am_time at = am__pg_time(r, 0, 3);
+        PQclear(r);
+        int rc = b->vt->begin(b);
+        if (rc) return rc;
+        rc = purge_user(s, uid, at, now);
+        if (rc) {
+            b->vt->rollback(b);
+            return rc;
+        }
+        if ((rc = b->vt->commit(b))) return rc;
+    }
+}
+
+int am__pg_forget_state(am__store *b, const char *uid, int *state, am_time *at, am_time *until)
+{
+    pg_store *s = PG(b);
+    *state = AM__FORGOTTEN_NONE;
+    *at = *until = 0;
+    pg_args a = {0};
+    am__pg_arg_text(&a, uid);
+    PGresult *r = am__pg_run(s, "forget state",
+                             "SELECT state, forgotten_at, purge_at FROM forget_jobs"
+                             " WHERE user_id = $1 AND level = 'user' ORDER BY seq DESC LIMIT 1", &a);
+    if (!r) return s->rc;
+    if (PQntuples(r)) {
+        *state = strcmp(PQgetvalue(r, 0, 0), "held") == 0 ? AM__FORGOTTEN_HELD
+                                                            : AM__FORGOTTEN_PURGING;
+        *at = am__pg_time(r, 0, 1);
+        *until = am__pg_time(r, 0, 2);
+    }
+    PQclear(r);
+    if (*state != AM__FORGOTTEN_NONE) return AM_OK;
+    int live = am__pg_user_exists(b, uid);
+    if (live < 0) return -live;
+    if (live) return AM_OK;
+    char pn[PSEUDONYM_MAX];
+    int rc = pseudonym(s, uid, pn);
+    if (rc) return rc;
+    pg_args p = {0};
+    am__pg_arg_text(&p, pn);
+    r = am__pg_run(s, "forget state",
+                   "SELECT at, purged_at FROM tombstones WHERE user_id = $1 AND level = 'user'"
+                   " ORDER BY seq DESC LIMIT 1", &p);
+    if (!r) return s->rc;
+    if (PQntuples(r)) {
+        *state = AM__FORGOTTEN_PURGED;
+        *at = am__pg_time(r, 0, 0);
+        *until = am__pg_time(r, 0, 1);
+    }
+    PQclear(r);
+    return AM_OK;
+}
+
+int am__pg_restore(am__store *b, const char *uid, am_time now)
+{
+    pg_store *s = PG(b);
+    int state;
+    am_time at, until;
+    int rc = am__pg_forget_state(b, uid, &state, &at, &until);
+    if (rc) return rc;
+    if (state == AM__FORGOTTEN_NONE) return AM_NOTFOUND;
+    if (state != AM__FORGOTTEN_HELD || until <= now) return AM_DENIED;
+    pg_args a = {0};
+    am__pg_arg_text(&a, uid);
+    return am__pg_exec(s, "restore",
+                       "DELETE FROM forget_jobs WHERE user_id = $1 AND level = 'user'"
+                       " AND state = 'held'", &a, NULL);
+}
+
+int am__pg_restore_forget(am__store *b, const char *uid, int level, const char *id, am_time now,
+                          long *events)
+{
+    *events = 0;
+    if (level == AM_FORGET_USER) return am__pg_restore(b, uid, now);
+    pg_store *s = PG(b);
+    /* no grace period at these levels here: a forgotten one is purged */
+    pg_args a = {0};
+    am__pg_arg_text(&a, uid);
+    am__pg_arg_text(&a, level >= AM_FORGET_EVENT && level <= AM_FORGET_TASK ? level_names[level] : "");
+    am__pg_arg_text(&a, id);
+    PGresult *r = am__pg_run(s, "restore",
+                             "SELECT 1 FROM tombstones WHERE user_id = $1 AND level = $2"
+                             " AND object_id = $3 LIMIT 1", &a);
+    if (!r) return s->rc;
+    int had = PQntuples(r) > 0;
+    PQclear(r);
+    return had ? AM_DENIED : AM_NOTFOUND;
+}
+
+int am__pg_forget_held(am__store *b, const char *uid, am__arena *ar, am__held_row **rows,
+                       size_t *n)
+{
+    (void)b;
+    (void)uid;
+    (void)ar;
+    /* none: an event, a session or a task is never held here (see above) */
+    *rows = NULL;
+    *n = 0;
+    return AM_OK;
+}

@@ -1,0 +1,230 @@
+/*
+ * pg_int.h -- the PostgreSQL store's internals (store/postgres): the
+ * connection, the parameter lists of its statements and the readers of
+ * their results, shared by the backend's files.
+ *
+ * Every statement is sent with PQexecParams: values travel as parameters
+ * (text, or binary for bytea), never spliced into SQL, and results come
+ * back as text (bytea as hex, decoded here).  An error sets s->err (the
+ * operation and PostgreSQL's message) and maps to an AM_* code: a lock
+ * that could not be had in time, a serialization failure or a deadlock
+ * is AM_BUSY, a lost connection AM_IO, anything else AM_BACKEND.
+ */
+#ifndef AM_PG_INT_H
+#define AM_PG_INT_H
+
+#include <libpq-fe.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "store/store.h"
+#include "text/analyze.h"
+
+#define PG_TXN_NONE 0
+#define PG_TXN_WRITE 1
+#define PG_TXN_READ 2
+
+/* Tables partitioned by hash of user_id are split in this many
+ * partitions (docs/SCALING.md); index_totals has as many slots. */
+#define PG_PARTS 16
+
+typedef struct pg_store {
+    am__store base;
+    const am__allocator *a;
+    PGconn *conn;
+    int txn;                     /* PG_TXN_*: what this connection holds */
+    int search_depth, search_own; /* search_begin nesting; own snapshot */
+    int busy_ms;
+    int rc;                      /* the last failed statement's AM_* code */
+    char err[600];
+    am__text *ptext;             /* the index tokenizer (the SQLite store's) */
+    int64_t ob_lo, ob_hi;        /* outbox seqs of the open transaction */
+    int64_t ob_done_lo, ob_done_hi;
+    int64_t ob_max_rows;
+    am_time ob_max_age_ms;
+    unsigned ob_puts;            /* outbox rows this connection wrote (trim pacing) */
+    char forget_key[65];         /* meta('forget_key'), hex */
+} pg_store;
+
+#define PG(b) ((pg_store *)(b))
+
+#define AM__PG_STR(x) #x
+#define AM__PG_XSTR(x) AM__PG_STR(x)
+
+#define PG_ARGS_MAX 24
+typedef struct pg_args {
+    int n;
+    const char *v[PG_ARGS_MAX];
+    int len[PG_ARGS_MAX], fmt[PG_ARGS_MAX];
+    char num[PG_ARGS_MAX][32];
+} pg_args;
+
+void am__pg_arg_text(pg_args *a, const char *v);   /* NULL: SQL NULL */
+void am__pg_arg_int(pg_args *a, int64_t v);
+void am__pg_arg_time(pg_args *a, am_time t);       /* AM_TIME_NONE: NULL */
+void am__pg_arg_real(pg_args *a, double v);
+void am__pg_arg_bytes(pg_args *a, const void *p, size_t n); /* NULL: NULL */
+
+/* Run sql; the result (PGRES_TUPLES_OK or COMMAND_OK) or NULL with
+ * s->err and s->rc set. */
+PGresult *am__pg_run(pg_store *s, const char *what, const char *sql, const pg_args *a);
+/* Run and discard the result: AM_OK or the error's code; *changed (may be
+ * NULL) the rows it touched. */
+int am__pg_exec(pg_store *s, const char *what, const char *sql, const pg_args *a, long *changed);
+/* Several statements without parameters (schema, transactions). */
+int am__pg_simple(pg_store *s, const char *what, const char *sql);
+int am__pg_fail(pg_store *s, int rc, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* The operation this backend does not implement yet: AM_BACKEND naming it. */
+int am__pg_unsupported(pg_store *s, const char *op);
+
+/* Result readers (row i, column c). */
+static inline const char *pg_val(const PGresult *r, int i, int c)
+{
+    return PQgetisnull(r, i, c) ? NULL : PQgetvalue(r, i, c);
+}
+char *am__pg_str(am__arena *ar, const PGresult *r, int i, int c); /* NULL for NULL */
+int64_t am__pg_i64(const PGresult *r, int i, int c);             /* 0 for NULL */
+am_time am__pg_time(const PGresult *r, int i, int c);            /* NONE for NULL */
+double am__pg_real(const PGresult *r, int i, int c);
+/* A bytea (hex text) into ar: *p NULL, *n 0 for NULL; AM_NOMEM. */
+int am__pg_bytes(am__arena *ar, const PGresult *r, int i, int c, const unsigned char **p,
+                 size_t *n);
+/* The rows of r: an array of PQntuples + 1 zeroed elements of ar, or NULL
+ * (r cleared: out of memory); done: *n = the rows, r cleared, AM_OK or
+ * AM_NOMEM when ar ran out. */
+void *am__pg_rows(am__arena *ar, PGresult *r, size_t elem);
+int am__pg_rows_done(am__arena *ar, PGresult *r, size_t *n);
+/* A grown array of ar (the SQLite store's push, for this backend). */
+void *am__pg_push(am__arena *ar, void **arr, size_t *n, size_t *cap, size_t elem);
+/* A PostgreSQL array literal of texts / of int64s into b. */
+void am__pg_text_array(am__buf *b, const char *const *v, size_t n);
+void am__pg_int_array(am__buf *b, const int64_t *v, size_t n);
+
+/* schema (pg_schema.c): migrate under an advisory lock; the version */
+int am__pg_migrate(pg_store *s, int must_exist);
+#define AM__PG_SCHEMA_VERSION 1
+
+/* users, tasks, items, audit, outbox, workspace, tokens (pg_rows.c) */
+int am__pg_user_ensure(am__store *b, const char *uid, am_time now);
+int am__pg_user_exists(am__store *b, const char *uid);
+int am__pg_link_put(am__store *b, const char *ch, const char *ext, const char *uid, am_time now);
+int am__pg_link_get(am__store *b, const char *ch, const char *ext, char *out);
+int am__pg_link_del(am__store *b, const char *ch, const char *ext);
+int am__pg_links_list(am__store *b, const char *uid, am__arena *ar, am__link_row **rows,
+                      size_t *n);
+int am__pg_user_create_for(am__store *b, const char *uid, const char *ch, const char *ext,
+                           am_time now);
+int am__pg_user_of_channel(am__store *b, const char *ch, const char *ext, char *out);
+int am__pg_user_history(am__store *b, const char *uid, long *events, long *items, long *tasks);
+int am__pg_task_get(am__store *b, const char *uid, const char *task_id, am__arena *ar,
+                    am__task_row *out);
+int am__pg_task_put(am__store *b, const char *uid, const am__task_row *t);
+int am__pg_task_change_add(am__store *b, const char *uid, const am__task_change_row *c);
+int am__pg_task_history(am__store *b, const char *uid, const char *task_id, am__arena *ar,
+                        am__task_change_row **rows, size_t *n);
+int am__pg_tasks_list(am__store *b, const char *uid, am__arena *ar, am__task_row **rows,
+                      size_t *n);
+int am__pg_item_insert(am__store *b, const char *uid, am__item_row *it);
+int am__pg_item_close(am__store *b, const char *uid, const char *vid, am_time at);
+int am__pg_items_list(am__store *b, const char *uid, int which, am_time at, am__arena *ar,
+                      am__item_row **rows, size_t *n);
+int am__pg_item_sources(am__store *b, const char *uid, int64_t item_rid, am__arena *ar,
+                        const char ***ids, size_t *n);
+int am__pg_item_touch(am__store *b, const char *uid, const char *lineage, am_time at);
+int am__pg_item_reinforce(am__store *b, const char *uid, int64_t item_rid, const char *event_id,
+                          am_time at);
+int am__pg_audit(am__store *b, const char *uid, am_time at, const char *op,
+                 const char *object_type, const char *object_id, const char *detail);
+int am__pg_audit_page(am__store *b, const char *uid, int64_t after_seq, int limit, am__arena *ar,
+                      am__audit_row **rows, size_t *n);
+int am__pg_outbox_put(am__store *b, am__outbox_row *r);
+int am__pg_outbox_since(am__store *b, const char *uid, int64_t after, size_t limit,
+                        am__arena *ar, am__outbox_row **rows, size_t *n, int64_t *oldest);
+void am__pg_outbox_committed(am__store *b, int64_t *lo, int64_t *hi);
+int am__pg_outbox_trim(am__store *b, am_time before, int64_t max_rows, int limit);
+void am__pg_outbox_note(pg_store *s, const PGresult *r); /* rows RETURNING seq */
+int am__pg_workspace_list(am__store *b, const char *uid, const char *task_id, am__arena *ar,
+                          am__workspace_row **rows, size_t *n);
+int am__pg_workspace_put(am__store *b, const char *uid, const char *task_id,
+                         const am__workspace_row *w, am_time at, long *version);
+int am__pg_token_put(am__store *b, const am__token_row *t);
+int am__pg_token_find(am__store *b, const char *lookup, am__arena *ar, am__token_row **rows,
+                      size_t *n);
+int am__pg_tokens_list(am__store *b, const char *uid, am__arena *ar, am__token_row **rows,
+                       size_t *n);
+int am__pg_token_revoke(am__store *b, const char *id, am_time at, char *uid);
+
+/* events, the index, vectors (pg_events.c) */
+#define PG_EVENT_COLS                                                                      \
+    "e.rid, e.id, e.user_id, e.agent_id, e.session_id, e.task_id, e.channel, e.source,"    \
+    " e.type, e.content, e.domain, e.intent, e.lang, e.occurred_at, e.ingested_at,"        \
+    " e.tz_minutes, e.tokens"
+int am__pg_read_event(am__arena *ar, const PGresult *r, int i, am__event_row *e);
+int am__pg_event_put(am__store *b, am__event_row *e);
+int am__pg_event_ctx_append(am__store *b, const char *uid, int64_t rid, const char *text);
+/* The indexed context of event rid set to text (its postings and length
+ * follow): a forget rebuilds its neighbours' with it. */
+int am__pg_index_ctx_set(pg_store *s, const char *uid, int64_t rid, const char *text);
+int am__pg_entity_put(am__store *b, const char *uid, int64_t rid, const am__entity_row *en);
+int am__pg_entity_counts(am__store *b, const char *uid, const char *type, int limit,
+                         am__arena *ar, const char ***norms, long **counts, size_t *n);
+int am__pg_pii_put(am__store *b, const char *uid, int64_t rid, const am__pii_row *p);
+int am__pg_event_get(am__store *b, const char *uid, const char *id, am__arena *ar,
+                     am__event_row *out);
+int am__pg_user_rows(am__store *b, const char *uid, int64_t *n);
+int am__pg_term_docs(am__store *b, const char *uid, const char *const *terms, size_t n_terms,
+                     double *df, int64_t *n_rows);
+int am__pg_postings(am__store *b, const char *uid, const char *const *terms, size_t n_terms,
+                    am_time from, am_time to, int64_t n_rows, am__arena *ar, am__hits *out,
+                    double *df);
+int am__pg_rows_get(am__store *b, const char *uid, const int64_t *rids, size_t n, am__arena *ar,
+                    am__event_row *rows, unsigned char *found);
+int am__pg_events_recent(am__store *b, const char *uid, const char *session, const char *task,
+                         am_time before, int limit, am__arena *ar, am__event_row **rows,
+                         size_t *n);
+int am__pg_events_page(am__store *b, const char *uid, am_time after_at, int64_t after_rid,
+                       int limit, am__arena *ar, am__event_row **rows, size_t *n);
+int am__pg_entities_list(am__store *b, const char *uid, int64_t rid, am__arena *ar,
+                         am__entity_row **rows, size_t *n);
+int am__pg_event_find(am__store *b, const char *uid, const char *needle, char out[32]);
+int am__pg_event_by_client(am__store *b, const char *uid, const char *client_id, char id[32],
+                           char *task, int64_t *hash);
+int am__pg_pii_events(am__store *b, const char *uid, const char *type, const char *canon,
+                      am_time to, int limit, am__arena *ar, int64_t **rids,
+                      const char ***originals, size_t *n);
+int am__pg_events_dated(am__store *b, const char *uid, const int64_t *rids, size_t n,
+                        unsigned char *dated);
+int am__pg_events_access(am__store *b, const char *uid, am__arena *ar, am__event_row **rows,
+                         size_t *n);
+int am__pg_vec_put(am__store *b, const char *uid, int64_t rid, const char *embedder,
+                   const float *v, int dim);
+int am__pg_vec_scan(am__store *b, const char *uid, const char *embedder, const float *q, int dim,
+                    am_time to, int limit, int exact_max, am__arena *ar, am__event_row **rows,
+                    size_t *n);
+int am__pg_vec_missing_count(am__store *b, const char *uid, const am__vec_want *want, size_t *n,
+                             int64_t *max_rid);
+int am__pg_vec_missing_list(am__store *b, const char *uid, const am__vec_want *want,
+                            int64_t after_rid, int64_t upto_rid, int limit, am__arena *ar,
+                            am__event_row **rows, size_t *n);
+
+/* The index_totals slot of a user. */
+int am__pg_slot(const char *uid);
+
+/* forgetting (pg_forget.c) */
+int am__pg_forget(am__store *b, const char *uid, int level, const char *id, am_time now,
+                  long *events, long *items, long *tasks);
+int am__pg_forget_grace(am__store *b, const char *uid, int level, const char *id, am_time now,
+                        am_time purge_at, long *events, long *items, long *tasks);
+int am__pg_forget_touched(am__store *b, am__arena *ar, const char ***ids, size_t *n);
+int am__pg_forget_user(am__store *b, const char *uid, am_time now, am_time purge_at,
+                       long *events, long *items, long *tasks);
+int am__pg_forget_work(am__store *b, am_time now, int max_steps, int *more);
+int am__pg_forget_state(am__store *b, const char *uid, int *state, am_time *at, am_time *until);
+int am__pg_restore(am__store *b, const char *uid, am_time now);
+int am__pg_restore_forget(am__store *b, const char *uid, int level, const char *id, am_time now,
+                          long *events);
+int am__pg_forget_held(am__store *b, const char *uid, am__arena *ar, am__held_row **rows,
+                       size_t *n);
+
+#endif

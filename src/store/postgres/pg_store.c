@@ -1,0 +1,668 @@
+/*
+ * pg_store.c -- the PostgreSQL store (F30, issue 17): one database shared
+ * by many stateless servers, selected by a URL (postgres://... or
+ * postgresql://..., libpq's connection URI).  This file is the
+ * connection: open (pg_schema.c migrates the database), close,
+ * transactions, the statement helpers of pg_int.h and the vtable over the
+ * backend's files.
+ *
+ * Transactions keep the SQLite store's guarantees.  A write transaction
+ * (begin) is READ COMMITTED and takes one transaction-scoped advisory lock
+ * at once, waiting at most busy_timeout_ms (lock_timeout; AM_BUSY after
+ * it): writers are serialized as SQLite's single writer serializes them,
+ * so the engine's read-then-write steps (a memory item's next version)
+ * cannot interleave across processes.  try_begin does not wait.  A read
+ * snapshot (begin_read, search_begin outside a transaction) is REPEATABLE
+ * READ READ ONLY: every statement in it sees one state.  One event is one
+ * transaction, as the API groups it.
+ *
+ * Isolation: every statement that reads or writes user data names
+ * user_id from the uid argument, which is also the partition key of the
+ * tables (docs/SCALING.md), so no statement reaches another user's rows.
+ *
+ * A connection lost outside a transaction is reset before the next
+ * statement; one lost inside it fails the transaction (AM_IO), which the
+ * caller rolls back whole -- nothing acknowledged is lost.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "store/postgres/pg_int.h"
+#include "text/analyze.h"
+
+/* the writers' advisory lock: (class, object) */
+#define PG_LOCK_CLASS "1634560365" /* "amem" */
+#define PG_LOCK_WRITE "1"
+
+/* ------------------------------------------------------------ helpers */
+
+int am__pg_fail(pg_store *s, int rc, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(s->err, sizeof s->err, fmt, ap);
+    va_end(ap);
+    s->rc = rc;
+    return rc;
+}
+
+int am__pg_unsupported(pg_store *s, const char *op)
+{
+    return am__pg_fail(s, AM_BACKEND,
+                       "postgres: %s is not supported by the PostgreSQL store yet"
+                       " (docs/SCALING.md lists what it does not do)", op);
+}
+
+static void arg_num(pg_args *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void arg_num(pg_args *a, const char *fmt, ...)
+{
+    if (a->n >= PG_ARGS_MAX) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(a->num[a->n], sizeof a->num[a->n], fmt, ap);
+    va_end(ap);
+    a->v[a->n] = a->num[a->n];
+    a->len[a->n] = 0;
+    a->fmt[a->n++] = 0;
+}
+
+void am__pg_arg_text(pg_args *a, const char *v)
+{
+    if (a->n >= PG_ARGS_MAX) return;
+    a->v[a->n] = v;
+    a->len[a->n] = 0;
+    a->fmt[a->n++] = 0;
+}
+
+void am__pg_arg_int(pg_args *a, int64_t v) { arg_num(a, "%lld", (long long)v); }
+
+void am__pg_arg_time(pg_args *a, am_time t)
+{
+    if (t == AM_TIME_NONE) am__pg_arg_text(a, NULL);
+    else am__pg_arg_int(a, t);
+}
+
+void am__pg_arg_real(pg_args *a, double v) { arg_num(a, "%.17g", v); }
+
+void am__pg_arg_bytes(pg_args *a, const void *p, size_t n)
+{
+    if (a->n >= PG_ARGS_MAX) return;
+    a->v[a->n] = p ? (const char *)p : NULL;
+    a->len[a->n] = (int)n;
+    a->fmt[a->n++] = 1;
+}
+
+/* The AM_* code of a failed result: lock and serialization failures wait
+ * for nobody (AM_BUSY), a lost connection is I/O. */
+static int result_code(pg_store *s, const PGresult *r)
+{
+    if (PQstatus(s->conn) != CONNECTION_OK) return AM_IO;
+    const char *state = r ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : NULL;
+    if (!state) return AM_BACKEND;
+    if (strcmp(state, "55P03") == 0 || strcmp(state, "40001") == 0 ||
+        strcmp(state, "40P01") == 0 || strcmp(state, "57014") == 0)
+        return AM_BUSY;
+    if (strncmp(state, "08", 2) == 0) return AM_IO;
+    if (strcmp(state, "53100") == 0 || strcmp(state, "53200") == 0) return AM_NOMEM;
+    return AM_BACKEND;
+}
+
+static void message_of(pg_store *s, const char *what, const PGresult *r)
+{
+    const char *m = r ? PQresultErrorMessage(r) : NULL;
+    if (!m || !*m) m = PQerrorMessage(s->conn);
+    size_t n = strlen(m);
+    while (n && (m[n - 1] == '\n' || m[n - 1] == ' ')) n--;
+    snprintf(s->err, sizeof s->err, "postgres: %s: %.*s", what, (int)n, m);
+}
+
+/* What every connection of the store is set to: floats printed so that
+ * they read back exactly, UTF-8, bytea as hex (am__pg_bytes), no notices. */
+#define PG_SESSION_SETTINGS                                                              \
+    "SET extra_float_digits = 3; SET client_encoding = 'UTF8'; SET bytea_output = 'hex';" \
+    " SET client_min_messages = warning"
+
+/* Outside a transaction a lost connection is made again first. */
+static void reconnect(pg_store *s)
+{
+    if (PQstatus(s->conn) == CONNECTION_OK || s->txn != PG_TXN_NONE || s->search_depth) return;
+    PQreset(s->conn);
+    if (PQstatus(s->conn) == CONNECTION_OK) {
+        PGresult *r = PQexec(s->conn, PG_SESSION_SETTINGS);
+        PQclear(r);
+    }
+}
+
+/* A statement that failed because the connection was gone (a server
+ * restart, a terminated backend) outside any transaction is sent once
+ * more on a new connection: nothing of it can have been done. */
+static int retry_lost(pg_store *s, PGresult **r)
+{
+    if (PQstatus(s->conn) == CONNECTION_OK || s->txn != PG_TXN_NONE || s->search_depth ||
+        PQtransactionStatus(s->conn) == PQTRANS_INTRANS)
+        return 0;
+    PQclear(*r);
+    *r = NULL;
+    reconnect(s);
+    return PQstatus(s->conn) == CONNECTION_OK;
+}
+
+PGresult *am__pg_run(pg_store *s, const char *what, const char *sql, const pg_args *a)
+{
+    reconnect(s);
+    PGresult *r = PQexecParams(s->conn, sql, a ? a->n : 0, NULL, a ? a->v : NULL,
+                               a ? a->len : NULL, a ? a->fmt : NULL, 0);
+    if (r && PQresultStatus(r) == PGRES_FATAL_ERROR && retry_lost(s, &r))
+        r = PQexecParams(s->conn, sql, a ? a->n : 0, NULL, a ? a->v : NULL, a ? a->len : NULL,
+                         a ? a->fmt : NULL, 0);
+    ExecStatusType st = r ? PQresultStatus(r) : PGRES_FATAL_ERROR;
+    if (st == PGRES_TUPLES_OK || st == PGRES_COMMAND_OK) return r;
+    message_of(s, what, r);
+    s->rc = r ? result_code(s, r) : AM_NOMEM;
+    if (PQstatus(s->conn) != CONNECTION_OK) s->rc = AM_IO;
+    PQclear(r);
+    return NULL;
+}
+
+int am__pg_exec(pg_store *s, const char *what, const char *sql, const pg_args *a, long *changed)
+{
+    PGresult *r = am__pg_run(s, what, sql, a);
+    if (!r) return s->rc;
+    if (changed) *changed = atol(PQcmdTuples(r));
+    PQclear(r);
+    return AM_OK;
+}
+
+int am__pg_simple(pg_store *s, const char *what, const char *sql)
+{
+    reconnect(s);
+    PGresult *r = PQexec(s->conn, sql);
+    if (r && PQresultStatus(r) == PGRES_FATAL_ERROR && retry_lost(s, &r)) r = PQexec(s->conn, sql);
+    ExecStatusType st = r ? PQresultStatus(r) : PGRES_FATAL_ERROR;
+    if (st == PGRES_TUPLES_OK || st == PGRES_COMMAND_OK) {
+        PQclear(r);
+        return AM_OK;
+    }
+    message_of(s, what, r);
+    s->rc = r ? result_code(s, r) : AM_NOMEM;
+    PQclear(r);
+    return s->rc;
+}
+
+char *am__pg_str(am__arena *ar, const PGresult *r, int i, int c)
+{
+    if (PQgetisnull(r, i, c)) return NULL;
+    return am__arena_strndup(ar, PQgetvalue(r, i, c), (size_t)PQgetlength(r, i, c));
+}
+
+int64_t am__pg_i64(const PGresult *r, int i, int c)
+{
+    return PQgetisnull(r, i, c) ? 0 : strtoll(PQgetvalue(r, i, c), NULL, 10);
+}
+
+am_time am__pg_time(const PGresult *r, int i, int c)
+{
+    return PQgetisnull(r, i, c) ? AM_TIME_NONE : strtoll(PQgetvalue(r, i, c), NULL, 10);
+}
+
+double am__pg_real(const PGresult *r, int i, int c)
+{
+    return PQgetisnull(r, i, c) ? 0 : strtod(PQgetvalue(r, i, c), NULL);
+}
+
+static int hexdigit(int c)
+{
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+int am__pg_bytes(am__arena *ar, const PGresult *r, int i, int c, const unsigned char **p,
+                 size_t *n)
+{
+    *p = NULL;
+    *n = 0;
+    if (PQgetisnull(r, i, c)) return AM_OK;
+    const char *v = PQgetvalue(r, i, c);
+    size_t len = (size_t)PQgetlength(r, i, c);
+    if (len < 2 || v[0] != '\\' || v[1] != 'x') return AM_CORRUPT; /* bytea_output hex */
+    size_t k = (len - 2) / 2;
+    unsigned char *out = am__arena_alloc(ar, k + 1);
+    if (!out) return AM_NOMEM;
+    for (size_t j = 0; j < k; j++) {
+        int hi = hexdigit(v[2 + 2 * j]), lo = hexdigit(v[3 + 2 * j]);
+        if (hi < 0 || lo < 0) return AM_CORRUPT;
+        out[j] = (unsigned char)(hi << 4 | lo);
+    }
+    *p = out;
+    *n = k;
+    return AM_OK;
+}
+
+void *am__pg_rows(am__arena *ar, PGresult *r, size_t elem)
+{
+    void *p = am__arena_alloc(ar, ((size_t)PQntuples(r) + 1) * elem);
+    if (!p) PQclear(r);
+    return p;
+}
+
+int am__pg_rows_done(am__arena *ar, PGresult *r, size_t *n)
+{
+    *n = (size_t)PQntuples(r);
+    PQclear(r);
+    return ar->oom ? AM_NOMEM : AM_OK;
+}
+
+void *am__pg_push(am__arena *ar, void **arr, size_t *n, size_t *cap, size_t elem)
+{
+    if (*n == *cap) {
+        size_t nc = *cap ? *cap * 2 : 16;
+        void *na = am__arena_alloc(ar, nc * elem);
+        if (!na) return NULL;
+        if (*n) memcpy(na, *arr, *n * elem);
+        *arr = na;
+        *cap = nc;
+    }
+    return (char *)*arr + (*n)++ * elem;
+}
+
+void am__pg_text_array(am__buf *b, const char *const *v, size_t n)
+{
+    am__buf_addc(b, '{');
+    for (size_t i = 0; i < n; i++) {
+        if (i) am__buf_addc(b, ',');
+        am__buf_addc(b, '"');
+        for (const char *p = v[i]; *p; p++) {
+            if (*p == '"' || *p == '\\') am__buf_addc(b, '\\');
+            am__buf_addc(b, *p);
+        }
+        am__buf_addc(b, '"');
+    }
+    am__buf_addc(b, '}');
+}
+
+void am__pg_int_array(am__buf *b, const int64_t *v, size_t n)
+{
+    am__buf_addc(b, '{');
+    for (size_t i = 0; i < n; i++) {
+        if (i) am__buf_addc(b, ',');
+        am__buf_add_int(b, v[i]);
+    }
+    am__buf_addc(b, '}');
+}
+
+/* ------------------------------------------------------------ the connection */
+
+static void pg_close(am__store *b)
+{
+    pg_store *s = PG(b);
+    if (!s) return;
+    if (s->conn) PQfinish(s->conn);
+    am__text_close(s->ptext);
+    am__vault_key_wipe(s->forget_key, sizeof s->forget_key);
+    am__free(s->a, s);
+}
+
+static const char *pg_errmsg(am__store *b) { return PG(b)->err; }
+
+static int lock_write(pg_store *s, int wait)
+{
+    char sql[256];
+    if (wait)
+        snprintf(sql, sizeof sql,
+                 "BEGIN ISOLATION LEVEL READ COMMITTED; SET LOCAL lock_timeout = %d;"
+                 " SELECT pg_advisory_xact_lock(" PG_LOCK_CLASS ", " PG_LOCK_WRITE ")",
+                 s->busy_ms);
+    else
+        snprintf(sql, sizeof sql,
+                 "BEGIN ISOLATION LEVEL READ COMMITTED;"
+                 " SELECT 1 WHERE pg_try_advisory_xact_lock(" PG_LOCK_CLASS ", " PG_LOCK_WRITE ")");
+    reconnect(s);
+    PGresult *r = PQexec(s->conn, sql);
+    if (r && PQresultStatus(r) == PGRES_FATAL_ERROR && retry_lost(s, &r)) r = PQexec(s->conn, sql);
+    ExecStatusType st = r ? PQresultStatus(r) : PGRES_FATAL_ERROR;
+    int rc = AM_OK;
+    if (st != PGRES_TUPLES_OK) {
+        message_of(s, "begin", r);
+        rc = r ? result_code(s, r) : AM_NOMEM;
+        if (rc == AM_BUSY)
+            snprintf(s->err, sizeof s->err,
+                     "postgres: begin: another writer held the store's write lock for longer"
+                     " than %d ms (busy_timeout_ms)", s->busy_ms);
+    } else if (PQntuples(r) == 0) {
+        rc = AM_BUSY;
+        snprintf(s->err, sizeof s->err,
+                 "postgres: begin: another writer held the store's write lock (not waited for)");
+    }
+    PQclear(r);
+    if (rc) {
+        PGresult *x = PQexec(s->conn, "ROLLBACK");
+        PQclear(x);
+        s->rc = rc;
+        return rc;
+    }
+    s->txn = PG_TXN_WRITE;
+    s->ob_lo = s->ob_hi = 0;
+    return AM_OK;
+}
+
+static int pg_begin(am__store *b) { return lock_write(PG(b), 1); }
+static int pg_try_begin(am__store *b) { return lock_write(PG(b), 0); }
+
+static int pg_commit(am__store *b)
+{
+    pg_store *s = PG(b);
+    int rc = am__pg_simple(s, "commit", "COMMIT");
+    /* a COMMIT of a failed transaction rolls it back */
+    int committed = rc == AM_OK && PQtransactionStatus(s->conn) == PQTRANS_IDLE;
+    if (committed && s->ob_lo) {
+        if (!s->ob_done_lo) s->ob_done_lo = s->ob_lo;
+        s->ob_done_hi = s->ob_hi;
+    }
+    s->ob_lo = s->ob_hi = 0;
+    s->txn = PG_TXN_NONE;
+    return rc;
+}
+
+static int pg_rollback(am__store *b)
+{
+    pg_store *s = PG(b);
+    s->ob_lo = s->ob_hi = 0;
+    s->txn = PG_TXN_NONE;
+    if (PQtransactionStatus(s->conn) == PQTRANS_IDLE) return AM_OK;
+    return am__pg_simple(s, "rollback", "ROLLBACK");
+}
+
+static int pg_begin_read(am__store *b)
+{
+    pg_store *s = PG(b);
+    int rc = am__pg_simple(s, "begin read", "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
+    if (!rc) s->txn = PG_TXN_READ;
+    return rc;
+}
+
+static int pg_end_read(am__store *b)
+{
+    pg_store *s = PG(b);
+    s->txn = PG_TXN_NONE;
+    if (PQtransactionStatus(s->conn) == PQTRANS_IDLE) return AM_OK;
+    return am__pg_simple(s, "end read", "COMMIT");
+}
+
+static int pg_search_begin(am__store *b)
+{
+    pg_store *s = PG(b);
+    if (s->search_depth++) return AM_OK;
+    s->search_own = PQtransactionStatus(s->conn) == PQTRANS_IDLE;
+    if (!s->search_own) return AM_OK;
+    int rc = am__pg_simple(s, "search", "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
+    if (rc) s->search_depth = 0;
+    return rc;
+}
+
+static int pg_search_end(am__store *b, int rc)
+{
+    pg_store *s = PG(b);
+    if (s->search_depth == 0) return rc ? rc : AM_MISUSE;
+    if (--s->search_depth || !s->search_own) return rc;
+    int end = am__pg_simple(s, "search", rc ? "ROLLBACK" : "COMMIT");
+    return rc ? rc : end;
+}
+
+/* Planner statistics; PostgreSQL's own vacuum keeps the files. */
+static int pg_optimize(am__store *b) { return am__pg_simple(PG(b), "optimize", "ANALYZE"); }
+
+static int pg_item_tokens_fill(am__store *b,
+                               int (*fn)(void *ctx, const char *text, const char *key,
+                                         unsigned char *blob, size_t *len),
+                               void *ctx, size_t *n)
+{
+    pg_store *s = PG(b);
+    *n = 0;
+    int rc = lock_write(s, 1);
+    if (rc) return rc;
+    PGresult *r = am__pg_run(s, "item tokens",
+                             "SELECT user_id, rid, text, key FROM memory_items WHERE tokens IS NULL"
+                             " ORDER BY rid", NULL);
+    if (!r) rc = s->rc;
+    for (int i = 0; !rc && i < PQntuples(r); i++) {
+        unsigned char blob[1024];
+        size_t len = sizeof blob;
+        if ((rc = fn(ctx, PQgetvalue(r, i, 2), PQgetvalue(r, i, 3), blob, &len))) break;
+        pg_args a = {0};
+        am__pg_arg_bytes(&a, blob, len);
+        am__pg_arg_text(&a, PQgetvalue(r, i, 0));
+        am__pg_arg_text(&a, PQgetvalue(r, i, 1));
+        rc = am__pg_exec(s, "item tokens",
+                         "UPDATE memory_items SET tokens = $1 WHERE user_id = $2 AND rid = $3::bigint",
+                         &a, NULL);
+        if (!rc) (*n)++;
+    }
+    PQclear(r);
+    if (rc) {
+        pg_rollback(b);
+        return rc;
+    }
+    return pg_commit(b);
+}
+
+/* Everything of user $1 becomes user $2's (the SQLite store's
+ * user_merge, store/sqlite/users.c): a task both have becomes the
+ * master's row with the other's artifacts, pending decisions and notes
+ * appended and the later status and stage, their histories joined; a
+ * workspace entry both have keeps the newer.  Rows move to $2's
+ * partition; the index totals to its slot.  The
+ * audit log keeps what happened under the id it happened to. */
+static int pg_user_merge(am__store *b, const char *from, const char *to)
+{
+#define PG_JSON_JOIN(col)                                                                   \
+    " " col " = (SELECT coalesce(json_agg(x.v ORDER BY x.k, x.o), '[]'::json)::text FROM"  \
+    " (SELECT 0 AS k, a.o, a.v FROM json_array_elements(t." col "::json) WITH ORDINALITY AS a(v, o)" \
+    "  UNION ALL SELECT 1, c.o, c.v FROM json_array_elements(f." col "::json)"             \
+    "  WITH ORDINALITY AS c(v, o)) x)"
+    static const char *const sql[] = {
+        ("UPDATE tasks AS t SET" PG_JSON_JOIN("artifacts") "," PG_JSON_JOIN("pending") ","
+         PG_JSON_JOIN("notes") ","
+         " stage = CASE WHEN f.updated_at > t.updated_at THEN f.stage ELSE t.stage END,"
+         " status = CASE WHEN f.updated_at > t.updated_at THEN f.status ELSE t.status END,"
+         " created_at = least(t.created_at, f.created_at),"
+         " updated_at = greatest(t.updated_at, f.updated_at)"
+         " FROM tasks AS f WHERE f.user_id = $1 AND t.user_id = $2 AND f.task_id = t.task_id"),
+        ("DELETE FROM tasks WHERE user_id = $1 AND task_id IN"
+         " (SELECT task_id FROM tasks WHERE user_id = $2)"),
+        "UPDATE tasks SET user_id = $2 WHERE user_id = $1",
+        "UPDATE task_history SET user_id = $2 WHERE user_id = $1",
+        ("DELETE FROM task_workspace AS f WHERE f.user_id = $1 AND EXISTS (SELECT 1 FROM"
+         " task_workspace t WHERE t.user_id = $2 AND t.task_id = f.task_id"
+         " AND t.agent_id = f.agent_id AND t.updated_at >= f.updated_at)"),
+        ("DELETE FROM task_workspace WHERE user_id = $2 AND (task_id, agent_id) IN"
+         " (SELECT task_id, agent_id FROM task_workspace WHERE user_id = $1)"),
+        "UPDATE task_workspace SET user_id = $2 WHERE user_id = $1",
+        "UPDATE events SET user_id = $2 WHERE user_id = $1",
+        "UPDATE postings SET user_id = $2 WHERE user_id = $1",
+        "UPDATE event_vectors SET user_id = $2 WHERE user_id = $1",
+        "UPDATE entities SET user_id = $2 WHERE user_id = $1",
+        "UPDATE pii_vault SET user_id = $2 WHERE user_id = $1",
+        "UPDATE memory_items SET user_id = $2 WHERE user_id = $1",
+        "UPDATE item_sources SET user_id = $2 WHERE user_id = $1",
+        "UPDATE item_heat SET user_id = $2 WHERE user_id = $1",
+        "UPDATE tombstones SET user_id = $2 WHERE user_id = $1",
+        "UPDATE memory_events SET user_id = $2 WHERE user_id = $1",
+        "UPDATE identity_links SET user_id = $2 WHERE user_id = $1",
+        ("UPDATE users SET n_events = (SELECT count(*) FROM events e WHERE e.user_id = $2)"
+         " WHERE user_id = $2 AND $1::text IS NOT NULL"),
+        "DELETE FROM users WHERE user_id = $1",
+    };
+#undef PG_JSON_JOIN
+    pg_store *s = PG(b);
+    char slot_from[16], slot_to[16];
+    snprintf(slot_from, sizeof slot_from, "%d", am__pg_slot(from));
+    snprintf(slot_to, sizeof slot_to, "%d", am__pg_slot(to));
+    /* the index totals of from's rows move to to's slot */
+    pg_args t = {0};
+    am__pg_arg_text(&t, from);
+    am__pg_arg_text(&t, slot_from);
+    am__pg_arg_text(&t, slot_to);
+    int rc = am__pg_exec(s, "merge users",
+                         "UPDATE index_totals t SET"
+                         " n_rows = t.n_rows + x.n * CASE WHEN t.slot = $2::integer THEN -1 ELSE 1 END,"
+                         " len0 = t.len0 + x.l0 * CASE WHEN t.slot = $2::integer THEN -1 ELSE 1 END,"
+                         " len1 = t.len1 + x.l1 * CASE WHEN t.slot = $2::integer THEN -1 ELSE 1 END"
+                         " FROM (SELECT count(*) AS n, coalesce(sum(len0), 0) AS l0,"
+                         " coalesce(sum(len1), 0) AS l1 FROM events WHERE user_id = $1) x"
+                         " WHERE t.slot IN ($2::integer, $3::integer) AND $2::integer <> $3::integer",
+                         &t, NULL);
+    for (size_t i = 0; i < sizeof sql / sizeof *sql && !rc; i++) {
+        pg_args a = {0};
+        am__pg_arg_text(&a, from);
+        if (strstr(sql[i], "$2")) am__pg_arg_text(&a, to); /* (an unused one has no type) */
+        rc = am__pg_exec(s, "merge users", sql[i], &a, NULL);
+    }
+    return rc;
+}
+
+static const am__store_vt postgres_vt = {
+    .name = "postgres",
+    .close = pg_close,
+    .errmsg = pg_errmsg,
+    .begin = pg_begin,
+    .commit = pg_commit,
+    .rollback = pg_rollback,
+    .begin_read = pg_begin_read,
+    .end_read = pg_end_read,
+    .user_ensure = am__pg_user_ensure,
+    .user_exists = am__pg_user_exists,
+    .link_put = am__pg_link_put,
+    .link_get = am__pg_link_get,
+    .link_del = am__pg_link_del,
+    .links_list = am__pg_links_list,
+    .user_create_for = am__pg_user_create_for,
+    .user_of_channel = am__pg_user_of_channel,
+    .user_history = am__pg_user_history,
+    .user_merge = pg_user_merge,
+    .event_put = am__pg_event_put,
+    .event_ctx_append = am__pg_event_ctx_append,
+    .vec_put = am__pg_vec_put,
+    .vec_scan = am__pg_vec_scan,
+    .vec_missing_count = am__pg_vec_missing_count,
+    .vec_missing_list = am__pg_vec_missing_list,
+    .entity_put = am__pg_entity_put,
+    .pii_put = am__pg_pii_put,
+    .event_get = am__pg_event_get,
+    .search_begin = pg_search_begin,
+    .search_end = pg_search_end,
+    .user_rows = am__pg_user_rows,
+    .term_docs = am__pg_term_docs,
+    .postings = am__pg_postings,
+    .rows_get = am__pg_rows_get,
+    .events_recent = am__pg_events_recent,
+    .entities_list = am__pg_entities_list,
+    .events_dated = am__pg_events_dated,
+    .pii_events = am__pg_pii_events,
+    .event_find = am__pg_event_find,
+    .event_by_client = am__pg_event_by_client,
+    .task_get = am__pg_task_get,
+    .task_put = am__pg_task_put,
+    .task_change_add = am__pg_task_change_add,
+    .task_history = am__pg_task_history,
+    .tasks_list = am__pg_tasks_list,
+    .item_insert = am__pg_item_insert,
+    .item_close = am__pg_item_close,
+    .items_list = am__pg_items_list,
+    .item_tokens_fill = pg_item_tokens_fill,
+    .entity_counts = am__pg_entity_counts,
+    .item_touch = am__pg_item_touch,
+    .item_reinforce = am__pg_item_reinforce,
+    .events_page = am__pg_events_page,
+    .audit_page = am__pg_audit_page,
+    .forget = am__pg_forget,
+    .forget_touched = am__pg_forget_touched,
+    .forget_user = am__pg_forget_user,
+    .forget_work = am__pg_forget_work,
+    .forget_state = am__pg_forget_state,
+    .restore = am__pg_restore,
+    .forget_grace = am__pg_forget_grace,
+    .restore_forget = am__pg_restore_forget,
+    .forget_held = am__pg_forget_held,
+    .item_sources = am__pg_item_sources,
+    .optimize = pg_optimize,
+    .audit = am__pg_audit,
+    .try_begin = pg_try_begin,
+    .outbox_put = am__pg_outbox_put,
+    .outbox_since = am__pg_outbox_since,
+    .outbox_committed = am__pg_outbox_committed,
+    .outbox_trim = am__pg_outbox_trim,
+    .events_access = am__pg_events_access,
+    .workspace_list = am__pg_workspace_list,
+    .workspace_put = am__pg_workspace_put,
+    .token_put = am__pg_token_put,
+    .token_find = am__pg_token_find,
+    .tokens_list = am__pg_tokens_list,
+    .token_revoke = am__pg_token_revoke,
+};
+
+/* The server's notices (a ROLLBACK with nothing to roll back after a
+ * reconnect) are not errors: not printed. */
+static void notice_drop(void *ctx, const char *msg)
+{
+    (void)ctx;
+    (void)msg;
+}
+
+/* The URL without its password, for messages. */
+static void url_shown(const char *url, char *out, size_t cap)
+{
+    const char *scheme = strstr(url, "://");
+    const char *at = scheme ? strchr(scheme + 3, '@') : NULL;
+    const char *colon = scheme && at ? memchr(scheme + 3, ':', (size_t)(at - scheme - 3)) : NULL;
+    if (colon) snprintf(out, cap, "%.*s:***%s", (int)(colon - url), url, at);
+    else snprintf(out, cap, "%s", url);
+}
+
+int am__store_postgres_open(const char *url, const am__store_opts *o, am__store **out,
+                            char *errbuf, size_t errlen)
+{
+    *out = NULL;
+    char shown[256];
+    url_shown(url, shown, sizeof shown);
+    if (o->vault_key) {
+        snprintf(errbuf, errlen,
+                 "store %s: vault_key (PII-vault encryption) is not supported by the PostgreSQL"
+                 " store yet", shown);
+        return AM_INVALID;
+    }
+    pg_store *s = am__calloc(o->alloc, sizeof *s);
+    if (!s) {
+        snprintf(errbuf, errlen, "out of memory");
+        return AM_NOMEM;
+    }
+    s->base.vt = &postgres_vt;
+    s->a = o->alloc;
+    s->busy_ms = o->busy_timeout_ms > 0 ? o->busy_timeout_ms : 5000;
+    s->ob_max_rows = o->events_max_rows;
+    s->ob_max_age_ms = o->events_max_age_ms;
+    int rc = AM_OK;
+    s->conn = PQconnectdb(url);
+    if (!s->conn || PQstatus(s->conn) != CONNECTION_OK) {
+        const char *m = s->conn ? PQerrorMessage(s->conn) : "out of memory";
+        size_t n = strlen(m);
+        while (n && (m[n - 1] == '\n' || m[n - 1] == ' ')) n--;
+        snprintf(errbuf, errlen, "store %s: cannot connect: %.*s", shown, (int)n, m);
+        rc = AM_IO;
+        goto out_fail;
+    }
+    PQsetNoticeProcessor(s->conn, notice_drop, NULL);
+    if ((rc = am__pg_simple(s, "settings",
+                            PG_SESSION_SETTINGS)) ||
+        (rc = am__text_open(s->a, &s->ptext)) || (rc = am__pg_migrate(s, o->must_exist))) {
+        snprintf(errbuf, errlen, "store %s: %s", shown, rc == AM_NOMEM ? "out of memory" : s->err);
+        goto out_fail;
+    }
+    *out = &s->base;
+    return AM_OK;
+out_fail:
+    pg_close(&s->base);
+    return rc;
+}

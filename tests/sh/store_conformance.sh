@@ -1,0 +1,230 @@
+#!/usr/bin/env bash
+# One conformance suite against every store (issue 17): a throwaway
+# PostgreSQL server (initdb + pg_ctl in a temporary directory, a free
+# loopback port and a socket there, stopped and removed on exit) and the
+# embedded SQLite file get
+#   - every scenario file (tests/scenarios/*.jsonl) through
+#     `agentmem scenario run --store URL`, a fresh database per file: each
+#     must pass on PostgreSQL, and its --dump (every recall's rendered
+#     block, memories, events, scores) must equal the SQLite run's;
+#   - the store-level suite (tests/unit/test_store_conformance.c: random
+#     operations checked for isolation, the two stores' transcripts
+#     compared, forgetting reaching every table, bitemporal as-of);
+#   - the CLI's --store URL (add, recall, memories, forget) and the store's
+#     refusals (a database that is not an agentmem store, a newer schema).
+# Skips (exit 0, "SKIP: no PostgreSQL") only when the server binaries are
+# not installed (scripts/install-deps.sh installs them).
+# $1 = the agentmem CLI; $AM_CONFORMANCE_TEST = the store-level test binary.
+set -u
+CLI=${1:?usage: store_conformance.sh AGENTMEM}
+CLI=$(cd "$(dirname "$CLI")" && pwd)/$(basename "$CLI")
+cd "$(dirname "$0")/../.."
+TEST_BIN=${AM_CONFORMANCE_TEST:-build/cmake/test_store_conformance}
+
+PGBIN=${AM_PG_BIN:-}
+if [ -z "$PGBIN" ]; then
+  for d in $(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V -r); do PGBIN=$d; break; done
+fi
+if [ -z "$PGBIN" ] || [ ! -x "$PGBIN/initdb" ] || [ ! -x "$PGBIN/pg_ctl" ] || [ ! -x "$PGBIN/createdb" ]; then
+  echo "SKIP: no PostgreSQL (initdb, pg_ctl and createdb not found under /usr/lib/postgresql/*/bin;"
+  echo "      scripts/install-deps.sh installs postgresql)"
+  exit 0
+fi
+
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/am-pgconf-XXXXXX")
+chmod 755 "$TMP"
+mkdir -p "$TMP/sock" "$TMP/out"
+# PostgreSQL refuses to run as root: the server runs as an unprivileged user
+RUNAS=()
+if [ "$(id -u)" = 0 ]; then
+  owner=postgres
+  id "$owner" >/dev/null 2>&1 || owner=nobody
+  chown -R "$owner" "$TMP/sock"
+  mkdir -p "$TMP/data" && chown "$owner" "$TMP/data"
+  RUNAS=(runuser -u "$owner" --)
+fi
+PORT=""
+cleanup() {
+  if [ -f "$TMP/data/postmaster.pid" ]; then
+    "${RUNAS[@]}" "$PGBIN/pg_ctl" -D "$TMP/data" -m immediate -w stop >/dev/null 2>&1
+  fi
+  rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+if ! "${RUNAS[@]}" "$PGBIN/initdb" -D "$TMP/data" -U am --auth=trust -E UTF8 --locale=C -N \
+     >"$TMP/initdb.log" 2>&1; then
+  cat "$TMP/initdb.log"; echo "FAIL: initdb"; exit 1
+fi
+# a free loopback port: tried until the server starts on one
+for try in 1 2 3 4 5 6 7 8; do
+  p=$(( 20000 + (RANDOM * 7 + $$ + try * 131) % 40000 ))
+  if "${RUNAS[@]}" "$PGBIN/pg_ctl" -D "$TMP/data" -l "$TMP/sock/server.log" -w -t 60 \
+       -o "-k $TMP/sock -p $p -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=40" \
+       start >/dev/null 2>&1; then
+    PORT=$p; break
+  fi
+done
+if [ -z "$PORT" ]; then cat "$TMP/sock/server.log" 2>/dev/null; echo "FAIL: the server did not start"; exit 1; fi
+echo "PostgreSQL $("$PGBIN/postgres" --version | awk '{print $3}') on 127.0.0.1:$PORT ($TMP)"
+
+n=0
+DB=""; URL=""
+newdb() { # a fresh database DB at URL (its socket, or TCP with "tcp")
+  n=$((n + 1)); DB="am_$n"
+  "$PGBIN/createdb" -h "$TMP/sock" -p "$PORT" -U am "$DB" || return 1
+  if [ "${1:-}" = tcp ]; then URL="postgresql://am@127.0.0.1:$PORT/$DB"
+  else URL="postgresql://am@localhost:$PORT/$DB?host=$TMP/sock"; fi
+}
+psql_in() { "$PGBIN/psql" -h "$TMP/sock" -p "$PORT" -U am -d "$1" -v ON_ERROR_STOP=1 -qAt -c "$2"; }
+
+# ---------------------------------------------------------------- scenarios
+files=0
+for f in tests/scenarios/*.jsonl; do
+  files=$((files + 1))
+  b=$(basename "$f" .jsonl)
+  newdb || { fail "createdb for $b"; continue; }
+  if ! "$CLI" scenario run --store "$URL" --dump "$TMP/out/$b.pg" "$f" >"$TMP/out/$b.pg.log" 2>&1; then
+    fail "scenario $b on PostgreSQL:"; grep -E "FAIL|rror" "$TMP/out/$b.pg.log" | head -5
+  fi
+  "$CLI" scenario run --store "sqlite:$TMP/out/$b.db" --dump "$TMP/out/$b.sq" "$f" >"$TMP/out/$b.sq.log" 2>&1 \
+    || fail "scenario $b on SQLite"
+  if ! cmp -s "$TMP/out/$b.pg" "$TMP/out/$b.sq"; then
+    fail "scenario $b: the recall outputs differ between PostgreSQL and SQLite"
+    diff "$TMP/out/$b.sq" "$TMP/out/$b.pg" | head -6
+  fi
+  pg_res=$(tail -1 "$TMP/out/$b.pg.log"); sq_res=$(tail -1 "$TMP/out/$b.sq.log")
+  [ "$pg_res" = "$sq_res" ] || fail "scenario $b: PostgreSQL '$pg_res', SQLite '$sq_res'"
+done
+[ "$files" -gt 0 ] || fail "no scenario files"
+echo "scenarios: $files files on PostgreSQL and SQLite"
+
+# ---------------------------------------------------------------- the store-level suite
+if [ -x "$TEST_BIN" ]; then
+  newdb tcp; u1=$URL; newdb tcp; u2=$URL
+  if ! AM_PG_URL="$u1" AM_PG_URL2="$u2" "$TEST_BIN" >"$TMP/out/unit.log" 2>&1; then
+    fail "store-level suite:"; tail -20 "$TMP/out/unit.log"
+  fi
+  grep -q "transcripts equal" "$TMP/out/unit.log" || fail "store-level suite: no comparison ran"
+  grep "store conformance" "$TMP/out/unit.log"
+else
+  fail "store-level test binary $TEST_BIN not found"
+fi
+
+# ---------------------------------------------------------------- the CLI by URL
+newdb tcp; url=$URL; store_db=$DB
+"$CLI" --store "$url" init >/dev/null || fail "init --store URL"
+"$CLI" --store "$url" add --user ana --text "My dentist appointment is on Friday" --at 2026-03-02T09:00:00Z >/dev/null \
+  || fail "add --store URL"
+"$CLI" --store "$url" add --user 李雷 --text "我女儿下周三开始上游泳课" --at 2026-03-02T10:00:00+08:00 >/dev/null \
+  || fail "add (zh) --store URL"
+out=$("$CLI" --store "$url" recall --user ana --text "when is the dentist?" --at 2026-03-03T09:00:00Z 2>&1)
+echo "$out" | grep -q "dentist" || fail "recall --store URL: $out"
+out=$("$CLI" --store "$url" recall --user 李雷 --text "女儿什么时候上游泳课" --at 2026-03-03T09:00:00+08:00 2>&1)
+echo "$out" | grep -q "游泳" || fail "recall (zh) --store URL: $out"
+# isolation: ana's memory never reaches 李雷
+out=$("$CLI" --store "$url" recall --user 李雷 --text "dentist appointment" --at 2026-03-03T09:00:00Z 2>&1)
+echo "$out" | grep -q "dentist" && fail "recall crossed users: $out"
+# forget of a user: nothing of it is recalled, and no table holds its id
+"$CLI" --store "$url" forget --user ana --level user >/dev/null || fail "forget --level user"
+out=$("$CLI" --store "$url" recall --user ana --text "dentist" --at 2026-03-03T09:00:00Z 2>&1)
+echo "$out" | grep -q "dentist" && fail "a forgotten user still recalled: $out"
+if [ -x "$PGBIN/psql" ]; then
+  tables=$(psql_in "$store_db" "SELECT c.relname FROM pg_class c JOIN pg_attribute a ON a.attrelid = c.oid
+     WHERE a.attname = 'user_id' AND c.relkind = 'p' AND c.relnamespace = 'public'::regnamespace")
+  [ -n "$tables" ] || fail "no partitioned table found"
+  for t in $tables; do
+    k=$(psql_in "$store_db" "SELECT count(*) FROM $t WHERE user_id = 'ana'")
+    [ "$k" = 0 ] || fail "forgotten user: $k rows left in $t"
+  done
+  for t in identity_links api_tokens; do
+    k=$(psql_in "$store_db" "SELECT count(*) FROM $t WHERE user_id = 'ana'")
+    [ "$k" = 0 ] || fail "forgotten user: $k rows left in $t"
+  done
+  # the user's tables are partitioned by hash of the user
+  parts=$(psql_in "$store_db" "SELECT count(*) FROM pg_partitioned_table p WHERE p.partstrat = 'h'")
+  [ "${parts:-0}" -ge 16 ] || fail "expected 16 tables partitioned by hash of the user, got $parts"
+  # a database with tables of its own is not taken for a store
+  newdb tcp
+  psql_in "$DB" "CREATE TABLE notes(x int)"
+  out=$("$CLI" --store "$URL" add --user x --text hi 2>&1) && fail "a database that is not a store was written"
+  echo "$out" | grep -q "not an agentmem store" || fail "expected 'not an agentmem store': $out"
+  [ "$(psql_in "$DB" "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'")" = 1 ] \
+    || fail "the foreign database was changed"
+  # a store of a newer schema is refused, not written
+  psql_in "$store_db" "UPDATE meta SET value = '99' WHERE key = 'schema_version'"
+  out=$("$CLI" --store "$url" add --user x --text hi 2>&1) && fail "a newer store was written"
+  echo "$out" | grep -q "newer than this agentmem" || fail "expected a newer-schema refusal: $out"
+fi
+# two processes writing the same user at once: every line lands, once (one
+# event = one transaction; the writers queue on the store's write lock)
+newdb tcp; url2=$URL
+"$CLI" --store "$url2" init >/dev/null
+for p in a b; do
+  for i in $(seq 1 40); do
+    printf '{"user":"shared","session":"%s","text":"process %s line %d: 会议 meeting note %d","at":"2026-03-0%dT1%d:00:00Z"}\n' \
+      "$p" "$p" "$i" "$i" $((i % 9 + 1)) $((i % 10))
+  done >"$TMP/out/batch_$p.jsonl"
+done
+"$CLI" --store "$url2" add --batch "$TMP/out/batch_a.jsonl" >"$TMP/out/batch_a.log" 2>&1 & pa=$!
+"$CLI" --store "$url2" add --batch "$TMP/out/batch_b.jsonl" >"$TMP/out/batch_b.log" 2>&1 & pb=$!
+wait $pa || fail "concurrent batch a: $(tail -2 "$TMP/out/batch_a.log")"
+wait $pb || fail "concurrent batch b: $(tail -2 "$TMP/out/batch_b.log")"
+events=$("$CLI" --store "$url2" export --user shared | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["events"]))')
+[ "$events" = 80 ] || fail "concurrent writers: $events events of 80"
+# a channel identity with its own history, linked late with --merge: its
+# history becomes the master user's
+"$CLI" --store "$url2" add --channel tg --external-id 4711 --text "我的车牌号是京A12345, my car is a red Volvo" \
+  --at 2026-03-10T08:00:00Z >/dev/null || fail "add by channel identity"
+"$CLI" --store "$url2" link --channel tg --external-id 4711 --user shared --merge >/dev/null 2>&1 \
+  || fail "link --merge on PostgreSQL"
+out=$("$CLI" --store "$url2" recall --user shared --text "what car do I drive?" --at 2026-03-11T08:00:00Z 2>&1)
+echo "$out" | grep -q "Volvo" || fail "merged history not recalled: $out"
+events=$("$CLI" --store "$url2" export --user shared | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["events"]))')
+[ "$events" = 81 ] || fail "after the merge: $events events of 81"
+# what the PostgreSQL store does not do yet is refused by name, nothing changed
+out=$("$CLI" --store "$url2" forget --user shared --level session --id a --grace 60 2>&1) \
+  && fail "forget with a grace period accepted: $out"
+echo "$out" | grep -q "grace period.*not supported" || fail "expected the grace period named: $out"
+events=$("$CLI" --store "$url2" export --user shared | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["events"]))')
+[ "$events" = 81 ] || fail "a refused forget changed the store: $events events"
+"$CLI" --store "$url2" forget --user shared --level session --id a >/dev/null || fail "forget --level session"
+events=$("$CLI" --store "$url2" export --user shared | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["events"]))')
+[ "$events" = 41 ] || fail "forget of a session: $events events left of 41"
+
+# the server on the PostgreSQL store: /healthz names it, a write and a recall
+# (Chinese and English) through HTTP land in the database
+if command -v curl >/dev/null 2>&1; then
+  . tests/sh/lib/serve.bash
+  tok=$("$CLI" --store "$url2" token create --user 王芳 2>/dev/null)
+  if serve_start "$url2" "$TMP/out/serve"; then
+    h=$(curl -s "$url/healthz"); echo "$h" | grep -q '"store": *"postgres"' || fail "/healthz: $h"
+    code=$(curl -s -o "$TMP/out/w1" -w '%{http_code}' -H "Authorization: Bearer $tok" \
+      --data-binary '{"text":"我下周二去上海出差 and I fly on Tuesday","at":"2026-04-06T09:00:00+08:00"}' "$url/v1/events")
+    [ "$code" = 200 ] || fail "POST /v1/events on PostgreSQL: $code $(cat "$TMP/out/w1")"
+    code=$(curl -s -o "$TMP/out/r1" -w '%{http_code}' -H "Authorization: Bearer $tok" \
+      --data-binary '{"query":"我什么时候去上海？"}' "$url/v1/recall")
+    [ "$code" = 200 ] && grep -q "上海" "$TMP/out/r1" || fail "POST /v1/recall on PostgreSQL: $code $(head -c 300 "$TMP/out/r1")"
+    serve_stop
+  else
+    fail "serve --store postgres://: $(tail -3 "$TMP/out/serve.err")"
+  fi
+fi
+# several scenario files on one server database: refused (each needs a fresh store)
+out=$("$CLI" scenario run --store "$url2" tests/scenarios/synonyms.jsonl tests/scenarios/time_aware.jsonl 2>&1) \
+  && fail "several files on one PostgreSQL store accepted"
+echo "$out" | grep -q "one scenario file per" || fail "expected 'one scenario file per': $out"
+
+# an unknown scheme and an unreachable server fail cleanly, the password unshown
+out=$("$CLI" --store "redis://127.0.0.1:1/0" add --user x --text hi 2>&1) && fail "redis:// accepted as a store"
+echo "$out" | grep -q "unsupported backend" || fail "expected 'unsupported backend': $out"
+out=$("$CLI" --store "postgresql://am:hunter2@127.0.0.1:1/none?connect_timeout=3" add --user x --text hi 2>&1) \
+  && fail "an unreachable server accepted"
+echo "$out" | grep -q "cannot connect" || fail "expected 'cannot connect': $out"
+echo "$out" | grep -q "hunter2" && fail "the password was shown: $out"
+
+if [ "$fails" -gt 0 ]; then echo "store conformance: $fails failures"; exit 1; fi
+echo "store conformance: passed"

@@ -1,0 +1,769 @@
+/*
+ * test_store_conformance.c -- one store-level suite run against every
+ * store (issue 17 item 4): the embedded SQLite file always, and the
+ * PostgreSQL databases named by $AM_PG_URL and $AM_PG_URL2 (two fresh
+ * databases; tests/sh/store_conformance.sh starts a throwaway server and
+ * sets them; without them only SQLite runs).
+ *
+ * The same seeded random sequence of operations -- events in English and
+ * Chinese with their contexts, vectors, memory item versions, tasks,
+ * audit rows, forgets of events and sessions, all through the store
+ * interface, one transaction each -- is applied to each store, then each
+ * store is read back into a transcript: per user, the postings of every
+ * term (rows by event id, column lengths, counts, frequencies, the
+ * averages), recent events, item versions (current, all, as of several
+ * times), vector hits and scores, tasks and their history, audit rows,
+ * memory events.  The transcripts must be equal (rankings are computed
+ * above the store from exactly these), and each read is checked for
+ * isolation: no row of another user ever comes back.  Then a user is
+ * forgotten and purged and every table of the store is scanned for its
+ * id (forgetting reaches every table), and a bitemporal history is read
+ * as of several times on each store.
+ */
+#include <libpq-fe.h>
+#include <sqlite3.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "store/store.h"
+#include "test.h"
+#include "text/analyze.h"
+
+static void *t_realloc(void *ctx, void *p, size_t n)
+{
+    (void)ctx;
+    if (n == 0) {
+        free(p);
+        return NULL;
+    }
+    return realloc(p, n);
+}
+static const am__allocator alloc = {t_realloc, NULL};
+
+#define N_USERS 5
+#define N_STEPS 160
+#define T0 1767225600000LL /* 2026-01-01 */
+#define HOUR 3600000LL
+#define DIM 8
+
+static const char *const users[N_USERS] = {"alice", "bob", "张三", "u-3", "user 4"};
+static const char *const words_en[] = {"coffee", "dentist", "appointment", "swimming",
+                                       "lessons", "Berlin", "flight", "budget", "report",
+                                       "meeting", "daughter", "piano"};
+static const char *const words_zh[] = {"咖啡", "牙医", "预约", "游泳", "课程", "北京",
+                                       "航班", "预算", "报告", "会议", "女儿", "钢琴"};
+#define N_WORDS (sizeof words_en / sizeof *words_en)
+
+typedef struct rng {
+    uint64_t x;
+} rng;
+static uint32_t rnd(rng *r, uint32_t n)
+{
+    r->x ^= r->x << 13;
+    r->x ^= r->x >> 7;
+    r->x ^= r->x << 17;
+    return (uint32_t)(r->x % n);
+}
+
+/* What a run wrote, per store (rids are the store's own). */
+typedef struct ev {
+    char id[16], user[32], session[8], text[256];
+    int64_t rid;
+    int live;
+} ev;
+typedef struct it {
+    char id[16], lineage[16], user[32];
+    int live;
+} it;
+typedef struct run {
+    am__store *s;
+    ev evs[N_STEPS];
+    size_t n_ev;
+    it items[N_STEPS];
+    size_t n_it;
+    am__buf log; /* what the operations answered */
+} run;
+
+static am__store *open_url(const char *url)
+{
+    am__store_opts o = {&alloc, 5000, 0, 0, 0, NULL, 0, 0};
+    am__store *s = NULL;
+    char err[512];
+    int rc = am__store_open(url, &o, &s, err, sizeof err);
+    if (rc) fprintf(stderr, "open %s: %s\n", url, err);
+    CHECK_EQ_INT(rc, AM_OK);
+    return s;
+}
+
+static void text_of(rng *r, int zh, char *out, size_t cap)
+{
+    size_t n = 3 + rnd(r, 4), at = 0;
+    out[0] = 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *w = zh ? words_zh[rnd(r, N_WORDS)] : words_en[rnd(r, N_WORDS)];
+        at += (size_t)snprintf(out + at, cap - at, "%s%s", i && !zh ? " " : "", w);
+        if (at >= cap) break;
+    }
+}
+
+#define OK(x) CHECK_EQ_INT((x), AM_OK)
+
+static ev *random_live(rng *r, run *u, const char *user)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < u->n_ev; i++) k += u->evs[i].live && strcmp(u->evs[i].user, user) == 0;
+    if (!k) return NULL;
+    size_t pick = rnd(r, (uint32_t)k);
+    for (size_t i = 0; i < u->n_ev; i++)
+        if (u->evs[i].live && strcmp(u->evs[i].user, user) == 0 && pick-- == 0) return &u->evs[i];
+    return NULL;
+}
+
+/* The same sequence of operations on store u (seed fixed). */
+static void apply_ops(run *u)
+{
+    am__store *s = u->s;
+    rng r = {0x9e3779b97f4a7c15ULL};
+    for (int step = 0; step < N_STEPS; step++) {
+        am_time now = T0 + step * HOUR;
+        const char *user = users[rnd(&r, N_USERS)];
+        uint32_t op = rnd(&r, 100);
+        OK(s->vt->begin(s));
+        OK(s->vt->user_ensure(s, user, now));
+        if (op < 55 || u->n_ev == 0) {
+            ev *e = &u->evs[u->n_ev++];
+            int zh = (int)rnd(&r, 2);
+            snprintf(e->id, sizeof e->id, "E%05d", step);
+            snprintf(e->user, sizeof e->user, "%s", user);
+            snprintf(e->session, sizeof e->session, "s%u", rnd(&r, 3));
+            text_of(&r, zh, e->text, sizeof e->text);
+            /* the turn before in its session is its context, and it joins that turn's */
+            ev *prev = NULL;
+            for (size_t i = u->n_ev - 1; i-- > 0;)
+                if (u->evs[i].live && strcmp(u->evs[i].user, user) == 0 &&
+                    strcmp(u->evs[i].session, e->session) == 0) {
+                    prev = &u->evs[i];
+                    break;
+                }
+            am__event_row row;
+            memset(&row, 0, sizeof row);
+            row.id = e->id;
+            row.user_id = user;
+            row.session_id = e->session;
+            row.source = "user";
+            row.type = "message";
+            row.content = e->text;
+            row.lang = zh ? "zh" : "en";
+            row.occurred_at = now;
+            row.ingested_at = now;
+            row.index_ctx = prev ? prev->text : NULL;
+            OK(s->vt->event_put(s, &row));
+            e->rid = row.rid;
+            e->live = 1;
+            if (prev) OK(s->vt->event_ctx_append(s, user, prev->rid, e->text));
+            am__entity_row en = {"date", "today", "2026-01-01", now, now + 86400000};
+            if (rnd(&r, 3) == 0) OK(s->vt->entity_put(s, user, row.rid, &en));
+        } else if (op < 65) {
+            ev *e = random_live(&r, u, user);
+            float v[DIM];
+            for (int i = 0; i < DIM; i++) v[i] = (float)rnd(&r, 2001) / 1000.0f - 1.0f;
+            if (e) OK(s->vt->vec_put(s, user, e->rid, "test-emb", v, DIM));
+        } else if (op < 80) {
+            ev *src = random_live(&r, u, user);
+            it *prev = NULL;
+            uint32_t pick = rnd(&r, 3);
+            for (size_t i = 0; i < u->n_it && pick != 0; i++)
+                if (u->items[i].live && strcmp(u->items[i].user, user) == 0) prev = &u->items[i];
+            it *x = &u->items[u->n_it++];
+            snprintf(x->id, sizeof x->id, "V%05d", step);
+            snprintf(x->lineage, sizeof x->lineage, "%s", prev ? prev->lineage : x->id);
+            snprintf(x->user, sizeof x->user, "%s", user);
+            x->live = 1;
+            if (prev) { /* gone already when a forget took its last source */
+                int rc = s->vt->item_close(s, user, prev->id, now);
+                CHECK(rc == AM_OK || rc == AM_NOTFOUND);
+                am__buf_printf(&u->log, "close %s %d\n", prev->id, rc);
+                prev->live = 0;
+            }
+            char text[256];
+            text_of(&r, (int)rnd(&r, 2), text, sizeof text);
+            const char *sources[1] = {src ? src->id : "none"};
+            am__item_row row;
+            memset(&row, 0, sizeof row);
+            row.id = x->id;
+            row.lineage_id = x->lineage;
+            row.scope = "user";
+            row.kind = "fact";
+            row.key = "k";
+            row.text = text;
+            row.status = "active";
+            row.confidence = 0.75;
+            row.base_score = 1.0 / 3.0;
+            row.half_life_days = 30;
+            row.valid_from = now;
+            row.valid_to = AM_TIME_NONE;
+            row.recorded_at = now;
+            row.superseded_at = AM_TIME_NONE;
+            row.reinforced_at = AM_TIME_NONE;
+            row.sources = sources;
+            row.n_sources = src ? 1 : 0;
+            OK(s->vt->item_insert(s, user, &row));
+            if (src && rnd(&r, 2)) OK(s->vt->item_reinforce(s, user, row.rid, src->id, now));
+            OK(s->vt->item_touch(s, user, x->lineage, now));
+        } else if (op < 85) {
+            char tid[16];
+            snprintf(tid, sizeof tid, "T%u", rnd(&r, 3));
+            am__task_row t;
+            memset(&t, 0, sizeof t);
+            t.task_id = tid;
+            t.name = "报告 report";
+            t.status = "open";
+            t.stage = rnd(&r, 2) ? "draft" : NULL;
+            t.created_at = t.updated_at = now;
+            t.round = 1;
+            t.round_at = t.round_from = AM_TIME_NONE;
+            OK(s->vt->task_put(s, user, &t));
+            am__task_change_row c = {now, tid, "status", NULL, "open", NULL};
+            OK(s->vt->task_change_add(s, user, &c));
+        } else if (op < 90) {
+            OK(s->vt->audit(s, user, now, "test.op", "event", "x", "détail 细节"));
+        } else {
+            ev *e = random_live(&r, u, user);
+            int session = op >= 95;
+            long n_e = 0, n_i = 0, n_t = 0;
+            if (e) {
+                int rc = s->vt->forget(s, user, session ? AM_FORGET_SESSION : AM_FORGET_EVENT,
+                                       session ? e->session : e->id, now, &n_e, &n_i, &n_t);
+                CHECK(rc == AM_OK || rc == AM_NOTFOUND);
+                am__buf_printf(&u->log, "forget %s %d: %ld %ld %ld\n", e->id, rc, n_e, n_i, n_t);
+                for (size_t i = 0; i < u->n_ev; i++)
+                    if (strcmp(u->evs[i].user, user) == 0 &&
+                        (session ? strcmp(u->evs[i].session, e->session) == 0 : &u->evs[i] == e))
+                        u->evs[i].live = 0;
+                am__arena ar;
+                am__arena_init(&ar, &alloc);
+                const char **ids;
+                size_t n;
+                OK(s->vt->forget_touched(s, &ar, &ids, &n));
+                for (size_t i = 0; i < n; i++) am__buf_printf(&u->log, " touched %s\n", ids[i]);
+                am__arena_free(&ar);
+            }
+        }
+        OK(s->vt->commit(s));
+    }
+    /* a late link's merge: everything of the last user becomes the one before's */
+    OK(s->vt->begin(s));
+    int mrc = s->vt->user_merge(s, users[N_USERS - 1], users[N_USERS - 2]);
+    if (mrc) fprintf(stderr, "%s: merge: %s\n", s->vt->name, s->vt->errmsg(s));
+    OK(mrc);
+    OK(s->vt->commit(s));
+    for (size_t i = 0; i < u->n_ev; i++)
+        if (strcmp(u->evs[i].user, users[N_USERS - 1]) == 0)
+            snprintf(u->evs[i].user, sizeof u->evs[i].user, "%s", users[N_USERS - 2]);
+    CHECK_EQ_INT(s->vt->user_exists(s, users[N_USERS - 1]), 0);
+}
+
+/* ------------------------------------------------------------ the transcript */
+
+typedef struct tx {
+    am__buf b;
+} tx;
+
+static const char *id_of(run *u, int64_t rid)
+{
+    for (size_t i = 0; i < u->n_ev; i++)
+        if (u->evs[i].rid == rid) return u->evs[i].id;
+    return "?";
+}
+
+static int tok_term(void *ctx, int kind, const char *tok, size_t len, size_t start, size_t end)
+{
+    (void)kind;
+    (void)start;
+    (void)end;
+    am__arena *ar = ((void **)ctx)[0];
+    const char **terms = ((void **)ctx)[1];
+    size_t *n = ((void **)ctx)[2];
+    for (size_t i = 0; i < *n; i++)
+        if (strlen(terms[i]) == len && memcmp(terms[i], tok, len) == 0) return 0;
+    if (*n < 64) terms[(*n)++] = am__arena_strndup(ar, tok, len);
+    return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static void read_back(run *u, const char *const *terms, size_t n_terms, am__buf *b)
+{
+    am__store *s = u->s;
+    for (int k = 0; k < N_USERS; k++) {
+        const char *user = users[k];
+        am__arena ar;
+        am__arena_init(&ar, &alloc);
+        am__buf_printf(b, "user %s\n", user);
+        double df[64], df2[64];
+        int64_t n_rows = 0;
+        OK(s->vt->term_docs(s, user, terms, n_terms, df, &n_rows));
+        am__buf_printf(b, " rows %lld\n", (long long)n_rows);
+        for (int timed = 0; timed < 2; timed++) {
+            am__hits h;
+            am_time from = timed ? T0 + 40 * HOUR : AM_TIME_NONE;
+            am_time to = timed ? T0 + 120 * HOUR : AM_TIME_NONE;
+            OK(s->vt->search_begin(s));
+            int rc = s->vt->postings(s, user, terms, n_terms, from, to, n_rows, &ar, &h, df2);
+            OK(s->vt->search_end(s, rc));
+            if (rc) continue;
+            for (size_t i = 0; i < n_terms; i++) {
+                if (!timed) CHECK(df[i] == df2[i]); /* untimed: the whole history's */
+                am__buf_printf(b, " df %s %g %g\n", terms[i], df[i], df2[i]);
+            }
+            if (h.n) am__buf_printf(b, " avg %.9f %.9f\n", h.avg[0], h.avg[1]);
+            /* rows by event id; every one the user's */
+            int64_t *rids = am__arena_alloc(&ar, (h.n + 1) * sizeof *rids);
+            am__event_row *rows = am__arena_alloc(&ar, (h.n + 1) * sizeof *rows);
+            unsigned char *found = am__arena_alloc(&ar, h.n + 1);
+            for (size_t i = 0; i < h.n; i++) rids[i] = h.hit[i].rid;
+            OK(s->vt->rows_get(s, user, rids, h.n, &ar, rows, found));
+            const char **lines = am__arena_alloc(&ar, (h.n + 1) * sizeof *lines);
+            for (size_t i = 0; i < h.n; i++) {
+                CHECK(found[i]);
+                if (found[i]) CHECK_EQ_STR(rows[i].user_id, user);
+                am__buf l;
+                am__buf_init(&l, &alloc);
+                am__buf_printf(&l, "  hit%d %s len %g %g:", timed, id_of(u, h.hit[i].rid),
+                               h.hit[i].len[0], h.hit[i].len[1]);
+                for (uint32_t t = 0; t < h.hit[i].n_tf; t++) {
+                    const am__hit_tf *x = &h.tf[h.hit[i].first + t];
+                    if (t) CHECK(h.tf[h.hit[i].first + t - 1].term < x->term);
+                    am__buf_printf(&l, " %s=%u/%u", terms[x->term], x->tf[0], x->tf[1]);
+                }
+                am__buf_addc(&l, '\n');
+                lines[i] = am__arena_strndup(&ar, l.p, l.len);
+                am__buf_free(&l);
+            }
+            qsort(lines, h.n, sizeof *lines, cmp_str);
+            for (size_t i = 0; i < h.n; i++) am__buf_adds(b, lines[i]);
+            am__hits_free(&h);
+        }
+        /* other users' rows are never found for this one */
+        int64_t other[N_STEPS];
+        size_t n_other = 0;
+        for (size_t i = 0; i < u->n_ev; i++)
+            if (strcmp(u->evs[i].user, user) != 0) other[n_other++] = u->evs[i].rid;
+        am__event_row *orows = am__arena_alloc(&ar, (n_other + 1) * sizeof *orows);
+        unsigned char *ofound = am__arena_alloc(&ar, n_other + 1);
+        OK(s->vt->rows_get(s, user, other, n_other, &ar, orows, ofound));
+        for (size_t i = 0; i < n_other; i++) CHECK(!ofound[i]);
+        am__event_row *ev;
+        size_t n;
+        OK(s->vt->events_recent(s, user, NULL, NULL, AM_TIME_NONE, 1000, &ar, &ev, &n));
+        am__buf_adds(b, " recent");
+        for (size_t i = 0; i < n; i++) {
+            CHECK_EQ_STR(ev[i].user_id, user);
+            am__buf_printf(b, " %s", ev[i].id);
+        }
+        am__buf_addc(b, '\n');
+        static const struct { int which; am_time at; } lists[] = {
+            {AM__ITEMS_CURRENT, T0 + 200 * HOUR}, {AM__ITEMS_ALL, 0},
+            {AM__ITEMS_ASOF, T0 + 30 * HOUR},     {AM__ITEMS_ASOF, T0 + 90 * HOUR},
+            {AM__ITEMS_CURRENT | AM__ITEMS_NO_SOURCES, T0 + 200 * HOUR},
+        };
+        for (size_t l = 0; l < sizeof lists / sizeof *lists; l++) {
+            am__item_row *itm;
+            OK(s->vt->items_list(s, user, lists[l].which, lists[l].at, &ar, &itm, &n));
+            for (size_t i = 0; i < n; i++) {
+                am__buf_printf(b, " item%zu %s %s %s %.17g %.17g %lld %lld %lld hits %ld src %ld:",
+                               l, itm[i].id, itm[i].lineage_id, itm[i].text, itm[i].confidence,
+                               itm[i].base_score, (long long)itm[i].valid_from,
+                               (long long)itm[i].valid_to, (long long)itm[i].superseded_at,
+                               itm[i].hits, itm[i].source_count);
+                for (size_t j = 0; j < itm[i].n_sources; j++)
+                    am__buf_printf(b, " %s", itm[i].sources[j]);
+                am__buf_addc(b, '\n');
+            }
+        }
+        float q[DIM] = {0.5f, -0.25f, 0.125f, 1.0f, -1.0f, 0.0f, 0.75f, -0.5f};
+        for (int timed = 0; timed < 2; timed++) {
+            OK(s->vt->vec_scan(s, user, "test-emb", q, DIM, timed ? T0 + 100 * HOUR : AM_TIME_NONE,
+                               5, -1, &ar, &ev, &n));
+            const char **lines = am__arena_alloc(&ar, (n + 1) * sizeof *lines);
+            for (size_t i = 0; i < n; i++) {
+                CHECK_EQ_STR(ev[i].user_id, user);
+                char line[96];
+                snprintf(line, sizeof line, " vec%d %s %.9f\n", timed, ev[i].id, ev[i].score);
+                lines[i] = am__arena_strdup(&ar, line);
+            }
+            qsort(lines, n, sizeof *lines, cmp_str);
+            for (size_t i = 0; i < n; i++) am__buf_adds(b, lines[i]);
+        }
+        am__task_row *tasks;
+        OK(s->vt->tasks_list(s, user, &ar, &tasks, &n));
+        for (size_t i = 0; i < n; i++)
+            am__buf_printf(b, " task %s %s %s %lld\n", tasks[i].task_id, tasks[i].name,
+                           tasks[i].stage ? tasks[i].stage : "-", (long long)tasks[i].updated_at);
+        am__task_change_row *ch;
+        OK(s->vt->task_history(s, user, NULL, &ar, &ch, &n));
+        for (size_t i = 0; i < n; i++)
+            am__buf_printf(b, " change %s %s %lld\n", ch[i].task_id, ch[i].field, (long long)ch[i].at);
+        am__audit_row *au;
+        OK(s->vt->audit_page(s, user, 0, 1000, &ar, &au, &n));
+        for (size_t i = 0; i < n; i++)
+            am__buf_printf(b, " audit %s %s %s\n", au[i].op, au[i].object_type,
+                           au[i].detail ? au[i].detail : "-");
+        am__outbox_row *ob;
+        int64_t oldest;
+        OK(s->vt->outbox_since(s, user, 0, 1000, &ar, &ob, &n, &oldest));
+        for (size_t i = 0; i < n; i++) {
+            CHECK_EQ_STR(ob[i].user_id, user);
+            am__buf_printf(b, " outbox %s %s %s %s\n", ob[i].type, ob[i].event_id ? ob[i].event_id : "-",
+                           ob[i].memory_id ? ob[i].memory_id : "-", ob[i].detail ? ob[i].detail : "-");
+        }
+        const char **norms;
+        long *counts;
+        OK(s->vt->entity_counts(s, user, "date", 10, &ar, &norms, &counts, &n));
+        for (size_t i = 0; i < n; i++) am__buf_printf(b, " entity %s %ld\n", norms[i], counts[i]);
+        am__arena_free(&ar);
+    }
+}
+
+/* ------------------------------------------------------------ forgetting reaches every table */
+
+static long sqlite_rows_of(const char *path, const char *user)
+{
+    sqlite3 *db = NULL;
+    long total = 0;
+    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) return -1;
+    sqlite3_stmt *t = NULL;
+    sqlite3_prepare_v2(db, "SELECT m.name FROM sqlite_master m, pragma_table_info(m.name) c"
+                           " WHERE m.type = 'table' AND c.name = 'user_id'", -1, &t, NULL);
+    while (t && sqlite3_step(t) == SQLITE_ROW) {
+        char sql[256];
+        snprintf(sql, sizeof sql, "SELECT count(*) FROM \"%s\" WHERE user_id = ?1",
+                 (const char *)sqlite3_column_text(t, 0));
+        sqlite3_stmt *c = NULL;
+        if (sqlite3_prepare_v2(db, sql, -1, &c, NULL) == SQLITE_OK) {
+            sqlite3_bind_text(c, 1, user, -1, SQLITE_STATIC);
+            if (sqlite3_step(c) == SQLITE_ROW) {
+                long k = sqlite3_column_int64(c, 0);
+                if (k) fprintf(stderr, "sqlite: %ld rows of %s in %s\n", k, user, sql);
+                total += k;
+            }
+        }
+        sqlite3_finalize(c);
+    }
+    sqlite3_finalize(t);
+    sqlite3_close(db);
+    return total;
+}
+
+/* Every table of the database with a user_id column (partitions read
+ * through their parent), and the postings of rows no event has. */
+static long pg_rows_of(const char *url, const char *user)
+{
+    PGconn *c = PQconnectdb(url);
+    long total = 0;
+    if (PQstatus(c) != CONNECTION_OK) {
+        PQfinish(c);
+        return -1;
+    }
+    PGresult *t = PQexec(c, "SELECT c.table_name FROM information_schema.columns c"
+                            " JOIN pg_class k ON k.relname = c.table_name"
+                            " WHERE c.column_name = 'user_id' AND c.table_schema = current_schema()"
+                            " AND NOT k.relispartition");
+    for (int i = 0; PQresultStatus(t) == PGRES_TUPLES_OK && i < PQntuples(t); i++) {
+        char sql[256];
+        snprintf(sql, sizeof sql, "SELECT count(*) FROM \"%s\" WHERE user_id = $1",
+                 PQgetvalue(t, i, 0));
+        const char *v[1] = {user};
+        PGresult *r = PQexecParams(c, sql, 1, NULL, v, NULL, NULL, 0);
+        long k = PQresultStatus(r) == PGRES_TUPLES_OK ? atol(PQgetvalue(r, 0, 0)) : -1000000;
+        if (k) fprintf(stderr, "postgres: %ld rows of %s in %s\n", k, user, sql);
+        total += k;
+        PQclear(r);
+    }
+    if (PQresultStatus(t) != PGRES_TUPLES_OK || PQntuples(t) < 10) total = -1;
+    PQclear(t);
+    PGresult *r = PQexec(c, "SELECT count(*) FROM postings p WHERE NOT EXISTS (SELECT 1 FROM events e"
+                            " WHERE e.user_id = p.user_id AND e.rid = p.rid)");
+    long orphans = PQresultStatus(r) == PGRES_TUPLES_OK ? atol(PQgetvalue(r, 0, 0)) : -1;
+    if (orphans) fprintf(stderr, "postgres: %ld postings without their event\n", orphans);
+    total += orphans;
+    PQclear(r);
+    PQfinish(c);
+    return total;
+}
+
+static void forget_everywhere(run *u, const char *url, int pg)
+{
+    am__store *s = u->s;
+    const char *user = users[1];
+    long e = 0, i = 0, t = 0;
+    OK(s->vt->begin(s));
+    OK(s->vt->forget_user(s, user, T0 + 500 * HOUR, T0 + 500 * HOUR, &e, &i, &t));
+    OK(s->vt->commit(s));
+    CHECK(e > 0);
+    CHECK_EQ_INT(s->vt->user_exists(s, user), 0);
+    int more = 0;
+    OK(s->vt->forget_work(s, T0 + 500 * HOUR, 0, &more));
+    int state;
+    am_time at, until;
+    OK(s->vt->forget_state(s, user, &state, &at, &until));
+    CHECK_EQ_INT(state, AM__FORGOTTEN_PURGED);
+    long left = pg ? pg_rows_of(url, user) : sqlite_rows_of(url + 7, user);
+    CHECK_EQ_INT(left, 0);
+    /* the others are untouched: a search still finds their rows */
+    int64_t n = 0;
+    OK(s->vt->user_rows(s, users[0], &n));
+    CHECK(n > 0);
+}
+
+/* ------------------------------------------------------------ bitemporal as-of */
+
+static void put_version(am__store *s, const char *id, const char *text, am_time from, am_time to,
+                        am_time recorded)
+{
+    const char *src[1] = {"E-asof"};
+    am__item_row row;
+    memset(&row, 0, sizeof row);
+    row.id = id;
+    row.lineage_id = "L-asof";
+    row.scope = "user";
+    row.kind = "fact";
+    row.key = "city";
+    row.text = text;
+    row.status = "active";
+    row.confidence = 0.9;
+    row.base_score = 1;
+    row.half_life_days = 30;
+    row.valid_from = from;
+    row.valid_to = to;
+    row.recorded_at = recorded;
+    row.superseded_at = AM_TIME_NONE;
+    row.reinforced_at = AM_TIME_NONE;
+    row.sources = src;
+    row.n_sources = 1;
+    OK(s->vt->item_insert(s, "carol", &row));
+}
+
+static void as_of(am__store *s)
+{
+    am_time t1 = T0 + 1000 * HOUR, t2 = t1 + 24 * 30 * HOUR;
+    OK(s->vt->begin(s));
+    OK(s->vt->user_ensure(s, "carol", t1));
+    put_version(s, "A1", "lives in Berlin 住在柏林", t1, AM_TIME_NONE, t1);
+    OK(s->vt->commit(s));
+    /* a month later she moved: v1 closed, its time bounded, v2 from t2 */
+    OK(s->vt->begin(s));
+    OK(s->vt->item_close(s, "carol", "A1", t2));
+    put_version(s, "A2", "lives in Berlin 住在柏林", t1, t2, t2);
+    put_version(s, "A3", "lives in Shanghai 住在上海", t2, AM_TIME_NONE, t2);
+    OK(s->vt->commit(s));
+    CHECK_EQ_INT(s->vt->item_close(s, "carol", "A1", t2 + 1), AM_NOTFOUND); /* closed once */
+    am__arena ar;
+    am__arena_init(&ar, &alloc);
+    am__item_row *r;
+    size_t n;
+    OK(s->vt->items_list(s, "carol", AM__ITEMS_ASOF, t1 + HOUR, &ar, &r, &n));
+    CHECK_EQ_INT(n, 1);
+    if (n == 1) CHECK_EQ_STR(r[0].id, "A2");
+    OK(s->vt->items_list(s, "carol", AM__ITEMS_ASOF, t2 + HOUR, &ar, &r, &n));
+    CHECK_EQ_INT(n, 1);
+    if (n == 1) CHECK_EQ_STR(r[0].id, "A3");
+    OK(s->vt->items_list(s, "carol", AM__ITEMS_ASOF, t1 - HOUR, &ar, &r, &n));
+    CHECK_EQ_INT(n, 0);
+    OK(s->vt->items_list(s, "carol", AM__ITEMS_CURRENT, t2 + HOUR, &ar, &r, &n));
+    CHECK_EQ_INT(n, 1);
+    if (n == 1) CHECK_EQ_STR(r[0].text, "lives in Shanghai 住在上海");
+    OK(s->vt->items_list(s, "carol", AM__ITEMS_ALL, 0, &ar, &r, &n));
+    CHECK_EQ_INT(n, 3);
+    if (n == 3) CHECK_EQ_INT(r[0].superseded_at, t2);
+    /* another user sees none of it */
+    OK(s->vt->items_list(s, "alice", AM__ITEMS_ALL, 0, &ar, &r, &n));
+    for (size_t i = 0; i < n; i++) CHECK(strcmp(r[i].lineage_id, "L-asof") != 0);
+    am__arena_free(&ar);
+}
+
+/* ------------------------------------------------------------ PostgreSQL only */
+
+/* The store's server-side connection ended from another one (as a server
+ * restart ends it). */
+static void kill_backends(const char *url)
+{
+    PGconn *c = PQconnectdb(url);
+    PGresult *r = PQexec(c, "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
+                            " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+                            " AND backend_type = 'client backend'");
+    CHECK(PQresultStatus(r) == PGRES_TUPLES_OK && atol(PQgetvalue(r, 0, 0)) >= 1);
+    PQclear(r);
+    PQfinish(c);
+    struct timespec ts = {0, 100000000};
+    nanosleep(&ts, NULL);
+}
+
+static void pg_faults(const char *url)
+{
+    am__store *s = open_url(url);
+    if (!s) return;
+    /* outside a transaction: the next call reconnects and answers */
+    kill_backends(url);
+    CHECK_EQ_INT(s->vt->user_exists(s, "carol"), 1);
+    /* inside one: it fails cleanly, nothing of it stays, the next one works */
+    OK(s->vt->begin(s));
+    am__event_row row;
+    memset(&row, 0, sizeof row);
+    row.id = "E-lost";
+    row.user_id = "carol";
+    row.source = "user";
+    row.type = "message";
+    row.content = "written before the server went away 服务器重启之前";
+    row.occurred_at = row.ingested_at = T0;
+    OK(s->vt->event_put(s, &row));
+    kill_backends(url);
+    row.id = "E-lost2";
+    int rc = s->vt->event_put(s, &row);
+    CHECK_EQ_INT(rc, AM_IO);
+    CHECK_CONTAINS(s->vt->errmsg(s), "postgres: event");
+    s->vt->rollback(s);
+    OK(s->vt->begin(s));
+    row.id = "E-kept";
+    OK(s->vt->event_put(s, &row));
+    OK(s->vt->commit(s));
+    am__arena ar;
+    am__arena_init(&ar, &alloc);
+    am__event_row got;
+    CHECK_EQ_INT(s->vt->event_get(s, "carol", "E-lost", &ar, &got), AM_NOTFOUND);
+    CHECK_EQ_INT(s->vt->event_get(s, "carol", "E-kept", &ar, &got), AM_OK);
+    am__arena_free(&ar);
+    /* what this store does not do says so, by name, and changes nothing */
+    OK(s->vt->begin(s));
+    long e = 0, i = 0, t = 0;
+    CHECK_EQ_INT(s->vt->forget_grace(s, "carol", AM_FORGET_EVENT, "E-kept", T0, T0 + HOUR, &e, &i, &t),
+                 AM_BACKEND);
+    CHECK_CONTAINS(s->vt->errmsg(s), "grace period");
+    s->vt->rollback(s);
+    am__arena_init(&ar, &alloc);
+    CHECK_EQ_INT(s->vt->event_get(s, "carol", "E-kept", &ar, &got), AM_OK);
+    am__arena_free(&ar);
+    s->vt->close(s);
+    /* a PII-vault key is refused, not ignored */
+    unsigned char key[AM__VAULT_KEY_BYTES] = {1};
+    am__store_opts o = {&alloc, 5000, 0, 0, 0, key, 0, 0};
+    char err[512];
+    CHECK_EQ_INT(am__store_open(url, &o, &s, err, sizeof err), AM_INVALID);
+    CHECK_CONTAINS(err, "vault_key");
+}
+
+/* ------------------------------------------------------------ the suite */
+
+static void test_conformance(void)
+{
+    const char *pg_url = getenv("AM_PG_URL");
+    char sq_path[128], sq_url[160];
+    snprintf(sq_path, sizeof sq_path, "/tmp/am_conformance_%d.db", (int)getpid());
+    snprintf(sq_url, sizeof sq_url, "sqlite:%s", sq_path);
+    unlink(sq_path);
+    const char *urls[2] = {sq_url, pg_url};
+    int n_stores = pg_url && *pg_url ? 2 : 1;
+    if (n_stores == 1) printf("store conformance: SQLite only ($AM_PG_URL not set)\n");
+    /* the query terms: the tokenizer's terms of every word */
+    am__arena tar;
+    am__arena_init(&tar, &alloc);
+    am__text *text = NULL;
+    OK(am__text_open(&alloc, &text));
+    const char *terms[64];
+    size_t n_terms = 0;
+    void *ctx[3] = {&tar, terms, &n_terms};
+    for (size_t i = 0; i < N_WORDS && text; i++) {
+        am__text_tokenize(text, words_en[i], strlen(words_en[i]), tok_term, ctx);
+        am__text_tokenize(text, words_zh[i], strlen(words_zh[i]), tok_term, ctx);
+    }
+    am__text_close(text);
+    CHECK(n_terms > 20);
+    am__buf tr[2];
+    static run runs[2];
+    for (int k = 0; k < n_stores; k++) {
+        memset(&runs[k], 0, sizeof runs[k]);
+        am__buf_init(&tr[k], &alloc);
+        am__buf_init(&runs[k].log, &alloc);
+        runs[k].s = open_url(urls[k]);
+        if (!runs[k].s) return;
+        apply_ops(&runs[k]);
+        am__buf_add(&tr[k], runs[k].log.p, runs[k].log.len);
+        am__buf_free(&runs[k].log);
+        read_back(&runs[k], terms, n_terms, &tr[k]);
+        am__buf_addc(&tr[k], 0);
+        CHECK(tr[k].len > 2000);
+        const char *dump = getenv("AM_CONFORMANCE_DUMP"); /* to read a transcript */
+        if (dump && *dump) {
+            char path[600];
+            snprintf(path, sizeof path, "%s.%d", dump, k);
+            FILE *f = fopen(path, "w");
+            if (f) fputs(tr[k].p, f);
+            if (f) fclose(f);
+        }
+    }
+    if (n_stores == 2) {
+        int same = strcmp(tr[0].p, tr[1].p) == 0;
+        if (!same) { /* the first line that differs */
+            const char *a = tr[0].p, *b = tr[1].p;
+            while (*a && *a == *b) a++, b++;
+            while (a > tr[0].p && a[-1] != '\n') a--, b--;
+            fprintf(stderr, "transcripts differ:\n sqlite:   %.200s\n postgres: %.200s\n", a, b);
+        }
+        CHECK(same);
+        if (same)
+            printf("store conformance: SQLite and PostgreSQL transcripts equal (%zu bytes)\n",
+                   tr[0].len);
+    }
+    for (int k = 0; k < n_stores; k++) {
+        forget_everywhere(&runs[k], urls[k], k == 1);
+        runs[k].s->vt->close(runs[k].s);
+        am__buf_free(&tr[k]);
+    }
+    /* as-of on a second fresh store of each kind */
+    const char *pg2 = getenv("AM_PG_URL2");
+    unlink(sq_path);
+    const char *urls2[2] = {sq_url, pg2};
+    for (int k = 0; k < (pg2 && *pg2 ? 2 : 1); k++) {
+        am__store *s = open_url(urls2[k]);
+        if (!s) continue;
+        as_of(s);
+        s->vt->close(s);
+        if (k == 1) pg_faults(urls2[k]);
+    }
+    char side[160];
+    unlink(sq_path);
+    snprintf(side, sizeof side, "%s-wal", sq_path);
+    unlink(side);
+    snprintf(side, sizeof side, "%s-shm", sq_path);
+    unlink(side);
+    am__arena_free(&tar);
+}
+
+/* A URL of an unknown scheme is refused by name; a PostgreSQL URL that
+ * reaches no server fails cleanly (AM_IO), its password never shown. */
+static void test_urls(void)
+{
+    am__store_opts o = {&alloc, 5000, 0, 0, 0, NULL, 0, 0};
+    am__store *s = (am__store *)1;
+    char err[512];
+    CHECK_EQ_INT(am__store_open("redis://localhost/0", &o, &s, err, sizeof err), AM_INVALID);
+    CHECK(s == NULL);
+    CHECK_CONTAINS(err, "unsupported backend");
+    CHECK_CONTAINS(err, "postgres://");
+    int rc = am__store_open("postgresql://am:s3cret@127.0.0.1:1/none?connect_timeout=2", &o, &s,
+                            err, sizeof err);
+    CHECK_EQ_INT(rc, AM_IO);
+    CHECK(s == NULL);
+    CHECK_CONTAINS(err, "cannot connect");
+    CHECK(strstr(err, "s3cret") == NULL);
+}
+
+int main(void)
+{
+    RUN(test_urls);
+    RUN(test_conformance);
+    TEST_MAIN_END();
+}
