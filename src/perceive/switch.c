@@ -7,17 +7,23 @@
  * same session and time, on the new task, stored just before the event
  * that caused it (after that event's context window was read), with a
  * "switch" history row on both tasks naming it and a task.switch audit
- * record.
+ * record.  A turn that leaves the task for no task (attribute.c) is a
+ * switch "A -> (none)" of no task, with a history row on A; the turn that
+ * comes back, "(none) -> A".
  */
 #include "perceive/perceive.h"
 
 #include <stdio.h>
 
+const char am__perceive_no_task[] = "(none)";
+
 int am__perceive_switch(am__perceive *x, const char *from, const char *to)
 {
     am__store *s = x->w.store;
+    const char *fname = from ? from : am__perceive_no_task;
+    const char *tname = to ? to : am__perceive_no_task;
     char text[2 * AM_ID_MAX + 32];
-    snprintf(text, sizeof text, "task_switch: %s -> %s", from, to);
+    snprintf(text, sizeof text, "task_switch: %s -> %s", fname, tname);
     char id[27];
     am__ulid_new(x->w.ulid, x->ev->occurred_at, id);
     am__event_row sw = *x->ev;
@@ -35,8 +41,9 @@ int am__perceive_switch(am__perceive *x, const char *from, const char *to)
     if (rc) return rc;
     const char *tasks[2] = {from, to};
     for (int i = 0; i < 2; i++) {
-        am__task_change_row c = {x->ev->occurred_at, tasks[i], "switch", from, to, sw.id};
+        if (!tasks[i] || tasks[i] == am__perceive_no_task) continue;
+        am__task_change_row c = {x->ev->occurred_at, tasks[i], "switch", fname, tname, sw.id};
         if ((rc = s->vt->task_change_add(s, x->w.uid, &c))) return rc;
     }
-    return s->vt->audit(s, x->w.uid, x->w.now, "task.switch", "task", to, from);
+    return s->vt->audit(s, x->w.uid, x->w.now, "task.switch", "task", to ? to : fname, fname);
 }

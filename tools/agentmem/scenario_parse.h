@@ -145,6 +145,8 @@ typedef struct sc_obs {
     const char *export_raw;      /* export JSON as given */
     const char *export_flat;     /* its string leaves, unescaped */
     const char *workspace_text;  /* the workspace's string leaves; NULL = none */
+    const char *history_text;    /* the task's history, a line a change
+                                    ("field: old -> new"); NULL = no task */
 } sc_obs;
 
 void sc_obs_init(sc_obs *o);
