@@ -146,18 +146,6 @@ static int shares_task(am__perceive *x, const char *task, const char *text, size
     return AM_OK;
 }
 
-/* The task a session's switch to no task left, or NULL when r is none. */
-static const char *left_for_none(const am__event_row *r)
-{
-    static const char head[] = "task_switch: ", tail[] = " -> (none)";
-    if (r->task_id || strcmp(r->type, "task_switch") != 0 || strcmp(r->source, "system") != 0)
-        return NULL;
-    size_t n = strlen(r->content), h = sizeof head - 1, t = sizeof tail - 1;
-    if (n <= h + t || memcmp(r->content, head, h) != 0 || strcmp(r->content + n - t, tail) != 0)
-        return NULL;
-    return r->content + h; /* the task id, up to the tail (cut by the caller) */
-}
-
 int am__perceive_attribute(am__perceive *x, const am_event *in, const char *norm,
                            size_t norm_len, const char **task_id, const char **switched_from)
 {
@@ -172,11 +160,9 @@ int am__perceive_attribute(am__perceive *x, const am_event *in, const char *norm
                                   x->w.ar, &rows, &n);
         if (rc) return rc;
         for (size_t i = 0; i < n && !current && !left; i++) {
-            const char *l = left_for_none(&rows[i]);
-            if (l) left = am__arena_strndup(x->w.ar, l, strlen(l) - strlen(" -> (none)"));
-            else current = rows[i].task_id;
+            if (am__task_switch_left(&rows[i], x->w.ar, &left) == AM_NOMEM) return AM_NOMEM;
+            if (!left) current = rows[i].task_id;
         }
-        if (left && !*left) left = NULL;
     }
     *task_id = in->task_id;
     if (!*task_id && am__task_continuation(norm, norm_len) &&
