@@ -21,6 +21,7 @@
 #include "api/db_int.h"
 #include "distill/rules.h"
 #include "perceive/perceive.h"
+#include "recall/recall.h"
 #include "semantic/merge.h"
 #include "semantic/observe.h"
 #include "text/entities.h"
@@ -442,6 +443,39 @@ static int redact(am_db *db, const char *text, am__redact_result *red)
     return AM_OK;
 }
 
+/* F15, F7: the scope the event's statements apply to.  A statement made
+ * inside a business domain applies to that domain (domain:X), otherwise
+ * everywhere -- unless the text clearly names another domain than the
+ * caller's (am__domain_conflict, the read path's check): then it applies
+ * to the text's domain, never hidden under the wrong one, and the
+ * mismatch is logged and audited (event.domain_mismatch). */
+static int statement_scope(am_db *db, am__arena *ar, const am_event *in, const char *uid,
+                           const char *id, const char *norm, size_t len, const char **scope)
+{
+    *scope = "global";
+    if (!in->domain) return AM_OK;
+    const char *domain = in->domain;
+    if (am__domain_conflict(in->domain, norm, len)) {
+        domain = am__domain_infer(norm, len);
+        am__db_log(db, AM_LOG_WARN,
+                   "add: user %s: event %s: domain \"%s\" disagrees with the text (%s); "
+                   "stored under domain:%s",
+                   uid, id, in->domain, domain, domain);
+        char *why = am__arena_alloc(ar, strlen(in->domain) + strlen(domain) + 32);
+        if (!why) return AM_NOMEM;
+        sprintf(why, "given %s, text %s", in->domain, domain);
+        int rc = db->store->vt->audit(db->store, uid, am__db_now(db), "event.domain_mismatch",
+                                      "event", id, why);
+        if (rc) return rc;
+    }
+    char *sc = am__arena_alloc(ar, strlen(domain) + 8);
+    if (!sc) return AM_NOMEM;
+    memcpy(sc, "domain:", 7);
+    strcpy(sc + 7, domain);
+    *scope = sc;
+    return AM_OK;
+}
+
 /* One event through the write path; own_txn: in its own transaction,
  * else inside the caller's (which rolls back on error).  given: its
  * vector computed already (*given, NULL for none), or NULL: computed here,
@@ -534,16 +568,8 @@ static int add_one(am_db *db, const am_event *in, am_add_info *info, int own_txn
     if ((rc = am__perceive_attribute(&x.p, in, norm.p, norm.len, &task_id, &switched_from)))
         goto out_store;
     ev.task_id = task_id;
-    /* A statement made inside a business domain applies to that domain
-     * (F15 scope domain:X); otherwise everywhere. */
-    x.scope = "global";
-    if (in->domain) {
-        char *sc = am__arena_alloc(&ar, strlen(in->domain) + 8);
-        if (!sc) { rc = AM_NOMEM; goto out_store; }
-        memcpy(sc, "domain:", 7);
-        strcpy(sc + 7, in->domain);
-        x.scope = sc;
-    }
+    if ((rc = statement_scope(db, &ar, in, uid, id, norm.p ? norm.p : "", norm.len, &x.scope)))
+        goto out_store;
 
     if (task_id && (rc = am__perceive_task(&x.p, task_id, norm.p, norm.len))) goto out_store;
     info->task_changed = x.p.task_changed;

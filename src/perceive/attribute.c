@@ -10,6 +10,17 @@
  * a cue or a match, the event stays on the session's current task (the
  * task of its latest event that has one).  A task other than the
  * session's current one is a topic jump, recorded by switch.c.
+ *
+ * A turn can also leave the session's task without naming another: it
+ * opens with a marker of a new topic and makes a request ("另外帮我订一下
+ * 周五的会议室", "Also, order a birthday cake for Sam": task.c
+ * am__task_topic_shift) whose topic words -- English words, Han words and
+ * bigrams free of function characters; no numbers, no lone characters --
+ * appear nowhere in the task: its id, its name and its latest events.
+ * Such a turn belongs to no task (it moves no stage of the task it left),
+ * and the jump is a task_switch to no task; until a later turn names a
+ * task, continues one, or shares the left task's topic words again (then
+ * it returns to it, a switch back), the session has no current task.
  */
 #include "perceive/perceive.h"
 
@@ -17,6 +28,7 @@
 
 #include "perceive/task.h"
 #include "recall/lexical.h"
+#include "text/lexicon/lexicon.h"
 
 /* *task_id = the open task the text most likely continues, or NULL. */
 static int vote_task(am__store *s, am__text *t, const char *uid, const char *text,
@@ -51,11 +63,94 @@ static int vote_task(am__store *s, am__text *t, const char *uid, const char *tex
     return AM_OK;
 }
 
+#define JUMP_CONTEXT 20 /* the task's latest events its topic words are read from */
+
+/* 1 when the bigram t (two Han characters) holds a function character. */
+static int function_bigram(const char *t, size_t len)
+{
+    const char *f = am__lex_han_function_chars;
+    for (size_t i = 0; i + 3 <= len; i += 3)
+        for (size_t k = 0; f[k]; k += 3)
+            if (memcmp(t + i, f + k, 3) == 0) return 1;
+    return 0;
+}
+
+/* The topic words of text[0..n): *terms (arena), *nt. */
+static int topic_words(am__text *t, am__arena *ar, const char *text, size_t n,
+                       const char ***terms, size_t *nt)
+{
+    *nt = 0;
+    const char *z = am__arena_strndup(ar, text, n);
+    if (!z) return AM_NOMEM;
+    const char **all;
+    const unsigned char *kinds;
+    size_t na;
+    int rc = am__query_terms_kinds(t, z, ar, &all, &kinds, &na);
+    if (rc || na == 0) return rc;
+    *terms = am__arena_alloc(ar, na * sizeof **terms);
+    if (!*terms) return AM_NOMEM;
+    for (size_t i = 0; i < na; i++) {
+        size_t len = strlen(all[i]);
+        if (kinds[i] == AM_TOK_NUM || kinds[i] == AM_TOK_UNIGRAM || len < 2) continue;
+        if (kinds[i] == AM_TOK_BIGRAM && function_bigram(all[i], len)) continue;
+        (*terms)[(*nt)++] = all[i];
+    }
+    return AM_OK;
+}
+
+/* *shares = 1 when text (a topic's words: w[0..nw)) and the text other
+ * share a topic word. */
+static int shares_words(am__text *t, am__arena *ar, const char *const *w, size_t nw,
+                        const char *other, int *shares)
+{
+    const char **o;
+    size_t no;
+    int rc = topic_words(t, ar, other, strlen(other), &o, &no);
+    for (size_t i = 0; !rc && i < no && !*shares; i++)
+        for (size_t k = 0; k < nw && !*shares; k++) *shares = strcmp(o[i], w[k]) == 0;
+    return rc;
+}
+
+/* *shares = 1 when text[0..n) shares a topic word with task (its id, its
+ * name, its latest events), 0 when it does not, -1 when it has none to
+ * judge by. */
+static int shares_task(am__perceive *x, const char *task, const char *text, size_t n,
+                       int *shares)
+{
+    am__store *s = x->w.store;
+    const char **w;
+    size_t nw;
+    *shares = 0;
+    int rc = topic_words(x->w.text, x->w.ar, text, n, &w, &nw);
+    if (rc) return rc;
+    if (nw == 0) {
+        *shares = -1;
+        return AM_OK;
+    }
+    if ((rc = shares_words(x->w.text, x->w.ar, w, nw, task, shares)) || *shares) return rc;
+    am__task_row tr;
+    rc = s->vt->task_get(s, x->w.uid, task, x->w.ar, &tr);
+    if (rc == AM_OK && tr.name && (rc = shares_words(x->w.text, x->w.ar, w, nw, tr.name, shares)))
+        return rc;
+    if (rc != AM_OK && rc != AM_NOTFOUND) return rc;
+    if (*shares) return AM_OK;
+    am__event_row *rows;
+    size_t nr;
+    if ((rc = s->vt->events_recent(s, x->w.uid, NULL, task, AM_TIME_NONE, JUMP_CONTEXT, x->w.ar,
+                                   &rows, &nr)))
+        return rc;
+    for (size_t i = 0; i < nr && !*shares; i++)
+        if (strcmp(rows[i].type, "task_switch") != 0 &&
+            (rc = shares_words(x->w.text, x->w.ar, w, nw, rows[i].content, shares)))
+            return rc;
+    return AM_OK;
+}
+
 int am__perceive_attribute(am__perceive *x, const am_event *in, const char *norm,
                            size_t norm_len, const char **task_id, const char **switched_from)
 {
     am__store *s = x->w.store;
-    const char *current = NULL;
+    const char *current = NULL, *left = NULL; /* left: the task a jump to none left */
     int rc;
     *switched_from = NULL;
     if (in->session_id) {
@@ -64,13 +159,37 @@ int am__perceive_attribute(am__perceive *x, const am_event *in, const char *norm
         rc = s->vt->events_recent(s, x->w.uid, in->session_id, NULL, AM_TIME_NONE, 20,
                                   x->w.ar, &rows, &n);
         if (rc) return rc;
-        for (size_t i = 0; i < n && !current; i++) current = rows[i].task_id;
+        for (size_t i = 0; i < n && !current && !left; i++) {
+            if (am__task_switch_left(&rows[i], x->w.ar, &left) == AM_NOMEM) return AM_NOMEM;
+            if (!left) current = rows[i].task_id;
+        }
     }
     *task_id = in->task_id;
     if (!*task_id && am__task_continuation(norm, norm_len) &&
         (rc = vote_task(s, x->w.text, x->w.uid, in->text, x->w.ar, task_id)))
         return rc;
+    if (!*task_id && left) {
+        /* after a jump to no task: back to the task left when the turn
+         * speaks of it again */
+        int shares;
+        if ((rc = shares_task(x, left, norm, norm_len, &shares))) return rc;
+        if (shares == 1) {
+            *task_id = left;
+            *switched_from = am__perceive_no_task;
+        }
+        return AM_OK;
+    }
+    size_t rest;
+    if (!*task_id && current && (rest = am__task_topic_shift(norm, norm_len)) > 0) {
+        int shares;
+        if ((rc = shares_task(x, current, norm + rest, norm_len - rest, &shares))) return rc;
+        if (shares == 0) {
+            *switched_from = current; /* a jump to no task */
+            return AM_OK;
+        }
+    }
     if (!*task_id) *task_id = current;
     if (*task_id && current && strcmp(*task_id, current) != 0) *switched_from = current;
+    if (*task_id && !current && left) *switched_from = am__perceive_no_task;
     return AM_OK;
 }

@@ -64,9 +64,12 @@ typedef struct am__perceive {
 
 /* F5: *task_id = the event's task: in->task_id, else the open task whose
  * events match a continuation cue's words ("接着把周报弄完"), else the
- * session's current task (or NULL).  *switched_from = the session's
- * current task when it is another one (a topic jump), else NULL.  norm:
- * the event's normalised content. */
+ * session's current task (or NULL) -- unless the turn jumps to another
+ * topic ("另外帮我订一下会议室": a marker, a request, none of the task's
+ * topic words): then NULL.  *switched_from = the session's current task
+ * when the event's task is another one or none (a topic jump), or
+ * am__perceive_no_task when the session had none since a jump, else NULL.
+ * norm: the event's normalised content. */
 int am__perceive_attribute(am__perceive *x, const am_event *in, const char *norm,
                            size_t norm_len, const char **task_id,
                            const char **switched_from);
@@ -99,8 +102,11 @@ int am__perceive_one_off(am__perceive *x, const char *sentence);
 int am__perceive_save(am__perceive *x);
 
 /* F5: a topic jump inside a session: a task_switch event (source system)
- * and a history row on both tasks, before the event itself is stored. */
+ * and a history row on both tasks, before the event itself is stored.
+ * to NULL: a jump to no task; from am__perceive_no_task: from none (the
+ * event text names either "(none)"). */
 int am__perceive_switch(am__perceive *x, const char *from, const char *to);
+extern const char am__perceive_no_task[];
 
 /* ------------------------------------------------------------ context */
 

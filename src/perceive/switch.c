@@ -7,17 +7,42 @@
  * same session and time, on the new task, stored just before the event
  * that caused it (after that event's context window was read), with a
  * "switch" history row on both tasks naming it and a task.switch audit
- * record.
+ * record.  A turn that leaves the task for no task (attribute.c) is a
+ * switch "A -> (none)" of no task, with a history row on A; the turn that
+ * comes back, "(none) -> A".
  */
 #include "perceive/perceive.h"
 
 #include <stdio.h>
+#include <string.h>
+
+#include "perceive/task.h"
+
+const char am__perceive_no_task[] = "(none)";
+
+static const char head[] = "task_switch: ", to_none[] = " -> (none)";
+
+int am__task_switch_left(const am__event_row *r, am__arena *ar, const char **left)
+{
+    *left = NULL;
+    if (r->task_id || !r->type || strcmp(r->type, "task_switch") != 0 || !r->source ||
+        strcmp(r->source, "system") != 0 || !r->content)
+        return AM_OK;
+    size_t n = strlen(r->content), h = sizeof head - 1, t = sizeof to_none - 1;
+    if (n <= h + t || memcmp(r->content, head, h) != 0 ||
+        strcmp(r->content + n - t, to_none) != 0)
+        return AM_OK;
+    *left = am__arena_strndup(ar, r->content + h, n - h - t);
+    return *left ? AM_OK : AM_NOMEM;
+}
 
 int am__perceive_switch(am__perceive *x, const char *from, const char *to)
 {
     am__store *s = x->w.store;
+    const char *fname = from ? from : am__perceive_no_task;
+    const char *tname = to ? to : am__perceive_no_task;
     char text[2 * AM_ID_MAX + 32];
-    snprintf(text, sizeof text, "task_switch: %s -> %s", from, to);
+    snprintf(text, sizeof text, "%s%s -> %s", head, fname, tname);
     char id[27];
     am__ulid_new(x->w.ulid, x->ev->occurred_at, id);
     am__event_row sw = *x->ev;
@@ -35,8 +60,9 @@ int am__perceive_switch(am__perceive *x, const char *from, const char *to)
     if (rc) return rc;
     const char *tasks[2] = {from, to};
     for (int i = 0; i < 2; i++) {
-        am__task_change_row c = {x->ev->occurred_at, tasks[i], "switch", from, to, sw.id};
+        if (!tasks[i] || tasks[i] == am__perceive_no_task) continue;
+        am__task_change_row c = {x->ev->occurred_at, tasks[i], "switch", fname, tname, sw.id};
         if ((rc = s->vt->task_change_add(s, x->w.uid, &c))) return rc;
     }
-    return s->vt->audit(s, x->w.uid, x->w.now, "task.switch", "task", to, from);
+    return s->vt->audit(s, x->w.uid, x->w.now, "task.switch", "task", to ? to : fname, fname);
 }

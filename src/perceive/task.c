@@ -79,3 +79,65 @@ int am__task_open_status(const char *status)
                       strcmp(status, "paused") == 0 ||
                       strcmp(status, "postponed") == 0);
 }
+
+/* ------------------------------------------------------------ topic shifts */
+
+/* Bytes of a word of `list` at s[0..n) that ends on a boundary (not in
+ * the middle of an English word), or 0. */
+static size_t word_at(const char *s, size_t n, const char *const *list)
+{
+    for (size_t i = 0; list[i]; i++) {
+        size_t m = strlen(list[i]);
+        if (m > n || memcmp(s, list[i], m) != 0) continue;
+        unsigned char last = (unsigned char)list[i][m - 1], next = m < n ? (unsigned char)s[m] : 0;
+        int latin = (last >= 'a' && last <= 'z');
+        if (latin && ((next >= 'a' && next <= 'z') || (next >= '0' && next <= '9'))) continue;
+        return m;
+    }
+    return 0;
+}
+
+/* Past blanks and punctuation (ASCII, 、 and 。, which normalisation keeps). */
+static size_t skip_marks(const char *s, size_t n, size_t i)
+{
+    while (i < n) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == ' ' || c == '\t' || c == ',' || c == '.' || c == ':' || c == ';' || c == '-' ||
+            c == '!' || c == '~') {
+            i++;
+        } else if (i + 3 <= n && (memcmp(s + i, "、", 3) == 0 || memcmp(s + i, "。", 3) == 0)) {
+            i += 3;
+        } else {
+            break;
+        }
+    }
+    return i;
+}
+
+/* 1 when the words from s[0..n) make a request: a request frame anywhere,
+ * or an English first word that opens no statement ("order a cake", not
+ * "the report is done"). */
+static int is_request(const char *s, size_t n)
+{
+    if (am__cue_any(s, n, am__lex_request_frames)) return 1;
+    size_t e = 0;
+    while (e < n && ((s[e] >= 'a' && s[e] <= 'z') || s[e] == '\'')) e++;
+    if (e < 2 || (e < n && (unsigned char)s[e] >= 0x80)) return 0;
+    for (size_t i = 0; am__lex_sentence_openers[i]; i++)
+        if (strlen(am__lex_sentence_openers[i]) == e && memcmp(s, am__lex_sentence_openers[i], e) == 0)
+            return 0;
+    return 1;
+}
+
+size_t am__task_topic_shift(const char *norm, size_t n)
+{
+    size_t i = skip_marks(norm, n, 0);
+    size_t m = word_at(norm + i, n - i, am__lex_topic_interjections);
+    if (m && !word_at(norm + i, n - i, am__lex_topic_shift)) i = skip_marks(norm, n, i + m);
+    if (!(m = word_at(norm + i, n - i, am__lex_topic_shift))) return 0;
+    size_t rest = skip_marks(norm, n, i + m);
+    if (rest >= n || am__text_is_question(norm + rest, n - rest, AM__TEXT_Q_ASKS) ||
+        !is_request(norm + rest, n - rest))
+        return 0;
+    return rest;
+}

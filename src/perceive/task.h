@@ -29,6 +29,21 @@ void am__task_detect(const char *norm, size_t n, am__task_signal *out);
 /* 1 if the normalised text continues earlier work. */
 int am__task_continuation(const char *norm, size_t n);
 
+/* A turn that opens with a marker of a new topic ("另外", "顺便",
+ * "by the way", "also"; after at most one interjection) and goes on with
+ * a request that is no question ("帮我订一下会议室", "order a cake"):
+ * the offset of the words after the marker, else 0.  Whether those words
+ * leave the session's task is attribute.c's question (they share none of
+ * its words). */
+size_t am__task_topic_shift(const char *norm, size_t n);
+
+/* A session's turn that left its task for no task is a task_switch event
+ * "A -> (none)" of no task (switch.c): then AM_OK and *left = A (from
+ * ar); for any other row AM_OK and *left = NULL; AM_NOMEM.  The write
+ * path's attribution and a recall's referenced task read the session's
+ * current task up to such a row. */
+int am__task_switch_left(const am__event_row *r, am__arena *ar, const char **left);
+
 /* 1 for a status that counts as open (active, paused, postponed). */
 int am__task_open_status(const char *status);
 

@@ -46,7 +46,12 @@ static int referenced_task(const am__recall_env *env, const char *uid, const am_
         if ((rc = s->vt->events_recent(s, uid, q->session_id, NULL, AM_TIME_NONE, 10, ar,
                                        &rows, &n)))
             return rc;
-        for (size_t i = 0; i < n && !task_id; i++) task_id = rows[i].task_id;
+        for (size_t i = 0; i < n && !task_id; i++) {
+            const char *left; /* a turn that left the task for none ends the search */
+            if ((rc = am__task_switch_left(&rows[i], ar, &left))) return rc;
+            if (left) break;
+            task_id = rows[i].task_id;
+        }
     }
     if (!task_id) return AM_OK;
     am__task_row *t = am__arena_alloc(ar, sizeof *t);

@@ -550,43 +550,6 @@ size_t am__set_overlap(const uint64_t *a, size_t na, const uint64_t *b,
     return k;
 }
 
-static int is_space_byte(char c)
-{
-    return c == ' ' || c == '\t' || c == '\r' || c == '\n';
-}
-
-int am__text_sentences(const char *s, size_t n, am__sentence_fn fn, void *ctx)
-{
-    size_t start = 0, i = 0;
-    while (i <= n) {
-        size_t cut = 0, skip = 0;
-        if (i == n) {
-            cut = 1;
-        } else {
-            uint32_t cp;
-            int l = am__utf8_decode(s + i, n - i, &cp);
-            if (cp == 0x3002 || cp == 0xFF01 || cp == 0xFF1F || cp == 0xFF1B ||
-                cp == '!' || cp == '?' || cp == ';' || cp == '\n') {
-                cut = 1; skip = (size_t)l;
-            } else if (cp == '.' && (i + 1 == n || is_space_byte(s[i + 1]))) {
-                cut = 1; skip = 1;
-            }
-            if (!cut) { i += (size_t)l; continue; }
-        }
-        size_t a = start, b = i + skip;
-        while (a < b && is_space_byte(s[a])) a++;
-        while (b > a && is_space_byte(s[b - 1])) b--;
-        if (b > a) {
-            int rc = fn(ctx, s + a, b - a);
-            if (rc) return rc;
-        }
-        if (i == n) break;
-        i += skip;
-        start = i;
-    }
-    return 0;
-}
-
 int am__cue_any(const char *s, size_t n, const char *const *cues)
 {
     for (size_t i = 0; cues[i]; i++) {

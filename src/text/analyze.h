@@ -125,7 +125,10 @@ int am__token_blob_get(const unsigned char *blob, size_t len, uint64_t *out, siz
 size_t am__set_overlap(const uint64_t *a, size_t na, const uint64_t *b,
                        size_t nb);
 
-/* Split s[0..n) into sentences at 。！？!?；;\n and ". "; calls fn with
- * each trimmed, non-empty sentence (not NUL-terminated). */
+/* Split s[0..n) into sentences where a reader would (text/sentences.c:
+ * stops and line breaks, not inside quotations and brackets, not after
+ * abbreviations, in decimals or ellipses mid-sentence); calls fn with each
+ * trimmed, non-empty sentence (not NUL-terminated), in order; a non-zero
+ * return of fn stops the split and is returned. */
 typedef int (*am__sentence_fn)(void *ctx, const char *s, size_t n);
 int am__text_sentences(const char *s, size_t n, am__sentence_fn fn, void *ctx);

@@ -89,7 +89,7 @@ typedef struct held {
     am_memory_list *list;
     char *export_json;
     const char **mem_texts, **event_texts;
-    sc_buf task_text, export_flat, workspace_flat;
+    sc_buf task_text, history_text, export_flat, workspace_flat;
 } held;
 
 /* Result of running one step: the engine's code, or RUNNER_FAIL when the
@@ -431,6 +431,12 @@ static int do_task(scfile *f, const sc_step *st, sc_obs *o, held *h)
     if (!h->task) return AM_ERROR;
     task_render(h->task, &h->task_text);
     o->task_text = sc_buf_str(&h->task_text);
+    for (size_t i = 0; i < h->task->n_history; i++) {
+        const am_task_change *c = &h->task->history[i];
+        sc_buf_printf(&h->history_text, "%s: %s -> %s\n", c->field ? c->field : "",
+                      c->old_value ? c->old_value : "", c->new_value ? c->new_value : "");
+    }
+    o->history_text = sc_buf_str(&h->history_text);
     o->status = h->task->status;
     o->stage = h->task->stage;
     return AM_OK;
@@ -573,6 +579,7 @@ static void held_free(held *h)
     free(h->mem_texts);
     free(h->event_texts);
     sc_buf_free(&h->task_text);
+    sc_buf_free(&h->history_text);
     sc_buf_free(&h->export_flat);
     sc_buf_free(&h->workspace_flat);
     memset(h, 0, sizeof *h);

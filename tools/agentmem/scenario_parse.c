@@ -321,6 +321,8 @@ static const struct key_spec {
     {"events_first", KB(SC_RECALL), V_STRS},
     {"workspace_contains", KB(SC_WORKSPACE), V_STRS},
     {"workspace_not_contains", KB(SC_WORKSPACE), V_STRS},
+    {"history_contains", KB(SC_TASK), V_STRS},
+    {"history_not_contains", KB(SC_TASK), V_STRS},
     {"error", K_ALL, V_BOOL},
 };
 
@@ -1003,6 +1005,9 @@ int sc_check(sc_kind k, const char *key, const json_t *want,
     } else if (strncmp(key, "workspace_", 10) == 0) {
         one[0] = o->workspace_text;
         hay_init(&h, "workspace", one, o->workspace_text ? 1 : 0);
+    } else if (strncmp(key, "history_", 8) == 0) {
+        one[0] = o->history_text;
+        hay_init(&h, "history", one, o->history_text ? 1 : 0);
     } else {
         one[0] = o->export_raw;
         one[1] = o->export_flat;

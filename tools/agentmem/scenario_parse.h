@@ -148,6 +148,8 @@ typedef struct sc_obs {
     const char *route;           /* the router's route; NULL = unknown */
     const char *block_system;    /* the block's part for the system prompt */
     const char *block_context;   /* its part before the history */
+    const char *history_text;    /* the task's history, a line a change
+                                    ("field: old -> new"); NULL = no task */
 } sc_obs;
 
 void sc_obs_init(sc_obs *o);

@@ -117,6 +117,13 @@ extern const am__lex_cues am__lex_task_status_rules[5];
 extern const am__cue am__lex_task_carry_on[];
 extern const am__lex_cues am__lex_task_stage_rules[3];
 extern const char *const am__lex_task_continuation_cues[];
+/* Topic jumps (perceive/attribute.c): interjections before a marker, the
+ * markers of a new topic, request frames, Han function characters (a
+ * UTF-8 string). */
+extern const char *const am__lex_topic_interjections[];
+extern const char *const am__lex_topic_shift[];
+extern const char *const am__lex_request_frames[];
+extern const char am__lex_han_function_chars[];
 extern const am__lex_cues am__lex_task_period_rules[5];
 
 /* ------------------------------------------------------------ distillation rules (distill/rules.c)
@@ -266,5 +273,13 @@ extern const char *const am__lex_pii_owners[6];
 extern const am__lex_num_cue am__lex_pii_number_cues[115];
 extern const char *const am__lex_pii_units_zh[17];
 extern const char *const am__lex_pii_units_en[6];
+
+/* The sentence splitter's English abbreviations (text/sentences.c):
+ * those that stand before what they qualify ("Prof.", "No.", "vs."), those
+ * that can end a sentence ("Inc.", "Jan.", "etc."), and the words that open
+ * a sentence ("It", "The", "Then"); NULL-terminated (lexicon/abbrev.c). */
+extern const char *const am__lex_abbrev_prefix[];
+extern const char *const am__lex_abbrev_final[];
+extern const char *const am__lex_sentence_openers[];
 
 #endif

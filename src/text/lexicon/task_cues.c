@@ -205,3 +205,33 @@ const am__lex_cues am__lex_task_period_rules[] = {
     {"day", p_day}, {"week", p_week}, {"month", p_month}, {"quarter", p_quarter},
     {"year", p_year},
 };
+
+/* Topic jumps without a task id (perceive/attribute.c, F5): a turn that
+ * opens with a marker of a new topic, after at most one interjection,
+ * and goes on with a request. */
+const char *const am__lex_topic_interjections[] = {
+    "哦", "噢", "喔", "啊", "嗯", "诶", "哎", "好", "ok", "okay", "oh", "hey", "um", "uh",
+    "right", NULL};
+
+const char *const am__lex_topic_shift[] = {
+    "另外", "顺便", "还有", "对了", "另一件事", "另一个事", "换个话题", "题外话", "说个别的",
+    "说点别的", "再说个事", "还有个事", "还有件事", "此外", "除此之外", "also",
+    "by the way", "btw", "separately", "on another note", "on a different note",
+    "on an unrelated note", "unrelated", "side note", "one more thing", "another thing",
+    "and also", "oh and", "while i have you", "switching gears", "changing the subject",
+    "different topic", "on a separate note", "apart from that", "besides that", NULL};
+
+/* A request in the words after the marker: a frame anywhere, or an English
+ * turn that opens with a verb (its first word no sentence opener of
+ * lexicon/abbrev.c). */
+const char *const am__lex_request_frames[] = {
+    "帮我", "帮忙", "请", "麻烦", "给我", "替我", "记得", "提醒我", "一下", "安排", "顺手",
+    "please", "can you", "could you", "would you", "will you", "help me", "remind me",
+    "i need you to", "i'd like you to", "i want you to", "let's", "make sure", "don't forget",
+    NULL};
+
+/* Han characters of grammar, not of a topic (的, 了, 一, 下, 我 ...): a
+ * bigram holding one is no evidence that two turns share a topic. */
+const char am__lex_han_function_chars[] =
+    "的了一下个这那是在我你他她它们帮给把请要就都也还和与或被让吧吗呢啊么着过很太再又才能会可以"
+    "将对从向为以及并而且但有没不别用做弄搞去来上中里后前些点么得地";
