@@ -327,6 +327,38 @@ static void old_value(const char *s, size_t n, am__restate *r)
     }
 }
 
+static int in_list(const char *w, const char *const *list)
+{
+    for (size_t k = 0; list[k]; k++)
+        if (strcmp(w, list[k]) == 0) return 1;
+    return 0;
+}
+
+/* Another person as the subject: "我老板…" (我 + a person word, no 的) or a
+ * possessive frame naming a person with a verb other than a copula ("my
+ * sister moved to Boston"; "my manager is now Tom" says who the manager
+ * is). */
+/* 1 when a copula follows at p: "is", "are", "是", "现在是". */
+static int copula_at(const char *s, size_t n, size_t p)
+{
+    size_t vat, m;
+    en_next_word(s, n, p, &vat);
+    if (en_word_at(s, n, vat, "is") || en_word_at(s, n, vat, "are")) return 1;
+    if ((m = zh_list_at(s, n, p, am__lex_restate_now_zh))) p += m;
+    return zh_list_at(s, n, p, am__lex_attr_copula_zh) != 0;
+}
+
+static void other_person(const char *s, size_t n, am__restate *r)
+{
+    if (r->possessive && !r->copula && in_list(r->noun, am__lex_attr_persons)) {
+        size_t nl = strlen(r->noun), i = 0;
+        while (i + nl <= n && memcmp(s + i, r->noun, nl) != 0) i++;
+        if (i + nl > n || !copula_at(s, n, i + nl)) r->other = 1;
+    }
+    for (size_t i = 0; i + 3 <= n && !r->other; i++)
+        if (memcmp(s + i, "我", 3) == 0 && zh_list_at(s, n, i + 3, am__lex_attr_persons)) r->other = 1;
+}
+
 /* A verb of change that implies its attribute ("搬到" a home, "joined" a
  * job): the profile key's name as the noun. */
 static void implied(const char *s, size_t n, am__restate *r)
@@ -363,7 +395,9 @@ void am__distill_restate(const char *norm, size_t n, am__restate *out)
         if (!out->noun[0]) en_change_object(norm, n, out);
     }
     if (!out->noun[0] && out->change == AM__RESTATE_CHANGE) implied(norm, n, out);
-    if (out->noun[0] && am__distill_noun_discourse(out->noun)) {
+    other_person(norm, n, out);
+    out->event = out->noun[0] && in_list(out->noun, am__lex_attr_events);
+    if (out->noun[0] && (am__distill_noun_discourse(out->noun) || out->event)) {
         out->noun[0] = 0;
         out->possessive = out->copula = 0;
     }

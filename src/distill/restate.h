@@ -38,6 +38,10 @@ typedef struct am__restate {
     int request;          /* a request or an action on a thing */
     int intent;           /* an intention, not yet a change */
     int past;             /* the attribute is qualified as past ("以前的") */
+    int event;            /* the noun is an event ("my flight", "我的航班"):
+                             a one-time change, no attribute */
+    int other;            /* the subject is another person ("我老板换车了",
+                             "my sister moved"): their change, not the user's */
     int possessive;       /* the noun comes from "my X <verb>" / "我的X<verb>" */
     int copula;           /* ... and that verb is a copula (is, 是, 叫) */
     int ours;             /* ... and the owner is "our" / "我们": the team's */

@@ -211,8 +211,12 @@ static int fire(const char *s, size_t n, long lt, int action, const char *rule,
 static int restated(const char *norm, size_t n, long lt, am__restate *rs, am__distill *out)
 {
     am__distill_restate(norm, n, rs);
-    if (lt >= 0 || !rs->first_person || rs->request || rs->intent || rs->past ||
-        has(norm, n, am__lex_distill_transient))
+    /* "…，之前的偏好删掉吧": a withdrawal of the earlier rule (invalidation) */
+    if (lt >= 0 || !rs->first_person || rs->request || rs->intent || rs->past || rs->other ||
+        rs->event ||
+        has(norm, n, am__lex_distill_transient) ||
+        (has(norm, n, am__lex_distill_retract_reference) &&
+         has(norm, n, am__lex_distill_retract_verbs)))
         return 0;
     int named = rs->noun[0] || attribute(norm, n) ||
                 pick(am__lex_distill_profile_keys,

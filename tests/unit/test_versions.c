@@ -72,6 +72,13 @@ static void test_restatements(void)
         {"My question is how long the warranty lasts", 0, 0, NULL, NULL},
         {"She switched teams last month", 0, 0, NULL, NULL},
         {"If I switched to Word, would it be easier?", 0, 0, NULL, NULL},
+        /* another person's change, an event's */
+        {"我老板换车了，现在开宝马", 0, 0, NULL, NULL},
+        {"My sister moved to Boston", 0, 0, NULL, NULL},
+        {"My flight is now at 6pm", 0, 0, NULL, NULL},
+        {"我的航班现在改到晚上八点了", 0, 0, NULL, NULL},
+        /* a withdrawal of the earlier rule stays an invalidation */
+        {"我现在不喝咖啡了，之前的偏好删掉吧", 0, 0, NULL, NULL},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         am__distill d;

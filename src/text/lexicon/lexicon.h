@@ -250,6 +250,7 @@ extern const char *const am__lex_pii_units_en[6];
  * recall/filter.c) lexicon/versions.c */
 extern const am__cue am__lex_restate_change[];
 extern const am__cue am__lex_restate_now[];
+extern const char *const am__lex_restate_now_zh[];
 extern const am__cue am__lex_restate_first_person[];
 extern const am__cue am__lex_restate_request[];
 extern const am__cue am__lex_restate_intent[];
@@ -270,6 +271,8 @@ extern const char *const am__lex_attr_change_zh[];
 extern const char *const am__lex_attr_change_skip_zh[];
 extern const char *const am__lex_attr_change_en[];
 extern const char *const am__lex_attr_discourse[];
+extern const char *const am__lex_attr_persons[];
+extern const char *const am__lex_attr_events[];
 extern const am__lex_words am__lex_attr_profile_nouns[];
 extern const am__lex_words am__lex_attr_implied[];
 extern const am__cue am__lex_time_now[];

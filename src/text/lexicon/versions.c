@@ -23,6 +23,8 @@
  * 兑换, 替换, 切换 is its own cue) and 改 as "edit" (改一下) are not. */
 const am__cue am__lex_restate_change[] = {
     CUE("改用|换成|换用|改成|改为|改到|变成|变为|换到|转到|搬到|调到|切换到|跳槽"),
+    /* 改 + a verb of daily habit: "改喝燕麦奶", "改坐地铁" */
+    CUE("改喝|改吃|改坐|改骑|改开|改走|改穿|改去|改住|改听|改看|改玩|改打|改找|改约"),
     {"换", NULL, L("交", "转", "兑", "替", "更", "互"), L("句", "个说法", "位思考", "言之")},
     CUE("现在用|现在改|现在换|现在在|现在住|现在开|现在是|现在做"),
     CUE("如今用|如今在|目前用|目前在"),
@@ -44,6 +46,10 @@ const am__cue am__lex_restate_now[] = {
     CUE("nowadays"), CUE("currently"), CUE("at present"),
     CUE_END,
 };
+
+/* "Now" words between a Chinese attribute noun and its copula ("我的经理
+ * 现在是…"). */
+const char *const am__lex_restate_now_zh[] = {"现在", "目前", "如今", "已经", NULL};
 
 /* The speaker as the subject or owner: a restatement is about the user. */
 const am__cue am__lex_restate_first_person[] = {
@@ -73,6 +79,7 @@ const am__cue am__lex_restate_intent[] = {
  * PDF", "instead of Slack", "not at Alibaba anymore", "switched from X"). */
 const am__cue am__lex_restate_old[] = {
     CUE("不再用|不再是|不再在|不用|而不是|不是|取代|代替|替代|不在|离开|告别|放弃|从"),
+    CUE("不再喝|不再吃|不再坐|不再开|不喝|不吃|不坐|不开|不去"),
     CUE("instead of|rather than|in place of|no longer|not|don't use|stopped using|away from|"
         "from|ditched|dropped|left|over|no more"),
     CUE_END,
@@ -174,6 +181,26 @@ const char *const am__lex_attr_discourse[] = {
     "request", "reply", "response", "reason", "opinion", "view", "experience", "gut", "mind",
     "问题", "意思", "想法", "建议", "意见", "看法", "理解", "感觉", "打算", "计划", "目的",
     "重点", "观点", "疑问", "担心", "错", "回答", "原因", "经验", "天", "妈呀", NULL,
+};
+
+/* People: "我老板换车了", "my sister moved to Boston" are their changes,
+ * not the user's; "my manager is now Tom" (a copula) states who they are. */
+const char *const am__lex_attr_persons[] = {
+    "老板", "领导", "同事", "客户", "经理", "主管", "朋友", "妈", "爸", "妈妈", "爸爸", "母亲",
+    "父亲", "老公", "老婆", "丈夫", "妻子", "爱人", "儿子", "女儿", "孩子", "哥哥", "姐姐", "弟弟",
+    "妹妹", "男朋友", "女朋友", "室友", "邻居", "同学", "老师", "家人", "爷爷", "奶奶", "外婆",
+    "boss", "manager", "colleague", "coworker", "friend", "mom", "dad", "mother", "father",
+    "wife", "husband", "son", "daughter", "kid", "brother", "sister", "partner", "boyfriend",
+    "girlfriend", "roommate", "neighbor", "neighbour", "teacher", "family", "parent", "cousin",
+    "uncle", "aunt", "grandma", "grandpa", "team", "client", "landlord", NULL,
+};
+
+/* Events, not attributes: "my flight is now at 6pm", "我的快递现在到了". */
+const char *const am__lex_attr_events[] = {
+    "flight", "train", "bus", "meeting", "appointment", "call", "package", "parcel", "delivery",
+    "order", "shipment", "reservation", "booking", "interview", "class", "lesson", "shift",
+    "航班", "火车", "车次", "会议", "会", "预约", "快递", "包裹", "订单", "面试", "课", "班",
+    "预订", NULL,
 };
 
 /* Attribute nouns that are the profile keys of distill/rules.c
