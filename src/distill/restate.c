@@ -101,6 +101,24 @@ static int en_noun(const char *s, size_t n, size_t i, char *out, size_t cap, siz
     return k;
 }
 
+/* After a copula at p: a value of 1 to 4 words to the clause's end that
+ * does not start with a function or state word ("my manager is Sarah
+ * Chen", not "my goal is to …" or "my store is open"). */
+static int en_value(const char *s, size_t n, size_t p)
+{
+    size_t at, e = en_next_word(s, n, p, &at);
+    if (e == at || en_list_at(s, n, at, am__lex_attr_not_value_en)) return 0;
+    int k = 0;
+    while (e > at) {
+        k++;
+        p = e;
+        e = en_next_word(s, n, p, &at);
+    }
+    /* the next byte ends the clause */
+    while (p < n && s[p] == ' ') p++;
+    return k <= 4 && (p == n || s[p] == ',' || s[p] == '.' || s[p] == ';' || s[p] == '!');
+}
+
 /* "my [modifiers] X <verb>": the first possessive frame that names a noun. */
 static void en_possessive(const char *s, size_t n, am__restate *r)
 {
@@ -129,7 +147,7 @@ static void en_possessive(const char *s, size_t n, am__restate *r)
          * company is going public": a present copula before a value */
         size_t nat, ne = en_next_word(s, n, ve, &nat);
         int ing = ne - nat > 4 && memcmp(s + ne - 3, "ing", 3) == 0;
-        r->copula = s[i] == 'm' && !ing &&
+        r->copula = s[i] == 'm' && !ing && en_value(s, n, ve) &&
                     (en_word_at(s, n, vat, "is") || en_word_at(s, n, vat, "are"));
         return;
     }
@@ -244,6 +262,8 @@ static int copy_span(char *out, size_t cap, const char *s, size_t a, size_t b)
     return 1;
 }
 
+static int copula_at(const char *s, size_t n, size_t p);
+
 /* "我[们|现在|目前|新]的[新|现任]X<verb>", "我以前的X" (past). */
 static void zh_possessive(const char *s, size_t n, am__restate *r)
 {
@@ -274,6 +294,7 @@ static void zh_possessive(const char *s, size_t n, am__restate *r)
         r->ours = i + 6 <= n && memcmp(s + i + 3, "们", 3) == 0;
         r->past |= past;
         r->copula = !r->ours && zh_list_at(s, n, end, am__lex_attr_copula_zh) != 0;
+        r->now_copula = !r->ours && copula_at(s, n, end);
         return;
     }
 }

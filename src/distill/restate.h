@@ -45,6 +45,7 @@ typedef struct am__restate {
     int possessive;       /* the noun comes from "my X <verb>" / "我的X<verb>" */
     int copula;           /* ... and that verb is a copula (is, 是, 叫) */
     int ours;             /* ... and the owner is "our" / "我们": the team's */
+    int now_copula;       /* ... a copula after "now" ("我的主管现在是…") */
     char noun[AM__ATTR_MAX];      /* the attribute ("blood_type", "车"), "" none */
     char old_value[AM__OLD_MAX];  /* the old value named negatively, "" none */
 } am__restate;

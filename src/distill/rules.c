@@ -81,7 +81,11 @@ static int sentence_key(const char *norm, size_t n, const char *topic, char out[
 {
     am__restate rs;
     am__distill_restate(norm, n, &rs);
-    if (!rs.noun[0] || rs.past) return 0;
+    /* an attribute stated as such: "my X is Y", "我的X(现在)是Y", or changed
+     * ("我换工作了", "my car changed to …"); "my kids and I …" states none */
+    if (!rs.noun[0] || rs.past || rs.other || rs.event ||
+        !((rs.possessive && (rs.copula || rs.now_copula)) || rs.change == AM__RESTATE_CHANGE))
+        return 0;
     const char *p = am__distill_noun_profile_key(rs.noun);
     /* the table's attribute only as the noun's head: "report_format" is a
      * format, "phone_plan" no channel */
@@ -223,7 +227,8 @@ static int restated(const char *norm, size_t n, long lt, am__restate *rs, am__di
                      sizeof am__lex_distill_profile_keys / sizeof *am__lex_distill_profile_keys,
                      norm, n);
     int change = (rs->change == AM__RESTATE_CHANGE && (named || rs->old_value[0])) ||
-                 (rs->change == AM__RESTATE_NOW && (rs->possessive || rs->old_value[0]));
+                 (rs->change == AM__RESTATE_NOW &&
+                  ((rs->possessive && (rs->copula || rs->now_copula)) || rs->old_value[0]));
     /* a stated preference ("I'd rather …, my afternoons are for …") is the
      * persist rules' */
     int fact = !change && rs->possessive && rs->copula &&

@@ -382,6 +382,8 @@ static void test_keys(void)
         {"I prefer PDF for documents", "I now prefer Word over PDF", 1},
         {"我住在杭州西湖区", "我已经从杭州搬到成都了", 1},
         {"以后发给我的文件都用PDF", "以后发给我的文件都改用Word", 1},
+        /* "my kids" names no attribute value: two facts, no supersession */
+        {"My kids are so excited about summer break", "My kids have so much and others don't", 0},
     };
     am__text *t;
     CHECK_EQ_INT(am__text_open(NULL, &t), AM_OK);

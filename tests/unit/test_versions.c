@@ -77,6 +77,13 @@ static void test_restatements(void)
         {"My sister moved to Boston", 0, 0, NULL, NULL},
         {"My flight is now at 6pm", 0, 0, NULL, NULL},
         {"我的航班现在改到晚上八点了", 0, 0, NULL, NULL},
+        /* narration, a reason, a wish (chat turns of LoCoMo's kind) */
+        {"I've known these friends for 4 years, since I moved from my home country", 0, 0, NULL,
+         NULL},
+        {"I'm over the moon because now I can expand my clothing store", 0, 0, NULL, NULL},
+        {"It would be great to have a new pup in the house", 0, 0, NULL, NULL},
+        {"My goal is to give kids a loving home", 0, 0, NULL, NULL},
+        {"我的梦想是开一家咖啡店", 0, 0, NULL, NULL},
         /* a withdrawal of the earlier rule stays an invalidation */
         {"我现在不喝咖啡了，之前的偏好删掉吧", 0, 0, NULL, NULL},
     };

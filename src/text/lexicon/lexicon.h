@@ -272,6 +272,7 @@ extern const char *const am__lex_attr_change_skip_zh[];
 extern const char *const am__lex_attr_change_en[];
 extern const char *const am__lex_attr_discourse[];
 extern const char *const am__lex_attr_persons[];
+extern const char *const am__lex_attr_not_value_en[];
 extern const char *const am__lex_attr_events[];
 extern const am__lex_words am__lex_attr_profile_nouns[];
 extern const am__lex_words am__lex_attr_implied[];

@@ -31,7 +31,7 @@ const am__cue am__lex_restate_change[] = {
     CUE("switched|switching over|moved to|moved from|moved house|changed|transferred to"),
     CUE("moved|shifted…to"), CUE("swapped…for"), CUE("replaced…with"),
     CUE("got a new|have a new|bought a new|found a new|started a new|started using"),
-    CUE("started working|upgraded to|went with|went over to|gave up|joined"),
+    CUE("started working|upgraded to|went with|went over to|gave up"),
     CUE("now prefer*|now use*|now work*|now live*|now drive*|now go*|now take*|now have|"
         "now own*|now run*|now report*|now like*|now want*|now stick*|now rely"),
     CUE("no longer…but|instead|now"),
@@ -70,7 +70,9 @@ const am__cue am__lex_restate_request[] = {
 const am__cue am__lex_restate_intent[] = {
     CUE("想|打算|准备|考虑|计划|要不要|也许|可能|希望|争取|正在找"),
     CUE("want to|wanna|going to|gonna|planning to|thinking of|thinking about|might|may|"
-        "considering|will|would like|hope to|hoping to|about to|should"),
+        "considering|will|would|hope to|hoping to|about to|should"),
+    /* narration: "since I moved from …", "when I switched", "自从我换了…" */
+    CUE("since i|when i|after i|before i|until i|while i|once i|自从我|当我|等我"),
     {"plan to", L("i ", "we ", "i'll ", "we'll ", "i still ", "we still "), NULL, NULL},
     CUE_END,
 };
@@ -81,7 +83,8 @@ const am__cue am__lex_restate_old[] = {
     CUE("不再用|不再是|不再在|不用|而不是|不是|取代|代替|替代|不在|离开|告别|放弃|从"),
     CUE("不再喝|不再吃|不再坐|不再开|不喝|不吃|不坐|不开|不去"),
     CUE("instead of|rather than|in place of|no longer|not|don't use|stopped using|away from|"
-        "from|ditched|dropped|left|over|no more"),
+        "from|ditched|dropped|left|no more"),
+    CUE("prefer*|rather|choose|chose|pick*|went with…over"),
     CUE_END,
 };
 
@@ -165,8 +168,8 @@ const char *const am__lex_attr_change_en[] = {
  * Stripe"). */
 static const char *const i_home[] = {"搬到", "搬家", "搬去", "搬回", "moved to", "relocated",
                                      "moved house", "moved back to", NULL};
-static const char *const i_job[] = {"跳槽", "入职", "joined", "started at", "started working at",
-                                    "got hired", "was hired", NULL};
+static const char *const i_job[] = {"跳槽", "入职", "started working at", "got hired", "was hired",
+                                    NULL};
 
 const am__lex_words am__lex_attr_implied[] = {
     {"home", i_home}, {"job", i_job}, {NULL, NULL},
@@ -179,8 +182,25 @@ const char *const am__lex_attr_discourse[] = {
     "suggestion", "worry", "hope", "understanding", "impression", "feeling", "thought",
     "take", "bad", "fault", "pleasure", "turn", "mistake", "apologies", "bet", "advice",
     "request", "reply", "response", "reason", "opinion", "view", "experience", "gut", "mind",
+    "goal", "dream", "art", "escape", "vision", "life", "day", "hand", "eye", "photo", "action",
+    "addition", "favorite", "favourite", "pleasure", "heart", "way", "job_is", "biggest",
+    "thing", "part", "best", "worst", "secret", "motto", "wish", "passion",
     "问题", "意思", "想法", "建议", "意见", "看法", "理解", "感觉", "打算", "计划", "目的",
-    "重点", "观点", "疑问", "担心", "错", "回答", "原因", "经验", "天", "妈呀", NULL,
+    "重点", "观点", "疑问", "担心", "错", "回答", "原因", "经验", "天", "妈呀", "梦想", "目标",
+    "心愿", "动力", "最爱", "愿望", NULL,
+};
+
+/* What a possessive fact's value may not start with: an infinitive, a
+ * preposition, a degree word or a state ("my goal is to …", "my art is
+ * about …", "my store is open"): the sentence says something about the
+ * attribute, not its value. */
+const char *const am__lex_attr_not_value_en[] = {
+    "to", "about", "so", "really", "very", "just", "not", "all", "full", "like", "more", "that",
+    "this", "what", "how", "in", "on", "at", "for", "with", "from", "because", "still", "also",
+    "always", "never", "being", "getting", "going", "open", "closed", "done", "back", "here",
+    "there", "over", "out", "up", "pretty", "super", "too", "such", "quite", "great", "awesome",
+    "amazing", "good", "bad", "fine", "busy", "the", "a", "an", "my", "our", "your", "it", "one",
+    "something", "everything", "nothing", "important", "getting", "coming", "finally", NULL,
 };
 
 /* People: "我老板换车了", "my sister moved to Boston" are their changes,
