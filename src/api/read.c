@@ -42,6 +42,27 @@ static void memory_from_row(am_memory *m, const am__item_row *r)
     m->reinforced_at = r->reinforced_at != AM_TIME_NONE ? r->reinforced_at : r->recorded_at;
 }
 
+/* F19: an item listed as it stood at a past time (an as-of recall or
+ * listing, a period the turn names) is reported with the status it had
+ * then: a version withdrawn later (status invalidated, valid until the
+ * withdrawal) was active while it was valid. */
+static void memory_status_then(am_memory *m)
+{
+    if (strcmp(m->status, "invalidated") == 0) m->status = "active";
+}
+
+/* Which version this is (the `version_state` JSON field): "current" (valid
+ * now, the latest record), "past" (the latest record of a value that held
+ * from valid_from to valid_to), "replaced" (a record a later write closed in
+ * system time: superseded_at), "pending" (an open question). */
+static const char *version_state(const am_memory *m)
+{
+    if (m->superseded_at != AM_TIME_NONE) return "replaced";
+    if (m->valid_to != AM_TIME_NONE || strcmp(m->status, "invalidated") == 0) return "past";
+    if (strcmp(m->status, "pending_confirm") == 0) return "pending";
+    return "current";
+}
+
 static void event_from_row(am_event_rec *e, const am__event_row *r)
 {
     e->id = r->id;
@@ -135,6 +156,7 @@ static void json_memory(am__buf *b, const am_memory *m)
     am__buf_add_int(b, m->source_count);
     json_time(b, "reinforced_at", m->reinforced_at, 1);
     json_fixed(b, "score", m->score, 4);
+    json_kv(b, "version_state", version_state(m), 1);
     am__buf_addc(b, '}');
 }
 
@@ -320,6 +342,7 @@ static int recall_run(am_db *db, const am_query *q, recall_box *box)
     for (size_t i = 0; i < st->used_items; i++) {
         memory_from_row(&res->memories[i], st->scored[i].row);
         res->memories[i].score = st->scored[i].score;
+        if (as_of != AM_TIME_NONE || st->period) memory_status_then(&res->memories[i]);
     }
     res->n_memories = st->used_items;
     for (size_t i = 0; i < st->n_events; i++) event_from_row(&res->events[i], &st->events[i]);
@@ -550,6 +573,7 @@ int am_memories_as(am_db *db, const char *user_id, int which, const char *as_of,
     am__buf_adds(&b, "[");
     for (size_t i = 0; i < n; i++) {
         memory_from_row(&box->pub.items[i], &rows[i]);
+        if (mode == AM__ITEMS_ASOF) memory_status_then(&box->pub.items[i]);
         if (i) am__buf_addc(&b, ',');
         json_memory(&b, &box->pub.items[i]);
     }

@@ -265,7 +265,7 @@ static int put_lasting(wctx_ex *x, const char *content, const char *cue, const c
         if (!value) rc = AM_NOMEM;
         else {
             am__statement st = {d->kind, d->key, x->scope, content, value, d->confidence,
-                                x->p.ev->id};
+                                x->p.ev->id, 0, NULL};
             rc = am__semantic_put(&x->p.w, &st, outcome, lineage);
         }
     }
@@ -350,7 +350,7 @@ static int on_sentence(void *ctx, const char *s, size_t n)
         am__buf_free(&v);
         if (!value) { rc = AM_NOMEM; goto out; }
         am__statement st = {d.kind, d.key, x->scope, sentence, value, d.confidence,
-                            x->p.ev->id};
+                            x->p.ev->id, d.restated, d.old_value[0] ? d.old_value : NULL};
         if ((rc = am__semantic_put(&x->p.w, &st, &outcome, lineage))) goto out;
         if (outcome == AM__M_CREATED) x->info->memories_created++;
         else x->info->memories_updated++;
@@ -376,7 +376,7 @@ static int on_sentence(void *ctx, const char *s, size_t n)
     if (outcome && outcome != AM__M_NOTHING) {
         static const char *const ops[] = {"", "memory.created", "memory.updated",
                                           "memory.reinforced", "memory.pending",
-                                          "memory.invalidated"};
+                                          "memory.invalidated", "", "memory.historical"};
         am__wctx *w = &x->p.w;
         rc = w->store->vt->audit(w->store, w->uid, w->now, ops[outcome], "memory", lineage,
                                  d.key[0] ? d.key : NULL);

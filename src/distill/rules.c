@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "distill/restate.h"
 #include "perceive/task.h"
 #include "text/lexicon/lexicon.h"
 #include "text/question.h"
@@ -71,6 +72,40 @@ static int zh_subject(const char *norm, size_t n, char *out, size_t outlen)
     return 0;
 }
 
+/* The key of the attribute the sentence itself states (distill/restate.h:
+ * "我的车是…" -> attr.车, "my blood type is…" -> attr.blood_type): a profile
+ * noun's profile key ("我换工作了" -> profile.job), else the attribute table
+ * on the noun ("my report format is…" -> report.format), else attr.<noun>.
+ * 0 when the sentence names no attribute of its own. */
+static int sentence_key(const char *norm, size_t n, const char *topic, char out[96])
+{
+    am__restate rs;
+    am__distill_restate(norm, n, &rs);
+    /* an attribute stated as such: "my X is Y", "我的X(现在)是Y", or changed
+     * ("我换工作了", "my car changed to …"); "my kids and I …" states none */
+    if (!rs.noun[0] || rs.past || rs.other || rs.event ||
+        !((rs.possessive && (rs.copula || rs.now_copula)) || rs.change == AM__RESTATE_CHANGE))
+        return 0;
+    const char *p = am__distill_noun_profile_key(rs.noun);
+    /* the table's attribute only as the noun's head: "report_format" is a
+     * format, "phone_plan" no channel */
+    const char *attr = NULL;
+    size_t nl = strlen(rs.noun);
+    for (size_t i = 0; !p && !attr && i < sizeof am__lex_distill_attributes /
+                                          sizeof *am__lex_distill_attributes; i++) {
+        am__cue_hit h;
+        if (am__cue_scan(rs.noun, nl, am__lex_distill_attributes[i].cues, NULL, AM__CUE_LAST, &h) &&
+            h.end == nl)
+            attr = am__lex_distill_attributes[i].name;
+    }
+    if (p) snprintf(out, 96, "profile.%s", p);
+    else if (attr) snprintf(out, 96, "%s.%s", topic ? topic : "general", attr);
+    else snprintf(out, 96, "attr.%s", rs.noun);
+    return 1;
+}
+
+static long long_term_at(const char *s, size_t n);
+
 static void make_key(const char *norm, size_t n, const char *kind,
                      char out[96])
 {
@@ -87,6 +122,10 @@ static void make_key(const char *norm, size_t n, const char *kind,
             return;
         }
     }
+    /* a fact or a restatement is keyed by the attribute it names first; a
+     * rule ("以后发给我的文件都用PDF") by the tables first */
+    int rule = long_term_at(norm, n) >= 0;
+    if (!rule && sentence_key(norm, n, topic, out)) return;
     if (attr) {
         char subject[64];
         if (!topic && zh_subject(norm, n, subject, sizeof subject)) {
@@ -97,6 +136,7 @@ static void make_key(const char *norm, size_t n, const char *kind,
         snprintf(out, 96, "%s.%s", topic ? topic : "general", attr);
         return;
     }
+    if (rule && sentence_key(norm, n, topic, out)) return;
     /* No known attribute: a key of its own. */
     snprintf(out, 96, "%s.%s.%08x", topic ? topic : "general", kind,
              (unsigned)(am__hash64(norm, n) & 0xffffffffu));
@@ -527,6 +567,55 @@ static int fire(const char *s, size_t n, long lt, int action, const char *rule,
     return 1;
 }
 
+/* A restatement of an attribute without a long-term marker (distill/
+ * restate.h): an explicit change in the user's own voice that names the
+ * attribute, a table attribute or the old value ("我现在改用钉钉了，不用微
+ * 信", "I now prefer Word over PDF", "我换工作了"), or "now" with a
+ * possessive frame or the old value ("my manager is now Tom"); and a
+ * possessive fact ("my blood type is O", "我的车是特斯拉").  Fills *rs for
+ * the persist rules below; returns 1 when it decided the sentence. */
+static int restated(const char *norm, size_t n, long lt, am__restate *rs, am__distill *out)
+{
+    am__distill_restate(norm, n, rs);
+    /* "…，之前的偏好删掉吧": a withdrawal of the earlier rule (invalidation) */
+    if (lt >= 0 || !rs->first_person || rs->request || rs->intent || rs->past || rs->other ||
+        rs->event ||
+        has(norm, n, am__lex_distill_transient) ||
+        (has(norm, n, am__lex_distill_retract_reference) &&
+         has(norm, n, am__lex_distill_retract_verbs)))
+        return 0;
+    int named = rs->noun[0] || attribute(norm, n) ||
+                pick(am__lex_distill_profile_keys,
+                     sizeof am__lex_distill_profile_keys / sizeof *am__lex_distill_profile_keys,
+                     norm, n);
+    int change = (rs->change == AM__RESTATE_CHANGE && (named || rs->old_value[0])) ||
+                 (rs->change == AM__RESTATE_NOW &&
+                  ((rs->possessive && (rs->copula || rs->now_copula)) || rs->old_value[0]));
+    /* a stated preference ("I'd rather …, my afternoons are for …") is the
+     * persist rules' */
+    int fact = !change && rs->possessive && rs->copula &&
+               !has(norm, n, am__lex_distill_preference_verbs) &&
+               !has(norm, n, am__lex_distill_remember);
+    if (!change && !fact) return 0;
+    if (!fire(norm, n, lt, AM__D_PERSIST, change ? "restated" : "possessive_fact", out)) return 1;
+    make_key(norm, n, fact ? "profile" : kind_of(norm, n), out->key);
+    /* the user's own attribute ("我的车", "my manager", profile.job) is a
+     * profile fact, unless it is a must or must-not */
+    const char *kind = kind_of(norm, n);
+    out->kind = strcmp(kind, "constraint") != 0 &&
+                        (fact || strncmp(out->key, "profile.", 8) == 0 ||
+                         (strncmp(out->key, "attr.", 5) == 0 && !rs->ours))
+                    ? "profile"
+                    : kind;
+    out->confidence = strcmp(out->kind, "profile") == 0 ? 0.8 : 0.85;
+    if (change) {
+        out->restated = 1;
+        if (rs->old_value[0]) out->confidence += 0.05; /* names the old value: a strong cue */
+        snprintf(out->old_value, sizeof out->old_value, "%s", rs->old_value);
+    }
+    return 1;
+}
+
 /* Decision procedure, in order:
  *  1. one-off: scoped to this piece of work and no long-term marker ("这次
  *     用要点式就行"; "以后都像这次一样" is long-term).  A one-off that changes
@@ -551,6 +640,8 @@ void am__distill_sentence(const char *norm, size_t n, am__distill *out)
         if (!sig.status) fire(norm, n, lt, AM__D_ONE_OFF, "one_off", out);
         return;
     }
+    am__restate rs;
+    if (restated(norm, n, lt, &rs, out)) return;
     int reference = has(norm, n, am__lex_distill_retract_reference);
     if (has(norm, n, am__lex_distill_retract_self) ||
         (reference && has(norm, n, am__lex_distill_retract_verbs)) ||
@@ -578,6 +669,9 @@ void am__distill_sentence(const char *norm, size_t n, am__distill *out)
     out->kind = kind;
     out->confidence = form || strcmp(kind, "profile") == 0 ? 0.8 : 0.85;
     make_key(norm, n, kind, out->key);
+    /* "以后报告都改用Excel格式": a rule that changes a value */
+    out->restated = rs.change == AM__RESTATE_CHANGE && rs.first_person && !rs.intent;
+    snprintf(out->old_value, sizeof out->old_value, "%s", rs.old_value);
 }
 
 void am__distill_follow(const char *norm, size_t n, const am__distill *prev,

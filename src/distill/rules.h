@@ -41,6 +41,9 @@ typedef struct am__distill {
     const char *guard;   /* name of the guard that stopped a rule, or NULL */
     int ref;             /* AM__REF_*: the sentence only refers to what was
                             just said (set by the write path) */
+    int restated;        /* PERSIST: a change of the value (distill/restate.h):
+                            it supersedes the old one at any confidence */
+    char old_value[64];  /* PERSIST: the old value it names negatively, "" */
 } am__distill;
 
 /* Classify one sentence.  `norm` is its NFKC + case-folded form. */

@@ -3,6 +3,7 @@
  * before any text is compared.  Only the user's own rows (every store call
  * takes the master user), only what was said before as_of (the bound of
  * every search), only the item versions current now or valid at as_of,
+ * (or, for a period the turn names, as they were then: period_items),
  * and only the scopes the question can see: global, the caller's domain
  * (every domain's when the domain disagrees with the text, F7) and the
  * task the turn refers to.
@@ -10,6 +11,66 @@
 #include <string.h>
 
 #include "recall/pipeline.h"
+#include "text/entities.h"
+#include "text/lexicon/lexicon.h"
+
+/* F19: a period the turn names ("三个月前", "去年夏天", "back in January")
+ * applies to the items as well as the events: each item as it was then --
+ * per lineage the version valid last within the period (current in system
+ * time; a value withdrawn since was active then).  A turn that also asks
+ * for the present ("现在", "now", "currently") keeps the current versions
+ * and adds the period's where they differ; a period that holds the present,
+ * or shorter than a week (a day, a weekday), changes nothing. */
+#define PERIOD_MIN_MS (7 * 86400000LL)
+
+static int period_items(am__recall_state *st)
+{
+    am_time from, to;
+    /* a past period of a week or more: "周五可以开会吗" names a weekday, not
+     * the state of last Friday; yesterday's items are today's */
+    if (st->as_of != AM_TIME_NONE ||
+        !am__query_time_range(st->q->text, st->qn, st->now, st->env->default_tz_minutes, &from,
+                              &to) ||
+        to > st->now || to - from < PERIOD_MIN_MS)
+        return AM_OK;
+    am__store *s = st->env->store;
+    am__item_row *rows;
+    size_t n;
+    int rc = s->vt->items_list(s, st->uid, AM__ITEMS_ALL | AM__ITEMS_NO_SOURCES, st->now, st->ar,
+                               &rows, &n);
+    if (rc) return rc;
+    int now_asked = st->qnorm && am__cue_scan(st->qnorm, st->qnorm_len, am__lex_time_now, NULL,
+                                              AM__CUE_FIRST, NULL);
+    size_t cur = now_asked ? st->n_all_items : 0;
+    am__item_row *out = am__arena_alloc(st->ar, (cur + n + 1) * sizeof *out);
+    if (!out) return AM_NOMEM;
+    if (cur) memcpy(out, st->all_items, cur * sizeof *out);
+    size_t m = cur;
+    for (size_t i = 0; i < n; i++) {
+        const am__item_row *r = &rows[i];
+        if (r->superseded_at != AM_TIME_NONE || strcmp(r->status, "pending_confirm") == 0 ||
+            r->valid_from >= to || (r->valid_to != AM_TIME_NONE && r->valid_to <= from))
+            continue;
+        size_t k = cur;
+        while (k < m && strcmp(out[k].lineage_id, r->lineage_id) != 0) k++;
+        if (k < m) {
+            if (r->valid_from > out[k].valid_from) out[k] = *r;
+            continue;
+        }
+        out[m++] = *r;
+    }
+    /* the present's versions stay once */
+    size_t kept = cur;
+    for (size_t i = cur; i < m; i++) {
+        size_t k = 0;
+        while (k < cur && strcmp(out[k].id, out[i].id) != 0) k++;
+        if (k == cur) out[kept++] = out[i];
+    }
+    st->all_items = out;
+    st->n_all_items = kept;
+    st->period = 1;
+    return AM_OK;
+}
 
 int am__recall_filter(am__recall_state *st)
 {
@@ -20,10 +81,11 @@ int am__recall_filter(am__recall_state *st)
     if (!exists) return AM_OK;
     st->at = st->as_of != AM_TIME_NONE ? st->as_of : st->now;
     st->to = st->as_of != AM_TIME_NONE ? st->as_of + 1 : AM_TIME_NONE;
-    return s->vt->items_list(s, st->uid,
-                             (st->as_of != AM_TIME_NONE ? AM__ITEMS_ASOF : AM__ITEMS_CURRENT) |
-                                 AM__ITEMS_NO_SOURCES,
-                             st->at, st->ar, &st->all_items, &st->n_all_items);
+    int rc = s->vt->items_list(s, st->uid,
+                               (st->as_of != AM_TIME_NONE ? AM__ITEMS_ASOF : AM__ITEMS_CURRENT) |
+                                   AM__ITEMS_NO_SOURCES,
+                               st->at, st->ar, &st->all_items, &st->n_all_items);
+    return rc ? rc : period_items(st);
 }
 
 int am__recall_visible(const am__recall_state *st, const char *scope)

@@ -112,6 +112,8 @@ typedef struct am__recall_state {
     am_time to;                   /* bound of every search: as_of + 1, or none */
     am__item_row *all_items;      /* every current (or as-of) version */
     size_t n_all_items;
+    int period;                   /* F19: the items are (also) those of a
+                                     period the turn names, as they were then */
 
     /* ---- terms */
     const char **terms;

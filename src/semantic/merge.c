@@ -3,6 +3,7 @@
  */
 #include "semantic/merge.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -30,15 +31,32 @@ static int current_items(am__wctx *w, am__item_row **rows, size_t *n)
                                     w->ar, rows, n);
 }
 
+/* System time: when the engine records a version (the clock), as opposed
+ * to the valid time w->now (the event's occurred_at). */
+static am_time sys_now(const am__wctx *w)
+{
+    return w->clock ? w->clock : w->now;
+}
+
+/* The latest value of every lineage (current in system time, open-ended
+ * validity), whatever the statement's own time: a statement that arrives
+ * late meets the versions valid from after it. */
+#define LATEST INT64_MAX
+static int latest_items(am__wctx *w, am__item_row **rows, size_t *n)
+{
+    return w->store->vt->items_list(w->store, w->uid, AM__ITEMS_CURRENT, LATEST, w->ar, rows,
+                                    n);
+}
+
 int am__semantic_insert_version(am__wctx *w, const am__item_row *from, am__item_row *nv,
                                 const char *const *extra, size_t n_extra)
 {
     char id[27];
     am__ulid_new(w->ulid, w->now, id);
     nv->id = am__arena_strdup(w->ar, id);
-    nv->recorded_at = w->now;
+    nv->recorded_at = sys_now(w);
     nv->superseded_at = AM_TIME_NONE;
-    nv->reinforced_at = AM_TIME_NONE; /* recorded now */
+    nv->reinforced_at = w->now; /* heat and dedup age it by the statement's time */
     /* from's (bounded) list and count, plus the extra sources; the store
      * keeps the first and latest of the list (store.h) */
     size_t ns = from ? from->n_sources : 0;
@@ -72,7 +90,7 @@ int am__semantic_insert_version(am__wctx *w, const am__item_row *from, am__item_
 
 int am__semantic_close_version(am__wctx *w, const am__item_row *it)
 {
-    return w->store->vt->item_close(w->store, w->uid, it->id, w->now);
+    return w->store->vt->item_close(w->store, w->uid, it->id, sys_now(w));
 }
 
 /* A copy of `from` with the given changes; sources are from's sources plus
@@ -102,14 +120,77 @@ static int same_scope(const char *a, const char *b)
     return strcmp(a ? a : "global", b ? b : "global") == 0;
 }
 
+/* 1 when every token of the value (the old value a restatement names
+ * negatively: "不用微信", "instead of Slack") is in the item's text. */
+static int names_value(am__wctx *w, const am__item_row *it, const char *value, int *rc)
+{
+    uint64_t sv[MAX_SET], si[MAX_SET];
+    size_t nv, ni;
+    if ((*rc = am__text_token_set(w->text, value, strlen(value), sv, MAX_SET, &nv)) ||
+        (*rc = am__text_token_set(w->text, it->text, strlen(it->text), si, MAX_SET, &ni)))
+        return 0;
+    return nv > 0 && am__set_overlap(sv, nv, si, ni) == nv;
+}
+
+/* F11, F19: a statement valid from T = w->now that arrives after a version
+ * of its item valid from later than T (an import, an older `at`) is a
+ * closed historical version, never the current one.  It replaces the
+ * value that covered T from T on, up to where that value ended; before
+ * every known version it lasts until the first one.  The versions are the
+ * lineage's current ones in system time (never edited: the covering one
+ * is closed and re-stated up to T). */
+static int put_historical(am__wctx *w, const am__statement *st, const am__item_row *latest,
+                          am__item_row *nv, int *outcome)
+{
+    am__item_row *rows;
+    size_t n;
+    int rc = w->store->vt->items_list(w->store, w->uid, AM__ITEMS_ALL, w->now, w->ar, &rows, &n);
+    if (rc) return rc;
+    am__item_row *cover = NULL;
+    am_time next = latest->valid_from; /* the first version valid after T */
+    for (size_t i = 0; i < n; i++) {
+        am__item_row *v = &rows[i];
+        if (v->superseded_at != AM_TIME_NONE || strcmp(v->lineage_id, latest->lineage_id) != 0 ||
+            strcmp(v->status, "pending_confirm") == 0)
+            continue;
+        if (v->valid_from > w->now) {
+            if (v->valid_from < next) next = v->valid_from;
+        } else if (v->valid_to == AM_TIME_NONE || v->valid_to > w->now) {
+            cover = v;
+        }
+    }
+    nv->lineage_id = latest->lineage_id;
+    nv->valid_from = w->now;
+    nv->valid_to = next;
+    if (cover) {
+        /* the same words again: one more source of the version of then */
+        if (jaccard(w, cover->text, st->text) >= 0.9) {
+            *outcome = AM__M_REINFORCED;
+            return w->store->vt->item_reinforce(w->store, w->uid, cover->rid, st->event_id,
+                                                w->now);
+        }
+        if (cover->valid_to != AM_TIME_NONE && cover->valid_to < next) nv->valid_to = cover->valid_to;
+        /* a value that ended by withdrawal keeps that end */
+        if (strcmp(cover->status, "invalidated") == 0) nv->status = "invalidated";
+        am__item_row before = *cover;
+        before.valid_to = w->now;
+        before.status = "active";
+        if ((rc = am__semantic_close_version(w, cover))) return rc;
+        if (cover->valid_from < w->now && (rc = insert_version(w, cover, &before, NULL)))
+            return rc;
+    }
+    *outcome = AM__M_HISTORICAL;
+    return insert_version(w, NULL, nv, st->event_id);
+}
+
 int am__semantic_put(am__wctx *w, const am__statement *st, int *outcome,
                      char *lineage)
 {
     am__item_row *rows;
     size_t n;
-    int rc = current_items(w, &rows, &n);
+    int rc = latest_items(w, &rows, &n);
     if (rc) return rc;
-    am__item_row *same_key = NULL, *near = NULL;
+    am__item_row *same_key = NULL, *near = NULL, *named = NULL;
     double best = 0;
     am__item_row *pending = NULL; /* the lineage's open question, if any */
     for (size_t i = 0; i < n; i++) {
@@ -122,6 +203,13 @@ int am__semantic_put(am__wctx *w, const am__statement *st, int *outcome,
         }
         double j = jaccard(w, rows[i].text, st->text);
         if (j > best) { best = j; near = &rows[i]; }
+        /* the restated value's predecessor, named by its value: the latest
+         * active item that holds it */
+        if (active && st->old_value && st->old_value[0] &&
+            (!named || rows[i].valid_from > named->valid_from)) {
+            if (names_value(w, &rows[i], st->old_value, &rc)) named = &rows[i];
+            if (rc) return rc;
+        }
     }
     /* F22: an item in doubt (pending_confirm with no active version: the
      * user's evaluations lowered it, evaluate.c) that is stated again is
@@ -144,7 +232,7 @@ int am__semantic_put(am__wctx *w, const am__statement *st, int *outcome,
     if (near && best >= 0.9) {
         am__item_row nv = *near;
         nv.confidence = near->confidence + 0.05 > 1 ? 1 : near->confidence + 0.05;
-        if (nv.confidence > near->confidence) {
+        if (nv.confidence > near->confidence && near->valid_from <= w->now) {
             if ((rc = am__semantic_close_version(w, near)) ||
                 (rc = insert_version(w, near, &nv, st->event_id)))
                 return rc;
@@ -156,6 +244,9 @@ int am__semantic_put(am__wctx *w, const am__statement *st, int *outcome,
         if (lineage) snprintf(lineage, 27, "%s", near->lineage_id);
         return AM_OK;
     }
+    /* F11: a restatement that names the old value negatively ("我现在改用
+     * 钉钉了，不用微信") supersedes the item holding it, whatever its key */
+    if (!same_key && named) same_key = named;
     am__item_row nv;
     memset(&nv, 0, sizeof nv);
     nv.scope = st->scope ? st->scope : "global";
@@ -169,10 +260,18 @@ int am__semantic_put(am__wctx *w, const am__statement *st, int *outcome,
     nv.valid_to = AM_TIME_NONE;
     nv.status = "active";
     char lid[27];
+    if (same_key && same_key->valid_from > w->now) {
+        /* F19: later than what is known already */
+        if ((rc = put_historical(w, st, same_key, &nv, outcome))) return rc;
+        if (lineage) snprintf(lineage, 27, "%s", same_key->lineage_id);
+        return AM_OK;
+    }
     if (same_key) {
         nv.lineage_id = same_key->lineage_id;
-        if (st->confidence + 1e-9 >= same_key->confidence) {
-            /* F11 supersede: close, re-state the old value up to now. */
+        if (st->restated || st->confidence + 1e-9 >= same_key->confidence) {
+            /* F11 supersede: close, re-state the old value up to now.  A
+             * restatement ("I now prefer…", "我换工作了") says the value
+             * changed: it supersedes whatever the old one's confidence. */
             am__item_row old = *same_key;
             old.valid_to = w->now;
             if ((rc = am__semantic_close_version(w, same_key)) ||
@@ -293,6 +392,7 @@ int am__semantic_event(am__wctx *w, const char *op, const char *lineage, const c
         {"memory.updated", "memory.updated.", "superseded"},
         {"memory.pending", "memory.updated.", "pending_confirm"},
         {"memory.invalidated", "memory.invalidated", NULL},
+        {"memory.historical", "memory.updated.", "historical"},
     };
     size_t i = 0;
     while (i < sizeof map / sizeof *map && strcmp(map[i].op, op) != 0) i++;

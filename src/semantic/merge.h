@@ -12,6 +12,16 @@
  *  - conflict (same key, less confident): the new value as pending_confirm,
  *    the old one untouched.
  * So "as of T" is answered by the current versions whose validity covers T.
+ *
+ * Two clocks (F19): valid time is the statement's own time (w->now, the
+ * event's occurred_at: valid_from, valid_to); system time is when the
+ * engine wrote the version (w->clock: recorded_at, superseded_at).  A
+ * statement older than the value known already (an import, a late `at`)
+ * becomes a closed historical version between the values around it
+ * (AM__M_HISTORICAL), never the current one.  A restatement (a change cue,
+ * distill/restate.c) supersedes whatever the old value's confidence, and one
+ * that names the old value negatively finds it by that value when the keys
+ * differ (docs/VERSIONS.md).
  */
 #ifndef AM_SEMANTIC_MERGE_H
 #define AM_SEMANTIC_MERGE_H
@@ -27,11 +37,16 @@
 #define AM__M_PENDING 4
 #define AM__M_INVALIDATED 5
 #define AM__M_NOTHING 6
+#define AM__M_HISTORICAL 7 /* a late statement: a closed version of the past */
 
 typedef struct am__statement {
     const char *kind, *key, *scope, *text, *value_json;
     double confidence;
     const char *event_id;   /* the source event */
+    int restated;           /* a change of the value ("I now prefer…",
+                               "我换工作了"): supersedes at any confidence */
+    const char *old_value;  /* the old value it names negatively ("不用微信":
+                               "微信"), or NULL */
 } am__statement;
 
 /* Insert nv as a new version (fresh version id, recorded now, current).

@@ -485,6 +485,17 @@ static size_t en_modified(const ent_ctx *c, size_t i, ent_when *w)
             return ent_set_date(w, c->today, f);
         }
     }
+    /* query mode (F19): "last summer", "this winter", "this time last year" */
+    static const char *const seasons[] = {"spring", "summer", "autumn", "fall", "winter", NULL};
+    static const int season_of[] = {0, 1, 2, 2, 3};
+    if (c->query && k != 5 && (f = ent_words(c, s, seasons, &q)) != 0)
+        return ent_set_season(w, ent_season_year(c, season_of[q], k == 3 ? 1 : off), season_of[q],
+                              f);
+    if (c->query && k == 2 && (f = ent_word(c, s, "time")) != 0) {
+        size_t g = ent_sp(c, f), h;
+        if ((h = ent_word(c, g, "last")) != 0 && (h = ent_word(c, ent_sp(c, h), "year")) != 0)
+            return ent_set_same_time(c, w, -1, h);
+    }
     if ((f = ent_en_weekday(c, s, 1, &wd)) != 0) {
         if (k == 3) return ent_set_date(w, ent_bare_weekday(c, wd), f); /* coming */
         return ent_set_date(w, ent_week_start(c) + 7 * off + wd, f);

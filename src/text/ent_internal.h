@@ -213,6 +213,38 @@ static inline size_t ent_set_quarter(ent_when *w, int y, int q, size_t end)
 
 static inline int64_t ent_week_start(const ent_ctx *c) { return c->today - c->wd; }
 
+/* A season of year y (0 spring Mar-May, 1 summer Jun-Aug, 2 autumn
+ * Sep-Nov, 3 winter Dec..Feb of the next year), northern calendar. */
+static inline size_t ent_set_season(ent_when *w, int y, int season, size_t end)
+{
+    int m0 = 3 + 3 * season;
+    if (season == 3)
+        return ent_set_range(w, ent_day(y, 12, 1), ent_day(y + 1, 2, ent_dim(y + 1, 2)), end);
+    return ent_set_range(w, ent_day(y, m0, 1), ent_day(y, m0 + 2, ent_dim(y, m0 + 2)), end);
+}
+
+/* The year of the season meant by "last" (off -1: the latest one ended),
+ * "this" (0) or "next" (1) from the reference date. */
+static inline int ent_season_year(const ent_ctx *c, int season, int off)
+{
+    int mm = c->m < 3 ? c->m + 12 : c->m; /* Jan, Feb: the winter begun last Dec */
+    int y = c->m < 3 ? c->y - 1 : c->y;
+    int first = 3 + 3 * season, last = first + 2;
+    if (off < 0) return mm > last ? y : y - 1;
+    if (off > 0) return mm < first ? y : y + 1;
+    return y;
+}
+
+/* The weeks around the reference date, `years` years back: "去年这个时候",
+ * "this time last year". */
+static inline size_t ent_set_same_time(const ent_ctx *c, ent_when *w, int years, size_t end)
+{
+    int64_t d = ent_day(c->y + years, c->m, c->d > ent_dim(c->y + years, c->m)
+                                                ? ent_dim(c->y + years, c->m)
+                                                : c->d);
+    return ent_set_range(w, d - 15, d + 15, end);
+}
+
 /* A bare weekday: the next one (today included), or in query mode the
  * last one (today included). */
 static inline int64_t ent_bare_weekday(const ent_ctx *c, int wd)

@@ -502,6 +502,26 @@ static size_t zh_quarter(const ent_ctx *c, size_t i, ent_when *w)
     return ent_set_quarter(w, y, q, e);
 }
 
+/* Query mode (F19: a question's period): "去年夏天", "今年春季", "2025年冬天"
+ * (a season of that year), "去年这个时候", "去年同期" (the weeks around
+ * today's date that year). */
+static size_t zh_season(const ent_ctx *c, size_t i, ent_when *w)
+{
+    static const char *const seasons[] = {"春天", "春季", "夏天", "夏季", "暑假", "秋天",
+                                          "秋季", "冬天", "冬季", "寒假", NULL};
+    static const int season_of[] = {0, 0, 1, 1, 1, 2, 2, 3, 3, 3};
+    static const char *const same[] = {"这个时候", "这时候", "的这个时候", "的这时候",
+                                       "同期", "此时", "的今天", "这会儿", NULL};
+    int y, k;
+    size_t e, f;
+    if (!c->query || !(e = zh_year(c, i, &y))) return 0;
+    if ((f = ent_lit(c, e, "的"))) e = f;
+    if ((f = ent_lits(c, e, seasons, &k)) != 0) return ent_set_season(w, y, season_of[k], f);
+    if ((f = ent_lits(c, e, same, NULL)) != 0 && c->have_ref)
+        return ent_set_same_time(c, w, y - c->y, f);
+    return 0;
+}
+
 /* --------------------------------------------------------- composition */
 
 static size_t date_at(const ent_ctx *c, size_t i, ent_when *w)
@@ -529,6 +549,7 @@ static size_t date_at(const ent_ctx *c, size_t i, ent_when *w)
         if ((e = zh_recent(c, i, w)) != 0) return e;
         if ((e = zh_quarter(c, i, w)) != 0) return e;
         if ((e = zh_week(c, i, w)) != 0) return e;
+        if ((e = zh_season(c, i, w)) != 0) return e;
         return zh_date(c, i, w);
     }
     return 0;

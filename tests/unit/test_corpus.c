@@ -370,6 +370,20 @@ static void test_keys(void)
          "Going forward, schedule meetings in the afternoon", 0},
         {"From now on, cc the team on vendor emails", "I prefer green tea in the afternoon", 0},
         {"以后周报都用PDF", "以后会议纪要默认发到我邮箱", 0},
+        /* versions by attribute (distill/restate.c): the key from the
+         * sentence, restatements without "from now on" */
+        {"我在阿里巴巴工作", "我换工作了，现在在腾讯", 1},
+        {"I work at Alibaba", "I changed jobs, I'm at Google now", 1},
+        {"我的车是特斯拉", "我的车换成比亚迪了", 1},
+        {"我的车是特斯拉", "我的血型是AB型", 0},
+        {"My manager is Sarah Chen", "My new manager is Tom", 1},
+        {"My manager is Sarah Chen", "My dentist is Dr. Alvarez", 0},
+        {"我平时用微信沟通工作", "我现在改用钉钉了，不用微信", 1},
+        {"I prefer PDF for documents", "I now prefer Word over PDF", 1},
+        {"我住在杭州西湖区", "我已经从杭州搬到成都了", 1},
+        {"以后发给我的文件都用PDF", "以后发给我的文件都改用Word", 1},
+        /* "my kids" names no attribute value: two facts, no supersession */
+        {"My kids are so excited about summer break", "My kids have so much and others don't", 0},
     };
     am__text *t;
     CHECK_EQ_INT(am__text_open(NULL, &t), AM_OK);

@@ -121,7 +121,10 @@ static const struct help {
                   "  one) and prints the entry's new version.\n"},
     {"memories", "usage: agentmem [--db PATH] memories --user U [--all] [--as-of ISO8601]\n"
                  "         [--agent A] [--role R] [--json]\n"
-                 "  Active items (or every version with --all).\n"},
+                 "  Active items (or every version with --all: valid time valid_from ..\n"
+                 "  valid_to and system time recorded .. superseded; --json adds\n"
+                 "  version_state current|past|replaced|pending).  --as-of: the items valid\n"
+                 "  then, each with the status it had then.\n"},
     {"feedback", "usage: agentmem [--db PATH] feedback --user U --id MEMORY_ID --action confirm|reject|correct [--text T]\n"},
     {"forget", "usage: agentmem [--db PATH] forget --user U --level event|session|task|user [--id ID]\n"
                "         [--grace SECONDS] [--json]\n"
@@ -479,10 +482,14 @@ static int cmd_memories(am_db *db, const opts *o)
             const am_memory *m = &l->items[i];
             char from[32], to[32];
             char *key = am_text_plain(m->key), *text = am_text_plain(m->text);
-            printf("%s %-10s %-14s %-28s conf %.2f  %s .. %s  %s\n", m->id, m->kind, m->status,
+            printf("%s %-10s %-14s %-28s conf %.2f  %s .. %s  ", m->id, m->kind, m->status,
                    key ? key : "", m->confidence, am_time_format(m->valid_from, 0, from),
-                   m->valid_to == AM_TIME_NONE ? "" : am_time_format(m->valid_to, 0, to),
-                   text ? text : "");
+                   m->valid_to == AM_TIME_NONE ? "" : am_time_format(m->valid_to, 0, to));
+            if (o->all) /* F19: each version's system time too */
+                printf("recorded %s .. %s  ", am_time_format(m->recorded_at, 0, from),
+                       m->superseded_at == AM_TIME_NONE ? ""
+                                                        : am_time_format(m->superseded_at, 0, to));
+            printf("%s\n", text ? text : "");
             am_free(key);
             am_free(text);
         }

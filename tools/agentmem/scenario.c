@@ -369,7 +369,7 @@ static int do_add(scfile *f, const sc_step *st, sc_buf *err)
     ev.type = st->type;
     ev.domain = st->domain;
     ev.text = st->text;
-    ev.occurred_at = st->at;
+    ev.occurred_at = st->occurred_at ? st->occurred_at : st->at;
     am_add_info info;
     memset(&info, 0, sizeof info);
     int rc = am_add_event(f->db, &ev, &info);
@@ -444,7 +444,7 @@ static int do_task(scfile *f, const sc_step *st, sc_obs *o, held *h)
 
 static int do_memories(scfile *f, const sc_step *st, sc_obs *o, held *h)
 {
-    int rc = am_memories_as(f->db, st->user, st->all ? AM_LIST_ALL : AM_LIST_ACTIVE, NULL,
+    int rc = am_memories_as(f->db, st->user, st->all ? AM_LIST_ALL : AM_LIST_ACTIVE, st->as_of,
                             st->agent, st->role, &h->list);
     if (rc != AM_OK) return rc;
     if (!h->list) return AM_ERROR;

@@ -277,7 +277,8 @@ static const struct field_spec {
     STR(label, KB(SC_ADD), 0),
     STR(text, KB(SC_ADD) | KB(SC_FEEDBACK), KB(SC_ADD)),
     STR(query, KB(SC_RECALL), KB(SC_RECALL)),
-    STR(as_of, KB(SC_RECALL), 0),
+    STR(as_of, KB(SC_RECALL) | KB(SC_MEMORIES), 0),
+    STR(occurred_at, KB(SC_ADD), 0), /* docs/SCENARIOS_EXT.md (F19) */
     STR(scope, KB(SC_FORGET), KB(SC_FORGET)),
     STR(id, KB(SC_FORGET), 0),
     STR(target, KB(SC_FEEDBACK), KB(SC_FEEDBACK)),

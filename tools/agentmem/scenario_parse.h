@@ -98,6 +98,9 @@ typedef struct sc_step {
     /* docs/SCENARIOS_EXT.md: the asker's role (recall, task, memories),
      * the whitelists (config), a workspace entry (workspace) */
     const char *role, *role_allow, *doing, *done, *next;
+    /* docs/SCENARIOS_EXT.md (F19): an event's own time when it is not the
+     * step's (add: a late statement, an import) */
+    const char *occurred_at;
     int all;          /* memories: include closed versions */
     int budget;       /* recall: token budget, 0 = engine default */
     /* -1: nothing said about errors; 0: must succeed (expect.error false);

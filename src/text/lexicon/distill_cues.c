@@ -440,7 +440,7 @@ static const am__cue p_home[] = {CUE("我…住在"),
 
 static const am__cue p_bday[] = {CUE("生日|birthday"), CUE_END};
 
-static const am__cue p_job[] = {CUE("i work*|我负责|responsible|我是做|我在…工作|我在…上班"),
+static const am__cue p_job[] = {CUE("i work*|我负责|responsible|我是做"), CUE("我在…工作|上班|任职"),
                                 CUE_END};
 
 const am__lex_cues am__lex_distill_profile_keys[] = {

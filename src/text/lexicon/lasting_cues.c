@@ -191,7 +191,7 @@ const am__cue am__lex_lasting_org[] = {
  * point is", "my day was", "my flight is delayed"). */
 const char *const am__lex_lasting_possessive_not[] = {
     "意思", "想法", "看法", "问题", "建议", "理解", "感觉", "观点", "天", "妈呀", "意见", "打算",
-    "计划", "心", "错", "目标", "任务", "航班", "快递", "电脑", "手机",
+    "计划", "心", "错", "目标", "梦想", "愿望", "希望", "任务", "航班", "快递", "电脑", "手机",
     "point", "question", "guess", "bad", "concern", "idea", "plan", "plans", "thought",
     "thoughts", "worry", "hope", "goal", "problem", "issue", "fault", "pleasure", "turn",
     "mistake", "dream", "day", "week", "weekend", "morning", "afternoon", "evening", "night",

@@ -45,6 +45,13 @@ typedef struct am__lex_cues {
     const am__cue *cues;
 } am__lex_cues;
 
+/* A named list of words (NULL-terminated), in a table ending with a NULL
+ * name. */
+typedef struct am__lex_words {
+    const char *name;
+    const char *const *words;
+} am__lex_words;
+
 /* A business domain and its cue words (F7). */
 typedef struct am__lex_domain {
     const char *domain;
@@ -281,5 +288,36 @@ extern const char *const am__lex_pii_units_en[6];
 extern const char *const am__lex_abbrev_prefix[];
 extern const char *const am__lex_abbrev_final[];
 extern const char *const am__lex_sentence_openers[];
+/* ------------------------------------------------------------ versions (distill/restate.c,
+ * recall/filter.c) lexicon/versions.c */
+extern const am__cue am__lex_restate_change[];
+extern const am__cue am__lex_restate_now[];
+extern const char *const am__lex_restate_now_zh[];
+extern const am__cue am__lex_restate_first_person[];
+extern const am__cue am__lex_restate_request[];
+extern const am__cue am__lex_restate_intent[];
+extern const am__cue am__lex_restate_old[];
+extern const char *const am__lex_restate_old_ends_zh[];
+extern const char *const am__lex_restate_old_ends_en[];
+extern const char *const am__lex_restate_old_skip_en[];
+extern const char *const am__lex_attr_owner_mid_zh[];
+extern const char *const am__lex_attr_modifiers_zh[];
+extern const char *const am__lex_attr_past_zh[];
+extern const char *const am__lex_attr_modifiers_en[];
+extern const char *const am__lex_attr_past_en[];
+extern const char *const am__lex_attr_ends_zh[];
+extern const char *const am__lex_attr_ends_en[];
+extern const char *const am__lex_attr_copula_zh[];
+extern const char *const am__lex_attr_value_next_zh[];
+extern const char *const am__lex_attr_change_zh[];
+extern const char *const am__lex_attr_change_skip_zh[];
+extern const char *const am__lex_attr_change_en[];
+extern const char *const am__lex_attr_discourse[];
+extern const char *const am__lex_attr_persons[];
+extern const char *const am__lex_attr_not_value_en[];
+extern const char *const am__lex_attr_events[];
+extern const am__lex_words am__lex_attr_profile_nouns[];
+extern const am__lex_words am__lex_attr_implied[];
+extern const am__cue am__lex_time_now[];
 
 #endif
