@@ -369,7 +369,7 @@ static int norm_form(const char *s, size_t n, int *convention)
             e = fb;
         }
         if (!generic_subject(s, a, e) || !deontic_use(s, n, from)) continue;
-        *convention = memcmp(s + at, "统一", 6) == 0;
+        *convention = n - at >= 6 && memcmp(s + at, "统一", 6) == 0;
         return 1;
     }
     return has(s, n, am__lex_lasting_limit);
