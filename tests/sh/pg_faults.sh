@@ -129,6 +129,31 @@ req POST /v1/recall '{"query":"我喜欢喝什么茶？"}'
 { [ "$(code)" = 200 ] && grep -q '绿茶' "$TMP/r.body"; } || fail "a Chinese recall after the faults: $(code) $(head -c 300 "$TMP/r.body")"
 req POST /v1/recall '{"query":"which tea do I prefer?"}'
 { [ "$(code)" = 200 ] && grep -q 'green tea' "$TMP/r.body"; } || fail "an English recall after the faults: $(code) $(head -c 300 "$TMP/r.body")"
+# the ambiguous case: the connection lost during COMMIT.  A deferred
+# trigger makes COMMIT of a text with "慢提交" sleep 1.5 s; its backend is
+# terminated meanwhile: the server must ask whether it was committed
+# (pg_xact_status: aborted), run the write again and answer 200, stored once.
+psql_in "$DB" "CREATE FUNCTION slow_commit() RETURNS trigger LANGUAGE plpgsql AS
+  \$\$BEGIN IF NEW.content LIKE '%慢提交%' THEN PERFORM pg_sleep(1.5); END IF; RETURN NULL; END\$\$;
+  CREATE CONSTRAINT TRIGGER slow_commit AFTER INSERT ON events DEFERRABLE INITIALLY DEFERRED
+  FOR EACH ROW EXECUTE FUNCTION slow_commit()" || fail "the slow-commit trigger"
+( req POST /v1/events '{"text":"慢提交：我的车牌号是京A12345"}'; cp "$TMP/r.code" "$TMP/slow.code"
+  cp "$TMP/r.body" "$TMP/slow.body" ) &
+slow_pid=$!
+killed=
+for _ in $(seq 100); do
+  killed=$(psql_in "$DB" "SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+                          WHERE query = 'COMMIT' AND wait_event = 'PgSleep'")
+  [ -n "$killed" ] && break
+  sleep 0.05
+done
+wait "$slow_pid"
+[ "$killed" = t ] || fail "no COMMIT was caught sleeping"
+[ "$(cat "$TMP/slow.code")" = 200 ] || fail "the write whose COMMIT lost its connection: $(cat "$TMP/slow.code") $(cat "$TMP/slow.body")"
+slow_n=$(psql_in "$DB" "SELECT count(*) FROM events WHERE content LIKE '%慢提交%'")
+[ "$slow_n" = 1 ] || fail "the write whose COMMIT lost its connection is stored $slow_n times"
+psql_in "$DB" "DROP TRIGGER slow_commit ON events" || fail "drop the trigger"
+
 req GET /metrics
 retries=$(awk '/^agentmem_store_retries_total/ {print $2}' "$TMP/r.body")
 reconnects=$(awk '/^agentmem_store_reconnects_total/ {print $2}' "$TMP/r.body")
@@ -173,7 +198,7 @@ echo "pg_faults: $attempts requests (attempts), $acked writes acknowledged ($ack
      "$failed answered 503, $resent resent by the client;"
 echo "pg_faults: the server ran ${retries:-?} store calls again on ${reconnects:-?} new connections;" \
      "down $((up_at - down_at)) ms, /healthz back $((recovered - up_at)) ms after PostgreSQL started;" \
-     "missing $missing, twice $dups"
+     "missing $missing, twice $dups; a COMMIT cut off: answered $(cat "$TMP/slow.code"), stored $slow_n time(s)"
 sed -n '2,3p' "$TMP/load.out"
 if [ "$fails" = 0 ]; then echo "PASS: pg_faults"; else echo "FAIL: pg_faults ($fails)"; fi
 [ "$fails" = 0 ]

@@ -477,7 +477,10 @@ static int pg_commit(am__store *b)
 {
     pg_store *s = PG(b);
     int rc = am__pg_simple(s, "commit", "COMMIT");
-    if (rc == AM_IO && s->txn == PG_TXN_WRITE && s->xid[0]) rc = commit_outcome(s);
+    if (rc == AM_IO && s->lost && s->txn == PG_TXN_WRITE) {
+        if (s->xid[0]) rc = commit_outcome(s);
+        else s->lost = PG_LOST_UNKNOWN; /* no id to ask by: never run again blindly */
+    }
     /* a COMMIT of a failed transaction rolls it back */
     int committed = rc == AM_OK && PQtransactionStatus(s->conn) == PQTRANS_IDLE;
     if (committed && s->ob_lo) {
