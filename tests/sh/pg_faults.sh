@@ -15,6 +15,10 @@
 #   - every write the client saw acknowledged (200) is in PostgreSQL
 #     exactly once (by the client's own ids and, for writes without one,
 #     by the id in the text), and no write is there twice;
+#   - a COMMIT whose backend is terminated while a deferred trigger holds
+#     it (not committed) is run again: 200, stored once; a COMMIT that was
+#     done but whose answer a proxy withholds (tests/sh/lib/pg_cut_proxy.py)
+#     is reported written and stored once, not twice (pg_xact_status);
 #   - the server exits 0 on SIGTERM, no sanitizer report.
 # Prints requests, acknowledged, failed, resent, the server's retries and
 # reconnects, and the time to recover.  Skips (exit 0, "SKIP: no
@@ -164,6 +168,27 @@ if grep -E "AddressSanitizer|LeakSanitizer|runtime error:|Segmentation|Aborted" 
   fail "the server's sanitizer report (above)"
 fi
 
+# the other ambiguous case: COMMIT done, its answer lost (a proxy withholds
+# it and closes the connection).  The write, without an id, must be
+# reported written (the store asks pg_xact_status: committed) and be
+# stored once -- a blind retry would store it twice.
+cut=skipped
+if command -v python3 >/dev/null; then
+  python3 tests/sh/lib/pg_cut_proxy.py "$PORT" "$TMP/arm" >"$TMP/proxy.port" 2>"$TMP/proxy.err" &
+  proxy_pid=$!
+  for _ in $(seq 100); do [ -s "$TMP/proxy.port" ] && break; sleep 0.05; done
+  pport=$(cat "$TMP/proxy.port")
+  : >"$TMP/arm"
+  "$CLI" --store "postgresql://am@127.0.0.1:$pport/$DB" add --user ana \
+    --text "提交的回答丢了, the answer to COMMIT was lost (cut-commit)" >"$TMP/cut.out" 2>&1
+  cut_rc=$?
+  kill "$proxy_pid" 2>/dev/null; wait "$proxy_pid" 2>/dev/null
+  [ -f "$TMP/arm.done" ] || fail "the proxy cut no COMMIT off"
+  [ "$cut_rc" = 0 ] || fail "a write whose COMMIT answer was lost: exit $cut_rc: $(cat "$TMP/cut.out")"
+  cut=$(psql_in "$DB" "SELECT count(*) FROM events WHERE content LIKE '%(cut-commit)%'")
+  [ "$cut" = 1 ] || fail "a write whose COMMIT answer was lost is stored $cut times"
+fi
+
 # every acknowledged write exactly once; no write twice
 psql_in "$DB" "SELECT client_id FROM events WHERE client_id LIKE 'load-%'" | sort >"$TMP/stored.ids"
 psql_in "$DB" "SELECT substring(content from '#(load-[0-9]+-[0-9]+)\$') FROM events
@@ -180,7 +205,7 @@ if [ "$missing" != 0 ]; then
     while read -r id; do grep -F " $id " "$TMP/log"; done
   tail -5 "$TMP/srv.err"
 fi
-[ "$acked" -gt 50 ] || fail "only $acked writes acknowledged"
+[ "$acked" -gt 20 ] || fail "only $acked writes acknowledged"
 [ "$acked_anon" -gt 0 ] || fail "no write without an id acknowledged"
 
 # every attempt answered: 200, or 503 with Retry-After and a clean error code
@@ -198,7 +223,8 @@ echo "pg_faults: $attempts requests (attempts), $acked writes acknowledged ($ack
      "$failed answered 503, $resent resent by the client;"
 echo "pg_faults: the server ran ${retries:-?} store calls again on ${reconnects:-?} new connections;" \
      "down $((up_at - down_at)) ms, /healthz back $((recovered - up_at)) ms after PostgreSQL started;" \
-     "missing $missing, twice $dups; a COMMIT cut off: answered $(cat "$TMP/slow.code"), stored $slow_n time(s)"
+     "missing $missing, twice $dups; a COMMIT cut off: answered $(cat "$TMP/slow.code"), stored $slow_n time(s);"
+echo "pg_faults: a COMMIT done and its answer lost: stored $cut time(s)"
 sed -n '2,3p' "$TMP/load.out"
 if [ "$fails" = 0 ]; then echo "PASS: pg_faults"; else echo "FAIL: pg_faults ($fails)"; fi
 [ "$fails" = 0 ]
