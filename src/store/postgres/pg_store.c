@@ -38,6 +38,7 @@
  * (docs/SCALING.md).  Every connection made counts a generation, the
  * hook for what lives per server session (prepared statements).
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -394,7 +395,7 @@ static int64_t mono_ms(void)
 static void sleep_ms(int ms)
 {
     struct timespec t = {ms / 1000, (long)(ms % 1000) * 1000000L};
-    while (nanosleep(&t, &t) != 0) {
+    while (nanosleep(&t, &t) != 0 && errno == EINTR) {
     }
 }
 
