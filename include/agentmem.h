@@ -247,6 +247,22 @@ const char *am_errstr(int rc);
  * "none" for a NULL db. */
 const char *am_store_backend(const am_db *db);
 
+/* A store's health (docs/SCALING.md, "A lost connection").  reachable: 1
+ * when the store answers -- with ping, a round trip to a store behind a
+ * connection (postgres), which makes a lost connection again; without,
+ * the connection's last known state; a file store always answers.
+ * reconnects: connections this handle made again after one was lost;
+ * retries: calls it ran again on a new connection (am_add_event,
+ * am_add_events and am_recall do, within busy_timeout_ms, when nothing of
+ * the first run was committed).  Returns AM_OK, AM_MISUSE, or AM_IO (not
+ * reachable; am_errmsg says why). */
+typedef struct am_store_health {
+    int reachable;
+    long reconnects;
+    long retries;
+} am_store_health;
+int am_store_check(am_db *db, int ping, am_store_health *out);
+
 /* Message of the last failed call on db: what, which object, why.
  * Borrowed: valid until the next call on db.  Never NULL. */
 const char *am_errmsg(const am_db *db);

@@ -63,6 +63,30 @@ int am__db_store_error(am_db *db, int rc, const char *what)
 
 void am__db_clear_error(am_db *db) { db->err[0] = 0; }
 
+int am__db_retry(am_db *db, int rc, const char *what, int idempotent, int64_t *t0_ms)
+{
+    am__store *s = db->store;
+    if (rc != AM_IO || !s->vt->retry) return 0;
+    int again = s->vt->retry(s, idempotent, t0_ms);
+    if (again < 0) am__db_store_error(db, rc, what);
+    return again > 0;
+}
+
+int am_store_check(am_db *db, int ping, am_store_health *out)
+{
+    if (!db || !out) return AM_MISUSE;
+    am__db_clear_error(db);
+    memset(out, 0, sizeof *out);
+    am__store *s = db->store;
+    out->reachable = 1;
+    if (!s->vt->health) return AM_OK;
+    int rc = s->vt->health(s, ping, &out->reconnects, &out->retries);
+    if (rc == AM_MISUSE) return am__db_error(db, rc, "store check: inside a transaction");
+    if (!rc) return AM_OK;
+    out->reachable = 0;
+    return am__db_store_error(db, rc, "store check");
+}
+
 void am__db_log(am_db *db, int level, const char *fmt, ...)
 {
     if (!db->cfg.log) return;

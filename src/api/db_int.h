@@ -46,6 +46,12 @@ void am__workspace_json(am__buf *b, const char *task_id, const am__workspace_row
 /* Record an error message (printf-style) and return rc. */
 int am__db_error(am_db *db, int rc, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* A call that failed with rc is run again (1) when the store lost its
+ * connection and nothing of the call was committed (or idempotent: a
+ * second run writes nothing twice), within busy_timeout_ms since *t0_ms
+ * (0 before the first retry), once the connection is back; else 0, with
+ * the message of what saying so when the store waited in vain. */
+int am__db_retry(am_db *db, int rc, const char *what, int idempotent, int64_t *t0_ms);
 /* Record the store's message for a failed store call, prefixed by what. */
 int am__db_store_error(am_db *db, int rc, const char *what);
 void am__db_clear_error(am_db *db);

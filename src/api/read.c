@@ -417,7 +417,14 @@ int am_recall(am_db *db, const am_query *q, am_recall_result **out)
     if (!box) return am__db_error(db, AM_NOMEM, "recall: out of memory");
     box->alloc = db->alloc;
     am__arena_init(&box->ar, &box->alloc);
-    int rc = recall_run(db, q, box);
+    /* a recall that lost the store's connection runs again on a new one */
+    int64_t t0 = 0;
+    int rc;
+    while ((rc = recall_run(db, q, box)) && am__db_retry(db, rc, "recall", 1, &t0)) {
+        am__arena_free(&box->ar);
+        memset(&box->pub, 0, sizeof box->pub);
+        am__arena_init(&box->ar, &box->alloc);
+    }
     if (rc == AM_OK) {
         if (!box->pub.block) box->pub.block = "";
         if (!box->pub.block_system) box->pub.block_system = "";

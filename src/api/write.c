@@ -644,11 +644,19 @@ out_free:
     return rc;
 }
 
+/* A call that lost the store's connection is run again whole (retry):
+ * safe when nothing of it was committed, and when the outcome of its
+ * COMMIT is unknown for events with the caller's ids only (a second run
+ * finds the first's event: am_add_info.existing). */
 int am_add_event(am_db *db, const am_event *in, am_add_info *info)
 {
     if (!db || !in) return AM_MISUSE;
     am__db_clear_error(db);
-    int rc = add_one(db, in, info, 1, NULL);
+    int64_t t0 = 0;
+    int rc;
+    do {
+        rc = add_one(db, in, info, 1, NULL);
+    } while (rc && am__db_retry(db, rc, "add", in->event_id != NULL, &t0));
     am__events_deliver(db);
     return rc;
 }
@@ -692,11 +700,8 @@ static int batch_fail(am_db *db, int rc, size_t i, size_t n, am_add_info *infos)
     return am__db_error(db, rc, "add: events[%zu]: %s", i, why);
 }
 
-int am_add_events(am_db *db, const am_event *evs, size_t n, am_add_info *infos)
+static int add_batch(am_db *db, const am_event *evs, size_t n, am_add_info *infos)
 {
-    if (!db || (!evs && n)) return AM_MISUSE;
-    am__db_clear_error(db);
-    if (n == 0) return AM_OK;
     am__store *s = db->store;
     am__arena ar;
     am__arena_init(&ar, &db->alloc);
@@ -733,7 +738,22 @@ int am_add_events(am_db *db, const am_event *evs, size_t n, am_add_info *infos)
     am__touch_committed(db);
     am__db_forget_work(db, 1); /* a step of a due purge, if any */
 out:
-    am__events_deliver(db);
     am__arena_free(&ar);
+    return rc;
+}
+
+int am_add_events(am_db *db, const am_event *evs, size_t n, am_add_info *infos)
+{
+    if (!db || (!evs && n)) return AM_MISUSE;
+    am__db_clear_error(db);
+    if (n == 0) return AM_OK;
+    int ids = 1;
+    for (size_t i = 0; i < n; i++) ids &= evs[i].event_id != NULL;
+    int64_t t0 = 0;
+    int rc;
+    do {
+        rc = add_batch(db, evs, n, infos);
+    } while (rc && am__db_retry(db, rc, "add", ids, &t0));
+    am__events_deliver(db);
     return rc;
 }

@@ -11,6 +11,15 @@
  * 200 is written to --acked ("USER CLIENT_ID" lines): load.sh checks each
  * one is in the store afterwards.  Prints requests/s and p50/p99 per route
  * and the errors; exits 1 when any request failed.
+ *
+ * For a fault test (tests/sh/pg_faults.sh): --log FILE writes a line per
+ * attempt ("ROUTE STATUS MS ID CODE RETRY_AFTER": the reply's error code
+ * or "-", its Retry-After or "-"); --retries N sends a request answered
+ * 503 or not answered again, as a client should, after Retry-After
+ * (0.2 s when none; at most 1 s), with the same id, N times at most;
+ * --anon K sends every Kth write without an id (its id is then the text's
+ * last word, after "#", so the store can still be searched for it) and
+ * never again, since a write without an idempotency key cannot be.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -39,13 +48,17 @@ typedef struct worker {
     const char *user, *token;
     struct sockaddr_in addr;
     double seconds, writes;
-    FILE *acked;
+    FILE *acked, *log;
     pthread_mutex_t *acked_mu;
+    int retries, anon;
+    long retried;
     lat l[N_ROUTES];
     long errors[N_ROUTES], statuses[N_ROUTES][6]; /* by status / 100 */
     int fd;
     char buf[1 << 16];
     size_t have;
+    char code[40];  /* the last reply's error code, or "-" */
+    int retry_after; /* its Retry-After seconds, or -1 */
 } worker;
 
 static double now_s(void)
@@ -105,14 +118,26 @@ static int roundtrip(worker *w, const char *path, const char *body)
     int status = 0;
     if (sscanf(w->buf, "HTTP/1.%*d %d", &status) != 1) return 0;
     const char *cl = strstr(w->buf, "\r\nContent-Length:"); /* as MHD writes it */
+    const char *ra = strstr(w->buf, "\r\nRetry-After:");
+    w->retry_after = ra && ra < end ? atoi(ra + 15) : -1;
     size_t want = cl && cl < end ? (size_t)strtoul(cl + 17, NULL, 10) : 0;
     size_t got = w->have - (size_t)(end + 4 - w->buf);
+    /* the body kept as far as the buffer goes (an error's code is at its start) */
+    size_t off = (size_t)(end + 4 - w->buf);
     while (got < want) {
         char sink[8192];
         ssize_t n = recv(w->fd, sink, sizeof sink < want - got ? sizeof sink : want - got, 0);
         if (n <= 0) return 0;
+        size_t keep = sizeof w->buf - 1 - w->have;
+        if (keep > (size_t)n) keep = (size_t)n;
+        memcpy(w->buf + w->have, sink, keep);
+        w->have += keep;
+        w->buf[w->have] = '\0';
         got += (size_t)n;
     }
+    snprintf(w->code, sizeof w->code, "-");
+    const char *code = status >= 300 ? strstr(w->buf + off, "\"code\":\"") : NULL;
+    if (code) sscanf(code + 8, "%39[^\"]", w->code);
     return status;
 }
 
@@ -142,9 +167,15 @@ static void *run(void *arg)
         x ^= x >> 7;
         x ^= x << 17;
         int write = (double)(x % 1000) / 1000.0 < w->writes;
+        int anon = write && w->anon > 0 && n % w->anon == 0;
         char body[512], id[64];
         snprintf(id, sizeof id, "load-%d-%ld", w->id, n);
-        if (write) {
+        if (anon) {
+            char text[256];
+            snprintf(text, sizeof text, texts[n % 4], n);
+            snprintf(body, sizeof body, "{\"text\":\"%s #%s\",\"session\":\"s%d\"}", text, id,
+                     w->id);
+        } else if (write) {
             char text[256];
             snprintf(text, sizeof text, texts[n % 4], n);
             snprintf(body, sizeof body, "{\"text\":\"%s\",\"id\":\"%s\",\"session\":\"s%d\"}",
@@ -152,18 +183,36 @@ static void *run(void *arg)
         } else {
             snprintf(body, sizeof body, "{\"query\":\"%s\"}", queries[n % 4]);
         }
-        double t0 = now_s();
-        int st = roundtrip(w, write ? "/v1/events" : "/v1/recall", body);
-        double ms = (now_s() - t0) * 1000;
-        int r = write ? 0 : 1;
-        if (lat_push(&w->l[r], ms)) break;
+        int r = write ? 0 : 1, st = 0, dead = 0;
+        for (int attempt = 0;; attempt++) {
+            double t0 = now_s();
+            st = roundtrip(w, write ? "/v1/events" : "/v1/recall", body);
+            double ms = (now_s() - t0) * 1000;
+            if (lat_push(&w->l[r], ms)) break;
+            if (st == 0) snprintf(w->code, sizeof w->code, "no_reply"), w->retry_after = -1;
+            if (w->log) {
+                char ra[16];
+                snprintf(ra, sizeof ra, "%d", w->retry_after);
+                pthread_mutex_lock(w->acked_mu);
+                fprintf(w->log, "%s %d %.1f %s%s %s %s\n", write ? "events" : "recall", st, ms,
+                        anon ? "#" : "", write ? id : "-", st == 200 ? "-" : w->code,
+                        w->retry_after < 0 ? "-" : ra);
+                pthread_mutex_unlock(w->acked_mu);
+            }
+            if (st == 0 && (dead = connect_to(w))) break;
+            if ((st != 503 && st != 0) || anon || attempt >= w->retries || now_s() >= stop) break;
+            w->retried++;
+            double wait = w->retry_after > 0 ? (w->retry_after > 1 ? 1 : w->retry_after) : 0.2;
+            struct timespec ts = {(time_t)wait, (long)((wait - (double)(time_t)wait) * 1e9)};
+            nanosleep(&ts, NULL);
+        }
         if (st >= 100 && st < 600) w->statuses[r][st / 100]++;
         if (st != 200) {
             w->errors[r]++;
-            if (st == 0 && connect_to(w)) break;
+            if (dead) break;
         } else if (write) {
             pthread_mutex_lock(w->acked_mu);
-            fprintf(w->acked, "%s %s\n", w->user, id);
+            fprintf(w->acked, "%s %s%s\n", w->user, anon ? "#" : "", id);
             pthread_mutex_unlock(w->acked_mu);
         }
         n++;
@@ -189,17 +238,22 @@ static int usage(void)
 {
     fputs("usage: agentmem bench serve --url http://127.0.0.1:PORT --tokens FILE\n"
           "         [--seconds 30] [--writes 0.5] [--acked FILE]\n"
+          "         [--log FILE] [--retries N] [--anon K]\n"
           "  FILE: one \"USER TOKEN\" line per user (a thread and a connection each).\n"
           "  Mixed POST /v1/events and POST /v1/recall in a closed loop; prints\n"
-          "  requests/s and p50/p99 per route; --acked: every write answered 200.\n",
+          "  requests/s and p50/p99 per route; --acked: every write answered 200.\n"
+          "  --log: a line per attempt (route, status, ms, id, error code, Retry-After);\n"
+          "  --retries: a 503 or no reply sent again (same id) after Retry-After, N times;\n"
+          "  --anon: every Kth write without an id (\"#ID\" ends its text; never resent).\n",
           stderr);
     return 2;
 }
 
 int am_server_load(int argc, char **argv)
 {
-    const char *url = NULL, *tokens = NULL, *acked_path = "/dev/null";
+    const char *url = NULL, *tokens = NULL, *acked_path = "/dev/null", *log_path = NULL;
     double seconds = 30, writes = 0.5;
+    int retries = 0, anon = 0;
     for (int i = 1; i < argc; i++) {
         if (i + 1 >= argc) return usage();
         if (strcmp(argv[i], "--url") == 0) url = argv[++i];
@@ -207,12 +261,15 @@ int am_server_load(int argc, char **argv)
         else if (strcmp(argv[i], "--acked") == 0) acked_path = argv[++i];
         else if (strcmp(argv[i], "--seconds") == 0) seconds = atof(argv[++i]);
         else if (strcmp(argv[i], "--writes") == 0) writes = atof(argv[++i]);
+        else if (strcmp(argv[i], "--log") == 0) log_path = argv[++i];
+        else if (strcmp(argv[i], "--retries") == 0) retries = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--anon") == 0) anon = atoi(argv[++i]);
         else return usage();
     }
     unsigned port = 0;
     char host[64];
     if (!url || !tokens || sscanf(url, "http://%63[^:]:%u", host, &port) != 2 || seconds <= 0 ||
-        seconds > 3600 || writes < 0 || writes > 1)
+        seconds > 3600 || writes < 0 || writes > 1 || retries < 0 || retries > 100 || anon < 0)
         return usage();
     struct sockaddr_in addr;
     memset(&addr, 0, sizeof addr);
@@ -223,10 +280,13 @@ int am_server_load(int argc, char **argv)
         return 2;
     }
     FILE *tf = fopen(tokens, "r"), *acked = fopen(acked_path, "w");
-    if (!tf || !acked) {
-        fprintf(stderr, "agentmem bench serve: cannot open %s\n", !tf ? tokens : acked_path);
+    FILE *log = log_path ? fopen(log_path, "w") : NULL;
+    if (!tf || !acked || (log_path && !log)) {
+        fprintf(stderr, "agentmem bench serve: cannot open %s\n",
+                !tf ? tokens : !acked ? acked_path : log_path);
         if (tf) fclose(tf);
         if (acked) fclose(acked);
+        if (log) fclose(log);
         return 1;
     }
     static worker ws[MAX_USERS];
@@ -241,12 +301,16 @@ int am_server_load(int argc, char **argv)
         memset(&ws[i], 0, sizeof ws[i]);
         ws[i] = (worker){.id = i, .user = users[i], .token = toks[i], .addr = addr,
                          .seconds = seconds, .writes = writes, .acked = acked,
-                         .acked_mu = &mu, .fd = -1};
+                         .log = log, .retries = retries, .anon = anon, .acked_mu = &mu,
+                         .fd = -1};
         if (pthread_create(&th[i], NULL, run, &ws[i]) != 0) n = i;
     }
     for (int i = 0; i < n; i++) pthread_join(th[i], NULL);
     double took = now_s() - t0;
     fclose(acked);
+    if (log) fclose(log);
+    long retried = 0;
+    for (int i = 0; i < n; i++) retried += ws[i].retried;
     static const char *const names[N_ROUTES] = {"POST /v1/events", "POST /v1/recall"};
     long total = 0, errors = 0;
     printf("agentmem bench serve: %d users, %.1f s, writes %.0f%%\n", n, took, writes * 100);
@@ -272,6 +336,7 @@ int am_server_load(int argc, char **argv)
     qsort(all.ms, all.n, sizeof *all.ms, by_value);
     printf("  %-16s %7ld requests %8.1f/s  p50 %6.2f ms  p99 %6.2f ms  errors %ld\n", "all", total,
            (double)total / took, pct(&all, 0.50), pct(&all, 0.99), errors);
+    if (retries) printf("  resent after a 503 or no reply: %ld\n", retried);
     free(all.ms);
     for (int i = 0; i < n; i++)
         for (int r = 0; r < N_ROUTES; r++) free(ws[i].l[r].ms);

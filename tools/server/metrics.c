@@ -87,6 +87,15 @@ static long long file_size(const char *path, const char *suffix)
     return stat(name, &st) == 0 ? (long long)st.st_size : 0;
 }
 
+void am__srv_metrics_store(srv_metrics *m, long reconnects, long retries)
+{
+    if (reconnects <= 0 && retries <= 0) return;
+    pthread_mutex_lock(&m->mu);
+    m->store_reconnects += (unsigned long long)(reconnects > 0 ? reconnects : 0);
+    m->store_retries += (unsigned long long)(retries > 0 ? retries : 0);
+    pthread_mutex_unlock(&m->mu);
+}
+
 char *am__srv_metrics_text(srv_metrics *m, const char *db_path)
 {
     out o = {malloc(16384), 0, 16384, 0};
@@ -110,6 +119,12 @@ char *am__srv_metrics_text(srv_metrics *m, const char *db_path)
                     put(&o, "agentmem_http_%s_total{route=\"%s\",status=\"%d\"} %llu\n", kinds[k],
                         snap->route_names[r], s + 100, snap->requests[r][s]);
     }
+    put(&o, "# HELP agentmem_store_reconnects_total Store connections made again after one was"
+            " lost (PostgreSQL).\n# TYPE agentmem_store_reconnects_total counter\n"
+            "agentmem_store_reconnects_total %llu\n", snap->store_reconnects);
+    put(&o, "# HELP agentmem_store_retries_total Requests' store calls run again on a new"
+            " connection.\n# TYPE agentmem_store_retries_total counter\n"
+            "agentmem_store_retries_total %llu\n", snap->store_retries);
     put(&o, "# HELP agentmem_http_request_duration_seconds Time from a request's first byte"
             " to its reply's last.\n# TYPE agentmem_http_request_duration_seconds histogram\n");
     for (int r = 0; r < snap->n_routes; r++) {

@@ -25,11 +25,19 @@
 
 #define ROUTE_PUBLIC 1
 
+/* The store is asked (a round trip to PostgreSQL, which makes a lost
+ * connection again): unreachable is 503 with "status": "unavailable" and
+ * why, so a load balancer stops sending requests here. */
 static void h_healthz(srv_ctx *c)
 {
-    am__srv_json(c->out, 200, json_pack("{s:s, s:s, s:s}", "status", "ok", "store",
-                                        c->db ? am_store_backend(c->db) : "sqlite", "version",
-                                        AM_VERSION_STRING));
+    am_store_health h = {1, 0, 0};
+    int rc = c->db ? am_store_check(c->db, 1, &h) : AM_OK;
+    am__srv_json(c->out, h.reachable ? 200 : 503,
+                 json_pack("{s:s, s:s, s:s, s:b, s:s?}", "status", h.reachable ? "ok" : "unavailable",
+                           "store", c->db ? am_store_backend(c->db) : "sqlite", "version",
+                           AM_VERSION_STRING, "store_reachable", h.reachable, "store_error",
+                           rc && !h.reachable ? am_errmsg(c->db) : NULL));
+    if (!h.reachable) c->out->retry_after = 1;
 }
 
 static void h_metrics(srv_ctx *c)
@@ -173,6 +181,7 @@ static const struct {
     {"invalid_request", 400}, {"unauthorized", 401}, {"forbidden", 403},
     {"not_found", 404},       {"method_not_allowed", 405}, {"denied", 409},
     {"payload_too_large", 413}, {"busy", 503},        {"internal", 500},
+    {"unavailable", 503},
 };
 
 void am__srv_json(srv_reply *out, int status, json_t *v)
@@ -212,13 +221,10 @@ void am__srv_text(srv_reply *out, int status, const char *ctype, const char *tex
     out->content_type = ctype;
 }
 
-void am__srv_error(srv_reply *out, const char *code, const char *field, const char *fmt, ...)
+/* {"error": {code, message, field[, store]}} with code's status */
+static void error_reply(srv_reply *out, const char *code, const char *field, const char *store,
+                        const char *msg)
 {
-    char msg[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
     int status = 500;
     for (size_t i = 0; i < sizeof codes / sizeof *codes; i++)
         if (strcmp(codes[i].code, code) == 0) status = codes[i].status;
@@ -228,9 +234,19 @@ void am__srv_error(srv_reply *out, const char *code, const char *field, const ch
     if (!m) m = json_string("(the message quoted text that is not UTF-8)");
     json_t *f = field ? json_string(field) : json_null();
     if (!f) f = json_string("(not UTF-8)");
-    am__srv_json(out, status,
-                 json_pack("{s:{s:s, s:o, s:o}}", "error", "code", code, "message", m, "field", f));
+    am__srv_json(out, status, json_pack("{s:{s:s, s:o, s:o, s:s*}}", "error", "code", code,
+                                        "message", m, "field", f, "store", store));
     if (status == 503) out->retry_after = 1;
+}
+
+void am__srv_error(srv_reply *out, const char *code, const char *field, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    error_reply(out, code, field, NULL, msg);
 }
 
 /* The field an engine message names: "add: text: invalid UTF-8" -> text,
@@ -270,6 +286,12 @@ void am__srv_engine_error_msg(srv_ctx *c, int rc, const char *msg)
     case AM_NOTFOUND: am__srv_error(c->out, "not_found", NULL, "%s", msg); break;
     case AM_DENIED: am__srv_error(c->out, "denied", NULL, "%s", msg); break;
     case AM_BUSY: am__srv_error(c->out, "busy", NULL, "%s", msg); break;
+    case AM_IO: { /* the store unreachable (a PostgreSQL restart): try again later */
+        char m[1100];
+        snprintf(m, sizeof m, "the store (%s) is unavailable: %s", am_store_backend(c->db), msg);
+        error_reply(c->out, "unavailable", NULL, am_store_backend(c->db), m);
+        break;
+    }
     default: am__srv_error(c->out, "internal", NULL, "%s (%s)", msg, am_errstr(rc)); break;
     }
 }

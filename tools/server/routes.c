@@ -176,6 +176,10 @@ static void group_write(am_db *db, srv_pending **group, size_t n)
     for (size_t i = 0; i < n; i++) {
         srv_pending *p = group[i];
         if (rc == AM_OK) p->info = infos[i];
+        else if (rc == AM_IO) { /* the store unreachable (retried already): each the same 503 */
+            p->rc = rc;
+            snprintf(p->err, sizeof p->err, "%s", am_errmsg(db));
+        }
         else if ((p->rc = am_add_event(db, p->ev, &p->info)))
             snprintf(p->err, sizeof p->err, "%s", am_errmsg(db));
     }

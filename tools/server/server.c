@@ -423,7 +423,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         am__srv_error(&rp, "busy", NULL, "no store handle could be opened now");
         return send_reply(conn, r, &rp);
     }
+    am_store_health h0, h1;
+    am_store_check(db, 0, &h0);
     am__srv_handle(&sv->srv, db, &rq, &rp);
+    am_store_check(db, 0, &h1);
+    am__srv_metrics_store(&sv->srv.metrics, h1.reconnects - h0.reconnects, h1.retries - h0.retries);
     r->route = rp.route;
     if (rp.stream == SRV_STREAM_EXPORT) return export_start(sv, conn, r, &rp, db);
     am__srv_db_put(&sv->srv, db);

@@ -31,10 +31,13 @@ typedef struct srv_metrics {
     unsigned long long buckets[SRV_MAX_ROUTES][SRV_N_BUCKETS];
     double seconds[SRV_MAX_ROUTES];
     unsigned long long count[SRV_MAX_ROUTES];
+    unsigned long long store_reconnects, store_retries; /* am_store_check's, all handles */
 } srv_metrics;
 void am__srv_metrics_init(srv_metrics *m);
 void am__srv_metrics_free(srv_metrics *m);
 void am__srv_metrics_add(srv_metrics *m, int route, int status, double seconds);
+/* A request's reconnects and retries of its store handle (deltas) */
+void am__srv_metrics_store(srv_metrics *m, long reconnects, long retries);
 /* Prometheus text (malloc'ed, NULL when out of memory); db_path: store size */
 char *am__srv_metrics_text(srv_metrics *m, const char *db_path);
 

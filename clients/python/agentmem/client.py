@@ -123,5 +123,6 @@ class Client:
         return self._call("GET", "/v1/export", query=_body(user=user))
 
     def health(self):
-        """{"status": "ok", "store": "sqlite", "version": ...}."""
+        """{"status": "ok", "store": "sqlite", "version": ..., "store_reachable": true,
+        "store_error": null}; a store that does not answer raises (503)."""
         return self._call("GET", "/healthz")

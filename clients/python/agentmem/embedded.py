@@ -539,4 +539,6 @@ class EmbeddedTransport:
             self._lib.am_free(out)
 
     def _health(self, params, body, query):
-        return {"status": "ok", "store": "sqlite", "version": AM_VERSION_STRING}
+        # an embedded file store always answers (the server asks PostgreSQL)
+        return {"status": "ok", "store": "sqlite", "version": AM_VERSION_STRING,
+                "store_reachable": True, "store_error": None}

@@ -44,7 +44,26 @@ typedef struct pg_store {
     am_time ob_max_age_ms;
     unsigned ob_puts;            /* outbox rows this connection wrote (trim pacing) */
     char forget_key[65];         /* meta('forget_key'), hex */
+    /* The connection's life (pg_store.c): generation counts the
+     * connections made (1: the first; +1 at every reconnect), so anything
+     * kept per server session (prepared statements, temp tables) knows to
+     * make itself again when it differs from the generation it was made
+     * in.  lost: the last failure's connection state (PG_LOST_*); xid: the
+     * open write transaction's id, asked after a COMMIT whose answer was
+     * lost; the counters are am_store_check's. */
+    unsigned generation;
+    int lost;
+    char xid[24];
+    long reconnects, retries;
 } pg_store;
+
+/* pg_store.lost: the connection is fine or the failure was another;
+ * it was lost and the transaction (or statement) was not committed, so
+ * running it again writes nothing twice; it was lost during COMMIT and
+ * whether the commit was done could not be learnt. */
+#define PG_LOST_NONE 0
+#define PG_LOST_CLEAN 1
+#define PG_LOST_UNKNOWN 2
 
 #define PG(b) ((pg_store *)(b))
 

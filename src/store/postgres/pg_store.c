@@ -20,13 +20,29 @@
  * user_id from the uid argument, which is also the partition key of the
  * tables (docs/SCALING.md), so no statement reaches another user's rows.
  *
- * A connection lost outside a transaction is reset before the next
- * statement; one lost inside it fails the transaction (AM_IO), which the
- * caller rolls back whole -- nothing acknowledged is lost.
+ * A lost connection (a server restart, a terminated backend).  Outside
+ * a transaction it is made again before the next statement, and a
+ * statement that found it lost is sent once more on the new one.  Inside
+ * a transaction the statement fails (AM_IO, lost = PG_LOST_CLEAN: the
+ * server rolled the transaction back with the session), and the API runs
+ * the whole call again (pg_retry: the connection made again with a
+ * bounded backoff, within busy_timeout_ms), or answers AM_IO, which the
+ * server maps to 503.  A COMMIT whose answer is lost is the one
+ * ambiguous case: the transaction's id, taken at begin
+ * (pg_current_xact_id), is asked of the server on a new connection
+ * (pg_xact_status): committed is success, aborted is a clean failure
+ * that may be run again; when the server does not answer in time the
+ * outcome is unknown (PG_LOST_UNKNOWN) and the call is run again only
+ * when it is idempotent (events with the caller's ids: the second run
+ * finds the first's event) -- never a duplicate, never a false success
+ * (docs/SCALING.md).  Every connection made counts a generation, the
+ * hook for what lives per server session (prepared statements).
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "store/postgres/pg_int.h"
 #include "text/analyze.h"
@@ -108,6 +124,18 @@ static int result_code(pg_store *s, const PGresult *r)
     return AM_BACKEND;
 }
 
+/* The code of a failed statement: the connection's loss first (a NULL
+ * result of a connection that is gone is no lack of memory), noted in
+ * s->lost. */
+static int fail_code(pg_store *s, const PGresult *r)
+{
+    if (PQstatus(s->conn) != CONNECTION_OK) {
+        s->lost = PG_LOST_CLEAN;
+        return AM_IO;
+    }
+    return r ? result_code(s, r) : AM_NOMEM;
+}
+
 static void message_of(pg_store *s, const char *what, const PGresult *r)
 {
     const char *m = r ? PQresultErrorMessage(r) : NULL;
@@ -129,6 +157,8 @@ static void reconnect(pg_store *s)
     if (PQstatus(s->conn) == CONNECTION_OK || s->txn != PG_TXN_NONE || s->search_depth) return;
     PQreset(s->conn);
     if (PQstatus(s->conn) == CONNECTION_OK) {
+        s->generation++;
+        s->reconnects++;
         PGresult *r = PQexec(s->conn, PG_SESSION_SETTINGS);
         PQclear(r);
     }
@@ -159,8 +189,7 @@ PGresult *am__pg_run(pg_store *s, const char *what, const char *sql, const pg_ar
     ExecStatusType st = r ? PQresultStatus(r) : PGRES_FATAL_ERROR;
     if (st == PGRES_TUPLES_OK || st == PGRES_COMMAND_OK) return r;
     message_of(s, what, r);
-    s->rc = r ? result_code(s, r) : AM_NOMEM;
-    if (PQstatus(s->conn) != CONNECTION_OK) s->rc = AM_IO;
+    s->rc = fail_code(s, r);
     PQclear(r);
     return NULL;
 }
@@ -185,7 +214,7 @@ int am__pg_simple(pg_store *s, const char *what, const char *sql)
         return AM_OK;
     }
     message_of(s, what, r);
-    s->rc = r ? result_code(s, r) : AM_NOMEM;
+    s->rc = fail_code(s, r);
     PQclear(r);
     return s->rc;
 }
@@ -310,15 +339,19 @@ static const char *pg_errmsg(am__store *b) { return PG(b)->err; }
 static int lock_write(pg_store *s, int wait)
 {
     char sql[256];
+    /* the last column is the transaction's id (commit_outcome) */
     if (wait)
         snprintf(sql, sizeof sql,
                  "BEGIN ISOLATION LEVEL READ COMMITTED; SET LOCAL lock_timeout = %d;"
-                 " SELECT pg_advisory_xact_lock(" PG_LOCK_CLASS ", " PG_LOCK_WRITE ")",
+                 " SELECT pg_advisory_xact_lock(" PG_LOCK_CLASS ", " PG_LOCK_WRITE "),"
+                 " pg_current_xact_id()",
                  s->busy_ms);
     else
         snprintf(sql, sizeof sql,
-                 "BEGIN ISOLATION LEVEL READ COMMITTED;"
-                 " SELECT 1 WHERE pg_try_advisory_xact_lock(" PG_LOCK_CLASS ", " PG_LOCK_WRITE ")");
+                 "BEGIN ISOLATION LEVEL READ COMMITTED; SELECT pg_current_xact_id()"
+                 " WHERE pg_try_advisory_xact_lock(" PG_LOCK_CLASS ", " PG_LOCK_WRITE ")");
+    s->lost = PG_LOST_NONE;
+    s->xid[0] = '\0';
     reconnect(s);
     PGresult *r = PQexec(s->conn, sql);
     if (r && PQresultStatus(r) == PGRES_FATAL_ERROR && retry_lost(s, &r)) r = PQexec(s->conn, sql);
@@ -326,7 +359,7 @@ static int lock_write(pg_store *s, int wait)
     int rc = AM_OK;
     if (st != PGRES_TUPLES_OK) {
         message_of(s, "begin", r);
-        rc = r ? result_code(s, r) : AM_NOMEM;
+        rc = fail_code(s, r);
         if (rc == AM_BUSY)
             snprintf(s->err, sizeof s->err,
                      "postgres: begin: another writer held the store's write lock for longer"
@@ -335,11 +368,12 @@ static int lock_write(pg_store *s, int wait)
         rc = AM_BUSY;
         snprintf(s->err, sizeof s->err,
                  "postgres: begin: another writer held the store's write lock (not waited for)");
+    } else {
+        snprintf(s->xid, sizeof s->xid, "%s", PQgetvalue(r, 0, PQnfields(r) - 1));
     }
     PQclear(r);
     if (rc) {
-        PGresult *x = PQexec(s->conn, "ROLLBACK");
-        PQclear(x);
+        if (PQstatus(s->conn) == CONNECTION_OK) PQclear(PQexec(s->conn, "ROLLBACK"));
         s->rc = rc;
         return rc;
     }
@@ -351,10 +385,103 @@ static int lock_write(pg_store *s, int wait)
 static int pg_begin(am__store *b) { return lock_write(PG(b), 1); }
 static int pg_try_begin(am__store *b) { return lock_write(PG(b), 0); }
 
+static int64_t mono_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+static void sleep_ms(int ms)
+{
+    struct timespec t = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    while (nanosleep(&t, &t) != 0 && errno == EINTR) {
+    }
+}
+
+/* The next wait of a backoff: doubled from 10 ms up to 250, with a
+ * jitter of a quarter (handles of several servers do not reconnect in
+ * step), and never past the deadline. */
+static int backoff_ms(int *wait, int64_t deadline)
+{
+    *wait = *wait < 10 ? 10 : *wait * 2 > 250 ? 250 : *wait * 2;
+    int ms = *wait - (int)((unsigned)mono_ms() * 2654435761u % (unsigned)(*wait / 4 + 1));
+    int64_t left = deadline - mono_ms();
+    return left < ms ? (int)(left > 0 ? left : 0) : ms;
+}
+
+/* The connection made again, waiting with a backoff until deadline: 1
+ * when it is there, 0 (s->err saying why) when not. */
+static int reconnect_until(pg_store *s, int64_t deadline)
+{
+    for (int wait = 0;;) {
+        reconnect(s);
+        if (PQstatus(s->conn) == CONNECTION_OK) return 1;
+        int ms = backoff_ms(&wait, deadline);
+        if (ms <= 0) break;
+        sleep_ms(ms);
+    }
+    message_of(s, "reconnect", NULL);
+    return 0;
+}
+
+/* The answer to the COMMIT of transaction s->xid was lost with the
+ * connection: was it done?  Asked on a new connection for at most
+ * busy_timeout_ms (an old backend may still be finishing it: "in
+ * progress" is waited out).  AM_OK: committed; AM_IO with s->lost
+ * CLEAN (aborted: nothing was written) or UNKNOWN. */
+static int commit_outcome(pg_store *s)
+{
+    char lost[sizeof s->err];
+    snprintf(lost, sizeof lost, "%s", s->err);
+    s->txn = PG_TXN_NONE;
+    int64_t deadline = mono_ms() + s->busy_ms;
+    const char *why = "the store did not answer";
+    for (int wait = 0; reconnect_until(s, deadline);) {
+        pg_args a = {0};
+        am__pg_arg_text(&a, s->xid);
+        PGresult *r = PQexecParams(s->conn, "SELECT pg_xact_status($1::xid8)", 1, NULL, a.v,
+                                   a.len, a.fmt, 0);
+        const char *v = r && PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1
+                            ? pg_val(r, 0, 0) : NULL;
+        int state = !v ? 'x' : strcmp(v, "committed") == 0 ? 'c' : strcmp(v, "aborted") == 0 ? 'a'
+                    : strcmp(v, "in progress") == 0 ? 'p' : 'x';
+        PQclear(r);
+        if (state == 'c') {
+            s->lost = PG_LOST_NONE;
+            return AM_OK;
+        }
+        if (state == 'a') {
+            s->lost = PG_LOST_CLEAN;
+            snprintf(s->err, sizeof s->err,
+                     "postgres: commit: the connection was lost during COMMIT and the"
+                     " transaction was not committed (nothing written): %.400s", lost);
+            return s->rc = AM_IO;
+        }
+        if (state == 'x' && PQstatus(s->conn) == CONNECTION_OK) {
+            why = "the server no longer knows the transaction";
+            break;
+        }
+        int ms = backoff_ms(&wait, deadline); /* in progress, or lost again */
+        if (ms <= 0) break;
+        sleep_ms(ms);
+    }
+    s->lost = PG_LOST_UNKNOWN;
+    snprintf(s->err, sizeof s->err,
+             "postgres: commit: the connection was lost during COMMIT and whether transaction"
+             " %s was committed is unknown (%s within busy_timeout_ms, %d ms): %.300s", s->xid,
+             why, s->busy_ms, lost);
+    return s->rc = AM_IO;
+}
+
 static int pg_commit(am__store *b)
 {
     pg_store *s = PG(b);
     int rc = am__pg_simple(s, "commit", "COMMIT");
+    if (rc == AM_IO && s->lost && s->txn == PG_TXN_WRITE) {
+        if (s->xid[0]) rc = commit_outcome(s);
+        else s->lost = PG_LOST_UNKNOWN; /* no id to ask by: never run again blindly */
+    }
     /* a COMMIT of a failed transaction rolls it back */
     int committed = rc == AM_OK && PQtransactionStatus(s->conn) == PQTRANS_IDLE;
     if (committed && s->ob_lo) {
@@ -371,13 +498,17 @@ static int pg_rollback(am__store *b)
     pg_store *s = PG(b);
     s->ob_lo = s->ob_hi = 0;
     s->txn = PG_TXN_NONE;
-    if (PQtransactionStatus(s->conn) == PQTRANS_IDLE) return AM_OK;
+    /* a lost session's transaction is rolled back by the server already
+     * (and s->err, s->lost keep what the failure was) */
+    if (PQtransactionStatus(s->conn) == PQTRANS_IDLE || PQstatus(s->conn) != CONNECTION_OK)
+        return AM_OK;
     return am__pg_simple(s, "rollback", "ROLLBACK");
 }
 
 static int pg_begin_read(am__store *b)
 {
     pg_store *s = PG(b);
+    s->lost = PG_LOST_NONE;
     int rc = am__pg_simple(s, "begin read", "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
     if (!rc) s->txn = PG_TXN_READ;
     return rc;
@@ -395,10 +526,20 @@ static int pg_search_begin(am__store *b)
 {
     pg_store *s = PG(b);
     if (s->search_depth++) return AM_OK;
+    /* the outermost: its snapshot begun at depth 0, where a lost
+     * connection is made again (reconnect, retry_lost) */
+    s->search_depth = 0;
+    if (s->txn == PG_TXN_NONE) s->lost = PG_LOST_NONE;
+    reconnect(s);
+    if (PQstatus(s->conn) != CONNECTION_OK) {
+        message_of(s, "search", NULL);
+        return s->rc = fail_code(s, NULL);
+    }
     s->search_own = PQtransactionStatus(s->conn) == PQTRANS_IDLE;
-    if (!s->search_own) return AM_OK;
-    int rc = am__pg_simple(s, "search", "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
-    if (rc) s->search_depth = 0;
+    int rc = s->search_own
+                 ? am__pg_simple(s, "search", "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+                 : AM_OK;
+    if (!rc) s->search_depth = 1;
     return rc;
 }
 
@@ -407,8 +548,49 @@ static int pg_search_end(am__store *b, int rc)
     pg_store *s = PG(b);
     if (s->search_depth == 0) return rc ? rc : AM_MISUSE;
     if (--s->search_depth || !s->search_own) return rc;
+    if (rc && PQstatus(s->conn) != CONNECTION_OK) return rc; /* rolled back with the session */
     int end = am__pg_simple(s, "search", rc ? "ROLLBACK" : "COMMIT");
     return rc ? rc : end;
+}
+
+/* A call failed: run it again?  Only when its connection was lost and
+ * nothing of it was committed (or it is idempotent, when the outcome of
+ * its COMMIT is unknown), outside any transaction, within busy_ms of its
+ * first failure, and once the connection is back. */
+static int pg_retry(am__store *b, int idempotent, int64_t *t0)
+{
+    pg_store *s = PG(b);
+    if (s->lost == PG_LOST_NONE || (s->lost == PG_LOST_UNKNOWN && !idempotent) ||
+        s->txn != PG_TXN_NONE || s->search_depth)
+        return 0;
+    int64_t now = mono_ms();
+    if (!*t0) *t0 = now;
+    if (now - *t0 >= s->busy_ms) return 0;
+    char failed[sizeof s->err];
+    snprintf(failed, sizeof failed, "%s", s->err);
+    if (!reconnect_until(s, *t0 + s->busy_ms)) {
+        char why[sizeof s->err];
+        snprintf(why, sizeof why, "%s", s->err);
+        snprintf(s->err, sizeof s->err,
+                 "%.300s (the store stayed unreachable for %d ms, busy_timeout_ms: %.200s)",
+                 failed, s->busy_ms, why);
+        return -1;
+    }
+    s->lost = PG_LOST_NONE;
+    s->retries++;
+    return 1;
+}
+
+static int pg_health(am__store *b, int ping, long *reconnects, long *retries)
+{
+    pg_store *s = PG(b);
+    *reconnects = s->reconnects;
+    *retries = s->retries;
+    if (!ping) return PQstatus(s->conn) == CONNECTION_OK ? AM_OK : AM_IO;
+    if (s->txn != PG_TXN_NONE || s->search_depth) return AM_MISUSE;
+    int rc = am__pg_simple(s, "ping", "SELECT 1");
+    *reconnects = s->reconnects;
+    return rc;
 }
 
 /* Planner statistics; PostgreSQL's own vacuum keeps the files. */
@@ -601,6 +783,8 @@ static const am__store_vt postgres_vt = {
     .token_find = am__pg_token_find,
     .tokens_list = am__pg_tokens_list,
     .token_revoke = am__pg_token_revoke,
+    .retry = pg_retry,
+    .health = pg_health,
 };
 
 /* The server's notices (a ROLLBACK with nothing to roll back after a
@@ -654,6 +838,7 @@ int am__store_postgres_open(const char *url, const am__store_opts *o, am__store 
         goto out_fail;
     }
     PQsetNoticeProcessor(s->conn, notice_drop, NULL);
+    s->generation = 1;
     if ((rc = am__pg_simple(s, "settings",
                             PG_SESSION_SETTINGS)) ||
         (rc = am__text_open(s->a, &s->ptext)) || (rc = am__pg_migrate(s, o->must_exist))) {

@@ -1,0 +1,82 @@
+#!/usr/bin/env python3
+"""A TCP proxy in front of PostgreSQL that cuts one COMMIT's answer off
+(tests/sh/pg_faults.sh; not a test itself).
+
+    pg_cut_proxy.py UPSTREAM_PORT ARM_FILE   (prints its own port, then serves)
+
+Bytes pass through unchanged, both ways.  While ARM_FILE exists, the first
+connection that sends a write transaction (an "INSERT INTO events") and
+then a simple-query COMMIT has that COMMIT delivered to the server, the
+server's answer withheld, and both sides closed 0.5 s later -- after the
+commit is done.  That is the ambiguous case of a lost connection: the
+transaction was committed and the client cannot know it.  ARM_FILE is
+removed then, and its first line becomes "cut"."""
+import os
+import socket
+import sys
+import threading
+import time
+
+COMMIT = b"Q\x00\x00\x00\x0bCOMMIT\x00"  # the simple-query message PQexec sends
+WRITE = b"INSERT INTO events"
+lock = threading.Lock()
+
+
+def pump(src, dst, conn, upstream):
+    tail = b""
+    try:
+        while True:
+            data = src.recv(65536)
+            if not data:
+                break
+            if upstream:  # client -> server: watch for the write, then its COMMIT
+                seen = tail + data
+                if WRITE in seen:
+                    conn["write"] = True
+                if conn["write"] and COMMIT in seen and os.path.exists(ARM):
+                    with lock:
+                        armed = os.path.exists(ARM)
+                        if armed:
+                            os.remove(ARM)
+                    if armed:
+                        conn["cut"] = True  # before the COMMIT goes: its answer is never relayed
+                        dst.sendall(data)
+                        time.sleep(0.5)
+                        with open(ARM + ".done", "w") as f:
+                            f.write("cut\n")
+                        break
+                tail = seen[-64:]
+            elif conn["cut"]:
+                continue
+            dst.sendall(data)
+    except OSError:
+        pass
+    for s in (src, dst):
+        try:
+            s.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+
+
+def serve(client):
+    try:
+        up = socket.create_connection(("127.0.0.1", UPSTREAM))
+    except OSError:
+        client.close()
+        return
+    conn = {"write": False, "cut": False}
+    a = threading.Thread(target=pump, args=(client, up, conn, True), daemon=True)
+    b = threading.Thread(target=pump, args=(up, client, conn, False), daemon=True)
+    a.start()
+    b.start()
+
+
+UPSTREAM, ARM = int(sys.argv[1]), sys.argv[2]
+ls = socket.socket()
+ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+ls.bind(("127.0.0.1", 0))
+ls.listen(64)
+print(ls.getsockname()[1], flush=True)
+while True:
+    c, _ = ls.accept()
+    serve(c)
