@@ -559,18 +559,7 @@ int am__pg_entity_put(am__store *b, const char *uid, int64_t rid, const am__enti
                        " VALUES($1, $2, $3, $4, $5, $6, $7)", &a, NULL);
 }
 
-int am__pg_pii_put(am__store *b, const char *uid, int64_t rid, const am__pii_row *p)
-{
-    pg_args a = {0};
-    am__pg_arg_text(&a, uid);
-    am__pg_arg_int(&a, rid);
-    am__pg_arg_text(&a, p->placeholder);
-    am__pg_arg_text(&a, p->type);
-    am__pg_arg_text(&a, p->original);
-    return am__pg_exec(PG(b), "pii",
-                       "INSERT INTO pii_vault(user_id, event_rid, placeholder, type, original)"
-                       " VALUES($1, $2, $3, $4, $5)", &a, NULL);
-}
+/* (the vault: pg_vault.c) */
 
 int am__pg_event_get(am__store *b, const char *uid, const char *id, am__arena *ar,
                      am__event_row *out)
@@ -724,41 +713,6 @@ int am__pg_entity_counts(am__store *b, const char *uid, const char *type, int li
     *counts = cv;
     *n = (size_t)k;
     return ar->oom ? AM_NOMEM : AM_OK;
-}
-
-/* Every vault value of the type said before `to` is a candidate (the
- * caller compares canonical forms; store.h allows others): no value hash
- * is kept here, the originals are plaintext (no vault key: pg_store.c). */
-int am__pg_pii_events(am__store *b, const char *uid, const char *type, const char *canon,
-                      am_time to, int limit, am__arena *ar, int64_t **rids,
-                      const char ***originals, size_t *n)
-{
-    (void)canon;
-    pg_store *s = PG(b);
-    *rids = NULL;
-    *originals = NULL;
-    *n = 0;
-    pg_args a = {0};
-    am__pg_arg_text(&a, uid);
-    am__pg_arg_text(&a, type);
-    am__pg_arg_time(&a, to);
-    am__pg_arg_int(&a, limit);
-    PGresult *r = am__pg_run(s, "pii",
-                             "SELECT e.rid, v.original FROM pii_vault v JOIN events e"
-                             " ON e.user_id = v.user_id AND e.rid = v.event_rid"
-                             " WHERE v.user_id = $1 AND v.type = $2"
-                             " AND ($3::bigint IS NULL OR e.occurred_at < $3)"
-                             " ORDER BY e.occurred_at DESC, e.rid DESC LIMIT $4", &a);
-    if (!r) return s->rc;
-    int k = PQntuples(r);
-    *rids = am__arena_alloc(ar, ((size_t)k + 1) * sizeof **rids);
-    *originals = am__arena_alloc(ar, ((size_t)k + 1) * sizeof **originals);
-    if (!*rids || !*originals) { PQclear(r); return AM_NOMEM; }
-    for (int i = 0; i < k; i++) {
-        (*rids)[i] = am__pg_i64(r, i, 0);
-        (*originals)[i] = am__pg_str(ar, r, i, 1);
-    }
-    return am__pg_rows_done(ar, r, n);
 }
 
 int am__pg_events_dated(am__store *b, const char *uid, const int64_t *rids, size_t n,

@@ -14,19 +14,28 @@
  * what is gone leave the outbox and a memory.forgotten notice is written.
  *
  * A user forget records a job (forget_jobs) and hides the user at once;
- * forget_work purges a due job in one transaction per user (every table,
- * the audit trail re-keyed to the pseudonym "forgotten:" + HMAC-SHA256
- * (forget_key, user id), the tombstone under it).  PostgreSQL's vacuum
+ * forget_work purges a due job in short transactions, as the SQLite store
+ * does: PURGE_CHUNK events with everything keyed by them, or PURGE_SWEEP
+ * rows of one other table, per transaction, PURGE_PAUSE_MS apart (a writer
+ * waiting for the write lock gets it); the last one deletes the user row
+ * and links, re-keys the audit trail to the pseudonym "forgotten:" +
+ * HMAC-SHA256(forget_key, user id) and leaves the tombstone under it.  A
+ * process stopped in the middle leaves the job for the next forget_work.  PostgreSQL's vacuum
  * reclaims the deleted tuples; no index merge or log checkpoint is owed.
  *
- * Not here yet (AM_BACKEND naming it): a grace period for an event, a
- * session or a task (the SQLite store's held_* tables), and so their
- * restore_forget.  A user's grace period works (restore).
+ * With a grace period (purge_at later than now) an event, a session or a
+ * task leaves the same tables in the same transaction, but every row a
+ * delete takes is first copied into its held_<table> under a job
+ * (forget_jobs, state 'held'): pg_held.c holds, restores and drops them;
+ * forget_work purges the job's held rows at purge_at in one transaction
+ * (a forget's rows, not a user's) and dates its tombstone.  A user
+ * forget's purge takes the user's held rows and jobs with it.
  */
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "store/postgres/pg_int.h"
 
@@ -79,7 +88,7 @@ static long run_count(pg_store *s, const char *sql, const char *uid, const char 
     return n;
 }
 
-static int temp_tables(pg_store *s)
+int am__pg_forget_temp(pg_store *s)
 {
     return am__pg_simple(s, "forget",
                          "CREATE TEMP TABLE IF NOT EXISTS am_forget(rid bigint PRIMARY KEY,"
@@ -88,13 +97,14 @@ static int temp_tables(pg_store *s)
                          " PRIMARY KEY);"
                          "CREATE TEMP TABLE IF NOT EXISTS am_forget_had(kind integer,"
                          " id text COLLATE \"C\", PRIMARY KEY(kind, id));"
-                         "DELETE FROM am_forget; DELETE FROM am_forget_had;");
+                         "DELETE FROM am_forget; DELETE FROM am_forget_had;"
+                         "DELETE FROM am_forget_tasks;");
 }
 
 /* The contexts of the remaining turns of the sessions forgotten events
  * were in, rebuilt from the turns there are (the SQLite store's
  * ctx_rebuild: two turns before and one after, in the gap). */
-static int ctx_rebuild(pg_store *s, const char *uid)
+int am__pg_forget_ctx_rebuild(pg_store *s, const char *uid)
 {
     pg_args a = {0};
     am__pg_arg_text(&a, uid);
@@ -119,8 +129,44 @@ static int ctx_rebuild(pg_store *s, const char *uid)
     return rc;
 }
 
-static int forget_collected(pg_store *s, const char *uid, long *events, long *items)
+/* A delete (sql, $1 = uid) of table's rows where where -- held first by a
+ * forget with a grace period (pg_held.c); held NULL: not held (an
+ * update, or rows held whole before). */
+typedef struct forget_step {
+    const char *sql, *held, *where;
+    int count; /* 1: events, 2: items */
+} forget_step;
+#define FORGET_DELETE(table, where, count) {"DELETE FROM " table " WHERE " where, table, where, count}
+
+/* Event rows selected for deletion are first collected into am_forget;
+ * everything else is deleted through it, so all indexes agree.  job > 0:
+ * with a grace period, every row deleted is held under the job first. */
+static int forget_collected(pg_store *s, const char *uid, int64_t job, long *events, long *items)
 {
+    static const forget_step steps[] = {
+        FORGET_DELETE("postings", "user_id = $1 AND rid IN (SELECT rid FROM am_forget)", 0),
+        FORGET_DELETE("entities", "user_id = $1 AND event_rid IN (SELECT rid FROM am_forget)", 0),
+        FORGET_DELETE("event_vectors", "user_id = $1 AND event_rid IN (SELECT rid FROM am_forget)", 0),
+        FORGET_DELETE("pii_vault", "user_id = $1 AND event_rid IN (SELECT rid FROM am_forget)", 0),
+        /* (the touched tasks' history is held whole before) */
+        {"DELETE FROM task_history WHERE user_id = $1 AND event_id IN (SELECT id FROM am_forget)",
+         NULL, NULL, 0},
+        /* a version counts its sources: the listed ones forgotten no longer count */
+        {"UPDATE memory_items m SET source_count = greatest(0, m.source_count -"
+         " (SELECT count(*) FROM item_sources x WHERE x.user_id = $1 AND x.item_rid = m.rid"
+         "  AND x.event_id IN (SELECT id FROM am_forget)))"
+         " WHERE m.user_id = $1 AND m.rid IN (SELECT item_rid FROM item_sources"
+         "  WHERE user_id = $1 AND event_id IN (SELECT id FROM am_forget))", NULL, NULL, 0},
+        FORGET_DELETE("item_sources", "user_id = $1 AND event_id IN (SELECT id FROM am_forget)", 0),
+        /* cascade: item versions left with no source go */
+        FORGET_DELETE("memory_items", "user_id = $1 AND NOT EXISTS (SELECT 1 FROM item_sources x"
+                                      " WHERE x.user_id = $1 AND x.item_rid = memory_items.rid)", 2),
+        FORGET_DELETE("item_heat", "user_id = $1 AND lineage_id NOT IN"
+                                   " (SELECT lineage_id FROM memory_items WHERE user_id = $1)", 0),
+        FORGET_DELETE("events", "user_id = $1 AND rid IN (SELECT rid FROM am_forget)", 1),
+        {"UPDATE users SET n_events = (SELECT count(*) FROM events e WHERE e.user_id = $1)"
+         " WHERE user_id = $1", NULL, NULL, 0},
+    };
     pg_args t = {0};
     am__pg_arg_text(&t, uid);
     char slot[16];
@@ -132,39 +178,15 @@ static int forget_collected(pg_store *s, const char *uid, long *events, long *it
                          " coalesce(sum(len0), 0) AS l0, coalesce(sum(len1), 0) AS l1 FROM events"
                          " WHERE user_id = $1 AND rid IN (SELECT rid FROM am_forget)) x"
                          " WHERE t.slot = $2::integer", &t, NULL);
-    static const char *const before[] = {
-        "DELETE FROM postings WHERE user_id = $1 AND rid IN (SELECT rid FROM am_forget)",
-        "DELETE FROM entities WHERE user_id = $1 AND event_rid IN (SELECT rid FROM am_forget)",
-        "DELETE FROM event_vectors WHERE user_id = $1 AND event_rid IN (SELECT rid FROM am_forget)",
-        "DELETE FROM pii_vault WHERE user_id = $1 AND event_rid IN (SELECT rid FROM am_forget)",
-        "DELETE FROM task_history WHERE user_id = $1 AND event_id IN (SELECT id FROM am_forget)",
-        /* a version counts its sources: the listed ones forgotten no longer count */
-        "UPDATE memory_items m SET source_count = greatest(0, m.source_count -"
-        " (SELECT count(*) FROM item_sources x WHERE x.user_id = $1 AND x.item_rid = m.rid"
-        "  AND x.event_id IN (SELECT id FROM am_forget)))"
-        " WHERE m.user_id = $1 AND m.rid IN (SELECT item_rid FROM item_sources"
-        "  WHERE user_id = $1 AND event_id IN (SELECT id FROM am_forget))",
-        "DELETE FROM item_sources WHERE user_id = $1 AND event_id IN (SELECT id FROM am_forget)",
-    };
-    if (!rc) rc = run_list(s, before, sizeof before / sizeof *before, 1, uid, NULL, NULL);
-    if (!rc)
-        *items += run_count(s, "DELETE FROM memory_items m WHERE m.user_id = $1 AND NOT EXISTS"
-                               " (SELECT 1 FROM item_sources x WHERE x.user_id = $1"
-                               " AND x.item_rid = m.rid)", uid, NULL, &rc);
-    static const char *const heat[] = {
-        "DELETE FROM item_heat WHERE user_id = $1 AND lineage_id NOT IN"
-        " (SELECT lineage_id FROM memory_items WHERE user_id = $1)",
-    };
-    if (!rc) rc = run_list(s, heat, 1, 1, uid, NULL, NULL);
-    if (!rc)
-        *events += run_count(s, "DELETE FROM events WHERE user_id = $1"
-                                " AND rid IN (SELECT rid FROM am_forget)", uid, NULL, &rc);
-    static const char *const count[] = {
-        "UPDATE users SET n_events = (SELECT count(*) FROM events e WHERE e.user_id = $1)"
-        " WHERE user_id = $1",
-    };
-    if (!rc) rc = run_list(s, count, 1, 1, uid, NULL, NULL);
-    if (!rc) rc = ctx_rebuild(s, uid);
+    for (size_t i = 0; i < sizeof steps / sizeof *steps && !rc; i++) {
+        if (job > 0 && steps[i].held &&
+            (rc = am__pg_held_copy(s, steps[i].held, steps[i].where, uid, job, NULL)))
+            break;
+        long n = run_count(s, steps[i].sql, uid, NULL, &rc);
+        if (steps[i].count == 1) *events += n;
+        if (steps[i].count == 2) *items += n;
+    }
+    if (!rc) rc = am__pg_forget_ctx_rebuild(s, uid);
     return rc;
 }
 
@@ -172,13 +194,12 @@ static int tasks_touched(pg_store *s, const char *uid, int level, const char *id
                          long *tasks)
 {
     static const char *const before_sql[] = {
-        "DELETE FROM am_forget_tasks WHERE $1::text IS NOT NULL",
         "INSERT INTO am_forget_tasks SELECT task_id FROM events WHERE user_id = $1"
         " AND task_id IS NOT NULL AND rid IN (SELECT rid FROM am_forget)"
         " UNION SELECT task_id FROM task_history WHERE user_id = $1"
         " AND event_id IN (SELECT id FROM am_forget) ON CONFLICT DO NOTHING",
     };
-    if (!after) return run_list(s, before_sql, 2, 1, uid, NULL, NULL);
+    if (!after) return run_list(s, before_sql, 1, 1, uid, NULL, NULL);
     int rc = AM_OK;
     if (level == AM_FORGET_TASK) {
         static const char *const drop[] = {"DELETE FROM am_forget_tasks WHERE task_id = $2"
@@ -255,6 +276,25 @@ static int forget_outbox(pg_store *s, const char *uid, int level, am_time now, i
     return rc;
 }
 
+/* Held jobs holding events of what is forgotten again (an event, a
+ * session, a task) purge no later than purge_at; *pulled: how many. */
+static int held_pull(pg_store *s, const char *uid, int level, const char *id, am_time purge_at,
+                     long *pulled)
+{
+    static const char *const col[] = {NULL, "id", "session_id", "task_id"};
+    char sql[400];
+    snprintf(sql, sizeof sql,
+             "UPDATE forget_jobs SET purge_at = least(purge_at, $3::bigint) WHERE user_id = $1"
+             " AND state = 'held' AND level <> 'user' AND seq IN (SELECT held_job FROM held_events"
+             " WHERE user_id = $1 AND %s = $2)", col[level]);
+    pg_args a = {0};
+    am__pg_arg_text(&a, uid);
+    am__pg_arg_text(&a, id);
+    am__pg_arg_int(&a, purge_at);
+    *pulled = 0;
+    return am__pg_exec(s, "forget", sql, &a, pulled);
+}
+
 int am__pg_forget_grace(am__store *b, const char *uid, int level, const char *id, am_time now,
                         am_time purge_at, long *events, long *items, long *tasks)
 {
@@ -262,8 +302,24 @@ int am__pg_forget_grace(am__store *b, const char *uid, int level, const char *id
     *events = *items = *tasks = 0;
     if (level == AM_FORGET_USER) return am__pg_forget_user(b, uid, now, purge_at, events, items, tasks);
     if (level < AM_FORGET_EVENT || level > AM_FORGET_TASK) return AM_MISUSE;
-    if (purge_at > now)
-        return am__pg_unsupported(s, "forget with a grace period of an event, a session or a task");
+    long pulled = 0;
+    int rc = held_pull(s, uid, level, id, purge_at, &pulled);
+    int64_t job = 0; /* > 0: the rows are held until purge_at */
+    if (!rc && purge_at > now) {
+        pg_args j = {0};
+        am__pg_arg_text(&j, uid);
+        am__pg_arg_text(&j, level_names[level]);
+        am__pg_arg_text(&j, id);
+        am__pg_arg_int(&j, now);
+        am__pg_arg_int(&j, purge_at);
+        PGresult *r = am__pg_run(s, "forget job",
+                                 "INSERT INTO forget_jobs(user_id, level, object_id, forgotten_at,"
+                                 " purge_at, state) VALUES($1, $2, $3, $4, $5, 'held') RETURNING seq",
+                                 &j);
+        if (!r) return s->rc;
+        job = am__pg_i64(r, 0, 0);
+        PQclear(r);
+    }
     static const char *const pick[] = {
         NULL,
         "INSERT INTO am_forget SELECT rid, id, session_id FROM events WHERE user_id = $1 AND id = $2",
@@ -272,11 +328,21 @@ int am__pg_forget_grace(am__store *b, const char *uid, int level, const char *id
         "INSERT INTO am_forget SELECT rid, id, session_id FROM events WHERE user_id = $1"
         " AND task_id = $2",
     };
-    int rc = temp_tables(s);
+    if (!rc) rc = am__pg_forget_temp(s);
     if (!rc) rc = forget_outbox(s, uid, level, now, 0);
     long picked = rc ? 0 : run_count(s, pick[level], uid, id, &rc);
     if (!rc) rc = tasks_touched(s, uid, level, id, 0, tasks);
-    if (!rc) rc = forget_collected(s, uid, events, items);
+    if (!rc && job > 0) { /* the touched tasks as they are, whole */
+        static const char *const own[] = {"INSERT INTO am_forget_tasks SELECT $2"
+                                          " WHERE $1::text IS NOT NULL ON CONFLICT DO NOTHING"};
+        static const char tasks_where[] = "user_id = $1 AND task_id IN"
+                                          " (SELECT task_id FROM am_forget_tasks)";
+        static const char *const whole[] = {"tasks", "task_history", "task_workspace"};
+        if (level == AM_FORGET_TASK) rc = run_list(s, own, 1, 2, uid, id, NULL);
+        for (size_t i = 0; i < 3 && !rc; i++)
+            rc = am__pg_held_copy(s, whole[i], tasks_where, uid, job, NULL);
+    }
+    if (!rc) rc = forget_collected(s, uid, job, events, items);
     if (!rc && level == AM_FORGET_TASK) {
         *tasks += run_count(s, "DELETE FROM tasks WHERE user_id = $1 AND task_id = $2", uid, id, &rc);
         static const char *const task_rows[] = {
@@ -287,13 +353,25 @@ int am__pg_forget_grace(am__store *b, const char *uid, int level, const char *id
         /* items scoped to the task go with it */
         char scope[AM_ID_MAX + 8];
         snprintf(scope, sizeof scope, "task:%s", id);
+        if (!rc && job > 0)
+            rc = am__pg_held_copy(s, "memory_items", "user_id = $1 AND scope = $3", uid, job, scope);
         if (!rc)
             *items += run_count(s, "DELETE FROM memory_items WHERE user_id = $1 AND scope = $2", uid,
                                 scope, &rc);
     }
     if (!rc) rc = tasks_touched(s, uid, level, id, 1, tasks);
     if (rc) return rc;
-    if (picked == 0 && *tasks == 0 && *items == 0) return AM_NOTFOUND;
+    if (picked == 0 && *tasks == 0 && *items == 0) {
+        if (!pulled) return AM_NOTFOUND;
+        /* only held data forgotten again: its purge comes earlier */
+        pg_args d = {0};
+        am__pg_arg_text(&d, uid);
+        am__pg_arg_int(&d, job);
+        return job > 0 ? am__pg_exec(s, "forget job",
+                                     "DELETE FROM forget_jobs WHERE user_id = $1 AND seq = $2",
+                                     &d, NULL)
+                       : AM_OK;
+    }
     if ((rc = forget_outbox(s, uid, level, now, 1))) return rc;
     pg_args a = {0};
     am__pg_arg_text(&a, uid);
@@ -370,37 +448,73 @@ int am__pg_forget_user(am__store *b, const char *uid, am_time now, am_time purge
                        " state) VALUES($1, 'user', NULL, $2, $3, $4)", &j, NULL);
 }
 
-/* The whole purge of a user whose job is due, in the caller's transaction. */
-static int purge_user(pg_store *s, const char *uid, am_time forgotten_at, am_time now)
+#define PURGE_CHUNK "32"    /* events a purge transaction deletes */
+#define PURGE_SWEEP 1000    /* rows of another table a transaction deletes */
+#define PURGE_PAUSE_MS 10   /* between two steps: waiting writers get the lock */
+
+/* One transaction of the purge of a user whose job (seq) is due: a chunk
+ * of its events with everything keyed by them, else a sweep of another
+ * table, else of its held rows, else the end (the user's row, links and
+ * audit trail re-keyed, the tombstone under the pseudonym, the job gone).
+ * Every step deletes what is left, so one done twice is harmless. */
+static int purge_step(pg_store *s, const char *uid, int64_t seq, am_time forgotten_at,
+                      am_time now)
 {
-    char pn[PSEUDONYM_MAX];
-    int rc = pseudonym(s, uid, pn);
+    pg_args j = {0};
+    am__pg_arg_text(&j, uid);
+    am__pg_arg_int(&j, seq);
+    /* purging: no longer restorable (forget_state PURGING) */
+    int rc = am__pg_exec(s, "forget user",
+                         "UPDATE forget_jobs SET state = 'purge' WHERE user_id = $1 AND seq = $2"
+                         " AND state = 'held'", &j, NULL);
+    long picked = 0;
+    if (!rc) rc = am__pg_forget_temp(s);
+    if (!rc)
+        picked = run_count(s, "INSERT INTO am_forget SELECT rid, id, session_id FROM events"
+                              " WHERE user_id = $1 ORDER BY rid LIMIT " PURGE_CHUNK, uid, NULL, &rc);
     if (rc) return rc;
-    pg_args t = {0};
-    am__pg_arg_text(&t, uid);
-    char slot[16];
-    snprintf(slot, sizeof slot, "%d", am__pg_slot(uid));
-    am__pg_arg_text(&t, slot);
-    if ((rc = am__pg_exec(s, "forget user: index totals",
-                          "UPDATE index_totals t SET n_rows = t.n_rows - x.n, len0 = t.len0 - x.l0,"
-                          " len1 = t.len1 - x.l1 FROM (SELECT count(*) AS n,"
-                          " coalesce(sum(len0), 0) AS l0, coalesce(sum(len1), 0) AS l1 FROM events"
-                          " WHERE user_id = $1) x WHERE t.slot = $2::integer", &t, NULL)))
-        return rc;
+    if (picked > 0) {
+        pg_args t = {0};
+        am__pg_arg_text(&t, uid);
+        char slot[16];
+        snprintf(slot, sizeof slot, "%d", am__pg_slot(uid));
+        am__pg_arg_text(&t, slot);
+        static const char *const chunk[] = {
+            "DELETE FROM postings WHERE user_id = $1 AND rid IN (SELECT rid FROM am_forget)",
+            "DELETE FROM entities WHERE user_id = $1 AND event_rid IN (SELECT rid FROM am_forget)",
+            "DELETE FROM pii_vault WHERE user_id = $1 AND event_rid IN (SELECT rid FROM am_forget)",
+            "DELETE FROM event_vectors WHERE user_id = $1 AND event_rid IN (SELECT rid FROM am_forget)",
+            "DELETE FROM events WHERE user_id = $1 AND rid IN (SELECT rid FROM am_forget)",
+        };
+        rc = am__pg_exec(s, "forget user: index totals",
+                         "UPDATE index_totals t SET n_rows = t.n_rows - x.n, len0 = t.len0 - x.l0,"
+                         " len1 = t.len1 - x.l1 FROM (SELECT count(*) AS n,"
+                         " coalesce(sum(len0), 0) AS l0, coalesce(sum(len1), 0) AS l1 FROM events"
+                         " WHERE user_id = $1 AND rid IN (SELECT rid FROM am_forget)) x"
+                         " WHERE t.slot = $2::integer", &t, NULL);
+        return rc ? rc : run_list(s, chunk, sizeof chunk / sizeof *chunk, 1, uid, NULL, NULL);
+    }
+    static const char *const sweep[] = {
+        "item_sources", "memory_items", "item_heat", "task_history", "tasks", "task_workspace",
+        "event_vectors", "entities", "pii_vault", "postings", "memory_events",
+    };
+    for (size_t i = 0; i < sizeof sweep / sizeof *sweep; i++) {
+        char sql[400];
+        /* (a user's rows are in one partition: a ctid there is theirs) its
+         * memory events but for the notice of the forget (re-keyed below) */
+        snprintf(sql, sizeof sql,
+                 "DELETE FROM %s WHERE user_id = $1 AND ctid = ANY(ARRAY(SELECT ctid FROM %s"
+                 " WHERE user_id = $1%s LIMIT %d))", sweep[i], sweep[i],
+                 strcmp(sweep[i], "memory_events") == 0
+                     ? " AND NOT (type = 'memory.forgotten' AND detail = 'user')" : "",
+                 PURGE_SWEEP);
+        if (run_count(s, sql, uid, NULL, &rc) > 0 || rc) return rc;
+    }
+    long held = 0; /* the rows of its forgets in their grace period */
+    if ((rc = am__pg_held_drop(s, uid, 0, PURGE_SWEEP, &held)) || held > 0) return rc;
+    char pn[PSEUDONYM_MAX];
+    if ((rc = pseudonym(s, uid, pn))) return rc;
     static const char *const rows[] = {
-        "DELETE FROM postings WHERE user_id = $1",
-        "DELETE FROM entities WHERE user_id = $1",
-        "DELETE FROM pii_vault WHERE user_id = $1",
-        "DELETE FROM event_vectors WHERE user_id = $1",
-        "DELETE FROM events WHERE user_id = $1",
-        "DELETE FROM item_sources WHERE user_id = $1",
-        "DELETE FROM memory_items WHERE user_id = $1",
-        "DELETE FROM item_heat WHERE user_id = $1",
-        "DELETE FROM task_history WHERE user_id = $1",
-        "DELETE FROM tasks WHERE user_id = $1",
-        "DELETE FROM task_workspace WHERE user_id = $1",
-        ("DELETE FROM memory_events WHERE user_id = $1"
-         " AND NOT (type = 'memory.forgotten' AND detail = 'user')"),
         "DELETE FROM identity_links WHERE user_id = $1",
         "DELETE FROM api_tokens WHERE user_id = $1",
         "DELETE FROM tombstones WHERE user_id = $1",
@@ -433,6 +547,32 @@ static int purge_user(pg_store *s, const char *uid, am_time forgotten_at, am_tim
                        " VALUES($2, $1, 'forget.purged', 'user')", &x, NULL);
 }
 
+/* The purge of an event, a session or a task forgotten with a grace
+ * period, at its end: its held rows go, its tombstone is dated. */
+static int purge_held(pg_store *s, const char *uid, int64_t job, const char *level,
+                      const char *id, am_time forgotten_at, am_time now)
+{
+    long dropped = 0;
+    int rc = am__pg_held_drop(s, uid, job, 0, &dropped);
+    pg_args a = {0};
+    am__pg_arg_text(&a, uid);
+    am__pg_arg_text(&a, level);
+    am__pg_arg_text(&a, id);
+    am__pg_arg_int(&a, forgotten_at);
+    am__pg_arg_int(&a, now);
+    if (!rc)
+        rc = am__pg_exec(s, "forget purge",
+                         "UPDATE tombstones SET purged_at = $5 WHERE user_id = $1 AND level = $2"
+                         " AND object_id = $3 AND at = $4 AND purged_at IS NULL", &a, NULL);
+    pg_args j = {0};
+    am__pg_arg_text(&j, uid);
+    am__pg_arg_int(&j, job);
+    if (!rc)
+        rc = am__pg_exec(s, "forget purge", "DELETE FROM forget_jobs WHERE user_id = $1 AND seq = $2",
+                         &j, NULL);
+    return rc;
+}
+
 int am__pg_forget_work(am__store *b, am_time now, int max_steps, int *more)
 {
     pg_store *s = PG(b);
@@ -442,8 +582,8 @@ int am__pg_forget_work(am__store *b, am_time now, int max_steps, int *more)
         pg_args a = {0};
         am__pg_arg_int(&a, now);
         PGresult *r = am__pg_run(s, "forget job",
-                                 "SELECT user_id, seq, state, forgotten_at FROM forget_jobs"
-                                 " WHERE level = 'user' AND purge_at <= $1 ORDER BY seq LIMIT 1", &a);
+                                 "SELECT user_id, seq, level, forgotten_at, object_id FROM forget_jobs"
+                                 " WHERE purge_at <= $1 ORDER BY seq LIMIT 1", &a);
         if (!r) return s->rc;
         if (PQntuples(r) == 0) { PQclear(r); return AM_OK; }
         if (max_steps > 0 && steps >= max_steps) {
@@ -451,13 +591,21 @@ int am__pg_forget_work(am__store *b, am_time now, int max_steps, int *more)
             *more = 1;
             return AM_OK;
         }
-        char uid[AM_ID_MAX + 1];
+        char uid[AM_ID_MAX + 1], level[16], id[AM_ID_MAX + 1];
         snprintf(uid, sizeof uid, "%s", PQgetvalue(r, 0, 0));
+        int64_t seq = am__pg_i64(r, 0, 1);
+        snprintf(level, sizeof level, "%s", PQgetvalue(r, 0, 2));
         am_time at = am__pg_time(r, 0, 3);
+        snprintf(id, sizeof id, "%s", PQgetvalue(r, 0, 4));
         PQclear(r);
+        if (steps) { /* writers waiting for the lock go first */
+            struct timespec pause = {0, PURGE_PAUSE_MS * 1000000L};
+            nanosleep(&pause, NULL);
+        }
         int rc = b->vt->begin(b);
         if (rc) return rc;
-        rc = purge_user(s, uid, at, now);
+        rc = strcmp(level, "user") == 0 ? purge_step(s, uid, seq, at, now)
+                                        : purge_held(s, uid, seq, level, id, at, now);
         if (rc) {
             b->vt->rollback(b);
             return rc;
@@ -520,36 +668,4 @@ int am__pg_restore(am__store *b, const char *uid, am_time now)
     return am__pg_exec(s, "restore",
                        "DELETE FROM forget_jobs WHERE user_id = $1 AND level = 'user'"
                        " AND state = 'held'", &a, NULL);
-}
-
-int am__pg_restore_forget(am__store *b, const char *uid, int level, const char *id, am_time now,
-                          long *events)
-{
-    *events = 0;
-    if (level == AM_FORGET_USER) return am__pg_restore(b, uid, now);
-    pg_store *s = PG(b);
-    /* no grace period at these levels here: a forgotten one is purged */
-    pg_args a = {0};
-    am__pg_arg_text(&a, uid);
-    am__pg_arg_text(&a, level >= AM_FORGET_EVENT && level <= AM_FORGET_TASK ? level_names[level] : "");
-    am__pg_arg_text(&a, id);
-    PGresult *r = am__pg_run(s, "restore",
-                             "SELECT 1 FROM tombstones WHERE user_id = $1 AND level = $2"
-                             " AND object_id = $3 LIMIT 1", &a);
-    if (!r) return s->rc;
-    int had = PQntuples(r) > 0;
-    PQclear(r);
-    return had ? AM_DENIED : AM_NOTFOUND;
-}
-
-int am__pg_forget_held(am__store *b, const char *uid, am__arena *ar, am__held_row **rows,
-                       size_t *n)
-{
-    (void)b;
-    (void)uid;
-    (void)ar;
-    /* none: an event, a session or a task is never held here (see above) */
-    *rows = NULL;
-    *n = 0;
-    return AM_OK;
 }

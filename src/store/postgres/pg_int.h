@@ -55,6 +55,8 @@ typedef struct pg_store {
     int lost;
     char xid[24];
     long reconnects, retries;
+    int has_vault_key;           /* PII originals sealed (pg_vault.c) */
+    unsigned char vault_key[32], index_key[32], pii_key[32];
 } pg_store;
 
 /* pg_store.lost: the connection is fine or the failure was another;
@@ -122,7 +124,7 @@ void am__pg_int_array(am__buf *b, const int64_t *v, size_t n);
 
 /* schema (pg_schema.c): migrate under an advisory lock; the version */
 int am__pg_migrate(pg_store *s, int must_exist);
-#define AM__PG_SCHEMA_VERSION 1
+#define AM__PG_SCHEMA_VERSION 2
 
 /* users, tasks, items, audit, outbox, workspace, tokens (pg_rows.c) */
 int am__pg_user_ensure(am__store *b, const char *uid, am_time now);
@@ -227,6 +229,12 @@ int am__pg_vec_missing_list(am__store *b, const char *uid, const am__vec_want *w
                             int64_t after_rid, int64_t upto_rid, int limit, am__arena *ar,
                             am__event_row **rows, size_t *n);
 
+/* the PII vault (pg_vault.c): the keys at open (vault_key NULL: none;
+ * meta('pii_key') read), wiped at close; the upkeep at optimize */
+int am__pg_vault_keys(pg_store *s, const unsigned char *vault_key);
+void am__pg_vault_wipe(pg_store *s);
+int am__pg_vault_upkeep(pg_store *s, long *sealed, long *hashed);
+
 /* The index_totals slot of a user. */
 int am__pg_slot(const char *uid);
 
@@ -245,5 +253,24 @@ int am__pg_restore_forget(am__store *b, const char *uid, int level, const char *
                           long *events);
 int am__pg_forget_held(am__store *b, const char *uid, am__arena *ar, am__held_row **rows,
                        size_t *n);
+/* The temporary tables of a forget (am_forget, am_forget_tasks, ...),
+ * made on this connection and emptied; the contexts of the remaining
+ * turns of the sessions in am_forget rebuilt (after a forget, a restore). */
+int am__pg_forget_temp(pg_store *s);
+int am__pg_forget_ctx_rebuild(pg_store *s, const char *uid);
+
+/* held rows of a forget in its grace period (pg_held.c): table's rows
+ * where where ($1 uid, $3 x when named) copied under job; held rows back
+ * (a column's value replaced by an expression over h, the held row; or_ignore:
+ * a row that is there already stays); a job's held rows (job 0: all of
+ * the user's) dropped, at most limit of them (0: all). */
+typedef struct pg_held_expr {
+    const char *column, *expr;
+} pg_held_expr;
+int am__pg_held_copy(pg_store *s, const char *table, const char *where, const char *uid,
+                     int64_t job, const char *x);
+int am__pg_held_back(pg_store *s, const char *table, const char *uid, int64_t job,
+                     const pg_held_expr *ov, size_t n_ov, int or_ignore, long *changes);
+int am__pg_held_drop(pg_store *s, const char *uid, int64_t job, long limit, long *dropped);
 
 #endif

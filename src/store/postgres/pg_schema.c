@@ -24,6 +24,15 @@
  * keep their column lengths; index_totals the rows and tokens of all
  * users (the BM25 averages), spread over slots so writers of different
  * users do not queue on one row.
+ *
+ * Version 2: the PII vault's value hashes (pii_vault.canon_hash and
+ * meta('pii_key'), pg_vault.c), and the grace period of an event, a
+ * session or a task (as the SQLite store's schema v14 and v21): held_<table> for every table a
+ * forget deletes from -- LIKE the table (its columns, no defaults), plus
+ * held_job, the forget job's seq -- partitioned by user as the table
+ * is.  A forget with a grace period moves its rows there (pg_held.c);
+ * a column a later migration adds to a table is added to its held table
+ * the first time rows are held, so a held row always goes back whole.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -142,6 +151,12 @@ static const char *const partitioned_v1[] = {
     "tombstones", "audit_log", "memory_events", "forget_jobs",
 };
 
+/* version 2: the held copies of these tables (pg_held.c) */
+static const char *const held_v2[] = {
+    "events", "postings", "entities", "event_vectors", "pii_vault", "item_sources",
+    "memory_items", "item_heat", "tasks", "task_history", "task_workspace",
+};
+
 static int partitions(pg_store *s, const char *const *tables, size_t n)
 {
     am__buf b;
@@ -154,6 +169,35 @@ static int partitions(pg_store *s, const char *const *tables, size_t n)
     int rc = b.oom ? AM_NOMEM : am__pg_simple(s, "migrate: partitions", b.p);
     am__buf_free(&b);
     return rc;
+}
+
+static int schema_v2(pg_store *s)
+{
+    /* the vault's value hashes first (held_pii_vault is like pii_vault) */
+    int rc = am__pg_simple(s, "migrate: vault hashes",
+                           "ALTER TABLE pii_vault ADD COLUMN canon_hash bigint;"
+                           "CREATE INDEX pii_vault_hash ON pii_vault(user_id, type, canon_hash);"
+                           "INSERT INTO meta(key, value) VALUES('pii_key',"
+                           "  encode(sha256(convert_to(gen_random_uuid()::text"
+                           "  || gen_random_uuid()::text || clock_timestamp()::text, 'UTF8')), 'hex'))"
+                           " ON CONFLICT(key) DO NOTHING");
+    if (rc) return rc;
+    am__buf b;
+    am__buf_init(&b, s->a);
+    size_t n = sizeof held_v2 / sizeof *held_v2;
+    const char *names[sizeof held_v2 / sizeof *held_v2];
+    char held[sizeof held_v2 / sizeof *held_v2][32];
+    for (size_t i = 0; i < n; i++) {
+        snprintf(held[i], sizeof held[i], "held_%s", held_v2[i]);
+        names[i] = held[i];
+        am__buf_printf(&b, "CREATE TABLE %s (LIKE %s, held_job bigint NOT NULL)"
+                           " PARTITION BY HASH (user_id);"
+                           "CREATE INDEX %s_job ON %s(user_id, held_job);",
+                       held[i], held_v2[i], held[i], held[i]);
+    }
+    rc = b.oom ? AM_NOMEM : am__pg_simple(s, "migrate: held tables", b.p);
+    am__buf_free(&b);
+    return rc ? rc : partitions(s, names, n);
 }
 
 _Static_assert(PG_PARTS == 16, "index_totals' slots (schema_v1) are PG_PARTS");
@@ -217,6 +261,7 @@ int am__pg_migrate(pg_store *s, int must_exist)
             (rc = partitions(s, partitioned_v1, sizeof partitioned_v1 / sizeof *partitioned_v1)))
             goto out_rollback;
     }
+    if (version < 2 && (rc = schema_v2(s))) goto out_rollback;
     char sql[400];
     snprintf(sql, sizeof sql,
              "INSERT INTO meta(key, value) VALUES('schema_version', '%d')"

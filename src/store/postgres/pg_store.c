@@ -331,6 +331,7 @@ static void pg_close(am__store *b)
     if (s->conn) PQfinish(s->conn);
     am__text_close(s->ptext);
     am__vault_key_wipe(s->forget_key, sizeof s->forget_key);
+    am__pg_vault_wipe(s);
     am__free(s->a, s);
 }
 
@@ -594,7 +595,20 @@ static int pg_health(am__store *b, int ping, long *reconnects, long *retries)
 }
 
 /* Planner statistics; PostgreSQL's own vacuum keeps the files. */
-static int pg_optimize(am__store *b) { return am__pg_simple(PG(b), "optimize", "ANALYZE"); }
+/* The vault's upkeep (pg_vault.c) in a transaction of its own, then the
+ * planner's statistics. */
+static int pg_optimize(am__store *b)
+{
+    long sealed = 0, hashed = 0;
+    int rc = b->vt->begin(b);
+    if (rc) return rc;
+    if ((rc = am__pg_vault_upkeep(PG(b), &sealed, &hashed))) {
+        b->vt->rollback(b);
+        return rc;
+    }
+    if ((rc = b->vt->commit(b))) return rc;
+    return am__pg_simple(PG(b), "optimize", "ANALYZE");
+}
 
 static int pg_item_tokens_fill(am__store *b,
                                int (*fn)(void *ctx, const char *text, const char *key,
@@ -666,7 +680,8 @@ static int pg_user_merge(am__store *b, const char *from, const char *to)
         "UPDATE postings SET user_id = $2 WHERE user_id = $1",
         "UPDATE event_vectors SET user_id = $2 WHERE user_id = $1",
         "UPDATE entities SET user_id = $2 WHERE user_id = $1",
-        "UPDATE pii_vault SET user_id = $2 WHERE user_id = $1",
+        /* (its value hashes named the old id: none until optimize) */
+        "UPDATE pii_vault SET user_id = $2, canon_hash = NULL WHERE user_id = $1",
         "UPDATE memory_items SET user_id = $2 WHERE user_id = $1",
         "UPDATE item_sources SET user_id = $2 WHERE user_id = $1",
         "UPDATE item_heat SET user_id = $2 WHERE user_id = $1",
@@ -811,12 +826,6 @@ int am__store_postgres_open(const char *url, const am__store_opts *o, am__store 
     *out = NULL;
     char shown[256];
     url_shown(url, shown, sizeof shown);
-    if (o->vault_key) {
-        snprintf(errbuf, errlen,
-                 "store %s: vault_key (PII-vault encryption) is not supported by the PostgreSQL"
-                 " store yet", shown);
-        return AM_INVALID;
-    }
     pg_store *s = am__calloc(o->alloc, sizeof *s);
     if (!s) {
         snprintf(errbuf, errlen, "out of memory");
@@ -841,7 +850,8 @@ int am__store_postgres_open(const char *url, const am__store_opts *o, am__store 
     s->generation = 1;
     if ((rc = am__pg_simple(s, "settings",
                             PG_SESSION_SETTINGS)) ||
-        (rc = am__text_open(s->a, &s->ptext)) || (rc = am__pg_migrate(s, o->must_exist))) {
+        (rc = am__text_open(s->a, &s->ptext)) || (rc = am__pg_migrate(s, o->must_exist)) ||
+        (rc = am__pg_vault_keys(s, o->vault_key))) {
         snprintf(errbuf, errlen, "store %s: %s", shown, rc == AM_NOMEM ? "out of memory" : s->err);
         goto out_fail;
     }

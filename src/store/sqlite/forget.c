@@ -886,15 +886,16 @@ int am__sqlite_restore_forget(am__store *b, const char *uid, int level, const ch
     if (!rc) rc = am__sqlite_held_back(s, "entities", job, by_event, 1, 0, NULL);
     if (!rc) rc = am__sqlite_held_back(s, "event_vectors", job, by_event, 1, 0, NULL);
     if (!rc) rc = am__sqlite_held_back(s, "pii_vault", job, by_event, 1, 0, NULL);
-    /* the versions that stayed count their sources back */
-    if (!rc) rc = run_job(s, "UPDATE memory_items SET source_count = source_count +"
-                             " (SELECT count(*) FROM held_item_sources h WHERE h.held_job=?1"
-                             "  AND h.item_rid = memory_items.rid)"
-                             " WHERE rid IN (SELECT item_rid FROM held_item_sources WHERE held_job=?1"
-                             "  AND item_rid NOT IN (SELECT rid FROM held_memory_items WHERE held_job=?1))",
-                          job, uid, at, "restore");
     if (!rc) rc = am__sqlite_held_back(s, "memory_items", job, item_ov, 1, 0, NULL);
     if (!rc) rc = am__sqlite_held_back(s, "item_sources", job, source_ov, 1, 1, NULL);
+    /* every version counts its held sources back: the ones that stayed,
+     * and the held ones (held after the forget lowered their counts) */
+    if (!rc) rc = run_job(s, "UPDATE memory_items SET source_count = source_count +"
+                             " (SELECT count(*) FROM held_item_sources h WHERE h.held_job=?1"
+                             "  AND " RESTORE_ITEM("item_rid") " = memory_items.rid)"
+                             " WHERE rid IN (SELECT " RESTORE_ITEM("item_rid") " FROM held_item_sources h"
+                             "  WHERE h.held_job=?1)",
+                          job, uid, at, "restore");
     if (!rc) rc = am__sqlite_held_back(s, "item_heat", job, NULL, 0, 1, NULL);
     /* the tasks as they were; replayed (the caller) when events of them
      * were written since */

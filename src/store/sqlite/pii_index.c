@@ -30,24 +30,18 @@
  * collide on 64 bits are told apart.  It lives in the vault row, so every
  * forget that deletes the row deletes it (secure_delete zeroes the page).
  *
+ * The hash and the key derivation are the stores' common code
+ * (store/vault.c); this file picks the SQLite connection's keys.
+ *
  * Thread rule: per connection (the keys are read once into sq_store).
  */
-#include <openssl/evp.h>
-#include <openssl/hmac.h>
 #include <string.h>
 
 #include "store/sqlite/sqlite_int.h"
-#include "text/redact.h"
-
-#define INDEX_LABEL "agentmem pii index v1"
 
 void am__sqlite_pii_index_key(sq_store *s)
 {
-    unsigned int n = 0;
-    s->has_index_key = s->has_vault_key &&
-                       HMAC(EVP_sha256(), s->vault_key, (int)sizeof s->vault_key,
-                            (const unsigned char *)INDEX_LABEL, strlen(INDEX_LABEL), s->index_key,
-                            &n) && n == sizeof s->index_key;
+    s->has_index_key = s->has_vault_key && am__pii_index_key(s->vault_key, s->index_key) == AM_OK;
 }
 
 /* meta('pii_key') into s->pii_key, once per connection */
@@ -65,44 +59,40 @@ static int plain_key(sq_store *s)
     return AM_OK;
 }
 
-int am__sqlite_pii_hash(sq_store *s, const char *uid, const char *type, const char *canon,
-                        int sealed, int64_t *out)
+/* The key of a sealed row's hash (AM_DENIED without a vault key) or of a
+ * plain one's. */
+static int key_of(sq_store *s, int sealed, const unsigned char **key)
 {
-    int rc;
     if (sealed && !s->has_index_key) {
         snprintf(s->err, sizeof s->err, "sqlite: no key for the vault's sealed value hashes");
         return AM_DENIED;
     }
-    if (!sealed && (rc = plain_key(s))) return rc;
-    const unsigned char *key = sealed ? s->index_key : s->pii_key;
-    am__buf msg;
-    am__buf_init(&msg, s->a);
-    am__buf_add(&msg, uid, strlen(uid) + 1);
-    am__buf_add(&msg, type, strlen(type) + 1);
-    am__buf_adds(&msg, canon);
-    if (msg.oom) {
-        am__buf_free(&msg);
-        return AM_NOMEM;
-    }
-    unsigned char mac[EVP_MAX_MD_SIZE];
-    unsigned int mn = 0;
-    int ok = HMAC(EVP_sha256(), key, 32, (const unsigned char *)msg.p, msg.len, mac, &mn) &&
-             mn >= 8;
-    am__buf_free(&msg);
-    if (!ok) {
+    int rc = sealed ? AM_OK : plain_key(s);
+    *key = sealed ? s->index_key : s->pii_key;
+    return rc;
+}
+
+static int hashed(sq_store *s, int rc)
+{
+    if (rc == AM_ERROR) {
         snprintf(s->err, sizeof s->err, "sqlite: HMAC-SHA256 failed");
         return AM_BACKEND;
     }
-    uint64_t h = 0;
-    for (int i = 0; i < 8; i++) h = h << 8 | mac[i];
-    memcpy(out, &h, sizeof *out);
-    return AM_OK;
+    return rc;
+}
+
+int am__sqlite_pii_hash(sq_store *s, const char *uid, const char *type, const char *canon,
+                        int sealed, int64_t *out)
+{
+    const unsigned char *key;
+    int rc = key_of(s, sealed, &key);
+    return rc ? rc : hashed(s, am__pii_hash(s->a, key, uid, type, canon, out));
 }
 
 int am__sqlite_pii_value_hash(sq_store *s, const char *uid, const char *type, const char *value,
                               int sealed, int64_t *out)
 {
-    char canon[AM__PII_CANON_MAX];
-    am__pii_canonical(value, strlen(value), am__pii_type_of(type), canon);
-    return am__sqlite_pii_hash(s, uid, type, canon, sealed, out);
+    const unsigned char *key;
+    int rc = key_of(s, sealed, &key);
+    return rc ? rc : hashed(s, am__pii_value_hash(s->a, key, uid, type, value, out));
 }

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "store/store.h"
+#include "store/vault.h"
 #include "text/analyze.h"
 
 /* A number macro (store.h's bounds) as SQL text. */
@@ -291,17 +292,7 @@ void am__sqlite_write_taken(sq_store *s);
 void am__sqlite_write_released(sq_store *s);
 /* ---------------------------------------------------------------- vault.c */
 
-/* 1 when a stored original is sealed ("enc:v1:..."). */
-int am__vault_is_sealed(const char *stored);
-/* Seal plain for (uid, type) into out (reset first): AM_OK, AM_NOMEM,
- * AM_TOOBIG, AM_ERROR (libcrypto failed). */
-int am__vault_seal(const unsigned char key[AM__VAULT_KEY_BYTES], const char *uid,
-                   const char *type, const char *plain, am__buf *out);
-/* Open a sealed value into *plain (arena): AM_OK; AM_INVALID (not sealed),
- * AM_CORRUPT (not hex), AM_DENIED (wrong key, user, type or damaged),
- * AM_NOMEM. */
-int am__vault_open(const unsigned char key[AM__VAULT_KEY_BYTES], const char *uid,
-                   const char *type, const char *stored, am__arena *ar, const char **plain);
+/* (sealing and opening: store/vault.h) */
 /* Inside the caller's transaction: with seal (and a key), seal every
  * plaintext original (an upgrade to a key); and give the rows without a
  * value hash theirs where this connection can (pii_index.c).  *sealed,
