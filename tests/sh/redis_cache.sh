@@ -84,10 +84,10 @@ AGENTMEM_CACHE="$URL" "$CLI" --db "$DB" add --user mei --text "我下周三要�
   fail "working set"
 got=$("$CLI" --db "$DB" --cache "$URL" working get --user mei --session s1 --key 目的地)
 [ "$got" = "北京，周三出发" ] || fail "working get across processes: '$got'"
-"$CLI" --db "$DB" --cache "$URL" working set --user bob --session s9 --key todo --value "call my sister" --ttl 300 >/dev/null
+"$CLI" --db "$DB" --cache "$URL" working set --user bob --session s9 --key todo --value "call my sister" --ttl 3000 >/dev/null
 "$CLI" --db "$DB" --cache "$URL" working list --user bob --session s9 --json | grep -q '"value":"call my sister"' ||
   fail "working list"
-sleep 0.5
+sleep 3.2
 "$CLI" --db "$DB" --cache "$URL" working get --user bob --session s9 --key todo >/dev/null 2>&1 &&
   fail "working get after the TTL"
 # without a cache the same commands work on the store

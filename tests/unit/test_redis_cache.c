@@ -343,8 +343,10 @@ static void test_hit_identical(void)
     char *t2 = recall_dump(a, "u-en", "How should the weekly report look?", 0);
     char *t3 = recall_dump(plain, "u-en", "How should the weekly report look?", 1);
     CHECK_EQ_INT(g_hits, 0);
-    CHECK_EQ_STR(t3, recall_dump(a, "u-en", "How should the weekly report look?", 1));
+    char *t4 = recall_dump(a, "u-en", "How should the weekly report look?", 1);
+    CHECK_EQ_STR(t3, t4);
     CHECK(strcmp(t1, t2) != 0); /* hits moved */
+    free(t4);
     free(t1);
     free(t2);
     free(t3);
