@@ -170,6 +170,19 @@ typedef struct am_config {
      * (AM_INVALID naming the rule).  Copied at am_open.  Default NULL: no
      * rule. */
     const char *role_allow;
+    /* The shared cache (issue 17, docs/SCALING.md "Redis"): NULL (none) or
+     * "redis://[[USER]:PASSWORD@]HOST[:PORT][/DB][?ttl_ms=N&timeout_ms=N]"
+     * (port 6379, database 0, recall entries kept ttl_ms = 60000, connect
+     * and command timeout_ms = 300).  With it: identical recalls are
+     * served from Redis (invalidated by every change of the user, through
+     * any handle or server on the same store and Redis), and working
+     * memory (am_working_*) lives there.  Redis down never fails a write
+     * or a recall: the engine serves from the store and says so in
+     * am_cache_state.  am_open refuses another scheme or a bad URL
+     * (AM_INVALID naming the field; a password is never shown); an
+     * unreachable Redis is not an error.  Copied at am_open.  (Appended
+     * field: NULL when memset.) */
+    const char *cache;
 } am_config;
 
 /* Bits of am_config.redact. */
@@ -262,6 +275,12 @@ typedef struct am_store_health {
     long retries;
 } am_store_health;
 int am_store_check(am_db *db, int ping, am_store_health *out);
+/* The shared cache's state (am_config.cache): "none" (no cache
+ * configured, or a NULL db), "up" (the last command succeeded) or "down"
+ * (recalls run without it; reconnected on a later call).  *error (may be
+ * NULL) receives the last error ("" when none; never a password).  Both
+ * static or borrowed until the next call on db. */
+const char *am_cache_state(const am_db *db, const char **error);
 
 /* Message of the last failed call on db: what, which object, why.
  * Borrowed: valid until the next call on db.  Never NULL. */
@@ -613,6 +632,51 @@ void am_workspace_free(am_workspace *w);
  * on error nothing changes. */
 int am_workspace_put(am_db *db, const char *user_id, const char *task_id, const char *agent_id,
                      const char *doing, const char *done, const char *next, long *version);
+
+/* ---------------------------------------------------------------- working memory */
+
+/* Short-term working memory of one session (issue 17): small named
+ * values an agent keeps while a conversation lasts, each with a time to
+ * live.  With a cache (am_config.cache) they live in Redis (expired by
+ * Redis); without one in the store (SQLite: a table, expiry checked at
+ * every read by the clock, expired rows purged; the PostgreSQL store has
+ * none yet: AM_BACKEND).  Working memory is not part of recall; it is
+ * forgotten with its session or its user.  key: an id (am_event ids'
+ * rules); value: valid UTF-8 of at most AM_WORKING_VALUE_MAX bytes
+ * without control characters other than tab and line breaks; ttl_ms:
+ * 1 .. AM_WORKING_TTL_MAX_MS; a session holds at most
+ * AM_WORKING_KEYS_MAX keys. */
+#define AM_WORKING_VALUE_MAX 8192
+#define AM_WORKING_KEYS_MAX 256
+#define AM_WORKING_TTL_MAX_MS ((am_time)30 * 86400000)
+typedef struct am_working_entry {
+    const char *key, *value;
+    am_time expires_at;          /* the clock's now + ttl at the set */
+} am_working_entry;
+typedef struct am_working_entries {
+    am_working_entry *entries;   /* by key */
+    size_t n;
+    const char *json;            /* {"session":..,"entries":[{"key","value",
+                                    "expires_at"}..]} */
+} am_working_entries;
+/* Set (replace) key of the session.  Returns AM_OK, AM_MISUSE,
+ * AM_INVALID (am_errmsg names the field), AM_TOOBIG (a value over the
+ * limit, a new key past AM_WORKING_KEYS_MAX), AM_DENIED (the user is
+ * being forgotten), AM_BUSY, AM_BACKEND (the cache is down, or the store
+ * has no working memory), AM_NOMEM; on error nothing changes. */
+int am_working_set(am_db *db, const char *user_id, const char *session_id, const char *key,
+                   const char *value, am_time ttl_ms);
+/* *value (owned: am_free) the live value; AM_NOTFOUND when there is none
+ * (never set, expired, cleared).  Other returns as am_working_set. */
+int am_working_get(am_db *db, const char *user_id, const char *session_id, const char *key,
+                   char **value);
+/* The session's live entries.  *out owned: am_working_list_free. */
+int am_working_list(am_db *db, const char *user_id, const char *session_id,
+                    am_working_entries **out);
+void am_working_list_free(am_working_entries *l);
+/* Remove key (NULL: every key of the session).  AM_OK also when there was
+ * none.  Other returns as am_working_set. */
+int am_working_clear(am_db *db, const char *user_id, const char *session_id, const char *key);
 
 /* ---------------------------------------------------------------- feedback */
 #define AM_FEEDBACK_CONFIRM 1

@@ -8,6 +8,7 @@ PKGS=(build-essential cmake pkg-config clang libclang-rt-14-dev
       libmicrohttpd-dev curl python3 nodejs
       libpq-dev postgresql  # the PostgreSQL store; tests/sh/store_conformance.sh starts
                             # a throwaway server of its own (initdb + pg_ctl), no service
+      libhiredis-dev redis-server  # the shared cache; its tests start a throwaway redis-server
       chromium fonts-wqy-microhei)  # the inspector's browser test (tests/sh/inspector.sh)
 SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi

@@ -188,6 +188,8 @@ int am_open(const am_config *cfg, am_db **out, char **errmsg)
         snprintf(err, sizeof err, "open: cannot initialise text analysis");
         goto out_fail;
     }
+    db->cfg.cache = NULL; /* not kept: parsed */
+    if ((rc = am__dbcache_open(db, cfg, err, sizeof err))) goto out_fail;
     db->tokcache = am__tokcache_new(&db->alloc); /* NULL: no cache, still correct */
     am__arena_init(&db->roles_ar, &db->alloc);
     db->cfg.role_allow = NULL; /* not kept: parsed */
@@ -242,6 +244,7 @@ void am_close(am_db *db)
     am__embedder_close(db->embedder);
     am__tokcache_free(db->tokcache);
     am__arena_free(&db->roles_ar);
+    am__dbcache_close(db);
     am__allocator a = db->alloc;
     am__free(&a, db);
 }
@@ -396,6 +399,8 @@ int am_link_merge(am_db *db, const char *channel, const char *external_id,
     }
     /* not linked, or linked to the pair's own user: that one joins user_id */
     if (owned == AM_OK && strcmp(own, user_id) != 0) {
+        am__dbcache_note(db, user_id); /* the pair's history may join it */
+        am__dbcache_note(db, own);
         if ((rc = link_take_own(db, channel, external_id, user_id, own, merge, now)))
             goto out_rollback;
     } else if ((rc = s->vt->user_ensure(s, user_id, now))) {
@@ -406,6 +411,7 @@ int am_link_merge(am_db *db, const char *channel, const char *external_id,
     if (rc || (rc = s->vt->audit(s, user_id, now, "link", "identity", channel, external_id)) ||
         (rc = s->vt->commit(s)))
         goto out_store;
+    am__dbcache_flush(db);
     return AM_OK;
 out_store:
     am__db_store_error(db, rc, "link");

@@ -36,6 +36,7 @@ struct am_db {
     int next_sub, delivering;
     am__arena roles_ar;       /* the role whitelists (am_config.role_allow), parsed */
     am__role_rules roles;
+    struct am__dbcache *cache; /* the shared cache (am_config.cache), or NULL (cache.c) */
     char err[1024];
 };
 
@@ -119,5 +120,32 @@ void am__touch_close(am_db *db);
 void am__events_deliver(am_db *db);
 int am__events_trim(am_db *db);
 void am__events_free(am_db *db);
+
+/* The shared cache (cache.c; docs/SCALING.md "Redis").  open: from
+ * cfg->cache (none: AM_OK, db->cache NULL), AM_INVALID naming the field.
+ * prefix: "am:{U}:" of a user's keys.  note: uid's data changes in the
+ * open write; flush (after the commit, or after a failure: harmless)
+ * moves the noted users' generations.  forget: the user's recall entries
+ * (whole_user: every key of the user) deleted, or kept owed while the
+ * cache is down.  recall_key: the entry's key of this recall (AM_IO when
+ * the cache is down); recall_get: AM_OK and *res filled from the entry
+ * (strings in ar), AM_NOTFOUND, or AM_IO; recall_put: stored with the
+ * TTL, failures ignored.  conn: the connection when it is usable now
+ * (owed work done), else NULL. */
+struct am__cache;
+int am__dbcache_open(am_db *db, const am_config *cfg, char *err, size_t cap);
+void am__dbcache_close(am_db *db);
+int am__dbcache_prefix(const am_db *db, const char *uid, char out[48]);
+void am__dbcache_note(am_db *db, const char *uid);
+void am__dbcache_flush(am_db *db);
+void am__dbcache_forget(am_db *db, const char *uid, int whole_user);
+int am__dbcache_recall_key(am_db *db, const char *uid, const am_query *q, am_time now,
+                           am__arena *ar, char **key);
+int am__dbcache_recall_get(am_db *db, const char *key, am__arena *ar, am_recall_result *res);
+void am__dbcache_recall_put(am_db *db, const char *key, const am_recall_result *res);
+struct am__cache *am__dbcache_conn(am_db *db);
+/* A forgotten session's (session_id) or user's (NULL) working memory
+ * deleted from the store, and a session's from the cache (working.c). */
+int am__working_forget(am_db *db, const char *user_id, const char *session_id);
 
 #endif

@@ -264,7 +264,7 @@ void am_recall_free(am_recall_result *r)
 /* The recall: arguments checked, the user resolved, then the pipeline
  * (recall/pipeline.c) over the handle's store, analyzer and caches; its
  * state boxed into the public result, and the shown items' heat touched. */
-static int recall_run(am_db *db, const am_query *q, recall_box *box)
+static int recall_run(am_db *db, const am_query *q, recall_box *box, char **ckey)
 {
     am__arena *ar = &box->ar;
     am_recall_result *res = &box->pub;
@@ -285,6 +285,14 @@ static int recall_run(am_db *db, const am_query *q, recall_box *box)
         return rc;
     if (q->agent_id && (rc = am__db_check_id(db, "recall", "agent", q->agent_id))) return rc;
     if (q->role && (rc = am__db_check_id(db, "recall", "role", q->role))) return rc;
+    /* the shared cache (api/cache.c): an identical recall under the
+     * user's current generation; down or a miss: the pipeline */
+    if (db->cache && am__dbcache_recall_key(db, uid, q, now, ar, ckey) == AM_OK &&
+        am__dbcache_recall_get(db, *ckey, ar, res) == AM_OK) {
+        *ckey = NULL;
+        am__db_log(db, AM_LOG_DEBUG, "recall: user %s: served from the cache", uid);
+        return AM_OK;
+    }
     /* F28: an agent's recall reads through a store that hides what the
      * agent may not see (recall/access.h); the user's own reads the store */
     am__access acc;
@@ -420,10 +428,12 @@ int am_recall(am_db *db, const am_query *q, am_recall_result **out)
     /* a recall that lost the store's connection runs again on a new one */
     int64_t t0 = 0;
     int rc;
-    while ((rc = recall_run(db, q, box)) && am__db_retry(db, rc, "recall", 1, &t0)) {
+    char *ckey = NULL;
+    while ((rc = recall_run(db, q, box, &ckey)) && am__db_retry(db, rc, "recall", 1, &t0)) {
         am__arena_free(&box->ar);
         memset(&box->pub, 0, sizeof box->pub);
         am__arena_init(&box->ar, &box->alloc);
+        ckey = NULL;
     }
     if (rc == AM_OK) {
         if (!box->pub.block) box->pub.block = "";
@@ -432,6 +442,9 @@ int am_recall(am_db *db, const am_query *q, am_recall_result **out)
         if (!box->pub.route_reason) box->pub.route_reason = "default";
         box->pub.json = recall_json(&box->ar, &box->pub);
         if (!box->pub.json) rc = am__db_error(db, AM_NOMEM, "recall: out of memory");
+        /* cached only when its heat touch changed nothing (api/cache.c) */
+        if (!rc && ckey && (q->no_touch || q->as_of || box->pub.n_memories == 0))
+            am__dbcache_recall_put(db, ckey, &box->pub);
     }
     if (rc) {
         am_recall_free(&box->pub);
@@ -623,6 +636,7 @@ int am_feedback(am_db *db, const char *user_id, const char *memory_id, int actio
     am_time now = am__db_now(db);
     am__wctx w = {s, db->text, &db->ulid, &db->cfg.rank, &ar, user_id, now, NULL, 0};
     static const char *const ops[] = {"", "memory.confirmed", "memory.rejected", "memory.corrected"};
+    am__dbcache_note(db, user_id);
     rc = s->vt->begin(s);
     if (!rc) rc = am__semantic_feedback(&w, memory_id, action, text);
     if (!rc) rc = s->vt->audit(s, user_id, now, ops[action], "memory", memory_id, NULL);

@@ -107,6 +107,12 @@ typedef struct am__workspace_row {
     am_time updated_at;
 } am__workspace_row;
 
+/* A session's working-memory entry (api/working.c without a cache). */
+typedef struct am__working_row {
+    const char *key, *value;
+    am_time expires_at;
+} am__working_row;
+
 typedef struct am__link_row {
     const char *channel, *external_id;
     am_time created_at;
@@ -517,6 +523,24 @@ typedef struct am__store_vt {
      * this handle's reconnects and retries so far. */
     int (*retry)(am__store *s, int idempotent, int64_t *t0_ms);
     int (*health)(am__store *s, int ping, long *reconnects, long *retries);
+    /* Working memory without a cache (api/working.c; NULL: this store
+     * has none).  working_put (caller's transaction): the session's
+     * expired rows purged, then key's row written; AM_TOOBIG when key is
+     * new and the session holds max_keys live ones.  working_list: the
+     * live rows (expires_at > now) by key, only key's when key is not
+     * NULL.  working_del: key's row (NULL: the session's; session NULL:
+     * every row of the user), its own statement. */
+    int (*working_put)(am__store *s, const char *uid, const char *session, const char *key,
+                       const char *value, am_time expires_at, am_time now, int max_keys);
+    int (*working_list)(am__store *s, const char *uid, const char *session, const char *key,
+                        am_time now, am__arena *ar, am__working_row **rows, size_t *n);
+    int (*working_del)(am__store *s, const char *uid, const char *session, const char *key);
+    /* This store's data, named (api/cache.c keys the shared cache by it):
+     * 64 hex digits derived one way from the store's forget key, made
+     * once when the store was created -- a store created again at the
+     * same path or URL gets another.  NULL: the caller names the store by
+     * its path. */
+    int (*store_tag)(am__store *s, char out[65]);
 } am__store_vt;
 
 struct am__store {
@@ -573,6 +597,6 @@ int am__store_postgres_open(const char *url, const am__store_opts *o, am__store 
 
 /* The schema version this library writes and reads: the number of
  * migrations (store/sqlite/schema.c asserts it). */
-#define AM__SCHEMA_VERSION 21
+#define AM__SCHEMA_VERSION 22
 
 #endif

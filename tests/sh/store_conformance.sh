@@ -11,7 +11,11 @@
 #     operations checked for isolation, the two stores' transcripts
 #     compared, forgetting reaching every table, bitemporal as-of);
 #   - the CLI's --store URL (add, recall, memories, forget) and the store's
-#     refusals (a database that is not an agentmem store, a newer schema).
+#     refusals (a database that is not an agentmem store, a newer schema);
+#   - with redis-server installed, every scenario file once more on
+#     PostgreSQL with `--cache redis://...` (a throwaway redis-server of its
+#     own): the same results and dumps (tests/sh/redis_cache.sh does the
+#     same on SQLite).
 # Skips (exit 0, "SKIP: no PostgreSQL") only when the server binaries are
 # not installed (scripts/install-deps.sh installs them).
 # $1 = the agentmem CLI; $AM_CONFORMANCE_TEST = the store-level test binary.
@@ -25,6 +29,12 @@ TEST_BIN=${AM_CONFORMANCE_TEST:-build/cmake/test_store_conformance}
 pg_find || exit 0
 pg_init am-pgconf || exit 1
 mkdir -p "$TMP/out"
+RPID=""
+conf_cleanup() {
+  if [ -n "$RPID" ]; then kill -9 "$RPID" 2>/dev/null; wait "$RPID" 2>/dev/null; fi
+  pg_cleanup
+}
+trap conf_cleanup EXIT
 
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
@@ -35,6 +45,15 @@ echo "PostgreSQL $("$PGBIN/postgres" --version | awk '{print $3}') on 127.0.0.1:
 newdb() { pg_new_db "$@"; }
 
 # ---------------------------------------------------------------- scenarios
+CACHE=""
+if command -v redis-server >/dev/null 2>&1 && command -v redis-cli >/dev/null 2>&1; then
+  RPORT=$(( 20000 + (RANDOM * 11 + $$) % 40000 ))
+  redis-server --port "$RPORT" --bind 127.0.0.1 --save '' --appendonly no --daemonize no \
+    --dir "$TMP" >"$TMP/redis.log" 2>&1 & RPID=$!
+  for _ in $(seq 1 100); do redis-cli -p "$RPORT" ping 2>/dev/null | grep -q PONG && break; sleep 0.05; done
+  redis-cli -p "$RPORT" ping 2>/dev/null | grep -q PONG && CACHE="redis://127.0.0.1:$RPORT/0" ||
+    fail "redis-server did not start"
+fi
 files=0
 for f in tests/scenarios/*.jsonl; do
   files=$((files + 1))
@@ -51,7 +70,14 @@ for f in tests/scenarios/*.jsonl; do
   fi
   pg_res=$(tail -1 "$TMP/out/$b.pg.log"); sq_res=$(tail -1 "$TMP/out/$b.sq.log")
   [ "$pg_res" = "$sq_res" ] || fail "scenario $b: PostgreSQL '$pg_res', SQLite '$sq_res'"
+  [ -n "$CACHE" ] || continue
+  newdb || { fail "createdb for $b (cache)"; continue; }
+  "$CLI" scenario run --store "$URL" --cache "$CACHE" --dump "$TMP/out/$b.pgc" "$f" >"$TMP/out/$b.pgc.log" 2>&1 ||
+    fail "scenario $b on PostgreSQL with the cache"
+  cmp -s "$TMP/out/$b.pgc" "$TMP/out/$b.sq" && [ "$(tail -1 "$TMP/out/$b.pgc.log")" = "$sq_res" ] ||
+    fail "scenario $b: PostgreSQL with the cache differs from SQLite"
 done
+[ -z "$CACHE" ] || echo "scenarios: also on PostgreSQL with the cache ($CACHE)"
 [ "$files" -gt 0 ] || fail "no scenario files"
 echo "scenarios: $files files on PostgreSQL and SQLite"
 

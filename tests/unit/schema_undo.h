@@ -18,7 +18,10 @@
 /* v21: the held workspaces (store/sqlite/held.c) */
 #define AM_UNDO_V21 "DROP TABLE held_task_workspace;"
 
+/* v22: working memory without a cache (store/sqlite/working.c) */
+#define AM_UNDO_V22 "DROP TABLE working_memory;"
+
 /* every migration after v19, newest first */
-#define AM_UNDO_TO_V19 AM_UNDO_V21 AM_UNDO_V20
+#define AM_UNDO_TO_V19 AM_UNDO_V22 AM_UNDO_V21 AM_UNDO_V20
 
 #endif

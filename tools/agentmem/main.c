@@ -21,6 +21,8 @@
 
 typedef struct opts {
     const char *db, *vault_key_file;
+    const char *cache; /* --cache URL or $AGENTMEM_CACHE (am_config.cache), or NULL */
+    const char *key, *value, *ttl; /* working set|get|list|clear */
     char *role_allow; /* --role-allow rules joined by ';' (malloc'ed), or NULL */
     int json;
     const char *user, *channel, *external_id, *agent, *session, *task, *source,
@@ -40,7 +42,7 @@ typedef struct opts {
 
 static void usage_main(FILE *f)
 {
-    fputs("usage: agentmem [--db PATH | --store URL] COMMAND [ARGS] [--json]\n"
+    fputs("usage: agentmem [--db PATH | --store URL] [--cache URL] COMMAND [ARGS] [--json]\n"
           "\n"
           "commands:\n"
           "  init                      create (or migrate) the store\n"
@@ -55,6 +57,8 @@ static void usage_main(FILE *f)
           "  unlink                    remove a channel identity's link\n"
           "  export                    everything stored about a user (JSON)\n"
           "  workspace get|put         a task's shared workspace: per agent doing / done / next\n"
+          "  working set|get|list|clear  a session's working memory (values with a TTL)\n"
+          "  cache                     the shared cache's state (--cache URL): none, up, down\n"
           "  reembed                   vectors of the current embedder for older events\n"
           "  optimize                  merge the index after a bulk import (maintenance)\n"
           "  watch                     memory events as JSON lines (--follow: as they come)\n"
@@ -72,6 +76,10 @@ static void usage_main(FILE *f)
           "  --store URL               the store by URL: sqlite:PATH (the same as --db PATH)\n"
           "                            or postgres://USER@HOST:PORT/DB (libpq's URI, e.g.\n"
           "                            ?host=/run/postgresql for a socket; docs/SCALING.md)\n"
+          "  --cache URL               the shared cache: redis://[:PASSWORD@]HOST:PORT[/DB]\n"
+          "                            [?ttl_ms=N&timeout_ms=N] (recall cache, working memory;\n"
+          "                            docs/SCALING.md); also $AGENTMEM_CACHE; every command\n"
+          "                            takes it, after the command too\n"
           "  --vault-key-file PATH     a file holding the PII-vault key (64 hex digits);\n"
           "                            else $AGENTMEM_VAULT_KEY; none: originals unencrypted\n"
           "                            (docs/SECURITY.md)\n"
@@ -80,7 +88,7 @@ static void usage_main(FILE *f)
           "                            --role-allow-file PATH (a rule a line, # comments)\n"
           "                            and $AGENTMEM_ROLE_ALLOW\n"
           "\n"
-          "environment: AGENTMEM_DB (the store), AGENTMEM_EMBEDDER, AGENTMEM_EMBEDDER_KEY,\n"
+          "environment: AGENTMEM_DB (the store), AGENTMEM_CACHE, AGENTMEM_EMBEDDER, AGENTMEM_EMBEDDER_KEY,\n"
           "  AGENTMEM_BUSY_TIMEOUT_MS (how long a write waits for another writer's lock;\n"
           "  default 5000; a recall never waits)\n",
           f);
@@ -119,6 +127,17 @@ static const struct help {
                   "  The task's shared workspace (docs/AGENTS.md): each agent's entry, what it\n"
                   "  is doing, has done and does next.  put replaces the parts given (\"\" clears\n"
                   "  one) and prints the entry's new version.\n"},
+    {"working", "usage: agentmem [--cache URL] working set --user U --session S --key K --value V\n"
+                "         --ttl MS [--json]\n"
+                "       agentmem [--cache URL] working get|clear --user U --session S [--key K] [--json]\n"
+                "       agentmem [--cache URL] working list --user U --session S [--json]\n"
+                "  A session's working memory: small values with a time to live (ms), in\n"
+                "  Redis with --cache, else in the store (docs/SCALING.md).  get prints the\n"
+                "  live value (exit 1 when expired or never set); clear without --key clears\n"
+                "  the session.\n"},
+    {"cache", "usage: agentmem --cache URL cache [--json]\n"
+              "  The shared cache's state: none, up or down (with the last error); exit 1\n"
+              "  when down.\n"},
     {"memories", "usage: agentmem [--db PATH] memories --user U [--all] [--as-of ISO8601]\n"
                  "         [--agent A] [--role R] [--json]\n"
                  "  Active items (or every version with --all: valid time valid_from ..\n"
@@ -182,7 +201,7 @@ static const struct help {
               "  the token is refused from then on.  Forgetting a user deletes its tokens.\n"},
     {"serve", "usage: agentmem [--db PATH] [--role-allow RULE] serve [--listen 127.0.0.1:8420]\n"
               "         [--threads N] [--max-body BYTES] [--webhook URL --webhook-secret-file PATH]\n"
-              "         [--mcp-origin ORIGIN]\n"
+              "         [--mcp-origin ORIGIN] [--cache redis://HOST:PORT[/DB]]\n"
               "  Serves the HTTP/JSON API (docs/SERVER.md, docs/openapi.json): every route\n"
               "  but /healthz needs Authorization: Bearer TOKEN (agentmem token create).\n"
               "  --listen HOST:PORT (port 0: any free one; the address is printed on\n"
@@ -194,7 +213,9 @@ static const struct help {
               "  HMAC-SHA256 of the file's first line (docs/EVENTS.md), retried with\n"
               "  backoff; drained at shutdown.  Global --role-allow rules hold on every\n"
               "  route.  --mcp-origin ORIGIN (repeatable, scheme://host[:port]): the\n"
-              "  browser origins POST /mcp accepts (default: loopback ones only).\n"},
+              "  browser origins POST /mcp accepts (default: loopback ones only).\n"
+              "  --cache URL (or the global one, $AGENTMEM_CACHE): every handle of the\n"
+              "  server uses the shared cache (docs/SCALING.md); /healthz shows its state.\n"},
     {"knobs", "usage: agentmem knobs [--markdown]\n"
               "  Lists the ranking knobs (am_config_set names, bench --rank names) with\n"
               "  their type, default, range and meaning; --markdown prints docs/KNOBS.md.\n"},
@@ -245,6 +266,8 @@ static int parse_opts(const char *cmd, int argc, char **argv, opts *o)
         {"--listen", offsetof(opts, listen)}, {"--threads", offsetof(opts, threads)},
         {"--max-body", offsetof(opts, max_body)},
         {"--webhook-secret-file", offsetof(opts, webhook_secret_file)},
+        {"--cache", offsetof(opts, cache)}, {"--key", offsetof(opts, key)},
+        {"--value", offsetof(opts, value)}, {"--ttl", offsetof(opts, ttl)},
     };
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -347,10 +370,12 @@ static const char *vault_key(const char *file, char *buf, size_t cap, int *bad)
  * the caller wipes after the last open; role_allow kept by the caller while
  * cfg is used) and a handle opened with it. */
 static am_db *open_db(am_config *cfg, char *key, size_t cap, const char *path, int must_exist,
-                      const char *key_file, am_time grace_ms, int busy_ms, const char *role_allow)
+                      const char *key_file, am_time grace_ms, int busy_ms, const char *role_allow,
+                      const char *cache)
 {
     am_config_init(cfg);
     cfg->path = path;
+    cfg->cache = cache;
     cfg->role_allow = role_allow;
     cfg->forget_grace_ms = grace_ms;
     cfg->must_exist = must_exist;
@@ -689,6 +714,76 @@ static int cmd_workspace(am_db *db, const opts *o)
     return 0;
 }
 
+/* working set|get|list|clear: a session's working memory (am_working_*) */
+static int cmd_working(am_db *db, const opts *o)
+{
+    const char *act = o->ws_action;
+    if (!o->user || !o->session) return usage_error("working", "--user and --session are required");
+    int set = strcmp(act, "set") == 0, rc;
+    if (!set && (o->value || o->ttl)) return usage_error("working", "--value and --ttl are options of set");
+    if ((set || strcmp(act, "get") == 0) && !o->key) return usage_error("working", "--key is required");
+    if (strcmp(act, "list") == 0 && o->key) return usage_error("working", "list takes no --key");
+    if (set) {
+        char *end;
+        long long ttl = o->ttl ? strtoll(o->ttl, &end, 10) : 0;
+        if (!o->value || !o->ttl) return usage_error("working", "set needs --value and --ttl");
+        if (end == o->ttl || *end || ttl < 1 || ttl > AM_WORKING_TTL_MAX_MS)
+            return usage_error("working", "--ttl: expected milliseconds, 1 to 2592000000");
+        if ((rc = am_working_set(db, o->user, o->session, o->key, o->value, (am_time)ttl)))
+            return fail(db, rc);
+        if (o->json)
+            return am_cli_json_print(json_pack("{s:s,s:s,s:b}", "session", o->session, "key", o->key,
+                                               "set", 1));
+        printf("working memory of session %s: %s set\n", o->session, o->key);
+        return 0;
+    }
+    if (strcmp(act, "clear") == 0) {
+        if ((rc = am_working_clear(db, o->user, o->session, o->key))) return fail(db, rc);
+        if (o->json)
+            return am_cli_json_print(json_pack("{s:s,s:s?,s:b}", "session", o->session, "key", o->key,
+                                               "cleared", 1));
+        printf("working memory of session %s: %s cleared\n", o->session, o->key ? o->key : "every key");
+        return 0;
+    }
+    if (strcmp(act, "get") == 0) {
+        char *v;
+        if ((rc = am_working_get(db, o->user, o->session, o->key, &v))) return fail(db, rc);
+        if (o->json) rc = am_cli_json_print(json_pack("{s:s,s:s,s:s}", "session", o->session, "key", o->key,
+                                                      "value", v));
+        else {
+            char *p = am_text_plain(v);
+            printf("%s\n", p ? p : "?");
+            am_free(p);
+        }
+        am_free(v);
+        return rc;
+    }
+    am_working_entries *l;
+    if ((rc = am_working_list(db, o->user, o->session, &l))) return fail(db, rc);
+    if (o->json) printf("%s\n", l->json);
+    for (size_t i = 0; !o->json && i < l->n; i++) {
+        char ts[32];
+        char *k = am_text_plain(l->entries[i].key), *v = am_text_plain(l->entries[i].value);
+        printf("%s = %s (until %s)\n", k ? k : "?", v ? v : "?",
+               am_time_format(l->entries[i].expires_at, 0, ts));
+        am_free(k);
+        am_free(v);
+    }
+    if (!o->json && l->n == 0) printf("(no working memory)\n");
+    am_working_list_free(l);
+    return 0;
+}
+
+/* cache: the shared cache's state (am_cache_state) */
+static int cmd_cache(am_db *db, const opts *o)
+{
+    const char *err;
+    const char *st = am_cache_state(db, &err);
+    if (o->json) return am_cli_json_print(json_pack("{s:s,s:s}", "cache", st, "error", err));
+    printf("cache: %s%s%s\n", st, *err ? ": " : "", err);
+    return strcmp(st, "down") == 0 ? 1 : 0;
+}
+
 /* --role-allow RULE (repeatable) and --role-allow-file PATH: the rules
  * joined by ';' into o->role_allow, lines of the file that start with '#'
  * left out.  Returns 0, or 2 (message printed). */
@@ -851,10 +946,16 @@ int main(int argc, char **argv)
     opts o;
     memset(&o, 0, sizeof o);
     o.db = getenv("AGENTMEM_DB") ? getenv("AGENTMEM_DB") : DEFAULT_DB;
+    o.cache = getenv("AGENTMEM_CACHE");
     int i = 1;
     while (i < argc && argv[i][0] == '-') {
         if ((strcmp(argv[i], "--db") == 0 || strcmp(argv[i], "--store") == 0) && i + 1 < argc) {
             o.db = argv[i + 1];
+            i += 2;
+        } else if (strcmp(argv[i], "--cache") == 0 && i + 1 < argc) {
+            /* also for scenario and bench, which open their own stores */
+            o.cache = argv[i + 1];
+            setenv("AGENTMEM_CACHE", o.cache, 1);
             i += 2;
         } else if (strcmp(argv[i], "--vault-key-file") == 0 && i + 1 < argc) {
             o.vault_key_file = argv[i + 1];
@@ -916,6 +1017,7 @@ int main(int argc, char **argv)
         {"link", cmd_link}, {"unlink", cmd_unlink}, {"export", cmd_export}, {"reembed", cmd_reembed},
         {"optimize", cmd_optimize}, {"restore", cmd_restore}, {"mcp", cmd_mcp},
         {"workspace", cmd_workspace}, {"token", cmd_token}, {"serve", cmd_serve},
+        {"working", cmd_working}, {"cache", cmd_cache},
         {"init", NULL},
     };
     size_t k;
@@ -926,10 +1028,15 @@ int main(int argc, char **argv)
         usage_main(stderr);
         return 2;
     }
-    if (strcmp(cmd, "workspace") == 0) { /* workspace get|put OPTIONS */
-        if (cargc < 2 || (strcmp(cargv[1], "get") != 0 && strcmp(cargv[1], "put") != 0)) {
+    if (strcmp(cmd, "workspace") == 0 || strcmp(cmd, "working") == 0) { /* SUB OPTIONS */
+        int ws = cmd[4] == 's';
+        const char *sub = cargc >= 2 ? cargv[1] : "";
+        int ok = ws ? strcmp(sub, "get") == 0 || strcmp(sub, "put") == 0
+                    : strcmp(sub, "set") == 0 || strcmp(sub, "get") == 0 ||
+                          strcmp(sub, "list") == 0 || strcmp(sub, "clear") == 0;
+        if (!ok) {
             free(o.role_allow);
-            return usage_error(cmd, "expected get or put");
+            return usage_error(cmd, ws ? "expected get or put" : "expected set, get, list or clear");
         }
         o.ws_action = cargv[1];
         cargc--;
@@ -964,7 +1071,7 @@ int main(int argc, char **argv)
     am_config cfg;
     char key[256];
     am_db *db = open_db(&cfg, key, sizeof key, o.db, must_exist && strcmp(o.db, ":memory:") != 0,
-                        o.vault_key_file, grace_ms, busy_ms, o.role_allow);
+                        o.vault_key_file, grace_ms, busy_ms, o.role_allow, o.cache);
     o.cfg = &cfg;
     if (db && cmds[k].fn) rc = cmds[k].fn(db, &o);
     else if (db) printf("store %s ready\n", o.db);

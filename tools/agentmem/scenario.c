@@ -27,7 +27,7 @@
 #include "scenario_parse.h"
 
 static const char usage[] =
-    "usage: agentmem scenario run FILE... [--store URL] [--json]"
+    "usage: agentmem scenario run FILE... [--store URL] [--cache URL] [--json]"
     " [--dump FILE]\n"
     "\n"
     "Replay scenario files (JSON Lines, one step per line; see SCENARIOS.md)\n"
@@ -39,6 +39,8 @@ static const char usage[] =
     "               is deleted first and kept afterwards; with several\n"
     "               files each gets its own (x.db -> x-1.db, x-2.db, ...).\n"
     "               Default: a temporary SQLite file, removed afterwards.\n"
+    "  --cache URL  the shared cache for every store (redis://HOST:PORT[/DB];\n"
+    "               also $AGENTMEM_CACHE): the same results, recalls cached.\n"
     "  --json       print one JSON object {files, results, passed, failed}\n"
     "               instead of PASS/FAIL lines.\n"
     "  --dump FILE  also write one JSON line per recall step to FILE: file,\n"
@@ -264,6 +266,7 @@ static int store_open(scfile *f, int tz_minutes, sc_buf *err)
     cfg.clock_ctx = f;
     cfg.default_tz_minutes = tz_minutes;
     cfg.role_allow = f->role_allow;
+    cfg.cache = getenv("AGENTMEM_CACHE"); /* --cache sets it */
     f->tz = tz_minutes;
     char *msg = NULL;
     int rc = am_open(&cfg, &f->db, &msg);
@@ -803,6 +806,13 @@ static int parse_args(run *r, int argc, char **argv, char **files)
                         usage);
                 return 2;
             }
+        } else if (strcmp(a, "--cache") == 0 || strncmp(a, "--cache=", 8) == 0) {
+            const char *c = a[7] == '=' ? a + 8 : i + 1 < argc ? argv[++i] : "";
+            if (!*c) {
+                fprintf(stderr, "agentmem scenario: --cache needs a URL\n%s", usage);
+                return 2;
+            }
+            setenv("AGENTMEM_CACHE", c, 1); /* read where each store is opened */
         } else {
             fprintf(stderr, "agentmem scenario: unknown option %s\n%s", a,
                     usage);

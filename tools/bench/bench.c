@@ -55,7 +55,8 @@ static const char usage_text[] =
     "         --vectors D  every event gets a D-wide vector from a random\n"
     "                      word2vec table (vector-scan cost at scale;\n"
     "                      with --db it is kept in PATH-w2v/)\n"
-    "         --db PATH (default: a fresh store in a temp directory)\n";
+    "         --db PATH (default: a fresh store in a temp directory)\n"
+    "         --cache URL  the shared cache (redis://HOST:PORT[/DB]) for every store\n";
 
 typedef struct bench_args {
     const char *dataset;
@@ -246,6 +247,9 @@ static int parse_args(int argc, char **argv, bench_args *a)
         } else if (strcmp(o, "--db") == 0) {
             NEED_VALUE();
             a->db = v;
+        } else if (strcmp(o, "--cache") == 0) {
+            NEED_VALUE();
+            setenv("AGENTMEM_CACHE", v, 1); /* every store the bench opens */
         } else if (strcmp(o, "-h") == 0 || strcmp(o, "--help") == 0) {
             fputs(usage_text, stdout);
             return -1;

@@ -295,6 +295,7 @@ static int engine_unit(run_ctx *c, const bench_unit *u, size_t q_end)
         cfg.rank = *c->o->rank;
     cfg.no_term_cache = c->o->no_term_cache;
     cfg.path = ":memory:";
+    cfg.cache = getenv("AGENTMEM_CACHE"); /* bench --cache */
     char kept[4096];
     if (c->o->keep_stores) {
         /* a fresh store each run: the unit's events, nothing older */

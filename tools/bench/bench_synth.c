@@ -583,6 +583,7 @@ int bench_synth(const bench_synth_opts *o, bench_err *e)
         cfg.rank = *o->rank;
     cfg.no_term_cache = o->no_term_cache;
     cfg.path = path;
+    cfg.cache = getenv("AGENTMEM_CACHE"); /* bench --cache */
     cfg.embedder = o->embedder;
     if (o->vectors > 0) {
         static char spec[4320];

@@ -158,6 +158,11 @@ void am__srv_h_workspace_put(srv_ctx *c);
 void am__srv_h_embeddings(srv_ctx *c);
 void am__srv_h_mcp(srv_ctx *c);
 void am__srv_h_stream(srv_ctx *c);
+/* (routes_working.c) a session's working memory */
+void am__srv_h_working_list(srv_ctx *c);
+void am__srv_h_working_get(srv_ctx *c);
+void am__srv_h_working_put(srv_ctx *c);
+void am__srv_h_working_clear(srv_ctx *c);
 
 /* The memory inspector's page and its assets (assets.c): public, no data */
 void am__srv_h_asset(srv_ctx *c);

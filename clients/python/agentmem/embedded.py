@@ -123,7 +123,7 @@ def _config_type(lib):
         ("must_exist", c_int), ("embedder", c_char_p), ("embedder_key", c_char_p),
         ("redact", ctypes.c_uint), ("rank", rank_t), ("no_term_cache", c_int),
         ("vault_key", c_char_p), ("forget_grace_ms", am_time), ("events_max_rows", ctypes.c_int64),
-        ("events_max_age_ms", am_time), ("role_allow", c_char_p)]})
+        ("events_max_age_ms", am_time), ("role_allow", c_char_p), ("cache", c_char_p)]})
 
 
 def _find_library(lib):
@@ -271,10 +271,10 @@ class EmbeddedTransport:
         self.user, self.agent = user, agent
         self._keep = [_b(path), _b(embedder or os.environ.get("AGENTMEM_EMBEDDER")),
                       _b(os.environ.get("AGENTMEM_EMBEDDER_KEY")),
-                      _b(os.environ.get("AGENTMEM_VAULT_KEY"))]
+                      _b(os.environ.get("AGENTMEM_VAULT_KEY")), _b(os.environ.get("AGENTMEM_CACHE"))]
         cfg = self._cfg_t()
         self._lib.am_config_init_sized(ctypes.byref(cfg), ctypes.sizeof(cfg))
-        cfg.path, cfg.embedder, cfg.embedder_key, cfg.vault_key = self._keep
+        cfg.path, cfg.embedder, cfg.embedder_key, cfg.vault_key, cfg.cache = self._keep
         busy = os.environ.get("AGENTMEM_BUSY_TIMEOUT_MS")
         if busy and busy.isdigit():
             cfg.busy_timeout_ms = int(busy)

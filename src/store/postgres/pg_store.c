@@ -39,6 +39,8 @@
  * hook for what lives per server session (prepared statements).
  */
 #include <errno.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -720,6 +722,20 @@ static int pg_user_merge(am__store *b, const char *from, const char *to)
     return rc;
 }
 
+/* the store's tag (store.h): hex(HMAC-SHA256(meta forget_key, "am-store-tag")) */
+static int pg_store_tag(am__store *b, char out[65])
+{
+    pg_store *s = (pg_store *)b;
+    unsigned char mac[EVP_MAX_MD_SIZE];
+    unsigned int mn = 0;
+    static const char what[] = "am-store-tag";
+    if (!s->forget_key[0] || !HMAC(EVP_sha256(), s->forget_key, (int)strlen(s->forget_key),
+                                   (const unsigned char *)what, sizeof what - 1, mac, &mn) || mn < 32)
+        return am__pg_fail(s, AM_CORRUPT, "postgres: the store's forget_key is missing");
+    for (int i = 0; i < 32; i++) snprintf(out + 2 * i, 3, "%02x", mac[i]);
+    return AM_OK;
+}
+
 static const am__store_vt postgres_vt = {
     .name = "postgres",
     .close = pg_close,
@@ -800,6 +816,7 @@ static const am__store_vt postgres_vt = {
     .token_revoke = am__pg_token_revoke,
     .retry = pg_retry,
     .health = pg_health,
+    .store_tag = pg_store_tag,
 };
 
 /* The server's notices (a ROLLBACK with nothing to roll back after a

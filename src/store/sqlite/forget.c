@@ -90,6 +90,25 @@ static int pseudonym(sq_store *s, const char *uid, char out[PSEUDONYM_MAX])
     return AM_OK;
 }
 
+/* the store's tag: hex(HMAC-SHA256(forget_key, "am-store-tag")) */
+int am__sqlite_store_tag(am__store *b, char out[65])
+{
+    sq_store *s = SQ(b);
+    unsigned char key[64], mac[EVP_MAX_MD_SIZE];
+    size_t kn = 0;
+    unsigned int mn = 0;
+    int rc = am__sqlite_meta_key(s, "forget_key", key, sizeof key, &kn);
+    if (rc) return rc;
+    static const char what[] = "am-store-tag";
+    if (kn < 16 || !HMAC(EVP_sha256(), key, (int)kn, (const unsigned char *)what, sizeof what - 1,
+                         mac, &mn) || mn < 32) {
+        snprintf(s->err, sizeof s->err, "sqlite: the store's forget_key is missing or malformed");
+        return AM_CORRUPT;
+    }
+    for (int i = 0; i < 32; i++) snprintf(out + 2 * i, 3, "%02x", mac[i]);
+    return AM_OK;
+}
+
 /* ------------------------------------------------------------ events, sessions, tasks */
 
 /* A forgotten turn also lived in its neighbours' indexed context: the
@@ -539,6 +558,7 @@ static int purge_step(sq_store *s, const job *j, am_time now, int *finished)
     static const char *const end[] = {
         "DELETE FROM identity_links WHERE user_id=?1",
         "DELETE FROM api_tokens WHERE user_id=?1",
+        "DELETE FROM working_memory WHERE user_id=?1",
         "DELETE FROM tombstones WHERE user_id=?1",
         "DELETE FROM forget_jobs WHERE user_id=?1 AND level != 'user'", /* its held forgets */
         "DELETE FROM users WHERE user_id=?1",

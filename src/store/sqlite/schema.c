@@ -291,6 +291,11 @@ static const char *const migrations[] = {
      * workspace too (held.c), so a restore brings it back */
     ("CREATE TABLE held_task_workspace AS SELECT 0 AS held_job, * FROM task_workspace WHERE 0;"
      "CREATE INDEX held_task_workspace_job ON held_task_workspace(held_job);"),
+    /* version 22: a session's working memory without a cache (working.c;
+     * issue 17): one row per key, expired rows ignored and purged */
+    ("CREATE TABLE working_memory(user_id TEXT NOT NULL, session_id TEXT NOT NULL,"
+     " key TEXT NOT NULL, value TEXT NOT NULL, expires_at INTEGER NOT NULL,"
+     " PRIMARY KEY(user_id, session_id, key)) WITHOUT ROWID;"),
 };
 #define N_MIGRATIONS (int)(sizeof migrations / sizeof *migrations)
 _Static_assert(sizeof migrations / sizeof *migrations == AM__SCHEMA_VERSION,

@@ -655,6 +655,14 @@ int am__sqlite_workspace_list(am__store *b, const char *uid, const char *task_id
                               am__workspace_row **rows, size_t *n);
 int am__sqlite_workspace_put(am__store *b, const char *uid, const char *task_id,
                              const am__workspace_row *w, am_time at, long *version);
+/* working.c: a session's working memory without a cache */
+int am__sqlite_working_put(am__store *b, const char *uid, const char *session, const char *key,
+                           const char *value, am_time expires_at, am_time now, int max_keys);
+int am__sqlite_working_list(am__store *b, const char *uid, const char *session, const char *key,
+                            am_time now, am__arena *ar, am__working_row **rows, size_t *n);
+int am__sqlite_working_del(am__store *b, const char *uid, const char *session, const char *key);
+/* forget.c: the store's tag (store.h store_tag) */
+int am__sqlite_store_tag(am__store *b, char out[65]);
 int am__sqlite_item_reinforce(am__store *b, const char *uid, int64_t item_rid,
                               const char *event_id, am_time at);
 int am__sqlite_item_close(am__store *b, const char *uid, const char *vid,
