@@ -32,6 +32,7 @@ typedef struct opts {
     const char *webhook[16];  /* serve --webhook URL (repeatable) */
     int n_webhook;
     const char *webhook_secret_file;
+    const char *cache;        /* serve --cache redis://... (the bus between instances) */
     const char *mcp_origin[16]; /* serve --mcp-origin ORIGIN (repeatable) */
     int n_mcp_origin;
     int admin;
@@ -182,7 +183,7 @@ static const struct help {
               "  the token is refused from then on.  Forgetting a user deletes its tokens.\n"},
     {"serve", "usage: agentmem [--db PATH] [--role-allow RULE] serve [--listen 127.0.0.1:8420]\n"
               "         [--threads N] [--max-body BYTES] [--webhook URL --webhook-secret-file PATH]\n"
-              "         [--mcp-origin ORIGIN]\n"
+              "         [--mcp-origin ORIGIN] [--cache redis://[[USER]:PASSWORD@]HOST[:PORT][/DB]]\n"
               "  Serves the HTTP/JSON API (docs/SERVER.md, docs/openapi.json): every route\n"
               "  but /healthz needs Authorization: Bearer TOKEN (agentmem token create).\n"
               "  --listen HOST:PORT (port 0: any free one; the address is printed on\n"
@@ -194,7 +195,11 @@ static const struct help {
               "  HMAC-SHA256 of the file's first line (docs/EVENTS.md), retried with\n"
               "  backoff; drained at shutdown.  Global --role-allow rules hold on every\n"
               "  route.  --mcp-origin ORIGIN (repeatable, scheme://host[:port]): the\n"
-              "  browser origins POST /mcp accepts (default: loopback ones only).\n"},
+              "  browser origins POST /mcp accepts (default: loopback ones only).\n"
+              "  --cache redis://...: the event bus between servers sharing one store\n"
+              "  (docs/EVENTS.md): a write through one reaches the others' streams at\n"
+              "  once, each event goes to the webhooks once across them; Redis down:\n"
+              "  served from the store, /healthz says \"degraded\": true.\n"},
     {"knobs", "usage: agentmem knobs [--markdown]\n"
               "  Lists the ranking knobs (am_config_set names, bench --rank names) with\n"
               "  their type, default, range and meaning; --markdown prints docs/KNOBS.md.\n"},
@@ -245,6 +250,7 @@ static int parse_opts(const char *cmd, int argc, char **argv, opts *o)
         {"--listen", offsetof(opts, listen)}, {"--threads", offsetof(opts, threads)},
         {"--max-body", offsetof(opts, max_body)},
         {"--webhook-secret-file", offsetof(opts, webhook_secret_file)},
+        {"--cache", offsetof(opts, cache)},
     };
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -837,6 +843,7 @@ static int cmd_serve(am_db *db, const opts *o)
         so.webhooks = urls;
         so.webhook_secret = secret;
     }
+    so.cache_url = o->cache;
     so.mcp_origins = o->mcp_origin;
     so.n_mcp_origins = (size_t)o->n_mcp_origin;
     int rc = am_server_run(db, o->cfg, &so);
