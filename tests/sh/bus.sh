@@ -14,6 +14,8 @@
 #     stream and the webhook (once);
 #   - the lease holder stopped: the other takes over from the recorded
 #     cursor, nothing lost, nothing twice;
+#   - Redis holds nothing of a user (notes "am1 <instance> <seq>" only, the
+#     lease keys), not after a user is forgotten either;
 #   - the password never appears in /healthz or the logs; a wrong one is
 #     "down" with Redis's reason; a bad --cache URL is a usage error.
 # Skips (exit 0, "SKIP: no redis-server") only when redis-server is missing.
@@ -107,15 +109,17 @@ hooks_once() { # STORE SECONDS: every seq of the store after seq0 reached the re
     if python3 - "$dir/hooks" "$dir/want" <<'EOF' >"$dir/hooks.why" 2>&1; then return 0; fi
 import collections, json, sys
 got = collections.Counter()
+gone = set()  # events of the forgotten user: delivered, then purged from the outbox
 bad = 0
 for l in open(sys.argv[1]) if __import__("os").path.exists(sys.argv[1]) else []:
     r = json.loads(l)
     bad += not r["verified"]
     got[r["event"]["seq"]] += 1
+    if r["event"].get("user", "").startswith("carol-"): gone.add(r["event"]["seq"])
 want = [int(x) for x in open(sys.argv[2]) if x.strip()]
 twice = sorted(s for s, n in got.items() if n > 1)
 missing = sorted(set(want) - set(got))
-extra = sorted(set(got) - set(want))
+extra = sorted(set(got) - set(want) - gone)
 print("want", len(want), "got", sum(got.values()), "twice", twice, "missing", missing, "extra", extra, "unverified", bad)
 sys.exit(0 if want and not twice and not missing and not extra and not bad else 1)
 EOF
@@ -168,6 +172,10 @@ cluster() {
   done
   case "$roles" in "leader standby"|"standby leader") ok;; *) fail "$label: one webhook leader ($roles)";; esac
 
+  # what Redis sees: every note on the channel, captured
+  local rcli=(redis-cli -p "$RPORT" -a "$PW" --no-auth-warning)
+  "${rcli[@]}" SUBSCRIBE agentmem:bus:3:events >"$dir/$label.notes" 2>&1 & local notes_pid=$!
+  pids+=($notes_pid)
   python3 "$here/lib/sse_tail.py" "$B/v1/stream" "$ta" "$dir/$label.sse_b" & pids+=($!)
   python3 "$here/lib/sse_tail.py" "$B/v1/stream" "$tb" "$dir/$label.sse_bob" & pids+=($!)
   python3 "$here/lib/sse_tail.py" "$A/v1/stream" "$ta" "$dir/$label.sse_a" & pids+=($!)
@@ -186,7 +194,8 @@ cluster() {
 for l in open(sys.argv[1]):
     f=json.loads(l)
     if f["id"]==int(sys.argv[2]): print(f["t"])' "$dir/$label.sse_b" "$s_en")
-  echo "bus.sh: $label: A's write answered -> its event on B's stream: $(( t1 - t0 )) ms"
+  local lat=$(( t1 - t0 )); [ "$lat" -lt 0 ] && lat=0 # on B's stream before this shell saw A's answer
+  echo "bus.sh: $label: A's write answered -> its event on B's stream: $lat ms"
   if grep -q '"data": {[^}]*"user": "alice"' "$dir/$label.sse_bob" 2>/dev/null; then fail "$label: bob's stream on B has alice's events"; else ok; fi
   if sse_has "$dir/$label.sse_a" "$s_en" 5; then ok; else fail "$label: A's own stream has the event"; fi
   if [ "$(health "$B" | field 'd["bus"]["notes_in"] > 0')" = True ]; then ok; else fail "$label: B heard A's notes"; health "$B"; fi
@@ -199,6 +208,21 @@ for l in open(sys.argv[1]):
   write "$B" "$tb" "我以后都喝绿茶，不喝咖啡了" bus2
   [ "$code" = 200 ] && ok || fail "$label: write through B: $code"
   if hooks_once "$store" 15; then ok; else fail "$label: every event once at the webhook: $(cat "$dir/hooks.why")"; fi
+
+  # --- a user forgotten (carol, through B): nothing of a user in Redis, ever
+  local tc; tc=$("$CLI" --db "$store" token create --user "carol-$label" 2>/dev/null | head -n 1)
+  write "$A" "$tc" "以后给我的合同都加上保密条款 Carolina" bus6
+  [ "$code" = 200 ] && ok || fail "$label: carol's write: $code"
+  code=$(curl -s -o "$dir/body" -w '%{http_code}' --max-time 20 -H "Authorization: Bearer $tc" \
+    -H 'Content-Type: application/json' --data-binary '{"level":"user","grace":0}' "$B/v1/forget")
+  [ "$code" = 200 ] && ok || { fail "$label: forget carol through B: $code"; cat "$dir/body"; }
+  sleep 1.5
+  kill -TERM "$notes_pid" 2>/dev/null
+  "${rcli[@]}" --scan >"$dir/$label.keys" 2>&1
+  while read -r k; do printf '%s=' "$k"; "${rcli[@]}" GET "$k"; done <"$dir/$label.keys" >"$dir/$label.kv"
+  if python3 "$here/lib/bus_redis_check.py" "$dir/$label.notes" "$dir/$label.kv" >"$dir/why" 2>&1; then ok
+  else fail "$label: what Redis holds: $(cat "$dir/why")"; fi
+  if hooks_once "$store" 15; then ok; else fail "$label: every event once after the forget: $(cat "$dir/hooks.why")"; fi
 
   # --- Redis killed: both serve from the store
   redis_kill
