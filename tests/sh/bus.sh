@@ -269,6 +269,20 @@ for l in open(sys.argv[1]):
 
 cluster "$dir/s.db" sqlite
 
+# the store made anew at the same path: the group's recorded seq (of the old
+# file) is past every seq of the new one, which must still be delivered
+rm -f "$dir/s.db" "$dir/s.db-wal" "$dir/s.db-shm"
+: >"$dir/hooks"; seq0=0
+ta=$("$CLI" --db "$dir/s.db" token create --user alice 2>/dev/null | head -n 1)
+serve_start "$dir/s.db" "$dir/anew" --cache "$CACHE" --webhook "$HOOK" --webhook-secret-file "$dir/hook.secret" ||
+  fail "a server on the new store did not start"
+pids+=($srv_pid)
+if wait_health "$url" 'd["bus"]["webhooks"]=="leader"' 15; then ok; else fail "the new store's server leads"; health "$url"; fi
+write "$url" "$ta" "以后周报都用PDF格式发给我" anew
+[ "$code" = 200 ] && ok || fail "a write on the new store: $code"
+if hooks_once "$dir/s.db" 15; then ok; else fail "the new store's events delivered: $(cat "$dir/hooks.why")"; fi
+serve_stop
+
 # a wrong password: down with Redis's reason, never the password
 serve_start "$dir/s.db" "$dir/wrong" --cache "redis://:not-$PWURL@127.0.0.1:$RPORT" || fail "a server with a wrong password did not start"
 pids+=($srv_pid)

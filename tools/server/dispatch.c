@@ -147,6 +147,15 @@ static void lease_tick(srv_dispatch *d)
     }
     d->missing_since_ms = 0;
     if (state == 2) { /* taken: from the group's cursor when it has one, else this one's */
+        int64_t newest = 0;
+        if (has && !am__srv_events_newest(d->db, NULL, &newest) && cur > newest) {
+            /* a cursor past the store's newest seq is of an earlier store at
+             * this place (a file made anew): this store's events are all new */
+            fprintf(stderr, "agentmem serve: webhooks: the recorded seq %lld is past the store's"
+                            " newest (%lld): resuming from %lld\n", (long long)cur, (long long)newest,
+                    (long long)newest);
+            cur = newest;
+        }
         if (has) d->cursor = cur;
         int held = 0;
         if (am__srv_bus_lease_record(d->bus, &d->rc, d->group, d->cursor, &held, err, sizeof err) ||
