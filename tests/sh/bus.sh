@@ -12,8 +12,9 @@
 #     store), /healthz says "state":"down", "degraded":true with HTTP 200;
 #     Redis back: both up again, the events written meanwhile reach B's
 #     stream and the webhook (once);
-#   - the lease holder stopped: the other takes over from the recorded
-#     cursor, nothing lost, nothing twice;
+#   - the lease holder hung (SIGSTOP) or stopped (SIGTERM): the other takes
+#     over from the recorded cursor, nothing lost, nothing twice, and the
+#     hung one, continued, stands by;
 #   - Redis holds nothing of a user (notes "am1 <instance> <seq>" only, the
 #     lease keys), not after a user is forgotten either;
 #   - the password never appears in /healthz or the logs; a wrong one is
@@ -249,8 +250,23 @@ for l in open(sys.argv[1]):
   if sse_has "$dir/$label.sse_b" "$s_back" 10; then ok; else fail "$label: B's stream after Redis came back"; fi
   if hooks_once "$store" 20; then ok; else fail "$label: every event once after Redis came back: $(cat "$dir/hooks.why")"; fi
 
-  # --- the lease holder stops: the other takes over from the cursor
+  # --- the lease holder hangs (SIGSTOP): the other takes over within the
+  # lease's 3 s; the hung one, continued, stands by and posts nothing twice
   local lead=$A lpid=$apid other=$B opid=$bpid
+  if [ "$(health "$B" | field 'd["bus"]["webhooks"]')" = leader ]; then lead=$B lpid=$bpid other=$A opid=$apid; fi
+  kill -STOP "$lpid"
+  if wait_health "$other" 'd["bus"]["webhooks"]=="leader"' 10; then ok; else fail "$label: the lease taken from a hung holder"; health "$other"; fi
+  write "$other" "$ta" "以后报销单每月五号前提交" bus7
+  [ "$code" = 200 ] && ok || fail "$label: a write while the holder hangs: $code"
+  if hooks_once "$store" 15; then ok; else fail "$label: every event once with the holder hung: $(cat "$dir/hooks.why")"; fi
+  kill -CONT "$lpid"
+  if wait_health "$lead" 'd["bus"]["webhooks"]=="standby"' 10; then ok; else fail "$label: the continued holder stands by"; health "$lead"; fi
+  write "$lead" "$ta" "From now on, book trains rather than flights" bus7
+  [ "$code" = 200 ] && ok || fail "$label: a write through the continued one: $code"
+  if hooks_once "$store" 15; then ok; else fail "$label: every event once after the hang: $(cat "$dir/hooks.why")"; fi
+
+  # --- the lease holder stops: the other takes over from the cursor
+  lead=$A lpid=$apid other=$B opid=$bpid
   if [ "$(health "$B" | field 'd["bus"]["webhooks"]')" = leader ]; then lead=$B lpid=$bpid other=$A opid=$apid; fi
   kill -TERM "$lpid"; wait "$lpid"; local rc=$?
   [ "$rc" = 0 ] && ok || fail "$label: the leader's SIGTERM: exit $rc"
