@@ -201,7 +201,7 @@ static const struct help {
               "  the token is refused from then on.  Forgetting a user deletes its tokens.\n"},
     {"serve", "usage: agentmem [--db PATH] [--role-allow RULE] serve [--listen 127.0.0.1:8420]\n"
               "         [--threads N] [--max-body BYTES] [--webhook URL --webhook-secret-file PATH]\n"
-              "         [--mcp-origin ORIGIN] [--cache redis://HOST:PORT[/DB]]\n"
+              "         [--mcp-origin ORIGIN] [--cache redis://[[USER]:PASSWORD@]HOST[:PORT][/DB]]\n"
               "  Serves the HTTP/JSON API (docs/SERVER.md, docs/openapi.json): every route\n"
               "  but /healthz needs Authorization: Bearer TOKEN (agentmem token create).\n"
               "  --listen HOST:PORT (port 0: any free one; the address is printed on\n"
@@ -215,7 +215,11 @@ static const struct help {
               "  route.  --mcp-origin ORIGIN (repeatable, scheme://host[:port]): the\n"
               "  browser origins POST /mcp accepts (default: loopback ones only).\n"
               "  --cache URL (or the global one, $AGENTMEM_CACHE): every handle of the\n"
-              "  server uses the shared cache (docs/SCALING.md); /healthz shows its state.\n"},
+              "  server uses the shared cache (docs/SCALING.md), and it is the event bus\n"
+              "  between servers sharing one store (docs/EVENTS.md): a write through one\n"
+              "  reaches the others' streams at once, each event goes to the webhooks once\n"
+              "  across them; Redis down: served from the store, /healthz says\n"
+              "  \"degraded\": true.\n"},
     {"knobs", "usage: agentmem knobs [--markdown]\n"
               "  Lists the ranking knobs (am_config_set names, bench --rank names) with\n"
               "  their type, default, range and meaning; --markdown prints docs/KNOBS.md.\n"},
@@ -932,6 +936,7 @@ static int cmd_serve(am_db *db, const opts *o)
         so.webhooks = urls;
         so.webhook_secret = secret;
     }
+    so.cache_url = o->cache;
     so.mcp_origins = o->mcp_origin;
     so.n_mcp_origins = (size_t)o->n_mcp_origin;
     int rc = am_server_run(db, o->cfg, &so);

@@ -27,16 +27,61 @@
 
 /* The store is asked (a round trip to PostgreSQL, which makes a lost
  * connection again): unreachable is 503 with "status": "unavailable" and
- * why, so a load balancer stops sending requests here. */
+ * why, so a load balancer stops sending requests here.  Besides
+ * {"status","store","version","store_reachable","store_error"} (a
+ * contract): the bus between instances, "cache" {"url_set", "state"
+ * up|down|off, "error" when down}, "degraded" (Redis configured and down:
+ * served from the store alone, still 200), "bus" {"instance", "notes_in",
+ * "notes_out", "webhooks": leader|standby|paused|local|off}, and
+ * "cache"."recall_cache" the library's own connection (am_cache_state:
+ * none|up|down; down also sets "degraded") -- never the URL (its
+ * password). */
 static void h_healthz(srv_ctx *c)
 {
     am_store_health h = {1, 0, 0};
     int rc = c->db ? am_store_check(c->db, 1, &h) : AM_OK;
-    am__srv_json(c->out, h.reachable ? 200 : 503,
-                 json_pack("{s:s, s:s, s:s, s:b, s:s?}", "status", h.reachable ? "ok" : "unavailable",
-                           "store", c->db ? am_store_backend(c->db) : "sqlite", "version",
-                           AM_VERSION_STRING, "store_reachable", h.reachable, "store_error",
-                           rc && !h.reachable ? am_errmsg(c->db) : NULL));
+    json_t *v = json_pack("{s:s, s:s, s:s, s:b, s:s?}", "status", h.reachable ? "ok" : "unavailable",
+                          "store", c->db ? am_store_backend(c->db) : "sqlite", "version",
+                          AM_VERSION_STRING, "store_reachable", h.reachable, "store_error",
+                          rc && !h.reachable ? am_errmsg(c->db) : NULL);
+    srv_bus *bus = c->srv ? c->srv->bus : NULL;
+    srv_dispatch *d = c->srv ? c->srv->dispatch : NULL;
+    json_t *cache = NULL, *busj = NULL;
+    int up = 0;
+    if (bus) {
+        char err[256];
+        long in, out;
+        up = am__srv_bus_health(bus, err, sizeof err, &in, &out);
+        cache = up ? json_pack("{s:b, s:s}", "url_set", 1, "state", "up")
+                   : json_pack("{s:b, s:s, s:s}", "url_set", 1, "state", "down", "error", err);
+        busj = json_pack("{s:s, s:I, s:I, s:s}", "instance", am__srv_bus_instance(bus), "notes_in",
+                         (json_int_t)in, "notes_out", (json_int_t)out, "webhooks",
+                         d ? am__srv_dispatch_role(d) : "off");
+    } else cache = json_pack("{s:b, s:s}", "url_set", 0, "state", "off");
+    /* the library's recall cache and working memory on this handle's own
+     * Redis connection (am_cache_state): none, up or down */
+    const char *lib_err = "";
+    const char *lib = c->db ? am_cache_state(c->db, &lib_err) : "none";
+    int lib_down = strcmp(lib, "down") == 0;
+    if (cache && json_object_set_new(cache, "recall_cache", json_string(lib))) {
+        json_decref(cache);
+        cache = NULL;
+    }
+    if (!v || !cache) {
+        json_decref(v);
+        json_decref(cache);
+        json_decref(busj);
+        am__srv_error(c->out, "internal", NULL, "out of memory");
+        return;
+    }
+    if (json_object_set_new(v, "cache", cache) ||
+        json_object_set_new(v, "degraded", json_boolean((bus && !up) || lib_down)) ||
+        (bus && (!busj || json_object_set_new(v, "bus", busj)))) {
+        json_decref(v);
+        am__srv_error(c->out, "internal", NULL, "out of memory");
+        return;
+    }
+    am__srv_json(c->out, h.reachable ? 200 : 503, v);
     if (!h.reachable) c->out->retry_after = 1;
 }
 

@@ -67,7 +67,12 @@ static am_db *handle_open(am_srv *s)
         s->n_open--;
         pthread_cond_signal(&s->pool_cv);
         pthread_mutex_unlock(&s->pool_mu);
+        return NULL;
     }
+    /* the bus hears of every commit of this server's (bus.c) */
+    if (s->bus && am_subscribe(db, am__srv_bus_committed, s->bus, NULL))
+        fprintf(stderr, "agentmem serve: cache: a handle not subscribed (%s): its writes wake"
+                        " the other instances only at their next poll\n", am_errmsg(db));
     return db;
 }
 
@@ -519,6 +524,14 @@ int am_server_run(am_db *db, const am_config *cfg, const am_server_opts *o)
         s->max_open = (int)(sizeof s->pool / sizeof *s->pool);
     s->pool[s->n_free++] = db;
     s->n_open = 1;
+    int borrowed_sub = -1;
+    if (o->cache_url) {
+        if (!(s->bus = am__srv_bus_start(o->cache_url))) {
+            free(sv);
+            return 2;
+        }
+        if (am_subscribe(db, am__srv_bus_committed, s->bus, &borrowed_sub)) borrowed_sub = -1;
+    }
     pthread_mutex_init(&s->pool_mu, NULL);
     pthread_cond_init(&s->pool_cv, NULL);
     pthread_mutex_init(&sv->mu, NULL);
@@ -543,6 +556,16 @@ int am_server_run(am_db *db, const am_config *cfg, const am_server_opts *o)
         if (!h) break;
         am__srv_db_put(s, h);
     }
+    /* webhooks before the first request (/healthz reads s->dispatch) */
+    int rc = 0;
+    srv_dispatch *dispatch = NULL;
+    if (o->webhooks &&
+        !(dispatch = am__srv_dispatch_start(cfg, o->webhooks, o->webhook_secret ? o->webhook_secret : "",
+                                            s->bus))) {
+        rc = 1;
+        goto out;
+    }
+    s->dispatch = dispatch;
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_USE_ITC |
                      MHD_ALLOW_SUSPEND_RESUME |
                      MHD_USE_ERROR_LOG | (v6 ? MHD_USE_IPv6 : 0);
@@ -555,16 +578,9 @@ int am_server_run(am_db *db, const am_config *cfg, const am_server_opts *o)
                              MHD_OPTION_UNESCAPE_CALLBACK, keep_raw, NULL,
                              MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned)1,
                              MHD_OPTION_END);
-    int rc = 0;
-    srv_dispatch *dispatch = NULL;
-    if (sv->d && o->webhooks && !(dispatch = am__srv_dispatch_start(cfg, o->webhooks,
-                                                                      o->webhook_secret ? o->webhook_secret : ""))) {
-        MHD_stop_daemon(sv->d);
-        rc = 1;
-        goto out;
-    }
     if (!sv->d) {
         fprintf(stderr, "agentmem serve: cannot listen on %s: %s\n", o->listen, strerror(errno));
+        am__srv_dispatch_stop(dispatch);
         rc = 1;
         goto out;
     }
@@ -585,6 +601,7 @@ int am_server_run(am_db *db, const am_config *cfg, const am_server_opts *o)
     pthread_mutex_lock(&s->pool_mu);
     s->stopping = 1; /* event streams end (within a poll) */
     pthread_mutex_unlock(&s->pool_mu);
+    am__srv_bus_wake(s->bus); /* now */
     pthread_mutex_lock(&sv->mu);
     struct timespec deadline;
     clock_gettime(CLOCK_REALTIME, &deadline);
@@ -600,6 +617,8 @@ int am_server_run(am_db *db, const am_config *cfg, const am_server_opts *o)
     fprintf(stderr, "agentmem serve: stopped\n");
 out:
     pool_close(s);
+    if (borrowed_sub >= 0) am_unsubscribe(db, borrowed_sub);
+    am__srv_bus_stop(s->bus); /* after the handles that call it */
     am__srv_metrics_free(&s->metrics);
     am__srv_free_locks(s);
     pthread_mutex_destroy(&s->pool_mu);

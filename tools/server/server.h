@@ -20,6 +20,9 @@ typedef struct am_server_opts {
     const char *const *mcp_origins; /* Origins POST /mcp accepts besides none;
                                        n_mcp_origins 0: loopback ones only */
     size_t n_mcp_origins;
+    const char *cache_url; /* redis://[[USER]:PASSWORD@]HOST[:PORT][/DB]: the event
+                              bus between instances on one store (docs/EVENTS.md);
+                              NULL: one instance */
 } am_server_opts;
 
 void am_server_opts_init(am_server_opts *o);

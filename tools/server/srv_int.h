@@ -8,7 +8,8 @@
  *              what the fuzz target drives (fuzz/fuzz_server_request.c);
  *   routes.c   the handlers of the /v1 routes (JSON bodies checked with
  *              tools/common/fields.h, results in tools/common/shapes.h);
- *   metrics.c  counters and latency histograms, Prometheus text.
+ *   metrics.c  counters and latency histograms, Prometheus text;
+ *   bus.c      the event bus between instances over Redis (--cache).
  * Adding a route: a handler in routes.c (or another file) and one line
  * in router.c's table (and its path in docs/openapi.json: a test checks).
  */
@@ -41,6 +42,49 @@ void am__srv_metrics_store(srv_metrics *m, long reconnects, long retries);
 /* Prometheus text (malloc'ed, NULL when out of memory); db_path: store size */
 char *am__srv_metrics_text(srv_metrics *m, const char *db_path);
 
+/* ------------------------------------------------------------ the bus (bus.c) */
+typedef struct srv_bus srv_bus;
+typedef struct srv_dispatch srv_dispatch;
+struct redisContext;
+typedef struct srv_bus_url {
+    char host[256];
+    int port, db;
+    char user[128], pass[256];
+} srv_bus_url;
+/* redis://[[USER]:PASSWORD@]HOST[:PORT][/DB] into u; 0, or 1 with *why
+ * (static, never quoting the URL) */
+int am__srv_bus_parse_url(const char *url, srv_bus_url *u, const char **why);
+/* A note "am1 <32 hex> <seq>" (msg[0..len), not NUL-terminated): 0 with
+ * instance and seq, or 1 */
+int am__srv_bus_parse_note(const char *msg, size_t len, char instance[33], int64_t *seq);
+/* The bus of url (its thread started; Redis down is not a failure: it
+ * reconnects); NULL with a message on stderr (bad URL, out of memory) */
+srv_bus *am__srv_bus_start(const char *url);
+void am__srv_bus_stop(srv_bus *b); /* NULL: no-op */
+/* am_subscribe's callback on every store handle (ctx: the bus) */
+void am__srv_bus_committed(void *ctx, const am_memory_event *ev);
+/* The generation before a read of the store, then a wait until it moves
+ * (a note, a local commit, a reconnect) or the safety poll's time passes
+ * (1 s up, 200 ms down; b NULL: a 200 ms sleep) */
+uint64_t am__srv_bus_gen(srv_bus *b);
+void am__srv_bus_wait(srv_bus *b, uint64_t seen);
+void am__srv_bus_wake(srv_bus *b); /* every waiter, now (shutdown); NULL: no-op */
+/* 1 up / 0 down with why in err; the notes received and published */
+int am__srv_bus_health(srv_bus *b, char *err, size_t n, long *notes_in, long *notes_out);
+const char *am__srv_bus_instance(const srv_bus *b);
+/* A connection of the caller's own (AUTH and SELECT done): NULL, why in err */
+struct redisContext *am__srv_bus_connect(srv_bus *b, char *err, size_t n);
+/* The webhook lease of group (dispatch.c): renew it, or take it when free
+ * (without a recorded cursor only when may_acquire).  0 with *state (1
+ * renewed, 2 taken, 0 another's) and the recorded cursor, or 1 (Redis
+ * unreachable: err; *c reconnected on the next call) */
+int am__srv_bus_lease(srv_bus *b, struct redisContext **c, const char *group, int may_acquire,
+                      int ttl_ms, int *state, int64_t *cursor, int *has_cursor, char *err, size_t n);
+/* Record seq as delivered (seq -1: give the lease up) while holding the
+ * lease: *held 0 when another instance holds it now; 0, or 1 (err) */
+int am__srv_bus_lease_record(srv_bus *b, struct redisContext **c, const char *group, int64_t seq,
+                             int *held, char *err, size_t n);
+
 /* ------------------------------------------------------------ the server */
 typedef struct am_srv {
     const am_config *cfg;   /* handles are opened with it */
@@ -61,6 +105,8 @@ typedef struct am_srv {
     pthread_cond_t write_cv;
     struct srv_pending *queue;
     int leader;
+    srv_bus *bus;           /* --cache: the event bus; NULL: one instance */
+    srv_dispatch *dispatch; /* --webhook: the deliveries; NULL: none */
 } am_srv;
 
 /* The server's locks, before any request (am_server_run, the fuzz target). */
@@ -169,8 +215,11 @@ void am__srv_h_asset(srv_ctx *c);
 
 /* Webhooks (dispatch.c): a thread posting every committed memory event
  * after the newest one at start; NULL with a message on stderr. */
-typedef struct srv_dispatch srv_dispatch;
-srv_dispatch *am__srv_dispatch_start(const am_config *cfg, const char *urls, const char *secret);
+srv_dispatch *am__srv_dispatch_start(const am_config *cfg, const char *urls, const char *secret,
+                                     srv_bus *bus);
+/* "leader", "standby", "paused" (the lease could not be renewed: Redis
+ * down) or "local" (no bus: this instance posts every event) */
+const char *am__srv_dispatch_role(srv_dispatch *d);
 /* The last events read and posted, the queues drained, freed (NULL: no-op) */
 void am__srv_dispatch_stop(srv_dispatch *d);
 /* The newest seq of user's events (NULL: every user's) into *seq */

@@ -8,7 +8,10 @@
  * thread: the open's cost never holds a worker; not from the pool, which
  * streams would drain) that polls am_events_since every 200 ms from the
  * cursor (Last-Event-ID, ?after=, or the newest seq when the stream
- * starts) and appends frames to a buffer.  MHD reads the buffer through a
+ * starts) and appends frames to a buffer.  With the bus (--cache, bus.c)
+ * it reads at once when a commit of this instance or a note of another
+ * one says there is something to read, and polls only every 1 s (the
+ * store is still the record: a lost note delays, never loses an event).  MHD reads the buffer through a
  * content-reader callback; when it is empty the connection is suspended
  * (no busy loop, the worker serves its other connections) and the thread
  * resumes it when it appends.  The stream ends when the client goes (the
@@ -25,7 +28,6 @@
 #include "srv_int.h"
 
 #define SSE_MAX 32
-#define POLL_MS 200
 #define KEEPALIVE_S 15
 
 typedef struct sse_job {
@@ -115,6 +117,7 @@ static void *sse_run(void *arg)
     int first = 1;
     while (!rc && !stopping(j)) {
         am_memory_events *e;
+        uint64_t gen = am__srv_bus_gen(j->srv->bus); /* before the read: a wake after it is seen */
         if ((rc = am_events_since(db, user, j->cursor, 0, &e))) {
             if (rc == AM_BUSY) rc = 0; /* the next poll tries again */
             else fprintf(stderr, "agentmem serve: stream: %s\n", am_errmsg(db));
@@ -130,7 +133,7 @@ static void *sse_run(void *arg)
         int bad = push(j, e, keepalive);
         am_memory_events_free(e);
         if (bad) break;
-        if (n == 0) nanosleep(&(struct timespec){0, POLL_MS * 1000000L}, NULL);
+        if (n == 0) am__srv_bus_wait(j->srv->bus, gen); /* NULL bus: 200 ms */
     }
     am_close(db);
     pthread_mutex_lock(&j->mu);

@@ -539,6 +539,8 @@ class EmbeddedTransport:
             self._lib.am_free(out)
 
     def _health(self, params, body, query):
-        # an embedded file store always answers (the server asks PostgreSQL)
+        # an embedded file store always answers (the server asks PostgreSQL);
+        # as `agentmem serve` without --cache: no bus between instances (docs/EVENTS.md)
         return {"status": "ok", "store": "sqlite", "version": AM_VERSION_STRING,
-                "store_reachable": True, "store_error": None}
+                "store_reachable": True, "store_error": None,
+                "cache": {"url_set": False, "state": "off"}, "degraded": False}
