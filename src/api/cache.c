@@ -264,6 +264,17 @@ static int ready(am_db *db)
     return settle(db) == AM_OK;
 }
 
+/* A health check's round trip (am_store_check with ping): what is owed
+ * settled, else a PING -- so the state am_cache_state shows is fresh even
+ * on a handle no recall or write has used since Redis came back. */
+void am__dbcache_ping(am_db *db)
+{
+    struct am__dbcache *k = db->cache;
+    if (!k || !ready(db) || k->owe_epoch || k->n_pending || k->pending_all) return;
+    const char *av[1] = {"PING"};
+    (void)am__cache_cmd(k->c, NULL, NULL, 1, av, NULL);
+}
+
 /* ------------------------------------------------------------ generations */
 
 /* KEYS: the user's generation, the epoch; ARGV: a seed (a start value

@@ -79,6 +79,7 @@ int am_store_check(am_db *db, int ping, am_store_health *out)
     memset(out, 0, sizeof *out);
     am__store *s = db->store;
     out->reachable = 1;
+    if (ping) am__dbcache_ping(db); /* the shared cache's state made fresh too */
     if (!s->vt->health) return AM_OK;
     int rc = s->vt->health(s, ping, &out->reconnects, &out->retries);
     if (rc == AM_MISUSE) return am__db_error(db, rc, "store check: inside a transaction");

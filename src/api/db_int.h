@@ -138,6 +138,7 @@ void am__dbcache_close(am_db *db);
 int am__dbcache_prefix(const am_db *db, const char *uid, char out[48]);
 void am__dbcache_note(am_db *db, const char *uid);
 void am__dbcache_flush(am_db *db);
+void am__dbcache_ping(am_db *db);
 void am__dbcache_forget(am_db *db, const char *uid, int whole_user);
 int am__dbcache_recall_key(am_db *db, const char *uid, const am_query *q, am_time now,
                            am__arena *ar, char **key);

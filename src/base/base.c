@@ -794,3 +794,11 @@ const char *am__id_check(const char *id)
 {
     return am__id_problem(id, NULL);
 }
+
+int am__hexval(int c)
+{
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}

@@ -129,6 +129,9 @@ size_t am__strpos_find(const am__strpos *p, const char *const *arr, const char *
 /* Index arr[i] (not there yet); AM_OK or AM_NOMEM. */
 int am__strpos_add(am__strpos *p, am__arena *ar, const char *const *arr, size_t i);
 
+/* A hexadecimal digit's value (either case), or -1. */
+int am__hexval(int c);
+
 /* Identifier check: 1..AM_ID_MAX bytes of valid UTF-8 without control,
  * format (bidi, zero-width), separator, private-use or default-ignorable
  * characters, spaces only U+0020 and not at either end.  Returns NULL when

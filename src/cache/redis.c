@@ -88,6 +88,24 @@ static int parse_query(am__cache *c, const char *q, char *err, size_t cap)
     return AM_OK;
 }
 
+
+/* A URL's user or password as meant: %XX escapes decoded in place (RFC
+ * 3986: a password may hold ':', '@' or any UTF-8 written so).  1 for a
+ * malformed escape or %00 (a NUL cannot reach AUTH). */
+static int pct_decode(char *v)
+{
+    char *w = v;
+    for (const char *r = v; *r; r++) {
+        if (*r != '%') { *w++ = *r; continue; }
+        int hi = am__hexval(r[1]), lo = hi < 0 ? -1 : am__hexval(r[2]);
+        if (hi < 0 || lo < 0 || (hi | lo) == 0) return 1;
+        *w++ = (char)(hi << 4 | lo);
+        r += 2;
+    }
+    *w = '\0';
+    return 0;
+}
+
 static int parse_url(am__cache *c, const char *url, char *err, size_t cap)
 {
     static const char scheme[] = "redis://";
@@ -117,6 +135,10 @@ static int parse_url(am__cache *c, const char *url, char *err, size_t cap)
         }
         if (colon > p && !(c->user = am__strndup(&c->a, p, (size_t)(colon - p)))) return AM_NOMEM;
         if (!(c->pass = am__strndup(&c->a, colon + 1, (size_t)(at - colon - 1)))) return AM_NOMEM;
+        if ((c->user && pct_decode(c->user)) || pct_decode(c->pass)) {
+            snprintf(err, cap, "cache: the user or password holds a bad %%-escape (%%XX, not %%00)");
+            return AM_INVALID;
+        }
         p = at + 1;
     }
     const char *hend = end, *port = NULL;

@@ -54,19 +54,11 @@ static void hex_put(am__buf *b, const unsigned char *p, size_t n)
     }
 }
 
-static int hex_val(int c)
-{
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
-
 int am__vault_key_parse(const char *hex, unsigned char key[AM__VAULT_KEY_BYTES])
 {
     if (!hex || strlen(hex) != 2 * AM__VAULT_KEY_BYTES) return AM_INVALID;
     for (size_t i = 0; i < AM__VAULT_KEY_BYTES; i++) {
-        int hi = hex_val((unsigned char)hex[2 * i]), lo = hex_val((unsigned char)hex[2 * i + 1]);
+        int hi = am__hexval((unsigned char)hex[2 * i]), lo = am__hexval((unsigned char)hex[2 * i + 1]);
         if (hi < 0 || lo < 0) return AM_INVALID;
         key[i] = (unsigned char)(hi << 4 | lo);
     }
@@ -134,7 +126,7 @@ int am__vault_open(const unsigned char key[AM__VAULT_KEY_BYTES], const char *uid
     char *pt = am__arena_alloc(ar, ctn + 16 + 1);
     if (!bin || !pt) return AM_NOMEM;
     for (size_t i = 0; i < bn; i++) {
-        int hi = hex_val((unsigned char)h[2 * i]), lo = hex_val((unsigned char)h[2 * i + 1]);
+        int hi = am__hexval((unsigned char)h[2 * i]), lo = am__hexval((unsigned char)h[2 * i + 1]);
         if (hi < 0 || lo < 0) return AM_CORRUPT;
         bin[i] = (unsigned char)(hi << 4 | lo);
     }

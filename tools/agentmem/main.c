@@ -375,8 +375,9 @@ static const char *vault_key(const char *file, char *buf, size_t cap, int *bad)
  * cfg is used) and a handle opened with it. */
 static am_db *open_db(am_config *cfg, char *key, size_t cap, const char *path, int must_exist,
                       const char *key_file, am_time grace_ms, int busy_ms, const char *role_allow,
-                      const char *cache)
+                      const char *cache, int *usage)
 {
+    *usage = 0;
     am_config_init(cfg);
     cfg->path = path;
     cfg->cache = cache;
@@ -393,7 +394,10 @@ static am_db *open_db(am_config *cfg, char *key, size_t cap, const char *path, i
     char *err = NULL;
     int rc = am_open(cfg, &db, &err);
     if (rc) {
-        fprintf(stderr, "agentmem: %s (%s)\n", err ? err : "cannot open the store", am_errstr(rc));
+        /* a malformed --cache URL is a usage error (exit 2), as serve's are */
+        *usage = rc == AM_INVALID && err && strncmp(err, "open: cache:", 12) == 0;
+        fprintf(stderr, "agentmem: %s%s (%s)\n", *usage ? "--cache: " : "",
+                err ? err : "cannot open the store", am_errstr(rc));
         am_free(err);
         return NULL;
     }
@@ -1075,12 +1079,13 @@ int main(int argc, char **argv)
     }
     am_config cfg;
     char key[256];
+    int usage;
     am_db *db = open_db(&cfg, key, sizeof key, o.db, must_exist && strcmp(o.db, ":memory:") != 0,
-                        o.vault_key_file, grace_ms, busy_ms, o.role_allow, o.cache);
+                        o.vault_key_file, grace_ms, busy_ms, o.role_allow, o.cache, &usage);
     o.cfg = &cfg;
     if (db && cmds[k].fn) rc = cmds[k].fn(db, &o);
     else if (db) printf("store %s ready\n", o.db);
-    else rc = 1;
+    else rc = usage ? 2 : 1;
     am_close(db);
     memset(key, 0, sizeof key);
     free(o.role_allow);

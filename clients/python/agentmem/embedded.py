@@ -154,6 +154,7 @@ def _load(path):
         "am_close": (None, [c_void_p]),
         "am_errstr": (c_char_p, [c_int]),
         "am_errmsg": (c_char_p, [c_void_p]),
+        "am_cache_state": (c_char_p, [c_void_p, c_void_p]),
         "am_free": (None, [c_void_p]),
         "am_add_event": (c_int, [c_void_p, P(AmEvent), P(AmAddInfo)]),
         "am_add_events": (c_int, [c_void_p, P(AmEvent), c_size_t, P(AmAddInfo)]),
@@ -543,4 +544,6 @@ class EmbeddedTransport:
         # as `agentmem serve` without --cache: no bus between instances (docs/EVENTS.md)
         return {"status": "ok", "store": "sqlite", "version": AM_VERSION_STRING,
                 "store_reachable": True, "store_error": None,
-                "cache": {"url_set": False, "state": "off"}, "degraded": False}
+                "cache": {"url_set": False, "state": "off",
+                          "recall_cache": self._lib.am_cache_state(self._db, None).decode()},
+                "degraded": self._lib.am_cache_state(self._db, None) == b"down"}

@@ -242,14 +242,6 @@ double am__pg_real(const PGresult *r, int i, int c)
     return PQgetisnull(r, i, c) ? 0 : strtod(PQgetvalue(r, i, c), NULL);
 }
 
-static int hexdigit(int c)
-{
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
-
 int am__pg_bytes(am__arena *ar, const PGresult *r, int i, int c, const unsigned char **p,
                  size_t *n)
 {
@@ -263,7 +255,7 @@ int am__pg_bytes(am__arena *ar, const PGresult *r, int i, int c, const unsigned 
     unsigned char *out = am__arena_alloc(ar, k + 1);
     if (!out) return AM_NOMEM;
     for (size_t j = 0; j < k; j++) {
-        int hi = hexdigit(v[2 + 2 * j]), lo = hexdigit(v[3 + 2 * j]);
+        int hi = am__hexval(v[2 + 2 * j]), lo = am__hexval(v[3 + 2 * j]);
         if (hi < 0 || lo < 0) return AM_CORRUPT;
         out[j] = (unsigned char)(hi << 4 | lo);
     }

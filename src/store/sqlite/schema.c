@@ -331,14 +331,6 @@ int am__sqlite_schema_version(sq_store *s, int *version)
     return AM_OK;
 }
 
-static int hexval(int c)
-{
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
-
 int am__sqlite_meta_key(sq_store *s, const char *name, unsigned char *key, size_t cap, size_t *n)
 {
     *n = 0;
@@ -349,7 +341,7 @@ int am__sqlite_meta_key(sq_store *s, const char *name, unsigned char *key, size_
     if (rc == SQLITE_ROW) {
         const char *hex = (const char *)sqlite3_column_text(st, 0);
         for (size_t i = 0; hex && hex[2 * i] && hex[2 * i + 1] && *n < cap; i++) {
-            int hi = hexval(hex[2 * i]), lo = hexval(hex[2 * i + 1]);
+            int hi = am__hexval(hex[2 * i]), lo = am__hexval(hex[2 * i + 1]);
             if (hi < 0 || lo < 0) { *n = 0; break; }
             key[(*n)++] = (unsigned char)(hi << 4 | lo);
         }
