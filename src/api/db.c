@@ -164,6 +164,7 @@ int am_open(const am_config *cfg, am_db **out, char **errmsg)
         snprintf(err, sizeof err, "open: cannot initialise text analysis");
         goto out_fail;
     }
+    am__text_keep_words(db->text); /* recent Han runs' words (forget.c drops them) */
     db->tokcache = am__tokcache_new(&db->alloc); /* NULL: no cache, still correct */
     am__arena_init(&db->roles_ar, &db->alloc);
     db->cfg.role_allow = NULL; /* not kept: parsed */
