@@ -191,6 +191,7 @@ int am_open(const am_config *cfg, am_db **out, char **errmsg)
     }
     db->cfg.cache = NULL; /* not kept: parsed */
     if ((rc = am__dbcache_open(db, cfg, err, sizeof err))) goto out_fail;
+    am__text_keep_words(db->text); /* recent Han runs' words (forget.c drops them) */
     db->tokcache = am__tokcache_new(&db->alloc); /* NULL: no cache, still correct */
     am__arena_init(&db->roles_ar, &db->alloc);
     db->cfg.role_allow = NULL; /* not kept: parsed */

@@ -28,11 +28,14 @@ static int period_items(am__recall_state *st)
     am_time from, to;
     /* a past period of a week or more: "周五可以开会吗" names a weekday, not
      * the state of last Friday; yesterday's items are today's */
-    if (st->as_of != AM_TIME_NONE ||
-        !am__query_time_range(st->q->text, st->qn, st->now, st->env->default_tz_minutes, &from,
-                              &to) ||
-        to > st->now || to - from < PERIOD_MIN_MS)
-        return AM_OK;
+    if (st->as_of != AM_TIME_NONE) return AM_OK;
+    /* (the search stage asks the same: st->named) */
+    st->named = am__query_time_range(st->q->text, st->qn, st->now, st->env->default_tz_minutes,
+                                     &st->named_from, &st->named_to);
+    st->named_known = 1;
+    from = st->named_from;
+    to = st->named_to;
+    if (!st->named || to > st->now || to - from < PERIOD_MIN_MS) return AM_OK;
     am__store *s = st->env->store;
     am__item_row *rows;
     size_t n;

@@ -81,12 +81,25 @@ static int asked_word(const char *tok)
     return !(strlen(tok) == 3 && (unsigned char)tok[0] >= 0xE0);
 }
 
+/* terms[0..n) indexed (each string at its first place): a term's place
+ * among them is a probe, not a comparison with each. */
+static int index_terms(am__arena *ar, const char *const *terms, size_t n, am__strpos *pos)
+{
+    memset(pos, 0, sizeof *pos);
+    for (size_t i = 0; i < n; i++)
+        if (am__strpos_find(pos, terms, terms[i]) == SIZE_MAX && am__strpos_add(pos, ar, terms, i))
+            return AM_NOMEM;
+    return AM_OK;
+}
+
 /* The second search's terms for a bridge: its own words the question
  * lacks (*n_own of them, first) and the question's words it lacks.
- * *nt = 0 when it has no words of its own or is too long to be a bridge. */
+ * *nt = 0 when it has no words of its own or is too long to be a bridge.
+ * qpos: qt indexed (index_terms). */
 static int bridge_terms(const am__recall_env *env, am__arena *ar, const char *content, const char *const *qt,
-                        const double *qw, size_t nq, const char ***terms, double **weights,
-                        size_t *nt, size_t *n_own, size_t *first_unit, size_t *n_told_out)
+                        const am__strpos *qpos, const double *qw, size_t nq, const char ***terms,
+                        double **weights, size_t *nt, size_t *n_own, size_t *first_unit,
+                        size_t *n_told_out)
 {
     const char **bt;
     const unsigned char *kind;
@@ -100,9 +113,7 @@ static int bridge_terms(const am__recall_env *env, am__arena *ar, const char *co
     if (!all || !wt) return AM_NOMEM;
     size_t n = 0, units = 0;
     for (size_t i = 0; i < nb; i++) {
-        size_t k;
-        for (k = 0; k < nq && strcmp(qt[k], bt[i]) != 0; k++) {}
-        if (k < nq || function_token(bt[i])) continue;
+        if (am__strpos_find(qpos, qt, bt[i]) != SIZE_MAX || function_token(bt[i])) continue;
         wt[n] = 1.0;
         int unit = kind[i] == AM_TOK_BIGRAM || kind[i] == AM_TOK_WORD || kind[i] == AM_TOK_NUM;
         if (unit && *first_unit == SIZE_MAX) *first_unit = n;
@@ -111,6 +122,8 @@ static int bridge_terms(const am__recall_env *env, am__arena *ar, const char *co
     }
     if (n == 0 || units > AM__BRIDGE_MAX_UNITS) return AM_OK;
     *n_own = n;
+    am__strpos bpos;
+    if ((rc = index_terms(ar, bt, nb, &bpos))) return rc;
     /* the asked attribute as it is told (recall/expand.c am__told_forms;
      * last, each at AM__BRIDGE_REST:
      * one the question also holds, as an expansion at a lower weight,
@@ -126,9 +139,8 @@ static int bridge_terms(const am__recall_env *env, am__arena *ar, const char *co
         }
     }
     for (size_t k = 0; k < nq; k++) {
+        if (am__strpos_find(&bpos, bt, qt[k]) != SIZE_MAX) continue;
         size_t i;
-        for (i = 0; i < nb && strcmp(qt[k], bt[i]) != 0; i++) {}
-        if (i < nb) continue;
         for (i = 0; i < n_told && strcmp(qt[k], told[i]) != 0; i++) {}
         if (i < n_told) continue;
         wt[n] = AM__BRIDGE_REST * (qw ? qw[k] : 1.0);
@@ -188,8 +200,8 @@ static int hit_head_terms(const am__recall_env *env, am__arena *ar, const char *
  * among the bridge's own words (terms[0..n_own)), n_own when it is none
  * of them. */
 static int hit_lead(const am__recall_env *env, am__arena *ar, const char *content, hit_head *hh,
-                    const char *const *qt, size_t nq, const char *const *terms, size_t n_own,
-                    size_t *t)
+                    const char *const *qt, const am__strpos *qpos, const char *const *terms,
+                    const am__strpos *own_pos, size_t n_own, size_t *t)
 {
     *t = n_own;
     int rc = hit_head_terms(env, ar, content, hh);
@@ -202,11 +214,9 @@ static int hit_lead(const am__recall_env *env, am__arena *ar, const char *conten
             kind[i] != AM_TOK_CJKWORD)
             continue;
         if (function_token(ht[i])) continue;
-        size_t k;
-        for (k = 0; k < nq && strcmp(qt[k], ht[i]) != 0; k++) {}
-        if (k < nq) continue;
-        for (k = 0; k < n_own && strcmp(terms[k], ht[i]) != 0; k++) {}
-        *t = k;
+        if (am__strpos_find(qpos, qt, ht[i]) != SIZE_MAX) continue;
+        size_t k = am__strpos_find(own_pos, terms, ht[i]);
+        *t = k == SIZE_MAX ? n_own : k;
         return AM_OK;
     }
     return AM_OK;
@@ -233,6 +243,8 @@ static int search_bridges(const am__recall_env *env, const char *uid, const char
         const char **terms;
         double *weights;
         const char *const *qt;
+        const am__strpos *qpos;
+        am__strpos own_pos; /* terms[0..n_own) indexed */
         size_t nq;
         size_t nt, n_own, first_unit, n_told, *at; /* at[t]: the term's place in the search */
     } bridge;
@@ -241,6 +253,10 @@ static int search_bridges(const am__recall_env *env, const char *uid, const char
     double *st_w = NULL;
     size_t st_n = 0, st_cap = 0, used = 0;
     am__strpos st_pos = {0}; /* where each of st_terms is */
+    /* each part's question terms indexed when a bridge first uses them
+     * (part 0: the question's own) */
+    am__strpos qpos[AM__MAX_PARTS + 1];
+    unsigned char qpos_made[AM__MAX_PARTS + 1] = {0};
     if (!all || !br) return AM_NOMEM;
     memcpy(all, base, m * sizeof *all);
     for (size_t b = 0; b < nb; b++) {
@@ -249,19 +265,25 @@ static int search_bridges(const am__recall_env *env, const char *uid, const char
         if (base[b].score <= 0 || !base[b].content) continue;
         const char *const *ct = qt;
         const double *cw = qw;
-        size_t nc = nq;
+        size_t nc = nq, part = 0;
         for (size_t j = 0; j < h->n && h->clauses > 1; j++)
             if (h->rid[j] == base[b].rid) {
                 ct = h->terms[h->home[j]];
                 cw = h->weights[h->home[j]];
                 nc = h->nt[h->home[j]];
+                part = 1 + (size_t)h->home[j];
                 break;
             }
-        int rc = bridge_terms(env, ar, base[b].content, ct, cw, nc, &x->terms, &x->weights, &x->nt,
-                              &x->n_own, &x->first_unit, &x->n_told);
+        int rc;
+        if (!qpos_made[part] && (rc = index_terms(ar, ct, nc, &qpos[part]))) return rc;
+        qpos_made[part] = 1;
+        rc = bridge_terms(env, ar, base[b].content, ct, &qpos[part], cw, nc, &x->terms,
+                          &x->weights, &x->nt, &x->n_own, &x->first_unit, &x->n_told);
         if (rc) return rc;
         if (x->nt == 0) continue;
+        if ((rc = index_terms(ar, x->terms, x->n_own, &x->own_pos))) return rc;
         x->qt = ct;
+        x->qpos = &qpos[part];
         x->nq = nc;
         if (!(x->at = am__arena_alloc(ar, (x->nt + 1) * sizeof *x->at))) return AM_NOMEM;
         for (size_t t = 0; t < x->nt; t++) {
@@ -341,8 +363,8 @@ static int search_bridges(const am__recall_env *env, const char *uid, const char
                 strlen(hop[i].content) < AM__BRIDGE_LEAD_BYTES)
                 continue;
             size_t t;
-            if ((rc = hit_lead(env, ar, hop[i].content, &heads[i], x->qt, x->nq, terms, n_own,
-                               &t)))
+            if ((rc = hit_lead(env, ar, hop[i].content, &heads[i], x->qt, x->qpos, terms,
+                               &x->own_pos, n_own, &t)))
                 return rc;
             lead[i] = t < n_own && t != x->first_unit && idf[t] >= AM__BRIDGE_LEAD_IDF * top;
             leads += lead[i];

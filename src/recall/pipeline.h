@@ -114,6 +114,10 @@ typedef struct am__recall_state {
     size_t n_all_items;
     int period;                   /* F19: the items are (also) those of a
                                      period the turn names, as they were then */
+    int named_known;              /* the period the turn names at `now` was
+                                     looked up (as_of none): */
+    int named;                    /* it names one, */
+    am_time named_from, named_to; /* [named_from, named_to) */
 
     /* ---- terms */
     const char **terms;

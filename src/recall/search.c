@@ -82,9 +82,15 @@ int am__recall_search(am__recall_state *st)
     if ((rc = am__recall_search_clauses(env, st->uid, st->qtext, st->qtext_n, &st->asks, st->to,
                                         st->limit, ar, &st->events, &st->n_events, &st->homes)))
         return rc;
-    st->timed = r->w_time > 0 && am__query_time_range(q->text, st->qn, st->at,
-                                                      env->default_tz_minutes, &st->t_from,
-                                                      &st->t_to);
+    if (r->w_time > 0 && st->named_known && st->at == st->now) { /* (filter: the same) */
+        st->timed = st->named;
+        st->t_from = st->named_from;
+        st->t_to = st->named_to;
+    } else {
+        st->timed = r->w_time > 0 && am__query_time_range(q->text, st->qn, st->at,
+                                                          env->default_tz_minutes, &st->t_from,
+                                                          &st->t_to);
+    }
     if (st->timed) {
         am_time to = st->as_of != AM_TIME_NONE && st->as_of + 1 < st->t_to ? st->as_of + 1 : st->t_to;
         am__event_row *in;

@@ -43,6 +43,26 @@ typedef struct norm_slot {
     size_t text_len, norm_len;
 } norm_slot;
 
+/* ICU's words of recent Han runs: its dictionary segmentation costs more
+ * than the rest of a Chinese text's analysis, and the same runs come
+ * back -- a recall analyses its question several times, and the turns it
+ * ranks (its bridges, their hits' heads) were analysed by this analyzer
+ * when they were written.  The iterator is given the run alone, so its
+ * words are a function of the run: direct mapped by the run's hash, the
+ * run compared whole; runs over WORDS_RUN bytes or with more than
+ * WORDS_MAX words are not kept.  Like the normal forms, a forgotten text
+ * must not stay (am__text_forget): only an analyzer that is told of
+ * forgets keeps runs (am__text_keep_words: the handle's own, api/db.c;
+ * not the index tokenizer's). */
+#define WORDS_SLOTS 2048
+#define WORDS_RUN 768 /* bytes: 256 Han characters */
+#define WORDS_MAX 128
+typedef struct words_slot {
+    uint16_t *off;       /* n words: [off[2i], off[2i+1]) of the run; the run after them */
+    char *run;           /* NULL: empty */
+    uint16_t run_len, n;
+} words_slot;
+
 struct am__text {
     const am__allocator *a;
     norm_slot norms[NORM_SLOTS];
@@ -54,6 +74,7 @@ struct am__text {
     size_t *u16_off;          /* UTF-16 index -> byte offset in norm */
     opencc_t t2s;             /* Traditional -> Simplified, or (opencc_t)-1 */
     stem_slot stems[STEM_SLOTS];
+    words_slot *words;        /* WORDS_SLOTS, or NULL */
 };
 
 int am__text_open(const am__allocator *a, am__text **out)
@@ -77,6 +98,16 @@ int am__text_open(const am__allocator *a, am__text **out)
     return AM_OK;
 }
 
+static void words_clear(am__text *t)
+{
+    for (size_t i = 0; t->words && i < WORDS_SLOTS; i++) {
+        words_slot *w = &t->words[i];
+        if (w->run) memset(w->run, 0, w->run_len);
+        am__free(t->a, w->off);
+        memset(w, 0, sizeof *w);
+    }
+}
+
 void am__text_close(am__text *t)
 {
     if (!t) return;
@@ -88,9 +119,16 @@ void am__text_close(am__text *t)
         am__free(t->a, t->norms[i].text);
         am__free(t->a, t->norms[i].norm);
     }
+    words_clear(t);
+    am__free(t->a, t->words);
     am__free(t->a, t->u16);
     am__free(t->a, t->u16_off);
     am__free(t->a, t);
+}
+
+void am__text_keep_words(am__text *t)
+{
+    if (!t->words) t->words = am__calloc(t->a, WORDS_SLOTS * sizeof *t->words);
 }
 
 void am__text_forget(am__text *t)
@@ -102,6 +140,7 @@ void am__text_forget(am__text *t)
         memset(&t->norms[i], 0, sizeof t->norms[i]);
     }
     memset(t->stems, 0, sizeof t->stems);
+    words_clear(t);
     if (t->norm.p) memset(t->norm.p, 0, t->norm.cap);
     t->norm.len = 0;
     if (t->u16) memset(t->u16, 0, (size_t)t->u16_cap * sizeof *t->u16);
@@ -125,6 +164,8 @@ int am__text_holds(const am__text *t, const char *s, size_t len)
         if (has_bytes(t->stems[i].word, STEM_WORD, s, len) ||
             has_bytes(t->stems[i].stem, STEM_WORD, s, len))
             return 1;
+    for (size_t i = 0; t->words && i < WORDS_SLOTS; i++)
+        if (has_bytes(t->words[i].run, t->words[i].run_len, s, len)) return 1;
     return has_bytes(t->norm.p, t->norm.cap, s, len);
 }
 
@@ -294,6 +335,80 @@ static int word_token(am__text *t, const char *w, size_t len, int all_ascii,
     return emit(fn, ctx, AM_TOK_WORD, w, len, start, end, n);
 }
 
+/* ICU's words of 3+ characters (UTF-16 units) of the Han run s[a..b):
+ * from the table of recent runs, or segmented and then kept there. */
+static int han_words(am__text *t, const char *s, size_t a, size_t b, size_t n, am__token_fn fn,
+                     void *ctx)
+{
+    int rc;
+    size_t len = b - a;
+    words_slot *w = NULL;
+    if (len <= WORDS_RUN && t->words) w = &t->words[am__hash64(s + a, len) & (WORDS_SLOTS - 1)];
+    if (w && w->run && w->run_len == len && memcmp(w->run, s + a, len) == 0) {
+        for (size_t i = 0; i < w->n; i++) {
+            size_t ba = a + w->off[2 * i], bb = a + w->off[2 * i + 1];
+            if ((rc = emit(fn, ctx, AM_TOK_CJKWORD, s + ba, bb - ba, ba, bb, n))) return rc;
+        }
+        return 0;
+    }
+    int32_t need = (int32_t)len + 1;
+    if (need > t->u16_cap) {
+        UChar *u = am__realloc(t->a, t->u16, (size_t)need * sizeof(UChar));
+        if (!u) return AM_NOMEM;
+        t->u16 = u;
+        size_t *o = am__realloc(t->a, t->u16_off, (size_t)(need + 1) * sizeof(size_t));
+        if (!o) return AM_NOMEM;
+        t->u16_off = o;
+        t->u16_cap = need;
+    }
+    int32_t ul = 0;
+    uint32_t cp;
+    for (size_t p = a; p < b;) {
+        int l = am__utf8_decode(s + p, b - p, &cp);
+        t->u16_off[ul] = p;
+        if (cp >= 0x10000) {
+            t->u16[ul++] = (UChar)(0xD800 + ((cp - 0x10000) >> 10));
+            t->u16_off[ul] = p;
+            t->u16[ul++] = (UChar)(0xDC00 + ((cp - 0x10000) & 0x3FF));
+        } else {
+            t->u16[ul++] = (UChar)cp;
+        }
+        p += (size_t)l;
+    }
+    t->u16_off[ul] = b;
+    UErrorCode err = U_ZERO_ERROR;
+    ubrk_setText(t->brk, t->u16, ul, &err);
+    if (U_FAILURE(err)) return 0;
+    uint16_t off[2 * WORDS_MAX];
+    size_t k = 0;
+    int keep = w != NULL;
+    int32_t from = ubrk_first(t->brk);
+    for (int32_t to = ubrk_next(t->brk); to != UBRK_DONE;
+         from = to, to = ubrk_next(t->brk)) {
+        if (to - from < 3) continue;
+        size_t ba = t->u16_off[from], bb = t->u16_off[to];
+        if (keep && k == WORDS_MAX) keep = 0;
+        if (keep) {
+            off[2 * k] = (uint16_t)(ba - a);
+            off[2 * k + 1] = (uint16_t)(bb - a);
+            k++;
+        }
+        if ((rc = emit(fn, ctx, AM_TOK_CJKWORD, s + ba, bb - ba, ba, bb, n)))
+            return rc;
+    }
+    uint16_t *mem = keep ? am__malloc(t->a, 2 * k * sizeof *mem + len) : NULL;
+    if (!mem) return 0; /* not kept */
+    if (w->run) memset(w->run, 0, w->run_len);
+    am__free(t->a, w->off);
+    memcpy(mem, off, 2 * k * sizeof *mem);
+    w->off = mem;
+    w->run = (char *)(mem + 2 * k);
+    memcpy(w->run, s + a, len);
+    w->run_len = (uint16_t)len;
+    w->n = (uint16_t)k;
+    return 0;
+}
+
 /* A run of Han characters norm[a..b) with `count` code points. */
 static int han_run(am__text *t, const char *s, size_t a, size_t b, int count,
                    size_t n, am__token_fn fn, void *ctx)
@@ -321,43 +436,7 @@ static int han_run(am__text *t, const char *s, size_t a, size_t b, int count,
         l1 = l2;
     }
     if (count < 3 || !t->brk) return 0;
-    /* ICU words of 3+ characters. */
-    int32_t need = (int32_t)(b - a) + 1;
-    if (need > t->u16_cap) {
-        UChar *u = am__realloc(t->a, t->u16, (size_t)need * sizeof(UChar));
-        if (!u) return AM_NOMEM;
-        t->u16 = u;
-        size_t *o = am__realloc(t->a, t->u16_off, (size_t)(need + 1) * sizeof(size_t));
-        if (!o) return AM_NOMEM;
-        t->u16_off = o;
-        t->u16_cap = need;
-    }
-    int32_t ul = 0;
-    for (p = a; p < b;) {
-        int l = am__utf8_decode(s + p, b - p, &cp);
-        t->u16_off[ul] = p;
-        if (cp >= 0x10000) {
-            t->u16[ul++] = (UChar)(0xD800 + ((cp - 0x10000) >> 10));
-            t->u16_off[ul] = p;
-            t->u16[ul++] = (UChar)(0xDC00 + ((cp - 0x10000) & 0x3FF));
-        } else {
-            t->u16[ul++] = (UChar)cp;
-        }
-        p += (size_t)l;
-    }
-    t->u16_off[ul] = b;
-    UErrorCode err = U_ZERO_ERROR;
-    ubrk_setText(t->brk, t->u16, ul, &err);
-    if (U_FAILURE(err)) return 0;
-    int32_t from = ubrk_first(t->brk);
-    for (int32_t to = ubrk_next(t->brk); to != UBRK_DONE;
-         from = to, to = ubrk_next(t->brk)) {
-        if (to - from < 3) continue;
-        size_t ba = t->u16_off[from], bb = t->u16_off[to];
-        if ((rc = emit(fn, ctx, AM_TOK_CJKWORD, s + ba, bb - ba, ba, bb, n)))
-            return rc;
-    }
-    return 0;
+    return han_words(t, s, a, b, n, fn, ctx);
 }
 
 /* The letter and digit runs of a word that mixes them ("158cm" -> 158,
@@ -696,7 +775,11 @@ int am__token_blob_get(const unsigned char *blob, size_t len, uint64_t *out, siz
     size_t n = (len - 4) / 8;
     for (size_t k = 0; k < n; k++) {
         uint64_t h = 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        memcpy(&h, blob + 4 + 8 * k, 8); /* (the blob is little-endian) */
+#else
         for (int i = 0; i < 8; i++) h |= (uint64_t)blob[4 + 8 * k + (size_t)i] << (8 * i);
+#endif
         if (k && h <= out[k - 1]) return 0; /* not a sorted set: not ours */
         out[k] = h;
     }

@@ -32,6 +32,11 @@ int am__text_normalize(am__text *t, const char *s, size_t n, am__buf *out);
  * may stay: this drops them and wipes the scratch buffers.  holds: 1 if
  * s[0..len) is anywhere in those caches or scratch (tests). */
 void am__text_forget(am__text *t);
+/* Keep ICU's words of recent Han runs (a recall analyses its question
+ * several times, and the turns it ranks were analysed when written): for
+ * an analyzer whose owner calls am__text_forget at every forget.  Out of
+ * memory, nothing is kept (the analysis is the same). */
+void am__text_keep_words(am__text *t);
 int am__text_holds(const am__text *t, const char *s, size_t len);
 
 /* 1 if OpenCC's Traditional -> Simplified pass could change s[0..n): it

@@ -946,6 +946,125 @@ static void test_store_search_parts(void)
     remove_files(path);
 }
 
+/* Rows written whole (store/sqlite/events.c rowcache_written): the rows
+ * a connection writes for a user whose first row it wrote are in its row
+ * cache from their writes -- its first search reads none of them by
+ * statement -- and are field for field what a cold connection reads from
+ * the file: NULL and empty fields, a token blob and a zero-length one,
+ * Chinese and English text.  A user whose rows were written before (not
+ * whole) has its rows read. */
+extern _Atomic unsigned long am__row_reads;
+
+static void rows_same(const am__event_row *a, const am__event_row *b)
+{
+    CHECK(a->rid == b->rid);
+    const char *const fa[] = {a->id,      a->user_id, a->agent_id, a->session_id, a->task_id,
+                              a->channel, a->source,  a->type,     a->content,    a->domain,
+                              a->intent,  a->lang};
+    const char *const fb[] = {b->id,      b->user_id, b->agent_id, b->session_id, b->task_id,
+                              b->channel, b->source,  b->type,     b->content,    b->domain,
+                              b->intent,  b->lang};
+    for (size_t i = 0; i < sizeof fa / sizeof *fa; i++) {
+        CHECK((fa[i] == NULL) == (fb[i] == NULL));
+        if (fa[i] && fb[i]) CHECK_EQ_STR(fa[i], fb[i]);
+    }
+    CHECK(a->occurred_at == b->occurred_at && a->ingested_at == b->ingested_at);
+    CHECK_EQ_INT(a->tz_minutes, b->tz_minutes);
+    CHECK_EQ_INT((int)a->tokens_len, (int)b->tokens_len);
+    CHECK((a->tokens == NULL) == (b->tokens == NULL));
+    if (a->tokens && b->tokens && a->tokens_len == b->tokens_len)
+        CHECK(memcmp(a->tokens, b->tokens, a->tokens_len) == 0);
+    CHECK(a->client_id == NULL && b->client_id == NULL);
+}
+
+static void test_rows_written_whole(void)
+{
+    char path[64];
+    temp_path(path, "wrows");
+    am__store *s = lt_open(path, 0);
+    static const char *const text[4] = {"荔枝公园真是太不错了，就在闹市区里", "the hotel near the lake",
+                                        "酒店 hotel 在湖边", ""};
+    static const unsigned char blob[12] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
+    int64_t rid[5];
+    CHECK_EQ_INT(s->vt->begin(s), AM_OK);
+    CHECK_EQ_INT(s->vt->user_ensure(s, "old", 1000), AM_OK);
+    am__event_row e;
+    memset(&e, 0, sizeof e);
+    e.id = "o0", e.user_id = "old", e.source = "user", e.type = "message";
+    e.content = "the hotel near the lake", e.occurred_at = e.ingested_at = 1000;
+    CHECK_EQ_INT(s->vt->event_put(s, &e), AM_OK);
+    rid[4] = e.rid;
+    CHECK_EQ_INT(s->vt->commit(s), AM_OK);
+    s->vt->close(s);
+    s = lt_open(path, 0); /* "old" is not whole here */
+    CHECK_EQ_INT(s->vt->begin(s), AM_OK);
+    CHECK_EQ_INT(s->vt->user_ensure(s, "u1", 1000), AM_OK);
+    static const char *const id[4] = {"w0", "w1", "w2", "w3"};
+    for (int k = 0; k < 4; k++) {
+        memset(&e, 0, sizeof e);
+        e.id = id[k];
+        e.user_id = "u1";
+        e.agent_id = k == 1 ? "agent-7" : NULL;
+        e.session_id = k % 2 ? "s1" : "";
+        e.task_id = k == 2 ? "任务-1" : NULL;
+        e.channel = k == 3 ? "wechat" : NULL;
+        e.source = "user";
+        e.type = "message";
+        e.content = text[k];
+        e.domain = k == 0 ? "生活" : NULL;
+        e.intent = k == 1 ? "ask" : NULL;
+        e.lang = k == 1 ? "en" : "zh";
+        e.occurred_at = 60000 * (am_time)(k + 1);
+        e.ingested_at = e.occurred_at + 7;
+        e.tz_minutes = 480;
+        e.tokens = k == 0 || k == 2 ? blob : k == 1 ? blob : NULL;
+        e.tokens_len = k == 0 ? sizeof blob : 0; /* k 1, 2: a zero-length blob */
+        e.client_id = k == 2 ? "client-2" : NULL;
+        e.client_hash = k == 2 ? 42 : 0;
+        CHECK_EQ_INT(s->vt->event_put(s, &e), AM_OK);
+        rid[k] = e.rid;
+    }
+    CHECK_EQ_INT(s->vt->commit(s), AM_OK);
+    am__store *cold = lt_open(path, 0);
+    am__arena ar;
+    am__arena_init(&ar, &lt_alloc);
+    am__event_row rows[2][4];
+    unsigned char found[2][4];
+    memset(rows, 0, sizeof rows);
+    int64_t ask[4] = {rid[2], rid[0], rid[3], rid[1]};
+    unsigned long reads = am__row_reads;
+    CHECK_EQ_INT(s->vt->rows_get(s, "u1", ask, 4, &ar, rows[0], found[0]), AM_OK);
+    CHECK_EQ_INT((int)(am__row_reads - reads), 0); /* all from the writes */
+    CHECK_EQ_INT(cold->vt->rows_get(cold, "u1", ask, 4, &ar, rows[1], found[1]), AM_OK);
+    CHECK_EQ_INT((int)(am__row_reads - reads), 4);
+    for (int k = 0; k < 4; k++) {
+        CHECK(found[0][k] == 1 && found[1][k] == 1);
+        rows_same(&rows[0][k], &rows[1][k]);
+    }
+    CHECK_EQ_STR(rows[0][1].content, "荔枝公园真是太不错了，就在闹市区里");
+    CHECK_EQ_INT((int)rows[0][1].tokens_len, (int)sizeof blob);
+    CHECK(rows[0][3].tokens == NULL && rows[0][0].tokens == NULL);
+    /* the other user's row: read (its rows were written before) */
+    reads = am__row_reads;
+    CHECK_EQ_INT(s->vt->rows_get(s, "old", &rid[4], 1, &ar, rows[0], found[0]), AM_OK);
+    CHECK(found[0][0] == 1 && am__row_reads - reads == 1);
+    CHECK_EQ_STR(rows[0][0].content, "the hotel near the lake");
+    /* a rolled-back write leaves nothing behind */
+    CHECK_EQ_INT(s->vt->begin(s), AM_OK);
+    memset(&e, 0, sizeof e);
+    e.id = "w4", e.user_id = "u1", e.source = "user", e.type = "message";
+    e.content = "撤回的话 never said", e.occurred_at = e.ingested_at = 600000;
+    CHECK_EQ_INT(s->vt->event_put(s, &e), AM_OK);
+    int64_t undone = e.rid;
+    CHECK_EQ_INT(s->vt->rollback(s), AM_OK);
+    CHECK_EQ_INT(s->vt->rows_get(s, "u1", &undone, 1, &ar, rows[0], found[0]), AM_OK);
+    CHECK(found[0][0] == 0);
+    am__arena_free(&ar);
+    cold->vt->close(cold);
+    s->vt->close(s);
+    remove_files(path);
+}
+
 /* The row cache (store/sqlite/row_cache.c) answers vector scans too:
  * another connection forgets the newest turn and writes a new one, which
  * takes its rowid; a vector scan must return the new turn, never the
@@ -2190,6 +2309,7 @@ int main(void)
 {
     RUN(test_asks_last_question);
     RUN(test_store_search_parts);
+    RUN(test_rows_written_whole);
     RUN(test_query_condition);
     RUN(test_expand_attributes_zh);
     RUN(test_expand_attributes_en);

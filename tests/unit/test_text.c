@@ -6,6 +6,7 @@
  * shortcuts for ASCII text and the stem cache give what the full analysis
  * gives.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <utf8proc.h>
@@ -17,7 +18,7 @@
 static am__text *T;
 
 typedef struct toks {
-    char all[2048];
+    char all[40000];
     int n;
 } toks;
 
@@ -157,6 +158,92 @@ static void test_stem_cache(void)
         CHECK_EQ_STR(after.all, cold.all);
     }
     am__text_close(fresh);
+}
+
+/* Every token with its kind and offsets, for the words cache's test. */
+static int collect_full(void *ctx, int kind, const char *tok, size_t len, size_t s, size_t e)
+{
+    (void)len;
+    toks *t = ctx;
+    char one[128];
+    snprintf(one, sizeof one, "|%d:%s@%zu-%zu", kind, tok, s, e);
+    strncat(t->all, one, sizeof t->all - strlen(t->all) - 1);
+    t->n++;
+    return 0;
+}
+
+static toks tokens_full(am__text *x, const char *s)
+{
+    toks t;
+    memset(&t, 0, sizeof t);
+    CHECK_EQ_INT(am__text_tokenize(x, s, strlen(s), collect_full, &t), AM_OK);
+    return t;
+}
+
+/* Stops after its first ICU word: a run whose words were not all handed
+ * over must not be kept as if it had none after it. */
+static int stop_at_word(void *ctx, int kind, const char *tok, size_t len, size_t s, size_t e)
+{
+    (void)ctx; (void)tok; (void)len; (void)s; (void)e;
+    return kind == AM_TOK_CJKWORD ? 7 : 0;
+}
+
+/* The ICU words of recent Han runs (the words cache) give what a fresh
+ * analyzer gives: the same tokens, kinds and offsets, warm or cold, after
+ * thousands of other runs over every slot, for a run too long to keep and
+ * after a tokenization stopped half-way; a forget drops the runs. */
+static void test_words_cache(void)
+{
+    static const char *const texts[] = {
+        "中华人民共和国的金融科技精英论坛，主要内容是探讨金融科技发展趋势，还有冰淇淋。",
+        "医疗创新研讨会在中华人民共和国举行 and the workshop on medical innovation lasts two days",
+        "我刚才路过的那个公园叫荔枝公园，卖冰淇淋。荔枝公园真是太不错了，就在闹市区里",
+        "Caroline bought 冰淇淋 after the 心理健康支持小组 meeting, 她觉得很有帮助",
+    };
+    am__text *fresh = NULL, *warm = NULL;
+    CHECK_EQ_INT(am__text_open(NULL, &warm), AM_OK);
+    am__text_keep_words(warm);
+    char longrun[3 * 400 + 1]; /* 400 Han characters: over the kept length */
+    for (int i = 0; i < 400; i++) memcpy(longrun + 3 * i, i % 3 ? "论坛" + 3 * (i % 2) : "金", 3);
+    longrun[3 * 400] = 0;
+    for (size_t i = 0; i <= sizeof texts / sizeof *texts; i++) {
+        const char *text = i < sizeof texts / sizeof *texts ? texts[i] : longrun;
+        CHECK_EQ_INT(am__text_open(NULL, &fresh), AM_OK);
+        toks cold = tokens_full(fresh, text);
+        am__text_close(fresh);
+        CHECK(text == longrun || strstr(cold.all, "|3:") != NULL); /* it has ICU words */
+        CHECK_EQ_INT(am__text_tokenize(warm, text, strlen(text), stop_at_word, NULL),
+                     strstr(cold.all, "|3:") ? 7 : 0);
+        toks w1 = tokens_full(warm, text), w2 = tokens_full(warm, text);
+        CHECK_EQ_STR(w1.all, cold.all);
+        CHECK_EQ_STR(w2.all, cold.all);
+        for (int k = 0; k < 6000; k++) { /* other runs of 3-8 characters over every slot */
+            char run[3 * 8 + 1];
+            int len = 3 + k % 6, v = k;
+            for (int c = 0; c < len; c++, v /= 7) {
+                uint32_t cp = 0x4E00 + (uint32_t)(v % 7) * 97 + (uint32_t)c * 13;
+                run[3 * c] = (char)(0xE0 | (cp >> 12));
+                run[3 * c + 1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+                run[3 * c + 2] = (char)(0x80 | (cp & 0x3F));
+            }
+            run[3 * len] = 0;
+            CHECK(tokens_full(warm, run).n >= 2 * len - 1);
+        }
+        toks after = tokens_full(warm, text);
+        CHECK_EQ_STR(after.all, cold.all);
+    }
+    /* a forget leaves no run behind */
+    const char *secret = "荔枝公园真是太不错了";
+    /* (a run is kept whether or not it has words of its own) */
+    tokens_full(warm, secret);
+    CHECK(am__text_holds(warm, "荔枝公园真是太不错了", strlen("荔枝公园真是太不错了")));
+    am__text_forget(warm);
+    CHECK(!am__text_holds(warm, "荔枝公园", strlen("荔枝公园")));
+    toks again = tokens_full(warm, secret);
+    CHECK_EQ_INT(am__text_open(NULL, &fresh), AM_OK);
+    CHECK_EQ_STR(again.all, tokens_full(fresh, secret).all);
+    am__text_close(fresh);
+    am__text_close(warm);
 }
 
 static void test_tokenize_chinese(void)
@@ -333,6 +420,7 @@ int main(void)
     RUN(test_normalize_ascii);
     RUN(test_estimate_ascii);
     RUN(test_stem_cache);
+    RUN(test_words_cache);
     RUN(test_tokenize_chinese);
     RUN(test_tokenize_english);
     RUN(test_speaker_greeting);

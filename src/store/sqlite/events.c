@@ -126,6 +126,20 @@ static int whole_start(sq_store *s, const char *tag)
     return AM_OK;
 }
 
+/* A whole user's row (its first question follows its writes: a new user,
+ * a bench's haystack) is copied to the row cache as it is written, as a
+ * read of EVENT_COLS would return it -- the bound values, a zero-length
+ * token blob read back as none (row_cache.c drops the put-only fields) --
+ * so that the search after it reads no row it wrote.  The row cache's
+ * rules keep the copy true (row_cache.c: an events row changes only by a
+ * delete, a rollback or a re-owning, which clear it). */
+static void rowcache_written(sq_store *s, const am__event_row *e)
+{
+    am__event_row row = *e; /* (the put-only fields are not copied) */
+    if (!row.tokens_len) row.tokens = NULL;
+    am__rowcache_put(s->rows, &row);
+}
+
 int am__sqlite_event_put(am__store *b, am__event_row *e)
 {
     sq_store *s = SQ(b);
@@ -185,6 +199,7 @@ int am__sqlite_event_put(am__store *b, am__event_row *e)
         else
             am__fts_lens_set(s->lens, e->rid, len);
     }
+    if (am__post_whole(s->post, tok, strlen(tok))) rowcache_written(s, e);
     return AM_OK;
 }
 

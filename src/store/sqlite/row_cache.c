@@ -1,6 +1,7 @@
 /*
- * row_cache.c -- copies of the events rows searches returned lately, by
- * rowid.
+ * row_cache.c -- copies of the events rows searches returned lately, and
+ * of those this connection wrote for a whole user (events.c: its first
+ * question reads none of them by statement), by rowid.
  *
  * After its scan a search reads its best rows (fifty for a recall): a
  * statement step and sixteen columns each, as much as the rest of a
@@ -150,7 +151,8 @@ void am__rowcache_put(am__rowcache *c, const am__event_row *r)
     if (size > ROWS_MAX_BYTES / 4 || !make_room(c, size)) return; /* not cached */
     row_copy *k = am__malloc(c->a, sizeof *k + size);
     if (!k) return;
-    row.index_doc = row.index_ctx = NULL;
+    row.index_doc = row.index_ctx = row.client_id = NULL; /* (put only: never read) */
+    row.client_hash = 0;
     row.score = 0;
     char *p = k->text;
     for (size_t i = 0; i < N_TEXT; i++) {

@@ -26,6 +26,7 @@
 
 _Atomic unsigned long am__term_list_reads;
 _Atomic unsigned long am__term_scans;
+_Atomic unsigned long am__row_reads;
 
 
 /* The rows of rids[0..k) not found yet (found[j] 0), whose ids are in
@@ -50,6 +51,7 @@ static int read_asked(sq_store *s, const char *uid, const int64_t *rids, size_t 
         if (j == k || found[j]) continue; /* not one asked for */
         read_event(ar, get, &batch[j]);
         read_event_tokens(ar, get, &batch[j]);
+        am__row_reads++;
         if (ar->oom) out = AM_NOMEM;
         else if (keep) am__rowcache_put(s->rows, &batch[j]);
         found[j] = 1;

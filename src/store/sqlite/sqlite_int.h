@@ -118,6 +118,9 @@ void am__post_df_clear(am__post *p);
 extern _Atomic unsigned long am__term_list_reads;
 /* Searches that scanned the index for some term (tests: a whole tag's). */
 extern _Atomic unsigned long am__term_scans;
+/* Events rows read by statement for a search (tests: a whole tag's are
+ * in the row cache from their writes). */
+extern _Atomic unsigned long am__row_reads;
 
 /* Home slot of rowid + 1 in an open-addressing table of cap (a power of
  * two) slots: the row-length and row caches. */
