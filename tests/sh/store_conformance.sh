@@ -21,33 +21,17 @@ CLI=$(cd "$(dirname "$CLI")" && pwd)/$(basename "$CLI")
 cd "$(dirname "$0")/../.."
 TEST_BIN=${AM_CONFORMANCE_TEST:-build/cmake/test_store_conformance}
 
-PGBIN=${AM_PG_BIN:-}
-if [ -z "$PGBIN" ]; then
-  for d in $(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V -r); do PGBIN=$d; break; done
-fi
-if [ -z "$PGBIN" ] || [ ! -x "$PGBIN/initdb" ] || [ ! -x "$PGBIN/pg_ctl" ] || [ ! -x "$PGBIN/createdb" ]; then
+. tests/sh/lib/pg.bash
+if ! pg_find_bin; then
   echo "SKIP: no PostgreSQL (initdb, pg_ctl and createdb not found under /usr/lib/postgresql/*/bin;"
   echo "      scripts/install-deps.sh installs postgresql)"
   exit 0
 fi
 
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/am-pgconf-XXXXXX")
-chmod 755 "$TMP"
-mkdir -p "$TMP/sock" "$TMP/out"
-# PostgreSQL refuses to run as root: the server runs as an unprivileged user
-RUNAS=()
-if [ "$(id -u)" = 0 ]; then
-  owner=postgres
-  id "$owner" >/dev/null 2>&1 || owner=nobody
-  chown -R "$owner" "$TMP/sock"
-  mkdir -p "$TMP/data" && chown "$owner" "$TMP/data"
-  RUNAS=(runuser -u "$owner" --)
-fi
-PORT=""
+mkdir -p "$TMP/out"
 cleanup() {
-  if [ -f "$TMP/data/postmaster.pid" ]; then
-    "${RUNAS[@]}" "$PGBIN/pg_ctl" -D "$TMP/data" -m immediate -w stop >/dev/null 2>&1
-  fi
+  pg_stop
   rm -rf "$TMP"
 }
 trap cleanup EXIT
@@ -55,31 +39,16 @@ trap cleanup EXIT
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
-if ! "${RUNAS[@]}" "$PGBIN/initdb" -D "$TMP/data" -U am --auth=trust -E UTF8 --locale=C -N \
-     >"$TMP/initdb.log" 2>&1; then
-  cat "$TMP/initdb.log"; echo "FAIL: initdb"; exit 1
-fi
-# a free loopback port: tried until the server starts on one
-for try in 1 2 3 4 5 6 7 8; do
-  p=$(( 20000 + (RANDOM * 7 + $$ + try * 131) % 40000 ))
-  if "${RUNAS[@]}" "$PGBIN/pg_ctl" -D "$TMP/data" -l "$TMP/sock/server.log" -w -t 60 \
-       -o "-k $TMP/sock -p $p -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=40" \
-       start >/dev/null 2>&1; then
-    PORT=$p; break
-  fi
-done
-if [ -z "$PORT" ]; then cat "$TMP/sock/server.log" 2>/dev/null; echo "FAIL: the server did not start"; exit 1; fi
+pg_start "$TMP" || exit 1
+PORT=$PG_PORT
 echo "PostgreSQL $("$PGBIN/postgres" --version | awk '{print $3}') on 127.0.0.1:$PORT ($TMP)"
 
-n=0
 DB=""; URL=""
 newdb() { # a fresh database DB at URL (its socket, or TCP with "tcp")
-  n=$((n + 1)); DB="am_$n"
-  "$PGBIN/createdb" -h "$TMP/sock" -p "$PORT" -U am "$DB" || return 1
-  if [ "${1:-}" = tcp ]; then URL="postgresql://am@127.0.0.1:$PORT/$DB"
-  else URL="postgresql://am@localhost:$PORT/$DB?host=$TMP/sock"; fi
+  pg_newdb "$@" || return 1
+  DB=$PG_DB; URL=$PG_URL
 }
-psql_in() { "$PGBIN/psql" -h "$TMP/sock" -p "$PORT" -U am -d "$1" -v ON_ERROR_STOP=1 -qAt -c "$2"; }
+psql_in() { pg_psql "$@"; }
 
 # ---------------------------------------------------------------- scenarios
 files=0
