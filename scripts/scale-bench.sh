@@ -34,13 +34,25 @@ echo "scale-bench: machine $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)
 profile() {
   local pid=$1 tag=$2
   [ "$perf_s" -gt 0 ] && command -v perf >/dev/null || return 0
+  local kids="" waited
+  # the servers are up once the bench has its children (they sample from then)
+  for waited in $(seq 600); do
+    kill -0 "$pid" 2>/dev/null || return 0
+    kids=$(cat /proc/"$pid"/task/*/children 2>/dev/null | tr -s ' \n' ',' | sed 's/^,//; s/,$//')
+    [ -n "$kids" ] && break
+    sleep 0.5
+  done
   sleep 5
   kill -0 "$pid" 2>/dev/null || return 0
   perf record -F 199 -a -g -o "$OUT/$tag.perf" -- sleep "$perf_s" >/dev/null 2>&1 || return 0
+  # the machine by command (other work on it included), then the servers' symbols
   perf report -i "$OUT/$tag.perf" --no-children --sort comm --stdio 2>/dev/null \
-    | grep -E '^ +[0-9]' | head -8 >"$OUT/$tag.by-comm"
-  perf report -i "$OUT/$tag.perf" --no-children --sort dso,sym --stdio -g none 2>/dev/null \
-    | grep -E '^ +[0-9]' | head -25 >"$OUT/$tag.by-sym"
+    | grep -E '^ +[0-9]' | head -10 >"$OUT/$tag.by-comm"
+  echo "servers $kids, bench $pid" >"$OUT/$tag.by-sym"
+  perf report -i "$OUT/$tag.perf" --no-children --pid "$kids" --sort dso,sym --stdio -g none 2>/dev/null \
+    | grep -E '^ +[0-9]' | head -30 >>"$OUT/$tag.by-sym"
+  perf report -i "$OUT/$tag.perf" --no-children --pid "$kids" --sort dso --stdio -g none 2>/dev/null \
+    | grep -E '^ +[0-9]' | head -12 >"$OUT/$tag.by-dso"
   rm -f "$OUT/$tag.perf"
 }
 

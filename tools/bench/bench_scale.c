@@ -664,6 +664,9 @@ static int one_run(const bench_synth_opts *o, const bench_needle *nd, const char
             if (am_http1_init(&cs[i].conn[s], fl->url[s]) != 0) {
                 bench_fail(e, "synth --servers: bad server address %s", fl->url[s]);
                 goto out;
+            } else {
+                /* a recall, or a write with a client id: repeatable */
+                cs[i].conn[s].retry_idle = 1;
             }
     }
     if (o->progress)

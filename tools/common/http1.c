@@ -164,13 +164,14 @@ static int read_reply(am_http1 *c)
     return status;
 }
 
-int am_http1_post(am_http1 *c, const char *path, const char *token, const char *body,
-                  size_t len)
+static int post_once(am_http1 *c, const char *path, const char *token, const char *body,
+                     size_t len)
 {
     char head[512];
     int hl, status;
     c->body = "";
     c->body_len = 0;
+    c->have = 0;
     if (c->fd < 0 && connect_to(c) != 0)
         return 0;
     hl = snprintf(head, sizeof head,
@@ -189,6 +190,18 @@ int am_http1_post(am_http1 *c, const char *path, const char *token, const char *
         c->body = "";
         c->body_len = 0;
     }
+    return status;
+}
+
+int am_http1_post(am_http1 *c, const char *path, const char *token, const char *body,
+                  size_t len)
+{
+    int reused = c->fd >= 0, status = post_once(c, path, token, body, len);
+    /* a kept-alive connection the server closed while idle: nothing of a
+     * reply came back; once more on a new connection when the caller's
+     * requests may be repeated */
+    if (!status && reused && c->have == 0 && c->retry_idle)
+        status = post_once(c, path, token, body, len);
     return status;
 }
 

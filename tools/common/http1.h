@@ -7,9 +7,11 @@
  * grows as needed (a recall's JSON is a few KB; at most 16 MB).
  *
  * One connection per am_http1; not thread-safe (a thread owns it).  A
- * request on a connection the server closed (keep-alive timeout) fails
- * once with status 0; the caller decides whether to repeat it (a write may
- * or may not have landed), the next request reconnects.
+ * request on a kept-alive connection the server closed while it was idle
+ * (its keep-alive timeout) fails with status 0 -- or, with retry_idle set
+ * (the caller's requests may be repeated: a recall, a write with a client
+ * id), is sent once more on a new connection when not a byte of a reply
+ * came back.  After a failure the next request reconnects.
  */
 #ifndef AM_HTTP1_H
 #define AM_HTTP1_H
@@ -23,6 +25,7 @@ typedef struct am_http1 {
     size_t have, cap;
     const char *body;  /* into buf: the last reply's body (NUL-terminated) */
     size_t body_len;
+    int retry_idle;    /* 1: repeat a request once after an idle close (above) */
 } am_http1;
 
 /* Parse "http://A.B.C.D:PORT" (a trailing '/' is fine) into c, not
