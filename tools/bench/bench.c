@@ -55,8 +55,16 @@ static const char usage_text[] =
     "         --vectors D  every event gets a D-wide vector from a random\n"
     "                      word2vec table (vector-scan cost at scale;\n"
     "                      with --db it is kept in PATH-w2v/)\n"
-    "         --db PATH (default: a fresh store in a temp directory)\n"
-    "         --cache URL  the shared cache (redis://HOST:PORT[/DB]) for every store\n";
+    "         --db PATH (default: a fresh store in a temp directory); --store\n"
+    "                      URL the same (sqlite:PATH or postgres://...)\n"
+    "         --cache URL  the shared cache (redis://HOST:PORT[/DB]) for every store\n"
+    "         --servers N[,N...]  over N `agentmem serve` processes per run\n"
+    "                      (loopback, free ports) instead of in-process: a token\n"
+    "                      per user, --clients C threads (8) on keep-alive\n"
+    "                      connections, user u on server u % N, --server-threads\n"
+    "                      T per server (4); a row per run: ingest events/s,\n"
+    "                      write and recall p50/p95, errors, acknowledged writes\n"
+    "                      and how many of them the store lacks (docs/SCALING.md)\n";
 
 typedef struct bench_args {
     const char *dataset;
@@ -79,6 +87,9 @@ typedef struct bench_args {
     long users, events, queries, batch, vectors;
     int reuse, optimize, no_term_cache;
     const char *db;
+    long servers[BENCH_MAX_SERVERS];
+    size_t n_servers;
+    long clients, server_threads;
 } bench_args;
 
 static int usage(const char *fmt, const char *arg)
@@ -134,6 +145,27 @@ static int parse_ks(const char *s, bench_args *a)
     return 0;
 }
 
+/* --servers 1,2,4: distinct counts 1..BENCH_MAX_SERVERS, in the order given. */
+static int parse_servers(const char *s, bench_args *a)
+{
+    const char *p = s;
+    a->n_servers = 0;
+    while (*p) {
+        char *end;
+        long v = strtol(p, &end, 10);
+        size_t i;
+        if (end == p || v < 1 || v > BENCH_MAX_SERVERS || a->n_servers == BENCH_MAX_SERVERS ||
+            (*end && *end != ','))
+            return -1;
+        for (i = 0; i < a->n_servers; i++)
+            if (a->servers[i] == v)
+                return -1;
+        a->servers[a->n_servers++] = v;
+        p = *end ? end + 1 : end;
+    }
+    return a->n_servers ? 0 : -1;
+}
+
 /* Returns 0, or the exit code of a usage error. */
 static int parse_args(int argc, char **argv, bench_args *a)
 {
@@ -145,6 +177,8 @@ static int parse_args(int argc, char **argv, bench_args *a)
     a->users = 100;
     a->events = 10000;
     a->queries = 300;
+    a->clients = 8;
+    a->server_threads = 4;
     a->ks[0] = 5;
     a->ks[1] = 10;
     a->ks[2] = 25;
@@ -244,12 +278,23 @@ static int parse_args(int argc, char **argv, bench_args *a)
         } else if (strcmp(o, "--queries") == 0) {
             NEED_LONG(0, 10000000L);
             a->queries = n;
-        } else if (strcmp(o, "--db") == 0) {
+        } else if (strcmp(o, "--db") == 0 || strcmp(o, "--store") == 0) {
             NEED_VALUE();
             a->db = v;
         } else if (strcmp(o, "--cache") == 0) {
             NEED_VALUE();
             setenv("AGENTMEM_CACHE", v, 1); /* every store the bench opens */
+        } else if (strcmp(o, "--servers") == 0) {
+            NEED_VALUE();
+            if (parse_servers(v, a) != 0)
+                return usage("--servers: expected a list of 1 to 8 distinct counts of "
+                             "1 to 8 like 1,2,4, got \"%s\"", v);
+        } else if (strcmp(o, "--clients") == 0) {
+            NEED_LONG(1, 256L);
+            a->clients = n;
+        } else if (strcmp(o, "--server-threads") == 0) {
+            NEED_LONG(1, 64L);
+            a->server_threads = n;
         } else if (strcmp(o, "-h") == 0 || strcmp(o, "--help") == 0) {
             fputs(usage_text, stdout);
             return -1;
@@ -642,6 +687,27 @@ int am_cli_bench(int argc, char **argv)
         so.rank = rank;
         so.json = a.json;
         so.progress = a.progress;
+        for (i = 0; i < a.n_servers; i++)
+            so.servers[i] = a.servers[i];
+        so.n_servers = a.n_servers;
+        so.clients = a.clients;
+        so.server_threads = a.server_threads;
+        if (a.n_servers) {
+            /* the servers run the engine with its configuration */
+            const char *bad = a.reuse ? "--reuse" : a.optimize ? "--optimize"
+                            : a.vectors ? "--vectors" : a.batch > 1 ? "--batch"
+                            : a.dump ? "--dump" : a.rank_spec ? "--rank"
+                            : a.no_term_cache ? "--no-term-cache" : NULL;
+            if (bad) {
+                fprintf(stderr, "agentmem bench: %s is not for synth --servers\n", bad);
+                return 2;
+            }
+            if (bench_synth_servers(&so, &e) != 0) {
+                fprintf(stderr, "agentmem bench: %s\n", e.msg);
+                return 1;
+            }
+            return 0;
+        }
         if (bench_synth(&so, &e) != 0) {
             fprintf(stderr, "agentmem bench: %s\n", e.msg);
             return 1;

@@ -26,6 +26,7 @@
 #include "agentmem.h"
 
 #define BENCH_MAX_K 16
+#define BENCH_MAX_SERVERS 8 /* synth --servers: entries of the list, and servers per run */
 
 /* ---------------------------------------------------------------- util */
 
@@ -350,8 +351,34 @@ typedef struct bench_synth_opts {
     const am_rank_config *rank;
     int json;
     int progress;
+    /* --servers (bench_scale.c): the instance counts to run, one run each */
+    long servers[BENCH_MAX_SERVERS];
+    size_t n_servers;
+    long clients;        /* client threads */
+    long server_threads; /* serve --threads */
 } bench_synth_opts;
 
 int bench_synth(const bench_synth_opts *o, bench_err *e);
+/* The same events and needles through n `agentmem serve` processes per
+ * run (o->db: the store URL, NULL a temp SQLite file per run); one table
+ * row (or JSON object) per run. */
+int bench_synth_servers(const bench_synth_opts *o, bench_err *e);
+
+/* synth's generators (bench_synth.c), shared by the in-process run and by
+ * --servers (bench_scale.c), so both write the same events: event t (in
+ * ingest order) belongs to user t % users; o->queries needles, each a
+ * Chinese or English "project code name" event planted at a random t and
+ * asked about by its query. */
+typedef struct bench_needle {
+    uint64_t t;          /* global event index (ingest order) */
+    char text[256];
+    char query[256];
+    char event_id[32];   /* filled by the run that writes it */
+} bench_needle;
+/* nd[0..o->queries): the needles of o->seed, sorted by t. */
+void bench_synth_needles(const bench_synth_opts *o, bench_needle *nd, uint64_t total);
+/* The text of event t: the needle's (n not NULL) or a filler (Chinese or
+ * English, chosen by seed and t). */
+void bench_synth_text(uint64_t seed, uint64_t t, const bench_needle *n, char *buf, size_t cap);
 
 #endif

@@ -159,12 +159,7 @@ static int write_w2v(const char *path, int dim, uint64_t seed)
     return fclose(f) == 0 ? 0 : -1;
 }
 
-typedef struct needle {
-    uint64_t t;          /* global event index (ingest order) */
-    char text[256];
-    char query[256];
-    char event_id[32];
-} needle;
+typedef bench_needle needle;
 
 static void needle_make(bench_rng *rng, long qi, needle *n)
 {
@@ -234,7 +229,7 @@ static void remove_store(const char *dir, const char *db)
     rmdir(dir);
 }
 
-static int plant_needles(const bench_synth_opts *o, needle *nd, uint64_t total)
+void bench_synth_needles(const bench_synth_opts *o, bench_needle *nd, uint64_t total)
 {
     bench_rng rng;
     long i;
@@ -253,7 +248,16 @@ static int plant_needles(const bench_synth_opts *o, needle *nd, uint64_t total)
     }
     if (o->queries)
         qsort(nd, (size_t)o->queries, sizeof *nd, cmp_needle);
-    return 0;
+}
+
+void bench_synth_text(uint64_t seed, uint64_t t, const bench_needle *n, char *buf, size_t cap)
+{
+    bench_rng rng;
+    bench_rng_seed(&rng, seed, t);
+    if (n)
+        snprintf(buf, cap, "%s", n->text);
+    else
+        filler_text(&rng, buf, cap);
 }
 
 typedef struct synth_out {
@@ -296,14 +300,9 @@ static int synth_ingest(am_db *db, synth_clock *clk, const bench_synth_opts *o,
         long u = (long)(t % (uint64_t)o->users);
         long j = (long)(t / (uint64_t)o->users);
         synth_ev *x = &sv[m];
-        bench_rng rng;
         double a, b;
         int is_needle = next < o->queries && nd[next].t == t;
-        bench_rng_seed(&rng, o->seed, t);
-        if (is_needle)
-            snprintf(x->text, sizeof x->text, "%s", nd[next].text);
-        else
-            filler_text(&rng, x->text, sizeof x->text);
+        bench_synth_text(o->seed, t, is_needle ? &nd[next] : NULL, x->text, sizeof x->text);
         x->needle = is_needle ? next++ : -1;
         snprintf(x->uid, sizeof x->uid, "synth-u%05ld", u);
         snprintf(x->sid, sizeof x->sid, "session_%ld", j / 50);
@@ -577,7 +576,7 @@ int bench_synth(const bench_synth_opts *o, bench_err *e)
         bench_fail(e, "out of memory");
         goto out;
     }
-    plant_needles(o, nd, total);
+    bench_synth_needles(o, nd, total);
     am_config_init(&cfg);
     if (o->rank)
         cfg.rank = *o->rank;

@@ -6,8 +6,8 @@
  * connection, in a closed loop for --seconds: a write (POST /v1/events,
  * a client id each, Chinese and English texts) or a recall (POST
  * /v1/recall), --writes of them writes.  HTTP/1.1 over a plain socket
- * (requests with Content-Length, replies read by Content-Length), so the
- * client costs little of the machine it measures.  Every write answered
+ * (tools/common/http1.c), so the client costs little of the machine it
+ * measures.  Every write answered
  * 200 is written to --acked ("USER CLIENT_ID" lines): load.sh checks each
  * one is in the store afterwards.  Prints requests/s and p50/p99 per route
  * and the errors; exits 1 when any request failed.
@@ -21,18 +21,13 @@
  * last word, after "#", so the store can still be searched for it) and
  * never again, since a write without an idempotency key cannot be.
  */
-#include <arpa/inet.h>
-#include <errno.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <time.h>
-#include <unistd.h>
 
+#include "http1.h"
 #include "server.h"
 
 #define MAX_USERS 256
@@ -46,7 +41,7 @@ typedef struct lat {
 typedef struct worker {
     int id;
     const char *user, *token;
-    struct sockaddr_in addr;
+    const char *url;
     double seconds, writes;
     FILE *acked, *log;
     pthread_mutex_t *acked_mu;
@@ -54,9 +49,7 @@ typedef struct worker {
     long retried;
     lat l[N_ROUTES];
     long errors[N_ROUTES], statuses[N_ROUTES][6]; /* by status / 100 */
-    int fd;
-    char buf[1 << 16];
-    size_t have;
+    am_http1 conn;
     char code[40];  /* the last reply's error code, or "-" */
     int retry_after; /* its Retry-After seconds, or -1 */
 } worker;
@@ -81,64 +74,17 @@ static int lat_push(lat *l, double ms)
     return 0;
 }
 
-static int connect_to(worker *w)
+/* The last reply's error code (its JSON's "code", or "-") and
+ * Retry-After (-1: none) into w, for --log and --retries. */
+static void reply_meta(worker *w, int status)
 {
-    if (w->fd >= 0) close(w->fd);
-    w->have = 0;
-    w->fd = socket(AF_INET, SOCK_STREAM, 0);
-    if (w->fd < 0) return 1;
-    int one = 1;
-    setsockopt(w->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    return connect(w->fd, (struct sockaddr *)&w->addr, sizeof w->addr) != 0;
-}
-
-/* One request, its reply's status (0: the connection failed). */
-static int roundtrip(worker *w, const char *path, const char *body)
-{
-    char head[512];
-    size_t blen = strlen(body);
-    int hl = snprintf(head, sizeof head,
-                      "POST %s HTTP/1.1\r\nHost: load\r\nAuthorization: Bearer %s\r\n"
-                      "Content-Type: application/json\r\nContent-Length: %zu\r\n\r\n",
-                      path, w->token, blen);
-    if (send(w->fd, head, (size_t)hl, MSG_NOSIGNAL) != hl ||
-        send(w->fd, body, blen, MSG_NOSIGNAL) != (ssize_t)blen)
-        return 0;
-    /* the reply: status line and headers, then Content-Length bytes */
-    w->have = 0;
-    char *end = NULL;
-    while (!end) {
-        if (w->have == sizeof w->buf - 1) return 0;
-        ssize_t n = recv(w->fd, w->buf + w->have, sizeof w->buf - 1 - w->have, 0);
-        if (n <= 0) return 0;
-        w->have += (size_t)n;
-        w->buf[w->have] = '\0';
-        end = strstr(w->buf, "\r\n\r\n");
-    }
-    int status = 0;
-    if (sscanf(w->buf, "HTTP/1.%*d %d", &status) != 1) return 0;
-    const char *cl = strstr(w->buf, "\r\nContent-Length:"); /* as MHD writes it */
-    const char *ra = strstr(w->buf, "\r\nRetry-After:");
-    w->retry_after = ra && ra < end ? atoi(ra + 15) : -1;
-    size_t want = cl && cl < end ? (size_t)strtoul(cl + 17, NULL, 10) : 0;
-    size_t got = w->have - (size_t)(end + 4 - w->buf);
-    /* the body kept as far as the buffer goes (an error's code is at its start) */
-    size_t off = (size_t)(end + 4 - w->buf);
-    while (got < want) {
-        char sink[8192];
-        ssize_t n = recv(w->fd, sink, sizeof sink < want - got ? sizeof sink : want - got, 0);
-        if (n <= 0) return 0;
-        size_t keep = sizeof w->buf - 1 - w->have;
-        if (keep > (size_t)n) keep = (size_t)n;
-        memcpy(w->buf + w->have, sink, keep);
-        w->have += keep;
-        w->buf[w->have] = '\0';
-        got += (size_t)n;
-    }
-    snprintf(w->code, sizeof w->code, "-");
-    const char *code = status >= 300 ? strstr(w->buf + off, "\"code\":\"") : NULL;
+    snprintf(w->code, sizeof w->code, status ? "-" : "no_reply");
+    w->retry_after = -1;
+    if (!status || !w->conn.buf || !w->conn.body) return;
+    const char *ra = strstr(w->conn.buf, "\r\nRetry-After:"); /* as MHD writes it */
+    if (ra && ra < w->conn.body) w->retry_after = atoi(ra + 15);
+    const char *code = status >= 300 ? strstr(w->conn.body, "\"code\":\"") : NULL;
     if (code) sscanf(code + 8, "%39[^\"]", w->code);
-    return status;
 }
 
 static const char *const texts[] = {
@@ -158,7 +104,7 @@ static void *run(void *arg)
     unsigned long long x = 0x9E3779B97F4A7C15ull * (unsigned long long)(w->id + 1);
     double stop = now_s() + w->seconds;
     long n = 0;
-    if (connect_to(w)) {
+    if (am_http1_init(&w->conn, w->url) != 0) {
         w->errors[0]++;
         return NULL;
     }
@@ -183,13 +129,14 @@ static void *run(void *arg)
         } else {
             snprintf(body, sizeof body, "{\"query\":\"%s\"}", queries[n % 4]);
         }
-        int r = write ? 0 : 1, st = 0, dead = 0;
+        int r = write ? 0 : 1, st = 0;
         for (int attempt = 0;; attempt++) {
             double t0 = now_s();
-            st = roundtrip(w, write ? "/v1/events" : "/v1/recall", body);
+            st = am_http1_post(&w->conn, write ? "/v1/events" : "/v1/recall", w->token, body,
+                               strlen(body));
             double ms = (now_s() - t0) * 1000;
             if (lat_push(&w->l[r], ms)) break;
-            if (st == 0) snprintf(w->code, sizeof w->code, "no_reply"), w->retry_after = -1;
+            reply_meta(w, st);
             if (w->log) {
                 char ra[16];
                 snprintf(ra, sizeof ra, "%d", w->retry_after);
@@ -199,7 +146,6 @@ static void *run(void *arg)
                         w->retry_after < 0 ? "-" : ra);
                 pthread_mutex_unlock(w->acked_mu);
             }
-            if (st == 0 && (dead = connect_to(w))) break;
             if ((st != 503 && st != 0) || anon || attempt >= w->retries || now_s() >= stop) break;
             w->retried++;
             double wait = w->retry_after > 0 ? (w->retry_after > 1 ? 1 : w->retry_after) : 0.2;
@@ -209,7 +155,6 @@ static void *run(void *arg)
         if (st >= 100 && st < 600) w->statuses[r][st / 100]++;
         if (st != 200) {
             w->errors[r]++;
-            if (dead) break;
         } else if (write) {
             pthread_mutex_lock(w->acked_mu);
             fprintf(w->acked, "%s %s%s\n", w->user, anon ? "#" : "", id);
@@ -217,7 +162,7 @@ static void *run(void *arg)
         }
         n++;
     }
-    close(w->fd);
+    am_http1_close(&w->conn);
     return NULL;
 }
 
@@ -266,17 +211,12 @@ int am_server_load(int argc, char **argv)
         else if (strcmp(argv[i], "--anon") == 0) anon = atoi(argv[++i]);
         else return usage();
     }
-    unsigned port = 0;
-    char host[64];
-    if (!url || !tokens || sscanf(url, "http://%63[^:]:%u", host, &port) != 2 || seconds <= 0 ||
-        seconds > 3600 || writes < 0 || writes > 1 || retries < 0 || retries > 100 || anon < 0)
+    am_http1 probe;
+    if (!url || !tokens || seconds <= 0 || seconds > 3600 || writes < 0 || writes > 1 ||
+        retries < 0 || retries > 100 || anon < 0)
         return usage();
-    struct sockaddr_in addr;
-    memset(&addr, 0, sizeof addr);
-    addr.sin_family = AF_INET;
-    addr.sin_port = htons((uint16_t)port);
-    if (inet_pton(AF_INET, host, &addr.sin_addr) != 1) {
-        fprintf(stderr, "agentmem bench serve: %s: an IPv4 address is needed\n", host);
+    if (am_http1_init(&probe, url) != 0) {
+        fprintf(stderr, "agentmem bench serve: --url %s: expected http://A.B.C.D:PORT (IPv4)\n", url);
         return 2;
     }
     FILE *tf = fopen(tokens, "r"), *acked = fopen(acked_path, "w");
@@ -299,10 +239,9 @@ int am_server_load(int argc, char **argv)
     double t0 = now_s();
     for (int i = 0; i < n; i++) {
         memset(&ws[i], 0, sizeof ws[i]);
-        ws[i] = (worker){.id = i, .user = users[i], .token = toks[i], .addr = addr,
+        ws[i] = (worker){.id = i, .user = users[i], .token = toks[i], .url = url,
                          .seconds = seconds, .writes = writes, .acked = acked,
-                         .log = log, .retries = retries, .anon = anon, .acked_mu = &mu,
-                         .fd = -1};
+                         .log = log, .retries = retries, .anon = anon, .acked_mu = &mu};
         if (pthread_create(&th[i], NULL, run, &ws[i]) != 0) n = i;
     }
     for (int i = 0; i < n; i++) pthread_join(th[i], NULL);

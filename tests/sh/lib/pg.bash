@@ -1,5 +1,6 @@
 # Sourced by tests/sh scripts that need a throwaway PostgreSQL server (not
-# a test itself): store_conformance.sh, pg_faults.sh.  Never the system's
+# a test itself): store_conformance.sh, pg_faults.sh, bus.sh, scale.sh and
+# scripts/scale-bench.sh.  Never the system's
 # service: initdb in a temporary directory, a free loopback port and a
 # Unix socket there, as an unprivileged user when run as root, stopped and
 # removed on exit.
