@@ -6,10 +6,10 @@ PKGS=(build-essential cmake pkg-config clang libclang-rt-14-dev
       sqlite3 libsqlite3-dev libicu-dev libutf8proc-dev libjansson-dev libstemmer-dev
       libopenblas-dev libcurl4-openssl-dev libopencc-dev libssl-dev
       libmicrohttpd-dev curl python3 nodejs
-      libhiredis-dev redis-server  # the bus between servers (--cache); tests start their own
       libpq-dev postgresql  # the PostgreSQL store; tests/sh/store_conformance.sh starts
                             # a throwaway server of its own (initdb + pg_ctl), no service
-      libhiredis-dev redis-server  # the shared cache; its tests start a throwaway redis-server
+      libhiredis-dev redis-server redis-tools  # the shared cache and the bus between servers
+                            # (--cache); tests start a throwaway redis-server of their own
       chromium fonts-wqy-microhei)  # the inspector's browser test (tests/sh/inspector.sh)
 SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
