@@ -204,7 +204,8 @@ static void test_words_cache(void)
     CHECK_EQ_INT(am__text_open(NULL, &warm), AM_OK);
     am__text_keep_words(warm);
     char longrun[3 * 400 + 1]; /* 400 Han characters: over the kept length */
-    for (int i = 0; i < 400; i++) memcpy(longrun + 3 * i, i % 3 ? "论坛" + 3 * (i % 2) : "金", 3);
+    static const char han[] = "论坛"; /* two characters, 3 bytes each */
+    for (int i = 0; i < 400; i++) memcpy(longrun + 3 * i, i % 3 ? han + 3 * (i % 2) : "金", 3);
     longrun[3 * 400] = 0;
     for (size_t i = 0; i <= sizeof texts / sizeof *texts; i++) {
         const char *text = i < sizeof texts / sizeof *texts ? texts[i] : longrun;
