@@ -655,6 +655,79 @@ static void pg_faults(const char *url)
     CHECK_CONTAINS(err, "vault_key");
 }
 
+/* The write locks are per user (docs/SCALING.md): a writer of another
+ * user does not wait for an open transaction, one of the same user does
+ * (and is refused as busy after busy_timeout_ms, nothing of it written);
+ * a memory event's seq is taken in commit order -- a second writer's
+ * waits for the first's commit, so a reader resuming after a seq never
+ * misses an earlier one that commits later. */
+static void pg_user_locks(const char *url)
+{
+    am__store_opts o = {&alloc, 300, 0, 0, 0, NULL, 0, 0};
+    am__store *a = NULL, *b = NULL;
+    char err[512];
+    OK(am__store_open(url, &o, &a, err, sizeof err));
+    OK(am__store_open(url, &o, &b, err, sizeof err));
+    if (!a || !b) goto out;
+    am__event_row row;
+    memset(&row, 0, sizeof row);
+    row.source = "user";
+    row.type = "message";
+    row.occurred_at = row.ingested_at = T0;
+    OK(a->vt->begin(a));
+    OK(a->vt->user_ensure(a, "李雷", T0));
+    row.id = "E-lilei";
+    row.user_id = "李雷";
+    row.content = "李雷 writes first, his transaction stays open";
+    OK(a->vt->event_put(a, &row));
+    /* another user meanwhile: not waited for */
+    OK(b->vt->begin(b));
+    OK(b->vt->user_ensure(b, "Han Meimei", T0));
+    row.id = "E-han";
+    row.user_id = "Han Meimei";
+    row.content = "Han Meimei writes while 李雷's write is open 同时写入";
+    OK(b->vt->event_put(b, &row));
+    OK(b->vt->commit(b));
+    /* the same user: waits, then busy, and nothing of it stays */
+    OK(b->vt->begin(b));
+    row.id = "E-lilei-2";
+    row.user_id = "李雷";
+    int rc = b->vt->user_ensure(b, "李雷", T0);
+    if (!rc) rc = b->vt->event_put(b, &row);
+    CHECK_EQ_INT(rc, AM_BUSY);
+    CHECK_CONTAINS(b->vt->errmsg(b), "write lock");
+    b->vt->rollback(b);
+    /* the outbox: b's memory event (another user) waits for a's commit */
+    am__outbox_row ev = {0, T0, T0, "李雷", "memory.created", "M-1", NULL, "E-lilei", NULL,
+                         NULL, NULL};
+    am__outbox_row ev2 = {0, T0, T0, "Han Meimei", "memory.created", "M-2", NULL, "E-han",
+                          NULL, NULL, NULL};
+    OK(a->vt->outbox_put(a, &ev));
+    OK(b->vt->begin(b));
+    CHECK_EQ_INT(b->vt->outbox_put(b, &ev2), AM_BUSY);
+    b->vt->rollback(b);
+    OK(a->vt->commit(a));
+    OK(b->vt->begin(b));
+    OK(b->vt->outbox_put(b, &ev2));
+    OK(b->vt->commit(b));
+    CHECK(ev2.seq > ev.seq);
+    am__arena ar;
+    am__arena_init(&ar, &alloc);
+    am__outbox_row *rows = NULL;
+    size_t n = 0;
+    OK(b->vt->outbox_since(b, NULL, ev.seq - 1, 10, &ar, &rows, &n, NULL));
+    CHECK_EQ_INT((int)n, 2);
+    if (n == 2) CHECK(rows[0].seq == ev.seq && rows[1].seq == ev2.seq);
+    am__event_row got;
+    CHECK_EQ_INT(a->vt->event_get(a, "李雷", "E-lilei", &ar, &got), AM_OK);
+    CHECK_EQ_INT(a->vt->event_get(a, "李雷", "E-lilei-2", &ar, &got), AM_NOTFOUND);
+    CHECK_EQ_INT(a->vt->event_get(a, "Han Meimei", "E-han", &ar, &got), AM_OK);
+    am__arena_free(&ar);
+out:
+    if (a) a->vt->close(a);
+    if (b) b->vt->close(b);
+}
+
 /* ------------------------------------------------------------ the suite */
 
 static void test_conformance(void)
@@ -732,6 +805,7 @@ static void test_conformance(void)
         as_of(s);
         s->vt->close(s);
         if (k == 1) pg_faults(urls2[k]);
+        if (k == 1) pg_user_locks(urls2[k]);
     }
     char side[160];
     unlink(sq_path);

@@ -259,6 +259,7 @@ int am__pg_forget_grace(am__store *b, const char *uid, int level, const char *id
                         am_time purge_at, long *events, long *items, long *tasks)
 {
     pg_store *s = PG(b);
+    if (am__pg_lock_user(s, uid)) return s->rc;
     *events = *items = *tasks = 0;
     if (level == AM_FORGET_USER) return am__pg_forget_user(b, uid, now, purge_at, events, items, tasks);
     if (level < AM_FORGET_EVENT || level > AM_FORGET_TASK) return AM_MISUSE;
@@ -337,6 +338,7 @@ int am__pg_forget_user(am__store *b, const char *uid, am_time now, am_time purge
                        long *events, long *items, long *tasks)
 {
     pg_store *s = PG(b);
+    if (am__pg_lock_user(s, uid)) return s->rc;
     int rc = am__pg_user_history(b, uid, events, items, tasks);
     if (rc) return rc;
     /* events and versions, not lineages, as the SQLite store counts */
@@ -457,7 +459,8 @@ int am__pg_forget_work(am__store *b, am_time now, int max_steps, int *more)
         PQclear(r);
         int rc = b->vt->begin(b);
         if (rc) return rc;
-        rc = purge_user(s, uid, at, now);
+        if (am__pg_lock_user(s, uid)) rc = s->rc;
+        else rc = purge_user(s, uid, at, now);
         if (rc) {
             b->vt->rollback(b);
             return rc;
@@ -469,6 +472,7 @@ int am__pg_forget_work(am__store *b, am_time now, int max_steps, int *more)
 int am__pg_forget_state(am__store *b, const char *uid, int *state, am_time *at, am_time *until)
 {
     pg_store *s = PG(b);
+    if (am__pg_lock_user(s, uid)) return s->rc;
     *state = AM__FORGOTTEN_NONE;
     *at = *until = 0;
     pg_args a = {0};
@@ -509,6 +513,7 @@ int am__pg_forget_state(am__store *b, const char *uid, int *state, am_time *at, 
 int am__pg_restore(am__store *b, const char *uid, am_time now)
 {
     pg_store *s = PG(b);
+    if (am__pg_lock_user(s, uid)) return s->rc;
     int state;
     am_time at, until;
     int rc = am__pg_forget_state(b, uid, &state, &at, &until);
@@ -528,6 +533,7 @@ int am__pg_restore_forget(am__store *b, const char *uid, int level, const char *
     *events = 0;
     if (level == AM_FORGET_USER) return am__pg_restore(b, uid, now);
     pg_store *s = PG(b);
+    if (am__pg_lock_user(s, uid)) return s->rc;
     /* no grace period at these levels here: a forgotten one is purged */
     pg_args a = {0};
     am__pg_arg_text(&a, uid);
