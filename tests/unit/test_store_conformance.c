@@ -661,6 +661,20 @@ static void pg_faults(const char *url)
  * a memory event's seq is taken in commit order -- a second writer's
  * waits for the first's commit, so a reader resuming after a seq never
  * misses an earlier one that commits later. */
+static int put_user_event(am__store *s, const char *uid, const char *id, const char *text)
+{
+    am__event_row row;
+    memset(&row, 0, sizeof row);
+    row.id = id;
+    row.user_id = uid;
+    row.source = "user";
+    row.type = "message";
+    row.content = text;
+    row.occurred_at = row.ingested_at = T0;
+    int rc = s->vt->user_ensure(s, uid, T0);
+    return rc ? rc : s->vt->event_put(s, &row);
+}
+
 static void pg_user_locks(const char *url)
 {
     am__store_opts o = {&alloc, 300, 0, 0, 0, NULL, 0, 0};
@@ -669,32 +683,16 @@ static void pg_user_locks(const char *url)
     OK(am__store_open(url, &o, &a, err, sizeof err));
     OK(am__store_open(url, &o, &b, err, sizeof err));
     if (!a || !b) goto out;
-    am__event_row row;
-    memset(&row, 0, sizeof row);
-    row.source = "user";
-    row.type = "message";
-    row.occurred_at = row.ingested_at = T0;
     OK(a->vt->begin(a));
-    OK(a->vt->user_ensure(a, "李雷", T0));
-    row.id = "E-lilei";
-    row.user_id = "李雷";
-    row.content = "李雷 writes first, his transaction stays open";
-    OK(a->vt->event_put(a, &row));
+    OK(put_user_event(a, "李雷", "E-lilei", "李雷 writes first, his transaction stays open"));
     /* another user meanwhile: not waited for */
     OK(b->vt->begin(b));
-    OK(b->vt->user_ensure(b, "Han Meimei", T0));
-    row.id = "E-han";
-    row.user_id = "Han Meimei";
-    row.content = "Han Meimei writes while 李雷's write is open 同时写入";
-    OK(b->vt->event_put(b, &row));
+    OK(put_user_event(b, "Han Meimei", "E-han", "Han Meimei writes while 李雷's is open 同时写入"));
     OK(b->vt->commit(b));
     /* the same user: waits, then busy, and nothing of it stays */
     OK(b->vt->begin(b));
-    row.id = "E-lilei-2";
-    row.user_id = "李雷";
-    int rc = b->vt->user_ensure(b, "李雷", T0);
-    if (!rc) rc = b->vt->event_put(b, &row);
-    CHECK_EQ_INT(rc, AM_BUSY);
+    CHECK_EQ_INT(put_user_event(b, "李雷", "E-lilei-2", "李雷 again, from another connection"),
+                 AM_BUSY);
     CHECK_CONTAINS(b->vt->errmsg(b), "write lock");
     b->vt->rollback(b);
     /* the outbox: b's memory event (another user) waits for a's commit */
