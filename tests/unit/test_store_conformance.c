@@ -991,8 +991,8 @@ static void vault_read(am__store *s, const char *user, const char *type, const c
     am__arena_free(&ar);
 }
 
-static void vault_event(am__store *s, const char *user, const char *id, const char *text,
-                        const am__pii_row *p, size_t np, am_time at)
+/* A user's message event at `at`, as the tests below write it. */
+static am__event_row message_row(const char *user, const char *id, const char *text, am_time at)
 {
     am__event_row row;
     memset(&row, 0, sizeof row);
@@ -1002,6 +1002,13 @@ static void vault_event(am__store *s, const char *user, const char *id, const ch
     row.type = "message";
     row.content = text;
     row.occurred_at = row.ingested_at = at;
+    return row;
+}
+
+static void vault_event(am__store *s, const char *user, const char *id, const char *text,
+                        const am__pii_row *p, size_t np, am_time at)
+{
+    am__event_row row = message_row(user, id, text, at);
     OK(s->vt->begin(s));
     OK(s->vt->user_ensure(s, user, at));
     OK(s->vt->event_put(s, &row));
@@ -1139,6 +1146,70 @@ static void pg_faults(const char *url)
     s->vt->close(s);
 }
 
+/* The write locks are per user (docs/SCALING.md): a writer of another
+ * user does not wait for an open transaction, one of the same user does
+ * (and is refused as busy after busy_timeout_ms, nothing of it written);
+ * a memory event's seq is taken in commit order -- a second writer's
+ * waits for the first's commit, so a reader resuming after a seq never
+ * misses an earlier one that commits later. */
+static int put_user_event(am__store *s, const char *uid, const char *id, const char *text)
+{
+    am__event_row row = message_row(uid, id, text, T0);
+    int rc = s->vt->user_ensure(s, uid, T0);
+    return rc ? rc : s->vt->event_put(s, &row);
+}
+
+static void pg_user_locks(const char *url)
+{
+    am__store_opts o = {&alloc, 300, 0, 0, 0, NULL, 0, 0};
+    am__store *a = NULL, *b = NULL;
+    char err[512];
+    OK(am__store_open(url, &o, &a, err, sizeof err));
+    OK(am__store_open(url, &o, &b, err, sizeof err));
+    if (!a || !b) goto out;
+    OK(a->vt->begin(a));
+    OK(put_user_event(a, "李雷", "E-lilei", "李雷 writes first, his transaction stays open"));
+    /* another user meanwhile: not waited for */
+    OK(b->vt->begin(b));
+    OK(put_user_event(b, "Han Meimei", "E-han", "Han Meimei writes while 李雷's is open 同时写入"));
+    OK(b->vt->commit(b));
+    /* the same user: waits, then busy, and nothing of it stays */
+    OK(b->vt->begin(b));
+    CHECK_EQ_INT(put_user_event(b, "李雷", "E-lilei-2", "李雷 again, from another connection"),
+                 AM_BUSY);
+    CHECK_CONTAINS(b->vt->errmsg(b), "write lock");
+    b->vt->rollback(b);
+    /* the outbox: b's memory event (another user) waits for a's commit */
+    am__outbox_row ev = {0, T0, T0, "李雷", "memory.created", "M-1", NULL, "E-lilei", NULL,
+                         NULL, NULL};
+    am__outbox_row ev2 = {0, T0, T0, "Han Meimei", "memory.created", "M-2", NULL, "E-han",
+                          NULL, NULL, NULL};
+    OK(a->vt->outbox_put(a, &ev));
+    OK(b->vt->begin(b));
+    CHECK_EQ_INT(b->vt->outbox_put(b, &ev2), AM_BUSY);
+    b->vt->rollback(b);
+    OK(a->vt->commit(a));
+    OK(b->vt->begin(b));
+    OK(b->vt->outbox_put(b, &ev2));
+    OK(b->vt->commit(b));
+    CHECK(ev2.seq > ev.seq);
+    am__arena ar;
+    am__arena_init(&ar, &alloc);
+    am__outbox_row *rows = NULL;
+    size_t n = 0;
+    OK(b->vt->outbox_since(b, NULL, ev.seq - 1, 10, &ar, &rows, &n, NULL));
+    CHECK_EQ_INT((int)n, 2);
+    if (n == 2) CHECK(rows[0].seq == ev.seq && rows[1].seq == ev2.seq);
+    am__event_row got;
+    CHECK_EQ_INT(a->vt->event_get(a, "李雷", "E-lilei", &ar, &got), AM_OK);
+    CHECK_EQ_INT(a->vt->event_get(a, "李雷", "E-lilei-2", &ar, &got), AM_NOTFOUND);
+    CHECK_EQ_INT(a->vt->event_get(a, "Han Meimei", "E-han", &ar, &got), AM_OK);
+    am__arena_free(&ar);
+out:
+    if (a) a->vt->close(a);
+    if (b) b->vt->close(b);
+}
+
 /* ------------------------------------------------------------ the suite */
 
 static void test_conformance(void)
@@ -1243,6 +1314,7 @@ static void test_conformance(void)
         vault_cases(urls2[k], k == 1, &v[k]);
         am__buf_addc(&v[k], 0);
         if (k == 1) pg_faults(urls2[k]);
+        if (k == 1) pg_user_locks(urls2[k]);
     }
     if (n2 == 2) {
         if (strcmp(v[0].p, v[1].p) != 0)

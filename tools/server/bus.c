@@ -30,18 +30,16 @@
  *   - SQLite: one writer at a time (BEGIN IMMEDIATE), seq an AUTOINCREMENT
  *     rowid given inside the write transaction, so the seqs of a commit
  *     are above every earlier commit's; a WAL reader sees whole commits.
- *   - PostgreSQL: seq is a bigserial taken inside the write transaction,
- *     which holds the store's one transaction-scoped advisory write lock
- *     from its first statement to its commit (store/postgres/pg_store.c,
- *     docs/SCALING.md); the commit is visible before the lock is released,
- *     so the next writer's seqs are above and commit later.  A rolled back
- *     transaction leaves a gap, never a late seq.
- * A store that let writers of different users commit in parallel (a
- * per-user lock) would break this for readers of every user's events
- * (the webhook dispatcher, an admin stream): a seq taken earlier could
- * commit after a later one was read.  Such a store must keep the seq in
- * commit order (e.g. take it under a short global lock at commit) or the
- * readers must hold back behind the oldest transaction in flight.
+ *   - PostgreSQL: writers of different users commit in parallel (a
+ *     lock per user), so seq, a bigserial, is taken under the outbox-order
+ *     lock, a transaction-scoped advisory lock taken just before the
+ *     outbox row and held to the commit (store/postgres/pg_store.c,
+ *     docs/SCALING.md "Why a reader resuming from a seq misses nothing");
+ *     the commit is visible before the lock is released, so the next
+ *     writer's seqs are above and commit later -- seqs are handed out in
+ *     commit order for readers of every user's events (the webhook
+ *     dispatcher, an admin stream) too.  A rolled back transaction leaves
+ *     a gap, never a late seq.
  *
  * Threads: one bus thread owns two connections (the subscription, and
  * one for PUBLISH and a PING each second that tells /healthz whether

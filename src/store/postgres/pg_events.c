@@ -200,6 +200,7 @@ static int totals_add(pg_store *s, const char *uid, int64_t rows, int64_t len0, 
 int am__pg_event_put(am__store *b, am__event_row *e)
 {
     pg_store *s = PG(b);
+    if (am__pg_lock_user(s, e->user_id)) return s->rc;
     am__arena ar;
     am__arena_init(&ar, s->a);
     term_bag bag = {&ar, NULL, 0, 0, 0, {0, 0}};
@@ -254,6 +255,7 @@ out:
 int am__pg_event_ctx_append(am__store *b, const char *uid, int64_t rid, const char *text)
 {
     pg_store *s = PG(b);
+    if (am__pg_lock_user(s, uid)) return s->rc;
     am__arena ar;
     am__arena_init(&ar, s->a);
     term_bag bag = {&ar, NULL, 0, 0, 0, {0, 0}};
@@ -316,6 +318,7 @@ out:
 int am__pg_user_rows(am__store *b, const char *uid, int64_t *n)
 {
     pg_store *s = PG(b);
+    if (am__pg_lock_user(s, uid)) return s->rc;
     *n = 0;
     pg_args a = {0};
     am__pg_arg_text(&a, uid);
@@ -363,6 +366,7 @@ int am__pg_term_docs(am__store *b, const char *uid, const char *const *terms, si
                      double *df, int64_t *n_rows)
 {
     pg_store *s = PG(b);
+    if (am__pg_lock_user(s, uid)) return s->rc;
     for (size_t i = 0; i < n_terms; i++) df[i] = 0;
     int rc = n_rows ? am__pg_user_rows(b, uid, n_rows) : AM_OK;
     if (rc || n_terms == 0) return rc;
@@ -416,6 +420,7 @@ int am__pg_postings(am__store *b, const char *uid, const char *const *terms, siz
 {
     (void)n_rows;
     pg_store *s = PG(b);
+    if (am__pg_lock_user(s, uid)) return s->rc;
     memset(out, 0, sizeof *out);
     out->a = s->a;
     out->n_terms = (int)n_terms;
@@ -503,6 +508,7 @@ int am__pg_rows_get(am__store *b, const char *uid, const int64_t *rids, size_t n
                     am__event_row *rows, unsigned char *found)
 {
     pg_store *s = PG(b);
+    if (am__pg_lock_user(s, uid)) return s->rc;
     if (n == 0) return AM_OK;
     memset(found, 0, n);
     rid_ix *order = am__arena_alloc(ar, n * sizeof *order);
@@ -546,6 +552,7 @@ int am__pg_rows_get(am__store *b, const char *uid, const int64_t *rids, size_t n
 
 int am__pg_entity_put(am__store *b, const char *uid, int64_t rid, const am__entity_row *en)
 {
+    if (am__pg_lock_user(PG(b), uid)) return PG(b)->rc;
     pg_args a = {0};
     am__pg_arg_int(&a, rid);
     am__pg_arg_text(&a, uid);
@@ -565,6 +572,7 @@ int am__pg_event_get(am__store *b, const char *uid, const char *id, am__arena *a
                      am__event_row *out)
 {
     pg_store *s = PG(b);
+    if (am__pg_lock_user(s, uid)) return s->rc;
     pg_args a = {0};
     am__pg_arg_text(&a, uid);
     am__pg_arg_text(&a, id);
@@ -582,6 +590,7 @@ int am__pg_events_recent(am__store *b, const char *uid, const char *session, con
                          size_t *n)
 {
     pg_store *s = PG(b);
+    if (am__pg_lock_user(s, uid)) return s->rc;
     pg_args a = {0};
     am__pg_arg_text(&a, uid);
     am__pg_arg_text(&a, session);
@@ -602,6 +611,7 @@ int am__pg_events_page(am__store *b, const char *uid, am_time after_at, int64_t 
                        int limit, am__arena *ar, am__event_row **rows, size_t *n)
 {
     pg_store *s = PG(b);
+    if (am__pg_lock_user(s, uid)) return s->rc;
     pg_args a = {0};
     am__pg_arg_text(&a, uid);
     am__pg_arg_time(&a, after_at);
@@ -625,6 +635,7 @@ int am__pg_entities_list(am__store *b, const char *uid, int64_t rid, am__arena *
                          am__entity_row **rows, size_t *n)
 {
     pg_store *s = PG(b);
+    if (am__pg_lock_user(s, uid)) return s->rc;
     *rows = NULL;
     *n = 0;
     pg_args a = {0};
@@ -650,6 +661,7 @@ int am__pg_entities_list(am__store *b, const char *uid, int64_t rid, am__arena *
 int am__pg_event_find(am__store *b, const char *uid, const char *needle, char out[32])
 {
     pg_store *s = PG(b);
+    if (am__pg_lock_user(s, uid)) return s->rc;
     pg_args a = {0};
     am__pg_arg_text(&a, uid);
     am__pg_arg_text(&a, needle);
@@ -667,6 +679,7 @@ int am__pg_event_by_client(am__store *b, const char *uid, const char *client_id,
                            char *task, int64_t *hash)
 {
     pg_store *s = PG(b);
+    if (am__pg_lock_user(s, uid)) return s->rc;
     pg_args a = {0};
     am__pg_arg_text(&a, uid);
     am__pg_arg_text(&a, client_id);
@@ -688,6 +701,7 @@ int am__pg_entity_counts(am__store *b, const char *uid, const char *type, int li
                          am__arena *ar, const char ***norms, long **counts, size_t *n)
 {
     pg_store *s = PG(b);
+    if (am__pg_lock_user(s, uid)) return s->rc;
     *n = 0;
     *norms = NULL;
     *counts = NULL;
@@ -719,6 +733,7 @@ int am__pg_events_dated(am__store *b, const char *uid, const int64_t *rids, size
                         unsigned char *dated)
 {
     pg_store *s = PG(b);
+    if (am__pg_lock_user(s, uid)) return s->rc;
     if (n == 0) return AM_OK;
     memset(dated, 0, n);
     am__buf lit;
@@ -748,6 +763,7 @@ int am__pg_events_access(am__store *b, const char *uid, am__arena *ar, am__event
                          size_t *n)
 {
     pg_store *s = PG(b);
+    if (am__pg_lock_user(s, uid)) return s->rc;
     *rows = NULL;
     *n = 0;
     pg_args a = {0};
@@ -778,6 +794,7 @@ int am__pg_vec_put(am__store *b, const char *uid, int64_t rid, const char *embed
                    const float *v, int dim)
 {
     pg_store *s = PG(b);
+    if (am__pg_lock_user(s, uid)) return s->rc;
     signed char q[VEC_DIM_MAX];
     if (dim <= 0 || dim > VEC_DIM_MAX) return AM_MISUSE;
     float mx = 0;
@@ -823,6 +840,7 @@ int am__pg_vec_scan(am__store *b, const char *uid, const char *embedder, const f
 {
     (void)exact_max; /* always exact here */
     pg_store *s = PG(b);
+    if (am__pg_lock_user(s, uid)) return s->rc;
     *rows = NULL;
     *n = 0;
     if (limit <= 0) return AM_OK;
@@ -906,6 +924,7 @@ int am__pg_vec_missing_count(am__store *b, const char *uid, const am__vec_want *
                              int64_t *max_rid)
 {
     pg_store *s = PG(b);
+    if (am__pg_lock_user(s, uid)) return s->rc;
     *n = 0;
     *max_rid = 0;
     pg_args a = {0};
@@ -924,6 +943,7 @@ int am__pg_vec_missing_list(am__store *b, const char *uid, const am__vec_want *w
                             am__event_row **rows, size_t *n)
 {
     pg_store *s = PG(b);
+    if (am__pg_lock_user(s, uid)) return s->rc;
     *rows = NULL;
     *n = 0;
     pg_args a = {0};

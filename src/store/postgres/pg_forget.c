@@ -17,7 +17,7 @@
  * forget_work purges a due job in short transactions, as the SQLite store
  * does: PURGE_CHUNK events with everything keyed by them, or PURGE_SWEEP
  * rows of one other table, per transaction, PURGE_PAUSE_MS apart (a writer
- * waiting for the write lock gets it); the last one deletes the user row
+ * of the same user waiting for its lock gets it); the last one deletes the user row
  * and links, re-keys the audit trail to the pseudonym "forgotten:" +
  * HMAC-SHA256(forget_key, user id) and leaves the tombstone under it.  A
  * process stopped in the middle leaves the job for the next forget_work.  PostgreSQL's vacuum
@@ -299,6 +299,7 @@ int am__pg_forget_grace(am__store *b, const char *uid, int level, const char *id
                         am_time purge_at, long *events, long *items, long *tasks)
 {
     pg_store *s = PG(b);
+    if (am__pg_lock_user(s, uid)) return s->rc;
     *events = *items = *tasks = 0;
     if (level == AM_FORGET_USER) return am__pg_forget_user(b, uid, now, purge_at, events, items, tasks);
     if (level < AM_FORGET_EVENT || level > AM_FORGET_TASK) return AM_MISUSE;
@@ -415,6 +416,7 @@ int am__pg_forget_user(am__store *b, const char *uid, am_time now, am_time purge
                        long *events, long *items, long *tasks)
 {
     pg_store *s = PG(b);
+    if (am__pg_lock_user(s, uid)) return s->rc;
     int rc = am__pg_user_history(b, uid, events, items, tasks);
     if (rc) return rc;
     /* events and versions, not lineages, as the SQLite store counts */
@@ -450,7 +452,7 @@ int am__pg_forget_user(am__store *b, const char *uid, am_time now, am_time purge
 
 #define PURGE_CHUNK "32"    /* events a purge transaction deletes */
 #define PURGE_SWEEP 1000    /* rows of another table a transaction deletes */
-#define PURGE_PAUSE_MS 10   /* between two steps: waiting writers get the lock */
+#define PURGE_PAUSE_MS 10   /* between two steps: the user's waiting writers get its lock */
 
 /* One transaction of the purge of a user whose job (seq) is due: a chunk
  * of its events with everything keyed by them, else a sweep of another
@@ -460,6 +462,7 @@ int am__pg_forget_user(am__store *b, const char *uid, am_time now, am_time purge
 static int purge_step(pg_store *s, const char *uid, int64_t seq, am_time forgotten_at,
                       am_time now)
 {
+    if (am__pg_lock_user(s, uid)) return s->rc;
     pg_args j = {0};
     am__pg_arg_text(&j, uid);
     am__pg_arg_int(&j, seq);
@@ -552,6 +555,7 @@ static int purge_step(pg_store *s, const char *uid, int64_t seq, am_time forgott
 static int purge_held(pg_store *s, const char *uid, int64_t job, const char *level,
                       const char *id, am_time forgotten_at, am_time now)
 {
+    if (am__pg_lock_user(s, uid)) return s->rc;
     long dropped = 0;
     int rc = am__pg_held_drop(s, uid, job, 0, &dropped);
     pg_args a = {0};
@@ -617,6 +621,7 @@ int am__pg_forget_work(am__store *b, am_time now, int max_steps, int *more)
 int am__pg_forget_state(am__store *b, const char *uid, int *state, am_time *at, am_time *until)
 {
     pg_store *s = PG(b);
+    if (am__pg_lock_user(s, uid)) return s->rc;
     *state = AM__FORGOTTEN_NONE;
     *at = *until = 0;
     pg_args a = {0};
@@ -657,6 +662,7 @@ int am__pg_forget_state(am__store *b, const char *uid, int *state, am_time *at, 
 int am__pg_restore(am__store *b, const char *uid, am_time now)
 {
     pg_store *s = PG(b);
+    if (am__pg_lock_user(s, uid)) return s->rc;
     int state;
     am_time at, until;
     int rc = am__pg_forget_state(b, uid, &state, &at, &until);

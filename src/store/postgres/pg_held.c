@@ -228,6 +228,7 @@ int am__pg_restore_forget(am__store *b, const char *uid, int level, const char *
     if (level == AM_FORGET_USER) return am__pg_restore(b, uid, now);
     if (level < AM_FORGET_EVENT || level > AM_FORGET_TASK) return AM_MISUSE;
     pg_store *s = PG(b);
+    if (am__pg_lock_user(s, uid)) return s->rc;
     int64_t job = 0;
     am_time at = 0;
     int rc = held_job_find(s, uid, level, id, now, &job, &at);
@@ -322,6 +323,7 @@ int am__pg_forget_held(am__store *b, const char *uid, am__arena *ar, am__held_ro
                        size_t *n)
 {
     pg_store *s = PG(b);
+    if (am__pg_lock_user(s, uid)) return s->rc;
     *rows = NULL;
     *n = 0;
     pg_args a = {0};

@@ -3,7 +3,7 @@
  * connection, the parameter lists of its statements and the readers of
  * their results, shared by the backend's files.
  *
- * Every statement is sent with PQexecParams: values travel as parameters
+ * Every statement is sent prepared (pg_pipe.c): values travel as parameters
  * (text, or binary for bytea), never spliced into SQL, and results come
  * back as text (bytea as hex, decoded here).  An error sets s->err (the
  * operation and PostgreSQL's message) and maps to an AM_* code: a lock
@@ -27,6 +27,15 @@
 /* Tables partitioned by hash of user_id are split in this many
  * partitions (docs/SCALING.md); index_totals has as many slots. */
 #define PG_PARTS 16
+
+/* Statements queued in a write transaction's pipeline before their
+ * results are read (pg_pipe.c). */
+#define PG_PIPE_MAX 64
+/* Users' locks a write transaction remembers having (more are asked for
+ * again, which is harmless). */
+#define PG_LOCKED_MAX 8
+/* What a lock that could not be had is called in its message. */
+#define PG_LOCK_WHAT "write lock"
 
 typedef struct pg_store {
     am__store base;
@@ -57,6 +66,20 @@ typedef struct pg_store {
     long reconnects, retries;
     int has_vault_key;           /* PII originals sealed (pg_vault.c) */
     unsigned char vault_key[32], index_key[32], pii_key[32];
+    /* prepared statements of this connection's backend (pg_pipe.c) */
+    struct pg_prep *prep;
+    size_t n_prep;
+    int prep_pid;
+    unsigned prep_gen; /* the generation it was filled in */
+    /* a write transaction's pipeline (pg_pipe.c): queued statements whose
+     * results are unread, the first failure among them */
+    int pipe_on, pipe_rc;
+    size_t n_pend;
+    struct { const char *what; long prep; } pend[PG_PIPE_MAX];
+    /* the write transaction's advisory locks (pg_store.c) */
+    int64_t locked[PG_LOCKED_MAX];
+    size_t n_locked;
+    int lock_all, lock_outbox, lock_wait;
 } pg_store;
 
 /* pg_store.lost: the connection is fine or the failure was another;
@@ -92,6 +115,29 @@ PGresult *am__pg_run(pg_store *s, const char *what, const char *sql, const pg_ar
 /* Run and discard the result: AM_OK or the error's code; *changed (may be
  * NULL) the rows it touched. */
 int am__pg_exec(pg_store *s, const char *what, const char *sql, const pg_args *a, long *changed);
+/* The statement path (pg_pipe.c).  call: sql sent prepared (named, once
+ * per connection) and its result, or NULL (in a pipeline: s->pipe_rc and
+ * s->err say why); defer: queued when the connection is in a write
+ * transaction's pipeline, else run (am__pg_exec); enter / leave: the
+ * write transaction's pipeline (leave: the first failure of what was
+ * queued, AM_OK); prep_free: the statement cache. */
+PGresult *am__pg_call(pg_store *s, const char *what, const char *sql, const pg_args *a);
+int am__pg_defer(pg_store *s, const char *what, const char *sql, const pg_args *a);
+int am__pg_pipe_enter(pg_store *s);
+int am__pg_pipe_leave(pg_store *s);
+void am__pg_prep_free(pg_store *s);
+/* s->err from a failed result r (NULL: the connection's message) of the
+ * operation what; the AM_* code, also in s->rc (a lost connection: AM_IO,
+ * s->lost = PG_LOST_CLEAN) */
+int am__pg_result_error(pg_store *s, const char *what, const PGresult *r);
+/* The write transaction's locks (pg_store.c; nothing outside a write
+ * transaction): user uid's (NULL or "": none), a channel identity's,
+ * every user's (an operation over all of them), the outbox order's (held
+ * from a memory event's seq to the commit). */
+int am__pg_lock_user(pg_store *s, const char *uid);
+int am__pg_lock_link(pg_store *s, const char *ch, const char *ext);
+int am__pg_lock_all(pg_store *s);
+int am__pg_lock_outbox(pg_store *s);
 /* Several statements without parameters (schema, transactions). */
 int am__pg_simple(pg_store *s, const char *what, const char *sql);
 int am__pg_fail(pg_store *s, int rc, const char *fmt, ...)

@@ -28,6 +28,7 @@ static int first_text(pg_store *s, const char *what, const char *sql, const pg_a
 
 int am__pg_user_ensure(am__store *b, const char *uid, am_time now)
 {
+    if (am__pg_lock_user(PG(b), uid)) return PG(b)->rc;
     pg_args a = {0};
     am__pg_arg_text(&a, uid);
     am__pg_arg_int(&a, now);
@@ -39,6 +40,7 @@ int am__pg_user_ensure(am__store *b, const char *uid, am_time now)
 int am__pg_user_exists(am__store *b, const char *uid)
 {
     pg_store *s = PG(b);
+    if (am__pg_lock_user(s, uid)) return s->rc;
     pg_args a = {0};
     am__pg_arg_text(&a, uid);
     /* a user being forgotten is no longer there (pg_forget.c) */
@@ -54,6 +56,7 @@ int am__pg_user_exists(am__store *b, const char *uid)
 
 int am__pg_link_put(am__store *b, const char *ch, const char *ext, const char *uid, am_time now)
 {
+    if (am__pg_lock_link(PG(b), ch, ext) || am__pg_lock_user(PG(b), uid)) return PG(b)->rc;
     pg_args a = {0};
     am__pg_arg_text(&a, ch);
     am__pg_arg_text(&a, ext);
@@ -67,6 +70,7 @@ int am__pg_link_put(am__store *b, const char *ch, const char *ext, const char *u
 
 int am__pg_link_get(am__store *b, const char *ch, const char *ext, char *out)
 {
+    if (am__pg_lock_link(PG(b), ch, ext)) return PG(b)->rc;
     pg_args a = {0};
     am__pg_arg_text(&a, ch);
     am__pg_arg_text(&a, ext);
@@ -77,6 +81,7 @@ int am__pg_link_get(am__store *b, const char *ch, const char *ext, char *out)
 
 int am__pg_link_del(am__store *b, const char *ch, const char *ext)
 {
+    if (am__pg_lock_link(PG(b), ch, ext)) return PG(b)->rc;
     pg_args a = {0};
     am__pg_arg_text(&a, ch);
     am__pg_arg_text(&a, ext);
@@ -91,6 +96,7 @@ int am__pg_links_list(am__store *b, const char *uid, am__arena *ar, am__link_row
                       size_t *n)
 {
     pg_store *s = PG(b);
+    if (am__pg_lock_user(s, uid)) return s->rc;
     *rows = NULL;
     *n = 0;
     pg_args a = {0};
@@ -112,6 +118,7 @@ int am__pg_links_list(am__store *b, const char *uid, am__arena *ar, am__link_row
 int am__pg_user_create_for(am__store *b, const char *uid, const char *ch, const char *ext,
                            am_time now)
 {
+    if (am__pg_lock_user(PG(b), uid) || am__pg_lock_link(PG(b), ch, ext)) return PG(b)->rc;
     pg_args a = {0};
     am__pg_arg_text(&a, uid);
     am__pg_arg_int(&a, now);
@@ -124,6 +131,7 @@ int am__pg_user_create_for(am__store *b, const char *uid, const char *ch, const 
 
 int am__pg_user_of_channel(am__store *b, const char *ch, const char *ext, char *out)
 {
+    if (am__pg_lock_link(PG(b), ch, ext)) return PG(b)->rc;
     pg_args a = {0};
     am__pg_arg_text(&a, ch);
     am__pg_arg_text(&a, ext);
@@ -135,6 +143,7 @@ int am__pg_user_of_channel(am__store *b, const char *ch, const char *ext, char *
 int am__pg_user_history(am__store *b, const char *uid, long *events, long *items, long *tasks)
 {
     pg_store *s = PG(b);
+    if (am__pg_lock_user(s, uid)) return s->rc;
     pg_args a = {0};
     am__pg_arg_text(&a, uid);
     PGresult *r = am__pg_run(s, "user history",
@@ -177,6 +186,7 @@ int am__pg_task_get(am__store *b, const char *uid, const char *task_id, am__aren
                     am__task_row *out)
 {
     pg_store *s = PG(b);
+    if (am__pg_lock_user(s, uid)) return s->rc;
     pg_args a = {0};
     am__pg_arg_text(&a, uid);
     am__pg_arg_text(&a, task_id);
@@ -192,6 +202,7 @@ int am__pg_task_get(am__store *b, const char *uid, const char *task_id, am__aren
 
 int am__pg_task_put(am__store *b, const char *uid, const am__task_row *t)
 {
+    if (am__pg_lock_user(PG(b), uid)) return PG(b)->rc;
     pg_args a = {0};
     am__pg_arg_text(&a, uid);
     am__pg_arg_text(&a, t->task_id);
@@ -224,6 +235,7 @@ int am__pg_task_put(am__store *b, const char *uid, const am__task_row *t)
 
 int am__pg_task_change_add(am__store *b, const char *uid, const am__task_change_row *c)
 {
+    if (am__pg_lock_user(PG(b), uid)) return PG(b)->rc;
     pg_args a = {0};
     am__pg_arg_text(&a, uid);
     am__pg_arg_text(&a, c->task_id);
@@ -241,6 +253,7 @@ int am__pg_task_history(am__store *b, const char *uid, const char *task_id, am__
                         am__task_change_row **rows, size_t *n)
 {
     pg_store *s = PG(b);
+    if (am__pg_lock_user(s, uid)) return s->rc;
     *rows = NULL;
     *n = 0;
     pg_args a = {0};
@@ -269,6 +282,7 @@ int am__pg_tasks_list(am__store *b, const char *uid, am__arena *ar, am__task_row
                       size_t *n)
 {
     pg_store *s = PG(b);
+    if (am__pg_lock_user(s, uid)) return s->rc;
     *rows = NULL;
     *n = 0;
     pg_args a = {0};
@@ -288,6 +302,7 @@ int am__pg_tasks_list(am__store *b, const char *uid, am__arena *ar, am__task_row
 int am__pg_item_insert(am__store *b, const char *uid, am__item_row *it)
 {
     pg_store *s = PG(b);
+    if (am__pg_lock_user(s, uid)) return s->rc;
     pg_args a = {0};
     long count = it->source_count > (long)it->n_sources ? it->source_count : (long)it->n_sources;
     am__pg_arg_text(&a, it->id);
@@ -344,6 +359,7 @@ int am__pg_item_reinforce(am__store *b, const char *uid, int64_t item_rid, const
                           am_time at)
 {
     pg_store *s = PG(b);
+    if (am__pg_lock_user(s, uid)) return s->rc;
     pg_args a = {0};
     am__pg_arg_int(&a, item_rid);
     am__pg_arg_text(&a, uid);
@@ -378,6 +394,7 @@ int am__pg_item_reinforce(am__store *b, const char *uid, int64_t item_rid, const
 
 int am__pg_item_close(am__store *b, const char *uid, const char *vid, am_time at)
 {
+    if (am__pg_lock_user(PG(b), uid)) return PG(b)->rc;
     pg_args a = {0};
     am__pg_arg_int(&a, at);
     am__pg_arg_text(&a, uid);
@@ -393,6 +410,7 @@ int am__pg_item_sources(am__store *b, const char *uid, int64_t item_rid, am__are
                         const char ***ids, size_t *n)
 {
     pg_store *s = PG(b);
+    if (am__pg_lock_user(s, uid)) return s->rc;
     *ids = NULL;
     *n = 0;
     pg_args a = {0};
@@ -417,6 +435,7 @@ int am__pg_items_list(am__store *b, const char *uid, int which, am_time at, am__
                       am__item_row **rows, size_t *n)
 {
     pg_store *s = PG(b);
+    if (am__pg_lock_user(s, uid)) return s->rc;
     *rows = NULL;
     *n = 0;
 #define PG_ITEM_COLS                                                                             \
@@ -505,6 +524,7 @@ int am__pg_items_list(am__store *b, const char *uid, int which, am_time at, am__
 
 int am__pg_item_touch(am__store *b, const char *uid, const char *lineage, am_time at)
 {
+    if (am__pg_lock_user(PG(b), uid)) return PG(b)->rc;
     pg_args a = {0};
     am__pg_arg_int(&a, at);
     am__pg_arg_text(&a, uid);
@@ -520,6 +540,7 @@ int am__pg_item_touch(am__store *b, const char *uid, const char *lineage, am_tim
 int am__pg_audit(am__store *b, const char *uid, am_time at, const char *op,
                  const char *object_type, const char *object_id, const char *detail)
 {
+    if (am__pg_lock_user(PG(b), uid)) return PG(b)->rc;
     pg_args a = {0};
     am__pg_arg_int(&a, at);
     am__pg_arg_text(&a, uid);
@@ -536,6 +557,7 @@ int am__pg_audit_page(am__store *b, const char *uid, int64_t after_seq, int limi
                       am__audit_row **rows, size_t *n)
 {
     pg_store *s = PG(b);
+    if (am__pg_lock_user(s, uid)) return s->rc;
     *rows = NULL;
     *n = 0;
     pg_args a = {0};
@@ -582,6 +604,7 @@ void am__pg_outbox_note(pg_store *s, const PGresult *r)
 int am__pg_outbox_put(am__store *b, am__outbox_row *o)
 {
     pg_store *s = PG(b);
+    if (am__pg_lock_user(s, o->user_id)) return s->rc;
     pg_args a = {0};
     am__pg_arg_int(&a, o->at);
     am__pg_arg_text(&a, o->user_id);
@@ -593,6 +616,7 @@ int am__pg_outbox_put(am__store *b, am__outbox_row *o)
     am__pg_arg_text(&a, o->detail);
     am__pg_arg_text(&a, o->other_user);
     am__pg_arg_time(&a, o->occurred_at);
+    if (am__pg_lock_outbox(s)) return s->rc;
     PGresult *r = am__pg_run(s, "memory event",
                              "INSERT INTO memory_events(at, user_id, type, memory_id, task_id,"
                              " event_id, key, detail, other_user, occurred_at)"
@@ -624,6 +648,7 @@ int am__pg_outbox_since(am__store *b, const char *uid, int64_t after, size_t lim
                         am__arena *ar, am__outbox_row **rows, size_t *n, int64_t *oldest)
 {
     pg_store *s = PG(b);
+    if (am__pg_lock_user(s, uid)) return s->rc;
     *rows = NULL;
     *n = 0;
     if (oldest) {
@@ -694,6 +719,7 @@ int am__pg_workspace_list(am__store *b, const char *uid, const char *task_id, am
                           am__workspace_row **rows, size_t *n)
 {
     pg_store *s = PG(b);
+    if (am__pg_lock_user(s, uid)) return s->rc;
     *rows = NULL;
     *n = 0;
     pg_args a = {0};
@@ -722,6 +748,7 @@ int am__pg_workspace_put(am__store *b, const char *uid, const char *task_id,
                          const am__workspace_row *w, am_time at, long *version)
 {
     pg_store *s = PG(b);
+    if (am__pg_lock_user(s, uid)) return s->rc;
     pg_args a = {0};
     am__pg_arg_text(&a, uid);
     am__pg_arg_text(&a, task_id);
@@ -778,6 +805,7 @@ static int read_tokens(pg_store *s, PGresult *r, am__arena *ar, am__token_row **
 
 int am__pg_token_put(am__store *b, const am__token_row *t)
 {
+    if (am__pg_lock_user(PG(b), t->user_id)) return PG(b)->rc;
     pg_args a = {0};
     am__pg_arg_text(&a, t->id);
     am__pg_arg_text(&a, t->lookup);
@@ -811,6 +839,7 @@ int am__pg_tokens_list(am__store *b, const char *uid, am__arena *ar, am__token_r
                        size_t *n)
 {
     pg_store *s = PG(b);
+    if (am__pg_lock_user(s, uid)) return s->rc;
     *rows = NULL;
     *n = 0;
     pg_args a = {0};
@@ -824,6 +853,7 @@ int am__pg_tokens_list(am__store *b, const char *uid, am__arena *ar, am__token_r
 int am__pg_token_revoke(am__store *b, const char *id, am_time at, char *uid)
 {
     pg_store *s = PG(b);
+    if (am__pg_lock_all(s)) return s->rc;
     uid[0] = 0;
     pg_args a = {0};
     am__pg_arg_text(&a, id);

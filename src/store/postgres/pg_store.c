@@ -7,11 +7,14 @@
  * backend's files.
  *
  * Transactions keep the SQLite store's guarantees.  A write transaction
- * (begin) is READ COMMITTED and takes one transaction-scoped advisory lock
- * at once, waiting at most busy_timeout_ms (lock_timeout; AM_BUSY after
- * it): writers are serialized as SQLite's single writer serializes them,
- * so the engine's read-then-write steps (a memory item's next version)
- * cannot interleave across processes.  try_begin does not wait.  A read
+ * (begin) is READ COMMITTED; its first statement naming a user takes that
+ * user's transaction-scoped advisory lock (am__pg_lock_user, with the
+ * store's lock shared; an operation over every user takes the store's
+ * lock exclusively), waiting at most busy_timeout_ms (lock_timeout;
+ * AM_BUSY after it): a user's writers are serialized as SQLite's single
+ * writer serializes them, so the engine's read-then-write steps (a memory
+ * item's next version) cannot interleave across processes, while two
+ * users' writers run side by side.  try_begin waits 1 ms.  A read
  * snapshot (begin_read, search_begin outside a transaction) is REPEATABLE
  * READ READ ONLY: every statement in it sees one state.  One event is one
  * transaction, as the API groups it.
@@ -49,9 +52,13 @@
 #include "store/postgres/pg_int.h"
 #include "text/analyze.h"
 
-/* the writers' advisory lock: (class, object) */
+/* The advisory locks (class, object): the store's (writers take it
+ * shared, an operation over every user exclusively), the outbox order's,
+ * and one per user in a class of its own (docs/SCALING.md). */
 #define PG_LOCK_CLASS "1634560365" /* "amem" */
 #define PG_LOCK_WRITE "1"
+#define PG_LOCK_OUTBOX "2"
+#define PG_LOCK_USERS "1634560366"
 
 /* ------------------------------------------------------------ helpers */
 
@@ -113,29 +120,16 @@ void am__pg_arg_bytes(pg_args *a, const void *p, size_t n)
 
 /* The AM_* code of a failed result: lock and serialization failures wait
  * for nobody (AM_BUSY), a lost connection is I/O. */
-static int result_code(pg_store *s, const PGresult *r)
+static int result_code(const PGresult *r)
 {
-    if (PQstatus(s->conn) != CONNECTION_OK) return AM_IO;
     const char *state = r ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : NULL;
     if (!state) return AM_BACKEND;
     if (strcmp(state, "55P03") == 0 || strcmp(state, "40001") == 0 ||
         strcmp(state, "40P01") == 0 || strcmp(state, "57014") == 0)
         return AM_BUSY;
-    if (strncmp(state, "08", 2) == 0) return AM_IO;
+    if (strncmp(state, "08", 2) == 0 || strncmp(state, "57P0", 4) == 0) return AM_IO; /* gone */
     if (strcmp(state, "53100") == 0 || strcmp(state, "53200") == 0) return AM_NOMEM;
     return AM_BACKEND;
-}
-
-/* The code of a failed statement: the connection's loss first (a NULL
- * result of a connection that is gone is no lack of memory), noted in
- * s->lost. */
-static int fail_code(pg_store *s, const PGresult *r)
-{
-    if (PQstatus(s->conn) != CONNECTION_OK) {
-        s->lost = PG_LOST_CLEAN;
-        return AM_IO;
-    }
-    return r ? result_code(s, r) : AM_NOMEM;
 }
 
 static void message_of(pg_store *s, const char *what, const PGresult *r)
@@ -145,6 +139,22 @@ static void message_of(pg_store *s, const char *what, const PGresult *r)
     size_t n = strlen(m);
     while (n && (m[n - 1] == '\n' || m[n - 1] == ' ')) n--;
     snprintf(s->err, sizeof s->err, "postgres: %s: %.*s", what, (int)n, m);
+}
+
+/* s->err from a failed statement's result r (NULL: the connection's
+ * message) of the operation what, and its AM_* code in s->rc.  The
+ * connection's loss first (a NULL result of a connection that is gone is
+ * no lack of memory), as is a backend terminated (57P0x) before libpq saw
+ * its connection close: AM_IO with s->lost = PG_LOST_CLEAN (the server
+ * rolled back what the session had not committed), so the call can be
+ * run again (pg_retry) -- also when the failure was read from a pipeline
+ * (pg_pipe.c). */
+int am__pg_result_error(pg_store *s, const char *what, const PGresult *r)
+{
+    message_of(s, what, r);
+    int rc = PQstatus(s->conn) != CONNECTION_OK ? AM_IO : r ? result_code(r) : AM_NOMEM;
+    if (rc == AM_IO) s->lost = PG_LOST_CLEAN;
+    return s->rc = rc;
 }
 
 /* What every connection of the store is set to: floats printed so that
@@ -183,21 +193,20 @@ static int retry_lost(pg_store *s, PGresult **r)
 PGresult *am__pg_run(pg_store *s, const char *what, const char *sql, const pg_args *a)
 {
     reconnect(s);
-    PGresult *r = PQexecParams(s->conn, sql, a ? a->n : 0, NULL, a ? a->v : NULL,
-                               a ? a->len : NULL, a ? a->fmt : NULL, 0);
-    if (r && PQresultStatus(r) == PGRES_FATAL_ERROR && retry_lost(s, &r))
-        r = PQexecParams(s->conn, sql, a ? a->n : 0, NULL, a ? a->v : NULL, a ? a->len : NULL,
-                         a ? a->fmt : NULL, 0);
+    PGresult *r = am__pg_call(s, what, sql, a);
+    if (!r && s->pipe_on) return s->rc = s->pipe_rc, NULL; /* s->err says why */
+    if ((!r || PQresultStatus(r) == PGRES_FATAL_ERROR) && retry_lost(s, &r))
+        r = am__pg_call(s, what, sql, a); /* (a send refused on a lost connection: NULL) */
     ExecStatusType st = r ? PQresultStatus(r) : PGRES_FATAL_ERROR;
     if (st == PGRES_TUPLES_OK || st == PGRES_COMMAND_OK) return r;
-    message_of(s, what, r);
-    s->rc = fail_code(s, r);
+    am__pg_result_error(s, what, r);
     PQclear(r);
     return NULL;
 }
 
 int am__pg_exec(pg_store *s, const char *what, const char *sql, const pg_args *a, long *changed)
 {
+    if (!changed && s->pipe_on) return am__pg_defer(s, what, sql, a);
     PGresult *r = am__pg_run(s, what, sql, a);
     if (!r) return s->rc;
     if (changed) *changed = atol(PQcmdTuples(r));
@@ -207,6 +216,8 @@ int am__pg_exec(pg_store *s, const char *what, const char *sql, const pg_args *a
 
 int am__pg_simple(pg_store *s, const char *what, const char *sql)
 {
+    int prc = am__pg_pipe_leave(s); /* a simple query ends the pipeline */
+    if (prc) return s->rc = prc;
     reconnect(s);
     PGresult *r = PQexec(s->conn, sql);
     if (r && PQresultStatus(r) == PGRES_FATAL_ERROR && retry_lost(s, &r)) r = PQexec(s->conn, sql);
@@ -215,8 +226,7 @@ int am__pg_simple(pg_store *s, const char *what, const char *sql)
         PQclear(r);
         return AM_OK;
     }
-    message_of(s, what, r);
-    s->rc = fail_code(s, r);
+    am__pg_result_error(s, what, r);
     PQclear(r);
     return s->rc;
 }
@@ -323,6 +333,7 @@ static void pg_close(am__store *b)
     pg_store *s = PG(b);
     if (!s) return;
     if (s->conn) PQfinish(s->conn);
+    am__pg_prep_free(s);
     am__text_close(s->ptext);
     am__vault_key_wipe(s->forget_key, sizeof s->forget_key);
     am__pg_vault_wipe(s);
@@ -331,20 +342,17 @@ static void pg_close(am__store *b)
 
 static const char *pg_errmsg(am__store *b) { return PG(b)->err; }
 
+/* A write transaction: READ COMMITTED, its lock waits bounded by
+ * busy_timeout_ms (try: 1 ms, as good as not waiting).  The locks
+ * themselves are taken by the first statement naming their user
+ * (am__pg_lock_user), in the pipeline. */
 static int lock_write(pg_store *s, int wait)
 {
-    char sql[256];
-    /* the last column is the transaction's id (commit_outcome) */
-    if (wait)
-        snprintf(sql, sizeof sql,
-                 "BEGIN ISOLATION LEVEL READ COMMITTED; SET LOCAL lock_timeout = %d;"
-                 " SELECT pg_advisory_xact_lock(" PG_LOCK_CLASS ", " PG_LOCK_WRITE "),"
-                 " pg_current_xact_id()",
-                 s->busy_ms);
-    else
-        snprintf(sql, sizeof sql,
-                 "BEGIN ISOLATION LEVEL READ COMMITTED; SELECT pg_current_xact_id()"
-                 " WHERE pg_try_advisory_xact_lock(" PG_LOCK_CLASS ", " PG_LOCK_WRITE ")");
+    char sql[192];
+    /* the transaction's id (commit_outcome) in the same round trip */
+    snprintf(sql, sizeof sql,
+             "BEGIN ISOLATION LEVEL READ COMMITTED; SET LOCAL lock_timeout = %d;"
+             " SELECT pg_current_xact_id()", wait ? s->busy_ms : 1);
     s->lost = PG_LOST_NONE;
     s->xid[0] = '\0';
     reconnect(s);
@@ -352,20 +360,8 @@ static int lock_write(pg_store *s, int wait)
     if (r && PQresultStatus(r) == PGRES_FATAL_ERROR && retry_lost(s, &r)) r = PQexec(s->conn, sql);
     ExecStatusType st = r ? PQresultStatus(r) : PGRES_FATAL_ERROR;
     int rc = AM_OK;
-    if (st != PGRES_TUPLES_OK) {
-        message_of(s, "begin", r);
-        rc = fail_code(s, r);
-        if (rc == AM_BUSY)
-            snprintf(s->err, sizeof s->err,
-                     "postgres: begin: another writer held the store's write lock for longer"
-                     " than %d ms (busy_timeout_ms)", s->busy_ms);
-    } else if (PQntuples(r) == 0) {
-        rc = AM_BUSY;
-        snprintf(s->err, sizeof s->err,
-                 "postgres: begin: another writer held the store's write lock (not waited for)");
-    } else {
-        snprintf(s->xid, sizeof s->xid, "%s", PQgetvalue(r, 0, PQnfields(r) - 1));
-    }
+    if (st != PGRES_TUPLES_OK) rc = am__pg_result_error(s, "begin", r);
+    else if (PQntuples(r) == 1) snprintf(s->xid, sizeof s->xid, "%s", PQgetvalue(r, 0, 0));
     PQclear(r);
     if (rc) {
         if (PQstatus(s->conn) == CONNECTION_OK) PQclear(PQexec(s->conn, "ROLLBACK"));
@@ -374,7 +370,72 @@ static int lock_write(pg_store *s, int wait)
     }
     s->txn = PG_TXN_WRITE;
     s->ob_lo = s->ob_hi = 0;
-    return AM_OK;
+    s->n_locked = 0;
+    s->lock_all = s->lock_outbox = 0;
+    s->lock_wait = wait;
+    return am__pg_pipe_enter(s);
+}
+
+/* One advisory lock of the transaction, queued; what names it in the
+ * message of a lock that could not be had. */
+static int lock_take(pg_store *s, const char *what, const char *sql, const int64_t *key)
+{
+    pg_args a = {0};
+    if (key) am__pg_arg_int(&a, *key);
+    return am__pg_defer(s, what, sql, key ? &a : NULL);
+}
+
+/* A user's (or a channel identity's) key: every write of it takes the
+ * store's lock shared and the key's exclusively. */
+static int lock_key(pg_store *s, int64_t key)
+{
+    if (s->txn != PG_TXN_WRITE || s->lock_all) return AM_OK;
+    for (size_t i = 0; i < s->n_locked && i < PG_LOCKED_MAX; i++)
+        if (s->locked[i] == key) return AM_OK;
+    int rc = AM_OK;
+    if (s->n_locked == 0)
+        rc = lock_take(s, PG_LOCK_WHAT,
+                       "SELECT pg_advisory_xact_lock_shared(" PG_LOCK_CLASS ", " PG_LOCK_WRITE ")",
+                       NULL);
+    if (!rc)
+        rc = lock_take(s, PG_LOCK_WHAT,
+                       "SELECT pg_advisory_xact_lock(" PG_LOCK_USERS ", $1::integer)", &key);
+    if (s->n_locked < PG_LOCKED_MAX) s->locked[s->n_locked] = key;
+    s->n_locked++;
+    return rc;
+}
+
+static int64_t key_of(const char *a, const char *b)
+{
+    uint64_t h = am__hash64(a, strlen(a));
+    if (b) h = (h ^ am__hash64(b, strlen(b))) * 0x100000001b3ull;
+    return (int64_t)(int32_t)(uint32_t)(h ^ h >> 32);
+}
+
+int am__pg_lock_user(pg_store *s, const char *uid)
+{
+    return uid && *uid ? lock_key(s, key_of(uid, NULL)) : AM_OK;
+}
+
+int am__pg_lock_link(pg_store *s, const char *ch, const char *ext)
+{
+    return ch && ext ? lock_key(s, key_of(ch, ext)) : AM_OK;
+}
+
+int am__pg_lock_all(pg_store *s)
+{
+    if (s->txn != PG_TXN_WRITE || s->lock_all) return AM_OK;
+    s->lock_all = 1;
+    return lock_take(s, PG_LOCK_WHAT,
+                     "SELECT pg_advisory_xact_lock(" PG_LOCK_CLASS ", " PG_LOCK_WRITE ")", NULL);
+}
+
+int am__pg_lock_outbox(pg_store *s)
+{
+    if (s->txn != PG_TXN_WRITE || s->lock_outbox) return AM_OK;
+    s->lock_outbox = 1;
+    return lock_take(s, PG_LOCK_WHAT,
+                     "SELECT pg_advisory_xact_lock(" PG_LOCK_CLASS ", " PG_LOCK_OUTBOX ")", NULL);
 }
 
 static int pg_begin(am__store *b) { return lock_write(PG(b), 1); }
@@ -472,7 +533,17 @@ static int commit_outcome(pg_store *s)
 static int pg_commit(am__store *b)
 {
     pg_store *s = PG(b);
-    int rc = am__pg_simple(s, "commit", "COMMIT");
+    int rc;
+    if (s->pipe_on) {
+        /* the queued statements and the COMMIT in one round trip */
+        rc = am__pg_defer(s, "commit", "COMMIT", NULL);
+        int end = am__pg_pipe_leave(s);
+        if (!rc) rc = end;
+        if (PQtransactionStatus(s->conn) == PQTRANS_INERROR) PQclear(PQexec(s->conn, "ROLLBACK"));
+    } else {
+        rc = am__pg_simple(s, "commit", "COMMIT");
+    }
+    /* the connection lost (am__pg_result_error): was the COMMIT done? */
     if (rc == AM_IO && s->lost && s->txn == PG_TXN_WRITE) {
         if (s->xid[0]) rc = commit_outcome(s);
         else s->lost = PG_LOST_UNKNOWN; /* no id to ask by: never run again blindly */
@@ -493,6 +564,11 @@ static int pg_rollback(am__store *b)
     pg_store *s = PG(b);
     s->ob_lo = s->ob_hi = 0;
     s->txn = PG_TXN_NONE;
+    /* the pipeline's failure is the one rolled back: what the caller
+     * failed with stays in s->err */
+    char failed[sizeof s->err];
+    snprintf(failed, sizeof failed, "%s", s->err);
+    if (am__pg_pipe_leave(s)) snprintf(s->err, sizeof s->err, "%s", failed);
     /* a lost session's transaction is rolled back by the server already
      * (and s->err, s->lost keep what the failure was) */
     if (PQtransactionStatus(s->conn) == PQTRANS_IDLE || PQstatus(s->conn) != CONNECTION_OK)
@@ -527,8 +603,7 @@ static int pg_search_begin(am__store *b)
     if (s->txn == PG_TXN_NONE) s->lost = PG_LOST_NONE;
     reconnect(s);
     if (PQstatus(s->conn) != CONNECTION_OK) {
-        message_of(s, "search", NULL);
-        return s->rc = fail_code(s, NULL);
+        return am__pg_result_error(s, "search", NULL);
     }
     s->search_own = PQtransactionStatus(s->conn) == PQTRANS_IDLE;
     int rc = s->search_own
@@ -612,7 +687,7 @@ static int pg_item_tokens_fill(am__store *b,
     pg_store *s = PG(b);
     *n = 0;
     int rc = lock_write(s, 1);
-    if (rc) return rc;
+    if (rc || (rc = am__pg_lock_all(s))) return rc;
     PGresult *r = am__pg_run(s, "item tokens",
                              "SELECT user_id, rid, text, key FROM memory_items WHERE tokens IS NULL"
                              " ORDER BY rid", NULL);
@@ -688,6 +763,7 @@ static int pg_user_merge(am__store *b, const char *from, const char *to)
     };
 #undef PG_JSON_JOIN
     pg_store *s = PG(b);
+    if (am__pg_lock_all(s)) return s->rc;
     char slot_from[16], slot_to[16];
     snprintf(slot_from, sizeof slot_from, "%d", am__pg_slot(from));
     snprintf(slot_to, sizeof slot_to, "%d", am__pg_slot(to));

@@ -63,6 +63,7 @@ static int value_hash(pg_store *s, const char *uid, const char *type, const char
 int am__pg_pii_put(am__store *b, const char *uid, int64_t rid, const am__pii_row *p)
 {
     pg_store *s = PG(b);
+    if (am__pg_lock_user(s, uid)) return s->rc;
     int64_t hash;
     int rc = value_hash(s, uid, p->type, NULL, p->original, s->has_vault_key, &hash);
     if (rc) return rc;
@@ -96,6 +97,7 @@ int am__pg_pii_events(am__store *b, const char *uid, const char *type, const cha
                       const char ***originals, size_t *n)
 {
     pg_store *s = PG(b);
+    if (am__pg_lock_user(s, uid)) return s->rc;
     *rids = NULL;
     *originals = NULL;
     *n = 0;
@@ -148,6 +150,7 @@ int am__pg_pii_events(am__store *b, const char *uid, const char *type, const cha
 int am__pg_vault_upkeep(pg_store *s, long *sealed, long *hashed)
 {
     *sealed = *hashed = 0;
+    if (am__pg_lock_all(s)) return s->rc; /* every user's rows */
     pg_args a = {0};
     am__pg_arg_text(&a, s->has_vault_key ? "t" : "f");
     PGresult *r = am__pg_run(s, "vault upkeep",
