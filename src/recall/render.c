@@ -42,6 +42,17 @@ static int add_line(am__buf *out, const char *line, size_t n, int *budget)
     return 1;
 }
 
+/* A stored "at" is shown only when it opens with a date, YYYY-MM-DD:
+ * the value is input like any other and must not bring its own bytes. */
+static int date_prefix(const char *at)
+{
+    for (int i = 0; i < 10; i++) {
+        int want_dash = i == 4 || i == 7;
+        if (want_dash ? at[i] != '-' : !(at[i] >= '0' && at[i] <= '9')) return 0;
+    }
+    return 1;
+}
+
 static void json_list_lines(am__buf *out, am__buf *line, const char *arr,
                             const char *label, int *budget, int colon_zh)
 {
@@ -62,7 +73,7 @@ static void json_list_lines(am__buf *out, am__buf *line, const char *arr,
         am__buf_reset(line);
         am__buf_printf(line, "- %s%s", label, colon_zh ? "：" : ": ");
         am__plain_appends(line, text);
-        if (at && strlen(at) >= 10) am__buf_printf(line, " (%.10s)", at);
+        if (at && date_prefix(at)) am__buf_printf(line, " (%.10s)", at);
         add_line(out, line->p, line->len, budget);
     }
     json_decref(a);
