@@ -45,6 +45,19 @@ int am__touch_flush(am_db *db)
     return rc;
 }
 
+int am__touch_lock_writers(am_db *db, const char *const *uids, size_t n)
+{
+    am__store *s = db->store;
+    if (!s->vt->lock_users) return AM_OK;
+    enum { MAX = 64 };
+    const char *all[MAX];
+    size_t k = 0;
+    for (size_t i = 0; i < n && k < MAX; i++) all[k++] = uids[i];
+    am__touches *t = db->touches;
+    for (size_t i = 0; t && i < t->n && k < MAX; i++) all[k++] = t->t[i].uid;
+    return s->vt->lock_users(s, all, k);
+}
+
 void am__touch_committed(am_db *db)
 {
     am__touches *k = db->touches;

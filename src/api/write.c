@@ -508,8 +508,11 @@ static int add_one(am_db *db, const am_event *in, am_add_info *info, int own_txn
         am__db_store_error(db, rc, "add");
         goto out_free;
     }
-    /* recalls' heat kept while the lock was busy (touch.c) */
-    if (own_txn && (rc = am__touch_flush(db))) goto out_store;
+    /* recalls' heat kept while the lock was busy (touch.c), its users'
+     * locks and the event's taken first in the store's order */
+    if (own_txn && ((rc = am__touch_lock_writers(db, &in->user_id, 1)) ||
+                    (rc = am__touch_flush(db))))
+        goto out_store;
     char uid[AM_ID_MAX + 1];
     if ((rc = am__db_resolve_user(db, "add", in->user_id, in->channel, in->external_id, 1, uid)))
         goto out_rollback;
@@ -717,7 +720,12 @@ static int add_batch(am_db *db, const am_event *evs, size_t n, am_add_info *info
         rc = am__db_store_error(db, rc, "add");
         goto out;
     }
-    if ((rc = am__touch_flush(db))) {
+    /* the users' write locks first, in the store's order (a group of
+     * several users' events: servers' groups never wait in a cycle) */
+    const char *uids[64];
+    size_t nu = 0;
+    for (size_t i = 0; i < n && nu < 64; i++) uids[nu++] = evs[i].user_id;
+    if ((rc = am__touch_lock_writers(db, uids, nu)) || (rc = am__touch_flush(db))) {
         am__db_store_error(db, rc, "add");
         s->vt->rollback(s);
         goto out;

@@ -20,7 +20,7 @@
  * times only, never content.  NULL / AM_TIME_NONE where it does not
  * apply. */
 typedef struct am__outbox_row {
-    int64_t seq;              /* set by outbox_put */
+    int64_t seq;              /* set by outbox_put (0 where the commit numbers it) */
     am_time at;               /* when it was written (the clock) */
     am_time occurred_at;      /* the causing event's time, or NONE */
     const char *user_id, *type, *memory_id, *task_id, *event_id, *key;
@@ -463,6 +463,12 @@ typedef struct am__store_vt {
     /* begin, but without waiting: AM_BUSY at once when another writer
      * holds the lock (work that can be deferred: a recall's heat). */
     int (*try_begin)(am__store *s);
+    /* In a write transaction, before its first write: the write locks of
+     * the users it will write (any order, repeats), taken in the store's
+     * one order, so writers of several users each (a server's group) never
+     * wait for each other in a cycle.  NULL where one lock serializes every
+     * writer (SQLite). */
+    int (*lock_users)(am__store *s, const char *const *uids, size_t n);
     /* The user's audit rows after seq after_seq in seq order, at most
      * limit (export streams them a page at a time). */
     int (*audit_page)(am__store *s, const char *uid, int64_t after_seq, int limit,
@@ -470,7 +476,8 @@ typedef struct am__store_vt {
 
     /* memory events' outbox (F13, store/sqlite/outbox.c).  outbox_put:
      * in the caller's write transaction, r->seq set (increasing, never
-     * reused).  outbox_since: uid's rows (NULL: every user's) with seq >
+     * reused, in commit order; 0 where the commit numbers the rows:
+     * PostgreSQL).  outbox_since: uid's rows (NULL: every user's) with seq >
      * after, oldest first, at most limit; *oldest (may be NULL) the
      * lowest seq still kept (0: none).  outbox_committed: the seqs
      * [*lo, *hi] this connection's commits wrote since the last call

@@ -184,9 +184,19 @@ static int postings_add(pg_store *s, const char *uid, int64_t rid, const term_ba
 
 int am__pg_slot(const char *uid) { return (int)(am__hash64(uid, strlen(uid)) % PG_PARTS); }
 
-/* index_totals of the user's slot += (rows, len0, len1) */
+/* index_totals of the user's slot += (rows, len0, len1): in a write
+ * transaction kept for its commit (pg_store.c writes every slot's change
+ * there, in slot order), else at once. */
 static int totals_add(pg_store *s, const char *uid, int64_t rows, int64_t len0, int64_t len1)
 {
+    if (s->txn == PG_TXN_WRITE) {
+        int slot = am__pg_slot(uid);
+        s->tot[slot][0] += rows;
+        s->tot[slot][1] += len0;
+        s->tot[slot][2] += len1;
+        s->tot_dirty |= 1u << slot;
+        return AM_OK;
+    }
     pg_args a = {0};
     am__pg_arg_int(&a, am__pg_slot(uid));
     am__pg_arg_int(&a, rows);
@@ -439,9 +449,14 @@ int am__pg_postings(am__store *b, const char *uid, const char *const *terms, siz
     PGresult *r = am__pg_run(s, "search", "SELECT sum(n_rows), sum(len0), sum(len1) FROM index_totals",
                              NULL);
     if (!r) return s->rc;
-    double rows = am__pg_real(r, 0, 0);
+    /* and what this write transaction has yet to add at its commit */
+    double pend[3] = {0, 0, 0};
+    if (s->txn == PG_TXN_WRITE)
+        for (int k = 0; k < PG_PARTS; k++)
+            for (int c = 0; c < 3; c++) pend[c] += (double)s->tot[k][c];
+    double rows = am__pg_real(r, 0, 0) + pend[0];
     for (int c = 0; c < AM__SEARCH_COLS; c++) {
-        double total = am__pg_real(r, 0, 1 + c);
+        double total = am__pg_real(r, 0, 1 + c) + pend[1 + c];
         out->avg[c] = rows > 0 && total > 0 ? total / rows : 1.0;
     }
     PQclear(r);

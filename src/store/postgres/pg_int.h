@@ -32,8 +32,8 @@
  * results are read (pg_pipe.c). */
 #define PG_PIPE_MAX 64
 /* Users' locks a write transaction remembers having (more are asked for
- * again, which is harmless). */
-#define PG_LOCKED_MAX 8
+ * again, which is harmless): a server's group of writes is up to 32. */
+#define PG_LOCKED_MAX 64
 /* What a lock that could not be had is called in its message. */
 #define PG_LOCK_WHAT "write lock"
 
@@ -75,11 +75,20 @@ typedef struct pg_store {
      * results are unread, the first failure among them */
     int pipe_on, pipe_rc;
     size_t n_pend;
-    struct { const char *what; long prep; } pend[PG_PIPE_MAX];
+    struct { const char *what; long prep; int note; } pend[PG_PIPE_MAX];
     /* the write transaction's advisory locks (pg_store.c) */
     int64_t locked[PG_LOCKED_MAX];
     size_t n_locked;
     int lock_all, lock_outbox, lock_wait;
+    /* What a write transaction leaves to its commit (pg_store.c,
+     * commit_deferred): the index totals' changes per slot and the
+     * memory events, so the rows and the lock every writer shares are
+     * held for the commit's round trip only, taken in one order. */
+    int64_t tot[PG_PARTS][3];
+    unsigned tot_dirty;          /* a bit per slot with a change */
+    am__outbox_row *obq;         /* the memory events queued, in ob_ar */
+    size_t obq_n, obq_cap;
+    am__arena ob_ar;
 } pg_store;
 
 /* pg_store.lost: the connection is fine or the failure was another;
@@ -123,6 +132,9 @@ int am__pg_exec(pg_store *s, const char *what, const char *sql, const pg_args *a
  * queued, AM_OK); prep_free: the statement cache. */
 PGresult *am__pg_call(pg_store *s, const char *what, const char *sql, const pg_args *a);
 int am__pg_defer(pg_store *s, const char *what, const char *sql, const pg_args *a);
+/* defer, the result's rows (seq) noted as the transaction's outbox seqs
+ * (am__pg_outbox_note) when it is read */
+int am__pg_defer_outbox(pg_store *s, const char *what, const char *sql, const pg_args *a);
 int am__pg_pipe_enter(pg_store *s);
 int am__pg_pipe_leave(pg_store *s);
 void am__pg_prep_free(pg_store *s);
@@ -138,6 +150,9 @@ int am__pg_lock_user(pg_store *s, const char *uid);
 int am__pg_lock_link(pg_store *s, const char *ch, const char *ext);
 int am__pg_lock_all(pg_store *s);
 int am__pg_lock_outbox(pg_store *s);
+/* The locks of users uids (any order, repeats), taken now in the one order
+ * every writer takes them in (their keys ascending). */
+int am__pg_lock_users(am__store *b, const char *const *uids, size_t n);
 /* Several statements without parameters (schema, transactions). */
 int am__pg_simple(pg_store *s, const char *what, const char *sql);
 int am__pg_fail(pg_store *s, int rc, const char *fmt, ...)
@@ -206,6 +221,8 @@ int am__pg_audit(am__store *b, const char *uid, am_time at, const char *op,
 int am__pg_audit_page(am__store *b, const char *uid, int64_t after_seq, int limit, am__arena *ar,
                       am__audit_row **rows, size_t *n);
 int am__pg_outbox_put(am__store *b, am__outbox_row *r);
+/* the write transaction's queued memory events, at its commit */
+int am__pg_outbox_flush(pg_store *s);
 int am__pg_outbox_since(am__store *b, const char *uid, int64_t after, size_t limit,
                         am__arena *ar, am__outbox_row **rows, size_t *n, int64_t *oldest);
 void am__pg_outbox_committed(am__store *b, int64_t *lo, int64_t *hi);

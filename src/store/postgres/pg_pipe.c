@@ -88,11 +88,12 @@ static void prep_name(char *out, size_t cap, long i) { snprintf(out, cap, "am%ld
 /* ------------------------------------------------------------ the pipeline */
 
 /* What a queued statement was, to name it when it failed. */
-static void pending_push(pg_store *s, const char *what, long prep)
+static void pending_push(pg_store *s, const char *what, long prep, int note)
 {
     if (s->n_pend < PG_PIPE_MAX) {
         s->pend[s->n_pend].what = what;
         s->pend[s->n_pend].prep = prep;
+        s->pend[s->n_pend].note = note;
     }
     s->n_pend++;
 }
@@ -126,6 +127,7 @@ static void pending_read(pg_store *s)
         int ok = st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK;
         if (prep >= 0) s->prep[prep].state = ok ? PREP_OK : PREP_NONE;
         if (!ok) pipe_failed(s, what, r);
+        else if (i < PG_PIPE_MAX && s->pend[i].note && !s->pipe_rc) am__pg_outbox_note(s, r);
         PQclear(r);
         if (!r) break; /* the connection is gone */
         PQclear(PQgetResult(s->conn)); /* the NULL that ends a statement's results */
@@ -220,7 +222,7 @@ PGresult *am__pg_call(pg_store *s, const char *what, const char *sql, const pg_a
     }
     if (s->pipe_rc) return NULL;
     int sent = send_stmt(s, sql, a, &prep, &failed);
-    if (prep >= 0) pending_push(s, what, prep); /* its result comes first */
+    if (prep >= 0) pending_push(s, what, prep, 0); /* its result comes first */
     if (!sent || PQsendFlushRequest(s->conn) != 1 || PQflush(s->conn) != 0) {
         pipe_failed(s, what, NULL);
         return NULL;
@@ -237,9 +239,16 @@ PGresult *am__pg_call(pg_store *s, const char *what, const char *sql, const pg_a
     return r;
 }
 
-int am__pg_defer(pg_store *s, const char *what, const char *sql, const pg_args *a)
+static int defer(pg_store *s, const char *what, const char *sql, const pg_args *a, int note)
 {
-    if (!s->pipe_on) return am__pg_exec(s, what, sql, a, NULL);
+    if (!s->pipe_on) {
+        if (!note) return am__pg_exec(s, what, sql, a, NULL);
+        PGresult *r = am__pg_run(s, what, sql, a);
+        if (!r) return s->rc;
+        am__pg_outbox_note(s, r);
+        PQclear(r);
+        return AM_OK;
+    }
     if (s->pipe_rc) return s->rc = s->pipe_rc;
     int prep;
     PGresult *failed = NULL;
@@ -247,8 +256,8 @@ int am__pg_defer(pg_store *s, const char *what, const char *sql, const pg_args *
         pipe_failed(s, what, NULL);
         return s->rc = s->pipe_rc;
     }
-    if (prep >= 0) pending_push(s, what, prep);
-    pending_push(s, what, -1);
+    if (prep >= 0) pending_push(s, what, prep, 0);
+    pending_push(s, what, -1, note);
     /* a long transaction's results are read before they pile up */
     if (s->n_pend >= PG_PIPE_MAX - 2) {
         if (PQsendFlushRequest(s->conn) != 1 || PQflush(s->conn) != 0) {
@@ -259,4 +268,14 @@ int am__pg_defer(pg_store *s, const char *what, const char *sql, const pg_args *
         if (s->pipe_rc) return s->rc = s->pipe_rc;
     }
     return AM_OK;
+}
+
+int am__pg_defer(pg_store *s, const char *what, const char *sql, const pg_args *a)
+{
+    return defer(s, what, sql, a, 0);
+}
+
+int am__pg_defer_outbox(pg_store *s, const char *what, const char *sql, const pg_args *a)
+{
+    return defer(s, what, sql, a, 1);
 }

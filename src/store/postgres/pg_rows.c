@@ -584,10 +584,12 @@ int am__pg_audit_page(am__store *b, const char *uid, int64_t after_seq, int limi
 
 /* ------------------------------------------------------------ outbox
  *
- * seq comes from one sequence: increasing and never reused.  Writers are
- * serialized by the write lock (pg_store.c), so a later commit's seqs are
- * higher than an earlier one's and a reader resuming from a seq misses
- * nothing (docs/SCALING.md says what a per-user lock would change). */
+ * seq comes from one sequence: increasing and never reused.  A write
+ * transaction's rows are queued and inserted by its commit under the
+ * outbox order's lock (pg_store.c), in the COMMIT's round trip, so a later
+ * commit's seqs are higher than an earlier one's and a reader resuming
+ * from a seq misses nothing, while the lock is held for that round trip
+ * only (docs/SCALING.md). */
 
 #define OUTBOX_TRIM_STEP 4   /* rows past retention a put deletes at most */
 #define OUTBOX_TRIM_EVERY 32 /* puts of a connection per trim */
@@ -601,10 +603,9 @@ void am__pg_outbox_note(pg_store *s, const PGresult *r)
     }
 }
 
-int am__pg_outbox_put(am__store *b, am__outbox_row *o)
+/* One memory event's row, its seq noted when the result is read. */
+static int outbox_insert(pg_store *s, const am__outbox_row *o)
 {
-    pg_store *s = PG(b);
-    if (am__pg_lock_user(s, o->user_id)) return s->rc;
     pg_args a = {0};
     am__pg_arg_int(&a, o->at);
     am__pg_arg_text(&a, o->user_id);
@@ -616,21 +617,70 @@ int am__pg_outbox_put(am__store *b, am__outbox_row *o)
     am__pg_arg_text(&a, o->detail);
     am__pg_arg_text(&a, o->other_user);
     am__pg_arg_time(&a, o->occurred_at);
-    if (am__pg_lock_outbox(s)) return s->rc;
-    PGresult *r = am__pg_run(s, "memory event",
-                             "INSERT INTO memory_events(at, user_id, type, memory_id, task_id,"
-                             " event_id, key, detail, other_user, occurred_at)"
-                             " VALUES($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING seq", &a);
-    if (!r) return s->rc;
-    o->seq = am__pg_i64(r, 0, 0);
-    am__pg_outbox_note(s, r);
-    PQclear(r);
-    /* retention: every OUTBOX_TRIM_EVERY-th put of the connection trims as
-     * many rows as that many puts of the SQLite store would (a trim reads
-     * every partition's newest and oldest seq: a few ms, not per event) */
-    if ((!s->ob_max_rows && !s->ob_max_age_ms) || s->ob_puts++ % OUTBOX_TRIM_EVERY) return AM_OK;
-    return am__pg_outbox_trim(b, s->ob_max_age_ms ? o->at - s->ob_max_age_ms : AM_TIME_NONE,
-                              s->ob_max_rows, OUTBOX_TRIM_STEP * OUTBOX_TRIM_EVERY);
+    return am__pg_defer_outbox(s, "memory event",
+                               "INSERT INTO memory_events(at, user_id, type, memory_id, task_id,"
+                               " event_id, key, detail, other_user, occurred_at)"
+                               " VALUES($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING seq",
+                               &a);
+}
+
+static char *ob_dup(pg_store *s, const char *v, int *oom)
+{
+    if (!v) return NULL;
+    char *c = am__arena_strdup(&s->ob_ar, v);
+    if (!c) *oom = 1;
+    return c;
+}
+
+/* In a write transaction the row is queued and written by the commit
+ * (am__pg_outbox_flush), which numbers it: o->seq stays 0. */
+int am__pg_outbox_put(am__store *b, am__outbox_row *o)
+{
+    pg_store *s = PG(b);
+    if (am__pg_lock_user(s, o->user_id)) return s->rc;
+    o->seq = 0;
+    if (s->txn != PG_TXN_WRITE) return outbox_insert(s, o);
+    if (s->obq_n == s->obq_cap) {
+        size_t cap = s->obq_cap ? 2 * s->obq_cap : 16;
+        am__outbox_row *q = am__arena_alloc(&s->ob_ar, cap * sizeof *q);
+        if (!q) return am__pg_fail(s, AM_NOMEM, "postgres: memory event: out of memory");
+        if (s->obq_n) memcpy(q, s->obq, s->obq_n * sizeof *q);
+        s->obq = q;
+        s->obq_cap = cap;
+    }
+    int oom = 0;
+    am__outbox_row c = *o;
+    c.user_id = ob_dup(s, o->user_id, &oom);
+    c.type = ob_dup(s, o->type, &oom);
+    c.memory_id = ob_dup(s, o->memory_id, &oom);
+    c.task_id = ob_dup(s, o->task_id, &oom);
+    c.event_id = ob_dup(s, o->event_id, &oom);
+    c.key = ob_dup(s, o->key, &oom);
+    c.detail = ob_dup(s, o->detail, &oom);
+    c.other_user = ob_dup(s, o->other_user, &oom);
+    if (oom) return am__pg_fail(s, AM_NOMEM, "postgres: memory event: out of memory");
+    s->obq[s->obq_n++] = c;
+    return AM_OK;
+}
+
+int am__pg_outbox_flush(pg_store *s)
+{
+    if (!s->obq_n) return AM_OK;
+    int rc = am__pg_lock_outbox(s);
+    int trim = 0;
+    for (size_t i = 0; i < s->obq_n && !rc; i++) {
+        rc = outbox_insert(s, &s->obq[i]);
+        /* retention: every OUTBOX_TRIM_EVERY-th put of the connection trims as
+         * many rows as that many puts of the SQLite store would (a trim reads
+         * every partition's newest and oldest seq: a few ms, not per event) */
+        if ((s->ob_max_rows || s->ob_max_age_ms) && s->ob_puts++ % OUTBOX_TRIM_EVERY == 0)
+            trim = 1;
+    }
+    am_time at = s->obq[s->obq_n - 1].at;
+    if (!rc && trim)
+        rc = am__pg_outbox_trim(&s->base, s->ob_max_age_ms ? at - s->ob_max_age_ms : AM_TIME_NONE,
+                                s->ob_max_rows, OUTBOX_TRIM_STEP * OUTBOX_TRIM_EVERY);
+    return rc;
 }
 
 void am__pg_outbox_committed(am__store *b, int64_t *lo, int64_t *hi)

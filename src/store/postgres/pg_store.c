@@ -334,6 +334,7 @@ static void pg_close(am__store *b)
     if (!s) return;
     if (s->conn) PQfinish(s->conn);
     am__pg_prep_free(s);
+    am__arena_free(&s->ob_ar);
     am__text_close(s->ptext);
     am__vault_key_wipe(s->forget_key, sizeof s->forget_key);
     am__pg_vault_wipe(s);
@@ -346,6 +347,42 @@ static const char *pg_errmsg(am__store *b) { return PG(b)->err; }
  * busy_timeout_ms (try: 1 ms, as good as not waiting).  The locks
  * themselves are taken by the first statement naming their user
  * (am__pg_lock_user), in the pipeline. */
+/* What the transaction left to its commit, dropped (begin, rollback,
+ * after the commit). */
+static void deferred_clear(pg_store *s)
+{
+    memset(s->tot, 0, sizeof s->tot);
+    s->tot_dirty = 0;
+    s->obq = NULL;
+    s->obq_n = s->obq_cap = 0;
+    am__arena_free(&s->ob_ar);
+    am__arena_init(&s->ob_ar, s->a);
+}
+
+/* What the transaction left to its commit, queued before the COMMIT in
+ * the one order every writer takes these rows and locks in, after its
+ * users' locks: the index totals' slots ascending, then the outbox
+ * order's lock with the memory events.  So two writers never hold one of
+ * them each while waiting for the other's (no deadlock between servers'
+ * groups), and each is held for the commit's round trip only. */
+static int commit_deferred(pg_store *s)
+{
+    int rc = AM_OK;
+    for (int k = 0; k < PG_PARTS && !rc; k++) {
+        if (!(s->tot_dirty & 1u << k)) continue;
+        pg_args a = {0};
+        am__pg_arg_int(&a, k);
+        am__pg_arg_int(&a, s->tot[k][0]);
+        am__pg_arg_int(&a, s->tot[k][1]);
+        am__pg_arg_int(&a, s->tot[k][2]);
+        rc = am__pg_defer(s, "index totals",
+                          "UPDATE index_totals SET n_rows = n_rows + $2, len0 = len0 + $3,"
+                          " len1 = len1 + $4 WHERE slot = $1", &a);
+    }
+    if (!rc) rc = am__pg_outbox_flush(s);
+    return rc;
+}
+
 static int lock_write(pg_store *s, int wait)
 {
     char sql[192];
@@ -370,6 +407,7 @@ static int lock_write(pg_store *s, int wait)
     }
     s->txn = PG_TXN_WRITE;
     s->ob_lo = s->ob_hi = 0;
+    deferred_clear(s);
     s->n_locked = 0;
     s->lock_all = s->lock_outbox = 0;
     s->lock_wait = wait;
@@ -415,6 +453,27 @@ static int64_t key_of(const char *a, const char *b)
 int am__pg_lock_user(pg_store *s, const char *uid)
 {
     return uid && *uid ? lock_key(s, key_of(uid, NULL)) : AM_OK;
+}
+
+static int cmp_key(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+int am__pg_lock_users(am__store *b, const char *const *uids, size_t n)
+{
+    pg_store *s = PG(b);
+    if (s->txn != PG_TXN_WRITE || s->lock_all || n == 0) return AM_OK;
+    int64_t keys[PG_LOCKED_MAX];
+    size_t k = 0;
+    for (size_t i = 0; i < n && k < PG_LOCKED_MAX; i++)
+        if (uids[i] && *uids[i]) keys[k++] = key_of(uids[i], NULL);
+    qsort(keys, k, sizeof *keys, cmp_key);
+    int rc = AM_OK;
+    for (size_t i = 0; i < k && !rc; i++)
+        if (i == 0 || keys[i] != keys[i - 1]) rc = lock_key(s, keys[i]);
+    return rc;
 }
 
 int am__pg_lock_link(pg_store *s, const char *ch, const char *ext)
@@ -533,7 +592,13 @@ static int commit_outcome(pg_store *s)
 static int pg_commit(am__store *b)
 {
     pg_store *s = PG(b);
-    int rc;
+    int rc = s->txn == PG_TXN_WRITE ? commit_deferred(s) : AM_OK;
+    deferred_clear(s);
+    if (rc) { /* no COMMIT sent: the caller rolls back, as after a failed one */
+        s->ob_lo = s->ob_hi = 0;
+        s->txn = PG_TXN_NONE;
+        return rc;
+    }
     if (s->pipe_on) {
         /* the queued statements and the COMMIT in one round trip */
         rc = am__pg_defer(s, "commit", "COMMIT", NULL);
@@ -563,6 +628,7 @@ static int pg_rollback(am__store *b)
 {
     pg_store *s = PG(b);
     s->ob_lo = s->ob_hi = 0;
+    deferred_clear(s);
     s->txn = PG_TXN_NONE;
     /* the pipeline's failure is the one rolled back: what the caller
      * failed with stays in s->err */
@@ -872,6 +938,7 @@ static const am__store_vt postgres_vt = {
     .audit = am__pg_audit,
     .try_begin = pg_try_begin,
     .outbox_put = am__pg_outbox_put,
+    .lock_users = am__pg_lock_users,
     .outbox_since = am__pg_outbox_since,
     .outbox_committed = am__pg_outbox_committed,
     .outbox_trim = am__pg_outbox_trim,
@@ -918,6 +985,7 @@ int am__store_postgres_open(const char *url, const am__store_opts *o, am__store 
     }
     s->base.vt = &postgres_vt;
     s->a = o->alloc;
+    am__arena_init(&s->ob_ar, s->a);
     s->busy_ms = o->busy_timeout_ms > 0 ? o->busy_timeout_ms : 5000;
     s->ob_max_rows = o->events_max_rows;
     s->ob_max_age_ms = o->events_max_age_ms;
