@@ -251,6 +251,35 @@ static const am__store_vt sqlite_vt = {
     .token_revoke = am__sqlite_token_revoke,
 };
 
+/* The statements every recall runs, prepared at open (and FTS5's own
+ * first read of the index's structure done), so that a handle's first
+ * recall does not parse and plan them: run for the user "", which no id
+ * names (ids are validated), in a read snapshot, their results dropped.
+ * Costs the open about what it saves the first recall (docs/BENCH.md);
+ * a failure here only leaves them to be prepared when used. */
+static void warm_reads(sq_store *s)
+{
+    am__store *b = &s->base;
+    if (b->vt->begin_read(b) != AM_OK) return;
+    am__arena ar;
+    am__arena_init(&ar, s->a);
+    am__item_row *items;
+    const char **strs;
+    long *counts;
+    int64_t *rids, rid = 0;
+    unsigned char dated;
+    size_t n;
+    b->vt->items_list(b, "", AM__ITEMS_CURRENT | AM__ITEMS_NO_SOURCES, 0, &ar, &items, &n);
+    b->vt->items_list(b, "", AM__ITEMS_ALL | AM__ITEMS_NO_SOURCES, 0, &ar, &items, &n);
+    b->vt->item_sources(b, "", 0, &ar, &strs, &n);
+    b->vt->entity_counts(b, "", "alias", 1, &ar, &strs, &counts, &n);
+    b->vt->events_dated(b, "", &rid, 1, &dated);
+    b->vt->pii_events(b, "", "phone", "0", AM_TIME_NONE, 1, &ar, &rids, &strs, &n);
+    b->vt->end_read(b);
+    am__arena_free(&ar);
+    s->err[0] = '\0';
+}
+
 int am__store_sqlite_open(const char *path, const am__store_opts *o,
                           am__store **out, char *errbuf, size_t errlen)
 {
@@ -342,6 +371,7 @@ int am__store_sqlite_open(const char *path, const am__store_opts *o,
         snprintf(errbuf, errlen, "store %s: %s", path, s->err);
         goto out_fail;
     }
+    warm_reads(s);
     *out = &s->base;
     return AM_OK;
 out_fail:
