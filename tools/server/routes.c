@@ -138,19 +138,25 @@ out:
 
 /* Group commit.  Concurrent single-event writes would each take the
  * store's write lock in turn, the ones waiting sleeping in the busy
- * handler; instead each queues its event, and a writer that finds no
- * leader becomes it: it takes what is queued (up to GROUP_MAX), writes it
- * with its own handle in one transaction (am_add_events) and hands each
- * writer its result -- one commit for the group, no lock waits among the
- * server's own writers.  When the group is refused (one bad event: all or
+ * handler; instead each queues its event, and a writer whose event is
+ * still queued when fewer than the store's leaders are writing becomes
+ * one: it takes what is queued (up to GROUP_MAX), writes it with its own
+ * handle in one transaction (am_add_events) and hands each writer its
+ * result -- one commit for the group, no lock waits among the server's
+ * own writers.  SQLite has one writer, so one leader; PostgreSQL runs
+ * writers of different users side by side (a user's lock orders two
+ * groups that share a user), so GROUP_LEADERS_PG groups may be in
+ * flight, which keeps the database busy while a group waits for its
+ * round trips.  When the group is refused (one bad event: all or
  * nothing), each event is written alone, so each writer gets its own
  * answer, as if it had written alone.  A reply is made only after the
  * commit of its event. */
 #define GROUP_MAX 32
+#define GROUP_LEADERS_PG 3
 typedef struct srv_pending {
     const am_event *ev;
     am_add_info info;
-    int rc, done;
+    int rc, done, taken;
     char err[600];
     struct srv_pending *next;
 } srv_pending;
@@ -195,23 +201,25 @@ static int add_grouped(srv_ctx *c, const am_event *ev, am_add_info *info, char *
     srv_pending **tail = &s->queue;
     while (*tail) tail = &(*tail)->next;
     *tail = &me;
+    int max = strcmp(am_store_backend(c->db), "postgres") == 0 ? GROUP_LEADERS_PG : 1;
     while (!me.done) {
-        if (s->leader) {
+        if (me.taken || s->leaders >= max) { /* in another's group, or no room to lead */
             pthread_cond_wait(&s->write_cv, &s->write_mu);
             continue;
         }
-        s->leader = 1;
+        s->leaders++;
         srv_pending *group[GROUP_MAX];
         size_t n = 0;
         while (s->queue && n < GROUP_MAX) {
-            group[n++] = s->queue;
+            group[n] = s->queue;
+            group[n++]->taken = 1;
             s->queue = s->queue->next;
         }
         pthread_mutex_unlock(&s->write_mu);
         group_write(c->db, group, n);
         pthread_mutex_lock(&s->write_mu);
         for (size_t i = 0; i < n; i++) group[i]->done = 1;
-        s->leader = 0;
+        s->leaders--;
         pthread_cond_broadcast(&s->write_cv);
     }
     pthread_mutex_unlock(&s->write_mu);

@@ -100,11 +100,12 @@ typedef struct am_srv {
     int stopping;           /* shutdown began: streams end (under pool_mu) */
     int n_streams;          /* GET /v1/stream threads running (under pool_mu) */
     /* group commit of single events (routes.c): writers queue, one of them
-     * (the leader) writes what is queued in one transaction */
+     * (a leader) writes what is queued in one transaction; one leader at a
+     * time on SQLite (one writer), several on PostgreSQL */
     pthread_mutex_t write_mu;
     pthread_cond_t write_cv;
     struct srv_pending *queue;
-    int leader;
+    int leaders;
     srv_bus *bus;           /* --cache: the event bus; NULL: one instance */
     srv_dispatch *dispatch; /* --webhook: the deliveries; NULL: none */
 } am_srv;
