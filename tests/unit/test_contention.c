@@ -242,11 +242,61 @@ static void test_bulk_writer_lets_others_in(void)
     unlink_store();
 }
 
+/* Two processes opening a new store at once: while one switches the file
+ * to WAL (it holds the file's lock), the other's switch is answered "busy"
+ * at once, without SQLite calling its busy handler.  The open waits
+ * (within busy_timeout_ms) instead of failing.  Here the other connection
+ * is a raw one holding the new file's write lock, released 300 ms on. */
+typedef struct opener {
+    am_db *db;
+    int rc;
+    char err[256];
+} opener;
+
+static void *open_thread(void *arg)
+{
+    opener *o = arg;
+    am_config cfg;
+    am_config_init(&cfg);
+    cfg.path = db_path;
+    cfg.busy_timeout_ms = 5000;
+    char *err = NULL;
+    o->rc = am_open(&cfg, &o->db, &err);
+    snprintf(o->err, sizeof o->err, "%s", err ? err : "");
+    am_free(err);
+    return NULL;
+}
+
+static void test_open_new_store_while_locked(void)
+{
+    unlink_store();
+    sqlite3 *raw = NULL;
+    CHECK_EQ_INT(sqlite3_open(db_path, &raw), SQLITE_OK);
+    /* the new file's write lock, as one that is switching it to WAL holds */
+    CHECK_EQ_INT(sqlite3_exec(raw, "BEGIN IMMEDIATE", NULL, NULL, NULL), SQLITE_OK);
+    opener o = {0};
+    pthread_t th;
+    CHECK_EQ_INT(pthread_create(&th, NULL, open_thread, &o), 0);
+    struct timespec pause = {0, 300 * 1000000L};
+    nanosleep(&pause, NULL);
+    CHECK_EQ_INT(sqlite3_exec(raw, "COMMIT", NULL, NULL, NULL), SQLITE_OK);
+    pthread_join(th, NULL);
+    if (o.rc) fprintf(stderr, "open: %s\n", o.err);
+    CHECK_EQ_INT(o.rc, AM_OK);
+    sqlite3_close(raw);
+    if (o.db) {
+        CHECK_EQ_INT(add(o.db, "u1", "我下周三去杭州出差 / the offsite moved to Friday"), AM_OK);
+        am_close(o.db);
+    }
+    unlink_store();
+}
+
 int main(void)
 {
     RUN(test_recall_while_locked);
     RUN(test_touch_written_at_close);
     RUN(test_writer_limit);
     RUN(test_bulk_writer_lets_others_in);
+    RUN(test_open_new_store_while_locked);
     TEST_MAIN_END();
 }

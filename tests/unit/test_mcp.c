@@ -72,7 +72,16 @@ static int stop(proc *p)
     int st = 0;
     waitpid(p->pid, &st, 0);
     fclose(p->out);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    int rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    if (rc != 0) { /* what it said: the failure's cause in the test log */
+        FILE *err = fopen(p->err_path, "r");
+        char buf[600];
+        size_t n = err ? fread(buf, 1, sizeof buf - 1, err) : 0;
+        buf[n] = '\0';
+        if (err) fclose(err);
+        fprintf(stderr, "agentmem mcp exited %d; its stderr: %s\n", rc, buf);
+    }
+    return rc;
 }
 
 /* What it wrote on stderr (up to cap - 1 bytes); the file is removed. */

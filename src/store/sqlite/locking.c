@@ -109,6 +109,29 @@ void am__sqlite_busy_init(sq_store *s, int limit_ms)
     sqlite3_busy_handler(s->db, on_busy, s);
 }
 
+/* A statement SQLite does not wait for: PRAGMA journal_mode=WAL on a file
+ * another connection is creating (or has locked while it switches the
+ * file to WAL) returns SQLITE_BUSY at once, without calling the busy
+ * handler.  Two processes opening a new store together would see one of
+ * them refused; run it again, with the busy handler's waits, until the
+ * configured limit.  The statements must be safe to run twice. */
+int am__sqlite_exec_waiting(sq_store *s, const char *sql, const char *what)
+{
+    for (int tries = 0;; tries++) {
+        char *msg = NULL;
+        int rc = sqlite3_exec(s->db, sql, NULL, NULL, &msg);
+        if (rc == SQLITE_OK) return AM_OK;
+        if ((rc == SQLITE_BUSY || rc == SQLITE_LOCKED) && on_busy(s, tries)) {
+            sqlite3_free(msg);
+            continue;
+        }
+        snprintf(s->err, sizeof s->err, "sqlite: %s: %s", what,
+                 msg ? msg : sqlite3_errmsg(s->db));
+        sqlite3_free(msg);
+        return map_rc(s, rc);
+    }
+}
+
 /* The file's data version: moves with every commit, ours or another's. */
 static unsigned data_version(sq_store *s)
 {

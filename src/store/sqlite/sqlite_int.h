@@ -290,6 +290,7 @@ typedef struct sq_store {
  * holding it. */
 int64_t am__sqlite_clock_us(void);
 void am__sqlite_busy_init(sq_store *s, int limit_ms);
+int am__sqlite_exec_waiting(sq_store *s, const char *sql, const char *what);
 void am__sqlite_write_rest(sq_store *s);
 void am__sqlite_write_taken(sq_store *s);
 void am__sqlite_write_released(sq_store *s);
