@@ -117,19 +117,10 @@ void am__sqlite_busy_init(sq_store *s, int limit_ms)
  * configured limit.  The statements must be safe to run twice. */
 int am__sqlite_exec_waiting(sq_store *s, const char *sql, const char *what)
 {
-    for (int tries = 0;; tries++) {
-        char *msg = NULL;
-        int rc = sqlite3_exec(s->db, sql, NULL, NULL, &msg);
-        if (rc == SQLITE_OK) return AM_OK;
-        if ((rc == SQLITE_BUSY || rc == SQLITE_LOCKED) && on_busy(s, tries)) {
-            sqlite3_free(msg);
-            continue;
-        }
-        snprintf(s->err, sizeof s->err, "sqlite: %s: %s", what,
-                 msg ? msg : sqlite3_errmsg(s->db));
-        sqlite3_free(msg);
-        return map_rc(s, rc);
+    int rc;
+    for (int tries = 0; (rc = exec(s, sql, what)) == AM_BUSY && on_busy(s, tries); tries++) {
     }
+    return rc;
 }
 
 /* The file's data version: moves with every commit, ours or another's. */

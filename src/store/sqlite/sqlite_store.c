@@ -350,10 +350,11 @@ int am__store_sqlite_open(const char *path, const am__store_opts *o,
      * usual build limit; address space, not memory): past the map a
      * user's first vector scan reads each page with a system call and a
      * copy into the page cache (docs/BENCH.md, vectors). */
-    if ((am_rc = am__sqlite_exec_waiting(s, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
-                         " PRAGMA foreign_keys=ON; PRAGMA secure_delete=ON;"
-                         " PRAGMA cache_size=-32768; PRAGMA mmap_size=2147418112;",
-                      "pragma"))) {
+    if ((am_rc = am__sqlite_exec_waiting(s,
+                                         "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
+                                         " PRAGMA foreign_keys=ON; PRAGMA secure_delete=ON;"
+                                         " PRAGMA cache_size=-32768; PRAGMA mmap_size=2147418112;",
+                                         "pragma"))) {
         snprintf(errbuf, errlen, "store %s: %s", path, s->err);
         goto out_fail;
     }
