@@ -6,6 +6,7 @@
  * admin token) and answers with the CLI's --json shape
  * (tools/common/shapes.h) or the library's JSON as it is.
  */
+#define _GNU_SOURCE /* pthread_setname_np */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -159,6 +160,13 @@ typedef struct srv_pending {
     int rc, done, taken;
     char err[600];
     struct srv_pending *next;
+    /* async (am__srv_pending_*): the event copied (the request's body and
+     * buffers are gone by the time it is written), its connection's ctx,
+     * the reply made by the writer */
+    am_event copy;
+    void *ctx;
+    srv_reply reply;
+    char strings[];
 } srv_pending;
 
 void am__srv_init_locks(am_srv *s)
@@ -228,6 +236,125 @@ static int add_grouped(srv_ctx *c, const am_event *ev, am_add_info *info, char *
     return me.rc;
 }
 
+/* ---- async writes: the server's path (srv_int.h) */
+
+/* am_event holds only strings: a field added there must be copied here */
+typedef char am__event_only_strings[sizeof(am_event) == 13 * sizeof(const char *) ? 1 : -1];
+
+static srv_pending *pending_new(const am_event *ev)
+{
+    const char *const from[13] = {ev->user_id, ev->channel, ev->external_id, ev->agent_id,
+                                  ev->session_id, ev->task_id, ev->source, ev->type,
+                                  ev->domain, ev->intent, ev->text, ev->occurred_at,
+                                  ev->event_id};
+    size_t len = 0;
+    for (int i = 0; i < 13; i++) len += from[i] ? strlen(from[i]) + 1 : 0;
+    srv_pending *p = calloc(1, sizeof *p + len);
+    if (!p) return NULL;
+    const char **to[13] = {&p->copy.user_id, &p->copy.channel, &p->copy.external_id,
+                           &p->copy.agent_id, &p->copy.session_id, &p->copy.task_id,
+                           &p->copy.source, &p->copy.type, &p->copy.domain,
+                           &p->copy.intent, &p->copy.text, &p->copy.occurred_at,
+                           &p->copy.event_id};
+    char *at = p->strings;
+    for (int i = 0; i < 13; i++) {
+        if (!from[i]) continue;
+        size_t n = strlen(from[i]) + 1;
+        memcpy(at, from[i], n);
+        *to[i] = at;
+        at += n;
+    }
+    p->ev = &p->copy;
+    return p;
+}
+
+void am__srv_pending_free(srv_pending *p)
+{
+    if (!p) return;
+    free(p->reply.body);
+    free(p);
+}
+
+void am__srv_pending_take(srv_pending *p, srv_reply *out)
+{
+    *out = p->reply;
+    p->reply.body = NULL;
+    am__srv_pending_free(p);
+}
+
+void am__srv_pending_queue(am_srv *s, srv_pending *p, void *ctx)
+{
+    p->ctx = ctx;
+    pthread_mutex_lock(&s->write_mu);
+    srv_pending **tail = &s->queue;
+    while (*tail) tail = &(*tail)->next;
+    *tail = p;
+    pthread_cond_signal(&s->write_cv);
+    pthread_mutex_unlock(&s->write_mu);
+}
+
+/* A writer: takes what is queued (up to GROUP_MAX), writes it as one
+ * group with a handle of the pool, makes each reply and resumes each
+ * connection; until stopped with nothing queued. */
+static void *writer_main(void *arg)
+{
+    am_srv *s = arg;
+    pthread_setname_np(pthread_self(), "am-writer"); /* for top and perf */
+    pthread_mutex_lock(&s->write_mu);
+    for (;;) {
+        while (!s->queue && !s->writers_stop) pthread_cond_wait(&s->write_cv, &s->write_mu);
+        if (!s->queue) break;
+        srv_pending *group[GROUP_MAX];
+        size_t n = 0;
+        while (s->queue && n < GROUP_MAX) {
+            group[n++] = s->queue;
+            s->queue = s->queue->next;
+        }
+        pthread_mutex_unlock(&s->write_mu);
+        am_db *db = am__srv_db_get(s);
+        if (db) group_write(db, group, n);
+        for (size_t i = 0; i < n; i++) {
+            srv_pending *p = group[i];
+            srv_ctx c;
+            memset(&c, 0, sizeof c);
+            c.srv = s;
+            c.db = db;
+            c.out = &p->reply;
+            if (!db) am__srv_error(&p->reply, "busy", NULL, "no store handle could be opened now");
+            else if (p->rc) am__srv_engine_error_msg(&c, p->rc, p->err);
+            else am__srv_json(&p->reply, 200, am_shape_add(&p->info));
+        }
+        am__srv_db_put(s, db);
+        for (size_t i = 0; i < n; i++) s->resume(group[i]->ctx); /* group[i] is not ours now */
+        pthread_mutex_lock(&s->write_mu);
+    }
+    pthread_mutex_unlock(&s->write_mu);
+    return NULL;
+}
+
+int am__srv_writers_start(am_srv *s, const char *backend)
+{
+    int want = strcmp(backend, "postgres") == 0 ? GROUP_LEADERS_PG : 1;
+    for (s->n_writers = 0; s->n_writers < want; s->n_writers++)
+        if (pthread_create(&s->writers[s->n_writers], NULL, writer_main, s) != 0) {
+            fprintf(stderr, "agentmem serve: cannot start a writer thread\n");
+            am__srv_writers_stop(s);
+            return 1;
+        }
+    s->async_writes = 1;
+    return 0;
+}
+
+void am__srv_writers_stop(am_srv *s)
+{
+    pthread_mutex_lock(&s->write_mu);
+    s->writers_stop = 1;
+    pthread_cond_broadcast(&s->write_cv);
+    pthread_mutex_unlock(&s->write_mu);
+    for (int i = 0; i < s->n_writers; i++) pthread_join(s->writers[i], NULL);
+    s->n_writers = 0;
+}
+
 void am__srv_h_events(srv_ctx *c)
 {
     json_t *list = json_object_get(c->body, "events");
@@ -239,6 +366,11 @@ void am__srv_h_events(srv_ctx *c)
     am_add_info info;
     char err[600];
     if (read_event(c, c->body, &ev, "")) return;
+    if (c->srv->async_writes) {
+        if (!(c->out->pending = pending_new(&ev)))
+            am__srv_error(c->out, "internal", NULL, "out of memory");
+        return;
+    }
     int rc = add_grouped(c, &ev, &info, err, sizeof err);
     if (rc) am__srv_engine_error_msg(c, rc, err);
     else am__srv_json(c->out, 200, am_shape_add(&info));

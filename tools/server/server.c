@@ -153,6 +153,7 @@ typedef struct conn_req {
     size_t len, cap;
     int too_large;
     int route, status;
+    struct srv_pending *pending; /* a write queued: the connection is suspended */
 } conn_req;
 
 static double since(const struct timespec *t0)
@@ -417,6 +418,12 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         r->len += n;
         return MHD_YES;
     }
+    if (r->pending) { /* resumed: the writer made the reply */
+        srv_reply rp;
+        am__srv_pending_take(r->pending, &rp);
+        r->pending = NULL;
+        return send_reply(conn, r, &rp);
+    }
     r->conn = conn;
     srv_request rq = {method, url, query_get, r,
                       MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Authorization"),
@@ -436,8 +443,21 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     r->route = rp.route;
     if (rp.stream == SRV_STREAM_EXPORT) return export_start(sv, conn, r, &rp, db);
     am__srv_db_put(&sv->srv, db);
+    if (rp.pending) { /* suspended first: the writer may resume it at once */
+        r->pending = rp.pending;
+        MHD_suspend_connection(conn);
+        am__srv_pending_queue(&sv->srv, rp.pending, r);
+        return MHD_YES;
+    }
     if (rp.stream == SRV_STREAM_EVENTS) return events_start(sv, conn, r, &rp);
     return send_reply(conn, r, &rp);
+}
+
+/* s->resume: the writer made the reply of r's queued write */
+static void resume_conn(void *ctx)
+{
+    conn_req *r = ctx;
+    MHD_resume_connection(r->conn);
 }
 
 static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
@@ -453,6 +473,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
         next = v->next;
         free(v);
     }
+    am__srv_pending_free(r->pending); /* a reply never sent */
     free(r->body);
     free(r);
     *con_cls = NULL;
@@ -566,6 +587,12 @@ int am_server_run(am_db *db, const am_config *cfg, const am_server_opts *o)
         goto out;
     }
     s->dispatch = dispatch;
+    s->resume = resume_conn;
+    if (am__srv_writers_start(s, am_store_backend(db))) {
+        am__srv_dispatch_stop(dispatch);
+        rc = 1;
+        goto out;
+    }
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_USE_ITC |
                      MHD_ALLOW_SUSPEND_RESUME |
                      MHD_USE_ERROR_LOG | (v6 ? MHD_USE_IPv6 : 0);
@@ -581,6 +608,7 @@ int am_server_run(am_db *db, const am_config *cfg, const am_server_opts *o)
     if (!sv->d) {
         fprintf(stderr, "agentmem serve: cannot listen on %s: %s\n", o->listen, strerror(errno));
         am__srv_dispatch_stop(dispatch);
+        am__srv_writers_stop(s);
         rc = 1;
         goto out;
     }
@@ -612,6 +640,7 @@ int am_server_run(am_db *db, const am_config *cfg, const am_server_opts *o)
     long left = sv->in_flight;
     pthread_mutex_unlock(&sv->mu);
     if (left) fprintf(stderr, "agentmem serve: %ld requests still running after 60 s\n", left);
+    am__srv_writers_stop(s); /* nothing queued now: every write answered */
     MHD_stop_daemon(sv->d);
     am__srv_dispatch_stop(dispatch); /* after the last write: its events go too */
     fprintf(stderr, "agentmem serve: stopped\n");

@@ -106,6 +106,15 @@ typedef struct am_srv {
     pthread_cond_t write_cv;
     struct srv_pending *queue;
     int leaders;
+    /* async writes (the server, not the fuzz target): a single-event write
+     * is queued and its connection suspended, so the worker goes on with
+     * other connections; writer threads make the groups and resume each
+     * connection (resume(ctx) with the ctx given to am__srv_pending_queue)
+     * once its reply is made */
+    int async_writes;
+    void (*resume)(void *ctx);
+    pthread_t writers[4];
+    int n_writers, writers_stop;
     srv_bus *bus;           /* --cache: the event bus; NULL: one instance */
     srv_dispatch *dispatch; /* --webhook: the deliveries; NULL: none */
 } am_srv;
@@ -144,7 +153,22 @@ typedef struct srv_reply {
     int stream;                      /* SRV_STREAM_* (body NULL) */
     char stream_user[AM_ID_MAX + 1]; /* EVENTS: "" for every user's */
     long long stream_after;          /* EVENTS: the seq to start after; -1: the newest */
+    /* a write handed to the writer threads (am_srv.async_writes): no body
+     * yet; the server suspends the connection and queues it */
+    struct srv_pending *pending;
 } srv_reply;
+
+/* The writer threads of async writes (GROUP_LEADERS_PG on PostgreSQL, 1
+ * on SQLite): 0, or 1 with a message on stderr.  Stop: the queue drained,
+ * every connection resumed, the threads joined (none started: no-op). */
+int am__srv_writers_start(am_srv *s, const char *backend);
+void am__srv_writers_stop(am_srv *s);
+/* Queue a reply's pending write (rp.pending); ctx is what s->resume is
+ * called with when its reply is made (once: after it, p is the caller's
+ * again).  The reply, moved into out, and p freed; or p freed alone. */
+void am__srv_pending_queue(am_srv *s, struct srv_pending *p, void *ctx);
+void am__srv_pending_take(struct srv_pending *p, srv_reply *out);
+void am__srv_pending_free(struct srv_pending *p);
 
 /* What a handler is given: the verified token, the user it acts for
  * (the token's, or the one an admin token named), the parsed body. */

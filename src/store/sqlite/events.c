@@ -140,6 +140,127 @@ static void rowcache_written(sq_store *s, const am__event_row *e)
     am__rowcache_put(s->rows, &row);
 }
 
+/* ---- deferred index rows (sqlite_int.h: am__sqlite_fts_flush) */
+
+typedef struct sq_fts_row {
+    int64_t rid;
+    char tok[32];
+    char *doc, *ctx; /* s->a's */
+    size_t ctx_len;
+} sq_fts_row;
+
+static char *dup_n(const am__allocator *a, const char *p, size_t n)
+{
+    char *d = am__malloc(a, n + 1);
+    if (d) {
+        memcpy(d, p, n);
+        d[n] = '\0';
+    }
+    return d;
+}
+
+#define FTS_INSERT                                                                \
+    "INSERT INTO events_fts(rowid, uid, doc, ctx) VALUES(?1, ?2,"                 \
+    " '" AM__FTS_TAG "' || ?2 || '" AM__FTS_TAG "' || ?3,"                         \
+    " '" AM__FTS_TAG "' || ?2 || '" AM__FTS_TAG "' || ?4)"
+
+/* One index row now (st: FTS_INSERT's, reset here) */
+static int fts_insert(sq_store *s, sqlite3_stmt *st, int64_t rid, const char *tok,
+                      const char *doc, const char *ctx, size_t ctx_len)
+{
+    sqlite3_reset(st);
+    sqlite3_bind_int64(st, 1, rid);
+    bind_text(st, 2, tok);
+    bind_text(st, 3, doc);
+    sqlite3_bind_text(st, 4, ctx, (int)ctx_len, SQLITE_STATIC);
+    int rc = sqlite3_step(st);
+    return rc == SQLITE_DONE ? AM_OK : fail(s, rc, "event index");
+}
+
+static int fts_defer(sq_store *s, int64_t rid, const char *tok, const char *doc, const char *ctx)
+{
+    if (sqlite3_get_autocommit(s->db)) { /* no transaction to wait for: now */
+        sqlite3_stmt *st = stmt(s, FTS_INSERT);
+        if (!st) return AM_BACKEND;
+        int rc = fts_insert(s, st, rid, tok, doc, ctx, strlen(ctx));
+        done(s, st);
+        return rc;
+    }
+    if (s->fts_n == s->fts_cap) {
+        size_t cap = s->fts_cap ? 2 * s->fts_cap : 16;
+        sq_fts_row *p = am__realloc(s->a, s->fts_rows, cap * sizeof *p);
+        if (!p) return AM_NOMEM;
+        s->fts_rows = p;
+        s->fts_cap = cap;
+    }
+    sq_fts_row *r = &s->fts_rows[s->fts_n];
+    r->rid = rid;
+    snprintf(r->tok, sizeof r->tok, "%s", tok);
+    r->ctx_len = strlen(ctx);
+    r->doc = dup_n(s->a, doc, strlen(doc));
+    r->ctx = dup_n(s->a, ctx, r->ctx_len);
+    if (!r->doc || !r->ctx) {
+        am__free(s->a, r->doc);
+        am__free(s->a, r->ctx);
+        return AM_NOMEM;
+    }
+    s->fts_n++;
+    return AM_OK;
+}
+
+/* The waiting row rid (NULL: none; recent rows are looked at first) */
+static sq_fts_row *fts_waiting(sq_store *s, int64_t rid)
+{
+    for (size_t i = s->fts_n; i-- > 0;)
+        if (s->fts_rows[i].rid == rid) return &s->fts_rows[i];
+    return NULL;
+}
+
+static void rows_free(sq_store *s, sq_fts_row *rows, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        am__free(s->a, rows[i].doc);
+        am__free(s->a, rows[i].ctx);
+    }
+}
+
+void am__sqlite_fts_discard(sq_store *s)
+{
+    rows_free(s, s->fts_rows, s->fts_n);
+    s->fts_n = 0;
+    if (s->fts_cap > 1024) { /* a big import's array is not kept */
+        am__free(s->a, s->fts_rows);
+        s->fts_rows = NULL;
+        s->fts_cap = 0;
+    }
+}
+
+void am__sqlite_fts_rollback_hook(void *ctx)
+{
+    am__sqlite_fts_discard(ctx);
+}
+
+int am__sqlite_fts_flush(sq_store *s)
+{
+    size_t n = s->fts_n;
+    if (!n) return AM_OK;
+    s->fts_n = 0; /* (the insert below is a statement of events_fts too) */
+    int rc = AM_OK;
+    if (sqlite3_get_autocommit(s->db)) { /* the transaction is gone: so are they */
+        rows_free(s, s->fts_rows, n);
+        return AM_OK;
+    }
+    sqlite3_stmt *st = stmt(s, FTS_INSERT);
+    if (!st) rc = AM_BACKEND;
+    for (size_t i = 0; !rc && i < n; i++) {
+        sq_fts_row *r = &s->fts_rows[i];
+        rc = fts_insert(s, st, r->rid, r->tok, r->doc, r->ctx, r->ctx_len);
+    }
+    if (st) done(s, st);
+    rows_free(s, s->fts_rows, n);
+    return rc;
+}
+
 int am__sqlite_event_put(am__store *b, am__event_row *e)
 {
     sq_store *s = SQ(b);
@@ -182,15 +303,9 @@ int am__sqlite_event_put(am__store *b, am__event_row *e)
     char tok[32];
     uid_token(e->user_id, tok, 0);
     if (n_events == 1 && (rc = whole_start(s, tok))) return rc;
-    st = stmt(s, "INSERT INTO events_fts(rowid, uid, doc, ctx) VALUES(?1, ?2,"
-                 " '" AM__FTS_TAG "' || ?2 || '" AM__FTS_TAG "' || ?3,"
-                 " '" AM__FTS_TAG "' || ?2 || '" AM__FTS_TAG "' || ?4)");
-    if (!st) return AM_BACKEND;
-    sqlite3_bind_int64(st, 1, e->rid);
-    bind_text(st, 2, tok);
-    bind_text(st, 3, e->index_doc ? e->index_doc : e->content);
-    bind_text(st, 4, e->index_ctx ? e->index_ctx : "");
-    if ((rc = run(s, st, "event index"))) return rc;
+    if ((rc = fts_defer(s, e->rid, tok, e->index_doc ? e->index_doc : e->content,
+                        e->index_ctx ? e->index_ctx : "")))
+        return rc;
     if (am__post_has_tag(s->post, tok, strlen(tok))) {
         uint32_t len[AM__FTS_SCORED];
         if (lists_apply(s, tok, e->index_doc ? e->index_doc : e->content, e->rid, 0, 0, &len[0]) ||
@@ -215,13 +330,26 @@ int am__sqlite_event_ctx_append(am__store *b, const char *uid, int64_t rid,
     int had = am__fts_lens_get(s->lens, rid, len);
     am__fts_lens_drop(s->lens, rid);
     am__post_df_clear(s->post); /* the row may hold more terms */
-    sqlite3_stmt *st = stmt(s, "UPDATE events_fts SET ctx = ctx || ' ' || ?1 WHERE rowid = ?2 AND uid = ?3");
-    if (!st) return AM_BACKEND;
-    bind_text(st, 1, text);
-    sqlite3_bind_int64(st, 2, rid);
-    bind_text(st, 3, tok);
-    rc = run(s, st, "event context");
-    if (rc || sqlite3_changes(s->db) == 0) return rc;
+    sq_fts_row *w = fts_waiting(s, rid);
+    if (w && strcmp(w->tok, tok) == 0) { /* joins the waiting row */
+        size_t n = strlen(text);
+        char *p = am__realloc(s->a, w->ctx, w->ctx_len + 1 + n + 1);
+        if (!p) return AM_NOMEM;
+        p[w->ctx_len] = ' ';
+        memcpy(p + w->ctx_len + 1, text, n + 1);
+        w->ctx = p;
+        w->ctx_len += 1 + n;
+    } else if (w) {
+        return AM_OK; /* another user's row: as the UPDATE's uid = ?3 */
+    } else {
+        sqlite3_stmt *st = stmt(s, "UPDATE events_fts SET ctx = ctx || ' ' || ?1 WHERE rowid = ?2 AND uid = ?3");
+        if (!st) return AM_BACKEND;
+        bind_text(st, 1, text);
+        sqlite3_bind_int64(st, 2, rid);
+        bind_text(st, 3, tok);
+        rc = run(s, st, "event context");
+        if (rc || sqlite3_changes(s->db) == 0) return rc;
+    }
     if ((rc = am__sqlite_user_changed(s, uid))) return rc; /* for other connections */
     if (!am__post_has_tag(s->post, tok, strlen(tok))) return AM_OK;
     /* the appended text's tokens join the row's context: its lists and

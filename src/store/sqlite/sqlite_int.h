@@ -280,6 +280,10 @@ typedef struct sq_store {
      * from vault_key at open; plain rows' key, meta('pii_key') read once */
     int has_index_key, has_pii_key;
     unsigned char index_key[32], pii_key[32];
+    /* index rows the open write transaction wrote, inserted into events_fts
+     * just before it commits (events.c: am__sqlite_fts_flush) */
+    struct sq_fts_row *fts_rows;
+    size_t fts_n, fts_cap;
 } sq_store;
 
 #define SQ(s) ((sq_store *)(s))
@@ -316,6 +320,28 @@ int am__sqlite_pii_value_hash(sq_store *s, const char *uid, const char *type, co
                               int sealed, int64_t *out);
 
 
+/* ---------------------------------------------------------------- events.c: deferred index rows */
+
+/* A write transaction's events_fts rows wait in memory until its commit
+ * (or until a statement of events_fts runs: stmt() and exec() flush them
+ * first), and context appended to a waiting row joins it there.  FTS5
+ * flushes its pending terms to a new segment of the index at every
+ * statement savepoint -- each statement in the transaction with a
+ * statement journal (an insert into events with its trigger is one) --
+ * so rows inserted as they come cost one segment (and its merges later)
+ * per event; inserted at the end, one per transaction.  Nothing reads
+ * events_fts inside a write transaction but through those two helpers
+ * and the searches (which flush at their start).  The rows are dropped
+ * with the transaction (the rollback hook, set at open). */
+int am__sqlite_fts_flush(sq_store *s);
+void am__sqlite_fts_discard(sq_store *s);
+void am__sqlite_fts_rollback_hook(void *ctx); /* ctx: the sq_store */
+
+static inline int fts_touches(const sq_store *s, const char *sql)
+{
+    return s->fts_n && strstr(sql, "events_fts") != NULL;
+}
+
 /* ---------------------------------------------------------------- statement helpers */
 
 static inline int map_rc(sq_store *s, int rc)
@@ -343,6 +369,7 @@ static inline int fail(sq_store *s, int rc, const char *what)
 /* Prepared statements are cached by the address of their SQL literal. */
 static inline sqlite3_stmt *stmt(sq_store *s, const char *sql)
 {
+    if (fts_touches(s, sql) && am__sqlite_fts_flush(s)) return NULL;
     for (int i = 0; i < s->n_cache; i++)
         if (s->cache[i].sql == sql) {
             sqlite3_reset(s->cache[i].st);
@@ -429,6 +456,7 @@ static inline int first_text(sq_store *s, sqlite3_stmt *st, char *out, size_t ca
 
 static inline int exec(sq_store *s, const char *sql, const char *what)
 {
+    if (fts_touches(s, sql) && am__sqlite_fts_flush(s)) return AM_BACKEND;
     char *msg = NULL;
     int rc = sqlite3_exec(s->db, sql, NULL, NULL, &msg);
     if (rc != SQLITE_OK) {

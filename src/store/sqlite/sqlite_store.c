@@ -24,6 +24,8 @@ static void sq_close(am__store *base)
     if (!s) return;
     for (int i = 0; i < s->n_cache; i++) sqlite3_finalize(s->cache[i].st);
     if (s->db) sqlite3_close(s->db);
+    am__sqlite_fts_discard(s);
+    am__free(s->a, s->fts_rows);
     am__buf_free(&s->scratch);
     am__vc_free(s->vc);
     am__fts_lens_free(s->lens);
@@ -59,6 +61,7 @@ static int sq_begin(am__store *b)
     sq_store *s = SQ(b);
     am__sqlite_write_rest(s);
     am__sqlite_outbox_txn_begin(s);
+    am__sqlite_fts_discard(s); /* (none: each transaction's go with it) */
     return take_write_lock(s);
 }
 static int sq_try_begin(am__store *b)
@@ -66,13 +69,15 @@ static int sq_try_begin(am__store *b)
     sq_store *s = SQ(b);
     s->busy_nowait = 1;
     am__sqlite_outbox_txn_begin(s);
+    am__sqlite_fts_discard(s);
     int rc = take_write_lock(s);
     s->busy_nowait = 0;
     return rc;
 }
 static int sq_commit(am__store *b)
 {
-    int rc = am__sqlite_caches_precommit(SQ(b));
+    int rc = am__sqlite_fts_flush(SQ(b));
+    if (!rc) rc = am__sqlite_caches_precommit(SQ(b));
     if (!rc) rc = exec(SQ(b), "COMMIT", "commit");
     if (rc == AM_OK) {
         am__sqlite_caches_committed(SQ(b));
@@ -112,7 +117,9 @@ static int sq_search_begin(am__store *b)
 {
     sq_store *s = SQ(b);
     if (s->search_depth++) return AM_OK;
-    int rc = snapshot_begin(s, &s->search_own, "search");
+    s->search_own = 0;
+    int rc = am__sqlite_fts_flush(s); /* a search in a write transaction sees its rows */
+    if (!rc) rc = snapshot_begin(s, &s->search_own, "search");
     if (!rc) rc = am__sqlite_caches_current(s, NULL);
     if (rc) {
         s->search_depth = 0;
@@ -320,6 +327,7 @@ int am__store_sqlite_open(const char *path, const am__store_opts *o,
     }
     sqlite3_extended_result_codes(s->db, 0);
     am__sqlite_busy_init(s, o->busy_timeout_ms);
+    sqlite3_rollback_hook(s->db, am__sqlite_fts_rollback_hook, s);
     if ((rc = am__sqlite_register_tokenizer(s->db)) != SQLITE_OK ||
         (rc = am__sqlite_register_collect(s->db)) != SQLITE_OK) {
         snprintf(errbuf, errlen, "cannot register the am_cjk tokenizer or am_collect (FTS5 missing?)");
