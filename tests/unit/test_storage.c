@@ -193,6 +193,145 @@ static void repeat_linear(const char *lang, const char *statement, const char *q
     unlink(path);
 }
 
+/* ------------------------------------------------------ index rows of a batch */
+
+/* events_fts as text: every row's rowid, doc and ctx, in rowid order, as
+ * its content table holds them (a hash of them, and their number; a raw
+ * connection has no am_cjk tokenizer to open events_fts with) */
+static void fts_rows(unsigned long long *hash, long long *n)
+{
+    sqlite3 *db = NULL;
+    *hash = 1469598103934665603ull;
+    *n = 0;
+    CHECK_EQ_INT(sqlite3_open(path, &db), SQLITE_OK);
+    sqlite3_stmt *st = NULL;
+    CHECK_EQ_INT(sqlite3_prepare_v2(db, "SELECT id, c1, c2 FROM events_fts_content ORDER BY id",
+                                    -1, &st, NULL), SQLITE_OK);
+    while (st && sqlite3_step(st) == SQLITE_ROW) {
+        char rid[32];
+        snprintf(rid, sizeof rid, "%lld|", (long long)sqlite3_column_int64(st, 0));
+        const char *parts[3] = {rid, (const char *)sqlite3_column_text(st, 1),
+                                (const char *)sqlite3_column_text(st, 2)};
+        for (int k = 0; k < 3; k++)
+            for (const char *c = parts[k] ? parts[k] : ""; ; c++) {
+                *hash = (*hash ^ (unsigned char)*c) * 1099511628211ull;
+                if (!*c) break;
+            }
+        (*n)++;
+    }
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+}
+
+static const char *const batch_texts[] = {
+    "我下周三要去上海出差", "记得提醒我订酒店", "好的，已记下出差安排",
+    "From now on, send the weekly report as a PDF", "yes, the blue one", "noted: PDF reports",
+};
+#define N_BATCH (sizeof batch_texts / sizeof *batch_texts)
+
+static void batch_event(am_event *e, size_t k, char *at, const char *id)
+{
+    memset(e, 0, sizeof *e);
+    sprintf(at, "2026-03-02T09:%02d:00+08:00", (int)k);
+    e->user_id = "u";
+    e->session_id = k < 3 ? "s-zh" : "s-en";
+    e->source = k % 3 == 2 ? "agent" : "user";
+    e->text = batch_texts[k];
+    e->occurred_at = at;
+    e->event_id = id;
+}
+
+/* A write transaction's index rows wait in memory and go in at its commit
+ * (store/sqlite/events.c): a batch -- whose turns join each other's
+ * context while they wait -- indexes exactly what the same events added
+ * one by one index (each appending to a committed row), in Chinese and
+ * English; a batch refused part-way leaves no row of it behind, and
+ * nothing of it reaches a later commit. */
+static void test_batch_index_rows(void)
+{
+    char at[N_BATCH][40], ids[N_BATCH][16];
+    am_event evs[N_BATCH];
+    am_add_info infos[N_BATCH];
+    for (size_t k = 0; k < N_BATCH; k++) {
+        snprintf(ids[k], sizeof ids[k], "e%zu", k);
+        batch_event(&evs[k], k, at[k], ids[k]);
+    }
+    unsigned long long h_one, h_batch;
+    long long n_one, n_batch;
+    fresh_path("one");
+    am_db *db = open_file(0);
+    for (size_t k = 0; k < N_BATCH; k++) CHECK_EQ_INT(am_add_event(db, &evs[k], &infos[k]), AM_OK);
+    am_close(db);
+    fts_rows(&h_one, &n_one);
+    unlink(path);
+    fresh_path("batch");
+    db = open_file(0);
+    CHECK_EQ_INT(am_add_events(db, evs, N_BATCH, infos), AM_OK);
+    am_close(db);
+    fts_rows(&h_batch, &n_batch);
+    CHECK_EQ_INT(n_one, (long long)N_BATCH);
+    CHECK_EQ_INT(n_batch, n_one);
+    CHECK(h_batch == h_one);
+    /* the context did join: the turn before a turn holds it (appended
+     * while both waited), and so does the turn after (its own window) */
+    CHECK_EQ_INT(sql_int("SELECT count(*) FROM events_fts_content WHERE c2 LIKE '%yes, the blue one%'"), 2);
+    CHECK_EQ_INT(sql_int("SELECT count(*) FROM events_fts_content WHERE c2 LIKE '%订酒店%'"), 2);
+    CHECK_EQ_INT(sql_int("SELECT count(*) FROM events_fts_content WHERE id = 1 AND c2 LIKE '%订酒店%'"), 1);
+    /* and the index holds them: recalls find a Chinese and an English turn */
+    db = open_file(0);
+    const char *const asks[2][2] = {{"我什么时候去上海出差？", "上海出差"},
+                                    {"how should the weekly report be sent?", "PDF"}};
+    for (int k = 0; k < 2; k++) {
+        am_query q0;
+        memset(&q0, 0, sizeof q0);
+        q0.user_id = "u";
+        q0.text = asks[k][0];
+        am_recall_result *r0 = NULL;
+        CHECK_EQ_INT(am_recall(db, &q0, &r0), AM_OK);
+        CHECK(r0 && strstr(r0->block, asks[k][1]));
+        am_recall_free(r0);
+    }
+    am_close(db);
+
+    /* refused part-way: e6 is written, then e6 again with another text
+     * refuses the batch inside its transaction */
+    db = open_file(0);
+    am_event bad[2];
+    char at2[2][40];
+    batch_event(&bad[0], 0, at2[0], "e6");
+    bad[0].text = "独一无二的词语 zebraquartz 出现在被拒绝的批次里";
+    batch_event(&bad[1], 1, at2[1], "e6");
+    bad[1].text = "another text under a used id";
+    am_add_info bi[2];
+    CHECK_EQ_INT(am_add_events(db, bad, 2, bi), AM_INVALID);
+    /* a later commit carries nothing of it */
+    am_event ok;
+    char at3[40];
+    batch_event(&ok, 5, at3, "e7");
+    ok.text = "a later event about the hotel";
+    CHECK_EQ_INT(am_add_event(db, &ok, &infos[0]), AM_OK);
+    am_close(db);
+    CHECK_EQ_INT(sql_int("SELECT count(*) FROM events_fts_content"), (long long)N_BATCH + 1);
+    CHECK_EQ_INT(sql_int("SELECT count(*) FROM events"), (long long)N_BATCH + 1);
+    CHECK_EQ_INT(sql_int("SELECT count(*) FROM events_fts_content WHERE c1 LIKE '%zebraquartz%'"
+                         " OR c2 LIKE '%zebraquartz%'"), 0);
+    db = open_file(0);
+    am_query q;
+    memset(&q, 0, sizeof q);
+    q.user_id = "u";
+    q.text = "zebraquartz 独一无二的词语";
+    am_recall_result *res = NULL;
+    CHECK_EQ_INT(am_recall(db, &q, &res), AM_OK);
+    CHECK(res && !strstr(res->block, "zebraquartz"));
+    am_recall_free(res);
+    q.text = "where is the hotel event?";
+    CHECK_EQ_INT(am_recall(db, &q, &res), AM_OK);
+    CHECK(res && strstr(res->block, "a later event about the hotel"));
+    am_recall_free(res);
+    am_close(db);
+    unlink(path);
+}
+
 static void test_repeat_linear_en(void)
 {
     repeat_linear("en", "From now on, always send the weekly report as a PDF.",
@@ -313,5 +452,6 @@ int main(void)
     RUN(test_repeat_linear_en);
     RUN(test_repeat_linear_zh);
     RUN(test_export_stream);
+    RUN(test_batch_index_rows);
     TEST_MAIN_END();
 }
