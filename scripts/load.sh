@@ -6,10 +6,13 @@
 # write it acknowledged is looked up in the store by its client id.
 # Prints requests/s and p50/p99 per route, the machine's load, and
 # "acknowledged N, missing 0".  Exit 1 on any error or missing write.
-#   scripts/load.sh [SECONDS (30)] [USERS (20)] [THREADS (4)] [WRITES (0.5)]
+#   scripts/load.sh [SECONDS (30)] [USERS (20)] [THREADS (4)] [WRITES (0.5)] [RATE (0)]
+# RATE > 0: an open loop at RATE requests/s in all, each request timed from
+# when it was due (latency at that load); 0: each user's next request as
+# soon as the last is answered (the throughput the server sustains).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-secs=${1:-30} users=${2:-20} threads=${3:-4} writes=${4:-0.5}
+secs=${1:-30} users=${2:-20} threads=${3:-4} writes=${4:-0.5} rate=${5:-0}
 cli=${AGENTMEM_CLI:-build/agentmem}
 work=$(mktemp -d)
 srv=
@@ -32,7 +35,7 @@ done
 echo "load: before: $(cut -d' ' -f1-3 /proc/loadavg) (1/5/15-min load), $(nproc) cores"
 rc=0
 "$cli" bench serve --url "http://127.0.0.1:$port" --tokens "$work/tokens" --seconds "$secs" \
-  --writes "$writes" --acked "$work/acked" || rc=1
+  --writes "$writes" --acked "$work/acked" $([ "$rate" != 0 ] && echo --rate "$rate") || rc=1
 echo "load: after: $(cut -d' ' -f1-3 /proc/loadavg)"
 kill -TERM "$srv"; wait "$srv" || { echo "load: the server exited $?"; rc=1; }
 srv=

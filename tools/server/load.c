@@ -20,6 +20,11 @@
  * --anon K sends every Kth write without an id (its id is then the text's
  * last word, after "#", so the store can still be searched for it) and
  * never again, since a write without an idempotency key cannot be.
+ *
+ * --rate R makes it an open loop: each user sends a request every
+ * users/R seconds (staggered across users), timed from when it was due,
+ * so the latency at that load counts the wait behind a slow request
+ * instead of sending less (coordinated omission).
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -47,6 +52,7 @@ typedef struct worker {
     pthread_mutex_t *acked_mu;
     int retries, anon;
     long retried;
+    double interval, phase; /* --rate: one request every interval s, from phase */
     lat l[N_ROUTES];
     long errors[N_ROUTES], statuses[N_ROUTES][6]; /* by status / 100 */
     am_http1 conn;
@@ -102,7 +108,7 @@ static void *run(void *arg)
 {
     worker *w = arg;
     unsigned long long x = 0x9E3779B97F4A7C15ull * (unsigned long long)(w->id + 1);
-    double stop = now_s() + w->seconds;
+    double begin = now_s(), stop = begin + w->seconds;
     long n = 0;
     if (am_http1_init(&w->conn, w->url) != 0) {
         w->errors[0]++;
@@ -130,8 +136,19 @@ static void *run(void *arg)
             snprintf(body, sizeof body, "{\"query\":\"%s\"}", queries[n % 4]);
         }
         int r = write ? 0 : 1, st = 0;
+        double due = 0;
+        if (w->interval > 0) { /* open loop: wait for its time; late, it goes at once */
+            due = begin + w->phase + (double)n * w->interval;
+            if (due >= stop) break;
+            double wait = due - now_s();
+            if (wait > 0) {
+                struct timespec ts = {(time_t)wait, (long)((wait - (double)(time_t)wait) * 1e9)};
+                nanosleep(&ts, NULL);
+            }
+        }
         for (int attempt = 0;; attempt++) {
-            double t0 = now_s();
+            /* from when it was due (open loop): a late request's wait counts */
+            double t0 = attempt == 0 && due > 0 ? due : now_s();
             st = am_http1_post(&w->conn, write ? "/v1/events" : "/v1/recall", w->token, body,
                                strlen(body));
             double ms = (now_s() - t0) * 1000;
@@ -183,13 +200,16 @@ static int usage(void)
 {
     fputs("usage: agentmem bench serve --url http://127.0.0.1:PORT --tokens FILE\n"
           "         [--seconds 30] [--writes 0.5] [--acked FILE]\n"
-          "         [--log FILE] [--retries N] [--anon K]\n"
+          "         [--log FILE] [--retries N] [--anon K] [--rate R]\n"
           "  FILE: one \"USER TOKEN\" line per user (a thread and a connection each).\n"
           "  Mixed POST /v1/events and POST /v1/recall in a closed loop; prints\n"
           "  requests/s and p50/p99 per route; --acked: every write answered 200.\n"
           "  --log: a line per attempt (route, status, ms, id, error code, Retry-After);\n"
           "  --retries: a 503 or no reply sent again (same id) after Retry-After, N times;\n"
-          "  --anon: every Kth write without an id (\"#ID\" ends its text; never resent).\n",
+          "  --anon: every Kth write without an id (\"#ID\" ends its text; never resent).\n"
+          "  --rate: open loop, R requests/s in all (each user R/users, evenly spaced),\n"
+          "  each timed from when it was due, so a request that waits behind a slow one\n"
+          "  counts its wait (no coordinated omission); default: a closed loop.\n",
           stderr);
     return 2;
 }
@@ -199,6 +219,7 @@ int am_server_load(int argc, char **argv)
     const char *url = NULL, *tokens = NULL, *acked_path = "/dev/null", *log_path = NULL;
     double seconds = 30, writes = 0.5;
     int retries = 0, anon = 0;
+    double rate = 0;
     for (int i = 1; i < argc; i++) {
         if (i + 1 >= argc) return usage();
         if (strcmp(argv[i], "--url") == 0) url = argv[++i];
@@ -209,11 +230,12 @@ int am_server_load(int argc, char **argv)
         else if (strcmp(argv[i], "--log") == 0) log_path = argv[++i];
         else if (strcmp(argv[i], "--retries") == 0) retries = atoi(argv[++i]);
         else if (strcmp(argv[i], "--anon") == 0) anon = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--rate") == 0) rate = atof(argv[++i]);
         else return usage();
     }
     am_http1 probe;
     if (!url || !tokens || seconds <= 0 || seconds > 3600 || writes < 0 || writes > 1 ||
-        retries < 0 || retries > 100 || anon < 0)
+        retries < 0 || retries > 100 || anon < 0 || rate < 0 || rate > 1e6)
         return usage();
     if (am_http1_init(&probe, url) != 0) {
         fprintf(stderr, "agentmem bench serve: --url %s: expected http://A.B.C.D:PORT (IPv4)\n", url);
@@ -242,6 +264,10 @@ int am_server_load(int argc, char **argv)
         ws[i] = (worker){.id = i, .user = users[i], .token = toks[i], .url = url,
                          .seconds = seconds, .writes = writes, .acked = acked,
                          .log = log, .retries = retries, .anon = anon, .acked_mu = &mu};
+        if (rate > 0) {
+            ws[i].interval = (double)n / rate;
+            ws[i].phase = ws[i].interval * (double)i / (double)n;
+        }
         if (pthread_create(&th[i], NULL, run, &ws[i]) != 0) n = i;
     }
     for (int i = 0; i < n; i++) pthread_join(th[i], NULL);
@@ -252,7 +278,10 @@ int am_server_load(int argc, char **argv)
     for (int i = 0; i < n; i++) retried += ws[i].retried;
     static const char *const names[N_ROUTES] = {"POST /v1/events", "POST /v1/recall"};
     long total = 0, errors = 0;
-    printf("agentmem bench serve: %d users, %.1f s, writes %.0f%%\n", n, took, writes * 100);
+    if (rate > 0)
+        printf("agentmem bench serve: %d users, %.1f s, writes %.0f%%, open loop at %.0f requests/s"
+               " (latency from when each was due)\n", n, took, writes * 100, rate);
+    else printf("agentmem bench serve: %d users, %.1f s, writes %.0f%%\n", n, took, writes * 100);
     lat all = {0};
     for (int r = 0; r < N_ROUTES; r++) {
         lat l = {0};
