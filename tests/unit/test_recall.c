@@ -582,6 +582,20 @@ static void term_lists_other_users(const char *const t[10], const char *const q[
     for (int i = 0; i < 3; i++) CHECK(rank_of(db, "u1", "2026-03-09T09:00:00+08:00", q[i], "") > 0);
     CHECK_EQ_INT((int)(am__term_scans - scans), 0);
     same_as_scan(db, q, 1);
+    /* u2 recalled here after its writes elsewhere: u2's lists and row
+     * lengths go, u1's stay -- u1 still scans nothing (the row lengths
+     * used to go for every user, and with them every held list) */
+    (void)rank_of(db, "u2", "2026-03-09T09:00:00+08:00", q[0], "");
+    scans = am__term_scans;
+    for (int i = 0; i < 3; i++) CHECK(rank_of(db, "u1", "2026-03-09T09:00:00+08:00", q[i], "") > 0);
+    CHECK_EQ_INT((int)(am__term_scans - scans), 0);
+    same_as_scan(db, q, 1);
+    /* and u2 written elsewhere once more, then recalled: the same */
+    add(other, "u2", "s1", NULL, "2026-03-02T11:01:00+08:00", t[7]);
+    (void)rank_of(db, "u2", "2026-03-09T09:00:00+08:00", q[1], "");
+    scans = am__term_scans;
+    CHECK(rank_of(db, "u1", "2026-03-09T09:00:00+08:00", q[2], "") > 0);
+    CHECK_EQ_INT((int)(am__term_scans - scans), 0);
     /* u1 written through the other connection: dropped, scanned, true */
     add(other, "u1", "s1", NULL, "2026-03-01T10:00:20+08:00", t[6]);
     scans = am__term_scans;

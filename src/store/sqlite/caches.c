@@ -29,7 +29,9 @@
  *     epoch drops everything; else each user is checked when a read or a
  *     write of this connection first uses the user's data again: a seq
  *     that moved drops that user's lists, frequencies and vectors, and
- *     the row lengths (by row id: a context append changes them).  Row
+ *     moves its lens epoch: the row lengths learned for its rows before
+ *     are not known any more (a context append changes a row's; the
+ *     entries are by row id, each with its user's epoch then).  Row
  *     copies stay: an events row changes only by a delete, which moves
  *     the epoch.
  * Invariants: a user with data in the caches has an entry in "seen" (its
@@ -52,6 +54,7 @@ struct am__seen {
         uint64_t hash; /* 0: empty */
         int64_t seq;   /* store_changes.seq the caches hold the user at */
         int64_t dv;    /* PRAGMA data_version that seq was read at */
+        uint32_t lens_epoch; /* moved by another connection's write (fts_rank.c) */
         char uid[AM_ID_MAX + 1];
     } e[SEEN_SLOTS];
 };
@@ -154,7 +157,7 @@ int am__sqlite_caches_current(sq_store *s, const char *uid)
         uid_token(uid, tag, 0);
         am__post_clear_tag(s->post, tag, strlen(tag));
         am__vc_clear(s->vc, uid);
-        am__fts_lens_clear(s->lens);
+        t->e[i].lens_epoch++; /* its rows' lengths; the others' stay */
     }
     if (!known) {
         if ((t->n + 1) * 4 > SEEN_SLOTS * 3) { /* full: start over */
@@ -168,6 +171,16 @@ int am__sqlite_caches_current(sq_store *s, const char *uid)
     t->e[i].seq = seq;
     t->e[i].dv = s->data_version;
     return AM_OK;
+}
+
+uint32_t am__sqlite_lens_epoch(const sq_store *s, const char *uid)
+{
+    size_t i;
+    /* unknown (no table of users): 0, and nothing was learned for it since
+     * the table was emptied, which empties the lengths too */
+    if (!s->seen || strlen(uid) > AM_ID_MAX || !seen_find(s->seen, uid, uid_hash(uid), &i))
+        return 0;
+    return s->seen->e[i].lens_epoch;
 }
 
 /* A write of uid's rows in the open transaction, about to be applied to

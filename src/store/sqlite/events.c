@@ -312,7 +312,7 @@ int am__sqlite_event_put(am__store *b, am__event_row *e)
             lists_apply(s, tok, e->index_ctx ? e->index_ctx : "", e->rid, 1, 0, &len[1]))
             am__post_clear(s->post); /* lists short of this row: none */
         else
-            am__fts_lens_set(s->lens, e->rid, len);
+            am__fts_lens_set(s->lens, e->rid, am__sqlite_lens_epoch(s, e->user_id), len);
     }
     if (am__post_whole(s->post, tok, strlen(tok))) rowcache_written(s, e);
     return AM_OK;
@@ -327,7 +327,8 @@ int am__sqlite_event_ctx_append(am__store *b, const char *uid, int64_t rid,
     uint32_t len[AM__FTS_SCORED], more;
     int rc = am__sqlite_caches_writing(s, uid);
     if (rc) return rc;
-    int had = am__fts_lens_get(s->lens, rid, len);
+    uint32_t epoch = am__sqlite_lens_epoch(s, uid);
+    int had = am__fts_lens_get(s->lens, rid, epoch, len);
     am__fts_lens_drop(s->lens, rid);
     am__post_df_clear(s->post); /* the row may hold more terms */
     sq_fts_row *w = fts_waiting(s, rid);
@@ -362,7 +363,7 @@ int am__sqlite_event_ctx_append(am__store *b, const char *uid, int64_t rid,
         am__post_clear(s->post);
     } else if (had) {
         len[1] += more;
-        am__fts_lens_set(s->lens, rid, len);
+        am__fts_lens_set(s->lens, rid, epoch, len);
     }
     am__buf_free(&t);
     return AM_OK;

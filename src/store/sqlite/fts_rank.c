@@ -42,13 +42,17 @@ static int hits_grow(am__hits *h, void **p, size_t *cap, size_t need, size_t siz
  * half the cost of a search.  Open addressing, linear probing, keys
  * rowid + 1 (0: empty), deletion by backward shift.  Kept true by the
  * store: a row's entry is dropped when the row is inserted or its context
- * grows, everything when rows are deleted, a transaction rolls back or
- * another connection commits (PRAGMA data_version). */
+ * grows, everything when rows are deleted or a transaction rolls back.
+ * Each entry carries its user's lens epoch (caches.c: moved when another
+ * connection wrote the user's rows, whose contexts may have grown): an
+ * entry of an older epoch is not known, so another connection's write
+ * for one user leaves every other user's lengths. */
 #define LENS_MIN 4096
 #define LENS_MAX (1u << 21) /* 2M slots, 48 MB: then start over */
 
 typedef struct lens_slot {
     uint64_t key;
+    uint32_t epoch; /* the row's user's lens epoch when it was learned */
     uint32_t len[AM__FTS_SCORED];
 } lens_slot;
 
@@ -90,7 +94,8 @@ static const lens_slot *lens_find(const am__fts_lens *c, int64_t rid)
     }
 }
 
-static void lens_put(am__fts_lens *c, int64_t rid, const uint32_t len[AM__FTS_SCORED])
+static void lens_put(am__fts_lens *c, int64_t rid, uint32_t epoch,
+                     const uint32_t len[AM__FTS_SCORED])
 {
     if (!c) return;
     if ((c->n + 1) * 4 > c->cap * 3) { /* grow, or start over when at the cap */
@@ -122,19 +127,23 @@ static void lens_put(am__fts_lens *c, int64_t rid, const uint32_t len[AM__FTS_SC
     while (c->slot[i].key && c->slot[i].key != key) i = (i + 1) & (c->cap - 1);
     if (!c->slot[i].key) c->n++;
     c->slot[i].key = key;
+    c->slot[i].epoch = epoch;
     memcpy(c->slot[i].len, len, sizeof c->slot[i].len);
 }
 
-int am__fts_lens_get(const am__fts_lens *c, int64_t rid, uint32_t len[AM__FTS_SCORED])
+int am__fts_lens_get(const am__fts_lens *c, int64_t rid, uint32_t epoch,
+                     uint32_t len[AM__FTS_SCORED])
 {
     const lens_slot *e = lens_find(c, rid);
+    if (e && e->epoch != epoch) e = NULL; /* learned before another connection wrote */
     if (e) memcpy(len, e->len, sizeof e->len);
     return e != NULL;
 }
 
-void am__fts_lens_set(am__fts_lens *c, int64_t rid, const uint32_t len[AM__FTS_SCORED])
+void am__fts_lens_set(am__fts_lens *c, int64_t rid, uint32_t epoch,
+                      const uint32_t len[AM__FTS_SCORED])
 {
-    lens_put(c, rid, len);
+    lens_put(c, rid, epoch, len);
 }
 
 void am__fts_lens_drop(am__fts_lens *c, int64_t rid)
@@ -196,6 +205,7 @@ static void am_collect(const Fts5ExtensionApi *api, Fts5Context *fts,
     e->rid = api->xRowid(fts);
     e->first = h->n_tf;
     const lens_slot *known = lens_find(coll->lens, e->rid);
+    if (known && known->epoch != coll->lens_epoch) known = NULL; /* learned before a write */
     if (known) {
         for (int c = 0; c < AM__FTS_SCORED; c++) e->len[c] = (float)known->len[c];
     } else {
@@ -206,7 +216,7 @@ static void am_collect(const Fts5ExtensionApi *api, Fts5Context *fts,
             len[c] = l > 0 ? (uint32_t)l : 0;
             e->len[c] = (float)len[c];
         }
-        if (rc == SQLITE_OK) lens_put(coll->lens, e->rid, len);
+        if (rc == SQLITE_OK) lens_put(coll->lens, e->rid, coll->lens_epoch, len);
     }
     for (int p = 0; p < n_phrase && rc == SQLITE_OK; p++) {
         Fts5PhraseIter it;

@@ -86,7 +86,7 @@ static int fts_averages(sq_store *s, double avg[AM__FTS_SCORED])
  * search scans everything instead. */
 static int merge_lists(sq_store *s, am__arena *ar, const am__hits *h, const size_t *qmap,
                        const am__post_list *const *pl, size_t kept, int64_t user_rows,
-                       am__hits *out)
+                       uint32_t lens_epoch, am__hits *out)
 {
     size_t cand = h->n, n_tf = h->n_tf;
     for (size_t k = 0; k < kept; k++)
@@ -145,7 +145,7 @@ static int merge_lists(sq_store *s, am__arena *ar, const am__hits *h, const size
                 }
                 if (!key[j]) {
                     uint32_t len[AM__FTS_SCORED];
-                    if (rows >= rows_max || !am__fts_lens_get(s->lens, rid, len)) return -1;
+                    if (rows >= rows_max || !am__fts_lens_get(s->lens, rid, lens_epoch, len)) return -1;
                     key[j] = rid + 1;
                     at[j] = (uint32_t)rows;
                     am__hit *o = &out->hit[rows];
@@ -332,6 +332,7 @@ static int postings_run(sq_store *s, const char *uid, const char *const *terms, 
     am__hits *h = &c.h;
     h->a = s->a;
     c.lens = s->lens;
+    c.lens_epoch = am__sqlite_lens_epoch(s, uid); /* (checked above) */
     c.col0 = 1; /* uid, doc, ctx */
     if (scanned) {
         /* A time window filters in the scan (a join with the events); the
@@ -381,7 +382,7 @@ static int postings_run(sq_store *s, const char *uid, const char *const *terms, 
         memset(&all, 0, sizeof all);
         all.a = s->a;
         memcpy(all.avg, h->avg, sizeof all.avg);
-        rc = merge_lists(s, ar, h, qterm, pl, n_terms, rows_total, &all);
+        rc = merge_lists(s, ar, h, qterm, pl, n_terms, rows_total, c.lens_epoch, &all);
         if (rc) {
             am__hits_free(&all);
             am__hits_free(h);

@@ -57,6 +57,7 @@ void am__fts_lens_clear(am__fts_lens *c);             /* rows deleted, rollback,
 typedef struct am__fts_hits {
     am__hits h;         /* the rows (h.a set; h.n_terms set by the first row) */
     am__fts_lens *lens; /* lengths known, and learned; NULL: none */
+    uint32_t lens_epoch; /* the searched user's (am__sqlite_lens_epoch) */
     int col0;           /* first scored column */
     int64_t n_row, total[AM__FTS_SCORED]; /* what h.avg was computed from */
 } am__fts_hits;
@@ -66,9 +67,13 @@ int am__sqlite_register_collect(sqlite3 *db);
  * of events_fts_data): 1, or 0 when p[0..n) is not a whole record. */
 int am__fts_averages_parse(const unsigned char *p, size_t n, double avg[AM__FTS_SCORED]);
 
-/* Column lengths of a row if known (1), for searches that do not scan it. */
-int am__fts_lens_get(const am__fts_lens *c, int64_t rid, uint32_t len[AM__FTS_SCORED]);
-void am__fts_lens_set(am__fts_lens *c, int64_t rid, const uint32_t len[AM__FTS_SCORED]);
+/* Column lengths of a row if known (1), for searches that do not scan it;
+ * epoch: the row's user's lens epoch now (am__sqlite_lens_epoch), an
+ * entry learned in another is not known. */
+int am__fts_lens_get(const am__fts_lens *c, int64_t rid, uint32_t epoch,
+                     uint32_t len[AM__FTS_SCORED]);
+void am__fts_lens_set(am__fts_lens *c, int64_t rid, uint32_t epoch,
+                      const uint32_t len[AM__FTS_SCORED]);
 
 /* The index's tokens of a column value, as FTS5 indexes them (the same
  * tokenizer, fts_tokenizer.c): fn(ctx, tok, len) for each, the bare tag
@@ -659,6 +664,9 @@ int am__sqlite_caches_writing(sq_store *s, const char *uid);
 int am__sqlite_caches_precommit(sq_store *s);
 void am__sqlite_caches_committed(sq_store *s);
 int am__sqlite_user_changed(sq_store *s, const char *uid);
+/* uid's lens epoch: the row lengths learned for its rows in another are
+ * not known (fts_rank.c); after uid's check (caches_current) */
+uint32_t am__sqlite_lens_epoch(const sq_store *s, const char *uid);
 void am__sqlite_caches_open(sq_store *s);
 void am__sqlite_caches_free(sq_store *s);
 
