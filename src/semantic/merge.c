@@ -40,12 +40,26 @@ static am_time sys_now(const am__wctx *w)
 
 /* The latest value of every lineage (current in system time, open-ended
  * validity), whatever the statement's own time: a statement that arrives
- * late meets the versions valid from after it. */
+ * late meets the versions valid from after it.  Without their sources:
+ * only the version a new one is made from needs them (read_sources) --
+ * reading every item's list was a sub-query per item on every statement. */
 #define LATEST INT64_MAX
 static int latest_items(am__wctx *w, am__item_row **rows, size_t *n)
 {
-    return w->store->vt->items_list(w->store, w->uid, AM__ITEMS_CURRENT, LATEST, w->ar, rows,
-                                    n);
+    return w->store->vt->items_list(w->store, w->uid, AM__ITEMS_CURRENT | AM__ITEMS_NO_SOURCES,
+                                    LATEST, w->ar, rows, n);
+}
+
+/* it's sources (a row of latest_items), as items_list lists them */
+static int read_sources(am__wctx *w, am__item_row *it)
+{
+    const char **ids;
+    size_t n;
+    int rc = w->store->vt->item_sources(w->store, w->uid, it->rid, w->ar, &ids, &n);
+    if (rc) return rc;
+    it->sources = ids;
+    it->n_sources = n;
+    return AM_OK;
 }
 
 int am__semantic_insert_version(am__wctx *w, const am__item_row *from, am__item_row *nv,
@@ -233,7 +247,7 @@ int am__semantic_put(am__wctx *w, const am__statement *st, int *outcome,
         am__item_row nv = *near;
         nv.confidence = near->confidence + 0.05 > 1 ? 1 : near->confidence + 0.05;
         if (nv.confidence > near->confidence && near->valid_from <= w->now) {
-            if ((rc = am__semantic_close_version(w, near)) ||
+            if ((rc = read_sources(w, near)) || (rc = am__semantic_close_version(w, near)) ||
                 (rc = insert_version(w, near, &nv, st->event_id)))
                 return rc;
         } else if ((rc = w->store->vt->item_reinforce(w->store, w->uid, near->rid,
@@ -272,6 +286,7 @@ int am__semantic_put(am__wctx *w, const am__statement *st, int *outcome,
             /* F11 supersede: close, re-state the old value up to now.  A
              * restatement ("I now prefer…", "我换工作了") says the value
              * changed: it supersedes whatever the old one's confidence. */
+            if ((rc = read_sources(w, same_key))) return rc;
             am__item_row old = *same_key;
             old.valid_to = w->now;
             if ((rc = am__semantic_close_version(w, same_key)) ||

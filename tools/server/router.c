@@ -486,5 +486,5 @@ void am__srv_handle(am_srv *s, am_db *db, const srv_request *rq, srv_reply *out)
     }
     routes[r].fn(&c);
     json_decref(c.body);
-    if (!out->body && !out->stream) am__srv_error(out, "internal", NULL, "no reply was made");
+    if (!out->body && !out->stream && !out->pending) am__srv_error(out, "internal", NULL, "no reply was made");
 }
