@@ -14,11 +14,13 @@
 #include <math.h>
 #include <stdlib.h>
 #include <sqlite3.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "test.h"
 #include "api_util.h"
 #include "recall/recall.h"
+#include "api/db_int.h"
 #include "store/sqlite/sqlite_int.h"
 
 /* 1-based rank of the first recalled event containing needle; 0 = absent. */
@@ -455,7 +457,13 @@ static am_db *open_file_scan(void)
     return db;
 }
 
+static void same_as_scan_user(am_db *db, const char *const q[3], int lists_read, const char *uid);
 static void same_as_scan(am_db *db, const char *const q[3], int lists_read)
+{
+    same_as_scan_user(db, q, lists_read, "u1");
+}
+
+static void same_as_scan_user(am_db *db, const char *const q[3], int lists_read, const char *uid)
 {
     am_db *scan = open_file_scan();
     unsigned long before = am__term_list_reads;
@@ -465,7 +473,7 @@ static void same_as_scan(am_db *db, const char *const q[3], int lists_read)
         for (int k = 0; k < 2; k++) {
             am_query qq;
             memset(&qq, 0, sizeof qq);
-            qq.user_id = "u1";
+            qq.user_id = uid;
             qq.text = q[i];
             qq.max_events = 20;
             qq.no_touch = 1;
@@ -582,9 +590,9 @@ static void term_lists_other_users(const char *const t[10], const char *const q[
     for (int i = 0; i < 3; i++) CHECK(rank_of(db, "u1", "2026-03-09T09:00:00+08:00", q[i], "") > 0);
     CHECK_EQ_INT((int)(am__term_scans - scans), 0);
     same_as_scan(db, q, 1);
-    /* u2 recalled here after its writes elsewhere: u2's lists and row
-     * lengths go, u1's stay -- u1 still scans nothing (the row lengths
-     * used to go for every user, and with them every held list) */
+    /* u2 recalled here after its writes elsewhere: u1's lists and row
+     * lengths stay -- u1 still scans nothing (the row lengths used to go
+     * for every user, and with them every held list) */
     (void)rank_of(db, "u2", "2026-03-09T09:00:00+08:00", q[0], "");
     scans = am__term_scans;
     for (int i = 0; i < 3; i++) CHECK(rank_of(db, "u1", "2026-03-09T09:00:00+08:00", q[i], "") > 0);
@@ -596,8 +604,35 @@ static void term_lists_other_users(const char *const t[10], const char *const q[
     scans = am__term_scans;
     CHECK(rank_of(db, "u1", "2026-03-09T09:00:00+08:00", q[2], "") > 0);
     CHECK_EQ_INT((int)(am__term_scans - scans), 0);
-    /* u1 written through the other connection: dropped, scanned, true */
-    add(other, "u1", "s1", NULL, "2026-03-01T10:00:20+08:00", t[6]);
+    /* u1 written through the other connection of this process: told
+     * (feed.c) -- its row joins the lists held here, nothing is scanned,
+     * and the ranking is a scan's.  (The row says again what u1 said: a
+     * new word in it would be searched by the recall's bridges, a scan.) */
+    add(other, "u1", "s1", NULL, "2026-03-01T10:00:50+08:00", t[0]);
+    scans = am__term_scans;
+    CHECK(rank_of(db, "u1", "2026-03-09T09:00:00+08:00", q[0], "") > 0);
+    CHECK_EQ_INT((int)(am__term_scans - scans), 0);
+    same_as_scan(db, q, 1);
+    /* u2's lists held here; u2 written there again -- a new turn of its
+     * exchange, whose earlier turn's context grows: told, the same */
+    same_as_scan_user(db, q, 0, "u2");
+    add(other, "u2", "s1", NULL, "2026-03-02T11:01:20+08:00", t[3]);
+    scans = am__term_scans;
+    for (int i = 0; i < 3; i++) (void)rank_of(db, "u2", "2026-03-09T09:00:00+08:00", q[i], "");
+    CHECK_EQ_INT((int)(am__term_scans - scans), 0);
+    same_as_scan_user(db, q, 1, "u2");
+    /* u1 written by another process: not told -- dropped, scanned, true */
+    fflush(NULL);
+    pid_t child = fork();
+    if (child == 0) {
+        am_db *c = open_file();
+        am_add_info in = add(c, "u1", "s1", NULL, "2026-03-01T10:00:30+08:00", t[8]);
+        am_close(c);
+        _exit(in.event_id[0] ? 0 : 1);
+    }
+    int status = -1;
+    CHECK(child > 0 && waitpid(child, &status, 0) == child && WIFEXITED(status) &&
+          WEXITSTATUS(status) == 0);
     scans = am__term_scans;
     CHECK(rank_of(db, "u1", "2026-03-09T09:00:00+08:00", q[0], "") > 0);
     CHECK(am__term_scans > scans);
@@ -617,7 +652,9 @@ static void term_lists_other_users(const char *const t[10], const char *const q[
     /* u1's own turn forgotten elsewhere: never shown again */
     am_add_info mine = add(other, "u1", "s4", NULL, "2026-03-05T10:00:00+08:00", t[9]);
     CHECK(rank_of(db, "u1", "2026-03-09T09:00:00+08:00", t[9], t[9]) > 0);
+    CHECK(am__sqlite_feed_held(SQ(other->store), "u1") > 0); /* its text, told */
     CHECK_EQ_INT(am_forget(other, "u1", AM_FORGET_EVENT, mine.event_id, NULL), AM_OK);
+    CHECK_EQ_INT((int)am__sqlite_feed_held(SQ(db->store), "u1"), 0); /* gone with it */
     CHECK_EQ_INT((int)rank_of(db, "u1", "2026-03-09T09:00:00+08:00", t[9], t[9]), 0);
     same_as_scan(db, q, 1);
     am_close(other);

@@ -71,6 +71,7 @@ void am__sqlite_caches_drop(sq_store *s, am__sqlite_drop why, const char *uid)
     if (why == AM__DROP_ROLLBACK) am__vc_txn_end(s->vc, 0);
     else if (why == AM__DROP_FORGET) am__vc_clear(s->vc, uid);
     else am__vc_clear(s->vc, NULL); /* a new epoch: another connection deleted rows */
+    if (why == AM__DROP_FORGET && uid) am__sqlite_feed_forget(s, uid); /* its text told */
     am__fts_lens_clear(s->lens);
     am__rowcache_clear(s->rows); /* an insert undone: its rowid can come back */
     am__post_clear(s->post);
@@ -106,6 +107,11 @@ static int seen_find(struct am__seen *t, const char *uid, uint64_t h, size_t *sl
 
 /* The user's seq (0: never written; -1: no table, a store before v20). */
 static int read_seq(sq_store *s, const char *uid, int64_t *seq)
+{
+    return am__sqlite_user_seq(s, uid, seq);
+}
+
+int am__sqlite_user_seq(sq_store *s, const char *uid, int64_t *seq)
 {
     sqlite3_stmt *st = stmt(s, "SELECT seq FROM store_changes WHERE user_id = ?");
     if (!st) {
@@ -152,7 +158,8 @@ int am__sqlite_caches_current(sq_store *s, const char *uid)
     if (known && t->e[i].dv == s->data_version) return AM_OK;
     int64_t seq;
     if ((rc = read_seq(s, uid, &seq))) return rc;
-    if (known && t->e[i].seq != seq) { /* written through another connection */
+    if (known && t->e[i].seq != seq && !am__sqlite_feed_catch_up(s, uid, t->e[i].seq, seq)) {
+        /* written through another connection, and not told (feed.c) */
         char tag[32];
         uid_token(uid, tag, 0);
         am__post_clear_tag(s->post, tag, strlen(tag));
@@ -195,6 +202,7 @@ int am__sqlite_caches_writing(sq_store *s, const char *uid)
         if (strcmp(s->tx_uid[i], uid) == 0) return AM_OK;
     if (s->tx_n == AM__TX_USERS) s->tx_over = 1;
     else snprintf(s->tx_uid[s->tx_n++], sizeof s->tx_uid[0], "%s", uid);
+    am__sqlite_feed_user(s, uid); /* (its seq before this transaction) */
     return AM_OK;
 }
 
@@ -206,6 +214,12 @@ int am__sqlite_caches_precommit(sq_store *s)
         int rc = read_seq(s, s->tx_uid[i], &s->tx_seq[i]);
         if (rc) return rc;
     }
+    if (s->tx_n && am__sqlite_feed_capturing(s)) {
+        int64_t epoch;
+        int rc = read_seq(s, "", &epoch);
+        if (rc) return rc;
+        am__sqlite_feed_epoch(s, epoch);
+    }
     return AM_OK;
 }
 
@@ -213,6 +227,7 @@ int am__sqlite_caches_precommit(sq_store *s)
 void am__sqlite_caches_committed(sq_store *s)
 {
     struct am__seen *t = s->seen;
+    am__sqlite_feed_publish(s); /* (before the drop below empties the list) */
     if (s->tx_over) am__sqlite_caches_drop(s, AM__DROP_OTHER_COMMIT, NULL);
     for (int k = 0; t && k < s->tx_n; k++) {
         size_t i;

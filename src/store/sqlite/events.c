@@ -303,19 +303,53 @@ int am__sqlite_event_put(am__store *b, am__event_row *e)
     char tok[32];
     uid_token(e->user_id, tok, 0);
     if (n_events == 1 && (rc = whole_start(s, tok))) return rc;
-    if ((rc = fts_defer(s, e->rid, tok, e->index_doc ? e->index_doc : e->content,
-                        e->index_ctx ? e->index_ctx : "")))
-        return rc;
-    if (am__post_has_tag(s->post, tok, strlen(tok))) {
-        uint32_t len[AM__FTS_SCORED];
-        if (lists_apply(s, tok, e->index_doc ? e->index_doc : e->content, e->rid, 0, 0, &len[0]) ||
-            lists_apply(s, tok, e->index_ctx ? e->index_ctx : "", e->rid, 1, 0, &len[1]))
-            am__post_clear(s->post); /* lists short of this row: none */
-        else
-            am__fts_lens_set(s->lens, e->rid, am__sqlite_lens_epoch(s, e->user_id), len);
-    }
+    const char *doc = e->index_doc ? e->index_doc : e->content, *ctx = e->index_ctx ? e->index_ctx : "";
+    if ((rc = fts_defer(s, e->rid, tok, doc, ctx))) return rc;
+    am__sqlite_lists_row(s, e->user_id, tok, e->rid, doc, ctx);
+    am__sqlite_feed_row(s, e->user_id, tok, e->rid, doc, ctx); /* for the other connections */
     if (am__post_whole(s->post, tok, strlen(tok))) rowcache_written(s, e);
     return AM_OK;
+}
+
+void am__sqlite_lists_row(sq_store *s, const char *uid, const char *tok, int64_t rid,
+                          const char *doc, const char *ctx)
+{
+    if (!am__post_has_tag(s->post, tok, strlen(tok))) return;
+    uint32_t len[AM__FTS_SCORED];
+    if (lists_apply(s, tok, doc, rid, 0, 0, &len[0]) || lists_apply(s, tok, ctx, rid, 1, 0, &len[1]))
+        am__post_clear(s->post); /* lists short of this row: none */
+    else
+        am__fts_lens_set(s->lens, rid, am__sqlite_lens_epoch(s, uid), len);
+}
+
+/* The appended text's tokens join the row's context: its lists and, when
+ * it was known (had: len), its length (tokens do not join across the
+ * space). */
+static void lists_append(sq_store *s, const char *tok, int64_t rid, uint32_t epoch, int had,
+                         uint32_t len[AM__FTS_SCORED], const char *text)
+{
+    if (!am__post_has_tag(s->post, tok, strlen(tok))) return;
+    uint32_t more;
+    am__buf t;
+    am__buf_init(&t, s->a);
+    am__buf_adds(&t, " ");
+    am__buf_adds(&t, text);
+    if (t.oom || lists_apply(s, tok, t.p, rid, 1, 1, &more)) {
+        am__post_clear(s->post);
+    } else if (had) {
+        len[1] += more;
+        am__fts_lens_set(s->lens, rid, epoch, len);
+    }
+    am__buf_free(&t);
+}
+
+void am__sqlite_lists_append(sq_store *s, const char *uid, const char *tok, int64_t rid,
+                             const char *text)
+{
+    uint32_t len[AM__FTS_SCORED], epoch = am__sqlite_lens_epoch(s, uid);
+    int had = am__fts_lens_get(s->lens, rid, epoch, len);
+    am__fts_lens_drop(s->lens, rid);
+    lists_append(s, tok, rid, epoch, had, len, text);
 }
 
 int am__sqlite_event_ctx_append(am__store *b, const char *uid, int64_t rid,
@@ -324,7 +358,7 @@ int am__sqlite_event_ctx_append(am__store *b, const char *uid, int64_t rid,
     sq_store *s = SQ(b);
     char tok[32];
     uid_token(uid, tok, 0);
-    uint32_t len[AM__FTS_SCORED], more;
+    uint32_t len[AM__FTS_SCORED];
     int rc = am__sqlite_caches_writing(s, uid);
     if (rc) return rc;
     uint32_t epoch = am__sqlite_lens_epoch(s, uid);
@@ -352,20 +386,8 @@ int am__sqlite_event_ctx_append(am__store *b, const char *uid, int64_t rid,
         if (rc || sqlite3_changes(s->db) == 0) return rc;
     }
     if ((rc = am__sqlite_user_changed(s, uid))) return rc; /* for other connections */
-    if (!am__post_has_tag(s->post, tok, strlen(tok))) return AM_OK;
-    /* the appended text's tokens join the row's context: its lists and
-     * its length (tokens do not join across the space) */
-    am__buf t;
-    am__buf_init(&t, s->a);
-    am__buf_adds(&t, " ");
-    am__buf_adds(&t, text);
-    if (t.oom || lists_apply(s, tok, t.p, rid, 1, 1, &more)) {
-        am__post_clear(s->post);
-    } else if (had) {
-        len[1] += more;
-        am__fts_lens_set(s->lens, rid, epoch, len);
-    }
-    am__buf_free(&t);
+    am__sqlite_feed_append(s, uid, tok, rid, text);       /* (in this process: told) */
+    lists_append(s, tok, rid, epoch, had, len, text);
     return AM_OK;
 }
 

@@ -289,6 +289,10 @@ typedef struct sq_store {
      * just before it commits (events.c: am__sqlite_fts_flush) */
     struct sq_fts_row *fts_rows;
     size_t fts_n, fts_cap;
+    /* the other connections of this file in the process, told what each
+     * commit changed (feed.c), and the open transaction's capture */
+    struct am__feed *feed;
+    struct sq_feed_tx *ftx;
 } sq_store;
 
 #define SQ(s) ((sq_store *)(s))
@@ -669,6 +673,37 @@ int am__sqlite_user_changed(sq_store *s, const char *uid);
 uint32_t am__sqlite_lens_epoch(const sq_store *s, const char *uid);
 void am__sqlite_caches_open(sq_store *s);
 void am__sqlite_caches_free(sq_store *s);
+/* The user's seq in store_changes (0: never written; -1: no table). */
+int am__sqlite_user_seq(sq_store *s, const char *uid, int64_t *seq);
+
+/* feed.c: a commit's rows and context appends, per user, told to the
+ * connections of the same file in this process (the file's feed, joined
+ * at open); a connection that finds a user's seq moved applies them
+ * (catch_up: 1) instead of dropping the user's lists (0). */
+typedef struct am__feed am__feed;
+void am__sqlite_feed_open(sq_store *s, const char *path);
+void am__sqlite_feed_close(sq_store *s);
+void am__sqlite_feed_txn_begin(sq_store *s); /* BEGIN: capture if others listen */
+void am__sqlite_feed_txn_end(sq_store *s);   /* rollback: nothing told */
+void am__sqlite_feed_user(sq_store *s, const char *uid); /* first write of uid: its seq before */
+void am__sqlite_feed_row(sq_store *s, const char *uid, const char *tok, int64_t rid,
+                         const char *doc, const char *ctx);
+void am__sqlite_feed_append(sq_store *s, const char *uid, const char *tok, int64_t rid,
+                            const char *text);
+int am__sqlite_feed_watching(const sq_store *s, const char *uid);
+void am__sqlite_feed_vectors(sq_store *s, const char *uid, int64_t moves);
+int am__sqlite_feed_capturing(const sq_store *s);
+void am__sqlite_feed_epoch(sq_store *s, int64_t epoch); /* before COMMIT */
+void am__sqlite_feed_publish(sq_store *s);              /* after COMMIT (tx_uid, tx_seq) */
+int am__sqlite_feed_catch_up(sq_store *s, const char *uid, int64_t from, int64_t to);
+void am__sqlite_feed_forget(sq_store *s, const char *uid);
+size_t am__sqlite_feed_held(const sq_store *s, const char *uid); /* uid's records (tests) */
+/* events.c: a row, or text appended to a row's context, joins the held
+ * lists of its user's terms and its row length (own writes, catch-up). */
+void am__sqlite_lists_row(sq_store *s, const char *uid, const char *tok, int64_t rid,
+                          const char *doc, const char *ctx);
+void am__sqlite_lists_append(sq_store *s, const char *uid, const char *tok, int64_t rid,
+                             const char *text);
 
 /* tasks.c */
 int am__sqlite_task_get(am__store *b, const char *uid, const char *task_id,

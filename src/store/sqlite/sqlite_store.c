@@ -25,6 +25,7 @@ static void sq_close(am__store *base)
     if (!s) return;
     for (int i = 0; i < s->n_cache; i++) sqlite3_finalize(s->cache[i].st);
     if (s->db) sqlite3_close(s->db);
+    am__sqlite_feed_close(s);
     am__sqlite_fts_discard(s);
     am__free(s->a, s->fts_rows);
     am__buf_free(&s->scratch);
@@ -63,6 +64,7 @@ static int sq_begin(am__store *b)
     am__sqlite_write_rest(s);
     am__sqlite_outbox_txn_begin(s);
     am__sqlite_fts_discard(s); /* (none: each transaction's go with it) */
+    am__sqlite_feed_txn_begin(s);
     return take_write_lock(s);
 }
 static int sq_try_begin(am__store *b)
@@ -71,6 +73,7 @@ static int sq_try_begin(am__store *b)
     s->busy_nowait = 1;
     am__sqlite_outbox_txn_begin(s);
     am__sqlite_fts_discard(s);
+    am__sqlite_feed_txn_begin(s);
     int rc = take_write_lock(s);
     s->busy_nowait = 0;
     return rc;
@@ -92,6 +95,7 @@ static int sq_rollback(am__store *b)
 {
     sq_store *s = SQ(b);
     am__sqlite_caches_drop(s, AM__DROP_ROLLBACK, NULL);
+    am__sqlite_feed_txn_end(s);
     am__sqlite_write_released(s);
     am__sqlite_outbox_txn_end(s, 0);
     if (sqlite3_get_autocommit(s->db)) return AM_OK;
@@ -395,6 +399,7 @@ int am__store_sqlite_open(const char *path, const am__store_opts *o,
         goto out_fail;
     }
     warm_reads(s);
+    am__sqlite_feed_open(s, path);
     *out = &s->base;
     return AM_OK;
 out_fail:

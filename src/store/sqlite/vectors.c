@@ -505,14 +505,30 @@ int am__sqlite_vec_hold_packed(sq_store *s, int64_t job)
     return rc;
 }
 
+static int vec_put(sq_store *s, const char *uid, int64_t rid, const char *embedder,
+                   const float *v, int dim);
+
+/* (the seq moves its rows' triggers made, measured for feed.c) */
 int am__sqlite_vec_put(am__store *b, const char *uid, int64_t rid, const char *embedder,
                        const float *v, int dim)
 {
     sq_store *s = SQ(b);
+    int64_t before = 0, after = 0;
+    int rc = am__sqlite_caches_writing(s, uid);
+    int watch = !rc && am__sqlite_feed_watching(s, uid);
+    if (watch) rc = am__sqlite_user_seq(s, uid, &before);
+    if (!rc) rc = vec_put(s, uid, rid, embedder, v, dim);
+    if (!rc && watch && !am__sqlite_user_seq(s, uid, &after))
+        am__sqlite_feed_vectors(s, uid, after - before);
+    return rc;
+}
+
+static int vec_put(sq_store *s, const char *uid, int64_t rid, const char *embedder,
+                   const float *v, int dim)
+{
     signed char q[4096];
     if (dim <= 0 || dim > (int)sizeof q) return AM_MISUSE;
-    int rc = am__sqlite_caches_writing(s, uid);
-    if (rc) return rc;
+    int rc;
     float mx = 0;
     for (int i = 0; i < dim; i++) mx = fabsf(v[i]) > mx ? fabsf(v[i]) : mx;
     float scale = mx > 0 ? mx / 127.0f : 1.0f;
