@@ -135,6 +135,7 @@ typedef struct server {
     pthread_mutex_t mu;
     pthread_cond_t idle;
     long in_flight;
+    int closing; /* SIGTERM: a request not begun yet is refused, not queued */
 } server;
 
 /* A query value %-decoded (the path and the query reach on_request raw:
@@ -388,7 +389,15 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         *con_cls = r;
         pthread_mutex_lock(&sv->mu);
         sv->in_flight++;
+        int closing = sv->closing;
         pthread_mutex_unlock(&sv->mu);
+        if (closing) { /* (a kept-alive connection's next request after SIGTERM:
+                        * never suspended, which MHD_stop_daemon would abort on) */
+            srv_reply rp;
+            memset(&rp, 0, sizeof rp);
+            am__srv_error(&rp, "unavailable", NULL, "the server is stopping");
+            return send_reply(conn, r, &rp);
+        }
         const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Length");
         if (cl && strtoull(cl, NULL, 10) > (unsigned long long)sv->srv.opts.max_body) {
             srv_reply rp;
@@ -624,6 +633,9 @@ int am_server_run(am_db *db, const am_config *cfg, const am_server_opts *o)
     }
     fprintf(stderr, "agentmem serve: %s: finishing the requests accepted\n",
             sig == SIGTERM ? "SIGTERM" : "SIGINT");
+    pthread_mutex_lock(&sv->mu);
+    sv->closing = 1; /* before the wait for in_flight: nothing is queued after it */
+    pthread_mutex_unlock(&sv->mu);
     MHD_socket ls = MHD_quiesce_daemon(sv->d);
     if (ls != MHD_INVALID_SOCKET) close(ls);
     pthread_mutex_lock(&s->pool_mu);
