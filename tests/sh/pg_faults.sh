@@ -141,6 +141,8 @@ psql_in "$DB" "CREATE FUNCTION slow_commit() RETURNS trigger LANGUAGE plpgsql AS
   \$\$BEGIN IF NEW.content LIKE '%慢提交%' THEN PERFORM pg_sleep(1.5); END IF; RETURN NULL; END\$\$;
   CREATE CONSTRAINT TRIGGER slow_commit AFTER INSERT ON events DEFERRABLE INITIALLY DEFERRED
   FOR EACH ROW EXECUTE FUNCTION slow_commit()" || fail "the slow-commit trigger"
+req GET /metrics
+retries_before_slow=$(awk '/^agentmem_store_retries_total/ {print $2}' "$TMP/r.body")
 ( req POST /v1/events '{"text":"慢提交：我的车牌号是京A12345"}'; cp "$TMP/r.code" "$TMP/slow.code"
   cp "$TMP/r.body" "$TMP/slow.body" ) &
 slow_pid=$!
@@ -218,6 +220,10 @@ resent=$(sed -n 's/.*resent after a 503 or no reply: \([0-9]*\).*/\1/p' "$TMP/lo
 stored_after=$(psql_in "$DB" "SELECT count(*) FROM events WHERE client_id IN ('after-en', 'after-zh')")
 [ "$stored_after" = 2 ] || fail "the writes after the faults: $stored_after of 2 stored"
 [ "${retries:-0}" -gt 0 ] || fail "the server ran no call again on a new connection (retries ${retries:-none})"
+# the write whose COMMIT lost its connection was run again by the writer
+# thread: counted in /metrics like a worker's
+[ "${retries:-0}" -gt "${retries_before_slow:-0}" ] ||
+  fail "the COMMIT run again is not in agentmem_store_retries_total (${retries_before_slow:-none} -> ${retries:-none})"
 
 echo "pg_faults: $attempts requests (attempts), $acked writes acknowledged ($acked_anon without an id)," \
      "$failed answered 503, $resent resent by the client;"

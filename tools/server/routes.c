@@ -312,7 +312,14 @@ static void *writer_main(void *arg)
         }
         pthread_mutex_unlock(&s->write_mu);
         am_db *db = am__srv_db_get(s);
-        if (db) group_write(db, group, n);
+        if (db) { /* its store calls run again on a new connection count in /metrics too */
+            am_store_health h0, h1;
+            am_store_check(db, 0, &h0);
+            group_write(db, group, n);
+            am_store_check(db, 0, &h1);
+            am__srv_metrics_store(&s->metrics, h1.reconnects - h0.reconnects,
+                                  h1.retries - h0.retries);
+        }
         for (size_t i = 0; i < n; i++) {
             srv_pending *p = group[i];
             srv_ctx c;
