@@ -313,6 +313,11 @@ void *am__arena_alloc(am__arena *ar, size_t n)
     return p;
 }
 
+void *am__arena_take(am__arena *ar, size_t n)
+{
+    return arena_take(ar, &n);
+}
+
 char *am__arena_strndup(am__arena *ar, const char *s, size_t n)
 {
     size_t size = n + 1;

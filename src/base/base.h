@@ -75,6 +75,9 @@ typedef struct am__arena {
 } am__arena;
 void am__arena_init(am__arena *ar, const am__allocator *a);
 void *am__arena_alloc(am__arena *ar, size_t n); /* 16-byte aligned, zeroed */
+/* The same, not zeroed: for an array each element of which is written
+ * before it is read (the zeroing was 7 % of a recall's instructions). */
+void *am__arena_take(am__arena *ar, size_t n);
 char *am__arena_strdup(am__arena *ar, const char *s);
 char *am__arena_strndup(am__arena *ar, const char *s, size_t n);
 void am__arena_free(am__arena *ar);

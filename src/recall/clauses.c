@@ -74,8 +74,8 @@ static int condition_terms(const am__recall_env *env, am__arena *ar, const char 
     const double *aw;
     size_t na;
     if ((rc = am__recall_text_terms(env, ar, p, value, NULL, 0, &at, &aw, &na, NULL, NULL))) return rc;
-    const char **all = am__arena_alloc(ar, (*nt + na + 1) * sizeof *all);
-    double *wt = am__arena_alloc(ar, (*nt + na + 1) * sizeof *wt);
+    const char **all = am__arena_take(ar, (*nt + na + 1) * sizeof *all);
+    double *wt = am__arena_take(ar, (*nt + na + 1) * sizeof *wt);
     if (!all || !wt) return AM_NOMEM;
     size_t m = *nt;
     memcpy(all, *terms, m * sizeof *all);
@@ -134,9 +134,10 @@ int am__recall_search_clauses(const am__recall_env *env, const char *uid, const 
     }
     if (parts < 2) return AM_OK;
     size_t cap = *n_events + parts * (size_t)limit + 1;
-    homes->rid = am__arena_alloc(ar, cap * sizeof *homes->rid);
-    homes->home = am__arena_alloc(ar, cap);
-    double *homeval = am__arena_alloc(ar, cap * sizeof *homeval);
+    /* (not zeroed: rows [0, homes->n) are written as they come) */
+    homes->rid = am__arena_take(ar, cap * sizeof *homes->rid);
+    homes->home = am__arena_take(ar, cap);
+    double *homeval = am__arena_take(ar, cap * sizeof *homeval);
     if (!homes->rid || !homes->home || !homeval) return AM_NOMEM;
     for (size_t i = 0; i < *n_events; i++) {
         homes->rid[i] = (*events)[i].rid;
@@ -166,7 +167,7 @@ int am__recall_search_clauses(const am__recall_env *env, const char *uid, const 
         am__event_row *part;
         size_t np;
         if (nt == 0 || (c.count == 1 && q == 0)) continue;
-        am__search_stats st = {0, 0, am__arena_alloc(ar, (nt + 1) * sizeof *st.df), 0};
+        am__search_stats st = {0, 0, am__arena_take(ar, (nt + 1) * sizeof *st.df), 0};
         if (!st.df) return AM_NOMEM;
         rc = am__search_events(s, uid, terms, weights, nt, r->w_context, AM_TIME_NONE, to,
                                   limit, ar, &part, &np, q < c.count ? NULL : &st);
@@ -183,7 +184,7 @@ int am__recall_search_clauses(const am__recall_env *env, const char *uid, const 
         for (size_t i = 0; i < np; i++)
             if (part[i].score > pbest) pbest = part[i].score;
         if (pbest <= 0) continue;
-        am__event_row *all = am__arena_alloc(ar, (*n_events + np + 1) * sizeof *all);
+        am__event_row *all = am__arena_take(ar, (*n_events + np + 1) * sizeof *all);
         if (!all) return AM_NOMEM;
         memcpy(all, *events, *n_events * sizeof *all);
         size_t m = *n_events;
@@ -223,9 +224,9 @@ int am__recall_interleave_clauses(const am__clause_homes *h, am__arena *ar, am__
                               size_t n)
 {
     if (h->clauses < 2 || n < 2) return AM_OK;
-    am__event_row *out = am__arena_alloc(ar, n * sizeof *out);
-    unsigned char *cls = am__arena_alloc(ar, n);
-    unsigned char *used = am__arena_alloc(ar, n);
+    am__event_row *out = am__arena_take(ar, n * sizeof *out);
+    unsigned char *cls = am__arena_take(ar, n);
+    unsigned char *used = am__arena_take(ar, n);
     if (!out || !cls || !used) return AM_NOMEM;
     for (size_t i = 0; i < n; i++) {
         cls[i] = 0;

@@ -51,13 +51,13 @@ int am__recall_dedup(am__recall_state *st)
     size_t n_items = st->n_items, max_ev = st->max_ev;
     int rc;
     size_t n_floor = am__events_cut(env->rank, events, st->n_events);
-    am__event_row *block_events = am__arena_alloc(ar, (n_floor + 1) * sizeof *block_events);
-    uint64_t (*iset)[AM__DEDUP_SET] = am__arena_alloc(ar, (n_items + 1) * sizeof *iset);
-    size_t *ni = am__arena_alloc(ar, (n_items + 1) * sizeof *ni);
+    am__event_row *block_events = am__arena_take(ar, (n_floor + 1) * sizeof *block_events);
+    uint64_t (*iset)[AM__DEDUP_SET] = am__arena_take(ar, (n_items + 1) * sizeof *iset);
+    size_t *ni = am__arena_take(ar, (n_items + 1) * sizeof *ni);
     if (!block_events || !iset || !ni) return AM_NOMEM;
     size_t n_src = 0;
     for (size_t k = 0; k < n_items; k++) n_src += scored[k].row->n_sources;
-    uint64_t *src = am__arena_alloc(ar, (n_src + 1) * sizeof *src);
+    uint64_t *src = am__arena_take(ar, (n_src + 1) * sizeof *src);
     if (!src) return AM_NOMEM;
     n_src = 0;
     for (size_t k = 0; k < n_items; k++)

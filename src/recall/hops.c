@@ -6,6 +6,7 @@
  * describes leads to the turns about that thing.
  */
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -60,15 +61,38 @@
  * shorter histories are searched whole. */
 #define AM__BRIDGE_MAX_SHARE 0.01
 
+/* The function characters (lexicon) as 24-bit codes of their 3 bytes,
+ * made once per process: a token's check is then a comparison of ints
+ * (a memcmp per character was 3 % of a recall's instructions). */
+#define FUNC_MAX 64
+static uint32_t func_code[FUNC_MAX];
+static size_t func_n;
+static pthread_once_t func_once = PTHREAD_ONCE_INIT;
+
+static uint32_t code3(const char *p)
+{
+    const unsigned char *u = (const unsigned char *)p;
+    return (uint32_t)u[0] << 16 | (uint32_t)u[1] << 8 | u[2];
+}
+
+static void func_build(void)
+{
+    for (size_t i = 0; am__lex_function_chars[i] && func_n < FUNC_MAX; i++)
+        if (strlen(am__lex_function_chars[i]) == 3) func_code[func_n++] = code3(am__lex_function_chars[i]);
+}
+
 /* A Han unigram or bigram of (or with) a function character: "的", "会的",
  * "是四" -- it names nothing. */
 static int function_token(const char *tok)
 {
     size_t n = strlen(tok);
     if (n != 3 && n != 6) return 0;
-    for (size_t k = 0; k < n; k += 3)
-        for (size_t i = 0; am__lex_function_chars[i]; i++)
-            if (memcmp(tok + k, am__lex_function_chars[i], 3) == 0) return 1;
+    pthread_once(&func_once, func_build);
+    for (size_t k = 0; k < n; k += 3) {
+        uint32_t c = code3(tok + k);
+        for (size_t i = 0; i < func_n; i++)
+            if (func_code[i] == c) return 1;
+    }
     return 0;
 }
 
@@ -108,8 +132,8 @@ static int bridge_terms(const am__recall_env *env, am__arena *ar, const char *co
     *first_unit = SIZE_MAX;
     int rc = am__query_terms_kinds(env->text, content, ar, &bt, &kind, &nb);
     if (rc) return rc;
-    const char **all = am__arena_alloc(ar, (nb + nq + AM__TOLD_MAX + 1) * sizeof *all);
-    double *wt = am__arena_alloc(ar, (nb + nq + AM__TOLD_MAX + 1) * sizeof *wt);
+    const char **all = am__arena_take(ar, (nb + nq + AM__TOLD_MAX + 1) * sizeof *all);
+    double *wt = am__arena_take(ar, (nb + nq + AM__TOLD_MAX + 1) * sizeof *wt);
     if (!all || !wt) return AM_NOMEM;
     size_t n = 0, units = 0;
     for (size_t i = 0; i < nb; i++) {
@@ -186,7 +210,7 @@ static int hit_head_terms(const am__recall_env *env, am__arena *ar, const char *
     if (hh->done) return AM_OK;
     size_t n = strlen(content), cut = n < 48 ? n : 48;
     while (cut < n && ((unsigned char)content[cut] & 0xC0) == 0x80) cut--;
-    char *head = am__arena_alloc(ar, cut + 1);
+    char *head = am__arena_take(ar, cut + 1);
     if (!head) return AM_NOMEM;
     memcpy(head, content, cut);
     head[cut] = 0;
@@ -222,6 +246,39 @@ static int hit_lead(const am__recall_env *env, am__arena *ar, const char *conten
     return AM_OK;
 }
 
+/* A hit's share of a bridge's own words (terms[0..n_own), hashes th,
+ * idf-weighted; total: their sum) into *cov, unless known (>= 0); its
+ * token set made first when not yet (*ns == SIZE_MAX). */
+static int hit_cover(const am__recall_env *env, const am__event_row *hit, uint64_t *set,
+                     size_t *ns, const uint64_t *th, const double *idf, size_t n_own,
+                     double total, double *cov)
+{
+    if (*ns == SIZE_MAX) {
+        int rc = am__tokcache_event_set(env->text, env->tokcache, hit, set, ns);
+        if (rc) return rc;
+    }
+    if (*cov >= 0) return AM_OK;
+    double got = 0;
+    for (size_t t = 0; t < n_own; t++)
+        if (set_has(set, *ns, th[t])) got += idf[t];
+    *cov = got / total;
+    return AM_OK;
+}
+
+/* Does a hit (its token set) hold a word the question asks: one of the
+ * question's remaining words (terms[n_own..nt), not an expansion) that
+ * says what is asked, or a told form of the asked attribute (the last
+ * n_told)? */
+static int hit_asks(const char *const *terms, const double *weights, size_t n_own, size_t nt,
+                    size_t n_told, const uint64_t *set, size_t ns, const uint64_t *th)
+{
+    for (size_t t = n_own; t < nt; t++)
+        if (weights[t] >= AM__BRIDGE_REST && (t >= nt - n_told || asked_word(terms[t])) &&
+            set_has(set, ns, th[t]))
+            return 1;
+    return 0;
+}
+
 /* qt / qw / nq: the question's terms (a compound question's bridge uses
  * its own clause's, from h). */
 static int search_bridges(const am__recall_env *env, const char *uid, const char *const *qt, const double *qw,
@@ -235,7 +292,7 @@ static int search_bridges(const am__recall_env *env, const char *uid, const char
     if (nb > *n_events) nb = *n_events;
     am__event_row *base = *events;
     size_t m = *n_events;
-    am__event_row *all = am__arena_alloc(ar, (m + nb * AM__BRIDGE_HITS + 1) * sizeof *all);
+    am__event_row *all = am__arena_take(ar, (m + nb * AM__BRIDGE_HITS + 1) * sizeof *all);
     /* each bridge's terms; then one search for all of them (each term
      * once: a bridge's own words at 1, the question's at AM__BRIDGE_REST),
      * as deep as the searches of each would be together */
@@ -248,7 +305,7 @@ static int search_bridges(const am__recall_env *env, const char *uid, const char
         size_t nq;
         size_t nt, n_own, first_unit, n_told, *at; /* at[t]: the term's place in the search */
     } bridge;
-    bridge *br = am__arena_alloc(ar, (nb + 1) * sizeof *br);
+    bridge *br = am__arena_take(ar, (nb + 1) * sizeof *br);
     const char **st_terms = NULL;
     double *st_w = NULL;
     size_t st_n = 0, st_cap = 0, used = 0;
@@ -285,15 +342,15 @@ static int search_bridges(const am__recall_env *env, const char *uid, const char
         x->qt = ct;
         x->qpos = &qpos[part];
         x->nq = nc;
-        if (!(x->at = am__arena_alloc(ar, (x->nt + 1) * sizeof *x->at))) return AM_NOMEM;
+        if (!(x->at = am__arena_take(ar, (x->nt + 1) * sizeof *x->at))) return AM_NOMEM;
         for (size_t t = 0; t < x->nt; t++) {
             size_t k = am__strpos_find(&st_pos, st_terms, x->terms[t]);
             if (k == SIZE_MAX) {
                 k = st_n;
                 if (st_n == st_cap) {
                     size_t cap = st_cap ? 2 * st_cap : 64;
-                    const char **nt2 = am__arena_alloc(ar, cap * sizeof *nt2);
-                    double *nw2 = am__arena_alloc(ar, cap * sizeof *nw2);
+                    const char **nt2 = am__arena_take(ar, cap * sizeof *nt2);
+                    double *nw2 = am__arena_take(ar, cap * sizeof *nw2);
                     if (!nt2 || !nw2) return AM_NOMEM;
                     if (st_n) {
                         memcpy(nt2, st_terms, st_n * sizeof *nt2);
@@ -316,7 +373,7 @@ static int search_bridges(const am__recall_env *env, const char *uid, const char
     if (!used) return AM_OK;
     am__event_row *hop;
     size_t nh;
-    am__search_stats st = {0, 0, am__arena_alloc(ar, (st_n + 1) * sizeof *st.df),
+    am__search_stats st = {0, 0, am__arena_take(ar, (st_n + 1) * sizeof *st.df),
                            AM__BRIDGE_MAX_SHARE};
     if (!st.df) return AM_NOMEM;
     int rc = am__search_events(s, uid, st_terms, st_w, st_n, 0.0, AM_TIME_NONE, to,
@@ -324,9 +381,10 @@ static int search_bridges(const am__recall_env *env, const char *uid, const char
     if (rc) return rc;
     /* the hits' token sets, when first looked at (through the cache of
      * texts' sets: the block's dedup asks for the same turns) */
-    uint64_t (*hset)[AM__TEXT_SET] = am__arena_alloc(ar, (nh + 1) * sizeof *hset);
-    size_t *hn = am__arena_alloc(ar, (nh + 1) * sizeof *hn);
-    hit_head *heads = am__arena_alloc(ar, (nh + 1) * sizeof *heads);
+    /* (not zeroed: a set is made before it is read, hn[i] tells) */
+    uint64_t (*hset)[AM__TEXT_SET] = am__arena_take(ar, (nh + 1) * sizeof *hset);
+    size_t *hn = am__arena_take(ar, (nh + 1) * sizeof *hn);
+    hit_head *heads = am__arena_take(ar, (nh + 1) * sizeof *heads);
     if (!hset || !hn || !heads) return AM_NOMEM;
     memset(heads, 0, (nh + 1) * sizeof *heads);
     for (size_t i = 0; i < nh; i++) hn[i] = SIZE_MAX;
@@ -336,8 +394,8 @@ static int search_bridges(const am__recall_env *env, const char *uid, const char
         const char **terms = (const char **)x->terms;
         const double *weights = x->weights;
         size_t nt = x->nt, n_own = x->n_own;
-        uint64_t *th = am__arena_alloc(ar, (nt + 1) * sizeof *th);
-        double *idf = am__arena_alloc(ar, (n_own + 1) * sizeof *idf);
+        uint64_t *th = am__arena_take(ar, (nt + 1) * sizeof *th);
+        double *idf = am__arena_take(ar, (n_own + 1) * sizeof *idf);
         if (!th || !idf) return AM_NOMEM;
         double total = 0;
         for (size_t t = 0; t < nt; t++) {
@@ -355,7 +413,7 @@ static int search_bridges(const am__recall_env *env, const char *uid, const char
         double top = 0;
         for (size_t t = 0; t < n_own; t++)
             if (idf[t] > top) top = idf[t];
-        unsigned char *lead = am__arena_alloc(ar, nh + 1);
+        unsigned char *lead = am__arena_take(ar, nh + 1);
         if (!lead) return AM_NOMEM;
         for (size_t i = 0; i < nh; i++) {
             lead[i] = 0;
@@ -369,45 +427,46 @@ static int search_bridges(const am__recall_env *env, const char *uid, const char
             lead[i] = t < n_own && t != x->first_unit && idf[t] >= AM__BRIDGE_LEAD_IDF * top;
             leads += lead[i];
         }
+        /* each hit's coverage of the bridge's words and whether it holds
+         * a word the question asks: computed once, when first needed */
+        double *cov = am__arena_take(ar, (nh + 1) * sizeof *cov);
+        signed char *ask = am__arena_take(ar, nh + 1);
+        if (!cov || !ask) return AM_NOMEM;
+        for (size_t i = 0; i < nh; i++) {
+            cov[i] = -1;
+            ask[i] = -1;
+        }
         int found = 0;
         for (size_t i = 0; i < nh && leads && !found; i++) {
             if (hop[i].rid == base[b].rid || !hop[i].content) continue;
-            if (hn[i] == SIZE_MAX &&
-                (rc = am__tokcache_event_set(env->text, env->tokcache, &hop[i], hset[i], &hn[i])))
+            if ((rc = hit_cover(env, &hop[i], hset[i], &hn[i], th, idf, n_own, total, &cov[i])))
                 return rc;
-            double got = 0;
-            for (size_t t = 0; t < n_own; t++)
-                if (set_has(hset[i], hn[i], th[t])) got += idf[t];
-            if (got / total < AM__BRIDGE_MIN_COVER) continue;
-            for (size_t t = n_own; t < nt && !found; t++)
-                found = weights[t] >= AM__BRIDGE_REST && (t >= nt - x->n_told || asked_word(terms[t])) &&
-                        set_has(hset[i], hn[i], th[t]);
+            if (cov[i] < AM__BRIDGE_MIN_COVER) continue;
+            if (ask[i] < 0)
+                ask[i] = (signed char)hit_asks(terms, weights, n_own, nt, x->n_told, hset[i], hn[i], th);
+            found = ask[i];
         }
         if (found) memset(lead, 0, nh);
         /* the leading hits first, then those holding an asked word, then
          * the rest, each pass in the search's order */
-        unsigned char *done = am__arena_alloc(ar, nh + 1);
+        unsigned char *done = am__arena_take(ar, nh + 1);
         if (!done) return AM_NOMEM;
         memset(done, 0, nh);
         for (int pass = 0; pass < 3; pass++)
         for (size_t i = 0; i < nh && taken < AM__BRIDGE_HITS; i++) {
             if (hop[i].rid == base[b].rid || !hop[i].content || done[i]) continue;
             if (pass == 0 && !lead[i]) continue;
-            if (hn[i] == SIZE_MAX &&
-                (rc = am__tokcache_event_set(env->text, env->tokcache, &hop[i], hset[i], &hn[i])))
+            if ((rc = hit_cover(env, &hop[i], hset[i], &hn[i], th, idf, n_own, total, &cov[i])))
                 return rc;
-            const uint64_t *set = hset[i];
-            size_t ns = hn[i];
-            double got = 0;
-            for (size_t t = 0; t < n_own; t++)
-                if (set_has(set, ns, th[t])) got += idf[t];
-            double cover = got / total;
-            if (lead[i]) cover = 1.0;
+            double cover = lead[i] ? 1.0 : cov[i];
             if (cover < AM__BRIDGE_MIN_COVER) continue;
             int asks = lead[i]; /* one of the question's own remaining words */
-            for (size_t t = n_own; t < nt && !asks; t++)
-                asks = weights[t] >= AM__BRIDGE_REST && (t >= nt - x->n_told || asked_word(terms[t])) &&
-                       set_has(set, ns, th[t]);
+            if (!asks) {
+                if (ask[i] < 0)
+                    ask[i] = (signed char)hit_asks(terms, weights, n_own, nt, x->n_told, hset[i],
+                                                   hn[i], th);
+                asks = ask[i];
+            }
             if (pass == 1 && !asks) continue;
             done[i] = 1;
             double v = base[b].score * r->w_bridge * cover * (asks ? 1.0 : AM__BRIDGE_NO_ASK);

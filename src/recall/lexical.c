@@ -134,10 +134,11 @@ static void hits_top(am__hit *h, size_t n, size_t k)
 static int read_hits(am__store *s, const char *uid, am__hits *h, size_t top, size_t want,
                      am__arena *ar, am__event_row **rows, size_t *n)
 {
-    am__event_row *got = am__arena_alloc(ar, (want + 1) * sizeof *got);
-    am__event_row *batch = am__arena_alloc(ar, (want + 1) * sizeof *batch);
-    unsigned char *found = am__arena_alloc(ar, want + 1);
-    int64_t *rids = am__arena_alloc(ar, (want + 1) * sizeof *rids);
+    /* (not zeroed: rows_get writes found[] and the rows it finds) */
+    am__event_row *got = am__arena_take(ar, (want + 1) * sizeof *got);
+    am__event_row *batch = am__arena_take(ar, (want + 1) * sizeof *batch);
+    unsigned char *found = am__arena_take(ar, want + 1);
+    int64_t *rids = am__arena_take(ar, (want + 1) * sizeof *rids);
     if (!got || !batch || !found || !rids) return AM_NOMEM;
     size_t next = 0, n_got = 0;
     int out = AM_OK;
@@ -169,10 +170,10 @@ static int search_run(am__store *s, const char *uid, const char *const *terms,
                       am__search_stats *stats)
 {
     int rc;
-    unsigned char *keep = am__arena_alloc(ar, n_terms + 1);
+    unsigned char *keep = am__arena_take(ar, n_terms + 1);
     double *df = am__arena_alloc(ar, (n_terms + 1) * sizeof *df);
-    double *wt = am__arena_alloc(ar, (n_terms + 1) * sizeof *wt);
-    const char **kterm = am__arena_alloc(ar, (n_terms + 1) * sizeof *kterm);
+    double *wt = am__arena_take(ar, (n_terms + 1) * sizeof *wt);
+    const char **kterm = am__arena_take(ar, (n_terms + 1) * sizeof *kterm);
     if (!keep || !df || !wt || !kterm) return AM_NOMEM;
     int64_t counted = 0, rows_total;
     if ((rc = s->vt->user_rows(s, uid, &counted))) return rc;

@@ -72,7 +72,7 @@ int am__recall_search(am__recall_state *st)
     st->max_ev = (size_t)(q->max_events > 0 ? q->max_events : r->max_events);
     st->limit = r->candidates > (int)st->max_ev * 2 ? r->candidates : (int)st->max_ev * 2;
     /* the frequencies of the terms, for the period's search below */
-    st->stats = (am__search_stats){0, 0, am__arena_alloc(ar, (st->nt + 1) * sizeof *st->stats.df), 0};
+    st->stats = (am__search_stats){0, 0, am__arena_take(ar, (st->nt + 1) * sizeof *st->stats.df), 0};
     if (!st->stats.df) return AM_NOMEM;
     rc = am__search_events(s, st->uid, st->terms, st->weights, st->nt, r->w_context,
                               AM_TIME_NONE, st->to, st->limit, ar, &st->events, &st->n_events,
@@ -99,7 +99,7 @@ int am__recall_search(am__recall_state *st)
                                   st->t_from, to, st->limit, ar, &in, &n_in, &st->stats);
         if (rc) return rc;
         if (n_in) {
-            am__event_row *all = am__arena_alloc(ar, (st->n_events + n_in + 1) * sizeof *all);
+            am__event_row *all = am__arena_take(ar, (st->n_events + n_in + 1) * sizeof *all);
             if (!all) return AM_NOMEM;
             memcpy(all, st->events, st->n_events * sizeof *all);
             size_t m = st->n_events;
@@ -122,7 +122,7 @@ int am__recall_search(am__recall_state *st)
     am__speaker_boost(r, st->qnorm, st->qnorm_len, aliased, n_aliased, events, n_events);
     if (r->w_when > 0 && n_events && am__asks_when(st->qnorm, st->qnorm_len)) {
         /* the candidates that say when: dates the write path extracted */
-        int64_t *rids = am__arena_alloc(ar, n_events * sizeof *rids);
+        int64_t *rids = am__arena_take(ar, n_events * sizeof *rids);
         unsigned char *dated = am__arena_alloc(ar, n_events);
         if (!rids || !dated) return AM_NOMEM;
         for (size_t i = 0; i < n_events; i++) rids[i] = events[i].rid;

@@ -22,8 +22,8 @@ int am__recall_add_terms(const am__recall_env *env, am__arena *ar, const char *t
     size_t nm, n = *nt;
     int rc = am__query_terms(env->text, text, ar, &more, &nm);
     if (rc) return rc;
-    const char **all = am__arena_alloc(ar, (n + nm + 1) * sizeof *all);
-    double *wt = am__arena_alloc(ar, (n + nm + 1) * sizeof *wt);
+    const char **all = am__arena_take(ar, (n + nm + 1) * sizeof *all);
+    double *wt = am__arena_take(ar, (n + nm + 1) * sizeof *wt);
     if (!all || !wt) return AM_NOMEM;
     memcpy(all, *terms, n * sizeof *all);
     for (size_t i = 0; i < n; i++) wt[i] = *weights ? (*weights)[i] : 1.0;

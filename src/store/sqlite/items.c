@@ -218,7 +218,7 @@ int am__sqlite_items_list(am__store *b, const char *uid, int which, am_time at,
         int tl = sqlite3_column_bytes(st, 18);
         const void *tb = sqlite3_column_blob(st, 18);
         if (tb && tl > 0) {
-            unsigned char *copy = am__arena_alloc(ar, (size_t)tl);
+            unsigned char *copy = am__arena_take(ar, (size_t)tl);
             if (!copy) { done(s, st); return AM_NOMEM; }
             memcpy(copy, tb, (size_t)tl);
             r->tokens = copy;

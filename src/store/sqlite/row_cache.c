@@ -103,7 +103,7 @@ int am__rowcache_get(const am__rowcache *c, int64_t rid, am__arena *ar, am__even
     const row_slot *s = find(c, rid);
     if (!s) return AM_OK;
     const row_copy *k = s->copy;
-    char *text = am__arena_alloc(ar, k->size);
+    char *text = am__arena_take(ar, k->size);
     if (!text) return AM_NOMEM;
     memcpy(text, k->text, k->size);
     *out = k->row;

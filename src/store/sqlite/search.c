@@ -102,8 +102,8 @@ static int merge_lists(sq_store *s, am__arena *ar, const am__hits *h, const size
         rows_max = (size_t)user_rows + h->n;
     while (cap < 2 * rows_max + 2) cap *= 2;
     int64_t *key = am__arena_alloc(ar, cap * sizeof *key); /* rid + 1, 0 empty */
-    uint32_t *at = am__arena_alloc(ar, cap * sizeof *at);
-    uint32_t *cnt = am__arena_alloc(ar, (cand + 1) * sizeof *cnt);
+    uint32_t *at = am__arena_take(ar, cap * sizeof *at);     /* (set with its key) */
+    uint32_t *cnt = am__arena_take(ar, (cand + 1) * sizeof *cnt);
     out->hit = am__malloc(s->a, (cand + 1) * sizeof *out->hit);
     out->tf = am__malloc(s->a, (n_tf + 1) * sizeof *out->tf);
     if (!key || !at || !cnt || !out->hit || !out->tf) return AM_NOMEM;
@@ -191,8 +191,8 @@ static void lists_put(sq_store *s, am__arena *ar, const char *tag, const char *c
                       const am__hits *h, const size_t *qterm, size_t nq)
 {
     size_t *off = am__arena_alloc(ar, (nq + 1) * sizeof *off);
-    int64_t *rid = am__arena_alloc(ar, (h->n_tf + 1) * sizeof *rid);
-    uint16_t(*tf)[AM__FTS_SCORED] = am__arena_alloc(ar, (h->n_tf + 1) * sizeof *tf);
+    int64_t *rid = am__arena_take(ar, (h->n_tf + 1) * sizeof *rid);
+    uint16_t(*tf)[AM__FTS_SCORED] = am__arena_take(ar, (h->n_tf + 1) * sizeof *tf);
     if (!off || !rid || !tf) return;
     for (size_t t = 0; t < h->n_tf; t++)
         if (h->tf[t].term < nq) off[h->tf[t].term + 1]++;
@@ -238,9 +238,9 @@ static int hits_in_window(sq_store *s, am__arena *ar, const char *uid, am_time f
     if (h->n == 0) return AM_OK;
     size_t cap = 16;
     while (cap < 2 * h->n + 2) cap *= 2;
-    int64_t *key = am__arena_alloc(ar, cap * sizeof *key); /* rid + 1, 0 empty */
-    uint32_t *at = am__arena_alloc(ar, cap * sizeof *at);
-    unsigned char *in = am__arena_alloc(ar, h->n + 1);
+    int64_t *key = am__arena_take(ar, cap * sizeof *key); /* rid + 1, 0 empty */
+    uint32_t *at = am__arena_take(ar, cap * sizeof *at);
+    unsigned char *in = am__arena_take(ar, h->n + 1);
     if (!key || !at || !in) return AM_NOMEM;
     memset(key, 0, cap * sizeof *key);
     memset(in, 0, h->n);

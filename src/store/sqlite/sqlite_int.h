@@ -483,13 +483,15 @@ static inline void *push(am__arena *ar, void **arr, size_t *n, size_t *cap,
 {
     if (*n == *cap) {
         size_t nc = *cap ? *cap * 2 : 16;
-        void *na = am__arena_alloc(ar, nc * elem);
+        void *na = am__arena_take(ar, nc * elem);
         if (!na) return NULL;
         if (*n) memcpy(na, *arr, *n * elem);
         *arr = na;
         *cap = nc;
     }
-    return (char *)*arr + (*n)++ * elem;
+    void *e = (char *)*arr + (*n)++ * elem;
+    memset(e, 0, elem); /* (only the element handed out is zeroed) */
+    return e;
 }
 
 /* The per-user FTS token: a decimal hash, so the tokenizer keeps it whole. */
@@ -537,8 +539,12 @@ static inline void read_event(am__arena *ar, sqlite3_stmt *st, am__event_row *e)
     e->occurred_at = col_time(st, 13);
     e->ingested_at = col_time(st, 14);
     e->tz_minutes = sqlite3_column_int(st, 15);
+    e->index_doc = e->index_ctx = NULL; /* (every field: e need not be zeroed) */
     e->tokens = NULL;
     e->tokens_len = 0;
+    e->score = 0;
+    e->client_id = NULL;
+    e->client_hash = 0;
 }
 
 /* The row's token blob (column 16 of EVENT_COLS) into e, copied to ar
@@ -547,7 +553,7 @@ static inline void read_event_tokens(am__arena *ar, sqlite3_stmt *st, am__event_
 {
     const void *tb = sqlite3_column_blob(st, 16);
     int tl = sqlite3_column_bytes(st, 16);
-    unsigned char *copy = tb && tl > 0 ? am__arena_alloc(ar, (size_t)tl) : NULL;
+    unsigned char *copy = tb && tl > 0 ? am__arena_take(ar, (size_t)tl) : NULL;
     if (copy) {
         memcpy(copy, tb, (size_t)tl);
         e->tokens = copy;

@@ -1,6 +1,6 @@
 /*
- * lexicon/stopwords.c -- stopwords of the search terms (text/analyze.c: sorted, looked up by
- * binary search -- keep the order) and the Han function characters that
+ * lexicon/stopwords.c -- stopwords of the search terms (text/analyze.c: looked up in
+ * a hash table built from this list) and the Han function characters that
  * make a unigram or bigram name nothing (recall/hops.c).
  */
 #include "text/lexicon/lexicon.h"
@@ -11,8 +11,8 @@ const char *const am__lex_function_chars[] = {"的", "是", "了", "在", "和",
                                               "我", "你", "他", "她", "它", "们", "这", "那", "之",
                                               "其", "呢", "吗", "吧", "啊", "着", NULL};
 
-/* Stemmed English stopwords and Chinese function characters, sorted by
- * bytes (strcmp order) for am__text_stopword's binary search. */
+/* Stemmed English stopwords and Chinese function characters (sorted by
+ * bytes, for the reader). */
 const char *const am__lex_stopwords[] = {
     "a", "about", "after", "again", "all", "also", "am", "an", "and", "ani", "are",
     "as", "at", "be", "becaus", "been", "befor", "being", "but", "by", "can", "could",
