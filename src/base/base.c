@@ -346,7 +346,7 @@ void am__arena_free(am__arena *ar)
 
 /* ------------------------------------------------------------ UTF-8 */
 
-int am__utf8_decode(const char *s, size_t n, uint32_t *cp)
+int am__utf8_decode_any(const char *s, size_t n, uint32_t *cp)
 {
     const unsigned char *u = (const unsigned char *)s;
     if (n == 0) {

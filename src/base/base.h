@@ -86,8 +86,25 @@ void am__arena_free(am__arena *ar);
  * surrogates, <= U+10FFFF); otherwise 0 and *bad_at = the first bad byte. */
 int am__utf8_valid(const char *s, size_t n, size_t *bad_at);
 /* Decode one code point at s (n bytes left); returns its length (1 for
- * an invalid byte, with *cp = 0xFFFD). */
-int am__utf8_decode(const char *s, size_t n, uint32_t *cp);
+ * an invalid byte, with *cp = 0xFFFD).  ASCII and the three-byte forms
+ * that cannot be overlong or a surrogate (lead E1-EC, EE-EF: Han and
+ * most CJK text) are decoded inline -- the tokenizer decodes every
+ * character of every text it analyses -- the rest by am__utf8_decode_any. */
+int am__utf8_decode_any(const char *s, size_t n, uint32_t *cp);
+static inline int am__utf8_decode(const char *s, size_t n, uint32_t *cp)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    if (n && u[0] < 0x80) {
+        *cp = u[0];
+        return 1;
+    }
+    if (n >= 3 && u[0] >= 0xE1 && u[0] <= 0xEF && u[0] != 0xED && (u[1] & 0xC0) == 0x80 &&
+        (u[2] & 0xC0) == 0x80) {
+        *cp = (uint32_t)(u[0] & 0x0F) << 12 | (uint32_t)(u[1] & 0x3F) << 6 | (u[2] & 0x3F);
+        return 3;
+    }
+    return am__utf8_decode_any(s, n, cp);
+}
 int am__utf8_encode(uint32_t cp, char out[4]);
 /* 1 for Han ideographs (CJK unified, ext A, compatibility). */
 int am__is_han(uint32_t cp);

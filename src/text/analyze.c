@@ -549,11 +549,20 @@ static struct {
 } stop_tab[STOP_SLOTS];
 static pthread_once_t stop_once = PTHREAD_ONCE_INIT;
 
+/* A slot from the length and three bytes: a lookup is a few operations,
+ * a collision only a probe more. */
+static size_t stop_home(const char *w, size_t len)
+{
+    const unsigned char *u = (const unsigned char *)w;
+    size_t h = len * 0x9E37u ^ u[0] * 0x85EBu ^ u[len - 1] * 0xC2B2u ^ u[len / 2] * 0x27D4u;
+    return (h ^ h >> 9) & (STOP_SLOTS - 1);
+}
+
 static void stop_build(void)
 {
     for (size_t i = 0; i < sizeof am__lex_stopwords / sizeof *am__lex_stopwords; i++) {
         size_t len = strlen(am__lex_stopwords[i]);
-        size_t j = (size_t)am__hash64(am__lex_stopwords[i], len) & (STOP_SLOTS - 1);
+        size_t j = stop_home(am__lex_stopwords[i], len);
         while (stop_tab[j].w) j = (j + 1) & (STOP_SLOTS - 1);
         stop_tab[j].w = am__lex_stopwords[i];
         stop_tab[j].len = len;
@@ -564,7 +573,7 @@ int am__text_stopword(const char *tok, size_t len)
 {
     if (len == 0 || len > 24) return 0; /* longer than any stopword */
     pthread_once(&stop_once, stop_build);
-    for (size_t j = (size_t)am__hash64(tok, len) & (STOP_SLOTS - 1); stop_tab[j].w;
+    for (size_t j = stop_home(tok, len); stop_tab[j].w;
          j = (j + 1) & (STOP_SLOTS - 1))
         if (stop_tab[j].len == len && memcmp(stop_tab[j].w, tok, len) == 0) return 1;
     return 0;
