@@ -38,7 +38,7 @@ static int read_audit(sq_store *s, sqlite3_stmt *st, am__arena *ar, am__audit_ro
     }
     int out = rc == SQLITE_DONE ? AM_OK : fail(s, rc, "audit");
     done(s, st);
-    return out;
+    return out ? out : ar->oom ? AM_NOMEM : AM_OK; /* a text not copied */
 }
 
 int am__sqlite_audit_page(am__store *b, const char *uid, int64_t after_seq, int limit,

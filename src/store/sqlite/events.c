@@ -621,7 +621,7 @@ int am__sqlite_entities_list(am__store *b, const char *uid, int64_t rid,
     }
     int out = rc == SQLITE_DONE ? AM_OK : fail(s, rc, "entities");
     done(s, st);
-    return out;
+    return out ? out : ar->oom ? AM_NOMEM : AM_OK; /* a text not copied */
 }
 
 int am__sqlite_event_find(am__store *b, const char *uid, const char *needle,
@@ -689,5 +689,5 @@ int am__sqlite_entity_counts(am__store *b, const char *uid, const char *type, in
     done(s, st);
     *norms = nv;
     *counts = cv;
-    return out;
+    return out ? out : ar->oom ? AM_NOMEM : AM_OK; /* a text not copied */
 }

@@ -92,7 +92,7 @@ static int read_rows(sq_store *s, sqlite3_stmt *st, am__arena *ar, am__outbox_ro
     }
     int out = rc == SQLITE_DONE ? AM_OK : fail(s, rc, "memory events");
     done(s, st);
-    return out;
+    return out ? out : ar->oom ? AM_NOMEM : AM_OK; /* a text not copied */
 }
 
 #define OUTBOX_COLS "seq, at, user_id, type, memory_id, task_id, event_id, key, detail," \

@@ -113,7 +113,7 @@ int am__sqlite_task_history(am__store *b, const char *uid, const char *task_id,
     }
     int out = rc == SQLITE_DONE ? AM_OK : fail(s, rc, "task history");
     done(s, st);
-    return out;
+    return out ? out : ar->oom ? AM_NOMEM : AM_OK; /* a text not copied */
 }
 
 int am__sqlite_tasks_list(am__store *b, const char *uid, am__arena *ar,

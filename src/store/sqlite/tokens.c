@@ -56,7 +56,7 @@ static int read_tokens(sq_store *s, sqlite3_stmt *st, am__arena *ar, am__token_r
     }
     int out = rc == SQLITE_DONE ? AM_OK : fail(s, rc, "tokens");
     done(s, st);
-    return out;
+    return out ? out : ar->oom ? AM_NOMEM : AM_OK; /* a text not copied */
 }
 
 #define TOKEN_COLS "id, lookup, hash, user_id, agent_id, role, admin, created_at, revoked_at"

@@ -90,7 +90,7 @@ int am__sqlite_links_list(am__store *b, const char *uid, am__arena *ar,
     }
     int out = rc == SQLITE_DONE ? AM_OK : fail(s, rc, "links");
     done(s, st);
-    return out;
+    return out ? out : ar->oom ? AM_NOMEM : AM_OK; /* a text not copied */
 }
 
 int am__sqlite_user_create_for(am__store *b, const char *uid, const char *ch, const char *ext,
