@@ -6,7 +6,6 @@
  * describes leads to the turns about that thing.
  */
 #include <math.h>
-#include <pthread.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -61,53 +60,13 @@
  * shorter histories are searched whole. */
 #define AM__BRIDGE_MAX_SHARE 0.01
 
-/* The function characters (lexicon) by the 24-bit codes of their 3 bytes
- * in a table made once per process (open addressing): a token's check is
- * a probe or two (a memcmp with each character was 3 % of a recall's
- * instructions). */
-#define FUNC_SLOTS 128 /* a power of two, over 4 x the characters */
-static uint32_t func_tab[FUNC_SLOTS]; /* 0: empty */
-static pthread_once_t func_once = PTHREAD_ONCE_INIT;
-
-static uint32_t code3(const char *p)
-{
-    const unsigned char *u = (const unsigned char *)p;
-    return (uint32_t)u[0] << 16 | (uint32_t)u[1] << 8 | u[2];
-}
-
-static size_t func_home(uint32_t c)
-{
-    return (size_t)((c * 2654435761u) >> 25) & (FUNC_SLOTS - 1);
-}
-
-static void func_build(void)
-{
-    size_t n = 0;
-    for (size_t i = 0; am__lex_function_chars[i] && n < FUNC_SLOTS / 2; i++) {
-        if (strlen(am__lex_function_chars[i]) != 3) continue;
-        uint32_t c = code3(am__lex_function_chars[i]);
-        size_t j = func_home(c);
-        while (func_tab[j] && func_tab[j] != c) j = (j + 1) & (FUNC_SLOTS - 1);
-        n += !func_tab[j];
-        func_tab[j] = c;
-    }
-}
-
-static int func_char(uint32_t c)
-{
-    for (size_t j = func_home(c); func_tab[j]; j = (j + 1) & (FUNC_SLOTS - 1))
-        if (func_tab[j] == c) return 1;
-    return 0;
-}
-
 /* A Han unigram or bigram of (or with) a function character: "的", "会的",
  * "是四" -- it names nothing. */
 static int function_token(const char *tok)
 {
     size_t n = strlen(tok);
     if (n != 3 && n != 6) return 0;
-    pthread_once(&func_once, func_build);
-    return func_char(code3(tok)) || (n == 6 && func_char(code3(tok + 3)));
+    return am__text_function_char(tok) || (n == 6 && am__text_function_char(tok + 3));
 }
 
 /* A word of the question that says what is asked: not a function token

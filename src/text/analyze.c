@@ -538,45 +538,62 @@ int am__text_lang(const char *s, size_t n)
     return han * 3 >= latin ? AM_LANG_ZH : AM_LANG_EN;
 }
 
-/* The stopword list (text/lexicon/stopwords.c) in a hash table built once
- * per process (open addressing; a token's hash, then its bytes): the
+/* The stopwords and the Han function characters (text/lexicon/stopwords.c)
+ * in hash tables built once per process (open addressing; a slot from the
+ * word's length and three of its bytes, then its bytes compared): the
  * binary search with a strcmp per probe was 5 % of a recall's
- * instructions, a call for every token of every text analysed. */
-#define STOP_SLOTS 512 /* a power of two, over 3 x the list */
-static struct {
-    const char *w; /* NULL: empty */
-    size_t len;
-} stop_tab[STOP_SLOTS];
-static pthread_once_t stop_once = PTHREAD_ONCE_INIT;
+ * instructions (a call for every token of every text analysed), the
+ * function characters' memcmp with each 3 %. */
+#define WORD_SLOTS 512 /* a power of two, over 3 x the longer list */
+typedef struct word_table {
+    struct {
+        const char *w; /* NULL: empty */
+        size_t len;
+    } slot[WORD_SLOTS];
+} word_table;
+static word_table stop_tab, func_tab;
+static pthread_once_t words_once = PTHREAD_ONCE_INIT;
 
-/* A slot from the length and three bytes: a lookup is a few operations,
- * a collision only a probe more. */
-static size_t stop_home(const char *w, size_t len)
+static size_t word_home(const char *w, size_t len)
 {
     const unsigned char *u = (const unsigned char *)w;
     size_t h = len * 0x9E37u ^ u[0] * 0x85EBu ^ u[len - 1] * 0xC2B2u ^ u[len / 2] * 0x27D4u;
-    return (h ^ h >> 9) & (STOP_SLOTS - 1);
+    return (h ^ h >> 9) & (WORD_SLOTS - 1);
 }
 
-static void stop_build(void)
+static void word_put(word_table *t, const char *w)
 {
-    for (size_t i = 0; i < sizeof am__lex_stopwords / sizeof *am__lex_stopwords; i++) {
-        size_t len = strlen(am__lex_stopwords[i]);
-        size_t j = stop_home(am__lex_stopwords[i], len);
-        while (stop_tab[j].w) j = (j + 1) & (STOP_SLOTS - 1);
-        stop_tab[j].w = am__lex_stopwords[i];
-        stop_tab[j].len = len;
-    }
+    size_t len = strlen(w), j = word_home(w, len);
+    while (t->slot[j].w) j = (j + 1) & (WORD_SLOTS - 1);
+    t->slot[j].w = w;
+    t->slot[j].len = len;
+}
+
+static int word_has(const word_table *t, const char *w, size_t len)
+{
+    for (size_t j = word_home(w, len); t->slot[j].w; j = (j + 1) & (WORD_SLOTS - 1))
+        if (t->slot[j].len == len && memcmp(t->slot[j].w, w, len) == 0) return 1;
+    return 0;
+}
+
+static void words_build(void)
+{
+    for (size_t i = 0; i < sizeof am__lex_stopwords / sizeof *am__lex_stopwords; i++)
+        word_put(&stop_tab, am__lex_stopwords[i]);
+    for (size_t i = 0; am__lex_function_chars[i]; i++) word_put(&func_tab, am__lex_function_chars[i]);
 }
 
 int am__text_stopword(const char *tok, size_t len)
 {
     if (len == 0 || len > 24) return 0; /* longer than any stopword */
-    pthread_once(&stop_once, stop_build);
-    for (size_t j = stop_home(tok, len); stop_tab[j].w;
-         j = (j + 1) & (STOP_SLOTS - 1))
-        if (stop_tab[j].len == len && memcmp(stop_tab[j].w, tok, len) == 0) return 1;
-    return 0;
+    pthread_once(&words_once, words_build);
+    return word_has(&stop_tab, tok, len);
+}
+
+int am__text_function_char(const char *p)
+{
+    pthread_once(&words_once, words_build);
+    return word_has(&func_tab, p, 3);
 }
 
 int am__text_tokens_estimate(const char *s, size_t n)

@@ -74,6 +74,8 @@ int am__text_lang(const char *s, size_t n);
 
 /* 1 if the (normalised, stemmed) token is a stopword for queries. */
 int am__text_stopword(const char *tok, size_t len);
+/* The 3 bytes at p are a Han function character ("的", "是": lexicon). */
+int am__text_function_char(const char *p);
 
 /* Rough token count for budgets: 1 per Han character, 1 per ~4 bytes of
  * other text (F18: CJK-aware). */

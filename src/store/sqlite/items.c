@@ -145,7 +145,6 @@ int am__sqlite_item_sources(am__store *b, const char *uid, int64_t item_rid, am_
     }
     int out = rc == SQLITE_DONE ? AM_OK : fail(s, rc, "item sources");
     done(s, st);
-    if (!out && ar->oom) out = AM_NOMEM; /* a text not copied */
     if (out || k == 0) return out;
     if (!sorted) qsort(rows, k, sizeof *rows, cmp_source);
     *ids = am__arena_alloc(ar, k * sizeof **ids);

@@ -1,7 +1,8 @@
 /*
  * lexicon/stopwords.c -- stopwords of the search terms (text/analyze.c: looked up in
  * a hash table built from this list) and the Han function characters that
- * make a unigram or bigram name nothing (recall/hops.c).
+ * make a unigram or bigram name nothing (recall/hops.c); both looked up
+ * through text/analyze.c's tables.
  */
 #include "text/lexicon/lexicon.h"
 
