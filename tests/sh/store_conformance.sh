@@ -47,12 +47,24 @@ newdb() { pg_new_db "$@"; }
 # ---------------------------------------------------------------- scenarios
 CACHE=""
 if command -v redis-server >/dev/null 2>&1 && command -v redis-cli >/dev/null 2>&1; then
-  RPORT=$(( 20000 + (RANDOM * 11 + $$) % 40000 ))
-  redis-server --port "$RPORT" --bind 127.0.0.1 --save '' --appendonly no --daemonize no \
-    --dir "$TMP" >"$TMP/redis.log" 2>&1 & RPID=$!
-  for _ in $(seq 1 100); do redis-cli -p "$RPORT" ping 2>/dev/null | grep -q PONG && break; sleep 0.05; done
-  redis-cli -p "$RPORT" ping 2>/dev/null | grep -q PONG && CACHE="redis://127.0.0.1:$RPORT/0" ||
-    fail "redis-server did not start"
+  # a random free port: another test's server may hold the first one tried
+  for try in 1 2 3 4 5 6 7 8; do
+    RPORT=$(( 20000 + (RANDOM * 11 + $$ + try * 131) % 40000 ))
+    redis-server --port "$RPORT" --bind 127.0.0.1 --save '' --appendonly no --daemonize no \
+      --dir "$TMP" >"$TMP/redis.log" 2>&1 & RPID=$!
+    for _ in $(seq 1 100); do
+      redis-cli -p "$RPORT" ping 2>/dev/null | grep -q PONG && break
+      kill -0 "$RPID" 2>/dev/null || break
+      sleep 0.05
+    done
+    # PONG from our own server, not from one that already held the port
+    if redis-cli -p "$RPORT" ping 2>/dev/null | grep -q PONG && sleep 0.1 && kill -0 "$RPID" 2>/dev/null; then
+      CACHE="redis://127.0.0.1:$RPORT/0"
+      break
+    fi
+    kill -9 "$RPID" 2>/dev/null; wait "$RPID" 2>/dev/null; RPID=""
+  done
+  [ -n "$CACHE" ] || { cat "$TMP/redis.log"; fail "redis-server did not start"; }
 fi
 files=0
 for f in tests/scenarios/*.jsonl; do

@@ -36,14 +36,22 @@
  * "cache"."recall_cache" the library's own connection (am_cache_state:
  * none|up|down; down also sets "degraded") -- never the URL (its
  * password). */
+static void healthz_reply(srv_ctx *c, const char *store, int reachable, const char *store_error);
+
 static void h_healthz(srv_ctx *c)
 {
     am_store_health h = {1, 0, 0};
     int rc = c->db ? am_store_check(c->db, 1, &h) : AM_OK;
-    json_t *v = json_pack("{s:s, s:s, s:s, s:b, s:s?}", "status", h.reachable ? "ok" : "unavailable",
-                          "store", c->db ? am_store_backend(c->db) : "sqlite", "version",
-                          AM_VERSION_STRING, "store_reachable", h.reachable, "store_error",
-                          rc && !h.reachable ? am_errmsg(c->db) : NULL);
+    healthz_reply(c, c->db ? am_store_backend(c->db) : "sqlite", h.reachable,
+                  rc && !h.reachable ? am_errmsg(c->db) : NULL);
+}
+
+/* /healthz's document; also when no handle could be opened (c->db NULL) */
+static void healthz_reply(srv_ctx *c, const char *store, int reachable, const char *store_error)
+{
+    json_t *v = json_pack("{s:s, s:s, s:s, s:b, s:s?}", "status", reachable ? "ok" : "unavailable",
+                          "store", store, "version", AM_VERSION_STRING, "store_reachable", reachable,
+                          "store_error", store_error);
     srv_bus *bus = c->srv ? c->srv->bus : NULL;
     srv_dispatch *d = c->srv ? c->srv->dispatch : NULL;
     json_t *cache = NULL, *busj = NULL;
@@ -81,8 +89,8 @@ static void h_healthz(srv_ctx *c)
         am__srv_error(c->out, "internal", NULL, "out of memory");
         return;
     }
-    am__srv_json(c->out, h.reachable ? 200 : 503, v);
-    if (!h.reachable) c->out->retry_after = 1;
+    am__srv_json(c->out, reachable ? 200 : 503, v);
+    if (!reachable) c->out->retry_after = 1;
 }
 
 static void h_metrics(srv_ctx *c)
@@ -344,6 +352,36 @@ void am__srv_engine_error_msg(srv_ctx *c, int rc, const char *msg)
     }
     default: am__srv_error(c->out, "internal", NULL, "%s (%s)", msg, am_errstr(rc)); break;
     }
+}
+
+void am__srv_no_handle(am_srv *s, srv_reply *out, const char *path)
+{
+    const char *url = s->cfg && s->cfg->path ? s->cfg->path : "";
+    const char *store = strncmp(url, "postgres://", 11) == 0 || strncmp(url, "postgresql://", 13) == 0
+                            ? "postgres"
+                            : "sqlite";
+    char why[sizeof s->open_err];
+    pthread_mutex_lock(&s->pool_mu);
+    int rc = s->open_rc;
+    memcpy(why, s->open_err, sizeof why);
+    pthread_mutex_unlock(&s->pool_mu);
+    why[sizeof why - 1] = 0;
+    if (rc != AM_IO) { /* the handles all taken and no more may be opened, out of memory, ... */
+        am__srv_error(out, "busy", NULL, "no store handle could be opened now%s%s", why[0] ? ": " : "",
+                      why);
+        return;
+    }
+    if (path && strcmp(path, "/healthz") == 0) {
+        srv_ctx c;
+        memset(&c, 0, sizeof c);
+        c.srv = s;
+        c.out = out;
+        healthz_reply(&c, store, 0, why);
+        return;
+    }
+    char m[sizeof why + 64];
+    snprintf(m, sizeof m, "the store (%s) is unavailable: %s", store, why);
+    error_reply(out, "unavailable", NULL, store, m);
 }
 
 /* ------------------------------------------------------------ auth */

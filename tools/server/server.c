@@ -62,8 +62,10 @@ static am_db *handle_open(am_srv *s)
     if (rc) {
         fprintf(stderr, "agentmem serve: cannot open a store handle: %s (%s)\n",
                 err ? err : "", am_errstr(rc));
-        am_free(err);
         pthread_mutex_lock(&s->pool_mu);
+        s->open_rc = rc;
+        snprintf(s->open_err, sizeof s->open_err, "%s", err ? err : am_errstr(rc));
+        am_free(err);
         s->n_open--;
         pthread_cond_signal(&s->pool_cv);
         pthread_mutex_unlock(&s->pool_mu);
@@ -441,7 +443,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     am_db *db = am__srv_db_get(&sv->srv);
     if (!db) {
         memset(&rp, 0, sizeof rp);
-        am__srv_error(&rp, "busy", NULL, "no store handle could be opened now");
+        am__srv_no_handle(&sv->srv, &rp, url);
         return send_reply(conn, r, &rp);
     }
     am_store_health h0, h1;

@@ -97,6 +97,8 @@ typedef struct am_srv {
     pthread_t pool_owner[80]; /* the thread that last put pool[i] back */
     int n_free, n_open, max_open;
     am_db *borrowed;        /* the caller's handle (never closed here) */
+    int open_rc;            /* why the last handle could not be opened (under pool_mu) */
+    char open_err[512];
     int stopping;           /* shutdown began: streams end (under pool_mu) */
     int n_streams;          /* GET /v1/stream threads running (under pool_mu) */
     /* group commit of single events (routes.c): writers queue, one of them
@@ -201,6 +203,11 @@ int am__srv_hex(char ch);
  * the status of code; am__srv_json: status and v (stolen). */
 void am__srv_error(srv_reply *out, const char *code, const char *field, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* The reply when am__srv_db_get gave NULL for a request to path (NULL: a
+ * queued write): the store unreachable (a PostgreSQL down) is 503
+ * "unavailable" naming the store, and /healthz says so in its own shape;
+ * anything else is 503 "busy" (router.c). */
+void am__srv_no_handle(am_srv *s, srv_reply *out, const char *path);
 void am__srv_json(srv_reply *out, int status, json_t *v);
 void am__srv_text(srv_reply *out, int status, const char *ctype, const char *text, size_t len);
 /* An engine error (rc, am_errmsg(db)) as its HTTP error; _msg: with the
