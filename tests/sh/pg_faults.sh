@@ -11,7 +11,8 @@
 #     store_reachable true; a Chinese and an English write and recall);
 #   - during the outage /healthz is 503 with store_reachable false, and a
 #     write and a recall get 503 + Retry-After, code "unavailable" naming
-#     the store -- never a 500, never a dropped connection;
+#     the store -- never a 500, never a dropped connection; so are eight
+#     recalls at once (some must open a new handle: it cannot connect);
 #   - every write the client saw acknowledged (200) is in PostgreSQL
 #     exactly once (by the client's own ids and, for writes without one,
 #     by the id in the text), and no write is there twice;
@@ -110,6 +111,22 @@ down_req() { # PATH BODY
 }
 down_req /v1/events '{"text":"While the database is down I ask for tea"}'
 down_req /v1/recall '{"query":"我喜欢喝什么？"}'
+# more requests at once than handles are free: those that must open a new
+# handle (the store down) are answered the same way, not "busy"
+par_pids=
+for i in 1 2 3 4 5 6 7 8; do
+  curl -s -m 30 -o "$TMP/par$i.body" -w '%{http_code}' -X POST -H "Authorization: Bearer $tok" \
+    -H 'Content-Type: application/json' --data-binary '{"query":"which tea do I like?"}' \
+    "$base/v1/recall" >"$TMP/par$i.code" 2>/dev/null &
+  par_pids="$par_pids $!"
+done
+for p in $par_pids; do wait "$p"; done
+for i in 1 2 3 4 5 6 7 8; do
+  if [ "$(cat "$TMP/par$i.code")" != 503 ] || ! grep -q '"code":"unavailable"' "$TMP/par$i.body" ||
+     ! grep -q '"store":"postgres"' "$TMP/par$i.body"; then
+    fail "a recall of 8 at once while PostgreSQL is down: $(cat "$TMP/par$i.code") $(cat "$TMP/par$i.body")"
+  fi
+done
 sleep 1.5
 pg_start || fail "PostgreSQL did not start again after -m immediate"
 up_at=$(ms)
