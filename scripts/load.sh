@@ -16,7 +16,7 @@ secs=${1:-30} users=${2:-20} threads=${3:-4} writes=${4:-0.5} rate=${5:-0}
 cli=${AGENTMEM_CLI:-build/agentmem}
 work=$(mktemp -d)
 srv=
-trap '[ -n "$srv" ] && kill "$srv" 2>/dev/null; rm -rf "$work"' EXIT
+trap '[ -n "$srv" ] && kill "$srv" 2>/dev/null; [ -n "${KEEP_DB:-}" ] && cp "$work/load.db" "$KEEP_DB"; rm -rf "$work"' EXIT
 db="$work/load.db"
 "$cli" --db "$db" init >/dev/null
 for i in $(seq 1 "$users"); do

@@ -11,7 +11,7 @@
  * microseconds and a waiter gives up after the whole timeout.  Two things
  * here fix that:
  *
- *  - The waiter's back-off is short and jittered: 1, 2, 4 ms up to
+ *  - The waiter's back-off is short and jittered: 0.25, 0.5, 1 ms up to
  *    AM__BUSY_STEP_MAX_MS, each drawn in [d/2, d] from a per-connection
  *    generator (waiters do not retry in step), until the limit the
  *    configuration gives (am_config.busy_timeout_ms) has passed.  It ages:
@@ -41,12 +41,12 @@
 
 #include "store/sqlite/sqlite_int.h"
 
-#define AM__BUSY_STEP_MAX_MS 6 /* longest sleep between two tries */
+#define AM__BUSY_STEP_MAX_MS 2 /* longest sleep between two tries */
 #define AM__AGED_MS 1000       /* a waiter this old tries every 1 ms */
 #define AM__HOLD_MAX_MS 100    /* continuous holding before a rest */
 #define AM__HOLD_LONGEST_MS 1600 /* ... after rests nobody used */
-#define AM__REST_MS 8          /* > AM__BUSY_STEP_MAX_MS: every waiter tries */
-#define AM__GAP_MS 4           /* a pause shorter than this does not count as one */
+#define AM__REST_MS 3          /* > AM__BUSY_STEP_MAX_MS: every waiter tries */
+#define AM__GAP_MS 3           /* a pause shorter than this does not count as one */
 
 int64_t am__sqlite_clock_us(void)
 {
@@ -83,10 +83,14 @@ static int on_busy(void *ctx, int tries)
     if (tries == 0) s->busy_since = now;
     int64_t left = (int64_t)s->busy_limit_ms * 1000 - (now - s->busy_since);
     if (left <= 0) return 0;
-    /* 1, 2, 4, 6 ms; then, the longer it has waited, the more often it
+    /* 0.25, 0.5, 1, 2 ms: a recall's heat update or a group commit holds
+     * the lock for well under a millisecond, and every rest of a holder
+     * (below) must be longer than the longest step, so a short step keeps
+     * both the waits and the rests short (docs/BENCH.md, server load);
+     * then, the longer it has waited, the more often it
      * tries (down to every 1 ms after AM__AGED_MS): of the waiters, the one
      * that waited longest is the likeliest to try first in a free moment */
-    int64_t step = (int64_t)1000 << (tries < 3 ? tries : 3);
+    int64_t step = (int64_t)250 << (tries < 3 ? tries : 3);
     if (step > AM__BUSY_STEP_MAX_MS * 1000) step = AM__BUSY_STEP_MAX_MS * 1000;
     int64_t waited = now - s->busy_since;
     if (tries > 3) {
