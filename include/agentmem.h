@@ -131,7 +131,8 @@ typedef struct am_config {
     am_rank_config rank;
     /* Searches keep each scanned term's rows in memory (per handle, kept
      * true through this handle's writes; up to ~48 MB) and read them from
-     * there the next time instead of scanning the index.  1 turns that
+     * there the next time instead of scanning the index; writes keep each
+     * user's latest memory items (up to 64 users, 16 MB).  1 turns both
      * off (the same results, slower; for comparisons).  Default 0. */
     int no_term_cache;
     /* PII-vault encryption at rest (F3): 64 hex digits (a 32-byte key) or

@@ -46,7 +46,8 @@ static am_time sys_now(const am__wctx *w)
 #define LATEST INT64_MAX
 static int latest_items(am__wctx *w, am__item_row **rows, size_t *n)
 {
-    return w->store->vt->items_list(w->store, w->uid, AM__ITEMS_CURRENT | AM__ITEMS_NO_SOURCES,
+    return w->store->vt->items_list(w->store, w->uid,
+                                    AM__ITEMS_CURRENT | AM__ITEMS_NO_SOURCES | AM__ITEMS_NO_HEAT,
                                     LATEST, w->ar, rows, n);
 }
 

@@ -160,6 +160,10 @@ typedef struct am__vec_want {
 #define AM__ITEMS_NO_SOURCES 8 /* or'ed in: leave sources empty (recall
                                   ranks every item, shows a few: it asks
                                   item_sources for those) */
+#define AM__ITEMS_NO_HEAT 16   /* or'ed in: hits 0, last_access none (the
+                                  write path: heat is the recall's; SQLite
+                                  holds its latest items between
+                                  statements, store/sqlite/item_memo.c) */
 
 /* The store's part of a lexical search (recall/lexical.c ranks): the
  * user's postings of the query's terms.  The index holds, per event row,
@@ -563,8 +567,9 @@ typedef struct am__store_opts {
     int must_exist;
     size_t vc_full_max; /* sqlite: users with more vectors are cached as
                            sign bits (0: AM__VC_FULL_MAX; tests lower it) */
-    int no_lists;       /* sqlite: hold no posting lists, scan every term
-                           (tests compare the two) */
+    int no_lists;       /* sqlite: hold no posting lists, scan every term,
+                           and no latest items between statements
+                           (item_memo.c; tests compare the two) */
     const unsigned char *vault_key; /* 32 bytes: PII-vault originals sealed
                                        with AES-256-GCM (sqlite/vault.c); NULL:
                                        stored as given */
@@ -604,6 +609,6 @@ int am__store_postgres_open(const char *url, const am__store_opts *o, am__store 
 
 /* The schema version this library writes and reads: the number of
  * migrations (store/sqlite/schema.c asserts it). */
-#define AM__SCHEMA_VERSION 22
+#define AM__SCHEMA_VERSION 23
 
 #endif

@@ -21,7 +21,12 @@
 /* v22: working memory without a cache (store/sqlite/working.c) */
 #define AM_UNDO_V22 "DROP TABLE working_memory;"
 
+/* v23: the items' seqs (store/sqlite/item_memo.c) */
+#define AM_UNDO_V23                                                               \
+    "DROP TRIGGER items_changes_ins; DROP TRIGGER items_changes_upd;"             \
+    "DROP TRIGGER items_changes_del; DROP TABLE item_changes;"
+
 /* every migration after v19, newest first */
-#define AM_UNDO_TO_V19 AM_UNDO_V22 AM_UNDO_V21 AM_UNDO_V20
+#define AM_UNDO_TO_V19 AM_UNDO_V23 AM_UNDO_V22 AM_UNDO_V21 AM_UNDO_V20
 
 #endif

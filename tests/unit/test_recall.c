@@ -733,17 +733,9 @@ static void test_term_lists_stay_true_zh(void)
  * and every search must give both the same rows and scores to the bit --
  * in the transaction too, where the index's averages record on disk is
  * behind the rows written so far (FTS5 saves it at commit). */
-static void *lt_realloc(void *ctx, void *p, size_t n)
-{
-    (void)ctx;
-    if (n == 0) {
-        free(p);
-        return NULL;
-    }
-    return realloc(p, n);
-}
+#include "plain_alloc.h"
 
-static const am__allocator lt_alloc = {lt_realloc, NULL};
+static const am__allocator lt_alloc = {plain_realloc, NULL};
 
 static am__store *lt_open(const char *path, int no_lists)
 {

@@ -30,16 +30,9 @@
 #include "test.h"
 #include "text/analyze.h"
 
-static void *t_realloc(void *ctx, void *p, size_t n)
-{
-    (void)ctx;
-    if (n == 0) {
-        free(p);
-        return NULL;
-    }
-    return realloc(p, n);
-}
-static const am__allocator alloc = {t_realloc, NULL};
+#include "plain_alloc.h"
+
+static const am__allocator alloc = {plain_realloc, NULL};
 
 #define N_USERS 5
 #define N_STEPS 160

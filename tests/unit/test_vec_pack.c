@@ -27,15 +27,7 @@ static int64_t rids[N_BIG];
 static size_t full_max; /* am__store_opts.vc_full_max of open_store (0: default) */
 static int scan_exact = -1; /* exact_max of scan_is (-1: exact scans) */
 
-static void *t_realloc(void *ctx, void *p, size_t n)
-{
-    (void)ctx;
-    if (n == 0) {
-        free(p);
-        return NULL;
-    }
-    return realloc(p, n);
-}
+#include "plain_alloc.h"
 
 /* deterministic pseudo-random vectors: event k of embedder variant e */
 static void vec_of(int k, int e, float *v)
@@ -713,7 +705,7 @@ static void test_bits_scan_large(void)
 
 int main(void)
 {
-    alloc.realloc = t_realloc;
+    alloc.realloc = plain_realloc;
     snprintf(path, sizeof path, "/tmp/am_test_vec_pack_%ld.db", (long)getpid());
     RUN(test_packed_scan_equals_rows);
     RUN(test_forget_cuts_packed_vector);

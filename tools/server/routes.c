@@ -300,6 +300,12 @@ static void *writer_main(void *arg)
 {
     am_srv *s = arg;
     pthread_setname_np(pthread_self(), "am-writer"); /* for top and perf */
+    /* one handle for every group, kept until the writer stops: what its
+     * connection holds of a user (the latest items, the term lists) stays
+     * true through its own writes, while a handle shared with the workers
+     * would meet the user's rows changed by another connection every time
+     * (store/sqlite/item_memo.c) */
+    am_db *db = NULL;
     pthread_mutex_lock(&s->write_mu);
     for (;;) {
         while (!s->queue && !s->writers_stop) pthread_cond_wait(&s->write_cv, &s->write_mu);
@@ -311,7 +317,7 @@ static void *writer_main(void *arg)
             s->queue = s->queue->next;
         }
         pthread_mutex_unlock(&s->write_mu);
-        am_db *db = am__srv_db_get(s);
+        if (!db) db = am__srv_db_get(s);
         if (db) { /* its store calls run again on a new connection count in /metrics too */
             am_store_health h0, h1;
             am_store_check(db, 0, &h0);
@@ -331,11 +337,11 @@ static void *writer_main(void *arg)
             else if (p->rc) am__srv_engine_error_msg(&c, p->rc, p->err);
             else am__srv_json(&p->reply, 200, am_shape_add(&p->info));
         }
-        am__srv_db_put(s, db);
         for (size_t i = 0; i < n; i++) s->resume(group[i]->ctx); /* group[i] is not ours now */
         pthread_mutex_lock(&s->write_mu);
     }
     pthread_mutex_unlock(&s->write_mu);
+    am__srv_db_put(s, db);
     return NULL;
 }
 

@@ -466,7 +466,8 @@ int am__pg_items_list(am__store *b, const char *uid, int which, am_time at, am__
          PG_ITEM_COLS " NULL" PG_ITEM_FROM PG_ITEM_ASOF},
     };
     int no_src = (which & AM__ITEMS_NO_SOURCES) != 0;
-    which &= ~AM__ITEMS_NO_SOURCES;
+    int no_heat = (which & AM__ITEMS_NO_HEAT) != 0;
+    which &= ~(AM__ITEMS_NO_SOURCES | AM__ITEMS_NO_HEAT);
     if (which < 0 || which > 2) return AM_MISUSE;
     pg_args a = {0};
     am__pg_arg_text(&a, uid);
@@ -494,8 +495,8 @@ int am__pg_items_list(am__store *b, const char *uid, int which, am_time at, am__
         it->recorded_at = am__pg_time(r, i, 13);
         it->superseded_at = am__pg_time(r, i, 14);
         it->status = am__pg_str(ar, r, i, 15);
-        it->hits = (long)am__pg_i64(r, i, 16);
-        it->last_access = am__pg_time(r, i, 17);
+        it->hits = no_heat ? 0 : (long)am__pg_i64(r, i, 16);
+        it->last_access = no_heat ? AM_TIME_NONE : am__pg_time(r, i, 17);
         rc = am__pg_bytes(ar, r, i, 18, &it->tokens, &it->tokens_len);
         if (it->tokens_len == 0) it->tokens = NULL;
         it->source_count = (long)am__pg_i64(r, i, 20);

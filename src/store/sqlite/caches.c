@@ -7,6 +7,8 @@
  *   - post: the posting lists of searched terms (post_cache.c);
  *   - vc: the vectors of recently scanned users, with a spare buffer and a
  *     memo of the users too big to hold (vec_cache.c).
+ * (A fifth, the write path's latest items of a user, has seqs of its own
+ * and goes only with a rollback or a forget: item_memo.c.)
  * This connection's writes keep them true row by row (event_put,
  * event_ctx_append, vec_put).  What makes them untrue, and what then goes:
  *   - a rollback (sq_rollback): the rows inserted in the transaction never
@@ -75,6 +77,9 @@ void am__sqlite_caches_drop(sq_store *s, am__sqlite_drop why, const char *uid)
     am__fts_lens_clear(s->lens);
     am__rowcache_clear(s->rows); /* an insert undone: its rowid can come back */
     am__post_clear(s->post);
+    /* the latest items are checked by their own seqs (item_memo.c): only
+     * a rollback (the seqs go back) or a forget here makes them untrue */
+    if (why != AM__DROP_OTHER_COMMIT) am__sqlite_memo_clear(s);
     if (why != AM__DROP_FORGET) seen_clear(s); /* (a forget's own drop keeps the seqs true) */
 }
 
@@ -82,6 +87,7 @@ void am__sqlite_caches_free(sq_store *s)
 {
     am__free(s->a, s->seen);
     s->seen = NULL;
+    am__sqlite_memo_free(s);
 }
 
 static uint64_t uid_hash(const char *uid)

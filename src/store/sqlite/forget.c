@@ -563,6 +563,7 @@ static int purge_step(sq_store *s, const job *j, am_time now, int *finished)
         "DELETE FROM forget_jobs WHERE user_id=?1 AND level != 'user'", /* its held forgets */
         "DELETE FROM users WHERE user_id=?1",
         "DELETE FROM store_changes WHERE user_id=?1", /* (after the sweeps: their triggers write it) */
+        "DELETE FROM item_changes WHERE user_id=?1",
         "UPDATE audit_log SET user_id=?2,"
         " object_id = CASE WHEN object_type IN ('event', 'memory') THEN object_id END,"
         " detail = CASE WHEN op IN ('forget', 'restore') THEN detail END"

@@ -17,9 +17,20 @@
 
 #include "store/sqlite/sqlite_int.h"
 
+static int item_insert(sq_store *s, const char *uid, am__item_row *it);
+
 int am__sqlite_item_insert(am__store *b, const char *uid, am__item_row *it)
 {
     sq_store *s = SQ(b);
+    struct am__memo_entry *m = am__sqlite_memo_before(s, uid);
+    int rc = item_insert(s, uid, it);
+    if (rc) am__sqlite_memo_clear(s);
+    else am__sqlite_memo_inserted(s, m, uid, it);
+    return rc;
+}
+
+static int item_insert(sq_store *s, const char *uid, am__item_row *it)
+{
     sqlite3_stmt *st = stmt(s, "INSERT INTO memory_items(id, lineage_id, user_id, scope, kind, key, text, value_json, confidence,"
                                " base_score, half_life_days, valid_from, valid_to, recorded_at, superseded_at, status, tokens,"
                                " source_count, reinforced_at)"
@@ -70,6 +81,7 @@ int am__sqlite_item_reinforce(am__store *b, const char *uid, int64_t item_rid,
                               const char *event_id, am_time at)
 {
     sq_store *s = SQ(b);
+    struct am__memo_entry *m = am__sqlite_memo_before(s, uid);
     sqlite3_stmt *st = stmt(s, "UPDATE memory_items SET source_count = source_count + 1, reinforced_at = ?3"
                                " WHERE rid = ?1 AND user_id = ?2 AND NOT EXISTS"
                                " (SELECT 1 FROM item_sources WHERE item_rid = ?1 AND event_id = ?4)");
@@ -79,7 +91,9 @@ int am__sqlite_item_reinforce(am__store *b, const char *uid, int64_t item_rid,
     bind_time(st, 3, at);
     bind_text(st, 4, event_id);
     int rc = run(s, st, "reinforce item");
+    if (rc) am__sqlite_memo_clear(s);
     if (rc || sqlite3_changes(s->db) == 0) return rc; /* a source already */
+    am__sqlite_memo_reinforced(s, m, uid, item_rid, at);
     st = stmt(s, "INSERT INTO item_sources(item_rid, user_id, event_id) VALUES(?,?,?)");
     if (!st) return AM_BACKEND;
     sqlite3_bind_int64(st, 1, item_rid);
@@ -101,13 +115,16 @@ int am__sqlite_item_close(am__store *b, const char *uid, const char *vid,
                           am_time at)
 {
     sq_store *s = SQ(b);
+    struct am__memo_entry *m = am__sqlite_memo_before(s, uid);
     sqlite3_stmt *st = stmt(s, "UPDATE memory_items SET superseded_at=? WHERE user_id=? AND id=? AND superseded_at IS NULL");
     if (!st) return AM_BACKEND;
     sqlite3_bind_int64(st, 1, at);
     bind_text(st, 2, uid);
     bind_text(st, 3, vid);
     int rc = run(s, st, "close item");
+    if (rc) am__sqlite_memo_clear(s);
     if (rc == AM_OK && sqlite3_changes(s->db) == 0) return AM_NOTFOUND;
+    if (rc == AM_OK) am__sqlite_memo_closed(s, m, uid, vid);
     return rc;
 }
 
@@ -166,6 +183,11 @@ int am__sqlite_items_list(am__store *b, const char *uid, int which, am_time at,
     " (SELECT group_concat(event_id, ',') FROM"                                                 \
     "  (SELECT x.event_id FROM item_sources x WHERE x.item_rid = m.rid ORDER BY x.rowid)) AS src"
 #define ITEM_NOSRC " NULL AS src"
+#define ITEM_NOHEAT                                                                             \
+    "SELECT m.rid, m.id, m.lineage_id, m.scope, m.kind, m.key, m.text, m.value_json, m.confidence," \
+    " m.base_score, m.half_life_days, m.valid_from, m.valid_to, m.recorded_at, m.superseded_at,"    \
+    " m.status, 0, NULL, m.tokens, NULL AS src, m.source_count,"                                     \
+    " coalesce(m.reinforced_at, m.recorded_at) FROM memory_items m"
 #define ITEM_FROM ", m.source_count, coalesce(m.reinforced_at, m.recorded_at)" \
     " FROM memory_items m LEFT JOIN item_heat h ON h.user_id=m.user_id AND h.lineage_id=m.lineage_id"
 #define ITEM_CURRENT                                                                            \
@@ -183,9 +205,19 @@ int am__sqlite_items_list(am__store *b, const char *uid, int which, am_time at,
         {ITEM_COLS ITEM_SRC ITEM_FROM ITEM_ASOF, ITEM_COLS ITEM_NOSRC ITEM_FROM ITEM_ASOF},
     };
     int no_src = (which & AM__ITEMS_NO_SOURCES) != 0;
-    which &= ~AM__ITEMS_NO_SOURCES;
+    int no_heat = (which & AM__ITEMS_NO_HEAT) != 0;
+    which &= ~(AM__ITEMS_NO_SOURCES | AM__ITEMS_NO_HEAT);
     if (which < 0 || which > 2) return AM_MISUSE;
     const char *sql_use = sql[which][no_src];
+    /* the write path's latest items: held between statements (item_memo.c) */
+    int memo = which == AM__ITEMS_CURRENT && no_src && no_heat && at == INT64_MAX;
+    int64_t memo_seq = -1;
+    if (memo) {
+        int hit;
+        int rc = am__sqlite_memo_get(s, uid, ar, rows, n, &hit, &memo_seq);
+        if (rc || hit) return rc;
+        sql_use = ITEM_NOHEAT ITEM_CURRENT;
+    }
     sqlite3_stmt *st = stmt(s, sql_use);
     if (!st) return AM_BACKEND;
     bind_text(st, 1, uid);
@@ -246,7 +278,14 @@ int am__sqlite_items_list(am__store *b, const char *uid, int which, am_time at,
     int out = rc == SQLITE_DONE ? AM_OK : fail(s, rc, "items");
     done(s, st);
     if (out) return out;
-    return ar->oom ? AM_NOMEM : AM_OK;
+    if (ar->oom) return AM_NOMEM;
+    if (no_heat)
+        for (size_t i = 0; i < *n; i++) {
+            (*rows)[i].hits = 0;
+            (*rows)[i].last_access = AM_TIME_NONE;
+        }
+    if (memo) am__sqlite_memo_put(s, uid, memo_seq, *rows, *n);
+    return AM_OK;
 }
 
 int am__sqlite_item_touch(am__store *b, const char *uid, const char *lineage,
@@ -305,6 +344,7 @@ int am__sqlite_item_tokens_fill(am__store *b, item_tokens_fn fn, void *ctx, size
                          fn, ctx, n);
     if (rc) {
         sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+        am__sqlite_memo_clear(s); /* (the seqs went back) */
         return rc;
     }
     return exec(s, "COMMIT", "item tokens");

@@ -296,6 +296,26 @@ static const char *const migrations[] = {
     ("CREATE TABLE working_memory(user_id TEXT NOT NULL, session_id TEXT NOT NULL,"
      " key TEXT NOT NULL, value TEXT NOT NULL, expires_at INTEGER NOT NULL,"
      " PRIMARY KEY(user_id, session_id, key)) WITHOUT ROWID;"),
+    /* version 23: a seq per user that moves with every change of one of
+     * its memory_items rows, drawn from one counter (the empty user id's
+     * row), so that a connection may hold a user's latest items between
+     * statements (item_memo.c) */
+    ("CREATE TABLE item_changes(user_id TEXT PRIMARY KEY, seq INTEGER NOT NULL) WITHOUT ROWID;"
+     "INSERT INTO item_changes(user_id, seq) VALUES('', 0);"
+     "CREATE TRIGGER items_changes_ins AFTER INSERT ON memory_items BEGIN"
+     "  UPDATE item_changes SET seq = seq + 1 WHERE user_id = '';"
+     "  INSERT INTO item_changes(user_id, seq) SELECT new.user_id, seq FROM item_changes WHERE user_id = ''"
+     "   ON CONFLICT(user_id) DO UPDATE SET seq = excluded.seq; END;"
+     "CREATE TRIGGER items_changes_upd AFTER UPDATE ON memory_items BEGIN"
+     "  UPDATE item_changes SET seq = seq + 1 WHERE user_id = '';"
+     "  INSERT INTO item_changes(user_id, seq) SELECT new.user_id, seq FROM item_changes WHERE user_id = ''"
+     "   ON CONFLICT(user_id) DO UPDATE SET seq = excluded.seq;"
+     "  INSERT INTO item_changes(user_id, seq) SELECT old.user_id, seq FROM item_changes WHERE user_id = ''"
+     "   ON CONFLICT(user_id) DO UPDATE SET seq = excluded.seq; END;"
+     "CREATE TRIGGER items_changes_del AFTER DELETE ON memory_items BEGIN"
+     "  UPDATE item_changes SET seq = seq + 1 WHERE user_id = '';"
+     "  INSERT INTO item_changes(user_id, seq) SELECT old.user_id, seq FROM item_changes WHERE user_id = ''"
+     "   ON CONFLICT(user_id) DO UPDATE SET seq = excluded.seq; END;"),
 };
 #define N_MIGRATIONS (int)(sizeof migrations / sizeof *migrations)
 _Static_assert(sizeof migrations / sizeof *migrations == AM__SCHEMA_VERSION,

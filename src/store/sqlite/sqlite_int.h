@@ -258,7 +258,9 @@ typedef struct sq_store {
      * users the open write transaction wrote */
     int64_t epoch;
     struct am__seen *seen;
-#define AM__TX_USERS 8
+    struct am__item_memo *imemo; /* users' latest items (item_memo.c), or NULL */
+    int no_memo;                 /* hold none (am__store_opts.no_lists) */
+#define AM__TX_USERS 32 /* a server's group commit writes up to 32 users */
     char tx_uid[AM__TX_USERS][AM_ID_MAX + 1];
     int64_t tx_seq[AM__TX_USERS];
     int tx_n, tx_over;
@@ -678,6 +680,27 @@ int am__sqlite_user_changed(sq_store *s, const char *uid);
  * not known (fts_rank.c); after uid's check (caches_current) */
 uint32_t am__sqlite_lens_epoch(const sq_store *s, const char *uid);
 void am__sqlite_caches_open(sq_store *s);
+
+/* The write path's latest items of a user, held between statements
+ * (item_memo.c).  get: *hit 1 and the rows copied into ar when held and
+ * true in this snapshot, else *hit 0 and *seq the user's item seq to put
+ * the rows read at (-1: none can be held).  before/inserted/closed/
+ * reinforced: around this connection's own change of uid's rows (before
+ * it: the entry to keep true, or NULL). */
+struct am__memo_entry;
+int am__sqlite_memo_get(sq_store *s, const char *uid, am__arena *ar, am__item_row **rows,
+                        size_t *n, int *hit, int64_t *seq);
+void am__sqlite_memo_put(sq_store *s, const char *uid, int64_t seq, const am__item_row *rows,
+                         size_t n);
+struct am__memo_entry *am__sqlite_memo_before(sq_store *s, const char *uid);
+void am__sqlite_memo_inserted(sq_store *s, struct am__memo_entry *m, const char *uid,
+                              const am__item_row *it);
+void am__sqlite_memo_closed(sq_store *s, struct am__memo_entry *m, const char *uid,
+                            const char *vid);
+void am__sqlite_memo_reinforced(sq_store *s, struct am__memo_entry *m, const char *uid,
+                                int64_t rid, am_time at);
+void am__sqlite_memo_clear(sq_store *s);
+void am__sqlite_memo_free(sq_store *s);
 void am__sqlite_caches_free(sq_store *s);
 /* The user's seq in store_changes (0: never written; -1: no table). */
 int am__sqlite_user_seq(sq_store *s, const char *uid, int64_t *seq);

@@ -329,6 +329,7 @@ int am__store_sqlite_open(const char *path, const am__store_opts *o,
     s->lens = am__fts_lens_new(o->alloc); /* NULL: lengths read per row */
     s->rows = am__rowcache_new(o->alloc); /* NULL: rows read every time */
     s->post = o->no_lists ? NULL : am__post_new(o->alloc); /* NULL: every term scanned */
+    s->no_memo = o->no_lists;
     s->data_version = -1;
     s->epoch = -1;
     am__buf_init(&s->scratch, o->alloc);

@@ -193,6 +193,7 @@ int am__sqlite_user_merge(am__store *b, const char *from, const char *to)
          "  WHERE user_id = ?2"),
         "DELETE FROM users WHERE user_id = ?1",
         "DELETE FROM store_changes WHERE user_id = ?1",
+        "DELETE FROM item_changes WHERE user_id = ?1",
     };
     am__sqlite_caches_drop(s, AM__DROP_FORGET, from);
     am__sqlite_caches_drop(s, AM__DROP_FORGET, to);
