@@ -273,7 +273,9 @@ memo_entry *am__sqlite_memo_before(sq_store *s, const char *uid)
     memo_entry *m = entry_find(s, uid);
     if (!m) return NULL;
     int64_t seq;
-    if (item_seq(s, uid, &seq) || seq != m->seq) {
+    /* outside a transaction another connection may commit between the
+     * seq read here and the change: not followed, read again next time */
+    if (sqlite3_get_autocommit(s->db) || item_seq(s, uid, &seq) || seq != m->seq) {
         entry_clear(s, m);
         return NULL;
     }
