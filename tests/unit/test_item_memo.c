@@ -3,7 +3,8 @@
  * statements (store/sqlite/item_memo.c), on a real SQLite file with two
  * connections A and B and a third, C, that holds nothing (no_lists): after
  * B's writes, A's own writes (in and after the transaction), a rollback,
- * a user's rows deleted with its seq and written again, A lists exactly
+ * a user's rows deleted with its seq and written again, a user without a
+ * seq row (a store from before v23) forgotten elsewhere, A lists exactly
  * what C reads from the file, field by field.  That A's list really comes
  * from memory is shown by changing a row behind the triggers' back (the
  * seq put back by hand): A still gives the old text until the seq moves.
@@ -230,6 +231,17 @@ static void test_memo(void)
     CHECK(a->vt->item_insert(a, u, &x10) != AM_OK);
     CHECK_EQ_INT(a->vt->rollback(a), AM_OK);
     same(a, c, u, "after a refused insert");
+
+    /* a user without a seq row (its items from before v23) is not held at
+     * seq 0: a forget elsewhere deletes its rows and, at the end, its row,
+     * which brings the seq back to 0 */
+    const char *w = "王芳";
+    am__item_row z1 = item("pet", "我养了一只猫 I have a cat", T0 + 55);
+    insert(b, w, &z1, 1);
+    raw(r, "DELETE FROM item_changes WHERE user_id = '王芳'");
+    same(a, c, w, "a user without a seq");
+    raw(r, "DELETE FROM memory_items WHERE user_id = '王芳'; DELETE FROM item_changes WHERE user_id = '王芳'");
+    same(a, c, w, "that user forgotten elsewhere");
 
     /* autocommit writes (no transaction of ours) */
     am__item_row x11 = item("food", "I am vegetarian", T0 + 60);

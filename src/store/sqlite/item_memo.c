@@ -15,8 +15,10 @@
  * triggers move with every insert, update or delete of one of the user's
  * memory_items rows, whoever makes it; the seq is drawn from one counter
  * (the row of the empty user id), so a user forgotten and written again
- * never comes back to a seq it had.  An entry is used only in a snapshot
- * where the user's seq is the one it was read at.  This connection's own
+ * never comes back to a seq it had -- but for 0, no row (a user of a
+ * store from before v23 not written since, or one whose row a forget or
+ * a merge deleted), at which nothing is held.  An entry is used only in a
+ * snapshot where the user's seq is the one it was read at.  This connection's own
  * changes keep it true row by row (inserted: appended, closed: removed,
  * reinforced in place: its count and time), each checked the same way:
  * the seq before the change must be the entry's, the seq after it becomes
@@ -120,15 +122,22 @@ static const char **row_string(am__item_row *r, int k)
     }
 }
 
-/* r's strings and token blob copied into one block of the memo's own;
- * r's pointers moved into it.  0, or AM_NOMEM (r unchanged). */
-static int row_pack(sq_store *s, am__item_row *r, char **block, size_t *len)
+/* The bytes of r's block: its strings and token blob. */
+static size_t row_bytes(am__item_row *r)
 {
     size_t need = r->tokens ? r->tokens_len : 0;
     for (int k = 0; k < ROW_STRINGS; k++) {
         const char *p = *row_string(r, k);
         if (p) need += strlen(p) + 1;
     }
+    return need;
+}
+
+/* r's strings and token blob copied into one block of the memo's own;
+ * r's pointers moved into it.  0, or AM_NOMEM (r unchanged). */
+static int row_pack(sq_store *s, am__item_row *r, char **block, size_t *len)
+{
+    size_t need = row_bytes(r);
     char *b = am__malloc(s->a, need ? need : 1);
     if (!b) return AM_NOMEM;
     size_t at = 0;
@@ -209,7 +218,7 @@ int am__sqlite_memo_get(sq_store *s, const char *uid, am__arena *ar, am__item_ro
     if (s->no_memo) return AM_OK;
     if (!s->imemo && !(s->imemo = am__calloc(s->a, sizeof *s->imemo))) return AM_OK;
     int rc = item_seq(s, uid, seq);
-    if (rc || *seq < 0) return rc;
+    if (rc || *seq <= 0) return rc; /* 0: no row -- before v23, or forgotten: comes back */
     memo_entry *m = entry_find(s, uid);
     if (!m || m->seq != *seq) return AM_OK;
     m->used = ++s->imemo->tick;
@@ -232,7 +241,7 @@ int am__sqlite_memo_get(sq_store *s, const char *uid, am__arena *ar, am__item_ro
 void am__sqlite_memo_put(sq_store *s, const char *uid, int64_t seq, const am__item_row *rows,
                          size_t n)
 {
-    if (!s->imemo || seq < 0 || !uid[0] || strlen(uid) > AM_ID_MAX) return;
+    if (!s->imemo || seq <= 0 || !uid[0] || strlen(uid) > AM_ID_MAX) return;
     memo_entry *m = entry_find(s, uid);
     if (m) entry_clear(s, m);
     else { /* a free slot, or the one used longest ago */
@@ -243,8 +252,13 @@ void am__sqlite_memo_put(sq_store *s, const char *uid, int64_t seq, const am__it
     }
     /* over the budget: the others go first, oldest first; a list larger
      * than half the budget is not held */
-    size_t need = n * sizeof *rows;
-    for (size_t i = 0; i < n; i++) need += rows[i].text ? strlen(rows[i].text) + 96 : 96;
+    size_t cap = 64;
+    while (cap < n) cap *= 2;
+    size_t need = cap * sizeof *rows;
+    for (size_t i = 0; i < n; i++) {
+        am__item_row r = rows[i];
+        need += row_bytes(&r);
+    }
     if (need > MEMO_BYTES / 2) return;
     while (s->imemo->bytes + need > MEMO_BYTES) {
         memo_entry *old = NULL;
@@ -287,7 +301,7 @@ memo_entry *am__sqlite_memo_before(sq_store *s, const char *uid)
 static void after(sq_store *s, memo_entry *m, const char *uid, int ok)
 {
     int64_t seq;
-    if (!ok || item_seq(s, uid, &seq) || seq < 0) {
+    if (!ok || item_seq(s, uid, &seq) || seq <= 0) {
         entry_clear(s, m);
         return;
     }
@@ -320,6 +334,7 @@ void am__sqlite_memo_inserted(sq_store *s, memo_entry *m, const char *uid,
         }
         ok = m->n == 0 || m->rows[m->n - 1].rid < r.rid; /* rid order */
         if (ok) ok = entry_append(s, m, &r) == AM_OK;
+        if (ok && s->imemo->bytes > MEMO_BYTES) ok = 0; /* grown past the budget: not held */
     }
     after(s, m, uid, ok);
 }
