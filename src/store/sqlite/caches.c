@@ -117,9 +117,10 @@ static int read_seq(sq_store *s, const char *uid, int64_t *seq)
     return am__sqlite_user_seq(s, uid, seq);
 }
 
-int am__sqlite_user_seq(sq_store *s, const char *uid, int64_t *seq)
+int am__sqlite_seq_read(sq_store *s, const char *sql, const char *uid, int64_t *seq,
+                        const char *what)
 {
-    sqlite3_stmt *st = stmt(s, "SELECT seq FROM store_changes WHERE user_id = ?");
+    sqlite3_stmt *st = stmt(s, sql);
     if (!st) {
         *seq = -1;
         return AM_OK;
@@ -128,7 +129,13 @@ int am__sqlite_user_seq(sq_store *s, const char *uid, int64_t *seq)
     int rc = sqlite3_step(st);
     *seq = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
     done(s, st);
-    return rc == SQLITE_ROW || rc == SQLITE_DONE ? AM_OK : fail(s, rc, "store changes");
+    return rc == SQLITE_ROW || rc == SQLITE_DONE ? AM_OK : fail(s, rc, what);
+}
+
+int am__sqlite_user_seq(sq_store *s, const char *uid, int64_t *seq)
+{
+    return am__sqlite_seq_read(s, "SELECT seq FROM store_changes WHERE user_id = ?", uid, seq,
+                               "store changes");
 }
 
 /* What the caches hold is true in this snapshot -- as a whole, and for

@@ -93,16 +93,8 @@ static memo_entry *entry_find(sq_store *s, const char *uid)
  * store has no item_changes (then nothing is held). */
 static int item_seq(sq_store *s, const char *uid, int64_t *seq)
 {
-    sqlite3_stmt *st = stmt(s, "SELECT seq FROM item_changes WHERE user_id = ?");
-    if (!st) {
-        *seq = -1;
-        return AM_OK;
-    }
-    bind_text(st, 1, uid);
-    int rc = sqlite3_step(st);
-    *seq = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
-    done(s, st);
-    return rc == SQLITE_ROW || rc == SQLITE_DONE ? AM_OK : fail(s, rc, "item changes");
+    return am__sqlite_seq_read(s, "SELECT seq FROM item_changes WHERE user_id = ?", uid, seq,
+                               "item changes");
 }
 
 /* ------------------------------------------------------------ a row's block */

@@ -704,6 +704,11 @@ void am__sqlite_memo_free(sq_store *s);
 void am__sqlite_caches_free(sq_store *s);
 /* The user's seq in store_changes (0: never written; -1: no table). */
 int am__sqlite_user_seq(sq_store *s, const char *uid, int64_t *seq);
+/* The first column of sql (?1 = uid) as a seq: 0 when no row, -1 when
+ * the statement cannot be prepared (a table of a later schema missing);
+ * user_seq: store_changes' (caches.c), item_memo.c: item_changes'. */
+int am__sqlite_seq_read(sq_store *s, const char *sql, const char *uid, int64_t *seq,
+                        const char *what);
 
 /* feed.c: a commit's rows and context appends, per user, told to the
  * connections of the same file in this process (the file's feed, joined
