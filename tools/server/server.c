@@ -157,6 +157,7 @@ typedef struct conn_req {
     int too_large;
     int route, status;
     struct srv_pending *pending; /* a write queued: the connection is suspended */
+    int answered;                /* a reply given to MHD_queue_response */
 } conn_req;
 
 static double since(const struct timespec *t0)
@@ -229,6 +230,7 @@ static enum MHD_Result send_reply(struct MHD_Connection *conn, conn_req *r, srv_
         MHD_add_response_header(resp, "Referrer-Policy", "no-referrer");
     }
     r->status = rp->status;
+    r->answered = 1;
     enum MHD_Result ret = MHD_queue_response(conn, (unsigned)rp->status, resp);
     MHD_destroy_response(resp);
     return ret;
@@ -241,6 +243,7 @@ static enum MHD_Result queue_stream(struct MHD_Connection *conn, conn_req *r,
     MHD_add_response_header(resp, "Content-Type", ctype);
     MHD_add_response_header(resp, "Cache-Control", "no-store");
     r->status = 200;
+    r->answered = 1;
     enum MHD_Result ret = MHD_queue_response(conn, 200, resp);
     MHD_destroy_response(resp);
     return ret;
@@ -410,6 +413,12 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         }
         return MHD_YES;
     }
+    /* Called again after a reply: MHD took none, which it does (MHD_YES)
+     * once MHD_stop_daemon has begun -- a refusal made in the first call
+     * after SIGTERM.  The request must not go on to run (a write would be
+     * queued for writers that are gone, its connection suspended, and
+     * MHD_stop_daemon aborts on a suspended connection): close it. */
+    if (r->answered) return MHD_NO;
     if (*upload_size) {
         size_t n = *upload_size;
         *upload_size = 0;
@@ -604,7 +613,14 @@ int am_server_run(am_db *db, const am_config *cfg, const am_server_opts *o)
         rc = 1;
         goto out;
     }
-    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_USE_ITC |
+    /* poll(), not epoll (MHD_USE_AUTO): with a worker pool on epoll,
+     * MHD_quiesce_daemon (libmicrohttpd 0.9.75 and its newest sources)
+     * deletes the listening socket from each worker's epoll set while the
+     * worker may delete it itself on seeing the quiesce, and aborts on the
+     * ENOENT ("Failed to remove listen FD from epoll set") -- found by
+     * SIGTERM under load, about 1 run in 70.  A worker's few connections
+     * cost poll() no more than epoll. */
+    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL | MHD_USE_ITC |
                      MHD_ALLOW_SUSPEND_RESUME |
                      MHD_USE_ERROR_LOG | (v6 ? MHD_USE_IPv6 : 0);
     sv->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, sv,
