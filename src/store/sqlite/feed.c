@@ -267,6 +267,11 @@ void am__sqlite_feed_vectors(sq_store *s, const char *uid, int64_t moves)
 
 int am__sqlite_feed_capturing(const sq_store *s) { return s->ftx && s->ftx->on; }
 
+int am__sqlite_feed_shared(const sq_store *s)
+{
+    return s->feed && atomic_load(&s->feed->refs) > 1;
+}
+
 void am__sqlite_feed_epoch(sq_store *s, int64_t epoch)
 {
     if (s->ftx) s->ftx->epoch = epoch;

@@ -295,6 +295,9 @@ typedef struct sq_store {
      * commit changed (feed.c), and the open transaction's capture */
     struct am__feed *feed;
     struct sq_feed_tx *ftx;
+    /* the file not memory-mapped now: other connections of this process
+     * have it open (sqlite_store.c map_fit) */
+    int unmapped;
 } sq_store;
 
 #define SQ(s) ((sq_store *)(s))
@@ -727,6 +730,10 @@ void am__sqlite_feed_append(sq_store *s, const char *uid, const char *tok, int64
 int am__sqlite_feed_watching(const sq_store *s, const char *uid);
 void am__sqlite_feed_vectors(sq_store *s, const char *uid, int64_t moves);
 int am__sqlite_feed_capturing(const sq_store *s);
+int am__sqlite_feed_shared(const sq_store *s); /* other connections of this process on the file */
+/* sqlite_store.c: the size of the connection's memory map as SQLite has
+ * it now (PRAGMA mmap_size), or -1 (for tests) */
+long long am__sqlite_map_size(am__store *b);
 void am__sqlite_feed_epoch(sq_store *s, int64_t epoch); /* before COMMIT */
 void am__sqlite_feed_publish(sq_store *s);              /* after COMMIT (tx_uid, tx_seq) */
 int am__sqlite_feed_catch_up(sq_store *s, const char *uid, int64_t from, int64_t to);

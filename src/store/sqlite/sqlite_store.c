@@ -43,6 +43,41 @@ static void sq_close(am__store *base)
 
 static const char *sq_errmsg(am__store *base) { return SQ(base)->err; }
 
+#define SQ_MMAP_SIZE "2147418112" /* the map at open: see the pragmas there */
+
+/* The memory map only while this connection is the only one of the
+ * process on its file.  SQLite drops a connection's whole map at the start
+ * of its next transaction after any other connection committed (with the
+ * page cache: the log changed) and maps the file again as pages are
+ * fetched.  In a server -- workers and a writer, each its own connection
+ * in one process -- every commit thus made each of the others unmap (a
+ * TLB shootdown on every core the process runs on) and fault its pages in
+ * again: 30 s of the issue's load, 3 alternated runs, p99 33.0 / 31.3 /
+ * 51.1 ms mapped against 23.9 / 25.5 / 13.7 ms not (docs/BENCH.md,
+ * twenty-third session).  Without the map, pages come through pread into
+ * the page cache; a process with one connection (the CLI, an embedded
+ * agent, the bench) keeps the map.  Checked before each transaction: the
+ * setting changes only between transactions, when no page is out. */
+static void map_fit(sq_store *s)
+{
+    int off = am__sqlite_feed_shared(s);
+    if (off == s->unmapped) return;
+    if (sqlite3_exec(s->db, off ? "PRAGMA mmap_size=0" : "PRAGMA mmap_size=" SQ_MMAP_SIZE, NULL,
+                     NULL, NULL) == SQLITE_OK)
+        s->unmapped = off;
+}
+
+long long am__sqlite_map_size(am__store *b)
+{
+    sqlite3_stmt *st = NULL;
+    long long n = -1;
+    if (sqlite3_prepare_v2(SQ(b)->db, "PRAGMA mmap_size", -1, &st, NULL) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW)
+        n = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return n;
+}
+
 /* BEGIN IMMEDIATE: the write lock at once, never a read upgraded to a
  * write later (which WAL refuses with SQLITE_BUSY_SNAPSHOT when another
  * writer committed in between, without waiting).  Waiting: locking.c. */
@@ -61,6 +96,7 @@ static int take_write_lock(sq_store *s)
 static int sq_begin(am__store *b)
 {
     sq_store *s = SQ(b);
+    map_fit(s);
     am__sqlite_write_rest(s);
     am__sqlite_outbox_txn_begin(s);
     am__sqlite_fts_discard(s); /* (none: each transaction's go with it) */
@@ -70,6 +106,7 @@ static int sq_begin(am__store *b)
 static int sq_try_begin(am__store *b)
 {
     sq_store *s = SQ(b);
+    map_fit(s);
     s->busy_nowait = 1;
     am__sqlite_outbox_txn_begin(s);
     am__sqlite_fts_discard(s);
@@ -106,6 +143,7 @@ static int sq_rollback(am__store *b)
  * on, and holds no write lock. */
 static int sq_begin_read(am__store *b)
 {
+    map_fit(SQ(b));
     return exec(SQ(b), "BEGIN", "begin read");
 }
 static int sq_end_read(am__store *b)
@@ -376,11 +414,12 @@ int am__store_sqlite_open(const char *path, const am__store_opts *o,
      * from the file on every query.  The map covers up to 2 GB (SQLite's
      * usual build limit; address space, not memory): past the map a
      * user's first vector scan reads each page with a system call and a
-     * copy into the page cache (docs/BENCH.md, vectors). */
+     * copy into the page cache (docs/BENCH.md, vectors).  Not while other
+     * connections of this process have the file open (map_fit). */
     if ((am_rc = am__sqlite_exec_waiting(s,
                                          "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
                                          " PRAGMA foreign_keys=ON; PRAGMA secure_delete=ON;"
-                                         " PRAGMA cache_size=-32768; PRAGMA mmap_size=2147418112;",
+                                         " PRAGMA cache_size=-32768; PRAGMA mmap_size=" SQ_MMAP_SIZE ";",
                                          "pragma"))) {
         snprintf(errbuf, errlen, "store %s: %s", path, s->err);
         goto out_fail;
