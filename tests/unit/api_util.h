@@ -25,6 +25,18 @@ static void set_now(const char *iso)
 
 /* An in-memory store on the test clock; rank: its ranking (NULL: the
  * defaults). */
+/* am_open(cfg) that must succeed: the test fails, saying why, if not. */
+static am_db *open_checked(const am_config *cfg)
+{
+    am_db *db = NULL;
+    char *err = NULL;
+    int rc = am_open(cfg, &db, &err);
+    if (rc) fprintf(stderr, "open: %s\n", err ? err : "?");
+    CHECK_EQ_INT(rc, AM_OK);
+    am_free(err);
+    return db;
+}
+
 static am_db *open_mem_rank(const am_rank_config *rank)
 {
     am_config cfg;
@@ -32,12 +44,7 @@ static am_db *open_mem_rank(const am_rank_config *rank)
     cfg.path = ":memory:";
     cfg.clock = test_clock;
     if (rank) cfg.rank = *rank;
-    am_db *db = NULL;
-    char *err = NULL;
-    int rc = am_open(&cfg, &db, &err);
-    CHECK_EQ_INT(rc, AM_OK);
-    am_free(err);
-    return db;
+    return open_checked(&cfg);
 }
 
 static am_db *open_mem(void)

@@ -19,13 +19,7 @@ static am_db *open_cfg(const char *role_allow, const char *embedder)
     cfg.clock = test_clock;
     cfg.role_allow = role_allow;
     cfg.embedder = embedder;
-    am_db *db = NULL;
-    char *err = NULL;
-    int rc = am_open(&cfg, &db, &err);
-    if (rc) fprintf(stderr, "open: %s\n", err ? err : "?");
-    CHECK_EQ_INT(rc, AM_OK);
-    am_free(err);
-    return db;
+    return open_checked(&cfg);
 }
 
 typedef struct ev_in {

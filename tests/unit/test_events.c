@@ -24,13 +24,7 @@ static am_db *open_file_cfg(int64_t max_rows, am_time max_age)
     cfg.clock = test_clock;
     if (max_rows >= 0) cfg.events_max_rows = max_rows;
     if (max_age >= 0) cfg.events_max_age_ms = max_age;
-    am_db *db = NULL;
-    char *err = NULL;
-    int rc = am_open(&cfg, &db, &err);
-    if (rc) fprintf(stderr, "open: %s\n", err ? err : "?");
-    CHECK_EQ_INT(rc, AM_OK);
-    am_free(err);
-    return db;
+    return open_checked(&cfg);
 }
 
 static am_db *open_file(void) { return open_file_cfg(-1, -1); }

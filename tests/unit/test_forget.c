@@ -29,13 +29,7 @@ static am_db *open_file(am_time grace_ms)
     cfg.path = path;
     cfg.clock = test_clock;
     cfg.forget_grace_ms = grace_ms;
-    am_db *db = NULL;
-    char *err = NULL;
-    int rc = am_open(&cfg, &db, &err);
-    if (rc) fprintf(stderr, "open: %s\n", err ? err : "?");
-    CHECK_EQ_INT(rc, AM_OK);
-    am_free(err);
-    return db;
+    return open_checked(&cfg);
 }
 
 /* 1 when the file holds needle[0..n) */

@@ -40,13 +40,7 @@ static am_db *open_file(const char *key)
     cfg.path = path;
     cfg.clock = test_clock;
     cfg.vault_key = key;
-    am_db *db = NULL;
-    char *err = NULL;
-    int rc = am_open(&cfg, &db, &err);
-    if (rc) fprintf(stderr, "open: %s\n", err ? err : "?");
-    CHECK_EQ_INT(rc, AM_OK);
-    am_free(err);
-    return db;
+    return open_checked(&cfg);
 }
 
 static long long sql_int(const char *sql)

@@ -57,13 +57,7 @@ static am_db *open_file(int counting)
     cfg.path = path;
     cfg.clock = test_clock;
     if (counting) cfg.realloc = count_realloc;
-    am_db *db = NULL;
-    char *err = NULL;
-    int rc = am_open(&cfg, &db, &err);
-    if (rc) fprintf(stderr, "open: %s\n", err ? err : "?");
-    CHECK_EQ_INT(rc, AM_OK);
-    am_free(err);
-    return db;
+    return open_checked(&cfg);
 }
 
 static void fresh_path(const char *tag)

@@ -22,13 +22,7 @@ static am_db *open_file(void)
     am_config_init(&cfg);
     cfg.path = map_path;
     cfg.clock = test_clock;
-    am_db *db = NULL;
-    char *err = NULL;
-    int rc = am_open(&cfg, &db, &err);
-    if (rc) fprintf(stderr, "open: %s\n", err ? err : "?");
-    CHECK_EQ_INT(rc, AM_OK);
-    am_free(err);
-    return db;
+    return open_checked(&cfg);
 }
 
 static long long map_size(am_db *db) { return am__sqlite_map_size(db->store); }
