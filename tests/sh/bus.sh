@@ -304,8 +304,14 @@ serve_start "$dir/s.db" "$dir/wrong" --cache "redis://:not-$PWURL@127.0.0.1:$RPO
 pids+=($srv_pid)
 if wait_health "$url" 'd["cache"]["state"]=="down" and d["degraded"] is True' 10; then ok; else fail "a wrong password is down"; fi
 health "$url" >"$dir/h.json"
-if grep -q 'AUTH' "$dir/h.json"; then ok; else fail "the reason names AUTH"; cat "$dir/h.json"; fi
-if grep -qF -e "not-pw" -e "$PW" "$dir/h.json" "$dir/wrong.err"; then fail "the wrong password shown"; else ok; fi
+# the public /healthz says "unreachable"; an admin token's holder and the log get Redis's reason
+if grep -q 'AUTH' "$dir/h.json" || ! grep -q '"error": *"unreachable"' "$dir/h.json"; then
+  fail "the public /healthz quotes Redis"; cat "$dir/h.json"; else ok; fi
+tadm=$("$CLI" --db "$dir/s.db" token create --user ops --admin 2>/dev/null | head -n 1)
+curl -s --max-time 5 -H "Authorization: Bearer $tadm" "$url/healthz" >"$dir/ha.json"
+if grep -q 'AUTH' "$dir/ha.json"; then ok; else fail "the reason names AUTH (admin)"; cat "$dir/ha.json"; fi
+if grep -q 'healthz: cache down: .*AUTH' "$dir/wrong.err"; then ok; else fail "the reason is not logged"; fi
+if grep -qF -e "not-pw" -e "$PW" "$dir/h.json" "$dir/ha.json" "$dir/wrong.err"; then fail "the wrong password shown"; else ok; fi
 serve_stop
 
 # the same on PostgreSQL when it is installed (tests/sh/lib/pg.bash)

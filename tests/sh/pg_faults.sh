@@ -101,12 +101,19 @@ if [ "$(code)" != 503 ] || ! grep -q '"store_reachable":false' "$TMP/r.body" ||
    ! grep -q '"status":"unavailable"' "$TMP/r.body" || ! grep -q '"store_error":"' "$TMP/r.body"; then
   fail "/healthz while PostgreSQL is down: $(code) $(cat "$TMP/r.body")"
 fi
+# the public /healthz says "unreachable", never libpq's words (host, port)
+if ! grep -q '"store_error":"unreachable"' "$TMP/r.body" || grep -q "$PORT\|127\.0\.0\.1\|onnection" "$TMP/r.body"; then
+  fail "/healthz while PostgreSQL is down quotes the driver: $(cat "$TMP/r.body")"
+fi
 # a write (English) and a recall (Chinese) while it is down: 503, Retry-After, the store named
 down_req() { # PATH BODY
   req POST "$1" "$2"
   if [ "$(code)" != 503 ] || ! grep -qi '^Retry-After: [0-9]' "$TMP/r.head" ||
      ! grep -q '"code":"unavailable"' "$TMP/r.body" || ! grep -q '"store":"postgres"' "$TMP/r.body"; then
     fail "$1 while PostgreSQL is down: $(code) $(cat "$TMP/r.body")"
+  fi
+  if grep -q "$PORT\|127\.0\.0\.1" "$TMP/r.body"; then
+    fail "$1 while PostgreSQL is down quotes the driver: $(cat "$TMP/r.body")"
   fi
 }
 down_req /v1/events '{"text":"While the database is down I ask for tea"}'
@@ -186,6 +193,10 @@ kill -TERM "$srv_pid"; wait "$srv_pid"; srv_rc=$?; srv_pid=
 if grep -E "AddressSanitizer|LeakSanitizer|runtime error:|Segmentation|Aborted" "$TMP/srv.err"; then
   fail "the server's sanitizer report (above)"
 fi
+# the driver's words went to the log instead, rate-limited
+grep -q "healthz: store down: " "$TMP/srv.err" || fail "the store's failure is not in the log"
+n_log=$(grep -c "healthz: store down: " "$TMP/srv.err")
+[ "$n_log" -le 20 ] || fail "the store's failure logged $n_log times (not rate-limited)"
 
 # the other ambiguous case: COMMIT done, its answer lost (a proxy withholds
 # it and closes the connection).  The write, without an id, must be

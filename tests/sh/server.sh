@@ -126,12 +126,24 @@ req GET /v1/memories "$tadm"; expect_code 400 "admin must name the user"; err_is
 req GET "/v1/memories?user=%E7%94%A8%E6%88%B7%E4%B9%99" "$tadm"; expect_code 200 "admin names B"
 req POST /v1/recall "$tadm" '{"query":"银行卡尾号","user":"用户乙"}'; expect_code 200 "admin recall for B"; expect_body "四五六七" "admin sees B"
 # --- links, export, forget, restore
-req POST /v1/links "$ta" '{"channel":"wechat","external_id":"wx-a"}'; expect_code 200 "link"
+# a link is an admin operation: a tenant claiming an identity is refused and links nothing
+req POST /v1/links "$ta" '{"channel":"wechat","external_id":"wx-a"}'; expect_code 403 "a tenant may not link"; err_is forbidden - "link by a tenant: forbidden"
+req POST /v1/links "$tb" '{"channel":"wechat","external_id":"wx-c"}'; expect_code 403 "a tenant may not claim an identity"
+req POST /v1/links "$tadm" '{"channel":"wechat","external_id":"wx-c","user":"alice"}'; expect_code 200 "the refused claim linked nothing"
+req POST /v1/links "$tadm" '{"channel":"wechat","external_id":"wx-a","user":"alice"}'; expect_code 200 "admin links"
+req POST /v1/links "$tadm" '{"channel":"wechat","external_id":"wx-a"}'; expect_code 400 "admin link names the user"; err_is invalid_request user "link without user"
 req POST /v1/links "$ta" '{"channel":"wechat","external_id":"wx-a","merge":"yes"}'; expect_code 400 "merge type"; err_is invalid_request merge "merge type named"
 req POST /v1/links "$ta" '{"channel":"wechat","external_id":"wx-b","merge":true}'; expect_code 403 "merge needs admin"
-req POST /v1/links "$tb" '{"channel":"wechat","external_id":"wx-a"}'; expect_code 409 "link taken"; err_is denied - "409 code"; expect_no_body alice "409 names no user"
+req POST /v1/links "$tadm" '{"channel":"wechat","external_id":"wx-a","user":"用户乙"}'; expect_code 409 "link taken"; err_is denied - "409 code"; expect_no_body alice "409 names no user"
 req GET /v1/export "$ta"; expect_code 200 "export"; expect_body '"format":"agentmem-export"' "export doc"; expect_body "三段写" "export zh"
 python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$dir/body" && passed=$((passed+1)) || { echo "FAIL: export is not JSON"; failed=$((failed+1)); }
+# nosniff on every response: a plain one, an error, the streamed export and the event stream
+for what in "healthz:$url/healthz" "401:$url/v1/memories" "export:$url/v1/export" "stream:$url/v1/stream"; do
+  curl -sN -D "$dir/head" -o /dev/null --max-time 2 -H "Authorization: Bearer ${what%%:*}" \
+    $( [ "${what%%:*}" = 401 ] || echo -H "Authorization: Bearer $ta") "${what#*:}" 2>/dev/null
+  if tr -d '\r' <"$dir/head" | grep -qi '^X-Content-Type-Options: nosniff$'; then passed=$((passed+1))
+  else echo "FAIL: ${what%%:*}: no X-Content-Type-Options: nosniff"; cat "$dir/head"; failed=$((failed+1)); fi
+done
 req POST /v1/forget "$ta" '{"level":"session","id":"s1"}'; expect_code 200 "forget session"; expect_body '"events":' "forget shape"
 req POST /v1/forget "$ta" '{"level":"galaxy"}'; expect_code 400 "bad level"; err_is invalid_request level "level named"
 req POST /v1/forget "$ta" '{"level":"task"}'; expect_code 400 "forget without id"; err_is invalid_request id "id required"

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include "fields.h"
 #include "srv_int.h"
@@ -37,6 +38,52 @@
  * none|up|down; down also sets "degraded") -- never the URL (its
  * password). */
 static void healthz_reply(srv_ctx *c, const char *store, int reachable, const char *store_error);
+static int authenticate(srv_ctx *c);
+
+/* What /healthz says of a part that is down: "unreachable" to anyone
+ * (the route is public, and libpq's or Redis's own words name hosts and
+ * ports), the part's own words to an admin token's holder; those words
+ * also go to the log, at most once per HEALTH_LOG_S per part. */
+#define HEALTH_LOG_S 10
+static const char HEALTH_DOWN[] = "unreachable";
+
+static void health_log(const char *part, const char *why)
+{
+    static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+    static time_t last[2];
+    static long quiet[2];
+    int k = strcmp(part, "store") == 0 ? 0 : 1;
+    time_t now = time(NULL);
+    pthread_mutex_lock(&mu);
+    int say = now - last[k] >= HEALTH_LOG_S;
+    long was_quiet = quiet[k];
+    if (say) {
+        last[k] = now;
+        quiet[k] = 0;
+    } else quiet[k]++;
+    pthread_mutex_unlock(&mu);
+    if (!say) return;
+    if (was_quiet)
+        fprintf(stderr, "agentmem serve: healthz: %s down: %s (%ld more checks said so)\n", part,
+                why, was_quiet);
+    else fprintf(stderr, "agentmem serve: healthz: %s down: %s\n", part, why);
+}
+
+/* 1 when the request carries a live admin token (no reply is made when it
+ * does not: /healthz answers anyone) */
+static int health_admin(srv_ctx *c)
+{
+    if (!c->db || !c->rq || !c->rq->authorization) return 0;
+    srv_reply scratch;
+    memset(&scratch, 0, sizeof scratch);
+    srv_reply *keep = c->out;
+    c->out = &scratch;
+    int admin = authenticate(c) == 0 && c->tok.admin;
+    c->out = keep;
+    free(scratch.body);
+    memset(&c->tok, 0, sizeof c->tok);
+    return admin;
+}
 
 static void h_healthz(srv_ctx *c)
 {
@@ -49,9 +96,11 @@ static void h_healthz(srv_ctx *c)
 /* /healthz's document; also when no handle could be opened (c->db NULL) */
 static void healthz_reply(srv_ctx *c, const char *store, int reachable, const char *store_error)
 {
+    int admin = health_admin(c);
+    if (store_error) health_log("store", store_error);
     json_t *v = json_pack("{s:s, s:s, s:s, s:b, s:s?}", "status", reachable ? "ok" : "unavailable",
                           "store", store, "version", AM_VERSION_STRING, "store_reachable", reachable,
-                          "store_error", store_error);
+                          "store_error", store_error && !admin ? HEALTH_DOWN : store_error);
     srv_bus *bus = c->srv ? c->srv->bus : NULL;
     srv_dispatch *d = c->srv ? c->srv->dispatch : NULL;
     json_t *cache = NULL, *busj = NULL;
@@ -60,8 +109,10 @@ static void healthz_reply(srv_ctx *c, const char *store, int reachable, const ch
         char err[256];
         long in, out;
         up = am__srv_bus_health(bus, err, sizeof err, &in, &out);
+        if (!up) health_log("cache", err);
         cache = up ? json_pack("{s:b, s:s}", "url_set", 1, "state", "up")
-                   : json_pack("{s:b, s:s, s:s}", "url_set", 1, "state", "down", "error", err);
+                   : json_pack("{s:b, s:s, s:s}", "url_set", 1, "state", "down", "error",
+                               admin ? err : HEALTH_DOWN);
         busj = json_pack("{s:s, s:I, s:I, s:s}", "instance", am__srv_bus_instance(bus), "notes_in",
                          (json_int_t)in, "notes_out", (json_int_t)out, "webhooks",
                          d ? am__srv_dispatch_role(d) : "off");
@@ -344,9 +395,12 @@ void am__srv_engine_error_msg(srv_ctx *c, int rc, const char *msg)
     case AM_NOTFOUND: am__srv_error(c->out, "not_found", NULL, "%s", msg); break;
     case AM_DENIED: am__srv_error(c->out, "denied", NULL, "%s", msg); break;
     case AM_BUSY: am__srv_error(c->out, "busy", NULL, "%s", msg); break;
-    case AM_IO: { /* the store unreachable (a PostgreSQL restart): try again later */
-        char m[1100];
-        snprintf(m, sizeof m, "the store (%s) is unavailable: %s", am_store_backend(c->db), msg);
+    case AM_IO: { /* the store unreachable (a PostgreSQL restart): try again later; the
+                   * driver's words (hosts, ports) go to the log, not to a tenant */
+        char m[256];
+        health_log("store", msg);
+        snprintf(m, sizeof m, "the store (%s) is unavailable: try again later",
+                 am_store_backend(c->db));
         error_reply(c->out, "unavailable", NULL, am_store_backend(c->db), m);
         break;
     }
@@ -367,8 +421,8 @@ void am__srv_no_handle(am_srv *s, srv_reply *out, const char *path)
     pthread_mutex_unlock(&s->pool_mu);
     why[sizeof why - 1] = 0;
     if (rc != AM_IO) { /* the handles all taken and no more may be opened, out of memory, ... */
-        am__srv_error(out, "busy", NULL, "no store handle could be opened now%s%s", why[0] ? ": " : "",
-                      why);
+        if (why[0]) health_log("store", why);
+        am__srv_error(out, "busy", NULL, "no store handle could be opened now: try again later");
         return;
     }
     if (path && strcmp(path, "/healthz") == 0) {
@@ -379,8 +433,9 @@ void am__srv_no_handle(am_srv *s, srv_reply *out, const char *path)
         healthz_reply(&c, store, 0, why);
         return;
     }
-    char m[sizeof why + 64];
-    snprintf(m, sizeof m, "the store (%s) is unavailable: %s", store, why);
+    char m[128];
+    health_log("store", why);
+    snprintf(m, sizeof m, "the store (%s) is unavailable: try again later", store);
     error_reply(out, "unavailable", NULL, store, m);
 }
 

@@ -728,6 +728,17 @@ void am__srv_h_links(srv_ctx *c)
         require(c, in.channel, "channel") || require(c, in.external_id, "external_id") ||
         request_user(c, in.user))
         return;
+    /* a link says that whoever writes as (channel, external_id) is this
+     * user: only the channel's integration can vouch for that, never a
+     * tenant (first come, first served would let one claim another's
+     * identity and read what it writes) -- an admin operation */
+    if (!c->tok.admin) {
+        am__srv_error(c->out, "forbidden", NULL,
+                      "links: linking a channel identity to a user is an admin operation (the"
+                      " channel's integration vouches for the identity with an admin token"
+                      " naming \"user\")");
+        return;
+    }
     /* merging moves the history a channel identity has of its own into the
      * user: an operator's decision, never a tenant's (it could take in
      * someone else's history) */

@@ -242,6 +242,7 @@ static enum MHD_Result queue_stream(struct MHD_Connection *conn, conn_req *r,
 {
     MHD_add_response_header(resp, "Content-Type", ctype);
     MHD_add_response_header(resp, "Cache-Control", "no-store");
+    MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
     r->status = 200;
     r->answered = 1;
     enum MHD_Result ret = MHD_queue_response(conn, 200, resp);
