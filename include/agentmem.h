@@ -1001,10 +1001,11 @@ int am_token_verify(am_db *db, const char *token, am_token_info *out);
 
 /* A token verified before (tok, as am_token_verify filled it) checked
  * again without its secret, for a channel that stays open (an event
- * stream): AM_OK when token tok->id is still live, its user is not being
+ * stream): AM_OK when token tok->id is still live, its user is not
  * forgotten and, with user_id (NULL: its own user), it may act for
  * user_id (its own, or any user for an admin token) and user_id is not
- * being forgotten either.  AM_DENIED (am_errmsg says why: revoked, gone
+ * forgotten either (forgotten: in its grace period, being purged, or
+ * purged and not made again since).  AM_DENIED (am_errmsg says why: revoked, gone
  * with its purged user, a user forgotten, another user) ends the channel.
  * Also AM_MISUSE, AM_INVALID, AM_NOMEM, AM_BACKEND.  Reads only. */
 int am_token_recheck(am_db *db, const am_token_info *tok, const char *user_id);

@@ -203,6 +203,21 @@ int am_forget_as(am_db *db, const char *user_id, int level, const char *id, cons
 
 /* ------------------------------------------------------------ tokens */
 
+/* AM_OK when uid is not forgotten: not held nor being purged, and when
+ * purged, made again since; else AM_DENIED naming it, or a store error */
+static int not_forgotten(am_db *db, const char *uid)
+{
+    am__store *s = db->store;
+    int state;
+    am_time at, until;
+    int rc = s->vt->forget_state(s, uid, &state, &at, &until);
+    if (rc) return am__db_store_error(db, rc, "token");
+    if (state == AM__FORGOTTEN_NONE) return AM_OK;
+    int exists = state == AM__FORGOTTEN_PURGED ? s->vt->user_exists(s, uid) : 0;
+    if (exists < 0) return am__db_store_error(db, -exists, "token");
+    return exists ? AM_OK : am__db_error(db, AM_DENIED, "token: user %s is forgotten", uid);
+}
+
 int am_token_recheck(am_db *db, const am_token_info *tok, const char *user_id)
 {
     if (!db || !tok) return AM_MISUSE;
@@ -231,7 +246,8 @@ int am_token_recheck(am_db *db, const am_token_info *tok, const char *user_id)
                             known ? "was revoked" : "is gone (its user was forgotten)");
     if (user_id && strcmp(user_id, tok->user_id) != 0 && !admin)
         return am__db_error(db, AM_DENIED, "token: token %s acts for its own user only", tok->id);
-    if ((rc = am__db_user_gate(db, "token", tok->user_id, AM_DENIED))) return rc;
-    if (user_id && (rc = am__db_user_gate(db, "token", user_id, AM_DENIED))) return rc;
+    if ((rc = not_forgotten(db, tok->user_id))) return rc;
+    if (user_id && strcmp(user_id, tok->user_id) != 0 && (rc = not_forgotten(db, user_id)))
+        return rc;
     return AM_OK;
 }
