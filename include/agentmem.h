@@ -164,10 +164,14 @@ typedef struct am_config {
      * breaks, each "kind:K=role,role" (memory items of kind K) or
      * "domain:D=role,role" (items scoped to domain D and events of domain
      * D), e.g. "domain:finance=finance,auditor".  A call made for an agent
-     * (am_query.agent_id or .role; am_memories_as, am_task_get_as) sees
+     * (am_query.agent_id or .role; the *_as calls, am_access_open) sees
      * what a rule covers only with one of its roles -- without a role or
      * with another it sees none of it; a call with neither agent nor role
-     * (the user's own) sees everything.  am_open refuses a bad spec
+     * (the user's own) sees everything.  A kind rule also hides the events
+     * whose every memory item is of the kind (the sentence an item came
+     * from; an event that gave an item of another kind too stays, and so
+     * does one that gave none, which the rule cannot tell apart from small
+     * talk), from recalls, task histories and event streams.  am_open refuses a bad spec
      * (AM_INVALID naming the rule).  Copied at am_open.  Default NULL: no
      * rule. */
     const char *role_allow;
@@ -586,6 +590,53 @@ int am_task_get_as(am_db *db, const char *user_id, const char *task_id, const ch
 int am_memories_as(am_db *db, const char *user_id, int which, const char *as_of,
                    const char *agent_id, const char *role, am_memory_list **out);
 
+/* The access decision (F28), for a tool that serves a user's agents
+ * (a server, an MCP transport): what agent_id with role may read and act
+ * on.  Every read and every write made for an agent goes through it --
+ * the *_as calls above and below use it -- so one rule holds on every
+ * surface:
+ *  - an event of source agent or tool is its agent's own (another agent
+ *    reads none of it);
+ *  - role_allow's domain rules hide items scoped to the domain and events
+ *    of the domain; its kind rules hide items of the kind, and the events
+ *    whose every memory item (by the item versions' provenance) is of a
+ *    hidden kind -- the sentence an item came from says what it says;
+ *  - a memory item is read with its version or its lineage id; a task
+ *    that holds no event the asker may read is not there for it.
+ * What is hidden answers as what does not exist (AM_NOTFOUND, the same
+ * message): a refusal never confirms that something is there.
+ * agent_id and role NULL: the user's own calls, everything readable.
+ * The handle reads the user's events once when made (a snapshot: make a
+ * new one to see later writes); *out owned: am_access_free (NULL: no-op).
+ * Returns AM_OK, AM_MISUSE, AM_INVALID (bad ids), AM_NOTFOUND (the user
+ * is being forgotten), AM_NOMEM, AM_BACKEND. */
+typedef struct am_access am_access;
+struct am_memory_event; /* the events section below */
+#define AM_ACCESS_MEMORY 1 /* a memory item: a version id or a lineage id */
+#define AM_ACCESS_EVENT 2  /* an event id */
+#define AM_ACCESS_TASK 3   /* a task id */
+int am_access_open(am_db *db, const char *user_id, const char *agent_id, const char *role,
+                   am_access **out);
+/* May the asker read the object of kind what (AM_ACCESS_*) named id?
+ * AM_OK, or AM_NOTFOUND (unknown, or hidden from the asker: one message,
+ * "<what> <id> not found"), AM_INVALID, AM_NOMEM, AM_BACKEND.  Uses the
+ * handle's am_db (one thread at a time, as every call on it). */
+int am_access_check(am_access *a, int what, const char *id);
+/* 1 when the asker may see memory event ev (am_events_since) of the
+ * handle's user, else 0: an event of another user, of a hidden event or
+ * of a memory item the asker may not read (or one no longer there, when
+ * the asker is an agent or a role: a scoped reader is told nothing it
+ * cannot check).  Reads the store the first time an item is asked about
+ * (*rc, may be NULL, receives a store error; 0 is then returned). */
+int am_access_notice(am_access *a, const struct am_memory_event *ev, int *rc);
+void am_access_free(am_access *a);
+
+/* am_feedback for agent_id with role: AM_NOTFOUND, exactly as for an
+ * unknown item, when memory_id names an item the asker may not read
+ * (am_access_check); otherwise am_feedback.  Both NULL: am_feedback. */
+int am_feedback_as(am_db *db, const char *user_id, const char *memory_id, int action,
+                   const char *text, const char *agent_id, const char *role);
+
 /* ---------------------------------------------------------------- workspace */
 
 /* A task's shared workspace (F28): per agent of the user, what it is
@@ -709,6 +760,14 @@ typedef struct am_forget_info {
  * AM_INVALID, AM_BUSY, AM_BACKEND.  On error nothing is removed. */
 int am_forget(am_db *db, const char *user_id, int level, const char *id,
               am_forget_info *info);
+/* am_forget for agent_id with role (am_access_open): an event the asker
+ * may not read, or a session or a task holding one, is AM_NOTFOUND, with
+ * am_forget's message for an unknown id -- an agent never forgets what it
+ * cannot read.  The user level forgets the whole user, as am_forget (the
+ * user's decision, whichever of its agents relays it).  Both NULL:
+ * am_forget. */
+int am_forget_as(am_db *db, const char *user_id, int level, const char *id, const char *agent_id,
+                 const char *role, am_forget_info *info);
 
 /* A user forget in detail (docs/FORGETTING.md).  The user is hidden at
  * once: every call treats it as unknown (reads find nothing, export shows
@@ -939,6 +998,17 @@ int am_token_create(am_db *db, const am_token_spec *spec, char **token_out, char
  * (unknown or revoked: out->revoked_at says which when it was revoked,
  * otherwise out is zeroed), AM_MISUSE, AM_NOMEM, AM_BACKEND.  Reads only. */
 int am_token_verify(am_db *db, const char *token, am_token_info *out);
+
+/* A token verified before (tok, as am_token_verify filled it) checked
+ * again without its secret, for a channel that stays open (an event
+ * stream): AM_OK when token tok->id is still live, its user is not
+ * forgotten and, with user_id (NULL: its own user), it may act for
+ * user_id (its own, or any user for an admin token) and user_id is not
+ * forgotten either (forgotten: in its grace period, being purged, or
+ * purged and not made again since).  AM_DENIED (am_errmsg says why: revoked, gone
+ * with its purged user, a user forgotten, another user) ends the channel.
+ * Also AM_MISUSE, AM_INVALID, AM_NOMEM, AM_BACKEND.  Reads only. */
+int am_token_recheck(am_db *db, const am_token_info *tok, const char *user_id);
 
 /* The tokens of user_id (NULL: every user's), oldest first, revoked ones
  * included.  *out (n entries) is owned: free with am_free (NULL when n is

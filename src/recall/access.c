@@ -159,6 +159,61 @@ static int cmp_str(const void *x, const void *y)
     return strcmp(*(const char *const *)x, *(const char *const *)y);
 }
 
+static int cmp_rid(const void *x, const void *y)
+{
+    int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+    return a < b ? -1 : a > b;
+}
+
+/* 1 when a kind rule keeps some kind from the asker */
+static int kind_rule_applies(const am__access *a)
+{
+    for (size_t i = 0; a->rules && i < a->rules->n; i++)
+        if (!a->rules->rule[i].on_domain && !role_allows(a, 0, a->rules->rule[i].name)) return 1;
+    return 0;
+}
+
+/* The events a kind rule hides: those whose every memory item (any
+ * version, by the item's provenance) is one the asker may not see -- the
+ * sentence an item of a hidden kind came from says what the item says.
+ * An event that also gave a visible item, or gave none, stays.  Their
+ * ids into *ids (n), in ar. */
+static int kind_hidden(const am__access *a, am__store *s, const char *uid, am__arena *ar,
+                       const char ***ids, size_t *n)
+{
+    am__item_row *items;
+    size_t n_items, n_src = 0;
+    *ids = NULL;
+    *n = 0;
+    int rc = s->vt->items_list(s, uid, AM__ITEMS_ALL, 0, ar, &items, &n_items);
+    if (rc == AM_NOTFOUND) return AM_OK;
+    if (rc) return rc;
+    for (size_t i = 0; i < n_items; i++) n_src += items[i].n_sources;
+    if (!n_src) return AM_OK;
+    const char **hid = am__arena_alloc(ar, n_src * sizeof *hid);
+    const char **shown = am__arena_alloc(ar, n_src * sizeof *shown);
+    if (!hid || !shown) return AM_NOMEM;
+    size_t nh = 0, ns = 0;
+    for (size_t i = 0; i < n_items; i++) {
+        int vis = am__access_item_visible(a, items[i].kind, items[i].scope);
+        for (size_t k = 0; k < items[i].n_sources; k++) {
+            if (vis) shown[ns++] = items[i].sources[k];
+            else hid[nh++] = items[i].sources[k];
+        }
+    }
+    qsort(shown, ns, sizeof *shown, cmp_str);
+    qsort(hid, nh, sizeof *hid, cmp_str);
+    size_t m = 0;
+    for (size_t i = 0; i < nh; i++) {
+        if (m && strcmp(hid[m - 1], hid[i]) == 0) continue; /* once */
+        if (ns && bsearch(&hid[i], shown, ns, sizeof *shown, cmp_str)) continue;
+        hid[m++] = hid[i];
+    }
+    *ids = hid;
+    *n = m;
+    return AM_OK;
+}
+
 int am__access_load(am__access *a, am__store *s, const char *uid, am__arena *ar)
 {
     a->hidden = NULL;
@@ -166,18 +221,34 @@ int am__access_load(am__access *a, am__store *s, const char *uid, am__arena *ar)
     a->n_hidden = 0;
     if (!a->scoped) return AM_OK;
     am__event_row *rows;
-    size_t n;
+    size_t n, n_kind = 0;
+    const char **kind_ids = NULL;
     int rc = s->vt->events_access(s, uid, ar, &rows, &n);
     if (rc) return rc;
-    a->hidden = am__arena_alloc(ar, (n + 1) * sizeof *a->hidden);
-    a->hidden_ids = am__arena_alloc(ar, (n + 1) * sizeof *a->hidden_ids);
+    if (kind_rule_applies(a) && (rc = kind_hidden(a, s, uid, ar, &kind_ids, &n_kind))) return rc;
+    a->hidden = am__arena_alloc(ar, (n + n_kind + 1) * sizeof *a->hidden);
+    a->hidden_ids = am__arena_alloc(ar, (n + n_kind + 1) * sizeof *a->hidden_ids);
     if (!a->hidden || !a->hidden_ids) return AM_NOMEM;
-    for (size_t i = 0; i < n; i++) /* by rid: a->hidden stays sorted */
+    for (size_t i = 0; i < n; i++)
         if (!am__access_event_visible(a, rows[i].source, rows[i].agent_id, rows[i].domain)) {
             a->hidden_ids[a->n_hidden] = rows[i].id;
             a->hidden[a->n_hidden++] = rows[i].rid;
         }
     if (a->n_hidden > 1) qsort(a->hidden_ids, a->n_hidden, sizeof *a->hidden_ids, cmp_str);
+    size_t by_privacy = a->n_hidden;
+    for (size_t i = 0; i < n_kind; i++) {
+        if (am__access_hides_id(a, kind_ids[i])) continue; /* hidden already */
+        am__event_row ev;
+        rc = s->vt->event_get(s, uid, kind_ids[i], ar, &ev);
+        if (rc == AM_NOTFOUND) continue; /* forgotten since */
+        if (rc) return rc;
+        a->hidden_ids[a->n_hidden] = ev.id;
+        a->hidden[a->n_hidden++] = ev.rid;
+    }
+    if (a->n_hidden > by_privacy) { /* both stay sorted: rids for rows, ids for bsearch */
+        qsort(a->hidden, a->n_hidden, sizeof *a->hidden, cmp_rid);
+        qsort(a->hidden_ids, a->n_hidden, sizeof *a->hidden_ids, cmp_str);
+    }
     return AM_OK;
 }
 
@@ -196,6 +267,22 @@ int am__access_hides_id(const am__access *a, const char *event_id)
 {
     if (!event_id || !a->n_hidden) return 0;
     return bsearch(&event_id, a->hidden_ids, a->n_hidden, sizeof *a->hidden_ids, cmp_str) != NULL;
+}
+
+int am__access_task_events(const am__access *a, am__store *s, const char *uid,
+                           const char *task_id, am__arena *ar)
+{
+    if (!a->scoped || !a->n_hidden) return AM_OK;
+    am__event_row *rows;
+    size_t n;
+    /* among its n_hidden + 1 latest events one is not hidden, or it has no
+     * more than those */
+    size_t limit = a->n_hidden + 1 > 1000000 ? 1000000 : a->n_hidden + 1;
+    int rc = s->vt->events_recent(s, uid, NULL, task_id, AM_TIME_NONE, (int)limit, ar, &rows, &n);
+    if (rc) return rc;
+    for (size_t i = 0; i < n; i++)
+        if (!am__access_hides_rid(a, rows[i].rid)) return AM_OK;
+    return AM_NOTFOUND;
 }
 
 /* A JSON array of task entries without those of another agent: arr

@@ -64,7 +64,9 @@ typedef struct am__access {
  * NULL. */
 void am__access_init(am__access *a, const char *agent, const char *role,
                      const am__role_rules *rules);
-/* The hidden events of user uid (nothing to do when not scoped). */
+/* The hidden events of user uid (nothing to do when not scoped): those
+ * the privacy and domain rules hide, and those whose every memory item
+ * (by the items' provenance) is of a kind a kind rule hides. */
 int am__access_load(am__access *a, am__store *s, const char *uid, am__arena *ar);
 
 int am__access_event_visible(const am__access *a, const char *source, const char *agent,
@@ -73,6 +75,11 @@ int am__access_item_visible(const am__access *a, const char *kind, const char *s
 int am__access_hides_rid(const am__access *a, int64_t rid);
 int am__access_hides_id(const am__access *a, const char *event_id);
 
+/* AM_OK when task task_id of uid holds an event the asker may read (or
+ * nothing is hidden from it), AM_NOTFOUND when every event of it is
+ * hidden: the task is not there for the asker; or a store error. */
+int am__access_task_events(const am__access *a, am__store *s, const char *uid,
+                           const char *task_id, am__arena *ar);
 /* A task row as the asker may see it: its notes, pending decisions and
  * artifacts without the entries of another agent (in ar); AM_OK or
  * AM_NOMEM. */

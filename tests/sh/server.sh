@@ -25,6 +25,7 @@ else echo "FAIL: token create prints the token alone: '$ta'"; failed=$((failed+1
 tb=$("$CLI" --db "$db" token create --user 用户乙 2>/dev/null)
 tadm=$("$CLI" --db "$db" token create --user ops --admin 2>/dev/null)
 tgone=$("$CLI" --db "$db" token create --user alice 2>/dev/null)
+town=$("$CLI" --db "$db" token create --user alice 2>/dev/null) # the user's own: no agent, no role
 expect_rc 0 "token list --json" "$CLI" --db "$db" token list --json
 expect_out '"user":"用户乙"' "list names users"; expect_out '"admin":true' "list says admin"
 if grep -qF -- "${ta#amk_}" "$dir/out"; then echo "FAIL: token list shows a token"; failed=$((failed+1)); else passed=$((passed+1)); fi
@@ -135,12 +136,13 @@ req POST /v1/links "$tadm" '{"channel":"wechat","external_id":"wx-a"}'; expect_c
 req POST /v1/links "$ta" '{"channel":"wechat","external_id":"wx-a","merge":"yes"}'; expect_code 400 "merge type"; err_is invalid_request merge "merge type named"
 req POST /v1/links "$ta" '{"channel":"wechat","external_id":"wx-b","merge":true}'; expect_code 403 "merge needs admin"
 req POST /v1/links "$tadm" '{"channel":"wechat","external_id":"wx-a","user":"用户乙"}'; expect_code 409 "link taken"; err_is denied - "409 code"; expect_no_body alice "409 names no user"
-req GET /v1/export "$ta"; expect_code 200 "export"; expect_body '"format":"agentmem-export"' "export doc"; expect_body "三段写" "export zh"
+req GET /v1/export "$ta"; expect_code 403 "an agent's token does not export the whole history"; err_is forbidden - "export refused"
+req GET /v1/export "$town"; expect_code 200 "export"; expect_body '"format":"agentmem-export"' "export doc"; expect_body "三段写" "export zh"
 python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$dir/body" && passed=$((passed+1)) || { echo "FAIL: export is not JSON"; failed=$((failed+1)); }
 # nosniff on every response: a plain one, an error, the streamed export and the event stream
 for what in "healthz:$url/healthz" "401:$url/v1/memories" "export:$url/v1/export" "stream:$url/v1/stream"; do
-  curl -sN -D "$dir/head" -o /dev/null --max-time 2 -H "Authorization: Bearer ${what%%:*}" \
-    $( [ "${what%%:*}" = 401 ] || echo -H "Authorization: Bearer $ta") "${what#*:}" 2>/dev/null
+  t=$town; [ "${what%%:*}" = 401 ] && t=not-a-token
+  curl -sN -D "$dir/head" -o /dev/null --max-time 2 -H "Authorization: Bearer $t" "${what#*:}" 2>/dev/null
   if tr -d '\r' <"$dir/head" | grep -qi '^X-Content-Type-Options: nosniff$'; then passed=$((passed+1))
   else echo "FAIL: ${what%%:*}: no X-Content-Type-Options: nosniff"; cat "$dir/head"; failed=$((failed+1)); fi
 done

@@ -337,6 +337,146 @@ static void test_whitelists(void)
     }
 }
 
+/* The first memory item of u whose text holds needle: its version and
+ * lineage ids (the user's own listing). */
+static void item_ids(am_db *db, const char *needle, char *vid, char *lid)
+{
+    am_memory_list *l = NULL;
+    CHECK_EQ_INT(am_memories(db, "u", AM_LIST_ALL, NULL, &l), AM_OK);
+    vid[0] = lid[0] = '\0';
+    for (size_t i = 0; l && i < l->n && !vid[0]; i++)
+        if (strstr(l->items[i].text, needle)) {
+            snprintf(vid, 32, "%s", l->items[i].id);
+            snprintf(lid, 32, "%s", l->items[i].lineage_id);
+        }
+    am_memory_list_free(l);
+    CHECK(vid[0] && lid[0]);
+}
+
+/* A kind rule hides the sentence an item of the kind came from, in the
+ * recall's events as in its memories; the event of another kind stays. */
+static void test_kind_rule_hides_events(void)
+{
+    static const struct {
+        const char *pref, *pref_mark, *other, *other_mark, *q, *at[2];
+    } cases[] = {
+        {"I always prefer aisle seats on flights", "aisle seats", "Never book red-eye flights",
+         "red-eye", "Which seats do I prefer on flights? red-eye?",
+         {"2026-04-01T09:00:00Z", "2026-04-01T09:05:00Z"}},
+        {"我以后都喜欢靠窗的座位", "靠窗", "以后不要订红眼航班", "红眼航班", "我喜欢什么座位？红眼航班呢？",
+         {"2026-04-01T09:00:00+08:00", "2026-04-01T09:05:00+08:00"}},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        am_db *db = open_cfg("kind:preference=stylist", NULL);
+        put(db, "u", &(ev_in){NULL, "user", "s1", NULL, NULL, cases[c].at[0], cases[c].pref});
+        put(db, "u", &(ev_in){NULL, "user", "s1", NULL, NULL, cases[c].at[1], cases[c].other});
+        set_now("2026-04-02T09:00:00Z");
+        CHECK_EQ_INT(sees(db, "u", NULL, NULL, "s2", NULL, cases[c].q, cases[c].pref_mark), 1);
+        CHECK_EQ_INT(sees(db, "u", "sty", "stylist", "s2", NULL, cases[c].q, cases[c].pref_mark), 1);
+        CHECK_EQ_INT(sees(db, "u", "booker", "travel", "s2", NULL, cases[c].q, cases[c].pref_mark), 0);
+        CHECK_EQ_INT(sees(db, "u", "booker", NULL, "s2", NULL, cases[c].q, cases[c].pref_mark), 0);
+        am_close(db);
+    }
+}
+
+/* One decision for every verb: feedback and forget on what the asker may
+ * not read are AM_NOTFOUND with an unknown id's message, and change
+ * nothing; a task of another agent's events is not there for it. */
+static void test_access_verbs(void)
+{
+    am_db *db = open_cfg("kind:preference=stylist", NULL);
+    put(db, "u", &(ev_in){NULL, "user", "s1", NULL, NULL, "2026-04-01T09:00:00Z",
+                          "I always prefer aisle seats on flights"});
+    am_add_info pl = put(db, "u", &(ev_in){"planner", "agent", "s9", "secret", NULL,
+                                           "2026-04-01T09:01:00Z",
+                                           "结论：杭州的场地在价格上更好"});
+    put(db, "u", &(ev_in){NULL, "user", "s2", "trip", NULL, "2026-04-01T09:02:00Z",
+                          "Book the flight to Lisbon for the trip"});
+    char vid[32], lid[32];
+    item_ids(db, "aisle", vid, lid);
+    const char *ids[2] = {vid, lid};
+    for (int i = 0; i < 2; i++) {
+        CHECK_EQ_INT(am_feedback_as(db, "u", ids[i], AM_FEEDBACK_REJECT, NULL, "booker", "travel"),
+                     AM_NOTFOUND);
+        char hidden_msg[256], unknown_msg[256];
+        snprintf(hidden_msg, sizeof hidden_msg, "%s", am_errmsg(db));
+        CHECK_EQ_INT(am_feedback_as(db, "u", "NOPE", AM_FEEDBACK_REJECT, NULL, "booker", "travel"),
+                     AM_NOTFOUND);
+        snprintf(unknown_msg, sizeof unknown_msg, "%s", am_errmsg(db));
+        CHECK(strstr(hidden_msg, "has no current memory") && strstr(unknown_msg, "has no current memory"));
+        am_access *a = NULL;
+        CHECK_EQ_INT(am_access_open(db, "u", "booker", "travel", &a), AM_OK);
+        CHECK_EQ_INT(am_access_check(a, AM_ACCESS_MEMORY, ids[i]), AM_NOTFOUND);
+        am_access_free(a);
+        CHECK_EQ_INT(am_access_open(db, "u", "sty", "stylist", &a), AM_OK);
+        CHECK_EQ_INT(am_access_check(a, AM_ACCESS_MEMORY, ids[i]), AM_OK);
+        am_access_free(a);
+    }
+    char vid2[32], lid2[32];
+    item_ids(db, "aisle", vid2, lid2);
+    CHECK_EQ_STR(vid2, vid); /* no new version */
+    am_access *a = NULL;
+    CHECK_EQ_INT(am_access_open(db, "u", "booker", "travel", &a), AM_OK);
+    CHECK_EQ_INT(am_access_check(a, AM_ACCESS_EVENT, pl.event_id), AM_NOTFOUND);
+    CHECK_EQ_INT(am_access_check(a, AM_ACCESS_TASK, "secret"), AM_NOTFOUND);
+    CHECK_EQ_INT(am_access_check(a, AM_ACCESS_TASK, "trip"), AM_OK);
+    CHECK_EQ_INT(am_access_check(a, AM_ACCESS_TASK, "nope"), AM_NOTFOUND);
+    am_access_free(a);
+    CHECK_EQ_INT(am_access_open(db, "u", "planner", NULL, &a), AM_OK);
+    CHECK_EQ_INT(am_access_check(a, AM_ACCESS_EVENT, pl.event_id), AM_OK);
+    CHECK_EQ_INT(am_access_check(a, AM_ACCESS_TASK, "secret"), AM_OK);
+    am_access_free(a);
+    am_task *t = NULL;
+    CHECK_EQ_INT(am_task_get_as(db, "u", "secret", "booker", NULL, &t), AM_NOTFOUND);
+    CHECK_EQ_INT(am_task_get_as(db, "u", "secret", "planner", NULL, &t), AM_OK);
+    am_task_free(t);
+    am_forget_info info;
+    CHECK_EQ_INT(am_forget_as(db, "u", AM_FORGET_EVENT, pl.event_id, "booker", NULL, &info),
+                 AM_NOTFOUND);
+    CHECK_EQ_INT(am_forget_as(db, "u", AM_FORGET_SESSION, "s9", "booker", NULL, &info), AM_NOTFOUND);
+    CHECK_EQ_INT(am_forget_as(db, "u", AM_FORGET_TASK, "secret", "booker", NULL, &info), AM_NOTFOUND);
+    CHECK_EQ_INT(sees(db, "u", "planner", NULL, "s3", NULL, "杭州的场地", "杭州的场地"), 1);
+    CHECK_EQ_INT(am_forget_as(db, "u", AM_FORGET_SESSION, "s2", "booker", NULL, &info), AM_OK);
+    CHECK_EQ_INT(am_forget_as(db, "u", AM_FORGET_EVENT, pl.event_id, "planner", NULL, &info), AM_OK);
+    CHECK_EQ_INT(sees(db, "u", "planner", NULL, "s3", NULL, "杭州的场地", "杭州的场地"), 0);
+    am_close(db);
+}
+
+/* A token checked again by its id: refused once revoked, once its user
+ * is forgotten, and for another user unless it is an admin's. */
+static void test_token_recheck(void)
+{
+    am_db *db = open_cfg(NULL, NULL);
+    put(db, "u", &(ev_in){NULL, "user", "s1", NULL, NULL, "2026-04-01T09:00:00Z", "hello"});
+    put(db, "v", &(ev_in){NULL, "user", "s1", NULL, NULL, "2026-04-01T09:00:00Z", "你好"});
+    char *secret = NULL, *id = NULL, *adm_secret = NULL, *adm_id = NULL;
+    am_token_spec spec = {"u", "planner", NULL, 0};
+    CHECK_EQ_INT(am_token_create(db, &spec, &secret, &id), AM_OK);
+    am_token_spec aspec = {"ops", NULL, NULL, 1};
+    CHECK_EQ_INT(am_token_create(db, &aspec, &adm_secret, &adm_id), AM_OK);
+    am_token_info tok, adm;
+    CHECK_EQ_INT(am_token_verify(db, secret, &tok), AM_OK);
+    CHECK_EQ_INT(am_token_verify(db, adm_secret, &adm), AM_OK);
+    CHECK_EQ_INT(am_token_recheck(db, &tok, NULL), AM_OK);
+    CHECK_EQ_INT(am_token_recheck(db, &tok, "u"), AM_OK);
+    CHECK_EQ_INT(am_token_recheck(db, &tok, "v"), AM_DENIED);
+    CHECK_EQ_INT(am_token_recheck(db, &adm, NULL), AM_OK);
+    CHECK_EQ_INT(am_token_recheck(db, &adm, "v"), AM_OK);
+    CHECK_EQ_INT(am_forget(db, "v", AM_FORGET_USER, NULL, NULL), AM_OK);
+    CHECK_EQ_INT(am_token_recheck(db, &adm, "v"), AM_DENIED); /* the asked user forgotten */
+    CHECK_EQ_INT(am_token_recheck(db, &adm, NULL), AM_OK);
+    CHECK_EQ_INT(am_token_revoke(db, id), AM_OK);
+    CHECK_EQ_INT(am_token_recheck(db, &tok, NULL), AM_DENIED);
+    CHECK(strstr(am_errmsg(db), "revoked") != NULL);
+    CHECK_EQ_INT(am_token_revoke(db, adm_id), AM_OK);
+    CHECK_EQ_INT(am_token_recheck(db, &adm, NULL), AM_DENIED);
+    am_free(secret);
+    am_free(id);
+    am_free(adm_secret);
+    am_free(adm_id);
+    am_close(db);
+}
+
 static void test_whitelist_spec_refused(void)
 {
     static const char *const bad[] = {
@@ -576,6 +716,9 @@ int main(void)
     RUN(test_task_entries_private);
     RUN(test_whitelists);
     RUN(test_whitelist_spec_refused);
+    RUN(test_kind_rule_hides_events);
+    RUN(test_access_verbs);
+    RUN(test_token_recheck);
     RUN(test_workspace_put_get);
     RUN(test_workspace_refusals);
     RUN(test_workspace_block);

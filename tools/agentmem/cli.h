@@ -19,7 +19,7 @@ int am_cli_knobs(int argc, char **argv);    /* knobs.c */
 int am_cli_watch(int argc, char **argv, const char *db_path);
 /* `mcp` (mcp_stdio.c): serve user (as agent, or NULL) over MCP on
  * stdin/stdout until end of input; the exit code */
-int am_cli_mcp(am_db *db, const char *user, const char *agent);
+int am_cli_mcp(am_db *db, const char *user, const char *agent, const char *role);
 
 /* add --batch FILE (batch.c): exit code 0, 1 (a line or an event refused;
  * with atomic nothing written) */

@@ -184,11 +184,13 @@ static const struct help {
               "  user's; --from SEQ: after that seq (resume with the last one printed);\n"
               "  --follow: keep polling for events of every process (every --interval-ms,\n"
               "  default 200) until SIGINT/SIGTERM or --max-events lines; --json: the default.\n"},
-    {"mcp", "usage: agentmem [--db PATH] mcp --user U [--agent A]\n"
+    {"mcp", "usage: agentmem [--db PATH] [--role-allow RULE] mcp --user U [--agent A] [--role R]\n"
             "  A Model Context Protocol server on stdin/stdout (one JSON-RPC message a\n"
             "  line; logs on stderr; exits at end of input) for user U, whom no tool\n"
             "  argument can change: tools remember, recall, task_state, list_memories,\n"
-            "  feedback, forget.  Protocol 2026-07-28 (stateless: server/discover,\n"
+            "  feedback, forget.  With --agent A and --role R every tool sees and acts\n"
+            "  as agent A with role R may (docs/AGENTS.md), as a server token of that\n"
+            "  agent and role does.  Protocol 2026-07-28 (stateless: server/discover,\n"
             "  _meta on each request) and 2025-11-25 (initialize).  Creates the store\n"
             "  if needed.  Host configuration: docs/MCP.md.\n"},
     {"token", "usage: agentmem [--db PATH] token create --user U [--agent A] [--role R] [--admin]\n"
@@ -610,7 +612,7 @@ static int cmd_unlink(am_db *db, const opts *o)
 static int cmd_mcp(am_db *db, const opts *o)
 {
     if (!o->user) return usage_error("mcp", "--user is required");
-    return am_cli_mcp(db, o->user, o->agent);
+    return am_cli_mcp(db, o->user, o->agent, o->role);
 }
 
 static int cmd_optimize(am_db *db, const opts *o)

@@ -46,12 +46,13 @@ static long read_line(char **buf, size_t *cap, FILE *in)
  * read-only recall checks the id as every tool will (an --agent the
  * library refuses shows in remember's isError).  0, or 2 (usage error,
  * message printed). */
-static int check_ids(am_db *db, const char *user, const char *agent)
+static int check_ids(am_db *db, const char *user, const char *agent, const char *role)
 {
     am_query q;
     memset(&q, 0, sizeof q);
     q.user_id = user;
     q.agent_id = agent;
+    q.role = role;
     q.text = "check";
     q.no_touch = 1;
     am_recall_result *r = NULL;
@@ -62,12 +63,14 @@ static int check_ids(am_db *db, const char *user, const char *agent)
     return 2;
 }
 
-int am_cli_mcp(am_db *db, const char *user, const char *agent)
+int am_cli_mcp(am_db *db, const char *user, const char *agent, const char *role)
 {
-    if (check_ids(db, user, agent)) return 2;
-    am_mcp *m = am_mcp_new(db, user, agent);
+    if (check_ids(db, user, agent, role)) return 2;
+    /* --agent and --role: every tool sees and acts as that agent with that
+     * role may, as a server token of the same agent and role does */
+    am_mcp *m = am_mcp_new_as(db, user, agent, role);
     if (!m) {
-        fprintf(stderr, "agentmem mcp: --user and --agent are ids of at most %d bytes\n",
+        fprintf(stderr, "agentmem mcp: --user, --agent and --role are ids of at most %d bytes\n",
                 AM_ID_MAX);
         return 2;
     }

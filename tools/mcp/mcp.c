@@ -62,13 +62,20 @@ typedef struct mcp_via {
 
 am_mcp *am_mcp_new(am_db *db, const char *user_id, const char *agent_id)
 {
+    return am_mcp_new_as(db, user_id, agent_id, NULL);
+}
+
+am_mcp *am_mcp_new_as(am_db *db, const char *user_id, const char *agent_id, const char *role)
+{
     if (!db || !user_id || strlen(user_id) > AM_ID_MAX) return NULL;
     if (agent_id && strlen(agent_id) > AM_ID_MAX) return NULL;
+    if (role && strlen(role) > AM_ID_MAX) return NULL;
     am_mcp *m = calloc(1, sizeof *m);
     if (!m) return NULL;
     m->db = db;
     memcpy(m->user, user_id, strlen(user_id) + 1);
     if (agent_id) memcpy(m->agent, agent_id, strlen(agent_id) + 1);
+    if (role) memcpy(m->role, role, strlen(role) + 1);
     return m;
 }
 

@@ -39,6 +39,12 @@ typedef struct am_mcp am_mcp;
  * are copied.  NULL when db or user_id is NULL or too long, or out of
  * memory. */
 am_mcp *am_mcp_new(am_db *db, const char *user_id, const char *agent_id);
+/* The same with the role role (NULL: none).  With an agent or a role,
+ * every tool reads and acts as they may (the library's access decision,
+ * am_access_open): recall, task_state and list_memories show what REST
+ * shows the same token, feedback and forget answer not_found for what
+ * it may not read, and remember writes as the handle's agent. */
+am_mcp *am_mcp_new_as(am_db *db, const char *user_id, const char *agent_id, const char *role);
 
 /* Free the handle (NULL: no-op).  The am_db stays open. */
 void am_mcp_free(am_mcp *m);

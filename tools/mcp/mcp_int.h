@@ -22,6 +22,7 @@ struct am_mcp {
     am_db *db;
     char user[AM_ID_MAX + 1];
     char agent[AM_ID_MAX + 1]; /* "" = none */
+    char role[AM_ID_MAX + 1];  /* "" = none */
     /* the version `initialize` negotiated on this handle (stdio), "" =
      * none yet */
     char legacy_version[16];

@@ -161,6 +161,11 @@ static const char *user_agent(const am_mcp *m)
     return m->agent[0] ? m->agent : NULL;
 }
 
+static const char *user_role(const am_mcp *m)
+{
+    return m->role[0] ? m->role : NULL;
+}
+
 static json_t *run_remember(am_mcp *m, const mcp_vals *a, mcp_fault *fault)
 {
     am_event ev;
@@ -183,6 +188,7 @@ static json_t *run_recall(am_mcp *m, const mcp_vals *a, mcp_fault *fault)
     memset(&q, 0, sizeof q);
     q.user_id = m->user;
     q.agent_id = user_agent(m);
+    q.role = user_role(m);
     q.text = arg_str(a, 0);
     q.task_id = arg_str(a, 1);
     q.as_of = arg_str(a, 2);
@@ -205,7 +211,7 @@ static json_t *run_recall(am_mcp *m, const mcp_vals *a, mcp_fault *fault)
 static json_t *run_task_state(am_mcp *m, const mcp_vals *a, mcp_fault *fault)
 {
     am_task *t;
-    int rc = am_task_get(m->db, m->user, arg_str(a, 0), &t);
+    int rc = am_task_get_as(m->db, m->user, arg_str(a, 0), user_agent(m), user_role(m), &t);
     if (rc) return result_engine(m, rc, fault);
     json_t *v = am_shape_task(t);
     am_task_free(t);
@@ -216,7 +222,8 @@ static json_t *run_list_memories(am_mcp *m, const mcp_vals *a, mcp_fault *fault)
 {
     int all = a->v[0] && json_is_true(a->v[0]);
     am_memory_list *l;
-    int rc = am_memories(m->db, m->user, all ? AM_LIST_ALL : AM_LIST_ACTIVE, arg_str(a, 1), &l);
+    int rc = am_memories_as(m->db, m->user, all ? AM_LIST_ALL : AM_LIST_ACTIVE, arg_str(a, 1),
+                            user_agent(m), user_role(m), &l);
     if (rc) return result_engine(m, rc, fault);
     /* an object around the CLI's array: 2025-11-25 wants structuredContent
      * to be an object */
@@ -236,7 +243,7 @@ static json_t *run_feedback(am_mcp *m, const mcp_vals *a, mcp_fault *fault)
     if (code == AM_FEEDBACK_CORRECT && !text)
         return result_error("invalid_params", "feedback: text is required with action correct",
                             "text", fault);
-    int rc = am_feedback(m->db, m->user, id, code, text);
+    int rc = am_feedback_as(m->db, m->user, id, code, text, user_agent(m), user_role(m));
     if (rc) return result_engine(m, rc, fault);
     return result_json(json_pack("{s:b, s:s, s:s}", "ok", 1, "id", id, "action", action), fault);
 }
@@ -258,7 +265,7 @@ static json_t *run_forget(am_mcp *m, const mcp_vals *a, mcp_fault *fault)
                             "forget: id is not taken with level user (the user is the server's)",
                             "id", fault);
     am_forget_info info;
-    int rc = am_forget(m->db, m->user, code, id, &info);
+    int rc = am_forget_as(m->db, m->user, code, id, user_agent(m), user_role(m), &info);
     if (rc) return result_engine(m, rc, fault);
     return result_json(am_shape_forget(&info), fault);
 }

@@ -47,10 +47,31 @@ static const char *query(srv_ctx *c, const char *name)
     return c->rq->query ? c->rq->query(c->rq->query_ctx, name) : NULL;
 }
 
-/* The token's agent and role (NULL when it has none): what a read sees is
- * what that agent with that role may see (F28) */
+/* The token's agent and role (NULL when it has none): what a read sees,
+ * and what a write may touch, is what that agent with that role may
+ * (am_access_open: one decision for every route, MCP and the stream) */
 static const char *token_agent(const srv_ctx *c) { return c->tok.agent_id[0] ? c->tok.agent_id : NULL; }
 static const char *token_role(const srv_ctx *c) { return c->tok.role[0] ? c->tok.role : NULL; }
+static int token_scoped(const srv_ctx *c) { return token_agent(c) || token_role(c); }
+
+/* A scoped token (an agent or a role) acts as its own agent only: naming
+ * another in field (prefix + "agent") is 403.  0, or 1 with the reply made. */
+static int own_agent(srv_ctx *c, const char *agent, const char *prefix, const char *verb)
+{
+    if (!agent || !token_scoped(c) || (token_agent(c) && strcmp(agent, token_agent(c)) == 0))
+        return 0;
+    char field[64];
+    snprintf(field, sizeof field, "%sagent", prefix);
+    if (token_agent(c))
+        am__srv_error(c->out, "forbidden", field,
+                      "%s: this token acts as agent %s; it may not %s as another", field,
+                      token_agent(c), verb);
+    else
+        am__srv_error(c->out, "forbidden", field,
+                      "%s: this token has a role and no agent; it may not %s as an agent", field,
+                      verb);
+    return 1;
+}
 
 /* The user of a request: ?user= or the body's "user" (the same when both). */
 static int request_user(srv_ctx *c, const char *body_user)
@@ -85,6 +106,9 @@ static int read_event(srv_ctx *c, const json_t *obj, am_event *ev, const char *p
         return 1;
     }
     if (request_user(c, ev->user_id)) return 1;
+    /* an agent's history is its own: a token writes as its agent, never
+     * into another's (an event naming no agent gets the token's) */
+    if (own_agent(c, ev->agent_id, prefix, "write")) return 1;
     ev->user_id = ev->user_id ? ev->user_id : c->tok.user_id;
     if (!ev->agent_id && c->tok.agent_id[0]) ev->agent_id = c->tok.agent_id;
     return 0;
@@ -425,14 +449,9 @@ void am__srv_h_recall(srv_ctx *c)
         require(c, in.query, "query") || positive(c, in.budget, "budget", 100000) ||
         positive(c, in.k, "k", 100000) || request_user(c, in.user))
         return;
-    if (in.agent && token_agent(c) && strcmp(in.agent, token_agent(c)) != 0) {
-        /* an agent's conclusions are its own (F28): a token of one agent
-         * may not recall as another */
-        am__srv_error(c->out, "forbidden", "agent",
-                      "agent: this token acts as agent %s; it may not recall as another",
-                      token_agent(c));
-        return;
-    }
+    /* an agent's conclusions are its own (F28): a token of one agent (or
+     * of a role) may not recall as another */
+    if (own_agent(c, in.agent, "", "recall")) return;
     am_query q;
     memset(&q, 0, sizeof q);
     q.user_id = c->user;
@@ -593,7 +612,9 @@ void am__srv_h_feedback(srv_ctx *c)
     }
     if (action == AM_FEEDBACK_CORRECT && require(c, in.text, "text")) return;
     if (request_user(c, in.user)) return;
-    int rc = am_feedback(c->db, c->user, c->params[0], action, in.text);
+    /* an item the token may not read is not there for it (404, as unknown) */
+    int rc = am_feedback_as(c->db, c->user, c->params[0], action, in.text, token_agent(c),
+                            token_role(c));
     if (rc) am__srv_engine_error(c, rc);
     else am__srv_json(c->out, 200, json_pack("{s:b}", "ok", 1));
 }
@@ -660,14 +681,15 @@ void am__srv_h_forget(srv_ctx *c)
             am_free(err);
             return;
         }
-        rc = am_forget(db, c->user, level, in.id, &info);
+        rc = am_forget_as(db, c->user, level, in.id, token_agent(c), token_role(c), &info);
         am_db *keep = c->db;
         c->db = db;
         if (rc) am__srv_engine_error(c, rc);
         c->db = keep;
         am_close(db);
         if (rc) return;
-    } else if ((rc = am_forget(c->db, c->user, level, in.id, &info))) {
+    } else if ((rc = am_forget_as(c->db, c->user, level, in.id, token_agent(c), token_role(c),
+                                  &info))) {
         am__srv_engine_error(c, rc);
         return;
     }
@@ -760,6 +782,14 @@ void am__srv_h_links(srv_ctx *c)
 void am__srv_h_export(srv_ctx *c)
 {
     if (request_user(c, NULL)) return;
+    if (token_scoped(c)) {
+        /* the whole history, every agent's private work and every kind
+         * included: the user's, not an agent's */
+        am__srv_error(c->out, "forbidden", NULL,
+                      "export: the whole history is the user's; a token of an agent or a role"
+                      " may not export it");
+        return;
+    }
     c->out->stream = SRV_STREAM_EXPORT;
     c->out->status = 200;
     c->out->content_type = "application/json";

@@ -32,10 +32,29 @@ static const am_field workspace_fields[] = {
     {"user", AM_FIELD_STRING, offsetof(workspace_in, user), NULL},
 };
 
+/* The task {task_id} as the token may see it (am_access_check): 0, or 1
+ * with the reply made -- a task made of what the token may not read is
+ * 404, as an unknown one. */
+static int task_readable(srv_ctx *c)
+{
+    const char *agent = c->tok.agent_id[0] ? c->tok.agent_id : NULL;
+    const char *role = c->tok.role[0] ? c->tok.role : NULL;
+    if (!agent && !role) return 0;
+    am_access *a;
+    int rc = am_access_open(c->db, c->user, agent, role, &a);
+    if (!rc) rc = am_access_check(a, AM_ACCESS_TASK, c->params[0]);
+    am_access_free(a);
+    if (rc == AM_NOTFOUND)
+        am__srv_error(c->out, "not_found", NULL, "workspace: user %s has no task %s", c->user,
+                      c->params[0]);
+    else if (rc) am__srv_engine_error(c, rc);
+    return rc != AM_OK;
+}
+
 /* GET: the workspace of {task_id} as am_workspace's JSON */
 void am__srv_h_workspace_get(srv_ctx *c)
 {
-    if (am__srv_user(c, query_param(c, "user"))) return;
+    if (am__srv_user(c, query_param(c, "user")) || task_readable(c)) return;
     am_workspace *w;
     int rc = am_workspace_get(c->db, c->user, c->params[0], &w);
     if (rc) {
@@ -65,7 +84,7 @@ void am__srv_h_workspace_put(srv_ctx *c)
         am__srv_error(c->out, "invalid_request", "user", "user: ?user= and the body's user differ");
         return;
     }
-    if (am__srv_user(c, in.user ? in.user : q)) return;
+    if (am__srv_user(c, in.user ? in.user : q) || task_readable(c)) return;
     if (!c->tok.agent_id[0]) {
         am__srv_error(c->out, "invalid_request", "agent",
                       "agent: a workspace entry is an agent's: this token has no agent"
@@ -204,7 +223,9 @@ void am__srv_h_mcp(srv_ctx *c)
         return;
     }
     if (am__srv_user(c, query_param(c, "user"))) return;
-    am_mcp *m = am_mcp_new(c->db, c->user, c->tok.agent_id[0] ? c->tok.agent_id : NULL);
+    /* the token's agent and role: every tool reads and writes as they may */
+    am_mcp *m = am_mcp_new_as(c->db, c->user, c->tok.agent_id[0] ? c->tok.agent_id : NULL,
+                              c->tok.role[0] ? c->tok.role : NULL);
     if (!m) {
         am__srv_error(c->out, "internal", NULL, "out of memory");
         return;
@@ -260,4 +281,5 @@ void am__srv_h_stream(srv_ctx *c)
     c->out->content_type = "text/event-stream";
     c->out->stream_after = seq;
     snprintf(c->out->stream_user, sizeof c->out->stream_user, "%s", c->user);
+    c->out->stream_tok = c->tok; /* its id, user, agent, role: never the secret */
 }

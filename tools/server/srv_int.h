@@ -155,6 +155,9 @@ typedef struct srv_reply {
     int stream;                      /* SRV_STREAM_* (body NULL) */
     char stream_user[AM_ID_MAX + 1]; /* EVENTS: "" for every user's */
     long long stream_after;          /* EVENTS: the seq to start after; -1: the newest */
+    am_token_info stream_tok;        /* EVENTS: the token (no secret): checked again
+                                        before each delivery, its agent and role
+                                        filter what is delivered */
     /* a write handed to the writer threads (am_srv.async_writes): no body
      * yet; the server suspends the connection and queues it */
     struct srv_pending *pending;

@@ -34,6 +34,9 @@ typedef struct sse_job {
     am_srv *srv;
     struct MHD_Connection *conn;
     char user[AM_ID_MAX + 1];    /* "": every user's */
+    am_token_info tok;           /* the token, by id (no secret): checked again
+                                    before each delivery; its agent and role
+                                    filter what is delivered */
     int64_t cursor;
     int has_cursor;
     pthread_mutex_t mu;
@@ -69,12 +72,14 @@ static int append(sse_job *j, const char *text, size_t n)
     return 0;
 }
 
-/* The frames of e into j's buffer, and the reader woken */
-static int push(sse_job *j, const am_memory_events *e, int keepalive)
+/* The frames of e (those keep marks; keep NULL: all) into j's buffer,
+ * and the reader woken */
+static int push(sse_job *j, const am_memory_events *e, const unsigned char *keep, int keepalive)
 {
     pthread_mutex_lock(&j->mu);
     int bad = 0;
     for (size_t i = 0; i < e->n && !bad; i++) {
+        if (keep && !keep[i]) continue;
         char head[256];
         int n = snprintf(head, sizeof head, "id: %lld\nevent: %s\ndata: ",
                          (long long)e->items[i].seq, e->items[i].type);
@@ -99,6 +104,57 @@ static int stopping(sse_job *j)
     stop |= j->gone;
     pthread_mutex_unlock(&j->mu);
     return stop;
+}
+
+/* What the stream's token may see of e: keep[i] = 1 for the events it
+ * may read -- all of them for a token of neither agent nor role, else
+ * what am_access_notice lets through (one access per user of the batch;
+ * a user it cannot be made for, being forgotten, shows nothing).  AM_OK,
+ * or the store error that ends the stream. */
+#define ACCESS_USERS 8
+static int filter(sse_job *j, am_db *db, const am_memory_events *e, unsigned char *keep)
+{
+    const char *agent = j->tok.agent_id[0] ? j->tok.agent_id : NULL;
+    const char *role = j->tok.role[0] ? j->tok.role : NULL;
+    am_access *acc[ACCESS_USERS] = {0};
+    const char *of[ACCESS_USERS] = {0};
+    size_t n_acc = 0, next = 0;
+    int rc = AM_OK;
+    for (size_t i = 0; i < e->n && !rc; i++) {
+        const am_memory_event *ev = &e->items[i];
+        keep[i] = !agent && !role;
+        if (keep[i] || !ev->user_id) continue;
+        am_access *a = NULL;
+        for (size_t k = 0; k < n_acc && !a; k++)
+            if (strcmp(of[k], ev->user_id) == 0) a = acc[k];
+        if (!a) {
+            int orc = am_access_open(db, ev->user_id, agent, role, &a);
+            if (orc == AM_NOTFOUND) continue; /* being forgotten: nothing of it */
+            if (orc) {
+                rc = orc;
+                break;
+            }
+            size_t k = n_acc < ACCESS_USERS ? n_acc++ : next++ % ACCESS_USERS;
+            am_access_free(acc[k]);
+            acc[k] = a;
+            of[k] = ev->user_id; /* e's string: lives as long as the batch */
+        }
+        keep[i] = (unsigned char)am_access_notice(a, ev, &rc);
+    }
+    for (size_t k = 0; k < n_acc; k++) am_access_free(acc[k]);
+    return rc;
+}
+
+/* The stream's credential, checked again (am_token_recheck: the token
+ * still live, its user and the stream's not forgotten): AM_OK, or why the
+ * stream ends. */
+static int credential(sse_job *j, am_db *db)
+{
+    int rc = am_token_recheck(db, &j->tok, j->user[0] ? j->user : NULL);
+    if (rc)
+        fprintf(stderr, "agentmem serve: stream of token %s ended: %s\n", j->tok.id,
+                am_errmsg(db));
+    return rc;
 }
 
 static void *sse_run(void *arg)
@@ -128,9 +184,21 @@ static void *sse_run(void *arg)
         int keepalive = first || (e->n == 0 && now - quiet_since >= KEEPALIVE_S);
         first = 0;
         if (e->n || keepalive) quiet_since = now;
+        /* before each delivery, after the read: an event written after a
+         * revocation (or a forget) is read after it, and so never sent */
+        unsigned char *keep = e->n ? malloc(e->n) : NULL;
+        if ((e->n && !keep) || (rc = credential(j, db)) || (rc = filter(j, db, e, keep))) {
+            if (!rc) fprintf(stderr, "agentmem serve: stream: out of memory\n");
+            else if (rc != AM_DENIED)
+                fprintf(stderr, "agentmem serve: stream: %s\n", am_errmsg(db));
+            free(keep);
+            am_memory_events_free(e);
+            break;
+        }
         j->cursor = e->last_seq;
         size_t n = e->n;
-        int bad = push(j, e, keepalive);
+        int bad = push(j, e, keep, keepalive);
+        free(keep);
         am_memory_events_free(e);
         if (bad) break;
         if (n == 0) am__srv_bus_wait(j->srv->bus, gen); /* NULL bus: 200 ms */
@@ -202,6 +270,7 @@ struct MHD_Response *am__srv_sse_start(am_srv *s, struct MHD_Connection *conn, c
     j->srv = s;
     j->conn = conn;
     snprintf(j->user, sizeof j->user, "%s", rp->stream_user);
+    j->tok = rp->stream_tok;
     j->cursor = rp->stream_after;
     j->has_cursor = rp->stream_after >= 0;
     j->refs = 2; /* the thread's and the response's */
