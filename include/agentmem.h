@@ -590,7 +590,7 @@ int am_task_get_as(am_db *db, const char *user_id, const char *task_id, const ch
 int am_memories_as(am_db *db, const char *user_id, int which, const char *as_of,
                    const char *agent_id, const char *role, am_memory_list **out);
 
-/* The access decision (F28), for a tool that serves a user's agents
+/* The access decision, for a tool that serves a user's agents
  * (a server, an MCP transport): what agent_id with role may read and act
  * on.  Every read and every write made for an agent goes through it --
  * the *_as calls above and below use it -- so one rule holds on every
