@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cache/cache.h"
 #include "srv_int.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -36,6 +37,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             abort();
         for (const char *h = u.host; *h; h++)
             if (*h == '/' || *h == '@' || *h == ' ' || (unsigned char)*h < 0x21) abort();
+        am__cache_url l;
+        char err[256];
+        if (am__cache_url_parse(url, NULL, &l, err, sizeof err) == AM_OK &&
+            (strcmp(l.host, u.host) != 0 || l.port != u.port || l.db != u.db ||
+             strcmp(l.user ? l.user : "", u.user) != 0 || strcmp(l.pass ? l.pass : "", u.pass) != 0))
+            abort();
+        am__cache_url_clear(&l, NULL);
     } else if (!why || !*why) abort();
     free(url);
     return 0;

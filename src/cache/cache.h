@@ -41,6 +41,30 @@ typedef struct am__cache_reply {
     size_t n;
 } am__cache_reply;
 
+/* A cache URL, parsed (am__cache_url_parse): what the connection uses.
+ * user and pass are %-decoded, NUL-free, allocated with the parser's
+ * allocator (NULL when the URL has none: no AUTH, or AUTH with the
+ * password only); host is bare (an IPv6 address without its brackets). */
+typedef struct am__cache_url {
+    char host[256];
+    int port;         /* 1..65535, 6379 when not given */
+    int db;           /* 0..AM__CACHE_DB_MAX, 0 when not given or "/" */
+    char *user, *pass;
+    int64_t ttl_ms;     /* > 0, AM__CACHE_RECALL_TTL_MS when not given */
+    int64_t timeout_ms; /* 1..60000, AM__CACHE_TIMEOUT_MS when not given */
+} am__cache_url;
+
+#define AM__CACHE_DB_MAX 100000
+
+/* Parse url ("redis://[[USER]:PASSWORD@]HOST[:PORT][/DB][?ttl_ms=N&timeout_ms=N]")
+ * into *u (the caller's; released with am__cache_url_clear whatever the
+ * result).  AM_OK; AM_INVALID with the reason in err, which names the
+ * part that is wrong and never quotes the user, password or host;
+ * AM_NOMEM.  No I/O: the fuzz target and the connection share it. */
+int am__cache_url_parse(const char *url, const am__allocator *a, am__cache_url *u, char *err, size_t cap);
+/* Wipes the password and frees what the parse allocated; u may be zeroed. */
+void am__cache_url_clear(am__cache_url *u, const am__allocator *a);
+
 /* Parse url ("redis://[[USER]:PASSWORD@]HOST[:PORT][/DB][?ttl_ms=N&timeout_ms=N]")
  * and connect once (a failure leaves the cache down, not an error).
  * AM_INVALID with the reason in err (the password never shown), AM_NOMEM.

@@ -22,10 +22,7 @@
 
 struct am__cache {
     am__allocator a;
-    char host[256];
-    int port, dbnum;
-    char *user, *pass; /* NULL when not given */
-    int64_t ttl_ms, timeout_ms;
+    am__cache_url u;
     char where[300];
     redisContext *rc;
     int up;            /* the last command or connect succeeded */
@@ -66,7 +63,7 @@ static int decimal(const char *p, size_t n, long long max, long long *v)
     return 1;
 }
 
-static int parse_query(am__cache *c, const char *q, char *err, size_t cap)
+static int parse_query(am__cache_url *c, const char *q, char *err, size_t cap)
 {
     while (*q) {
         const char *amp = strchr(q, '&');
@@ -91,22 +88,24 @@ static int parse_query(am__cache *c, const char *q, char *err, size_t cap)
 
 /* A URL's user or password as meant: %XX escapes decoded in place (RFC
  * 3986: a password may hold ':', '@' or any UTF-8 written so).  1 for a
- * malformed escape or %00 (a NUL cannot reach AUTH). */
+ * malformed escape or %00 (a NUL cannot reach AUTH).  The bytes freed by
+ * the decoding are zeroed, so a wipe up to the NUL wipes all of it. */
 static int pct_decode(char *v)
 {
     char *w = v;
-    for (const char *r = v; *r; r++) {
+    const char *r = v;
+    for (; *r; r++) {
         if (*r != '%') { *w++ = *r; continue; }
         int hi = am__hexval(r[1]), lo = hi < 0 ? -1 : am__hexval(r[2]);
         if (hi < 0 || lo < 0 || (hi | lo) == 0) return 1;
         *w++ = (char)(hi << 4 | lo);
         r += 2;
     }
-    *w = '\0';
+    while (w < r) *w++ = '\0';
     return 0;
 }
 
-static int parse_url(am__cache *c, const char *url, char *err, size_t cap)
+static int parse_url(am__cache_url *c, const am__allocator *a, const char *url, char *err, size_t cap)
 {
     static const char scheme[] = "redis://";
     if (strncmp(url, scheme, sizeof scheme - 1) != 0) {
@@ -133,8 +132,8 @@ static int parse_url(am__cache *c, const char *url, char *err, size_t cap)
             snprintf(err, cap, "cache: the part before @ must be :PASSWORD or USER:PASSWORD");
             return AM_INVALID;
         }
-        if (colon > p && !(c->user = am__strndup(&c->a, p, (size_t)(colon - p)))) return AM_NOMEM;
-        if (!(c->pass = am__strndup(&c->a, colon + 1, (size_t)(at - colon - 1)))) return AM_NOMEM;
+        if (colon > p && !(c->user = am__strndup(a, p, (size_t)(colon - p)))) return AM_NOMEM;
+        if (!(c->pass = am__strndup(a, colon + 1, (size_t)(at - colon - 1)))) return AM_NOMEM;
         if ((c->user && pct_decode(c->user)) || pct_decode(c->pass)) {
             snprintf(err, cap, "cache: the user or password holds a bad %%-escape (%%XX, not %%00)");
             return AM_INVALID;
@@ -185,15 +184,42 @@ static int parse_url(am__cache *c, const char *url, char *err, size_t cap)
     if (*p == '/') {
         size_t n = strcspn(p + 1, "?");
         v = 0;
-        if (n && !decimal(p + 1, n, 100000, &v)) {
+        if (n && !decimal(p + 1, n, AM__CACHE_DB_MAX, &v)) {
             snprintf(err, cap, "cache: database must be a number (redis://HOST:PORT/DB)");
             return AM_INVALID;
         }
-        c->dbnum = (int)v;
+        c->db = (int)v;
         p += 1 + n;
     }
     if (*p == '?') return parse_query(c, p + 1, err, cap);
     return AM_OK;
+}
+
+int am__cache_url_parse(const char *url, const am__allocator *a, am__cache_url *u, char *err, size_t cap)
+{
+    memset(u, 0, sizeof *u);
+    u->ttl_ms = AM__CACHE_RECALL_TTL_MS;
+    u->timeout_ms = AM__CACHE_TIMEOUT_MS;
+    if (cap) err[0] = '\0';
+    int rc = url ? parse_url(u, a, url, err, cap) : AM_INVALID;
+    if (rc == AM_NOMEM) snprintf(err, cap, "cache: out of memory");
+    else if (!url) snprintf(err, cap, "cache: no URL");
+    return rc;
+}
+
+static void wipe(char *p)
+{
+    if (!p) return;
+    volatile char *v = p;
+    while (*v) *v++ = 0;
+}
+
+void am__cache_url_clear(am__cache_url *u, const am__allocator *a)
+{
+    wipe(u->pass);
+    am__free(a, u->pass);
+    am__free(a, u->user);
+    u->pass = u->user = NULL;
 }
 
 /* ------------------------------------------------------------ the connection */
@@ -218,16 +244,40 @@ static redisReply *raw(am__cache *c, int argc, const char **argv, const size_t *
         char why[200];
         snprintf(why, sizeof why, "%s", c->rc->err ? c->rc->errstr : "no reply");
         if (c->rc->err == REDIS_ERR_IO && (errno == EAGAIN || errno == EWOULDBLOCK))
-            snprintf(why, sizeof why, "no reply within %lld ms", (long long)c->timeout_ms);
+            snprintf(why, sizeof why, "no reply within %lld ms", (long long)c->u.timeout_ms);
         drop(c, why);
     }
     return r;
 }
 
+/* One step of the login: argv sent, its reply checked.  AM_OK; AM_IO with
+ * the connection dropped (no reply, or Redis refused: "AUTH refused:
+ * WRONGPASS ..." -- Redis's words, which never hold the password; left out
+ * if they did). */
+static int login_step(am__cache *c, int argc, const char **argv)
+{
+    redisReply *r = raw(c, argc, argv, NULL);
+    if (!r) return AM_IO;
+    if (r->type != REDIS_REPLY_ERROR) {
+        freeReplyObject(r);
+        return AM_OK;
+    }
+    char why[300];
+    int shows = c->u.pass && c->u.pass[0] && r->str && strstr(r->str, c->u.pass);
+    snprintf(why, sizeof why, "%s refused: %.200s", argv[0], shows || !r->str ? "(no reason given)" : r->str);
+    freeReplyObject(r);
+    drop(c, why);
+    return AM_IO;
+}
+
+/* Connect and log in: AUTH [USER] PASSWORD when the URL has a password,
+ * SELECT DB unless it is 0, and a PING when neither was sent, so a Redis
+ * that wants a password the URL lacks is down (NOAUTH) here rather than
+ * "up" with every command refused. */
 static int connect_now(am__cache *c)
 {
-    struct timeval tv = {(time_t)(c->timeout_ms / 1000), (suseconds_t)(c->timeout_ms % 1000) * 1000};
-    c->rc = redisConnectWithTimeout(c->host, c->port, tv);
+    struct timeval tv = {(time_t)(c->u.timeout_ms / 1000), (suseconds_t)(c->u.timeout_ms % 1000) * 1000};
+    c->rc = redisConnectWithTimeout(c->u.host, c->u.port, tv);
     if (!c->rc || c->rc->err) {
         char why[200];
         snprintf(why, sizeof why, "cannot connect: %s", c->rc ? c->rc->errstr : "out of memory");
@@ -238,29 +288,22 @@ static int connect_now(am__cache *c)
         drop(c, "cannot set the command timeout");
         return AM_IO;
     }
-    redisReply *r = NULL;
-    if (c->pass) {
-        const char *av[3] = {"AUTH", c->user ? c->user : c->pass, c->pass};
-        if (!(r = raw(c, c->user ? 3 : 2, av, NULL))) return AM_IO;
-        int bad = r->type == REDIS_REPLY_ERROR;
-        freeReplyObject(r);
-        if (bad) {
-            drop(c, "authentication refused");
-            return AM_IO;
-        }
+    int rc = AM_OK;
+    if (c->u.pass) {
+        const char *av[3] = {"AUTH", c->u.user ? c->u.user : c->u.pass, c->u.pass};
+        rc = login_step(c, c->u.user ? 3 : 2, av);
     }
-    if (c->dbnum) {
+    if (!rc && c->u.db) {
         char db[16];
-        snprintf(db, sizeof db, "%d", c->dbnum);
+        snprintf(db, sizeof db, "%d", c->u.db);
         const char *av[2] = {"SELECT", db};
-        if (!(r = raw(c, 2, av, NULL))) return AM_IO;
-        int bad = r->type == REDIS_REPLY_ERROR;
-        freeReplyObject(r);
-        if (bad) {
-            drop(c, "SELECT of the database refused");
-            return AM_IO;
-        }
+        rc = login_step(c, 2, av);
     }
+    if (!rc && !c->u.pass && !c->u.db) {
+        const char *av[1] = {"PING"};
+        rc = login_step(c, 1, av);
+    }
+    if (rc) return rc;
     c->up = 1;
     c->err[0] = 0;
     if (!c->was_up) say(c, AM_LOG_INFO, "cache: redis %s is up%s", "");
@@ -284,16 +327,14 @@ int am__cache_open(const char *url, const am__allocator *a,
     am__cache *c = am__calloc(a, sizeof *c);
     if (!c) return AM_NOMEM;
     c->a = a ? *a : (am__allocator){0};
-    c->ttl_ms = AM__CACHE_RECALL_TTL_MS;
-    c->timeout_ms = AM__CACHE_TIMEOUT_MS;
-    int rc = parse_url(c, url, err, cap);
+    int rc = am__cache_url_parse(url, &c->a, &c->u, err, cap);
     if (rc) {
-        if (rc == AM_NOMEM) snprintf(err, cap, "cache: out of memory");
         am__cache_close(c);
         return rc;
     }
-    snprintf(c->where, sizeof c->where, "%s%s%s:%d/%d", strchr(c->host, ':') ? "[" : "", c->host,
-             strchr(c->host, ':') ? "]" : "", c->port, c->dbnum);
+    int v6 = strchr(c->u.host, ':') != NULL;
+    snprintf(c->where, sizeof c->where, "%s%s%s:%d/%d", v6 ? "[" : "", c->u.host, v6 ? "]" : "",
+             c->u.port, c->u.db);
     c->log = log;
     c->log_ctx = log_ctx;
     c->was_up = 1; /* a first failure is said once */
@@ -302,20 +343,11 @@ int am__cache_open(const char *url, const am__allocator *a,
     return AM_OK;
 }
 
-static void wipe(char *p)
-{
-    if (!p) return;
-    volatile char *v = p;
-    while (*v) *v++ = 0;
-}
-
 void am__cache_close(am__cache *c)
 {
     if (!c) return;
     if (c->rc) redisFree(c->rc);
-    wipe(c->pass);
-    am__free(&c->a, c->pass);
-    am__free(&c->a, c->user);
+    am__cache_url_clear(&c->u, &c->a);
     am__allocator a = c->a;
     am__free(&a, c);
 }
@@ -326,7 +358,7 @@ const char *am__cache_state(const am__cache *c, const char **err)
     return c->up ? "up" : "down";
 }
 
-int64_t am__cache_recall_ttl(const am__cache *c) { return c->ttl_ms; }
+int64_t am__cache_recall_ttl(const am__cache *c) { return c->u.ttl_ms; }
 const char *am__cache_where(const am__cache *c) { return c->where; }
 
 /* ------------------------------------------------------------ commands */

@@ -223,7 +223,7 @@ int am__srv_bus_parse_note(const char *msg, size_t len, char instance[33], int64
 
 /* ------------------------------------------------------------ connections */
 
-/* why into err from a context or a reply */
+/* why into err from a context or a reply (Redis's words: never the URL) */
 static void say(char *err, size_t n, const char *what, redisContext *c, redisReply *r)
 {
     if (r && r->type == REDIS_REPLY_ERROR) snprintf(err, n, "%s: %.200s", what, r->str);
@@ -231,59 +231,106 @@ static void say(char *err, size_t n, const char *what, redisContext *c, redisRep
     else snprintf(err, n, "%s: no answer", what);
 }
 
-/* one command's reply, checked: NULL (err set) when it failed */
-static redisReply *command(redisContext *c, char *err, size_t n, const char *what, const char *fmt, ...)
+/* one command's reply, checked: NULL (err set) when it failed; *refused
+ * (may be NULL) 1 when Redis answered with an error, 0 when it did not
+ * answer (the socket, a timeout) */
+static redisReply *command_r(redisContext *c, char *err, size_t n, int *refused, const char *what,
+                             const char *fmt, va_list ap)
 {
-    va_list ap;
-    va_start(ap, fmt);
     redisReply *r = redisvCommand(c, fmt, ap);
-    va_end(ap);
+    if (refused) *refused = r != NULL;
     if (!r || r->type == REDIS_REPLY_ERROR) {
         say(err, n, what, c, r);
         if (r) freeReplyObject(r);
         return NULL;
     }
+    if (refused) *refused = 0;
     return r;
 }
 
-redisContext *am__srv_bus_connect(srv_bus *b, char *err, size_t n)
+static redisReply *command(redisContext *c, char *err, size_t n, const char *what, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    redisReply *r = command_r(c, err, n, NULL, what, fmt, ap);
+    va_end(ap);
+    return r;
+}
+
+/* command() that also says whether Redis refused */
+static redisReply *command_or_refused(redisContext *c, char *err, size_t n, int *refused, const char *what,
+                                      const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    redisReply *r = command_r(c, err, n, refused, what, fmt, ap);
+    va_end(ap);
+    return r;
+}
+
+/* A connection logged in (AUTH when the URL has a password, with its user
+ * when it has one) and in the URL's database (SELECT unless it is 0); NULL
+ * with the reason in err, *refused 1 when Redis answered with an error (a
+ * wrong password or user, no password, a database it does not have) and 0
+ * when it could not be reached. */
+static redisContext *connect_as(srv_bus *b, char *err, size_t n, int *refused)
 {
     struct timeval tv = {IO_TIMEOUT_MS / 1000, (IO_TIMEOUT_MS % 1000) * 1000};
+    *refused = 0;
     redisContext *c = redisConnectWithTimeout(b->u.host, b->u.port, tv);
     if (!c || c->err) {
         say(err, n, "connect", c, NULL);
         if (c) redisFree(c);
         return NULL;
     }
-    redisReply *r = NULL;
     if (redisSetTimeout(c, tv) != REDIS_OK) {
         say(err, n, "connect", c, NULL);
         goto fail;
     }
+    /* each reply is freed where it is taken: AUTH's never reaches SELECT */
     if (b->u.pass[0]) {
-        r = b->u.user[0] ? command(c, err, n, "AUTH", "AUTH %s %s", b->u.user, b->u.pass)
-                         : command(c, err, n, "AUTH", "AUTH %s", b->u.pass);
+        redisReply *r =
+            b->u.user[0]
+                ? command_or_refused(c, err, n, refused, "AUTH", "AUTH %s %s", b->u.user, b->u.pass)
+                : command_or_refused(c, err, n, refused, "AUTH", "AUTH %s", b->u.pass);
         if (!r) goto fail;
         freeReplyObject(r);
     }
-    if (b->u.db && !(r = command(c, err, n, "SELECT", "SELECT %d", b->u.db))) goto fail;
-    if (r) freeReplyObject(r);
+    if (b->u.db) {
+        redisReply *r = command_or_refused(c, err, n, refused, "SELECT", "SELECT %d", b->u.db);
+        if (!r) goto fail;
+        freeReplyObject(r);
+    }
     return c;
 fail:
     redisFree(c);
     return NULL;
 }
 
+redisContext *am__srv_bus_connect(srv_bus *b, char *err, size_t n)
+{
+    int refused;
+    return connect_as(b, err, n, &refused);
+}
+
 /* ------------------------------------------------------------ the thread */
 
-static void set_state(srv_bus *b, int up, const char *err)
+/* up, or down for err; refused: Redis answered with an error (the
+ * credentials or the database of the URL), not a network failure */
+static void set_state(srv_bus *b, int up, int refused, const char *err)
 {
     pthread_mutex_lock(&b->mu);
     if (up && !b->up) { /* (re)connected: every reader catches up from the store */
         b->gen++;
         pthread_cond_broadcast(&b->cv);
     }
-    if (!up && (b->up || !b->said_down))
+    int v6 = strchr(b->u.host, ':') != NULL;
+    if (!up && (b->up || !b->said_down) && refused)
+        fprintf(stderr,
+                "agentmem serve: cache: redis at %s%s%s:%d/%d refused the bus (%s): check the"
+                " user, password and database of --cache; serving from the store, trying again\n",
+                v6 ? "[" : "", b->u.host, v6 ? "]" : "", b->u.port, b->u.db, err);
+    else if (!up && (b->up || !b->said_down))
         fprintf(stderr, "agentmem serve: cache: redis is %s (%s); serving from the store\n",
                 b->ever_up ? "down" : "not reachable yet", err);
     b->said_down |= !up;
@@ -349,13 +396,15 @@ static void *bus_run(void *arg)
         if (stop) break;
         if (!sub) {
             redisReply *r = NULL;
-            if (!(pub = am__srv_bus_connect(b, err, sizeof err)) ||
-                !(sub = am__srv_bus_connect(b, err, sizeof err)) ||
-                !(r = command(sub, err, sizeof err, "SUBSCRIBE", "SUBSCRIBE %s", b->channel))) {
+            int refused = 0; /* without a password Redis may refuse SUBSCRIBE (NOAUTH) */
+            if (!(pub = connect_as(b, err, sizeof err, &refused)) ||
+                !(sub = connect_as(b, err, sizeof err, &refused)) ||
+                !(r = command_or_refused(sub, err, sizeof err, &refused, "SUBSCRIBE", "SUBSCRIBE %s",
+                                         b->channel))) {
                 if (sub) redisFree(sub);
                 if (pub) redisFree(pub);
                 sub = pub = NULL;
-                set_state(b, 0, err);
+                set_state(b, 0, refused, err);
                 wait_wake(b, -1, (int)backoff, NULL);
                 backoff = backoff * 2 > 2000 ? 2000 : backoff * 2;
                 continue;
@@ -363,7 +412,7 @@ static void *bus_run(void *arg)
             freeReplyObject(r);
             backoff = 250;
             last_ping = now_ms();
-            set_state(b, 1, NULL);
+            set_state(b, 1, 0, NULL);
         }
         int broken = 0;
         if (pending > published) {
@@ -405,7 +454,7 @@ static void *bus_run(void *arg)
             redisFree(sub);
             redisFree(pub);
             sub = pub = NULL;
-            set_state(b, 0, err);
+            set_state(b, 0, 0, err);
         }
     }
     if (sub) redisFree(sub);
