@@ -64,7 +64,7 @@ rc=0
 "$cli" bench serve --url "http://127.0.0.1:$port" --tokens "$work/tokens" --seconds "$secs" \
   --writes "$writes" --acked "$work/acked" $([ "$rate" != 0 ] && echo --rate "$rate") || rc=1
 echo "load: after: $(cut -d' ' -f1-3 /proc/loadavg)"
-[ -n "$holder" ] && { kill "$holder" 2>/dev/null; wait "$holder" 2>/dev/null; holder=; }
+if [ -n "$holder" ]; then kill "$holder" 2>/dev/null; wait "$holder" 2>/dev/null || true; holder=; fi
 kill -TERM "$srv"; wait "$srv" || { echo "load: the server exited $?"; rc=1; }
 srv=
 sqlite3 "$db" "SELECT client_id FROM events WHERE client_id LIKE 'load-%'" | sort >"$work/stored"
