@@ -96,6 +96,7 @@ hold_then_sigterm "SIGTERM under 2 stalled exports and 4 streams" exports=2 stre
 
 # --- SIGTERM under trickling heads and a writer flood (the header deadline
 # longer than the hold, so the tricklers are there when it comes)
+rm -f "$dir/srv.out" # (else start_server may read the last server's port before the new one writes)
 start_server --max-conns-per-ip 100 --header-timeout 30
 hold_then_sigterm "SIGTERM under 100 trickling heads and a writer flood" trickle=100 flood=8 exports=2
 
