@@ -10,20 +10,40 @@
 # RATE > 0: an open loop at RATE requests/s in all, each request timed from
 # when it was due (latency at that load); 0: each user's next request as
 # soon as the last is answered (the throughput the server sustains).
+# HOSTILE=1 (scripts/hostile.sh): meanwhile a hostile tenant holds its most
+# of long-lived work -- 2 exports whose client never reads (about 6 MB each,
+# so they stall) and 4 event streams (tests/sh/lib/exhaust.py hold) -- and
+# the server runs with --timeout 600 so the stalled exports last the run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-30} users=${2:-20} threads=${3:-4} writes=${4:-0.5} rate=${5:-0}
 cli=${AGENTMEM_CLI:-build/agentmem}
 work=$(mktemp -d)
-srv=
-trap '[ -n "$srv" ] && kill "$srv" 2>/dev/null; [ -n "${KEEP_DB:-}" ] && cp "$work/load.db" "$KEEP_DB"; rm -rf "$work"' EXIT
+srv= holder=
+trap '[ -n "$holder" ] && kill "$holder" 2>/dev/null; [ -n "$srv" ] && kill "$srv" 2>/dev/null; [ -n "${KEEP_DB:-}" ] && cp "$work/load.db" "$KEEP_DB"; rm -rf "$work"' EXIT
 db="$work/load.db"
 "$cli" --db "$db" init >/dev/null
 for i in $(seq 1 "$users"); do
   u=$([ $((i % 2)) = 0 ] && echo "用户$i" || echo "user$i")
   echo "$u $("$cli" --db "$db" token create --user "$u" 2>/dev/null)"
 done >"$work/tokens"
-"$cli" --db "$db" serve --listen 127.0.0.1:0 --threads "$threads" >"$work/srv.out" 2>"$work/srv.err" &
+extra=()
+if [ -n "${HOSTILE:-}" ]; then
+  hostile=$("$cli" --db "$db" token create --user mallory 2>/dev/null)
+  python3 -c 'import json, random, sys
+random.seed(7)
+w = ["budget", "report", "meeting", "预算", "会议", "报告"]
+for i in range(8):
+    print(json.dumps({"user": "mallory", "text": " ".join(random.choice(w) for _ in range(1400))}, ensure_ascii=False))' >"$work/hostile.jsonl"
+  "$cli" --db "$db" add --batch "$work/hostile.jsonl" >/dev/null
+  sqlite3 "$db" "INSERT INTO events(id, user_id, source, type, content, lang, occurred_at, tz_minutes,
+    ingested_at, status) SELECT e.id || printf('%04d', k.n), e.user_id, e.source, e.type, e.content,
+    e.lang, e.occurred_at, e.tz_minutes, e.ingested_at, e.status FROM events e, (WITH RECURSIVE
+    c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < 80) SELECT n FROM c) k
+    WHERE e.user_id = 'mallory'"
+  extra=(--timeout 600)
+fi
+"$cli" --db "$db" serve --listen 127.0.0.1:0 --threads "$threads" "${extra[@]}" >"$work/srv.out" 2>"$work/srv.err" &
 srv=$!
 port=
 for _ in $(seq 100); do
@@ -32,11 +52,19 @@ for _ in $(seq 100); do
   sleep 0.05
 done
 [ -n "$port" ] || { echo "load: the server did not start"; cat "$work/srv.err"; exit 1; }
+if [ -n "${HOSTILE:-}" ]; then
+  python3 tests/sh/lib/exhaust.py hold "$port" "$hostile" "$work/ready" $((secs + 30)) exports=2 streams=4 &
+  holder=$!
+  for _ in $(seq 200); do [ -f "$work/ready" ] && break; sleep 0.1; done
+  [ -f "$work/ready" ] || { echo "load: the hostile tenant did not get in place"; exit 1; }
+  echo "load: a hostile tenant holds 2 stalled exports and 4 streams"
+fi
 echo "load: before: $(cut -d' ' -f1-3 /proc/loadavg) (1/5/15-min load), $(nproc) cores"
 rc=0
 "$cli" bench serve --url "http://127.0.0.1:$port" --tokens "$work/tokens" --seconds "$secs" \
   --writes "$writes" --acked "$work/acked" $([ "$rate" != 0 ] && echo --rate "$rate") || rc=1
 echo "load: after: $(cut -d' ' -f1-3 /proc/loadavg)"
+if [ -n "$holder" ]; then kill "$holder" 2>/dev/null; wait "$holder" 2>/dev/null || true; holder=; fi
 kill -TERM "$srv"; wait "$srv" || { echo "load: the server exited $?"; rc=1; }
 srv=
 sqlite3 "$db" "SELECT client_id FROM events WHERE client_id LIKE 'load-%'" | sort >"$work/stored"

@@ -31,6 +31,7 @@ typedef struct opts {
     const char *part; /* recall --part system|context */
     int all, budget, k, atomic, merge;
     const char *token_sub, *listen, *threads, *max_body; /* token, serve */
+    const char *max_conns_per_ip, *header_timeout, *timeout; /* serve */
     const char *webhook[16];  /* serve --webhook URL (repeatable) */
     int n_webhook;
     const char *webhook_secret_file;
@@ -202,14 +203,22 @@ static const struct help {
               "  roles, admin, created and revoked times -- never a token.  revoke ID:\n"
               "  the token is refused from then on.  Forgetting a user deletes its tokens.\n"},
     {"serve", "usage: agentmem [--db PATH] [--role-allow RULE] serve [--listen 127.0.0.1:8420]\n"
-              "         [--threads N] [--max-body BYTES] [--webhook URL --webhook-secret-file PATH]\n"
+              "         [--threads N] [--max-body BYTES] [--max-conns-per-ip N]\n"
+              "         [--timeout SECONDS] [--header-timeout SECONDS]\n"
+              "         [--webhook URL --webhook-secret-file PATH]\n"
               "         [--mcp-origin ORIGIN] [--cache redis://[[USER]:PASSWORD@]HOST[:PORT][/DB]]\n"
               "  Serves the HTTP/JSON API (docs/SERVER.md, docs/openapi.json): every route\n"
               "  but /healthz needs Authorization: Bearer TOKEN (agentmem token create).\n"
               "  --listen HOST:PORT (port 0: any free one; the address is printed on\n"
               "  stdout), --threads worker threads (default 4), --max-body request bodies\n"
-              "  over it are refused with 413 (default 1048576).  SIGTERM or SIGINT: stops\n"
-              "  accepting, finishes every accepted request, exits 0.\n"
+              "  over it are refused with 413 (default 1048576).  --max-conns-per-ip N:\n"
+              "  connections at once from one address, more refused (default 128;\n"
+              "  behind a proxy raise it).  --timeout SECONDS: a connection idle that\n"
+              "  long is closed, an export whose client reads nothing that long is\n"
+              "  stopped (default 30).  --header-timeout SECONDS: a connection that\n"
+              "  has not sent its request head within it is closed (default 10).\n"
+              "  SIGTERM or SIGINT: stops accepting, gives the accepted requests 2 s,\n"
+              "  cuts what still runs (stalled clients), exits 0 within 5 s.\n"
               "  --webhook URL (repeatable) with --webhook-secret-file PATH: every memory\n"
               "  event committed from then on is POSTed to each URL, signed with\n"
               "  HMAC-SHA256 of the file's first line (docs/EVENTS.md), retried with\n"
@@ -271,6 +280,9 @@ static int parse_opts(const char *cmd, int argc, char **argv, opts *o)
         {"--next", offsetof(opts, next)}, {"--part", offsetof(opts, part)},
         {"--listen", offsetof(opts, listen)}, {"--threads", offsetof(opts, threads)},
         {"--max-body", offsetof(opts, max_body)},
+        {"--max-conns-per-ip", offsetof(opts, max_conns_per_ip)},
+        {"--header-timeout", offsetof(opts, header_timeout)},
+        {"--timeout", offsetof(opts, timeout)},
         {"--webhook-secret-file", offsetof(opts, webhook_secret_file)},
         {"--cache", offsetof(opts, cache)}, {"--key", offsetof(opts, key)},
         {"--value", offsetof(opts, value)}, {"--ttl", offsetof(opts, ttl)},
@@ -901,7 +913,10 @@ static int cmd_serve(am_db *db, const opts *o)
         long max;
         long *out;
     } nums[] = {{"--threads", o->threads, 64, &so.threads},
-                {"--max-body", o->max_body, 1L << 30, &so.max_body}};
+                {"--max-body", o->max_body, 1L << 30, &so.max_body},
+                {"--max-conns-per-ip", o->max_conns_per_ip, 1024, &so.max_conns_per_ip},
+                {"--header-timeout", o->header_timeout, 3600, &so.header_timeout_s},
+                {"--timeout", o->timeout, 3600, &so.timeout_s}};
     for (size_t i = 0; i < sizeof nums / sizeof *nums; i++) {
         if (!nums[i].v) continue;
         char *end;

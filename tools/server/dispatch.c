@@ -264,7 +264,10 @@ srv_dispatch *am__srv_dispatch_start(const am_config *cfg, const char *urls, con
         return NULL;
     }
     const char *why = NULL;
-    d->hook = am_webhook_new_opts(urls, secret, NULL, &why);
+    am_webhook_opts wo;
+    memset(&wo, 0, sizeof wo); /* the defaults, but the drain: SIGTERM ends the server in 5 s */
+    wo.drain_ms = 1500;
+    d->hook = am_webhook_new_opts(urls, secret, &wo, &why);
     if (!d->hook) {
         fprintf(stderr, "agentmem serve: --webhook: %s\n", why ? why : "cannot start");
         free(d);

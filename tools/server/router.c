@@ -290,7 +290,7 @@ static const struct {
     {"invalid_request", 400}, {"unauthorized", 401}, {"forbidden", 403},
     {"not_found", 404},       {"method_not_allowed", 405}, {"denied", 409},
     {"payload_too_large", 413}, {"busy", 503},        {"internal", 500},
-    {"unavailable", 503},
+    {"unavailable", 503}, {"too_many_requests", 429},
 };
 
 void am__srv_json(srv_reply *out, int status, json_t *v)
@@ -346,6 +346,7 @@ static void error_reply(srv_reply *out, const char *code, const char *field, con
     am__srv_json(out, status, json_pack("{s:{s:s, s:o, s:o, s:s*}}", "error", "code", code,
                                         "message", m, "field", f, "store", store));
     if (status == 503) out->retry_after = 1;
+    if (status == 429) out->retry_after = SRV_TENANT_RETRY_S;
 }
 
 void am__srv_error(srv_reply *out, const char *code, const char *field, const char *fmt, ...)
@@ -578,6 +579,8 @@ void am__srv_handle(am_srv *s, am_db *db, const srv_request *rq, srv_reply *out)
         }
     }
     routes[r].fn(&c);
+    if (out->stream) /* its caps are the token's as well as the user's (limits.c) */
+        snprintf(out->stream_token, sizeof out->stream_token, "%s", c.tok.id);
     json_decref(c.body);
     if (!out->body && !out->stream && !out->pending) am__srv_error(out, "internal", NULL, "no reply was made");
 }

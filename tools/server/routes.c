@@ -7,10 +7,12 @@
  * (tools/common/shapes.h) or the library's JSON as it is.
  */
 #define _GNU_SOURCE /* pthread_setname_np */
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "fields.h"
 #include "shapes.h"
@@ -190,19 +192,46 @@ typedef struct srv_pending {
     am_event copy;
     void *ctx;
     srv_reply reply;
+    double queued_at; /* CLOCK_MONOTONIC seconds */
     char strings[];
 } srv_pending;
+
+static double mono_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* The write waited past its bound (SRV_WRITE_WAIT_MS queued, or the
+ * drain's end at shutdown): answered 503 without being written (under
+ * write_mu) */
+static int write_expired(const am_srv *s, const srv_pending *p, double now)
+{
+    if (now - p->queued_at > SRV_WRITE_WAIT_MS / 1000.0) return 1;
+    return s->writers_stop && s->writers_drain_until > 0 && now > s->writers_drain_until;
+}
+
+/* Writes of user queued (under write_mu) */
+static int queued_of(const am_srv *s, const char *user)
+{
+    int n = 0;
+    for (const srv_pending *p = s->queue; p; p = p->next) n += strcmp(p->ev->user_id, user) == 0;
+    return n;
+}
 
 void am__srv_init_locks(am_srv *s)
 {
     pthread_mutex_init(&s->write_mu, NULL);
     pthread_cond_init(&s->write_cv, NULL);
+    pthread_mutex_init(&s->log_mu, NULL);
 }
 
 void am__srv_free_locks(am_srv *s)
 {
     pthread_mutex_destroy(&s->write_mu);
     pthread_cond_destroy(&s->write_cv);
+    pthread_mutex_destroy(&s->log_mu);
 }
 
 static void group_write(am_db *db, srv_pending **group, size_t n)
@@ -233,10 +262,25 @@ static int add_grouped(srv_ctx *c, const am_event *ev, am_add_info *info, char *
     srv_pending **tail = &s->queue;
     while (*tail) tail = &(*tail)->next;
     *tail = &me;
+    me.queued_at = mono_now();
+    struct timespec deadline;
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    deadline.tv_sec += SRV_WRITE_WAIT_MS / 1000;
     int max = strcmp(am_store_backend(c->db), "postgres") == 0 ? GROUP_LEADERS_PG : 1;
     while (!me.done) {
         if (me.taken || s->leaders >= max) { /* in another's group, or no room to lead */
-            pthread_cond_wait(&s->write_cv, &s->write_mu);
+            if (pthread_cond_timedwait(&s->write_cv, &s->write_mu, &deadline) == ETIMEDOUT &&
+                !me.taken) { /* still queued: out of the queue, unwritten */
+                for (srv_pending **at = &s->queue; *at; at = &(*at)->next)
+                    if (*at == &me) {
+                        *at = me.next;
+                        break;
+                    }
+                me.rc = AM_BUSY;
+                snprintf(me.err, sizeof me.err, "add: the write waited over %d ms for its turn;"
+                         " it was not written, retry later", SRV_WRITE_WAIT_MS);
+                break;
+            }
             continue;
         }
         s->leaders++;
@@ -309,12 +353,20 @@ void am__srv_pending_take(srv_pending *p, srv_reply *out)
 void am__srv_pending_queue(am_srv *s, srv_pending *p, void *ctx)
 {
     p->ctx = ctx;
+    p->queued_at = mono_now();
     pthread_mutex_lock(&s->write_mu);
-    srv_pending **tail = &s->queue;
-    while (*tail) tail = &(*tail)->next;
-    *tail = p;
-    pthread_cond_signal(&s->write_cv);
+    int stopped = s->writers_stop;
+    if (!stopped) {
+        srv_pending **tail = &s->queue;
+        while (*tail) tail = &(*tail)->next;
+        *tail = p;
+        pthread_cond_signal(&s->write_cv);
+    }
     pthread_mutex_unlock(&s->write_mu);
+    if (stopped) { /* the writers are gone (shutdown): answered now, unwritten */
+        am__srv_error(&p->reply, "unavailable", NULL, "the server is stopping");
+        s->resume(ctx);
+    }
 }
 
 /* A writer: takes what is queued (up to GROUP_MAX), writes it as one
@@ -334,13 +386,26 @@ static void *writer_main(void *arg)
     for (;;) {
         while (!s->queue && !s->writers_stop) pthread_cond_wait(&s->write_cv, &s->write_mu);
         if (!s->queue) break;
-        srv_pending *group[GROUP_MAX];
-        size_t n = 0;
-        while (s->queue && n < GROUP_MAX) {
-            group[n++] = s->queue;
-            s->queue = s->queue->next;
+        srv_pending *group[GROUP_MAX], *late[GROUP_MAX];
+        size_t n = 0, n_late = 0;
+        double now = mono_now();
+        while (s->queue && n < GROUP_MAX && n_late < GROUP_MAX) {
+            srv_pending *p = s->queue;
+            s->queue = p->next;
+            if (write_expired(s, p, now)) late[n_late++] = p;
+            else group[n++] = p;
         }
         pthread_mutex_unlock(&s->write_mu);
+        for (size_t i = 0; i < n_late; i++) {
+            srv_pending *p = late[i];
+            am__srv_error(&p->reply, "busy", NULL, "add: the write waited over %d ms for its"
+                          " turn; it was not written, retry later", SRV_WRITE_WAIT_MS);
+            s->resume(p->ctx); /* p is not ours now */
+        }
+        if (!n) {
+            pthread_mutex_lock(&s->write_mu);
+            continue;
+        }
         if (!db) db = am__srv_db_get(s);
         if (db) { /* its store calls run again on a new connection count in /metrics too */
             am_store_health h0, h1;
@@ -404,6 +469,16 @@ void am__srv_h_events(srv_ctx *c)
     char err[600];
     if (read_event(c, c->body, &ev, "")) return;
     if (c->srv->async_writes) {
+        /* a fair share of the queue: one user's flood waits on itself */
+        pthread_mutex_lock(&c->srv->write_mu);
+        int queued = queued_of(c->srv, ev.user_id);
+        pthread_mutex_unlock(&c->srv->write_mu);
+        if (queued >= SRV_WRITES_PER_USER) {
+            am__srv_error(c->out, "busy", NULL, "add: %d writes of this user are queued already"
+                          " (the most); retry later", queued);
+            am__srv_log(c->srv, "refused: a write of a user with %d queued", queued);
+            return;
+        }
         if (!(c->out->pending = pending_new(&ev)))
             am__srv_error(c->out, "internal", NULL, "out of memory");
         return;

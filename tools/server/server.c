@@ -12,19 +12,25 @@
  * Bodies: a Content-Length over opts.max_body is refused (413) before the
  * body is read; a chunked body is counted as it comes and refused once it
  * passes the limit (the rest is read and dropped).  Idle connections are
- * closed after opts.timeout_s.
+ * closed after opts.timeout_s; a connection whose request head is not
+ * complete opts.header_timeout_s after its accept is shut down by the
+ * sweeper thread (a trickle of bytes keeps MHD's idle timeout away);
+ * opts.max_conns_per_ip connections at once per address.
  *
  * Export: am_export_stream writes the document as it reads it; a thread
- * of its own runs it into a pipe that MHD sends from, so the document is
- * never whole in memory.  The status is known before the first byte: the
- * request waits for the export's first piece or its end (an unknown user:
- * 404 and nothing streamed).
+ * of its own runs it into a bounded buffer that MHD reads, so the document
+ * is never whole in memory and no worker waits on it.  The status is known
+ * before the first byte: the request waits (EXPORT_START_WAIT_S at most)
+ * for the export's first piece or its end (an unknown user: 404 and
+ * nothing streamed).  Exports and streams hold slots (limits.c).
  *
  * Shutdown: SIGTERM and SIGINT are blocked in every thread and taken by
  * sigwait in the main one; then MHD stops accepting (quiesce), the
- * requests accepted run to their end (in_flight reaches 0: their replies
- * sent), MHD stops, the handles close.  A write is committed before its
- * reply is made, so every acknowledged write is in the store.
+ * requests accepted get SHUTDOWN_GRACE_MS to end, what still runs is cut
+ * (no connection left suspended), MHD stops, the handles close: the
+ * process is gone within 5 s whatever its clients do.  A write is
+ * committed before its reply is made, so every acknowledged write is in
+ * the store.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -47,6 +53,8 @@ void am_server_opts_init(am_server_opts *o)
     o->threads = 4;
     o->max_body = 1 << 20;
     o->timeout_s = 30;
+    o->header_timeout_s = 10;
+    o->max_conns_per_ip = 128;
 }
 
 /* ------------------------------------------------------------ handle pool */
@@ -85,8 +93,26 @@ static am_db *handle_open(am_srv *s)
  * its writes keep them true instead of dropping them elsewhere. */
 am_db *am__srv_db_get(am_srv *s)
 {
+    /* the pool has room for every worker, writer and export at once
+     * (max_open), so a wait here means handles that could not be opened
+     * or came back late: bounded, a 503 "busy" after it, never a worker
+     * stuck (which would stall every connection it polls) */
+    struct timespec deadline;
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    deadline.tv_nsec += (long)(SRV_POOL_WAIT_MS % 1000) * 1000000L;
+    deadline.tv_sec += SRV_POOL_WAIT_MS / 1000 + deadline.tv_nsec / 1000000000L;
+    deadline.tv_nsec %= 1000000000L;
     pthread_mutex_lock(&s->pool_mu);
-    while (s->n_free == 0 && s->n_open >= s->max_open) pthread_cond_wait(&s->pool_cv, &s->pool_mu);
+    while (s->n_free == 0 && s->n_open >= s->max_open &&
+           pthread_cond_timedwait(&s->pool_cv, &s->pool_mu, &deadline) != ETIMEDOUT) {
+    }
+    if (s->n_free == 0 && s->n_open >= s->max_open) {
+        int open = s->n_open;
+        pthread_mutex_unlock(&s->pool_mu);
+        am__srv_log(s, "refused: no store handle came back within %d ms (%d open)",
+                    SRV_POOL_WAIT_MS, open);
+        return NULL;
+    }
     if (s->n_free) {
         pthread_t self = pthread_self();
         int k = s->n_free - 1;
@@ -117,19 +143,42 @@ void am__srv_db_put(am_srv *s, am_db *db)
     pthread_mutex_unlock(&s->pool_mu);
 }
 
-/* Wait until every handle is back and every stream has ended, then close
- * the handles (but the caller's). */
-static void pool_close(am_srv *s)
+/* Wait until every handle is back and every stream has ended, or until
+ * deadline (CLOCK_REALTIME; NULL: no limit), then close the handles that
+ * are back (but the caller's): 0, or 1 when some were still in use (a
+ * thread still runs with them: the server's state must outlive it) */
+static int pool_close(am_srv *s, const struct timespec *deadline)
 {
+    int late = 0;
     pthread_mutex_lock(&s->pool_mu);
-    while (s->n_free < s->n_open || s->n_streams > 0) pthread_cond_wait(&s->pool_cv, &s->pool_mu);
+    while (s->n_free < s->n_open || s->n_streams > 0)
+        if (!deadline) pthread_cond_wait(&s->pool_cv, &s->pool_mu);
+        else if (pthread_cond_timedwait(&s->pool_cv, &s->pool_mu, deadline) == ETIMEDOUT) {
+            late = 1;
+            break;
+        }
+    if (late)
+        fprintf(stderr, "agentmem serve: %d store handles and %d streams still in use at the"
+                        " shutdown's end; exiting without them\n", s->n_open - s->n_free,
+                s->n_streams);
     for (int i = 0; i < s->n_free; i++)
         if (s->pool[i] != s->borrowed) am_close(s->pool[i]);
-    s->n_free = s->n_open = 0;
+    s->n_open -= s->n_free;
+    s->n_free = 0;
     pthread_mutex_unlock(&s->pool_mu);
+    return late;
 }
 
 /* ------------------------------------------------------------ requests */
+
+/* A connection waiting for a request head (watched by the sweeper) */
+typedef struct conn_watch {
+    struct conn_watch *prev, *next;
+    MHD_socket fd;
+    double since;  /* when it began to wait for a request head */
+    double limit;  /* the seconds it may wait for it */
+    int waiting;   /* no complete head since `since` */
+} conn_watch;
 
 typedef struct server {
     am_srv srv;
@@ -138,7 +187,112 @@ typedef struct server {
     pthread_cond_t idle;
     long in_flight;
     int closing; /* SIGTERM: a request not begun yet is refused, not queued */
+    /* the header deadline: every connection, and a thread that ends the
+     * ones whose request head is late */
+    pthread_mutex_t watch_mu;
+    pthread_cond_t watch_cv;
+    conn_watch *watched;
+    int sweeper_stop;
+    pthread_t sweeper;
 } server;
+
+static double mono_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* MHD_OPTION_NOTIFY_CONNECTION: a connection's watch, from its accept to
+ * its close (the socket is closed after this is told, so the sweeper
+ * never touches a descriptor that another connection has taken) */
+static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
+                          enum MHD_ConnectionNotificationCode toe)
+{
+    server *sv = cls;
+    conn_watch *w = *socket_context;
+    if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+        const union MHD_ConnectionInfo *ci =
+            MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+        if (!ci || !(w = calloc(1, sizeof *w))) return; /* unwatched: its idle timeout only */
+        w->fd = ci->connect_fd;
+        w->since = mono_now();
+        w->limit = (double)sv->srv.opts.header_timeout_s;
+        w->waiting = 1;
+        pthread_mutex_lock(&sv->watch_mu);
+        w->next = sv->watched;
+        if (w->next) w->next->prev = w;
+        sv->watched = w;
+        pthread_mutex_unlock(&sv->watch_mu);
+        *socket_context = w;
+        return;
+    }
+    if (!w) return;
+    pthread_mutex_lock(&sv->watch_mu);
+    if (w->prev) w->prev->next = w->next;
+    else sv->watched = w->next;
+    if (w->next) w->next->prev = w->prev;
+    pthread_mutex_unlock(&sv->watch_mu);
+    free(w);
+    *socket_context = NULL;
+}
+
+/* A request head complete (waiting 0), or a reply done on a kept-alive
+ * connection (waiting 1: the next head within the idle timeout) */
+static void watch_mark(server *sv, struct MHD_Connection *conn, int waiting)
+{
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    conn_watch *w = ci ? ci->socket_context : NULL;
+    if (!w) return;
+    pthread_mutex_lock(&sv->watch_mu);
+    w->waiting = waiting;
+    w->since = mono_now();
+    w->limit = (double)sv->srv.opts.timeout_s;
+    pthread_mutex_unlock(&sv->watch_mu);
+}
+
+/* The sweeper: four times a second, a connection past its head's deadline
+ * is shut down (its worker then reads the end and closes it; a connection
+ * that trickles a byte now and then never reaches MHD's idle timeout);
+ * the refusal log's count flushed */
+static void *sweeper_main(void *arg)
+{
+    server *sv = arg;
+    pthread_mutex_lock(&sv->watch_mu);
+    while (!sv->sweeper_stop) {
+        struct timespec next;
+        clock_gettime(CLOCK_REALTIME, &next);
+        next.tv_nsec += 250000000L;
+        next.tv_sec += next.tv_nsec / 1000000000L;
+        next.tv_nsec %= 1000000000L;
+        pthread_cond_timedwait(&sv->watch_cv, &sv->watch_mu, &next);
+        double now = mono_now();
+        int cut = 0;
+        for (conn_watch *w = sv->watched; w; w = w->next)
+            if (w->waiting && now - w->since > w->limit) {
+                shutdown(w->fd, SHUT_RDWR);
+                w->waiting = 0;
+                cut++;
+            }
+        pthread_mutex_unlock(&sv->watch_mu);
+        if (cut)
+            am__srv_log(&sv->srv, "closed %d connections that sent no complete request head in"
+                        " time (--header-timeout %ld s)", cut, sv->srv.opts.header_timeout_s);
+        am__srv_log_flush(&sv->srv);
+        pthread_mutex_lock(&sv->watch_mu);
+    }
+    pthread_mutex_unlock(&sv->watch_mu);
+    return NULL;
+}
+
+/* MHD_OPTION_EXTERNAL_LOGGER: MHD's lines (a refused connection each)
+ * through the rate-limited log */
+static void mhd_log(void *cls, const char *fmt, va_list ap)
+{
+    server *sv = cls;
+    am__srv_vlog(&sv->srv, fmt, ap);
+}
 
 /* A query value %-decoded (the path and the query reach on_request raw:
  * the router decodes the path's segments itself, so an escaped "/" stays
@@ -250,58 +404,151 @@ static enum MHD_Result queue_stream(struct MHD_Connection *conn, conn_req *r,
     return ret;
 }
 
-/* ---- the streamed export */
+/* ---- the streamed export
+ *
+ * A thread of its own runs am_export_stream with the request's handle into
+ * a buffer of at most EXPORT_BUF_MAX bytes; MHD sends from it through a
+ * content reader, the connection suspended while it is empty (so no worker
+ * ever waits on the export).  When the buffer stays full for the
+ * connection's timeout (a client that does not read), or the response is
+ * gone (the client closed, MHD timed it out), or the server cuts it at
+ * shutdown, the export stops and gives its handle and slot back.  An
+ * export that stops before its end ends the response with an error (no
+ * final chunk): a client never mistakes a part for the whole. */
+#define EXPORT_BUF_MAX (256 * 1024)
+#define EXPORT_START_WAIT_S 5 /* the first piece (the status), before a 503 */
 typedef struct export_job {
     am_srv *srv;
     am_db *db;
+    struct MHD_Connection *conn;
     char user[AM_ID_MAX + 1];
-    int fd;                  /* the pipe's write end */
+    int slot;
+    long stall_s;                /* no room for this long: given up */
     pthread_mutex_t mu;
-    pthread_cond_t cv;
-    int started, finished, rc, abandoned;
+    pthread_cond_t cv;           /* started or finished (the worker); room (the thread) */
+    char *buf;
+    size_t len, cap;
+    int started, finished, broken, rc;
+    int suspended, gone, cut, refs;
     char err[512];
 } export_job;
+
+static void export_unref(export_job *j)
+{
+    pthread_mutex_lock(&j->mu);
+    int last = --j->refs == 0;
+    pthread_mutex_unlock(&j->mu);
+    if (!last) return;
+    pthread_mutex_destroy(&j->mu);
+    pthread_cond_destroy(&j->cv);
+    free(j->buf);
+    free(j);
+}
+
+/* Under j->mu: the reader called again (it suspended on an empty buffer) */
+static void export_wake(export_job *j)
+{
+    if (j->suspended && !j->gone) {
+        j->suspended = 0;
+        MHD_resume_connection(j->conn);
+    }
+}
 
 static int export_write(void *ctx, const char *data, size_t len)
 {
     export_job *j = ctx;
+    pthread_mutex_lock(&j->mu);
     if (!j->started) {
-        pthread_mutex_lock(&j->mu);
         j->started = 1;
-        pthread_cond_signal(&j->cv);
-        pthread_mutex_unlock(&j->mu);
+        pthread_cond_broadcast(&j->cv);
     }
-    while (len) {
-        ssize_t n = write(j->fd, data, len);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) return 1; /* the client went away: stop */
-        data += n;
-        len -= (size_t)n;
+    struct timespec deadline;
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    deadline.tv_sec += j->stall_s;
+    int stalled = 0;
+    while (!j->gone && !j->cut && j->len && j->len + len > EXPORT_BUF_MAX && !stalled)
+        stalled = pthread_cond_timedwait(&j->cv, &j->mu, &deadline) == ETIMEDOUT;
+    int stop = j->gone || j->cut || stalled;
+    if (!stop && j->len + len > j->cap) {
+        size_t cap = j->cap ? j->cap : 16384;
+        while (cap < j->len + len) cap *= 2;
+        char *p = realloc(j->buf, cap);
+        if (p) {
+            j->buf = p;
+            j->cap = cap;
+        } else stop = 1;
     }
-    return 0;
+    if (!stop) {
+        memcpy(j->buf + j->len, data, len);
+        j->len += len;
+        export_wake(j);
+    }
+    pthread_mutex_unlock(&j->mu);
+    if (stalled) am__srv_log(j->srv, "export: its client read nothing for %ld s; stopped", j->stall_s);
+    return stop;
 }
 
 static void *export_run(void *arg)
 {
     export_job *j = arg;
     int rc = am_export_stream(j->db, j->user, export_write, j);
-    if (!rc) export_write(j, "\n", 1);
+    if (!rc && export_write(j, "\n", 1)) rc = AM_ERROR;
     pthread_mutex_lock(&j->mu);
     j->rc = rc;
     snprintf(j->err, sizeof j->err, "%s", rc ? am_errmsg(j->db) : "");
     j->finished = 1;
-    close(j->fd);
-    am__srv_db_put(j->srv, j->db);
-    j->db = NULL;
-    int free_it = j->abandoned;
-    pthread_cond_signal(&j->cv);
+    j->broken = rc != 0;
+    export_wake(j);
+    pthread_cond_broadcast(&j->cv);
     pthread_mutex_unlock(&j->mu);
-    if (free_it) {
-        pthread_mutex_destroy(&j->mu);
-        pthread_cond_destroy(&j->cv);
-        free(j);
-    }
+    am__srv_db_put(j->srv, j->db);
+    am__srv_slot_put(j->srv, j->slot); /* before the job is let go (am__srv_slots_cut) */
+    export_unref(j);
     return NULL;
+}
+
+static ssize_t export_read(void *cls, uint64_t pos, char *out, size_t max)
+{
+    (void)pos;
+    export_job *j = cls;
+    pthread_mutex_lock(&j->mu);
+    ssize_t n = (ssize_t)(j->len < max ? j->len : max);
+    if (j->cut) n = MHD_CONTENT_READER_END_WITH_ERROR;
+    else if (n) {
+        memcpy(out, j->buf, (size_t)n);
+        memmove(j->buf, j->buf + n, j->len - (size_t)n);
+        j->len -= (size_t)n;
+        pthread_cond_broadcast(&j->cv); /* room */
+    } else if (j->finished)
+        n = j->broken ? MHD_CONTENT_READER_END_WITH_ERROR : MHD_CONTENT_READER_END_OF_STREAM;
+    else {
+        j->suspended = 1;
+        MHD_suspend_connection(j->conn);
+    }
+    pthread_mutex_unlock(&j->mu);
+    return n;
+}
+
+static void export_free(void *cls)
+{
+    export_job *j = cls;
+    pthread_mutex_lock(&j->mu);
+    j->gone = 1; /* the connection is gone: never resumed again */
+    j->suspended = 0;
+    pthread_cond_broadcast(&j->cv);
+    pthread_mutex_unlock(&j->mu);
+    export_unref(j);
+}
+
+/* am__srv_slots_cut's (under pool_mu): the response ends now */
+static void export_cut(void *job)
+{
+    export_job *j = job;
+    pthread_mutex_lock(&j->mu);
+    j->cut = 1;
+    export_wake(j);
+    pthread_cond_broadcast(&j->cv);
+    pthread_mutex_unlock(&j->mu);
 }
 
 /* Start the export of rp->stream_user with db (handed over); queue its
@@ -309,59 +556,72 @@ static void *export_run(void *arg)
 static enum MHD_Result export_start(server *sv, struct MHD_Connection *conn, conn_req *r,
                                     srv_reply *rp, am_db *db)
 {
-    int fds[2];
+    am_srv *s = &sv->srv;
+    char why[256];
+    int slot;
+    int refused = am__srv_slot_take(s, SRV_SLOT_EXPORT, rp->stream_user, rp->stream_token, &slot,
+                                    why, sizeof why);
+    if (refused) {
+        am__srv_db_put(s, db);
+        am__srv_refused(rp, refused, why);
+        return send_reply(conn, r, rp);
+    }
     export_job *j = calloc(1, sizeof *j);
-    if (!j || pipe(fds) != 0) {
-        free(j);
-        am__srv_db_put(&sv->srv, db);
+    if (!j) {
+        am__srv_db_put(s, db);
+        am__srv_slot_put(s, slot);
         am__srv_error(rp, "internal", NULL, "export: cannot start it");
         return send_reply(conn, r, rp);
     }
-    j->srv = &sv->srv;
+    j->srv = s;
     j->db = db;
-    j->fd = fds[1];
+    j->conn = conn;
+    j->slot = slot;
+    j->stall_s = s->opts.timeout_s;
+    j->refs = 2; /* the thread's, and this worker's (then the response's) */
     snprintf(j->user, sizeof j->user, "%s", rp->stream_user);
     pthread_mutex_init(&j->mu, NULL);
     pthread_cond_init(&j->cv, NULL);
+    am__srv_slot_cut_fn(s, slot, export_cut, j);
     pthread_t t;
     pthread_attr_t at;
     pthread_attr_init(&at);
     pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
     if (pthread_create(&t, &at, export_run, j) != 0) {
         pthread_attr_destroy(&at);
-        close(fds[0]);
-        close(fds[1]);
-        am__srv_db_put(&sv->srv, db);
-        pthread_mutex_destroy(&j->mu);
-        pthread_cond_destroy(&j->cv);
-        free(j);
+        am__srv_db_put(s, db);
+        am__srv_slot_put(s, slot);
+        j->refs = 1;
+        export_unref(j);
         am__srv_error(rp, "internal", NULL, "export: cannot start it");
         return send_reply(conn, r, rp);
     }
     pthread_attr_destroy(&at);
+    struct timespec deadline;
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    deadline.tv_sec += EXPORT_START_WAIT_S;
     pthread_mutex_lock(&j->mu);
-    while (!j->started && !j->finished) pthread_cond_wait(&j->cv, &j->mu);
-    int failed = !j->started && j->rc, rc = j->rc;
+    while (!j->started && !j->finished && !j->cut &&
+           pthread_cond_timedwait(&j->cv, &j->mu, &deadline) != ETIMEDOUT) {
+    }
+    int started = j->started, failed = !j->started && j->finished && j->rc, rc = j->rc;
     char err[512];
     snprintf(err, sizeof err, "%s", j->err);
-    int free_it = j->finished;
-    j->abandoned = 1;
+    if (!started) j->gone = 1; /* no response: the thread stops at its first piece */
     pthread_mutex_unlock(&j->mu);
-    if (free_it) {
-        pthread_mutex_destroy(&j->mu);
-        pthread_cond_destroy(&j->cv);
-        free(j);
-    }
-    if (failed) {
-        close(fds[0]);
-        if (rc == AM_NOTFOUND) am__srv_error(rp, "not_found", NULL, "%s", err);
-        else if (rc == AM_INVALID) am__srv_error(rp, "invalid_request", "user", "%s", err);
-        else am__srv_error(rp, "internal", NULL, "%s", err);
+    if (!started) {
+        export_unref(j);
+        if (failed && rc == AM_NOTFOUND) am__srv_error(rp, "not_found", NULL, "%s", err);
+        else if (failed && rc == AM_INVALID) am__srv_error(rp, "invalid_request", "user", "%s", err);
+        else if (failed) am__srv_error(rp, "internal", NULL, "%s", err);
+        else am__srv_error(rp, "busy", NULL, "export: it did not start within %d s; retry later",
+                           EXPORT_START_WAIT_S);
         return send_reply(conn, r, rp);
     }
-    struct MHD_Response *resp = MHD_create_response_from_pipe(fds[0]);
+    struct MHD_Response *resp =
+        MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 16384, export_read, j, export_free);
     if (!resp) {
-        close(fds[0]);
+        export_free(j);
         return MHD_NO;
     }
     return queue_stream(conn, r, resp, "application/json");
@@ -371,10 +631,11 @@ static enum MHD_Result export_start(server *sv, struct MHD_Connection *conn, con
 static enum MHD_Result events_start(server *sv, struct MHD_Connection *conn, conn_req *r,
                                     srv_reply *rp)
 {
-    int busy;
-    struct MHD_Response *resp = am__srv_sse_start(&sv->srv, conn, rp, &busy);
+    int refused;
+    char why[256];
+    struct MHD_Response *resp = am__srv_sse_start(&sv->srv, conn, rp, &refused, why, sizeof why);
     if (!resp) {
-        if (busy) am__srv_error(rp, "busy", NULL, "stream: too many streams, or stopping");
+        if (refused) am__srv_refused(rp, refused, why);
         else am__srv_error(rp, "internal", NULL, "stream: cannot start it");
         return send_reply(conn, r, rp);
     }
@@ -393,6 +654,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         clock_gettime(CLOCK_MONOTONIC, &r->t0);
         r->route = am__srv_route_find(method, url);
         *con_cls = r;
+        watch_mark(sv, conn, 0); /* its head is complete */
         pthread_mutex_lock(&sv->mu);
         sv->in_flight++;
         int closing = sv->closing;
@@ -498,12 +760,33 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     free(r->body);
     free(r);
     *con_cls = NULL;
+    watch_mark(sv, conn, 1); /* kept alive: its next head */
     pthread_mutex_lock(&sv->mu);
     if (--sv->in_flight == 0) pthread_cond_broadcast(&sv->idle);
     pthread_mutex_unlock(&sv->mu);
 }
 
 /* ------------------------------------------------------------ lifecycle */
+
+#define SHUTDOWN_GRACE_MS 2000 /* for the requests accepted, before the cut */
+#define SHUTDOWN_MAX_S 4       /* from SIGTERM to the handles closed, at most */
+
+/* Wait until no request is in flight or ms after t0 (CLOCK_REALTIME):
+ * the requests still in flight */
+static long in_flight_wait(server *sv, const struct timespec *t0, long ms)
+{
+    struct timespec deadline = *t0;
+    deadline.tv_nsec += (ms % 1000) * 1000000L;
+    deadline.tv_sec += ms / 1000 + deadline.tv_nsec / 1000000000L;
+    deadline.tv_nsec %= 1000000000L;
+    pthread_mutex_lock(&sv->mu);
+    while (sv->in_flight > 0 &&
+           pthread_cond_timedwait(&sv->idle, &sv->mu, &deadline) != ETIMEDOUT) {
+    }
+    long left = sv->in_flight;
+    pthread_mutex_unlock(&sv->mu);
+    return left;
+}
 
 /* "HOST:PORT" or "[V6]:PORT" into ss; 0, or 1 with a message */
 static int parse_listen(const char *s, struct sockaddr_storage *ss, socklen_t *len, int *v6)
@@ -561,7 +844,9 @@ int am_server_run(am_db *db, const am_config *cfg, const am_server_opts *o)
     s->cfg = cfg;
     s->opts = *o;
     s->borrowed = db;
-    s->max_open = (int)o->threads + 8; /* workers, and exports streaming */
+    /* room for every worker, writer and export at once: a worker never
+     * waits for a handle another holds */
+    s->max_open = (int)o->threads + 4 + SRV_EXPORTS_MAX;
     if (s->max_open > (int)(sizeof s->pool / sizeof *s->pool))
         s->max_open = (int)(sizeof s->pool / sizeof *s->pool);
     s->pool[s->n_free++] = db;
@@ -578,6 +863,8 @@ int am_server_run(am_db *db, const am_config *cfg, const am_server_opts *o)
     pthread_cond_init(&s->pool_cv, NULL);
     pthread_mutex_init(&sv->mu, NULL);
     pthread_cond_init(&sv->idle, NULL);
+    pthread_mutex_init(&sv->watch_mu, NULL);
+    pthread_cond_init(&sv->watch_cv, NULL);
     am__srv_metrics_init(&s->metrics);
     am__srv_init_locks(s);
 
@@ -625,16 +912,27 @@ int am_server_run(am_db *db, const am_config *cfg, const am_server_opts *o)
                      MHD_ALLOW_SUSPEND_RESUME |
                      MHD_USE_ERROR_LOG | (v6 ? MHD_USE_IPv6 : 0);
     sv->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, sv,
+                             MHD_OPTION_EXTERNAL_LOGGER, mhd_log, sv, /* first: MHD says so */
                              MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
                              MHD_OPTION_THREAD_POOL_SIZE, (unsigned)o->threads,
                              MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)o->timeout_s,
                              MHD_OPTION_CONNECTION_LIMIT, (unsigned)1024,
+                             MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)o->max_conns_per_ip,
+                             MHD_OPTION_NOTIFY_CONNECTION, on_connection, sv,
                              MHD_OPTION_NOTIFY_COMPLETED, on_completed, sv,
                              MHD_OPTION_UNESCAPE_CALLBACK, keep_raw, NULL,
                              MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned)1,
                              MHD_OPTION_END);
     if (!sv->d) {
         fprintf(stderr, "agentmem serve: cannot listen on %s: %s\n", o->listen, strerror(errno));
+        am__srv_dispatch_stop(dispatch);
+        am__srv_writers_stop(s);
+        rc = 1;
+        goto out;
+    }
+    if (pthread_create(&sv->sweeper, NULL, sweeper_main, sv) != 0) {
+        fprintf(stderr, "agentmem serve: cannot start a thread\n");
+        MHD_stop_daemon(sv->d);
         am__srv_dispatch_stop(dispatch);
         am__srv_writers_stop(s);
         rc = 1;
@@ -652,8 +950,15 @@ int am_server_run(am_db *db, const am_config *cfg, const am_server_opts *o)
     }
     fprintf(stderr, "agentmem serve: %s: finishing the requests accepted\n",
             sig == SIGTERM ? "SIGTERM" : "SIGINT");
+    /* Bounded at every step (SHUTDOWN_*: the process is gone within 5 s
+     * whatever its clients do): the requests accepted get SHUTDOWN_GRACE_S
+     * to end; then streams and exports still running are cut, queued
+     * writes not yet written are answered 503 unwritten, and MHD closes
+     * every connection left (stalled readers, heads still trickling). */
+    struct timespec t0;
+    clock_gettime(CLOCK_REALTIME, &t0);
     pthread_mutex_lock(&sv->mu);
-    sv->closing = 1; /* before the wait for in_flight: nothing is queued after it */
+    sv->closing = 1; /* a request not begun yet is refused, not queued */
     pthread_mutex_unlock(&sv->mu);
     MHD_socket ls = MHD_quiesce_daemon(sv->d);
     if (ls != MHD_INVALID_SOCKET) close(ls);
@@ -661,22 +966,34 @@ int am_server_run(am_db *db, const am_config *cfg, const am_server_opts *o)
     s->stopping = 1; /* event streams end (within a poll) */
     pthread_mutex_unlock(&s->pool_mu);
     am__srv_bus_wake(s->bus); /* now */
-    pthread_mutex_lock(&sv->mu);
-    struct timespec deadline;
-    clock_gettime(CLOCK_REALTIME, &deadline);
-    deadline.tv_sec += 60;
-    while (sv->in_flight > 0 &&
-           pthread_cond_timedwait(&sv->idle, &sv->mu, &deadline) != ETIMEDOUT) {
+    long left = in_flight_wait(sv, &t0, SHUTDOWN_GRACE_MS);
+    if (left) {
+        am__srv_slots_cut(s); /* no connection stays suspended for MHD_stop_daemon */
+        left = in_flight_wait(sv, &t0, SHUTDOWN_GRACE_MS + 1000);
     }
-    long left = sv->in_flight;
-    pthread_mutex_unlock(&sv->mu);
-    if (left) fprintf(stderr, "agentmem serve: %ld requests still running after 60 s\n", left);
-    am__srv_writers_stop(s); /* nothing queued now: every write answered */
+    pthread_mutex_lock(&s->write_mu);
+    s->writers_drain_until = mono_now() + 0.5; /* what is queued then is answered unwritten */
+    pthread_mutex_unlock(&s->write_mu);
+    am__srv_writers_stop(s); /* every queued write answered, its connection resumed */
+    if (left) fprintf(stderr, "agentmem serve: %ld requests cut short (their clients stalled)\n", left);
     MHD_stop_daemon(sv->d);
+    pthread_mutex_lock(&sv->watch_mu);
+    sv->sweeper_stop = 1;
+    pthread_cond_signal(&sv->watch_cv);
+    pthread_mutex_unlock(&sv->watch_mu);
+    pthread_join(sv->sweeper, NULL);
     am__srv_dispatch_stop(dispatch); /* after the last write: its events go too */
+    struct timespec end = t0;
+    end.tv_sec += SHUTDOWN_MAX_S;
+    if (pool_close(s, &end)) {
+        /* a thread still runs on the server's state (a store call that
+         * does not return): the process ends without freeing it */
+        fprintf(stderr, "agentmem serve: stopped\n");
+        return rc;
+    }
     fprintf(stderr, "agentmem serve: stopped\n");
 out:
-    pool_close(s);
+    pool_close(s, NULL);
     if (borrowed_sub >= 0) am_unsubscribe(db, borrowed_sub);
     am__srv_bus_stop(s->bus); /* after the handles that call it */
     am__srv_metrics_free(&s->metrics);
@@ -685,6 +1002,8 @@ out:
     pthread_cond_destroy(&s->pool_cv);
     pthread_mutex_destroy(&sv->mu);
     pthread_cond_destroy(&sv->idle);
+    pthread_mutex_destroy(&sv->watch_mu);
+    pthread_cond_destroy(&sv->watch_cv);
     free(sv);
     return rc;
 }

@@ -13,6 +13,10 @@ typedef struct am_server_opts {
     long threads;         /* worker threads (one store handle each); default 4 */
     long max_body;        /* bytes of a request body, 413 above; default 1 MiB */
     long timeout_s;       /* an idle connection is closed after it; default 30 */
+    long header_timeout_s; /* a connection that has not sent a complete request
+                              head this long after its accept is closed; default 10 */
+    long max_conns_per_ip; /* connections at once from one address (more are
+                              refused at accept); default 128 */
     const char *db_path;  /* the store file, for /metrics' store size (or NULL) */
     const char *webhooks; /* URLs (commas between) every memory event is POSTed
                              to, signed (docs/EVENTS.md); NULL: none */

@@ -9,6 +9,8 @@
  *   routes.c   the handlers of the /v1 routes (JSON bodies checked with
  *              tools/common/fields.h, results in tools/common/shapes.h);
  *   metrics.c  counters and latency histograms, Prometheus text;
+ *   limits.c   the caps on exports and streams (in all, per user, per
+ *              token) and the rate-limited log of refusals;
  *   bus.c      the event bus between instances over Redis (--cache).
  * Adding a route: a handler in routes.c (or another file) and one line
  * in router.c's table (and its path in docs/openapi.json: a test checks).
@@ -17,6 +19,7 @@
 #define AM_SRV_INT_H
 #include <jansson.h>
 #include <pthread.h>
+#include <stdarg.h>
 
 #include "agentmem.h"
 #include "server.h"
@@ -86,6 +89,33 @@ int am__srv_bus_lease_record(srv_bus *b, struct redisContext **c, const char *gr
                              int *held, char *err, size_t n);
 
 /* ------------------------------------------------------------ the server */
+/* Long-lived work (limits.c): exports and event streams, in all and per
+ * tenant (each user, each token) */
+#define SRV_EXPORTS_MAX 8
+#define SRV_EXPORTS_PER_TENANT 2
+#define SRV_STREAMS_MAX 32
+#define SRV_STREAMS_PER_TENANT 4
+#define SRV_SLOTS (SRV_EXPORTS_MAX + SRV_STREAMS_MAX)
+#define SRV_SLOT_EXPORT 1
+#define SRV_SLOT_STREAM 2
+#define SRV_REFUSED_NONE 0
+#define SRV_REFUSED_BUSY 1   /* the server is full or stopping: 503 "busy" */
+#define SRV_REFUSED_TENANT 2 /* the user or token is at its cap: 429 */
+#define SRV_TENANT_RETRY_S 5 /* Retry-After of a 429 */
+#define SRV_LOG_PER_S 5      /* refusal lines a second; the rest counted */
+/* The longest a request waits for a store handle, and a queued write for
+ * its group, before its 503 "busy" */
+#define SRV_POOL_WAIT_MS 1000
+#define SRV_WRITE_WAIT_MS 5000
+#define SRV_WRITES_PER_USER 64 /* single-event writes queued per user (503 beyond) */
+typedef struct srv_slot {
+    int kind;                   /* SRV_SLOT_*; 0: free */
+    char user[AM_ID_MAX + 1];   /* the user it reads ("": every user's) */
+    char token[32];             /* the id of the token that asked */
+    void (*cut)(void *job);     /* at shutdown (am__srv_slots_cut), or NULL */
+    void *job;
+} srv_slot;
+
 typedef struct am_srv {
     const am_config *cfg;   /* handles are opened with it */
     am_server_opts opts;
@@ -101,6 +131,11 @@ typedef struct am_srv {
     char open_err[512];
     int stopping;           /* shutdown began: streams end (under pool_mu) */
     int n_streams;          /* GET /v1/stream threads running (under pool_mu) */
+    srv_slot slots[SRV_SLOTS]; /* running exports and streams (under pool_mu) */
+    pthread_mutex_t log_mu; /* the refusal log's rate (limits.c) */
+    double log_window;
+    int log_lines;
+    long log_suppressed;
     /* group commit of single events (routes.c): writers queue, one of them
      * (a leader) writes what is queued in one transaction; one leader at a
      * time on SQLite (one writer), several on PostgreSQL */
@@ -117,6 +152,7 @@ typedef struct am_srv {
     void (*resume)(void *ctx);
     pthread_t writers[4];
     int n_writers, writers_stop;
+    double writers_drain_until; /* stopping: queued writes after it are refused */
     srv_bus *bus;           /* --cache: the event bus; NULL: one instance */
     srv_dispatch *dispatch; /* --webhook: the deliveries; NULL: none */
 } am_srv;
@@ -125,7 +161,8 @@ typedef struct am_srv {
 void am__srv_init_locks(am_srv *s);
 void am__srv_free_locks(am_srv *s);
 
-am_db *am__srv_db_get(am_srv *s);            /* NULL: cannot open one */
+/* NULL: cannot open one, or none came back within SRV_POOL_WAIT_MS */
+am_db *am__srv_db_get(am_srv *s);
 void am__srv_db_put(am_srv *s, am_db *db);
 
 /* ------------------------------------------------------------ one request */
@@ -158,6 +195,7 @@ typedef struct srv_reply {
     am_token_info stream_tok;        /* EVENTS: the token (no secret): checked again
                                         before each delivery, its agent and role
                                         filter what is delivered */
+    char stream_token[32];           /* EXPORT, EVENTS: the id of the token (its caps) */
     /* a write handed to the writer threads (am_srv.async_writes): no body
      * yet; the server suspends the connection and queues it */
     struct srv_pending *pending;
@@ -260,12 +298,30 @@ void am__srv_dispatch_stop(srv_dispatch *d);
 /* The newest seq of user's events (NULL: every user's) into *seq */
 int am__srv_events_newest(am_db *db, const char *user, int64_t *seq);
 
-/* GET /v1/stream's response (sse.c): NULL with *busy when too many
- * streams run or the server is stopping, NULL else out of memory */
+/* GET /v1/stream's response (sse.c): NULL with *refused (SRV_REFUSED_*,
+ * why in why) when too many streams run in all or for the tenant or the
+ * server is stopping, NULL else out of memory */
 struct MHD_Connection;
 struct MHD_Response;
 struct MHD_Response *am__srv_sse_start(am_srv *s, struct MHD_Connection *conn, const srv_reply *rp,
-                                       int *busy);
+                                       int *refused, char *why, size_t n);
+
+/* ------------------------------------------------------------ limits.c */
+/* A slot of kind for user and token: SRV_REFUSED_NONE with *slot, or why
+ * not (SRV_REFUSED_BUSY / _TENANT, the reason in why, logged) */
+int am__srv_slot_take(am_srv *s, int kind, const char *user, const char *token, int *slot,
+                      char *why, size_t n);
+/* What am__srv_slots_cut calls for the slot's job (under pool_mu) */
+void am__srv_slot_cut_fn(am_srv *s, int slot, void (*cut)(void *job), void *job);
+void am__srv_slot_put(am_srv *s, int slot); /* -1: no-op */
+void am__srv_slots_cut(am_srv *s);          /* shutdown: every job's cut */
+/* The refusal reply of am__srv_slot_take's answer (429 or 503, Retry-After) */
+void am__srv_refused(srv_reply *out, int refused, const char *why);
+/* A line on stderr ("agentmem serve: " and fmt), at most SRV_LOG_PER_S a
+ * second; flush: the count of the ones left out, once a second passed */
+void am__srv_log(am_srv *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void am__srv_vlog(am_srv *s, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
+void am__srv_log_flush(am_srv *s);
 
 /* docs/openapi.json, built in (openapi_gen.c, made by CMake) */
 extern const char am__srv_openapi[];

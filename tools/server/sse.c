@@ -17,18 +17,25 @@
  * resumes it when it appends.  The stream ends when the client goes (the
  * response is freed), or at shutdown (am_srv.stopping: the thread stops,
  * the reader sees the end and the request completes, so SIGTERM still
- * exits promptly).  At most SSE_MAX streams at once (503 beyond).
+ * exits promptly).  At most SRV_STREAMS_MAX streams at once (503
+ * beyond), SRV_STREAMS_PER_TENANT per user and per token (429 beyond:
+ * limits.c).  A client that reads less than its stream brings has its
+ * stream ended once SSE_BUF_MAX bytes wait for it; at shutdown a stream
+ * still running is cut (its reader ends it with an error).
  */
+#define _GNU_SOURCE /* POLLRDHUP */
 #include <microhttpd.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
 
 #include "srv_int.h"
 
-#define SSE_MAX 32
 #define KEEPALIVE_S 15
+#define SSE_BUF_MAX (1024 * 1024)
 
 typedef struct sse_job {
     am_srv *srv;
@@ -39,10 +46,11 @@ typedef struct sse_job {
                                     filter what is delivered */
     int64_t cursor;
     int has_cursor;
+    int slot;                    /* limits.c */
     pthread_mutex_t mu;
     char *buf;
     size_t len, cap;
-    int suspended, finished, gone, refs;
+    int suspended, finished, gone, cut, refs;
 } sse_job;
 
 static void job_unref(sse_job *j)
@@ -59,6 +67,7 @@ static void job_unref(sse_job *j)
 /* Append text (under j->mu); 0, or 1 out of memory */
 static int append(sse_job *j, const char *text, size_t n)
 {
+    if (j->len + n > SSE_BUF_MAX) return 1; /* a client this far behind: ended */
     if (j->len + n > j->cap) {
         size_t cap = j->cap ? j->cap : 4096;
         while (cap < j->len + n) cap *= 2;
@@ -95,13 +104,33 @@ static int push(sse_job *j, const am_memory_events *e, const unsigned char *keep
     return bad;
 }
 
+/* Under j->mu: the client closed its end while its connection is
+ * suspended (MHD polls no suspended connection, so it would learn of it
+ * only at the next keep-alive, holding the tenant's slot until then):
+ * resumed, so that MHD reads the end and lets the response go */
+static int client_gone(sse_job *j)
+{
+    if (!j->suspended || j->gone) return 0;
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(j->conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+    if (!ci) return 0;
+    struct pollfd p = {ci->connect_fd, POLLIN | POLLRDHUP, 0};
+    char c;
+    if (poll(&p, 1, 0) != 1 || !(p.revents & (POLLRDHUP | POLLHUP | POLLERR) ||
+                                 recv(p.fd, &c, 1, MSG_PEEK | MSG_DONTWAIT) == 0))
+        return 0;
+    j->suspended = 0;
+    MHD_resume_connection(j->conn);
+    return 1;
+}
+
 static int stopping(sse_job *j)
 {
     pthread_mutex_lock(&j->srv->pool_mu);
     int stop = j->srv->stopping;
     pthread_mutex_unlock(&j->srv->pool_mu);
     pthread_mutex_lock(&j->mu);
-    stop |= j->gone;
+    stop |= j->gone || client_gone(j);
     pthread_mutex_unlock(&j->mu);
     return stop;
 }
@@ -211,10 +240,7 @@ static void *sse_run(void *arg)
         MHD_resume_connection(j->conn);
     }
     pthread_mutex_unlock(&j->mu);
-    pthread_mutex_lock(&j->srv->pool_mu);
-    j->srv->n_streams--;
-    pthread_cond_broadcast(&j->srv->pool_cv);
-    pthread_mutex_unlock(&j->srv->pool_mu);
+    am__srv_slot_put(j->srv, j->slot); /* before the job is let go (am__srv_slots_cut) */
     job_unref(j);
     return NULL;
 }
@@ -225,6 +251,10 @@ static ssize_t sse_read(void *cls, uint64_t pos, char *out, size_t max)
     sse_job *j = cls;
     pthread_mutex_lock(&j->mu);
     size_t n = j->len < max ? j->len : max;
+    if (j->cut) { /* shutdown: ended now */
+        pthread_mutex_unlock(&j->mu);
+        return MHD_CONTENT_READER_END_WITH_ERROR;
+    }
     if (n) {
         memcpy(out, j->buf, n);
         memmove(j->buf, j->buf + n, j->len - n);
@@ -250,18 +280,26 @@ static void sse_free(void *cls)
     job_unref(j);
 }
 
-struct MHD_Response *am__srv_sse_start(am_srv *s, struct MHD_Connection *conn, const srv_reply *rp,
-                                       int *busy)
+/* am__srv_slots_cut's (under pool_mu): the response ends now */
+static void sse_cut(void *job)
 {
-    *busy = 0;
-    pthread_mutex_lock(&s->pool_mu);
-    if (s->n_streams >= SSE_MAX || s->stopping) {
-        pthread_mutex_unlock(&s->pool_mu);
-        *busy = 1;
-        return NULL;
+    sse_job *j = job;
+    pthread_mutex_lock(&j->mu);
+    j->cut = 1;
+    if (j->suspended && !j->gone) {
+        j->suspended = 0;
+        MHD_resume_connection(j->conn);
     }
-    s->n_streams++;
-    pthread_mutex_unlock(&s->pool_mu);
+    pthread_mutex_unlock(&j->mu);
+}
+
+struct MHD_Response *am__srv_sse_start(am_srv *s, struct MHD_Connection *conn, const srv_reply *rp,
+                                       int *refused, char *why, size_t n)
+{
+    int slot;
+    *refused = am__srv_slot_take(s, SRV_SLOT_STREAM, rp->stream_user, rp->stream_token, &slot, why,
+                                 n);
+    if (*refused) return NULL;
     sse_job *j = calloc(1, sizeof *j);
     struct MHD_Response *resp = NULL;
     pthread_t t;
@@ -274,6 +312,7 @@ struct MHD_Response *am__srv_sse_start(am_srv *s, struct MHD_Connection *conn, c
     j->cursor = rp->stream_after;
     j->has_cursor = rp->stream_after >= 0;
     j->refs = 2; /* the thread's and the response's */
+    j->slot = slot;
     pthread_mutex_init(&j->mu, NULL);
     resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 4096, sse_read, j, sse_free);
     if (!resp) {
@@ -281,22 +320,19 @@ struct MHD_Response *am__srv_sse_start(am_srv *s, struct MHD_Connection *conn, c
         free(j);
         goto fail;
     }
+    am__srv_slot_cut_fn(s, slot, sse_cut, j);
     pthread_attr_init(&at);
     pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
     if (pthread_create(&t, &at, sse_run, j) != 0) {
         pthread_attr_destroy(&at);
         j->finished = 1; /* the reader ends the stream at once */
-        pthread_mutex_lock(&s->pool_mu);
-        s->n_streams--;
-        pthread_mutex_unlock(&s->pool_mu);
+        am__srv_slot_put(s, slot);
         job_unref(j);
         return resp;
     }
     pthread_attr_destroy(&at);
     return resp;
 fail:
-    pthread_mutex_lock(&s->pool_mu);
-    s->n_streams--;
-    pthread_mutex_unlock(&s->pool_mu);
+    am__srv_slot_put(s, slot);
     return NULL;
 }
