@@ -445,6 +445,12 @@ typedef struct am_memory {
     am_time reinforced_at;   /* last repetition (recorded_at, or later: a
                                 repetition that changes nothing updates the
                                 current version's provenance in place) */
+    const char *key_id;      /* am_memories: the opaque id of (user, scope,
+                                key) that memory events carry in their type
+                                (memory.updated.<key_id>) and "key" field:
+                                "k" + 16 hex digits, the same for every
+                                version of the key, nothing of the key's
+                                words in it (docs/EVENTS.md); NULL elsewhere */
 } am_memory;
 
 typedef struct am_event_rec {
@@ -480,6 +486,10 @@ typedef struct am_task {
     am_time round_started_at;
     const char *period;
     const char *rounds_json;
+    const char *task_ref;    /* the opaque id memory events carry for this
+                                task in their "task_id" field: "t" + 16 hex
+                                digits, nothing of task_id in it
+                                (docs/EVENTS.md) */
 } am_task;
 
 /* ---------------------------------------------------------------- read */

@@ -400,19 +400,30 @@ int am__semantic_invalidate_recent(am__wctx *w, const char *const *recent, size_
 /* ------------------------------------------------------------ events */
 
 /* The scope and key of lineage's latest version (what a caller that
- * holds no row of the item names it by). */
+ * holds no row of the item names it by): among the open ones, else (an
+ * item just withdrawn: its last version is closed) among all. */
 static int item_names(am__wctx *w, const char *lineage, const char **scope, const char **key)
 {
-    am__item_row *rows;
-    size_t n;
-    int rc = latest_items(w, &rows, &n);
-    if (rc) return rc;
-    for (size_t i = 0; i < n; i++)
-        if (strcmp(rows[i].lineage_id, lineage) == 0) {
-            *scope = rows[i].scope;
-            *key = rows[i].key;
+    for (int pass = 0; pass < 2; pass++) {
+        am__item_row *rows;
+        size_t n;
+        int rc = pass == 0 ? latest_items(w, &rows, &n)
+                           : w->store->vt->items_list(w->store, w->uid,
+                                                      AM__ITEMS_ALL | AM__ITEMS_NO_SOURCES |
+                                                          AM__ITEMS_NO_HEAT,
+                                                      LATEST, w->ar, &rows, &n);
+        if (rc) return rc;
+        const am__item_row *last = NULL;
+        for (size_t i = 0; i < n; i++)
+            if (strcmp(rows[i].lineage_id, lineage) == 0 &&
+                (!last || rows[i].recorded_at > last->recorded_at))
+                last = &rows[i];
+        if (last) {
+            *scope = last->scope;
+            *key = last->key;
             return AM_OK;
         }
+    }
     return AM_OK; /* none: the event names no key */
 }
 
