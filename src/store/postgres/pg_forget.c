@@ -402,10 +402,14 @@ int am__pg_forget_grace(am__store *b, const char *uid, int level, const char *id
                        : AM_OK;
     }
     if ((rc = forget_outbox(s, uid, level, now, 1))) return rc;
+    /* the tombstone names what went by its keyed hash: a caller's session
+     * or task id is often made of the user's words */
+    char ref[AM__REF_LEN + 1];
+    if ((rc = am__store_object_ref(b, uid, level_names[level], id, ref))) return rc;
     pg_args a = {0};
     am__pg_arg_text(&a, uid);
     am__pg_arg_text(&a, level_names[level]);
-    am__pg_arg_text(&a, id);
+    am__pg_arg_text(&a, ref);
     am__pg_arg_int(&a, now);
     return am__pg_exec(s, "tombstone",
                        "INSERT INTO tombstones(user_id, level, object_id, at) VALUES($1, $2, $3, $4)",
@@ -586,10 +590,12 @@ static int purge_held(pg_store *s, const char *uid, int64_t job, const char *lev
     if (am__pg_lock_user(s, uid)) return s->rc;
     long dropped = 0;
     int rc = am__pg_held_drop(s, uid, job, 0, &dropped);
+    char ref[AM__REF_LEN + 1];
+    if (!rc) rc = am__store_object_ref(&s->base, uid, level, id, ref);
     pg_args a = {0};
     am__pg_arg_text(&a, uid);
     am__pg_arg_text(&a, level);
-    am__pg_arg_text(&a, id);
+    am__pg_arg_text(&a, rc ? "" : ref);
     am__pg_arg_int(&a, forgotten_at);
     am__pg_arg_int(&a, now);
     if (!rc)

@@ -487,14 +487,18 @@ int am__sqlite_forget_grace(am__store *b, const char *uid, int level, const char
         return st ? run(s, st, "forget job") : AM_OK;
     }
     if ((rc = forget_outbox(s, uid, level, now, 1))) return rc;
+    /* the tombstone names what went by its keyed hash: a caller's session
+     * or task id is often made of the user's words */
+    char ref[AM__REF_LEN + 1];
+    if ((rc = am__store_object_ref(b, uid, level_names[level], id, ref))) return rc;
     sqlite3_stmt *st = stmt(s, "INSERT INTO tombstones(user_id, level, object_id, at) VALUES(?,?,?,?)");
     if (!st) return AM_BACKEND;
     bind_text(st, 1, uid);
     bind_text(st, 2, level_names[level]);
-    bind_text(st, 3, id);
+    bind_text(st, 3, ref);
     sqlite3_bind_int64(st, 4, now);
     if ((rc = run(s, st, "tombstone"))) return rc;
-    return job > 0 ? AM_OK : job_add(s, uid, level_names[level], id, now, now, "scrub");
+    return job > 0 ? AM_OK : job_add(s, uid, level_names[level], NULL, now, now, "scrub");
 }
 
 int am__sqlite_forget(am__store *b, const char *uid, int level, const char *id,
@@ -685,16 +689,20 @@ static int held_purge_step(sq_store *s, const job *j, am_time now)
     long dropped = 0;
     int rc = am__sqlite_held_drop(s, j->seq, NULL, atol(FORGET_SWEEP), &dropped);
     if (rc || dropped > 0) return rc;
+    char ref[AM__REF_LEN + 1];
+    if ((rc = am__store_object_ref(&s->base, j->uid, j->level, j->object_id, ref))) return rc;
     sqlite3_stmt *st = stmt(s, "UPDATE tombstones SET purged_at=?5 WHERE user_id=?1 AND level=?2"
                                " AND object_id=?3 AND at=?4 AND purged_at IS NULL");
     if (!st) return AM_BACKEND;
     bind_text(st, 1, j->uid);
     bind_text(st, 2, j->level);
-    bind_text(st, 3, j->object_id);
+    bind_text(st, 3, ref);
     sqlite3_bind_int64(st, 4, j->forgotten_at);
     sqlite3_bind_int64(st, 5, now);
     if ((rc = run(s, st, "forget purge"))) return rc;
-    if (!(st = stmt(s, "UPDATE forget_jobs SET state='scrub' WHERE seq=?1"))) return AM_BACKEND;
+    /* the held rows are gone: the caller's id goes with them */
+    if (!(st = stmt(s, "UPDATE forget_jobs SET state='scrub', object_id=NULL WHERE seq=?1")))
+        return AM_BACKEND;
     sqlite3_bind_int64(st, 1, j->seq);
     return run(s, st, "forget purge");
 }
@@ -909,12 +917,15 @@ static int held_job_find(sq_store *s, const char *uid, int level, const char *id
     done(s, st);
     if (rc) return rc;
     if (*job) return held && purge_at > now ? AM_OK : AM_DENIED;
-    /* purged (its tombstone stays), or never forgotten */
+    /* purged (its tombstone stays, under the id's keyed hash), or never
+     * forgotten */
+    char ref[AM__REF_LEN + 1];
+    if ((rc = am__store_object_ref(&s->base, uid, level_names[level], id, ref))) return rc;
     if (!(st = stmt(s, "SELECT 1 FROM tombstones WHERE user_id=?1 AND level=?2 AND object_id=?3")))
         return AM_BACKEND;
     bind_text(st, 1, uid);
     bind_text(st, 2, level_names[level]);
-    bind_text(st, 3, id);
+    bind_text(st, 3, ref);
     step = sqlite3_step(st);
     rc = step == SQLITE_ROW ? AM_DENIED : step == SQLITE_DONE ? AM_NOTFOUND : fail(s, step, "restore");
     done(s, st);
@@ -1018,12 +1029,14 @@ int am__sqlite_restore_forget(am__store *b, const char *uid, int level, const ch
     if (!rc) rc = run_uid(s, ctx_rebuild, uid, NULL, "restore context");
     long dropped = 0;
     if (!rc) rc = am__sqlite_held_drop(s, job, NULL, 0, &dropped);
+    char ref[AM__REF_LEN + 1];
+    if (!rc) rc = am__store_object_ref(b, uid, level_names[level], id, ref);
     if (!rc) {
         if (!(st = stmt(s, "DELETE FROM tombstones WHERE user_id=?1 AND level=?2 AND object_id=?3 AND at=?4")))
             return AM_BACKEND;
         bind_text(st, 1, uid);
         bind_text(st, 2, level_names[level]);
-        bind_text(st, 3, id);
+        bind_text(st, 3, ref);
         sqlite3_bind_int64(st, 4, at);
         rc = run(s, st, "restore");
     }

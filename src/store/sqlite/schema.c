@@ -316,6 +316,25 @@ static const char *const migrations[] = {
      "  UPDATE item_changes SET seq = seq + 1 WHERE user_id = '';"
      "  INSERT INTO item_changes(user_id, seq) SELECT old.user_id, seq FROM item_changes WHERE user_id = ''"
      "   ON CONFLICT(user_id) DO UPDATE SET seq = excluded.seq; END;"),
+    /* version 24: the user's words and the caller's ids leave the rows
+     * that outlive them (store/ids.c): the outbox names a key and a task
+     * by their opaque ids (the key in its item's scope), a forget's
+     * tombstone and audit row name an event, session or task by its keyed
+     * hash, and a finished forget's job forgets the id (am_key_id and
+     * am_object_ref: forget.c) */
+    ("UPDATE memory_events SET key = am_key_id(user_id, coalesce((SELECT m.scope FROM memory_items m"
+     "  WHERE m.user_id = memory_events.user_id AND m.lineage_id = memory_events.memory_id"
+     "  ORDER BY m.recorded_at DESC LIMIT 1), 'global'), key) WHERE key IS NOT NULL;"
+     "UPDATE memory_events SET type = 'memory.updated.' || key"
+     " WHERE type LIKE 'memory.updated.%' AND key IS NOT NULL;"
+     "UPDATE memory_events SET task_id = am_object_ref('task', user_id, task_id)"
+     " WHERE task_id IS NOT NULL;"
+     "UPDATE tombstones SET object_id = am_object_ref(level, user_id, object_id)"
+     " WHERE level IN ('event', 'session', 'task') AND object_id IS NOT NULL;"
+     "UPDATE audit_log SET object_id = am_object_ref(object_type, user_id, object_id)"
+     " WHERE op IN ('forget', 'restore') AND object_type IN ('event', 'session', 'task')"
+     " AND object_id IS NOT NULL;"
+     "UPDATE forget_jobs SET object_id = NULL WHERE state = 'scrub' AND level != 'user';"),
 };
 #define N_MIGRATIONS (int)(sizeof migrations / sizeof *migrations)
 _Static_assert(sizeof migrations / sizeof *migrations == AM__SCHEMA_VERSION,
