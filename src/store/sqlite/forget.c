@@ -7,7 +7,7 @@
  * it, so all indexes agree; item versions left without a source go with
  * them, the tasks they belonged to lose the history rows their state is
  * derived from (the caller replays the tasks' remaining events: api/
- * forget.c), and a tombstone (ids, time) stays.
+ * forget.c), and a tombstone (the ids' keyed hashes, time) stays.
  *
  * A user can hold far more rows than one transaction should delete while
  * other users wait for the write lock, so a user forget only records a
