@@ -261,6 +261,27 @@ static int schema_v3_convert(pg_store *s)
         for (int i = 0; i < PQntuples(r) && !rc; i++) rc = v3_row(s, t, r, i);
         PQclear(r);
     }
+    /* a forgotten task's other audit rows (a switch to it, its workspace) */
+    PGresult *r = rc ? NULL : am__pg_run(s, "migrate: opaque ids",
+                                         "SELECT DISTINCT user_id, object_id FROM audit_log"
+                                         " WHERE object_type = 'task' AND op NOT IN ('forget',"
+                                         " 'restore') AND object_id IS NOT NULL", NULL);
+    if (!rc && !r) return s->rc;
+    for (int i = 0; r && i < PQntuples(r) && !rc; i++) {
+        char ref[AM__REF_LEN + 1];
+        const char *uid = PQgetvalue(r, i, 0), *id = PQgetvalue(r, i, 1);
+        if ((rc = am__store_object_ref(&s->base, uid, "task", id, ref))) break;
+        pg_args u = {0};
+        am__pg_arg_text(&u, uid);
+        am__pg_arg_text(&u, id);
+        am__pg_arg_text(&u, ref);
+        rc = am__pg_exec(s, "migrate: opaque ids",
+                         "UPDATE audit_log SET object_id = $3, detail = CASE WHEN op = 'task.switch'"
+                         " THEN NULL ELSE detail END WHERE user_id = $1 AND object_type = 'task'"
+                         " AND object_id = $2 AND EXISTS (SELECT 1 FROM tombstones t WHERE"
+                         " t.user_id = $1 AND t.level = 'task' AND t.object_id = $3)", &u, NULL);
+    }
+    PQclear(r);
     return rc;
 }
 

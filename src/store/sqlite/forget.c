@@ -498,6 +498,18 @@ int am__sqlite_forget_grace(am__store *b, const char *uid, int level, const char
     bind_text(st, 3, ref);
     sqlite3_bind_int64(st, 4, now);
     if ((rc = run(s, st, "tombstone"))) return rc;
+    /* the task's audit rows (a switch to it, its workspace) name it the
+     * same way from now on; a switch's task name goes */
+    if (level == AM_FORGET_TASK) {
+        if (!(st = stmt(s, "UPDATE audit_log SET object_id=?3, detail=CASE WHEN op='task.switch'"
+                           " THEN NULL ELSE detail END WHERE user_id=?1 AND object_type='task'"
+                           " AND object_id=?2")))
+            return AM_BACKEND;
+        bind_text(st, 1, uid);
+        bind_text(st, 2, id);
+        bind_text(st, 3, ref);
+        if ((rc = run(s, st, "forget task audit"))) return rc;
+    }
     return job > 0 ? AM_OK : job_add(s, uid, level_names[level], NULL, now, now, "scrub");
 }
 

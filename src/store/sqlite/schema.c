@@ -342,6 +342,11 @@ static const char *const migrations[] = {
      "UPDATE audit_log SET object_id = am_object_ref(object_type, user_id, object_id)"
      " WHERE op IN ('forget', 'restore') AND object_type IN ('event', 'session', 'task')"
      " AND object_id IS NOT NULL AND object_id NOT GLOB " AM__REF_GLOB("[est]") ";"
+     "UPDATE audit_log SET object_id = am_object_ref('task', user_id, object_id),"
+     " detail = CASE WHEN op = 'task.switch' THEN NULL ELSE detail END"
+     " WHERE object_type = 'task' AND op != 'forget' AND op != 'restore' AND EXISTS (SELECT 1"
+     " FROM tombstones t WHERE t.user_id = audit_log.user_id AND t.level = 'task'"
+     " AND t.object_id = am_object_ref('task', audit_log.user_id, audit_log.object_id));"
      "UPDATE forget_jobs SET object_id = NULL WHERE state = 'scrub' AND level != 'user';"),
 };
 #define N_MIGRATIONS (int)(sizeof migrations / sizeof *migrations)
