@@ -372,40 +372,6 @@ static void test_session_payloads_pg(void)
 
 /* ------------------------------------------------------------ tombstones */
 
-/* ".db" or "-wal" holds needle */
-static int file_holds(const char *file, const char *needle)
-{
-    FILE *f = fopen(file, "rb");
-    if (!f) return 0;
-    size_t n = strlen(needle), len = 0, cap = 1 << 20;
-    char *buf = malloc(cap);
-    size_t r;
-    while (buf && (r = fread(buf + len, 1, cap - len, f)) > 0) {
-        len += r;
-        if (len == cap) {
-            char *nb = realloc(buf, cap * 2);
-            if (!nb) break;
-            buf = nb;
-            cap *= 2;
-        }
-    }
-    int found = 0;
-    for (size_t i = 0; buf && i + n <= len && !found; i++) found = memcmp(buf + i, needle, n) == 0;
-    free(buf);
-    fclose(f);
-    return found;
-}
-
-static int sqlite_files_hold(const char *needle)
-{
-    char wal[300];
-    snprintf(wal, sizeof wal, "%s-wal", path);
-    int in_db = file_holds(path, needle), in_wal = file_holds(wal, needle);
-    if (in_db || in_wal)
-        fprintf(stderr, "  \"%s\" is in %s%s\n", needle, in_db ? ".db " : "", in_wal ? "-wal" : "");
-    return in_db || in_wal;
-}
-
 /* rows of any table of the PostgreSQL store whose text holds needle */
 static long pg_rows_holding(const char *needle)
 {
@@ -493,7 +459,7 @@ static void check_no_id(const char *url, const char *when)
                                             : sqlite_rows_holding(private_ids[k]);
         if (rows) fprintf(stderr, "  %s: %s\n", when, private_ids[k]);
         CHECK_EQ_INT(rows, 0);
-        if (url != pg_url || !pg_url) CHECK(!sqlite_files_hold(private_ids[k]));
+        if (url != pg_url || !pg_url) CHECK(!store_holds(private_ids[k]));
     }
 }
 

@@ -414,19 +414,20 @@ int am__pg_forget_grace(am__store *b, const char *uid, int level, const char *id
     rc = am__pg_exec(s, "tombstone",
                      "INSERT INTO tombstones(user_id, level, object_id, at) VALUES($1, $2, $3, $4)",
                      &a, NULL);
-    /* the task's audit rows (a switch to it, its workspace) name it the
-     * same way from now on; a switch's task name goes */
-    if (!rc && level == AM_FORGET_TASK) {
-        pg_args t = {0};
-        am__pg_arg_text(&t, uid);
-        am__pg_arg_text(&t, id);
-        am__pg_arg_text(&t, ref);
-        rc = am__pg_exec(s, "forget task audit",
-                         "UPDATE audit_log SET object_id = $3, detail = CASE WHEN op = 'task.switch'"
-                         " THEN NULL ELSE detail END WHERE user_id = $1 AND object_type = 'task'"
-                         " AND object_id = $2", &t, NULL);
-    }
+    if (!rc && level == AM_FORGET_TASK) rc = am__pg_forget_task_audit(s, uid, id, ref);
     return rc;
+}
+
+int am__pg_forget_task_audit(pg_store *s, const char *uid, const char *id, const char *ref)
+{
+    pg_args t = {0};
+    am__pg_arg_text(&t, uid);
+    am__pg_arg_text(&t, id);
+    am__pg_arg_text(&t, ref);
+    return am__pg_exec(s, "forget task audit",
+                       "UPDATE audit_log SET object_id = $3, detail = CASE WHEN op = 'task.switch'"
+                       " THEN NULL ELSE detail END WHERE user_id = $1 AND object_type = 'task'"
+                       " AND object_id = $2", &t, NULL);
 }
 
 int am__pg_forget(am__store *b, const char *uid, int level, const char *id, am_time now,

@@ -273,13 +273,14 @@ static int schema_v3_convert(pg_store *s)
         if ((rc = am__store_object_ref(&s->base, uid, "task", id, ref))) break;
         pg_args u = {0};
         am__pg_arg_text(&u, uid);
-        am__pg_arg_text(&u, id);
         am__pg_arg_text(&u, ref);
-        rc = am__pg_exec(s, "migrate: opaque ids",
-                         "UPDATE audit_log SET object_id = $3, detail = CASE WHEN op = 'task.switch'"
-                         " THEN NULL ELSE detail END WHERE user_id = $1 AND object_type = 'task'"
-                         " AND object_id = $2 AND EXISTS (SELECT 1 FROM tombstones t WHERE"
-                         " t.user_id = $1 AND t.level = 'task' AND t.object_id = $3)", &u, NULL);
+        PGresult *t = am__pg_run(s, "migrate: opaque ids",
+                                 "SELECT 1 FROM tombstones WHERE user_id = $1 AND level = 'task'"
+                                 " AND object_id = $2 LIMIT 1", &u);
+        if (!t) { rc = s->rc; break; }
+        int forgotten = PQntuples(t) > 0;
+        PQclear(t);
+        if (forgotten) rc = am__pg_forget_task_audit(s, uid, id, ref);
     }
     PQclear(r);
     return rc;
