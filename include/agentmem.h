@@ -449,6 +449,12 @@ typedef struct am_memory {
     am_time reinforced_at;   /* last repetition (recorded_at, or later: a
                                 repetition that changes nothing updates the
                                 current version's provenance in place) */
+    const char *key_id;      /* am_memories: the opaque id of (user, scope,
+                                key) that memory events carry in their type
+                                (memory.updated.<key_id>) and "key" field:
+                                "k" + 16 hex digits, the same for every
+                                version of the key, nothing of the key's
+                                words in it (docs/EVENTS.md); NULL elsewhere */
 } am_memory;
 
 typedef struct am_event_rec {
@@ -484,6 +490,10 @@ typedef struct am_task {
     am_time round_started_at;
     const char *period;
     const char *rounds_json;
+    const char *task_ref;    /* the opaque id memory events carry for this
+                                task in their "task_id" field: "t" + 16 hex
+                                digits, nothing of task_id in it
+                                (docs/EVENTS.md) */
 } am_task;
 
 /* ---------------------------------------------------------------- read */
@@ -754,7 +764,9 @@ typedef struct am_forget_info {
 } am_forget_info;
 /* Forget at one level (F24): the data leaves every table and index (full
  * text included); memory items whose every source event is forgotten go
- * too; a tombstone and an audit record (ids only, no content) remain.
+ * too; a tombstone and an audit record (ids only, no content) remain,
+ * naming the forgotten event, session or task by its keyed hash, never
+ * by the id given (docs/FORGETTING.md).
  * For AM_FORGET_USER, id is ignored (may be NULL).  info may be NULL.
  * Returns AM_OK, AM_NOTFOUND (unknown user, or nothing with that id),
  * AM_INVALID, AM_BUSY, AM_BACKEND.  On error nothing is removed. */
@@ -891,7 +903,7 @@ int am_embed(am_db *db, const char *const *texts, size_t n, float **out, int *di
  * publishes nothing, a write that returned AM_OK has its events in the
  * store whichever process reads it.  Types:
  *   memory.created          a new memory item (memory_id, key, event_id)
- *   memory.updated.<key>    a new version of the item of that key
+ *   memory.updated.<key id> a new version of the item of that key
  *                           (superseded, pending_confirm, confirmed,
  *                           corrected: detail)
  *   memory.invalidated      an item withdrawn by a statement or rejected
@@ -903,15 +915,20 @@ int am_embed(am_db *db, const char *const *texts, size_t n, float **out, int *di
  *                           detail the fields: created,status,stage,...)
  *   security.denied         am_security_denied (other_user, detail what)
  * Events carry ids and times, never content: no memory text, no event
- * text.  seq orders them across processes (increasing, never reused). */
+ * text, and nothing made of the user's words or a caller's id: key is the
+ * item's key id ("k" + 16 hex digits of the store's keyed hash over user,
+ * scope and key: am_memory.key_id) and task_id the task's opaque id ("t" +
+ * 16 hex: am_task.task_ref); user_id and other_user are the user ids the
+ * application gave (docs/EVENTS.md).  seq orders them across processes
+ * (increasing, never reused). */
 typedef struct am_memory_event {
     int64_t seq;
     const char *type;
     const char *user_id;
     const char *memory_id;   /* the item's lineage id, or NULL */
-    const char *task_id;     /* or NULL */
+    const char *task_id;     /* the task's opaque id (am_task.task_ref), or NULL */
     const char *event_id;    /* the causing / forgotten event, or NULL */
-    const char *key;         /* the item's logical key, or NULL */
+    const char *key;         /* the item's key id (am_memory.key_id), or NULL */
     const char *detail;      /* see the types above, or NULL */
     const char *other_user;  /* security.denied: the user asked for */
     am_time at;              /* when it was published (the clock) */

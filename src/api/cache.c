@@ -431,7 +431,7 @@ static void w_event(am__buf *b, const am_event_rec *e)
 static void w_task(am__buf *b, const am_task *t)
 {
     const char *s[] = {t->task_id, t->name, t->stage, t->status, t->artifacts_json,
-                       t->pending_json, t->notes_json, t->period, t->rounds_json};
+                       t->pending_json, t->notes_json, t->period, t->rounds_json, t->task_ref};
     for (size_t i = 0; i < sizeof s / sizeof *s; i++) w_str(b, s[i]);
     w_int(b, t->created_at);
     w_int(b, t->updated_at);
@@ -448,7 +448,7 @@ static void w_task(am__buf *b, const am_task *t)
     }
 }
 
-#define MAGIC "AMR1"
+#define MAGIC "AMR2" /* AMR2: a task's task_ref */
 
 static void w_result(am__buf *b, const am_recall_result *r)
 {
@@ -566,7 +566,8 @@ static void r_event(rd *r, am_event_rec *e)
 static void r_task(rd *r, am_task *t)
 {
     const char **s[] = {&t->task_id, &t->name, &t->stage, &t->status, &t->artifacts_json,
-                        &t->pending_json, &t->notes_json, &t->period, &t->rounds_json};
+                        &t->pending_json, &t->notes_json, &t->period, &t->rounds_json,
+                        &t->task_ref};
     for (size_t i = 0; i < sizeof s / sizeof *s; i++) *s[i] = r_str(r);
     t->created_at = r_int(r);
     t->updated_at = r_int(r);

@@ -201,8 +201,12 @@ int am_forget(am_db *db, const char *user_id, int level, const char *id,
         else
             snprintf(detail, sizeof detail, "{\"events\":%ld,\"memories\":%ld,\"tasks\":%ld}", ev,
                      it, tk);
-        rc = s->vt->audit(s, user_id, now, "forget", level_names[level],
-                          level == AM_FORGET_USER ? NULL : id, detail);
+        /* the caller's id by its keyed hash, as the tombstone keeps it */
+        char ref[AM__REF_LEN + 1] = "";
+        if (level != AM_FORGET_USER) rc = am__store_object_ref(s, user_id, level_names[level], id, ref);
+        if (!rc)
+            rc = s->vt->audit(s, user_id, now, "forget", level_names[level], ref[0] ? ref : NULL,
+                              detail);
     }
     if (!rc) rc = s->vt->commit(s);
     am__arena_free(&ar);
@@ -289,7 +293,9 @@ int am_restore_forget(am_db *db, const char *user_id, int level, const char *id)
     if (!rc) {
         char detail[64];
         snprintf(detail, sizeof detail, "{\"events\":%ld}", ev);
-        rc = s->vt->audit(s, user_id, now, "restore", level_names[level], id, detail);
+        char ref[AM__REF_LEN + 1];
+        rc = am__store_object_ref(s, user_id, level_names[level], id, ref);
+        if (!rc) rc = s->vt->audit(s, user_id, now, "restore", level_names[level], ref, detail);
     }
     if (!rc) rc = s->vt->commit(s);
     am__arena_free(&ar);

@@ -40,6 +40,7 @@ static void memory_from_row(am_memory *m, const am__item_row *r)
     m->n_sources = r->n_sources;
     m->source_count = r->source_count > (long)r->n_sources ? r->source_count : (long)r->n_sources;
     m->reinforced_at = r->reinforced_at != AM_TIME_NONE ? r->reinforced_at : r->recorded_at;
+    m->key_id = NULL; /* am_memories sets it */
 }
 
 /* F19: an item listed as it stood at a past time (an as-of recall or
@@ -157,6 +158,7 @@ static void json_memory(am__buf *b, const am_memory *m)
     json_time(b, "reinforced_at", m->reinforced_at, 1);
     json_fixed(b, "score", m->score, 4);
     json_kv(b, "version_state", version_state(m), 1);
+    if (m->key_id) json_kv(b, "key_id", m->key_id, 1);
     am__buf_addc(b, '}');
 }
 
@@ -183,6 +185,7 @@ static void json_task(am__buf *b, const am_task *t)
 {
     am__buf_addc(b, '{');
     json_kv(b, "task_id", t->task_id, 0);
+    if (t->task_ref) json_kv(b, "task_ref", t->task_ref, 1);
     json_kv(b, "name", t->name, 1);
     json_kv(b, "stage", t->stage, 1);
     json_kv(b, "status", t->status, 1);
@@ -229,10 +232,13 @@ static int task_build(am_db *db, const am__access *acc, const char *uid, am__are
     t->round_started_at = r->round_from;
     t->period = r->period;
     t->rounds_json = r->rounds ? r->rounds : "[]";
+    char ref[AM__REF_LEN + 1];
+    int rc = am__store_object_ref(db->store, uid, "task", r->task_id, ref);
+    if (rc) return rc;
+    if (!(t->task_ref = am__arena_strdup(ar, ref))) return AM_NOMEM;
     am__task_change_row *h;
     size_t n;
-    int rc = db->store->vt->task_history(db->store, uid, r->task_id, ar, &h, &n);
-    if (rc) return rc;
+    if ((rc = db->store->vt->task_history(db->store, uid, r->task_id, ar, &h, &n))) return rc;
     if (acc) am__access_history(acc, h, &n);
     t->history = n ? am__arena_alloc(ar, n * sizeof *t->history) : NULL;
     if (n && !t->history) return AM_NOMEM;
@@ -593,17 +599,24 @@ int am_memories_as(am_db *db, const char *user_id, int which, const char *as_of,
     am__buf b;
     am__buf_init(&b, &db->alloc);
     am__buf_adds(&b, "[");
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n && !rc; i++) {
         memory_from_row(&box->pub.items[i], &rows[i]);
         if (mode == AM__ITEMS_ASOF) memory_status_then(&box->pub.items[i]);
+        /* what its memory events call it (docs/EVENTS.md) */
+        char kid[AM__REF_LEN + 1];
+        if ((rc = am__store_key_id(db->store, user_id, rows[i].scope, rows[i].key, kid)) ||
+            !(box->pub.items[i].key_id = am__arena_strdup(&box->ar, kid))) {
+            if (!rc) rc = AM_NOMEM;
+            break;
+        }
         if (i) am__buf_addc(&b, ',');
         json_memory(&b, &box->pub.items[i]);
     }
     am__buf_adds(&b, "]");
     box->pub.n = n;
-    box->pub.json = b.oom ? NULL : am__arena_strndup(&box->ar, b.p, b.len);
+    box->pub.json = b.oom || rc ? NULL : am__arena_strndup(&box->ar, b.p, b.len);
     am__buf_free(&b);
-    if (!box->pub.json) { rc = AM_NOMEM; goto out_fail; }
+    if (!box->pub.json) { if (!rc) rc = AM_NOMEM; goto out_fail; }
     *out = &box->pub;
     return AM_OK;
 out_fail:

@@ -380,11 +380,9 @@ static int on_sentence(void *ctx, const char *s, size_t n)
         am__wctx *w = &x->p.w;
         rc = w->store->vt->audit(w->store, w->uid, w->now, ops[outcome], "memory", lineage,
                                  d.key[0] ? d.key : NULL);
-        /* the event names the item's key (an invalidation's sentence has
-         * none of its own) */
-        if (!rc)
-            rc = am__semantic_event(w, ops[outcome], lineage,
-                                    d.key[0] ? d.key : ikey[0] ? ikey : NULL, NULL);
+        /* the event names the item's key as the item holds it now (an
+         * invalidation's sentence has none of its own) */
+        if (!rc) rc = am__semantic_event(w, ops[outcome], lineage, NULL, NULL, NULL);
     }
 out:
     x->rc = rc;

@@ -241,8 +241,8 @@ int am__perceive_one_off(am__perceive *x, const char *sentence)
 }
 
 /* task.updated (F13): one per event whose task's history changed, naming
- * the fields (never their values: a pending question is the agent's
- * text). */
+ * the task by its opaque id and the fields (never their values: a
+ * pending question is the agent's text). */
 static int task_event(am__perceive *x)
 {
     char fields[64] = "";
@@ -251,9 +251,13 @@ static int task_event(am__perceive *x)
         if (x->task_fields & 1u << i)
             n += (size_t)snprintf(fields + n, sizeof fields - n, "%s%s", n ? "," : "",
                                   history_fields[i]);
+    /* the caller's task id may be made of the user's words: the event
+     * names the task by its opaque id (store/ids.c) */
+    char ref[AM__REF_LEN + 1];
+    int rc = am__store_object_ref(x->w.store, x->w.uid, "task", x->task->task_id, ref);
+    if (rc) return rc;
     am__outbox_row r = {0, x->w.clock ? x->w.clock : x->w.now, x->ev->occurred_at,
-                        x->w.uid, "task.updated", NULL, x->task->task_id, x->ev->id, NULL,
-                        fields, NULL};
+                        x->w.uid, "task.updated", NULL, ref, x->ev->id, NULL, fields, NULL};
     return x->w.store->vt->outbox_put(x->w.store, &r);
 }
 

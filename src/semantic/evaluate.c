@@ -129,5 +129,5 @@ int am__semantic_evaluate(am__wctx *w, const am__event_row *ev, const char *norm
         (rc = am__semantic_insert_version(w, it, &nv, &ev->id, 1)))
         return rc;
     out->updated++;
-    return am__semantic_record(w, op, it->lineage_id, it->key, NULL);
+    return am__semantic_record(w, op, it->lineage_id, it->scope, it->key, NULL);
 }

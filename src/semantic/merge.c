@@ -399,8 +399,36 @@ int am__semantic_invalidate_recent(am__wctx *w, const char *const *recent, size_
 
 /* ------------------------------------------------------------ events */
 
-int am__semantic_event(am__wctx *w, const char *op, const char *lineage, const char *key,
-                       const char *detail)
+/* The scope and key of lineage's latest version (what a caller that
+ * holds no row of the item names it by): among the open ones, else (an
+ * item just withdrawn: its last version is closed) among all. */
+static int item_names(am__wctx *w, const char *lineage, const char **scope, const char **key)
+{
+    for (int pass = 0; pass < 2; pass++) {
+        am__item_row *rows;
+        size_t n;
+        int rc = pass == 0 ? latest_items(w, &rows, &n)
+                           : w->store->vt->items_list(w->store, w->uid,
+                                                      AM__ITEMS_ALL | AM__ITEMS_NO_SOURCES |
+                                                          AM__ITEMS_NO_HEAT,
+                                                      LATEST, w->ar, &rows, &n);
+        if (rc) return rc;
+        const am__item_row *last = NULL;
+        for (size_t i = 0; i < n; i++)
+            if (strcmp(rows[i].lineage_id, lineage) == 0 &&
+                (!last || rows[i].recorded_at > last->recorded_at))
+                last = &rows[i];
+        if (last) {
+            *scope = last->scope;
+            *key = last->key;
+            return AM_OK;
+        }
+    }
+    return AM_OK; /* none: the event names no key */
+}
+
+int am__semantic_event(am__wctx *w, const char *op, const char *lineage, const char *scope,
+                       const char *key, const char *detail)
 {
     static const struct { const char *op, *type, *detail; } map[] = {
         {"memory.created", "memory.created", NULL},
@@ -413,28 +441,33 @@ int am__semantic_event(am__wctx *w, const char *op, const char *lineage, const c
     size_t i = 0;
     while (i < sizeof map / sizeof *map && strcmp(map[i].op, op) != 0) i++;
     if (i == sizeof map / sizeof *map) return AM_OK; /* no event of its own */
+    int rc;
+    if ((!scope || !key) && lineage && (rc = item_names(w, lineage, &scope, &key))) return rc;
+    /* the key is the user's words: the event names it by its opaque id
+     * (store/ids.c), in the type as in the key field */
+    char kid[AM__REF_LEN + 1] = "";
+    if (key && *key && (rc = am__store_key_id(w->store, w->uid, scope, key, kid))) return rc;
     const char *type = map[i].type;
-    if (type[strlen(type) - 1] == '.') { /* memory.updated.<key> */
-        size_t tl = strlen(type), kl = key ? strlen(key) : 0;
-        char *t = am__arena_alloc(w->ar, tl + kl + 1);
+    if (type[strlen(type) - 1] == '.') { /* memory.updated.<key id> */
+        char *t = am__arena_alloc(w->ar, strlen(type) + sizeof kid);
         if (!t) return AM_NOMEM;
-        memcpy(t, type, tl);
-        memcpy(t + tl, key ? key : "", kl + 1);
-        if (!kl) t[tl - 1] = 0; /* no key: "memory.updated" */
+        strcpy(t, type);
+        if (kid[0]) strcat(t, kid);
+        else t[strlen(type) - 1] = 0; /* no key: "memory.updated" */
         type = t;
     }
     am__outbox_row r = {0, w->clock ? w->clock : w->now,
                         w->event_id ? w->now : AM_TIME_NONE,
-                        w->uid, type, lineage, NULL, w->event_id, key,
+                        w->uid, type, lineage, NULL, w->event_id, kid[0] ? kid : NULL,
                         detail ? detail : map[i].detail, NULL};
     return w->store->vt->outbox_put(w->store, &r);
 }
 
-int am__semantic_record(am__wctx *w, const char *op, const char *lineage, const char *key,
-                        const char *detail)
+int am__semantic_record(am__wctx *w, const char *op, const char *lineage, const char *scope,
+                        const char *key, const char *detail)
 {
     int rc = w->store->vt->audit(w->store, w->uid, w->now, op, "memory", lineage, key);
-    return rc ? rc : am__semantic_event(w, op, lineage, key, detail);
+    return rc ? rc : am__semantic_event(w, op, lineage, scope, key, detail);
 }
 
 /* ------------------------------------------------------------ feedback */
@@ -458,10 +491,12 @@ int am__semantic_feedback(am__wctx *w, const char *id, int action,
         nv.status = "active";
         if ((rc = am__semantic_close_version(w, it)) || (rc = insert_version(w, it, &nv, NULL)))
             return rc;
-        return am__semantic_event(w, "memory.updated", it->lineage_id, it->key, "confirmed");
+        return am__semantic_event(w, "memory.updated", it->lineage_id, it->scope, it->key,
+                                  "confirmed");
     case AM_FEEDBACK_REJECT:
         if ((rc = invalidate_row(w, it))) return rc;
-        return am__semantic_event(w, "memory.invalidated", it->lineage_id, it->key, "rejected");
+        return am__semantic_event(w, "memory.invalidated", it->lineage_id, it->scope, it->key,
+                                  "rejected");
     case AM_FEEDBACK_CORRECT: {
         am__item_row old = *it;
         old.valid_to = w->now;
@@ -474,7 +509,8 @@ int am__semantic_feedback(am__wctx *w, const char *id, int action,
         nv.valid_from = w->now;
         nv.valid_to = AM_TIME_NONE;
         if ((rc = insert_version(w, it, &nv, NULL))) return rc;
-        return am__semantic_event(w, "memory.updated", it->lineage_id, it->key, "corrected");
+        return am__semantic_event(w, "memory.updated", it->lineage_id, it->scope, it->key,
+                                  "corrected");
     }
     default:
         return AM_MISUSE;

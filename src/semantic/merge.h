@@ -88,13 +88,15 @@ int am__semantic_feedback(am__wctx *w, const char *id, int action,
  * promoted), memory.updated.<key> (updated, pending) and
  * memory.invalidated, with the item's lineage, key and the causing event
  * (w->event_id); a reinforcement changes nothing a subscriber sees and
- * has none.  detail (may be NULL) is the event's change word. */
-int am__semantic_record(am__wctx *w, const char *op, const char *lineage, const char *key,
-                        const char *detail);
+ * has none.  detail (may be NULL) is the event's change word.  The event
+ * names the key by its opaque id over (user, scope, key) (store/ids.c);
+ * scope or key NULL: those of lineage's latest version. */
+int am__semantic_record(am__wctx *w, const char *op, const char *lineage, const char *scope,
+                        const char *key, const char *detail);
 
 /* The memory event alone (no audit row): am__semantic_record's. */
-int am__semantic_event(am__wctx *w, const char *op, const char *lineage, const char *key,
-                       const char *detail);
+int am__semantic_event(am__wctx *w, const char *op, const char *lineage, const char *scope,
+                       const char *key, const char *detail);
 
 /* Base score and half-life of a kind, from the rank configuration. */
 void am__semantic_kind_defaults(const am_rank_config *r, const char *kind,

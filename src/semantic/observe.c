@@ -9,9 +9,9 @@
 #include "semantic/merge.h"
 
 int am__observe_audit(am__wctx *w, const char *op, const char *lineage,
-                      const char *key)
+                      const char *scope, const char *key)
 {
-    return am__semantic_record(w, op, lineage, key, NULL);
+    return am__semantic_record(w, op, lineage, scope, key, NULL);
 }
 
 int am__observe_jaccard(am__wctx *w, const char *a, const char *b, double *out)

@@ -22,7 +22,7 @@
 
 /* Audit record of a memory change (F13): op such as "memory.promoted". */
 int am__observe_audit(am__wctx *w, const char *op, const char *lineage,
-                      const char *key);
+                      const char *scope, const char *key);
 
 /* Token-set Jaccard similarity of two texts, in [0, 1]. *out is 0 for two
  * texts without tokens. */

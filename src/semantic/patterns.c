@@ -411,7 +411,7 @@ static int write_pattern(miner *m)
         nv.scope = found->scope;
         if ((rc = am__semantic_close_version(w, found)) ||
             (rc = am__semantic_insert_version(w, found, &nv, sources, ns)) ||
-            (rc = am__observe_audit(w, "memory.updated", nv.lineage_id, nv.key)))
+            (rc = am__observe_audit(w, "memory.updated", nv.lineage_id, nv.scope, nv.key)))
             return rc;
         m->out->updated++;
         return AM_OK;
@@ -426,7 +426,7 @@ static int write_pattern(miner *m)
     nv.valid_to = AM_TIME_NONE;
     nv.status = "active";
     if ((rc = am__semantic_insert_version(w, NULL, &nv, sources, ns)) ||
-        (rc = am__observe_audit(w, "memory.created", nv.lineage_id, nv.key)))
+        (rc = am__observe_audit(w, "memory.created", nv.lineage_id, nv.scope, nv.key)))
         return rc;
     m->out->created++;
     return AM_OK;

@@ -417,7 +417,7 @@ static int reinforce(promo *p, const am__item_row *it)
     int rc;
     if ((rc = am__semantic_close_version(w, it)) ||
         (rc = am__semantic_insert_version(w, it, &nv, &p->ev->id, 1)) ||
-        (rc = am__observe_audit(w, "memory.reinforced", it->lineage_id, it->key)))
+        (rc = am__observe_audit(w, "memory.reinforced", it->lineage_id, it->scope, it->key)))
         return rc;
     if (p->n_touched < MAX_SIGS) p->touched[p->n_touched++] = it->lineage_id;
     p->out->updated++;
@@ -545,7 +545,7 @@ static int promote(promo *p, const signal *s, const am__event_row *earlier,
         return AM_NOMEM;
     const char *sources[2] = {earlier->id, p->ev->id};
     if ((rc = am__semantic_insert_version(w, NULL, &nv, sources, 2)) ||
-        (rc = am__observe_audit(w, op, nv.lineage_id, nv.key)))
+        (rc = am__observe_audit(w, op, nv.lineage_id, nv.scope, nv.key)))
         return rc;
     if (p->n_touched < MAX_SIGS) p->touched[p->n_touched++] = nv.lineage_id;
     return AM_OK;

@@ -552,11 +552,31 @@ typedef struct am__store_vt {
      * same path or URL gets another.  NULL: the caller names the store by
      * its path. */
     int (*store_tag)(am__store *s, char out[65]);
+    /* HMAC-SHA256 with the store's forget key over parts[0..n), each
+     * followed by a NUL (store/ids.c: the opaque ids).  AM_OK, AM_CORRUPT
+     * (no key), AM_BACKEND. */
+    int (*id_hash)(am__store *s, const char *const *parts, size_t n, unsigned char out[32]);
 } am__store_vt;
 
 struct am__store {
     const am__store_vt *vt;
 };
+
+/* Opaque ids (store/ids.c): a letter and 16 hex digits of the store's
+ * keyed hash.  key_id: a memory item's logical key in its scope ('k'),
+ * what memory events carry for the key; object_ref: a task ('t'), session
+ * ('s') or event ('e') id of user uid, what events carry for a task and
+ * what a forget keeps in its tombstone and audit row.  is_ref: 1 when v
+ * has that form. */
+#define AM__REF_LEN 17
+int am__store_key_id(am__store *s, const char *uid, const char *scope, const char *key,
+                     char out[AM__REF_LEN + 1]);
+int am__store_object_ref(am__store *s, const char *uid, const char *level, const char *id,
+                         char out[AM__REF_LEN + 1]);
+int am__store_is_ref(const char *v);
+/* HMAC-SHA256(key, parts each with its NUL): AM_OK or AM_BACKEND. */
+int am__store_hmac_parts(const unsigned char *key, size_t kn, const char *const *parts, size_t n,
+                         unsigned char out[32]);
 
 /* Open a store from a path or URL ("sqlite:PATH", ":memory:", PATH,
  * "postgres://..." / "postgresql://...": store/open.c).
@@ -609,6 +629,6 @@ int am__store_postgres_open(const char *url, const am__store_opts *o, am__store 
 
 /* The schema version this library writes and reads: the number of
  * migrations (store/sqlite/schema.c asserts it). */
-#define AM__SCHEMA_VERSION 23
+#define AM__SCHEMA_VERSION 24
 
 #endif

@@ -217,13 +217,23 @@ if [ -x "$PGBIN/psql" ]; then
   psql_in "$up_db" "DO \$\$ DECLARE t text; BEGIN FOR t IN SELECT relname FROM pg_class
       WHERE relname LIKE 'held\\_%' AND relkind = 'p' LOOP EXECUTE 'DROP TABLE ' || t; END LOOP; END \$\$;
       ALTER TABLE pii_vault DROP COLUMN canon_hash; DELETE FROM meta WHERE key = 'pii_key';
+      UPDATE memory_events e SET key = (SELECT m.key FROM memory_items m WHERE m.user_id = e.user_id
+        AND m.lineage_id = e.memory_id LIMIT 1) WHERE key IS NOT NULL;
+      UPDATE memory_events SET type = 'memory.updated.' || key WHERE type LIKE 'memory.updated.%';
       UPDATE meta SET value = '1' WHERE key = 'schema_version'" || fail "the store taken back to version 1"
+  keyed=$(psql_in "$up_db" "SELECT count(*) FROM memory_events e JOIN memory_items m
+      ON m.user_id = e.user_id AND m.key = e.key")
+  [ "$keyed" -ge 1 ] || fail "version 1 store: no outbox row with a clear key ($keyed)"
   [ "$(psql_in "$up_db" "SELECT count(*) FROM pg_class WHERE relname LIKE 'held%'")" = 0 ] \
     || fail "version 1 store still has held tables"
   out=$("$CLI" --store "$up" forget --user 王芳 --level session --id s1 --grace 600 2>&1) \
     || fail "forget --grace on an upgraded store: $out"
-  [ "$(psql_in "$up_db" "SELECT value FROM meta WHERE key = 'schema_version'")" = 2 ] \
-    || fail "the store was not upgraded to version 2"
+  [ "$(psql_in "$up_db" "SELECT value FROM meta WHERE key = 'schema_version'")" = 3 ] \
+    || fail "the store was not upgraded to version 3"
+  # v3: the outbox names keys by their opaque ids (docs/EVENTS.md)
+  [ "$(psql_in "$up_db" "SELECT count(*) FROM memory_events WHERE key IS NOT NULL
+      AND (key !~ '^k[0-9a-f]{16}$' OR type LIKE 'memory.updated.%' AND type <> 'memory.updated.' || key)")" = 0 ] \
+    || fail "the outbox's keys were not converted by the upgrade"
   parts=$(psql_in "$up_db" "SELECT count(*) FROM pg_inherits i JOIN pg_class p ON p.oid = i.inhparent
       WHERE p.relname LIKE 'held\\_%' AND p.relkind = 'p'")
   [ "$parts" = 176 ] || fail "held tables: $parts partitions (want 11 x 16)"

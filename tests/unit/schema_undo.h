@@ -26,7 +26,11 @@
     "DROP TRIGGER items_changes_ins; DROP TRIGGER items_changes_upd;"             \
     "DROP TRIGGER items_changes_del; DROP TABLE item_changes;"
 
+/* v24: data only (opaque ids in the outbox, tombstones, audit rows):
+ * nothing to drop, and converting again changes nothing */
+#define AM_UNDO_V24 ""
+
 /* every migration after v19, newest first */
-#define AM_UNDO_TO_V19 AM_UNDO_V23 AM_UNDO_V22 AM_UNDO_V21 AM_UNDO_V20
+#define AM_UNDO_TO_V19 AM_UNDO_V24 AM_UNDO_V23 AM_UNDO_V22 AM_UNDO_V21 AM_UNDO_V20
 
 #endif

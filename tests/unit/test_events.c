@@ -171,6 +171,20 @@ static void test_each_type_once(void)
             snprintf(key, sizeof key, "%s", cr->key ? cr->key : "");
             CHECK_CONTAINS(cr->json, "\"type\":\"memory.created\"");
             CHECK(strstr(cr->json, c->create) == NULL);
+            /* the key by its opaque id: the memory's key_id, never the key */
+            am_memory_list *ml = NULL;
+            CHECK_EQ_INT(am_memories(db, c->user, AM_LIST_ACTIVE, NULL, &ml), AM_OK);
+            const am_memory *m = NULL;
+            for (size_t i = 0; ml && i < ml->n; i++)
+                if (strcmp(ml->items[i].lineage_id, lineage) == 0) m = &ml->items[i];
+            CHECK(m != NULL);
+            if (m) {
+                CHECK_EQ_STR(m->key_id, cr->key);
+                CHECK(cr->key[0] == 'k' && strlen(cr->key) == 17);
+                CHECK(strstr(cr->json, m->key) == NULL);
+                CHECK_CONTAINS(ml->json, "\"key_id\":\"");
+            }
+            am_memory_list_free(ml);
         }
         check_seen(&s, mark, e);
         am_memory_events_free(e);
@@ -243,7 +257,13 @@ static void test_each_type_once(void)
         CHECK_EQ_INT(count_type(e, "task.updated"), 1);
         const am_memory_event *tu = first_type(e, "task.updated");
         if (tu) {
-            CHECK_EQ_STR(tu->task_id, "weekly");
+            /* the task by its opaque id, the one am_task_get reports */
+            am_task *wk = NULL;
+            CHECK_EQ_INT(am_task_get(db, c->user, "weekly", &wk), AM_OK);
+            CHECK_EQ_STR(tu->task_id, wk ? wk->task_ref : "");
+            CHECK(tu->task_id && tu->task_id[0] == 't' && strlen(tu->task_id) == 17);
+            CHECK(strstr(tu->json, "weekly") == NULL);
+            am_task_free(wk);
             CHECK_EQ_STR(tu->event_id, t1.event_id);
             CHECK_CONTAINS(tu->json, "\"fields\":[\"created\"");
         }

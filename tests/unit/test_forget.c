@@ -32,47 +32,6 @@ static am_db *open_file(am_time grace_ms)
     return open_checked(&cfg);
 }
 
-/* 1 when the file holds needle[0..n) */
-static int file_holds_n(const char *file, const char *needle, size_t n)
-{
-    FILE *f = fopen(file, "rb");
-    if (!f) return 0;
-    size_t cap = 1 << 16, len = 0;
-    char *buf = malloc(cap);
-    int found = 0;
-    size_t r;
-    while (buf && (r = fread(buf + len, 1, cap - len, f)) > 0) {
-        len += r;
-        if (len == cap) {
-            char *nb = realloc(buf, cap * 2);
-            if (!nb) break;
-            buf = nb;
-            cap *= 2;
-        }
-    }
-    for (size_t i = 0; buf && n && i + n <= len && !found; i++)
-        if (buf[i] == needle[0] && memcmp(buf + i, needle, n) == 0) found = 1;
-    free(buf);
-    fclose(f);
-    return found;
-}
-
-/* ".db" or "-wal" holds needle[0..n) */
-static int store_holds_n(const char *needle, size_t n, const char *what)
-{
-    char wal[300];
-    snprintf(wal, sizeof wal, "%s-wal", path);
-    int in_db = file_holds_n(path, needle, n), in_wal = file_holds_n(wal, needle, n);
-    if (in_db || in_wal)
-        fprintf(stderr, "  \"%s\" is in %s%s\n", what, in_db ? ".db " : "", in_wal ? "-wal" : "");
-    return in_db || in_wal;
-}
-
-static int store_holds(const char *needle)
-{
-    return store_holds_n(needle, strlen(needle), needle);
-}
-
 /* The vault's value hashes (pii_vault.canon_hash) of the rows sql selects,
  * as the bytes SQLite writes them: an integer big-endian in as few bytes
  * as it needs, so the low 6 of the 8 (a random 64-bit value is stored in

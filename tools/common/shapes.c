@@ -50,6 +50,7 @@ json_t *am_shape_task(const am_task *t)
                     : NULL;
     if (v) {
         char ts[40];
+        if (t->task_ref) json_object_set_new(v, "task_ref", json_string(t->task_ref));
         if (t->round_started_at != AM_TIME_NONE)
             json_object_set_new(v, "round_started_at",
                                 json_string(am_time_format(t->round_started_at, 0, ts)));

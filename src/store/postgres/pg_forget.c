@@ -228,6 +228,28 @@ static int tasks_touched(pg_store *s, const char *uid, int level, const char *id
     return rc;
 }
 
+/* The gone tasks noted in am_forget_had, named by their opaque ids
+ * (store/ids.c), as the outbox names them. */
+static int task_refs(pg_store *s, const char *uid)
+{
+    PGresult *r = am__pg_run(s, "forget memory events",
+                             "SELECT id FROM am_forget_had WHERE kind = 1", NULL);
+    if (!r) return s->rc;
+    int rc = AM_OK;
+    for (int i = 0; i < PQntuples(r) && !rc; i++) {
+        const char *id = PQgetvalue(r, i, 0);
+        char ref[AM__REF_LEN + 1];
+        if ((rc = am__store_object_ref(&s->base, uid, "task", id, ref))) break;
+        pg_args u = {0};
+        am__pg_arg_text(&u, id);
+        am__pg_arg_text(&u, ref);
+        rc = am__pg_exec(s, "forget memory events",
+                         "UPDATE am_forget_had SET id = $2 WHERE kind = 1 AND id = $1", &u, NULL);
+    }
+    PQclear(r);
+    return rc;
+}
+
 /* The outbox of a forget (forget.c's forget_outbox): before, what the user
  * has is noted; after, the memory events of what is gone leave, the
  * forgotten events' ids leave what stays, and a notice is written for
@@ -244,6 +266,8 @@ static int forget_outbox(pg_store *s, const char *uid, int level, am_time now, i
         " (SELECT lineage_id FROM memory_items WHERE user_id = $1)",
         "DELETE FROM am_forget_had WHERE kind = 1 AND id IN"
         " (SELECT task_id FROM tasks WHERE user_id = $1)",
+    };
+    static const char *const after_refs_sql[] = {
         "DELETE FROM memory_events WHERE user_id = $1 AND memory_id IN"
         " (SELECT id FROM am_forget_had WHERE kind = 0)",
         "DELETE FROM memory_events WHERE user_id = $1 AND task_id IN"
@@ -252,6 +276,10 @@ static int forget_outbox(pg_store *s, const char *uid, int level, am_time now, i
         " (SELECT id FROM am_forget)",
     };
     int rc = run_list(s, after_sql, sizeof after_sql / sizeof *after_sql, 1, uid, NULL, NULL);
+    if (!rc) rc = task_refs(s, uid);
+    if (!rc)
+        rc = run_list(s, after_refs_sql, sizeof after_refs_sql / sizeof *after_refs_sql, 1, uid,
+                      NULL, NULL);
     static const char *const notices[] = {
         "INSERT INTO memory_events(at, user_id, type, event_id, detail)"
         " SELECT $3::bigint, $1, 'memory.forgotten', id, $2 FROM (SELECT id FROM am_forget"
@@ -374,14 +402,32 @@ int am__pg_forget_grace(am__store *b, const char *uid, int level, const char *id
                        : AM_OK;
     }
     if ((rc = forget_outbox(s, uid, level, now, 1))) return rc;
+    /* the tombstone names what went by its keyed hash: a caller's session
+     * or task id is often made of the user's words */
+    char ref[AM__REF_LEN + 1];
+    if ((rc = am__store_object_ref(b, uid, level_names[level], id, ref))) return rc;
     pg_args a = {0};
     am__pg_arg_text(&a, uid);
     am__pg_arg_text(&a, level_names[level]);
-    am__pg_arg_text(&a, id);
+    am__pg_arg_text(&a, ref);
     am__pg_arg_int(&a, now);
-    return am__pg_exec(s, "tombstone",
-                       "INSERT INTO tombstones(user_id, level, object_id, at) VALUES($1, $2, $3, $4)",
-                       &a, NULL);
+    rc = am__pg_exec(s, "tombstone",
+                     "INSERT INTO tombstones(user_id, level, object_id, at) VALUES($1, $2, $3, $4)",
+                     &a, NULL);
+    if (!rc && level == AM_FORGET_TASK) rc = am__pg_forget_task_audit(s, uid, id, ref);
+    return rc;
+}
+
+int am__pg_forget_task_audit(pg_store *s, const char *uid, const char *id, const char *ref)
+{
+    pg_args t = {0};
+    am__pg_arg_text(&t, uid);
+    am__pg_arg_text(&t, id);
+    am__pg_arg_text(&t, ref);
+    return am__pg_exec(s, "forget task audit",
+                       "UPDATE audit_log SET object_id = $3, detail = CASE WHEN op = 'task.switch'"
+                       " THEN NULL ELSE detail END WHERE user_id = $1 AND object_type = 'task'"
+                       " AND object_id = $2", &t, NULL);
 }
 
 int am__pg_forget(am__store *b, const char *uid, int level, const char *id, am_time now,
@@ -558,10 +604,12 @@ static int purge_held(pg_store *s, const char *uid, int64_t job, const char *lev
     if (am__pg_lock_user(s, uid)) return s->rc;
     long dropped = 0;
     int rc = am__pg_held_drop(s, uid, job, 0, &dropped);
+    char ref[AM__REF_LEN + 1];
+    if (!rc) rc = am__store_object_ref(&s->base, uid, level, id, ref);
     pg_args a = {0};
     am__pg_arg_text(&a, uid);
     am__pg_arg_text(&a, level);
-    am__pg_arg_text(&a, id);
+    am__pg_arg_text(&a, rc ? "" : ref);
     am__pg_arg_int(&a, forgotten_at);
     am__pg_arg_int(&a, now);
     if (!rc)

@@ -211,10 +211,18 @@ static int held_job_find(pg_store *s, const char *uid, int level, const char *id
     }
     PQclear(r);
     if (*job) return held && purge_at > now ? AM_OK : AM_DENIED;
-    /* purged (its tombstone stays), or never forgotten */
+    /* purged (its tombstone stays, under the id's keyed hash), or never
+     * forgotten */
+    char ref[AM__REF_LEN + 1];
+    int rc = am__store_object_ref(&s->base, uid, level_names[level], id, ref);
+    if (rc) return rc;
+    pg_args t = {0};
+    am__pg_arg_text(&t, uid);
+    am__pg_arg_text(&t, level_names[level]);
+    am__pg_arg_text(&t, ref);
     r = am__pg_run(s, "restore",
                    "SELECT 1 FROM tombstones WHERE user_id = $1 AND level = $2"
-                   " AND object_id = $3 LIMIT 1", &a);
+                   " AND object_id = $3 LIMIT 1", &t);
     if (!r) return s->rc;
     int had = PQntuples(r) > 0;
     PQclear(r);
@@ -303,11 +311,13 @@ int am__pg_restore_forget(am__store *b, const char *uid, int level, const char *
     if (!rc) rc = am__pg_forget_ctx_rebuild(s, uid);
     long dropped = 0;
     if (!rc) rc = am__pg_held_drop(s, uid, job, 0, &dropped);
+    char ref[AM__REF_LEN + 1];
+    if (!rc) rc = am__store_object_ref(&s->base, uid, level_names[level], id, ref);
     if (!rc) {
         pg_args a = {0};
         am__pg_arg_text(&a, uid);
         am__pg_arg_text(&a, level_names[level]);
-        am__pg_arg_text(&a, id);
+        am__pg_arg_text(&a, ref);
         am__pg_arg_int(&a, at);
         rc = am__pg_exec(s, "restore",
                          "DELETE FROM tombstones WHERE user_id = $1 AND level = $2"

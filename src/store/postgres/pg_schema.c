@@ -33,6 +33,9 @@
  * is.  A forget with a grace period moves its rows there (pg_held.c);
  * a column a later migration adds to a table is added to its held table
  * the first time rows are held, so a held row always goes back whole.
+ *
+ * Version 3: opaque ids instead of keys and caller's ids in the rows that
+ * outlive them (schema_v3 below).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -202,6 +205,87 @@ static int schema_v2(pg_store *s)
 
 _Static_assert(PG_PARTS == 16, "index_totals' slots (schema_v1) are PG_PARTS");
 
+/* version 3 (as the SQLite store's v24): the user's words and the
+ * caller's ids leave the rows that outlive them (store/ids.c) -- the
+ * outbox names a key (in its item's scope) and a task by their opaque
+ * ids, a forget's tombstone and audit row name an event, session or task
+ * by its keyed hash.  Row by row: the hash is this program's, not SQL's. */
+static const struct {
+    const char *select, *update;
+} schema_v3[] = {
+    {"SELECT e.user_id, e.seq, e.key, coalesce((SELECT m.scope FROM memory_items m"
+     "  WHERE m.user_id = e.user_id AND m.lineage_id = e.memory_id"
+     "  ORDER BY m.recorded_at DESC LIMIT 1), 'global'), e.task_id"
+     " FROM memory_events e WHERE e.key IS NOT NULL OR e.task_id IS NOT NULL",
+     "UPDATE memory_events SET key = $3, task_id = $4, type = CASE WHEN type LIKE"
+     " 'memory.updated.%' AND $3::text IS NOT NULL THEN 'memory.updated.' || $3 ELSE type END"
+     " WHERE user_id = $1 AND seq = $2::bigint"},
+    {"SELECT user_id, seq, level, object_id FROM tombstones"
+     " WHERE level IN ('event', 'session', 'task') AND object_id IS NOT NULL",
+     "UPDATE tombstones SET object_id = $3 WHERE user_id = $1 AND seq = $2::bigint"},
+    {"SELECT user_id, seq, object_type, object_id FROM audit_log WHERE op IN ('forget', 'restore')"
+     " AND object_type IN ('event', 'session', 'task') AND object_id IS NOT NULL",
+     "UPDATE audit_log SET object_id = $3 WHERE user_id = $1 AND seq = $2::bigint"},
+};
+
+static int v3_row(pg_store *s, size_t table, PGresult *r, int i)
+{
+    const char *uid = PQgetvalue(r, i, 0);
+    char a[AM__REF_LEN + 1] = "", b[AM__REF_LEN + 1] = "";
+    int rc = AM_OK;
+    pg_args u = {0};
+    am__pg_arg_text(&u, uid);
+    am__pg_arg_text(&u, PQgetvalue(r, i, 1));
+    if (table == 0) { /* key in scope, task */
+        if (!PQgetisnull(r, i, 2))
+            rc = am__store_key_id(&s->base, uid, PQgetvalue(r, i, 3), PQgetvalue(r, i, 2), a);
+        if (!rc && !PQgetisnull(r, i, 4))
+            rc = am__store_object_ref(&s->base, uid, "task", PQgetvalue(r, i, 4), b);
+        am__pg_arg_text(&u, a[0] ? a : NULL);
+        am__pg_arg_text(&u, b[0] ? b : NULL);
+    } else {
+        rc = am__store_object_ref(&s->base, uid, PQgetvalue(r, i, 2), PQgetvalue(r, i, 3), a);
+        am__pg_arg_text(&u, a);
+    }
+    return rc ? rc : am__pg_exec(s, "migrate: opaque ids", schema_v3[table].update, &u, NULL);
+}
+
+static int read_forget_key(pg_store *s);
+
+static int schema_v3_convert(pg_store *s)
+{
+    int rc = read_forget_key(s);
+    for (size_t t = 0; t < sizeof schema_v3 / sizeof *schema_v3 && !rc; t++) {
+        PGresult *r = am__pg_run(s, "migrate: opaque ids", schema_v3[t].select, NULL);
+        if (!r) return s->rc;
+        for (int i = 0; i < PQntuples(r) && !rc; i++) rc = v3_row(s, t, r, i);
+        PQclear(r);
+    }
+    /* a forgotten task's other audit rows (a switch to it, its workspace) */
+    PGresult *r = rc ? NULL : am__pg_run(s, "migrate: opaque ids",
+                                         "SELECT DISTINCT user_id, object_id FROM audit_log"
+                                         " WHERE object_type = 'task' AND op NOT IN ('forget',"
+                                         " 'restore') AND object_id IS NOT NULL", NULL);
+    if (!rc && !r) return s->rc;
+    for (int i = 0; r && i < PQntuples(r) && !rc; i++) {
+        char ref[AM__REF_LEN + 1];
+        const char *uid = PQgetvalue(r, i, 0), *id = PQgetvalue(r, i, 1);
+        if ((rc = am__store_object_ref(&s->base, uid, "task", id, ref))) break;
+        pg_args u = {0};
+        am__pg_arg_text(&u, uid);
+        am__pg_arg_text(&u, ref);
+        PGresult *t = am__pg_run(s, "migrate: opaque ids",
+                                 "SELECT 1 FROM tombstones WHERE user_id = $1 AND level = 'task'"
+                                 " AND object_id = $2 LIMIT 1", &u);
+        if (!t) { rc = s->rc; break; }
+        int forgotten = PQntuples(t) > 0;
+        PQclear(t);
+        if (forgotten) rc = am__pg_forget_task_audit(s, uid, id, ref);
+    }
+    PQclear(r);
+    return rc;
+}
+
 /* version: 0 for a database without our tables, -1 for one with tables
  * that are not ours */
 static int schema_version(pg_store *s, int *version)
@@ -262,6 +346,7 @@ int am__pg_migrate(pg_store *s, int must_exist)
             goto out_rollback;
     }
     if (version < 2 && (rc = schema_v2(s))) goto out_rollback;
+    if (version < 3 && (rc = schema_v3_convert(s))) goto out_rollback;
     char sql[400];
     snprintf(sql, sizeof sql,
              "INSERT INTO meta(key, value) VALUES('schema_version', '%d')"

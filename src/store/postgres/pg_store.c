@@ -870,6 +870,22 @@ static int pg_store_tag(am__store *b, char out[65])
     return AM_OK;
 }
 
+/* the store's keyed hash (store.h id_hash): the forget key's bytes */
+static int pg_id_hash(am__store *b, const char *const *parts, size_t n, unsigned char out[32])
+{
+    pg_store *s = (pg_store *)b;
+    unsigned char key[32];
+    for (int i = 0; i < 32; i++) {
+        int hi = am__hexval(s->forget_key[2 * i]), lo = hi < 0 ? -1 : am__hexval(s->forget_key[2 * i + 1]);
+        if (hi < 0 || lo < 0)
+            return am__pg_fail(s, AM_CORRUPT, "postgres: the store's forget_key is malformed");
+        key[i] = (unsigned char)(hi << 4 | lo);
+    }
+    int rc = am__store_hmac_parts(key, sizeof key, parts, n, out);
+    am__vault_key_wipe(key, sizeof key);
+    return rc ? am__pg_fail(s, rc, "postgres: HMAC-SHA256 failed (an id too long?)") : AM_OK;
+}
+
 static const am__store_vt postgres_vt = {
     .name = "postgres",
     .close = pg_close,
@@ -952,6 +968,7 @@ static const am__store_vt postgres_vt = {
     .retry = pg_retry,
     .health = pg_health,
     .store_tag = pg_store_tag,
+    .id_hash = pg_id_hash,
 };
 
 /* The server's notices (a ROLLBACK with nothing to roll back after a

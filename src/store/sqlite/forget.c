@@ -7,7 +7,7 @@
  * it, so all indexes agree; item versions left without a source go with
  * them, the tasks they belonged to lose the history rows their state is
  * derived from (the caller replays the tasks' remaining events: api/
- * forget.c), and a tombstone (ids, time) stays.
+ * forget.c), and a tombstone (the ids' keyed hashes, time) stays.
  *
  * A user can hold far more rows than one transaction should delete while
  * other users wait for the write lock, so a user forget only records a
@@ -67,17 +67,32 @@ static const char *const level_names[] = {"", "event", "session", "task", "user"
 
 /* ------------------------------------------------------------ pseudonym */
 
+/* the store's forget_key, read once */
+static int forget_key(sq_store *s, const unsigned char **key, size_t *kn)
+{
+    if (s->forget_key_n < 16) {
+        int rc = am__sqlite_meta_key(s, "forget_key", s->forget_key, sizeof s->forget_key,
+                                     &s->forget_key_n);
+        if (rc) return rc;
+        if (s->forget_key_n < 16) {
+            s->forget_key_n = 0;
+            snprintf(s->err, sizeof s->err,
+                     "sqlite: the store's forget_key is missing or malformed");
+            return AM_CORRUPT;
+        }
+    }
+    *key = s->forget_key;
+    *kn = s->forget_key_n;
+    return AM_OK;
+}
+
 /* out = "forgotten:" + hex(HMAC-SHA256(forget_key, uid))[0..32) */
 static int pseudonym(sq_store *s, const char *uid, char out[PSEUDONYM_MAX])
 {
-    unsigned char key[64];
+    const unsigned char *key;
     size_t kn = 0;
-    int out_rc = am__sqlite_meta_key(s, "forget_key", key, sizeof key, &kn);
+    int out_rc = forget_key(s, &key, &kn);
     if (out_rc) return out_rc;
-    if (kn < 16) {
-        snprintf(s->err, sizeof s->err, "sqlite: the store's forget_key is missing or malformed");
-        return AM_CORRUPT;
-    }
     unsigned char mac[EVP_MAX_MD_SIZE];
     unsigned int mn = 0;
     if (!HMAC(EVP_sha256(), key, (int)kn, (const unsigned char *)uid, strlen(uid), mac, &mn) ||
@@ -94,19 +109,72 @@ static int pseudonym(sq_store *s, const char *uid, char out[PSEUDONYM_MAX])
 int am__sqlite_store_tag(am__store *b, char out[65])
 {
     sq_store *s = SQ(b);
-    unsigned char key[64], mac[EVP_MAX_MD_SIZE];
+    const unsigned char *key;
+    unsigned char mac[EVP_MAX_MD_SIZE];
     size_t kn = 0;
     unsigned int mn = 0;
-    int rc = am__sqlite_meta_key(s, "forget_key", key, sizeof key, &kn);
+    int rc = forget_key(s, &key, &kn);
     if (rc) return rc;
     static const char what[] = "am-store-tag";
-    if (kn < 16 || !HMAC(EVP_sha256(), key, (int)kn, (const unsigned char *)what, sizeof what - 1,
-                         mac, &mn) || mn < 32) {
-        snprintf(s->err, sizeof s->err, "sqlite: the store's forget_key is missing or malformed");
-        return AM_CORRUPT;
+    if (!HMAC(EVP_sha256(), key, (int)kn, (const unsigned char *)what, sizeof what - 1, mac,
+              &mn) || mn < 32) {
+        snprintf(s->err, sizeof s->err, "sqlite: HMAC-SHA256 failed");
+        return AM_BACKEND;
     }
     for (int i = 0; i < 32; i++) snprintf(out + 2 * i, 3, "%02x", mac[i]);
     return AM_OK;
+}
+
+int am__sqlite_id_hash(am__store *b, const char *const *parts, size_t n, unsigned char out[32])
+{
+    sq_store *s = SQ(b);
+    const unsigned char *key;
+    size_t kn = 0;
+    int rc = forget_key(s, &key, &kn);
+    if (rc) return rc;
+    if ((rc = am__store_hmac_parts(key, kn, parts, n, out)))
+        snprintf(s->err, sizeof s->err, "sqlite: HMAC-SHA256 failed (an id too long?)");
+    return rc;
+}
+
+/* am_key_id(uid, scope, key) and am_object_ref(level, uid, id): the
+ * opaque ids (store/ids.c) in SQL, NULL for a NULL key or id */
+static void sql_ref(sqlite3_context *cx, int is_key, sqlite3_value **argv)
+{
+    sq_store *s = sqlite3_user_data(cx);
+    const char *a[3];
+    for (int i = 0; i < 3; i++) a[i] = (const char *)sqlite3_value_text(argv[i]);
+    if (!a[0] || !a[1] || !a[2]) {
+        sqlite3_result_null(cx);
+        return;
+    }
+    char out[AM__REF_LEN + 1];
+    int rc = is_key ? am__store_key_id(&s->base, a[0], a[1], a[2], out)
+                    : am__store_object_ref(&s->base, a[1], a[0], a[2], out);
+    if (rc) sqlite3_result_error(cx, rc == AM_MISUSE ? "am_object_ref: unknown level" : s->err, -1);
+    else sqlite3_result_text(cx, out, -1, SQLITE_TRANSIENT);
+}
+
+static void sql_key_id(sqlite3_context *cx, int argc, sqlite3_value **argv)
+{
+    (void)argc;
+    sql_ref(cx, 1, argv);
+}
+
+static void sql_object_ref(sqlite3_context *cx, int argc, sqlite3_value **argv)
+{
+    (void)argc;
+    sql_ref(cx, 0, argv);
+}
+
+int am__sqlite_register_ids(sq_store *s)
+{
+    int rc = sqlite3_create_function(s->db, "am_key_id", 3, SQLITE_UTF8 | SQLITE_DETERMINISTIC, s,
+                                     sql_key_id, NULL, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_create_function(s->db, "am_object_ref", 3, SQLITE_UTF8 | SQLITE_DETERMINISTIC,
+                                     s, sql_object_ref, NULL, NULL);
+    return rc == SQLITE_OK ? AM_OK : fail(s, rc, "register am_key_id");
 }
 
 /* ------------------------------------------------------------ events, sessions, tasks */
@@ -271,10 +339,10 @@ static int job_add(sq_store *s, const char *uid, const char *level, const char *
 
 /* The memory events of a forget (F13, outbox.c).  Before (after = 0):
  * the user's memory items (lineages) and tasks are noted.  After: the
- * outbox rows of those gone leave it (they name their keys), the
- * forgotten events' ids leave the rows of what remains, and a
- * memory.forgotten notice -- ids and the level only -- is written for each
- * forgotten event, memory item and task. */
+ * outbox rows of those gone leave it, the forgotten events' ids leave the
+ * rows of what remains, and a memory.forgotten notice -- ids and the level
+ * only -- is written for each forgotten event, memory item and task.  The
+ * outbox names a task by its opaque id (store/ids.c), never the caller's. */
 static int forget_outbox(sq_store *s, const char *uid, int level, am_time now, int after)
 {
     static const char *const before_sql[] = {
@@ -293,7 +361,7 @@ static int forget_outbox(sq_store *s, const char *uid, int level, am_time now, i
         "DELETE FROM memory_events WHERE user_id=?1 AND memory_id IN"
         " (SELECT id FROM temp.am_forget_had WHERE kind=0)",
         "DELETE FROM memory_events WHERE user_id=?1 AND task_id IN"
-        " (SELECT id FROM temp.am_forget_had WHERE kind=1)",
+        " (SELECT am_object_ref('task', ?1, id) FROM temp.am_forget_had WHERE kind=1)",
         "UPDATE memory_events SET event_id=NULL WHERE user_id=?1 AND event_id IN"
         " (SELECT id FROM temp.am_forget)",
         /* the notices (?2 the level, ?3 now) */
@@ -302,7 +370,8 @@ static int forget_outbox(sq_store *s, const char *uid, int level, am_time now, i
         "INSERT INTO memory_events(at, user_id, type, memory_id, detail)"
         " SELECT ?3, ?1, 'memory.forgotten', id, ?2 FROM temp.am_forget_had WHERE kind=0",
         "INSERT INTO memory_events(at, user_id, type, task_id, detail)"
-        " SELECT ?3, ?1, 'memory.forgotten', id, ?2 FROM temp.am_forget_had WHERE kind=1",
+        " SELECT ?3, ?1, 'memory.forgotten', am_object_ref('task', ?1, id), ?2"
+        " FROM temp.am_forget_had WHERE kind=1",
     };
     const char *const *sql = after ? after_sql : before_sql;
     size_t n = after ? sizeof after_sql / sizeof *after_sql : sizeof before_sql / sizeof *before_sql;
@@ -418,14 +487,30 @@ int am__sqlite_forget_grace(am__store *b, const char *uid, int level, const char
         return st ? run(s, st, "forget job") : AM_OK;
     }
     if ((rc = forget_outbox(s, uid, level, now, 1))) return rc;
+    /* the tombstone names what went by its keyed hash: a caller's session
+     * or task id is often made of the user's words */
+    char ref[AM__REF_LEN + 1];
+    if ((rc = am__store_object_ref(b, uid, level_names[level], id, ref))) return rc;
     sqlite3_stmt *st = stmt(s, "INSERT INTO tombstones(user_id, level, object_id, at) VALUES(?,?,?,?)");
     if (!st) return AM_BACKEND;
     bind_text(st, 1, uid);
     bind_text(st, 2, level_names[level]);
-    bind_text(st, 3, id);
+    bind_text(st, 3, ref);
     sqlite3_bind_int64(st, 4, now);
     if ((rc = run(s, st, "tombstone"))) return rc;
-    return job > 0 ? AM_OK : job_add(s, uid, level_names[level], id, now, now, "scrub");
+    /* the task's audit rows (a switch to it, its workspace) name it the
+     * same way from now on; a switch's task name goes */
+    if (level == AM_FORGET_TASK) {
+        if (!(st = stmt(s, "UPDATE audit_log SET object_id=?3, detail=CASE WHEN op='task.switch'"
+                           " THEN NULL ELSE detail END WHERE user_id=?1 AND object_type='task'"
+                           " AND object_id=?2")))
+            return AM_BACKEND;
+        bind_text(st, 1, uid);
+        bind_text(st, 2, id);
+        bind_text(st, 3, ref);
+        if ((rc = run(s, st, "forget task audit"))) return rc;
+    }
+    return job > 0 ? AM_OK : job_add(s, uid, level_names[level], NULL, now, now, "scrub");
 }
 
 int am__sqlite_forget(am__store *b, const char *uid, int level, const char *id,
@@ -616,16 +701,20 @@ static int held_purge_step(sq_store *s, const job *j, am_time now)
     long dropped = 0;
     int rc = am__sqlite_held_drop(s, j->seq, NULL, atol(FORGET_SWEEP), &dropped);
     if (rc || dropped > 0) return rc;
+    char ref[AM__REF_LEN + 1];
+    if ((rc = am__store_object_ref(&s->base, j->uid, j->level, j->object_id, ref))) return rc;
     sqlite3_stmt *st = stmt(s, "UPDATE tombstones SET purged_at=?5 WHERE user_id=?1 AND level=?2"
                                " AND object_id=?3 AND at=?4 AND purged_at IS NULL");
     if (!st) return AM_BACKEND;
     bind_text(st, 1, j->uid);
     bind_text(st, 2, j->level);
-    bind_text(st, 3, j->object_id);
+    bind_text(st, 3, ref);
     sqlite3_bind_int64(st, 4, j->forgotten_at);
     sqlite3_bind_int64(st, 5, now);
     if ((rc = run(s, st, "forget purge"))) return rc;
-    if (!(st = stmt(s, "UPDATE forget_jobs SET state='scrub' WHERE seq=?1"))) return AM_BACKEND;
+    /* the held rows are gone: the caller's id goes with them */
+    if (!(st = stmt(s, "UPDATE forget_jobs SET state='scrub', object_id=NULL WHERE seq=?1")))
+        return AM_BACKEND;
     sqlite3_bind_int64(st, 1, j->seq);
     return run(s, st, "forget purge");
 }
@@ -840,12 +929,15 @@ static int held_job_find(sq_store *s, const char *uid, int level, const char *id
     done(s, st);
     if (rc) return rc;
     if (*job) return held && purge_at > now ? AM_OK : AM_DENIED;
-    /* purged (its tombstone stays), or never forgotten */
+    /* purged (its tombstone stays, under the id's keyed hash), or never
+     * forgotten */
+    char ref[AM__REF_LEN + 1];
+    if ((rc = am__store_object_ref(&s->base, uid, level_names[level], id, ref))) return rc;
     if (!(st = stmt(s, "SELECT 1 FROM tombstones WHERE user_id=?1 AND level=?2 AND object_id=?3")))
         return AM_BACKEND;
     bind_text(st, 1, uid);
     bind_text(st, 2, level_names[level]);
-    bind_text(st, 3, id);
+    bind_text(st, 3, ref);
     step = sqlite3_step(st);
     rc = step == SQLITE_ROW ? AM_DENIED : step == SQLITE_DONE ? AM_NOTFOUND : fail(s, step, "restore");
     done(s, st);
@@ -949,12 +1041,14 @@ int am__sqlite_restore_forget(am__store *b, const char *uid, int level, const ch
     if (!rc) rc = run_uid(s, ctx_rebuild, uid, NULL, "restore context");
     long dropped = 0;
     if (!rc) rc = am__sqlite_held_drop(s, job, NULL, 0, &dropped);
+    char ref[AM__REF_LEN + 1];
+    if (!rc) rc = am__store_object_ref(b, uid, level_names[level], id, ref);
     if (!rc) {
         if (!(st = stmt(s, "DELETE FROM tombstones WHERE user_id=?1 AND level=?2 AND object_id=?3 AND at=?4")))
             return AM_BACKEND;
         bind_text(st, 1, uid);
         bind_text(st, 2, level_names[level]);
-        bind_text(st, 3, id);
+        bind_text(st, 3, ref);
         sqlite3_bind_int64(st, 4, at);
         rc = run(s, st, "restore");
     }

@@ -287,6 +287,9 @@ typedef struct sq_store {
      * from vault_key at open; plain rows' key, meta('pii_key') read once */
     int has_index_key, has_pii_key;
     unsigned char index_key[32], pii_key[32];
+    /* meta('forget_key'), read once (forget.c: pseudonyms, opaque ids) */
+    size_t forget_key_n;
+    unsigned char forget_key[64];
     /* index rows the open write transaction wrote, inserted into events_fts
      * just before it commits (events.c: am__sqlite_fts_flush) */
     struct sq_fts_row *fts_rows;
@@ -779,6 +782,11 @@ int am__sqlite_working_list(am__store *b, const char *uid, const char *session, 
 int am__sqlite_working_del(am__store *b, const char *uid, const char *session, const char *key);
 /* forget.c: the store's tag (store.h store_tag) */
 int am__sqlite_store_tag(am__store *b, char out[65]);
+/* forget.c: the store's keyed hash (store.h id_hash), and the SQL
+ * functions am_key_id(uid, scope, key) and am_object_ref(level, uid, id)
+ * over it (the migrations' conversion of stored keys and ids) */
+int am__sqlite_id_hash(am__store *b, const char *const *parts, size_t n, unsigned char out[32]);
+int am__sqlite_register_ids(sq_store *s);
 int am__sqlite_item_reinforce(am__store *b, const char *uid, int64_t item_rid,
                               const char *event_id, am_time at);
 int am__sqlite_item_close(am__store *b, const char *uid, const char *vid,

@@ -295,6 +295,7 @@ static const am__store_vt sqlite_vt = {
     .working_list = am__sqlite_working_list,
     .working_del = am__sqlite_working_del,
     .store_tag = am__sqlite_store_tag,
+    .id_hash = am__sqlite_id_hash,
     .token_put = am__sqlite_token_put,
     .token_find = am__sqlite_token_find,
     .tokens_list = am__sqlite_tokens_list,
@@ -389,6 +390,10 @@ int am__store_sqlite_open(const char *path, const am__store_opts *o,
         (rc = am__sqlite_register_collect(s->db)) != SQLITE_OK) {
         snprintf(errbuf, errlen, "cannot register the am_cjk tokenizer or am_collect (FTS5 missing?)");
         am_rc = AM_BACKEND;
+        goto out_fail;
+    }
+    if ((am_rc = am__sqlite_register_ids(s))) {
+        snprintf(errbuf, errlen, "store %s: %s", path, s->err);
         goto out_fail;
     }
     int version = 0;
