@@ -36,7 +36,7 @@ expect_json "$add_keys" user "$evil" "add --json keeps a quoting user id one str
 expect_rc 0 "add --json, quoting task (zh)" "$CLI" --db "$db" add --user "$evil" --task '周报","status":"done' --text "周报草稿见 https://x.example/a" --json
 expect_json "$add_keys" task '周报","status":"done' "add --json keeps a quoting task id one string"
 expect_rc 0 "task --json, quoting ids" "$CLI" --db "$db" task --user "$evil" --task '周报","status":"done' --json
-expect_json task_id,stage,status,artifacts,pending,notes,history,round,period,rounds,round_started_at task_id '周报","status":"done' "task --json keeps a quoting task id one string"
+expect_json task_id,stage,status,artifacts,pending,notes,history,round,period,rounds,task_ref,round_started_at task_id '周报","status":"done' "task --json keeps a quoting task id one string"
 expect_rc 0 "forget --json" "$CLI" --db "$db" forget --user "$evil" --level user --json
 expect_json events,memories,tasks events 2 "forget --json"
 

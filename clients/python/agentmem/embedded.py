@@ -79,7 +79,7 @@ class AmTask(ctypes.Structure):
         ("created_at", am_time), ("updated_at", am_time),
         ("history", ctypes.POINTER(AmTaskChange)), ("n_history", c_size_t),
         ("round", c_int), ("round_started_at", am_time), ("period", c_char_p),
-        ("rounds_json", c_char_p)]
+        ("rounds_json", c_char_p), ("task_ref", c_char_p)]
 
 
 class AmQuery(ctypes.Structure):
@@ -439,6 +439,8 @@ class EmbeddedTransport:
                  "artifacts": self._parsed(c.artifacts_json), "pending": self._parsed(c.pending_json),
                  "notes": self._parsed(c.notes_json), "history": c.n_history, "round": c.round,
                  "period": _s(c.period), "rounds": self._parsed(c.rounds_json or b"[]")}
+            if c.task_ref:
+                v["task_ref"] = _s(c.task_ref)
             if c.round_started_at != AM_TIME_NONE:
                 ts = ctypes.create_string_buffer(40)
                 v["round_started_at"] = _s(self._lib.am_time_format(c.round_started_at, 0, ts))
