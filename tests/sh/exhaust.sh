@@ -31,6 +31,7 @@ with open(sys.argv[1], "w") as f:
     for i in range(8):
         text = "note %d: " % i + " ".join(random.choice(words) for _ in range(1400))
         f.write(json.dumps({"user": "mallory", "text": text, "id": "m%d" % i}, ensure_ascii=False) + "\n")
+        f.write(json.dumps({"user": "eve", "text": text, "id": "e%d" % i}, ensure_ascii=False) + "\n")
     f.write(json.dumps({"user": "victim", "text": "I prefer tea; 下周开预算会议"}, ensure_ascii=False) + "\n")
 PY
 "$CLI" --db "$db" add --batch "$dir/batch.jsonl" >/dev/null || { echo "FAIL: seeding"; exit 1; }
@@ -38,7 +39,8 @@ sqlite3 "$db" "INSERT INTO events(id, user_id, source, type, content, lang, occu
   ingested_at, status) SELECT e.id || printf('%04d', k.n), e.user_id, e.source, e.type, e.content,
   e.lang, e.occurred_at, e.tz_minutes, e.ingested_at, e.status FROM events e, (WITH RECURSIVE
   c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < 80) SELECT n FROM c) k
-  WHERE e.user_id = 'mallory'" || { echo "FAIL: seeding (SQL)"; exit 1; }
+  WHERE e.user_id IN ('mallory', 'eve')" || { echo "FAIL: seeding (SQL)"; exit 1; }
+te=$("$CLI" --db "$db" token create --user eve 2>/dev/null)
 
 # sigterm_within WHAT: SIGTERM, then the server must be gone (exit 0) in 5 s
 sigterm_within() {
@@ -99,6 +101,17 @@ hold_then_sigterm "SIGTERM under 2 stalled exports and 4 streams" exports=2 stre
 rm -f "$dir/srv.out" # (else start_server may read the last server's port before the new one writes)
 start_server --max-conns-per-ip 100 --header-timeout 30
 hold_then_sigterm "SIGTERM under 100 trickling heads and a writer flood" trickle=100 flood=8 exports=2
+
+# --- a forget ends the user's export that a stalled client holds (its spool
+# holds what was forgotten) at once, not at the idle timeout (30 s here)
+rm -f "$dir/srv.out"
+start_server
+python3 "$py" forget_cut "$port" "$te" >"$dir/cut.out" 2>&1
+cat "$dir/cut.out"
+passed=$((passed + $(grep -c '^ok: ' "$dir/cut.out")))
+failed=$((failed + $(grep -c '^FAIL: ' "$dir/cut.out")))
+[ "$(grep -c '^ok: ' "$dir/cut.out")" = 5 ] || { echo "FAIL: the forget check did not run to its end"; failed=$((failed+1)); }
+stop_server
 
 # --- the store is whole after it all
 n=$(sqlite3 "$db" "PRAGMA integrity_check")

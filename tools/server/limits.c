@@ -102,6 +102,16 @@ void am__srv_slots_cut(am_srv *s)
     pthread_mutex_unlock(&s->pool_mu);
 }
 
+void am__srv_exports_cut_user(am_srv *s, const char *user)
+{
+    pthread_mutex_lock(&s->pool_mu);
+    for (int i = 0; i < SRV_SLOTS; i++)
+        if (s->slots[i].kind == SRV_SLOT_EXPORT && s->slots[i].cut &&
+            strcmp(s->slots[i].user, user) == 0)
+            s->slots[i].cut(s->slots[i].job);
+    pthread_mutex_unlock(&s->pool_mu);
+}
+
 void am__srv_refused(srv_reply *out, int refused, const char *why)
 {
     am__srv_error(out, refused == SRV_REFUSED_TENANT ? "too_many_requests" : "busy", NULL, "%s",

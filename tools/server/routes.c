@@ -768,6 +768,9 @@ void am__srv_h_forget(srv_ctx *c)
         am__srv_engine_error(c, rc);
         return;
     }
+    /* an export of the user running now holds what was just forgotten in
+     * its spool: it ends (the client sees an error, never a whole document) */
+    am__srv_exports_cut_user(c->srv, c->user);
     am__srv_json(c->out, 200, am_shape_forget(&info));
 }
 

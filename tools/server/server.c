@@ -17,9 +17,10 @@
  * sweeper thread (a trickle of bytes keeps MHD's idle timeout away);
  * opts.max_conns_per_ip connections at once per address.
  *
- * Export: am_export_stream writes the document as it reads it; a thread
- * of its own runs it into a bounded buffer that MHD reads, so the document
- * is never whole in memory and no worker waits on it.  The status is known
+ * Export: a thread of its own runs am_export_stream into a spool (memory,
+ * then an unlinked temporary file) that MHD reads, so the store handle and
+ * its read snapshot are given back as soon as the document is whole, and
+ * no worker waits on the client.  The status is known
  * before the first byte: the request waits (EXPORT_START_WAIT_S at most)
  * for the export's first piece or its end (an unknown user: 404 and
  * nothing streamed).  Exports and streams hold slots (limits.c).
@@ -407,15 +408,22 @@ static enum MHD_Result queue_stream(struct MHD_Connection *conn, conn_req *r,
 /* ---- the streamed export
  *
  * A thread of its own runs am_export_stream with the request's handle into
- * a buffer of at most EXPORT_BUF_MAX bytes; MHD sends from it through a
- * content reader, the connection suspended while it is empty (so no worker
- * ever waits on the export).  When the buffer stays full for the
- * connection's timeout (a client that does not read), or the response is
- * gone (the client closed, MHD timed it out), or the server cuts it at
- * shutdown, the export stops and gives its handle and slot back.  An
- * export that stops before its end ends the response with an error (no
- * final chunk): a client never mistakes a part for the whole. */
-#define EXPORT_BUF_MAX (256 * 1024)
+ * a spool -- memory up to EXPORT_MEM_MAX, then an unlinked temporary file
+ * (0600, in $TMPDIR or /tmp) -- as fast as the store gives it, and gives
+ * the handle back as soon as the document is whole: a client that reads
+ * slowly or not at all never holds a store handle, nor the read snapshot
+ * of one (a snapshot held open keeps SQLite's write-ahead log from being
+ * reset, and every other tenant's reads and writes slow down while it
+ * grows).  MHD sends from the spool through a content reader, the
+ * connection suspended while the reader has caught up with the thread.
+ * The export's slot is held until the response ends: a tenant's stalled
+ * exports count against its cap until MHD's idle timeout (--timeout)
+ * closes them.  The response ends, and the spool is closed, when it is
+ * sent, when the client goes, when MHD times it out, at shutdown, and when
+ * the user is forgotten meanwhile (am__srv_exports_cut_user).  An export
+ * that stops before its end ends the response with an error (no final
+ * chunk): a client never mistakes a part for the whole. */
+#define EXPORT_MEM_MAX (1024 * 1024)
 #define EXPORT_START_WAIT_S 5 /* the first piece (the status), before a 503 */
 typedef struct export_job {
     am_srv *srv;
@@ -423,11 +431,12 @@ typedef struct export_job {
     struct MHD_Connection *conn;
     char user[AM_ID_MAX + 1];
     int slot;
-    long stall_s;                /* no room for this long: given up */
     pthread_mutex_t mu;
-    pthread_cond_t cv;           /* started or finished (the worker); room (the thread) */
-    char *buf;
-    size_t len, cap;
+    pthread_cond_t cv;           /* started or finished (the worker) */
+    char *buf;                   /* the spool's memory: buf[off..len) unsent */
+    size_t off, len, cap;
+    int fd;                      /* the spool's file once memory is full, or -1 */
+    uint64_t file_len, file_off; /* written to the file; sent from it */
     int started, finished, broken, rc;
     int suspended, gone, cut, refs;
     char err[512];
@@ -439,13 +448,15 @@ static void export_unref(export_job *j)
     int last = --j->refs == 0;
     pthread_mutex_unlock(&j->mu);
     if (!last) return;
+    am__srv_slot_put(j->srv, j->slot); /* before the job is let go (am__srv_slots_cut) */
+    if (j->fd >= 0) close(j->fd);
     pthread_mutex_destroy(&j->mu);
     pthread_cond_destroy(&j->cv);
     free(j->buf);
     free(j);
 }
 
-/* Under j->mu: the reader called again (it suspended on an empty buffer) */
+/* Under j->mu: the reader called again (it suspended on an empty spool) */
 static void export_wake(export_job *j)
 {
     if (j->suspended && !j->gone) {
@@ -454,6 +465,19 @@ static void export_wake(export_job *j)
     }
 }
 
+/* An unlinked temporary file for the spool, or -1 */
+static int spool_file(void)
+{
+    const char *dir = getenv("TMPDIR");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/agentmem-export-XXXXXX", dir && *dir ? dir : "/tmp");
+    int fd = mkstemp(path);
+    if (fd >= 0) unlink(path);
+    return fd;
+}
+
+/* Only the export's thread writes the spool; the reader sends what is
+ * published under j->mu (len, file_len). */
 static int export_write(void *ctx, const char *data, size_t len)
 {
     export_job *j = ctx;
@@ -462,30 +486,51 @@ static int export_write(void *ctx, const char *data, size_t len)
         j->started = 1;
         pthread_cond_broadcast(&j->cv);
     }
-    struct timespec deadline;
-    clock_gettime(CLOCK_REALTIME, &deadline);
-    deadline.tv_sec += j->stall_s;
-    int stalled = 0;
-    while (!j->gone && !j->cut && j->len && j->len + len > EXPORT_BUF_MAX && !stalled)
-        stalled = pthread_cond_timedwait(&j->cv, &j->mu, &deadline) == ETIMEDOUT;
-    int stop = j->gone || j->cut || stalled;
-    if (!stop && j->len + len > j->cap) {
-        size_t cap = j->cap ? j->cap : 16384;
-        while (cap < j->len + len) cap *= 2;
-        char *p = realloc(j->buf, cap);
-        if (p) {
-            j->buf = p;
-            j->cap = cap;
-        } else stop = 1;
+    int stop = j->gone || j->cut, to_file = j->fd >= 0;
+    if (!stop && !to_file && j->len - j->off + len > EXPORT_MEM_MAX) {
+        if ((j->fd = spool_file()) < 0) {
+            stop = 1;
+            snprintf(j->err, sizeof j->err, "export: no temporary file for the spool: %s",
+                     strerror(errno));
+        } else to_file = 1;
     }
-    if (!stop) {
-        memcpy(j->buf + j->len, data, len);
-        j->len += len;
-        export_wake(j);
+    if (!stop && !to_file) {
+        if (j->off && j->off == j->len) j->off = j->len = 0;
+        if (j->len + len > j->cap) {
+            size_t cap = j->cap ? j->cap : 16384;
+            while (cap < j->len + len) cap *= 2;
+            char *p = realloc(j->buf, cap);
+            if (p) {
+                j->buf = p;
+                j->cap = cap;
+            } else stop = 1;
+        }
+        if (!stop) {
+            memcpy(j->buf + j->len, data, len);
+            j->len += len;
+            export_wake(j);
+        }
     }
+    uint64_t at = j->file_len;
     pthread_mutex_unlock(&j->mu);
-    if (stalled) am__srv_log(j->srv, "export: its client read nothing for %ld s; stopped", j->stall_s);
-    return stop;
+    if (stop || !to_file) return stop;
+    /* the file: written outside the lock (the reader reads below file_len) */
+    size_t done = 0;
+    while (done < len) {
+        ssize_t n = pwrite(j->fd, data + done, len - done, (off_t)(at + done));
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+            am__srv_log(j->srv, "export: the spool file could not be written: %s",
+                        n < 0 ? strerror(errno) : "no room");
+            return 1;
+        }
+        done += (size_t)n;
+    }
+    pthread_mutex_lock(&j->mu);
+    j->file_len += len;
+    export_wake(j);
+    pthread_mutex_unlock(&j->mu);
+    return 0;
 }
 
 static void *export_run(void *arg)
@@ -495,14 +540,16 @@ static void *export_run(void *arg)
     if (!rc && export_write(j, "\n", 1)) rc = AM_ERROR;
     pthread_mutex_lock(&j->mu);
     j->rc = rc;
-    snprintf(j->err, sizeof j->err, "%s", rc ? am_errmsg(j->db) : "");
+    if (!j->err[0]) snprintf(j->err, sizeof j->err, "%s", rc ? am_errmsg(j->db) : "");
+    pthread_mutex_unlock(&j->mu);
+    am__srv_db_put(j->srv, j->db); /* the handle back now: the rest is the spool's */
+    pthread_mutex_lock(&j->mu);
+    j->db = NULL;
     j->finished = 1;
     j->broken = rc != 0;
     export_wake(j);
     pthread_cond_broadcast(&j->cv);
     pthread_mutex_unlock(&j->mu);
-    am__srv_db_put(j->srv, j->db);
-    am__srv_slot_put(j->srv, j->slot); /* before the job is let go (am__srv_slots_cut) */
     export_unref(j);
     return NULL;
 }
@@ -512,13 +559,23 @@ static ssize_t export_read(void *cls, uint64_t pos, char *out, size_t max)
     (void)pos;
     export_job *j = cls;
     pthread_mutex_lock(&j->mu);
-    ssize_t n = (ssize_t)(j->len < max ? j->len : max);
+    ssize_t n = (ssize_t)(j->len - j->off < max ? j->len - j->off : max);
     if (j->cut) n = MHD_CONTENT_READER_END_WITH_ERROR;
     else if (n) {
-        memcpy(out, j->buf, (size_t)n);
-        memmove(j->buf, j->buf + n, j->len - (size_t)n);
-        j->len -= (size_t)n;
-        pthread_cond_broadcast(&j->cv); /* room */
+        memcpy(out, j->buf + j->off, (size_t)n);
+        j->off += (size_t)n;
+    } else if (j->file_off < j->file_len) {
+        uint64_t at = j->file_off, left = j->file_len - j->file_off;
+        int fd = j->fd;
+        pthread_mutex_unlock(&j->mu);
+        ssize_t got;
+        do got = pread(fd, out, left < max ? (size_t)left : max, (off_t)at);
+        while (got < 0 && errno == EINTR);
+        pthread_mutex_lock(&j->mu);
+        if (got > 0) {
+            j->file_off += (uint64_t)got;
+            n = got;
+        } else n = MHD_CONTENT_READER_END_WITH_ERROR;
     } else if (j->finished)
         n = j->broken ? MHD_CONTENT_READER_END_WITH_ERROR : MHD_CONTENT_READER_END_OF_STREAM;
     else {
@@ -577,7 +634,7 @@ static enum MHD_Result export_start(server *sv, struct MHD_Connection *conn, con
     j->db = db;
     j->conn = conn;
     j->slot = slot;
-    j->stall_s = s->opts.timeout_s;
+    j->fd = -1;
     j->refs = 2; /* the thread's, and this worker's (then the response's) */
     snprintf(j->user, sizeof j->user, "%s", rp->stream_user);
     pthread_mutex_init(&j->mu, NULL);
@@ -590,8 +647,7 @@ static enum MHD_Result export_start(server *sv, struct MHD_Connection *conn, con
     if (pthread_create(&t, &at, export_run, j) != 0) {
         pthread_attr_destroy(&at);
         am__srv_db_put(s, db);
-        am__srv_slot_put(s, slot);
-        j->refs = 1;
+        j->refs = 1; /* its slot goes with it */
         export_unref(j);
         am__srv_error(rp, "internal", NULL, "export: cannot start it");
         return send_reply(conn, r, rp);

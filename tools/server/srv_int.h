@@ -315,6 +315,9 @@ int am__srv_slot_take(am_srv *s, int kind, const char *user, const char *token, 
 void am__srv_slot_cut_fn(am_srv *s, int slot, void (*cut)(void *job), void *job);
 void am__srv_slot_put(am_srv *s, int slot); /* -1: no-op */
 void am__srv_slots_cut(am_srv *s);          /* shutdown: every job's cut */
+/* A forget of user: its exports running (their spools hold what was
+ * forgotten) end now, with an error */
+void am__srv_exports_cut_user(am_srv *s, const char *user);
 /* The refusal reply of am__srv_slot_take's answer (429 or 503, Retry-After) */
 void am__srv_refused(srv_reply *out, int refused, const char *why);
 /* A line on stderr ("agentmem serve: " and fmt), at most SRV_LOG_PER_S a

@@ -382,7 +382,39 @@ def hold(port, mallory, ready, seconds, opts):
     return 0
 
 
+def forget_cut(port, token):
+    """An export whose client stalls, then its user forgotten: the export
+    ends at once (cut short: no final chunk), not at the idle timeout"""
+    s, status, headers, rest = stalled_export(port, token)
+    check(status == 200, "forget_cut: the export began (HTTP %s)" % status)
+    time.sleep(0.5)
+    st, _, body, _ = fetch(port, "POST", "/v1/forget", token, {"level": "user"})
+    check(st == 200, "forget_cut: the user forgotten (HTTP %s %s)" % (st, body[:200]))
+    t0, data = time.time(), rest
+    s.settimeout(1.0)
+    try:
+        while time.time() - t0 < 10:
+            try:
+                chunk = s.recv(1 << 20)
+            except socket.timeout:
+                continue
+            if not chunk:
+                break
+            data += chunk
+    except OSError:
+        pass  # a reset: ended too
+    secs = time.time() - t0
+    s.close()
+    check(secs < 5, "forget_cut: the export ended %.1f s after the forget (bound 5 s)" % secs)
+    check(not data.endswith(b"0\r\n\r\n"), "forget_cut: the export was cut short, not finished")
+    st, _, _, _ = fetch(port, "GET", "/v1/export", token)
+    check(st in (401, 404, 409), "forget_cut: no export of the forgotten user (HTTP %s)" % st)
+    return 0
+
+
 def main():
+    if len(sys.argv) >= 4 and sys.argv[1] == "forget_cut":
+        return forget_cut(int(sys.argv[2]), sys.argv[3])
     if len(sys.argv) >= 8 and sys.argv[1] == "attack":
         try:
             return attack(int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5],
