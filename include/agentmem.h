@@ -647,6 +647,41 @@ void am_access_free(am_access *a);
 int am_feedback_as(am_db *db, const char *user_id, const char *memory_id, int action,
                    const char *text, const char *agent_id, const char *role);
 
+/* ---------------------------------------------------------------- understanding */
+
+/* What a user turn means for long-term memory, as the learned reading of
+ * the engine sees it (a linear model over hashed character and word
+ * features, trained on the labelled corpus data/understand; the labels
+ * are defined in data/understand/LABELS.md): the likeliest label of each
+ * head and its probability.  The strings are the library's (static).
+ *   act       lasting, fact, oneoff, question, smalltalk, hypothetical,
+ *             reported, complaint, ref_promote, ref_withdraw, invalidation,
+ *             correction
+ *   kind      what a lasting statement would be: preference, constraint,
+ *             profile, habit, norm (meaningful when act keeps something)
+ *   whose     self, or the related person it is about (spouse, child,
+ *             parent, sibling, partner, friend, colleague, boss, team,
+ *             company, pet, other)
+ *   task_act  none, start, advance, done, cancel, pause, postpone, resume
+ *   topic     one of the corpus's 27 topics (food, health, travel, ...) */
+typedef struct am_understanding {
+    const char *act;
+    float act_p;
+    const char *kind;
+    float kind_p;
+    const char *whose;
+    float whose_p;
+    const char *task_act;
+    float task_act_p;
+    const char *topic;
+    float topic_p;
+} am_understanding;
+
+/* The reading of text (NUL-terminated UTF-8; bad bytes read as U+FFFD).
+ * No handle, no allocation, no state: a few microseconds.  Returns AM_OK,
+ * or AM_MISUSE (NULL arguments). */
+int am_understand(const char *text, am_understanding *out);
+
 /* ---------------------------------------------------------------- workspace */
 
 /* A task's shared workspace (F28): per agent of the user, what it is

@@ -97,8 +97,14 @@ def main():
                         bad.append("%s: attribute %r is not snake_case" % (where, a))
                     c = m["clause"].strip()
                     pieces = [text] + ([d["prev"]] if d["act"].startswith("ref_") and d.get("prev") else [])
-                    # a withdrawn rule may be named in other words than it was set in
-                    if not c or (d["act"] != "ref_withdraw" and not any(c in p for p in pieces)):
+                    # a withdrawn rule may be named in other words than it was set in;
+                    # a promoted one is the previous turn's content, trimmed a little
+                    ok = any(c in p for p in pieces)
+                    if d["act"] == "ref_promote" and not ok:
+                        chars = [ch for ch in c if not ch.isspace()]
+                        both = "".join(pieces)
+                        ok = bool(chars) and sum(ch in both for ch in chars) >= 0.8 * len(chars)
+                    if not c or (d["act"] != "ref_withdraw" and not ok):
                         bad.append("%s: clause %r is not a piece of the turn" % (where, c))
                     counts[(split, d["lang"], "kind", m["kind"])] += 1
                 key = " ".join(text.split()).lower()

@@ -14,6 +14,7 @@
 
 int am_cli_scenario(int argc, char **argv); /* scenario.c */
 int am_cli_knobs(int argc, char **argv);    /* knobs.c */
+int am_cli_eval(int argc, char **argv);     /* eval.c: eval understand */
 /* watch (watch.c): db_path the store named before the command (its own
  * --db wins) */
 int am_cli_watch(int argc, char **argv, const char *db_path);

@@ -71,6 +71,8 @@ static void usage_main(FILE *f)
           "  bench DATASET ...         retrieval benchmarks (docs/BENCH.md)\n"
           "  bench serve ...           load of a running server (docs/SERVER.md)\n"
           "  knobs [--markdown]        the ranking knobs: default, range, meaning\n"
+          "  eval understand           the learned reading of a turn against the corpus's\n"
+          "                            labels (--split dev|test, --json; data/understand)\n"
           "\n"
           "  agentmem COMMAND --help   options of one command\n"
           "  --db PATH                 store file (default " DEFAULT_DB "; ':memory:' for none)\n"
@@ -1021,6 +1023,7 @@ int main(int argc, char **argv)
         if (strcmp(cargv[k], "--help") == 0 || strcmp(cargv[k], "-h") == 0) return print_help(cmd);
     if (strcmp(cmd, "demo") == 0) return am_cli_demo(cargc, cargv);
     if (strcmp(cmd, "knobs") == 0) return am_cli_knobs(cargc, cargv);
+    if (strcmp(cmd, "eval") == 0) return am_cli_eval(cargc, cargv);
     if (strcmp(cmd, "watch") == 0) return am_cli_watch(cargc, cargv, o.db);
     if (strcmp(cmd, "token") == 0) {
         /* token SUB [ID] [--flags]: SUB (and revoke's ID) before the flags */
