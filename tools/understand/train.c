@@ -3,7 +3,8 @@
  * (src/text/understand.h) from the corpus data/understand: multinomial
  * logistic regression per head (act, task act, whose, topic, and kind on
  * the turns that keep something) over the hashed features of
- * understand_feat.c, by stochastic gradient descent on the train split in
+ * understand_feat.c (the kind head's target: the turn's memories' kinds
+ * in equal shares), by stochastic gradient descent on the train split in
  * a fixed shuffled order (a fixed seed, one thread, float arithmetic in a
  * fixed order: the same corpus gives the same bytes), then each output's
  * weights quantized to int8 with a scale.  Prints the dev split's act
@@ -22,14 +23,22 @@
 
 #include "understand.h"
 
-#define EPOCHS 12
-#define LR0 0.4f
+#ifndef EPOCHS
+#define EPOCHS 30
+#endif
+#ifndef TASK_WEIGHT
+#define TASK_WEIGHT 3.0f /* a turn that changes a task counts this much more */
+#endif
+#ifndef LR0
+#define LR0 1.6f
+#endif
 #define SEED 0x9E3779B97F4A7C15ull
 
 typedef struct example {
     uint32_t *feats;
     size_t n;
     int label[AM_UND_HEADS]; /* -1: none (kind of a turn that keeps nothing) */
+    float kinds[5];          /* the kind head's target: its memories' kinds, shared */
     int split;               /* 0 train, 1 dev, 2 test */
 } example;
 
@@ -108,6 +117,12 @@ static int read_writer(const char *dir, const char *name)
                         am__und_heads[h].name, v);
                 bad = 1;
             }
+        }
+        json_t *mems = json_object_get(d, "memories");
+        memset(e->kinds, 0, sizeof e->kinds);
+        for (size_t m = 0; m < json_array_size(mems); m++) {
+            int k = am__und_label(AM_UND_KIND, json_string_value(json_object_get(json_array_get(mems, m), "kind")));
+            if (k >= 0 && k < 5) e->kinds[k] += 1.0f / (float)json_array_size(mems);
         }
         json_decref(d);
         n_ex++;
@@ -206,7 +221,8 @@ int main(int argc, char **argv)
                 for (int i = 0; i < hd->n; i++) sum += exp((double)(s[hd->offset + i] - m));
                 for (int i = 0; i < hd->n; i++) {
                     float p = (float)(exp((double)(s[hd->offset + i] - m)) / sum);
-                    g[hd->offset + i] = p - (i == e->label[h] ? 1.0f : 0.0f);
+                    float y = h == AM_UND_KIND ? e->kinds[i] : i == e->label[h] ? 1.0f : 0.0f;
+                    g[hd->offset + i] = (p - y) * (h == AM_UND_TASK && e->label[h] != 0 ? TASK_WEIGHT : 1.0f);
                 }
             }
             float x = e->n ? 1.0f / sqrtf((float)e->n) : 0;
@@ -237,8 +253,10 @@ int main(int argc, char **argv)
             q[k] = (signed char)(v > 127 ? 127 : v < -127 ? -127 : v);
             wq[k] = (float)q[k] * scale[c];
         }
-    /* the dev split's act accuracy, float and quantized */
-    size_t dev = 0, ok_f = 0, ok_q = 0;
+    /* the dev split's act accuracy, float and quantized, and what the
+     * quantized model keeps (lasting or correction) against the labels */
+    size_t dev = 0, ok_f = 0, ok_q = 0, tp = 0, fp = 0, fn = 0;
+    int lasting = am__und_label(AM_UND_ACT, "lasting"), correction = am__und_label(AM_UND_ACT, "correction");
     for (size_t i = 0; i < n_ex; i++) {
         if (ex[i].split != 1) continue;
         float s[AM_UND_OUTPUTS];
@@ -246,10 +264,18 @@ int main(int argc, char **argv)
         scores_f(w, bias, &ex[i], s);
         ok_f += argmax(s, AM_UND_ACT) == ex[i].label[AM_UND_ACT];
         scores_f(wq, bias, &ex[i], s);
-        ok_q += argmax(s, AM_UND_ACT) == ex[i].label[AM_UND_ACT];
+        int got = argmax(s, AM_UND_ACT), want = ex[i].label[AM_UND_ACT];
+        ok_q += got == want;
+        int pk = got == lasting || got == correction, gk = want == lasting || want == correction;
+        tp += pk && gk;
+        fp += pk && !gk;
+        fn += !pk && gk;
     }
-    fprintf(stderr, "understand-train: %zu turns (%zu train); dev act accuracy %.3f float, %.3f int8\n",
-            n_ex, n_train, dev ? (double)ok_f / (double)dev : 0, dev ? (double)ok_q / (double)dev : 0);
+    fprintf(stderr,
+            "understand-train: %zu turns (%zu train); dev act accuracy %.3f float, %.3f int8;"
+            " dev kept recall %.3f precision %.3f\n",
+            n_ex, n_train, dev ? (double)ok_f / (double)dev : 0, dev ? (double)ok_q / (double)dev : 0,
+            tp + fn ? (double)tp / (double)(tp + fn) : 0, tp + fp ? (double)tp / (double)(tp + fp) : 0);
     FILE *out = fopen(argv[2], "wb");
     uint32_t buckets = AM_UND_BUCKETS, outputs = AM_UND_OUTPUTS;
     if (!out || fwrite("AMU1", 1, 4, out) != 4 || fwrite(&buckets, 4, 1, out) != 1 ||
