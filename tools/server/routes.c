@@ -474,8 +474,9 @@ void am__srv_h_events(srv_ctx *c)
         int queued = queued_of(c->srv, ev.user_id);
         pthread_mutex_unlock(&c->srv->write_mu);
         if (queued >= SRV_WRITES_PER_USER) {
-            am__srv_error(c->out, "busy", NULL, "add: %d writes of this user are queued already"
-                          " (the most); retry later", queued);
+            am__srv_error(c->out, "too_many_requests", NULL,
+                          "add: %d writes of this user are queued already (the most one user"
+                          " may); retry later", queued);
             am__srv_log(c->srv, "refused: a write of a user with %d queued", queued);
             return;
         }
