@@ -64,16 +64,7 @@ redis_start() { # [port]: on a free loopback port (or the one given); sets redis
 }
 redis_kill() { kill -KILL "$redis_pid" 2>/dev/null; wait "$redis_pid" 2>/dev/null; redis_pid=; }
 
-health() { curl -s --max-time 5 "$1/healthz"; }
-field() { python3 -c 'import json,sys; d=json.load(sys.stdin); print(eval(sys.argv[1], {}, {"d": d}))' "$1"; }
-wait_health() { # URL python-condition-on-d seconds
-  local until=$(( SECONDS + $3 ))
-  while [ "$SECONDS" -le "$until" ]; do
-    [ "$(health "$1" | field "$2" 2>/dev/null)" = True ] && return 0
-    sleep 0.1
-  done
-  return 1
-}
+. "$here/lib/health.bash"
 write() { # URL TOKEN TEXT SESSION: POST /v1/events, the status in $code
   code=$(curl -s -o "$dir/body" -w '%{http_code}' --max-time 20 -H "Authorization: Bearer $2" \
     -H 'Content-Type: application/json' \

@@ -79,16 +79,7 @@ rcli ACL SETUSER amuser on ">$UPW" '~*' '&*' '+@all' >/dev/null || fail "ACL SET
 rcli ACL SETUSER rawuser on ">$RAWPW" '~*' '&*' '+@all' >/dev/null || fail "ACL SETUSER rawuser"
 H="127.0.0.1:$RPORT"
 
-health() { curl -s --max-time 5 "$1/healthz"; }
-field() { python3 -c 'import json,sys; d=json.load(sys.stdin); print(eval(sys.argv[1], {}, {"d": d}))' "$1"; }
-wait_health() { # URL python-condition-on-d seconds
-  local until=$(( SECONDS + $3 ))
-  while [ "$SECONDS" -le "$until" ]; do
-    [ "$(health "$1" | field "$2" 2>/dev/null)" = True ] && return 0
-    sleep 0.1
-  done
-  return 1
-}
+. "$here/lib/health.bash"
 no_secret() { # LABEL FILE...: no password (right or wrong, raw or escaped) in the files
   local label=$1 s; shift
   for s in "${secrets[@]}"; do
