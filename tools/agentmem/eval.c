@@ -176,6 +176,16 @@ static int writers_of(const char *dir, const char *split, char **names, int max)
     return n;
 }
 
+/* One head's labels: precision, recall, F1 and support */
+static void print_table(const char *lang, const char *head, const char *const *names, const prf *p,
+                        int n)
+{
+    printf("[%s] %-13s %6s %6s %6s %6s\n", lang, head, "P", "R", "F1", "n");
+    for (int i = 0; i < n; i++)
+        printf("[%s] %-13s %6.3f %6.3f %6.3f %6ld\n", lang, names[i], ratio(p[i].tp, p[i].tp + p[i].fp),
+               ratio(p[i].tp, p[i].tp + p[i].fn), f1(p[i]), p[i].tp + p[i].fn);
+}
+
 static void print_text(const char *split, tally *t)
 {
     printf("agentmem eval understand: split %s, %ld turns (zh %ld, en %ld); the model alone\n", split,
@@ -193,18 +203,9 @@ static void print_text(const char *split, tally *t)
         for (int i = 0; i < N_KINDS; i++)
             printf("  %s %.2f (%ld)", KINDS[i], ratio(t[l].kept_by_kind[i], t[l].keep_by_kind[i]),
                    t[l].keep_by_kind[i]);
-        printf("\n[%s] %-13s %6s %6s %6s %6s\n", LANGS[l], "act", "P", "R", "F1", "n");
-        for (int i = 0; i < N_ACTS; i++)
-            printf("[%s] %-13s %6.3f %6.3f %6.3f %6ld\n", LANGS[l], ACTS[i],
-                   ratio(t[l].act[i].tp, t[l].act[i].tp + t[l].act[i].fp),
-                   ratio(t[l].act[i].tp, t[l].act[i].tp + t[l].act[i].fn), f1(t[l].act[i]),
-                   t[l].act[i].tp + t[l].act[i].fn);
-        printf("[%s] %-13s %6s %6s %6s %6s\n", LANGS[l], "task_act", "P", "R", "F1", "n");
-        for (int i = 0; i < N_TASKS; i++)
-            printf("[%s] %-13s %6.3f %6.3f %6.3f %6ld\n", LANGS[l], TASKS[i],
-                   ratio(t[l].task[i].tp, t[l].task[i].tp + t[l].task[i].fp),
-                   ratio(t[l].task[i].tp, t[l].task[i].tp + t[l].task[i].fn), f1(t[l].task[i]),
-                   t[l].task[i].tp + t[l].task[i].fn);
+        printf("\n");
+        print_table(LANGS[l], "act", ACTS, t[l].act, N_ACTS);
+        print_table(LANGS[l], "task_act", TASKS, t[l].task, N_TASKS);
     }
     printf("\nact confusion (rows: the label, columns: the reading)\n%13s", "");
     for (int j = 0; j < N_ACTS; j++) printf(" %5.5s", ACTS[j]);
