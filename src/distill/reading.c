@@ -24,20 +24,14 @@
 #include "text/analyze.h"
 #include "text/understand.h"
 
-#include <stdlib.h>
 /* thresholds, chosen on the dev split */
-static float thr(const char *name, float def)
-{
-    const char *v = getenv(name);
-    return v ? (float)atof(v) : def;
-}
-#define KEEP thr("AMT_KEEP", 0.50f)      /* lasting + correction, where the rules are silent */
-#define KEEP_TURN thr("AMT_KEEP_TURN", 0.50f) /* the same of the whole turn */
-#define VETO thr("AMT_VETO", 0.90f)      /* a must-not-keep reading that stops a rule */
-#define VETO_KEEP thr("AMT_VETO_KEEP", 0.2f) /* a rule stopped when the turn lasts less */
+#define KEEP 0.50f      /* lasting + correction, where the rules are silent */
+#define KEEP_TURN 0.50f /* the same, of the whole turn the sentence is in */
+#define VETO 0.90f      /* a must-not-keep reading that stops a rule */
+#define VETO_KEEP 0.20f /* a cue-less rule stopped when sentence and turn last less */
 #define ACT_MIN 0.60f   /* an invalidation, a reference */
 #define WHOSE_MIN 0.60f /* a related person's statement */
-#define KIND_MIN thr("AMT_KIND_MIN", 0.70f)  /* the model's kind over the rules' */
+#define KIND_MIN 0.70f  /* the model's kind over the rules' */
 #define CLAUSE_KEEP 0.50f /* a clause that lasts on its own */
 #define CLAUSE_NOT 0.20f  /* a clause that clearly does not */
 
@@ -280,6 +274,39 @@ static int substantial(const char *s, size_t a, size_t b)
 
 #define MAX_PIECES 16
 
+/* the first word of s[0..n), lower-cased, into w (cap bytes) */
+static void first_word(const char *s, size_t n, char *w, size_t cap)
+{
+    size_t i = 0, o = 0;
+    while (i < n && is_space((unsigned char)s[i])) i++;
+    while (i < n && o + 1 < cap && ((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
+                                    s[i] == '\''))
+        w[o++] = (char)(s[i] >= 'A' && s[i] <= 'Z' ? s[i++] - 'A' + 'a' : s[i++]);
+    w[o] = 0;
+}
+
+/* an English clause in the first person: "I ...", "I'm ..." */
+static int subject_i(const char *s, size_t n)
+{
+    char w[16];
+    first_word(s, n, w, sizeof w);
+    return strcmp(w, "i") == 0 || strncmp(w, "i'", 2) == 0;
+}
+
+/* an English clause that names its own subject (or is not English) */
+static int has_subject(const char *s, size_t n)
+{
+    static const char *const subj[] = {"i", "i'm", "i've", "i'd", "i'll", "my", "we", "our", "you",
+                                       "your", "he", "she", "they", "it", "it's", "the", "this",
+                                       "that", "there", "his", "her", "their", "a", "an", NULL};
+    char w[16];
+    first_word(s, n, w, sizeof w);
+    if (!w[0]) return 1;
+    for (int i = 0; subj[i]; i++)
+        if (strcmp(w, subj[i]) == 0) return 1;
+    return 0;
+}
+
 size_t am__distill_clauses(const char *raw, size_t rn, size_t *from, size_t *to, size_t max)
 {
     size_t pf[MAX_PIECES], pt[MAX_PIECES], np = 0, start = 0;
@@ -322,7 +349,18 @@ size_t am__distill_clauses(const char *raw, size_t rn, size_t *from, size_t *to,
     int kept[MAX_PIECES];
     for (size_t k = 0; k < m; k++) {
         float p[AM_UND_OUTPUTS];
-        am__und_probs(raw + pf[k], pt[k] - pf[k], p);
+        char buf[512];
+        size_t len = pt[k] - pf[k];
+        if (k > 0 && subject_i(raw + pf[0], pt[0] - pf[0]) && len + 2 < sizeof buf &&
+            !has_subject(raw + pf[k], len)) {
+            /* "I love pizza and hate broccoli": the second clause's
+             * subject is the first's */
+            memcpy(buf, "I ", 2);
+            memcpy(buf + 2, raw + pf[k], len);
+            am__und_probs(buf, len + 2, p);
+        } else {
+            am__und_probs(raw + pf[k], len, p);
+        }
         float kp = keep_prob(p);
         kept[k] = kp >= CLAUSE_KEEP;
         keep += kept[k];

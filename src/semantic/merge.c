@@ -215,6 +215,18 @@ static size_t whose_len(const char *key)
     return 0;
 }
 
+/* The learned reading's likeliest topic of text, an index of the topic head */
+static int topic_of(const char *text)
+{
+    float p[AM_UND_OUTPUTS];
+    am__und_probs(text, strlen(text), p);
+    const float *t = p + am__und_heads[AM_UND_TOPIC].offset;
+    int k = 0;
+    for (int j = 1; j < am__und_heads[AM_UND_TOPIC].n; j++)
+        if (t[j] > t[k]) k = j;
+    return k;
+}
+
 /* A correction in other words ("我住望京" -> "我搬到西二旗了", "my budget is
  * $1,200" -> "budget's now $1,800"): the value it replaces is the active
  * item of the same person, kind and topic (the learned reading's, of the
@@ -234,13 +246,7 @@ static am__item_row *corrected(am__wctx *w, am__item_row *rows, size_t n,
             strcmp(r->kind, st->kind) != 0 || whose_len(r->key) != wl ||
             (wl && strncmp(r->key, st->whose, wl) != 0))
             continue;
-        float p[AM_UND_OUTPUTS];
-        am__und_probs(r->text, strlen(r->text), p);
-        const float *t = p + am__und_heads[AM_UND_TOPIC].offset;
-        int k = 0;
-        for (int j = 1; j < am__und_heads[AM_UND_TOPIC].n; j++)
-            if (t[j] > t[k]) k = j;
-        if (k != topic) continue;
+        if (topic_of(r->text) != topic) continue;
         double j = jaccard(w, r->text, st->text);
         if (j > best_j + 1e-9 || (j > best_j - 1e-9 && best && r->valid_from > best->valid_from)) {
             best = r;
@@ -403,6 +409,19 @@ int am__semantic_invalidate(am__wctx *w, const char *text, const char *scope,
         }
     }
     if (!best) {
+        /* no shared words ("I've stopped following football" for "I'm a
+         * big Arsenal fan"): the user's own item of the same topic, the
+         * latest */
+        int topic = topic_of(text);
+        for (size_t i = 0; i < n; i++) {
+            if ((!same_scope(rows[i].scope, scope) && strcmp(rows[i].scope, "global") != 0) ||
+                whose_len(rows[i].key) || strcmp(rows[i].status, "active") != 0 ||
+                topic_of(rows[i].text) != topic)
+                continue;
+            if (!best || rows[i].valid_from > best->valid_from) best = &rows[i];
+        }
+    }
+    if (!best) {
         *outcome = AM__M_NOTHING;
         return AM_OK;
     }
@@ -439,6 +458,19 @@ int am__semantic_invalidate_recent(am__wctx *w, const char *const *recent, size_
         if (!best || rank < best_rank ||
             (rank == best_rank && it->valid_from > best->valid_from))
             best = it, best_rank = rank;
+    }
+    if (!best) {
+        /* no shared words ("I've stopped following football" for "I'm a
+         * big Arsenal fan"): the user's own item of the same topic, the
+         * latest */
+        int topic = topic_of(text);
+        for (size_t i = 0; i < n; i++) {
+            if ((!same_scope(rows[i].scope, scope) && strcmp(rows[i].scope, "global") != 0) ||
+                whose_len(rows[i].key) || strcmp(rows[i].status, "active") != 0 ||
+                topic_of(rows[i].text) != topic)
+                continue;
+            if (!best || rows[i].valid_from > best->valid_from) best = &rows[i];
+        }
     }
     if (!best) {
         *outcome = AM__M_NOTHING;
