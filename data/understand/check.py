@@ -5,7 +5,11 @@ allows; memories are given exactly for the acts that keep something; a
 clause is a piece of the turn (or, for a promotion of the previous turn,
 of that turn; a withdrawn rule may be named in other words); ids are unique and name their writer and language; no text
 is in two splits.  Prints the counts per split, language, act, kind and
-task act, and "N passed, N failed".  Usage: check.py [DIR]"""
+task act, and "N passed, N failed".  The files are those splits.tsv
+lists: a writer "wNN" is writers/wNN.jsonl (ids "wNN-<lang>-<number>"), a
+source "sources/NAME" is sources/NAME.jsonl (ids "<NAME up to its first
+'_'>-<lang>-<number>", so one source's files share its ids' numbering);
+every .jsonl file in writers/ and sources/ must be listed.  Usage: check.py [DIR]"""
 import collections
 import json
 import os
@@ -28,7 +32,7 @@ FIELDS = {"id", "lang", "prev", "text", "act", "whose", "task_act", "topic", "me
 
 
 def splits(root):
-    """writer -> split, from splits.tsv"""
+    """file name (a writer "wNN" or a source "sources/NAME") -> split, from splits.tsv"""
     out = {}
     with open(os.path.join(root, "splits.tsv"), encoding="utf-8") as f:
         for line in f:
@@ -46,16 +50,26 @@ def main():
     seen_ids, text_split = set(), {}
     counts = collections.Counter()
     n = 0
-    wdir = os.path.join(root, "writers")
-    for name in sorted(os.listdir(wdir)):
-        if not name.endswith(".jsonl"):
+    for sub in ("writers", "sources"):
+        if os.path.isdir(os.path.join(root, sub)):
+            for name in sorted(os.listdir(os.path.join(root, sub))):
+                if name.endswith(".jsonl"):
+                    key = name[:-6] if sub == "writers" else "%s/%s" % (sub, name[:-6])
+                    if key not in split_of:
+                        bad.append("%s/%s: the file is in no split (splits.tsv)" % (sub, name))
+    for key in sorted(split_of, key=lambda k: ("/" in k, k)):
+        split = split_of[key]
+        if split not in ("train", "dev", "test") or ("/" in key and split == "test"):
+            # the test split is written for it (writers), never taken from a source
+            bad.append("splits.tsv: %s: split %r" % (key, split))
             continue
-        writer = name[:-6]
-        if writer not in split_of:
-            bad.append("%s: the writer is in no split (splits.tsv)" % name)
+        path = os.path.join(root, key + ".jsonl") if "/" in key else os.path.join(root, "writers", key + ".jsonl")
+        name = os.path.relpath(path, root)
+        writer = key if "/" not in key else os.path.basename(key).split("_")[0]
+        if not os.path.exists(path):
+            bad.append("%s: listed in splits.tsv but missing" % name)
             continue
-        split = split_of[writer]
-        with open(os.path.join(wdir, name), encoding="utf-8") as f:
+        with open(path, encoding="utf-8") as f:
             for ln, line in enumerate(f, 1):
                 where = "%s:%d" % (name, ln)
                 n += 1

@@ -155,8 +155,10 @@ static json_t *tally_json(const tally *t)
 
 static int by_name(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
-/* The writers of split in DIR/splits.tsv into names (sorted): their number, or -1 */
-static int writers_of(const char *dir, const char *split, char **names, int max)
+/* The files of split that DIR/splits.tsv lists into names (sorted): their
+ * number, or -1.  A name is a writer ("w09": writers/w09.jsonl) or a source
+ * ("sources/madial_dev": sources/madial_dev.jsonl) */
+static int files_of(const char *dir, const char *split, char **names, int max)
 {
     char path[4096], line[512];
     snprintf(path, sizeof path, "%s/splits.tsv", dir);
@@ -243,10 +245,10 @@ int am_cli_eval(int argc, char **argv)
         return 2;
     }
     char *names[256];
-    int n = writers_of(corpus, split, names, 256);
+    int n = files_of(corpus, split, names, 256);
     if (n <= 0) {
         fprintf(stderr, "agentmem eval understand: %s/splits.tsv: %s\n", corpus,
-                n < 0 ? "cannot be read" : "no writer in that split");
+                n < 0 ? "cannot be read" : "no file in that split");
         return 1;
     }
     tally t[3];
@@ -256,7 +258,7 @@ int am_cli_eval(int argc, char **argv)
     if (!engine) rc = 1;
     for (int w = 0; w < n && !rc; w++) {
         char path[4096];
-        snprintf(path, sizeof path, "%s/writers/%s.jsonl", corpus, names[w]);
+        snprintf(path, sizeof path, "%s/%s%s.jsonl", corpus, strchr(names[w], '/') ? "" : "writers/", names[w]);
         FILE *f = fopen(path, "r");
         if (!f) {
             fprintf(stderr, "agentmem eval understand: %s: cannot be read\n", path);

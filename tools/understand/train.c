@@ -13,7 +13,6 @@
  * Run by the build (CMakeLists.txt); the hyperparameters below were chosen
  * on the dev split.
  */
-#include <dirent.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdint.h>
@@ -45,35 +44,65 @@ typedef struct example {
 static example *ex;
 static size_t n_ex, cap_ex;
 
-static int split_of(const char *dir, const char *writer)
+/* A file of the corpus named in splits.tsv: a writer "wNN" is
+ * writers/wNN.jsonl, a source "sources/NAME" is sources/NAME.jsonl */
+typedef struct corpus_file {
+    char *name;
+    int split; /* 0 train, 1 dev, 2 test */
+} corpus_file;
+
+/* Writers first, then sources, each in name order: the order the examples
+ * are read in (and so the training order) does not depend on the order of
+ * the lines of splits.tsv */
+static int by_file(const void *a, const void *b)
+{
+    const corpus_file *x = a, *y = b;
+    int xs = strchr(x->name, '/') != NULL, ys = strchr(y->name, '/') != NULL;
+    return xs != ys ? xs - ys : strcmp(x->name, y->name);
+}
+
+/* The files splits.tsv lists into files (sorted by_file): their number, or -1 */
+static int corpus_files(const char *dir, corpus_file *files, int max)
 {
     char path[4096], line[512];
     snprintf(path, sizeof path, "%s/splits.tsv", dir);
     FILE *f = fopen(path, "r");
-    if (!f) return -1;
-    int s = -1;
+    if (!f) {
+        perror(path);
+        return -1;
+    }
+    int n = 0, bad = 0;
     while (fgets(line, sizeof line, f)) {
-        if (line[0] == '#') continue;
+        if (line[0] == '#' || line[0] == '\n') continue;
         char *tab = strchr(line, '\t');
         if (!tab) continue;
         *tab = 0;
-        if (strcmp(line, writer) != 0) continue;
-        s = strncmp(tab + 1, "train", 5) == 0 ? 0 : strncmp(tab + 1, "dev", 3) == 0 ? 1 : 2;
+        int s = strncmp(tab + 1, "train", 5) == 0 ? 0 : strncmp(tab + 1, "dev", 3) == 0 ? 1
+              : strncmp(tab + 1, "test", 4) == 0 ? 2 : -1;
+        if (s < 0 || n == max) {
+            fprintf(stderr, "understand-train: %s: %s: %s\n", path, line, s < 0 ? "no split" : "too many files");
+            bad = 1;
+            break;
+        }
+        files[n].name = strdup(line);
+        if (!files[n].name) abort();
+        files[n++].split = s;
     }
     fclose(f);
-    return s;
+    if (bad) {
+        while (n > 0) free(files[--n].name);
+        return -1;
+    }
+    qsort(files, (size_t)n, sizeof *files, by_file);
+    return n;
 }
 
-static int read_writer(const char *dir, const char *name)
+static int read_file(const char *dir, const corpus_file *cf)
 {
-    char writer[256], path[4096];
-    snprintf(writer, sizeof writer, "%.*s", (int)(strlen(name) - 6), name);
-    int split = split_of(dir, writer);
-    if (split < 0) {
-        fprintf(stderr, "understand-train: %s: the writer is in no split\n", name);
-        return 1;
-    }
-    snprintf(path, sizeof path, "%s/writers/%s", dir, name);
+    char path[4096];
+    const char *name = cf->name;
+    int split = cf->split;
+    snprintf(path, sizeof path, "%s/%s%s.jsonl", dir, strchr(name, '/') ? "" : "writers/", name);
     FILE *f = fopen(path, "r");
     if (!f) {
         perror(path);
@@ -132,11 +161,6 @@ static int read_writer(const char *dir, const char *name)
     return bad;
 }
 
-static int by_name(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 static uint64_t rng = SEED;
 static uint64_t next_rand(void)
 {
@@ -173,24 +197,15 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: understand-train CORPUS_DIR OUT_FILE\n");
         return 2;
     }
-    char path[4096];
-    snprintf(path, sizeof path, "%s/writers", argv[1]);
-    DIR *dir = opendir(path);
-    if (!dir) {
-        perror(path);
-        return 1;
+    corpus_file files[1024];
+    int n_files = corpus_files(argv[1], files, 1024);
+    if (n_files < 0) return 1;
+    int bad = 0;
+    for (int i = 0; i < n_files; i++) {
+        if (!bad) bad = read_file(argv[1], &files[i]);
+        free(files[i].name);
     }
-    char *names[1024];
-    size_t n_names = 0;
-    struct dirent *de;
-    while ((de = readdir(dir)) && n_names < 1024) {
-        size_t l = strlen(de->d_name);
-        if (l > 6 && strcmp(de->d_name + l - 6, ".jsonl") == 0) names[n_names++] = strdup(de->d_name);
-    }
-    closedir(dir);
-    qsort(names, n_names, sizeof *names, by_name);
-    for (size_t i = 0; i < n_names; i++)
-        if (read_writer(argv[1], names[i])) return 1;
+    if (bad) return 1;
 
     size_t *order = malloc(n_ex * sizeof *order), n_train = 0;
     float *w = calloc((size_t)AM_UND_BUCKETS * AM_UND_OUTPUTS, sizeof *w);
@@ -288,7 +303,6 @@ int main(int argc, char **argv)
         return 1;
     }
     for (size_t i = 0; i < n_ex; i++) free(ex[i].feats);
-    for (size_t i = 0; i < n_names; i++) free(names[i]);
     free(ex);
     free(order);
     free(w);
