@@ -215,6 +215,8 @@ extern const char *const am__lex_route_chit_chat[];
 extern const char *const am__lex_route_closings[];
 extern const char *const am__lex_route_function_zh[];
 extern const char *const am__lex_route_function_en[];
+extern const char *const am__lex_route_user_refs[];
+extern const char *const am__lex_route_first_person[];
 extern const char *const am__lex_route_link_words[];
 extern const char *const am__lex_route_file_words[];
 extern const am__lex_domain am__lex_route_domains[5];

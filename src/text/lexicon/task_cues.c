@@ -162,7 +162,7 @@ const char *const am__lex_task_continuation_cues[] = {
     "上次", "接着", "继续", "那个任务", "之前那个", "之前的", "你还记得", "还记得",
     "刚才", "上回", "弄完", "last time", "continue", "resume", "pick up where",
     "where were we", "remember when", "do you remember", "let's finish",
-    "finish the", "get back to", "earlier", NULL};
+    "finish the", "get back to", "earlier", "carry on", NULL};
 
 /* The period a recurring task names (perceive/round.c): its id, name or
  * text says how often it comes back ("周报", "monthly close", "daily
