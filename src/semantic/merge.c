@@ -460,19 +460,6 @@ int am__semantic_invalidate_recent(am__wctx *w, const char *const *recent, size_
             best = it, best_rank = rank;
     }
     if (!best) {
-        /* no shared words ("I've stopped following football" for "I'm a
-         * big Arsenal fan"): the user's own item of the same topic, the
-         * latest */
-        int topic = topic_of(text);
-        for (size_t i = 0; i < n; i++) {
-            if ((!same_scope(rows[i].scope, scope) && strcmp(rows[i].scope, "global") != 0) ||
-                whose_len(rows[i].key) || strcmp(rows[i].status, "active") != 0 ||
-                topic_of(rows[i].text) != topic)
-                continue;
-            if (!best || rows[i].valid_from > best->valid_from) best = &rows[i];
-        }
-    }
-    if (!best) {
         *outcome = AM__M_NOTHING;
         return AM_OK;
     }
