@@ -21,6 +21,14 @@
  * and the jump is a task_switch to no task; until a later turn names a
  * task, continues one, or shares the left task's topic words again (then
  * it returns to it, a switch back), the session has no current task.
+ *
+ * A user's turn without a task id that acts on a task (task.c
+ * am__task_read: not none, not start) or continues work is matched
+ * against the user's open tasks in any session (match_open_task: shared
+ * topic words, the same learned topic; a clear winner or nothing):
+ * "Let's postpone the RFQ emails to next week" in a new session reaches
+ * the open RFQ task.  In a session with a task, another task is taken
+ * only when the session's own shares no word with the turn.
  */
 #include "perceive/perceive.h"
 

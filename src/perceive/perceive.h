@@ -72,8 +72,10 @@ typedef struct am__perceive {
 const am__task_signal *am__perceive_signal(am__perceive *x, const char *norm, size_t norm_len);
 
 /* F5: *task_id = the event's task: in->task_id, else the open task whose
- * events match a continuation cue's words ("接着把周报弄完"), else the
- * session's current task (or NULL) -- unless the turn jumps to another
+ * events match a continuation cue's words ("接着把周报弄完"), else, for a
+ * user's turn that acts on a task, the open task (any session) it names
+ * by its words when the session's own shares none, else the session's
+ * current task (or NULL) -- unless the turn jumps to another
  * topic ("另外帮我订一下会议室": a marker, a request, none of the task's
  * topic words): then NULL.  *switched_from = the session's current task
  * when the event's task is another one or none (a topic jump), or

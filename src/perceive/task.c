@@ -15,6 +15,11 @@
  *  4. delivering the deliverable finishes the task.
  * A finished step is not a finished task: "完成了供应商比价" says nothing,
  * only whole-task phrases ("都搞定了", "all done") do.
+ *
+ * Where the tables are silent -- no cue, no denied cue, no guard -- the
+ * learned reading of the turn (text/understand.h) decides
+ * (am__task_read); state.c lets a done or cancel of the model close a task
+ * only when the turn names it.
  */
 #include "perceive/task.h"
 

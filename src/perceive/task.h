@@ -6,7 +6,8 @@
  * in text/lexicon/task_cues.c, written in the cue patterns of text/cue.h
  * (included here for the distillation rules and the router).  Attribution
  * itself (which task) is decided with the store in attribute.c: explicit
- * id > a continuation cue matched against the tasks' own events > the
+ * id > a continuation cue matched against the tasks' own events > an
+ * open task the turn names by its words (when it acts on a task) > the
  * session's current task (perceive.h).
  */
 #ifndef AM_PERCEIVE_TASK_H
@@ -40,7 +41,8 @@ typedef struct am__task_reading {
 void am__task_model(const char *text, am__task_reading *out);
 
 /* The probability from which the model's act counts where the cue tables
- * are silent (chosen on the corpus's dev split: docs/TASKS.md). */
+ * are silent (chosen on the corpus's dev split: docs/TASKS.md has the
+ * figures). */
 #define AM__TASK_MODEL_P 0.2f
 
 /* The task act of a turn: the cue tables where they speak (a cue, a

@@ -15,6 +15,7 @@
  *   test_task_acts read TEXT...    the act of each text
  */
 #include "test.h"
+#include "api_util.h"
 
 #include <jansson.h>
 
@@ -201,6 +202,72 @@ static void test_plain_words(void)
     }
 }
 
+/* ------------------------------------------------------------ attribution */
+
+static const char *status_of(am_db *db, const char *user, const char *task, char *out)
+{
+    am_task *t = NULL;
+    CHECK_EQ_INT(am_task_get(db, user, task, &t), AM_OK);
+    snprintf(out, 32, "%s", t ? t->status : "?");
+    am_task_free(t);
+    return out;
+}
+
+/* Two open tasks; a turn without a task id in a new session changes the
+ * one it names, in both languages; one that names neither (or both
+ * alike) changes nothing and belongs to no task. */
+static void attribution(const char *a, const char *a_start, const char *b, const char *b_start,
+                        const char *unrelated, const char *both, const char *names_a,
+                        const char *want)
+{
+    am_db *db = open_mem();
+    char st[32];
+    add(db, "u", "s1", a, "2026-05-04T09:00:00+08:00", a_start);
+    add(db, "u", "s2", b, "2026-05-04T10:00:00+08:00", b_start);
+    am_add_info i = add(db, "u", "s3", NULL, "2026-05-05T09:00:00+08:00", unrelated);
+    CHECK_EQ_STR(i.task_id, "");
+    i = add(db, "u", "s4", NULL, "2026-05-05T10:00:00+08:00", both);
+    CHECK_EQ_STR(i.task_id, "");
+    CHECK_EQ_STR(status_of(db, "u", a, st), "active");
+    CHECK_EQ_STR(status_of(db, "u", b, st), "active");
+    i = add(db, "u", "s5", NULL, "2026-05-05T11:00:00+08:00", names_a);
+    CHECK_EQ_STR(i.task_id, a);
+    CHECK_EQ_STR(status_of(db, "u", a, st), want);
+    CHECK_EQ_STR(status_of(db, "u", b, st), "active");
+    am_close(db);
+}
+
+static void test_attribution_en(void)
+{
+    attribution("rfq", "Draft the RFQ emails to our packaging suppliers for 10,000 boxes.",
+                "offsite", "Find a venue with a garden for the team offsite in June.",
+                "Let's push my dentist appointment to next week.",
+                "Let's push the team emails to next week.",
+                "Put the RFQ emails for the packaging suppliers on hold.", "paused");
+}
+
+static void test_attribution_zh(void)
+{
+    attribution("询价", "帮我给包装供应商写询价邮件，问一万个纸箱的报价", "团建",
+                "六月份团建找个带院子的场地", "我的牙医预约推迟到下周吧",
+                "团建的邮件都推迟到下周吧", "纸箱询价邮件先暂停一下", "paused");
+}
+
+/* In a session with a task, a turn that shares its words stays on it. */
+static void test_session_task_kept(void)
+{
+    am_db *db = open_mem();
+    char st[32];
+    add(db, "u", "s1", "report-a", "2026-05-04T09:00:00Z", "Write the sales report for Acme.");
+    add(db, "u", "s2", "report-b", "2026-05-04T10:00:00Z", "Write the sales report for Globex.");
+    am_add_info i = add(db, "u", "s2", NULL, "2026-05-04T11:00:00Z",
+                        "Put the sales report on hold.");
+    CHECK_EQ_STR(i.task_id, "report-b");
+    CHECK_EQ_STR(status_of(db, "u", "report-b", st), "paused");
+    CHECK_EQ_STR(status_of(db, "u", "report-a", st), "active");
+    am_close(db);
+}
+
 /* The test split: the combination's recall and precision floors (below
  * the figures measured when they were set, docs/TASKS.md). */
 static void test_split_floors(void)
@@ -246,6 +313,9 @@ int main(int argc, char **argv)
     }
     RUN(test_rules_first);
     RUN(test_plain_words);
+    RUN(test_attribution_en);
+    RUN(test_attribution_zh);
+    RUN(test_session_task_kept);
     RUN(test_split_floors);
     am__text_close(T);
     TEST_MAIN_END();
