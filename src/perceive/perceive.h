@@ -85,6 +85,8 @@ int am__perceive_attribute(am__perceive *x, const am_event *in, const char *norm
                            size_t norm_len, const char **task_id,
                            const char **switched_from);
 
+/* A status the model reads (task.c am__task_read, rule "model") applies
+ * to x->task only when the turn names it (state.c). */
 /* *names = 1 when the normalised turn shares a topic word (not a date,
  * time or number) with task t: its id, its name or its latest events
  * before x->ev; else 0. */

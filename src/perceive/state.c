@@ -199,10 +199,10 @@ int am__perceive_task_apply(am__perceive *x, const char *norm, size_t norm_len)
         t->pending = "[]";
     }
     am__task_signal sig = *am__perceive_signal(x, norm, norm_len);
-    if (sig.status && sig.rule && strcmp(sig.rule, "model") == 0 &&
-        !am__task_open_status(sig.status)) {
-        /* the model reads a turn alone: "the login bug is fixed" may end a
-         * task or a step of one; it ends the task when it names it */
+    if (sig.status && sig.rule && strcmp(sig.rule, "model") == 0) {
+        /* the model reads a turn alone: "the login bug is fixed", "load
+         * testing is half done, results next week" may speak of the task
+         * or of a step of it; the task's status changes when it names it */
         int names;
         if ((rc = am__perceive_names_task(x, t, norm, norm_len, &names))) return rc;
         if (!names) sig.status = NULL;

@@ -153,7 +153,11 @@ void am__task_read(const char *norm, size_t n, const char *text, am__task_signal
     am__task_model(text, &r);
     /* a question changes no status, except one that takes work up again
      * ("where were we with the grant report?") */
-    if (r.p < AM__TASK_MODEL_P || (question && strcmp(r.act, "resume") != 0)) return;
+    int done = strcmp(r.act, "done") == 0;
+    if (r.p < (done ? AM__TASK_MODEL_P_DONE : AM__TASK_MODEL_P) ||
+        (question && strcmp(r.act, "resume") != 0) ||
+        (done && am__cue_scan(norm, n, am__lex_task_unfinished, NULL, AM__CUE_FIRST, NULL)))
+        return;
     out->act = r.act;
     out->status = status_of_act(r.act);
     out->rule = "model";

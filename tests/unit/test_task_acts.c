@@ -11,7 +11,8 @@
  *   test_task_acts measure SPLIT [P...]
  *                                  the figures of SPLIT (dev: where the
  *                                  model's threshold was chosen) at each
- *                                  threshold P (default: AM__TASK_MODEL_P)
+ *                                  threshold P (default: AM__TASK_MODEL_P,
+ *                                  AM__TASK_MODEL_P_DONE for done)
  *   test_task_acts read TEXT...    the act of each text
  */
 #include "test.h"
@@ -21,6 +22,7 @@
 
 #include "perceive/task.h"
 #include "text/analyze.h"
+#include "text/lexicon/lexicon.h"
 
 static am__text *T;
 
@@ -54,11 +56,17 @@ static void read_turn(const char *text, float p, int by[N_WAYS])
     by[RULES] = act_index(sig.act);
     am__task_reading r;
     am__task_model(text, &r);
-    by[MODEL] = r.p >= p ? act_index(r.act) : -1;
+    int done = strcmp(r.act, "done") == 0;
+    by[MODEL] = r.p >= (done && p == AM__TASK_MODEL_P ? AM__TASK_MODEL_P_DONE : p)
+                    ? act_index(r.act)
+                    : -1;
     int question = sig.rule && strcmp(sig.rule, "question") == 0;
     by[BOTH] = sig.act || (sig.rule && !question) ? by[RULES]
                : question ? (by[MODEL] == act_index("resume") ? by[MODEL] : -1)
                           : by[MODEL];
+    if (!sig.act && by[BOTH] == act_index("done") &&
+        am__cue_scan(b.p ? b.p : "", b.len, am__lex_task_unfinished, NULL, AM__CUE_FIRST, NULL))
+        by[BOTH] = -1;
     if (getenv("AM_TASK_ACTS_VERBOSE"))
         printf("~ rules %s (%s) model %s %.2f | %s\n", sig.act ? sig.act : "-",
                sig.rule ? sig.rule : "-", r.act, r.p, text);
@@ -159,6 +167,10 @@ static void test_rules_first(void)
     CHECK_EQ_STR(act_of("千万不要取消和律师的会面"), "none");
     CHECK_EQ_STR(act_of("Don't cancel the plumber visit."), "none");
     CHECK_EQ_STR(act_of("航班被取消了，帮我改签到晚上那班"), "none");
+    /* work that remains finishes nothing, whatever the model reads */
+    CHECK_EQ_STR(act_of("The grant report is finished."), "done");
+    CHECK_EQ_STR(act_of("The grant report's budget section is finished, still need the summary."),
+                 "none");
     CHECK_EQ_STR(act_of("Put the kitchen remodel on hold."), "pause");
     CHECK_EQ_STR(act_of("把牙医预约推迟到下个月"), "postpone");
 }
@@ -268,6 +280,24 @@ static void test_session_task_kept(void)
     am_close(db);
 }
 
+/* A status the model reads changes the task only when the turn names it:
+ * a step's news inside a task ("load testing ... next week") is not the
+ * task's. */
+static void test_model_needs_the_task(void)
+{
+    am_db *db = open_mem();
+    char st[32];
+    add(db, "u", "s1", "weekly-report", "2026-03-02T09:30:00Z",
+        "Notes for this week's weekly report: the roadmap review with sales went well");
+    add(db, "u", "s1", "weekly-report", "2026-03-05T17:40:00Z",
+        "Load testing is half done, results expected next week");
+    CHECK_EQ_STR(status_of(db, "u", "weekly-report", st), "active");
+    add(db, "u", "s1", "weekly-report", "2026-03-06T17:40:00Z",
+        "The weekly report can wait until after the holidays.");
+    CHECK_EQ_STR(status_of(db, "u", "weekly-report", st), "postponed");
+    am_close(db);
+}
+
 /* The test split: the combination's recall and precision floors (below
  * the figures measured when they were set, docs/TASKS.md). */
 static void test_split_floors(void)
@@ -276,7 +306,7 @@ static void test_split_floors(void)
     CHECK_EQ_INT(measure("test", AM__TASK_MODEL_P, t), 0);
     print("test", AM__TASK_MODEL_P, t);
     /* done, cancel, pause, postpone, resume */
-    static const double recall_floor[N_ACTS] = {0.40, 0.65, 0.70, 0.55, 0.85};
+    static const double recall_floor[N_ACTS] = {0.35, 0.65, 0.70, 0.55, 0.85};
     static const double precision_floor[N_ACTS] = {0.55, 0.45, 0.70, 0.55, 0.80};
     for (int a = 0; a < N_ACTS; a++) {
         prf x = t[BOTH][L_ALL][a];
@@ -316,6 +346,7 @@ int main(int argc, char **argv)
     RUN(test_attribution_en);
     RUN(test_attribution_zh);
     RUN(test_session_task_kept);
+    RUN(test_model_needs_the_task);
     RUN(test_split_floors);
     am__text_close(T);
     TEST_MAIN_END();
