@@ -247,8 +247,9 @@ int am__perceive_names_task(am__perceive *x, const am__task_row *t, const char *
  * best when it scores MATCH_MIN and leads by MATCH_MARGIN (two tasks
  * alike, or none, and nothing is guessed), else NULL; *of_current = the
  * score of the task `current` (0 when it is not among them). */
-static int match_open_task(am__perceive *x, const char *norm, size_t n, const char *current,
-                           const char **task_id, double *of_current)
+static int match_open_task(am__perceive *x, const char *norm, size_t n, const am__task_row *tasks,
+                           size_t nt, const char *current, const char **task_id,
+                           double *of_current)
 {
     am__store *s = x->w.store;
     am__arena *ar = x->w.ar;
@@ -258,9 +259,6 @@ static int match_open_task(am__perceive *x, const char *norm, size_t n, const ch
     size_t nw;
     int rc = turn_words(x, norm, n, &w, &nw);
     if (rc || nw == 0) return rc;
-    am__task_row *tasks;
-    size_t nt;
-    if ((rc = s->vt->tasks_open(s, x->w.uid, MATCH_TASKS, ar, &tasks, &nt)) || nt == 0) return rc;
     unsigned char *has = am__arena_alloc(ar, nt * nw);
     unsigned char *topic = am__arena_alloc(ar, nt);
     if (!has || !topic) return AM_NOMEM;
@@ -343,7 +341,12 @@ int am__perceive_attribute(am__perceive *x, const am_event *in, const char *norm
     if (!*task_id && continues &&
         (rc = vote_task(s, x->w.text, x->w.uid, in->text, x->w.ar, task_id)))
         return rc;
-    if (!*task_id && strcmp(x->ev->source, "user") == 0) {
+    am__task_row *open = NULL;
+    size_t nopen = 0;
+    if (!*task_id && strcmp(x->ev->source, "user") == 0 &&
+        (rc = s->vt->tasks_open(s, x->w.uid, MATCH_TASKS, x->w.ar, &open, &nopen)))
+        return rc;
+    if (nopen > 0) {
         /* a turn that acts on a task names it by its words ("let's push
          * the RFQ emails to next week"), in this session or another: the
          * open task it names, when it is not the session's own */
@@ -351,7 +354,8 @@ int am__perceive_attribute(am__perceive *x, const am_event *in, const char *norm
         if ((sig->act && strcmp(sig->act, "start") != 0) || continues) {
             const char *named;
             double of_current;
-            if ((rc = match_open_task(x, norm, norm_len, current, &named, &of_current)))
+            if ((rc = match_open_task(x, norm, norm_len, open, nopen, current, &named,
+                                      &of_current)))
                 return rc;
             if (named && (!current || (strcmp(named, current) != 0 && of_current == 0)))
                 *task_id = named;
