@@ -122,6 +122,7 @@ extern const am__cue am__lex_task_stage_context;
 extern const am__cue am__lex_task_guards[];
 extern const am__lex_cues am__lex_task_status_rules[5];
 extern const am__cue am__lex_task_carry_on[];
+extern const am__cue am__lex_task_unfinished[];
 extern const am__lex_cues am__lex_task_stage_rules[3];
 extern const char *const am__lex_task_continuation_cues[];
 /* Topic jumps (perceive/attribute.c): interjections before a marker, the
