@@ -86,7 +86,7 @@ int am__db_resolve_user(am_db *db, const char *what, const char *user_id,
  * (normalised, classified, continued from *prev; *prev = *d after):
  * the write path's, and a task replay's after a forget (write.c). */
 struct am__distill;
-int am__db_distill(am_db *db, const char *s, size_t n, struct am__distill *prev,
+int am__db_distill(am_db *db, const char *s, size_t n, float turn_keep, struct am__distill *prev,
                    struct am__distill *d);
 
 /* Forgetting (forget.c).  am__db_forget_work: the due work of forget

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "api/db_int.h"
+#include "distill/reading.h"
 #include "distill/rules.h"
 #include "perceive/perceive.h"
 #include "recall/recall.h"
@@ -167,12 +168,14 @@ typedef struct wctx_ex {
     am_add_info *info;
     am__distill prev;       /* the previous sentence's outcome */
     int strongest;          /* strongest AM__D_* action of the event */
+    float turn_keep;        /* the model's probability that the turn lasts */
     const char *scope;
     int rc;
 } wctx_ex;
 
 /* One sentence of a user event through the distillation rules. */
-int am__db_distill(am_db *db, const char *s, size_t n, am__distill *prev, am__distill *d)
+int am__db_distill(am_db *db, const char *s, size_t n, float turn_keep, am__distill *prev,
+                   am__distill *d)
 {
     am__buf norm;
     am__buf_init(&norm, &db->alloc);
@@ -181,6 +184,7 @@ int am__db_distill(am_db *db, const char *s, size_t n, am__distill *prev, am__di
         am__distill_sentence(norm.p ? norm.p : "", norm.len, d);
         am__distill_follow(norm.p ? norm.p : "", norm.len, prev, d);
         d->ref = am__distill_reference(norm.p ? norm.p : "", norm.len);
+        am__distill_read(s, n, norm.p ? norm.p : "", norm.len, turn_keep, d);
         *prev = *d;
     }
     am__buf_free(&norm);
@@ -236,7 +240,7 @@ static int last_one_off(wctx_ex *x, const am__event_row *rows, size_t n, const c
         if (strcmp(rows[i].source, "user") != 0) continue;
         am__distill prev, d;
         memset(&prev, 0, sizeof prev);
-        int rc = am__db_distill(x->db, rows[i].content, strlen(rows[i].content), &prev, &d);
+        int rc = am__db_distill(x->db, rows[i].content, strlen(rows[i].content), -1, &prev, &d);
         if (rc) return rc;
         if (d.action == AM__D_ONE_OFF) *out = rows[i].content;
     }
@@ -265,7 +269,7 @@ static int put_lasting(wctx_ex *x, const char *content, const char *cue, const c
         if (!value) rc = AM_NOMEM;
         else {
             am__statement st = {d->kind, d->key, x->scope, content, value, d->confidence,
-                                x->p.ev->id, 0, NULL};
+                                x->p.ev->id, 0, NULL, NULL, NULL};
             rc = am__semantic_put(&x->p.w, &st, outcome, lineage);
         }
     }
@@ -318,12 +322,120 @@ static int on_reference(wctx_ex *x, int ref, const char *sentence, am__distill *
     return AM_OK;
 }
 
+/* The log line, the audit row and the memory event of one outcome. */
+static int record(wctx_ex *x, const am__distill *d, int outcome, const char *lineage)
+{
+    am_db *db = x->db;
+    if (d->action != AM__D_NONE || d->guard)
+        am__db_log(db, AM_LOG_INFO,
+                   "distill: event %s: rule=%s guard=%s source=%s key=%s outcome=%d item=%s",
+                   x->p.ev->id, d->rule ? d->rule : "-", d->guard ? d->guard : "-",
+                   d->source ? d->source : "-", d->key[0] ? d->key : "-", outcome,
+                   lineage[0] ? lineage : "-");
+    if (!outcome || outcome == AM__M_NOTHING) return AM_OK;
+    static const char *const ops[] = {"", "memory.created", "memory.updated",
+                                      "memory.reinforced", "memory.pending",
+                                      "memory.invalidated", "", "memory.historical"};
+    am__wctx *w = &x->p.w;
+    int rc = w->store->vt->audit(w->store, w->uid, w->now, ops[outcome], "memory", lineage,
+                                 d->key[0] ? d->key : NULL);
+    /* the event names the item's key as the item holds it now (an
+     * invalidation's sentence has none of its own) */
+    if (!rc) rc = am__semantic_event(w, ops[outcome], lineage, NULL, NULL, NULL);
+    return rc;
+}
+
+/* A lasting statement: text (the sentence or one of its clauses) as an
+ * item of d's kind and key. */
+static int put_statement(wctx_ex *x, const char *text, size_t n, const am__distill *d,
+                         int *outcome, char *lineage)
+{
+    am_db *db = x->db;
+    const char *sentence = am__arena_strndup(x->p.w.ar, text, n);
+    if (!sentence) return AM_NOMEM;
+    am__buf v;
+    am__buf_init(&v, &db->alloc);
+    am__buf_adds(&v, "{\"statement\":");
+    am__buf_json_str(&v, sentence);
+    am__buf_printf(&v, ",\"rule\":\"%s\",\"source\":\"%s\",\"lang\":\"%s\"", d->rule,
+                   d->source ? d->source : "rules",
+                   am__text_lang(text, n) >= AM_LANG_ZH ? "zh" : "en");
+    if (d->whose) am__buf_printf(&v, ",\"whose\":\"%s\"", d->whose);
+    if (d->topic) am__buf_printf(&v, ",\"topic\":\"%s\"", d->topic);
+    am__buf_addc(&v, '}');
+    const char *value = v.oom ? NULL : am__arena_strndup(x->p.w.ar, v.p, v.len);
+    am__buf_free(&v);
+    if (!value) return AM_NOMEM;
+    am__statement st = {d->kind,      d->key,
+                        x->scope,     sentence,
+                        value,        d->confidence,
+                        x->p.ev->id,  d->restated,
+                        d->old_value[0] ? d->old_value : NULL,
+                        d->topic,     d->whose};
+    int rc = am__semantic_put(&x->p.w, &st, outcome, lineage);
+    if (rc) return rc;
+    if (*outcome == AM__M_CREATED) x->info->memories_created++;
+    else x->info->memories_updated++;
+    return AM_OK;
+}
+
+/* A lasting sentence that states several things, or one among words that
+ * do not last: each clause its own item (distill/reading.h).  *done = 1
+ * when the clauses were kept, 0 when the sentence is one statement. */
+static int put_clauses(wctx_ex *x, const char *s, size_t n, const am__distill *d, int *done)
+{
+    size_t from[8], to[8];
+    *done = 0;
+    /* a rule's explicit cue ("from now on", "以后") or a change of a value
+     * makes the sentence one statement */
+    if (d->restated || d->old_value[0] ||
+        (d->source && strcmp(d->source, "rules") == 0 && d->rule &&
+         strncmp(d->rule, "lasting_", 8) != 0 && strcmp(d->rule, "profile_fact") != 0))
+        return AM_OK;
+    size_t m = am__distill_clauses(s, n, from, to, 8);
+    if (!m) return AM_OK;
+    *done = 1;
+    for (size_t k = 0; k < m; k++) {
+        am__distill prev, c;
+        memset(&prev, 0, sizeof prev);
+        int rc = am__db_distill(x->db, s + from[k], to[k] - from[k], -1, &prev, &c);
+        if (rc) return rc;
+        if (c.action != AM__D_PERSIST || c.ref) {
+            /* the clause lasts in the sentence's reading: the sentence's
+             * kind, a key of its own words */
+            am__buf nb;
+            am__buf_init(&nb, &x->db->alloc);
+            rc = am__text_normalize(x->db->text, s + from[k], to[k] - from[k], &nb);
+            if (rc) {
+                am__buf_free(&nb);
+                return rc;
+            }
+            char key[96];
+            am__distill_readable_key(nb.p ? nb.p : "", nb.len, c.topic ? c.topic : d->topic,
+                                     c.whose ? c.whose : d->whose, key);
+            am__buf_free(&nb);
+            const char *topic = c.topic, *whose = c.whose;
+            c = *d;
+            c.topic = topic ? topic : d->topic;
+            c.whose = whose ? whose : d->whose;
+            c.ref = 0;
+            memcpy(c.key, key, sizeof c.key);
+        }
+        int outcome = 0;
+        char lineage[27] = "";
+        if ((rc = put_statement(x, s + from[k], to[k] - from[k], &c, &outcome, lineage)) ||
+            (rc = record(x, &c, outcome, lineage)))
+            return rc;
+    }
+    return AM_OK;
+}
+
 static int on_sentence(void *ctx, const char *s, size_t n)
 {
     wctx_ex *x = ctx;
     am_db *db = x->db;
     am__distill d;
-    int rc = am__db_distill(db, s, n, &x->prev, &d);
+    int rc = am__db_distill(db, s, n, x->turn_keep, &x->prev, &d);
     if (rc) goto out;
     if (d.action > x->strongest) x->strongest = d.action;
     const char *sentence = am__arena_strndup(x->p.w.ar, s, n);
@@ -340,20 +452,10 @@ static int on_sentence(void *ctx, const char *s, size_t n)
         if (d.action > x->strongest) x->strongest = d.action;
     } else switch (d.action) {
     case AM__D_PERSIST: {
-        am__buf v;
-        am__buf_init(&v, &db->alloc);
-        am__buf_adds(&v, "{\"statement\":");
-        am__buf_json_str(&v, sentence);
-        am__buf_printf(&v, ",\"rule\":\"%s\",\"lang\":\"%s\"}", d.rule,
-                       am__text_lang(s, n) >= AM_LANG_ZH ? "zh" : "en");
-        const char *value = v.oom ? NULL : am__arena_strndup(x->p.w.ar, v.p, v.len);
-        am__buf_free(&v);
-        if (!value) { rc = AM_NOMEM; goto out; }
-        am__statement st = {d.kind, d.key, x->scope, sentence, value, d.confidence,
-                            x->p.ev->id, d.restated, d.old_value[0] ? d.old_value : NULL};
-        if ((rc = am__semantic_put(&x->p.w, &st, &outcome, lineage))) goto out;
-        if (outcome == AM__M_CREATED) x->info->memories_created++;
-        else x->info->memories_updated++;
+        int done = 0;
+        if ((rc = put_clauses(x, s, n, &d, &done))) goto out;
+        if (done) goto out;
+        if ((rc = put_statement(x, s, n, &d, &outcome, lineage))) goto out;
         break;
     }
     case AM__D_INVALIDATE:
@@ -369,21 +471,7 @@ static int on_sentence(void *ctx, const char *s, size_t n)
     default:
         break;
     }
-    if (d.action != AM__D_NONE || d.guard)
-        am__db_log(db, AM_LOG_INFO, "distill: event %s: rule=%s guard=%s key=%s outcome=%d item=%s",
-                   x->p.ev->id, d.rule ? d.rule : "-", d.guard ? d.guard : "-",
-                   d.key[0] ? d.key : "-", outcome, lineage[0] ? lineage : "-");
-    if (outcome && outcome != AM__M_NOTHING) {
-        static const char *const ops[] = {"", "memory.created", "memory.updated",
-                                          "memory.reinforced", "memory.pending",
-                                          "memory.invalidated", "", "memory.historical"};
-        am__wctx *w = &x->p.w;
-        rc = w->store->vt->audit(w->store, w->uid, w->now, ops[outcome], "memory", lineage,
-                                 d.key[0] ? d.key : NULL);
-        /* the event names the item's key as the item holds it now (an
-         * invalidation's sentence has none of its own) */
-        if (!rc) rc = am__semantic_event(w, ops[outcome], lineage, NULL, NULL, NULL);
-    }
+    rc = record(x, &d, outcome, lineage);
 out:
     x->rc = rc;
     return rc;
@@ -611,6 +699,7 @@ static int add_one(am_db *db, const am_event *in, am_add_info *info, int own_txn
     }
     /* F8: only what the user says about themself becomes long-term. */
     if (strcmp(ev.source, "user") == 0) {
+        x.turn_keep = am__distill_keep_p(red.text, clen);
         rc = am__text_sentences(red.text, clen, on_sentence, &x);
         if (rc) goto out_store;
         am__observe_out ob;

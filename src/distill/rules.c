@@ -747,6 +747,18 @@ int am__distill_reference(const char *norm, size_t n)
     return AM__REF_NONE;
 }
 
+int am__distill_reference_cue(const char *norm, size_t n)
+{
+    static const struct { const am__cue *cues; int ref; } kinds[] = {
+        {am__lex_distill_ref_retract, AM__REF_RETRACT},
+        {am__lex_distill_ref_promote, AM__REF_PROMOTE},
+        {am__lex_distill_ref_remember, AM__REF_REMEMBER},
+    };
+    for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++)
+        if (has(norm, n, kinds[k].cues)) return kinds[k].ref;
+    return AM__REF_NONE;
+}
+
 void am__distill_lasting(const char *norm, size_t n, const char *rule, am__distill *out)
 {
     memset(out, 0, sizeof *out);

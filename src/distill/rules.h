@@ -44,6 +44,12 @@ typedef struct am__distill {
     int restated;        /* PERSIST: a change of the value (distill/restate.h):
                             it supersedes the old one at any confidence */
     char old_value[64];  /* PERSIST: the old value it names negatively, "" */
+    /* the learned reading (distill/reading.h; NULL/0 before it ran) */
+    const char *source;  /* who decided the action: "rules" or "model" */
+    const char *whose;   /* a related person's statement ("spouse", "child"
+                            ...), NULL for the user's own */
+    const char *topic;   /* the model's topic of the sentence */
+    float keep_p;        /* the model's probability that it lasts */
 } am__distill;
 
 /* Classify one sentence.  `norm` is its NFKC + case-folded form. */
@@ -67,6 +73,10 @@ void am__distill_follow(const char *norm, size_t n, const am__distill *prev,
 #define AM__REF_RETRACT 2
 #define AM__REF_REMEMBER 3
 int am__distill_reference(const char *norm, size_t n);
+
+/* The kind of reference cue the sentence holds anywhere, with words of its
+ * own around it ("这样看着清楚，以后都这么弄"): AM__REF_* or AM__REF_NONE. */
+int am__distill_reference_cue(const char *norm, size_t n);
 
 /* The text (normalised) stated as a lasting item, whatever its wording:
  * kind, logical key and initial confidence as a long-term statement of

@@ -21,6 +21,14 @@
  * and the jump is a task_switch to no task; until a later turn names a
  * task, continues one, or shares the left task's topic words again (then
  * it returns to it, a switch back), the session has no current task.
+ *
+ * A user's turn without a task id that acts on a task (task.c
+ * am__task_read: not none, not start) or continues work is matched
+ * against the user's open tasks in any session (match_open_task: shared
+ * topic words, the same learned topic; a clear winner or nothing):
+ * "Let's postpone the RFQ emails to next week" in a new session reaches
+ * the open RFQ task.  In a session with a task, another task is taken
+ * only when the session's own shares no word with the turn.
  */
 #include "perceive/perceive.h"
 
@@ -28,6 +36,7 @@
 
 #include "perceive/task.h"
 #include "recall/lexical.h"
+#include "text/entities.h"
 #include "text/lexicon/lexicon.h"
 
 /* *task_id = the open task the text most likely continues, or NULL. */
@@ -146,6 +155,169 @@ static int shares_task(am__perceive *x, const char *task, const char *text, size
     return AM_OK;
 }
 
+/* ------------------------------------------------------------ open tasks */
+
+#define MATCH_TASKS 8     /* open tasks a turn is matched against, latest updated first */
+#define MATCH_EVENTS 8    /* the latest events of each that are read */
+#define MATCH_TEXT 600    /* bytes of a task's name and events its topic is read from */
+#define MATCH_MIN 1.5     /* the score a match needs */
+#define MATCH_MARGIN 0.5  /* and its lead over the runner-up */
+#define MATCH_TOPIC 0.5   /* what a shared topic adds */
+#define MATCH_TOPIC_P 0.3f /* the topic's probability from which it counts */
+
+/* The turn's topic words without its dates, times and numbers ("next
+ * week", "下周" say when, not which task). */
+static int turn_words(am__perceive *x, const char *norm, size_t n, const char ***w, size_t *nw)
+{
+    char *z = am__arena_strndup(x->w.ar, norm, n);
+    if (!z) return AM_NOMEM;
+    am__entity ents[32];
+    size_t ne = 0;
+    if (am__entities_extract(z, n, x->ev->occurred_at, x->ev->tz_minutes, ents, 32, &ne))
+        ne = 0;
+    for (size_t i = 0; i < ne; i++) {
+        int ty = ents[i].type;
+        if (ty == AM_ENT_DATE || ty == AM_ENT_TIME || ty == AM_ENT_DATETIME ||
+            ty == AM_ENT_RANGE || ty == AM_ENT_NUMBER || ty == AM_ENT_AMOUNT ||
+            ty == AM_ENT_PERCENT || ty == AM_ENT_WEEKDAY_RECURRING)
+            memset(z + ents[i].start, ' ', ents[i].end - ents[i].start);
+    }
+    return topic_words(x->w.text, x->w.ar, z, n, w, nw);
+}
+
+/* has[k] = 1 for each word w[k] among the topic words of text. */
+static int mark_words(am__text *t, am__arena *ar, const char *const *w, size_t nw,
+                      const char *text, unsigned char *has)
+{
+    const char **o;
+    size_t no;
+    int rc = topic_words(t, ar, text, strlen(text), &o, &no);
+    for (size_t i = 0; !rc && i < no; i++)
+        for (size_t k = 0; k < nw; k++)
+            if (!has[k] && strcmp(o[i], w[k]) == 0) has[k] = 1;
+    return rc;
+}
+
+/* Append text to b while b holds less than MATCH_TEXT bytes, cut on a
+ * character boundary. */
+static void add_text(am__buf *b, const char *text)
+{
+    size_t room = b->len < MATCH_TEXT ? MATCH_TEXT - b->len : 0, n = strlen(text);
+    if (n > room) {
+        n = room;
+        while (n > 0 && ((unsigned char)text[n] & 0xC0) == 0x80) n--;
+    }
+    if (n == 0) return;
+    if (b->len) am__buf_addc(b, ' ');
+    am__buf_add(b, text, n);
+}
+
+int am__perceive_names_task(am__perceive *x, const am__task_row *t, const char *norm,
+                            size_t norm_len, int *names)
+{
+    am__store *s = x->w.store;
+    *names = 0;
+    const char **w;
+    size_t nw;
+    int rc = turn_words(x, norm, norm_len, &w, &nw);
+    if (rc || nw == 0) return rc;
+    unsigned char *has = am__arena_alloc(x->w.ar, nw);
+    if (!has) return AM_NOMEM;
+    memset(has, 0, nw);
+    if ((rc = mark_words(x->w.text, x->w.ar, w, nw, t->task_id, has)) ||
+        (t->name && (rc = mark_words(x->w.text, x->w.ar, w, nw, t->name, has))))
+        return rc;
+    am__event_row *rows;
+    size_t nr;
+    if ((rc = s->vt->events_recent(s, x->w.uid, NULL, t->task_id, x->ev->occurred_at - 1,
+                                   JUMP_CONTEXT, x->w.ar, &rows, &nr)))
+        return rc;
+    for (size_t i = 0; i < nr && !rc; i++)
+        if (strcmp(rows[i].type, "task_switch") != 0)
+            rc = mark_words(x->w.text, x->w.ar, w, nw, rows[i].content, has);
+    for (size_t k = 0; k < nw && !*names; k++) *names = has[k];
+    return rc;
+}
+
+/* The user's open task a turn names without its id: each of the
+ * MATCH_TASKS latest open tasks (any session) scores the turn's topic
+ * words found in its id, name or latest events -- a word that several of
+ * them hold counts 1/their number -- plus MATCH_TOPIC when the learned
+ * reading gives the turn and the task the same topic.  *task_id = the
+ * best when it scores MATCH_MIN and leads by MATCH_MARGIN (two tasks
+ * alike, or none, and nothing is guessed), else NULL; *of_current = the
+ * score of the task `current` (0 when it is not among them). */
+static int match_open_task(am__perceive *x, const char *norm, size_t n, const am__task_row *tasks,
+                           size_t nt, const char *current, const char **task_id,
+                           double *of_current)
+{
+    am__store *s = x->w.store;
+    am__arena *ar = x->w.ar;
+    *task_id = NULL;
+    *of_current = 0;
+    const char **w;
+    size_t nw;
+    int rc = turn_words(x, norm, n, &w, &nw);
+    if (rc || nw == 0) return rc;
+    unsigned char *has = am__arena_alloc(ar, nt * nw);
+    unsigned char *topic = am__arena_alloc(ar, nt);
+    if (!has || !topic) return AM_NOMEM;
+    memset(has, 0, nt * nw);
+    memset(topic, 0, nt);
+    am__task_reading turn;
+    am__task_model(x->ev->content, &turn);
+    am__buf b;
+    am__buf_init(&b, ar->a);
+    for (size_t i = 0; i < nt && !rc; i++) {
+        unsigned char *h = has + i * nw;
+        b.len = 0;
+        add_text(&b, tasks[i].name);
+        if ((rc = mark_words(x->w.text, ar, w, nw, tasks[i].task_id, h)) ||
+            (strcmp(tasks[i].name, tasks[i].task_id) != 0 &&
+             (rc = mark_words(x->w.text, ar, w, nw, tasks[i].name, h))))
+            break;
+        am__event_row *rows;
+        size_t nr;
+        if ((rc = s->vt->events_recent(s, x->w.uid, NULL, tasks[i].task_id, AM_TIME_NONE,
+                                       MATCH_EVENTS, ar, &rows, &nr)))
+            break;
+        for (size_t j = 0; j < nr && !rc; j++) {
+            if (strcmp(rows[j].type, "task_switch") == 0) continue;
+            rc = mark_words(x->w.text, ar, w, nw, rows[j].content, h);
+            add_text(&b, rows[j].content);
+        }
+        if (rc || b.oom || turn.topic_p < MATCH_TOPIC_P) continue;
+        am__buf_addc(&b, 0);
+        am__task_reading r;
+        am__task_model(b.p, &r);
+        topic[i] = r.topic_p >= MATCH_TOPIC_P && strcmp(r.topic, turn.topic) == 0;
+    }
+    if (!rc && b.oom) rc = AM_NOMEM;
+    am__buf_free(&b);
+    if (rc) return rc;
+    double best = 0, second = 0;
+    size_t at = 0;
+    for (size_t i = 0; i < nt; i++) {
+        double score = topic[i] ? MATCH_TOPIC : 0;
+        for (size_t k = 0; k < nw; k++) {
+            if (!has[i * nw + k]) continue;
+            int df = 0;
+            for (size_t j = 0; j < nt; j++) df += has[j * nw + k];
+            score += 1.0 / df;
+        }
+        if (current && strcmp(tasks[i].task_id, current) == 0) *of_current = score;
+        if (score > best) {
+            second = best;
+            best = score;
+            at = i;
+        } else if (score > second) {
+            second = score;
+        }
+    }
+    if (best >= MATCH_MIN && best - second >= MATCH_MARGIN) *task_id = tasks[at].task_id;
+    return AM_OK;
+}
+
 int am__perceive_attribute(am__perceive *x, const am_event *in, const char *norm,
                            size_t norm_len, const char **task_id, const char **switched_from)
 {
@@ -165,9 +337,30 @@ int am__perceive_attribute(am__perceive *x, const am_event *in, const char *norm
         }
     }
     *task_id = in->task_id;
-    if (!*task_id && am__task_continuation(norm, norm_len) &&
+    int continues = am__task_continuation(norm, norm_len);
+    if (!*task_id && continues &&
         (rc = vote_task(s, x->w.text, x->w.uid, in->text, x->w.ar, task_id)))
         return rc;
+    am__task_row *open = NULL;
+    size_t nopen = 0;
+    if (!*task_id && strcmp(x->ev->source, "user") == 0 &&
+        (rc = s->vt->tasks_open(s, x->w.uid, MATCH_TASKS, x->w.ar, &open, &nopen)))
+        return rc;
+    if (nopen > 0) {
+        /* a turn that acts on a task names it by its words ("let's push
+         * the RFQ emails to next week"), in this session or another: the
+         * open task it names, when it is not the session's own */
+        const am__task_signal *sig = am__perceive_signal(x, norm, norm_len);
+        if ((sig->act && strcmp(sig->act, "start") != 0) || continues) {
+            const char *named;
+            double of_current;
+            if ((rc = match_open_task(x, norm, norm_len, open, nopen, current, &named,
+                                      &of_current)))
+                return rc;
+            if (named && (!current || (strcmp(named, current) != 0 && of_current == 0)))
+                *task_id = named;
+        }
+    }
     if (!*task_id && left) {
         /* after a jump to no task: back to the task left when the turn
          * speaks of it again */

@@ -32,6 +32,7 @@
 #ifndef AM_PERCEIVE_PERCEIVE_H
 #define AM_PERCEIVE_PERCEIVE_H
 
+#include "perceive/task.h"
 #include "store/store.h"
 #include "text/analyze.h"
 
@@ -60,11 +61,21 @@ typedef struct am__perceive {
     int task_dirty;      /* the task row changed: am__perceive_save writes it */
     int task_changed;    /* its status or stage changed (am_add_info) */
     unsigned task_fields; /* history fields changed (state.c): task.updated */
+    /* the task act of the event sig_of (am__perceive_signal) */
+    const am__event_row *sig_of;
+    am__task_signal sig;
 } am__perceive;
 
+/* What x->ev (norm: its normalised content) does to a task (task.h
+ * am__task_read: the cue tables, and the learned reading of a user's
+ * turn where they are silent), read once per event. */
+const am__task_signal *am__perceive_signal(am__perceive *x, const char *norm, size_t norm_len);
+
 /* F5: *task_id = the event's task: in->task_id, else the open task whose
- * events match a continuation cue's words ("接着把周报弄完"), else the
- * session's current task (or NULL) -- unless the turn jumps to another
+ * events match a continuation cue's words ("接着把周报弄完"), else, for a
+ * user's turn that acts on a task, the open task (any session) it names
+ * by its words when the session's own shares none, else the session's
+ * current task (or NULL) -- unless the turn jumps to another
  * topic ("另外帮我订一下会议室": a marker, a request, none of the task's
  * topic words): then NULL.  *switched_from = the session's current task
  * when the event's task is another one or none (a topic jump), or
@@ -73,6 +84,14 @@ typedef struct am__perceive {
 int am__perceive_attribute(am__perceive *x, const am_event *in, const char *norm,
                            size_t norm_len, const char **task_id,
                            const char **switched_from);
+
+/* A status the model reads (task.c am__task_read, rule "model") applies
+ * to x->task only when the turn names it (state.c). */
+/* *names = 1 when the normalised turn shares a topic word (not a date,
+ * time or number) with task t: its id, its name or its latest events
+ * before x->ev; else 0. */
+int am__perceive_names_task(am__perceive *x, const am__task_row *t, const char *norm,
+                            size_t norm_len, int *names);
 
 /* F6, F20: load (or create) the task and apply the event: a question of
  * the agent becomes a pending decision, the user's next turn answers it;

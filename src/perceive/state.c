@@ -102,6 +102,18 @@ void am__perceive_task_init(am__task_row *t, const char *task_id, am_time create
     t->period = id_period(task_id);
 }
 
+const am__task_signal *am__perceive_signal(am__perceive *x, const char *norm, size_t norm_len)
+{
+    if (x->sig_of != x->ev) {
+        /* the model reads people's turns (it was trained on them), not an
+         * agent's or a tool's */
+        const char *text = strcmp(x->ev->source, "user") == 0 ? x->ev->content : NULL;
+        am__task_read(norm, norm_len, text, &x->sig);
+        x->sig_of = x->ev;
+    }
+    return &x->sig;
+}
+
 int am__perceive_task(am__perceive *x, const char *task_id, const char *norm,
                       size_t norm_len)
 {
@@ -186,8 +198,15 @@ int am__perceive_task_apply(am__perceive *x, const char *norm, size_t norm_len)
         if ((rc = record_change(x, "pending", t->pending, "answered"))) return rc;
         t->pending = "[]";
     }
-    am__task_signal sig;
-    am__task_detect(norm, norm_len, &sig);
+    am__task_signal sig = *am__perceive_signal(x, norm, norm_len);
+    if (sig.status && sig.rule && strcmp(sig.rule, "model") == 0) {
+        /* the model reads a turn alone: "the login bug is fixed", "load
+         * testing is half done, results next week" may speak of the task
+         * or of a step of it; the task's status changes when it names it */
+        int names;
+        if ((rc = am__perceive_names_task(x, t, norm, norm_len, &names))) return rc;
+        if (!names) sig.status = NULL;
+    }
     if ((rc = next_round(x, &sig, norm, norm_len))) return rc;
     /* A new event on a closed task reopens it unless it closes it again. */
     int reopen = !sig.status && !am__task_open_status(t->status);

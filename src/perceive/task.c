@@ -15,16 +15,44 @@
  *  4. delivering the deliverable finishes the task.
  * A finished step is not a finished task: "完成了供应商比价" says nothing,
  * only whole-task phrases ("都搞定了", "all done") do.
+ *
+ * Where the tables are silent -- no cue, no denied cue, no guard -- the
+ * learned reading of the turn (text/understand.h) decides
+ * (am__task_read); state.c lets a done or cancel of the model close a task
+ * only when the turn names it.
  */
 #include "perceive/task.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "text/analyze.h"
 #include "text/lexicon/lexicon.h"
 #include "text/question.h"
+#include "text/understand.h"
 
 /* ------------------------------------------------------------ status tables */
+
+/* The task acts that change the status, and the status each sets. */
+static const char *const act_status[][2] = {
+    {"done", "done"},         {"cancel", "cancelled"}, {"pause", "paused"},
+    {"postpone", "postponed"}, {"resume", "active"},
+};
+#define N_ACT_STATUS (sizeof act_status / sizeof *act_status)
+
+static const char *act_of_status(const char *status)
+{
+    for (size_t i = 0; status && i < N_ACT_STATUS; i++)
+        if (strcmp(act_status[i][1], status) == 0) return act_status[i][0];
+    return NULL;
+}
+
+static const char *status_of_act(const char *act)
+{
+    for (size_t i = 0; act && i < N_ACT_STATUS; i++)
+        if (strcmp(act_status[i][0], act) == 0) return act_status[i][1];
+    return NULL;
+}
 
 /* The rightmost cue over the tables; ties go to table order. */
 static const char *rightmost(const char *s, size_t n, const am__lex_cues *rules, size_t nrules,
@@ -45,9 +73,12 @@ static const char *rightmost(const char *s, size_t n, const am__lex_cues *rules,
 void am__task_detect(const char *norm, size_t n, am__task_signal *out)
 {
     memset(out, 0, sizeof *out);
-    if (am__cue_scan(norm, n, am__lex_task_guards, NULL, AM__CUE_FIRST, NULL) ||
-        am__text_is_question(norm, n, AM__TEXT_Q_ASKS)) {
+    if (am__cue_scan(norm, n, am__lex_task_guards, NULL, AM__CUE_FIRST, NULL)) {
         out->rule = "guard";
+        return;
+    }
+    if (am__text_is_question(norm, n, AM__TEXT_Q_ASKS)) {
+        out->rule = "question";
         return;
     }
     am__cue_hit h;
@@ -56,14 +87,80 @@ void am__task_detect(const char *norm, size_t n, am__task_signal *out)
                             &am__lex_task_status_context, &h);
     if (out->status && strcmp(out->status, "cancelled") == 0 &&
         am__cue_scan(norm + h.end, n - h.end, am__lex_task_carry_on, NULL, AM__CUE_FIRST, NULL))
-        out->status = NULL;
-    out->rule = out->status;
+        out->status = NULL, out->rule = "carry_on";
+    else
+        out->rule = out->status;
+    if (!out->rule) {
+        /* a status cue denied ("不要取消", "don't cancel") says no change */
+        am__cue bare = am__lex_task_status_context;
+        bare.not_before = NULL;
+        if (rightmost(norm, n, am__lex_task_status_rules,
+                      sizeof am__lex_task_status_rules / sizeof *am__lex_task_status_rules, &bare,
+                      &h))
+            out->rule = "negated";
+    }
     out->stage = rightmost(norm, n, am__lex_task_stage_rules,
                            sizeof am__lex_task_stage_rules / sizeof *am__lex_task_stage_rules,
                            &am__lex_task_stage_context, &h);
     /* Delivering is finishing. */
     if (out->stage && strcmp(out->stage, "delivered") == 0 && !out->status)
         out->status = "done";
+    out->act = act_of_status(out->status);
+    if (!out->act && out->stage) out->act = "advance";
+}
+
+/* ------------------------------------------------------------ the model */
+
+void am__task_model(const char *text, am__task_reading *out)
+{
+    uint32_t feats[AM_UND_MAXF];
+    float sc[AM_UND_OUTPUTS];
+    size_t nf = am__und_features(text, strlen(text), feats, AM_UND_MAXF);
+    am__und_scores(feats, nf, sc);
+    const am__und_head *task = &am__und_heads[AM_UND_TASK], *topic = &am__und_heads[AM_UND_TOPIC];
+    out->act = NULL;
+    out->p = 0;
+    out->topic = NULL;
+    out->topic_p = 0;
+    /* softmax of the task head; the likeliest act other than none (label 0) */
+    const float *s = sc + task->offset;
+    float top = s[0];
+    for (int i = 1; i < task->n; i++)
+        if (s[i] > top) top = s[i];
+    double sum = 0;
+    for (int i = 0; i < task->n; i++) sum += exp((double)(s[i] - top));
+    int k = 1;
+    for (int i = 2; i < task->n; i++)
+        if (s[i] > s[k]) k = i;
+    out->act = task->labels[k];
+    out->p = (float)(exp((double)(s[k] - top)) / sum);
+    s = sc + topic->offset;
+    k = 0;
+    for (int i = 1; i < topic->n; i++)
+        if (s[i] > s[k]) k = i;
+    sum = 0;
+    for (int i = 0; i < topic->n; i++) sum += exp((double)(s[i] - s[k]));
+    out->topic = topic->labels[k];
+    out->topic_p = (float)(1.0 / sum);
+}
+
+void am__task_read(const char *norm, size_t n, const char *text, am__task_signal *out)
+{
+    am__task_detect(norm, n, out);
+    int question = out->rule && strcmp(out->rule, "question") == 0;
+    if (out->act || (out->rule && !question) || !text) return; /* the tables spoke */
+    am__task_reading r;
+    am__task_model(text, &r);
+    /* a question changes no status, except one that takes work up again
+     * ("where were we with the grant report?") */
+    int done = strcmp(r.act, "done") == 0;
+    if (r.p < (done ? AM__TASK_MODEL_P_DONE : AM__TASK_MODEL_P) ||
+        (question && strcmp(r.act, "resume") != 0) ||
+        (done && am__cue_scan(norm, n, am__lex_task_unfinished, NULL, AM__CUE_FIRST, NULL)))
+        return;
+    out->act = r.act;
+    out->status = status_of_act(r.act);
+    out->rule = "model";
 }
 
 /* ------------------------------------------------------------ continuation */

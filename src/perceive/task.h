@@ -6,7 +6,8 @@
  * in text/lexicon/task_cues.c, written in the cue patterns of text/cue.h
  * (included here for the distillation rules and the router).  Attribution
  * itself (which task) is decided with the store in attribute.c: explicit
- * id > a continuation cue matched against the tasks' own events > the
+ * id > a continuation cue matched against the tasks' own events > an
+ * open task the turn names by its words (when it acts on a task) > the
  * session's current task (perceive.h).
  */
 #ifndef AM_PERCEIVE_TASK_H
@@ -20,11 +21,43 @@
 typedef struct am__task_signal {
     const char *status;   /* new status, or NULL */
     const char *stage;    /* new stage, or NULL */
-    const char *rule;     /* which cue table fired, or the guard that stopped it */
+    const char *rule;     /* which cue table fired, "model", or the guard that stopped it */
+    const char *act;      /* the task act (data/understand/LABELS.md: start, advance,
+                           * done, cancel, pause, postpone, resume), or NULL for none */
 } am__task_signal;
 
-/* Detect a state change in normalised text. */
+/* Detect a state change in normalised text (the cue tables alone). */
 void am__task_detect(const char *norm, size_t n, am__task_signal *out);
+
+/* The learned reading's task act (text/understand.h): the likeliest act
+ * other than none and its probability (which may lie below none's), and
+ * the turn's topic with its probability. */
+typedef struct am__task_reading {
+    const char *act;
+    float p;
+    const char *topic;
+    float topic_p;
+} am__task_reading;
+void am__task_model(const char *text, am__task_reading *out);
+
+/* The probability from which the model's act counts where the cue tables
+ * are silent (chosen on the corpus's dev split: docs/TASKS.md has the
+ * figures). */
+#define AM__TASK_MODEL_P 0.2f
+/* ... and for done, read as done more often than it is (dev: precision
+ * 0.75 from 0.2, 0.84 from 0.5); a wrong done ends the round and drops
+ * its notes, a missed one leaves the task open */
+#define AM__TASK_MODEL_P_DONE 0.5f
+
+/* The task act of a turn: the cue tables where they speak (a cue, a
+ * denied cue, or a guard: a hypothetical, a standing rule changes
+ * nothing); where they are silent, the model's act on text (the raw turn;
+ * NULL: the tables alone) when its probability reaches AM__TASK_MODEL_P
+ * (AM__TASK_MODEL_P_DONE for done): done, cancel, pause,
+ * postpone and resume set the status (rule "model"),
+ * start and advance only the act.  A question (rule "question") takes
+ * only the model's resume ("where were we with the grant report?"). */
+void am__task_read(const char *norm, size_t n, const char *text, am__task_signal *out);
 
 /* 1 if the normalised text continues earlier work. */
 int am__task_continuation(const char *norm, size_t n);

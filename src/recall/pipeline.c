@@ -13,9 +13,11 @@ int am__recall_run(am__recall_state *st)
     st->block = "";
     st->err[0] = '\0';
     if ((rc = am__recall_route(st))) return rc;
-    if (!st->rd.need_memory) return AM_OK; /* small talk */
+    if (!st->rd.need_memory && !st->small_talk) return AM_OK; /* chit-chat, closings */
     if ((rc = am__recall_filter(st))) return rc;
     if (!st->exists) return AM_OK; /* nothing to recall */
+    if (st->small_talk && (rc = am__recall_route_check(st))) return rc;
+    if (!st->rd.need_memory) return AM_OK; /* small talk */
     static const recall_stage stages[] = {
         am__recall_terms, am__recall_search, am__recall_hops,   am__recall_fuse,
         am__recall_rank,  am__recall_kinds,  am__recall_dedup,  am__recall_budget,

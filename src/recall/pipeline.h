@@ -9,6 +9,9 @@
  *
  *   route   route.c    normalise the turn; need memory? which layer first?
  *                      does the caller's domain fit the text? (F7, F14)
+ *                      A turn the learned reading takes for small talk is
+ *                      checked against the stored items after filter
+ *                      (am__recall_route_check): a word match keeps memory.
  *   filter  filter.c   the user's current / as-of item versions, the
  *                      bounds of every search, the visible scopes (F15)
  *   terms   terms.c    the question's search terms: its asks, synonyms,
@@ -45,6 +48,7 @@
 #include "embed/embed.h"
 #include "recall/recall.h"
 #include "text/redact.h"
+#include "text/understand.h"
 
 #define AM__MAX_QSET 256               /* tokens of the question ranked against items */
 #define AM__DEDUP_SET AM__TEXT_SET     /* tokens compared when deduplicating the block */
@@ -105,6 +109,10 @@ typedef struct am__recall_state {
     int vector_ok;                /* the embedder can represent the turn */
     am__route_decision rd;
     int domain_conflict;
+    float reading[AM_UND_OUTPUTS]; /* the learned reading of the turn: each
+                                      head's probabilities (text/understand.h) */
+    int small_talk;               /* read as small talk: no memory unless a
+                                     stored item matches its words */
 
     /* ---- filter */
     int exists;                   /* the user has a history */
@@ -172,6 +180,7 @@ int am__recall_run(am__recall_state *st);
 
 /* The stages (each returns AM_OK or an error code). */
 int am__recall_route(am__recall_state *st);
+int am__recall_route_check(am__recall_state *st);
 int am__recall_filter(am__recall_state *st);
 int am__recall_terms(am__recall_state *st);
 int am__recall_search(am__recall_state *st);

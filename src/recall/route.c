@@ -15,7 +15,18 @@
  * longest match at each point.  Any other word is content: a
  * closing that carries a request ("好的，把报告发我", "thanks, and send
  * Bob the invoice") still recalls.  The words are in text/lexicon/chat.c.
+ *
+ * Beyond the word lists, the learned reading of the turn (text/understand.h:
+ * the model of am_understand) says what else needs no memory: a joke, a
+ * sum, weather chat, small talk in any wording.  Wrongly skipping memory
+ * costs more than an unneeded item, so a turn read as small talk (act
+ * "smalltalk" at AM__SMALL_TALK_P or more) still recalls when it points at
+ * the user's own things or at memory ("my", "我的", "remember"), when it
+ * asks about the user ("I", "我" in a question), or when a
+ * stored item shares its words (AM__SMALL_TALK_HIT similarity or more:
+ * am__recall_route_check, after filter has read the items).
  */
+#include <math.h>
 #include <string.h>
 
 #include "perceive/task.h"
@@ -24,6 +35,11 @@
 #include "text/question.h"
 
 #define AM__CLOSING_WORDS 10 /* a longer turn says something */
+/* chosen on the corpus's dev split (data/understand: w09, w10) and the
+ * dev questions: see docs/RECALL.md */
+#define AM__SMALL_TALK_P 0.6f  /* the reading's probability of small talk */
+#define AM__SMALL_TALK_HIT 0.3   /* an item's similarity that keeps memory */
+#define AM__SMALL_TALK_HIT_Q 0.1 /* the same for a question */
 
 static int skip_space_punct(const char *s, size_t n, size_t i)
 {
@@ -248,6 +264,34 @@ int am__domain_conflict(const char *given, const char *norm, size_t n)
 
 /* ------------------------------------------------------------ the stage */
 
+/* The learned reading of text: the model's scores, a softmax per head. */
+static void read_turn(const char *text, size_t n, float *p)
+{
+    uint32_t feats[AM_UND_MAXF];
+    am__und_scores(feats, am__und_features(text, n, feats, AM_UND_MAXF), p);
+    for (int h = 0; h < AM_UND_HEADS; h++) {
+        float *s = p + am__und_heads[h].offset, top = s[0];
+        int k = am__und_heads[h].n;
+        for (int i = 1; i < k; i++)
+            if (s[i] > top) top = s[i];
+        double sum = 0;
+        for (int i = 0; i < k; i++) sum += s[i] = expf(s[i] - top);
+        for (int i = 0; i < k; i++) s[i] = (float)(s[i] / sum);
+    }
+}
+
+/* A turn that needs memory by the word lists but that the reading takes
+ * for small talk, without a word that points at the user's own things
+ * and not a question about the user ("谢谢，我住在哪来着"). */
+static int small_talk(const float *reading, const char *norm, size_t n)
+{
+    int k = am__und_label(AM_UND_ACT, "smalltalk");
+    if (k < 0 || reading[am__und_heads[AM_UND_ACT].offset + k] < AM__SMALL_TALK_P) return 0;
+    if (lex_find(norm, n, am__lex_route_user_refs)) return 0;
+    return !(am__text_is_question(norm, n, AM__TEXT_Q_ASKS) &&
+             lex_find(norm, n, am__lex_route_first_person));
+}
+
 /* route: the turn normalised, its language (the block's labels: Chinese
  * for Chinese and mixed turns), whether it needs memory, and the caller's
  * domain against the text (F7: on disagreement, global recall -- every
@@ -267,9 +311,48 @@ int am__recall_route(am__recall_state *st)
         return rc;
     }
     am__route(norm.p ? norm.p : "", norm.len, &st->rd);
+    read_turn(text, st->qn, st->reading);
+    if (st->rd.need_memory && !st->rd.continuation && !st->rd.refs &&
+        small_talk(st->reading, norm.p ? norm.p : "", norm.len)) {
+        st->small_talk = 1;
+        st->rd.need_memory = 0;
+        st->rd.route = AM__ROUTE_NONE;
+        st->rd.reason = "small_talk";
+    }
     st->domain_conflict = am__domain_conflict(st->q->domain, norm.p ? norm.p : "", norm.len);
     st->qnorm_len = norm.len;
     st->qnorm = am__arena_strndup(st->ar, norm.p ? norm.p : "", norm.len);
     am__buf_free(&norm);
     return st->qnorm ? AM_OK : AM_NOMEM;
+}
+
+/* After filter, for a turn read as small talk: a current item that shares
+ * its words (similarity AM__SMALL_TALK_HIT or more: "tell me a joke" when
+ * the user said which jokes they like; less for a question:
+ * "谢谢，周报还差哪部分") brings memory back. */
+int am__recall_route_check(am__recall_state *st)
+{
+    const am__recall_env *env = st->env;
+    if (!st->n_all_items) return AM_OK;
+    int rc = am__text_token_set(env->text, st->q->text, st->qn, st->qset, AM__MAX_QSET, &st->nq);
+    if (rc || !st->nq) return rc;
+    am__scored_item *scored = am__arena_alloc(st->ar, st->n_all_items * sizeof *scored);
+    if (!scored) return AM_NOMEM;
+    if ((rc = am__rank_items(env->text, env->tokcache, env->rank, st->at, st->qset, st->nq,
+                             st->all_items, st->n_all_items, scored)))
+        return rc;
+    /* a question that shares a word with an item asks about it */
+    double hit = am__text_is_question(st->qnorm, st->qnorm_len, AM__TEXT_Q_ASKS)
+                     ? AM__SMALL_TALK_HIT_Q
+                     : AM__SMALL_TALK_HIT;
+    for (size_t i = 0; i < st->n_all_items; i++) {
+        if (scored[i].similarity >= hit) {
+            st->small_talk = 0;
+            st->rd.need_memory = 1;
+            st->rd.route = AM__ROUTE_SEMANTIC;
+            st->rd.reason = "default";
+            break;
+        }
+    }
+    return AM_OK;
 }

@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "text/understand.h"
+
 #define MAX_SET 256
 
 void am__semantic_kind_defaults(const am_rank_config *r, const char *kind,
@@ -198,6 +200,62 @@ static int put_historical(am__wctx *w, const am__statement *st, const am__item_r
     return insert_version(w, NULL, nv, st->event_id);
 }
 
+/* The person an item is about: the first part of its key when it names
+ * one of the reading's related persons ("spouse.food.…"), else "" (the
+ * user) */
+static size_t whose_len(const char *key)
+{
+    const char *dot = strchr(key, '.');
+    if (!dot) return 0;
+    const am__und_head *h = &am__und_heads[AM_UND_WHOSE];
+    for (int i = 1; i < h->n; i++)
+        if (strlen(h->labels[i]) == (size_t)(dot - key) &&
+            memcmp(h->labels[i], key, (size_t)(dot - key)) == 0)
+            return (size_t)(dot - key);
+    return 0;
+}
+
+/* The learned reading's likeliest topic of text, an index of the topic head */
+static int topic_of(const char *text)
+{
+    float p[AM_UND_OUTPUTS];
+    am__und_probs(text, strlen(text), p);
+    const float *t = p + am__und_heads[AM_UND_TOPIC].offset;
+    int k = 0;
+    for (int j = 1; j < am__und_heads[AM_UND_TOPIC].n; j++)
+        if (t[j] > t[k]) k = j;
+    return k;
+}
+
+/* A correction in other words ("我住望京" -> "我搬到西二旗了", "my budget is
+ * $1,200" -> "budget's now $1,800"): the value it replaces is the active
+ * item of the same person, kind and topic (the learned reading's, of the
+ * item's text); of several, the one sharing most words, then the latest.
+ * NULL when none. */
+static am__item_row *corrected(am__wctx *w, am__item_row *rows, size_t n,
+                               const am__statement *st)
+{
+    am__item_row *best = NULL;
+    double best_j = -1;
+    size_t wl = st->whose ? strlen(st->whose) : 0;
+    int topic = am__und_label(AM_UND_TOPIC, st->topic);
+    if (topic < 0) return NULL;
+    for (size_t i = 0; i < n; i++) {
+        am__item_row *r = &rows[i];
+        if (!same_scope(r->scope, st->scope) || strcmp(r->status, "active") != 0 ||
+            strcmp(r->kind, st->kind) != 0 || whose_len(r->key) != wl ||
+            (wl && strncmp(r->key, st->whose, wl) != 0))
+            continue;
+        if (topic_of(r->text) != topic) continue;
+        double j = jaccard(w, r->text, st->text);
+        if (j > best_j + 1e-9 || (j > best_j - 1e-9 && best && r->valid_from > best->valid_from)) {
+            best = r;
+            best_j = j;
+        }
+    }
+    return best;
+}
+
 int am__semantic_put(am__wctx *w, const am__statement *st, int *outcome,
                      char *lineage)
 {
@@ -262,6 +320,7 @@ int am__semantic_put(am__wctx *w, const am__statement *st, int *outcome,
     /* F11: a restatement that names the old value negatively ("我现在改用
      * 钉钉了，不用微信") supersedes the item holding it, whatever its key */
     if (!same_key && named) same_key = named;
+    if (!same_key && st->restated && st->topic) same_key = corrected(w, rows, n, st);
     am__item_row nv;
     memset(&nv, 0, sizeof nv);
     nv.scope = st->scope ? st->scope : "global";
@@ -347,6 +406,19 @@ int am__semantic_invalidate(am__wctx *w, const char *text, const char *scope,
         if ((k >= 2 || score >= 0.5) && score + 0.01 * (double)k > best_score) {
             best_score = score + 0.01 * (double)k;
             best = &rows[i];
+        }
+    }
+    if (!best) {
+        /* no shared words ("I've stopped following football" for "I'm a
+         * big Arsenal fan"): the user's own item of the same topic, the
+         * latest */
+        int topic = topic_of(text);
+        for (size_t i = 0; i < n; i++) {
+            if ((!same_scope(rows[i].scope, scope) && strcmp(rows[i].scope, "global") != 0) ||
+                whose_len(rows[i].key) || strcmp(rows[i].status, "active") != 0 ||
+                topic_of(rows[i].text) != topic)
+                continue;
+            if (!best || rows[i].valid_from > best->valid_from) best = &rows[i];
         }
     }
     if (!best) {

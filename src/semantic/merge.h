@@ -47,6 +47,8 @@ typedef struct am__statement {
                                "我换工作了"): supersedes at any confidence */
     const char *old_value;  /* the old value it names negatively ("不用微信":
                                "微信"), or NULL */
+    const char *topic;      /* the learned reading's topic of the text, or NULL */
+    const char *whose;      /* a related person's statement ("spouse"), or NULL */
 } am__statement;
 
 /* Insert nv as a new version (fresh version id, recorded now, current).

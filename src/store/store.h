@@ -375,6 +375,10 @@ typedef struct am__store_vt {
                         am__arena *ar, am__task_change_row **rows, size_t *n);
     int (*tasks_list)(am__store *s, const char *uid, am__arena *ar,
                       am__task_row **rows, size_t *n); /* newest first */
+    /* The user's open tasks (status active, paused or postponed), the
+     * most recently updated first, at most limit. */
+    int (*tasks_open)(am__store *s, const char *uid, int limit, am__arena *ar,
+                      am__task_row **rows, size_t *n);
 
     /* semantic layer: versions are inserted and closed; their content,
      * status and validity are never edited (only provenance and heat) */

@@ -80,6 +80,23 @@ static const char *best(const float *scores, int h, float *p)
     return hd->labels[k];
 }
 
+void am__und_probs(const char *text, size_t len, float probs[AM_UND_OUTPUTS])
+{
+    uint32_t feats[AM_UND_MAXF];
+    size_t n = am__und_features(text, len, feats, AM_UND_MAXF);
+    am__und_scores(feats, n, probs);
+    for (int h = 0; h < AM_UND_HEADS; h++) {
+        float *s = probs + am__und_heads[h].offset;
+        int m = am__und_heads[h].n;
+        float top = s[0];
+        for (int i = 1; i < m; i++)
+            if (s[i] > top) top = s[i];
+        double sum = 0;
+        for (int i = 0; i < m; i++) sum += exp((double)(s[i] - top));
+        for (int i = 0; i < m; i++) s[i] = (float)(exp((double)(s[i] - top)) / sum);
+    }
+}
+
 int am_understand(const char *text, am_understanding *out)
 {
     if (!text || !out) return AM_MISUSE;

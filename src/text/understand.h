@@ -36,4 +36,7 @@ int am__und_label(int h, const char *label);
  * scores[AM_UND_OUTPUTS] of feats (the library's own model: understand.c) */
 void am__und_scores(const uint32_t *feats, size_t n, float *scores);
 
+/* Every head's probabilities (softmax over its labels, at its offset) of
+ * text[0..len): the model's reading of a slice, no NUL needed. */
+void am__und_probs(const char *text, size_t len, float probs[AM_UND_OUTPUTS]);
 #endif

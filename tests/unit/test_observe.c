@@ -114,7 +114,7 @@ static void test_promotion_en(void)
 {
     am_db *db = open_mem();
     am_add_info a = add(db, "emma", "s1", NULL, "2026-04-06T10:00:00-05:00",
-                        "Keep your answers short, please.");
+                        "Keep your answer to this short, please.");
     CHECK_EQ_INT(count_kind(db, "emma", NULL), 0);
     am_add_info b = add(db, "emma", "s2", NULL, "2026-04-08T09:00:00-05:00",
                         "Short answers please");

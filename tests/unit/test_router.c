@@ -88,6 +88,65 @@ static void test_closings_en(void)
     closings(none, some);
 }
 
+/* Small talk in any wording (the learned reading): no memory, no items,
+ * reason "small_talk" (or "chit_chat" for the word lists); a question about what is stored still recalls it,
+ * with or without "my"; a small-talk turn that shares its words with a
+ * stored item, or that asks about the user, recalls too. */
+static void small_talk(const char *const items[3], const char *const *none,
+                       const char *const (*some)[2])
+{
+    am_db *db = open_mem();
+    for (int i = 0; i < 3; i++) add(db, "u1", "s1", NULL, "2026-03-02T09:00:00+08:00", items[i]);
+    for (size_t i = 0; none[i]; i++) {
+        am_recall_result *r = recall_at(db, "u1", "s2", "2026-03-02T10:00:00+08:00", none[i]);
+        if (!r) continue;
+        if (r->need_memory) fprintf(stderr, "router said memory for: %s\n", none[i]);
+        CHECK(!r->need_memory);
+        CHECK_EQ_STR(r->route, "none");
+        CHECK(strcmp(r->route_reason, "small_talk") == 0 ||
+              strcmp(r->route_reason, "chit_chat") == 0);
+        CHECK_EQ_INT((int)r->n_memories, 0);
+        CHECK_EQ_STR(r->block, "");
+        am_recall_free(r);
+    }
+    for (size_t i = 0; some[i][0]; i++) {
+        am_recall_result *r = recall_at(db, "u1", "s2", "2026-03-02T10:00:00+08:00", some[i][0]);
+        if (!r) continue;
+        if (!r->need_memory) fprintf(stderr, "router said no memory for: %s\n", some[i][0]);
+        CHECK(r->need_memory);
+        CHECK_CONTAINS(r->block, some[i][1]);
+        am_recall_free(r);
+    }
+    am_close(db);
+}
+
+static void test_small_talk_zh(void)
+{
+    static const char *const items[3] = {"以后周报都用PDF格式发我", "我住在成都高新区",
+                                         "我周末一般不看消息"};
+    static const char *const none[] = {"讲个笑话听听", "今天天气怎么样", "1+1等于几",
+                                       "3乘以4是多少", "早上好呀", "哈哈哈太逗了",
+                                       "你今天过得怎么样", "明天会下雨吗", NULL};
+    static const char *const some[][2] = {{"谢谢，我住在哪来着", "成都"},
+                                          {"周报用什么格式", "PDF"},
+                                          {NULL, NULL}};
+    small_talk(items, none, some);
+}
+
+static void test_small_talk_en(void)
+{
+    static const char *const items[3] = {"From now on send me the weekly report as a PDF",
+                                         "I live in Porto", "I never check email on weekends"};
+    static const char *const none[] = {"tell me a joke", "haha nice one", "good morning!",
+                                       "how's your day going?", "you're funny",
+                                       "tell me a joke about cats", NULL};
+    static const char *const some[][2] = {{"thanks, where do I live?", "Porto"},
+                                          {"which format for the weekly report?", "PDF"},
+                                          {"haha, remember what I said about Porto?", "Porto"},
+                                          {NULL, NULL}};
+    small_talk(items, none, some);
+}
+
 /* A continuation: the task state leads the block (state_first), then the
  * memories; the same lines as on the default route, another order. */
 static void state_first(const char *items[2], const char *task_turn, const char *cont,
@@ -273,6 +332,8 @@ int main(void)
 {
     RUN(test_closings_zh);
     RUN(test_closings_en);
+    RUN(test_small_talk_zh);
+    RUN(test_small_talk_en);
     RUN(test_state_first_zh);
     RUN(test_state_first_en);
     RUN(test_references_zh);

@@ -211,7 +211,9 @@ static void apply_ops(run *u)
             memset(&t, 0, sizeof t);
             t.task_id = tid;
             t.name = "报告 report";
-            t.status = "open";
+            static const char *const statuses[] = {"active", "paused", "postponed", "done",
+                                                   "cancelled"};
+            t.status = statuses[rnd(&r, 5)];
             t.stage = rnd(&r, 2) ? "draft" : NULL;
             t.created_at = t.updated_at = now;
             t.round = 1;
@@ -397,6 +399,9 @@ static void read_back(run *u, const char *const *terms, size_t n_terms, am__buf 
         for (size_t i = 0; i < n; i++)
             am__buf_printf(b, " task %s %s %s %lld\n", tasks[i].task_id, tasks[i].name,
                            tasks[i].stage ? tasks[i].stage : "-", (long long)tasks[i].updated_at);
+        OK(s->vt->tasks_open(s, user, 2, &ar, &tasks, &n));
+        for (size_t i = 0; i < n; i++)
+            am__buf_printf(b, " open %s %s\n", tasks[i].task_id, tasks[i].status);
         am__task_change_row *ch;
         OK(s->vt->task_history(s, user, NULL, &ar, &ch, &n));
         for (size_t i = 0; i < n; i++)

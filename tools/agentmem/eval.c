@@ -16,6 +16,7 @@
 
 #include "agentmem.h"
 #include "cli.h"
+#include "eval_engine.h"
 
 static const char *const ACTS[] = {"lasting",     "fact",         "oneoff",      "question",
                                    "smalltalk",   "hypothetical", "reported",    "complaint",
@@ -222,18 +223,19 @@ static void print_text(const char *split, tally *t)
 int am_cli_eval(int argc, char **argv)
 {
     const char *corpus = "data/understand", *split = "test";
-    int as_json = 0;
+    int as_json = 0, misses = 0;
     if (argc < 2 || strcmp(argv[1], "understand") != 0) {
-        fprintf(stderr, "usage: agentmem eval understand [--corpus DIR] [--split dev|test] [--json]\n");
+        fprintf(stderr, "usage: agentmem eval understand [--corpus DIR] [--split dev|test] [--json] [--misses]\n");
         return 2;
     }
     for (int i = 2; i < argc; i++) {
         if (strcmp(argv[i], "--corpus") == 0 && i + 1 < argc) corpus = argv[++i];
         else if (strcmp(argv[i], "--split") == 0 && i + 1 < argc) split = argv[++i];
         else if (strcmp(argv[i], "--json") == 0) as_json = 1;
+        else if (strcmp(argv[i], "--misses") == 0) misses = 1;
         else {
             fprintf(stderr, "agentmem eval understand: unknown option %s\n"
-                            "usage: agentmem eval understand [--corpus DIR] [--split dev|test] [--json]\n",
+                            "usage: agentmem eval understand [--corpus DIR] [--split dev|test] [--json] [--misses]\n",
                     argv[i]);
             return 2;
         }
@@ -252,6 +254,8 @@ int am_cli_eval(int argc, char **argv)
     tally t[3];
     memset(t, 0, sizeof t);
     int rc = 0;
+    am_eval_engine *engine = am_eval_engine_new(misses);
+    if (!engine) rc = 1;
     for (int w = 0; w < n && !rc; w++) {
         char path[4096];
         snprintf(path, sizeof path, "%s/%s%s.jsonl", corpus, strchr(names[w], '/') ? "" : "writers/", names[w]);
@@ -281,6 +285,10 @@ int am_cli_eval(int argc, char **argv)
             int l = strcmp(lang, "zh") == 0 ? 0 : 1;
             count(&t[l], d, &u);
             count(&t[2], d, &u);
+            if ((rc = am_eval_engine_turn(engine, d, l))) {
+                json_decref(d);
+                break;
+            }
             confusion[index_of(ACTS, N_ACTS, act)][index_of(ACTS, N_ACTS, u.act)]++;
             json_decref(d);
         }
@@ -288,7 +296,10 @@ int am_cli_eval(int argc, char **argv)
         fclose(f);
     }
     for (int w = 0; w < n; w++) free(names[w]);
-    if (rc) return rc;
+    if (rc) {
+        am_eval_engine_free(engine);
+        return 1;
+    }
     if (as_json) {
         /* the share of the answers each part gave: the model alone (no rule
          * combined with it in am_understand yet) */
@@ -302,11 +313,17 @@ int am_cli_eval(int argc, char **argv)
             json_object_set_new(conf, ACTS[i], row);
         }
         json_object_set_new(v, "act_confusion", conf);
+        json_object_set_new(v, "engine", am_eval_engine_json(engine));
+        am_eval_engine_free(engine);
         char *s = json_dumps(v, JSON_COMPACT | JSON_PRESERVE_ORDER);
         json_decref(v);
         if (!s) return 1;
         printf("%s\n", s);
         free(s);
-    } else print_text(split, t);
+    } else {
+        print_text(split, t);
+        am_eval_engine_print(engine);
+        am_eval_engine_free(engine);
+    }
     return 0;
 }

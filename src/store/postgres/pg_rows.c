@@ -297,6 +297,27 @@ int am__pg_tasks_list(am__store *b, const char *uid, am__arena *ar, am__task_row
     return am__pg_rows_done(ar, r, n);
 }
 
+int am__pg_tasks_open(am__store *b, const char *uid, int limit, am__arena *ar,
+                      am__task_row **rows, size_t *n)
+{
+    pg_store *s = PG(b);
+    if (am__pg_lock_user(s, uid)) return s->rc;
+    *rows = NULL;
+    *n = 0;
+    pg_args a = {0};
+    am__pg_arg_text(&a, uid);
+    am__pg_arg_int(&a, limit);
+    PGresult *r = am__pg_run(s, "open tasks",
+                             "SELECT " TASK_COLS " FROM tasks WHERE user_id = $1"
+                             " AND status IN ('active','paused','postponed')"
+                             " ORDER BY updated_at DESC, task_id LIMIT $2", &a);
+    if (!r) return s->rc;
+    int k = PQntuples(r);
+    if (!(*rows = am__pg_rows(ar, r, sizeof **rows))) return AM_NOMEM;
+    for (int i = 0; i < k; i++) read_task(ar, r, i, &(*rows)[i]);
+    return am__pg_rows_done(ar, r, n);
+}
+
 /* ------------------------------------------------------------ memory items */
 
 int am__pg_item_insert(am__store *b, const char *uid, am__item_row *it)

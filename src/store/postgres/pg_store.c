@@ -931,6 +931,7 @@ static const am__store_vt postgres_vt = {
     .task_change_add = am__pg_task_change_add,
     .task_history = am__pg_task_history,
     .tasks_list = am__pg_tasks_list,
+    .tasks_open = am__pg_tasks_open,
     .item_insert = am__pg_item_insert,
     .item_close = am__pg_item_close,
     .items_list = am__pg_items_list,

@@ -759,6 +759,8 @@ int am__sqlite_task_history(am__store *b, const char *uid, const char *task_id,
                             am__arena *ar, am__task_change_row **rows, size_t *n);
 int am__sqlite_tasks_list(am__store *b, const char *uid, am__arena *ar,
                           am__task_row **rows, size_t *n);
+int am__sqlite_tasks_open(am__store *b, const char *uid, int limit, am__arena *ar,
+                          am__task_row **rows, size_t *n);
 
 /* items.c: am__sqlite_item_tokens_set also renews the token sets when the
  * analyzer changes (schema.c). */

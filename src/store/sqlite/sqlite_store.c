@@ -262,6 +262,7 @@ static const am__store_vt sqlite_vt = {
     .task_change_add = am__sqlite_task_change_add,
     .task_history = am__sqlite_task_history,
     .tasks_list = am__sqlite_tasks_list,
+    .tasks_open = am__sqlite_tasks_open,
     .item_insert = am__sqlite_item_insert,
     .item_close = am__sqlite_item_close,
     .items_list = am__sqlite_items_list,

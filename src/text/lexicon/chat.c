@@ -66,6 +66,17 @@ const char *const am__lex_route_function_en[] = {
 /* F15: words that ask for a kind of reference (normalised).  A turn that names a link or
  * a file ("把那个链接再发我", "the doc you sent") has the events and items that carry one
  * ranked first (recall/kinds.c).  ASCII words match whole words. */
+/* Words by which a turn points at the user's own things or at memory
+ * itself ("my", "我的", "remember"): a turn the learned reading takes for
+ * small talk still recalls when it holds one (the router, route.c).
+ * English entries are whole words; Chinese ones substrings. */
+const char *const am__lex_route_user_refs[] = {
+    "my", "mine", "our", "ours", "myself", "remember", "remind", "recall", "forgot", "forget",
+    "我的", "我们的", "我家", "咱们的", "记得", "记住", "提醒", "忘了", NULL,
+};
+/* The user as a person in a turn: a question with one is about them
+ * ("我住在哪来着", "do I like it?"), even in small-talk wording. */
+const char *const am__lex_route_first_person[] = {"i", "me", "we", "us", "我", "咱", NULL};
 const char *const am__lex_route_link_words[] = {
     "链接", "网址", "网页", "网站", "链结", "超链接", "url", "urls", "link", "links",
     "website", "web page", "webpage", NULL,

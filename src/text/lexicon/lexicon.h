@@ -122,6 +122,7 @@ extern const am__cue am__lex_task_stage_context;
 extern const am__cue am__lex_task_guards[];
 extern const am__lex_cues am__lex_task_status_rules[5];
 extern const am__cue am__lex_task_carry_on[];
+extern const am__cue am__lex_task_unfinished[];
 extern const am__lex_cues am__lex_task_stage_rules[3];
 extern const char *const am__lex_task_continuation_cues[];
 /* Topic jumps (perceive/attribute.c): interjections before a marker, the
@@ -215,6 +216,8 @@ extern const char *const am__lex_route_chit_chat[];
 extern const char *const am__lex_route_closings[];
 extern const char *const am__lex_route_function_zh[];
 extern const char *const am__lex_route_function_en[];
+extern const char *const am__lex_route_user_refs[];
+extern const char *const am__lex_route_first_person[];
 extern const char *const am__lex_route_link_words[];
 extern const char *const am__lex_route_file_words[];
 extern const am__lex_domain am__lex_route_domains[5];

@@ -127,6 +127,16 @@ const am__cue am__lex_task_carry_on[] = {
     CUE_END,
 };
 
+/* Work that remains ("还差结论", "still need to add the charts"): the
+ * turn finishes nothing, whatever the model reads (perceive/task.c). */
+const am__cue am__lex_task_unfinished[] = {
+    CUE("还差"), CUE("还没"), CUE("还剩"), CUE("尚未"), CUE("还得"), CUE("还要"), CUE("还需要"),
+    CUE("剩下的"), CUE("一半"), CUE("not yet"), CUE("still need*"), CUE("still have to"),
+    CUE("still to"), CUE("left to"), CUE("remaining"), CUE("halfway"), CUE("half done"),
+    CUE("yet to"),
+    CUE_END,
+};
+
 static const am__cue s_drafting[] = {
     CUE("草稿"), CUE("初稿"), CUE("起草"), CUE("draft*"),
     CUE_END,
@@ -162,7 +172,7 @@ const char *const am__lex_task_continuation_cues[] = {
     "上次", "接着", "继续", "那个任务", "之前那个", "之前的", "你还记得", "还记得",
     "刚才", "上回", "弄完", "last time", "continue", "resume", "pick up where",
     "where were we", "remember when", "do you remember", "let's finish",
-    "finish the", "get back to", "earlier", NULL};
+    "finish the", "get back to", "earlier", "carry on", NULL};
 
 /* The period a recurring task names (perceive/round.c): its id, name or
  * text says how often it comes back ("周报", "monthly close", "daily

@@ -1,0 +1,51 @@
+/*
+ * reading.h -- the rules and the learned reading of a turn, combined
+ * (distill/rules.h decides first; text/understand.h's model reads every
+ * sentence).  The rules stay where they are exact: an explicit cue, a
+ * reference cue, a guard (hypothetical, reported speech, a question).
+ * The model decides where they are silent, and may stop a rule that fired
+ * on a sentence it reads, with high probability, as something that must
+ * not be kept (a question, small talk, a hypothetical...).  It also says
+ * whose the statement is (a spouse's, a child's: kept as theirs), which
+ * kind of item a lasting statement is (an allergy is a constraint), which
+ * topic, and whether the sentence corrects an earlier value.
+ *
+ * The thresholds were chosen on the corpus's dev split (data/understand,
+ * splits.tsv), never on its test split; `agentmem eval understand` shows
+ * the combination's figures and each part's share.
+ */
+#ifndef AM_DISTILL_READING_H
+#define AM_DISTILL_READING_H
+
+#include <stddef.h>
+
+#include "distill/rules.h"
+
+/* The model's reading of one sentence (raw text raw[0..rn), its NFKC +
+ * case-folded form norm[0..nn)) combined with the rules' outcome *d
+ * (am__distill_sentence, _follow and _reference on norm); turn_keep: the
+ * model's probability that the whole turn the sentence is part of lasts
+ * (< 0: unknown, the sentence alone).  Updates *d:
+ * action, kind, key, rule, source, whose, topic, keep_p, ref, restated. */
+void am__distill_read(const char *raw, size_t rn, const char *norm, size_t nn, float turn_keep,
+                      am__distill *d);
+
+/* The model's probability that raw[0..rn) states something lasting. */
+float am__distill_keep_p(const char *raw, size_t rn);
+
+/* A lasting statement's clauses: when a sentence states two or more
+ * lasting things ("I live in Munich and I never take calls before 10am"),
+ * or one lasting thing among words that clearly are not ("嗯对了，我对虾
+ * 过敏，你记一下"), the spans of raw[0..rn) to keep, each its own item.
+ * Fills from[]/to[] (at most max) and returns their number; 0 when the
+ * whole sentence is the statement. */
+size_t am__distill_clauses(const char *raw, size_t rn, size_t *from, size_t *to, size_t max);
+
+/* A readable key for a lasting statement no attribute table knows:
+ * "<topic>.<words>" from the statement's own content words
+ * ("I work remotely from Lisbon" -> location.work_remotely_lisbon), with
+ * "<whose>." before it for a related person's fact.  out: 96 bytes. */
+void am__distill_readable_key(const char *norm, size_t n, const char *topic, const char *whose,
+                              char out[96]);
+
+#endif
