@@ -32,6 +32,7 @@
 #define ACT_MIN 0.60f   /* an invalidation, a reference */
 #define WHOSE_MIN 0.60f /* a related person's statement */
 #define KIND_MIN 0.70f  /* the model's kind over the rules' */
+#define SHORT_KEEP 0.80f /* the same as KEEP, for a text of a few words ("周报素材") */
 #define CLAUSE_KEEP 0.50f /* a clause that lasts on its own */
 #define CLAUSE_NOT 0.20f  /* a clause that clearly does not */
 
@@ -69,6 +70,24 @@ static const char *item_kind(const char *k)
 }
 
 static void decide(const char *raw, size_t rn, int ref_cue, float turn_keep, am__distill *d);
+
+/* A few words only: at most five Chinese characters and three other words */
+static int short_text(const char *s, size_t n)
+{
+    size_t words = 0, han = 0;
+    int in = 0;
+    for (size_t i = 0; i < n;) {
+        uint32_t cp;
+        int l = am__utf8_decode(s + i, n - i, &cp);
+        if (l <= 0) l = 1;
+        int wc = (cp >= 'a' && cp <= 'z') || (cp >= 'A' && cp <= 'Z') || (cp >= '0' && cp <= '9');
+        if (wc && !in) words++;
+        in = wc;
+        han += am__is_han(cp) != 0;
+        i += (size_t)l;
+    }
+    return han <= 5 && words <= 3;
+}
 
 /* A key the tables made of no attribute ends in ".<8 hex>" */
 static int hashed_key(const char *key)
@@ -184,7 +203,8 @@ static void decide(const char *raw, size_t rn, int ref_cue, float turn_keep, am_
         return;
     }
     if (d->guard) return;
-    if (d->keep_p >= KEEP && (turn_keep < 0 || turn_keep >= KEEP_TURN)) {
+    float keep = short_text(raw, rn) ? SHORT_KEEP : KEEP;
+    if (d->keep_p >= keep && (turn_keep < 0 || turn_keep >= KEEP_TURN)) {
         d->action = AM__D_PERSIST;
         d->source = "model";
         int corr = a[act_of("correction")] > a[act_of("lasting")];

@@ -181,6 +181,9 @@ int am__recall_run(am__recall_state *st);
 /* The stages (each returns AM_OK or an error code). */
 int am__recall_route(am__recall_state *st);
 int am__recall_route_check(am__recall_state *st);
+/* route.c, after search: an event that holds most of the words of a turn
+ * read as small talk brings memory back (need_memory = 1). */
+int am__recall_route_events(am__recall_state *st);
 int am__recall_filter(am__recall_state *st);
 int am__recall_terms(am__recall_state *st);
 int am__recall_search(am__recall_state *st);

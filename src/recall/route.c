@@ -33,11 +33,12 @@
 #include "recall/pipeline.h"
 #include "text/lexicon/lexicon.h"
 #include "text/question.h"
+#include "text/redact.h"
 
 #define AM__CLOSING_WORDS 10 /* a longer turn says something */
 /* chosen on the corpus's dev split (data/understand: w09, w10) and the
  * dev questions: see docs/RECALL.md */
-#define AM__SMALL_TALK_P 0.6f  /* the reading's probability of small talk */
+#define AM__SMALL_TALK_P 0.5f  /* the reading's probability of small talk */
 #define AM__SMALL_TALK_HIT 0.3   /* an item's similarity that keeps memory */
 #define AM__SMALL_TALK_HIT_Q 0.1 /* the same for a question */
 
@@ -283,13 +284,44 @@ static void read_turn(const char *text, size_t n, float *p)
 /* A turn that needs memory by the word lists but that the reading takes
  * for small talk, without a word that points at the user's own things
  * and not a question about the user ("谢谢，我住在哪来着"). */
+/* A bare term ("trekking", "周末", "张伟"): one word, or at most two
+ * Chinese characters -- a lookup, never small talk */
+static int bare_term(const char *s, size_t n)
+{
+    size_t words = 0, han = 0;
+    int in = 0;
+    for (size_t i = 0; i < n;) {
+        uint32_t cp;
+        int l = am__utf8_decode(s + i, n - i, &cp);
+        if (l <= 0) l = 1;
+        int wc = (cp >= 'a' && cp <= 'z') || (cp >= '0' && cp <= '9');
+        if (wc && !in) words++;
+        in = wc;
+        if (am__is_han(cp)) han++;
+        i += (size_t)l;
+    }
+    return words + han <= 1 || (words == 0 && han <= 2);
+}
+
 static int small_talk(const float *reading, const char *norm, size_t n)
 {
     int k = am__und_label(AM_UND_ACT, "smalltalk");
     if (k < 0 || reading[am__und_heads[AM_UND_ACT].offset + k] < AM__SMALL_TALK_P) return 0;
+    if (bare_term(norm, n)) return 0;
     if (lex_find(norm, n, am__lex_route_user_refs)) return 0;
     return !(am__text_is_question(norm, n, AM__TEXT_Q_ASKS) &&
              lex_find(norm, n, am__lex_route_first_person));
+}
+
+/* A turn that names a phone number, an e-mail address, an ID or a card
+ * number looks something up: never small talk */
+static int names_pii(am__recall_state *st, const char *text)
+{
+    am__redact_result red;
+    if (am__redact(st->env->alloc, text, st->qn, &st->env->redact, &red)) return 1;
+    int found = red.n > 0;
+    am__redact_result_free(st->env->alloc, &red);
+    return found;
 }
 
 /* route: the turn normalised, its language (the block's labels: Chinese
@@ -313,7 +345,7 @@ int am__recall_route(am__recall_state *st)
     am__route(norm.p ? norm.p : "", norm.len, &st->rd);
     read_turn(text, st->qn, st->reading);
     if (st->rd.need_memory && !st->rd.continuation && !st->rd.refs &&
-        small_talk(st->reading, norm.p ? norm.p : "", norm.len)) {
+        small_talk(st->reading, norm.p ? norm.p : "", norm.len) && !names_pii(st, text)) {
         st->small_talk = 1;
         st->rd.need_memory = 0;
         st->rd.route = AM__ROUTE_NONE;
@@ -352,6 +384,34 @@ int am__recall_route_check(am__recall_state *st)
             st->rd.route = AM__ROUTE_SEMANTIC;
             st->rd.reason = "default";
             break;
+        }
+    }
+    return AM_OK;
+}
+
+/* After search, for a turn still read as small talk: an event among the
+ * first candidates that holds two thirds of the turn's words ("张伟": a name the
+ * user wrote about) brings memory back. */
+int am__recall_route_events(am__recall_state *st)
+{
+    const am__recall_env *env = st->env;
+    int rc;
+    if (!st->nq &&
+        (rc = am__text_token_set(env->text, st->q->text, st->qn, st->qset, AM__MAX_QSET, &st->nq)))
+        return rc;
+    if (!st->nq) return AM_OK;
+    for (size_t i = 0; i < st->n_events && i < 5; i++) {
+        uint64_t set[AM__MAX_QSET];
+        size_t ns;
+        const char *c = st->events[i].content ? st->events[i].content : "";
+        if ((rc = am__text_token_set(env->text, c, strlen(c), set, AM__MAX_QSET, &ns))) return rc;
+        size_t k = am__set_overlap(st->qset, st->nq, set, ns);
+        if (k && 3 * k >= 2 * st->nq) {
+            st->small_talk = 0;
+            st->rd.need_memory = 1;
+            st->rd.route = AM__ROUTE_SEMANTIC;
+            st->rd.reason = "default";
+            return AM_OK;
         }
     }
     return AM_OK;

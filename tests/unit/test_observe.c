@@ -117,7 +117,7 @@ static void test_promotion_en(void)
                         "Keep your answer to this short, please.");
     CHECK_EQ_INT(count_kind(db, "emma", NULL), 0);
     am_add_info b = add(db, "emma", "s2", NULL, "2026-04-08T09:00:00-05:00",
-                        "Short answers please");
+                        "Just a short answer please");
     CHECK_EQ_INT(b.memories_created, 1);
     const char *src[] = {a.event_id, b.event_id};
     item it = one_of_kind(db, "emma", "preference", src, 2);

