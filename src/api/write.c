@@ -326,19 +326,24 @@ static int on_reference(wctx_ex *x, int ref, const char *sentence, am__distill *
 static int record(wctx_ex *x, const am__distill *d, int outcome, const char *lineage)
 {
     am_db *db = x->db;
+    am__wctx *w = &x->p.w;
+    /* a key holds the user's words (a readable key): logs and the audit
+     * name it by its opaque id, which a forget leaves meaningless */
+    char kid[AM__REF_LEN + 1] = "";
+    int rc = d->key[0] ? am__store_key_id(w->store, w->uid, x->scope, d->key, kid) : AM_OK;
+    if (rc) return rc;
     if (d->action != AM__D_NONE || d->guard)
         am__db_log(db, AM_LOG_INFO,
                    "distill: event %s: rule=%s guard=%s source=%s key=%s outcome=%d item=%s",
                    x->p.ev->id, d->rule ? d->rule : "-", d->guard ? d->guard : "-",
-                   d->source ? d->source : "-", d->key[0] ? d->key : "-", outcome,
+                   d->source ? d->source : "-", kid[0] ? kid : "-", outcome,
                    lineage[0] ? lineage : "-");
     if (!outcome || outcome == AM__M_NOTHING) return AM_OK;
     static const char *const ops[] = {"", "memory.created", "memory.updated",
                                       "memory.reinforced", "memory.pending",
                                       "memory.invalidated", "", "memory.historical"};
-    am__wctx *w = &x->p.w;
-    int rc = w->store->vt->audit(w->store, w->uid, w->now, ops[outcome], "memory", lineage,
-                                 d->key[0] ? d->key : NULL);
+    rc = w->store->vt->audit(w->store, w->uid, w->now, ops[outcome], "memory", lineage,
+                             kid[0] ? kid : NULL);
     /* the event names the item's key as the item holds it now (an
      * invalidation's sentence has none of its own) */
     if (!rc) rc = am__semantic_event(w, ops[outcome], lineage, NULL, NULL, NULL);

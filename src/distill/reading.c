@@ -69,7 +69,7 @@ static const char *item_kind(const char *k)
     return k;
 }
 
-static void decide(const char *raw, size_t rn, int ref_cue, float turn_keep, am__distill *d);
+static void decide(const char *raw, size_t rn, int ref_cue, int past, float turn_keep, am__distill *d);
 
 /* A few words only: at most five Chinese characters and three other words */
 static int short_text(const char *s, size_t n)
@@ -110,6 +110,10 @@ static void finish(const char *norm, size_t nn, am__distill *d)
         am__distill_lasting(norm, nn, d->rule, &t);
         memcpy(d->key, t.key, sizeof d->key);
     }
+    /* "my manager is Tom" is the user's own attribute (attr.manager,
+     * profile.*), whoever it names */
+    if (d->whose && (strncmp(d->key, "attr.", 5) == 0 || strncmp(d->key, "profile.", 8) == 0))
+        d->whose = NULL;
     if (d->whose) {
         char k[96];
         if (hashed_key(d->key)) am__distill_readable_key(norm, nn, d->topic, d->whose, k);
@@ -131,11 +135,11 @@ static void finish(const char *norm, size_t nn, am__distill *d)
 void am__distill_read(const char *raw, size_t rn, const char *norm, size_t nn, float turn_keep,
                       am__distill *d)
 {
-    decide(raw, rn, am__distill_reference_cue(norm, nn), turn_keep, d);
+    decide(raw, rn, am__distill_reference_cue(norm, nn), am__distill_past_state(norm, nn), turn_keep, d);
     finish(norm, nn, d);
 }
 
-static void decide(const char *raw, size_t rn, int ref_cue, float turn_keep, am__distill *d)
+static void decide(const char *raw, size_t rn, int ref_cue, int past, float turn_keep, am__distill *d)
 {
     float p[AM_UND_OUTPUTS], bp;
     am__und_probs(raw, rn, p);
@@ -176,8 +180,7 @@ static void decide(const char *raw, size_t rn, int ref_cue, float turn_keep, am_
          * may overrule them; an explicit cue ("以后", "from now on",
          * "remember") stands */
         int guess = d->rule && (strncmp(d->rule, "lasting_", 8) == 0 ||
-                                strcmp(d->rule, "profile_fact") == 0 ||
-                                strcmp(d->rule, "possessive_fact") == 0);
+                                strcmp(d->rule, "profile_fact") == 0);
         if (d->action == AM__D_PERSIST && guess && d->keep_p < VETO_KEEP &&
             (turn_keep < 0 || turn_keep < VETO_KEEP)) {
             d->action = AM__D_NONE;
@@ -202,7 +205,7 @@ static void decide(const char *raw, size_t rn, int ref_cue, float turn_keep, am_
             d->kind = item_kind(kind);
         return;
     }
-    if (d->guard) return;
+    if (d->guard || past) return;
     float keep = short_text(raw, rn) ? SHORT_KEEP : KEEP;
     if (d->keep_p >= keep && (turn_keep < 0 || turn_keep >= KEEP_TURN)) {
         d->action = AM__D_PERSIST;

@@ -747,6 +747,11 @@ int am__distill_reference(const char *norm, size_t n)
     return AM__REF_NONE;
 }
 
+int am__distill_past_state(const char *norm, size_t n)
+{
+    return has(norm, n, am__lex_distill_past_state) || hypothetical_guard(norm, n, -1);
+}
+
 int am__distill_reference_cue(const char *norm, size_t n)
 {
     static const struct { const am__cue *cues; int ref; } kinds[] = {

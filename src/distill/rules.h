@@ -78,6 +78,11 @@ int am__distill_reference(const char *norm, size_t n);
  * own around it ("这样看着清楚，以后都这么弄"): AM__REF_* or AM__REF_NONE. */
 int am__distill_reference_cue(const char *norm, size_t n);
 
+/* 1 when the sentence speaks of a state of the past ("I used to live in
+ * Boston", "以前在北京上班") or of a condition with no long-term marker
+ * ("if there are many numbers, use slides"): nothing in it lasts now. */
+int am__distill_past_state(const char *norm, size_t n);
+
 /* The text (normalised) stated as a lasting item, whatever its wording:
  * kind, logical key and initial confidence as a long-term statement of
  * it would get; action PERSIST, rule as given. */

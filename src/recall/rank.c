@@ -16,12 +16,10 @@
 #define MAX_SET 256
 #define DAY_MS 86400000.0
 
-/* by score, then by lineage id (ties do not depend on the rows' order) */
 static int cmp_item(const void *a, const void *b)
 {
     const am__scored_item *x = a, *y = b;
-    if (x->score != y->score) return x->score < y->score ? 1 : -1;
-    return strcmp(x->row->lineage_id, y->row->lineage_id);
+    return x->score < y->score ? 1 : x->score > y->score ? -1 : 0;
 }
 
 /* Two tables of token sets (sorted hashes): item versions by id (the
@@ -193,8 +191,7 @@ int am__rank_items(am__text *t, am__tokcache *cache, const am_rank_config *r, am
 static int cmp_event(const void *a, const void *b)
 {
     const am__event_row *x = a, *y = b;
-    if (x->score != y->score) return x->score < y->score ? 1 : -1;
-    return strcmp(x->id, y->id);
+    return x->score < y->score ? 1 : x->score > y->score ? -1 : 0;
 }
 
 void am__rank_events(const am_rank_config *r, am_time now, am__event_row *rows,

@@ -538,7 +538,11 @@ int am__semantic_event(am__wctx *w, const char *op, const char *lineage, const c
 int am__semantic_record(am__wctx *w, const char *op, const char *lineage, const char *scope,
                         const char *key, const char *detail)
 {
-    int rc = w->store->vt->audit(w->store, w->uid, w->now, op, "memory", lineage, key);
+    /* the audit names the key by its opaque id: a key may hold the
+     * user's words, and the audit outlives a forget */
+    char kid[AM__REF_LEN + 1] = "";
+    int rc = key && *key ? am__store_key_id(w->store, w->uid, scope, key, kid) : AM_OK;
+    if (!rc) rc = w->store->vt->audit(w->store, w->uid, w->now, op, "memory", lineage, kid[0] ? kid : NULL);
     return rc ? rc : am__semantic_event(w, op, lineage, scope, key, detail);
 }
 

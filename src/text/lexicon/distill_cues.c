@@ -210,6 +210,15 @@ const am__cue am__lex_distill_profile_cues[] = {
 };
 
 /* A fact about today is not a profile: "我今天住在公司附近". */
+/* A state of the past, over now ("I used to live in Boston", "以前在北京
+ *上班"): the learned reading never keeps it as lasting */
+const am__cue am__lex_distill_past_state[] = {
+    CUE("used to"), CUE("back then"), CUE("back when"), CUE("when i was"), CUE("as a kid"),
+    CUE("growing up"), CUE("以前"), CUE("曾经"), CUE("小时候"), CUE("那时候"), CUE("那会儿"),
+    CUE("以前是"), CUE("從前"), CUE("以往"),
+    CUE_END,
+};
+
 const am__cue am__lex_distill_transient[] = {
     CUE("今天"), CUE("明天"), CUE("昨天"), CUE("今晚"), CUE("明早"), CUE("这周"), CUE("本周"),
     CUE("下周"), CUE("这几天"), CUE("刚才"), CUE("刚刚"), CUE("today"), CUE("tomorrow"),

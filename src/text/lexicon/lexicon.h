@@ -141,6 +141,7 @@ extern const am__cue am__lex_distill_frequency[];
 extern const am__cue am__lex_distill_addressed[];
 extern const am__cue am__lex_distill_preference_verbs[];
 extern const am__cue am__lex_distill_remember[];
+extern const am__cue am__lex_distill_past_state[];
 extern const am__cue am__lex_distill_ref_promote[];
 extern const am__cue am__lex_distill_ref_retract[];
 extern const am__cue am__lex_distill_ref_remember[];
