@@ -161,6 +161,7 @@ static int shares_task(am__perceive *x, const char *task, const char *text, size
 #define MATCH_EVENTS 8    /* the latest events of each that are read */
 #define MATCH_TEXT 600    /* bytes of a task's name and events its topic is read from */
 #define MATCH_MIN 1.5     /* the score a match needs */
+#define MATCH_MIN_CUE 1.0 /* the same for a status the cue tables read */
 #define MATCH_MARGIN 0.5  /* and its lead over the runner-up */
 #define MATCH_TOPIC 0.5   /* what a shared topic adds */
 #define MATCH_TOPIC_P 0.3f /* the topic's probability from which it counts */
@@ -248,7 +249,7 @@ int am__perceive_names_task(am__perceive *x, const am__task_row *t, const char *
  * alike, or none, and nothing is guessed), else NULL; *of_current = the
  * score of the task `current` (0 when it is not among them). */
 static int match_open_task(am__perceive *x, const char *norm, size_t n, const am__task_row *tasks,
-                           size_t nt, const char *current, const char **task_id,
+                           size_t nt, const char *current, double min, const char **task_id,
                            double *of_current)
 {
     am__store *s = x->w.store;
@@ -314,7 +315,7 @@ static int match_open_task(am__perceive *x, const char *norm, size_t n, const am
             second = score;
         }
     }
-    if (best >= MATCH_MIN && best - second >= MATCH_MARGIN) *task_id = tasks[at].task_id;
+    if (best >= min && best - second >= MATCH_MARGIN) *task_id = tasks[at].task_id;
     return AM_OK;
 }
 
@@ -354,8 +355,11 @@ int am__perceive_attribute(am__perceive *x, const am_event *in, const char *norm
         if ((sig->act && strcmp(sig->act, "start") != 0) || continues) {
             const char *named;
             double of_current;
-            if ((rc = match_open_task(x, norm, norm_len, open, nopen, current, &named,
-                                      &of_current)))
+            /* a status the cue tables read is sure: one word the task
+             * alone holds names it */
+            int exact = sig->rule && strcmp(sig->rule, "model") != 0 && sig->act;
+            if ((rc = match_open_task(x, norm, norm_len, open, nopen, current,
+                                      exact ? MATCH_MIN_CUE : MATCH_MIN, &named, &of_current)))
                 return rc;
             if (named && (!current || (strcmp(named, current) != 0 && of_current == 0)))
                 *task_id = named;
