@@ -214,7 +214,7 @@ static void add_text(am__buf *b, const char *text)
 }
 
 int am__perceive_names_task(am__perceive *x, const am__task_row *t, const char *norm,
-                            size_t norm_len, int *names)
+                            size_t norm_len, int first, int *names)
 {
     am__store *s = x->w.store;
     *names = 0;
@@ -230,8 +230,9 @@ int am__perceive_names_task(am__perceive *x, const am__task_row *t, const char *
         return rc;
     am__event_row *rows;
     size_t nr;
-    if ((rc = s->vt->events_recent(s, x->w.uid, NULL, t->task_id, x->ev->occurred_at - 1,
-                                   JUMP_CONTEXT, x->w.ar, &rows, &nr)))
+    if ((rc = s->vt->events_recent(s, x->w.uid, NULL, t->task_id,
+                                   first ? t->created_at + 1 : x->ev->occurred_at - 1,
+                                   first ? 2 : JUMP_CONTEXT, x->w.ar, &rows, &nr)))
         return rc;
     for (size_t i = 0; i < nr && !rc; i++)
         if (strcmp(rows[i].type, "task_switch") != 0)

@@ -88,10 +88,10 @@ int am__perceive_attribute(am__perceive *x, const am_event *in, const char *norm
 /* A status the model reads (task.c am__task_read, rule "model") applies
  * to x->task only when the turn names it (state.c). */
 /* *names = 1 when the normalised turn shares a topic word (not a date,
- * time or number) with task t: its id, its name or its latest events
- * before x->ev; else 0. */
+ * time or number) with task t: its id, its name, and its latest events
+ * before x->ev (first: its first events, the turn that began it); else 0. */
 int am__perceive_names_task(am__perceive *x, const am__task_row *t, const char *norm,
-                            size_t norm_len, int *names);
+                            size_t norm_len, int first, int *names);
 
 /* F6, F20: load (or create) the task and apply the event: a question of
  * the agent becomes a pending decision, the user's next turn answers it;

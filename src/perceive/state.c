@@ -202,9 +202,14 @@ int am__perceive_task_apply(am__perceive *x, const char *norm, size_t norm_len)
     if (sig.status && sig.rule && strcmp(sig.rule, "model") == 0) {
         /* the model reads a turn alone: "the login bug is fixed", "load
          * testing is half done, results next week" may speak of the task
-         * or of a step of it; the task's status changes when it names it */
+         * or of a step of it; the task's status changes when it names it
+         * -- for done, which closes it, by what the task is (its name, the
+         * turn that began it): "load test results are in" ends a step of
+         * the weekly report, not the report */
         int names;
-        if ((rc = am__perceive_names_task(x, t, norm, norm_len, &names))) return rc;
+        if ((rc = am__perceive_names_task(x, t, norm, norm_len, strcmp(sig.status, "done") == 0,
+                                          &names)))
+            return rc;
         if (!names) sig.status = NULL;
     }
     if ((rc = next_round(x, &sig, norm, norm_len))) return rc;

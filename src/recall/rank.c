@@ -304,7 +304,8 @@ size_t am__events_cut(const am_rank_config *r, const am__event_row *rows, size_t
 
 /* rank (F17): the item versions the filter let through whose scope the
  * question sees (now that the task is known), ranked by heat x
- * similarity to the question's token set; provenance only for the ones
+ * similarity to the question's token set, the turn's own task's items
+ * first; provenance only for the ones
  * that can be shown (a reinforced item can have hundreds of sources;
  * every item is ranked).  A pending_confirm version is shown with the
  * value it conflicts with, and only when the turn is on its topic (F11). */
@@ -327,6 +328,15 @@ int am__recall_rank(am__recall_state *st)
     if ((rc = am__rank_items(env->text, env->tokcache, r, st->at, st->qset, st->nq, items,
                              n_items, scored)))
         return rc;
+    /* an item of the turn's own task (scope task:T, visible only there:
+     * its habit, its conclusions) comes before the user's general ones */
+    size_t front = 0;
+    for (size_t i = 0; i < n_items; i++)
+        if (strncmp(scored[i].row->scope, "task:", 5) == 0) {
+            am__scored_item t = scored[i];
+            memmove(scored + front + 1, scored + front, (i - front) * sizeof *scored);
+            scored[front++] = t;
+        }
     size_t max_mem = (size_t)(st->q->max_memories > 0 ? st->q->max_memories : r->max_memories);
     if (n_items > max_mem) n_items = max_mem;
     for (size_t i = 0; i < n_items; i++) {
