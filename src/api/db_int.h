@@ -86,8 +86,9 @@ int am__db_resolve_user(am_db *db, const char *what, const char *user_id,
  * (normalised, classified, continued from *prev; *prev = *d after):
  * the write path's, and a task replay's after a forget (write.c). */
 struct am__distill;
-int am__db_distill(am_db *db, const char *s, size_t n, float turn_keep, struct am__distill *prev,
-                   struct am__distill *d);
+struct am__distill_turn;
+int am__db_distill(am_db *db, const char *s, size_t n, const struct am__distill_turn *turn,
+                   struct am__distill *prev, struct am__distill *d);
 
 /* Forgetting (forget.c).  am__db_forget_work: the due work of forget
  * jobs, at most max_steps short transactions (0: all); after a forget, a

@@ -75,7 +75,7 @@ static int replay_sentence(void *ctx, const char *s, size_t n)
 {
     replay *r = ctx;
     am__distill d;
-    int rc = am__db_distill(r->db, s, n, -1, &r->prev, &d);
+    int rc = am__db_distill(r->db, s, n, NULL, &r->prev, &d);
     if (rc || d.action != AM__D_ONE_OFF) return rc;
     const char *sentence = am__arena_strndup(r->x->w.ar, s, n);
     return sentence ? am__perceive_one_off(r->x, sentence) : AM_NOMEM;

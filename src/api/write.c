@@ -168,14 +168,14 @@ typedef struct wctx_ex {
     am_add_info *info;
     am__distill prev;       /* the previous sentence's outcome */
     int strongest;          /* strongest AM__D_* action of the event */
-    float turn_keep;        /* the model's probability that the turn lasts */
+    am__distill_turn turn;  /* the model's reading of the whole turn */
     const char *scope;
     int rc;
 } wctx_ex;
 
 /* One sentence of a user event through the distillation rules. */
-int am__db_distill(am_db *db, const char *s, size_t n, float turn_keep, am__distill *prev,
-                   am__distill *d)
+int am__db_distill(am_db *db, const char *s, size_t n, const am__distill_turn *turn,
+                   am__distill *prev, am__distill *d)
 {
     am__buf norm;
     am__buf_init(&norm, &db->alloc);
@@ -184,7 +184,7 @@ int am__db_distill(am_db *db, const char *s, size_t n, float turn_keep, am__dist
         am__distill_sentence(norm.p ? norm.p : "", norm.len, d);
         am__distill_follow(norm.p ? norm.p : "", norm.len, prev, d);
         d->ref = am__distill_reference(norm.p ? norm.p : "", norm.len);
-        am__distill_read(s, n, norm.p ? norm.p : "", norm.len, turn_keep, d);
+        am__distill_read(s, n, norm.p ? norm.p : "", norm.len, turn, d);
         *prev = *d;
     }
     am__buf_free(&norm);
@@ -240,7 +240,7 @@ static int last_one_off(wctx_ex *x, const am__event_row *rows, size_t n, const c
         if (strcmp(rows[i].source, "user") != 0) continue;
         am__distill prev, d;
         memset(&prev, 0, sizeof prev);
-        int rc = am__db_distill(x->db, rows[i].content, strlen(rows[i].content), -1, &prev, &d);
+        int rc = am__db_distill(x->db, rows[i].content, strlen(rows[i].content), NULL, &prev, &d);
         if (rc) return rc;
         if (d.action == AM__D_ONE_OFF) *out = rows[i].content;
     }
@@ -403,7 +403,7 @@ static int put_clauses(wctx_ex *x, const char *s, size_t n, const am__distill *d
     for (size_t k = 0; k < m; k++) {
         am__distill prev, c;
         memset(&prev, 0, sizeof prev);
-        int rc = am__db_distill(x->db, s + from[k], to[k] - from[k], -1, &prev, &c);
+        int rc = am__db_distill(x->db, s + from[k], to[k] - from[k], NULL, &prev, &c);
         if (rc) return rc;
         if (c.action != AM__D_PERSIST || c.ref) {
             /* the clause lasts in the sentence's reading: the sentence's
@@ -440,7 +440,7 @@ static int on_sentence(void *ctx, const char *s, size_t n)
     wctx_ex *x = ctx;
     am_db *db = x->db;
     am__distill d;
-    int rc = am__db_distill(db, s, n, x->turn_keep, &x->prev, &d);
+    int rc = am__db_distill(db, s, n, &x->turn, &x->prev, &d);
     if (rc) goto out;
     if (d.action > x->strongest) x->strongest = d.action;
     const char *sentence = am__arena_strndup(x->p.w.ar, s, n);
@@ -704,7 +704,7 @@ static int add_one(am_db *db, const am_event *in, am_add_info *info, int own_txn
     }
     /* F8: only what the user says about themself becomes long-term. */
     if (strcmp(ev.source, "user") == 0) {
-        x.turn_keep = am__distill_keep_p(red.text, clen);
+        am__distill_turn_read(red.text, clen, &x.turn);
         rc = am__text_sentences(red.text, clen, on_sentence, &x);
         if (rc) goto out_store;
         am__observe_out ob;

@@ -54,11 +54,12 @@ static float keep_prob(const float *p)
     return a[act_of("lasting")] + a[act_of("correction")];
 }
 
-float am__distill_keep_p(const char *raw, size_t rn)
+void am__distill_turn_read(const char *text, size_t len, am__distill_turn *t)
 {
-    float p[AM_UND_OUTPUTS];
-    am__und_probs(raw, rn, p);
-    return keep_prob(p);
+    t->text = text;
+    t->len = len;
+    am__und_probs(text, len, t->probs);
+    t->keep = keep_prob(t->probs);
 }
 
 /* the item kinds of the store for the model's five */
@@ -69,7 +70,7 @@ static const char *item_kind(const char *k)
     return k;
 }
 
-static void decide(const char *raw, size_t rn, int ref_cue, int past, float turn_keep, am__distill *d);
+static void decide(const float *p, int ref_cue, int past, float turn_keep, int short_, am__distill *d);
 
 /* A few words only: at most five Chinese characters and three other words */
 static int short_text(const char *s, size_t n)
@@ -132,17 +133,20 @@ static void finish(const char *norm, size_t nn, am__distill *d)
     }
 }
 
-void am__distill_read(const char *raw, size_t rn, const char *norm, size_t nn, float turn_keep,
-                      am__distill *d)
+void am__distill_read(const char *raw, size_t rn, const char *norm, size_t nn,
+                      const am__distill_turn *turn, am__distill *d)
 {
-    decide(raw, rn, am__distill_reference_cue(norm, nn), am__distill_past_state(norm, nn), turn_keep, d);
+    float p[AM_UND_OUTPUTS];
+    if (turn && turn->text == raw && turn->len == rn) memcpy(p, turn->probs, sizeof p);
+    else am__und_probs(raw, rn, p);
+    decide(p, am__distill_reference_cue(norm, nn), am__distill_past_state(norm, nn),
+           turn ? turn->keep : -1.0f, short_text(raw, rn), d);
     finish(norm, nn, d);
 }
 
-static void decide(const char *raw, size_t rn, int ref_cue, int past, float turn_keep, am__distill *d)
+static void decide(const float *p, int ref_cue, int past, float turn_keep, int short_, am__distill *d)
 {
-    float p[AM_UND_OUTPUTS], bp;
-    am__und_probs(raw, rn, p);
+    float bp;
     const float *a = p + am__und_heads[AM_UND_ACT].offset;
     d->keep_p = keep_prob(p);
     int t = best_of(p, AM_UND_TOPIC, &bp);
@@ -206,7 +210,7 @@ static void decide(const char *raw, size_t rn, int ref_cue, int past, float turn
         return;
     }
     if (d->guard || past) return;
-    float keep = short_text(raw, rn) ? SHORT_KEEP : KEEP;
+    float keep = short_ ? SHORT_KEEP : KEEP;
     if (d->keep_p >= keep && (turn_keep < 0 || turn_keep >= KEEP_TURN)) {
         d->action = AM__D_PERSIST;
         d->source = "model";

@@ -20,18 +20,27 @@
 #include <stddef.h>
 
 #include "distill/rules.h"
+#include "text/understand.h"
+
+/* The model's reading of a whole turn, read once for its sentences. */
+typedef struct am__distill_turn {
+    const char *text; /* the turn (a sentence that is the whole turn reuses probs) */
+    size_t len;
+    float keep;       /* the probability that it lasts (lasting + correction) */
+    float probs[AM_UND_OUTPUTS];
+} am__distill_turn;
+
+/* Read text[0..len) into *t (t->text = text). */
+void am__distill_turn_read(const char *text, size_t len, am__distill_turn *t);
 
 /* The model's reading of one sentence (raw text raw[0..rn), its NFKC +
  * case-folded form norm[0..nn)) combined with the rules' outcome *d
- * (am__distill_sentence, _follow and _reference on norm); turn_keep: the
- * model's probability that the whole turn the sentence is part of lasts
- * (< 0: unknown, the sentence alone).  Updates *d:
+ * (am__distill_sentence, _follow and _reference on norm); turn: the
+ * model's reading of the whole turn the sentence is part of (NULL:
+ * unknown, the sentence alone).  Updates *d:
  * action, kind, key, rule, source, whose, topic, keep_p, ref, restated. */
-void am__distill_read(const char *raw, size_t rn, const char *norm, size_t nn, float turn_keep,
-                      am__distill *d);
-
-/* The model's probability that raw[0..rn) states something lasting. */
-float am__distill_keep_p(const char *raw, size_t rn);
+void am__distill_read(const char *raw, size_t rn, const char *norm, size_t nn,
+                      const am__distill_turn *turn, am__distill *d);
 
 /* A lasting statement's clauses: when a sentence states two or more
  * lasting things ("I live in Munich and I never take calls before 10am"),
