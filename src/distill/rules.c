@@ -749,7 +749,8 @@ int am__distill_reference(const char *norm, size_t n)
 
 int am__distill_past_state(const char *norm, size_t n)
 {
-    return has(norm, n, am__lex_distill_past_state) || hypothetical_guard(norm, n, -1);
+    return has(norm, n, am__lex_distill_past_state) || has(norm, n, am__lex_distill_transient) ||
+           hypothetical_guard(norm, n, -1);
 }
 
 int am__distill_reference_cue(const char *norm, size_t n)

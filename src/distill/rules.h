@@ -79,8 +79,9 @@ int am__distill_reference(const char *norm, size_t n);
 int am__distill_reference_cue(const char *norm, size_t n);
 
 /* 1 when the sentence speaks of a state of the past ("I used to live in
- * Boston", "以前在北京上班") or of a condition with no long-term marker
- * ("if there are many numbers, use slides"): nothing in it lasts now. */
+ * Boston", "以前在北京上班"), of today or this week ("今天的会议改到三点"),
+ * or of a condition with no long-term marker ("if there are many numbers,
+ * use slides"): nothing in it is a lasting statement by itself. */
 int am__distill_past_state(const char *norm, size_t n);
 
 /* The text (normalised) stated as a lasting item, whatever its wording:

@@ -300,12 +300,94 @@ size_t am__events_cut(const am_rank_config *r, const am__event_row *rows, size_t
     return k;
 }
 
+/* ------------------------------------------------------------ topics */
+
+/* Topics that answer each other's questions ("what should I make for
+ * dinner?" is food; the shellfish allergy is diet_restrictions): groups of
+ * the learned reading's topic labels (data/understand/LABELS.md). */
+static const char *const topic_groups[][6] = {
+    {"food", "drink", "diet_restrictions", "health", NULL},
+    {"health", "fitness", "sports", "diet_restrictions", NULL},
+    {"travel", "transport", "location", "schedule", NULL},
+    {"work_projects", "career", "reporting_documents", "communication", "schedule", NULL},
+    {"reporting_documents", "writing_style", "language", "communication", NULL},
+    {"family", "relationships", "pets", "home", NULL},
+    {"finance", "shopping", NULL},
+    {"tools_tech", "work_projects", NULL},
+    {"entertainment", "sports", NULL},
+};
+
+static int in_group(const char *const *g, const char *t)
+{
+    for (int i = 0; g[i]; i++)
+        if (strcmp(g[i], t) == 0) return 1;
+    return 0;
+}
+
+static int related_topics(const char *a, const char *b)
+{
+    if (strcmp(a, b) == 0) return 1;
+    for (size_t i = 0; i < sizeof topic_groups / sizeof *topic_groups; i++)
+        if (in_group(topic_groups[i], a) && in_group(topic_groups[i], b)) return 1;
+    return 0;
+}
+
+/* The topic an item was stored with (its value's "topic"), into out */
+static int item_topic(const am__item_row *it, char *out, size_t cap)
+{
+    const char *v = it->value_json ? strstr(it->value_json, "\"topic\":\"") : NULL;
+    if (!v) return 0;
+    v += 9;
+    size_t n = strcspn(v, "\"");
+    if (n == 0 || n >= cap) return 0;
+    memcpy(out, v, n);
+    out[n] = 0;
+    return 1;
+}
+
+#define TOPIC_P 0.5f    /* the query's topic probability from which it counts */
+#define TOPIC_SIM 0.45  /* the similarity an item of a related topic has at least */
+#define TOPIC_WORDS 0.2 /* a word match from which the topic stays below it */
+
+/* An item on the question's topic is relevant although no word is shared:
+ * its similarity is at least TOPIC_SIM -- or half the best word match's,
+ * when an item matches the question's words (TOPIC_WORDS or more). */
+static void topic_floor(const am__recall_state *st, const am_rank_config *r,
+                        am__scored_item *scored, size_t n)
+{
+    const am__und_head *h = &am__und_heads[AM_UND_TOPIC];
+    const float *p = st->reading + h->offset;
+    int k = 0;
+    for (int i = 1; i < h->n; i++)
+        if (p[i] > p[k]) k = i;
+    if (p[k] < TOPIC_P || strcmp(h->labels[k], "other") == 0) return;
+    /* below strong word matches: at most half the best one */
+    double best = 0;
+    for (size_t i = 0; i < n; i++)
+        if (scored[i].similarity > best) best = scored[i].similarity;
+    double floor = best >= TOPIC_WORDS && best / 2 < TOPIC_SIM ? best / 2 : TOPIC_SIM;
+    int moved = 0;
+    for (size_t i = 0; i < n; i++) {
+        char t[32];
+        /* (a value in doubt is asked about only on a word of its own) */
+        if (scored[i].similarity >= floor || strcmp(scored[i].row->status, "active") != 0 ||
+            !item_topic(scored[i].row, t, sizeof t) || !related_topics(h->labels[k], t))
+            continue;
+        double add = r->w_similarity * (floor - scored[i].similarity);
+        scored[i].score += add * (0.5 + 0.5 * scored[i].row->confidence);
+        scored[i].similarity = floor;
+        moved = 1;
+    }
+    if (moved && n > 1) qsort(scored, n, sizeof *scored, cmp_item);
+}
+
 /* ------------------------------------------------------------ the stage */
 
 /* rank (F17): the item versions the filter let through whose scope the
  * question sees (now that the task is known), ranked by heat x
- * similarity to the question's token set, the turn's own task's items
- * first; provenance only for the ones
+ * similarity to the question's token set (at least TOPIC_SIM for an item
+ * of the question's topic, the learned reading's), the turn's own task's
+ * items first; provenance only for the ones
  * that can be shown (a reinforced item can have hundreds of sources;
  * every item is ranked).  A pending_confirm version is shown with the
  * value it conflicts with, and only when the turn is on its topic (F11). */
@@ -328,6 +410,7 @@ int am__recall_rank(am__recall_state *st)
     if ((rc = am__rank_items(env->text, env->tokcache, r, st->at, st->qset, st->nq, items,
                              n_items, scored)))
         return rc;
+    topic_floor(st, r, scored, n_items);
     /* an item of the turn's own task (scope task:T, visible only there:
      * its habit, its conclusions) comes before the user's general ones */
     size_t front = 0;

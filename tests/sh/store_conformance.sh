@@ -157,7 +157,8 @@ url2_db=$DB
 "$CLI" --store "$url2" init >/dev/null
 for p in a b; do
   for i in $(seq 1 40); do
-    printf '{"user":"shared","session":"%s","text":"process %s line %d: 会议 meeting note %d","at":"2026-03-0%dT1%d:00:00Z"}\n' \
+    # notes of the day, not lasting statements: no memory item holds them
+    printf '{"user":"shared","session":"%s","text":"process %s line %d: 今天的会议 meeting note %d","at":"2026-03-0%dT1%d:00:00Z"}\n' \
       "$p" "$p" "$i" "$i" $((i % 9 + 1)) $((i % 10))
   done >"$TMP/out/batch_$p.jsonl"
 done
