@@ -182,7 +182,8 @@ for q in "周报怎么写？" "how should the report be sent?" "团建在哪里�
   ms=$(( $(now_ms) - t0 ))
   [ $ms -gt $longest ] && longest=$ms
   [ $rc = 0 ] && ok || bad "recall \"$q\" while the lock is held: rc $rc: $(head -c 300 "$dir/held.err")"
-  grep -q -e '周报' -e 'PDF' "$dir/held.out" && ok || bad "recall \"$q\" while the lock is held: no memories: $(head -c 200 "$dir/held.out")"
+  # memories: the standing preferences, or the notes the learned reading keeps
+  grep -q -e '周报' -e 'PDF' -e '预算' -e 'budget' "$dir/held.out" && ok || bad "recall \"$q\" while the lock is held: no memories: $(head -c 200 "$dir/held.out")"
   [ $ms -lt 4000 ] && ok || bad "recall \"$q\" took $ms ms while the lock was held (waited for it)"
 done
 echo "lock held ${HOLD}s by another writer: 4 recalls, longest $longest ms"
