@@ -102,7 +102,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 pw[n] = '\0';
                 char *first = strstr(url, pw);
                 int once = first == colon + 1 && !strstr(first + 1, pw);
-                if (once && strstr(err, pw)) abort();
+                if (once && strstr(err, pw)) {
+                    /* the message names it: a leak, unless the message
+                     * says those words whatever the password ("timeout_ms"
+                     * is also the name of an option) */
+                    char *other = strdup(url);
+                    if (other) {
+                        memset(other + (colon + 1 - url), 'X', n);
+                        am__cache_url o;
+                        char err2[256] = "";
+                        am__cache_url_parse(other, NULL, &o, err2, sizeof err2);
+                        am__cache_url_clear(&o, NULL);
+                        if (!strstr(err2, pw)) abort();
+                        free(other);
+                    }
+                }
                 free(pw);
             }
         }
