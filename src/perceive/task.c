@@ -23,7 +23,6 @@
  */
 #include "perceive/task.h"
 
-#include <math.h>
 #include <string.h>
 
 #include "text/analyze.h"
@@ -113,35 +112,22 @@ void am__task_detect(const char *norm, size_t n, am__task_signal *out)
 
 void am__task_model(const char *text, am__task_reading *out)
 {
-    uint32_t feats[AM_UND_MAXF];
-    float sc[AM_UND_OUTPUTS];
-    size_t nf = am__und_features(text, strlen(text), feats, AM_UND_MAXF);
-    am__und_scores(feats, nf, sc);
+    float p[AM_UND_OUTPUTS];
+    am__und_probs(text, strlen(text), p);
     const am__und_head *task = &am__und_heads[AM_UND_TASK], *topic = &am__und_heads[AM_UND_TOPIC];
-    out->act = NULL;
-    out->p = 0;
-    out->topic = NULL;
-    out->topic_p = 0;
-    /* softmax of the task head; the likeliest act other than none (label 0) */
-    const float *s = sc + task->offset;
-    float top = s[0];
-    for (int i = 1; i < task->n; i++)
-        if (s[i] > top) top = s[i];
-    double sum = 0;
-    for (int i = 0; i < task->n; i++) sum += exp((double)(s[i] - top));
+    /* the likeliest act other than none (label 0) */
+    const float *s = p + task->offset;
     int k = 1;
     for (int i = 2; i < task->n; i++)
         if (s[i] > s[k]) k = i;
     out->act = task->labels[k];
-    out->p = (float)(exp((double)(s[k] - top)) / sum);
-    s = sc + topic->offset;
+    out->p = s[k];
+    s = p + topic->offset;
     k = 0;
     for (int i = 1; i < topic->n; i++)
         if (s[i] > s[k]) k = i;
-    sum = 0;
-    for (int i = 0; i < topic->n; i++) sum += exp((double)(s[i] - s[k]));
     out->topic = topic->labels[k];
-    out->topic_p = (float)(1.0 / sum);
+    out->topic_p = s[k];
 }
 
 void am__task_read(const char *norm, size_t n, const char *text, am__task_signal *out)

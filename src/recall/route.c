@@ -26,7 +26,6 @@
  * stored item shares its words (AM__SMALL_TALK_HIT similarity or more:
  * am__recall_route_check, after filter has read the items).
  */
-#include <math.h>
 #include <string.h>
 
 #include "perceive/task.h"
@@ -265,25 +264,6 @@ int am__domain_conflict(const char *given, const char *norm, size_t n)
 
 /* ------------------------------------------------------------ the stage */
 
-/* The learned reading of text: the model's scores, a softmax per head. */
-static void read_turn(const char *text, size_t n, float *p)
-{
-    uint32_t feats[AM_UND_MAXF];
-    am__und_scores(feats, am__und_features(text, n, feats, AM_UND_MAXF), p);
-    for (int h = 0; h < AM_UND_HEADS; h++) {
-        float *s = p + am__und_heads[h].offset, top = s[0];
-        int k = am__und_heads[h].n;
-        for (int i = 1; i < k; i++)
-            if (s[i] > top) top = s[i];
-        double sum = 0;
-        for (int i = 0; i < k; i++) sum += s[i] = expf(s[i] - top);
-        for (int i = 0; i < k; i++) s[i] = (float)(s[i] / sum);
-    }
-}
-
-/* A turn that needs memory by the word lists but that the reading takes
- * for small talk, without a word that points at the user's own things
- * and not a question about the user ("谢谢，我住在哪来着"). */
 /* A bare term ("trekking", "周末", "张伟"): one word, or at most two
  * Chinese characters -- a lookup, never small talk */
 static int bare_term(const char *s, size_t n)
@@ -303,6 +283,9 @@ static int bare_term(const char *s, size_t n)
     return words + han <= 1 || (words == 0 && han <= 2);
 }
 
+/* A turn that needs memory by the word lists but that the reading takes
+ * for small talk, without a word that points at the user's own things
+ * and not a question about the user ("谢谢，我住在哪来着"). */
 static int small_talk(const float *reading, const char *norm, size_t n)
 {
     int k = am__und_label(AM_UND_ACT, "smalltalk");
@@ -343,7 +326,7 @@ int am__recall_route(am__recall_state *st)
         return rc;
     }
     am__route(norm.p ? norm.p : "", norm.len, &st->rd);
-    read_turn(text, st->qn, st->reading);
+    am__und_probs(text, st->qn, st->reading);
     if (st->rd.need_memory && !st->rd.continuation && !st->rd.refs &&
         small_talk(st->reading, norm.p ? norm.p : "", norm.len) && !names_pii(st, text)) {
         st->small_talk = 1;
