@@ -3,9 +3,11 @@
  */
 #include "semantic/merge.h"
 
+#include <ctype.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "text/understand.h"
 
@@ -130,6 +132,41 @@ static double jaccard(am__wctx *w, const char *a, const char *b)
     if (na + nb == 0) return 1;
     size_t k = am__set_overlap(sa, na, sb, nb);
     return (double)k / (double)(na + nb - k);
+}
+
+/* The next word of s from *i: a run of ASCII letters and digits
+ * (compared without case) or one other character (a Han character is a
+ * word); spaces and ASCII punctuation separate.  0 at the end. */
+static size_t next_word(const char *s, size_t *i, size_t *len)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    while (u[*i] && u[*i] < 0x80 && !isalnum(u[*i])) (*i)++;
+    if (!u[*i]) return 0;
+    size_t at = *i;
+    if (u[at] < 0x80) {
+        while (u[*i] && u[*i] < 0x80 && isalnum(u[*i])) (*i)++;
+    } else {
+        (*i)++;
+        while ((u[*i] & 0xC0) == 0x80) (*i)++;
+    }
+    *len = *i - at;
+    return 1;
+}
+
+/* 1 when every word of a (next_word: stopwords too) is a word of b: a
+ * text made of b's words holds no word b's event does not hold. */
+static int words_within(const char *a, const char *b)
+{
+    size_t i = 0, la;
+    while (next_word(a, &i, &la)) {
+        const char *wa = a + i - la;
+        size_t j = 0, lb;
+        int found = 0;
+        while (!found && next_word(b, &j, &lb))
+            found = la == lb && strncasecmp(wa, b + j - lb, la) == 0;
+        if (!found) return 0;
+    }
+    return 1;
 }
 
 static int same_scope(const char *a, const char *b)
@@ -308,9 +345,25 @@ int am__semantic_put(am__wctx *w, const am__statement *st, int *outcome,
     if (near && best >= 0.9) {
         am__item_row nv = *near;
         nv.confidence = near->confidence + 0.05 > 1 ? 1 : near->confidence + 0.05;
-        if (nv.confidence > near->confidence && near->valid_from <= w->now) {
-            if ((rc = read_sources(w, near)) || (rc = am__semantic_close_version(w, near)) ||
-                (rc = insert_version(w, near, &nv, st->event_id)))
+        /* A version's words must stay held by one of its sources: a
+         * forget of the first wording's event would otherwise leave its
+         * words in an item the other event keeps.  Worded otherwise (a
+         * word of the item is not in the statement), the statement's own
+         * wording is the new version; it keeps the earlier sources only
+         * when its words are all the item's. */
+        int reworded = !words_within(near->text, st->text);
+        if (reworded) {
+            nv.text = st->text;
+            /* the attribute stays, unless its words are the item's own */
+            const char *kw = strrchr(near->key, '.');
+            if (!words_within(kw ? kw + 1 : near->key, st->text)) nv.key = st->key;
+            nv.value_json = st->value_json;
+        }
+        if (reworded || (nv.confidence > near->confidence && near->valid_from <= w->now)) {
+            int keep = !reworded || words_within(st->text, near->text);
+            if ((keep && (rc = read_sources(w, near))) ||
+                (rc = am__semantic_close_version(w, near)) ||
+                (rc = insert_version(w, keep ? near : NULL, &nv, st->event_id)))
                 return rc;
         } else if ((rc = w->store->vt->item_reinforce(w->store, w->uid, near->rid,
                                                       st->event_id, w->now))) {
