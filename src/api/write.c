@@ -391,13 +391,13 @@ static int put_clauses(wctx_ex *x, const char *s, size_t n, const am__distill *d
 {
     size_t from[8], to[8];
     *done = 0;
-    /* a rule's explicit cue ("from now on", "以后") or a change of a value
-     * makes the sentence one statement */
-    if (d->restated || d->old_value[0] ||
-        (d->source && strcmp(d->source, "rules") == 0 && d->rule &&
-         strncmp(d->rule, "lasting_", 8) != 0 && strcmp(d->rule, "profile_fact") != 0))
-        return AM_OK;
-    size_t m = am__distill_clauses(s, n, from, to, 8);
+    /* a change of a value makes the sentence one statement; so does a
+     * rule's explicit cue ("from now on", "以后"), unless each clause names
+     * the speaker ("I live in Munich and I never take calls before 10am") */
+    if (d->restated || d->old_value[0]) return AM_OK;
+    int cue = d->source && strcmp(d->source, "rules") == 0 && d->rule &&
+              strncmp(d->rule, "lasting_", 8) != 0 && strcmp(d->rule, "profile_fact") != 0;
+    size_t m = am__distill_clauses(s, n, cue, from, to, 8);
     if (!m) return AM_OK;
     *done = 1;
     for (size_t k = 0; k < m; k++) {

@@ -71,6 +71,7 @@ static const char *item_kind(const char *k)
 }
 
 static void decide(const float *p, int ref_cue, int past, float turn_keep, int short_, am__distill *d);
+static int is_space(unsigned char c);
 
 /* A few words only: at most five Chinese characters and three other words */
 static int short_text(const char *s, size_t n)
@@ -133,13 +134,35 @@ static void finish(const char *norm, size_t nn, am__distill *d)
     }
 }
 
+/* A text wholly in brackets ("[image: a photo of a lake]", "【附件：报价
+ * 单.pdf】"): a note a client put in the turn, not something the user
+ * said, so nothing the model alone keeps. */
+static int annotation(const char *s, size_t n)
+{
+    while (n && is_space((unsigned char)*s)) s++, n--;
+    while (n && is_space((unsigned char)s[n - 1])) n--;
+    static const char *const open[] = {"[", "\xe3\x80\x90" /* 【 */, NULL};
+    static const char *const close[] = {"]", "\xe3\x80\x91" /* 】 */, NULL};
+    for (int k = 0; open[k]; k++) {
+        size_t lo = strlen(open[k]), lc = strlen(close[k]);
+        if (n < lo + lc || memcmp(s, open[k], lo) != 0 || memcmp(s + n - lc, close[k], lc) != 0)
+            continue;
+        /* one pair: "[a] and [b]" is not one note */
+        for (size_t i = lo; i + lc <= n - lc; i++)
+            if (memcmp(s + i, close[k], lc) == 0) return 0;
+        return 1;
+    }
+    return 0;
+}
+
 void am__distill_read(const char *raw, size_t rn, const char *norm, size_t nn,
                       const am__distill_turn *turn, am__distill *d)
 {
     float p[AM_UND_OUTPUTS];
     if (turn && turn->text == raw && turn->len == rn) memcpy(p, turn->probs, sizeof p);
     else am__und_probs(raw, rn, p);
-    decide(p, am__distill_reference_cue(norm, nn), am__distill_past_state(norm, nn),
+    decide(p, am__distill_reference_cue(norm, nn),
+           am__distill_past_state(norm, nn) || annotation(raw, rn),
            turn ? turn->keep : -1.0f, short_text(raw, rn), d);
     finish(norm, nn, d);
 }
@@ -334,9 +357,25 @@ static int has_subject(const char *s, size_t n)
     return 0;
 }
 
-size_t am__distill_clauses(const char *raw, size_t rn, size_t *from, size_t *to, size_t max)
+/* a clause that starts with the speaker: "I …", "my …", "we …", "我…" */
+static int first_person(const char *s, size_t n)
+{
+    static const char *const en[] = {"i", "i'm", "i've", "i'd", "i'll", "my", "we", "our", "we're",
+                                     "we've", NULL};
+    char w[16];
+    first_word(s, n, w, sizeof w);
+    for (int i = 0; en[i]; i++)
+        if (strcmp(w, en[i]) == 0) return 1;
+    while (n && is_space((unsigned char)*s)) s++, n--;
+    return n >= 3 && memcmp(s, "\xe6\x88\x91" /* 我 */, 3) == 0;
+}
+
+size_t am__distill_clauses(const char *raw, size_t rn, int whole, size_t *from, size_t *to,
+                           size_t max)
 {
     size_t pf[MAX_PIECES], pt[MAX_PIECES], np = 0, start = 0;
+    int coord[MAX_PIECES]; /* the piece follows a coordinating word ("and") */
+    coord[0] = 0;
     for (size_t i = 0; i < rn && np < MAX_PIECES - 1;) {
         size_t l = boundary(raw, rn, i);
         if (!l) {
@@ -346,6 +385,7 @@ size_t am__distill_clauses(const char *raw, size_t rn, size_t *from, size_t *to,
         pf[np] = start;
         pt[np] = i;
         np++;
+        coord[np] = raw[i] == ' ';
         start = i + l;
         i += l;
     }
@@ -369,19 +409,29 @@ size_t am__distill_clauses(const char *raw, size_t rn, size_t *from, size_t *to,
         }
         pf[m] = pf[k];
         pt[m] = pt[k];
+        coord[m] = coord[k];
         m++;
     }
     if (m < 2) return 0;
+    /* a sentence a cue word makes one statement splits only into clauses
+     * that each name the speaker and each last */
+    for (size_t k = 0; whole && k < m; k++)
+        if (!first_person(raw + pf[k], pt[k] - pf[k])) return 0;
     size_t keep = 0, not = 0;
     int kept[MAX_PIECES];
     for (size_t k = 0; k < m; k++) {
         float p[AM_UND_OUTPUTS];
         char buf[512];
         size_t len = pt[k] - pf[k];
-        if (k > 0 && subject_i(raw + pf[0], pt[0] - pf[0]) && len + 2 < sizeof buf &&
-            !has_subject(raw + pf[k], len)) {
+        if (k > 0 && !has_subject(raw + pf[k], len)) {
             /* "I love pizza and hate broccoli": the second clause's
-             * subject is the first's */
+             * subject is the first's.  A piece without a subject after a
+             * comma ("…, which helps me relax", "…, especially in
+             * spring") is part of the sentence, not a memory of its own */
+            if (!coord[k] || !subject_i(raw + pf[0], pt[0] - pf[0]) || len + 2 >= sizeof buf) {
+                kept[k] = 0;
+                continue;
+            }
             memcpy(buf, "I ", 2);
             memcpy(buf + 2, raw + pf[k], len);
             am__und_probs(buf, len + 2, p);
@@ -395,7 +445,7 @@ size_t am__distill_clauses(const char *raw, size_t rn, size_t *from, size_t *to,
     }
     /* two or more lasting clauses: each its own; one among clauses that
      * clearly do not last: that one alone */
-    if (keep < 2 && !(keep == 1 && keep + not == m)) return 0;
+    if (whole ? keep < m : keep < 2 && !(keep == 1 && keep + not == m)) return 0;
     size_t out = 0;
     for (size_t k = 0; k < m && out < max; k++)
         if (kept[k]) {

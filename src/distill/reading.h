@@ -47,8 +47,11 @@ void am__distill_read(const char *raw, size_t rn, const char *norm, size_t nn,
  * or one lasting thing among words that clearly are not ("嗯对了，我对虾
  * 过敏，你记一下"), the spans of raw[0..rn) to keep, each its own item.
  * Fills from[]/to[] (at most max) and returns their number; 0 when the
- * whole sentence is the statement. */
-size_t am__distill_clauses(const char *raw, size_t rn, size_t *from, size_t *to, size_t max);
+ * whole sentence is the statement.  whole: a cue word made the sentence
+ * one statement ("from now on, …"): only clauses that each name the
+ * speaker and each last are split. */
+size_t am__distill_clauses(const char *raw, size_t rn, int whole, size_t *from, size_t *to,
+                           size_t max);
 
 /* A readable key for a lasting statement no attribute table knows:
  * "<topic>.<words>" from the statement's own content words

@@ -122,6 +122,24 @@ static int insert_version(am__wctx *w, const am__item_row *from, am__item_row *n
 }
 
 /* Similarity of two short texts: |A∩B| / |A∪B| over token sets. */
+/* jaccard(a, b) where b's token set is known (sb, nb); 0 (not computed)
+ * when a's stored item set (its text's tokens and its key's) shows it
+ * cannot reach min: |A ∩ B| / |A ∪ B| <= |set ∩ B| / |B|. */
+static double jaccard_near(am__wctx *w, const am__item_row *a, const uint64_t *sb, size_t nb,
+                           double min)
+{
+    uint64_t sa[MAX_SET];
+    size_t na;
+    if (nb && a->tokens &&
+        am__token_blob_get(a->tokens, a->tokens_len, sa, AM__ITEM_SET, &na) &&
+        na < AM__ITEM_SET && (double)am__set_overlap(sa, na, sb, nb) < min * (double)nb)
+        return 0;
+    if (am__text_token_set(w->text, a->text, strlen(a->text), sa, MAX_SET, &na)) return 0;
+    if (na + nb == 0) return 1;
+    size_t k = am__set_overlap(sa, na, sb, nb);
+    return (double)k / (double)(na + nb - k);
+}
+
 static double jaccard(am__wctx *w, const char *a, const char *b)
 {
     uint64_t sa[MAX_SET], sb[MAX_SET];
@@ -300,6 +318,9 @@ int am__semantic_put(am__wctx *w, const am__statement *st, int *outcome,
     size_t n;
     int rc = latest_items(w, &rows, &n);
     if (rc) return rc;
+    uint64_t sb[MAX_SET]; /* the statement's token set, for near duplicates */
+    size_t nb;
+    if ((rc = am__text_token_set(w->text, st->text, strlen(st->text), sb, MAX_SET, &nb))) return rc;
     am__item_row *same_key = NULL, *near = NULL, *named = NULL;
     double best = 0;
     am__item_row *pending = NULL; /* the lineage's open question, if any */
@@ -314,7 +335,7 @@ int am__semantic_put(am__wctx *w, const am__statement *st, int *outcome,
         /* a near duplicate (0.9 of the words shared) has about as many
          * words: texts of very different lengths need no tokenizing */
         size_t la = strlen(rows[i].text), lb = strlen(st->text);
-        double j = la <= 2 * lb + 8 && lb <= 2 * la + 8 ? jaccard(w, rows[i].text, st->text) : 0;
+        double j = la <= 2 * lb + 8 && lb <= 2 * la + 8 ? jaccard_near(w, &rows[i], sb, nb, 0.9) : 0;
         if (j > best) { best = j; near = &rows[i]; }
         /* the restated value's predecessor, named by its value: the latest
          * active item that holds it */
