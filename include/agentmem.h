@@ -228,6 +228,12 @@ typedef struct am_log_record {
     size_t n_fields;
 } am_log_record;
 
+/* The record as one text line, "event key=value ..." (a value with a
+ * blank, quote, '=' or control character quoted, \" \\ \n \t escaped;
+ * a NULL string "-"), cut at cap - 1 bytes: what am_config.log receives
+ * when no log_record hook is set.  Returns out. */
+char *am_log_format(const am_log_record *rec, char *out, size_t cap);
+
 /* Bits of am_config.redact. */
 #define AM_REDACT_PHONE 0x01
 #define AM_REDACT_EMAIL 0x02

@@ -154,6 +154,13 @@ void am__log_format(const am_log_record *rec, char *out, size_t cap)
     }
 }
 
+char *am_log_format(const am_log_record *rec, char *out, size_t cap)
+{
+    if (rec && out) am__log_format(rec, out, cap);
+    else if (out && cap) out[0] = '\0';
+    return out;
+}
+
 void am__logrec_emit(am__logrec *r)
 {
     const am__log *l = r->log;

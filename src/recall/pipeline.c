@@ -23,7 +23,7 @@ static int run(am__recall_state *st, int which, recall_stage fn)
     am__recall_trace *t = &st->trace;
     t->ran |= 1u << which;
     t->us[which] += am__mono_us() - t0;
-    t->events[which] = st->n_events;
+    t->events[which] = which >= AM__ST_DEDUP ? st->n_block : st->n_events;
     t->items[which] = which == AM__ST_FILTER   ? st->n_all_items
                       : which == AM__ST_RENDER ? st->used_items
                                                : st->n_items;

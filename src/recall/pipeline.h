@@ -102,7 +102,8 @@ extern const char *const am__recall_stage_names[AM__ST_COUNT];
 typedef struct am__recall_trace {
     unsigned ran;                  /* bit per stage that ran */
     int64_t us[AM__ST_COUNT];      /* its time, microseconds (summed over runs) */
-    size_t events[AM__ST_COUNT];   /* candidate events after it */
+    size_t events[AM__ST_COUNT];   /* candidate events after it (dedup and
+                                      later: the block's) */
     size_t items[AM__ST_COUNT];    /* items after it (filter: visible versions,
                                       rank: scored, render: shown) */
 } am__recall_trace;
