@@ -14,6 +14,10 @@ CLI=${1:?usage: observability.sh AGENTMEM}
 . "$(dirname "$0")/lib/server.bash"
 # a restart must not read the last server's address
 restart() { rm -f "$dir/srv.out" "$dir/srv.err"; start_server "$@"; }
+stopped() { # the server exits 0 (a sanitizer build: nothing reported)
+  stop_server
+  if [ "$srv_rc" = 0 ]; then ok; else bad "server exit $srv_rc"; tail -20 "$dir/srv.err"; fi
+}
 
 tok() { "$CLI" --db "$db" token create "$@" 2>/dev/null; }
 "$CLI" --db "$db" token create --user alice >/dev/null 2>&1 # makes the store
@@ -99,7 +103,7 @@ start_server --log-format json --log-level info
 workload
 req GET /metrics "$ta"; expect_code 200 "metrics"
 cp "$dir/body" "$dir/metrics"
-stop_server
+stopped
 if check_log 0 >"$dir/chk" 2>&1; then ok; else bad "log without content"; cat "$dir/chk"; fi
 # the values this workload caused
 metric() { awk -v s="$1" '$1 == s {print $2}' "$dir/metrics"; }
@@ -128,7 +132,7 @@ rm -f "$db" "$db"-wal "$db"-shm
 ta=$(tok --user alice); tb=$(tok --user bob)
 restart --log-format json --log-content
 workload
-stop_server
+stopped
 if check_log 1 >"$dir/chk" 2>&1; then ok; else bad "log with content"; cat "$dir/chk"; fi
 
 # --- 3: text lines at debug: statements not kept show up too
@@ -137,13 +141,13 @@ rm -f "$db" "$db"-wal "$db"-shm
 ta=$(tok --user alice)
 restart --log-format text --log-level debug
 req POST /v1/events "$ta" '{"text":"今天天气不错"}'; expect_code 200 "small talk"
-stop_server
+stopped
 if grep -qE '^[0-9T:.-]+Z debug extract .*outcome=not_kept' "$dir/srv.err"; then ok; else
   bad "debug text line of a statement not kept"; cat "$dir/srv.err"; fi
 if grep -q '天气' "$dir/srv.err"; then bad "text in a text line"; else ok; fi
 restart --log-level warn --log-format text
 req POST /v1/events "$ta" '{"text":"以后周报都用三段式"}'; expect_code 200 "at warn"
-stop_server
+stopped
 if grep -q ' extract ' "$dir/srv.err"; then bad "an info record at --log-level warn"; else ok; fi
 
 # --- 4: the CLI's --log FILE for any command; bad values are usage errors
