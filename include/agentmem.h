@@ -77,6 +77,8 @@ typedef struct am_rank_config {
 #undef AM_KNOB
 } am_rank_config;
 
+struct am_log_record; /* below */
+
 typedef struct am_config {
     /* sizeof(am_config) as the caller was compiled; set by am_config_init.
      * am_open and am_config_set refuse (AM_MISUSE) a config whose size is
@@ -188,7 +190,49 @@ typedef struct am_config {
      * unreachable Redis is not an error.  Copied at am_open.  (Appended
      * field: NULL when memset.) */
     const char *cache;
+    /* Structured log records (docs/SERVER.md "Logs"): the engine's
+     * decisions -- each statement's extraction, each write, each recall --
+     * as an event name and typed fields (am_log_record), through
+     * log_record with log_ctx.  Without log_record, the same records reach
+     * log as one line each ("extract outcome=created kind=preference ...").
+     * Fields hold ids, fixed names and numbers; the user's text (the
+     * sentence, the query) is a field only when log_content is 1.
+     * (Appended fields: NULL / 0 when memset.) */
+    void (*log_record)(void *ctx, const struct am_log_record *rec);
+    int log_content;
 } am_config;
+
+/* One field of a log record.  type AM_LOG_STR: s (an id or a fixed name;
+ * may be NULL), AM_LOG_INT: i, AM_LOG_REAL: d, AM_LOG_TEXT: s is the
+ * user's text (only with am_config.log_content). */
+#define AM_LOG_STR 0
+#define AM_LOG_INT 1
+#define AM_LOG_REAL 2
+#define AM_LOG_TEXT 3
+typedef struct am_log_field {
+    const char *key;
+    int type;
+    const char *s;
+    int64_t i;
+    double d;
+} am_log_field;
+
+/* A log record: level (AM_LOG_*), event ("extract", "write", "recall",
+ * "feedback", "forget"), at (the clock), fields in a fixed order per
+ * event.  Everything is borrowed for the call only. */
+typedef struct am_log_record {
+    int level;
+    const char *event;
+    am_time at;
+    const am_log_field *fields;
+    size_t n_fields;
+} am_log_record;
+
+/* The record as one text line, "event key=value ..." (a value with a
+ * blank, quote, '=' or control character quoted, \" \\ \n \t escaped;
+ * a NULL string "-"), cut at cap - 1 bytes: what am_config.log receives
+ * when no log_record hook is set.  Returns out. */
+char *am_log_format(const am_log_record *rec, char *out, size_t cap);
 
 /* Bits of am_config.redact. */
 #define AM_REDACT_PHONE 0x01

@@ -156,6 +156,7 @@ int am_open(const am_config *cfg, am_db **out, char **errmsg)
     db->cfg = *cfg;
     db->cfg.path = NULL; /* not kept: borrowed from the caller */
     db->alloc = alloc;
+    db->log = (am__log){cfg->log, cfg->log_record, cfg->log_ctx, !!cfg->log_content};
     if (db->cfg.max_text_bytes == 0) db->cfg.max_text_bytes = 32768;
     if (db->cfg.rank.candidates <= 0) {
         am_config d;

@@ -8,6 +8,7 @@
 #define AM_API_DB_INT_H
 
 #include "base/base.h"
+#include "base/log.h"
 #include "embed/embed.h"
 #include "recall/access.h"
 #include "store/store.h"
@@ -37,6 +38,7 @@ struct am_db {
     am__arena roles_ar;       /* the role whitelists (am_config.role_allow), parsed */
     am__role_rules roles;
     struct am__dbcache *cache; /* the shared cache (am_config.cache), or NULL (cache.c) */
+    am__log log;              /* the config's log hooks (base/log.h) */
     char err[1024];
 };
 

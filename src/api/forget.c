@@ -233,6 +233,17 @@ int am_forget(am_db *db, const char *user_id, int level, const char *id,
     am__db_forget_work(db, 0); /* the purge when due now, the index, the log */
     am__db_log(db, AM_LOG_INFO, "forget: user %s %s %s: %ld events, %ld memories, %ld tasks",
                user_id, level_names[level], id && level != AM_FORGET_USER ? id : "-", ev, it, tk);
+    if (am__log_on(&db->log)) {
+        am__logrec r;
+        am__logrec_begin(&r, &db->log, AM_LOG_INFO, "forget", now);
+        am__logrec_str(&r, "user", user_id);
+        am__logrec_str(&r, "level", level_names[level]);
+        am__logrec_int(&r, "events", ev);
+        am__logrec_int(&r, "memories", it);
+        am__logrec_int(&r, "tasks", tk);
+        am__logrec_int(&r, "grace_ms", grace);
+        am__logrec_emit(&r);
+    }
     if (info) {
         info->events = ev;
         info->memories = it;

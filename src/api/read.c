@@ -256,6 +256,10 @@ typedef struct recall_box {
     am_recall_result pub;
     am__arena ar;
     am__allocator alloc;
+    /* for the log record: the pipeline's state (NULL: served from the
+     * shared cache, or no pipeline ran) and the user it ran for */
+    const am__recall_state *st;
+    char uid[AM_ID_MAX + 1];
 } recall_box;
 
 void am_recall_free(am_recall_result *r)
@@ -277,6 +281,7 @@ static int recall_run(am_db *db, const am_query *q, recall_box *box, char **ckey
     am__store *s = db->store;
     int rc;
     const char *why;
+    box->st = NULL;
     if (!q->text) return am__db_error(db, AM_INVALID, "recall: query text is missing");
     size_t qn = strlen(q->text), bad;
     if (qn > db->cfg.max_text_bytes)
@@ -296,6 +301,7 @@ static int recall_run(am_db *db, const am_query *q, recall_box *box, char **ckey
     if (db->cache && am__dbcache_recall_key(db, uid, q, now, ar, ckey) == AM_OK &&
         am__dbcache_recall_get(db, *ckey, ar, res) == AM_OK) {
         *ckey = NULL;
+        snprintf(box->uid, sizeof box->uid, "%s", uid);
         am__db_log(db, AM_LOG_DEBUG, "recall: user %s: served from the cache", uid);
         return AM_OK;
     }
@@ -319,6 +325,8 @@ static int recall_run(am_db *db, const am_query *q, recall_box *box, char **ckey
     st->now = now;
     st->as_of = as_of;
     st->qn = qn;
+    box->st = st;
+    snprintf(box->uid, sizeof box->uid, "%s", uid);
     /* one snapshot for every stage and the result's task */
     if ((rc = s->vt->begin_read(s))) return am__db_store_error(db, rc, "recall");
     rc = am__access_load(&acc, s, uid, ar);
@@ -338,8 +346,6 @@ static int recall_run(am_db *db, const am_query *q, recall_box *box, char **ckey
             am__db_log(db, AM_LOG_WARN,
                        "recall: user %s: domain \"%s\" disagrees with the text (%s); global recall",
                        uid, q->domain, am__domain_infer(st->qnorm, st->qnorm_len));
-        am__db_log(db, AM_LOG_INFO, "recall: user %s: route=%s reason=%s", uid, res->route,
-                   st->rd.reason);
     }
     if (rc) goto out_read;
     if (!st->rd.need_memory || !st->exists) goto out_read;
@@ -422,6 +428,80 @@ static const char *recall_json(am__arena *ar, const am_recall_result *r)
     return out;
 }
 
+/* The recall's log record (docs/SERVER.md "Logs"): the route and why,
+ * each stage's candidates and time, the best scores, what the block
+ * kept -- by id; the query and the block only with content. */
+static void recall_log(am_db *db, const am_query *q, const recall_box *box, int64_t t0)
+{
+    static const char *const ms_keys[AM__ST_COUNT] = {
+        "route_ms", "filter_ms", "terms_ms", "search_ms", "hops_ms", "fuse_ms",
+        "rank_ms",  "kinds_ms",  "dedup_ms", "budget_ms", "render_ms"};
+    /* the count each stage makes: items (filter, rank, render) or events */
+    static const char *const n_keys[AM__ST_COUNT] = {
+        NULL,           "filter_items", NULL,           "search_events",
+        "hops_events",  "fuse_events",  "rank_items",   "kinds_events",
+        "dedup_events", "budget_events", "render_items"};
+    if (!am__log_on(&db->log)) return;
+    const am_recall_result *res = &box->pub;
+    const am__recall_state *st = box->st;
+    am__logrec r;
+    am__logrec_begin(&r, &db->log, AM_LOG_INFO, "recall", am__db_now(db));
+    am__logrec_str(&r, "user", box->uid);
+    if (q->agent_id) am__logrec_str(&r, "agent", q->agent_id);
+    am__logrec_str(&r, "route", res->route);
+    am__logrec_str(&r, "reason", res->route_reason);
+    am__logrec_int(&r, "need_memory", res->need_memory);
+    am__logrec_str(&r, "lang", res->lang);
+    am__logrec_str(&r, "cache", st ? (db->cache ? "miss" : "off") : "hit");
+    if (st) {
+        const am__recall_trace *t = &st->trace;
+        for (int i = 0; i < AM__ST_COUNT; i++) {
+            if (!(t->ran & (1u << i))) continue;
+            am__logrec_real(&r, ms_keys[i], (double)t->us[i] / 1000.0);
+            if (n_keys[i])
+                am__logrec_int(&r, n_keys[i],
+                               (int64_t)(i == AM__ST_FILTER || i == AM__ST_RANK ||
+                                                 i == AM__ST_RENDER
+                                             ? t->items[i]
+                                             : t->events[i]));
+        }
+    }
+    am__logrec_int(&r, "memories", (int64_t)res->n_memories);
+    am__logrec_int(&r, "events", (int64_t)res->n_events);
+    am__logrec_int(&r, "block_tokens", res->block_tokens);
+    char list[3][600];
+    for (int k = 0; k < 3; k++) {
+        size_t len = 0;
+        list[k][0] = '\0';
+        size_t n = k == 0 ? res->n_memories : res->n_events;
+        for (size_t i = 0; i < n && i < (k == 2 ? 3u : 8u) && len < sizeof list[k] - 40; i++) {
+            if (k == 0)
+                len += (size_t)snprintf(list[k] + len, sizeof list[k] - len, "%s%s",
+                                        i ? "," : "", res->memories[i].lineage_id);
+            else if (k == 1)
+                len += (size_t)snprintf(list[k] + len, sizeof list[k] - len, "%s%s",
+                                        i ? "," : "", res->events[i].id);
+            else
+                len += (size_t)snprintf(list[k] + len, sizeof list[k] - len, "%s%.3f",
+                                        i ? "," : "", res->events[i].score);
+        }
+    }
+    char top[200];
+    size_t len = 0;
+    top[0] = '\0';
+    for (size_t i = 0; i < res->n_memories && i < 3; i++)
+        len += (size_t)snprintf(top + len, sizeof top - len, "%s%.3f", i ? "," : "",
+                                res->memories[i].score);
+    am__logrec_str(&r, "top_memory_scores", top);
+    am__logrec_str(&r, "top_event_scores", list[2]);
+    am__logrec_str(&r, "memory_ids", list[0]);
+    am__logrec_str(&r, "event_ids", list[1]);
+    am__logrec_real(&r, "total_ms", (double)(am__mono_us() - t0) / 1000.0);
+    am__logrec_text(&r, "query", q->text);
+    am__logrec_text(&r, "block", res->block);
+    am__logrec_emit(&r);
+}
+
 int am_recall(am_db *db, const am_query *q, am_recall_result **out)
 {
     if (!db || !q || !out) return AM_MISUSE;
@@ -432,7 +512,7 @@ int am_recall(am_db *db, const am_query *q, am_recall_result **out)
     box->alloc = db->alloc;
     am__arena_init(&box->ar, &box->alloc);
     /* a recall that lost the store's connection runs again on a new one */
-    int64_t t0 = 0;
+    int64_t t0 = 0, started = am__mono_us();
     int rc;
     char *ckey = NULL;
     while ((rc = recall_run(db, q, box, &ckey)) && am__db_retry(db, rc, "recall", 1, &t0)) {
@@ -448,6 +528,7 @@ int am_recall(am_db *db, const am_query *q, am_recall_result **out)
         if (!box->pub.route_reason) box->pub.route_reason = "default";
         box->pub.json = recall_json(&box->ar, &box->pub);
         if (!box->pub.json) rc = am__db_error(db, AM_NOMEM, "recall: out of memory");
+        if (!rc) recall_log(db, q, box, started);
         /* cached only when its heat touch changed nothing (api/cache.c) */
         if (!rc && ckey && (q->no_touch || q->as_of || box->pub.n_memories == 0))
             am__dbcache_recall_put(db, ckey, &box->pub);
@@ -653,10 +734,35 @@ int am_feedback(am_db *db, const char *user_id, const char *memory_id, int actio
     static const char *const ops[] = {"", "memory.confirmed", "memory.rejected", "memory.corrected"};
     am__dbcache_note(db, user_id);
     rc = s->vt->begin(s);
+    /* for the log: the item's kind and lineage, before the change */
+    const char *kind = NULL, *lineage = NULL;
+    if (!rc && am__log_on(&db->log)) {
+        am__item_row *rows;
+        size_t n;
+        rc = s->vt->items_list(s, user_id,
+                               AM__ITEMS_CURRENT | AM__ITEMS_NO_SOURCES | AM__ITEMS_NO_HEAT, now,
+                               &ar, &rows, &n);
+        for (size_t i = 0; !rc && i < n && !kind; i++)
+            if (strcmp(rows[i].id, memory_id) == 0 || strcmp(rows[i].lineage_id, memory_id) == 0) {
+                kind = rows[i].kind;
+                lineage = rows[i].lineage_id;
+            }
+    }
     if (!rc) rc = am__semantic_feedback(&w, memory_id, action, text);
     if (!rc) rc = s->vt->audit(s, user_id, now, ops[action], "memory", memory_id, NULL);
     if (!rc) rc = s->vt->commit(s);
     if (rc) s->vt->rollback(s);
+    if (!rc && am__log_on(&db->log)) {
+        static const char *const actions[] = {"", "confirm", "reject", "correct"};
+        am__logrec r;
+        am__logrec_begin(&r, &db->log, AM_LOG_INFO, "feedback", now);
+        am__logrec_str(&r, "user", user_id);
+        am__logrec_str(&r, "memory_id", lineage ? lineage : memory_id);
+        am__logrec_str(&r, "action", actions[action]);
+        am__logrec_str(&r, "kind", kind);
+        am__logrec_text(&r, "text", text);
+        am__logrec_emit(&r);
+    }
     am__arena_free(&ar);
     if (rc == AM_NOTFOUND)
         return am__db_error(db, rc, "feedback: user %s has no current memory %s", user_id, memory_id);

@@ -171,6 +171,15 @@ typedef struct wctx_ex {
     am__distill_turn turn;  /* the model's reading of the whole turn */
     const char *scope;
     int rc;
+    /* the statements' decisions, logged once the event is written */
+    const char *said;       /* the sentence or clause being decided */
+    struct said {
+        const char *text, *rule, *guard, *source, *kind;
+        char key_id[AM__REF_LEN + 1], item[27];
+        double score;
+        int action, outcome;
+    } said_log[32];
+    size_t n_said;
 } wctx_ex;
 
 /* One sentence of a user event through the distillation rules. */
@@ -322,22 +331,112 @@ static int on_reference(wctx_ex *x, int ref, const char *sentence, am__distill *
     return AM_OK;
 }
 
-/* The log line, the audit row and the memory event of one outcome. */
-static int record(wctx_ex *x, const am__distill *d, int outcome, const char *lineage)
+/* The kind of the item lineage names (its latest version), for the log
+ * of an invalidation, whose sentence has no kind of its own; NULL when
+ * none is found. */
+static int item_kind(wctx_ex *x, const char *lineage, const char **kind)
+{
+    am__wctx *w = &x->p.w;
+    am__item_row *rows;
+    size_t n;
+    *kind = NULL;
+    int rc = w->store->vt->items_list(w->store, w->uid,
+                                      AM__ITEMS_ALL | AM__ITEMS_NO_SOURCES | AM__ITEMS_NO_HEAT,
+                                      INT64_MAX, w->ar, &rows, &n);
+    const am__item_row *last = NULL;
+    for (size_t i = 0; !rc && i < n; i++)
+        if (strcmp(rows[i].lineage_id, lineage) == 0 &&
+            (!last || rows[i].recorded_at > last->recorded_at))
+            last = &rows[i];
+    if (last) *kind = last->kind;
+    return rc;
+}
+
+/* A statement's decision, kept for the log (said_out). */
+static int said_keep(wctx_ex *x, const am__distill *d, int outcome, const char *lineage,
+                     const char *kid)
+{
+    if (!am__log_on(&x->db->log) || x->n_said >= sizeof x->said_log / sizeof *x->said_log)
+        return AM_OK;
+    struct said *e = &x->said_log[x->n_said++];
+    e->text = x->said;
+    e->rule = d->rule;
+    e->guard = d->guard;
+    e->source = d->source ? d->source : "rules";
+    e->kind = d->kind;
+    e->score = d->source && strcmp(d->source, "model") == 0 ? d->keep_p : d->confidence;
+    e->action = d->action;
+    e->outcome = outcome;
+    snprintf(e->key_id, sizeof e->key_id, "%s", kid);
+    snprintf(e->item, sizeof e->item, "%s", lineage);
+    if (outcome == AM__M_INVALIDATED && lineage[0]) return item_kind(x, lineage, &e->kind);
+    return AM_OK;
+}
+
+/* The name of a statement's outcome in the log (docs/SERVER.md "Logs"). */
+static const char *said_outcome(const struct said *e)
+{
+    static const char *const names[] = {"not_kept",    "created",  "superseded",
+                                        "reinforced",  "pending",  "invalidated",
+                                        "not_kept",    "historical"};
+    if (e->action == AM__D_ONE_OFF) return "one_off";
+    if (e->outcome < 0 || e->outcome >= (int)(sizeof names / sizeof *names)) return "not_kept";
+    return names[e->outcome];
+}
+
+/* The write's records: each statement's decision, then the write (after
+ * the event is in the store). */
+static void said_out(wctx_ex *x, const am__event_row *ev, const am_add_info *info, int64_t t0)
 {
     am_db *db = x->db;
+    am__logrec r;
+    for (size_t i = 0; i < x->n_said; i++) {
+        const struct said *e = &x->said_log[i];
+        am__logrec_begin(&r, &db->log, e->action == AM__D_NONE ? AM_LOG_DEBUG : AM_LOG_INFO,
+                         "extract", am__db_now(db));
+        am__logrec_str(&r, "user", x->p.w.uid);
+        am__logrec_str(&r, "event_id", ev->id);
+        am__logrec_int(&r, "statement", (int64_t)i);
+        am__logrec_str(&r, "source", e->source);
+        am__logrec_str(&r, "rule", e->rule);
+        if (e->guard) am__logrec_str(&r, "guard", e->guard);
+        am__logrec_str(&r, "kind", e->kind);
+        if (e->key_id[0]) am__logrec_str(&r, "key", e->key_id);
+        am__logrec_real(&r, "score", e->score);
+        am__logrec_str(&r, "outcome", said_outcome(e));
+        if (e->item[0]) am__logrec_str(&r, "memory_id", e->item);
+        am__logrec_text(&r, "text", e->text);
+        am__logrec_emit(&r);
+    }
+    am__logrec_begin(&r, &db->log, AM_LOG_INFO, "write", am__db_now(db));
+    am__logrec_str(&r, "user", x->p.w.uid);
+    am__logrec_str(&r, "event_id", ev->id);
+    am__logrec_str(&r, "source", ev->source);
+    am__logrec_str(&r, "type", ev->type);
+    am__logrec_str(&r, "lang", ev->lang);
+    if (ev->task_id) am__logrec_str(&r, "task", ev->task_id);
+    am__logrec_int(&r, "bytes", (int64_t)strlen(ev->content));
+    am__logrec_int(&r, "statements", (int64_t)x->n_said);
+    am__logrec_int(&r, "memories_created", info->memories_created);
+    am__logrec_int(&r, "memories_updated", info->memories_updated);
+    am__logrec_int(&r, "memories_invalidated", info->memories_invalidated);
+    am__logrec_int(&r, "one_off", info->one_off);
+    am__logrec_int(&r, "task_changed", info->task_changed);
+    am__logrec_real(&r, "ms", (double)(am__mono_us() - t0) / 1000.0);
+    am__logrec_text(&r, "text", ev->content);
+    am__logrec_emit(&r);
+}
+
+/* The log record, the audit row and the memory event of one outcome. */
+static int record(wctx_ex *x, const am__distill *d, int outcome, const char *lineage)
+{
     am__wctx *w = &x->p.w;
     /* a key holds the user's words (a readable key): logs and the audit
      * name it by its opaque id, which a forget leaves meaningless */
     char kid[AM__REF_LEN + 1] = "";
     int rc = d->key[0] ? am__store_key_id(w->store, w->uid, x->scope, d->key, kid) : AM_OK;
+    if (!rc) rc = said_keep(x, d, outcome, lineage, kid);
     if (rc) return rc;
-    if (d->action != AM__D_NONE || d->guard)
-        am__db_log(db, AM_LOG_INFO,
-                   "distill: event %s: rule=%s guard=%s source=%s key=%s outcome=%d item=%s",
-                   x->p.ev->id, d->rule ? d->rule : "-", d->guard ? d->guard : "-",
-                   d->source ? d->source : "-", kid[0] ? kid : "-", outcome,
-                   lineage[0] ? lineage : "-");
     if (!outcome || outcome == AM__M_NOTHING) return AM_OK;
     static const char *const ops[] = {"", "memory.created", "memory.updated",
                                       "memory.reinforced", "memory.pending",
@@ -428,6 +527,7 @@ static int put_clauses(wctx_ex *x, const char *s, size_t n, const am__distill *d
         }
         int outcome = 0;
         char lineage[27] = "";
+        x->said = am__arena_strndup(x->p.w.ar, s + from[k], to[k] - from[k]);
         if ((rc = put_statement(x, s + from[k], to[k] - from[k], &c, &outcome, lineage)) ||
             (rc = record(x, &c, outcome, lineage)))
             return rc;
@@ -445,6 +545,7 @@ static int on_sentence(void *ctx, const char *s, size_t n)
     if (d.action > x->strongest) x->strongest = d.action;
     const char *sentence = am__arena_strndup(x->p.w.ar, s, n);
     if (!sentence) { rc = AM_NOMEM; goto out; }
+    x->said = sentence;
     int outcome = 0;
     char lineage[27] = "", ikey[AM__KEY_MAX] = "";
     if (d.ref) {
@@ -579,6 +680,7 @@ static int add_one(am_db *db, const am_event *in, am_add_info *info, int own_txn
     memset(info, 0, sizeof *info);
     am_time at;
     int tz, rc;
+    int64_t t0 = am__mono_us();
     if ((rc = validate(db, in, &at, &tz))) return rc;
 
     am__store *s = db->store;
@@ -724,6 +826,7 @@ static int add_one(am_db *db, const am_event *in, am_add_info *info, int own_txn
     snprintf(info->event_id, sizeof info->event_id, "%s", id);
     snprintf(info->user_id, sizeof info->user_id, "%s", uid);
     snprintf(info->task_id, sizeof info->task_id, "%s", task_id ? task_id : "");
+    said_out(&x, &ev, info, t0);
     rc = AM_OK;
     goto out_free;
 

@@ -5,23 +5,47 @@
  */
 #include "recall/pipeline.h"
 
+#include "base/log.h"
+
 typedef int (*recall_stage)(am__recall_state *st);
+
+const char *const am__recall_stage_names[AM__ST_COUNT] = {
+    "route", "filter", "terms",  "search", "hops",   "fuse",
+    "rank",  "kinds",  "dedup",  "budget", "render",
+};
+
+/* One stage, timed and its candidates counted into the trace (a helper
+ * of a stage -- route_check, route_events -- counts as its stage). */
+static int run(am__recall_state *st, int which, recall_stage fn)
+{
+    int64_t t0 = am__mono_us();
+    int rc = fn(st);
+    am__recall_trace *t = &st->trace;
+    t->ran |= 1u << which;
+    t->us[which] += am__mono_us() - t0;
+    t->events[which] = which >= AM__ST_DEDUP ? st->n_block : st->n_events;
+    t->items[which] = which == AM__ST_FILTER   ? st->n_all_items
+                      : which == AM__ST_RENDER ? st->used_items
+                                               : st->n_items;
+    return rc;
+}
 
 int am__recall_run(am__recall_state *st)
 {
     int rc;
     st->block = "";
     st->err[0] = '\0';
-    if ((rc = am__recall_route(st))) return rc;
+    if ((rc = run(st, AM__ST_ROUTE, am__recall_route))) return rc;
     if (!st->rd.need_memory && !st->small_talk) return AM_OK; /* chit-chat, closings */
-    if ((rc = am__recall_filter(st))) return rc;
+    if ((rc = run(st, AM__ST_FILTER, am__recall_filter))) return rc;
     if (!st->exists) return AM_OK; /* nothing to recall */
-    if (st->small_talk && (rc = am__recall_route_check(st))) return rc;
+    if (st->small_talk && (rc = run(st, AM__ST_ROUTE, am__recall_route_check))) return rc;
     size_t from = 0;
     if (!st->rd.need_memory) {
         /* small talk, unless the user's events hold its words */
-        if ((rc = am__recall_terms(st)) || (rc = am__recall_search(st)) ||
-            (rc = am__recall_route_events(st)))
+        if ((rc = run(st, AM__ST_TERMS, am__recall_terms)) ||
+            (rc = run(st, AM__ST_SEARCH, am__recall_search)) ||
+            (rc = run(st, AM__ST_ROUTE, am__recall_route_events)))
             return rc;
         if (!st->rd.need_memory) {
             st->n_events = 0;
@@ -35,6 +59,6 @@ int am__recall_run(am__recall_state *st)
         am__recall_render,
     };
     for (size_t i = from; i < sizeof stages / sizeof stages[0]; i++)
-        if ((rc = stages[i](st))) return rc;
+        if ((rc = run(st, AM__ST_TERMS + (int)i, stages[i]))) return rc;
     return AM_OK;
 }

@@ -92,6 +92,22 @@ typedef struct am__clause_homes {
     size_t nt[AM__MAX_PARTS];
 } am__clause_homes;
 
+/* What each stage did, for the recall's log record (api/read.c): its
+ * time and the candidates in the state after it -- events and items. */
+enum {
+    AM__ST_ROUTE, AM__ST_FILTER, AM__ST_TERMS, AM__ST_SEARCH, AM__ST_HOPS, AM__ST_FUSE,
+    AM__ST_RANK, AM__ST_KINDS, AM__ST_DEDUP, AM__ST_BUDGET, AM__ST_RENDER, AM__ST_COUNT
+};
+extern const char *const am__recall_stage_names[AM__ST_COUNT];
+typedef struct am__recall_trace {
+    unsigned ran;                  /* bit per stage that ran */
+    int64_t us[AM__ST_COUNT];      /* its time, microseconds (summed over runs) */
+    size_t events[AM__ST_COUNT];   /* candidate events after it (dedup and
+                                      later: the block's) */
+    size_t items[AM__ST_COUNT];    /* items after it (filter: visible versions,
+                                      rank: scored, render: shown) */
+} am__recall_trace;
+
 typedef struct am__recall_state {
     /* ---- in (api/read.c) */
     const am__recall_env *env;
@@ -171,6 +187,7 @@ typedef struct am__recall_state {
     size_t used_items;            /* items shown (the result's memories) */
 
     char err[256];                /* a stage's own message, or "" */
+    am__recall_trace trace;       /* pipeline.c */
 } am__recall_state;
 
 /* Run every stage in order.  A recall that needs no memory (small talk) or

@@ -39,6 +39,13 @@ typedef struct opts {
     int n_mcp_origin;
     int admin;
     const am_config *cfg; /* what the store was opened with (serve opens more handles) */
+    /* the engine's log records (docs/SERVER.md "Logs"): --log FILE|- (any
+     * command), serve's --log-format json|text and --log-level, and
+     * --log-content (the user's text in them) */
+    const char *log_file, *log_format, *log_level;
+    int log_content;
+    am_server_obs *obs;
+    FILE *log_out; /* --log FILE opened, or NULL */
 } opts;
 
 static void usage_main(FILE *f)
@@ -90,6 +97,11 @@ static void usage_main(FILE *f)
           "                            kind:K=role,... or domain:D=role,...; also\n"
           "                            --role-allow-file PATH (a rule a line, # comments)\n"
           "                            and $AGENTMEM_ROLE_ALLOW\n"
+          "  --log FILE                the engine's decisions (extraction, writes, recall)\n"
+          "                            as JSON lines to FILE ('-': stderr); --log-format\n"
+          "                            text, --log-level debug|info|warn|error (default\n"
+          "                            info); ids only, --log-content adds the user's text\n"
+          "                            (docs/SERVER.md \"Logs\")\n"
           "\n"
           "environment: AGENTMEM_DB (the store), AGENTMEM_CACHE, AGENTMEM_EMBEDDER, AGENTMEM_EMBEDDER_KEY,\n"
           "  AGENTMEM_BUSY_TIMEOUT_MS (how long a write waits for another writer's lock;\n"
@@ -209,6 +221,7 @@ static const struct help {
               "         [--timeout SECONDS] [--header-timeout SECONDS]\n"
               "         [--webhook URL --webhook-secret-file PATH]\n"
               "         [--mcp-origin ORIGIN] [--cache redis://[[USER]:PASSWORD@]HOST[:PORT][/DB]]\n"
+              "         [--log-format json|text] [--log-level debug|info|warn|error] [--log-content]\n"
               "  Serves the HTTP/JSON API (docs/SERVER.md, docs/openapi.json): every route\n"
               "  but /healthz needs Authorization: Bearer TOKEN (agentmem token create).\n"
               "  --listen HOST:PORT (port 0: any free one; the address is printed on\n"
@@ -232,7 +245,11 @@ static const struct help {
               "  between servers sharing one store (docs/EVENTS.md): a write through one\n"
               "  reaches the others' streams at once, each event goes to the webhooks once\n"
               "  across them; Redis down: served from the store, /healthz says\n"
-              "  \"degraded\": true.\n"},
+              "  \"degraded\": true.\n"
+              "  --log-format json|text: the engine's decisions (extraction, writes,\n"
+              "  recall: route, candidates, scores, what was kept) on stderr, a line each,\n"
+              "  at --log-level and above (default info); ids only unless --log-content.\n"
+              "  /metrics counts them either way (docs/SERVER.md \"Logs\", \"Metrics\").\n"},
     {"knobs", "usage: agentmem knobs [--markdown]\n"
               "  Lists the ranking knobs (am_config_set names, bench --rank names) with\n"
               "  their type, default, range and meaning; --markdown prints docs/KNOBS.md.\n"},
@@ -288,6 +305,8 @@ static int parse_opts(const char *cmd, int argc, char **argv, opts *o)
         {"--webhook-secret-file", offsetof(opts, webhook_secret_file)},
         {"--cache", offsetof(opts, cache)}, {"--key", offsetof(opts, key)},
         {"--value", offsetof(opts, value)}, {"--ttl", offsetof(opts, ttl)},
+        {"--log", offsetof(opts, log_file)}, {"--log-format", offsetof(opts, log_format)},
+        {"--log-level", offsetof(opts, log_level)},
     };
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -296,6 +315,7 @@ static int parse_opts(const char *cmd, int argc, char **argv, opts *o)
         if (strcmp(a, "--atomic") == 0) { o->atomic = 1; continue; }
         if (strcmp(a, "--merge") == 0) { o->merge = 1; continue; }
         if (strcmp(a, "--admin") == 0) { o->admin = 1; continue; }
+        if (strcmp(a, "--log-content") == 0) { o->log_content = 1; continue; }
         if (strcmp(a, "--mcp-origin") == 0) {
             if (i + 1 >= argc) return usage_error(cmd, "--mcp-origin needs an origin (https://host[:port])");
             if (o->n_mcp_origin == (int)(sizeof o->mcp_origin / sizeof *o->mcp_origin))
@@ -386,15 +406,67 @@ static const char *vault_key(const char *file, char *buf, size_t cap, int *bad)
     return buf;
 }
 
+/* The log of the engine's records (--log, --log-format, --log-level,
+ * --log-content): serve always counts them for /metrics and writes them
+ * to stderr with --log-format (or to --log's file); another command
+ * writes them only with --log.  0, or 2 (usage, said). */
+static int log_open(const char *cmd, opts *o)
+{
+    int serve = strcmp(cmd, "serve") == 0;
+    int format = AM_SERVER_LOG_JSON, level = AM_LOG_INFO;
+    if (o->log_format) {
+        if (strcmp(o->log_format, "json") == 0) format = AM_SERVER_LOG_JSON;
+        else if (strcmp(o->log_format, "text") == 0) format = AM_SERVER_LOG_TEXT;
+        else return usage_error(cmd, "--log-format: expected json or text");
+    }
+    if (o->log_level) {
+        static const char *const names[] = {"error", "warn", "info", "debug"};
+        level = -1;
+        for (int i = 0; i < 4; i++)
+            if (strcmp(o->log_level, names[i]) == 0) level = i;
+        if (level < 0) return usage_error(cmd, "--log-level: expected debug, info, warn or error");
+    }
+    if (o->log_content && !o->log_file && !(serve && o->log_format))
+        return usage_error(cmd, "--log-content goes with --log FILE (serve: or --log-format)");
+    FILE *out = NULL;
+    if (o->log_file && strcmp(o->log_file, "-") != 0) {
+        if (!(out = fopen(o->log_file, "a"))) {
+            fprintf(stderr, "agentmem: --log %s: cannot open it for writing\n", o->log_file);
+            return 2;
+        }
+        o->log_out = out;
+    } else if (o->log_file || (serve && o->log_format)) {
+        out = stderr;
+    }
+    if (!out && !serve) return 0;
+    if (!(o->obs = am_server_obs_new(out, format, level))) {
+        if (o->log_out) fclose(o->log_out);
+        o->log_out = NULL;
+        fprintf(stderr, "agentmem: out of memory\n");
+        return 1;
+    }
+    return 0;
+}
+
+static void log_close(opts *o)
+{
+    am_server_obs_free(o->obs);
+    o->obs = NULL;
+    if (o->log_out) fclose(o->log_out);
+    o->log_out = NULL;
+}
+
 /* cfg filled for the store (the vault key read into key, cap bytes, which
  * the caller wipes after the last open; role_allow kept by the caller while
  * cfg is used) and a handle opened with it. */
 static am_db *open_db(am_config *cfg, char *key, size_t cap, const char *path, int must_exist,
                       const char *key_file, am_time grace_ms, int busy_ms, const char *role_allow,
-                      const char *cache, int *usage)
+                      const char *cache, const opts *o, int *usage)
 {
     *usage = 0;
     am_config_init(cfg);
+    am_server_obs_attach(o->obs, cfg); /* NULL: no log */
+    cfg->log_content = o->log_content;
     cfg->path = path;
     cfg->cache = cache;
     cfg->role_allow = role_allow;
@@ -960,6 +1032,7 @@ static int cmd_serve(am_db *db, const opts *o)
         so.webhook_secret = secret;
     }
     so.cache_url = o->cache;
+    so.obs = o->obs;
     so.mcp_origins = o->mcp_origin;
     so.n_mcp_origins = (size_t)o->n_mcp_origin;
     int rc = am_server_run(db, o->cfg, &so);
@@ -988,6 +1061,15 @@ int main(int argc, char **argv)
         } else if (strcmp(argv[i], "--vault-key-file") == 0 && i + 1 < argc) {
             o.vault_key_file = argv[i + 1];
             i += 2;
+        } else if ((strcmp(argv[i], "--log") == 0 || strcmp(argv[i], "--log-format") == 0 ||
+                    strcmp(argv[i], "--log-level") == 0) && i + 1 < argc) {
+            const char **v = argv[i][5] == '\0' ? &o.log_file
+                             : argv[i][6] == 'f' ? &o.log_format : &o.log_level;
+            *v = argv[i + 1];
+            i += 2;
+        } else if (strcmp(argv[i], "--log-content") == 0) {
+            o.log_content = 1;
+            i++;
         } else if ((strcmp(argv[i], "--role-allow") == 0 ||
                     strcmp(argv[i], "--role-allow-file") == 0) && i + 1 < argc) {
             if (role_allow_add(&o, argv[i + 1], argv[i][12] == '-')) {
@@ -1078,6 +1160,10 @@ int main(int argc, char **argv)
         free(o.role_allow);
         return rc;
     }
+    if ((rc = log_open(cmd, &o))) {
+        free(o.role_allow);
+        return rc;
+    }
     am_time grace_ms = 0;
     if (o.grace) {
         char *end;
@@ -1101,12 +1187,13 @@ int main(int argc, char **argv)
     char key[256];
     int usage;
     am_db *db = open_db(&cfg, key, sizeof key, o.db, must_exist && strcmp(o.db, ":memory:") != 0,
-                        o.vault_key_file, grace_ms, busy_ms, o.role_allow, o.cache, &usage);
+                        o.vault_key_file, grace_ms, busy_ms, o.role_allow, o.cache, &o, &usage);
     o.cfg = &cfg;
     if (db && cmds[k].fn) rc = cmds[k].fn(db, &o);
     else if (db) printf("store %s ready\n", o.db);
     else rc = usage ? 2 : 1;
     am_close(db);
+    log_close(&o);
     memset(key, 0, sizeof key);
     free(o.role_allow);
     return rc;

@@ -5,6 +5,9 @@
  *   agentmem_http_request_duration_seconds{route}   histogram (from the
  *       request's first byte to the last byte of its reply)
  *   agentmem_store_bytes{file="db"|"wal"}           gauge
+ *   and the engine's counters of its log records (obs.c): memories by
+ *   kind and outcome, one-offs, recalls by route and reason, feedback by
+ *   action, recall stage times
  * One mutex over the counters: a request adds to them once, at its end.
  * route is the route's pattern ("POST /v1/events", "GET /v1/tasks/{task_id}"),
  * never the path asked for, so the label set stays bounded.
@@ -149,6 +152,12 @@ char *am__srv_metrics_text(srv_metrics *m, const char *db_path)
     if (db_path && strcmp(db_path, ":memory:") != 0) {
         put(&o, "agentmem_store_bytes{file=\"db\"} %lld\n", file_size(db_path, ""));
         put(&o, "agentmem_store_bytes{file=\"wal\"} %lld\n", file_size(db_path, "-wal"));
+    }
+    if (snap->obs) {
+        char *engine = am__srv_obs_metrics(snap->obs);
+        if (engine) put(&o, "%s", engine);
+        else o.oom = 1;
+        free(engine);
     }
     free(snap);
     if (o.oom) {

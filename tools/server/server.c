@@ -922,6 +922,7 @@ int am_server_run(am_db *db, const am_config *cfg, const am_server_opts *o)
     pthread_mutex_init(&sv->watch_mu, NULL);
     pthread_cond_init(&sv->watch_cv, NULL);
     am__srv_metrics_init(&s->metrics);
+    s->metrics.obs = o->obs;
     am__srv_init_locks(s);
 
     /* signals: taken by sigwait below, blocked in every thread MHD starts */

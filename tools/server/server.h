@@ -5,6 +5,8 @@
  */
 #ifndef AM_SERVER_H
 #define AM_SERVER_H
+#include <stdio.h>
+
 #include "agentmem.h"
 
 typedef struct am_server_opts {
@@ -27,9 +29,26 @@ typedef struct am_server_opts {
     const char *cache_url; /* redis://[[USER]:PASSWORD@]HOST[:PORT][/DB]: the event
                               bus between instances on one store (docs/EVENTS.md);
                               NULL: one instance */
+    struct am_server_obs *obs; /* the log records' counters /metrics shows
+                                  (am_server_obs_new; attached to cfg), or NULL */
 } am_server_opts;
 
 void am_server_opts_init(am_server_opts *o);
+
+/* The engine's log records seen from a process (obs.c; docs/SERVER.md
+ * "Logs"): each written to out (NULL: none) as one line -- a JSON object
+ * {"ts","level","event","fields"} (AM_SERVER_LOG_JSON) or "TS LEVEL event
+ * key=value ..." (AM_SERVER_LOG_TEXT) -- when its level is at most level
+ * (AM_LOG_*), and counted for /metrics whatever its level.  attach sets
+ * cfg's log, log_record and log_ctx (log_content is the caller's); the
+ * handles opened with cfg may then run on any thread.  free(NULL) is a
+ * no-op; free it after the last handle is closed. */
+#define AM_SERVER_LOG_TEXT 0
+#define AM_SERVER_LOG_JSON 1
+typedef struct am_server_obs am_server_obs;
+am_server_obs *am_server_obs_new(FILE *out, int format, int level);
+void am_server_obs_attach(am_server_obs *o, am_config *cfg);
+void am_server_obs_free(am_server_obs *o);
 
 /* Serve until SIGTERM or SIGINT, then stop accepting, finish every
  * accepted request and return 0 (the exit code); 1 when it cannot start

@@ -36,6 +36,7 @@ typedef struct srv_metrics {
     double seconds[SRV_MAX_ROUTES];
     unsigned long long count[SRV_MAX_ROUTES];
     unsigned long long store_reconnects, store_retries; /* am_store_check's, all handles */
+    am_server_obs *obs; /* the engine's counters (obs.c), or NULL */
 } srv_metrics;
 void am__srv_metrics_init(srv_metrics *m);
 void am__srv_metrics_free(srv_metrics *m);
@@ -44,6 +45,9 @@ void am__srv_metrics_add(srv_metrics *m, int route, int status, double seconds);
 void am__srv_metrics_store(srv_metrics *m, long reconnects, long retries);
 /* Prometheus text (malloc'ed, NULL when out of memory); db_path: store size */
 char *am__srv_metrics_text(srv_metrics *m, const char *db_path);
+/* The engine's counters in Prometheus text (malloc'ed, NULL when out of
+ * memory; obs.c) */
+char *am__srv_obs_metrics(am_server_obs *o);
 
 /* ------------------------------------------------------------ the bus (bus.c) */
 typedef struct srv_bus srv_bus;
