@@ -2,12 +2,13 @@
  * mcp.c -- the MCP protocol layer: JSON-RPC 2.0 framing checks, the two
  * protocol eras, and dispatch to the tools (mcp_tools.c).
  *
- * One message in, at most one reply out (mcp.h).  What a message is, in
+ * One message (or a 2025-03-26 batch) in, at most one reply out (mcp.h).  What a message is, in
  * this order (JSON-RPC 2.0; MCP 2026-07-28 basic/index "Messages"):
  * bytes that are not JSON (or JSON with a duplicated key: two "name"s are
  * read differently by different parsers) are a Parse error (-32700, id
- * null); a batch, a non-object, a bad "jsonrpc", an id that is null or
- * not a string or integer are an Invalid Request (-32600); a message
+ * null); a batch (but in 2025-03-26), a non-object, a bad "jsonrpc", an
+ * id that is null or not a string or integer are an Invalid Request
+ * (-32600); a message
  * without "method" but with an id and a result or error is a response,
  * and a message without id a notification: neither gets a reply.
  *
@@ -19,10 +20,13 @@
  * with "resultType": "complete" and the server's identity in their _meta,
  * server/discover served and ping gone.  Any other request is of the
  * handshake era (2025-11-25 basic/lifecycle): `initialize` negotiates the
- * version (the client's when it is one we speak, else ours), and other
- * requests but ping are refused until it has been answered on this handle
- * (stdio) or the request names the version in its MCP-Protocol-Version
- * header (HTTP, am_mcp_handle_http: no sessions).
+ * version (the client's when it is one we speak: 2024-11-05, 2025-03-26,
+ * 2025-06-18, 2025-11-25; else ours), and other requests but ping are
+ * refused until it has been answered on this handle (stdio); over HTTP
+ * (am_mcp_handle_http: no sessions) the MCP-Protocol-Version header names
+ * it, 2025-03-26 when absent.  The revision shapes tools and results
+ * (mcp_tools.c); 2025-03-26 alone takes batches (an array of messages,
+ * answered by an array of replies).
  */
 #include <stdlib.h>
 #include <string.h>
