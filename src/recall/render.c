@@ -14,7 +14,9 @@
  * decides), each with the memory header when it holds items.  Every stored text (item,
  * event, task name, note, artifact, decision) goes in through
  * am__plain_append: one flat line that cannot open a section or an entry
- * of its own (text/plain.c).
+ * of its own (text/plain.c).  An event's line names who said it (its
+ * source: user, agent, tool, system, in the block's language); a bare
+ * acknowledgement ("好的", "got it": am__route_bare_ack) gets no line.
  */
 #include <jansson.h>
 #include <string.h>
@@ -32,6 +34,18 @@ static const char *kind_label(const char *kind, int lang)
 }
 
 /* Append `line` if it fits the remaining budget; returns 1 if added. */
+/* Who said an event, in the block's language ("user", "用户"); NULL when
+ * the source is none of the four (a stored value is input like any other
+ * and is never shown as it is). */
+static const char *source_label(const char *source, int lang)
+{
+    if (!source) source = "user";
+    for (size_t i = 0; i < sizeof am__lex_source_labels / sizeof *am__lex_source_labels; i++)
+        if (strcmp(source, am__lex_source_labels[i][0]) == 0)
+            return am__lex_source_labels[i][lang == AM_LANG_ZH ? 1 : 2];
+    return NULL;
+}
+
 static int add_line(am__buf *out, const char *line, size_t n, int *budget)
 {
     int cost = am__text_tokens_estimate(line, n) + 1;
@@ -212,12 +226,18 @@ static void event_lines(const am__render_in *in, const am__lex_labels *L, am__bu
         const am__event_row *e = &in->events[i];
         char ts[32];
         am__time_format(e->occurred_at, e->tz_minutes, ts);
-        am__buf_reset(line); /* "- %.10s %.5s %s": date, time, content */
+        /* "- %.10s %.5s %s: %s": date, time, who said it, content */
+        am__buf_reset(line);
         am__buf_adds(line, "- ");
         am__buf_add(line, ts, strnlen(ts, 10));
         am__buf_addc(line, ' ');
         am__buf_add(line, ts + 11, strnlen(ts + 11, 5));
         am__buf_addc(line, ' ');
+        const char *who = source_label(e->source, in->lang);
+        if (who) {
+            am__buf_adds(line, who);
+            am__buf_adds(line, in->lang == AM_LANG_ZH ? "：" : ": ");
+        }
         am__plain_appends(line, e->content);
         if (!header) {
             int cost = am__text_tokens_estimate(L->events, strlen(L->events)) + 1;
@@ -294,8 +314,23 @@ int am__render_block(const am__render_in *in, am__buf *out, size_t *items_used,
  * result's memories. */
 int am__recall_render(am__recall_state *st)
 {
-    am__render_in ri = {st->lang,       st->scored,    st->n_items,      st->block_events,
-                        st->n_block,    st->task,      st->budget_long,  st->budget_short,
+    /* a bare acknowledgement ("好的", "got it": the router's reading of
+     * it as a turn needs no memory) tells the model nothing: no line */
+    am__event_row *shown = am__arena_take(st->ar, (st->n_block + 1) * sizeof *shown);
+    if (!shown) return AM_NOMEM;
+    size_t n_shown = 0;
+    am__buf norm;
+    am__buf_init(&norm, st->env->alloc);
+    int rc = AM_OK;
+    for (size_t i = 0; i < st->n_block && !rc; i++) {
+        int ack;
+        rc = am__route_bare_ack(st->env->text, st->block_events[i].content, &norm, &ack);
+        if (!rc && !ack) shown[n_shown++] = st->block_events[i];
+    }
+    am__buf_free(&norm);
+    if (rc) return rc;
+    am__render_in ri = {st->lang,       st->scored,    st->n_items,      shown,
+                        n_shown,        st->task,      st->budget_long,  st->budget_short,
                         st->workspace,  st->n_workspace, st->q->agent_id,
                         st->rd.route == AM__ROUTE_STATE};
     am__buf block, system, context;
@@ -303,7 +338,7 @@ int am__recall_render(am__recall_state *st)
     am__buf_init(&system, st->env->alloc);
     am__buf_init(&context, st->env->alloc);
     size_t used_events;
-    int rc = am__render_parts(&ri, &block, &system, &context, &st->used_items, &used_events);
+    rc = am__render_parts(&ri, &block, &system, &context, &st->used_items, &used_events);
     if (!rc) {
         st->block = am__arena_strndup(st->ar, block.p ? block.p : "", block.len);
         st->block_system = am__arena_strndup(st->ar, system.p ? system.p : "", system.len);

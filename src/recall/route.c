@@ -230,6 +230,19 @@ void am__route(const char *norm, size_t n, am__route_decision *out)
     if (lex_find(norm, n, am__lex_route_file_words)) out->refs |= AM__REFS_FILE;
 }
 
+int am__route_bare_ack(am__text *t, const char *text, am__buf *norm, int *ack)
+{
+    *ack = 0;
+    if (!text) return AM_OK;
+    am__buf_reset(norm);
+    int rc = am__text_normalize(t, text, strlen(text), norm);
+    if (rc) return rc;
+    am__route_decision d;
+    am__route(norm->p ? norm->p : "", norm->len, &d);
+    *ack = !d.need_memory;
+    return AM_OK;
+}
+
 const char *am__route_name(int route)
 {
     switch (route) {

@@ -206,8 +206,9 @@ static const struct help {
             "  feedback, forget.  With --agent A and --role R every tool sees and acts\n"
             "  as agent A with role R may (docs/AGENTS.md), as a server token of that\n"
             "  agent and role does.  Protocol 2026-07-28 (stateless: server/discover,\n"
-            "  _meta on each request) and 2025-11-25 (initialize).  Creates the store\n"
-            "  if needed.  Host configuration: docs/MCP.md.\n"},
+            "  _meta on each request) and, after initialize, 2025-11-25, 2025-06-18,\n"
+            "  2025-03-26 or 2024-11-05 (the client's).  Creates the store if needed.\n"
+            "  Host configuration: docs/MCP.md.\n"},
     {"token", "usage: agentmem [--db PATH] token create --user U [--agent A] [--role R] [--admin]\n"
               "       agentmem [--db PATH] token list [--user U] [--json]\n"
               "       agentmem [--db PATH] token revoke ID\n"

@@ -75,8 +75,10 @@ int am_cli_mcp(am_db *db, const char *user, const char *agent, const char *role)
         return 2;
     }
     signal(SIGPIPE, SIG_IGN); /* a closed stdout is a write error, not a kill */
-    fprintf(stderr, "agentmem mcp: serving user %s on stdin/stdout (MCP %s and %s)\n", user,
-            AM_MCP_MODERN_VERSION, AM_MCP_LEGACY_VERSION);
+    fprintf(stderr,
+            "agentmem mcp: serving user %s on stdin/stdout (MCP %s, and %s back to "
+            "2024-11-05 after initialize)\n",
+            user, AM_MCP_MODERN_VERSION, AM_MCP_LEGACY_VERSION);
     char *buf = NULL;
     size_t cap = 0;
     int rc = 0;

@@ -2,12 +2,13 @@
  * mcp.c -- the MCP protocol layer: JSON-RPC 2.0 framing checks, the two
  * protocol eras, and dispatch to the tools (mcp_tools.c).
  *
- * One message in, at most one reply out (mcp.h).  What a message is, in
+ * One message (or a 2025-03-26 batch) in, at most one reply out (mcp.h).  What a message is, in
  * this order (JSON-RPC 2.0; MCP 2026-07-28 basic/index "Messages"):
  * bytes that are not JSON (or JSON with a duplicated key: two "name"s are
  * read differently by different parsers) are a Parse error (-32700, id
- * null); a batch, a non-object, a bad "jsonrpc", an id that is null or
- * not a string or integer are an Invalid Request (-32600); a message
+ * null); a batch (but in 2025-03-26), a non-object, a bad "jsonrpc", an
+ * id that is null or not a string or integer are an Invalid Request
+ * (-32600); a message
  * without "method" but with an id and a result or error is a response,
  * and a message without id a notification: neither gets a reply.
  *
@@ -19,10 +20,13 @@
  * with "resultType": "complete" and the server's identity in their _meta,
  * server/discover served and ping gone.  Any other request is of the
  * handshake era (2025-11-25 basic/lifecycle): `initialize` negotiates the
- * version (the client's when it is one we speak, else ours), and other
- * requests but ping are refused until it has been answered on this handle
- * (stdio) or the request names the version in its MCP-Protocol-Version
- * header (HTTP, am_mcp_handle_http: no sessions).
+ * version (the client's when it is one we speak: 2024-11-05, 2025-03-26,
+ * 2025-06-18, 2025-11-25; else ours), and other requests but ping are
+ * refused until it has been answered on this handle (stdio); over HTTP
+ * (am_mcp_handle_http: no sessions) the MCP-Protocol-Version header names
+ * it, 2025-03-26 when absent.  The revision shapes tools and results
+ * (mcp_tools.c); 2025-03-26 alone takes batches (an array of messages,
+ * answered by an array of replies).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -34,8 +38,31 @@
 #define META_CAPS "io.modelcontextprotocol/clientCapabilities"
 #define META_SERVER "io.modelcontextprotocol/serverInfo"
 
-/* 2025-06-18 differs from 2025-11-25 in nothing these tools use. */
-static const char *const legacy_versions[] = {AM_MCP_LEGACY_VERSION, "2025-06-18"};
+/* The handshake revisions an `initialize` may select, the one offered
+ * first (docs/MCP.md "Protocol revisions" says what differs). */
+static const struct {
+    const char *name;
+    int rev;
+} handshake[] = {
+    {AM_MCP_LEGACY_VERSION, MCP_REV_2025_11_25},
+    {"2025-06-18", MCP_REV_2025_06_18},
+    {"2025-03-26", MCP_REV_2025_03_26},
+    {"2024-11-05", MCP_REV_2024_11_05},
+};
+#define N_HANDSHAKE (sizeof handshake / sizeof *handshake)
+
+/* A handshake-era HTTP request without an MCP-Protocol-Version header is
+ * of this revision (2025-06-18 and 2025-11-25 basic/transports "Protocol
+ * Version Header": the header came with 2025-06-18). */
+#define HEADERLESS_VERSION "2025-03-26"
+
+/* The handshake revision named v (MCP_REV_*), or -1. */
+static int handshake_rev(const char *v)
+{
+    for (size_t i = 0; v && i < N_HANDSHAKE; i++)
+        if (strcmp(v, handshake[i].name) == 0) return handshake[i].rev;
+    return -1;
+}
 
 static const char instructions[] =
     "Long-term memory of one user (the server fixes which: it is never an argument). Before "
@@ -52,12 +79,14 @@ typedef struct mcp_msg {
     int modern;           /* the 2026-07-28 era: protocol version in _meta */
     const char *version;  /* the era's version: _meta's, the header's, or
                              the handle's negotiated one (NULL: none) */
+    int rev;              /* version's MCP_REV_* */
 } mcp_msg;
 
 /* How the transport delivered it. */
 typedef struct mcp_via {
     const am_mcp_http_headers *http; /* NULL: stdio (a stateful process) */
     int status;                      /* HTTP status of the reply */
+    int batch;                       /* the message is part of a batch */
 } mcp_via;
 
 am_mcp *am_mcp_new(am_db *db, const char *user_id, const char *agent_id)
@@ -152,9 +181,14 @@ static json_t *do_initialize(am_mcp *m, const mcp_msg *q, mcp_via *via)
     if (!asked)
         return fail(q, via, MCP_INVALID_PARAMS,
                     "initialize: params.protocolVersion (a string) is required", NULL);
-    const char *agreed = legacy_versions[0];
-    for (size_t i = 0; i < sizeof legacy_versions / sizeof *legacy_versions; i++)
-        if (strcmp(asked, legacy_versions[i]) == 0) agreed = legacy_versions[i];
+    if (via->batch)
+        return fail(q, via, MCP_INVALID_REQUEST,
+                    "Invalid Request: initialize must not be part of a batch", NULL);
+    /* the client's revision when we speak it, else our latest handshake
+     * one (2026-07-28 has no initialize: its clients send _meta) */
+    const char *agreed = handshake[0].name;
+    for (size_t i = 0; i < N_HANDSHAKE; i++)
+        if (strcmp(asked, handshake[i].name) == 0) agreed = handshake[i].name;
     if (!via->http) memcpy(m->legacy_version, agreed, strlen(agreed) + 1);
     return rpc_result(q, json_pack("{s:s, s:{s:{s:b}}, s:o, s:s}", "protocolVersion", agreed,
                                    "capabilities", "tools", "listChanged", 0, "serverInfo",
@@ -175,7 +209,7 @@ static json_t *do_tools_list(const mcp_msg *q, mcp_via *via)
     if (cursor && !json_is_string(cursor))
         return fail(q, via, MCP_INVALID_PARAMS, "tools/list: params.cursor must be a string",
                     NULL);
-    json_t *r = json_pack("{s:o}", "tools", am__mcp_tools_list());
+    json_t *r = json_pack("{s:o}", "tools", am__mcp_tools_list(q->rev));
     /* the same list for every user and request (2026-07-28 caching) */
     if (r && q->modern &&
         (json_object_set_new(r, "ttlMs", json_integer(3600000)) != 0 ||
@@ -189,7 +223,7 @@ static json_t *do_tools_list(const mcp_msg *q, mcp_via *via)
 static json_t *do_tools_call(am_mcp *m, const mcp_msg *q, mcp_via *via)
 {
     mcp_fault fault = {MCP_INTERNAL_ERROR, "out of memory"};
-    json_t *r = am__mcp_tool_call(m, q->params, &fault);
+    json_t *r = am__mcp_result_for(am__mcp_tool_call(m, q->params, &fault), q->rev);
     return r ? rpc_result(q, r) : fail(q, via, fault.code, fault.message, NULL);
 }
 
@@ -204,7 +238,9 @@ static json_t *take_apart(json_t *root, mcp_msg *q, mcp_via *via, int *silent)
     *silent = 0;
     if (json_is_array(root))
         return fail(NULL, via, MCP_INVALID_REQUEST,
-                    "Invalid Request: batches are not part of MCP; send one message a line",
+                    via->batch ? "Invalid Request: a batch inside a batch"
+                               : "Invalid Request: batches are part of MCP 2025-03-26 only; "
+                                 "send one message at a time",
                     NULL);
     if (!json_is_object(root))
         return fail(NULL, via, MCP_INVALID_REQUEST, "Invalid Request: not a JSON object", NULL);
@@ -246,6 +282,10 @@ static json_t *pick_era(am_mcp *m, mcp_msg *q, mcp_via *via)
     json_t *version = json_object_get(meta, META_VERSION);
     if (version) {
         q->modern = 1;
+        q->rev = MCP_REV_2026_07_28;
+        if (via->batch)
+            return fail(q, via, MCP_INVALID_REQUEST,
+                        "Invalid Request: batches are part of MCP 2025-03-26 only", NULL);
         q->version = am__mcp_str(version);
         if (!q->version)
             return fail(q, via, MCP_INVALID_PARAMS, "params._meta: " META_VERSION
@@ -259,9 +299,15 @@ static json_t *pick_era(am_mcp *m, mcp_msg *q, mcp_via *via)
                         " (an object) is required", NULL);
         return NULL;
     }
-    /* the handshake era */
-    q->version = via->http ? via->http->protocol_version
-                           : (m->legacy_version[0] ? m->legacy_version : NULL);
+    /* the handshake era: HTTP says the version in a header (none: the
+     * revision before the header), stdio negotiated it */
+    if (via->http)
+        q->version = via->http->protocol_version ? via->http->protocol_version
+                                                 : HEADERLESS_VERSION;
+    else
+        q->version = m->legacy_version[0] ? m->legacy_version : NULL;
+    q->rev = handshake_rev(q->version);
+    if (q->rev < 0) q->rev = handshake[0].rev;
     return NULL;
 }
 
@@ -304,15 +350,12 @@ static json_t *check_headers(const mcp_msg *q, mcp_via *via)
     const am_mcp_http_headers *h = via->http;
     if (!q->modern) {
         if (strcmp(q->method, "ping") == 0) return NULL;
-        for (size_t i = 0; h->protocol_version &&
-                           i < sizeof legacy_versions / sizeof *legacy_versions; i++)
-            if (strcmp(h->protocol_version, legacy_versions[i]) == 0) return NULL;
+        if (!h->protocol_version || handshake_rev(h->protocol_version) >= 0) return NULL;
         via->status = 400;
         return rpc_error(q->id, MCP_INVALID_REQUEST,
-                         h->protocol_version
-                             ? "Bad Request: unsupported MCP-Protocol-Version (2026-07-28 goes in"
-                               " params._meta too; the handshake era speaks 2025-11-25)"
-                             : "Bad Request: MCP-Protocol-Version header is required",
+                         "Bad Request: unsupported MCP-Protocol-Version (2026-07-28 goes in"
+                         " params._meta too; the handshake era speaks 2025-11-25, 2025-06-18,"
+                         " 2025-03-26 and 2024-11-05)",
                          NULL);
     }
     const char *why = NULL;
@@ -358,6 +401,63 @@ static json_t *dispatch(am_mcp *m, mcp_msg *q, mcp_via *via)
     return is_list ? do_tools_list(q, via) : do_tools_call(m, q, via);
 }
 
+/* One message, parsed: its reply (NULL: none, or out of memory: *nomem). */
+static json_t *handle_one(am_mcp *m, json_t *root, mcp_via *via, int *nomem)
+{
+    mcp_msg q;
+    int silent;
+    json_t *reply = take_apart(root, &q, via, &silent);
+    /* Requests are dispatched; notifications (notifications/initialized,
+     * notifications/cancelled, any other) need nothing here: every request
+     * is answered before the next is read. */
+    if (!reply && !silent && q.id) {
+        reply = dispatch(m, &q, via);
+        if (!reply) *nomem = 1;
+    }
+    return reply;
+}
+
+/* Whether a batch may come (2025-03-26 basic "Batching"; removed in
+ * 2025-06-18): on stdio once initialize agreed on 2025-03-26, on HTTP
+ * when the header names it or is absent (that revision had none). */
+static int batch_allowed(const am_mcp *m, const mcp_via *via)
+{
+    const char *v = via->http ? via->http->protocol_version : m->legacy_version;
+    return via->http ? !v || strcmp(v, HEADERLESS_VERSION) == 0
+                     : strcmp(v, HEADERLESS_VERSION) == 0;
+}
+
+/* A batch: an array of the replies to its requests, in order (NULL when
+ * it holds none: only notifications and responses). */
+static json_t *handle_batch(am_mcp *m, json_t *root, mcp_via *via, int *nomem)
+{
+    if (!json_array_size(root))
+        return fail(NULL, via, MCP_INVALID_REQUEST, "Invalid Request: an empty batch", NULL);
+    json_t *replies = json_array();
+    if (!replies) {
+        *nomem = 1;
+        return NULL;
+    }
+    via->batch = 1;
+    size_t i;
+    json_t *el;
+    json_array_foreach(root, i, el) {
+        json_t *r = handle_one(m, el, via, nomem);
+        if (*nomem || (r && json_array_append_new(replies, r) != 0)) {
+            *nomem = 1;
+            json_decref(replies);
+            return NULL;
+        }
+    }
+    via->batch = 0;
+    via->status = 200;
+    if (!json_array_size(replies)) {
+        json_decref(replies);
+        return NULL;
+    }
+    return replies;
+}
+
 /* Handle one message: the reply (NULL: none, or out of memory: *nomem). */
 static json_t *handle(am_mcp *m, const char *msg, size_t len, mcp_via *via, int *nomem)
 {
@@ -374,16 +474,9 @@ static json_t *handle(am_mcp *m, const char *msg, size_t len, mcp_via *via, int 
                     je.position);
         return fail(NULL, via, MCP_PARSE_ERROR, text, NULL);
     }
-    mcp_msg q;
-    int silent;
-    json_t *reply = take_apart(root, &q, via, &silent);
-    /* Requests are dispatched; notifications (notifications/initialized,
-     * notifications/cancelled, any other) need nothing here: every request
-     * is answered before the next is read. */
-    if (!reply && !silent && q.id) {
-        reply = dispatch(m, &q, via);
-        if (!reply) *nomem = 1;
-    }
+    json_t *reply = json_is_array(root) && batch_allowed(m, via)
+                        ? handle_batch(m, root, via, nomem)
+                        : handle_one(m, root, via, nomem);
     if (!reply && !*nomem) via->status = 202;
     json_decref(root);
     return reply;
@@ -400,7 +493,7 @@ int am_mcp_handle(am_mcp *m, const char *msg, size_t len, char **reply)
 {
     if (reply) *reply = NULL;
     if (!m || !reply || (!msg && len)) return AM_MISUSE;
-    mcp_via via = {NULL, 200};
+    mcp_via via = {NULL, 200, 0};
     int nomem;
     json_t *r = handle(m, msg ? msg : "", len, &via, &nomem);
     return dump(r, nomem, reply);
@@ -411,7 +504,7 @@ int am_mcp_handle_http(am_mcp *m, const char *body, size_t len, const am_mcp_htt
 {
     if (reply) *reply = NULL;
     if (!m || !reply || !status || !h || (!body && len)) return AM_MISUSE;
-    mcp_via via = {h, 200};
+    mcp_via via = {h, 200, 0};
     int nomem;
     json_t *r = handle(m, body ? body : "", len, &via, &nomem);
     int rc = dump(r, nomem, reply);

@@ -6,9 +6,10 @@
  *
  * One handle serves one user, fixed when it is made (stdio: --user; HTTP:
  * the token's user) -- no message can name another: a tool argument `user`
- * is refused.  Two protocol revisions are served side by side
- * (docs/MCP.md): 2025-11-25, where `initialize` negotiates a version for
- * the rest of the stdio process, and the stateless 2026-07-28, where every
+ * is refused.  The protocol revisions are served side by side
+ * (docs/MCP.md): the handshake ones (2024-11-05, 2025-03-26, 2025-06-18,
+ * 2025-11-25), where `initialize` negotiates a version for the rest of the
+ * stdio process, and the stateless 2026-07-28, where every
  * request carries its protocol version and client capabilities in
  * params._meta and every result a `resultType`.
  *
@@ -23,8 +24,9 @@
 
 #include "agentmem.h"
 
-/* The revisions served: the stateless one, and the handshake ones an
- * `initialize` may select (the first is the one offered). */
+/* The revisions served: the stateless one, and the latest of the
+ * handshake ones an `initialize` may select (2025-11-25, 2025-06-18,
+ * 2025-03-26, 2024-11-05: the client's, else this one). */
 #define AM_MCP_MODERN_VERSION "2026-07-28"
 #define AM_MCP_LEGACY_VERSION "2025-11-25"
 
@@ -70,9 +72,9 @@ typedef struct am_mcp_http_headers {
 } am_mcp_http_headers;
 
 /* Handle the body of one POST /mcp.  Stateless: nothing of an earlier
- * request is used (a 2025-11-25 client's version comes from its
- * MCP-Protocol-Version header; no session is made, Mcp-Session-Id is
- * ignored).  *reply as for am_mcp_handle (NULL: send no body); *status the
+ * request is used (a handshake-era client's version comes from its
+ * MCP-Protocol-Version header, 2025-03-26 without one; no session is
+ * made, Mcp-Session-Id is ignored).  *reply as for am_mcp_handle (NULL: send no body); *status the
  * HTTP status to send: 200 (a result, an error of the 2025-11-25 era, a
  * tool result with isError), 202 (a notification or response accepted, no
  * body), 400 (malformed message, missing or mismatched headers, an

@@ -18,6 +18,16 @@
 #define MCP_HEADER_MISMATCH -32020
 #define MCP_UNSUPPORTED_VERSION -32022
 
+/* The protocol revisions served, oldest first (docs/MCP.md "Protocol
+ * revisions"): what a reply holds depends on the request's. */
+enum {
+    MCP_REV_2024_11_05, /* tools: name, description, inputSchema */
+    MCP_REV_2025_03_26, /* + tool annotations, JSON-RPC batches */
+    MCP_REV_2025_06_18, /* + title, outputSchema, structuredContent; no batches */
+    MCP_REV_2025_11_25,
+    MCP_REV_2026_07_28 /* stateless: the version in every request's _meta */
+};
+
 struct am_mcp {
     am_db *db;
     char user[AM_ID_MAX + 1];
@@ -35,8 +45,9 @@ typedef struct mcp_fault {
     char message[512];
 } mcp_fault;
 
-/* The tools' definitions for tools/list (a new array; NULL: out of memory). */
-json_t *am__mcp_tools_list(void);
+/* The tools' definitions for tools/list as revision rev (MCP_REV_*)
+ * describes a tool (a new array; NULL: out of memory). */
+json_t *am__mcp_tools_list(int rev);
 
 /* Call the tool params.name with params.arguments: a CallToolResult
  * (content, structuredContent, isError -- a failure of the tool itself,
@@ -44,6 +55,11 @@ json_t *am__mcp_tools_list(void);
  * set (unknown tool, params that are not a CallToolRequest, an internal
  * failure). */
 json_t *am__mcp_tool_call(am_mcp *m, json_t *params, mcp_fault *fault);
+
+/* A CallToolResult r as revision rev knows it: before 2025-06-18 there is
+ * no structuredContent (the text content carries what the model needs).
+ * Returns r. */
+json_t *am__mcp_result_for(json_t *r, int rev);
 
 /* snprintf into a bounded buffer without cutting a UTF-8 character in two
  * (jansson refuses invalid UTF-8, and these messages quote names from the

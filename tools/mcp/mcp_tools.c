@@ -13,10 +13,13 @@
  * denied, busy, too big) are tool results with isError, so the model can
  * correct itself; an unknown tool or params that are not a CallToolRequest
  * are JSON-RPC errors (-32602), a failure of the store (-32603).  Every
- * result carries the serialized JSON in a text block and, as
- * structuredContent, the object the CLI prints with --json
- * (tools/common/shapes.h; list_memories: {"memories": the CLI's array},
- * as 2025-11-25 wants an object); recall's text is the memory block.
+ * result carries, as structuredContent, the object the CLI prints with
+ * --json (tools/common/shapes.h; list_memories: {"memories": the CLI's
+ * array}, as 2025-11-25 wants an object) and a text block for the model:
+ * recall's is the memory block, list_memories' a line per item, the
+ * others' the serialized JSON.  Revisions before 2025-06-18 know no
+ * structuredContent, title or outputSchema, 2024-11-05 no annotations:
+ * they are left out for them (am__mcp_result_for, tool_def).
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -218,6 +221,84 @@ static json_t *run_task_state(am_mcp *m, const mcp_vals *a, mcp_fault *fault)
     return result_json(v, fault);
 }
 
+/* Append s to *buf (of *len bytes, *cap allocated); 0, or -1 when out of
+ * memory (*buf freed, NULL). */
+static int text_add(char **buf, size_t *len, size_t *cap, const char *s)
+{
+    size_t n = strlen(s);
+    if (*buf && *len + n + 1 > *cap) {
+        size_t want = (*len + n + 1) * 2;
+        char *p = realloc(*buf, want);
+        if (!p) {
+            free(*buf);
+            *buf = NULL;
+            return -1;
+        }
+        *buf = p;
+        *cap = want;
+    }
+    if (!*buf) return -1;
+    memcpy(*buf + *len, s, n + 1);
+    *len += n;
+    return 0;
+}
+
+/* A stored string of item, as one inert line (am_text_plain), or NULL. */
+static char *item_plain(const json_t *item, const char *field)
+{
+    const char *v = am__mcp_str(json_object_get(item, field));
+    return v ? am_text_plain(v) : NULL;
+}
+
+/* The listing as a model reads it, one line per item:
+ *   - preference: 以后周报都按三段写 (key report.structure, id 01J...)
+ * with the version's state and status when it is not current and active
+ * (all: closed versions), "(no memories)" for none.  Texts go through
+ * am_text_plain: a stored text cannot add a line.  Owned; NULL: out of
+ * memory. */
+static char *memories_text(const json_t *items)
+{
+    size_t cap = 256, len = 0;
+    char *buf = malloc(cap);
+    if (buf) buf[0] = '\0';
+    if (!json_array_size(items)) {
+        text_add(&buf, &len, &cap, "(no memories)");
+        return buf;
+    }
+    size_t i;
+    const json_t *it;
+    json_array_foreach(items, i, it) {
+        static const char *const fields[] = {"kind", "text", "key", "lineage_id",
+                                             "version_state", "status"};
+        char *f[6];
+        for (size_t k = 0; k < 6; k++) f[k] = item_plain(it, fields[k]);
+        const char *kind = f[0] ? f[0] : "memory", *state = f[4], *status = f[5];
+        text_add(&buf, &len, &cap, i ? "\n- " : "- ");
+        text_add(&buf, &len, &cap, kind);
+        text_add(&buf, &len, &cap, ": ");
+        text_add(&buf, &len, &cap, f[1] ? f[1] : "");
+        text_add(&buf, &len, &cap, " (");
+        if (f[2]) {
+            text_add(&buf, &len, &cap, "key ");
+            text_add(&buf, &len, &cap, f[2]);
+            text_add(&buf, &len, &cap, ", ");
+        }
+        text_add(&buf, &len, &cap, "id ");
+        text_add(&buf, &len, &cap, f[3] ? f[3] : "?");
+        if (state && strcmp(state, "current") != 0) {
+            text_add(&buf, &len, &cap, ", ");
+            text_add(&buf, &len, &cap, state);
+        }
+        if (status && strcmp(status, "active") != 0) {
+            text_add(&buf, &len, &cap, ", ");
+            text_add(&buf, &len, &cap, status);
+        }
+        text_add(&buf, &len, &cap, ")");
+        for (size_t k = 0; k < 6; k++) am_free(f[k]);
+    }
+    return buf;
+}
+
 static json_t *run_list_memories(am_mcp *m, const mcp_vals *a, mcp_fault *fault)
 {
     int all = a->v[0] && json_is_true(a->v[0]);
@@ -226,10 +307,18 @@ static json_t *run_list_memories(am_mcp *m, const mcp_vals *a, mcp_fault *fault)
                             user_agent(m), user_role(m), &l);
     if (rc) return result_engine(m, rc, fault);
     /* an object around the CLI's array: 2025-11-25 wants structuredContent
-     * to be an object */
+     * to be an object; the text is a line per item for the model */
     json_t *items = am_shape_parsed(l->json);
     am_memory_list_free(l);
-    return result_json(items ? json_pack("{s:o}", "memories", items) : NULL, fault);
+    char *text = items ? memories_text(items) : NULL;
+    json_t *r = text ? result_new(text, json_pack("{s:o}", "memories", items), 0) : NULL;
+    if (!text) json_decref(items);
+    free(text);
+    if (!r) {
+        fault->code = MCP_INTERNAL_ERROR;
+        am__mcp_fmt(fault->message, sizeof fault->message, "out of memory making the result");
+    }
+    return r;
 }
 
 static const char *const feedback_actions[] = {"confirm", "reject", "correct", NULL};
@@ -347,7 +436,26 @@ static json_t *arg_schema(const mcp_arg *a)
     return s;
 }
 
-static json_t *tool_def(const mcp_tool *t)
+/* The schema of a tool's structuredContent (outputSchema, 2025-06-18 on),
+ * or NULL when the tool declares none.  A refusal (isError) carries
+ * {"error": ...} instead, which the schema admits: clients check a
+ * result against it whatever its isError. */
+static json_t *output_schema(const mcp_tool *t)
+{
+    if (strcmp(t->name, "list_memories") != 0) return NULL;
+    return json_pack(
+        "{s:s, s:{s:{s:s, s:s, s:{s:s, s:{s:{s:s}, s:{s:s}, s:{s:s}, s:{s:[s,s]}, s:{s:s}, "
+        "s:{s:s}, s:{s:s}, s:{s:s}}, s:[s,s,s,s]}}, s:{s:s}}, s:[{s:[s]}, {s:[s]}]}",
+        "type", "object", "properties", "memories", "type", "array", "description",
+        "The items, as `agentmem memories --json` prints them", "items", "type", "object",
+        "properties", "id", "type", "string", "lineage_id", "type", "string", "kind", "type",
+        "string", "key", "type", "string", "null", "text", "type", "string", "scope", "type",
+        "string", "status", "type", "string", "version_state", "type", "string", "required",
+        "id", "lineage_id", "kind", "text", "error", "type", "object", "anyOf", "required",
+        "memories", "required", "error");
+}
+
+static json_t *tool_def(const mcp_tool *t, int rev)
 {
     json_t *props = json_object(), *req = json_array();
     for (size_t i = 0; props && req && i < n_args(t); i++) {
@@ -370,14 +478,23 @@ static json_t *tool_def(const mcp_tool *t)
                     : NULL;
     json_decref(props);
     json_decref(req);
+    /* what each revision knows of a tool: annotations from 2025-03-26,
+     * title and outputSchema from 2025-06-18 */
+    if (d && rev < MCP_REV_2025_03_26) json_object_del(d, "annotations");
+    if (d && rev < MCP_REV_2025_06_18) json_object_del(d, "title");
+    json_t *out = d && rev >= MCP_REV_2025_06_18 ? output_schema(t) : NULL;
+    if (out && json_object_set_new(d, "outputSchema", out) != 0) {
+        json_decref(d);
+        d = NULL;
+    }
     return d;
 }
 
-json_t *am__mcp_tools_list(void)
+json_t *am__mcp_tools_list(int rev)
 {
     json_t *list = json_array();
     for (size_t i = 0; list && i < N_TOOLS; i++)
-        if (json_array_append_new(list, tool_def(&tools[i])) != 0) {
+        if (json_array_append_new(list, tool_def(&tools[i], rev)) != 0) {
             json_decref(list);
             list = NULL;
         }
@@ -475,4 +592,10 @@ json_t *am__mcp_tool_call(am_mcp *m, json_t *params, mcp_fault *fault)
     if (check_args(&tools[k], json_is_object(args) ? args : NULL, &vals, &refusal, fault))
         return refusal;
     return tools[k].run(m, &vals, fault);
+}
+
+json_t *am__mcp_result_for(json_t *r, int rev)
+{
+    if (r && rev < MCP_REV_2025_06_18) json_object_del(r, "structuredContent");
+    return r;
 }

@@ -1,6 +1,6 @@
 /*
  * lexicon/labels.c -- the labels of the rendered memory block in both languages
- * (recall/render.c, F18): section titles and memory kinds.
+ * (recall/render.c, F18): section titles, memory kinds and who said an event.
  */
 #include "text/lexicon/lexicon.h"
 
@@ -22,4 +22,13 @@ const char *const am__lex_kind_labels[][3] = {
     {"task_conclusion", "任务结论", "Task conclusion"},
     {"rule", "规则", "Rule"},
     {"temp", "临时", "Temporary"},
+};
+
+/* Who said an event (its source), in Chinese and in English: the relevant
+ * events' lines name the speaker. */
+const char *const am__lex_source_labels[4][3] = {
+    {"user", "用户", "user"},
+    {"agent", "助手", "agent"},
+    {"tool", "工具", "tool"},
+    {"system", "系统", "system"},
 };

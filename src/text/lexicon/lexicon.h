@@ -238,6 +238,7 @@ extern const char *const am__lex_stopwords[144];
 extern const am__lex_labels am__lex_labels_zh;
 extern const am__lex_labels am__lex_labels_en;
 extern const char *const am__lex_kind_labels[8][3];
+extern const char *const am__lex_source_labels[4][3];
 
 /* ------------------------------------------------------------ speakers (text/speaker.c)
  * lexicon/speaker.c */
