@@ -17,12 +17,11 @@
  *    open, no byte of the deleted text is left in the .db or -wal file.
  */
 #include <sqlite3.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "test.h"
 #include "api_util.h"
 #include "store_file.h"
+#include "store_holder.h"
 
 static am_memory_item *get_ok(am_db *db, const char *user, const char *id)
 {
@@ -319,47 +318,13 @@ static void test_role_hidden(void)
 
 /* ------------------------------------------------------------ the files */
 
-/* A child process that holds the store open (it has read it) until told */
-static pid_t holder_start(int *down_w)
+/* the holder's read (store_holder.h): w1's memories */
+static int holder_list(am_db *db)
 {
-    int up[2], down[2];
-    if (pipe(up) || pipe(down)) return -1;
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid == 0) {
-        close(up[0]);
-        close(down[1]);
-        am_config cfg;
-        am_config_init(&cfg);
-        cfg.path = path;
-        am_db *db = NULL;
-        if (am_open(&cfg, &db, NULL)) _exit(3);
-        am_memory_list *l = NULL;
-        if (am_memories(db, "w1", AM_LIST_ALL, NULL, &l)) _exit(4);
-        am_memory_list_free(l);
-        char c = 'r';
-        if (write(up[1], &c, 1) != 1) _exit(5);
-        if (read(down[0], &c, 1) != 1) _exit(6);
-        am_close(db);
-        _exit(0);
-    }
-    close(up[1]);
-    close(down[0]);
-    char c;
-    if (pid < 0 || read(up[0], &c, 1) != 1) pid = -1;
-    close(up[0]);
-    *down_w = down[1];
-    return pid;
-}
-
-static void holder_end(pid_t pid, int down_w)
-{
-    char c = 'g';
-    CHECK(write(down_w, &c, 1) == 1);
-    close(down_w);
-    int status = 0;
-    CHECK(waitpid(pid, &status, 0) == pid);
-    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    am_memory_list *l = NULL;
+    int rc = am_memories(db, "w1", AM_LIST_ALL, NULL, &l);
+    am_memory_list_free(l);
+    return rc;
 }
 
 static am_db *open_file(void)
@@ -399,7 +364,7 @@ static void test_delete_leaves_no_byte(void)
     CHECK(store_holds("Persimmon Otterly"));
 
     int down_w = -1;
-    pid_t pid = holder_start(&down_w);
+    pid_t pid = holder_start(holder_list, &down_w);
     CHECK(pid > 0);
     if (pid <= 0) return;
     db = open_file();
