@@ -823,13 +823,108 @@ int am_working_clear(am_db *db, const char *user_id, const char *session_id, con
 #define AM_FEEDBACK_CONFIRM 1
 #define AM_FEEDBACK_REJECT 2
 #define AM_FEEDBACK_CORRECT 3
-/* The user judges memory item memory_id (a version id or a lineage id):
+/* The user judges memory item memory_id (a lineage id or the id of any
+ * of its versions, the current one or an earlier one):
  * confirm raises confidence, reject invalidates, correct writes a new
  * version with text.  Every outcome is a new version (bitemporal).
  * Returns AM_OK, AM_NOTFOUND, AM_INVALID (correct without text), AM_NOMEM,
  * AM_BUSY, AM_BACKEND. */
 int am_feedback(am_db *db, const char *user_id, const char *memory_id,
                 int action, const char *text);
+
+/* ---------------------------------------------------------------- one memory */
+
+/* One memory item by id (docs/VERSIONS.md): its lineage's current
+ * version and every version of it.  An item is named by its stable id
+ * (am_memory.lineage_id, the same for all its versions) or by the id of
+ * any of its versions, current or closed: an id read before a feedback or
+ * an update still names the item after it.  Every call here, am_feedback
+ * and am_feedback_as take either. */
+typedef struct am_memory_item {
+    const am_memory *current; /* the version that holds now (active; else an
+                                 open question, pending_confirm), or NULL
+                                 when none does (rejected, withdrawn) */
+    am_memory *versions;      /* every version, in the order recorded */
+    size_t n_versions;
+    const char *json;         /* {"memory": <current or null>, "versions":
+                                 [...]}, each as am_memories lists it */
+} am_memory_item;
+/* Free a result of the calls below (NULL: no-op). */
+void am_memory_item_free(am_memory_item *m);
+
+/* The item memory_id names.  *out owned: am_memory_item_free.  Returns
+ * AM_OK, AM_MISUSE, AM_INVALID (bad id), AM_NOTFOUND (no item of the user
+ * has that id: "memory: user U has no memory X"; also an item of another
+ * user), AM_NOMEM, AM_BACKEND. */
+int am_memory_get(am_db *db, const char *user_id, const char *memory_id, am_memory_item **out);
+/* am_memory_get for agent_id with role (am_access_open): an item the
+ * asker may not read is AM_NOTFOUND with the same message.  Both NULL:
+ * am_memory_get.  Also AM_INVALID for a bad agent or role id. */
+int am_memory_get_as(am_db *db, const char *user_id, const char *memory_id, const char *agent_id,
+                     const char *role, am_memory_item **out);
+
+/* A memory the application states directly (no conversation behind it).
+ * Initialise with {0} or memset: fields are appended here. */
+typedef struct am_memory_input {
+    const char *user_id;  /* required */
+    const char *text;     /* required: valid UTF-8, not blank, at most
+                             max_text_bytes; stored as given (no redaction) */
+    const char *kind;     /* preference|constraint|profile|fact|pattern|
+                             task_conclusion|rule|temp, or NULL: what the
+                             engine reads the text as (a preference, a
+                             constraint, a profile fact), else fact */
+    const char *key;      /* the attribute (an id of at most 95 bytes,
+                             "diet.coffee"), or NULL: the engine's reading
+                             of the text, else a key of its words */
+    const char *scope;    /* global | domain:X | task:T | role:R; NULL global */
+    const char *agent_id; /* for an agent (am_access rules), or NULL */
+    const char *role;
+} am_memory_input;
+/* Add a memory as a distilled statement is added (semantic/merge.c): a
+ * new value of the same key in the scope supersedes the current one (a
+ * new version of that item), a text about identical to an item's
+ * reinforces it, else a new item.  Its provenance is "api" (its
+ * source_event_ids hold "api", no event).  Audited and announced
+ * (memory.created / memory.updated.<key id>) as a distilled one.  *out
+ * (owned, may be NULL) the item it became part of.  For an agent or a
+ * role, an item of a kind or scope the asker may not read is refused
+ * (AM_DENIED) before or after the merge, and nothing is written.
+ * Returns AM_OK, AM_MISUSE, AM_INVALID (am_errmsg names the field:
+ * "memory add: kind: expected preference, ..."), AM_TOOBIG (text),
+ * AM_DENIED (the user is being forgotten; the asker may not), AM_BUSY,
+ * AM_NOMEM, AM_BACKEND; on error nothing is written. */
+int am_memory_add(am_db *db, const am_memory_input *in, am_memory_item **out);
+
+/* A correction: text becomes the item's new current version (the old
+ * one is closed, kept as a past version), as am_feedback's correct.
+ * *out (owned, may be NULL) the item after it.  Returns AM_OK, AM_MISUSE,
+ * AM_INVALID, AM_TOOBIG, AM_NOTFOUND (no such item, or none of its
+ * versions holds now: a rejected item is added again, not updated),
+ * AM_BUSY, AM_NOMEM, AM_BACKEND. */
+int am_memory_update(am_db *db, const char *user_id, const char *memory_id, const char *text,
+                     am_memory_item **out);
+int am_memory_update_as(am_db *db, const char *user_id, const char *memory_id, const char *text,
+                        const char *agent_id, const char *role, am_memory_item **out);
+
+/* Delete an item: every version of it leaves every table, index and
+ * cache with the completeness of a forget (docs/FORGETTING.md: its rows,
+ * provenance, heat, the copies a forget in its grace period holds, its
+ * memory events; the SQLite store's freed pages are zeroed and its log
+ * checkpointed), at once and for good (no grace period, no restore).
+ * The events it was distilled from stay (am_forget removes those).  An
+ * audit row "memory.deleted" names the item by its lineage id and a
+ * memory.forgotten event (detail "memory") announces it.  *versions (may
+ * be NULL): how many versions went.  Returns AM_OK, AM_MISUSE,
+ * AM_INVALID, AM_NOTFOUND, AM_BUSY, AM_NOMEM, AM_BACKEND. */
+int am_memory_delete(am_db *db, const char *user_id, const char *memory_id, long *versions);
+int am_memory_delete_as(am_db *db, const char *user_id, const char *memory_id,
+                        const char *agent_id, const char *role, long *versions);
+
+/* am_feedback_as, and *out (owned, may be NULL) the item after it: its
+ * new current version (confirm, correct), or current NULL (reject). */
+int am_memory_feedback(am_db *db, const char *user_id, const char *memory_id, int action,
+                       const char *text, const char *agent_id, const char *role,
+                       am_memory_item **out);
 
 /* ---------------------------------------------------------------- forget */
 #define AM_FORGET_EVENT 1

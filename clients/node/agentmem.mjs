@@ -115,8 +115,21 @@ export class Client {
   add(text, opts = {}) { return this.#call('POST', '/v1/events', [], pick({ text, ...opts })); }
   // addMany([{text, ...}, ...]) -> {results: [...]}: one transaction, all or nothing
   addMany(events) { return this.#call('POST', '/v1/events', [], { events: [...events] }); }
+  // feedback(id, confirm | reject | correct, text) -> {ok, memory}: memory is the new
+  // current version (null after reject); id is the lineage id or any version's id
   feedback(memoryId, action, text = undefined, { user } = {}) {
     return this.#call('POST', '/v1/memories/{id}/feedback', [memoryId], pick({ action, text, user }));
+  }
+  // addMemory(text, {kind, key, scope, user}) -> {memory}: a memory the application states;
+  // a new value of the same key supersedes, the same text reinforces
+  addMemory(text, opts = {}) { return this.#call('POST', '/v1/memories', [], pick({ text, ...opts })); }
+  // updateMemory(id, text) -> {memory}: the text becomes its new current version
+  updateMemory(memoryId, text, { user } = {}) {
+    return this.#call('PATCH', '/v1/memories/{id}', [memoryId], pick({ text, user }));
+  }
+  // deleteMemory(id) -> {deleted}: every version, from every table, index and cache
+  deleteMemory(memoryId, { user } = {}) {
+    return this.#call('DELETE', '/v1/memories/{id}', [memoryId], undefined, { user });
   }
   // forget(level, id, {grace, user}): event | session | task | user
   forget(level, id = undefined, { grace, user } = {}) {
@@ -133,6 +146,10 @@ export class Client {
   task(taskId, { user } = {}) { return this.#call('GET', '/v1/tasks/{task_id}', [taskId], undefined, { user }); }
   memories({ all = false, as_of, user } = {}) {
     return this.#call('GET', '/v1/memories', [], undefined, { all: all ? '1' : undefined, as_of, user });
+  }
+  // getMemory(id) -> {memory, versions}: its current version (or null) and every version
+  getMemory(memoryId, { user } = {}) {
+    return this.#call('GET', '/v1/memories/{id}', [memoryId], undefined, { user });
   }
   versions(memoryId, { user } = {}) {
     return this.#call('GET', '/v1/memories/{id}/versions', [memoryId], undefined, { user });

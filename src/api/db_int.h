@@ -92,6 +92,11 @@ struct am__distill_turn;
 int am__db_distill(am_db *db, const char *s, size_t n, const struct am__distill_turn *turn,
                    struct am__distill *prev, struct am__distill *d);
 
+/* A memory version from its row, and as JSON (read.c: the one shape of
+ * a memory in every result). */
+void am__db_memory_from_row(am_memory *m, const am__item_row *r);
+void am__db_memory_json(am__buf *b, const am_memory *m);
+
 /* Forgetting (forget.c).  am__db_forget_work: the due work of forget
  * jobs, at most max_steps short transactions (0: all); after a forget, a
  * write, on open and on am_optimize.  Errors are logged, not returned:

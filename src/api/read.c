@@ -705,6 +705,10 @@ out_fail:
     return am__db_store_error(db, rc, "memories");
 }
 
+/* A memory version as the listings show it (api/memory.c). */
+void am__db_memory_from_row(am_memory *m, const am__item_row *r) { memory_from_row(m, r); }
+void am__db_memory_json(am__buf *b, const am_memory *m) { json_memory(b, m); }
+
 /* ------------------------------------------------------------ feedback */
 
 int am_feedback(am_db *db, const char *user_id, const char *memory_id, int action,

@@ -623,6 +623,43 @@ int am__semantic_record(am__wctx *w, const char *op, const char *lineage, const 
     return rc ? rc : am__semantic_event(w, op, lineage, scope, key, detail);
 }
 
+/* ------------------------------------------------------------ by id */
+
+int am__semantic_lineage(am__wctx *w, const char *id, char *lineage)
+{
+    am__item_row *rows;
+    size_t n;
+    int rc = w->store->vt->items_list(w->store, w->uid,
+                                      AM__ITEMS_ALL | AM__ITEMS_NO_SOURCES | AM__ITEMS_NO_HEAT,
+                                      LATEST, w->ar, &rows, &n);
+    if (rc) return rc;
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(rows[i].id, id) == 0 || strcmp(rows[i].lineage_id, id) == 0) {
+            snprintf(lineage, 27, "%s", rows[i].lineage_id);
+            return AM_OK;
+        }
+    return AM_NOTFOUND;
+}
+
+int am__semantic_state(am__wctx *w, const am__statement *st, int *outcome, char *lineage)
+{
+    static const char *const ops[] = {"", "memory.created", "memory.updated",
+                                      "memory.reinforced", "memory.pending",
+                                      "memory.invalidated", "", "memory.historical"};
+    int rc = am__semantic_put(w, st, outcome, lineage);
+    if (rc) return rc;
+    if (*outcome < AM__M_CREATED || *outcome > AM__M_HISTORICAL || !ops[*outcome][0])
+        return AM_OK;
+    /* as the write path records a distilled statement: the audit names
+     * the key by its opaque id, the event the key the item holds now */
+    char kid[AM__REF_LEN + 1] = "";
+    if ((rc = am__store_key_id(w->store, w->uid, st->scope ? st->scope : "global", st->key, kid)) ||
+        (rc = w->store->vt->audit(w->store, w->uid, w->now, ops[*outcome], "memory", lineage,
+                                  kid)))
+        return rc;
+    return am__semantic_event(w, ops[*outcome], lineage, NULL, NULL, NULL);
+}
+
 /* ------------------------------------------------------------ feedback */
 
 int am__semantic_feedback(am__wctx *w, const char *id, int action,
@@ -632,10 +669,19 @@ int am__semantic_feedback(am__wctx *w, const char *id, int action,
     size_t n;
     int rc = current_items(w, &rows, &n);
     if (rc) return rc;
+    /* the version named, else the current one of the item an id of any
+     * of its versions names (an id read before an earlier feedback) --
+     * its active version before an open question */
     am__item_row *it = NULL;
     for (size_t i = 0; i < n && !it; i++)
-        if (strcmp(rows[i].id, id) == 0 || strcmp(rows[i].lineage_id, id) == 0)
+        if (strcmp(rows[i].id, id) == 0) it = &rows[i];
+    char lineage[27] = "";
+    if (!it && (rc = am__semantic_lineage(w, id, lineage))) return rc;
+    for (size_t i = 0; i < n && !it; i++)
+        if (strcmp(rows[i].lineage_id, lineage) == 0 && strcmp(rows[i].status, "active") == 0)
             it = &rows[i];
+    for (size_t i = 0; i < n && !it; i++)
+        if (strcmp(rows[i].lineage_id, lineage) == 0) it = &rows[i];
     if (!it) return AM_NOTFOUND;
     am__item_row nv = *it;
     switch (action) {

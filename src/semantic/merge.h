@@ -79,7 +79,21 @@ int am__semantic_invalidate(am__wctx *w, const char *text, const char *scope,
 int am__semantic_invalidate_recent(am__wctx *w, const char *const *recent, size_t n_recent,
                                    const char *scope, int *outcome, char *lineage);
 
-/* Feedback on a version or lineage id (AM_FEEDBACK_*). */
+/* The lineage id (27 bytes) of the item id names: a lineage id or the id
+ * of any of its versions, current or closed.  AM_NOTFOUND when none. */
+int am__semantic_lineage(am__wctx *w, const char *id, char *lineage);
+
+/* The provenance of a statement the application makes directly
+ * (am_memory_add): no event, this in place of its id. */
+#define AM__SOURCE_API "api"
+
+/* A statement the application makes (st->event_id AM__SOURCE_API):
+ * merged by am__semantic_put's rules and recorded as the write path
+ * records a distilled one (the audit, the memory event). */
+int am__semantic_state(am__wctx *w, const am__statement *st, int *outcome, char *lineage);
+
+/* Feedback on a lineage id or any version's id (AM_FEEDBACK_*): the
+ * item's current version judged. */
 int am__semantic_feedback(am__wctx *w, const char *id, int action,
                           const char *text);
 

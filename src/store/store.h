@@ -399,6 +399,15 @@ typedef struct am__store_vt {
      * a source already changes nothing. */
     int (*item_reinforce)(am__store *s, const char *uid, int64_t item_rid,
                           const char *event_id, am_time at);
+    /* One memory item deleted (api/memory.c), in the caller's
+     * transaction: every version of lineage_id of the user, with the
+     * completeness of a forget -- the versions, their provenance and
+     * heat, the copies a forget in its grace period holds of them, the
+     * item's memory events -- and the scrub a forget owes (the files keep
+     * no byte of its text).  *versions: how many versions went;
+     * AM_NOTFOUND when none. */
+    int (*item_delete)(am__store *s, const char *uid, const char *lineage_id, am_time now,
+                       long *versions);
 
     /* maintenance: merge the full-text index into one segment (a term
      * is then one b-tree probe, not one per segment), refresh planner

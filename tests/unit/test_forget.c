@@ -19,6 +19,7 @@
 #include "test.h"
 #include "api_util.h"
 #include "store_file.h"
+#include "store_holder.h"
 #include "api/db_int.h"
 
 
@@ -233,52 +234,17 @@ static const char *const user_marks[] = {
     "Vermilion Otter", "vermilion",
 };
 
-/* A child process that holds the store open (a handle that has read it)
- * until told to finish: up[1] says it is ready, down[0] says go. */
-static pid_t holder_start(int *down_w)
+/* the holder's read (store_holder.h): a recall of w1 */
+static int holder_recall(am_db *db)
 {
-    int up[2], down[2];
-    if (pipe(up) || pipe(down)) return -1;
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid == 0) {
-        close(up[0]);
-        close(down[1]);
-        am_config cfg;
-        am_config_init(&cfg);
-        cfg.path = path;
-        am_db *db = NULL;
-        if (am_open(&cfg, &db, NULL)) _exit(3);
-        am_query q;
-        memset(&q, 0, sizeof q);
-        q.user_id = "w1";
-        q.text = "翡翠山猫 Vermilion Otter phone";
-        am_recall_result *r = NULL;
-        if (am_recall(db, &q, &r)) _exit(4);
-        am_recall_free(r);
-        char c = 'r';
-        if (write(up[1], &c, 1) != 1) _exit(5);
-        if (read(down[0], &c, 1) != 1) _exit(6);
-        am_close(db);
-        _exit(0);
-    }
-    close(up[1]);
-    close(down[0]);
-    char c;
-    if (pid < 0 || read(up[0], &c, 1) != 1) pid = -1;
-    close(up[0]);
-    *down_w = down[1];
-    return pid;
-}
-
-static void holder_end(pid_t pid, int down_w)
-{
-    char c = 'g';
-    CHECK(write(down_w, &c, 1) == 1);
-    close(down_w);
-    int status = 0;
-    CHECK(waitpid(pid, &status, 0) == pid);
-    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    am_query q;
+    memset(&q, 0, sizeof q);
+    q.user_id = "w1";
+    q.text = "翡翠山猫 Vermilion Otter phone";
+    am_recall_result *r = NULL;
+    int rc = am_recall(db, &q, &r);
+    am_recall_free(r);
+    return rc;
 }
 
 /* While another process holds the store open, a user forget and an event
@@ -310,7 +276,7 @@ static void test_forget_leaves_no_byte(void)
                       " (SELECT rid FROM events WHERE id = ?1)", gone.event_id, hashes, 16);
     for (size_t i = 0; i < nh; i++) CHECK(store_holds_n(hashes[i], 6, "a value hash"));
     int down_w = -1;
-    pid_t pid = holder_start(&down_w);
+    pid_t pid = holder_start(holder_recall, &down_w);
     CHECK(pid > 0);
     if (pid <= 0) return;
     db = open_file(0);
@@ -726,7 +692,7 @@ static void test_forget_grace_levels(void)
             CHECK_EQ_INT(am_forget(db, "h1", level, id, NULL), AM_OK);
             am_close(db);
             int down_w = -1;
-            pid_t pid = holder_start(&down_w);
+            pid_t pid = holder_start(holder_recall, &down_w);
             CHECK(pid > 0);
             if (pid <= 0) return;
             set_now("2026-04-03T12:30:00Z");

@@ -234,10 +234,11 @@ static void test_legacy_handshake(void)
     r = rpc(&p, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/list\"}");
     CHECK_EQ_INT(json_integer_value(json_object_get(r, "id")), 4);
     json_t *tools = json_object_get(result(r), "tools");
-    static const char *const names[] = {"remember", "recall", "task_state", "list_memories",
-                                        "feedback", "forget"};
-    CHECK_EQ_INT(json_array_size(tools), 6);
-    for (size_t i = 0; i < 6; i++) {
+    static const char *const names[] = {"remember",      "recall",       "task_state",
+                                        "list_memories", "feedback",     "forget",
+                                        "update_memory", "delete_memory"};
+    CHECK_EQ_INT(json_array_size(tools), 8);
+    for (size_t i = 0; i < 8; i++) {
         json_t *t = json_array_get(tools, i);
         CHECK_EQ_STR(json_string_value(json_object_get(t, "name")), names[i]);
         json_t *schema = json_object_get(t, "inputSchema");
@@ -307,7 +308,7 @@ static void test_modern_stateless(void)
                 "}}");
     res = result(r);
     CHECK_EQ_STR(json_string_value(json_object_get(res, "resultType")), "complete");
-    CHECK_EQ_INT(json_array_size(json_object_get(res, "tools")), 6);
+    CHECK_EQ_INT(json_array_size(json_object_get(res, "tools")), 8);
     CHECK(json_is_integer(json_object_get(res, "ttlMs")));
     json_decref(r);
     /* a version we do not serve per request */
@@ -800,7 +801,7 @@ static void test_http_entry(void)
     const char *list = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\",\"params\":{" MODERN_META "}}";
     json_t *r = http(m, list, "2026-07-28", "tools/list", NULL, &st);
     CHECK_EQ_INT(st, 200);
-    CHECK_EQ_INT(json_array_size(json_object_get(result(r), "tools")), 6);
+    CHECK_EQ_INT(json_array_size(json_object_get(result(r), "tools")), 8);
     json_decref(r);
     r = http(m, list, NULL, "tools/list", NULL, &st); /* header missing */
     CHECK_EQ_INT(st, 400);

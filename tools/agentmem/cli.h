@@ -22,6 +22,14 @@ int am_cli_watch(int argc, char **argv, const char *db_path);
  * stdin/stdout until end of input; the exit code */
 int am_cli_mcp(am_db *db, const char *user, const char *agent, const char *role);
 
+/* memory get|add|update|delete (memory_cmd.c): the parsed arguments
+ * (checked: the ones the subcommand needs are there); the exit code */
+typedef struct am_cli_memory_args {
+    const char *sub, *id, *user, *text, *kind, *key, *scope, *agent, *role;
+    int json;
+} am_cli_memory_args;
+int am_cli_memory(am_db *db, const am_cli_memory_args *a);
+
 /* add --batch FILE (batch.c): exit code 0, 1 (a line or an event refused;
  * with atomic nothing written) */
 int am_cli_add_batch(am_db *db, const char *path, int atomic, int json);

@@ -29,6 +29,7 @@ typedef struct opts {
         *type, *domain, *intent, *at, *as_of, *text, *batch, *id, *level, *action, *grace;
     const char *role, *doing, *done, *next, *ws_action;
     const char *part; /* recall --part system|context */
+    const char *kind, *scope, *mem_sub; /* memory get|add|update|delete */
     int all, budget, k, atomic, merge;
     const char *token_sub, *listen, *threads, *max_body; /* token, serve */
     const char *max_conns_per_ip, *header_timeout, *timeout; /* serve */
@@ -59,6 +60,7 @@ static void usage_main(FILE *f)
           "  task                      a task's state and history\n"
           "  memories                  a user's semantic memory items\n"
           "  feedback                  confirm / reject / correct a memory\n"
+          "  memory get|add|update|delete  one memory by id (its versions; add one directly)\n"
           "  forget                    forget an event, session, task or user\n"
           "  restore                   bring back what was forgotten with a grace period\n"
           "  link                      link a channel identity to a user (--merge)\n"
@@ -160,6 +162,18 @@ static const struct help {
                  "  version_state current|past|replaced|pending).  --as-of: the items valid\n"
                  "  then, each with the status it had then.\n"},
     {"feedback", "usage: agentmem [--db PATH] feedback --user U --id MEMORY_ID --action confirm|reject|correct [--text T]\n"},
+    {"memory", "usage: agentmem [--db PATH] memory get ID --user U [--json]\n"
+               "       agentmem [--db PATH] memory add --user U --text T [--kind K] [--key K]\n"
+               "         [--scope S] [--json]\n"
+               "       agentmem [--db PATH] memory update ID --user U --text T [--json]\n"
+               "       agentmem [--db PATH] memory delete ID --user U [--json]\n"
+               "  ID: a memory's lineage id or any of its versions' ids.  get prints every\n"
+               "  version (the current one marked *).  add states a memory directly: a new\n"
+               "  value of the same key supersedes, the same text reinforces (kind and key:\n"
+               "  the engine's reading when not given).  update writes a new current\n"
+               "  version (a correction).  delete removes every version from every table,\n"
+               "  index and cache (docs/FORGETTING.md).  --agent A / --role R: as that\n"
+               "  agent sees the memory (docs/AGENTS.md).\n"},
     {"forget", "usage: agentmem [--db PATH] forget --user U --level event|session|task|user [--id ID]\n"
                "         [--grace SECONDS] [--json]\n"
                "  Removes the data from every table and index; items derived only from\n"
@@ -308,6 +322,7 @@ static int parse_opts(const char *cmd, int argc, char **argv, opts *o)
         {"--value", offsetof(opts, value)}, {"--ttl", offsetof(opts, ttl)},
         {"--log", offsetof(opts, log_file)}, {"--log-format", offsetof(opts, log_format)},
         {"--log-level", offsetof(opts, log_level)},
+        {"--kind", offsetof(opts, kind)}, {"--scope", offsetof(opts, scope)},
     };
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -634,6 +649,25 @@ static int cmd_feedback(am_db *db, const opts *o)
     if (rc) return fail(db, rc);
     printf("ok\n");
     return 0;
+}
+
+/* memory get|add|update|delete: the arguments each needs, named */
+static int cmd_memory(am_db *db, const opts *o)
+{
+    const char *sub = o->mem_sub;
+    int add = strcmp(sub, "add") == 0, upd = strcmp(sub, "update") == 0;
+    char cmd[32];
+    snprintf(cmd, sizeof cmd, "memory %s", sub);
+    if (!o->user) return usage_error(cmd, "--user is required");
+    if (!add && !o->id) return usage_error(cmd, "the memory ID is required (memory SUB ID --user U)");
+    if (add && o->id) return usage_error(cmd, "add takes no ID (the engine makes it)");
+    if ((add || upd) && !o->text) return usage_error(cmd, "--text is required");
+    if (!add && !upd && o->text) return usage_error(cmd, "--text is an option of add and update");
+    if (!add && (o->kind || o->key || o->scope))
+        return usage_error(cmd, "--kind, --key and --scope are options of add");
+    am_cli_memory_args a = {sub,     o->id,    o->user,  o->text, o->kind,
+                            o->key,  o->scope, o->agent, o->role, o->json};
+    return am_cli_memory(db, &a);
 }
 
 static int cmd_forget(am_db *db, const opts *o)
@@ -1129,7 +1163,7 @@ int main(int argc, char **argv)
         {"link", cmd_link}, {"unlink", cmd_unlink}, {"export", cmd_export}, {"reembed", cmd_reembed},
         {"optimize", cmd_optimize}, {"restore", cmd_restore}, {"mcp", cmd_mcp},
         {"workspace", cmd_workspace}, {"token", cmd_token}, {"serve", cmd_serve},
-        {"working", cmd_working}, {"cache", cmd_cache},
+        {"working", cmd_working}, {"cache", cmd_cache}, {"memory", cmd_memory},
         {"init", NULL},
     };
     size_t k;
@@ -1153,6 +1187,22 @@ int main(int argc, char **argv)
         o.ws_action = cargv[1];
         cargc--;
         cargv++;
+    }
+    if (strcmp(cmd, "memory") == 0) { /* memory SUB [ID] [--flags] */
+        const char *sub = cargc >= 2 ? cargv[1] : "";
+        if (strcmp(sub, "get") != 0 && strcmp(sub, "add") != 0 && strcmp(sub, "update") != 0 &&
+            strcmp(sub, "delete") != 0) {
+            free(o.role_allow);
+            return usage_error(cmd, "expected get, add, update or delete");
+        }
+        o.mem_sub = sub;
+        cargc--;
+        cargv++;
+        if (cargc >= 2 && cargv[1][0] != '-') {
+            o.id = cargv[1];
+            cargc--;
+            cargv++;
+        }
     }
     if (!o.role_allow && getenv("AGENTMEM_ROLE_ALLOW") && role_allow_add(&o, getenv("AGENTMEM_ROLE_ALLOW"), 0))
         return 2;
@@ -1178,6 +1228,7 @@ int main(int argc, char **argv)
     int must_exist = strcmp(cmd, "init") != 0 && strcmp(cmd, "add") != 0 &&
                      strcmp(cmd, "link") != 0 && strcmp(cmd, "mcp") != 0 &&
                      strcmp(cmd, "serve") != 0 &&
+                     !(strcmp(cmd, "memory") == 0 && strcmp(o.mem_sub, "add") == 0) &&
                      !(strcmp(cmd, "token") == 0 && strcmp(o.token_sub, "create") == 0);
     int busy_ms;
     if ((rc = busy_timeout_env(&busy_ms))) {

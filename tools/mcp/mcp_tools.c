@@ -359,6 +359,28 @@ static json_t *run_forget(am_mcp *m, const mcp_vals *a, mcp_fault *fault)
     return result_json(am_shape_forget(&info), fault);
 }
 
+static json_t *run_update_memory(am_mcp *m, const mcp_vals *a, mcp_fault *fault)
+{
+    am_memory_item *it;
+    int rc = am_memory_update_as(m->db, m->user, arg_str(a, 0), arg_str(a, 1), user_agent(m),
+                                 user_role(m), &it);
+    if (rc) return result_engine(m, rc, fault);
+    /* {"memory": the new current version}, as PATCH /v1/memories/{id} */
+    json_t *all = am_shape_parsed(it->json), *cur = all ? json_object_get(all, "memory") : NULL;
+    json_t *v = cur ? json_pack("{s:O}", "memory", cur) : NULL;
+    json_decref(all);
+    am_memory_item_free(it);
+    return result_json(v, fault);
+}
+
+static json_t *run_delete_memory(am_mcp *m, const mcp_vals *a, mcp_fault *fault)
+{
+    long n = 0;
+    int rc = am_memory_delete_as(m->db, m->user, arg_str(a, 0), user_agent(m), user_role(m), &n);
+    if (rc) return result_engine(m, rc, fault);
+    return result_json(json_pack("{s:I}", "deleted", (json_int_t)n), fault);
+}
+
 #define ISO_DOC "ISO 8601 with a zone, e.g. 2026-03-02T09:00:00+08:00"
 
 static const mcp_tool tools[] = {
@@ -407,6 +429,19 @@ static const mcp_tool tools[] = {
      {{"level", ARG_STRING, 1, forget_levels, "event, session, task or user."},
       {"id", ARG_STRING, 0, NULL, "The event, session or task id (not with user)."}},
      run_forget},
+    {"update_memory", "Update a memory",
+     "Correct one memory item: text becomes its new current version (the old one is kept as a "
+     "past version). Use it when the user says a remembered fact or preference is wrong.",
+     0, 0, 0,
+     {{"id", ARG_STRING, 1, NULL, "The memory item's id (its lineage id or any version's id)."},
+      {"text", ARG_STRING, 1, NULL, "The corrected statement."}},
+     run_update_memory},
+    {"delete_memory", "Delete a memory",
+     "Delete one memory item: every version of it leaves every table, index and cache (the "
+     "conversation it came from stays). Ask the user first.",
+     0, 1, 1,
+     {{"id", ARG_STRING, 1, NULL, "The memory item's id (its lineage id or any version's id)."}},
+     run_delete_memory},
 };
 
 #define N_TOOLS (sizeof tools / sizeof *tools)

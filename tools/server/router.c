@@ -178,6 +178,10 @@ static const struct route {
     ROUTE("GET", "/v1/tasks/{task_id}", am__srv_h_task, 0),
     ROUTE("GET", "/v1/memories", am__srv_h_memories, 0),
     ROUTE("GET", "/v1/memories/{id}/versions", am__srv_h_versions, 0),
+    ROUTE("POST", "/v1/memories", am__srv_h_memory_add, 0),
+    ROUTE("GET", "/v1/memories/{id}", am__srv_h_memory_get, 0),
+    ROUTE("PATCH", "/v1/memories/{id}", am__srv_h_memory_update, 0),
+    ROUTE("DELETE", "/v1/memories/{id}", am__srv_h_memory_delete, 0),
     ROUTE("POST", "/v1/memories/{id}/feedback", am__srv_h_feedback, 0),
     ROUTE("POST", "/v1/forget", am__srv_h_forget, 0),
     ROUTE("POST", "/v1/restore", am__srv_h_restore, 0),
@@ -372,6 +376,7 @@ static const char *engine_field(const char *msg)
         {"domain", "domain"},  {"intent", "intent"}, {"id", "id"},         {"as_of", "as_of"},
         {"query", "query"},    {"channel", "channel"}, {"external_id", "external_id"},
         {"memory", "id"},
+        {"kind", "kind"},      {"key", "key"},       {"scope", "scope"},
     };
     const char *p = msg;
     for (int hop = 0; hop < 3 && p; hop++) {
@@ -572,7 +577,8 @@ void am__srv_handle(am_srv *s, am_db *db, const srv_request *rq, srv_reply *out)
         return;
     }
     if (!(routes[r].flags & ROUTE_PUBLIC) && authenticate(&c)) return;
-    if (strcmp(rq->method, "POST") == 0 || strcmp(rq->method, "PUT") == 0) {
+    if (strcmp(rq->method, "POST") == 0 || strcmp(rq->method, "PUT") == 0 ||
+        strcmp(rq->method, "PATCH") == 0) {
         if (parse_body(&c)) {
             json_decref(c.body);
             return;

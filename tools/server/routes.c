@@ -689,10 +689,19 @@ void am__srv_h_feedback(srv_ctx *c)
     if (action == AM_FEEDBACK_CORRECT && require(c, in.text, "text")) return;
     if (request_user(c, in.user)) return;
     /* an item the token may not read is not there for it (404, as unknown) */
-    int rc = am_feedback_as(c->db, c->user, c->params[0], action, in.text, token_agent(c),
-                            token_role(c));
-    if (rc) am__srv_engine_error(c, rc);
-    else am__srv_json(c->out, 200, json_pack("{s:b}", "ok", 1));
+    am_memory_item *m = NULL;
+    int rc = am_memory_feedback(c->db, c->user, c->params[0], action, in.text, token_agent(c),
+                                token_role(c), &m);
+    if (rc) {
+        am__srv_engine_error(c, rc);
+        return;
+    }
+    /* "ok" as before, and the item's new current version (null: rejected) */
+    json_t *all = json_loads(m->json, 0, NULL), *cur = all ? json_object_get(all, "memory") : NULL;
+    if (cur) am__srv_json(c->out, 200, json_pack("{s:b, s:O}", "ok", 1, "memory", cur));
+    else am__srv_error(c->out, "internal", NULL, "out of memory");
+    json_decref(all);
+    am_memory_item_free(m);
 }
 
 typedef struct forget_in {

@@ -271,6 +271,11 @@ void am__srv_h_task(srv_ctx *c);
 void am__srv_h_memories(srv_ctx *c);
 void am__srv_h_versions(srv_ctx *c);
 void am__srv_h_feedback(srv_ctx *c);
+/* one memory by id (routes_memory.c) */
+void am__srv_h_memory_get(srv_ctx *c);
+void am__srv_h_memory_add(srv_ctx *c);
+void am__srv_h_memory_update(srv_ctx *c);
+void am__srv_h_memory_delete(srv_ctx *c);
 void am__srv_h_forget(srv_ctx *c);
 void am__srv_h_restore(srv_ctx *c);
 void am__srv_h_links(srv_ctx *c);

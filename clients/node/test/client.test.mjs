@@ -59,8 +59,12 @@ for (const lang of ['zh', 'en']) {
     assert.equal((await A.task(task)).task_id, task);
     const m = (await A.memories()).find((x) => x.text === rule);
     assert.ok(m, 'the rule is listed');
-    assert.deepEqual(await A.feedback(m.id, 'confirm'), { ok: true });
-    assert.deepEqual(await A.feedback(m.lineage_id, 'correct', corrected), { ok: true });
+    const confirmed = await A.feedback(m.id, 'confirm');
+    assert.equal(confirmed.ok, true);
+    assert.equal(confirmed.memory.lineage_id, m.lineage_id); // the new current version
+    assert.notEqual(confirmed.memory.id, m.id);
+    const fixed = await A.feedback(m.id, 'correct', corrected); // m.id is stale now: still the item
+    assert.equal(fixed.memory.text, corrected);
     const v = await A.versions(m.id);
     assert.equal(v.memory_id, m.id);
     const texts = v.versions.map((x) => x.text);
@@ -71,6 +75,16 @@ for (const lang of ['zh', 'en']) {
     const exp = await A.export();
     assert.equal(exp.format, 'agentmem-export');
     assert.ok(exp.events.some((e) => e.content === fact));
+    // one memory by id: add, supersede by key, get by an earlier version, update, delete
+    const first = (await A.addMemory(`${fact} (1)`, { kind: 'fact', key: `note.${t}` })).memory;
+    const second = (await A.addMemory(`${fact} (2)`, { kind: 'fact', key: `note.${t}` })).memory;
+    assert.equal(second.lineage_id, first.lineage_id);
+    const got = await A.getMemory(first.id);
+    assert.equal(got.memory.text, `${fact} (2)`);
+    assert.ok(got.versions.length >= 2);
+    assert.equal((await A.updateMemory(first.id, corrected)).memory.text, corrected);
+    assert.ok((await A.deleteMemory(first.lineage_id)).deleted >= 3);
+    await rejects(A.getMemory(first.lineage_id), 'not_found', null, 404);
     const f = await A.forget('session', s);
     assert.ok(f.events >= 3, JSON.stringify(f));
     assert.ok(!(await A.memories()).some((x) => x.text === fact), 'forgotten fact still listed');

@@ -78,9 +78,30 @@ class Client:
         return self._call("POST", "/v1/events", body={"events": list(events)})
 
     def feedback(self, memory_id, action, text=None, user=None):
-        """confirm | reject | correct (with text) a memory -> {"ok": True}."""
+        """confirm | reject | correct (with text) a memory -> {"ok": True,
+        "memory": its new current version, or None after reject}."""
         return self._call("POST", "/v1/memories/{id}/feedback", [memory_id],
                           _body(action=action, text=text, user=user))
+
+    def add_memory(self, text, kind=None, key=None, scope=None, user=None):
+        """State one memory directly (POST /v1/memories): a new value of the
+        same key supersedes, the same text reinforces -> {"memory": {...}}."""
+        return self._call("POST", "/v1/memories", body=_body(
+            text=text, kind=kind, key=key, scope=scope, user=user))
+
+    def get_memory(self, memory_id, user=None):
+        """One memory by its lineage id or any version's id ->
+        {"memory": current or None, "versions": [...]}."""
+        return self._call("GET", "/v1/memories/{id}", [memory_id], query=_body(user=user))
+
+    def update_memory(self, memory_id, text, user=None):
+        """Correct a memory: text becomes its new current version ->
+        {"memory": {...}}."""
+        return self._call("PATCH", "/v1/memories/{id}", [memory_id], _body(text=text, user=user))
+
+    def delete_memory(self, memory_id, user=None):
+        """Delete every version of a memory -> {"deleted": n}."""
+        return self._call("DELETE", "/v1/memories/{id}", [memory_id], query=_body(user=user))
 
     def forget(self, level, id=None, grace=None, user=None):
         """Forget an event | session | task (by id) or the user (grace: seconds

@@ -105,6 +105,15 @@ class AmMemoryList(ctypes.Structure):
     _fields_ = [("items", ctypes.POINTER(AmMemory)), ("n", c_size_t), ("json", c_char_p)]
 
 
+class AmMemoryItem(ctypes.Structure):
+    _fields_ = [("current", c_void_p), ("versions", c_void_p), ("n_versions", c_size_t),
+                ("json", c_char_p)]
+
+
+class AmMemoryInput(ctypes.Structure):
+    _fields_ = [(n, c_char_p) for n in ("user_id", "text", "kind", "key", "scope", "agent_id", "role")]
+
+
 class AmForgetInfo(ctypes.Structure):
     _fields_ = [("events", c_long), ("memories", c_long), ("tasks", c_long)]
 
@@ -165,6 +174,13 @@ def _load(path):
         "am_memories": (c_int, [c_void_p, c_char_p, c_int, c_char_p, P(P(AmMemoryList))]),
         "am_memory_list_free": (None, [P(AmMemoryList)]),
         "am_feedback": (c_int, [c_void_p, c_char_p, c_char_p, c_int, c_char_p]),
+        "am_memory_get": (c_int, [c_void_p, c_char_p, c_char_p, P(P(AmMemoryItem))]),
+        "am_memory_add": (c_int, [c_void_p, P(AmMemoryInput), P(P(AmMemoryItem))]),
+        "am_memory_update": (c_int, [c_void_p, c_char_p, c_char_p, c_char_p, P(P(AmMemoryItem))]),
+        "am_memory_delete": (c_int, [c_void_p, c_char_p, c_char_p, P(c_long)]),
+        "am_memory_feedback": (c_int, [c_void_p, c_char_p, c_char_p, c_int, c_char_p, c_char_p,
+                                       c_char_p, P(P(AmMemoryItem))]),
+        "am_memory_item_free": (None, [P(AmMemoryItem)]),
         "am_forget": (c_int, [c_void_p, c_char_p, c_int, c_char_p, P(AmForgetInfo)]),
         "am_restore": (c_int, [c_void_p, c_char_p]),
         "am_export": (c_int, [c_void_p, c_char_p, P(c_void_p)]),
@@ -192,6 +208,8 @@ _FEEDBACK_FIELDS = {"action": str, "text": str, "user": str}
 _FORGET_FIELDS = {"level": str, "id": str, "grace": int, "user": str}
 _LEVELS = {"event": 1, "session": 2, "task": 3, "user": 4}
 _ACTIONS = {"confirm": 1, "reject": 2, "correct": 3}
+_MEMORY_FIELDS = {"text": str, "kind": str, "key": str, "scope": str, "user": str}
+_PATCH_FIELDS = {"text": str, "user": str}
 
 
 def _json_type(v):
@@ -286,6 +304,9 @@ class EmbeddedTransport:
             ("GET", "/v1/tasks/{task_id}"): self._task, ("GET", "/v1/memories"): self._memories,
             ("GET", "/v1/memories/{id}/versions"): self._versions,
             ("POST", "/v1/memories/{id}/feedback"): self._feedback,
+            ("GET", "/v1/memories/{id}"): self._memory_get, ("POST", "/v1/memories"): self._memory_add,
+            ("PATCH", "/v1/memories/{id}"): self._memory_update,
+            ("DELETE", "/v1/memories/{id}"): self._memory_delete,
             ("POST", "/v1/forget"): self._forget, ("POST", "/v1/restore"): self._restore,
             ("GET", "/v1/export"): self._export, ("GET", "/healthz"): self._health,
         }
@@ -489,10 +510,54 @@ class EmbeddedTransport:
         if action == 3 and not f.get("text"):
             raise _invalid("text", "text is required")
         user = self._user(f.get("user"))
-        rc = self._lib.am_feedback(self._db, _b(user), _b(params[0]), action, _b(f.get("text")))
+        item = ctypes.POINTER(AmMemoryItem)()
+        rc = self._lib.am_memory_feedback(self._db, _b(user), _b(params[0]), action,
+                                          _b(f.get("text")), None, None, ctypes.byref(item))
+        return {"ok": True, "memory": self._item(rc, item)["memory"]}
+
+    def _item(self, rc, item):
+        """The item's JSON ({"memory", "versions"}), the item released."""
         if rc:
             raise self._fail(rc)
-        return {"ok": True}
+        try:
+            return self._parsed(item.contents.json)
+        finally:
+            self._lib.am_memory_item_free(item)
+
+    def _memory_get(self, params, body, query):
+        item = ctypes.POINTER(AmMemoryItem)()
+        user = self._user(query.get("user"))
+        return self._item(self._lib.am_memory_get(self._db, _b(user), _b(params[0]),
+                                                  ctypes.byref(item)), item)
+
+    def _memory_add(self, params, body, query):
+        f = _fields(body, _MEMORY_FIELDS)
+        if f.get("text") is None:
+            raise _invalid("text", "text is required")
+        user = self._user(f.get("user"))
+        mi = AmMemoryInput(user_id=_b(user), text=_b(f["text"]), kind=_b(f.get("kind")),
+                           key=_b(f.get("key")), scope=_b(f.get("scope")))
+        item = ctypes.POINTER(AmMemoryItem)()
+        rc = self._lib.am_memory_add(self._db, ctypes.byref(mi), ctypes.byref(item))
+        return {"memory": self._item(rc, item)["memory"]}
+
+    def _memory_update(self, params, body, query):
+        f = _fields(body, _PATCH_FIELDS)
+        if f.get("text") is None:
+            raise _invalid("text", "text is required")
+        user = self._user(f.get("user"))
+        item = ctypes.POINTER(AmMemoryItem)()
+        rc = self._lib.am_memory_update(self._db, _b(user), _b(params[0]), _b(f["text"]),
+                                        ctypes.byref(item))
+        return {"memory": self._item(rc, item)["memory"]}
+
+    def _memory_delete(self, params, body, query):
+        n = c_long(0)
+        user = self._user(query.get("user"))
+        rc = self._lib.am_memory_delete(self._db, _b(user), _b(params[0]), ctypes.byref(n))
+        if rc:
+            raise self._fail(rc)
+        return {"deleted": n.value}
 
     def _forget(self, params, body, query):
         f = _fields(body, _FORGET_FIELDS)

@@ -436,6 +436,36 @@ int am__pg_forget(am__store *b, const char *uid, int level, const char *id, am_t
     return am__pg_forget_grace(b, uid, level, id, now, now, events, items, tasks);
 }
 
+/* One memory item (every version of a lineage) deleted, as the SQLite
+ * store's am__sqlite_item_delete: its rows, their provenance and heat,
+ * the copies held forgets keep, its memory events. */
+int am__pg_item_delete(am__store *b, const char *uid, const char *lineage_id, am_time now,
+                       long *versions)
+{
+    pg_store *s = PG(b);
+    (void)now;
+    *versions = 0;
+    if (am__pg_lock_user(s, uid)) return s->rc;
+    static const char *const sql[] = {
+        "DELETE FROM item_sources WHERE user_id = $1 AND item_rid IN"
+        " (SELECT rid FROM memory_items WHERE user_id = $1 AND lineage_id = $2)",
+        "DELETE FROM memory_items WHERE user_id = $1 AND lineage_id = $2",
+        "DELETE FROM item_heat WHERE user_id = $1 AND lineage_id = $2",
+        "DELETE FROM held_item_sources WHERE user_id = $1 AND item_rid IN"
+        " (SELECT rid FROM held_memory_items WHERE user_id = $1 AND lineage_id = $2)",
+        "DELETE FROM held_memory_items WHERE user_id = $1 AND lineage_id = $2",
+        "DELETE FROM held_item_heat WHERE user_id = $1 AND lineage_id = $2",
+        "DELETE FROM memory_events WHERE user_id = $1 AND memory_id = $2",
+    };
+    for (size_t i = 0; i < sizeof sql / sizeof *sql; i++) {
+        int rc;
+        long n = run_count(s, sql[i], uid, lineage_id, &rc);
+        if (rc) return rc;
+        if (i == 1 && (*versions = n) == 0) return AM_NOTFOUND;
+    }
+    return AM_OK;
+}
+
 int am__pg_forget_touched(am__store *b, am__arena *ar, const char ***ids, size_t *n)
 {
     pg_store *s = PG(b);

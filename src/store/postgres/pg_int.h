@@ -308,6 +308,8 @@ int am__pg_vault_upkeep(pg_store *s, long *sealed, long *hashed);
 int am__pg_slot(const char *uid);
 
 /* forgetting (pg_forget.c) */
+int am__pg_item_delete(am__store *b, const char *uid, const char *lineage_id, am_time now,
+                       long *versions);
 int am__pg_forget(am__store *b, const char *uid, int level, const char *id, am_time now,
                   long *events, long *items, long *tasks);
 int am__pg_forget_grace(am__store *b, const char *uid, int level, const char *id, am_time now,

@@ -939,6 +939,7 @@ static const am__store_vt postgres_vt = {
     .entity_counts = am__pg_entity_counts,
     .item_touch = am__pg_item_touch,
     .item_reinforce = am__pg_item_reinforce,
+    .item_delete = am__pg_item_delete,
     .events_page = am__pg_events_page,
     .audit_page = am__pg_audit_page,
     .forget = am__pg_forget,

@@ -519,6 +519,35 @@ int am__sqlite_forget(am__store *b, const char *uid, int level, const char *id,
     return am__sqlite_forget_grace(b, uid, level, id, now, now, events, items, tasks);
 }
 
+/* One memory item (every version of a lineage) deleted: its rows, their
+ * provenance and heat, the copies held forgets keep of them (restoring
+ * one of those later must not bring the item back), its memory events;
+ * then the scrub a forget owes, so its text leaves the files too. */
+int am__sqlite_item_delete(am__store *b, const char *uid, const char *lineage_id, am_time now,
+                           long *versions)
+{
+    sq_store *s = SQ(b);
+    static const char *const sql[] = {
+        "DELETE FROM item_sources WHERE user_id=?1 AND item_rid IN"
+        " (SELECT rid FROM memory_items WHERE user_id=?1 AND lineage_id=?2)",
+        "DELETE FROM memory_items WHERE user_id=?1 AND lineage_id=?2",
+        "DELETE FROM item_heat WHERE user_id=?1 AND lineage_id=?2",
+        "DELETE FROM held_item_sources WHERE user_id=?1 AND item_rid IN"
+        " (SELECT rid FROM held_memory_items WHERE user_id=?1 AND lineage_id=?2)",
+        "DELETE FROM held_memory_items WHERE user_id=?1 AND lineage_id=?2",
+        "DELETE FROM held_item_heat WHERE user_id=?1 AND lineage_id=?2",
+        "DELETE FROM memory_events WHERE user_id=?1 AND memory_id=?2",
+    };
+    *versions = 0;
+    am__sqlite_memo_clear(s); /* the latest items it holds have the text */
+    for (size_t i = 0; i < sizeof sql / sizeof *sql; i++) {
+        int rc = run_uid(s, sql[i], uid, lineage_id, "memory delete");
+        if (rc) return rc;
+        if (i == 1 && (*versions = (long)sqlite3_changes(s->db)) == 0) return AM_NOTFOUND;
+    }
+    return job_add(s, uid, "memory", NULL, now, now, "scrub");
+}
+
 int am__sqlite_forget_touched(am__store *b, am__arena *ar, const char ***ids, size_t *n)
 {
     sq_store *s = SQ(b);

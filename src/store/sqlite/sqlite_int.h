@@ -807,6 +807,8 @@ int am__sqlite_item_tokens_fill(am__store *b, item_tokens_fn fn, void *ctx, size
 int am__sqlite_forget(am__store *b, const char *uid, int level, const char *id,
                       am_time now, long *events, long *items, long *tasks);
 int am__sqlite_forget_touched(am__store *b, am__arena *ar, const char ***ids, size_t *n);
+int am__sqlite_item_delete(am__store *b, const char *uid, const char *lineage_id, am_time now,
+                          long *versions);
 int am__sqlite_forget_user(am__store *b, const char *uid, am_time now, am_time purge_at,
                            long *events, long *items, long *tasks);
 int am__sqlite_forget_work(am__store *b, am_time now, int max_steps, int *more);

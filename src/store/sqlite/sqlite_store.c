@@ -270,6 +270,7 @@ static const am__store_vt sqlite_vt = {
     .entity_counts = am__sqlite_entity_counts,
     .item_touch = am__sqlite_item_touch,
     .item_reinforce = am__sqlite_item_reinforce,
+    .item_delete = am__sqlite_item_delete,
     .events_page = am__sqlite_events_page,
     .audit_page = am__sqlite_audit_page,
     .forget = am__sqlite_forget,

@@ -7,7 +7,8 @@ usage: openapi_check.py OPENAPI ROUTER_C URL USER_TOKEN ADMIN_TOKEN
    document's paths name the same (method, path) pairs: no route without
    its document, no document without its route.
 2. Every operation is called with a sample request (SAMPLES below: an
-   operation without one fails the check) and must answer 200 with a body
+   operation without one fails the check) and must answer its documented
+   2xx (200, 201 for a creation) with a body
    that its response schema accepts -- every field declared (where the
    schema closes its properties), every required one present, each of its
    type.
@@ -94,6 +95,9 @@ event_id = json.loads(body)["event_id"] if st == 200 else "none"
 st, body, _ = call("GET", "/v1/memories", tok)
 mems = json.loads(body) if st == 200 else []
 memory_id = mems[0]["id"] if mems else "none"
+# a memory the application states, one to delete
+st, body, _ = call("POST", "/v1/memories", tok, {"text": "My spare bike is in the cellar", "kind": "fact"})
+delete_id = json.loads(body)["memory"]["lineage_id"] if st == 201 else "none"
 call("POST", "/v1/events", adm, {"text": "我住在杭州", "user": "oa-held"})
 call("POST", "/v1/forget", adm, {"level": "user", "user": "oa-held", "grace": 3600})
 
@@ -113,6 +117,12 @@ SAMPLES = {
                                    "as_of": "2030-01-01T00:00:00Z", "budget": 400, "k": 4}),
     "getTask": (tok, "/v1/tasks/oa-task", None),
     "listMemories": (tok, "/v1/memories?all=1", None),
+    "addMemory": (tok, "/v1/memories", {"text": "我的工位在三楼靠窗", "kind": "fact", "key": "工位.位置",
+                                        "scope": "global", "user": None}),
+    "getMemory": (tok, "/v1/memories/%s" % memory_id, None),
+    "updateMemory": (tok, "/v1/memories/%s" % memory_id, {"text": "From now on, always write the minutes in French",
+                                                          "user": None}),
+    "deleteMemory": (tok, "/v1/memories/%s" % delete_id, None),
     "memoryVersions": (tok, "/v1/memories/%s/versions" % memory_id, None),
     "feedback": (tok, "/v1/memories/%s/feedback" % memory_id, {"action": "confirm", "text": None}),
     "forget": (tok, "/v1/forget", {"level": "event", "id": event_id, "grace": None}),
@@ -145,9 +155,10 @@ for path, ops in spec["paths"].items():
             fail("%s %s: no sample request in openapi_check.py" % (method, path)); continue
         token, url, body = SAMPLES[oid]
         st, text, ctype = call(method.upper(), url, token, body)
-        if st != 200:
+        ok = [c for c in op["responses"] if c.startswith("2")][0]  # 200, or 201 for a creation
+        if st != int(ok):
             fail("%s %s: HTTP %d: %s" % (method, url, st, text[:300])); continue
-        content = op["responses"]["200"]["content"]
+        content = op["responses"][ok]["content"]
         want_type = list(content)[0]
         if not ctype.startswith(want_type):
             fail("%s %s: Content-Type %s, documented %s" % (method, path, ctype, want_type))
