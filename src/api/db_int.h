@@ -89,7 +89,7 @@ int am__db_resolve_user(am_db *db, const char *what, const char *user_id,
  * the write path's, and a task replay's after a forget (write.c). */
 struct am__distill;
 struct am__distill_turn;
-int am__db_distill(am_db *db, const char *s, size_t n, const struct am__distill_turn *turn,
+int am__db_distill(am_db *db, const char *s, size_t n, struct am__distill_turn *turn,
                    struct am__distill *prev, struct am__distill *d);
 
 /* A memory version from its row, and as JSON (read.c: the one shape of

@@ -183,7 +183,7 @@ typedef struct wctx_ex {
 } wctx_ex;
 
 /* One sentence of a user event through the distillation rules. */
-int am__db_distill(am_db *db, const char *s, size_t n, const am__distill_turn *turn,
+int am__db_distill(am_db *db, const char *s, size_t n, am__distill_turn *turn,
                    am__distill *prev, am__distill *d)
 {
     am__buf norm;

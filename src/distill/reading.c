@@ -58,8 +58,24 @@ void am__distill_turn_read(const char *text, size_t len, am__distill_turn *t)
 {
     t->text = text;
     t->len = len;
-    am__und_probs(text, len, t->probs);
-    t->keep = keep_prob(t->probs);
+    t->read = 0;
+}
+
+/* the turn's reading, made on first use */
+static const am__distill_turn *turn_load(am__distill_turn *t)
+{
+    if (t && !t->read) {
+        am__und_probs(t->text, t->len, t->probs);
+        t->keep = keep_prob(t->probs);
+        t->read = 1;
+    }
+    return t;
+}
+
+/* the probability that the turn lasts, -1 when unknown */
+static float turn_keep(am__distill_turn *t)
+{
+    return t ? turn_load(t)->keep : -1.0f;
 }
 
 /* the item kinds of the store for the model's five */
@@ -70,7 +86,8 @@ static const char *item_kind(const char *k)
     return k;
 }
 
-static void decide(const float *p, int ref_cue, int past, float turn_keep, int short_, am__distill *d);
+static void decide(const float *p, int ref_cue, int past, am__distill_turn *turn, int short_,
+                   am__distill *d);
 static int is_space(unsigned char c);
 
 /* A few words only: at most five Chinese characters and three other words */
@@ -156,18 +173,19 @@ static int annotation(const char *s, size_t n)
 }
 
 void am__distill_read(const char *raw, size_t rn, const char *norm, size_t nn,
-                      const am__distill_turn *turn, am__distill *d)
+                      am__distill_turn *turn, am__distill *d)
 {
     float p[AM_UND_OUTPUTS];
-    if (turn && turn->text == raw && turn->len == rn) memcpy(p, turn->probs, sizeof p);
+    if (turn && turn->text == raw && turn->len == rn) memcpy(p, turn_load(turn)->probs, sizeof p);
     else am__und_probs(raw, rn, p);
     decide(p, am__distill_reference_cue(norm, nn),
            am__distill_past_state(norm, nn) || annotation(raw, rn),
-           turn ? turn->keep : -1.0f, short_text(raw, rn), d);
+           turn, short_text(raw, rn), d);
     finish(norm, nn, d);
 }
 
-static void decide(const float *p, int ref_cue, int past, float turn_keep, int short_, am__distill *d)
+static void decide(const float *p, int ref_cue, int past, am__distill_turn *turn, int short_,
+                   am__distill *d)
 {
     float bp;
     const float *a = p + am__und_heads[AM_UND_ACT].offset;
@@ -209,7 +227,7 @@ static void decide(const float *p, int ref_cue, int past, float turn_keep, int s
         int guess = d->rule && (strncmp(d->rule, "lasting_", 8) == 0 ||
                                 strcmp(d->rule, "profile_fact") == 0);
         if (d->action == AM__D_PERSIST && guess && d->keep_p < VETO_KEEP &&
-            (turn_keep < 0 || turn_keep < VETO_KEEP)) {
+            turn_keep(turn) < VETO_KEEP) {
             d->action = AM__D_NONE;
             d->guard = "model";
             d->source = "model";
@@ -234,7 +252,8 @@ static void decide(const float *p, int ref_cue, int past, float turn_keep, int s
     }
     if (d->guard || past) return;
     float keep = short_ ? SHORT_KEEP : KEEP;
-    if (d->keep_p >= keep && (turn_keep < 0 || turn_keep >= KEEP_TURN)) {
+    float tk;
+    if (d->keep_p >= keep && ((tk = turn_keep(turn)) < 0 || tk >= KEEP_TURN)) {
         d->action = AM__D_PERSIST;
         d->source = "model";
         int corr = a[act_of("correction")] > a[act_of("lasting")];

@@ -26,11 +26,14 @@
 typedef struct am__distill_turn {
     const char *text; /* the turn (a sentence that is the whole turn reuses probs) */
     size_t len;
+    int read;         /* keep and probs are set: the model reads the turn
+                         only when a sentence's decision needs it */
     float keep;       /* the probability that it lasts (lasting + correction) */
     float probs[AM_UND_OUTPUTS];
 } am__distill_turn;
 
-/* Read text[0..len) into *t (t->text = text). */
+/* The turn text[0..len) into *t (t->text = text), to be read by the
+ * model when first needed. */
 void am__distill_turn_read(const char *text, size_t len, am__distill_turn *t);
 
 /* The model's reading of one sentence (raw text raw[0..rn), its NFKC +
@@ -40,7 +43,7 @@ void am__distill_turn_read(const char *text, size_t len, am__distill_turn *t);
  * unknown, the sentence alone).  Updates *d:
  * action, kind, key, rule, source, whose, topic, keep_p, ref, restated. */
 void am__distill_read(const char *raw, size_t rn, const char *norm, size_t nn,
-                      const am__distill_turn *turn, am__distill *d);
+                      am__distill_turn *turn, am__distill *d);
 
 /* A lasting statement's clauses: when a sentence states two or more
  * lasting things ("I live in Munich and I never take calls before 10am"),

@@ -479,7 +479,7 @@ static void test_revisions(void)
         send_line(&p, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}");
         r = rpc(&p, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}");
         json_t *tools = json_object_get(result(r), "tools");
-        CHECK_EQ_INT(json_array_size(tools), 6);
+        CHECK_EQ_INT(json_array_size(tools), 8);
         size_t i;
         json_t *t;
         json_array_foreach(tools, i, t) {
