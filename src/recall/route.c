@@ -230,10 +230,13 @@ void am__route(const char *norm, size_t n, am__route_decision *out)
     if (lex_find(norm, n, am__lex_route_file_words)) out->refs |= AM__REFS_FILE;
 }
 
+#define ACK_MAX_BYTES 64 /* "ok thanks, got it!", "好的好的，收到了，谢谢" */
+
 int am__route_bare_ack(am__text *t, const char *text, am__buf *norm, int *ack)
 {
     *ack = 0;
-    if (!text) return AM_OK;
+    /* an acknowledgement is a few words: a longer turn says something */
+    if (!text || strlen(text) > ACK_MAX_BYTES) return AM_OK;
     am__buf_reset(norm);
     int rc = am__text_normalize(t, text, strlen(text), norm);
     if (rc) return rc;

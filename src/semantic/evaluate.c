@@ -106,10 +106,16 @@ int am__semantic_evaluate(am__wctx *w, const am__event_row *ev, const char *norm
     int polarity = am__distill_evaluation(norm, n);
     if (!polarity) return AM_OK;
     am__item_row *rows, *it;
-    size_t nrows;
-    int rc = w->store->vt->items_list(w->store, w->uid, AM__ITEMS_CURRENT, w->now, w->ar, &rows,
-                                      &nrows);
-    if (rc || (rc = target(w, ev, norm, n, rows, nrows, &it)) || !it) return rc;
+    size_t nrows, m = 0;
+    /* the items as they stand (valid from the evaluation's time on); the
+     * sources of the one it is about only */
+    int rc = am__semantic_latest(w, &rows, &nrows);
+    if (rc) return rc;
+    for (size_t i = 0; i < nrows; i++)
+        if (rows[i].valid_from <= w->now) rows[m++] = rows[i];
+    if ((rc = target(w, ev, norm, n, rows, m, &it)) || !it ||
+        (rc = am__semantic_sources(w, it)))
+        return rc;
     am__item_row nv = *it;
     const char *op;
     if (polarity < 0) {

@@ -55,6 +55,18 @@ static int latest_items(am__wctx *w, am__item_row **rows, size_t *n)
                                     LATEST, w->ar, rows, n);
 }
 
+static int read_sources(am__wctx *w, am__item_row *it);
+
+int am__semantic_latest(am__wctx *w, am__item_row **rows, size_t *n)
+{
+    return latest_items(w, rows, n);
+}
+
+int am__semantic_sources(am__wctx *w, am__item_row *it)
+{
+    return read_sources(w, it);
+}
+
 /* it's sources (a row of latest_items), as items_list lists them */
 static int read_sources(am__wctx *w, am__item_row *it)
 {

@@ -114,6 +114,13 @@ int am__semantic_record(am__wctx *w, const char *op, const char *lineage, const 
 int am__semantic_event(am__wctx *w, const char *op, const char *lineage, const char *scope,
                        const char *key, const char *detail);
 
+/* The user's latest version of every lineage (current in system time,
+ * open-ended validity), without sources or heat: the list the store keeps
+ * between statements.  am__semantic_sources: one row's sources, before a
+ * version is made from it. */
+int am__semantic_latest(am__wctx *w, am__item_row **rows, size_t *n);
+int am__semantic_sources(am__wctx *w, am__item_row *it);
+
 /* Base score and half-life of a kind, from the rank configuration. */
 void am__semantic_kind_defaults(const am_rank_config *r, const char *kind,
                                 double *base, double *half_life_days);
