@@ -80,16 +80,29 @@ static int target(am__wctx *w, const am__event_row *ev, const char *norm, size_t
     *out = NULL;
     unsigned attrs = attributes_of(norm, n);
     double best = 0;
+    /* the event's token set once; an item's stored set (its text's tokens
+     * and its key's) bounds the overlap: |A ∩ E| / |A ∪ E| <= |set ∩ E| / |E| */
+    uint64_t se[AM__OBS_MAX_SET], si[AM__OBS_MAX_SET];
+    size_t ne, ni;
+    int rc = am__text_token_set(w->text, ev->content, strlen(ev->content), se, AM__OBS_MAX_SET,
+                                &ne);
+    if (rc) return rc;
     for (size_t i = 0; i < nrows; i++) {
         am__item_row *it = &rows[i];
         if (strcmp(it->kind, "preference") != 0 && strcmp(it->kind, "constraint") != 0) continue;
         if (strcmp(it->status, "active") != 0 && strcmp(it->status, "pending_confirm") != 0)
             continue;
         if (is_conflict(rows, nrows, it)) continue;
-        double j;
-        int rc = am__observe_jaccard(w, ev->content, it->text, &j);
-        if (rc) return rc;
-        double score = key_has(it->key, attrs) ? 1 + j : j >= MATCH_JACCARD ? j : 0;
+        int named = key_has(it->key, attrs);
+        if (!named && ne && it->tokens &&
+            am__token_blob_get(it->tokens, it->tokens_len, si, AM__ITEM_SET, &ni) &&
+            ni < AM__ITEM_SET && (double)am__set_overlap(si, ni, se, ne) < MATCH_JACCARD * (double)ne)
+            continue;
+        if ((rc = am__text_token_set(w->text, it->text, strlen(it->text), si, AM__OBS_MAX_SET, &ni)))
+            return rc;
+        size_t k = am__set_overlap(si, ni, se, ne);
+        double j = ni + ne ? (double)k / (double)(ni + ne - k) : 0;
+        double score = named ? 1 + j : j >= MATCH_JACCARD ? j : 0;
         if (score <= 0) continue;
         if (score > best + 1e-9 ||
             (score > best - 1e-9 && *out && it->valid_from > (*out)->valid_from)) {
