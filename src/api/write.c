@@ -483,6 +483,29 @@ static int put_statement(wctx_ex *x, const char *text, size_t n, const am__disti
     return AM_OK;
 }
 
+#define END_CLAUSES 0.15f /* a sentence's invalidation probability from which its clauses are read */
+
+/* A clause s[0..n) that ends something lasting ("I stopped running in the
+ * mornings"): it closes that item; c its own reading. */
+static int end_clause(wctx_ex *x, const char *s, size_t n, am__distill *c)
+{
+    int outcome = 0;
+    char lineage[27] = "", ikey[AM__KEY_MAX] = "";
+    const char *clause = am__arena_strndup(x->p.w.ar, s, n);
+    if (!clause) return AM_NOMEM;
+    if (c->action != AM__D_INVALIDATE) {
+        c->rule = "model_invalidation";
+        c->source = "model";
+    }
+    c->action = AM__D_INVALIDATE;
+    c->ref = 0;
+    int rc = am__semantic_invalidate(&x->p.w, clause, x->scope, &outcome, lineage, ikey);
+    if (!rc) rc = record(x, c, outcome, lineage);
+    if (!rc && outcome == AM__M_INVALIDATED) x->info->memories_invalidated++;
+    if (c->action > x->strongest) x->strongest = c->action;
+    return rc;
+}
+
 /* A lasting sentence that states several things, or one among words that
  * do not last: each clause its own item (distill/reading.h).  *done = 1
  * when the clauses were kept, 0 when the sentence is one statement. */
@@ -496,7 +519,8 @@ static int put_clauses(wctx_ex *x, const char *s, size_t n, const am__distill *d
     if (d->restated || d->old_value[0]) return AM_OK;
     int cue = d->source && strcmp(d->source, "rules") == 0 && d->rule &&
               strncmp(d->rule, "lasting_", 8) != 0 && strcmp(d->rule, "profile_fact") != 0;
-    size_t m = am__distill_clauses(s, n, cue, from, to, 8);
+    unsigned char ends[8];
+    size_t m = am__distill_clauses(s, n, cue, from, to, ends, 8);
     if (!m) return AM_OK;
     *done = 1;
     for (size_t k = 0; k < m; k++) {
@@ -504,6 +528,10 @@ static int put_clauses(wctx_ex *x, const char *s, size_t n, const am__distill *d
         memset(&prev, 0, sizeof prev);
         int rc = am__db_distill(x->db, s + from[k], to[k] - from[k], NULL, &prev, &c);
         if (rc) return rc;
+        if (ends[k]) {
+            if ((rc = end_clause(x, s + from[k], to[k] - from[k], &c))) return rc;
+            continue;
+        }
         if (c.action != AM__D_PERSIST || c.ref) {
             /* the clause lasts in the sentence's reading: the sentence's
              * kind, a key of its own words */
@@ -531,6 +559,27 @@ static int put_clauses(wctx_ex *x, const char *s, size_t n, const am__distill *d
         if ((rc = put_statement(x, s + from[k], to[k] - from[k], &c, &outcome, lineage)) ||
             (rc = record(x, &c, outcome, lineage)))
             return rc;
+    }
+    return AM_OK;
+}
+
+/* A sentence that is no statement but may hold a clause that ends one:
+ * its invalidating clauses, each closing an item (*done = 1 when there
+ * were some). */
+static int end_clauses(wctx_ex *x, const char *s, size_t n, int *done)
+{
+    size_t from[8], to[8];
+    unsigned char ends[8];
+    *done = 0;
+    size_t m = am__distill_clauses(s, n, 0, from, to, ends, 8);
+    for (size_t k = 0; k < m; k++) {
+        if (!ends[k]) continue;
+        am__distill prev, c;
+        memset(&prev, 0, sizeof prev);
+        int rc = am__db_distill(x->db, s + from[k], to[k] - from[k], NULL, &prev, &c);
+        if (rc) return rc;
+        if ((rc = end_clause(x, s + from[k], to[k] - from[k], &c))) return rc;
+        *done = 1;
     }
     return AM_OK;
 }
@@ -574,8 +623,14 @@ static int on_sentence(void *ctx, const char *s, size_t n)
         x->info->one_off = 1;
         if ((rc = am__perceive_one_off(&x->p, sentence))) goto out;
         break;
-    default:
+    default: {
+        /* "跟你说 酒我已经戒了，快一个月了哈哈": a clause that ends
+         * something lasting, in a sentence that as a whole does not */
+        int done = 0;
+        if (!d.guard && d.end_p >= END_CLAUSES && (rc = end_clauses(x, s, n, &done))) goto out;
+        if (done) goto out;
         break;
+    }
     }
     rc = record(x, &d, outcome, lineage);
 out:

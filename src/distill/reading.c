@@ -35,6 +35,7 @@
 #define SHORT_KEEP 0.80f /* the same as KEEP, for a text of a few words ("周报素材") */
 #define CLAUSE_KEEP 0.50f /* a clause that lasts on its own */
 #define CLAUSE_NOT 0.20f  /* a clause that clearly does not */
+#define CLAUSE_END 0.80f  /* a clause that ends something lasting (it closes an item) */
 
 static int act_of(const char *name) { return am__und_label(AM_UND_ACT, name); }
 
@@ -190,6 +191,7 @@ static void decide(const float *p, int ref_cue, int past, am__distill_turn *turn
     float bp;
     const float *a = p + am__und_heads[AM_UND_ACT].offset;
     d->keep_p = keep_prob(p);
+    d->end_p = p[am__und_heads[AM_UND_ACT].offset + act_of("invalidation")];
     int t = best_of(p, AM_UND_TOPIC, &bp);
     d->topic = am__und_heads[AM_UND_TOPIC].labels[t];
     int w = best_of(p, AM_UND_WHOSE, &bp);
@@ -362,6 +364,50 @@ static int subject_i(const char *s, size_t n)
     return strcmp(w, "i") == 0 || strncmp(w, "i'", 2) == 0;
 }
 
+/* An English piece that starts as a noun phrase or a phrase of place or
+ * time -- a determiner, a number, a preposition: "…milk and two sugars",
+ * "…and the kids" -- is the first clause's object, never a clause. */
+static int noun_phrase(const char *s, size_t n)
+{
+    static const char *const closed[] = {
+        "a", "an", "the", "this", "that", "these", "those", "some", "any", "no", "every",
+        "each", "all", "both", "few", "many", "much", "more", "most", "other", "another",
+        "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+        "of", "in", "on", "at", "for", "with", "from", "to", "by", "about", "as", "into",
+        "over", "under", "after", "before", "between", "without", "his", "her", "their",
+        "its", "then", "so", "too", "sometimes", "occasionally", NULL};
+    char w[16];
+    first_word(s, n, w, sizeof w);
+    while (n && is_space((unsigned char)*s)) s++, n--;
+    if (n && *s >= '0' && *s <= '9') return 1;
+    for (int i = 0; closed[i]; i++)
+        if (strcmp(w, closed[i]) == 0) return 1;
+    return 0;
+}
+
+/* An English piece of at most three words led by a possessive or an
+ * article ("my weekly planning", "the kids"): a noun phrase, no clause. */
+static int short_phrase(const char *s, size_t n)
+{
+    static const char *const lead[] = {"my", "our", "your", "his", "her", "their", "the",
+                                       "a", "an", NULL};
+    char w[16];
+    first_word(s, n, w, sizeof w);
+    int led = 0;
+    for (int i = 0; lead[i] && !led; i++) led = strcmp(w, lead[i]) == 0;
+    if (!led) return 0;
+    size_t words = 0;
+    int in = 0;
+    for (size_t i = 0; i < n; i++) {
+        int c = (unsigned char)s[i];
+        int wc = c >= 0x80 || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                 (c >= '0' && c <= '9') || c == '\'';
+        if (wc && !in) words++;
+        in = wc;
+    }
+    return words <= 3;
+}
+
 /* an English clause that names its own subject (or is not English) */
 static int has_subject(const char *s, size_t n)
 {
@@ -390,7 +436,7 @@ static int first_person(const char *s, size_t n)
 }
 
 size_t am__distill_clauses(const char *raw, size_t rn, int whole, size_t *from, size_t *to,
-                           size_t max)
+                           unsigned char *ends, size_t max)
 {
     size_t pf[MAX_PIECES], pt[MAX_PIECES], np = 0, start = 0;
     int coord[MAX_PIECES]; /* the piece follows a coordinating word ("and") */
@@ -442,12 +488,17 @@ size_t am__distill_clauses(const char *raw, size_t rn, int whole, size_t *from, 
         float p[AM_UND_OUTPUTS];
         char buf[512];
         size_t len = pt[k] - pf[k];
+        if (k > 0 && short_phrase(raw + pf[k], len)) {
+            kept[k] = 0; /* "…my notes and my weekly planning" */
+            continue;
+        }
         if (k > 0 && !has_subject(raw + pf[k], len)) {
             /* "I love pizza and hate broccoli": the second clause's
              * subject is the first's.  A piece without a subject after a
              * comma ("…, which helps me relax", "…, especially in
              * spring") is part of the sentence, not a memory of its own */
-            if (!coord[k] || !subject_i(raw + pf[0], pt[0] - pf[0]) || len + 2 >= sizeof buf) {
+            if (!coord[k] || !subject_i(raw + pf[0], pt[0] - pf[0]) || len + 2 >= sizeof buf ||
+                noun_phrase(raw + pf[k], len)) {
                 kept[k] = 0;
                 continue;
             }
@@ -457,10 +508,14 @@ size_t am__distill_clauses(const char *raw, size_t rn, int whole, size_t *from, 
         } else {
             am__und_probs(raw + pf[k], len, p);
         }
-        float kp = keep_prob(p);
-        kept[k] = kp >= CLAUSE_KEEP;
-        keep += kept[k];
-        not += kp < CLAUSE_NOT;
+        float kp = keep_prob(p), ap;
+        int act = best_of(p, AM_UND_ACT, &ap);
+        /* "I stopped running in the mornings, my knee's been bad": the
+         * clause that ends a habit is an invalidation of its own */
+        int stop = act == act_of("invalidation") && ap >= CLAUSE_END;
+        kept[k] = stop ? 2 : kp >= CLAUSE_KEEP;
+        keep += kept[k] != 0;
+        not += !stop && kp < CLAUSE_NOT;
     }
     /* two or more lasting clauses: each its own; one among clauses that
      * clearly do not last: that one alone */
@@ -470,6 +525,7 @@ size_t am__distill_clauses(const char *raw, size_t rn, int whole, size_t *from, 
         if (kept[k]) {
             from[out] = pf[k];
             to[out] = pt[k];
+            if (ends) ends[out] = kept[k] == 2;
             out++;
         }
     return out;

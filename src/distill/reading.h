@@ -41,7 +41,7 @@ void am__distill_turn_read(const char *text, size_t len, am__distill_turn *t);
  * (am__distill_sentence, _follow and _reference on norm); turn: the
  * model's reading of the whole turn the sentence is part of (NULL:
  * unknown, the sentence alone).  Updates *d:
- * action, kind, key, rule, source, whose, topic, keep_p, ref, restated. */
+ * action, kind, key, rule, source, whose, topic, keep_p, end_p, ref, restated. */
 void am__distill_read(const char *raw, size_t rn, const char *norm, size_t nn,
                       am__distill_turn *turn, am__distill *d);
 
@@ -52,9 +52,11 @@ void am__distill_read(const char *raw, size_t rn, const char *norm, size_t nn,
  * Fills from[]/to[] (at most max) and returns their number; 0 when the
  * whole sentence is the statement.  whole: a cue word made the sentence
  * one statement ("from now on, …"): only clauses that each name the
- * speaker and each last are split. */
+ * speaker and each last are split.  ends (may be NULL): 1 for a clause
+ * that ends something lasting ("I stopped running in the mornings"), an
+ * invalidation rather than an item. */
 size_t am__distill_clauses(const char *raw, size_t rn, int whole, size_t *from, size_t *to,
-                           size_t max);
+                           unsigned char *ends, size_t max);
 
 /* A readable key for a lasting statement no attribute table knows:
  * "<topic>.<words>" from the statement's own content words

@@ -50,6 +50,7 @@ typedef struct am__distill {
                             ...), NULL for the user's own */
     const char *topic;   /* the model's topic of the sentence */
     float keep_p;        /* the model's probability that it lasts */
+    float end_p;         /* ... that it ends something lasting (an invalidation) */
 } am__distill;
 
 /* Classify one sentence.  `norm` is its NFKC + case-folded form. */

@@ -294,30 +294,88 @@ static int topic_of(const char *text)
     return k;
 }
 
+/* The learned reading's topic probabilities of text, into t (the topic
+ * head's labels) */
+static void topics_of(const char *text, float *t)
+{
+    float p[AM_UND_OUTPUTS];
+    am__und_probs(text, strlen(text), p);
+    memcpy(t, p + am__und_heads[AM_UND_TOPIC].offset,
+           (size_t)am__und_heads[AM_UND_TOPIC].n * sizeof *t);
+}
+
+/* Topics a changed value moves between ("我住西湖区" is location, "搬家了，
+ * 现在在滨江" is home; a job is career or work_projects) */
+static int topics_near(const char *a, const char *b)
+{
+    static const char *const pairs[][2] = {
+        {"home", "location"}, {"career", "work_projects"}, {"food", "drink"},
+        {"fitness", "health"}, {"fitness", "sports"},
+    };
+    if (strcmp(a, b) == 0) return 1;
+    for (size_t i = 0; i < sizeof pairs / sizeof *pairs; i++)
+        if ((strcmp(a, pairs[i][0]) == 0 && strcmp(b, pairs[i][1]) == 0) ||
+            (strcmp(b, pairs[i][0]) == 0 && strcmp(a, pairs[i][1]) == 0))
+            return 1;
+    return 0;
+}
+
+/* Kinds one value can be stated as ("我上班开车" a profile, "现在每天挤地
+ * 铁" a habit); a constraint is only ever a constraint's */
+static int kinds_near(const char *a, const char *b)
+{
+    if (strcmp(a, b) == 0) return 1;
+    static const char *const life[] = {"profile", "habit", "preference", NULL};
+    int ia = 0, ib = 0;
+    for (int i = 0; life[i]; i++) {
+        ia |= strcmp(a, life[i]) == 0;
+        ib |= strcmp(b, life[i]) == 0;
+    }
+    return ia && ib;
+}
+
+#define TOPIC_SHARE 0.1 /* the two readings' topic probabilities' overlap that relates them */
+
 /* A correction in other words ("我住望京" -> "我搬到西二旗了", "my budget is
- * $1,200" -> "budget's now $1,800"): the value it replaces is the active
- * item of the same person, kind and topic (the learned reading's, of the
- * item's text); of several, the one sharing most words, then the latest.
- * NULL when none. */
+ * $1,200" -> "budget's now $1,800", "I drive to work" -> "sold the car, I
+ * take the train now"): the value it replaces is an active item of the
+ * same person and a near kind whose topic is the statement's (or a near
+ * one, or the two readings' topic probabilities overlap by TOPIC_SHARE);
+ * of several, the one sharing most words, then the nearer topic, then the
+ * latest.  NULL when none. */
 static am__item_row *corrected(am__wctx *w, am__item_row *rows, size_t n,
                                const am__statement *st)
 {
     am__item_row *best = NULL;
-    double best_j = -1;
+    double best_j = -1, best_t = -1;
     size_t wl = st->whose ? strlen(st->whose) : 0;
-    int topic = am__und_label(AM_UND_TOPIC, st->topic);
-    if (topic < 0) return NULL;
+    if (am__und_label(AM_UND_TOPIC, st->topic) < 0) return NULL;
+    const am__und_head *h = &am__und_heads[AM_UND_TOPIC];
+    float ts[AM_UND_OUTPUTS], tr[AM_UND_OUTPUTS];
+    topics_of(st->text, ts);
     for (size_t i = 0; i < n; i++) {
         am__item_row *r = &rows[i];
+        /* an item of the same moment (another clause of the turn) is
+         * said beside it, not replaced by it */
         if (!same_scope(r->scope, st->scope) || strcmp(r->status, "active") != 0 ||
-            strcmp(r->kind, st->kind) != 0 || whose_len(r->key) != wl ||
+            r->valid_from >= w->now || !kinds_near(r->kind, st->kind) || whose_len(r->key) != wl ||
             (wl && strncmp(r->key, st->whose, wl) != 0))
             continue;
-        if (topic_of(r->text) != topic) continue;
+        topics_of(r->text, tr);
+        int k = 0;
+        double share = 0;
+        for (int j = 0; j < h->n; j++) {
+            share += (double)ts[j] * tr[j];
+            if (tr[j] > tr[k]) k = j;
+        }
+        if (!topics_near(h->labels[k], st->topic) && share < TOPIC_SHARE) continue;
         double j = jaccard(w, r->text, st->text);
-        if (j > best_j + 1e-9 || (j > best_j - 1e-9 && best && r->valid_from > best->valid_from)) {
+        if (j > best_j + 1e-9 ||
+            (j > best_j - 1e-9 && (share > best_t + 1e-9 ||
+                                   (share > best_t - 1e-9 && r->valid_from > best->valid_from)))) {
             best = r;
             best_j = j;
+            best_t = share;
         }
     }
     return best;
@@ -508,6 +566,37 @@ int am__semantic_invalidate(am__wctx *w, const char *text, const char *scope,
                 topic_of(rows[i].text) != topic)
                 continue;
             if (!best || rows[i].valid_from > best->valid_from) best = &rows[i];
+        }
+    }
+    if (!best) {
+        /* none of that topic ("酒我已经戒了" for "每天晚上都要喝两罐啤酒才睡
+         * 得着", read as sleep): the item of a near topic, or whose
+         * reading's topics overlap the statement's most (TOPIC_SHARE at
+         * least) */
+        const am__und_head *h = &am__und_heads[AM_UND_TOPIC];
+        float ts[AM_UND_OUTPUTS], tr[AM_UND_OUTPUTS];
+        double best_t = 0;
+        topics_of(text, ts);
+        int k0 = 0;
+        for (int j = 1; j < h->n; j++)
+            if (ts[j] > ts[k0]) k0 = j;
+        for (size_t i = 0; i < n; i++) {
+            if ((!same_scope(rows[i].scope, scope) && strcmp(rows[i].scope, "global") != 0) ||
+                whose_len(rows[i].key) || strcmp(rows[i].status, "active") != 0)
+                continue;
+            topics_of(rows[i].text, tr);
+            int k = 0;
+            double share = 0;
+            for (int j = 0; j < h->n; j++) {
+                share += (double)ts[j] * tr[j];
+                if (tr[j] > tr[k]) k = j;
+            }
+            if (topics_near(h->labels[k], h->labels[k0]) && share < TOPIC_SHARE)
+                share = TOPIC_SHARE;
+            if (share >= TOPIC_SHARE && share > best_t + 1e-9) {
+                best = &rows[i];
+                best_t = share;
+            }
         }
     }
     if (!best) {
