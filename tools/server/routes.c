@@ -307,25 +307,25 @@ static int add_grouped(srv_ctx *c, const am_event *ev, am_add_info *info, char *
 /* ---- async writes: the server's path (srv_int.h) */
 
 /* am_event holds only strings: a field added there must be copied here */
-typedef char am__event_only_strings[sizeof(am_event) == 13 * sizeof(const char *) ? 1 : -1];
+typedef char am__event_only_strings[sizeof(am_event) == 14 * sizeof(const char *) ? 1 : -1];
 
 static srv_pending *pending_new(const am_event *ev)
 {
-    const char *const from[13] = {ev->user_id, ev->channel, ev->external_id, ev->agent_id,
+    const char *const from[14] = {ev->user_id, ev->channel, ev->external_id, ev->agent_id,
                                   ev->session_id, ev->task_id, ev->source, ev->type,
                                   ev->domain, ev->intent, ev->text, ev->occurred_at,
-                                  ev->event_id};
+                                  ev->event_id, ev->metadata_json};
     size_t len = 0;
-    for (int i = 0; i < 13; i++) len += from[i] ? strlen(from[i]) + 1 : 0;
+    for (int i = 0; i < 14; i++) len += from[i] ? strlen(from[i]) + 1 : 0;
     srv_pending *p = calloc(1, sizeof *p + len);
     if (!p) return NULL;
-    const char **to[13] = {&p->copy.user_id, &p->copy.channel, &p->copy.external_id,
+    const char **to[14] = {&p->copy.user_id, &p->copy.channel, &p->copy.external_id,
                            &p->copy.agent_id, &p->copy.session_id, &p->copy.task_id,
                            &p->copy.source, &p->copy.type, &p->copy.domain,
                            &p->copy.intent, &p->copy.text, &p->copy.occurred_at,
-                           &p->copy.event_id};
+                           &p->copy.event_id, &p->copy.metadata_json};
     char *at = p->strings;
-    for (int i = 0; i < 13; i++) {
+    for (int i = 0; i < 14; i++) {
         if (!from[i]) continue;
         size_t n = strlen(from[i]) + 1;
         memcpy(at, from[i], n);
