@@ -289,10 +289,10 @@ static int schema_v3_convert(pg_store *s)
 /* version 4 (as the SQLite store's v25): the caller's metadata of an
  * event and of a memory item version (store/metadata.h), in their held
  * copies too */
-static const char schema_v4[] = "ALTER TABLE events ADD COLUMN metadata" T ";"
-                                "ALTER TABLE memory_items ADD COLUMN metadata" T ";"
-                                "ALTER TABLE held_events ADD COLUMN metadata" T ";"
-                                "ALTER TABLE held_memory_items ADD COLUMN metadata" T ";";
+static const char schema_v4[] = "ALTER TABLE events ADD COLUMN IF NOT EXISTS metadata" T ";"
+                                "ALTER TABLE memory_items ADD COLUMN IF NOT EXISTS metadata" T ";"
+                                "ALTER TABLE held_events ADD COLUMN IF NOT EXISTS metadata" T ";"
+                                "ALTER TABLE held_memory_items ADD COLUMN IF NOT EXISTS metadata" T ";";
 
 /* version: 0 for a database without our tables, -1 for one with tables
  * that are not ours */
