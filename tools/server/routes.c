@@ -749,10 +749,14 @@ static int by_recorded(const void *a, const void *b)
 }
 
 /* Every version of the item that {id} names (a version or lineage id):
- * the versions of its key in its scope, oldest first. */
+ * the versions of its key in its scope, oldest first; ?limit= a page of
+ * them, from after the version ?cursor= names ("next_cursor" beside
+ * "versions": the page's last version id, null on the last page). */
 void am__srv_h_versions(srv_ctx *c)
 {
-    if (request_user(c, NULL)) return;
+    size_t limit;
+    if (page_limit(c, &limit) || request_user(c, NULL)) return;
+    const char *cursor = query(c, "cursor");
     am_memory_list *l;
     int rc = am_memories_as(c->db, c->user, AM_LIST_ALL, NULL, token_agent(c), token_role(c), &l);
     if (rc) {
@@ -783,13 +787,27 @@ void am__srv_h_versions(srv_ctx *c)
             pick[n++] = m;
     }
     qsort(pick, n, sizeof *pick, by_recorded);
-    for (size_t i = 0; i < n; i++)
+    /* the page: after the version the cursor names (versions are only
+     * added, after the others: a page never repeats or skips one) */
+    size_t from = 0;
+    if (cursor) {
+        while (from < n && strcmp(json_string_value(json_object_get(pick[from], "id")), cursor) != 0)
+            from++;
+        if (from == n) {
+            am__srv_error(c->out, "invalid_request", "cursor", "cursor: not a version of this memory");
+            goto out;
+        }
+        from++;
+    }
+    size_t to = limit && n - from > limit ? from + limit : n;
+    for (size_t i = from; i < to; i++)
         if (json_array_append(versions, pick[i])) {
             am__srv_error(c->out, "internal", NULL, "out of memory");
             goto out;
         }
-    am__srv_json(c->out, 200, json_pack("{s:s, s:s, s:O}", "memory_id", id, "key", found->key,
-                                        "versions", versions));
+    json_t *next = to < n ? json_object_get(pick[to - 1], "id") : json_null();
+    am__srv_json(c->out, 200, json_pack("{s:s, s:s, s:O, s:O}", "memory_id", id, "key", found->key,
+                                        "versions", versions, "next_cursor", next));
 out:
     free(pick);
     json_decref(versions);
