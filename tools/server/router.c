@@ -233,7 +233,7 @@ static const struct {
     {"PUT /v1/sessions/{session}/working/{key}", "user"},
     {"DELETE /v1/sessions/{session}/working/{key}", "user"},
     {"POST /v1/embeddings", "user"},
-    {"POST /mcp", ""},
+    {"POST /mcp", "user"},
     {"GET /v1/stream", "user after"},
 };
 
