@@ -102,7 +102,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     snprintf(auth, sizeof auth, "Bearer %s",
              strcmp(tokline, "A") == 0 ? tok_a : strcmp(tokline, "D") == 0 ? tok_admin : tokline);
     size_t body_len = size - (size_t)(body - buf);
-    srv_request rq = {method, path, query_of, &fq, auth, body_len ? body : NULL, body_len, 0, NULL};
+    srv_request rq = {method, path, query_of, &fq, auth, body_len ? body : NULL, body_len, 0, NULL, NULL};
     srv_reply rp;
     am__srv_handle(&srv, db, &rq, &rp);
     if (rp.status < 200 || rp.status > 599) abort();

@@ -429,6 +429,10 @@ typedef struct am_event {
      * NULL; a program compiled against an older agentmem.h must be rebuilt,
      * as the struct carries no size. */
     const char *event_id;
+    /* The caller's metadata (am_filter selects by it), or NULL: a flat JSON
+     * object (see "Metadata" below).  A memory distilled from the event
+     * carries it.  (Appended field.) */
+    const char *metadata_json;
 } am_event;
 
 /* What the write path did with one event.  Filled by am_add_event. */
@@ -460,6 +464,42 @@ int am_add_event(am_db *db, const am_event *ev, am_add_info *info);
  * zeroed, and am_errmsg starts "add: events[i]: " with the reason.  Same
  * return codes as am_add_event. */
 int am_add_events(am_db *db, const am_event *evs, size_t n, am_add_info *infos);
+
+/* ---------------------------------------------------------------- metadata */
+
+/* Metadata: a flat JSON object the caller attaches to an event or a
+ * memory ({"project": "apollo", "priority": 2, "billable": true}) and
+ * lists and recalls filter by (am_filter).  At most AM_METADATA_KEYS keys,
+ * each 1..AM_METADATA_KEY_MAX bytes of [A-Za-z0-9_.-]; each value a
+ * string of at most AM_METADATA_VALUE_MAX bytes, a number or a boolean
+ * (no object, array or null); the whole object at most AM_METADATA_BYTES.
+ * Anything else is refused with AM_INVALID (AM_TOOBIG for a limit)
+ * naming the key ("add: metadata.project: value too long (600 bytes, at
+ * most 512)") and nothing is written.  It is stored with its keys sorted;
+ * {} is the same as none.  Every JSON output of an event or a memory has
+ * "metadata" ({} when none). */
+#define AM_METADATA_KEYS 32
+#define AM_METADATA_KEY_MAX 64
+#define AM_METADATA_VALUE_MAX 512
+#define AM_METADATA_BYTES 4096
+
+/* Which memories and events a list or a recall keeps: every condition
+ * given holds (unset: no condition).  kinds / scopes: the item's kind /
+ * scope is one of them (items only: events have neither); metadata_json:
+ * {"key": value or [values]} -- each key holds its value or one of the
+ * values (compared as text: a string as it is, a number as JSON writes
+ * it, true / false); from / to: ISO 8601 with a zone, the item's
+ * valid_from or the event's occurred_at in [from, to).  Initialise with
+ * {0} or memset: fields are appended.  A bad filter is AM_INVALID naming
+ * it ("recall: filters.metadata.project: expected a string, ..."). */
+typedef struct am_filter {
+    const char *const *kinds;
+    size_t n_kinds;
+    const char *const *scopes;
+    size_t n_scopes;
+    const char *metadata_json;
+    const char *from, *to;
+} am_filter;
 
 /* ---------------------------------------------------------------- records */
 
@@ -499,6 +539,8 @@ typedef struct am_memory {
                                 "k" + 16 hex digits, the same for every
                                 version of the key, nothing of the key's
                                 words in it (docs/EVENTS.md); NULL elsewhere */
+    const char *metadata_json; /* the version's metadata (canonical JSON), or
+                                  NULL (appended field) */
 } am_memory;
 
 typedef struct am_event_rec {
@@ -507,6 +549,7 @@ typedef struct am_event_rec {
     am_time occurred_at;
     int tz_minutes;          /* the zone the event was given in */
     double score;            /* recall score (0 outside recall) */
+    const char *metadata_json; /* the event's metadata, or NULL (appended) */
 } am_event_rec;
 
 typedef struct am_task_change {
@@ -563,6 +606,9 @@ typedef struct am_query {
      * whitelists (am_config.role_allow) let its role see; with neither,
      * everything, as before.  (Appended field: NULL when memset.) */
     const char *role;
+    /* Only the memories and events this filter keeps (am_filter), or NULL:
+     * all.  (Appended field.) */
+    const am_filter *filter;
 } am_query;
 
 typedef struct am_recall_result {
@@ -625,6 +671,9 @@ typedef struct am_memory_list {
     am_memory *items;
     size_t n;
     const char *json;
+    /* am_memories_list with a limit: where the next page starts (pass it
+     * as am_list_opts.cursor), NULL on the last page (appended field) */
+    const char *next_cursor;
 } am_memory_list;
 /* *out owned: free with am_memory_list_free.  as_of may be NULL (now).
  * Returns AM_OK, AM_INVALID, AM_NOMEM, AM_BACKEND. */
@@ -643,6 +692,28 @@ int am_task_get_as(am_db *db, const char *user_id, const char *task_id, const ch
                    const char *role, am_task **out);
 int am_memories_as(am_db *db, const char *user_id, int which, const char *as_of,
                    const char *agent_id, const char *role, am_memory_list **out);
+
+/* A listing with a filter and pages.  Rows come in the order am_memories
+ * gives them (current versions in the order recorded; every version by
+ * item, then recorded); a page holds at most limit of them (0: all, at
+ * most AM_LIST_LIMIT_MAX) and out->next_cursor says where the next one
+ * starts -- an opaque string naming the page's last row, so a row added
+ * meanwhile never repeats or hides one of another page.  Initialise with
+ * {0} or memset: fields are appended. */
+#define AM_LIST_LIMIT_MAX 1000
+typedef struct am_list_opts {
+    int which;                /* AM_LIST_ACTIVE or AM_LIST_ALL */
+    const char *as_of;        /* or NULL (now) */
+    const am_filter *filter;  /* or NULL */
+    size_t limit;             /* 0: all */
+    const char *cursor;       /* next_cursor of the page before, or NULL */
+    const char *agent_id, *role; /* as am_memories_as, or NULL */
+} am_list_opts;
+/* *out owned: am_memory_list_free.  Returns AM_OK, AM_MISUSE, AM_INVALID
+ * (a bad filter, a limit over AM_LIST_LIMIT_MAX, a cursor that is not
+ * one: am_errmsg names it), AM_NOMEM, AM_BACKEND. */
+int am_memories_list(am_db *db, const char *user_id, const am_list_opts *o,
+                     am_memory_list **out);
 
 /* The access decision, for a tool that serves a user's agents
  * (a server, an MCP transport): what agent_id with role may read and act
@@ -879,6 +950,7 @@ typedef struct am_memory_input {
     const char *scope;    /* global | domain:X | task:T | role:R; NULL global */
     const char *agent_id; /* for an agent (am_access rules), or NULL */
     const char *role;
+    const char *metadata_json; /* its metadata ("Metadata" above), or NULL */
 } am_memory_input;
 /* Add a memory as a distilled statement is added (semantic/merge.c): a
  * new value of the same key in the scope supersedes the current one (a
@@ -905,6 +977,13 @@ int am_memory_update(am_db *db, const char *user_id, const char *memory_id, cons
                      am_memory_item **out);
 int am_memory_update_as(am_db *db, const char *user_id, const char *memory_id, const char *text,
                         const char *agent_id, const char *role, am_memory_item **out);
+/* am_memory_update_as that may also set the metadata: text NULL keeps the
+ * current text, metadata_json NULL keeps the metadata ("{}" clears it);
+ * not both NULL (AM_INVALID).  Any change is a new version, as a
+ * correction; a new version otherwise keeps its predecessor's metadata. */
+int am_memory_set(am_db *db, const char *user_id, const char *memory_id, const char *text,
+                  const char *metadata_json, const char *agent_id, const char *role,
+                  am_memory_item **out);
 
 /* Delete an item: every version of it leaves every table, index and
  * cache with the completeness of a forget (docs/FORGETTING.md: its rows,

@@ -416,6 +416,7 @@ static void w_memory(am__buf *b, const am_memory *m)
     w_dbl(b, m->score);
     w_int(b, m->source_count);
     w_int(b, m->reinforced_at);
+    w_str(b, m->metadata_json);
 }
 
 static void w_event(am__buf *b, const am_event_rec *e)
@@ -426,6 +427,7 @@ static void w_event(am__buf *b, const am_event_rec *e)
     w_int(b, e->occurred_at);
     w_int(b, e->tz_minutes);
     w_dbl(b, e->score);
+    w_str(b, e->metadata_json);
 }
 
 static void w_task(am__buf *b, const am_task *t)
@@ -551,6 +553,7 @@ static void r_memory(rd *r, am_memory *m)
     m->score = r_dbl(r);
     m->source_count = (long)r_int(r);
     m->reinforced_at = r_int(r);
+    m->metadata_json = r_str(r);
 }
 
 static void r_event(rd *r, am_event_rec *e)
@@ -561,6 +564,7 @@ static void r_event(rd *r, am_event_rec *e)
     e->occurred_at = r_int(r);
     e->tz_minutes = r_int32(r);
     e->score = r_dbl(r);
+    e->metadata_json = r_str(r);
 }
 
 static void r_task(rd *r, am_task *t)
@@ -633,7 +637,7 @@ int am__dbcache_recall_key(am_db *db, const char *uid, const am_query *q, am_tim
     digest d;
     unsigned char h[32];
     dg_init(&d);
-    dg_str(&d, "am-recall-1");
+    dg_str(&d, "am-recall-2"); /* 2: entries carry metadata */
     dg_add(&d, k->cfg_digest, sizeof k->cfg_digest);
     dg_str(&d, gen);
     dg_str(&d, uid);

@@ -96,6 +96,10 @@ int am__db_distill(am_db *db, const char *s, size_t n, struct am__distill_turn *
  * a memory in every result). */
 void am__db_memory_from_row(am_memory *m, const am__item_row *r);
 void am__db_memory_json(am__buf *b, const am_memory *m);
+/* am_feedback whose new version carries metadata (a canonical one, ""
+ * to clear it; NULL: the predecessor's) -- am_memory_set's. */
+int am__db_feedback(am_db *db, const char *user_id, const char *memory_id, int action,
+                    const char *text, const char *metadata);
 
 /* Forgetting (forget.c).  am__db_forget_work: the due work of forget
  * jobs, at most max_steps short transactions (0: all); after a forget, a

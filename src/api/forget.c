@@ -108,7 +108,7 @@ static int task_replay(am_db *db, const char *uid, const char *task_id, am__aren
     if (n) t->round_tz = rows[0].tz_minutes; /* the first round's calendar, as written */
     am__perceive x;
     memset(&x, 0, sizeof x);
-    x.w = (am__wctx){s, db->text, &db->ulid, &db->cfg.rank, ar, uid, am__db_now(db), NULL, 0};
+    x.w = (am__wctx){s, db->text, &db->ulid, &db->cfg.rank, ar, uid, am__db_now(db), NULL, 0, NULL};
     x.task = t;
     const char *url = am__ent_type_name(AM_ENT_URL), *file = am__ent_type_name(AM_ENT_FILE);
     am__buf norm;

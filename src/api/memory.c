@@ -19,6 +19,7 @@
 #include "distill/rules.h"
 #include "recall/recall.h"
 #include "semantic/merge.h"
+#include "store/metadata.h"
 
 #define KEY_MAX 95 /* the bytes of a key (the distiller's keys: 96 with the NUL) */
 
@@ -302,6 +303,12 @@ int am_memory_add(am_db *db, const am_memory_input *in, am_memory_item **out)
     am__access_init(&acc, in->agent_id, in->role, &db->roles);
     char uid[AM_ID_MAX + 1], lineage[27] = "";
     int outcome = 0;
+    const char *meta = NULL;
+    char why[256];
+    if ((rc = am__meta_check(in->metadata_json, &ar, &meta, why, sizeof why))) {
+        am__db_error(db, rc, "%s: %s", what, rc == AM_NOMEM ? "out of memory" : why);
+        goto out_free;
+    }
     if ((rc = statement_of(db, in, &ar, &st))) goto out_error;
     /* an asker writes no item it could not read */
     if (acc.scoped && !am__access_item_visible(&acc, st.kind, st.scope)) {
@@ -316,7 +323,7 @@ int am_memory_add(am_db *db, const am_memory_input *in, am_memory_item **out)
         goto out_free; /* (its message made) */
     }
     am__dbcache_note(db, uid);
-    am__wctx w = {s, db->text, &db->ulid, &db->cfg.rank, &ar, uid, am__db_now(db), NULL, 0};
+    am__wctx w = {s, db->text, &db->ulid, &db->cfg.rank, &ar, uid, am__db_now(db), NULL, 0, meta};
     if ((rc = am__semantic_state(&w, &st, &outcome, lineage))) goto out_rollback;
     /* the merge may have met an item of another kind (a near duplicate) */
     if (acc.scoped && !lineage_visible(&w, &acc, lineage, &rc)) {
@@ -385,6 +392,58 @@ int am_memory_update_as(am_db *db, const char *user_id, const char *memory_id, c
     return rc;
 }
 
+int am_memory_set(am_db *db, const char *user_id, const char *memory_id, const char *text,
+                  const char *metadata_json, const char *agent_id, const char *role,
+                  am_memory_item **out)
+{
+    static const char what[] = "memory update";
+    if (!db) return AM_MISUSE;
+    if (out) *out = NULL;
+    if (!metadata_json) return am_memory_update_as(db, user_id, memory_id, text, agent_id, role, out);
+    am__db_clear_error(db);
+    int rc = check_ids(db, what, user_id, memory_id);
+    if (!rc && text) rc = check_text(db, what, text);
+    if (!rc && agent_id) rc = am__db_check_id(db, what, "agent", agent_id);
+    if (!rc && role) rc = am__db_check_id(db, what, "role", role);
+    if (rc) return rc;
+    am__arena ar;
+    am__arena_init(&ar, &db->alloc);
+    const char *meta = NULL;
+    char why[256];
+    am_memory_item *cur = NULL;
+    if ((rc = am__meta_check(metadata_json, &ar, &meta, why, sizeof why))) {
+        am__db_error(db, rc, "%s: %s", what, rc == AM_NOMEM ? "out of memory" : why);
+        goto out;
+    }
+    if ((rc = am__db_user_gate(db, what, user_id, AM_NOTFOUND)) ||
+        (rc = access_gate(db, what, user_id, memory_id, agent_id, role)))
+        goto out;
+    /* the text kept: the current version's */
+    if (!text) {
+        rc = item_load(db, user_id, memory_id, &cur);
+        if (!rc && !cur->current) rc = AM_NOTFOUND;
+        if (rc == AM_NOTFOUND) {
+            am__db_error(db, rc, "%s: user %s has no current memory %s", what, user_id, memory_id);
+            goto out;
+        }
+        if (rc) {
+            am__db_store_error(db, rc, what);
+            goto out;
+        }
+        text = cur->current->text;
+    }
+    rc = am__db_feedback(db, user_id, memory_id, AM_FEEDBACK_CORRECT, text, meta ? meta : "");
+    if (rc == AM_NOTFOUND)
+        am__db_error(db, rc, "%s: user %s has no current memory %s", what, user_id, memory_id);
+    if (!rc && out && (rc = item_load(db, user_id, memory_id, out)))
+        rc = rc == AM_NOMEM ? am__db_error(db, rc, "%s: out of memory", what)
+                            : am__db_store_error(db, rc, what);
+out:
+    am_memory_item_free(cur);
+    am__arena_free(&ar);
+    return rc;
+}
+
 /* ------------------------------------------------------------ delete */
 
 int am_memory_delete(am_db *db, const char *user_id, const char *memory_id, long *versions)
@@ -409,7 +468,7 @@ int am_memory_delete_as(am_db *db, const char *user_id, const char *memory_id,
     am__arena ar;
     am__arena_init(&ar, &db->alloc);
     am_time now = am__db_now(db);
-    am__wctx w = {s, db->text, &db->ulid, &db->cfg.rank, &ar, user_id, now, NULL, 0};
+    am__wctx w = {s, db->text, &db->ulid, &db->cfg.rank, &ar, user_id, now, NULL, 0, NULL};
     char lineage[27] = "", detail[48];
     long n = 0;
     am__dbcache_note(db, user_id);

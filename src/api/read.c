@@ -12,6 +12,7 @@
 #include "perceive/task.h"
 #include "recall/pipeline.h"
 #include "semantic/merge.h"
+#include "store/metadata.h"
 #include "text/entities.h"
 #include "text/redact.h"
 
@@ -41,6 +42,7 @@ static void memory_from_row(am_memory *m, const am__item_row *r)
     m->source_count = r->source_count > (long)r->n_sources ? r->source_count : (long)r->n_sources;
     m->reinforced_at = r->reinforced_at != AM_TIME_NONE ? r->reinforced_at : r->recorded_at;
     m->key_id = NULL; /* am_memories sets it */
+    m->metadata_json = r->metadata;
 }
 
 /* F19: an item listed as it stood at a past time (an as-of recall or
@@ -79,6 +81,7 @@ static void event_from_row(am_event_rec *e, const am__event_row *r)
     e->occurred_at = r->occurred_at;
     e->tz_minutes = r->tz_minutes;
     e->score = r->score;
+    e->metadata_json = r->metadata;
 }
 
 /* ,"name": (every recall builds its JSON: no printf for the names, and
@@ -159,6 +162,8 @@ static void json_memory(am__buf *b, const am_memory *m)
     json_fixed(b, "score", m->score, 4);
     json_kv(b, "version_state", version_state(m), 1);
     if (m->key_id) json_kv(b, "key_id", m->key_id, 1);
+    json_name(b, "metadata", 1);
+    am__buf_adds(b, m->metadata_json && *m->metadata_json ? m->metadata_json : "{}");
     am__buf_addc(b, '}');
 }
 
@@ -178,6 +183,8 @@ static void json_event(am__buf *b, const am_event_rec *e)
     json_kv(b, "content", e->content, 1);
     json_kv(b, "occurred_at", am__time_format(e->occurred_at, e->tz_minutes, ts), 1);
     json_fixed(b, "score", e->score, 4);
+    json_name(b, "metadata", 1);
+    am__buf_adds(b, e->metadata_json && *e->metadata_json ? e->metadata_json : "{}");
     am__buf_addc(b, '}');
 }
 
@@ -296,9 +303,18 @@ static int recall_run(am_db *db, const am_query *q, recall_box *box, char **ckey
         return rc;
     if (q->agent_id && (rc = am__db_check_id(db, "recall", "agent", q->agent_id))) return rc;
     if (q->role && (rc = am__db_check_id(db, "recall", "role", q->role))) return rc;
+    am__filter *filt = NULL;
+    if (q->filter) {
+        char fwhy[256];
+        if (!(filt = am__arena_alloc(ar, sizeof *filt)))
+            return am__db_error(db, AM_NOMEM, "recall: out of memory");
+        if ((rc = am__filter_compile(q->filter, ar, filt, fwhy, sizeof fwhy)))
+            return am__db_error(db, rc, "recall: %s", rc == AM_NOMEM ? "out of memory" : fwhy);
+    }
     /* the shared cache (api/cache.c): an identical recall under the
-     * user's current generation; down or a miss: the pipeline */
-    if (db->cache && am__dbcache_recall_key(db, uid, q, now, ar, ckey) == AM_OK &&
+     * user's current generation; down or a miss: the pipeline (a filtered
+     * recall always: its key would not say the filter) */
+    if (db->cache && !filt && am__dbcache_recall_key(db, uid, q, now, ar, ckey) == AM_OK &&
         am__dbcache_recall_get(db, *ckey, ar, res) == AM_OK) {
         *ckey = NULL;
         snprintf(box->uid, sizeof box->uid, "%s", uid);
@@ -325,6 +341,7 @@ static int recall_run(am_db *db, const am_query *q, recall_box *box, char **ckey
     st->now = now;
     st->as_of = as_of;
     st->qn = qn;
+    st->filt = filt;
     box->st = st;
     snprintf(box->uid, sizeof box->uid, "%s", uid);
     /* one snapshot for every stage and the result's task */
@@ -643,17 +660,32 @@ int am_memories(am_db *db, const char *user_id, int which, const char *as_of,
 int am_memories_as(am_db *db, const char *user_id, int which, const char *as_of,
                    const char *agent_id, const char *role, am_memory_list **out)
 {
-    if (!db || !out || (which != AM_LIST_ACTIVE && which != AM_LIST_ALL)) return AM_MISUSE;
+    am_list_opts o;
+    memset(&o, 0, sizeof o);
+    o.which = which;
+    o.as_of = as_of;
+    o.agent_id = agent_id;
+    o.role = role;
+    return am_memories_list(db, user_id, &o, out);
+}
+
+int am_memories_list(am_db *db, const char *user_id, const am_list_opts *o, am_memory_list **out)
+{
+    if (!db || !o || !out || (o->which != AM_LIST_ACTIVE && o->which != AM_LIST_ALL))
+        return AM_MISUSE;
     *out = NULL;
     am__db_clear_error(db);
-    const char *why;
+    const char *why, *agent_id = o->agent_id, *role = o->role, *as_of = o->as_of;
     if ((why = am__id_check(user_id))) return am__db_error(db, AM_INVALID, "memories: user %s", why);
     if (agent_id && am__db_check_id(db, "memories", "agent", agent_id)) return AM_INVALID;
     if (role && am__db_check_id(db, "memories", "role", role)) return AM_INVALID;
+    if (o->limit > AM_LIST_LIMIT_MAX)
+        return am__db_error(db, AM_INVALID, "memories: limit %zu is over the maximum of %d",
+                            o->limit, AM_LIST_LIMIT_MAX);
     am__access acc;
     am__access_init(&acc, agent_id, role, &db->roles);
     am_time at = am__db_now(db);
-    int mode = which == AM_LIST_ALL ? AM__ITEMS_ALL : AM__ITEMS_CURRENT;
+    int mode = o->which == AM_LIST_ALL ? AM__ITEMS_ALL : AM__ITEMS_CURRENT;
     if (as_of) {
         if (am__time_parse(as_of, &at, NULL, &why))
             return am__db_error(db, AM_INVALID, "memories: as_of \"%.64s\" %s", as_of, why);
@@ -663,10 +695,24 @@ int am_memories_as(am_db *db, const char *user_id, int which, const char *as_of,
     if (!box) return AM_NOMEM;
     box->alloc = db->alloc;
     am__arena_init(&box->ar, &box->alloc);
+    /* the filter and the page (store/metadata.h) */
+    am__filter filt;
+    am__page page = {mode == AM__ITEMS_ALL, o->limit, 0, NULL};
+    char fwhy[256];
+    int rc = am__filter_compile(o->filter, &box->ar, &filt, fwhy, sizeof fwhy);
+    if (rc) {
+        am_memory_list_free(&box->pub);
+        return am__db_error(db, rc, "memories: %s", rc == AM_NOMEM ? "out of memory" : fwhy);
+    }
+    if (o->cursor && (rc = am__cursor_read(o->cursor, &box->ar, &page))) {
+        am_memory_list_free(&box->pub);
+        return am__db_error(db, rc, "memories: %s",
+                            rc == AM_NOMEM ? "out of memory" : "cursor: not a cursor of a listing");
+    }
     am__item_row *rows = NULL;
     size_t n = 0;
     /* a user being forgotten has none */
-    int rc = am__db_user_gate(db, "memories", user_id, AM_NOTFOUND);
+    rc = am__db_user_gate(db, "memories", user_id, AM_NOTFOUND);
     if (rc == AM_NOTFOUND) am__db_clear_error(db);
     else if (!rc) rc = db->store->vt->items_list(db->store, user_id, mode, at, &box->ar, &rows, &n);
     if (rc == AM_NOTFOUND) rc = AM_OK;
@@ -674,7 +720,10 @@ int am_memories_as(am_db *db, const char *user_id, int which, const char *as_of,
     size_t kept = 0; /* F28: what the asker's role may see */
     for (size_t i = 0; i < n; i++)
         if (am__access_item_visible(&acc, rows[i].kind, rows[i].scope)) rows[kept++] = rows[i];
-    n = kept;
+    int more = 0;
+    n = am__items_page(rows, kept, &filt, &page, &more);
+    if (more && n && (rc = am__cursor_make(&rows[n - 1], &box->ar, &box->pub.next_cursor)))
+        goto out_fail;
     box->pub.items = am__arena_alloc(&box->ar, (n + 1) * sizeof *box->pub.items);
     if (!box->pub.items) { rc = AM_NOMEM; goto out_fail; }
     am__buf b;
@@ -714,6 +763,12 @@ void am__db_memory_json(am__buf *b, const am_memory *m) { json_memory(b, m); }
 int am_feedback(am_db *db, const char *user_id, const char *memory_id, int action,
                 const char *text)
 {
+    return am__db_feedback(db, user_id, memory_id, action, text, NULL);
+}
+
+int am__db_feedback(am_db *db, const char *user_id, const char *memory_id, int action,
+                    const char *text, const char *metadata)
+{
     if (!db) return AM_MISUSE;
     am__db_clear_error(db);
     const char *why;
@@ -734,7 +789,7 @@ int am_feedback(am_db *db, const char *user_id, const char *memory_id, int actio
     am__arena ar;
     am__arena_init(&ar, &db->alloc);
     am_time now = am__db_now(db);
-    am__wctx w = {s, db->text, &db->ulid, &db->cfg.rank, &ar, user_id, now, NULL, 0};
+    am__wctx w = {s, db->text, &db->ulid, &db->cfg.rank, &ar, user_id, now, NULL, 0, metadata};
     static const char *const ops[] = {"", "memory.confirmed", "memory.rejected", "memory.corrected"};
     am__dbcache_note(db, user_id);
     rc = s->vt->begin(s);

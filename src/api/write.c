@@ -25,6 +25,7 @@
 #include "recall/recall.h"
 #include "semantic/merge.h"
 #include "semantic/observe.h"
+#include "store/metadata.h"
 #include "text/entities.h"
 #include "text/plain.h"
 #include "text/redact.h"
@@ -124,6 +125,10 @@ static int input_fingerprint(am_db *db, const am_event *in, am_time at, int64_t 
         else am__buf_addc(&b, '\x1f');                     /* never inside an id or text */
     }
     if (in->occurred_at) am__buf_printf(&b, "@%lld", (long long)at);
+    if (in->metadata_json) { /* (absent: the fingerprint of before) */
+        am__buf_addc(&b, '#');
+        am__buf_adds(&b, in->metadata_json);
+    }
     int rc = b.oom ? AM_NOMEM : AM_OK;
     if (!rc) *out = (int64_t)am__hash64(b.p, b.len);
     am__buf_free(&b);
@@ -747,6 +752,13 @@ static int add_one(am_db *db, const am_event *in, am_add_info *info, int own_txn
     am__redact_result red;
     /* redaction and the vector need no store: before the write lock */
     if ((rc = redact(db, in->text, &red))) goto out_free;
+    /* the caller's metadata, checked and made canonical (store/metadata.h) */
+    const char *meta = NULL;
+    char why[256];
+    if ((rc = am__meta_check(in->metadata_json, &ar, &meta, why, sizeof why))) {
+        am__db_error(db, rc, "add: %s", rc == AM_NOMEM ? "out of memory" : why);
+        goto out_free;
+    }
     size_t clen = strlen(red.text);
     int lang = am__text_lang(red.text, clen);
     float *vec = given ? *given : NULL;
@@ -795,6 +807,7 @@ static int add_one(am_db *db, const am_event *in, am_add_info *info, int own_txn
     ev.ingested_at = am__db_now(db);
     ev.client_id = in->event_id;
     ev.client_hash = fp;
+    ev.metadata = meta;
     ev.lang = lang == AM_LANG_ZH ? "zh" : lang == AM_LANG_MIXED ? "mixed" : "en";
     if ((rc = am__text_normalize(db->text, red.text, clen, &norm))) goto out_store;
     /* the content's token set, stored with it for recalls to rank the turn
@@ -813,7 +826,8 @@ static int add_one(am_db *db, const am_event *in, am_add_info *info, int own_txn
     wctx_ex x;
     memset(&x, 0, sizeof x);
     x.db = db;
-    x.p.w = (am__wctx){s, db->text, &db->ulid, &db->cfg.rank, &ar, uid, at, id, am__db_now(db)};
+    x.p.w = (am__wctx){s, db->text, &db->ulid, &db->cfg.rank, &ar, uid, at, id, am__db_now(db),
+                       meta};
     x.p.ev = &ev;
     x.info = info;
     const char *task_id = NULL, *switched_from = NULL;

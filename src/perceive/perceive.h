@@ -51,6 +51,10 @@ typedef struct am__wctx {
      * write path: feedback, a task replay) and the clock's time (0: now) */
     const char *event_id;
     am_time clock;
+    /* the metadata the versions this write makes carry (store/metadata.h:
+     * the event's, or what the application gave), or NULL: a new version
+     * keeps its predecessor's */
+    const char *metadata;
 } am__wctx;
 
 /* The perception state of one event. */

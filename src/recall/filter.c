@@ -6,7 +6,9 @@
  * (or, for a period the turn names, as they were then: period_items),
  * and only the scopes the question can see: global, the caller's domain
  * (every domain's when the domain disagrees with the text, F7) and the
- * task the turn refers to.
+ * task the turn refers to.  The caller's filter (am_query.filter,
+ * store/metadata.h) keeps only the items it passes here, and only the
+ * events it passes after the searches (am__recall_filter_events).
  */
 #include <string.h>
 
@@ -88,7 +90,23 @@ int am__recall_filter(am__recall_state *st)
                                (st->as_of != AM_TIME_NONE ? AM__ITEMS_ASOF : AM__ITEMS_CURRENT) |
                                    AM__ITEMS_NO_SOURCES,
                                st->at, st->ar, &st->all_items, &st->n_all_items);
-    return rc ? rc : period_items(st);
+    if (!rc) rc = period_items(st);
+    if (rc || !st->filt || !st->filt->any) return rc;
+    size_t kept = 0;
+    for (size_t i = 0; i < st->n_all_items; i++)
+        if (am__filter_item(st->filt, &st->all_items[i])) st->all_items[kept++] = st->all_items[i];
+    st->n_all_items = kept;
+    return AM_OK;
+}
+
+int am__recall_filter_events(am__recall_state *st)
+{
+    if (!st->filt || !st->filt->any) return AM_OK;
+    size_t kept = 0;
+    for (size_t i = 0; i < st->n_events; i++)
+        if (am__filter_event(st->filt, &st->events[i])) st->events[kept++] = st->events[i];
+    st->n_events = kept;
+    return AM_OK;
 }
 
 int am__recall_visible(const am__recall_state *st, const char *scope)

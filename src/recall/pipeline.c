@@ -58,7 +58,12 @@ int am__recall_run(am__recall_state *st)
         am__recall_rank,  am__recall_kinds,  am__recall_dedup,  am__recall_budget,
         am__recall_render,
     };
-    for (size_t i = from; i < sizeof stages / sizeof stages[0]; i++)
+    for (size_t i = from; i < sizeof stages / sizeof stages[0]; i++) {
         if ((rc = run(st, AM__ST_TERMS + (int)i, stages[i]))) return rc;
+        /* the caller's filter on the events found (searches, hops, the
+         * task's turns and the vector neighbours the fuse adds) */
+        if (stages[i] == am__recall_fuse && (rc = run(st, AM__ST_FILTER, am__recall_filter_events)))
+            return rc;
+    }
     return AM_OK;
 }

@@ -47,6 +47,7 @@
 
 #include "embed/embed.h"
 #include "recall/recall.h"
+#include "store/metadata.h"
 #include "text/redact.h"
 #include "text/understand.h"
 
@@ -117,6 +118,9 @@ typedef struct am__recall_state {
     am_time now;
     am_time as_of;                /* AM_TIME_NONE: the present */
     size_t qn;                    /* strlen(q->text) */
+    const am__filter *filt;       /* the caller's filter (q->filter compiled),
+                                     or NULL: the filter stage keeps only
+                                     the items and events it passes */
 
     /* ---- route */
     const char *qnorm;            /* the turn normalised */
@@ -202,6 +206,9 @@ int am__recall_route_check(am__recall_state *st);
  * read as small talk brings memory back (need_memory = 1). */
 int am__recall_route_events(am__recall_state *st);
 int am__recall_filter(am__recall_state *st);
+/* filter.c, after the fuse stage: the events the caller's filter
+ * passes (none given: all) */
+int am__recall_filter_events(am__recall_state *st);
 int am__recall_terms(am__recall_state *st);
 int am__recall_search(am__recall_state *st);
 int am__recall_hops(am__recall_state *st);

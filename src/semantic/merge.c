@@ -119,6 +119,14 @@ int am__semantic_insert_version(am__wctx *w, const am__item_row *from, am__item_
     return w->store->vt->item_insert(w->store, w->uid, nv);
 }
 
+/* The metadata of a version this write states: the write's own
+ * (w->metadata; "" clears it), else the predecessor's (may be NULL). */
+static const char *metadata_of(const am__wctx *w, const am__item_row *pred)
+{
+    if (w->metadata) return *w->metadata ? w->metadata : NULL;
+    return pred ? pred->metadata : NULL;
+}
+
 int am__semantic_close_version(am__wctx *w, const am__item_row *it)
 {
     return w->store->vt->item_close(w->store, w->uid, it->id, sys_now(w));
@@ -480,6 +488,7 @@ int am__semantic_put(am__wctx *w, const am__statement *st, int *outcome,
     nv.valid_from = w->now;
     nv.valid_to = AM_TIME_NONE;
     nv.status = "active";
+    nv.metadata = metadata_of(w, same_key);
     char lid[27];
     if (same_key && same_key->valid_from > w->now) {
         /* F19: later than what is known already */
@@ -808,6 +817,7 @@ int am__semantic_feedback(am__wctx *w, const char *id, int action,
         nv.status = "active";
         nv.valid_from = w->now;
         nv.valid_to = AM_TIME_NONE;
+        nv.metadata = metadata_of(w, it);
         if ((rc = insert_version(w, it, &nv, NULL))) return rc;
         return am__semantic_event(w, "memory.updated", it->lineage_id, it->scope, it->key,
                                   "corrected");

@@ -46,6 +46,8 @@ typedef struct am__event_row {
     const char *client_id;    /* the caller's id of the event (am_event.event_id) or
                                  NULL; unique per user; put only */
     int64_t client_hash;      /* fingerprint of what the caller gave; put only */
+    const char *metadata;     /* the caller's metadata (store/metadata.h: a flat JSON
+                                 object, checked and canonical), or NULL */
 } am__event_row;
 
 typedef struct am__entity_row {
@@ -98,6 +100,7 @@ typedef struct am__item_row {
                                  insert: recorded_at) */
     const unsigned char *tokens; /* its token blob (text/analyze.h), or NULL */
     size_t tokens_len;
+    const char *metadata;     /* the caller's metadata (store/metadata.h), or NULL */
 } am__item_row;
 
 /* One agent's entry of a task's shared workspace (F28). */
@@ -642,6 +645,6 @@ int am__store_postgres_open(const char *url, const am__store_opts *o, am__store 
 
 /* The schema version this library writes and reads: the number of
  * migrations (store/sqlite/schema.c asserts it). */
-#define AM__SCHEMA_VERSION 24
+#define AM__SCHEMA_VERSION 25
 
 #endif

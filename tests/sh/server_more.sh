@@ -68,7 +68,11 @@ expect_code 403 "a foreign Origin"; expect_body '-32600' "a JSON-RPC error"
 mcp "$ta" '{"jsonrpc":"2.0","id":8,"method":"tools/list"}' $V -H 'Origin: http://localhost:3000'
 expect_code 200 "a loopback Origin"
 mcp "" '{"jsonrpc":"2.0","id":9,"method":"tools/list"}' $V; expect_code 401 "mcp without a token"
-mcp "$ta" '{"jsonrpc":"2.0","id":9,"method":"tools/list"}' $V -G --data-urlencode user=bob
+# (?user= in the URL: -G would move the body into the query too, and an
+# unknown query parameter is 400)
+code=$(curl -s -o "$dir/body" -w '%{http_code}' --max-time 20 -X POST -H "Authorization: Bearer $ta" \
+  -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' $V \
+  --data-binary '{"jsonrpc":"2.0","id":9,"method":"tools/list"}' "$url/mcp?user=bob")
 expect_code 403 "mcp naming another user"
 req GET /mcp "$ta"; expect_code 405 "GET /mcp"
 req DELETE /mcp "$ta"; expect_code 405 "DELETE /mcp"

@@ -30,7 +30,14 @@
  * nothing to drop, and converting again changes nothing */
 #define AM_UNDO_V24 ""
 
+/* v25: the metadata columns (store/metadata.h) */
+#define AM_UNDO_V25                                                               \
+    "ALTER TABLE events DROP COLUMN metadata;"                                    \
+    "ALTER TABLE memory_items DROP COLUMN metadata;"                              \
+    "ALTER TABLE held_events DROP COLUMN metadata;"                               \
+    "ALTER TABLE held_memory_items DROP COLUMN metadata;"
+
 /* every migration after v19, newest first */
-#define AM_UNDO_TO_V19 AM_UNDO_V24 AM_UNDO_V23 AM_UNDO_V22 AM_UNDO_V21 AM_UNDO_V20
+#define AM_UNDO_TO_V19 AM_UNDO_V25 AM_UNDO_V24 AM_UNDO_V23 AM_UNDO_V22 AM_UNDO_V21 AM_UNDO_V20
 
 #endif

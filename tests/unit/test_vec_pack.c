@@ -598,7 +598,8 @@ static void test_bits_scan(void)
     s->vt->close(s);
     /* a v5 store: the upgrade adds the table and fills it */
     db = raw();
-    CHECK_EQ_INT(sqlite3_exec(db, "DROP TRIGGER vector_blocks_bits; DROP TABLE vector_bits;"
+    CHECK_EQ_INT(sqlite3_exec(db, AM_UNDO_V25 /* first: it names held tables dropped below */
+                                  "DROP TRIGGER vector_blocks_bits; DROP TABLE vector_bits;"
                                   "ALTER TABLE memory_items DROP COLUMN tokens;" /* v7 */
                                   "DROP INDEX pii_vault_hash;" /* v19 (dropped v8's) */
                                   "ALTER TABLE pii_vault DROP COLUMN canon_hash;"
@@ -629,7 +630,7 @@ static void test_bits_scan(void)
                                   "ALTER TABLE tasks DROP COLUMN period;"
                                   "ALTER TABLE tasks DROP COLUMN rounds;" /* v17 */
                                   "DROP TABLE api_tokens;" /* v18 */
-                                  AM_UNDO_TO_V19
+                                  AM_UNDO_V24 AM_UNDO_V23 AM_UNDO_V22 AM_UNDO_V21 AM_UNDO_V20
                                   "UPDATE meta SET value = '5' WHERE key = 'schema_version'",
                               NULL, NULL, NULL),
                  SQLITE_OK);

@@ -27,7 +27,24 @@ int am_cli_mcp(am_db *db, const char *user, const char *agent, const char *role)
 typedef struct am_cli_memory_args {
     const char *sub, *id, *user, *text, *kind, *key, *scope, *agent, *role;
     int json;
+    const char *metadata; /* add, update: a JSON object, or NULL */
 } am_cli_memory_args;
+
+/* A filter from the command line (filter.c): recall --filter JSON
+ * ({"kind": K | [K...], "scope": S | [S...], "metadata": {...}, "from",
+ * "to"}) or memories' flags (--kind K, --scope S, --metadata k=v or a JSON
+ * object).  0, or 1 with the reason in why; free with am_cli_filter_free
+ * either way. */
+typedef struct am_cli_filter {
+    am_filter filter;
+    const char *kinds[64], *scopes[64];
+    char *metadata, *from, *to; /* malloc'ed */
+    char why[256];
+} am_cli_filter;
+int am_cli_filter_parse(const char *json, am_cli_filter *f);
+int am_cli_filter_flags(const char *kind, const char *scope, const char *metadata,
+                        am_cli_filter *f);
+void am_cli_filter_free(am_cli_filter *f);
 int am_cli_memory(am_db *db, const am_cli_memory_args *a);
 
 /* add --batch FILE (batch.c): exit code 0, 1 (a line or an event refused;

@@ -30,6 +30,7 @@ typedef struct opts {
     const char *role, *doing, *done, *next, *ws_action;
     const char *part; /* recall --part system|context */
     const char *kind, *scope, *mem_sub; /* memory get|add|update|delete */
+    const char *metadata, *limit, *cursor, *filter; /* metadata, lists, recall --filter */
     int all, budget, k, atomic, merge;
     const char *token_sub, *listen, *threads, *max_body; /* token, serve */
     const char *max_conns_per_ip, *header_timeout, *timeout; /* serve */
@@ -117,11 +118,12 @@ static const struct help {
     {"init", "usage: agentmem [--db PATH] init\n  Creates the store file, or migrates an older one.\n"},
     {"add", "usage: agentmem [--db PATH] add (--user U | --channel C --external-id X) --text T\n"
             "         [--session S] [--task T] [--agent A] [--source user|agent|tool|system]\n"
-            "         [--type TYPE] [--domain D] [--intent I] [--at ISO8601] [--id ID] [--json]\n"
+            "         [--type TYPE] [--domain D] [--intent I] [--at ISO8601] [--id ID]\n"
+            "         [--metadata JSON] [--json]\n"
             "       agentmem [--db PATH] add --batch FILE.jsonl [--atomic] [--json]\n"
             "  Adds one event; with --batch, one JSON object per line with the same\n"
             "  fields (user, channel, external_id, session, task, agent, source, type,\n"
-            "  domain, intent, at, text, id), committed up to 32 lines at a time\n"
+            "  domain, intent, at, text, id, metadata), committed up to 32 lines at a time\n"
             "  (fewer when a chunk takes over 100 ms, so other writers are not kept\n"
             "  waiting), each line added or refused on its own; --atomic: the whole\n"
             "  file in one transaction, or nothing.  Every value is a string (or null);\n"
@@ -130,12 +132,15 @@ static const struct help {
             "  present\") instead of adding a copy, with other fields is refused.\n"},
     {"recall", "usage: agentmem [--db PATH] recall (--user U | --channel C --external-id X) --text QUERY\n"
                "         [--session S] [--task T] [--agent A] [--role R] [--domain D] [--as-of ISO8601]\n"
-               "         [--budget TOKENS] [--k EVENTS] [--part system|context] [--json]\n"
+               "         [--budget TOKENS] [--k EVENTS] [--part system|context] [--filter JSON]\n"
+               "         [--json]\n"
                "  Prints the memory block for the turn (or the whole result with --json).\n"
                "  --part system: only its part for the system prompt (profile, preferences,\n"
                "  constraints, rules); --part context: only its part to put before the\n"
                "  history (the other items, the task state, the events).  The JSON has\n"
-               "  both (block_system, block_context).\n"},
+               "  both (block_system, block_context).  --filter {\"kind\": K | [K, ...],\n"
+               "  \"scope\": ..., \"metadata\": {\"k\": v | [v, ...]}, \"from\": ISO, \"to\": ISO}:\n"
+               "  only the memories (and, by metadata and time, events) that match.\n"},
     {"task", "usage: agentmem [--db PATH] task --user U --task T [--agent A] [--role R] [--json]\n"
              "  With --agent / --role: the task as that agent sees it (docs/AGENTS.md).\n"},
     {"workspace", "usage: agentmem [--db PATH] workspace get --user U --task T [--json]\n"
@@ -156,16 +161,21 @@ static const struct help {
               "  The shared cache's state: none, up or down (with the last error); exit 1\n"
               "  when down.\n"},
     {"memories", "usage: agentmem [--db PATH] memories --user U [--all] [--as-of ISO8601]\n"
-                 "         [--agent A] [--role R] [--json]\n"
+                 "         [--agent A] [--role R] [--kind K] [--scope S] [--metadata k=v]\n"
+                 "         [--limit N] [--cursor C] [--json]\n"
                  "  Active items (or every version with --all: valid time valid_from ..\n"
                  "  valid_to and system time recorded .. superseded; --json adds\n"
                  "  version_state current|past|replaced|pending).  --as-of: the items valid\n"
-                 "  then, each with the status it had then.\n"},
+                 "  then, each with the status it had then.  --kind, --scope, --metadata\n"
+                 "  (k=v, or a JSON object {\"k\": v | [v, ...]}): only the items that match.\n"
+                 "  --limit N (1..1000): a page of N; the next one with --cursor C (printed\n"
+                 "  at the end, on stderr with --json).\n"},
     {"feedback", "usage: agentmem [--db PATH] feedback --user U --id MEMORY_ID --action confirm|reject|correct [--text T]\n"},
     {"memory", "usage: agentmem [--db PATH] memory get ID --user U [--json]\n"
                "       agentmem [--db PATH] memory add --user U --text T [--kind K] [--key K]\n"
-               "         [--scope S] [--json]\n"
-               "       agentmem [--db PATH] memory update ID --user U --text T [--json]\n"
+               "         [--scope S] [--metadata JSON] [--json]\n"
+               "       agentmem [--db PATH] memory update ID --user U [--text T] [--metadata JSON]\n"
+               "         [--json]\n"
                "       agentmem [--db PATH] memory delete ID --user U [--json]\n"
                "  ID: a memory's lineage id or any of its versions' ids.  get prints every\n"
                "  version (the current one marked *).  add states a memory directly: a new\n"
@@ -323,6 +333,8 @@ static int parse_opts(const char *cmd, int argc, char **argv, opts *o)
         {"--log", offsetof(opts, log_file)}, {"--log-format", offsetof(opts, log_format)},
         {"--log-level", offsetof(opts, log_level)},
         {"--kind", offsetof(opts, kind)}, {"--scope", offsetof(opts, scope)},
+        {"--metadata", offsetof(opts, metadata)}, {"--limit", offsetof(opts, limit)},
+        {"--cursor", offsetof(opts, cursor)}, {"--filter", offsetof(opts, filter)},
     };
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -537,8 +549,9 @@ static int cmd_add(am_db *db, const opts *o)
     }
     if (o->atomic) return usage_error("add", "--atomic goes with --batch");
     if (!o->text) return usage_error("add", "--text is required");
-    am_event ev = {o->user, o->channel, o->external_id, o->agent, o->session, o->task,
-                   o->source, o->type, o->domain, o->intent, o->text, o->at, o->id};
+    am_event ev = {o->user,   o->channel, o->external_id, o->agent, o->session,
+                   o->task,   o->source,  o->type,        o->domain, o->intent,
+                   o->text,   o->at,      o->id,          o->metadata};
     am_add_info info;
     int rc = am_add_event(db, &ev, &info);
     if (rc) return fail(db, rc);
@@ -564,8 +577,16 @@ static int cmd_recall(am_db *db, const opts *o)
     q.as_of = o->as_of;
     q.budget_tokens = o->budget;
     q.max_events = o->k;
+    /* --filter JSON: {"kind", "scope", "metadata", "from", "to"} */
+    am_cli_filter f;
+    if (o->filter && am_cli_filter_parse(o->filter, &f)) {
+        am_cli_filter_free(&f);
+        return usage_error("recall", f.why);
+    }
+    if (o->filter) q.filter = &f.filter;
     am_recall_result *r;
     int rc = am_recall(db, &q, &r);
+    if (o->filter) am_cli_filter_free(&f);
     if (rc) return fail(db, rc);
     if (o->json) printf("%s\n", r->json);
     else if (!r->need_memory) printf("(no memory needed: %s)\n", r->route);
@@ -608,12 +629,34 @@ static int cmd_task(am_db *db, const opts *o)
 static int cmd_memories(am_db *db, const opts *o)
 {
     if (!o->user) return usage_error("memories", "--user is required");
+    am_list_opts lo;
+    memset(&lo, 0, sizeof lo);
+    lo.which = o->all ? AM_LIST_ALL : AM_LIST_ACTIVE;
+    lo.as_of = o->as_of;
+    lo.agent_id = o->agent;
+    lo.role = o->role;
+    lo.cursor = o->cursor;
+    if (o->limit) {
+        char *end;
+        long v = strtol(o->limit, &end, 10);
+        if (*end || end == o->limit || v <= 0 || v > AM_LIST_LIMIT_MAX)
+            return usage_error("memories", "--limit: expected a number from 1 to 1000");
+        lo.limit = (size_t)v;
+    }
+    /* --kind K, --scope S, --metadata k=v (or a JSON object of values) */
+    am_cli_filter f;
+    if (am_cli_filter_flags(o->kind, o->scope, o->metadata, &f)) {
+        am_cli_filter_free(&f);
+        return usage_error("memories", f.why);
+    }
+    lo.filter = &f.filter;
     am_memory_list *l;
-    int rc = am_memories_as(db, o->user, o->all ? AM_LIST_ALL : AM_LIST_ACTIVE, o->as_of, o->agent,
-                            o->role, &l);
+    int rc = am_memories_list(db, o->user, &lo, &l);
+    am_cli_filter_free(&f);
     if (rc) return fail(db, rc);
     if (o->json) {
         printf("%s\n", l->json);
+        if (l->next_cursor) fprintf(stderr, "next_cursor: %s\n", l->next_cursor);
     } else {
         for (size_t i = 0; i < l->n; i++) {
             const am_memory *m = &l->items[i];
@@ -631,6 +674,7 @@ static int cmd_memories(am_db *db, const opts *o)
             am_free(text);
         }
         if (l->n == 0) printf("(no memories)\n");
+        if (l->next_cursor) printf("(more: --cursor %s)\n", l->next_cursor);
     }
     am_memory_list_free(l);
     return 0;
@@ -661,12 +705,13 @@ static int cmd_memory(am_db *db, const opts *o)
     if (!o->user) return usage_error(cmd, "--user is required");
     if (!add && !o->id) return usage_error(cmd, "the memory ID is required (memory SUB ID --user U)");
     if (add && o->id) return usage_error(cmd, "add takes no ID (the engine makes it)");
-    if ((add || upd) && !o->text) return usage_error(cmd, "--text is required");
+    if (add && !o->text) return usage_error(cmd, "--text is required");
     if (!add && !upd && o->text) return usage_error(cmd, "--text is an option of add and update");
     if (!add && (o->kind || o->key || o->scope))
         return usage_error(cmd, "--kind, --key and --scope are options of add");
-    am_cli_memory_args a = {sub,     o->id,    o->user,  o->text, o->kind,
-                            o->key,  o->scope, o->agent, o->role, o->json};
+    if (upd && !o->text && !o->metadata) return usage_error(cmd, "--text or --metadata is required");
+    am_cli_memory_args a = {sub,     o->id,    o->user,  o->text, o->kind,   o->key,
+                            o->scope, o->agent, o->role, o->json, o->metadata};
     return am_cli_memory(db, &a);
 }
 

@@ -60,9 +60,10 @@ int am_cli_memory(am_db *db, const am_cli_memory_args *a)
         in.scope = a->scope;
         in.agent_id = a->agent;
         in.role = a->role;
+        in.metadata_json = a->metadata;
         rc = am_memory_add(db, &in, &m);
     } else if (strcmp(a->sub, "update") == 0) {
-        rc = am_memory_update_as(db, a->user, a->id, a->text, a->agent, a->role, &m);
+        rc = am_memory_set(db, a->user, a->id, a->text, a->metadata, a->agent, a->role, &m);
     } else {
         long n = 0;
         if ((rc = am_memory_delete_as(db, a->user, a->id, a->agent, a->role, &n))) return fail(db, rc);

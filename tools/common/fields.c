@@ -4,6 +4,7 @@
 #include "fields.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 const am_field am_event_fields[] = {
@@ -20,6 +21,8 @@ const am_field am_event_fields[] = {
     {"at", AM_FIELD_STRING, offsetof(am_event, occurred_at), " (ISO 8601 with a zone)"},
     {"text", AM_FIELD_STRING, offsetof(am_event, text), NULL},
     {"id", AM_FIELD_STRING, offsetof(am_event, event_id), NULL},
+    {"metadata", AM_FIELD_OBJECT, offsetof(am_event, metadata_json),
+     " (a flat object of strings, numbers and booleans)"},
 };
 const size_t am_n_event_fields = sizeof am_event_fields / sizeof *am_event_fields;
 
@@ -37,7 +40,29 @@ const char *am_json_type_name(const json_t *v)
     }
 }
 
-static const char *const expected[] = {"a string", "an integer", "a boolean"};
+static const char *const expected[] = {"a string", "an integer", "a boolean", "an object"};
+
+/* the objects of AM_FIELD_OBJECT fields replaced by their text (after the
+ * walk over obj: no change while it is iterated) */
+static int objects_as_text(json_t *obj, const am_field *fields, size_t n, void *out, char *why,
+                           size_t cap, const char **bad)
+{
+    for (size_t k = 0; k < n; k++) {
+        json_t *v = fields[k].type == AM_FIELD_OBJECT ? json_object_get(obj, fields[k].name) : NULL;
+        if (!json_is_object(v)) continue;
+        char *text = json_dumps(v, JSON_COMPACT | JSON_PRESERVE_ORDER);
+        json_t *s = text ? json_string(text) : NULL;
+        free(text);
+        if (!s || json_object_set_new(obj, fields[k].name, s)) {
+            *bad = fields[k].name;
+            snprintf(why, cap, "%s: out of memory", fields[k].name);
+            return 1;
+        }
+        *(const char **)(void *)((char *)out + fields[k].off) =
+            json_string_value(json_object_get(obj, fields[k].name));
+    }
+    return 0;
+}
 
 int am_fields_read(const json_t *obj, const am_field *fields, size_t n, void *out, char *why,
                    size_t cap, const char **bad)
@@ -66,6 +91,7 @@ int am_fields_read(const json_t *obj, const am_field *fields, size_t n, void *ou
         char *at = (char *)out + f->off;
         int ok = f->type == AM_FIELD_STRING ? json_is_string(v)
                  : f->type == AM_FIELD_INT  ? json_is_integer(v)
+                 : f->type == AM_FIELD_OBJECT ? json_is_object(v)
                                             : json_is_boolean(v);
         if (!ok) {
             snprintf(why, cap, "%s: expected %s%s, got %s", key, expected[f->type],
@@ -78,6 +104,8 @@ int am_fields_read(const json_t *obj, const am_field *fields, size_t n, void *ou
                 return 1;
             }
             *(const char **)(void *)at = json_string_value(v);
+        } else if (f->type == AM_FIELD_OBJECT) {
+            /* below, once the walk is over */
         } else if (f->type == AM_FIELD_INT) {
             *(long long *)(void *)at = (long long)json_integer_value(v);
         } else {
@@ -85,5 +113,5 @@ int am_fields_read(const json_t *obj, const am_field *fields, size_t n, void *ou
         }
     }
     *bad = NULL;
-    return 0;
+    return objects_as_text((json_t *)obj, fields, n, out, why, cap, bad);
 }

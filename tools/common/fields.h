@@ -22,6 +22,10 @@
 #define AM_FIELD_STRING 0
 #define AM_FIELD_INT 1
 #define AM_FIELD_BOOL 2
+/* A JSON object (metadata), read as its compact text: the value in obj is
+ * replaced by a string holding that text, which the field borrows (so it
+ * lives as long as obj; an object is read once). */
+#define AM_FIELD_OBJECT 3
 typedef struct am_field {
     const char *name;
     int type;         /* AM_FIELD_* */
@@ -40,7 +44,7 @@ const char *am_json_type_name(const json_t *v);
 
 /* The fields of an event (am_event), as `add --batch` lines and the
  * server's POST /v1/events name them: user, channel, external_id, agent,
- * session, task, source, type, domain, intent, at, text, id. */
+ * session, task, source, type, domain, intent, at, text, id, metadata. */
 extern const am_field am_event_fields[];
 extern const size_t am_n_event_fields;
 

@@ -200,6 +200,81 @@ static const struct route {
 #undef ROUTE
 };
 #define N_ROUTES (int)(sizeof routes / sizeof *routes)
+
+/* The query parameters each route takes (names separated by blanks; a
+ * name ending in '.' takes every name it starts: metadata.project).  A
+ * request naming another is refused with 400 naming it -- a misspelt
+ * ?limt= is not silently ignored.  A route not listed here is not
+ * checked (the public assets: a browser may add its own). */
+static const struct {
+    const char *route, *names;
+} route_params[] = {
+    {"GET /metrics", ""},
+    {"GET /openapi.json", ""},
+    {"POST /v1/events", "user"},
+    {"POST /v1/recall", "user"},
+    {"GET /v1/tasks/{task_id}", "user"},
+    {"GET /v1/memories", "user all as_of kind scope from to limit cursor metadata."},
+    {"GET /v1/memories/{id}/versions", "user limit cursor"},
+    {"POST /v1/memories", "user"},
+    {"GET /v1/memories/{id}", "user"},
+    {"PATCH /v1/memories/{id}", "user"},
+    {"DELETE /v1/memories/{id}", "user"},
+    {"POST /v1/memories/{id}/feedback", "user"},
+    {"POST /v1/forget", "user"},
+    {"POST /v1/restore", "user"},
+    {"POST /v1/links", "user"},
+    {"GET /v1/export", "user"},
+    {"GET /v1/tasks/{task_id}/workspace", "user"},
+    {"PUT /v1/tasks/{task_id}/workspace", "user"},
+    {"GET /v1/sessions/{session}/working", "user"},
+    {"DELETE /v1/sessions/{session}/working", "user"},
+    {"GET /v1/sessions/{session}/working/{key}", "user"},
+    {"PUT /v1/sessions/{session}/working/{key}", "user"},
+    {"DELETE /v1/sessions/{session}/working/{key}", "user"},
+    {"POST /v1/embeddings", "user"},
+    {"POST /mcp", "user"},
+    {"GET /v1/stream", "user after"},
+};
+
+/* 1 when names (route_params) takes key */
+static int param_taken(const char *names, const char *key)
+{
+    size_t kl = strlen(key);
+    for (const char *p = names; *p;) {
+        size_t n = strcspn(p, " ");
+        if ((n == kl && strncmp(p, key, n) == 0) ||
+            (n > 1 && p[n - 1] == '.' && kl > n && strncmp(p, key, n) == 0))
+            return 1;
+        p += n;
+        while (*p == ' ') p++;
+    }
+    return 0;
+}
+
+/* 0, or 1 with the 400 made: a query parameter route r does not take */
+static int params_check(int r, const srv_request *rq, srv_reply *out)
+{
+    if (!rq->query_key) return 0;
+    const char *names = NULL;
+    for (size_t i = 0; i < sizeof route_params / sizeof *route_params && !names; i++)
+        if (strcmp(route_params[i].route, routes[r].name) == 0) names = route_params[i].names;
+    if (!names) return 0;
+    const char *key;
+    for (int i = 0; (key = rq->query_key(rq->query_ctx, i)); i++) {
+        if (param_taken(names, key)) continue;
+        char shown[65];
+        size_t n = 0;
+        for (size_t k = 0; key[k] && n + 1 < sizeof shown; k++)
+            shown[n++] = key[k] >= 0x20 && key[k] < 0x7f ? key[k] : '?';
+        shown[n] = '\0';
+        am__srv_error(out, "invalid_request", shown,
+                      "unknown query parameter \"%s\" (%s takes %s)", shown, routes[r].name,
+                      *names ? names : "none");
+        return 1;
+    }
+    return 0;
+}
 #define MAX_PARAMS 4
 #define PARAM_MAX 512
 _Static_assert(N_ROUTES < SRV_MAX_ROUTES, "the metrics hold every route and \"other\"");
@@ -384,6 +459,9 @@ static const char *engine_field(const char *msg)
         if (!colon) break;
         p = colon + 2;
         size_t len = strcspn(p, ": \"");
+        /* metadata.KEY, filters.X: the object named */
+        if (strncmp(p, "metadata", 8) == 0 && (p[8] == '.' || p[8] == ':')) return "metadata";
+        if (strncmp(p, "filters.", 8) == 0) return "filters";
         for (size_t i = 0; i < sizeof names / sizeof *names; i++)
             if (strlen(names[i].lib) == len && strncmp(p, names[i].lib, len) == 0)
                 return names[i].api;
@@ -562,6 +640,7 @@ void am__srv_handle(am_srv *s, am_db *db, const srv_request *rq, srv_reply *out)
                       " bytes", field, PARAM_MAX - 1);
         return;
     }
+    if (params_check(r, rq, out)) return;
     for (int i = 0; i < n_params; i++) pv[i] = params[i];
     srv_ctx c;
     memset(&c, 0, sizeof c);

@@ -307,25 +307,25 @@ static int add_grouped(srv_ctx *c, const am_event *ev, am_add_info *info, char *
 /* ---- async writes: the server's path (srv_int.h) */
 
 /* am_event holds only strings: a field added there must be copied here */
-typedef char am__event_only_strings[sizeof(am_event) == 13 * sizeof(const char *) ? 1 : -1];
+typedef char am__event_only_strings[sizeof(am_event) == 14 * sizeof(const char *) ? 1 : -1];
 
 static srv_pending *pending_new(const am_event *ev)
 {
-    const char *const from[13] = {ev->user_id, ev->channel, ev->external_id, ev->agent_id,
+    const char *const from[14] = {ev->user_id, ev->channel, ev->external_id, ev->agent_id,
                                   ev->session_id, ev->task_id, ev->source, ev->type,
                                   ev->domain, ev->intent, ev->text, ev->occurred_at,
-                                  ev->event_id};
+                                  ev->event_id, ev->metadata_json};
     size_t len = 0;
-    for (int i = 0; i < 13; i++) len += from[i] ? strlen(from[i]) + 1 : 0;
+    for (int i = 0; i < 14; i++) len += from[i] ? strlen(from[i]) + 1 : 0;
     srv_pending *p = calloc(1, sizeof *p + len);
     if (!p) return NULL;
-    const char **to[13] = {&p->copy.user_id, &p->copy.channel, &p->copy.external_id,
+    const char **to[14] = {&p->copy.user_id, &p->copy.channel, &p->copy.external_id,
                            &p->copy.agent_id, &p->copy.session_id, &p->copy.task_id,
                            &p->copy.source, &p->copy.type, &p->copy.domain,
                            &p->copy.intent, &p->copy.text, &p->copy.occurred_at,
-                           &p->copy.event_id};
+                           &p->copy.event_id, &p->copy.metadata_json};
     char *at = p->strings;
-    for (int i = 0; i < 13; i++) {
+    for (int i = 0; i < 14; i++) {
         if (!from[i]) continue;
         size_t n = strlen(from[i]) + 1;
         memcpy(at, from[i], n);
@@ -494,6 +494,7 @@ void am__srv_h_events(srv_ctx *c)
 typedef struct recall_in {
     const char *query, *session, *task, *agent, *domain, *as_of, *user;
     long long budget, k;
+    const char *filters; /* the object's text */
 } recall_in;
 
 static const am_field recall_fields[] = {
@@ -506,7 +507,73 @@ static const am_field recall_fields[] = {
     {"budget", AM_FIELD_INT, offsetof(recall_in, budget), " (tokens)"},
     {"k", AM_FIELD_INT, offsetof(recall_in, k), " (events)"},
     {"user", AM_FIELD_STRING, offsetof(recall_in, user), NULL},
+    {"filters", AM_FIELD_OBJECT, offsetof(recall_in, filters),
+     " ({\"kind\", \"scope\", \"metadata\", \"from\", \"to\"})"},
 };
+
+#define FILTER_LIST_MAX 32
+typedef struct recall_filter {
+    am_filter f;
+    const char *kinds[FILTER_LIST_MAX], *scopes[FILTER_LIST_MAX];
+    json_t *doc;  /* the parsed filters: kinds, scopes, from, to borrow from it */
+    char *metadata; /* malloc'ed */
+} recall_filter;
+
+/* "kind" / "scope": a string or an array of strings into list */
+static int filter_strings(srv_ctx *c, const char *name, json_t *v, const char **list, size_t *n)
+{
+    size_t k = json_is_array(v) ? json_array_size(v) : 1;
+    for (size_t i = 0; i < k; i++) {
+        json_t *e = json_is_array(v) ? json_array_get(v, i) : v;
+        if (!json_is_string(e) || *n == FILTER_LIST_MAX) {
+            am__srv_error(c->out, "invalid_request", "filters", "filters.%s: expected a string or"
+                          " an array of at most %d strings", name, FILTER_LIST_MAX);
+            return 1;
+        }
+        list[(*n)++] = json_string_value(e);
+    }
+    return 0;
+}
+
+/* The body's "filters" (its text) into rf: 0, or 1 with the 400 made.
+ * The engine checks the values (metadata, times) and names them. */
+static int recall_filters(srv_ctx *c, const char *text, recall_filter *rf)
+{
+    memset(rf, 0, sizeof *rf);
+    rf->f.kinds = rf->kinds;
+    rf->f.scopes = rf->scopes;
+    if (!(rf->doc = json_loads(text, 0, NULL))) {
+        am__srv_error(c->out, "internal", NULL, "out of memory");
+        return 1;
+    }
+    const char *k;
+    json_t *v;
+    json_object_foreach(rf->doc, k, v) {
+        int bad = 0;
+        if (strcmp(k, "kind") == 0) bad = filter_strings(c, k, v, rf->kinds, &rf->f.n_kinds);
+        else if (strcmp(k, "scope") == 0) bad = filter_strings(c, k, v, rf->scopes, &rf->f.n_scopes);
+        else if (strcmp(k, "metadata") == 0 && json_is_object(v))
+            bad = !(rf->metadata = json_dumps(v, JSON_COMPACT)) &&
+                  (am__srv_error(c->out, "internal", NULL, "out of memory"), 1);
+        else if ((strcmp(k, "from") == 0 || strcmp(k, "to") == 0) && json_is_string(v))
+            *(k[0] == 'f' ? &rf->f.from : &rf->f.to) = json_string_value(v);
+        else {
+            am__srv_error(c->out, "invalid_request", "filters",
+                          "filters.%.64s: unknown or of the wrong type (kind, scope: a string or"
+                          " an array of strings; metadata: an object; from, to: ISO 8601)", k);
+            bad = 1;
+        }
+        if (bad) return 1;
+    }
+    rf->f.metadata_json = rf->metadata;
+    return 0;
+}
+
+static void recall_filters_free(recall_filter *rf)
+{
+    json_decref(rf->doc);
+    free(rf->metadata);
+}
 
 static int positive(srv_ctx *c, long long v, const char *field, long long max)
 {
@@ -543,8 +610,16 @@ void am__srv_h_recall(srv_ctx *c)
      * body names sees what that agent may (its own conclusions, not
      * another's), the token's role still applying */
     q.role = token_role(c);
+    recall_filter rf;
+    memset(&rf, 0, sizeof rf);
+    if (in.filters && recall_filters(c, in.filters, &rf)) {
+        recall_filters_free(&rf);
+        return;
+    }
+    if (in.filters) q.filter = &rf.f;
     am_recall_result *r;
     int rc = am_recall(c->db, &q, &r);
+    recall_filters_free(&rf);
     if (rc) {
         am__srv_engine_error(c, rc);
         return;
@@ -583,18 +658,81 @@ static int flag(srv_ctx *c, const char *name, int *out)
     return 0;
 }
 
+/* ?limit= (1..AM_LIST_LIMIT_MAX; absent: 0, all) */
+static int page_limit(srv_ctx *c, size_t *limit)
+{
+    const char *v = query(c, "limit");
+    *limit = 0;
+    if (!v) return 0;
+    char *end;
+    long n = strtol(v, &end, 10);
+    if (end == v || *end || n < 1 || n > AM_LIST_LIMIT_MAX) {
+        am__srv_error(c->out, "invalid_request", "limit", "limit: expected 1 to %d, got \"%.32s\"",
+                      AM_LIST_LIMIT_MAX, v);
+        return 1;
+    }
+    *limit = (size_t)n;
+    return 0;
+}
+
+/* the query parameters metadata.KEY=V as one JSON object {"KEY": "V"} */
+static int metadata_params(srv_ctx *c, char **out)
+{
+    *out = NULL;
+    if (!c->rq->query_key) return 0;
+    json_t *o = json_object();
+    const char *key;
+    for (int i = 0; o && (key = c->rq->query_key(c->rq->query_ctx, i)); i++) {
+        if (strncmp(key, "metadata.", 9) != 0) continue;
+        const char *v = query(c, key);
+        if (!v || json_object_set_new(o, key + 9, json_string(v))) {
+            am__srv_error(c->out, "invalid_request", key, "%.80s: the value is not UTF-8", key);
+            json_decref(o);
+            return 1;
+        }
+    }
+    if (o && json_object_size(o)) *out = json_dumps(o, JSON_COMPACT);
+    json_decref(o);
+    return 0;
+}
+
 void am__srv_h_memories(srv_ctx *c)
 {
     int all;
-    if (flag(c, "all", &all) || request_user(c, NULL)) return;
+    am_list_opts o;
+    memset(&o, 0, sizeof o);
+    if (flag(c, "all", &all) || page_limit(c, &o.limit) || request_user(c, NULL)) return;
+    char *meta = NULL;
+    if (metadata_params(c, &meta)) return;
+    /* ?kind= ?scope= ?metadata.KEY= ?from= ?to= (am_filter) */
+    const char *kind = query(c, "kind"), *scope = query(c, "scope");
+    am_filter f;
+    memset(&f, 0, sizeof f);
+    f.kinds = &kind;
+    f.n_kinds = kind ? 1 : 0;
+    f.scopes = &scope;
+    f.n_scopes = scope ? 1 : 0;
+    f.metadata_json = meta;
+    f.from = query(c, "from");
+    f.to = query(c, "to");
+    o.which = all ? AM_LIST_ALL : AM_LIST_ACTIVE;
+    o.as_of = query(c, "as_of");
+    o.filter = &f;
+    o.cursor = query(c, "cursor");
+    o.agent_id = token_agent(c);
+    o.role = token_role(c);
     am_memory_list *l;
-    int rc = am_memories_as(c->db, c->user, all ? AM_LIST_ALL : AM_LIST_ACTIVE, query(c, "as_of"),
-                            token_agent(c), token_role(c), &l);
+    int rc = am_memories_list(c->db, c->user, &o, &l);
+    free(meta);
     if (rc) {
         am__srv_engine_error(c, rc);
         return;
     }
+    /* the body stays the array it always was; the next page's cursor in
+     * the X-Next-Cursor header */
     am__srv_text(c->out, 200, "application/json", l->json, strlen(l->json));
+    if (l->next_cursor)
+        snprintf(c->out->next_cursor, sizeof c->out->next_cursor, "%s", l->next_cursor);
     am_memory_list_free(l);
 }
 
@@ -611,10 +749,14 @@ static int by_recorded(const void *a, const void *b)
 }
 
 /* Every version of the item that {id} names (a version or lineage id):
- * the versions of its key in its scope, oldest first. */
+ * the versions of its key in its scope, oldest first; ?limit= a page of
+ * them, from after the version ?cursor= names ("next_cursor" beside
+ * "versions": the page's last version id, null on the last page). */
 void am__srv_h_versions(srv_ctx *c)
 {
-    if (request_user(c, NULL)) return;
+    size_t limit;
+    if (page_limit(c, &limit) || request_user(c, NULL)) return;
+    const char *cursor = query(c, "cursor");
     am_memory_list *l;
     int rc = am_memories_as(c->db, c->user, AM_LIST_ALL, NULL, token_agent(c), token_role(c), &l);
     if (rc) {
@@ -645,13 +787,27 @@ void am__srv_h_versions(srv_ctx *c)
             pick[n++] = m;
     }
     qsort(pick, n, sizeof *pick, by_recorded);
-    for (size_t i = 0; i < n; i++)
+    /* the page: after the version the cursor names (versions are only
+     * added, after the others: a page never repeats or skips one) */
+    size_t from = 0;
+    if (cursor) {
+        while (from < n && strcmp(json_string_value(json_object_get(pick[from], "id")), cursor) != 0)
+            from++;
+        if (from == n) {
+            am__srv_error(c->out, "invalid_request", "cursor", "cursor: not a version of this memory");
+            goto out;
+        }
+        from++;
+    }
+    size_t to = limit && n - from > limit ? from + limit : n;
+    for (size_t i = from; i < to; i++)
         if (json_array_append(versions, pick[i])) {
             am__srv_error(c->out, "internal", NULL, "out of memory");
             goto out;
         }
-    am__srv_json(c->out, 200, json_pack("{s:s, s:s, s:O}", "memory_id", id, "key", found->key,
-                                        "versions", versions));
+    json_t *next = to < n ? json_object_get(pick[to - 1], "id") : json_null();
+    am__srv_json(c->out, 200, json_pack("{s:s, s:s, s:O, s:O}", "memory_id", id, "key", found->key,
+                                        "versions", versions, "next_cursor", next));
 out:
     free(pick);
     json_decref(versions);

@@ -2,8 +2,8 @@
  * routes_memory.c -- one memory by id over HTTP (am_memory_*; docs/SERVER.md,
  * docs/openapi.json):
  *   GET    /v1/memories/{id}   {"memory": <current or null>, "versions": [...]}
- *   POST   /v1/memories        {text, kind?, key?, scope?} -> 201 {"memory": ...}
- *   PATCH  /v1/memories/{id}   {text} -> {"memory": <the new current version>}
+ *   POST   /v1/memories        {text, kind?, key?, scope?, metadata?} -> 201 {"memory": ...}
+ *   PATCH  /v1/memories/{id}   {text?, metadata?} -> {"memory": <the new current version>}
  *   DELETE /v1/memories/{id}   {"deleted": <versions>}
  * {id} is the memory's lineage id or any of its versions' ids.  The user
  * is the token's (?user= or the body's "user" for an admin token); an id
@@ -78,7 +78,7 @@ void am__srv_h_memory_get(srv_ctx *c)
 }
 
 typedef struct memory_in {
-    const char *text, *kind, *key, *scope, *user;
+    const char *text, *kind, *key, *scope, *user, *metadata;
 } memory_in;
 static const am_field memory_fields[] = {
     {"text", AM_FIELD_STRING, offsetof(memory_in, text), NULL},
@@ -86,6 +86,7 @@ static const am_field memory_fields[] = {
     {"key", AM_FIELD_STRING, offsetof(memory_in, key), NULL},
     {"scope", AM_FIELD_STRING, offsetof(memory_in, scope), NULL},
     {"user", AM_FIELD_STRING, offsetof(memory_in, user), NULL},
+    {"metadata", AM_FIELD_OBJECT, offsetof(memory_in, metadata), NULL},
 };
 
 void am__srv_h_memory_add(srv_ctx *c)
@@ -102,6 +103,7 @@ void am__srv_h_memory_add(srv_ctx *c)
     mi.scope = in.scope;
     mi.agent_id = token_agent(c);
     mi.role = token_role(c);
+    mi.metadata_json = in.metadata;
     am_memory_item *m;
     int rc = am_memory_add(c->db, &mi, &m);
     if (rc) {
@@ -113,22 +115,23 @@ void am__srv_h_memory_add(srv_ctx *c)
 }
 
 typedef struct patch_in {
-    const char *text, *user;
+    const char *text, *user, *metadata;
 } patch_in;
 static const am_field patch_fields[] = {
     {"text", AM_FIELD_STRING, offsetof(patch_in, text), NULL},
     {"user", AM_FIELD_STRING, offsetof(patch_in, user), NULL},
+    {"metadata", AM_FIELD_OBJECT, offsetof(patch_in, metadata), NULL},
 };
 
 void am__srv_h_memory_update(srv_ctx *c)
 {
     patch_in in = {0};
     if (body_user(c, patch_fields, sizeof patch_fields / sizeof *patch_fields, &in, &in.user) ||
-        require_text(c, in.text))
+        (!in.metadata && require_text(c, in.text)))
         return;
     am_memory_item *m;
-    int rc = am_memory_update_as(c->db, c->user, c->params[0], in.text, token_agent(c),
-                                 token_role(c), &m);
+    int rc = am_memory_set(c->db, c->user, c->params[0], in.text, in.metadata, token_agent(c),
+                           token_role(c), &m);
     if (rc) {
         am__srv_engine_error(c, rc);
         return;

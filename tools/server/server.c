@@ -361,6 +361,33 @@ static const char *query_get(void *ctx, const char *key)
     return v->text;
 }
 
+/* the i-th ?key's name (the router refuses a name a route does not take) */
+typedef struct key_walk {
+    int want, at;
+    const char *name;
+} key_walk;
+
+static enum MHD_Result key_at(void *cls, enum MHD_ValueKind kind, const char *key,
+                              const char *value)
+{
+    key_walk *w = cls;
+    (void)kind;
+    (void)value;
+    if (w->at++ == w->want) {
+        w->name = key;
+        return MHD_NO;
+    }
+    return MHD_YES;
+}
+
+static const char *query_key_get(void *ctx, int i)
+{
+    conn_req *r = ctx;
+    key_walk w = {i, 0, NULL};
+    MHD_get_connection_values(r->conn, MHD_GET_ARGUMENT_KIND, key_at, &w);
+    return w.name;
+}
+
 static enum MHD_Result send_reply(struct MHD_Connection *conn, conn_req *r, srv_reply *rp)
 {
     struct MHD_Response *resp = MHD_create_response_from_buffer(
@@ -373,6 +400,7 @@ static enum MHD_Result send_reply(struct MHD_Connection *conn, conn_req *r, srv_
     MHD_add_response_header(resp, "Content-Type", rp->content_type ? rp->content_type : "application/json");
     MHD_add_response_header(resp, "Cache-Control", "no-store");
     MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+    if (rp->next_cursor[0]) MHD_add_response_header(resp, "X-Next-Cursor", rp->next_cursor);
     if (rp->retry_after) {
         char ra[16];
         snprintf(ra, sizeof ra, "%d", rp->retry_after);
@@ -766,7 +794,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     r->conn = conn;
     srv_request rq = {method, url, query_get, r,
                       MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Authorization"),
-                      r->body, r->len, r->too_large, header_get};
+                      r->body, r->len, r->too_large, header_get, query_key_get};
     srv_reply rp;
     am_db *db = am__srv_db_get(&sv->srv);
     if (!db) {

@@ -180,6 +180,9 @@ typedef struct srv_request {
     int body_too_large;
     /* a request header or NULL (ctx: query_ctx); NULL: none looked up */
     const char *(*header)(void *ctx, const char *name);
+    /* the i-th query parameter's name (raw), NULL past the last (ctx:
+     * query_ctx); NULL: the names are not known (not checked) */
+    const char *(*query_key)(void *ctx, int i);
 } srv_request;
 
 #define SRV_STREAM_NONE 0
@@ -192,6 +195,8 @@ typedef struct srv_reply {
     const char *content_type;
     const char *csp;                 /* Content-Security-Policy (the inspector's page), or NULL */
     int retry_after;                 /* seconds; 0: no header */
+    char next_cursor[256];           /* a page of a list whose body is an array:
+                                        X-Next-Cursor ("": no header) */
     int route;                       /* index for metrics */
     int stream;                      /* SRV_STREAM_* (body NULL) */
     char stream_user[AM_ID_MAX + 1]; /* EVENTS: "" for every user's */

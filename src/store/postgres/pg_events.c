@@ -47,6 +47,7 @@ int am__pg_read_event(am__arena *ar, const PGresult *r, int i, am__event_row *e)
     e->tz_minutes = (int)am__pg_i64(r, i, 15);
     int rc = PQnfields(r) > 16 ? am__pg_bytes(ar, r, i, 16, &e->tokens, &e->tokens_len) : AM_OK;
     if (e->tokens_len == 0) e->tokens = NULL;
+    e->metadata = PQnfields(r) > 17 ? am__pg_str(ar, r, i, 17) : NULL;
     return rc ? rc : ar->oom ? AM_NOMEM : AM_OK;
 }
 
@@ -241,12 +242,13 @@ int am__pg_event_put(am__store *b, am__event_row *e)
     am__pg_arg_bytes(&a, e->tokens, e->tokens_len);
     am__pg_arg_int(&a, len0);
     am__pg_arg_int(&a, len1);
+    am__pg_arg_text(&a, e->metadata);
     PGresult *r = am__pg_run(s, "event",
                              "INSERT INTO events(id, user_id, agent_id, session_id, task_id, channel,"
                              " source, type, content, domain, intent, lang, occurred_at, tz_minutes,"
-                             " ingested_at, client_id, client_hash, tokens, len0, len1)"
+                             " ingested_at, client_id, client_hash, tokens, len0, len1, metadata)"
                              " VALUES($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14,"
-                             " $15, $16, $17, $18, $19, $20) RETURNING rid", &a);
+                             " $15, $16, $17, $18, $19, $20, $21) RETURNING rid", &a);
     if (!r) { rc = s->rc; goto out; }
     e->rid = am__pg_i64(r, 0, 0);
     PQclear(r);

@@ -185,7 +185,7 @@ void am__pg_int_array(am__buf *b, const int64_t *v, size_t n);
 
 /* schema (pg_schema.c): migrate under an advisory lock; the version */
 int am__pg_migrate(pg_store *s, int must_exist);
-#define AM__PG_SCHEMA_VERSION 3
+#define AM__PG_SCHEMA_VERSION 4
 
 /* pg_forget.c: a forgotten task's audit rows name it by ref (its keyed
  * hash), a switch's task name dropped (also the v3 conversion's) */
@@ -249,7 +249,7 @@ int am__pg_token_revoke(am__store *b, const char *id, am_time at, char *uid);
 #define PG_EVENT_COLS                                                                      \
     "e.rid, e.id, e.user_id, e.agent_id, e.session_id, e.task_id, e.channel, e.source,"    \
     " e.type, e.content, e.domain, e.intent, e.lang, e.occurred_at, e.ingested_at,"        \
-    " e.tz_minutes, e.tokens"
+    " e.tz_minutes, e.tokens, e.metadata"
 int am__pg_read_event(am__arena *ar, const PGresult *r, int i, am__event_row *e);
 int am__pg_event_put(am__store *b, am__event_row *e);
 int am__pg_event_ctx_append(am__store *b, const char *uid, int64_t rid, const char *text);

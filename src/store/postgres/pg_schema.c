@@ -35,7 +35,7 @@
  * the first time rows are held, so a held row always goes back whole.
  *
  * Version 3: opaque ids instead of keys and caller's ids in the rows that
- * outlive them (schema_v3 below).
+ * outlive them (schema_v3 below).  Version 4: metadata (schema_v4).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -286,6 +286,14 @@ static int schema_v3_convert(pg_store *s)
     return rc;
 }
 
+/* version 4 (as the SQLite store's v25): the caller's metadata of an
+ * event and of a memory item version (store/metadata.h), in their held
+ * copies too */
+static const char schema_v4[] = "ALTER TABLE events ADD COLUMN IF NOT EXISTS metadata" T ";"
+                                "ALTER TABLE memory_items ADD COLUMN IF NOT EXISTS metadata" T ";"
+                                "ALTER TABLE held_events ADD COLUMN IF NOT EXISTS metadata" T ";"
+                                "ALTER TABLE held_memory_items ADD COLUMN IF NOT EXISTS metadata" T ";";
+
 /* version: 0 for a database without our tables, -1 for one with tables
  * that are not ours */
 static int schema_version(pg_store *s, int *version)
@@ -347,6 +355,7 @@ int am__pg_migrate(pg_store *s, int must_exist)
     }
     if (version < 2 && (rc = schema_v2(s))) goto out_rollback;
     if (version < 3 && (rc = schema_v3_convert(s))) goto out_rollback;
+    if (version < 4 && (rc = am__pg_simple(s, "migrate: metadata", schema_v4))) goto out_rollback;
     char sql[400];
     snprintf(sql, sizeof sql,
              "INSERT INTO meta(key, value) VALUES('schema_version', '%d')"

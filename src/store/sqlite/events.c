@@ -266,8 +266,8 @@ int am__sqlite_event_put(am__store *b, am__event_row *e)
     sq_store *s = SQ(b);
     int rc = am__sqlite_caches_writing(s, e->user_id);
     if (rc) return rc;
-    sqlite3_stmt *st = stmt(s, "INSERT INTO events(id, user_id, agent_id, session_id, task_id, channel, source, type, content, domain, intent, lang, occurred_at, tz_minutes, ingested_at, client_id, client_hash, tokens)"
-                               " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+    sqlite3_stmt *st = stmt(s, "INSERT INTO events(id, user_id, agent_id, session_id, task_id, channel, source, type, content, domain, intent, lang, occurred_at, tz_minutes, ingested_at, client_id, client_hash, tokens, metadata)"
+                               " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
     if (!st) return AM_BACKEND;
     bind_text(st, 1, e->id);
     bind_text(st, 2, e->user_id);

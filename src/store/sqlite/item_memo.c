@@ -99,7 +99,7 @@ static int item_seq(sq_store *s, const char *uid, int64_t *seq)
 
 /* ------------------------------------------------------------ a row's block */
 
-#define ROW_STRINGS 8
+#define ROW_STRINGS 9
 static const char **row_string(am__item_row *r, int k)
 {
     switch (k) {
@@ -110,6 +110,7 @@ static const char **row_string(am__item_row *r, int k)
     case 4: return &r->key;
     case 5: return &r->text;
     case 6: return &r->value_json;
+    case 7: return &r->metadata;
     default: return &r->status;
     }
 }

@@ -55,6 +55,7 @@ static const size_t text_fields[] = {
     offsetof(am__event_row, source),     offsetof(am__event_row, type),
     offsetof(am__event_row, content),    offsetof(am__event_row, domain),
     offsetof(am__event_row, intent),     offsetof(am__event_row, lang),
+    offsetof(am__event_row, metadata),
 };
 #define N_TEXT (sizeof text_fields / sizeof *text_fields)
 

@@ -348,6 +348,13 @@ static const char *const migrations[] = {
      " FROM tombstones t WHERE t.user_id = audit_log.user_id AND t.level = 'task'"
      " AND t.object_id = am_object_ref('task', audit_log.user_id, audit_log.object_id));"
      "UPDATE forget_jobs SET object_id = NULL WHERE state = 'scrub' AND level != 'user';"),
+    /* version 25: the caller's metadata of an event and of a memory item
+     * version (store/metadata.h: canonical JSON, NULL for none); the held
+     * copies of a forget in its grace period keep it */
+    ("ALTER TABLE events ADD COLUMN metadata TEXT;"
+     "ALTER TABLE memory_items ADD COLUMN metadata TEXT;"
+     "ALTER TABLE held_events ADD COLUMN metadata TEXT;"
+     "ALTER TABLE held_memory_items ADD COLUMN metadata TEXT;"),
 };
 #define N_MIGRATIONS (int)(sizeof migrations / sizeof *migrations)
 _Static_assert(sizeof migrations / sizeof *migrations == AM__SCHEMA_VERSION,

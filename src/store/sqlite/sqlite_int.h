@@ -526,8 +526,8 @@ static inline int snapshot_end(sq_store *s, int own_txn, int rc, const char *wha
     return rc;
 }
 
-#define EVENT_COLS "e.rid, e.id, e.user_id, e.agent_id, e.session_id, e.task_id, e.channel, e.source, e.type, e.content, e.domain, e.intent, e.lang, e.occurred_at, e.ingested_at, e.tz_minutes, e.tokens"
-#define EVENT_NCOLS 17 /* a statement's columns after EVENT_COLS start here */
+#define EVENT_COLS "e.rid, e.id, e.user_id, e.agent_id, e.session_id, e.task_id, e.channel, e.source, e.type, e.content, e.domain, e.intent, e.lang, e.occurred_at, e.ingested_at, e.tz_minutes, e.tokens, e.metadata"
+#define EVENT_NCOLS 18 /* a statement's columns after EVENT_COLS start here */
 
 static inline void read_event(am__arena *ar, sqlite3_stmt *st, am__event_row *e)
 {
@@ -553,6 +553,7 @@ static inline void read_event(am__arena *ar, sqlite3_stmt *st, am__event_row *e)
     e->score = 0;
     e->client_id = NULL;
     e->client_hash = 0;
+    e->metadata = col_text(ar, st, 17);
 }
 
 /* The row's token blob (column 16 of EVENT_COLS) into e, copied to ar
