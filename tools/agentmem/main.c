@@ -26,7 +26,7 @@ typedef struct opts {
     char *role_allow; /* --role-allow rules joined by ';' (malloc'ed), or NULL */
     int json;
     const char *user, *channel, *external_id, *agent, *session, *task, *source,
-        *type, *domain, *intent, *at, *as_of, *text, *batch, *id, *level, *action, *grace;
+        *type, *domain, *intent, *at, *as_of, *text, *batch, *messages, *id, *level, *action, *grace;
     const char *role, *doing, *done, *next, *ws_action;
     const char *part; /* recall --part system|context */
     const char *kind, *scope, *mem_sub; /* memory get|add|update|delete */
@@ -119,6 +119,8 @@ static const struct help {
             "         [--session S] [--task T] [--agent A] [--source user|agent|tool|system]\n"
             "         [--type TYPE] [--domain D] [--intent I] [--at ISO8601] [--id ID] [--json]\n"
             "       agentmem [--db PATH] add --batch FILE.jsonl [--atomic] [--json]\n"
+            "       agentmem [--db PATH] add --messages FILE.json [--user U] [--session S]\n"
+            "         [--task T] [--at ISO8601] [--agent A] [--json]\n"
             "  Adds one event; with --batch, one JSON object per line with the same\n"
             "  fields (user, channel, external_id, session, task, agent, source, type,\n"
             "  domain, intent, at, text, id), committed up to 32 lines at a time\n"
@@ -127,7 +129,12 @@ static const struct help {
             "  file in one transaction, or nothing.  Every value is a string (or null);\n"
             "  other keys and types are refused by name.  --id / \"id\": the caller's id\n"
             "  of the event -- adding it again with the same fields finds it (\"already\n"
-            "  present\") instead of adding a copy, with other fields is refused.\n"},
+            "  present\") instead of adding a copy, with other fields is refused.\n"
+            "  --messages ('-': stdin): a chat transcript, [{\"role\": \"user|assistant|\n"
+            "  tool|system\", \"content\": ..., \"name\": ...}] or {\"messages\": [...],\n"
+            "  \"user\", \"session\", \"task\", \"at\"}: each message an event of its role's\n"
+            "  source (an assistant's or tool's name its agent), in order (with --at, one\n"
+            "  millisecond apart), all in one transaction or nothing.\n"},
     {"recall", "usage: agentmem [--db PATH] recall (--user U | --channel C --external-id X) --text QUERY\n"
                "         [--session S] [--task T] [--agent A] [--role R] [--domain D] [--as-of ISO8601]\n"
                "         [--budget TOKENS] [--k EVENTS] [--part system|context] [--json]\n"
@@ -307,6 +314,7 @@ static int parse_opts(const char *cmd, int argc, char **argv, opts *o)
         {"--domain", offsetof(opts, domain)}, {"--intent", offsetof(opts, intent)},
         {"--at", offsetof(opts, at)}, {"--as-of", offsetof(opts, as_of)},
         {"--text", offsetof(opts, text)}, {"--batch", offsetof(opts, batch)},
+        {"--messages", offsetof(opts, messages)},
         {"--id", offsetof(opts, id)}, {"--level", offsetof(opts, level)},
         {"--action", offsetof(opts, action)}, {"--db", offsetof(opts, db)},
         {"--grace", offsetof(opts, grace)}, {"--role", offsetof(opts, role)},
@@ -534,6 +542,23 @@ static int cmd_add(am_db *db, const opts *o)
     if (o->batch) {
         if (!*o->batch) return usage_error("add", "--batch needs a file name (or - for stdin)");
         return am_cli_add_batch(db, o->batch, o->atomic, o->json);
+    }
+    if (o->messages) {
+        if (!*o->messages) return usage_error("add", "--messages needs a file name (or - for stdin)");
+        if (o->text || o->source || o->type || o->id || o->atomic)
+            return usage_error("add", "--messages takes --user, --session, --task, --at and"
+                                      " --agent only (each message is its own event)");
+        am_event base = {0};
+        base.user_id = o->user;
+        base.channel = o->channel;
+        base.external_id = o->external_id;
+        base.agent_id = o->agent;
+        base.session_id = o->session;
+        base.task_id = o->task;
+        base.domain = o->domain;
+        base.intent = o->intent;
+        base.occurred_at = o->at;
+        return am_cli_add_messages(db, o->messages, &base, o->json);
     }
     if (o->atomic) return usage_error("add", "--atomic goes with --batch");
     if (!o->text) return usage_error("add", "--text is required");
