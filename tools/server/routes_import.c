@@ -52,11 +52,9 @@ void am__srv_h_import(srv_ctx *c)
     const char *bad;
     int refused = am_fields_read(rest, import_fields, sizeof import_fields / sizeof *import_fields,
                                  &in, why, sizeof why, &bad);
+    if (refused) am__srv_error(c->out, "invalid_request", bad, "%s", why); /* bad is rest's */
     json_decref(rest);
-    if (refused) {
-        am__srv_error(c->out, "invalid_request", bad, "%s", why);
-        return;
-    }
+    if (refused) return;
     int mem0 = in.from != NULL;
     if (mem0 && strcmp(in.from, "mem0") != 0) {
         am__srv_error(c->out, "invalid_request", "from", "from: expected mem0");
