@@ -1088,6 +1088,55 @@ int am_export(am_db *db, const char *user_id, char **json_out);
 typedef int (*am_write_fn)(void *ctx, const char *data, size_t len);
 int am_export_stream(am_db *db, const char *user_id, am_write_fn write, void *ctx);
 
+/* ---------------------------------------------------------------- import */
+/* Load an export (the JSON of am_export / agentmem export, json: len
+ * bytes, not necessarily NUL-terminated) into the store, in one
+ * transaction: on any error nothing is written (docs/IMPORT.md).  The user
+ * is user_id, or the export's "user" when NULL.  Its events keep their ids,
+ * sessions, tasks, agents, sources, types, times (in their zones) and
+ * entities; its memory items every version with its ids, lineage, status,
+ * validity, system times, provenance and heat; its tasks their state and
+ * history; its workspaces, identities and audit trail as they were.  A
+ * store that exports them again gives the same document but for
+ * "exported_at", the tasks' "task_ref" (each store's own opaque id) and
+ * a last audit row "user.import".  Event content goes through redaction
+ * as a write does: an export's placeholders ("[EMAIL_1]") stay as they
+ * are (their originals are never exported), plain PII or a secret in a
+ * hand-made document is redacted.  Vectors are not made: run
+ * am_reembed (agentmem reembed) after an import when an embedder is set.
+ * A user that holds events, memories or tasks already is refused
+ * (AM_DENIED) unless flags has AM_IMPORT_MERGE: then the events whose id
+ * the user lacks, the items whose lineage id it lacks and the tasks it
+ * lacks are added, the rest is skipped (the audit trail is not merged).
+ * info (may be NULL) says what was added and skipped.  Returns AM_OK,
+ * AM_MISUSE, AM_INVALID (am_errmsg names the field: "import:
+ * events[12].occurred_at: no time zone"; also an id used by another user
+ * of the store, a forgotten user's tombstone), AM_TOOBIG (a text over
+ * max_text_bytes), AM_DENIED, AM_BUSY, AM_NOMEM, AM_BACKEND. */
+#define AM_IMPORT_MERGE 1
+typedef struct am_import_info {
+    char user_id[AM_ID_MAX + 1]; /* the user written */
+    long events, memories, tasks; /* added (memories: item versions) */
+    long events_skipped, memories_skipped, tasks_skipped; /* present already (merge) */
+} am_import_info;
+int am_import(am_db *db, const char *json, size_t len, const char *user_id, int flags,
+              am_import_info *info);
+
+/* Load mem0's memories (its get_all answer or export: a JSON array, or an
+ * object with "results" or "memories" holding one, of {"id", "memory",
+ * "metadata"?, "created_at"?, "updated_at"?, "user_id"?, ...}) into user_id
+ * as memory items of provenance "import", each merged as am_memory_add
+ * merges (a new value of the same attribute supersedes, the same text
+ * reinforces) and recorded at its created_at (default: now); the item's
+ * value keeps mem0's id, metadata and updated_at ("mem0": {...}).  Text is
+ * stored as given (no redaction, as am_memory_add).  An entry whose
+ * user_id names another user is refused.  One transaction; on error
+ * nothing is written and am_errmsg names the entry and field
+ * ("import: memories[12].memory: missing").  info->memories: the entries
+ * added.  Returns as am_import. */
+int am_import_mem0(am_db *db, const char *json, size_t len, const char *user_id,
+                   am_import_info *info);
+
 /* Find the id of an event by a substring of its content (for tools and
  * the scenario runner).  out must hold 32 bytes.  Returns AM_OK or
  * AM_NOTFOUND. */

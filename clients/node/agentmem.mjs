@@ -111,8 +111,14 @@ export class Client {
   }
 
   // --- write
-  // add(text, {session, task, agent, source, type, domain, intent, at, id, user})
-  add(text, opts = {}) { return this.#call('POST', '/v1/events', [], pick({ text, ...opts })); }
+  // add(text, {session, task, agent, source, type, domain, intent, at, id, user});
+  // text may be a chat transcript, [{role: 'user'|'assistant'|'tool'|'system', content, name?}]:
+  // each message an event of its role's source, in order, in one transaction
+  // ({session, task, at, user} apply to all) -> {results: [...]}
+  add(text, opts = {}) {
+    if (Array.isArray(text)) return this.#call('POST', '/v1/events', [], pick({ messages: text, ...opts }));
+    return this.#call('POST', '/v1/events', [], pick({ text, ...opts }));
+  }
   // addMany([{text, ...}, ...]) -> {results: [...]}: one transaction, all or nothing
   addMany(events) { return this.#call('POST', '/v1/events', [], { events: [...events] }); }
   // feedback(id, confirm | reject | correct, text) -> {ok, memory}: memory is the new

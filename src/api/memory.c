@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "api/db_int.h"
+#include "api/import_int.h"
 #include "distill/reading.h"
 #include "distill/rules.h"
 #include "recall/recall.h"
@@ -229,6 +230,12 @@ static int check_input(am_db *db, const am_memory_input *in)
  * by the text's words.  Strings in ar. */
 static int statement_of(am_db *db, const am_memory_input *in, am__arena *ar, am__statement *st)
 {
+    return am__memory_statement(db, in, ar, AM__SOURCE_API, NULL, st);
+}
+
+int am__memory_statement(am_db *db, const am_memory_input *in, am__arena *ar, const char *source,
+                         const char *extra, am__statement *st)
+{
     am__distill d, prev;
     memset(&prev, 0, sizeof prev);
     size_t n = strlen(in->text);
@@ -241,7 +248,7 @@ static int statement_of(am_db *db, const am_memory_input *in, am__arena *ar, am_
     st->text = in->text;
     /* the application's word is final: it supersedes any confidence */
     st->confidence = 1.0;
-    st->event_id = AM__SOURCE_API;
+    st->event_id = source;
     if (in->key) st->key = in->key;
     else if (read) {
         st->key = am__arena_strdup(ar, d.key);
@@ -264,8 +271,9 @@ static int statement_of(am_db *db, const am_memory_input *in, am__arena *ar, am_
     am__buf_init(&v, &db->alloc);
     am__buf_adds(&v, "{\"statement\":");
     am__buf_json_str(&v, in->text);
-    am__buf_printf(&v, ",\"source\":\"" AM__SOURCE_API "\",\"lang\":\"%s\"}",
-                   am__text_lang(in->text, n) >= AM_LANG_ZH ? "zh" : "en");
+    am__buf_printf(&v, ",\"source\":\"%s\",\"lang\":\"%s\"%s%s}", source,
+                   am__text_lang(in->text, n) >= AM_LANG_ZH ? "zh" : "en", extra ? "," : "",
+                   extra ? extra : "");
     st->value_json = v.oom ? NULL : am__arena_strndup(ar, v.p, v.len);
     am__buf_free(&v);
     return st->key && st->value_json ? AM_OK : AM_NOMEM;

@@ -572,6 +572,19 @@ typedef struct am__store_vt {
      * followed by a NUL (store/ids.c: the opaque ids).  AM_OK, AM_CORRUPT
      * (no key), AM_BACKEND. */
     int (*id_hash)(am__store *s, const char *const *parts, size_t n, unsigned char out[32]);
+
+    /* Import rows (api/import.c: an export loaded back), in the caller's
+     * write transaction; the other rows of an export go through the
+     * operations above (event_put with the export's ids and times,
+     * item_insert, task_put, ...).  item_heat_set: the heat of lineage_id
+     * (a row item_insert made) set to hits and last_access (AM_TIME_NONE:
+     * never).  workspace_set: one agent's workspace entry written as
+     * given, its version and updated_at included (workspace_put counts
+     * them instead). */
+    int (*item_heat_set)(am__store *s, const char *uid, const char *lineage_id, long hits,
+                         am_time last_access);
+    int (*workspace_set)(am__store *s, const char *uid, const char *task_id,
+                         const am__workspace_row *w);
 } am__store_vt;
 
 struct am__store {

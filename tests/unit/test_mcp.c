@@ -446,7 +446,43 @@ static void test_tools_zh_en(void)
     CHECK(is_error(res));
     CHECK_EQ_STR(err_field(res), "id");
     for (int j = 0; j < 12; j++) json_decref(k[j]);
+
+    /* remember's role: an assistant's turn is an event of source agent
+     * (its agent the server's), a tool's of source tool; neither becomes
+     * a lasting memory, the user's does */
+    json_t *kr[3];
+    res = call(&p, &kr[0], "remember", "{\"text\":\"I will always book you aisle seats\",\"role\":\"assistant\"}");
+    CHECK(!is_error(res));
+    res = call(&p, &kr[1], "remember", "{\"text\":\"天气：北京晴\",\"role\":\"tool\"}");
+    CHECK(!is_error(res));
+    res = call(&p, &kr[2], "remember", "{\"text\":\"我只坐靠窗的座位\",\"role\":\"user\"}");
+    CHECK(!is_error(res));
+    for (int j = 0; j < 3; j++) json_decref(kr[j]);
     CHECK_EQ_INT(stop(&p), 0);
+    am_db *db = NULL;
+    am_config cfg;
+    am_config_init(&cfg);
+    cfg.path = db_path;
+    CHECK_EQ_INT(am_open(&cfg, &db, NULL), AM_OK);
+    char *ex = NULL;
+    CHECK_EQ_INT(am_export(db, "alice", &ex), AM_OK);
+    json_t *doc = json_loads(ex ? ex : "{}", 0, NULL);
+    const char *want[][3] = {{"I will always book you aisle seats", "agent", "a1"},
+                             {"天气：北京晴", "tool", "a1"},
+                             {"我只坐靠窗的座位", "user", "a1"}};
+    int seen = 0;
+    json_array_foreach(json_object_get(doc, "events"), i, it)
+        for (size_t w = 0; w < 3; w++)
+            if (strcmp(json_string_value(json_object_get(it, "content")), want[w][0]) == 0) {
+                CHECK_EQ_STR(json_string_value(json_object_get(it, "source")), want[w][1]);
+                CHECK_EQ_STR(json_string_value(json_object_get(it, "agent")), want[w][2]);
+                seen++;
+            }
+    CHECK_EQ_INT(seen, 3);
+    CHECK(strstr(ex ? ex : "", "aisle seats\",\"value\"") == NULL); /* no memory of it */
+    json_decref(doc);
+    am_free(ex);
+    am_close(db);
 }
 
 /* ------------------------------------------------- every revision */
@@ -639,6 +675,7 @@ static void test_errors(void)
         {"list_memories", "{\"all\":\"yes\"}", "all"},
         {"forget", "{\"level\":\"everything\"}", "level"},
         {"remember", "{\"text\":\"hi\",\"at\":\"yesterday\"}", NULL},
+        {"remember", "{\"text\":\"hi\",\"role\":\"robot\"}", "role"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         json_t *keep;

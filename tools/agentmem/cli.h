@@ -50,6 +50,10 @@ int am_cli_memory(am_db *db, const am_cli_memory_args *a);
 /* add --batch FILE (batch.c): exit code 0, 1 (a line or an event refused;
  * with atomic nothing written) */
 int am_cli_add_batch(am_db *db, const char *path, int atomic, int json);
+/* add --messages FILE (messages_cmd.c): a chat transcript in one
+ * transaction; base holds the flags (user, session, task, at, agent);
+ * exit code 0, or 1 (nothing written) */
+int am_cli_add_messages(am_db *db, const char *path, const am_event *base, int json);
 /* One add result as a line of text or JSON (main.c); 0, or 1 when the JSON
  * could not be written. */
 int am_cli_print_add(const am_add_info *info, int json);

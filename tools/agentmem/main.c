@@ -7,6 +7,7 @@
  * Exit codes: 0 ok, 1 the engine refused or failed, 2 usage error.
  */
 #include <jansson.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,11 +27,12 @@ typedef struct opts {
     char *role_allow; /* --role-allow rules joined by ';' (malloc'ed), or NULL */
     int json;
     const char *user, *channel, *external_id, *agent, *session, *task, *source,
-        *type, *domain, *intent, *at, *as_of, *text, *batch, *id, *level, *action, *grace;
+        *type, *domain, *intent, *at, *as_of, *text, *batch, *messages, *id, *level, *action, *grace;
     const char *role, *doing, *done, *next, *ws_action;
     const char *part; /* recall --part system|context */
     const char *kind, *scope, *mem_sub; /* memory get|add|update|delete */
     const char *metadata, *limit, *cursor, *filter; /* metadata, lists, recall --filter */
+    const char *import_file, *from; /* import FILE [--from mem0] */
     int all, budget, k, atomic, merge;
     const char *token_sub, *listen, *threads, *max_body; /* token, serve */
     const char *max_conns_per_ip, *header_timeout, *timeout; /* serve */
@@ -67,6 +69,7 @@ static void usage_main(FILE *f)
           "  link                      link a channel identity to a user (--merge)\n"
           "  unlink                    remove a channel identity's link\n"
           "  export                    everything stored about a user (JSON)\n"
+          "  import FILE               load an export (or --from mem0 FILE) into the store\n"
           "  workspace get|put         a task's shared workspace: per agent doing / done / next\n"
           "  working set|get|list|clear  a session's working memory (values with a TTL)\n"
           "  cache                     the shared cache's state (--cache URL): none, up, down\n"
@@ -121,6 +124,8 @@ static const struct help {
             "         [--type TYPE] [--domain D] [--intent I] [--at ISO8601] [--id ID]\n"
             "         [--metadata JSON] [--json]\n"
             "       agentmem [--db PATH] add --batch FILE.jsonl [--atomic] [--json]\n"
+            "       agentmem [--db PATH] add --messages FILE.json [--user U] [--session S]\n"
+            "         [--task T] [--at ISO8601] [--agent A] [--json]\n"
             "  Adds one event; with --batch, one JSON object per line with the same\n"
             "  fields (user, channel, external_id, session, task, agent, source, type,\n"
             "  domain, intent, at, text, id, metadata), committed up to 32 lines at a time\n"
@@ -129,7 +134,12 @@ static const struct help {
             "  file in one transaction, or nothing.  Every value is a string (or null);\n"
             "  other keys and types are refused by name.  --id / \"id\": the caller's id\n"
             "  of the event -- adding it again with the same fields finds it (\"already\n"
-            "  present\") instead of adding a copy, with other fields is refused.\n"},
+            "  present\") instead of adding a copy, with other fields is refused.\n"
+            "  --messages ('-': stdin): a chat transcript, [{\"role\": \"user|assistant|\n"
+            "  tool|system\", \"content\": ..., \"name\": ...}] or {\"messages\": [...],\n"
+            "  \"user\", \"session\", \"task\", \"at\"}: each message an event of its role's\n"
+            "  source (an assistant's or tool's name its agent), in order (with --at, one\n"
+            "  millisecond apart), all in one transaction or nothing.\n"},
     {"recall", "usage: agentmem [--db PATH] recall (--user U | --channel C --external-id X) --text QUERY\n"
                "         [--session S] [--task T] [--agent A] [--role R] [--domain D] [--as-of ISO8601]\n"
                "         [--budget TOKENS] [--k EVENTS] [--part system|context] [--filter JSON]\n"
@@ -202,6 +212,18 @@ static const struct help {
              "  --merge (audited), else the link is refused saying so.\n"},
     {"unlink", "usage: agentmem [--db PATH] unlink --channel C --external-id X\n"
                "  Removes the link: the pair's later events go to a user of its own.\n"},
+    {"import", "usage: agentmem [--db PATH | --store URL] import FILE [--user U] [--merge] [--json]\n"
+               "       agentmem [--db PATH | --store URL] import --from mem0 FILE --user U [--json]\n"
+               "  Loads an export (agentmem export's JSON; '-': stdin) into the store, in one\n"
+               "  transaction: every event, memory version, task, workspace, identity and the\n"
+               "  audit trail as they were (ids, times, statuses).  The user is the export's,\n"
+               "  or --user U.  A user with data already is refused unless --merge: then the\n"
+               "  events (by id), memories (by lineage id) and tasks it lacks are added.\n"
+               "  --from mem0: mem0's get_all / export JSON (a list, or {\"results\": [...]})\n"
+               "  as memories of provenance import, recorded at their created_at, mem0's id\n"
+               "  and metadata kept in the memory's value.  A bad file writes nothing; the\n"
+               "  error names the entry and field.  Then `agentmem reembed` when an embedder\n"
+               "  is set (docs/IMPORT.md).\n"},
     {"export", "usage: agentmem [--db PATH] export --user U\n"
                "  Writes everything stored about the user as one JSON document to stdout,\n"
                "  streamed as it is read (memory bounded, whatever the history's size).\n"},
@@ -317,6 +339,7 @@ static int parse_opts(const char *cmd, int argc, char **argv, opts *o)
         {"--domain", offsetof(opts, domain)}, {"--intent", offsetof(opts, intent)},
         {"--at", offsetof(opts, at)}, {"--as-of", offsetof(opts, as_of)},
         {"--text", offsetof(opts, text)}, {"--batch", offsetof(opts, batch)},
+        {"--messages", offsetof(opts, messages)},
         {"--id", offsetof(opts, id)}, {"--level", offsetof(opts, level)},
         {"--action", offsetof(opts, action)}, {"--db", offsetof(opts, db)},
         {"--grace", offsetof(opts, grace)}, {"--role", offsetof(opts, role)},
@@ -335,10 +358,15 @@ static int parse_opts(const char *cmd, int argc, char **argv, opts *o)
         {"--kind", offsetof(opts, kind)}, {"--scope", offsetof(opts, scope)},
         {"--metadata", offsetof(opts, metadata)}, {"--limit", offsetof(opts, limit)},
         {"--cursor", offsetof(opts, cursor)}, {"--filter", offsetof(opts, filter)},
+        {"--from", offsetof(opts, from)},
     };
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--json") == 0) { o->json = 1; continue; }
+        if (strcmp(cmd, "import") == 0 && !o->import_file && (a[0] != '-' || strcmp(a, "-") == 0)) {
+            o->import_file = a; /* the one positional argument */
+            continue;
+        }
         if (strcmp(a, "--all") == 0) { o->all = 1; continue; }
         if (strcmp(a, "--atomic") == 0) { o->atomic = 1; continue; }
         if (strcmp(a, "--merge") == 0) { o->merge = 1; continue; }
@@ -546,6 +574,23 @@ static int cmd_add(am_db *db, const opts *o)
     if (o->batch) {
         if (!*o->batch) return usage_error("add", "--batch needs a file name (or - for stdin)");
         return am_cli_add_batch(db, o->batch, o->atomic, o->json);
+    }
+    if (o->messages) {
+        if (!*o->messages) return usage_error("add", "--messages needs a file name (or - for stdin)");
+        if (o->text || o->source || o->type || o->id || o->atomic)
+            return usage_error("add", "--messages takes --user, --session, --task, --at and"
+                                      " --agent only (each message is its own event)");
+        am_event base = {0};
+        base.user_id = o->user;
+        base.channel = o->channel;
+        base.external_id = o->external_id;
+        base.agent_id = o->agent;
+        base.session_id = o->session;
+        base.task_id = o->task;
+        base.domain = o->domain;
+        base.intent = o->intent;
+        base.occurred_at = o->at;
+        return am_cli_add_messages(db, o->messages, &base, o->json);
     }
     if (o->atomic) return usage_error("add", "--atomic goes with --batch");
     if (!o->text) return usage_error("add", "--text is required");
@@ -821,6 +866,75 @@ static void progress_bar(void *ctx, size_t done, size_t total)
     *(int *)ctx = 1;
     fprintf(stderr, "\r[%.*s%*s] %zu/%zu events", fill, hashes, width - fill, "", done, total);
     fflush(stderr);
+}
+
+/* The whole of path ('-': stdin) in *out (malloc'ed), *len bytes. */
+static int read_whole(const char *path, char **out, size_t *len)
+{
+    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+    *out = NULL;
+    *len = 0;
+    if (!f) {
+        fprintf(stderr, "agentmem import: cannot open %s: %s\n", path, strerror(errno));
+        return 1;
+    }
+    size_t cap = 0;
+    char *p = NULL;
+    for (;;) {
+        if (*len == cap) {
+            char *q = realloc(p, cap = cap ? cap * 2 : 1 << 16);
+            if (!q) break;
+            p = q;
+        }
+        size_t got = fread(p + *len, 1, cap - *len, f);
+        *len += got;
+        if (got == 0) break;
+    }
+    int bad = ferror(f) || (p == NULL);
+    if (f != stdin) fclose(f);
+    if (bad) {
+        fprintf(stderr, "agentmem import: cannot read %s\n", path);
+        free(p);
+        return 1;
+    }
+    *out = p;
+    return 0;
+}
+
+static int cmd_import(am_db *db, const opts *o)
+{
+    if (!o->import_file || !*o->import_file)
+        return usage_error("import", "FILE is required (an export, or - for stdin)");
+    int mem0 = 0;
+    if (o->from) {
+        if (strcmp(o->from, "mem0") != 0) return usage_error("import", "--from: expected mem0");
+        if (!o->user) return usage_error("import", "--from mem0 needs --user U");
+        if (o->merge) return usage_error("import", "--from mem0 always merges: --merge is not taken");
+        mem0 = 1;
+    }
+    char *doc;
+    size_t len;
+    if (read_whole(o->import_file, &doc, &len)) return 1;
+    am_import_info info;
+    int rc = mem0 ? am_import_mem0(db, doc, len, o->user, &info)
+                  : am_import(db, doc, len, o->user, o->merge ? AM_IMPORT_MERGE : 0, &info);
+    free(doc);
+    if (rc) return fail(db, rc);
+    if (o->json)
+        return am_cli_json_print(json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I}", "user",
+                                           info.user_id, "events", (json_int_t)info.events,
+                                           "memories", (json_int_t)info.memories, "tasks",
+                                           (json_int_t)info.tasks, "events_skipped",
+                                           (json_int_t)info.events_skipped, "memories_skipped",
+                                           (json_int_t)info.memories_skipped, "tasks_skipped",
+                                           (json_int_t)info.tasks_skipped));
+    printf("imported into user %s: %ld events, %ld memories, %ld tasks", info.user_id, info.events,
+           info.memories, info.tasks);
+    if (o->merge)
+        printf(" (present already, skipped: %ld events, %ld memories, %ld tasks)",
+               info.events_skipped, info.memories_skipped, info.tasks_skipped);
+    printf("\n");
+    return 0;
 }
 
 static int cmd_reembed(am_db *db, const opts *o)
@@ -1209,6 +1323,7 @@ int main(int argc, char **argv)
         {"optimize", cmd_optimize}, {"restore", cmd_restore}, {"mcp", cmd_mcp},
         {"workspace", cmd_workspace}, {"token", cmd_token}, {"serve", cmd_serve},
         {"working", cmd_working}, {"cache", cmd_cache}, {"memory", cmd_memory},
+        {"import", cmd_import},
         {"init", NULL},
     };
     size_t k;
@@ -1270,7 +1385,7 @@ int main(int argc, char **argv)
         grace_ms = (am_time)v * 1000;
     }
     /* Reading commands never create a store. */
-    int must_exist = strcmp(cmd, "init") != 0 && strcmp(cmd, "add") != 0 &&
+    int must_exist = strcmp(cmd, "init") != 0 && strcmp(cmd, "add") != 0 && strcmp(cmd, "import") != 0 &&
                      strcmp(cmd, "link") != 0 && strcmp(cmd, "mcp") != 0 &&
                      strcmp(cmd, "serve") != 0 &&
                      !(strcmp(cmd, "memory") == 0 && strcmp(o.mem_sub, "add") == 0) &&

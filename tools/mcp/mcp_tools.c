@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "mcp_int.h"
+#include "messages.h"
 #include "shapes.h"
 
 enum { ARG_STRING, ARG_BOOL };
@@ -39,7 +40,7 @@ typedef struct mcp_arg {
     const char *doc;
 } mcp_arg;
 
-#define MAX_ARGS 4
+#define MAX_ARGS 5
 
 /* An argument's value, by its index in the tool's table (NULL: absent). */
 typedef struct mcp_vals {
@@ -169,6 +170,8 @@ static const char *user_role(const am_mcp *m)
     return m->role[0] ? m->role : NULL;
 }
 
+static const char *const message_roles[] = {"user", "assistant", "tool", "system", NULL};
+
 static json_t *run_remember(am_mcp *m, const mcp_vals *a, mcp_fault *fault)
 {
     am_event ev;
@@ -179,6 +182,8 @@ static json_t *run_remember(am_mcp *m, const mcp_vals *a, mcp_fault *fault)
     ev.session_id = arg_str(a, 1);
     ev.task_id = arg_str(a, 2);
     ev.occurred_at = arg_str(a, 3);
+    /* who said it (a chat message's role): assistant -> source agent */
+    if (arg_str(a, 4)) ev.source = am_message_source(arg_str(a, 4));
     am_add_info info;
     int rc = am_add_event(m->db, &ev, &info);
     if (rc) return result_engine(m, rc, fault);
@@ -392,7 +397,10 @@ static const mcp_tool tools[] = {
      {{"text", ARG_STRING, 1, NULL, "What was said, verbatim (UTF-8, up to 32 KB)."},
       {"session", ARG_STRING, 0, NULL, "The conversation's id."},
       {"task", ARG_STRING, 0, NULL, "The task the turn belongs to, when known."},
-      {"at", ARG_STRING, 0, NULL, "When it was said, " ISO_DOC "; default now."}},
+      {"at", ARG_STRING, 0, NULL, "When it was said, " ISO_DOC "; default now."},
+      {"role", ARG_STRING, 0, message_roles,
+       "Who said it, as a chat message's role: user (default), assistant, tool or system. "
+       "Only what the user says becomes a lasting memory."}},
      run_remember},
     {"recall", "Recall",
      "What to keep in mind for the user's turn: the memory block (the user's standing "

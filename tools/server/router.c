@@ -187,6 +187,7 @@ static const struct route {
     ROUTE("POST", "/v1/restore", am__srv_h_restore, 0),
     ROUTE("POST", "/v1/links", am__srv_h_links, 0),
     ROUTE("GET", "/v1/export", am__srv_h_export, 0),
+    ROUTE("POST", "/v1/import", am__srv_h_import, 0),
     ROUTE("GET", "/v1/tasks/{task_id}/workspace", am__srv_h_workspace_get, 0),
     ROUTE("PUT", "/v1/tasks/{task_id}/workspace", am__srv_h_workspace_put, 0),
     ROUTE("GET", "/v1/sessions/{session}/working", am__srv_h_working_list, 0),

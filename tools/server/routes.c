@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "fields.h"
+#include "messages.h"
 #include "shapes.h"
 #include "srv_int.h"
 
@@ -161,6 +162,122 @@ out:
     json_decref(results);
     free(evs);
     free(infos);
+}
+
+/* ------------------------------------------------------------ messages */
+
+/* A chat transcript ({"messages": [{"role", "content", "name"?}], "user"?,
+ * "session"?, "task"?, "at"?}; tools/common/messages.h): each message one
+ * event, in order, in one transaction (am_add_events: all or nothing).
+ * An assistant's or a tool's name is its agent (a scoped token's own
+ * only), else the token's agent.  With "at", message i occurs i
+ * milliseconds after it; without, each at the clock's now. */
+typedef struct messages_in {
+    const char *user, *session, *task, *at;
+} messages_in;
+
+static const am_field messages_fields[] = {
+    {"user", AM_FIELD_STRING, offsetof(messages_in, user), NULL},
+    {"session", AM_FIELD_STRING, offsetof(messages_in, session), NULL},
+    {"task", AM_FIELD_STRING, offsetof(messages_in, task), NULL},
+    {"at", AM_FIELD_STRING, offsetof(messages_in, at), " (ISO 8601 with a zone)"},
+};
+
+/* messages[i] into ev; 0, or 1 with the 400 (or 403) made. */
+static int read_message(srv_ctx *c, const json_t *obj, size_t i, am_event *ev)
+{
+    char field[64], why[700], prefix[48];
+    if (am_message_read(obj, i, ev, field, sizeof field, why, sizeof why)) {
+        am__srv_error(c->out, "invalid_request", field, "%s", why);
+        return 1;
+    }
+    snprintf(prefix, sizeof prefix, "messages[%zu].", i);
+    if (ev->agent_id && own_agent(c, ev->agent_id, prefix, "write")) return 1;
+    if (!ev->agent_id && c->tok.agent_id[0]) ev->agent_id = c->tok.agent_id;
+    return 0;
+}
+
+static void messages_engine_error(srv_ctx *c, int rc)
+{
+    char field[64], why[1200];
+    if ((rc != AM_INVALID && rc != AM_TOOBIG) ||
+        am_message_engine_error(am_errmsg(c->db), field, sizeof field, why, sizeof why))
+        am__srv_engine_error(c, rc);
+    else
+        am__srv_error(c->out, "invalid_request", field, "%s", why);
+}
+
+static void events_messages(srv_ctx *c, json_t *list)
+{
+    messages_in in = {0};
+    if (json_object_get(c->body, "text") || json_object_get(c->body, "events")) {
+        const char *both = json_object_get(c->body, "text") ? "text" : "events";
+        am__srv_error(c->out, "invalid_request", both,
+                      "%s: not accepted with messages (a transcript is {\"messages\": [...]},"
+                      " an event {\"text\": ...})",
+                      both);
+        return;
+    }
+    /* the other fields, checked as any body's (the list apart); a
+     * shallow copy: the strings read stay c->body's */
+    json_t *rest = json_copy(c->body);
+    if (!rest || json_object_del(rest, "messages")) {
+        json_decref(rest);
+        am__srv_error(c->out, "internal", NULL, "out of memory");
+        return;
+    }
+    int bad = read_fields(c, rest, messages_fields,
+                          sizeof messages_fields / sizeof *messages_fields, &in, "");
+    if (!bad) bad = request_user(c, in.user);
+    json_decref(rest);
+    if (bad) return;
+    size_t n = json_array_size(list);
+    if (!json_is_array(list) || n == 0 || n > MAX_EVENTS) {
+        am__srv_error(c->out, "invalid_request", "messages",
+                      "messages: expected an array of 1 to %d messages, got %s", MAX_EVENTS,
+                      json_is_array(list) ? (n ? "more" : "none") : am_json_type_name(list));
+        return;
+    }
+    am_time at = 0;
+    int tz = 0;
+    if (in.at && am_time_parse(in.at, &at, &tz)) {
+        am__srv_error(c->out, "invalid_request", "at", "at: expected ISO 8601 with a zone");
+        return;
+    }
+    am_event *evs = calloc(n, sizeof *evs);
+    am_add_info *infos = calloc(n, sizeof *infos);
+    char(*times)[AM_MESSAGE_TIME_LEN] = in.at ? calloc(n, sizeof *times) : NULL;
+    json_t *results = json_array();
+    if (!evs || !infos || !results || (in.at && !times)) {
+        am__srv_error(c->out, "internal", NULL, "out of memory");
+        goto out;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (read_message(c, json_array_get(list, i), i, &evs[i])) goto out;
+        evs[i].user_id = c->user;
+        evs[i].session_id = in.session;
+        evs[i].task_id = in.task;
+        if (times) {
+            am_message_time(at, tz, i, times[i]);
+            evs[i].occurred_at = times[i];
+        }
+    }
+    int rc = am_add_events(c->db, evs, n, infos);
+    if (rc) {
+        messages_engine_error(c, rc);
+        goto out;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (json_array_append_new(results, am_shape_add(&infos[i]))) {
+            am__srv_error(c->out, "internal", NULL, "out of memory");
+            goto out;
+        }
+    am__srv_json(c->out, 200, json_pack("{s:O}", "results", results));
+out:
+    json_decref(results);
+    free(evs);
+    free(infos);
+    free(times);
 }
 
 /* Group commit.  Concurrent single-event writes would each take the
@@ -459,6 +576,11 @@ void am__srv_writers_stop(am_srv *s)
 
 void am__srv_h_events(srv_ctx *c)
 {
+    json_t *msgs = json_object_get(c->body, "messages");
+    if (msgs) {
+        events_messages(c, msgs);
+        return;
+    }
     json_t *list = json_object_get(c->body, "events");
     if (list) {
         events_list(c, list);

@@ -285,6 +285,7 @@ void am__srv_h_forget(srv_ctx *c);
 void am__srv_h_restore(srv_ctx *c);
 void am__srv_h_links(srv_ctx *c);
 void am__srv_h_export(srv_ctx *c);
+void am__srv_h_import(srv_ctx *c); /* routes_import.c: admin only */
 /* (routes_more.c) */
 void am__srv_h_workspace_get(srv_ctx *c);
 void am__srv_h_workspace_put(srv_ctx *c);

@@ -52,6 +52,10 @@ for (const lang of ['zh', 'en']) {
     const many = await A.addMany([{ text: fact, session: s, at: '2026-03-05T16:01:00Z' },
       { text: ask, session: s, task, source: 'user', at: '2026-03-05T16:02:00Z' }]);
     assert.equal(many.results.length, 2);
+    const chat = await A.add([{ role: 'user', content: fact },
+      { role: 'assistant', content: corrected, name: 'planner' }], { session: s, at: '2026-03-05T16:01:30Z' });
+    assert.equal(chat.results.length, 2);
+    assert.ok(chat.results[0].event_id < chat.results[1].event_id);
     const r = await A.recall(ask, { session: s, task, domain: 'reporting', as_of: '2026-03-06T00:00:00Z', budget: 400 });
     assert.ok(r.block.includes(needle), r.block);
     assert.ok(r.block_system.includes(needle), r.block_system); // a preference: the system prompt's
@@ -97,6 +101,9 @@ test('bad fields are named', async () => {
   await rejects(A.add('时间不带时区', { at: '2026-03-05T16:00:00' }), 'invalid_request', 'at', 400);
   await rejects(A.add('x', { bogus: 1 }), 'invalid_request', 'bogus', 400);
   await rejects(A.addMany([{ text: 'fine' }, { text: 7 }]), 'invalid_request', 'events[1].text', 400);
+  await rejects(A.add([]), 'invalid_request', 'messages', 400);
+  await rejects(A.add([{ role: 'user', content: '好' }, { role: 'bot', content: 'x' }]), 'invalid_request', 'messages[1].role', 400);
+  await rejects(A.add([{ role: 'assistant' }]), 'invalid_request', 'messages[0].content', 400);
   await rejects(A.recall('x', { budget: 0 }), 'invalid_request', 'budget', 400);
   await rejects(A.recall(''), 'invalid_request', 'query', 400);
   await rejects(A.feedback('01AAAAAAAAAAAAAAAAAAAAAAAA', 'frobnicate'), 'invalid_request', 'action', 400);

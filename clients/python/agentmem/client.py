@@ -67,7 +67,17 @@ class Client:
     def add(self, text, session=None, task=None, agent=None, source=None, type=None,
             domain=None, at=None, id=None, intent=None, user=None):
         """Add one event (POST /v1/events) -> the `add --json` dict
-        (event_id, user, task, memories_created, ..., existing)."""
+        (event_id, user, task, memories_created, ..., existing).
+
+        text may also be a chat transcript, a list of messages
+        [{"role": "user|assistant|tool|system", "content": ..., "name": ...}]:
+        each an event of its role's source, in order, in one transaction
+        (session, task, at and user apply to all; at: message i i ms
+        after it) -> {"results": [add dict, ...]}."""
+        if isinstance(text, (list, tuple)):
+            return self._call("POST", "/v1/events", body=_body(
+                messages=list(text), session=session, task=task, agent=agent, source=source,
+                type=type, domain=domain, at=at, id=id, intent=intent, user=user))
         return self._call("POST", "/v1/events", body=_body(
             text=text, session=session, task=task, agent=agent, source=source, type=type,
             domain=domain, at=at, id=id, intent=intent, user=user))

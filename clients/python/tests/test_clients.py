@@ -77,6 +77,10 @@ def conversation(mem, lang, tag):
         {"text": fact, "session": s, "at": "2026-03-05T16:01:00Z"},
         {"text": ask, "session": s, "task": task, "source": "user", "at": "2026-03-05T16:02:00Z"}])
     assert len(out["add_many"]["results"]) == 2
+    chat = mem.add([{"role": "user", "content": fact},
+                    {"role": "assistant", "content": corrected, "name": "planner"}],
+                   session=s, at="2026-03-05T16:01:30Z")
+    assert len(chat["results"]) == 2 and chat["results"][0]["event_id"] < chat["results"][1]["event_id"], chat
     out["recall"] = mem.recall(ask, session=s, task=task, domain="reporting",
                                as_of="2026-03-06T00:00:00Z", budget=400)
     assert needle in out["recall"]["block"], out["recall"]["block"]
@@ -140,6 +144,10 @@ class Methods:
             (lambda: self.mem.add_many([{"text": "fine"}, {"text": "bad", "bogus": 1}]),
              "events[1].bogus"),
             (lambda: self.mem.add_many([]), "events"),
+            (lambda: self.mem.add([]), "messages"),
+            (lambda: self.mem.add([{"role": "user", "content": "好"}, {"role": "bot", "content": "x"}]),
+             "messages[1].role"),
+            (lambda: self.mem.add([{"role": "assistant"}]), "messages[0].content"),
             (lambda: self.mem.recall("x", budget=0), "budget"),
             (lambda: self.mem.recall("x", k="many"), "k"),
             (lambda: self.mem.recall(""), "query"),

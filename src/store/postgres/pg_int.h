@@ -236,6 +236,10 @@ int am__pg_outbox_trim(am__store *b, am_time before, int64_t max_rows, int limit
 void am__pg_outbox_note(pg_store *s, const PGresult *r); /* rows RETURNING seq */
 int am__pg_workspace_list(am__store *b, const char *uid, const char *task_id, am__arena *ar,
                           am__workspace_row **rows, size_t *n);
+int am__pg_workspace_set(am__store *b, const char *uid, const char *task_id,
+                         const am__workspace_row *w);
+int am__pg_item_heat_set(am__store *b, const char *uid, const char *lineage, long hits,
+                         am_time last_access);
 int am__pg_workspace_put(am__store *b, const char *uid, const char *task_id,
                          const am__workspace_row *w, am_time at, long *version);
 int am__pg_token_put(am__store *b, const am__token_row *t);

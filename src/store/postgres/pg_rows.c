@@ -559,6 +559,20 @@ int am__pg_item_touch(am__store *b, const char *uid, const char *lineage, am_tim
                        " WHERE user_id = $2 AND lineage_id = $3", &a, NULL);
 }
 
+int am__pg_item_heat_set(am__store *b, const char *uid, const char *lineage, long hits,
+                         am_time last_access)
+{
+    if (am__pg_lock_user(PG(b), uid)) return PG(b)->rc;
+    pg_args a = {0};
+    am__pg_arg_int(&a, hits);
+    am__pg_arg_time(&a, last_access);
+    am__pg_arg_text(&a, uid);
+    am__pg_arg_text(&a, lineage);
+    return am__pg_exec(PG(b), "item heat",
+                       "UPDATE item_heat SET hits = $1, last_access = $2"
+                       " WHERE user_id = $3 AND lineage_id = $4", &a, NULL);
+}
+
 /* ------------------------------------------------------------ audit */
 
 int am__pg_audit(am__store *b, const char *uid, am_time at, const char *op,
@@ -843,6 +857,27 @@ int am__pg_workspace_put(am__store *b, const char *uid, const char *task_id,
     *version = (long)am__pg_i64(r, 0, 0);
     PQclear(r);
     return AM_OK;
+}
+
+int am__pg_workspace_set(am__store *b, const char *uid, const char *task_id,
+                         const am__workspace_row *w)
+{
+    pg_store *s = PG(b);
+    if (am__pg_lock_user(s, uid)) return s->rc;
+    pg_args a = {0};
+    am__pg_arg_text(&a, uid);
+    am__pg_arg_text(&a, task_id);
+    am__pg_arg_text(&a, w->agent_id);
+    am__pg_arg_text(&a, w->doing ? w->doing : "");
+    am__pg_arg_text(&a, w->done ? w->done : "");
+    am__pg_arg_text(&a, w->next ? w->next : "");
+    am__pg_arg_int(&a, w->version);
+    am__pg_arg_int(&a, w->updated_at);
+    return am__pg_exec(s, "workspace",
+                       "INSERT INTO task_workspace(user_id, task_id, agent_id, doing, done, next,"
+                       " version, updated_at) VALUES($1, $2, $3, $4, $5, $6, $7, $8)"
+                       " ON CONFLICT(user_id, task_id, agent_id) DO UPDATE SET doing = $4,"
+                       " done = $5, next = $6, version = $7, updated_at = $8", &a, NULL);
 }
 
 /* ------------------------------------------------------------ API tokens */

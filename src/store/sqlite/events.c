@@ -287,6 +287,7 @@ int am__sqlite_event_put(am__store *b, am__event_row *e)
     bind_text(st, 16, e->client_id);
     if (e->client_id) sqlite3_bind_int64(st, 17, e->client_hash);
     if (e->tokens) sqlite3_bind_blob(st, 18, e->tokens, (int)e->tokens_len, SQLITE_STATIC);
+    bind_text(st, 19, e->metadata);
     rc = run(s, st, "event");
     if (rc) return rc;
     am__post_df_clear(s->post); /* its user's frequencies grow */

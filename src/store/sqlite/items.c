@@ -303,6 +303,19 @@ int am__sqlite_item_touch(am__store *b, const char *uid, const char *lineage,
     return run(s, st, "item heat");
 }
 
+int am__sqlite_item_heat_set(am__store *b, const char *uid, const char *lineage, long hits,
+                             am_time last_access)
+{
+    sq_store *s = SQ(b);
+    sqlite3_stmt *st = stmt(s, "UPDATE item_heat SET hits=?1, last_access=?2 WHERE user_id=?3 AND lineage_id=?4");
+    if (!st) return AM_BACKEND;
+    sqlite3_bind_int64(st, 1, hits);
+    bind_time(st, 2, last_access);
+    bind_text(st, 3, uid);
+    bind_text(st, 4, lineage);
+    return run(s, st, "item heat");
+}
+
 /* Each item version the statement select (its rid, text and key; one
  * row after ?1, by rid) gets the token set fn computes; in the caller's
  * transaction. */

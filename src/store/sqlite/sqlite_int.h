@@ -775,6 +775,10 @@ int am__sqlite_events_access(am__store *b, const char *uid, am__arena *ar, am__e
                              size_t *n);
 int am__sqlite_workspace_list(am__store *b, const char *uid, const char *task_id, am__arena *ar,
                               am__workspace_row **rows, size_t *n);
+int am__sqlite_workspace_set(am__store *b, const char *uid, const char *task_id,
+                             const am__workspace_row *w);
+int am__sqlite_item_heat_set(am__store *b, const char *uid, const char *lineage, long hits,
+                             am_time last_access);
 int am__sqlite_workspace_put(am__store *b, const char *uid, const char *task_id,
                              const am__workspace_row *w, am_time at, long *version);
 /* working.c: a session's working memory without a cache */

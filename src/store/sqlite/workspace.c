@@ -64,6 +64,24 @@ int am__sqlite_workspace_list(am__store *b, const char *uid, const char *task_id
     return out;
 }
 
+int am__sqlite_workspace_set(am__store *b, const char *uid, const char *task_id,
+                             const am__workspace_row *w)
+{
+    sq_store *s = SQ(b);
+    sqlite3_stmt *st = stmt(s, "INSERT OR REPLACE INTO task_workspace(user_id, task_id, agent_id, doing, done,"
+                               " next, version, updated_at) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
+    if (!st) return AM_BACKEND;
+    bind_text(st, 1, uid);
+    bind_text(st, 2, task_id);
+    bind_text(st, 3, w->agent_id);
+    bind_text(st, 4, w->doing ? w->doing : "");
+    bind_text(st, 5, w->done ? w->done : "");
+    bind_text(st, 6, w->next ? w->next : "");
+    sqlite3_bind_int64(st, 7, w->version);
+    sqlite3_bind_int64(st, 8, w->updated_at);
+    return run(s, st, "workspace");
+}
+
 int am__sqlite_workspace_put(am__store *b, const char *uid, const char *task_id,
                              const am__workspace_row *w, am_time at, long *version)
 {

@@ -130,6 +130,8 @@ SAMPLES = {
     "link": (adm, "/v1/links", {"channel": "oa-chan", "external_id": "oa-x", "merge": False,
                                 "user": "alice"}),
     "export": (adm, "/v1/export?user=alice", None),
+    "importDocument": (adm, "/v1/import", {"document": [{"id": "m0-1", "memory": "我的自行车放在地下室"}],
+                                           "from": "mem0", "user": "oa-import", "merge": None}),
     "stream": (tok, "/v1/stream?after=0", None),
     "getWorkspace": (tok, "/v1/tasks/oa-task/workspace", None),
     "putWorkspace": (tok, "/v1/tasks/oa-task/workspace", {"doing": "写周报", "done": "read the notes",

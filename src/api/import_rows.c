@@ -1,0 +1,393 @@
+/*
+ * import_rows.c -- an import's checked rows into the store, in one
+ * transaction (api/import_int.h; docs/IMPORT.md).
+ *
+ * An export's rows are put back as they were, through the store's own
+ * operations (event_put with the export's ids, zones and times, its
+ * entities, item_insert with every version's ids, times and provenance,
+ * item_heat_set, task_put and task_change_add, workspace_set, link_put,
+ * audit), so the store exports the same document again.  What the export
+ * does not carry is made as a write makes it: an event's language, token
+ * set and index document, the times of its date entities (extracted again
+ * from its content at its time); its content goes through redaction as a
+ * write's does (an export's placeholders stay, plain PII goes to the
+ * vault, secrets are dropped).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "api/import_int.h"
+#include "perceive/perceive.h"
+#include "semantic/merge.h"
+#include "text/analyze.h"
+#include "text/entities.h"
+#include "text/redact.h"
+
+#define MAX_ENTITIES 64
+#define AM__SOURCE_IMPORT "import"
+
+typedef struct writer {
+    am_db *db;
+    am__store *s;
+    am__arena *ar;
+    const char *uid;
+    int merge;
+    am_time now;
+    am_import_info *info;
+} writer;
+
+/* The times of an event's date entities: its content's entities found
+ * again at its time, matched by type and norm. */
+static void entity_times(const am__event_row *ev, am__entity_row *en, size_t n)
+{
+    am__entity found[MAX_ENTITIES];
+    size_t nf = 0;
+    if (am__entities_extract(ev->content, strlen(ev->content), ev->occurred_at, ev->tz_minutes,
+                             found, MAX_ENTITIES, &nf))
+        return;
+    for (size_t i = 0; i < n; i++)
+        for (size_t k = 0; k < nf; k++)
+            if (strcmp(am__ent_type_name(found[k].type), en[i].type) == 0 &&
+                strcmp(found[k].norm, en[i].norm) == 0) {
+                en[i].from = found[k].from;
+                en[i].to = found[k].to;
+                break;
+            }
+}
+
+static int put_event(writer *w, const am__imp_event *in, size_t i)
+{
+    am_db *db = w->db;
+    am__event_row ev = in->row;
+    if (w->merge) {
+        am__event_row have;
+        int rc = w->s->vt->event_get(w->s, w->uid, ev.id, w->ar, &have);
+        if (rc == AM_OK) {
+            w->info->events_skipped++;
+            return AM_OK;
+        }
+        if (rc != AM_NOTFOUND) return am__db_store_error(db, rc, "import");
+    }
+    am__redact_policy policy;
+    am__db_redact_policy(db, &policy);
+    am__redact_result red;
+    memset(&red, 0, sizeof red);
+    int rc = am__redact(&db->alloc, ev.content, strlen(ev.content), &policy, &red);
+    if (rc) return am__db_error(db, rc, "import: events[%zu]: redaction failed", i);
+    am__buf doc;
+    am__buf_init(&doc, &db->alloc);
+    size_t clen = strlen(red.text);
+    int lang = am__text_lang(red.text, clen);
+    uint64_t set[AM__EVENT_SET];
+    size_t nset = 0;
+    unsigned char *blob = am__arena_alloc(w->ar, AM__EVENT_TOKBLOB_MAX);
+    am__entity_row *ents = in->n_entities ? am__arena_alloc(w->ar, in->n_entities * sizeof *ents) : NULL;
+    if (!blob || (in->n_entities && !ents)) {
+        rc = am__db_error(db, AM_NOMEM, "import: out of memory");
+        goto out;
+    }
+    if ((rc = am__text_token_set(db->text, red.text, clen, set, AM__EVENT_SET, &nset))) {
+        rc = am__db_error(db, rc, "import: events[%zu]: content cannot be analysed", i);
+        goto out;
+    }
+    ev.content = red.text;
+    ev.user_id = w->uid;
+    ev.lang = lang == AM_LANG_ZH ? "zh" : lang == AM_LANG_MIXED ? "mixed" : "en";
+    ev.ingested_at = w->now;
+    ev.tokens = blob;
+    ev.tokens_len = am__token_blob_put_n(set, nset, AM__EVENT_SET, blob);
+    /* the index document: content and the entities' norms, as a write's */
+    am__buf_adds(&doc, red.text);
+    for (size_t k = 0; k < in->n_entities; k++) {
+        ents[k] = in->entities[k];
+        am__buf_addc(&doc, ' ');
+        am__buf_adds(&doc, ents[k].norm);
+    }
+    if (doc.oom) {
+        rc = am__db_error(db, AM_NOMEM, "import: out of memory");
+        goto out;
+    }
+    ev.index_doc = doc.p;
+    entity_times(&ev, ents, in->n_entities);
+    if ((rc = w->s->vt->event_put(w->s, &ev))) {
+        rc = am__db_error(db, AM_INVALID,
+                          "import: events[%zu].id: event %s cannot be stored (another user of "
+                          "this store has that id?): %s", i, ev.id, w->s->vt->errmsg(w->s));
+        goto out;
+    }
+    for (size_t k = 0; k < in->n_entities && !rc; k++)
+        rc = w->s->vt->entity_put(w->s, w->uid, ev.rid, &ents[k]);
+    for (size_t k = 0; k < red.n && !rc; k++) {
+        if (!red.items[k].original) continue;
+        am__pii_row p = {red.items[k].placeholder, am__pii_type_name(red.items[k].type),
+                         red.items[k].original};
+        rc = w->s->vt->pii_put(w->s, w->uid, ev.rid, &p);
+    }
+    if (rc) rc = am__db_store_error(db, rc, "import");
+    else w->info->events++;
+out:
+    am__buf_free(&doc);
+    am__redact_result_free(&db->alloc, &red);
+    return rc;
+}
+
+/* The zone of a task's round calendar: that of the event that made it
+ * (its first history row's), else UTC. */
+static int task_zone(const am__imp_doc *doc, const am__imp_task *t)
+{
+    const char *ev = t->n_history ? t->history[0].event_id : NULL;
+    for (size_t i = 0; ev && i < doc->n_events; i++)
+        if (strcmp(doc->events[i].row.id, ev) == 0) return doc->events[i].row.tz_minutes;
+    return 0;
+}
+
+static int put_task(writer *w, const am__imp_doc *doc, const am__imp_task *t, int *skipped)
+{
+    am__store *s = w->s;
+    *skipped = 0;
+    if (w->merge) {
+        am__task_row have;
+        int rc = s->vt->task_get(s, w->uid, t->row.task_id, w->ar, &have);
+        if (rc == AM_OK) {
+            *skipped = 1;
+            w->info->tasks_skipped++;
+            return AM_OK;
+        }
+        if (rc != AM_NOTFOUND) return rc;
+    }
+    am__task_row row = t->row;
+    row.round_tz = task_zone(doc, t);
+    int rc = s->vt->task_put(s, w->uid, &row);
+    for (size_t k = 0; k < t->n_history && !rc; k++)
+        rc = s->vt->task_change_add(s, w->uid, &t->history[k]);
+    if (!rc) w->info->tasks++;
+    return rc;
+}
+
+/* 1 when lineage is in have[0..n) */
+static int lineage_in(const am__item_row *have, size_t n, const char *lineage)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(have[i].lineage_id, lineage) == 0) return 1;
+    return 0;
+}
+
+static int put_items(writer *w, const am__imp_doc *doc)
+{
+    am__store *s = w->s;
+    am__item_row *have = NULL;
+    size_t nhave = 0;
+    int rc;
+    if (w->merge &&
+        (rc = s->vt->items_list(s, w->uid, AM__ITEMS_ALL | AM__ITEMS_NO_SOURCES | AM__ITEMS_NO_HEAT,
+                                0, w->ar, &have, &nhave)))
+        return rc;
+    for (size_t i = 0; i < doc->n_items; i++) {
+        am__item_row it = doc->items[i].row;
+        if (lineage_in(have, nhave, it.lineage_id)) {
+            w->info->memories_skipped++;
+            continue;
+        }
+        uint64_t set[AM__ITEM_SET];
+        size_t nt;
+        unsigned char *blob = am__arena_alloc(w->ar, AM__TOKBLOB_MAX);
+        if (!blob) return AM_NOMEM;
+        if ((rc = am__text_item_set(w->db->text, it.text, it.key, set, &nt))) return rc;
+        it.tokens = blob;
+        it.tokens_len = am__token_blob_put(set, nt, blob);
+        if ((rc = s->vt->item_insert(s, w->uid, &it))) return rc;
+        /* the heat is the lineage's: set at its first version */
+        int first = 1;
+        for (size_t k = 0; k < i && first; k++)
+            first = strcmp(doc->items[k].row.lineage_id, it.lineage_id) != 0;
+        if (first && (it.hits || it.last_access != AM_TIME_NONE) &&
+            (rc = s->vt->item_heat_set(s, w->uid, it.lineage_id, it.hits, it.last_access)))
+            return rc;
+        w->info->memories++;
+    }
+    return AM_OK;
+}
+
+static int put_links(writer *w, const am__imp_doc *doc)
+{
+    for (size_t i = 0; i < doc->n_links; i++) {
+        char owner[AM_ID_MAX + 1];
+        const am__link_row *l = &doc->links[i];
+        int rc = w->s->vt->link_get(w->s, l->channel, l->external_id, owner);
+        if (rc == AM_OK && strcmp(owner, w->uid) == 0) continue;
+        if (rc == AM_OK)
+            return am__db_error(w->db, AM_INVALID,
+                                "import: identities[%zu]: (%s, %s) is linked to another user of "
+                                "this store", i, l->channel, l->external_id);
+        if (rc != AM_NOTFOUND) return am__db_store_error(w->db, rc, "import");
+        if ((rc = w->s->vt->link_put(w->s, l->channel, l->external_id, w->uid, w->now)))
+            return am__db_store_error(w->db, rc, "import");
+    }
+    return AM_OK;
+}
+
+static int write_doc(writer *w, const am__imp_doc *doc)
+{
+    am__store *s = w->s;
+    am_db *db = w->db;
+    long events = 0, items = 0, tasks = 0;
+    int rc = s->vt->user_history(s, w->uid, &events, &items, &tasks);
+    if (rc) return am__db_store_error(db, rc, "import");
+    if ((events || items || tasks) && !w->merge)
+        return am__db_error(db, AM_DENIED,
+                            "import: user %s holds %ld events, %ld memories and %ld tasks already; "
+                            "import into a user without data, or merge", w->uid, events, items,
+                            tasks);
+    if ((rc = s->vt->user_ensure(s, w->uid, w->now))) return am__db_store_error(db, rc, "import");
+    if ((rc = put_links(w, doc))) return rc;
+    for (size_t i = 0; i < doc->n_events; i++)
+        if ((rc = put_event(w, &doc->events[i], i))) return rc;
+    for (size_t i = 0; i < doc->n_tasks; i++) {
+        int skipped;
+        if ((rc = put_task(w, doc, &doc->tasks[i], &skipped)))
+            return am__db_store_error(db, rc, "import");
+        for (size_t k = 0; k < doc->n_workspaces && !skipped; k++) {
+            const am__imp_workspace *ws = &doc->workspaces[k];
+            if (strcmp(ws->task_id, doc->tasks[i].row.task_id) != 0) continue;
+            for (size_t e = 0; e < ws->n && !rc; e++)
+                rc = s->vt->workspace_set(s, w->uid, ws->task_id, &ws->rows[e]);
+            if (rc) return am__db_store_error(db, rc, "import");
+        }
+    }
+    if ((rc = put_items(w, doc)))
+        return rc == AM_NOMEM ? am__db_error(db, rc, "import: out of memory")
+                              : am__db_store_error(db, rc, "import");
+    /* the trail as it was (not merged into another's), then the import */
+    for (size_t i = 0; i < doc->n_audit && !w->merge; i++) {
+        const am__audit_row *a = &doc->audit[i];
+        if ((rc = s->vt->audit(s, w->uid, a->at, a->op, a->object_type, a->object_id, a->detail)))
+            return am__db_store_error(db, rc, "import");
+    }
+    char detail[160];
+    snprintf(detail, sizeof detail, "%ld events, %ld memories, %ld tasks%s", w->info->events,
+             w->info->memories, w->info->tasks, w->merge ? " (merge)" : "");
+    if ((rc = s->vt->audit(s, w->uid, w->now, "user.import", "user", NULL, detail)))
+        return am__db_store_error(db, rc, "import");
+    return AM_OK;
+}
+
+/* begin, the user's lock and gate, body, commit (rollback on error) */
+typedef int (*body_fn)(writer *w, const void *ctx);
+static int in_transaction(writer *w, body_fn body, const void *ctx)
+{
+    am__store *s = w->s;
+    am_db *db = w->db;
+    int rc = am__db_user_gate(db, "import", w->uid, AM_DENIED);
+    if (rc) return rc;
+    if ((rc = s->vt->begin(s))) return am__db_store_error(db, rc, "import");
+    if ((rc = am__touch_lock_writers(db, &w->uid, 1)) || (rc = am__touch_flush(db))) {
+        s->vt->rollback(s);
+        return am__db_store_error(db, rc, "import");
+    }
+    am__dbcache_note(db, w->uid);
+    rc = body(w, ctx);
+    if (!rc && (rc = s->vt->commit(s))) rc = am__db_store_error(db, rc, "import");
+    if (rc) {
+        s->vt->rollback(s);
+        am_import_info *info = w->info;
+        char user[AM_ID_MAX + 1];
+        snprintf(user, sizeof user, "%s", info->user_id);
+        memset(info, 0, sizeof *info);
+        snprintf(info->user_id, sizeof info->user_id, "%s", user);
+        return rc;
+    }
+    am__touch_committed(db);
+    am__dbcache_flush(db);
+    return AM_OK;
+}
+
+static int doc_body(writer *w, const void *ctx) { return write_doc(w, ctx); }
+
+int am__import_write(am_db *db, am__arena *ar, const am__imp_doc *doc, int merge,
+                     am_import_info *info)
+{
+    writer w = {db, db->store, ar, doc->user, merge, am__db_now(db), info};
+    snprintf(info->user_id, sizeof info->user_id, "%s", doc->user);
+    return in_transaction(&w, doc_body, doc);
+}
+
+typedef struct mem0_batch {
+    const am__imp_mem0 *rows;
+    size_t n;
+} mem0_batch;
+
+/* mem0's id, metadata and updated_at as members of the item's value */
+static const char *mem0_extra(writer *w, const am__imp_mem0 *m)
+{
+    am__buf b;
+    am__buf_init(&b, &w->db->alloc);
+    am__buf_adds(&b, "\"mem0\":{\"id\":");
+    if (m->id) am__buf_json_str(&b, m->id);
+    else am__buf_adds(&b, "null");
+    am__buf_adds(&b, ",\"metadata\":");
+    am__buf_adds(&b, m->metadata_json ? m->metadata_json : "null");
+    am__buf_adds(&b, ",\"updated_at\":");
+    if (m->updated_at) am__buf_json_str(&b, m->updated_at);
+    else am__buf_adds(&b, "null");
+    am__buf_addc(&b, '}');
+    const char *out = b.oom ? NULL : am__arena_strndup(w->ar, b.p, b.len);
+    am__buf_free(&b);
+    return out;
+}
+
+static int mem0_body(writer *w, const void *ctx)
+{
+    const mem0_batch *batch = ctx;
+    am_db *db = w->db;
+    int rc = w->s->vt->user_ensure(w->s, w->uid, w->now);
+    if (rc) return am__db_store_error(db, rc, "import");
+    /* in the order they were made (stable; undated ones last, at now), so
+     * a later value of an attribute supersedes an earlier one */
+    size_t *order = batch->n ? am__arena_alloc(w->ar, batch->n * sizeof *order) : NULL;
+    if (batch->n && !order) return am__db_error(db, AM_NOMEM, "import: out of memory");
+    for (size_t i = 0; i < batch->n; i++) {
+        am_time t = batch->rows[i].created_at != AM_TIME_NONE ? batch->rows[i].created_at : w->now;
+        size_t k = i;
+        for (; k > 0; k--) {
+            const am__imp_mem0 *p = &batch->rows[order[k - 1]];
+            if ((p->created_at != AM_TIME_NONE ? p->created_at : w->now) <= t) break;
+            order[k] = order[k - 1];
+        }
+        order[k] = i;
+    }
+    for (size_t j = 0; j < batch->n; j++) {
+        size_t i = order[j];
+        const am__imp_mem0 *m = &batch->rows[i];
+        am_memory_input in = {0};
+        in.user_id = w->uid;
+        in.text = m->text;
+        am__statement st;
+        const char *extra = mem0_extra(w, m);
+        if (!extra) return am__db_error(db, AM_NOMEM, "import: out of memory");
+        if ((rc = am__memory_statement(db, &in, w->ar, AM__SOURCE_IMPORT, extra, &st)))
+            return am__db_error(db, rc, "import: memories[%zu]: %s", i,
+                                rc == AM_NOMEM ? "out of memory" : "cannot be read");
+        am_time at = m->created_at != AM_TIME_NONE ? m->created_at : w->now;
+        /* recorded (and valid) from when mem0 made it */
+        am__wctx wc = {w->s, db->text, &db->ulid, &db->cfg.rank, w->ar, w->uid, at, NULL, 0, NULL};
+        int outcome = 0;
+        char lineage[27];
+        if ((rc = am__semantic_state(&wc, &st, &outcome, lineage)))
+            return am__db_store_error(db, rc, "import");
+        w->info->memories++;
+    }
+    char detail[96];
+    snprintf(detail, sizeof detail, "mem0: %zu memories", batch->n);
+    if ((rc = w->s->vt->audit(w->s, w->uid, w->now, "user.import", "user", NULL, detail)))
+        return am__db_store_error(db, rc, "import");
+    return AM_OK;
+}
+
+int am__import_mem0_write(am_db *db, am__arena *ar, const char *user, const am__imp_mem0 *rows,
+                          size_t n, am_import_info *info)
+{
+    writer w = {db, db->store, ar, user, 1, am__db_now(db), info};
+    snprintf(info->user_id, sizeof info->user_id, "%s", user);
+    mem0_batch b = {rows, n};
+    return in_transaction(&w, mem0_body, &b);
+}
