@@ -19,6 +19,7 @@ lock: a handle is used by one thread at a time (agentmem.h).
 """
 
 import ctypes
+import datetime
 import json
 import os
 import threading
@@ -42,7 +43,7 @@ class AmKnob(ctypes.Structure):
 class AmEvent(ctypes.Structure):
     _fields_ = [(n, c_char_p) for n in (
         "user_id", "channel", "external_id", "agent_id", "session_id", "task_id", "source", "type",
-        "domain", "intent", "text", "occurred_at", "event_id")]
+        "domain", "intent", "text", "occurred_at", "event_id", "metadata_json")]
 
 
 class AmAddInfo(ctypes.Structure):
@@ -59,13 +60,15 @@ class AmMemory(ctypes.Structure):
         ("hits", c_long), ("last_access", am_time), ("valid_from", am_time), ("valid_to", am_time),
         ("recorded_at", am_time), ("superseded_at", am_time),
         ("source_event_ids", ctypes.POINTER(c_char_p)), ("n_sources", c_size_t),
-        ("score", c_double), ("source_count", c_long), ("reinforced_at", am_time)]
+        ("score", c_double), ("source_count", c_long), ("reinforced_at", am_time),
+        ("key_id", c_char_p), ("metadata_json", c_char_p)]
 
 
 class AmEventRec(ctypes.Structure):
     _fields_ = [(n, c_char_p) for n in (
         "id", "agent_id", "session_id", "task_id", "channel", "source", "type", "domain", "intent",
-        "content")] + [("occurred_at", am_time), ("tz_minutes", c_int), ("score", c_double)]
+        "content")] + [("occurred_at", am_time), ("tz_minutes", c_int), ("score", c_double),
+                       ("metadata_json", c_char_p)]
 
 
 class AmTaskChange(ctypes.Structure):
@@ -86,7 +89,7 @@ class AmQuery(ctypes.Structure):
     _fields_ = [(n, c_char_p) for n in (
         "user_id", "channel", "external_id", "agent_id", "session_id", "task_id", "domain", "text",
         "as_of")] + [(n, c_int) for n in ("budget_tokens", "max_memories", "max_events", "no_touch")] + [
-        ("role", c_char_p)]
+        ("role", c_char_p), ("filter", c_void_p)]
 
 
 class AmRecallResult(ctypes.Structure):
@@ -111,7 +114,8 @@ class AmMemoryItem(ctypes.Structure):
 
 
 class AmMemoryInput(ctypes.Structure):
-    _fields_ = [(n, c_char_p) for n in ("user_id", "text", "kind", "key", "scope", "agent_id", "role")]
+    _fields_ = [(n, c_char_p) for n in ("user_id", "text", "kind", "key", "scope", "agent_id", "role",
+                                        "metadata_json")]
 
 
 class AmForgetInfo(ctypes.Structure):
@@ -403,8 +407,80 @@ class EmbeddedTransport:
                 "task_changed": bool(info.task_changed), "one_off": bool(info.one_off),
                 "existing": bool(info.existing)}
 
+    def _messages(self, body):
+        """A chat transcript as the server reads it (tools/common/messages.c):
+        {"messages": [{role, content, name?}], user?, session?, task?, at?}
+        -> the list of event dicts, message i i ms after at."""
+        for k in body:
+            if k not in ("messages", "user", "session", "task", "at"):
+                raise _invalid(k, f'{k[:64]}: not accepted with messages (a transcript is '
+                                  f'{{"messages": [...], "user", "session", "task", "at"}})')
+        lst = body["messages"]
+        if not isinstance(lst, list) or not 1 <= len(lst) <= 1000:
+            got = ("more" if lst else "none") if isinstance(lst, list) else _json_type(lst)
+            raise _invalid("messages", f"messages: expected an array of 1 to 1000 messages, got {got}")
+        start = None
+        if body.get("at") is not None:
+            if not isinstance(body["at"], str):
+                raise _invalid("at", f"at: expected a string, got {_json_type(body['at'])}")
+            try:
+                start = datetime.datetime.fromisoformat(body["at"].replace("Z", "+00:00"))
+            except ValueError:
+                start = None
+            if start is None or start.tzinfo is None:
+                raise _invalid("at", "at: expected ISO 8601 with a zone")
+        roles = {"user": "user", "assistant": "agent", "tool": "tool", "system": "system"}
+        out = []
+        for i, m in enumerate(lst):
+            where = f"messages[{i}]"
+            if not isinstance(m, dict):
+                raise _invalid(where, f"{where}: expected an object, got {_json_type(m)}")
+            for k, v in m.items():
+                if k not in ("role", "content", "name"):
+                    raise _invalid(f"{where}.{k}", f'{where}: unknown field "{k[:64]}"')
+                if not isinstance(v, str):
+                    raise _invalid(f"{where}.{k}", f"{where}.{k}: expected a string, got {_json_type(v)}")
+            if "role" not in m or "content" not in m:
+                f = f"{where}.{'content' if 'role' in m else 'role'}"
+                raise _invalid(f, f"{f}: missing")
+            if m["role"] not in roles:
+                raise _invalid(f"{where}.role", f'{where}.role: expected user, assistant, tool or '
+                                                f'system, got "{m["role"][:64]}"')
+            name = m.get("name")
+            if name is not None and not 1 <= len(name.encode()) <= 128:
+                raise _invalid(f"{where}.name", f"{where}.name: expected 1 to 128 bytes")
+            ev = {"text": m["content"], "source": roles[m["role"]]}
+            if name is not None and ev["source"] in ("agent", "tool"):
+                ev["agent"] = name
+            for k in ("user", "session", "task"):
+                if body.get(k) is not None:
+                    ev[k] = body[k]
+            if start is not None:
+                ev["at"] = (start + datetime.timedelta(milliseconds=i)).isoformat(timespec="milliseconds")
+            out.append(ev)
+        return out
+
     def _events(self, params, body, query):
         keep = []
+        if isinstance(body, dict) and "messages" in body:
+            lst = self._messages(body)
+            evs = []
+            names = {"text": "content", "source": "role", "agent": "name"}
+            for i, o in enumerate(lst):
+                try:
+                    evs.append(self._event(o, f"messages[{i}].", keep))
+                except AgentmemError as e:
+                    f = e.field or ""
+                    k = f.rsplit(".", 1)[-1]
+                    if k in names:
+                        e.field = f"messages[{i}].{names[k]}"
+                    raise
+            arr = (AmEvent * len(evs))(*evs)
+            infos = (AmAddInfo * len(evs))()
+            rc = self._lib.am_add_events(self._db, arr, len(evs), infos)
+            if rc:
+                raise self._fail(rc)
+            return {"results": [self._add_shape(i) for i in infos]}
         if isinstance(body, dict) and "events" in body:
             extra = [k for k in body if k != "events"]
             if extra:
@@ -499,7 +575,7 @@ class EmbeddedTransport:
             raise AgentmemError("not_found", f"id: no memory {mid}", "id", 404)
         same = [m for m in items if m.get("key") == found["key"] and m.get("scope") == found["scope"]]
         same.sort(key=lambda m: (m.get("recorded_at") or "", m.get("id") or ""))
-        return {"memory_id": mid, "key": found["key"], "versions": same}
+        return {"memory_id": mid, "key": found["key"], "versions": same, "next_cursor": None}
 
     def _feedback(self, params, body, query):
         f = _fields(body, _FEEDBACK_FIELDS)
