@@ -422,6 +422,14 @@ static int has_subject(const char *s, size_t n)
     return 0;
 }
 
+/* a piece that starts with a Chinese character (after blanks) */
+static int han_start(const char *s, size_t n)
+{
+    while (n && is_space((unsigned char)*s)) s++, n--;
+    uint32_t cp;
+    return n && am__utf8_decode(s, n, &cp) > 0 && am__is_han(cp);
+}
+
 /* a clause that starts with the speaker: "I …", "my …", "we …", "我…" */
 static int first_person(const char *s, size_t n)
 {
@@ -480,8 +488,11 @@ size_t am__distill_clauses(const char *raw, size_t rn, int whole, size_t *from, 
     if (m < 2) return 0;
     /* a sentence a cue word makes one statement splits only into clauses
      * that each name the speaker and each last */
+    int speaker = first_person(raw + pf[0], pt[0] - pf[0]);
     for (size_t k = 0; whole && k < m; k++)
-        if (!first_person(raw + pf[k], pt[k] - pf[k])) return 0;
+        if (!first_person(raw + pf[k], pt[k] - pf[k]) &&
+            !(k > 0 && speaker && han_start(raw + pf[k], pt[k] - pf[k])))
+            return 0;
     size_t keep = 0, not = 0;
     int kept[MAX_PIECES];
     for (size_t k = 0; k < m; k++) {
@@ -505,6 +516,13 @@ size_t am__distill_clauses(const char *raw, size_t rn, int whole, size_t *from, 
             memcpy(buf, "I ", 2);
             memcpy(buf + 2, raw + pf[k], len);
             am__und_probs(buf, len + 2, p);
+        } else if (k > 0 && speaker && han_start(raw + pf[k], len) &&
+                   !first_person(raw + pf[k], len) && len + 3 < sizeof buf) {
+            /* "我住南京河西，平时上班骑电动车过去": Chinese leaves the
+             * subject out of the clauses after the first */
+            memcpy(buf, "\xe6\x88\x91" /* 我 */, 3);
+            memcpy(buf + 3, raw + pf[k], len);
+            am__und_probs(buf, len + 3, p);
         } else {
             am__und_probs(raw + pf[k], len, p);
         }
