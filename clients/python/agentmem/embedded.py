@@ -334,6 +334,9 @@ def _engine_field(msg):
             word = word.split(stop, 1)[0]
         if word in _ENGINE_NAMES:
             return _ENGINE_NAMES[word]
+        for whole in ("metadata", "filters"):  # metadata.KEY, filters.from: the object's name
+            if word == whole or word.startswith(whole + "."):
+                return whole
         if word in _ENGINE_FIELDS:
             return word
     return None
