@@ -11,19 +11,42 @@
 
 const BY_STATUS = {
   400: 'invalid_request', 401: 'unauthorized', 403: 'forbidden', 404: 'not_found',
-  405: 'method_not_allowed', 409: 'denied', 413: 'payload_too_large', 503: 'busy',
+  405: 'method_not_allowed', 409: 'denied', 413: 'payload_too_large', 429: 'too_many_requests',
+  503: 'busy',
 };
 
+// new AgentmemError(code, ...) makes the class of its code (NotFound for
+// 'not_found', InvalidArgument for 'invalid_request', ...): `instanceof
+// NotFound` and `instanceof AgentmemError` both hold.
 export class AgentmemError extends Error {
   constructor(code, message, field = null, status = null) {
     super(`${code}: ${message}${field ? ` (field ${field})` : ''}`);
-    this.name = 'AgentmemError';
+    const Sub = new.target === AgentmemError ? BY_CODE[code] : undefined;
+    if (Sub) return new Sub(code, message, field, status);
+    this.name = new.target.name;
     this.code = code;
     this.field = field ?? null;
     this.status = status;
     this.detail = message;
   }
 }
+export class InvalidArgument extends AgentmemError {}
+export class Unauthorized extends AgentmemError {}
+export class Forbidden extends AgentmemError {}
+export class NotFound extends AgentmemError {}
+export class MethodNotAllowed extends AgentmemError {}
+export class Conflict extends AgentmemError {}
+export class PayloadTooLarge extends AgentmemError {}
+export class TooManyRequests extends AgentmemError {}
+export class Unavailable extends AgentmemError {}
+export class Busy extends Unavailable {}
+export class InternalError extends AgentmemError {}
+const BY_CODE = {
+  invalid_request: InvalidArgument, unauthorized: Unauthorized, forbidden: Forbidden,
+  not_found: NotFound, method_not_allowed: MethodNotAllowed, denied: Conflict,
+  payload_too_large: PayloadTooLarge, too_many_requests: TooManyRequests,
+  unavailable: Unavailable, busy: Busy, internal: InternalError,
+};
 
 function pick(fields) {
   const out = {};
@@ -64,7 +87,11 @@ export class Client {
     this.transport = 'http';
   }
 
-  async #call(method, path, params = [], body = undefined, query = {}) {
+  // one route: its parsed JSON; meta (an object, or undefined) gets
+  // nextCursor, the X-Next-Cursor header of a list page
+  _request(method, path, params, body, query, meta) { return this.#call(method, path, params, body, query, meta); }
+
+  async #call(method, path, params = [], body = undefined, query = {}, meta = undefined) {
     params.forEach((p) => checkText(p, 'id'));
     checkText(body ?? {}, '');
     checkText(pick(query), '');
@@ -92,6 +119,7 @@ export class Client {
         throw new AgentmemError('unavailable', `${method} ${url}: ${e.cause?.message ?? e.message}`);
       }
       if (res.ok) {
+        if (meta) meta.nextCursor = res.headers.get('x-next-cursor') || null;
         try { return JSON.parse(text); } catch (e) {
           throw new AgentmemError('internal', `${method} ${path}: the answer is not JSON`, null, res.status);
         }
@@ -166,3 +194,5 @@ export class Client {
 
 // connect(url, {token, timeoutMs, retries}) -> Client
 export function connect(url, opts = {}) { return new Client(url, opts); }
+
+export { Memory } from './memory.mjs';

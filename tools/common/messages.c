@@ -89,6 +89,8 @@ int am_message_engine_error(const char *msg, char *field, size_t fcap, char *why
             name = names[k][1];
     }
     if (strncmp(rest, "occurred_at", 11) == 0) snprintf(field, fcap, "at"); /* the call's */
+    else if (strncmp(rest, "metadata", 8) == 0 && strchr(".: ", rest[8]))
+        snprintf(field, fcap, "metadata"); /* the call's, shared by every message */
     else if (name) snprintf(field, fcap, "messages[%zu].%s", i, name);
     else snprintf(field, fcap, "messages[%zu]", i);
     snprintf(why, wcap, "%s: %s", field, rest);

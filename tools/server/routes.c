@@ -173,7 +173,7 @@ out:
  * only), else the token's agent.  With "at", message i occurs i
  * milliseconds after it; without, each at the clock's now. */
 typedef struct messages_in {
-    const char *user, *session, *task, *at;
+    const char *user, *session, *task, *at, *metadata;
 } messages_in;
 
 static const am_field messages_fields[] = {
@@ -181,6 +181,7 @@ static const am_field messages_fields[] = {
     {"session", AM_FIELD_STRING, offsetof(messages_in, session), NULL},
     {"task", AM_FIELD_STRING, offsetof(messages_in, task), NULL},
     {"at", AM_FIELD_STRING, offsetof(messages_in, at), " (ISO 8601 with a zone)"},
+    {"metadata", AM_FIELD_OBJECT, offsetof(messages_in, metadata), NULL},
 };
 
 /* messages[i] into ev; 0, or 1 with the 400 (or 403) made. */
@@ -219,7 +220,8 @@ static void events_messages(srv_ctx *c, json_t *list)
         return;
     }
     /* the other fields, checked as any body's (the list apart); a
-     * shallow copy: the strings read stay c->body's */
+     * shallow copy: the strings read stay c->body's, the metadata's text
+     * is rest's (kept until the events are written) */
     json_t *rest = json_copy(c->body);
     if (!rest || json_object_del(rest, "messages")) {
         json_decref(rest);
@@ -229,19 +231,23 @@ static void events_messages(srv_ctx *c, json_t *list)
     int bad = read_fields(c, rest, messages_fields,
                           sizeof messages_fields / sizeof *messages_fields, &in, "");
     if (!bad) bad = request_user(c, in.user);
-    json_decref(rest);
-    if (bad) return;
+    if (bad) {
+        json_decref(rest);
+        return;
+    }
     size_t n = json_array_size(list);
     if (!json_is_array(list) || n == 0 || n > MAX_EVENTS) {
         am__srv_error(c->out, "invalid_request", "messages",
                       "messages: expected an array of 1 to %d messages, got %s", MAX_EVENTS,
                       json_is_array(list) ? (n ? "more" : "none") : am_json_type_name(list));
+        json_decref(rest);
         return;
     }
     am_time at = 0;
     int tz = 0;
     if (in.at && am_time_parse(in.at, &at, &tz)) {
         am__srv_error(c->out, "invalid_request", "at", "at: expected ISO 8601 with a zone");
+        json_decref(rest);
         return;
     }
     am_event *evs = calloc(n, sizeof *evs);
@@ -257,6 +263,7 @@ static void events_messages(srv_ctx *c, json_t *list)
         evs[i].user_id = c->user;
         evs[i].session_id = in.session;
         evs[i].task_id = in.task;
+        evs[i].metadata_json = in.metadata;
         if (times) {
             am_message_time(at, tz, i, times[i]);
             evs[i].occurred_at = times[i];
@@ -275,6 +282,7 @@ static void events_messages(srv_ctx *c, json_t *list)
     am__srv_json(c->out, 200, json_pack("{s:O}", "results", results));
 out:
     json_decref(results);
+    json_decref(rest);
     free(evs);
     free(infos);
     free(times);

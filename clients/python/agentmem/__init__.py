@@ -9,15 +9,27 @@ One API over two transports:
     mem.add("From now on, always send reports as PDF", session="s1")
     block = mem.recall("How should I send the report?")["block"]
 
+Or mem0's shape, one object for many users (agentmem.Memory):
+
+    m = agentmem.Memory()          # embedded; Memory(url=..., token=...) over HTTP
+    m.add([{"role": "user", "content": "I prefer tea"}], user_id="alice")
+    m.search("what should I drink?", user_id="alice")["results"]
+
 Every method returns what the server's route returns (the CLI's --json
 shapes, docs/openapi.json); every error is an AgentmemError.  Standard
 library only.
 """
 
 from .client import Client
-from .errors import AgentmemError
+from .errors import (AgentmemError, Busy, Conflict, Forbidden, InternalError, InvalidArgument,
+                     MethodNotAllowed, NotFound, PayloadTooLarge, TooManyRequests, Unauthorized,
+                     Unavailable)
+from .memory import Memory, default_path
 
-__all__ = ["AgentmemError", "Client", "connect", "open_embedded"]
+__all__ = ["AgentmemError", "Busy", "Client", "Conflict", "Forbidden", "InternalError",
+           "InvalidArgument", "Memory", "MethodNotAllowed", "NotFound", "PayloadTooLarge",
+           "TooManyRequests", "Unauthorized", "Unavailable", "connect", "default_path",
+           "open_embedded"]
 __version__ = "0.1.0"
 
 

@@ -55,12 +55,14 @@ class Client:
     def __exit__(self, *exc):
         self.close()
 
-    def _call(self, method, path, params=(), body=None, query=None):
+    def _call(self, method, path, params=(), body=None, query=None, meta=None):
         params = tuple(params)
         for p in params:
             _check_text(p, "id")
         _check_text(body or {}, "")
         _check_text(query or {}, "")
+        if meta is not None:
+            return self._t.request(method, path, params, body, query or {}, meta)
         return self._t.request(method, path, params, body, query or {})
 
     # ------------------------------------------------------------ write

@@ -85,11 +85,17 @@ class AmTask(ctypes.Structure):
         ("rounds_json", c_char_p), ("task_ref", c_char_p)]
 
 
+class AmFilter(ctypes.Structure):
+    _fields_ = [("kinds", ctypes.POINTER(c_char_p)), ("n_kinds", c_size_t),
+                ("scopes", ctypes.POINTER(c_char_p)), ("n_scopes", c_size_t),
+                ("metadata_json", c_char_p), ("from_", c_char_p), ("to", c_char_p)]
+
+
 class AmQuery(ctypes.Structure):
     _fields_ = [(n, c_char_p) for n in (
         "user_id", "channel", "external_id", "agent_id", "session_id", "task_id", "domain", "text",
         "as_of")] + [(n, c_int) for n in ("budget_tokens", "max_memories", "max_events", "no_touch")] + [
-        ("role", c_char_p), ("filter", c_void_p)]
+        ("role", c_char_p), ("filter", ctypes.POINTER(AmFilter))]
 
 
 class AmRecallResult(ctypes.Structure):
@@ -105,7 +111,14 @@ class AmRecallResult(ctypes.Structure):
 
 
 class AmMemoryList(ctypes.Structure):
-    _fields_ = [("items", ctypes.POINTER(AmMemory)), ("n", c_size_t), ("json", c_char_p)]
+    _fields_ = [("items", ctypes.POINTER(AmMemory)), ("n", c_size_t), ("json", c_char_p),
+                ("next_cursor", c_char_p)]
+
+
+class AmListOpts(ctypes.Structure):
+    _fields_ = [("which", c_int), ("as_of", c_char_p), ("filter", ctypes.POINTER(AmFilter)),
+                ("limit", c_size_t), ("cursor", c_char_p), ("agent_id", c_char_p),
+                ("role", c_char_p)]
 
 
 class AmMemoryItem(ctypes.Structure):
@@ -178,6 +191,9 @@ def _load(path):
         "am_task_free": (None, [P(AmTask)]),
         "am_memories": (c_int, [c_void_p, c_char_p, c_int, c_char_p, P(P(AmMemoryList))]),
         "am_memory_list_free": (None, [P(AmMemoryList)]),
+        "am_memories_list": (c_int, [c_void_p, c_char_p, P(AmListOpts), P(P(AmMemoryList))]),
+        "am_memory_set": (c_int, [c_void_p, c_char_p, c_char_p, c_char_p, c_char_p, c_char_p,
+                                  c_char_p, P(P(AmMemoryItem))]),
         "am_feedback": (c_int, [c_void_p, c_char_p, c_char_p, c_int, c_char_p]),
         "am_memory_get": (c_int, [c_void_p, c_char_p, c_char_p, P(P(AmMemoryItem))]),
         "am_memory_add": (c_int, [c_void_p, P(AmMemoryInput), P(P(AmMemoryItem))]),
@@ -204,17 +220,22 @@ def _s(b):
 
 # ------------------------------------------------------------ body checks
 
-_TYPE = {str: "a string", int: "an integer", bool: "a boolean"}
-_EVENT_FIELDS = {k: str for k in ("user", "channel", "external_id", "agent", "session", "task",
-                                  "source", "type", "domain", "intent", "at", "text", "id")}
+_TYPE = {str: "a string", int: "an integer", bool: "a boolean", dict: "an object"}
+_EVENT_FIELDS = dict({k: str for k in ("user", "channel", "external_id", "agent", "session", "task",
+                                       "source", "type", "domain", "intent", "at", "text", "id")},
+                     metadata=dict)
+_MESSAGES_FIELDS = {"user": str, "session": str, "task": str, "at": str, "metadata": dict}
+_MESSAGE_FIELDS = {"role": str, "content": str, "name": str}
+_ROLES = {"user": "user", "assistant": "agent", "tool": "tool", "system": "system"}
 _RECALL_FIELDS = dict({k: str for k in ("query", "session", "task", "agent", "domain", "as_of",
-                                        "user")}, budget=int, k=int)
+                                        "user")}, budget=int, k=int, filters=dict)
 _FEEDBACK_FIELDS = {"action": str, "text": str, "user": str}
 _FORGET_FIELDS = {"level": str, "id": str, "grace": int, "user": str}
 _LEVELS = {"event": 1, "session": 2, "task": 3, "user": 4}
 _ACTIONS = {"confirm": 1, "reject": 2, "correct": 3}
-_MEMORY_FIELDS = {"text": str, "kind": str, "key": str, "scope": str, "user": str}
-_PATCH_FIELDS = {"text": str, "user": str}
+_MEMORY_FIELDS = {"text": str, "kind": str, "key": str, "scope": str, "user": str, "metadata": dict}
+_PATCH_FIELDS = {"text": str, "user": str, "metadata": dict}
+_LIST_PARAMS = ("all", "as_of", "user", "kind", "scope", "from", "to", "limit", "cursor")
 
 
 def _json_type(v):
@@ -254,6 +275,45 @@ def _b(s):
     return None if s is None else s.encode("utf-8")
 
 
+def _json(v):
+    """A metadata or filter object as the compact JSON text the library reads."""
+    return json.dumps(v, ensure_ascii=False, separators=(",", ":"))
+
+
+def _message_time(at, i):
+    """at plus i milliseconds, in at's zone ("2026-03-01T09:00:00.002+08:00")."""
+    try:
+        t = datetime.datetime.fromisoformat(at)
+    except ValueError:
+        return None
+    if t.tzinfo is None:
+        return None
+    t += datetime.timedelta(milliseconds=i)
+    off = t.utcoffset()
+    mins = int(off.total_seconds() // 60)
+    zone = "Z" if mins == 0 else f"{'+' if mins > 0 else '-'}{abs(mins) // 60:02d}:{abs(mins) % 60:02d}"
+    return t.strftime("%Y-%m-%dT%H:%M:%S") + f".{t.microsecond // 1000:03d}" + zone
+
+
+def _message_engine_field(msg):
+    """An engine message about events[i] as a message's field, as
+    tools/common/messages.c names it (text -> content, agent -> name,
+    source -> role; occurred_at and metadata: the call's)."""
+    import re
+    m = re.match(r"add: events\[(\d+)\]: ", msg)
+    if not m:
+        return None
+    rest = msg[m.end():]
+    if rest.startswith("occurred_at"):
+        return "at"
+    if rest.startswith("metadata") and rest[8:9] in (".", ":", " "):
+        return "metadata"
+    for lib_name, name in (("text", "content"), ("agent", "name"), ("source", "role")):
+        if rest.startswith(lib_name) and rest[len(lib_name):len(lib_name) + 1] in (":", " "):
+            return f"messages[{m.group(1)}].{name}"
+    return f"messages[{m.group(1)}]"
+
+
 _ENGINE_NAMES = {"occurred_at": "at", "memory": "id"}
 _ENGINE_FIELDS = {"text", "user", "agent", "session", "task", "source", "type", "domain",
                   "intent", "id", "as_of", "query", "channel", "external_id"}
@@ -274,6 +334,9 @@ def _engine_field(msg):
             word = word.split(stop, 1)[0]
         if word in _ENGINE_NAMES:
             return _ENGINE_NAMES[word]
+        for whole in ("metadata", "filters"):  # metadata.KEY, filters.from: the object's name
+            if word == whole or word.startswith(whole + "."):
+                return whole
         if word in _ENGINE_FIELDS:
             return word
     return None
@@ -285,7 +348,7 @@ class EmbeddedTransport:
     def __init__(self, path, user, agent, lib, embedder):
         if not isinstance(path, str) or not path:
             raise _invalid("path", "path: expected the store file's path")
-        if not isinstance(user, str) or not user:
+        if user is not None and (not isinstance(user, str) or not user):
             raise _invalid("user", "user: expected the user the client acts for")
         if agent is not None and not isinstance(agent, str):
             raise _invalid("agent", "agent: expected a string")
@@ -338,7 +401,7 @@ class EmbeddedTransport:
         except Exception:
             pass
 
-    def request(self, method, path, params, body, query):
+    def request(self, method, path, params, body, query, meta=None):
         fn = self._routes.get((method, path))
         if fn is None:
             raise AgentmemError("not_found", "no such route", None, 404)
@@ -349,6 +412,7 @@ class EmbeddedTransport:
             if not self._db:
                 raise AgentmemError("internal", "the client is closed", None, 500)
             self._route = f"{method} {path}"
+            self._meta = meta if meta is not None else {}
             return fn(params, body if body is not None else {}, query)
 
     # ------------------------------------------------------------ helpers
@@ -363,9 +427,17 @@ class EmbeddedTransport:
 
     def _user(self, asked):
         """The user a request acts for: the one fixed at open; naming
-        another is the 403 fuse (audited, nothing read)."""
+        another is the 403 fuse (audited, nothing read).  A transport
+        opened without a user (user=None: the Memory class, one object for
+        many users) acts for the user each request names, as an admin
+        token does."""
         if asked is not None and (not isinstance(asked, str) or "\0" in asked):
             raise _invalid("user", "user: expected a user id without NUL characters")
+        if self.user is None:
+            if not asked:
+                raise _invalid("user", "user: required (this store handle serves many users: "
+                                       "name the user of each call)")
+            return asked
         if asked is not None and asked != self.user:
             rc = self._lib.am_security_denied(self._db, _b(self.user), _b(asked), _b(self._route))
             if rc not in (AM_OK, AM_INVALID):
@@ -390,6 +462,8 @@ class EmbeddedTransport:
         names = {"agent": "agent_id", "session": "session_id", "task": "task_id", "at": "occurred_at",
                  "id": "event_id"}
         ev = AmEvent()
+        if "metadata" in e:
+            e["metadata_json"] = _json(e.pop("metadata"))
         vals = {names.get(k, k): _b(v) for k, v in e.items() if k != "user"}
         vals["user_id"] = _b(user)
         if "agent_id" not in vals and self.agent:
@@ -408,79 +482,62 @@ class EmbeddedTransport:
                 "existing": bool(info.existing)}
 
     def _messages(self, body):
-        """A chat transcript as the server reads it (tools/common/messages.c):
-        {"messages": [{role, content, name?}], user?, session?, task?, at?}
-        -> the list of event dicts, message i i ms after at."""
-        for k in body:
-            if k not in ("messages", "user", "session", "task", "at"):
-                raise _invalid(k, f'{k[:64]}: not accepted with messages (a transcript is '
-                                  f'{{"messages": [...], "user", "session", "task", "at"}})')
+        """{"messages": [...], user?, session?, task?, at?, metadata?} as
+        tools/server/routes.c reads it: each message an event of its role's
+        source, in order, in one transaction."""
+        for both in ("text", "events"):
+            if both in body:
+                raise _invalid(both, f"{both}: not accepted with messages (a transcript is "
+                                     f'{{"messages": [...]}}, an event {{"text": ...}})')
+        f = _fields({k: v for k, v in body.items() if k != "messages"}, _MESSAGES_FIELDS)
+        user = self._user(f.get("user"))
         lst = body["messages"]
         if not isinstance(lst, list) or not 1 <= len(lst) <= 1000:
             got = ("more" if lst else "none") if isinstance(lst, list) else _json_type(lst)
             raise _invalid("messages", f"messages: expected an array of 1 to 1000 messages, got {got}")
-        start = None
-        if body.get("at") is not None:
-            if not isinstance(body["at"], str):
-                raise _invalid("at", f"at: expected a string, got {_json_type(body['at'])}")
-            try:
-                start = datetime.datetime.fromisoformat(body["at"].replace("Z", "+00:00"))
-            except ValueError:
-                start = None
-            if start is None or start.tzinfo is None:
-                raise _invalid("at", "at: expected ISO 8601 with a zone")
-        roles = {"user": "user", "assistant": "agent", "tool": "tool", "system": "system"}
-        out = []
+        at = f.get("at")
+        if at is not None and _message_time(at, 0) is None:
+            raise _invalid("at", "at: expected ISO 8601 with a zone")
+        meta = _b(_json(f["metadata"])) if "metadata" in f else None
+        keep, evs = [meta], (AmEvent * len(lst))()
         for i, m in enumerate(lst):
-            where = f"messages[{i}]"
+            where = f"messages[{i}]."
             if not isinstance(m, dict):
-                raise _invalid(where, f"{where}: expected an object, got {_json_type(m)}")
-            for k, v in m.items():
-                if k not in ("role", "content", "name"):
-                    raise _invalid(f"{where}.{k}", f'{where}: unknown field "{k[:64]}"')
-                if not isinstance(v, str):
-                    raise _invalid(f"{where}.{k}", f"{where}.{k}: expected a string, got {_json_type(v)}")
-            if "role" not in m or "content" not in m:
-                f = f"{where}.{'content' if 'role' in m else 'role'}"
-                raise _invalid(f, f"{f}: missing")
-            if m["role"] not in roles:
-                raise _invalid(f"{where}.role", f'{where}.role: expected user, assistant, tool or '
-                                                f'system, got "{m["role"][:64]}"')
-            name = m.get("name")
-            if name is not None and not 1 <= len(name.encode()) <= 128:
-                raise _invalid(f"{where}.name", f"{where}.name: expected 1 to 128 bytes")
-            ev = {"text": m["content"], "source": roles[m["role"]]}
-            if name is not None and ev["source"] in ("agent", "tool"):
-                ev["agent"] = name
-            for k in ("user", "session", "task"):
-                if body.get(k) is not None:
-                    ev[k] = body[k]
-            if start is not None:
-                ev["at"] = (start + datetime.timedelta(milliseconds=i)).isoformat(timespec="milliseconds")
-            out.append(ev)
-        return out
+                raise _invalid(f"messages[{i}]", f"messages[{i}]: expected a JSON object, got "
+                                                 f"{_json_type(m)}")
+            msg = _fields(m, _MESSAGE_FIELDS, where)
+            if "role" not in msg or "content" not in msg:
+                field = where + ("content" if "role" in msg else "role")
+                raise _invalid(field, f"{field}: missing")
+            source = _ROLES.get(msg["role"])
+            if source is None:
+                raise _invalid(where + "role", f"{where}role: expected user, assistant, tool or "
+                                               f"system, got \"{msg['role'][:64]}\"")
+            name = msg.get("name")
+            if name is not None and not 1 <= len(name.encode("utf-8")) <= 128:
+                raise _invalid(where + "name", f"{where}name: expected 1 to 128 bytes")
+            vals = [_b(user), _b(source), _b(msg["content"]), _b(f.get("session")), _b(f.get("task")),
+                    _b(name if name and source in ("agent", "tool") else self.agent),
+                    _b(_message_time(at, i)) if at is not None else None]
+            keep.append(vals)
+            ev = evs[i]
+            (ev.user_id, ev.source, ev.text, ev.session_id, ev.task_id, ev.agent_id,
+             ev.occurred_at) = vals
+            ev.metadata_json = meta
+        infos = (AmAddInfo * len(lst))()
+        rc = self._lib.am_add_events(self._db, evs, len(lst), infos)
+        if rc:
+            err = self._fail(rc)
+            field = _message_engine_field(err.message) if rc in (AM_INVALID, AM_TOOBIG) else None
+            if field:
+                err.field = field
+            raise err
+        return {"results": [self._add_shape(i) for i in infos]}
 
     def _events(self, params, body, query):
         keep = []
         if isinstance(body, dict) and "messages" in body:
-            lst = self._messages(body)
-            evs = []
-            names = {"text": "content", "source": "role", "agent": "name"}
-            for i, o in enumerate(lst):
-                try:
-                    evs.append(self._event(o, f"messages[{i}].", keep))
-                except AgentmemError as e:
-                    f = e.field or ""
-                    k = f.rsplit(".", 1)[-1]
-                    if k in names:
-                        e.field = f"messages[{i}].{names[k]}"
-                    raise
-            arr = (AmEvent * len(evs))(*evs)
-            infos = (AmAddInfo * len(evs))()
-            rc = self._lib.am_add_events(self._db, arr, len(evs), infos)
-            if rc:
-                raise self._fail(rc)
-            return {"results": [self._add_shape(i) for i in infos]}
+            return self._messages(body)
         if isinstance(body, dict) and "events" in body:
             extra = [k for k in body if k != "events"]
             if extra:
@@ -516,6 +573,9 @@ class EmbeddedTransport:
                 _b(r.get("task")), _b(r.get("domain")), _b(r["query"]), _b(r.get("as_of"))]
         q.user_id, q.agent_id, q.session_id, q.task_id, q.domain, q.text, q.as_of = vals
         q.budget_tokens, q.max_events = r.get("budget", 0), r.get("k", 0)
+        keep = []
+        if "filters" in r:
+            q.filter = ctypes.pointer(self._filter(r["filters"], keep))
         out = ctypes.POINTER(AmRecallResult)()
         rc = self._lib.am_recall(self._db, ctypes.byref(q), ctypes.byref(out))
         if rc:
@@ -524,6 +584,35 @@ class EmbeddedTransport:
             return self._parsed(out.contents.json)
         finally:
             self._lib.am_recall_free(out)
+
+    @staticmethod
+    def _filter(spec, keep):
+        """The body's "filters" ({kind, scope, metadata, from, to}) as an
+        am_filter; keep holds what its pointers point at."""
+        f = AmFilter()
+        for key, v in spec.items():
+            if key in ("kind", "scope"):
+                lst = v if isinstance(v, list) else [v]
+                if not all(isinstance(x, str) for x in lst) or len(lst) > 16:
+                    raise _invalid("filters", f"filters.{key}: expected a string or an array of "
+                                              f"at most 16 strings")
+                arr = (c_char_p * max(len(lst), 1))(*[_b(x) for x in lst])
+                keep.append(arr)
+                if key == "kind":
+                    f.kinds, f.n_kinds = arr, len(lst)
+                else:
+                    f.scopes, f.n_scopes = arr, len(lst)
+            elif key == "metadata" and isinstance(v, dict):
+                keep.append(_b(_json(v)))
+                f.metadata_json = keep[-1]
+            elif key in ("from", "to") and isinstance(v, str):
+                keep.append(_b(v))
+                setattr(f, "from_" if key == "from" else "to", keep[-1])
+            else:
+                raise _invalid("filters", f"filters.{str(key)[:64]}: unknown or of the wrong type "
+                                          f"(kind, scope: a string or an array of strings; "
+                                          f"metadata: an object; from, to: ISO 8601)")
+        return f
 
     def _task(self, params, body, query):
         user = self._user(query.get("user"))
@@ -557,13 +646,42 @@ class EmbeddedTransport:
             self._lib.am_memory_list_free(lst)
 
     def _memories(self, params, body, query):
+        for k in query:
+            if k not in _LIST_PARAMS and not k.startswith("metadata."):
+                raise _invalid(k, f'unknown query parameter "{k[:64]}"')
         flag = query.get("all")
         if flag not in (None, "1", "0", "true", "false"):
             raise _invalid("all", "all: expected 1, 0, true or false")
         as_of = query.get("as_of")
         if as_of is not None and (not isinstance(as_of, str) or "\0" in as_of):
             raise _invalid("as_of", "as_of: expected ISO 8601 with a zone")
-        return self._list(self._user(query.get("user")), 1 if flag in ("1", "true") else 0, as_of)
+        user = self._user(query.get("user"))
+        which = 1 if flag in ("1", "true") else 0
+        spec = {k: query[k] for k in ("kind", "scope", "from", "to") if query.get(k) is not None}
+        meta = {k[9:]: str(v) for k, v in query.items() if k.startswith("metadata.")}
+        if meta:
+            spec["metadata"] = meta
+        limit = query.get("limit")
+        if not spec and limit is None and query.get("cursor") is None:
+            return self._list(user, which, as_of)
+        if limit is not None:
+            limit = str(limit)
+            if not limit.isdigit() or not 1 <= int(limit) <= 1000:
+                raise _invalid("limit", "limit: expected 1 to 1000")
+        keep = []
+        o = AmListOpts(which=which, as_of=_b(as_of), limit=int(limit or 0),
+                       cursor=_b(query.get("cursor")))
+        if spec:
+            o.filter = ctypes.pointer(self._filter(spec, keep))
+        lst = ctypes.POINTER(AmMemoryList)()
+        rc = self._lib.am_memories_list(self._db, _b(user), ctypes.byref(o), ctypes.byref(lst))
+        if rc:
+            raise self._fail(rc)
+        try:
+            self._meta["next_cursor"] = _s(lst.contents.next_cursor)
+            return self._parsed(lst.contents.json)
+        finally:
+            self._lib.am_memory_list_free(lst)
 
     def _versions(self, params, body, query):
         """Every version of the key of the item {id} names (a version or
@@ -575,7 +693,19 @@ class EmbeddedTransport:
             raise AgentmemError("not_found", f"id: no memory {mid}", "id", 404)
         same = [m for m in items if m.get("key") == found["key"] and m.get("scope") == found["scope"]]
         same.sort(key=lambda m: (m.get("recorded_at") or "", m.get("id") or ""))
-        return {"memory_id": mid, "key": found["key"], "versions": same, "next_cursor": None}
+        cursor, limit, nxt = query.get("cursor"), query.get("limit"), None
+        if cursor is not None:
+            at = next((i for i, m in enumerate(same) if m.get("id") == cursor), None)
+            if at is None:
+                raise _invalid("cursor", "cursor: not a version of this memory")
+            same = same[at + 1:]
+        if limit is not None:
+            if not str(limit).isdigit() or not 1 <= int(limit) <= 1000:
+                raise _invalid("limit", "limit: expected 1 to 1000")
+            if len(same) > int(limit):
+                same = same[:int(limit)]
+                nxt = same[-1]["id"]
+        return {"memory_id": mid, "key": found["key"], "versions": same, "next_cursor": nxt}
 
     def _feedback(self, params, body, query):
         f = _fields(body, _FEEDBACK_FIELDS)
@@ -612,20 +742,20 @@ class EmbeddedTransport:
         if f.get("text") is None:
             raise _invalid("text", "text is required")
         user = self._user(f.get("user"))
+        meta = _b(_json(f["metadata"])) if "metadata" in f else None
         mi = AmMemoryInput(user_id=_b(user), text=_b(f["text"]), kind=_b(f.get("kind")),
-                           key=_b(f.get("key")), scope=_b(f.get("scope")))
+                           key=_b(f.get("key")), scope=_b(f.get("scope")), metadata_json=meta)
         item = ctypes.POINTER(AmMemoryItem)()
         rc = self._lib.am_memory_add(self._db, ctypes.byref(mi), ctypes.byref(item))
         return {"memory": self._item(rc, item)["memory"]}
 
     def _memory_update(self, params, body, query):
         f = _fields(body, _PATCH_FIELDS)
-        if f.get("text") is None:
-            raise _invalid("text", "text is required")
         user = self._user(f.get("user"))
         item = ctypes.POINTER(AmMemoryItem)()
-        rc = self._lib.am_memory_update(self._db, _b(user), _b(params[0]), _b(f["text"]),
-                                        ctypes.byref(item))
+        meta = _b(_json(f["metadata"])) if "metadata" in f else None
+        rc = self._lib.am_memory_set(self._db, _b(user), _b(params[0]), _b(f.get("text")), meta,
+                                     None, None, ctypes.byref(item))
         return {"memory": self._item(rc, item)["memory"]}
 
     def _memory_delete(self, params, body, query):

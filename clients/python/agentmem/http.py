@@ -19,7 +19,8 @@ import urllib.request
 from .errors import AgentmemError
 
 _BY_STATUS = {400: "invalid_request", 401: "unauthorized", 403: "forbidden", 404: "not_found",
-              405: "method_not_allowed", 409: "denied", 413: "payload_too_large", 503: "busy"}
+              405: "method_not_allowed", 409: "denied", 413: "payload_too_large", 429: "too_many_requests",
+              503: "busy"}
 
 
 def _error_of(status, raw):
@@ -45,7 +46,9 @@ class HttpTransport:
     def close(self):
         pass
 
-    def request(self, method, path, params, body, query):
+    def request(self, method, path, params, body, query, meta=None):
+        """The route's parsed JSON; meta (a dict, or None) gets
+        "next_cursor": the X-Next-Cursor header of a list page."""
         for p in params:
             if not isinstance(p, str) or not p:
                 raise AgentmemError("invalid_request", "expected a non-empty string id", "id")
@@ -68,6 +71,8 @@ class HttpTransport:
             try:
                 with urllib.request.urlopen(rq, timeout=self.timeout) as r:
                     raw = r.read()
+                    if meta is not None:
+                        meta["next_cursor"] = r.headers.get("X-Next-Cursor") or None
                 return json.loads(raw.decode("utf-8"))
             except urllib.error.HTTPError as e:
                 raw = e.read()

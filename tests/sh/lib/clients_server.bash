@@ -1,7 +1,7 @@
 # Shared by the client tests (sourced): a store with tokens of three users,
 # `agentmem serve` on a free loopback port (port 0: the server prints the
 # one it got), waited for on /healthz, stopped with SIGTERM on exit.
-# Sets AGENTMEM_URL, AGENTMEM_TOKEN_A/B/C, AGENTMEM_USER_A/B/C,
+# Sets AGENTMEM_URL, AGENTMEM_TOKEN_A/B/C, AGENTMEM_USER_A/B/C, AGENTMEM_TOKEN_ADMIN,
 # AGENTMEM_TMP; needs $CLI and $dir (lib/expect.bash).
 srv_pid=
 stop_server() {
@@ -19,6 +19,10 @@ start_client_server() {
       { echo "FAIL: token create ${!name}"; cat "$dir/token.err"; exit 1; }
     export "AGENTMEM_TOKEN_$u=$tok"
   done
+  # an admin token: one client object for many users (the SDKs' Memory)
+  AGENTMEM_TOKEN_ADMIN=$("$CLI" --db "$db" token create --user sdk-admin --admin 2>"$dir/token.err") ||
+    { echo "FAIL: token create --admin"; cat "$dir/token.err"; exit 1; }
+  export AGENTMEM_TOKEN_ADMIN
   "$CLI" --db "$db" serve --listen 127.0.0.1:0 --threads 3 >"$dir/srv.out" 2>"$dir/srv.err" &
   srv_pid=$!
   local port=
