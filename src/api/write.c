@@ -230,6 +230,8 @@ static int recent_turns(wctx_ex *x, am__event_row **rows, size_t *n)
 /* The content of the one-off said last in this conversation: the task's
  * current round's latest one-off note, else the latest one-off sentence of
  * the recent turns; NULL when there is none. */
+#define ONE_OFF_MIN 0.6f /* the model's one-off reading that a reference can promote */
+
 static int last_one_off(wctx_ex *x, const am__event_row *rows, size_t n, const char **out)
 {
     *out = NULL;
@@ -256,7 +258,11 @@ static int last_one_off(wctx_ex *x, const am__event_row *rows, size_t n, const c
         memset(&prev, 0, sizeof prev);
         int rc = am__db_distill(x->db, rows[i].content, strlen(rows[i].content), NULL, &prev, &d);
         if (rc) return rc;
-        if (d.action == AM__D_ONE_OFF) *out = rows[i].content;
+        /* the tables' one-off, or a request the model reads as one where
+         * they are silent ("Stick a TL;DR at the top of this one") */
+        if (d.action == AM__D_ONE_OFF ||
+            (d.action == AM__D_NONE && !d.ref && !d.guard && d.oneoff_p >= ONE_OFF_MIN))
+            *out = rows[i].content;
     }
     return AM_OK;
 }

@@ -192,6 +192,7 @@ static void decide(const float *p, int ref_cue, int past, am__distill_turn *turn
     const float *a = p + am__und_heads[AM_UND_ACT].offset;
     d->keep_p = keep_prob(p);
     d->end_p = p[am__und_heads[AM_UND_ACT].offset + act_of("invalidation")];
+    d->oneoff_p = p[am__und_heads[AM_UND_ACT].offset + act_of("oneoff")];
     int t = best_of(p, AM_UND_TOPIC, &bp);
     d->topic = am__und_heads[AM_UND_TOPIC].labels[t];
     int w = best_of(p, AM_UND_WHOSE, &bp);

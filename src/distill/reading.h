@@ -41,7 +41,7 @@ void am__distill_turn_read(const char *text, size_t len, am__distill_turn *t);
  * (am__distill_sentence, _follow and _reference on norm); turn: the
  * model's reading of the whole turn the sentence is part of (NULL:
  * unknown, the sentence alone).  Updates *d:
- * action, kind, key, rule, source, whose, topic, keep_p, end_p, ref, restated. */
+ * action, kind, key, rule, source, whose, topic, keep_p, end_p, oneoff_p, ref, restated. */
 void am__distill_read(const char *raw, size_t rn, const char *norm, size_t nn,
                       am__distill_turn *turn, am__distill *d);
 

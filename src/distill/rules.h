@@ -51,6 +51,7 @@ typedef struct am__distill {
     const char *topic;   /* the model's topic of the sentence */
     float keep_p;        /* the model's probability that it lasts */
     float end_p;         /* ... that it ends something lasting (an invalidation) */
+    float oneoff_p;      /* ... that it asks something for this request only */
 } am__distill;
 
 /* Classify one sentence.  `norm` is its NFKC + case-folded form. */
