@@ -16,9 +16,10 @@
 //   prefix search is one metadata filter on the server), "lg.form" and
 //   "lg.created" / "lg.updated" (the first and the last put's time: the
 //   item's createdAt and updatedAt);
-// - put is an upsert: a new item is POST /v1/memories, an existing one gets a
-//   new version (PATCH), the old text stays a past version; delete removes
-//   every version (DELETE /v1/memories/{id});
+// - put is an upsert: a new item is POST /v1/memories (with a text only it
+//   has, then its text as a new version: never merged into another item), an
+//   existing one gets a new version (PATCH), the old text stays a past
+//   version; delete removes every version (DELETE /v1/memories/{id});
 // - search with a `query` is POST /v1/recall filtered to the prefix (the
 //   engine's ranking; SearchItem.score is its score), without one it lists
 //   GET /v1/memories?metadata.lg.pN=... page by page; `filter` (equality
@@ -26,7 +27,7 @@
 //   decoded values.
 
 import { BaseStore } from '@langchain/langgraph-checkpoint';
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { AgentmemError, connect } from '../agentmem.mjs';
 
 const MAX_DEPTH = 16;          // lg.p0..lg.p16 + 5 keys of our own + 10 value fields: 32 metadata keys
@@ -141,8 +142,10 @@ export class AgentmemStore extends BaseStore {
   // new AgentmemStore({url, token, user?}) or new AgentmemStore({client, user?});
   // user: the agentmem user whose memories hold the items (an admin token's
   // choice; left out: the token's own user)
-  constructor({ client, url, token, user, timeoutMs } = {}) {
+  // kind: the memories' kind (default fact; preference, constraint, profile, ...)
+  constructor({ client, url, token, user, kind = 'fact', timeoutMs } = {}) {
     super();
+    this.kind = kind;
     this.client = client ?? connect(url ?? 'http://127.0.0.1:8420', { token, timeoutMs });
     this.user = user ?? undefined;
     this.timeoutMs = timeoutMs ?? this.client.timeoutMs ?? 30000;
@@ -239,16 +242,22 @@ export class AgentmemStore extends BaseStore {
       await this.#patch(existing.lineage_id, text, metadata);
       return;
     }
-    // the memory's own key makes a second put of the same item a new version even when
-    // two puts race; a hash keeps it short whatever the namespace's length
+    // A new item is a new memory written with a text only it has, then its text as a
+    // new version: the engine merges what an application states like a distilled
+    // statement (an about identical text reinforces an item, a near one of the same
+    // topic may supersede it), and two items of a store are two memories whatever
+    // their texts.  The memory's key keeps a second put of the item a version of it.
     const memKey = `langgraph:${createHash('sha256').update(`${enc(namespace)}\n${key}`).digest('hex').slice(0, 32)}`;
-    const add = (t) => this.#http('POST', '/v1/memories', { body: { text: t, key: memKey, metadata } });
-    const { memory } = (await add(text)).body;
-    if (memory?.metadata?.['lg.ns'] === metadata['lg.ns'] && memory?.metadata?.['lg.key'] === key) return;
-    // the same text is already another memory (the engine reinforced that one):
-    // this item gets its own memory, first with a text only it has, then its text
-    const own = (await add(`langgraph item ${memKey}`)).body.memory;
-    await this.#patch(own.lineage_id, text, metadata);
+    const placeholder = `langgraph item ${randomUUID()}`;
+    const { memory } = (await this.#http('POST', '/v1/memories',
+      { body: { text: placeholder, kind: this.kind, key: memKey, metadata } })).body;
+    const fresh = memory?.text === placeholder && memory?.metadata?.['lg.ns'] === metadata['lg.ns'] &&
+      memory?.metadata?.['lg.key'] === key &&
+      (await this.#http('GET', `/v1/memories/${encodeURIComponent(memory.lineage_id)}`)).body.versions
+        .every((v) => v.text === placeholder);
+    if (!fresh)
+      throw new AgentmemError('internal', `put: the new memory of ${enc(namespace)} ${key} was merged`, 'key', 500);
+    await this.#patch(memory.lineage_id, text, metadata);
   }
 
   async #search({ namespacePrefix, filter, limit = 10, offset = 0, query }) {
