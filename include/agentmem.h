@@ -946,7 +946,9 @@ typedef struct am_memory_input {
                              constraint, a profile fact), else fact */
     const char *key;      /* the attribute (an id of at most 95 bytes,
                              "diet.coffee"), or NULL: the engine's reading
-                             of the text, else a key of its words */
+                             of the text, else a key of its words.  Given,
+                             only that key's memory is the same memory: a
+                             near text under another key is another one */
     const char *scope;    /* global | domain:X | task:T | role:R; NULL global */
     const char *agent_id; /* for an agent (am_access rules), or NULL */
     const char *role;

@@ -249,8 +249,10 @@ int am__memory_statement(am_db *db, const am_memory_input *in, am__arena *ar, co
     /* the application's word is final: it supersedes any confidence */
     st->confidence = 1.0;
     st->event_id = source;
-    if (in->key) st->key = in->key;
-    else if (read) {
+    if (in->key) {
+        st->key = in->key;
+        st->own_key = 1;
+    } else if (read) {
         st->key = am__arena_strdup(ar, d.key);
         /* the reading's change of a value: the rules of a user's turn */
         st->restated = d.restated;

@@ -413,7 +413,10 @@ int am__semantic_put(am__wctx *w, const am__statement *st, int *outcome,
         /* a near duplicate (0.9 of the words shared) has about as many
          * words: texts of very different lengths need no tokenizing */
         size_t la = strlen(rows[i].text), lb = strlen(st->text);
-        double j = la <= 2 * lb + 8 && lb <= 2 * la + 8 ? jaccard_near(w, &rows[i], sb, nb, 0.9) : 0;
+        double j = (!st->own_key || strcmp(rows[i].key, st->key) == 0) && la <= 2 * lb + 8 &&
+                           lb <= 2 * la + 8
+                       ? jaccard_near(w, &rows[i], sb, nb, 0.9)
+                       : 0;
         if (j > best) { best = j; near = &rows[i]; }
         /* the restated value's predecessor, named by its value: the latest
          * active item that holds it */

@@ -49,6 +49,9 @@ typedef struct am__statement {
                                "微信"), or NULL */
     const char *topic;      /* the learned reading's topic of the text, or NULL */
     const char *whose;      /* a related person's statement ("spouse"), or NULL */
+    int own_key;            /* the key is the caller's (an application's): only an
+                               item of that key is the same memory -- a near text
+                               under another key is another memory */
 } am__statement;
 
 /* Insert nv as a new version (fresh version id, recorded now, current).

@@ -394,10 +394,46 @@ static void test_delete_leaves_no_byte(void)
     store_remove();
 }
 
+/* The application's keys are its items: the same text under two keys is
+ * two memories (a near duplicate of another key does not reinforce it),
+ * the same key again is that memory. */
+static void own_keys_case(const char *text, const char *key1, const char *key2)
+{
+    am_db *db = open_mem();
+    set_now("2026-04-03T10:00:00Z");
+    am_memory_item *a = add_ok(db, "u1", text, "fact", key1);
+    set_now("2026-04-03T10:00:01Z");
+    am_memory_item *b = add_ok(db, "u1", text, "fact", key2);
+    if (a && b && a->current && b->current) {
+        CHECK(strcmp(a->current->lineage_id, b->current->lineage_id) != 0);
+        CHECK_EQ_STR(b->current->key, key2);
+    }
+    set_now("2026-04-03T10:00:02Z");
+    am_memory_item *c = add_ok(db, "u1", text, "fact", key1);
+    if (a && c && a->current && c->current)
+        CHECK_EQ_STR(c->current->lineage_id, a->current->lineage_id);
+    am_memory_item_free(a);
+    am_memory_item_free(b);
+    am_memory_item_free(c);
+    am_memory_list *l = NULL;
+    CHECK_EQ_INT(am_memories(db, "u1", AM_LIST_ACTIVE, NULL, &l), AM_OK);
+    if (l) CHECK_EQ_INT(l->n, 2);
+    am_memory_list_free(l);
+    am_close(db);
+}
+
+static void test_own_keys(void)
+{
+    own_keys_case("Project Kestrel ships on the first Monday of every month", "store.a1",
+                  "store.b2");
+    own_keys_case("青鸟项目每个月第一个周一发版", "store.c3", "store.d4");
+}
+
 int main(void)
 {
     RUN(test_add_supersede_en);
     RUN(test_add_supersede_zh);
+    RUN(test_own_keys);
     RUN(test_update_feedback_delete_en);
     RUN(test_update_feedback_delete_zh);
     RUN(test_feedback_distilled);

@@ -27,7 +27,7 @@
 //   decoded values.
 
 import { BaseStore } from '@langchain/langgraph-checkpoint';
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { AgentmemError, connect } from '../agentmem.mjs';
 
 const MAX_DEPTH = 16;          // lg.p0..lg.p16 + 5 keys of our own + 10 value fields: 32 metadata keys
@@ -242,22 +242,12 @@ export class AgentmemStore extends BaseStore {
       await this.#patch(existing.lineage_id, text, metadata);
       return;
     }
-    // A new item is a new memory written with a text only it has, then its text as a
-    // new version: the engine merges what an application states like a distilled
-    // statement (an about identical text reinforces an item, a near one of the same
-    // topic may supersede it), and two items of a store are two memories whatever
-    // their texts.  The memory's key keeps a second put of the item a version of it.
+    // A new item is a new memory under a key of its own: an application's key makes
+    // the engine treat only that key's item as the same memory, so two items of a
+    // store are two memories whatever their texts, and a second put of the item is
+    // a version of it.
     const memKey = `langgraph:${createHash('sha256').update(`${enc(namespace)}\n${key}`).digest('hex').slice(0, 32)}`;
-    const placeholder = `langgraph item ${randomUUID()}`;
-    const { memory } = (await this.#http('POST', '/v1/memories',
-      { body: { text: placeholder, kind: this.kind, key: memKey, metadata } })).body;
-    const fresh = memory?.text === placeholder && memory?.metadata?.['lg.ns'] === metadata['lg.ns'] &&
-      memory?.metadata?.['lg.key'] === key &&
-      (await this.#http('GET', `/v1/memories/${encodeURIComponent(memory.lineage_id)}`)).body.versions
-        .every((v) => v.text === placeholder);
-    if (!fresh)
-      throw new AgentmemError('internal', `put: the new memory of ${enc(namespace)} ${key} was merged`, 'key', 500);
-    await this.#patch(memory.lineage_id, text, metadata);
+    await this.#http('POST', '/v1/memories', { body: { text, kind: this.kind, key: memKey, metadata } });
   }
 
   async #search({ namespacePrefix, filter, limit = 10, offset = 0, query }) {
