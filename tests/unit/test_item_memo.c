@@ -37,14 +37,15 @@ static am__store *open_store(int no_lists)
     return s;
 }
 
-/* every field of the latest items of uid, one line each */
-static char *dump(am__store *s, const char *uid)
+/* every field of uid's items as items_list gives them (which, at), one
+ * line each */
+static char *dump(am__store *s, const char *uid, int which, am_time at)
 {
     am__arena ar;
     am__arena_init(&ar, &alloc);
     am__item_row *rows = NULL;
     size_t n = 0;
-    int rc = s->vt->items_list(s, uid, LATEST, INT64_MAX, &ar, &rows, &n);
+    int rc = s->vt->items_list(s, uid, which, at, &ar, &rows, &n);
     CHECK_EQ_INT(rc, AM_OK);
     am__buf b;
     am__buf_init(&b, &alloc);
@@ -72,13 +73,29 @@ static char *dump(am__store *s, const char *uid)
     return out;
 }
 
+/* A's lists are C's: the write path's latest items, and a recall's --
+ * the current items valid at a time (before, between and after the rows'
+ * times, so a version closed in the future counts), with their heat */
 static void same(am__store *a, am__store *c, const char *uid, const char *what)
 {
-    char *x = dump(a, uid), *y = dump(c, uid);
-    if (strcmp(x, y) != 0) fprintf(stderr, "%s: held\n%s-- the file\n%s", what, x, y);
-    CHECK_EQ_STR(x, y);
-    free(x);
-    free(y);
+    static const struct {
+        int which;
+        am_time at;
+    } views[] = {
+        {LATEST, INT64_MAX},
+        {AM__ITEMS_CURRENT | AM__ITEMS_NO_SOURCES, T0 + 15},
+        {AM__ITEMS_CURRENT | AM__ITEMS_NO_SOURCES, T0 + 1000000},
+        {AM__ITEMS_CURRENT | AM__ITEMS_NO_SOURCES | AM__ITEMS_NO_HEAT, T0 + 5},
+    };
+    for (size_t i = 0; i < sizeof views / sizeof *views; i++) {
+        char *x = dump(a, uid, views[i].which, views[i].at);
+        char *y = dump(c, uid, views[i].which, views[i].at);
+        if (strcmp(x, y) != 0)
+            fprintf(stderr, "%s (view %zu): held\n%s-- the file\n%s", what, i, x, y);
+        CHECK_EQ_STR(x, y);
+        free(x);
+        free(y);
+    }
 }
 
 static int counter;
@@ -146,6 +163,16 @@ static void test_memo(void)
     am__item_row x3 = item("city", "我住在上海", T0 + 3);
     insert(b, u, &x3, 1);
     same(a, c, u, "after another connection's insert");
+    /* a value closed at a later time (a statement that arrived late), and
+     * heat: a recall's list holds them at the times they are valid */
+    am__item_row h1 = item("gym", "I went to the gym on Tuesdays", T0 + 4);
+    h1.valid_to = T0 + 500;
+    insert(b, u, &h1, 1);
+    CHECK_EQ_INT(b->vt->item_touch(b, u, x2.lineage_id, T0 + 6), AM_OK);
+    CHECK_EQ_INT(b->vt->item_touch(b, u, x2.lineage_id, T0 + 7), AM_OK);
+    same(a, c, u, "after a value closed later and a recall's heat");
+    CHECK_EQ_INT(a->vt->item_touch(a, u, x1.lineage_id, T0 + 8), AM_OK);
+    same(a, c, u, "after our own heat");
 
     /* held: a row changed behind the triggers (the seq put back) is not seen... */
     long long seq = sql_count("SELECT seq FROM item_changes WHERE user_id = ?1", "李雷");
@@ -154,7 +181,7 @@ static void test_memo(void)
     char sql[200];
     snprintf(sql, sizeof sql, "UPDATE item_changes SET seq = %lld WHERE user_id = '李雷'", seq);
     raw(r, sql);
-    char *held = dump(a, u);
+    char *held = dump(a, u, LATEST, INT64_MAX);
     CHECK(strstr(held, "我住在上海") != NULL);
     CHECK(strstr(held, "changed 改了") == NULL);
     free(held);
@@ -189,11 +216,11 @@ static void test_memo(void)
     CHECK_EQ_INT(a->vt->item_insert(a, u, &x6), AM_OK);
     CHECK_EQ_INT(a->vt->item_insert(a, u, &x7), AM_OK);
     CHECK_EQ_INT(a->vt->item_insert(a, u, &x8), AM_OK);
-    char *in_txn = dump(a, u);
+    char *in_txn = dump(a, u, LATEST, INT64_MAX);
     CHECK(strstr(in_txn, "两段") != NULL && strstr(in_txn, "jazz") != NULL);
     CHECK(strstr(in_txn, "invalidated one") == NULL && strstr(in_txn, "until tomorrow") == NULL);
     CHECK_EQ_INT(a->vt->commit(a), AM_OK);
-    char *file = dump(c, u);
+    char *file = dump(c, u, LATEST, INT64_MAX);
     CHECK_EQ_STR(in_txn, file);
     free(in_txn);
     free(file);
@@ -203,7 +230,7 @@ static void test_memo(void)
     raw(r, "UPDATE memory_items SET text = 'behind its back' WHERE key = 'pending'");
     snprintf(sql, sizeof sql, "UPDATE item_changes SET seq = %lld WHERE user_id = '李雷'", seq);
     raw(r, sql);
-    held = dump(a, u);
+    held = dump(a, u, LATEST, INT64_MAX);
     CHECK(strstr(held, "maybe I like jazz") != NULL);
     free(held);
     raw(r, "UPDATE memory_items SET text = 'maybe I like jazz' WHERE key = 'pending'");
@@ -212,7 +239,7 @@ static void test_memo(void)
     CHECK_EQ_INT(a->vt->begin(a), AM_OK);
     am__item_row x9 = item("rolled", "rolled back 回滚", T0 + 40);
     CHECK_EQ_INT(a->vt->item_insert(a, v, &x9), AM_OK);
-    held = dump(a, v);
+    held = dump(a, v, LATEST, INT64_MAX);
     CHECK(strstr(held, "回滚") != NULL);
     free(held);
     CHECK_EQ_INT(a->vt->rollback(a), AM_OK);
@@ -221,7 +248,7 @@ static void test_memo(void)
     same(a, c, v, "after a rollback and another connection's insert");
 
     /* a user's rows and seq deleted (a forget), then written again */
-    free(dump(a, u)); /* (held now) */
+    free(dump(a, u, LATEST, INT64_MAX)); /* (held now) */
     raw(r, "DELETE FROM memory_items WHERE user_id = '李雷'; DELETE FROM item_changes WHERE user_id = '李雷'");
     same(a, c, u, "after the user's rows were deleted");
     am__item_row x10 = item("city", "我搬到北京了", T0 + 50);

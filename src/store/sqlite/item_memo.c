@@ -7,9 +7,11 @@
  * value it restates), so each write listed them all: an indexed read of
  * every current row, O(items) per write, and the largest single cost of
  * a server's writer once users hold a few hundred items (docs/BENCH.md).
- * The memo keeps that list -- exactly the rows items_list gives for
- * AM__ITEMS_CURRENT | AM__ITEMS_NO_SOURCES | AM__ITEMS_NO_HEAT at the end
- * of time -- per user, for up to MEMO_USERS users and MEMO_BYTES bytes.
+ * The memo keeps that list -- the rows items_list gives for
+ * AM__ITEMS_CURRENT | AM__ITEMS_NO_SOURCES | AM__ITEMS_NO_HEAT, of any
+ * valid time -- per user, for up to MEMO_USERS users and MEMO_BYTES bytes;
+ * each read hands out those valid at its time, and a recall's adds their
+ * heat, read apart (items.c).
  *
  * When it is true: schema v23 keeps a seq per user (item_changes) that
  * triggers move with every insert, update or delete of one of the user's
@@ -203,8 +205,13 @@ static void entry_remove(sq_store *s, memo_entry *m, size_t i)
 
 /* ------------------------------------------------------------ reads */
 
-int am__sqlite_memo_get(sq_store *s, const char *uid, am__arena *ar, am__item_row **rows,
-                        size_t *n, int *hit, int64_t *seq)
+int am__sqlite_memo_valid(const am__item_row *r, am_time at)
+{
+    return r->valid_from <= at && (r->valid_to == AM_TIME_NONE || r->valid_to > at);
+}
+
+int am__sqlite_memo_get(sq_store *s, const char *uid, am_time at, am__arena *ar,
+                        am__item_row **rows, size_t *n, int *hit, int64_t *seq)
 {
     *hit = 0;
     *seq = -1;
@@ -218,15 +225,17 @@ int am__sqlite_memo_get(sq_store *s, const char *uid, am__arena *ar, am__item_ro
     am__item_row *out = m->n ? am__arena_take(ar, m->n * sizeof *out) : NULL;
     char *strings = m->bytes ? am__arena_take(ar, m->bytes) : NULL;
     if ((m->n && !out) || (m->bytes && !strings)) return AM_NOMEM;
-    size_t at = 0;
+    size_t used = 0, k = 0;
     for (size_t i = 0; i < m->n; i++) {
-        out[i] = m->rows[i];
-        memcpy(strings + at, m->blocks[i], m->block_len[i]);
-        row_move(&out[i], m->blocks[i], strings + at);
-        at += m->block_len[i];
+        if (!am__sqlite_memo_valid(&m->rows[i], at)) continue;
+        out[k] = m->rows[i];
+        memcpy(strings + used, m->blocks[i], m->block_len[i]);
+        row_move(&out[k], m->blocks[i], strings + used);
+        used += m->block_len[i];
+        k++;
     }
     *rows = out;
-    *n = m->n;
+    *n = k;
     *hit = 1;
     return AM_OK;
 }
@@ -308,8 +317,7 @@ void am__sqlite_memo_inserted(sq_store *s, memo_entry *m, const char *uid,
     /* as items_list reads it back: the filter of the latest current ones,
      * value_json "null" for none, reinforced_at coalesced with recorded_at,
      * an empty token blob read as none, no heat, no sources */
-    int listed = it->superseded_at == AM_TIME_NONE && it->valid_to == AM_TIME_NONE &&
-                 it->valid_from != AM_TIME_NONE && it->status &&
+    int listed = it->superseded_at == AM_TIME_NONE && it->valid_from != AM_TIME_NONE && it->status &&
                  (strcmp(it->status, "active") == 0 || strcmp(it->status, "pending_confirm") == 0);
     int ok = 1;
     if (listed) {

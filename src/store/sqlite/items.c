@@ -172,6 +172,50 @@ int am__sqlite_item_sources(am__store *b, const char *uid, int64_t item_rid, am_
     return AM_OK;
 }
 
+static int cmp_lineage(const void *x, const void *y)
+{
+    const am__item_row *const *a = x, *const *b = y;
+    return strcmp((*a)->lineage_id, (*b)->lineage_id);
+}
+
+/* The heat (hits, last access) of rows[0..n), read apart from them: the
+ * rows of item_heat that hold any, matched by lineage. */
+static int heat_attach(sq_store *s, const char *uid, am__arena *ar, am__item_row *rows, size_t n)
+{
+    if (!n) return AM_OK;
+    am__item_row **by = am__arena_alloc(ar, n * sizeof *by);
+    if (!by) return AM_NOMEM;
+    for (size_t i = 0; i < n; i++) {
+        rows[i].hits = 0;
+        rows[i].last_access = AM_TIME_NONE;
+        by[i] = &rows[i];
+    }
+    qsort(by, n, sizeof *by, cmp_lineage);
+    sqlite3_stmt *st = stmt(s, "SELECT lineage_id, hits, last_access FROM item_heat"
+                               " WHERE user_id=?1 AND (hits > 0 OR last_access IS NOT NULL)");
+    if (!st) return AM_BACKEND;
+    bind_text(st, 1, uid);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *lin = (const char *)sqlite3_column_text(st, 0);
+        if (!lin) continue;
+        /* the first row of the lineage, then its others beside it */
+        size_t lo = 0, hi = n;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (strcmp(by[mid]->lineage_id, lin) < 0) lo = mid + 1;
+            else hi = mid;
+        }
+        for (size_t i = lo; i < n && strcmp(by[i]->lineage_id, lin) == 0; i++) {
+            by[i]->hits = sqlite3_column_int(st, 1);
+            by[i]->last_access = col_time(st, 2);
+        }
+    }
+    int out = rc == SQLITE_DONE ? AM_OK : fail(s, rc, "item heat");
+    done(s, st);
+    return out;
+}
+
 int am__sqlite_items_list(am__store *b, const char *uid, int which, am_time at,
                           am__arena *ar, am__item_row **rows, size_t *n)
 {
@@ -194,6 +238,9 @@ int am__sqlite_items_list(am__store *b, const char *uid, int which, am_time at,
 #define ITEM_CURRENT                                                                            \
     " WHERE m.user_id=?1 AND m.superseded_at IS NULL AND m.status IN ('active','pending_confirm')" \
     " AND m.valid_from <= ?2 AND (m.valid_to IS NULL OR m.valid_to > ?2) ORDER BY m.rid"
+#define ITEM_CURRENT_ANY                                                                        \
+    " WHERE m.user_id=?1 AND m.superseded_at IS NULL AND m.status IN ('active','pending_confirm')" \
+    " AND ?2 = ?2 ORDER BY m.rid"
 #define ITEM_ALL " WHERE m.user_id=?1 AND ?2 = ?2 ORDER BY m.lineage_id, m.rid"
 #define ITEM_ASOF                                                                               \
     " WHERE m.user_id=?1 AND m.superseded_at IS NULL"                                           \
@@ -210,14 +257,19 @@ int am__sqlite_items_list(am__store *b, const char *uid, int which, am_time at,
     which &= ~(AM__ITEMS_NO_SOURCES | AM__ITEMS_NO_HEAT);
     if (which < 0 || which > 2) return AM_MISUSE;
     const char *sql_use = sql[which][no_src];
-    /* the write path's latest items: held between statements (item_memo.c) */
-    int memo = which == AM__ITEMS_CURRENT && no_src && no_heat && at == INT64_MAX;
+    /* the current items without their sources: held between statements
+     * and recalls (item_memo.c), those valid at `at` handed out, their heat
+     * read apart */
+    int memo = which == AM__ITEMS_CURRENT && no_src;
     int64_t memo_seq = -1;
     if (memo) {
         int hit;
-        int rc = am__sqlite_memo_get(s, uid, ar, rows, n, &hit, &memo_seq);
-        if (rc || hit) return rc;
-        sql_use = ITEM_NOHEAT ITEM_CURRENT;
+        int rc = am__sqlite_memo_get(s, uid, at, ar, rows, n, &hit, &memo_seq);
+        if (rc) return rc;
+        if (hit) return no_heat ? AM_OK : heat_attach(s, uid, ar, *rows, *n);
+        if (memo_seq > 0) sql_use = ITEM_NOHEAT ITEM_CURRENT_ANY;
+        else if (no_heat) sql_use = ITEM_NOHEAT ITEM_CURRENT;
+        memo = memo_seq > 0;
     }
     sqlite3_stmt *st = stmt(s, sql_use);
     if (!st) return AM_BACKEND;
@@ -286,7 +338,14 @@ int am__sqlite_items_list(am__store *b, const char *uid, int which, am_time at,
             (*rows)[i].hits = 0;
             (*rows)[i].last_access = AM_TIME_NONE;
         }
-    if (memo) am__sqlite_memo_put(s, uid, memo_seq, *rows, *n);
+    if (memo) {
+        am__sqlite_memo_put(s, uid, memo_seq, *rows, *n);
+        size_t k = 0; /* those valid at `at` */
+        for (size_t i = 0; i < *n; i++)
+            if (am__sqlite_memo_valid(&(*rows)[i], at)) (*rows)[k++] = (*rows)[i];
+        *n = k;
+        if (!no_heat) return heat_attach(s, uid, ar, *rows, *n);
+    }
     return AM_OK;
 }
 

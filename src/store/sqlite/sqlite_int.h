@@ -695,8 +695,10 @@ void am__sqlite_caches_open(sq_store *s);
  * reinforced: around this connection's own change of uid's rows (before
  * it: the entry to keep true, or NULL). */
 struct am__memo_entry;
-int am__sqlite_memo_get(sq_store *s, const char *uid, am__arena *ar, am__item_row **rows,
-                        size_t *n, int *hit, int64_t *seq);
+int am__sqlite_memo_get(sq_store *s, const char *uid, am_time at, am__arena *ar,
+                        am__item_row **rows, size_t *n, int *hit, int64_t *seq);
+/* 1 when r is valid at `at` (valid_from <= at < valid_to) */
+int am__sqlite_memo_valid(const am__item_row *r, am_time at);
 void am__sqlite_memo_put(sq_store *s, const char *uid, int64_t seq, const am__item_row *rows,
                          size_t n);
 struct am__memo_entry *am__sqlite_memo_before(sq_store *s, const char *uid);
