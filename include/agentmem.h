@@ -715,6 +715,44 @@ typedef struct am_list_opts {
 int am_memories_list(am_db *db, const char *user_id, const am_list_opts *o,
                      am_memory_list **out);
 
+/* A page of a user's events (what was said), newest first (occurred_at,
+ * then the order stored), for a reader that pages a history back from
+ * now without reading all of it (an inspector, a "load more" list).
+ * query: a plain search, the events whose content holds it (letters
+ * A-Z compared without case; any text, Chinese included, as a
+ * substring); session_id: that session's only; [from, to): RFC 3339
+ * bounds on occurred_at.  A page holds at most limit events (0:
+ * AM_EVENTS_LIMIT_DEFAULT; at most AM_LIST_LIMIT_MAX); next_cursor names
+ * its last event's place (opaque), NULL on the last page -- an event
+ * added meanwhile never repeats or hides one of the next page.  agent_id
+ * and role as am_memories_as: the events the asker may not read are left
+ * out (am_access_check).  Initialise with {0} or memset: fields are
+ * appended. */
+#define AM_EVENTS_LIMIT_DEFAULT 50
+typedef struct am_event_list_opts {
+    size_t limit;                /* 0: AM_EVENTS_LIMIT_DEFAULT */
+    const char *cursor;          /* next_cursor of the page before, or NULL */
+    const char *query;           /* or NULL / "": every event */
+    const char *session_id;      /* or NULL */
+    const char *from, *to;       /* or NULL */
+    const char *agent_id, *role; /* or NULL */
+} am_event_list_opts;
+typedef struct am_event_page {
+    const char *json;        /* a JSON array of the events, each as in
+                                am_export without "entities" */
+    size_t n;                /* events in json */
+    const char *next_cursor; /* or NULL on the last page */
+} am_event_page;
+/* *out owned: am_event_page_free (NULL: no-op).  An unknown user, or one
+ * being forgotten, has none (AM_OK, an empty page).  Returns AM_OK,
+ * AM_MISUSE (NULL db, o or out), AM_INVALID (a bad user, agent, role,
+ * session, query (not UTF-8, over max_text_bytes), from or to, a limit
+ * over AM_LIST_LIMIT_MAX, a cursor that is not one: am_errmsg names the
+ * field), AM_NOMEM, AM_BACKEND. */
+int am_events_list(am_db *db, const char *user_id, const am_event_list_opts *o,
+                   am_event_page **out);
+void am_event_page_free(am_event_page *p);
+
 /* The access decision, for a tool that serves a user's agents
  * (a server, an MCP transport): what agent_id with role may read and act
  * on.  Every read and every write made for an agent goes through it --
