@@ -489,9 +489,13 @@ int am_add_events(am_db *db, const am_event *evs, size_t n, am_add_info *infos);
  * {"key": value or [values]} -- each key holds its value or one of the
  * values (compared as text: a string as it is, a number as JSON writes
  * it, true / false); from / to: ISO 8601 with a zone, the item's
- * valid_from or the event's occurred_at in [from, to).  Initialise with
- * {0} or memset: fields are appended.  A bad filter is AM_INVALID naming
- * it ("recall: filters.metadata.project: expected a string, ..."). */
+ * valid_from or the event's occurred_at in [from, to); query: a plain
+ * search, the item's text or key (the event's content) holds it (letters
+ * A-Z compared without case, any other text as a substring; at most
+ * AM_FILTER_QUERY_MAX bytes of UTF-8).  Initialise with {0} or memset:
+ * fields are appended.  A bad filter is AM_INVALID naming it ("recall:
+ * filters.metadata.project: expected a string, ..."). */
+#define AM_FILTER_QUERY_MAX 1024
 typedef struct am_filter {
     const char *const *kinds;
     size_t n_kinds;
@@ -499,6 +503,7 @@ typedef struct am_filter {
     size_t n_scopes;
     const char *metadata_json;
     const char *from, *to;
+    const char *query; /* or NULL / "" (appended field) */
 } am_filter;
 
 /* ---------------------------------------------------------------- records */

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "api/db_int.h"
+#include "store/metadata.h"
 
 #define CHUNK 256
 
@@ -52,21 +53,6 @@ static int cursor_read(const char *s, am_time *at, int64_t *rid)
     if (end == r || *end || a == (long long)AM_TIME_NONE) return 1;
     *at = (am_time)a;
     *rid = (int64_t)b;
-    return 0;
-}
-
-static unsigned char fold(unsigned char c) { return c >= 'A' && c <= 'Z' ? (unsigned char)(c + 32) : c; }
-
-/* 1 when hay holds needle (n bytes), letters A-Z without case */
-static int holds(const char *hay, const char *needle, size_t n)
-{
-    if (!n) return 1;
-    if (!hay) return 0;
-    for (const char *p = hay; *p; p++) {
-        size_t k = 0;
-        while (k < n && p[k] && fold((unsigned char)p[k]) == fold((unsigned char)needle[k])) k++;
-        if (k == n) return 1;
-    }
     return 0;
 }
 
@@ -162,7 +148,7 @@ int am_events_list(am_db *db, const char *user_id, const am_event_list_opts *o,
         for (size_t i = 0; !rc && i < n; i++) {
             at = rows[i].occurred_at;
             rid = rows[i].rid;
-            if (!holds(rows[i].content, q, qn)) continue;
+            if (!am__plain_holds(rows[i].content, q, qn)) continue;
             if (acc) {
                 int arc = am_access_check(acc, AM_ACCESS_EVENT, rows[i].id);
                 if (arc == AM_NOTFOUND) {

@@ -8,7 +8,9 @@
  *    and finds nothing of another user; a session and a time range
  *    narrow the walk;
  *  - an agent's event is hidden from another agent, as in every read;
- *  - a bad limit, cursor, time, query and session are refused by name.
+ *  - a bad limit, cursor, time, query and session are refused by name;
+ *  - am_filter.query on am_memories_list: memories whose text or key
+ *    holds it, paged, in Chinese and English; a bad one refused by name.
  */
 #include <jansson.h>
 
@@ -243,8 +245,79 @@ static void test_refused_by_name(void)
     am_close(db);
 }
 
+static void mem(am_db *db, const char *text, const char *key)
+{
+    am_memory_input in;
+    memset(&in, 0, sizeof in);
+    in.user_id = "lin";
+    in.text = text;
+    in.key = key;
+    in.kind = "fact";
+    int rc = am_memory_add(db, &in, NULL);
+    if (rc) fprintf(stderr, "memory add: %s\n", am_errmsg(db));
+    CHECK_EQ_INT(rc, AM_OK);
+}
+
+static void test_memory_query(void)
+{
+    am_db *db = open_mem();
+    set_now("2026-04-01T10:00:00Z");
+    mem(db, "我每天早上喝咖啡", "drink.morning");
+    mem(db, "Takes her Coffee black", "coffee.style");
+    mem(db, "Lives in Lisbon", "home.city");
+    mem(db, "在杭州工作", "work.city");
+    mem(db, "Plays tennis on Sundays", "sport.weekly");
+    am_filter f;
+    memset(&f, 0, sizeof f);
+    am_list_opts o;
+    memset(&o, 0, sizeof o);
+    o.filter = &f;
+    static const struct {
+        const char *query;
+        int n;
+        const char *one;
+    } cases[] = {
+        {"咖啡", 1, "我每天早上喝咖啡"}, {"COFFEE", 1, "black"},
+        {"city", 2, "Lisbon"},           {"杭州", 1, "在杭州工作"},
+        {"golf", 0, NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        f.query = cases[i].query;
+        am_memory_list *l = NULL;
+        CHECK_EQ_INT(am_memories_list(db, "lin", &o, &l), AM_OK);
+        if (!l) continue;
+        CHECK_EQ_INT((int)l->n, cases[i].n);
+        if (cases[i].one) CHECK_CONTAINS(l->json, cases[i].one);
+        am_memory_list_free(l);
+    }
+    /* paged, one a page: "E" is in the three English texts, in no Chinese
+     * one nor its key (drink.morning, work.city) */
+    f.query = "E";
+    o.limit = 1;
+    size_t seen = 0;
+    char cur[256] = "";
+    for (int guard = 0; guard < 20; guard++) {
+        o.cursor = cur[0] ? cur : NULL;
+        am_memory_list *l = NULL;
+        CHECK_EQ_INT(am_memories_list(db, "lin", &o, &l), AM_OK);
+        if (!l) break;
+        seen += l->n;
+        snprintf(cur, sizeof cur, "%s", l->next_cursor ? l->next_cursor : "");
+        am_memory_list_free(l);
+        if (!cur[0]) break;
+    }
+    CHECK_EQ_INT((int)seen, 3);
+    f.query = "\xc3";
+    o.cursor = NULL;
+    am_memory_list *l = NULL;
+    CHECK_EQ_INT(am_memories_list(db, "lin", &o, &l), AM_INVALID);
+    CHECK_CONTAINS(am_errmsg(db), "filters.query");
+    am_close(db);
+}
+
 int main(void)
 {
+    RUN(test_memory_query);
     RUN(test_pages_newest_first);
     RUN(test_search_session_range);
     RUN(test_agents);
