@@ -741,6 +741,11 @@ typedef struct am_event_list_opts {
     const char *session_id;      /* or NULL */
     const char *from, *to;       /* or NULL */
     const char *agent_id, *role; /* or NULL */
+    /* only these events (a memory's sources), at most AM_LIST_LIMIT_MAX:
+     * one page of those that are there, newest first; unknown ids are
+     * left out (appended fields) */
+    const char *const *ids;
+    size_t n_ids;
 } am_event_list_opts;
 typedef struct am_event_page {
     const char *json;        /* a JSON array of the events, each as in

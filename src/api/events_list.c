@@ -82,8 +82,41 @@ static int opts_check(am_db *db, const char *user_id, const am_event_list_opts *
         return am__db_error(db, AM_INVALID, "events: from \"%.64s\" %s", o->from, why);
     if (o->to && am__time_parse(o->to, to, NULL, &why))
         return am__db_error(db, AM_INVALID, "events: to \"%.64s\" %s", o->to, why);
+    if (o->n_ids > AM_LIST_LIMIT_MAX || (o->n_ids && !o->ids))
+        return am__db_error(db, AM_INVALID, "events: ids: at most %d", AM_LIST_LIMIT_MAX);
+    for (size_t i = 0; i < o->n_ids; i++)
+        if ((why = am__id_check(o->ids[i])))
+            return am__db_error(db, AM_INVALID, "events: ids: %zu %s", i, why);
     if (o->cursor && cursor_read(o->cursor, c_at, c_rid))
         return am__db_error(db, AM_INVALID, "events: cursor: not a cursor of an event listing");
+    return AM_OK;
+}
+
+static int newest_first(const void *a, const void *b)
+{
+    const am__event_row *x = a, *y = b;
+    if (x->occurred_at != y->occurred_at) return x->occurred_at < y->occurred_at ? 1 : -1;
+    return x->rid < y->rid ? 1 : x->rid > y->rid ? -1 : 0;
+}
+
+/* The events o->ids names that are there, newest first, without
+ * repeats, into rows (n of them) */
+static int named_events(am_db *db, const char *user_id, const am_event_list_opts *o,
+                        am__arena *ar, am__event_row **rows, size_t *n)
+{
+    *n = 0;
+    *rows = am__arena_alloc(ar, (o->n_ids + 1) * sizeof **rows);
+    if (!*rows) return AM_NOMEM;
+    for (size_t i = 0; i < o->n_ids; i++) {
+        am__event_row *r = &(*rows)[*n];
+        int rc = db->store->vt->event_get(db->store, user_id, o->ids[i], ar, r);
+        if (rc == AM_NOTFOUND) continue;
+        if (rc) return rc;
+        int seen = 0;
+        for (size_t k = 0; k < *n && !seen; k++) seen = (*rows)[k].rid == r->rid;
+        if (!seen) (*n)++;
+    }
+    qsort(*rows, *n, sizeof **rows, newest_first);
     return AM_OK;
 }
 
@@ -138,17 +171,27 @@ int am_events_list(am_db *db, const char *user_id, const am_event_list_opts *o,
     }
     /* without a search or an access rule a chunk is the page and one more */
     int chunk = qn || acc ? CHUNK : (int)want + 1;
+    if (o->n_ids) want = o->n_ids;
     while (!rc && !done && !more) {
         am__arena ar;
         am__arena_init(&ar, &db->alloc);
         am__event_row *rows;
         size_t n = 0;
-        rc = db->store->vt->events_before(db->store, user_id, o->session_id, at, rid, from, chunk,
-                                          &ar, &rows, &n);
+        if (o->n_ids) {
+            rc = named_events(db, user_id, o, &ar, &rows, &n);
+            done = 1;
+        } else
+            rc = db->store->vt->events_before(db->store, user_id, o->session_id, at, rid, from,
+                                              chunk, &ar, &rows, &n);
         for (size_t i = 0; !rc && i < n; i++) {
             at = rows[i].occurred_at;
             rid = rows[i].rid;
             if (!am__plain_holds(rows[i].content, q, qn)) continue;
+            if (o->n_ids && ((o->session_id && (!rows[i].session_id ||
+                                                strcmp(rows[i].session_id, o->session_id))) ||
+                             (from != AM_TIME_NONE && at < from) ||
+                             (to != AM_TIME_NONE && at >= to)))
+                continue;
             if (acc) {
                 int arc = am_access_check(acc, AM_ACCESS_EVENT, rows[i].id);
                 if (arc == AM_NOTFOUND) {

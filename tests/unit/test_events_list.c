@@ -4,6 +4,7 @@
  *  - pages of 7 over 40 events (five of them said at the same moment)
  *    give every event once, newest first, with events added between the
  *    pages neither repeated nor hiding one; the last page has no cursor;
+ *  - only the events named (ids): those there, newest first, once each;
  *  - a search (a Chinese substring; English without case) pages too,
  *    and finds nothing of another user; a session and a time range
  *    narrow the walk;
@@ -117,6 +118,34 @@ static void test_pages_newest_first(void)
     CHECK_CONTAINS(p->json, "later note");
     CHECK_CONTAINS(p->json, "\"occurred_at\":\"2026-06-01T10:00:00Z\"");
     am_event_page_free(p);
+    /* only the events named: the two there, newest first, once each */
+    {
+        am_event_page *all = NULL;
+        am_event_list_opts a;
+        memset(&a, 0, sizeof a);
+        a.limit = 3;
+        CHECK_EQ_INT(am_events_list(db, "lin", &a, &all), AM_OK);
+        json_t *arr = json_loads(all->json, 0, NULL);
+        const char *id0 = json_string_value(json_object_get(json_array_get(arr, 0), "id"));
+        const char *id2 = json_string_value(json_object_get(json_array_get(arr, 2), "id"));
+        const char *ids[] = {id2, "01J00000000000000000000000", id0, id2};
+        a.limit = 0;
+        a.ids = ids;
+        a.n_ids = 4;
+        am_event_page *named = NULL;
+        CHECK_EQ_INT(am_events_list(db, "lin", &a, &named), AM_OK);
+        CHECK_EQ_INT((int)named->n, 2);
+        CHECK(named->next_cursor == NULL);
+        CHECK(named->json && strstr(named->json, id0) && strstr(named->json, id2) &&
+              strstr(named->json, id0) < strstr(named->json, id2));
+        am_event_page_free(named);
+        /* another user's ids are not there for this one */
+        CHECK_EQ_INT(am_events_list(db, "bob", &a, &named), AM_OK);
+        CHECK_EQ_INT((int)named->n, 0);
+        am_event_page_free(named);
+        json_decref(arr);
+        am_event_page_free(all);
+    }
     /* an unknown user has none */
     CHECK_EQ_INT(am_events_list(db, "nobody", &o, &p), AM_OK);
     CHECK_EQ_INT((int)p->n, 0);

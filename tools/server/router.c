@@ -214,7 +214,7 @@ static const struct {
     {"GET /metrics", ""},
     {"GET /openapi.json", ""},
     {"POST /v1/events", "user"},
-    {"GET /v1/events", "user limit cursor q session from to"},
+    {"GET /v1/events", "user limit cursor q session from to ids"},
     {"POST /v1/recall", "user"},
     {"GET /v1/tasks/{task_id}", "user"},
     {"GET /v1/memories", "user all as_of kind scope from to limit cursor q metadata."},

@@ -1,10 +1,11 @@
 /*
  * routes_events.c -- a user's events, a page at a time, newest first
  * (am_events_list; docs/SERVER.md, docs/openapi.json):
- *   GET /v1/events?limit&cursor&q&session&from&to
- *     -> {"events": [...], "next_cursor": "..." | null}
+ *   GET /v1/events?limit&cursor&q&session&from&to&ids
+ *     -> {"user": "...", "events": [...], "next_cursor": "..." | null}
  * (the cursor also in the X-Next-Cursor header, as GET /v1/memories).
- * q: a plain search of the events' content.  The user is the token's
+ * q: a plain search of the events' content; ids: only the events named
+ * (comma-separated, at most IDS_MAX: a memory's sources).  The user is the token's
  * (?user= for an admin token); a token of an agent or a role sees what
  * that agent may read, as every read.
  */
@@ -13,6 +14,8 @@
 #include <string.h>
 
 #include "srv_int.h"
+
+#define IDS_MAX 100
 
 static const char *param(srv_ctx *c, const char *name)
 {
@@ -40,16 +43,40 @@ void am__srv_h_events_list(srv_ctx *c)
     o.session_id = param(c, "session");
     o.from = param(c, "from");
     o.to = param(c, "to");
+    /* ?ids=a,b,c: split in a copy */
+    const char *ids = param(c, "ids");
+    char *idbuf = ids ? strdup(ids) : NULL;
+    const char *idv[IDS_MAX];
+    if (ids && !idbuf) {
+        am__srv_error(c->out, "internal", NULL, "out of memory");
+        return;
+    }
+    char *save = NULL;
+    for (char *t = idbuf ? strtok_r(idbuf, ",", &save) : NULL; t; t = strtok_r(NULL, ",", &save)) {
+        if (o.n_ids == IDS_MAX) {
+            free(idbuf);
+            am__srv_error(c->out, "invalid_request", "ids", "ids: at most %d", IDS_MAX);
+            return;
+        }
+        idv[o.n_ids++] = t;
+    }
+    if (ids && !o.n_ids) {
+        free(idbuf);
+        am__srv_error(c->out, "invalid_request", "ids", "ids: expected event ids, comma-separated");
+        return;
+    }
+    o.ids = idv;
     o.agent_id = c->tok.agent_id[0] ? c->tok.agent_id : NULL;
     o.role = c->tok.role[0] ? c->tok.role : NULL;
     am_event_page *p;
     int rc = am_events_list(c->db, c->user, &o, &p);
+    free(idbuf);
     if (rc == AM_INVALID) {
         /* "events: cursor: ...", "events: from \"x\" ...": the parameter
          * named (the library's "query" is this route's "q") */
         static const char *const names[][2] = {
             {"query", "q"}, {"cursor", "cursor"}, {"from", "from"}, {"to", "to"},
-            {"session", "session"}, {"limit", "limit"}, {"user", "user"},
+            {"session", "session"}, {"limit", "limit"}, {"user", "user"}, {"ids", "ids"},
         };
         const char *msg = am_errmsg(c->db), *w = strncmp(msg, "events: ", 8) == 0 ? msg + 8 : "";
         size_t len = strcspn(w, ": ");
@@ -74,5 +101,5 @@ void am__srv_h_events_list(srv_ctx *c)
         am__srv_error(c->out, "internal", NULL, "out of memory");
         return;
     }
-    am__srv_json(c->out, 200, json_pack("{s:o, s:o}", "events", events, "next_cursor", next));
+    am__srv_json(c->out, 200, json_pack("{s:s, s:o, s:o}", "user", c->user, "events", events, "next_cursor", next));
 }
