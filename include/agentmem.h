@@ -489,9 +489,13 @@ int am_add_events(am_db *db, const am_event *evs, size_t n, am_add_info *infos);
  * {"key": value or [values]} -- each key holds its value or one of the
  * values (compared as text: a string as it is, a number as JSON writes
  * it, true / false); from / to: ISO 8601 with a zone, the item's
- * valid_from or the event's occurred_at in [from, to).  Initialise with
- * {0} or memset: fields are appended.  A bad filter is AM_INVALID naming
- * it ("recall: filters.metadata.project: expected a string, ..."). */
+ * valid_from or the event's occurred_at in [from, to); query: a plain
+ * search, the item's text or key (the event's content) holds it (letters
+ * A-Z compared without case, any other text as a substring; at most
+ * AM_FILTER_QUERY_MAX bytes of UTF-8).  Initialise with {0} or memset:
+ * fields are appended.  A bad filter is AM_INVALID naming it ("recall:
+ * filters.metadata.project: expected a string, ..."). */
+#define AM_FILTER_QUERY_MAX 1024
 typedef struct am_filter {
     const char *const *kinds;
     size_t n_kinds;
@@ -499,6 +503,7 @@ typedef struct am_filter {
     size_t n_scopes;
     const char *metadata_json;
     const char *from, *to;
+    const char *query; /* or NULL / "" (appended field) */
 } am_filter;
 
 /* ---------------------------------------------------------------- records */
@@ -714,6 +719,49 @@ typedef struct am_list_opts {
  * one: am_errmsg names it), AM_NOMEM, AM_BACKEND. */
 int am_memories_list(am_db *db, const char *user_id, const am_list_opts *o,
                      am_memory_list **out);
+
+/* A page of a user's events (what was said), newest first (occurred_at,
+ * then the order stored), for a reader that pages a history back from
+ * now without reading all of it (an inspector, a "load more" list).
+ * query: a plain search, the events whose content holds it (letters
+ * A-Z compared without case; any text, Chinese included, as a
+ * substring); session_id: that session's only; [from, to): RFC 3339
+ * bounds on occurred_at.  A page holds at most limit events (0:
+ * AM_EVENTS_LIMIT_DEFAULT; at most AM_LIST_LIMIT_MAX); next_cursor names
+ * its last event's place (opaque), NULL on the last page -- an event
+ * added meanwhile never repeats or hides one of the next page.  agent_id
+ * and role as am_memories_as: the events the asker may not read are left
+ * out (am_access_check).  Initialise with {0} or memset: fields are
+ * appended. */
+#define AM_EVENTS_LIMIT_DEFAULT 50
+typedef struct am_event_list_opts {
+    size_t limit;                /* 0: AM_EVENTS_LIMIT_DEFAULT */
+    const char *cursor;          /* next_cursor of the page before, or NULL */
+    const char *query;           /* or NULL / "": every event */
+    const char *session_id;      /* or NULL */
+    const char *from, *to;       /* or NULL */
+    const char *agent_id, *role; /* or NULL */
+    /* only these events (a memory's sources), at most AM_LIST_LIMIT_MAX:
+     * one page of those that are there, newest first; unknown ids are
+     * left out (appended fields) */
+    const char *const *ids;
+    size_t n_ids;
+} am_event_list_opts;
+typedef struct am_event_page {
+    const char *json;        /* a JSON array of the events, each as in
+                                am_export without "entities" */
+    size_t n;                /* events in json */
+    const char *next_cursor; /* or NULL on the last page */
+} am_event_page;
+/* *out owned: am_event_page_free (NULL: no-op).  An unknown user, or one
+ * being forgotten, has none (AM_OK, an empty page).  Returns AM_OK,
+ * AM_MISUSE (NULL db, o or out), AM_INVALID (a bad user, agent, role,
+ * session, query (not UTF-8, over max_text_bytes), from or to, a limit
+ * over AM_LIST_LIMIT_MAX, a cursor that is not one: am_errmsg names the
+ * field), AM_NOMEM, AM_BACKEND. */
+int am_events_list(am_db *db, const char *user_id, const am_event_list_opts *o,
+                   am_event_page **out);
+void am_event_page_free(am_event_page *p);
 
 /* The access decision, for a tool that serves a user's agents
  * (a server, an MCP transport): what agent_id with role may read and act

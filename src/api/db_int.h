@@ -96,6 +96,9 @@ int am__db_distill(am_db *db, const char *s, size_t n, struct am__distill_turn *
  * a memory in every result). */
 void am__db_memory_from_row(am_memory *m, const am__item_row *r);
 void am__db_memory_json(am__buf *b, const am_memory *m);
+/* An event row as JSON, the shape of an export's event without its
+ * entities (read.c; am_events_list). */
+void am__db_event_json(am__buf *b, const am__event_row *r);
 /* am_feedback whose new version carries metadata (a canonical one, ""
  * to clear it; NULL: the predecessor's) -- am_memory_set's. */
 int am__db_feedback(am_db *db, const char *user_id, const char *memory_id, int action,

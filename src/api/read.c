@@ -758,6 +758,14 @@ out_fail:
 void am__db_memory_from_row(am_memory *m, const am__item_row *r) { memory_from_row(m, r); }
 void am__db_memory_json(am__buf *b, const am_memory *m) { json_memory(b, m); }
 
+void am__db_event_json(am__buf *b, const am__event_row *r)
+{
+    am_event_rec e;
+    event_from_row(&e, r);
+    e.score = 0;
+    json_event(b, &e);
+}
+
 /* ------------------------------------------------------------ feedback */
 
 int am_feedback(am_db *db, const char *user_id, const char *memory_id, int action,

@@ -223,8 +223,19 @@ int am__filter_compile(const am_filter *f, am__arena *ar, am__filter *out, char 
     out->scopes = f->scopes;
     out->n_scopes = f->n_scopes;
     if (f->metadata_json && (rc = meta_conds(f->metadata_json, ar, out, why, cap))) return rc;
+    if (f->query && *f->query) {
+        size_t n = strlen(f->query);
+        if (n > AM_FILTER_QUERY_MAX || !am__utf8_valid(f->query, n, NULL)) {
+            if (n > AM_FILTER_QUERY_MAX)
+                snprintf(why, cap, "filters.query: %zu bytes, over %d", n, AM_FILTER_QUERY_MAX);
+            else snprintf(why, cap, "filters.query: not valid UTF-8");
+            return AM_INVALID;
+        }
+        out->query = f->query;
+        out->query_len = n;
+    }
     out->any = out->n_kinds || out->n_scopes || out->n_meta || out->from != AM_TIME_NONE ||
-               out->to != AM_TIME_NONE;
+               out->to != AM_TIME_NONE || out->query;
     return AM_OK;
 }
 
@@ -275,13 +286,31 @@ int am__filter_item(const am__filter *f, const am__item_row *r)
     if (!f || !f->any) return 1;
     if (f->n_kinds && !among(r->kind, f->kinds, f->n_kinds)) return 0;
     if (f->n_scopes && !among(r->scope, f->scopes, f->n_scopes)) return 0;
+    if (f->query && !am__plain_holds(r->text, f->query, f->query_len) &&
+        !am__plain_holds(r->key, f->query, f->query_len))
+        return 0;
     return in_range(f, r->valid_from) && meta_match(f, r->metadata);
 }
 
 int am__filter_event(const am__filter *f, const am__event_row *e)
 {
     if (!f || !f->any) return 1;
+    if (f->query && !am__plain_holds(e->content, f->query, f->query_len)) return 0;
     return in_range(f, e->occurred_at) && meta_match(f, e->metadata);
+}
+
+static unsigned char fold(unsigned char c) { return c >= 'A' && c <= 'Z' ? (unsigned char)(c + 32) : c; }
+
+int am__plain_holds(const char *hay, const char *needle, size_t n)
+{
+    if (!n) return 1;
+    if (!hay) return 0;
+    for (const char *p = hay; *p; p++) {
+        size_t k = 0;
+        while (k < n && p[k] && fold((unsigned char)p[k]) == fold((unsigned char)needle[k])) k++;
+        if (k == n) return 1;
+    }
+    return 0;
 }
 
 /* ------------------------------------------------------------ pages */

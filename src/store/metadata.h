@@ -41,8 +41,15 @@ typedef struct am__filter {
     am__meta_cond *meta;
     size_t n_meta;
     am_time from, to; /* AM_TIME_NONE: unbounded */
+    const char *query; /* NULL: none */
+    size_t query_len;
     int any;          /* some condition is given */
 } am__filter;
+
+/* 1 when hay (NUL-terminated, NULL: none) holds needle[0..n) -- letters
+ * A-Z without case, any other byte as it is (a plain search in Chinese
+ * and English); n 0: 1. */
+int am__plain_holds(const char *hay, const char *needle, size_t n);
 
 /* f (may be NULL: no condition) compiled into *out (strings in ar).
  * AM_OK, AM_INVALID with why naming the field ("filters.metadata.project:

@@ -343,6 +343,14 @@ typedef struct am__store_vt {
      * a reader that streams a whole history in bounded memory (export). */
     int (*events_page)(am__store *s, const char *uid, am_time after_at, int64_t after_rid,
                        int limit, am__arena *ar, am__event_row **rows, size_t *n);
+    /* The next at most limit events, newest first (occurred_at, rid
+     * descending), before the one at (before_at, before_rid) (before_at
+     * AM_TIME_NONE: from the newest), of session (NULL: any), said at or
+     * after from (AM_TIME_NONE: any): a reader that pages a history back
+     * from now (am_events_list).  No token sets are read. */
+    int (*events_before)(am__store *s, const char *uid, const char *session, am_time before_at,
+                         int64_t before_rid, am_time from, int limit, am__arena *ar,
+                         am__event_row **rows, size_t *n);
     int (*entities_list)(am__store *s, const char *uid, int64_t event_rid,
                          am__arena *ar, am__entity_row **rows, size_t *n);
     int (*event_find)(am__store *s, const char *uid, const char *needle,

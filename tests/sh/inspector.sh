@@ -1,18 +1,24 @@
 #!/usr/bin/env bash
 # The memory inspector (docs/INSPECTOR.md) end to end: a store with a
 # token and events in Chinese and English (one of them markup, one session
-# named with markup), `agentmem serve` on a free loopback port, then
+# named with markup), another user, and a third with 10,000 events (added
+# with `agentmem add --batch`), `agentmem serve` on a free loopback port,
+# then
 #  1. curl: GET / and its assets are public and carry the
 #     Content-Security-Policy, an unknown asset is a 404, the data routes
-#     still need the token;
+#     still need the token; GET /v1/events pages and searches, and refuses
+#     an unknown parameter and a bad cursor by name;
 #  2. headless Chromium (Debian's /usr/bin/chromium driven by playwright-core,
 #     tests/browser/inspector.test.js) signs in, checks what is shown, the
-#     sources, a correction and its versions, a rejection, forgetting a
-#     session and everything behind their dialogs, a wrong token, and that
-#     stored markup stays text; it saves a screenshot to $AM_INSPECTOR_SHOT
-#     (default build/inspector.png; docs/inspector.png is made with
-#     AM_INSPECTOR_SHOT=docs/inspector.png).
-# Part 2 is skipped (exit 77) in sanitizer and fuzz builds, after part 1.
+#     sources, a correction and its versions, searches, both languages,
+#     deleting a memory, a rejection, forgetting a session and everything
+#     behind their dialogs, a wrong token, that stored markup stays text,
+#     and the first list of the 10,000-event user under a second; it saves
+#     screenshots in English and Chinese to $AM_INSPECTOR_SHOTS (default
+#     build/; docs/inspector-en.png and -zh.png are made with
+#     AM_INSPECTOR_SHOTS=docs).
+# Part 2 (and the 10,000 events) is skipped (exit 77) in sanitizer and
+# fuzz builds, after part 1.
 # $1 = path of the agentmem CLI.
 set -u
 CLI=${1:?usage: inspector.sh AGENTMEM}
@@ -39,6 +45,35 @@ add s-home 2026-03-03T20:01:00+08:00 "I am allergic to peanuts"
 add 's-<b>x</b>' 2026-03-04T08:00:00Z 'Call me <img src=x onerror=alert(1)>'
 add s-tea 2026-03-05T15:00:00+08:00 "我不吃香菜"
 "$CLI" --db "$db" add --user bob --text "Bob's secret: the vault code is 4711" >/dev/null 2>&1
+
+case ${AM_SANITIZED_BUILD:-}:$CLI in
+  1:* | ON:* | *:*/build/asan/* | *:*/build/fuzz/*) sanitized=1 ;;
+  *) sanitized=0 ;;
+esac
+# a user with 10,000 events in Chinese and English, a batch import (the
+# browser part only: a sanitizer build skips it)
+perf=
+if [ "$sanitized" = 0 ]; then
+  perf=$("$CLI" --db "$db" token create --user perf 2>/dev/null)
+  python3 - "$dir/perf.jsonl" <<'PY'
+import json, sys
+zh = ["我今天去了{}", "明天要和{}开会", "我喜欢{}", "记得提醒我买{}", "{}的项目进展顺利"]
+en = ["Met {} for lunch today", "Remind me to call {}", "I think {} is a good idea",
+      "The {} report is due Friday", "Ordered {} online"]
+things = ["咖啡", "北京", "小王", "牛奶", "alpha", "Lisbon", "Maria", "bread", "the budget", "茶"]
+with open(sys.argv[1], "w") as f:
+    for i in range(10000):
+        d = 1 + i // 400
+        f.write(json.dumps({"user": "perf", "session": "p-%d" % (i // 50),
+                            "at": "2025-%02d-%02dT%02d:%02d:00Z" % (1 + d // 28, 1 + d % 28, (i // 20) % 24, (i * 7) % 60),
+                            "text": (zh if i % 2 else en)[i % 5].format(things[i % 10]) + " #%d" % i},
+                           ensure_ascii=False) + "\n")
+PY
+  start=$(date +%s)
+  "$CLI" --db "$db" add --batch "$dir/perf.jsonl" >/dev/null 2>"$dir/err" ||
+    { echo "FAIL: add --batch of 10,000 events"; cat "$dir/err"; exit 1; }
+  echo "seeded 10,000 events in $(( $(date +%s) - start )) s"
+fi
 
 if ! serve_start "$db" "$dir/srv" --threads 2; then
   echo "FAIL: the server did not start"; cat "$dir/srv.err"; exit 1
@@ -78,8 +113,35 @@ if grep -v '^ *\(\*\|//\|/\*\)' "$root/tools/server/web/app.js" |
   echo "FAIL: app.js writes markup (innerHTML, document.write, eval)"; failed=$((failed+1))
 else passed=$((passed+1)); fi
 
-case ${AM_SANITIZED_BUILD:-}:$CLI in
-  1:* | ON:* | *:*/build/asan/* | *:*/build/fuzz/*)
+# --- GET /v1/events: pages, a search, refusals by name
+events() { curl -s --max-time 20 -H "Authorization: Bearer $tok" "$url/v1/events$1"; }
+page1=$(events '?limit=4')
+n_cursor=$(printf '%s' "$page1" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(len(d["events"]), d["next_cursor"] or "")')
+set -- $n_cursor
+if [ "${1:-}" = 4 ] && [ -n "${2:-}" ]; then
+  page2=$(events "?limit=4&cursor=$2")
+  got=$(printf '%s\n%s' "$page1" "$page2" | python3 -c '
+import json, sys
+pages = [json.loads(l) for l in sys.stdin if l.strip()]
+ids = [e["id"] for p in pages for e in p["events"]]
+print(len(ids), len(set(ids)), pages[1]["next_cursor"], pages[0]["user"], pages[0]["events"][0]["content"])')
+  if [ "$got" = "6 6 None 林晓 我不吃香菜" ]; then passed=$((passed+1)); else
+    echo "FAIL: GET /v1/events pages: $got"; failed=$((failed+1)); fi
+else echo "FAIL: GET /v1/events?limit=4: $page1"; failed=$((failed+1)); fi
+got=$(events '?q=%E6%9D%AD%E5%B7%9E' | python3 -c 'import json,sys; print([e["content"] for e in json.load(sys.stdin)["events"]])')
+[ "$got" = "['我住在杭州']" ] && passed=$((passed+1)) || { echo "FAIL: ?q=杭州: $got"; failed=$((failed+1)); }
+got=$(events '?q=PEANUTS&session=s-home' | python3 -c 'import json,sys; print([e["content"] for e in json.load(sys.stdin)["events"]])')
+[ "$got" = "['I am allergic to peanuts']" ] && passed=$((passed+1)) || { echo "FAIL: ?q=PEANUTS: $got"; failed=$((failed+1)); }
+for bad in 'page=2:page' 'cursor=nope:cursor' 'from=yesterday:from' 'limit=0:limit' 'q=%FF:q'; do
+  got=$(events "?${bad%%:*}" | python3 -c 'import json,sys; print(json.load(sys.stdin)["error"]["field"])' 2>/dev/null)
+  [ "$got" = "${bad##*:}" ] && passed=$((passed+1)) || { echo "FAIL: ?${bad%%:*}: field $got"; failed=$((failed+1)); }
+done
+# bob's events are never in 林晓's
+events '?q=vault' | grep -q 4711 && { echo "FAIL: bob's event in another's list"; failed=$((failed+1)); } ||
+  passed=$((passed+1))
+
+case $sanitized in
+  1)
     serve_stop
     echo "$passed passed, $failed failed"
     [ "$failed" = 0 ] || exit 1
@@ -98,9 +160,9 @@ if ! cmp -s "$browser/package-lock.json" "$browser/node_modules/.package-lock.js
   (cd "$browser" && npm ci --no-audit --no-fund --loglevel=error) >"$dir/npm.log" 2>&1 ||
     { echo "FAIL: npm ci in tests/browser"; cat "$dir/npm.log"; exit 1; }
 fi
-shot=${AM_INSPECTOR_SHOT:-$root/build/inspector.png}
-mkdir -p "$(dirname "$shot")"
-if node "$browser/inspector.test.js" "$url" "$tok" "$user" "$shot" "$other" >"$dir/node.out" 2>&1; then
+shots=${AM_INSPECTOR_SHOTS:-$root/build}
+mkdir -p "$shots"
+if node "$browser/inspector.test.js" "$url" "$tok" "$user" "$shots" "$other" "$perf" >"$dir/node.out" 2>&1; then
   passed=$((passed+1)); cat "$dir/node.out"
 else
   echo "FAIL: the browser test"; cat "$dir/node.out"; echo "server stderr:"; cat "$dir/srv.err"

@@ -361,6 +361,25 @@ static void read_back(run *u, const char *const *terms, size_t n_terms, am__buf 
             am__buf_printf(b, " %s", ev[i].id);
         }
         am__buf_addc(b, '\n');
+        /* the same events back from now three at a time (events_before) */
+        {
+            am_time at = AM_TIME_NONE;
+            int64_t rid = 0;
+            size_t seen = 0, got;
+            am__buf_adds(b, " before");
+            do {
+                am__event_row *pg;
+                OK(s->vt->events_before(s, user, NULL, at, rid, AM_TIME_NONE, 3, &ar, &pg, &got));
+                for (size_t i = 0; i < got; i++, seen++) {
+                    CHECK(seen < n && strcmp(pg[i].id, ev[seen].id) == 0);
+                    am__buf_printf(b, " %s", pg[i].id);
+                    at = pg[i].occurred_at;
+                    rid = pg[i].rid;
+                }
+            } while (got == 3);
+            CHECK_EQ_INT((int)seen, (int)n);
+            am__buf_addc(b, '\n');
+        }
         static const struct { int which; am_time at; } lists[] = {
             {AM__ITEMS_CURRENT, T0 + 200 * HOUR}, {AM__ITEMS_ALL, 0},
             {AM__ITEMS_ASOF, T0 + 30 * HOUR},     {AM__ITEMS_ASOF, T0 + 90 * HOUR},

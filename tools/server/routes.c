@@ -845,6 +845,7 @@ void am__srv_h_memories(srv_ctx *c)
     f.metadata_json = meta;
     f.from = query(c, "from");
     f.to = query(c, "to");
+    f.query = query(c, "q");
     o.which = all ? AM_LIST_ALL : AM_LIST_ACTIVE;
     o.as_of = query(c, "as_of");
     o.filter = &f;
@@ -854,6 +855,11 @@ void am__srv_h_memories(srv_ctx *c)
     am_memory_list *l;
     int rc = am_memories_list(c->db, c->user, &o, &l);
     free(meta);
+    if (rc == AM_INVALID && strstr(am_errmsg(c->db), "filters.query:")) { /* ?q= */
+        am__srv_error(c->out, "invalid_request", "q", "q:%s",
+                      strstr(am_errmsg(c->db), "filters.query:") + 14);
+        return;
+    }
     if (rc) {
         am__srv_engine_error(c, rc);
         return;

@@ -271,6 +271,7 @@ int am__srv_user(srv_ctx *c, const char *asked);
 
 /* Handlers (routes.c) */
 void am__srv_h_events(srv_ctx *c);
+void am__srv_h_events_list(srv_ctx *c); /* routes_events.c: GET /v1/events */
 void am__srv_h_recall(srv_ctx *c);
 void am__srv_h_task(srv_ctx *c);
 void am__srv_h_memories(srv_ctx *c);

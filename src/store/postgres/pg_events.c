@@ -648,6 +648,35 @@ int am__pg_events_page(am__store *b, const char *uid, am_time after_at, int64_t 
     return rc;
 }
 
+int am__pg_events_before(am__store *b, const char *uid, const char *session, am_time before_at,
+                         int64_t before_rid, am_time from, int limit, am__arena *ar,
+                         am__event_row **rows, size_t *n)
+{
+    pg_store *s = PG(b);
+    if (am__pg_lock_user(s, uid)) return s->rc;
+    pg_args a = {0};
+    am__pg_arg_text(&a, uid);
+    am__pg_arg_text(&a, session);
+    am__pg_arg_time(&a, before_at);
+    am__pg_arg_int(&a, before_rid);
+    am__pg_arg_time(&a, from);
+    am__pg_arg_int(&a, limit);
+    PGresult *r = am__pg_run(s, "events",
+                             "SELECT " PG_EVENT_COLS " FROM events e WHERE e.user_id = $1"
+                             " AND ($2::text IS NULL OR e.session_id = $2)"
+                             " AND ($3::bigint IS NULL OR e.occurred_at < $3"
+                             "      OR (e.occurred_at = $3 AND e.rid < $4))"
+                             " AND ($5::bigint IS NULL OR e.occurred_at >= $5)"
+                             " ORDER BY e.occurred_at DESC, e.rid DESC LIMIT $6", &a);
+    if (!r) return s->rc;
+    int rc = read_events(s, r, ar, rows, n);
+    for (size_t i = 0; !rc && i < *n; i++) { /* a listing reads no token sets */
+        (*rows)[i].tokens = NULL;
+        (*rows)[i].tokens_len = 0;
+    }
+    return rc;
+}
+
 int am__pg_entities_list(am__store *b, const char *uid, int64_t rid, am__arena *ar,
                          am__entity_row **rows, size_t *n)
 {

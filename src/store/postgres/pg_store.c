@@ -941,6 +941,7 @@ static const am__store_vt postgres_vt = {
     .item_reinforce = am__pg_item_reinforce,
     .item_delete = am__pg_item_delete,
     .events_page = am__pg_events_page,
+    .events_before = am__pg_events_before,
     .audit_page = am__pg_audit_page,
     .forget = am__pg_forget,
     .forget_touched = am__pg_forget_touched,

@@ -509,6 +509,33 @@ int am__sqlite_events_page(am__store *b, const char *uid, am_time after_at, int6
     return read_events(s, st, ar, rows, n, 0);
 }
 
+int am__sqlite_events_before(am__store *b, const char *uid, const char *session, am_time before_at,
+                             int64_t before_rid, am_time from, int limit, am__arena *ar,
+                             am__event_row **rows, size_t *n)
+{
+    sq_store *s = SQ(b);
+    /* a walk back along the index on (user_id[, session_id], occurred_at) */
+    static const char *const sql[2] = {
+        "SELECT " EVENT_COLS " FROM events e WHERE e.user_id=?1"
+        " AND (?3 IS NULL OR e.occurred_at < ?3 OR (e.occurred_at = ?3 AND e.rid < ?4))"
+        " AND (?5 IS NULL OR e.occurred_at >= ?5)"
+        " ORDER BY e.occurred_at DESC, e.rid DESC LIMIT ?6",
+        "SELECT " EVENT_COLS " FROM events e WHERE e.user_id=?1 AND e.session_id=?2"
+        " AND (?3 IS NULL OR e.occurred_at < ?3 OR (e.occurred_at = ?3 AND e.rid < ?4))"
+        " AND (?5 IS NULL OR e.occurred_at >= ?5)"
+        " ORDER BY e.occurred_at DESC, e.rid DESC LIMIT ?6",
+    };
+    sqlite3_stmt *st = stmt(s, sql[session ? 1 : 0]);
+    if (!st) return AM_BACKEND;
+    bind_text(st, 1, uid);
+    if (session) bind_text(st, 2, session);
+    bind_time(st, 3, before_at);
+    sqlite3_bind_int64(st, 4, before_rid);
+    bind_time(st, 5, from);
+    sqlite3_bind_int(st, 6, limit);
+    return read_events(s, st, ar, rows, n, 0);
+}
+
 int am__sqlite_pii_events(am__store *b, const char *uid, const char *type, const char *canon,
                           am_time to, int limit, am__arena *ar, int64_t **rids,
                           const char ***originals, size_t *n)

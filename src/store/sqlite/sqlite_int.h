@@ -770,6 +770,9 @@ int am__sqlite_tasks_open(am__store *b, const char *uid, int limit, am__arena *a
 int am__sqlite_item_insert(am__store *b, const char *uid, am__item_row *it);
 int am__sqlite_events_page(am__store *b, const char *uid, am_time after_at, int64_t after_rid,
                            int limit, am__arena *ar, am__event_row **rows, size_t *n);
+int am__sqlite_events_before(am__store *b, const char *uid, const char *session, am_time before_at,
+                             int64_t before_rid, am_time from, int limit, am__arena *ar,
+                             am__event_row **rows, size_t *n);
 int am__sqlite_audit_page(am__store *b, const char *uid, int64_t after_seq, int limit,
                           am__arena *ar, am__audit_row **rows, size_t *n);
 /* workspace.c (F28) */

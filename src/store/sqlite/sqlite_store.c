@@ -272,6 +272,7 @@ static const am__store_vt sqlite_vt = {
     .item_reinforce = am__sqlite_item_reinforce,
     .item_delete = am__sqlite_item_delete,
     .events_page = am__sqlite_events_page,
+    .events_before = am__sqlite_events_before,
     .audit_page = am__sqlite_audit_page,
     .forget = am__sqlite_forget,
     .forget_touched = am__sqlite_forget_touched,

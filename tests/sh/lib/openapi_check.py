@@ -112,6 +112,7 @@ SAMPLES = {
                                       "source": "user", "type": "query", "domain": "life",
                                       "intent": "chat", "at": "2026-03-05T16:00:00+08:00",
                                       "id": "oa-1", "task": "oa-task", "user": None}),
+    "listEvents": (tok, "/v1/events?limit=5&q=%E8%8C%B6&from=2026-03-01T00:00:00Z", None),
     "recall": (tok, "/v1/recall", {"query": "what language for the minutes?", "session": "oa-s",
                                    "task": "oa-task", "agent": "planner", "domain": "life",
                                    "as_of": "2030-01-01T00:00:00Z", "budget": 400, "k": 4}),

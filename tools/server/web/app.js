@@ -2,32 +2,279 @@
  * app.js -- the memory inspector (docs/INSPECTOR.md).  No framework, no
  * build step: the DOM API and fetch.
  *
- * Data: GET v1/memories (?all=1 with "include past versions") for the
- * list, GET v1/export for the events the memories come from (their text,
- * time, session) and the user's name, GET v1/memories/{id}/versions on
- * demand; POST v1/memories/{id}/feedback and v1/forget for the actions.
- * Every call carries the token from sessionStorage as a bearer header;
- * the token is never put in a URL, a cookie or localStorage.
+ * Data, a page at a time (never the whole export): GET v1/memories
+ * (?limit, ?cursor from its X-Next-Cursor header, ?q a search, ?all=1 with
+ * "past versions too"), GET v1/events (?limit, ?cursor, ?q; newest first;
+ * "user" names whose data it is), GET v1/events?ids= for a memory's
+ * sources, GET v1/memories/{id}/versions on demand; POST
+ * v1/memories/{id}/feedback, DELETE v1/memories/{id} and v1/forget for the
+ * actions.  Every call carries the token from sessionStorage as a bearer
+ * header; the token is never put in a URL, a cookie or localStorage (the
+ * language picked is, nothing else).
  *
  * Every text the server returns is the user's (or an attacker's) words:
  * it reaches the page only as a text node (el() below, textContent,
  * input.value), never as markup; the page has no innerHTML at all, and
  * the server's Content-Security-Policy forbids inline script besides.
+ *
+ * English and Chinese: every label and message is in STRINGS, both
+ * languages; the browser's language chooses (navigator.languages), the
+ * switch in the header changes it.  The frame that first shows the lists
+ * after signing in sets the performance mark "inspector-first-list".
  */
 'use strict';
 
 (function () {
   const TOKEN_KEY = 'agentmem.inspector.token';
+  const LANG_KEY = 'agentmem.inspector.lang';
+  const PAGE = 50;
   const $ = (id) => document.getElementById(id);
+
+  /* ------------------------------------------------------------ languages */
+
+  const plural = (n, one, many) => n + ' ' + (n === 1 ? one : many);
+  const STRINGS = {
+    en: {
+      title: 'agentmem · memory inspector',
+      subtitle: 'memory inspector',
+      language: 'Language',
+      signedInAs: 'signed in as',
+      signOut: 'Sign out',
+      signIn: 'Sign in',
+      signInHelp: 'Paste a token made with',
+      signInKept: 'It is kept in this tab only (sessionStorage) and sent as a bearer header, never in a URL.',
+      token: 'Token',
+      searchMemories: 'Search memories',
+      searchEvents: 'Search what you said',
+      search: 'Search',
+      pastToo: 'past versions too',
+      refresh: 'Refresh',
+      sessionToForget: 'Session to forget',
+      forgetSession: 'Forget session…',
+      forgetAll: 'Forget everything…',
+      loadMore: 'Load more',
+      eventsTitle: 'What you said',
+      eventsSub: '(the events memories come from, newest first)',
+      cancel: 'Cancel',
+      correctTitle: 'Correct this memory',
+      now: 'Now:',
+      whatIsRight: 'What is right',
+      saveCorrection: 'Save correction',
+      noSessions: 'no sessions',
+      empty: 'Nothing is remembered about you.',
+      emptySearch: (q) => 'No memory matches "' + q + '".',
+      memSummary: (n, all, q, more) => 'Showing ' + plural(n, 'memory', 'memories') +
+        (all ? ' (with past versions)' : ' in force') + (q ? ' matching "' + q + '"' : '') +
+        (more ? '; more below' : '') + '.',
+      evSummary: (n, q, more) => 'Showing the ' + (more ? 'newest ' : '') + plural(n, 'event', 'events') +
+        (q ? ' holding "' + q + '"' : '') + (more ? '; more below' : '') + '.',
+      noEvents: 'No events.',
+      noEventsSearch: (q) => 'Nothing you said holds "' + q + '".',
+      valid: 'valid',
+      recorded: 'recorded',
+      scope: 'scope',
+      untilNow: 'now',
+      supersededAt: (t) => ' (superseded ' + t + ')',
+      confirm: 'Confirm',
+      correct: 'Correct…',
+      reject: 'Reject',
+      del: 'Delete…',
+      why: (n) => 'Why? ' + plural(n, 'source', 'sources'),
+      versions: 'Versions',
+      whyNote: 'Why: what was said that this memory comes from',
+      noSources: 'No source events are recorded for this memory.',
+      goneEvent: (id) => 'event ' + id + ' is no longer stored',
+      showInHistory: 'show in the history',
+      loading: 'Loading…',
+      cannotVersions: (e) => 'Cannot load the versions: ' + e,
+      cannotSources: (e) => 'Cannot load the sources: ' + e,
+      vHead: ['text', 'status', 'confidence', 'valid from', 'valid to', 'recorded', 'superseded'],
+      current: 'current',
+      versionsNote: ['Versions of ', ', oldest first: "valid" is when it was true in the world, ' +
+                     '"recorded"/"superseded" when agentmem believed it.'],
+      noTime: 'no time',
+      session: 'session',
+      task: 'task',
+      agent: 'agent',
+      confidence: 'confidence',
+      confirmed: (t) => 'Confirmed: "' + t + '"',
+      rejected: (t) => 'Rejected: "' + t + '" is no longer used',
+      corrected: (t) => 'Corrected to: "' + t + '"',
+      deleted: (t, n) => 'Deleted: "' + t + '" (' + plural(n, 'version', 'versions') + ', for good)',
+      deleteTitle: 'Delete this memory?',
+      deleteText: (t) => '"' + t + '" and every version of it are deleted for good; nothing of it is kept. ' +
+        'It cannot be undone.',
+      deleteOk: 'Delete',
+      forgetSessionTitle: (id) => 'Forget session "' + id + '"?',
+      forgetSessionText: 'This deletes its events and what agentmem learned only from them. It cannot be undone.',
+      forgetSessionOk: 'Forget session',
+      forgotSession: (id, c) => 'Forgot session "' + id + '": ' + c + '.',
+      counts: (e, m, t) => plural(e, 'event', 'events') + ', ' + plural(m, 'memory', 'memories') + ', ' +
+        plural(t, 'task', 'tasks'),
+      forgetAllTitle: (u) => 'Forget everything about ' + u + '?',
+      forgetAllText: (u) => 'Every event, memory and task of ' + u + ' is deleted (after the server\'s grace ' +
+        'period, if it has one). You are signed out.',
+      forgetAllOk: 'Forget everything',
+      typeToConfirm: (u) => 'Type ' + u + ' to confirm',
+      forgotAll: (u, c) => 'Everything about ' + u + ' was forgotten: ' + c + '.',
+      everything: 'everything',
+      writeRight: 'Write what is right, or cancel.',
+      tokenRefused: 'The server refused this token: ',
+      cannotSignIn: 'Cannot sign in: ',
+      tokenGone: 'Your token is no longer accepted: ',
+      network: (m) => 'cannot reach the server: ' + m,
+      notJson: 'the server\'s reply is not JSON',
+      httpStatus: (s) => 'the server answered ' + s,
+      field: (f) => ' (field ' + f + ')',
+      kinds: {},
+      statuses: {},
+    },
+    zh: {
+      title: 'agentmem · 记忆查看器',
+      subtitle: '记忆查看器',
+      language: '语言',
+      signedInAs: '当前用户',
+      signOut: '退出',
+      signIn: '登录',
+      signInHelp: '粘贴用以下命令生成的令牌：',
+      signInKept: '令牌只保存在此标签页（sessionStorage），以 Bearer 请求头发送，绝不放进网址。',
+      token: '令牌',
+      searchMemories: '搜索记忆',
+      searchEvents: '搜索你说过的话',
+      search: '搜索',
+      pastToo: '包括历史版本',
+      refresh: '刷新',
+      sessionToForget: '要遗忘的会话',
+      forgetSession: '遗忘会话…',
+      forgetAll: '遗忘全部…',
+      loadMore: '加载更多',
+      eventsTitle: '你说过的话',
+      eventsSub: '（记忆的来源，最新的在前）',
+      cancel: '取消',
+      correctTitle: '更正这条记忆',
+      now: '现在：',
+      whatIsRight: '正确的内容',
+      saveCorrection: '保存更正',
+      noSessions: '没有会话',
+      empty: '还没有关于你的记忆。',
+      emptySearch: (q) => '没有与“' + q + '”匹配的记忆。',
+      memSummary: (n, all, q, more) => '显示 ' + n + ' 条' + (all ? '记忆（含历史版本）' : '生效的记忆') +
+        (q ? '，匹配“' + q + '”' : '') + (more ? '；下面还有更多' : '') + '。',
+      evSummary: (n, q, more) => '显示' + (more ? '最近的 ' : ' ') + n + ' 条事件' +
+        (q ? '，包含“' + q + '”' : '') + (more ? '；下面还有更多' : '') + '。',
+      noEvents: '没有事件。',
+      noEventsSearch: (q) => '你说过的话里没有“' + q + '”。',
+      valid: '有效期',
+      recorded: '记录于',
+      scope: '范围',
+      untilNow: '至今',
+      supersededAt: (t) => '（于 ' + t + ' 被取代）',
+      confirm: '确认',
+      correct: '更正…',
+      reject: '否决',
+      del: '删除…',
+      why: (n) => '为什么？' + n + ' 个来源',
+      versions: '版本',
+      whyNote: '为什么：这条记忆来自下面这些话',
+      noSources: '这条记忆没有记录来源事件。',
+      goneEvent: (id) => '事件 ' + id + ' 已不再保存',
+      showInHistory: '在历史中查看',
+      loading: '加载中…',
+      cannotVersions: (e) => '无法加载版本：' + e,
+      cannotSources: (e) => '无法加载来源：' + e,
+      vHead: ['内容', '状态', '置信度', '生效自', '生效至', '记录于', '被取代于'],
+      current: '当前',
+      versionsNote: ['', ' 的所有版本，最早的在前：“生效”是它在现实中成立的时间，“记录”/“被取代”是 agentmem 相信它的时间。'],
+      noTime: '无时间',
+      session: '会话',
+      task: '任务',
+      agent: '智能体',
+      confidence: '置信度',
+      confirmed: (t) => '已确认：“' + t + '”',
+      rejected: (t) => '已否决：“' + t + '”不再使用',
+      corrected: (t) => '已更正为：“' + t + '”',
+      deleted: (t, n) => '已删除：“' + t + '”（共 ' + n + ' 个版本，彻底删除）',
+      deleteTitle: '删除这条记忆？',
+      deleteText: (t) => '“' + t + '”及其所有版本将被彻底删除，不留任何痕迹。此操作无法撤销。',
+      deleteOk: '删除',
+      forgetSessionTitle: (id) => '遗忘会话“' + id + '”？',
+      forgetSessionText: '这将删除该会话的所有事件，以及 agentmem 只从这些事件中学到的内容。此操作无法撤销。',
+      forgetSessionOk: '遗忘会话',
+      forgotSession: (id, c) => '已遗忘会话“' + id + '”：' + c + '。',
+      counts: (e, m, t) => e + ' 个事件，' + m + ' 条记忆，' + t + ' 个任务',
+      forgetAllTitle: (u) => '遗忘关于 ' + u + ' 的全部内容？',
+      forgetAllText: (u) => u + ' 的所有事件、记忆和任务都将被删除（如服务器设有宽限期，则在宽限期结束后）。你将被退出登录。',
+      forgetAllOk: '遗忘全部',
+      typeToConfirm: (u) => '输入 ' + u + ' 以确认',
+      forgotAll: (u, c) => '关于 ' + u + ' 的全部内容已遗忘：' + c + '。',
+      everything: '全部',
+      writeRight: '请写下正确的内容，或取消。',
+      tokenRefused: '服务器拒绝了这个令牌：',
+      cannotSignIn: '无法登录：',
+      tokenGone: '你的令牌已不再有效：',
+      network: (m) => '无法连接服务器：' + m,
+      notJson: '服务器的回复不是 JSON',
+      httpStatus: (s) => '服务器返回 ' + s,
+      field: (f) => '（字段 ' + f + '）',
+      kinds: {
+        preference: '偏好', constraint: '约束', profile: '个人信息', fact: '事实', pattern: '规律',
+        task_conclusion: '任务结论', rule: '规则', temp: '临时',
+      },
+      statuses: { active: '生效', invalidated: '已失效', pending_confirm: '待确认', rejected: '已否决' },
+    },
+  };
+
+  function pickLanguage() {
+    const saved = localStorage.getItem(LANG_KEY);
+    if (saved === 'en' || saved === 'zh') return saved;
+    const langs = navigator.languages && navigator.languages.length ? navigator.languages : [navigator.language];
+    for (const l of langs) {
+      const low = String(l || '').toLowerCase();
+      if (low.startsWith('zh')) return 'zh';
+      if (low.startsWith('en')) return 'en';
+    }
+    return 'en';
+  }
+
+  let lang = 'en';
+  const t = (key) => STRINGS[lang][key];
+
+  /* the fixed texts of the page (data-i18n*) in the language */
+  function applyLanguage() {
+    document.documentElement.lang = lang === 'zh' ? 'zh-CN' : 'en';
+    document.title = t('title');
+    for (const node of document.querySelectorAll('[data-i18n]')) node.textContent = t(node.dataset.i18n);
+    for (const node of document.querySelectorAll('[data-i18n-placeholder]'))
+      node.setAttribute('placeholder', t(node.dataset.i18nPlaceholder));
+    for (const node of document.querySelectorAll('[data-i18n-aria]'))
+      node.setAttribute('aria-label', t(node.dataset.i18nAria));
+    $('lang').value = lang;
+  }
+
+  function setLanguage(l) {
+    lang = l === 'zh' ? 'zh' : 'en';
+    localStorage.setItem(LANG_KEY, lang);
+    applyLanguage();
+    if (sessionStorage.getItem(TOKEN_KEY) && !$('inspector').hidden) render();
+    say($('notice'), '');
+  }
+
+  /* ------------------------------------------------------------ state */
 
   const state = {
     user: '',
     memories: [],
-    events: new Map(),         // event id -> event of the export
-    sessions: [],              // [{id, count, last}] newest first
+    memCursor: null,
+    memQuery: '',
+    events: [],                // the events listed, newest first
+    evCursor: null,
+    evQuery: '',
+    known: new Map(),          // event id -> event (listed, or a memory's source)
+    sessions: new Map(),       // session -> last time seen, of the events listed
     openSources: new Set(),    // lineage ids whose sources are shown
     openVersions: new Set(),   // lineage ids whose versions are shown
   };
+  let firstPaint = false;
 
   /* el('p', {class: 'x'}, 'text', node, …): strings become text nodes */
   function el(tag, props, ...kids) {
@@ -69,12 +316,14 @@
       this.field = field || null;
     }
     describe() {
-      const where = this.field ? ' (field ' + this.field + ')' : '';
+      const where = this.field ? t('field')(this.field) : '';
       return this.message + where + (this.status ? ' [HTTP ' + this.status + ' ' + this.code + ']' : '');
     }
   }
+  const describe = (err) => (err instanceof ApiError ? err.describe() : String(err));
 
-  async function api(method, path, body) {
+  /* a call: {data, headers}; errors thrown as ApiError */
+  async function call(method, path, body) {
     const token = sessionStorage.getItem(TOKEN_KEY) || '';
     const init = {
       method,
@@ -91,7 +340,7 @@
     try {
       resp = await fetch(path, init);
     } catch (e) {
-      throw new ApiError(0, 'network', 'cannot reach the server: ' + e.message);
+      throw new ApiError(0, 'network', t('network')(e.message));
     }
     const text = await resp.text();
     let data = null;
@@ -102,54 +351,123 @@
     }
     if (!resp.ok) {
       const err = (data && data.error) || {};
-      throw new ApiError(resp.status, err.code || 'http', err.message || 'the server answered ' + resp.status,
-                         err.field);
+      throw new ApiError(resp.status, err.code || 'http', err.message || t('httpStatus')(resp.status), err.field);
     }
-    if (data === null) throw new ApiError(resp.status, 'reply', 'the server\'s reply is not JSON');
-    return data;
+    if (data === null) throw new ApiError(resp.status, 'reply', t('notJson'));
+    return { data, headers: resp.headers };
+  }
+  const api = async (method, path, body) => (await call(method, path, body)).data;
+
+  function qs(params) {
+    const u = new URLSearchParams();
+    for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== null && v !== '') u.set(k, v);
+    const s = u.toString();
+    return s ? '?' + s : '';
   }
 
   /* ------------------------------------------------------------ loading */
 
-  async function load() {
-    const all = $('show-all').checked;
-    const [mems, exp] = await Promise.all([
-      api('GET', 'v1/memories' + (all ? '?all=1' : '')),
-      api('GET', 'v1/export'),
-    ]);
-    state.user = typeof exp.user === 'string' ? exp.user : '';
-    state.memories = Array.isArray(mems) ? mems : (mems.memories || []);
-    state.events = new Map();
-    const sessions = new Map();
-    for (const ev of exp.events || []) {
-      state.events.set(ev.id, ev);
-      if (ev.session) {
-        const s = sessions.get(ev.session) || { id: ev.session, count: 0, last: '' };
-        s.count++;
-        if ((ev.occurred_at || '') > s.last) s.last = ev.occurred_at || '';
-        sessions.set(ev.session, s);
-      }
+  async function fetchMemories(cursor) {
+    const { data, headers } = await call('GET', 'v1/memories' + qs({
+      limit: PAGE, cursor, q: state.memQuery, all: $('show-all').checked ? '1' : '',
+    }));
+    return { items: Array.isArray(data) ? data : [], next: headers.get('X-Next-Cursor') || null };
+  }
+
+  async function fetchEvents(cursor) {
+    const data = await api('GET', 'v1/events' + qs({ limit: PAGE, cursor, q: state.evQuery }));
+    return { user: typeof data.user === 'string' ? data.user : '', items: data.events || [],
+             next: data.next_cursor || null };
+  }
+
+  function noteEvents(list) {
+    for (const ev of list) {
+      state.known.set(ev.id, ev);
+      if (ev.session && !state.sessions.has(ev.session)) state.sessions.set(ev.session, ev.occurred_at || '');
     }
-    state.sessions = [...sessions.values()].sort((a, b) => (a.last < b.last ? 1 : a.last > b.last ? -1 : 0));
+  }
+
+  async function loadMemories() {
+    const m = await fetchMemories(null);
+    state.memories = m.items;
+    state.memCursor = m.next;
+  }
+
+  async function loadEvents() {
+    const e = await fetchEvents(null);
+    if (e.user) state.user = e.user;
+    state.events = e.items;
+    state.evCursor = e.next;
+    if (!state.evQuery) state.sessions = new Map();
+    noteEvents(e.items);
+  }
+
+  /* the first page of both lists */
+  async function load() {
+    await Promise.all([loadMemories(), loadEvents()]);
     render();
+    if (!firstPaint) {
+      firstPaint = true;
+      /* after the frame that shows the lists is painted */
+      requestAnimationFrame(() => setTimeout(() => performance.mark('inspector-first-list'), 0));
+    }
   }
 
   /* a failed call: a dead token signs out, anything else is shown */
   function failed(err, where) {
     if (err instanceof ApiError && err.status === 401) {
-      signOut('Your token is no longer accepted: ' + err.describe());
+      signOut(t('tokenGone') + err.describe());
       return;
     }
-    say(where || $('action-error'), err instanceof ApiError ? err.describe() : String(err));
+    say(where || $('action-error'), describe(err));
   }
 
-  async function reload() {
-    try {
-      await load();
-    } catch (err) {
-      failed(err);
-    }
+  function guarded(fn) {
+    return (...args) => Promise.resolve().then(() => fn(...args)).catch((err) => failed(err));
   }
+
+  const reload = guarded(load);
+
+  const moreMemories = guarded(async () => {
+    if (!state.memCursor) return;
+    $('mem-more').disabled = true;
+    try {
+      const m = await fetchMemories(state.memCursor);
+      state.memories = state.memories.concat(m.items);
+      state.memCursor = m.next;
+      renderMemories();
+    } finally {
+      $('mem-more').disabled = false;
+    }
+  });
+
+  const moreEvents = guarded(async () => {
+    if (!state.evCursor) return;
+    $('ev-more').disabled = true;
+    try {
+      const e = await fetchEvents(state.evCursor);
+      state.events = state.events.concat(e.items);
+      state.evCursor = e.next;
+      noteEvents(e.items);
+      renderEvents();
+      renderSessions();
+    } finally {
+      $('ev-more').disabled = false;
+    }
+  });
+
+  const searchMemories = guarded(async () => {
+    state.memQuery = $('filter').value.trim();
+    await loadMemories();
+    renderMemories();
+  });
+
+  const searchEvents = guarded(async () => {
+    state.evQuery = $('ev-filter').value.trim();
+    await loadEvents();
+    renderEvents();
+    renderSessions();
+  });
 
   /* ------------------------------------------------------------ rendering */
 
@@ -164,69 +482,64 @@
     const pick = $('session-pick');
     const was = pick.value;
     pick.replaceChildren();
-    if (!state.sessions.length) pick.append(el('option', { value: '', text: 'no sessions' }));
-    for (const s of state.sessions)
-      pick.append(el('option', { value: s.id }, s.id + ' (' + s.count + (s.count === 1 ? ' event)' : ' events)')));
-    if (state.sessions.some((s) => s.id === was)) pick.value = was;
-    pick.disabled = !state.sessions.length;
-    $('forget-session').disabled = !state.sessions.length;
-  }
-
-  function matches(m, needle) {
-    if (!needle) return true;
-    return [m.text, m.key, m.kind, m.status].some((v) => typeof v === 'string' && v.toLowerCase().includes(needle));
+    const ids = [...state.sessions.entries()].sort((a, b) => (a[1] < b[1] ? 1 : a[1] > b[1] ? -1 : 0));
+    if (!ids.length) pick.append(el('option', { value: '' }, t('noSessions')));
+    for (const [id] of ids) pick.append(el('option', { value: id }, id));
+    if (state.sessions.has(was)) pick.value = was;
+    pick.disabled = !ids.length;
+    $('forget-session').disabled = !ids.length;
   }
 
   function renderMemories() {
-    const list = $('memories');
-    const needle = $('filter').value.trim().toLowerCase();
-    const shown = state.memories.filter((m) => matches(m, needle));
-    list.replaceChildren(...shown.map(memoryCard));
-    show($('empty'), state.memories.length === 0);
-    const n = state.memories.length, e = state.events.size, s = state.sessions.length;
-    $('summary').textContent =
-      (needle ? shown.length + ' of ' : '') + n + (n === 1 ? ' memory' : ' memories') +
-      ($('show-all').checked ? ' (with past versions)' : ' in force') + ' · ' + e +
-      (e === 1 ? ' event' : ' events') + ' · ' + s + (s === 1 ? ' session' : ' sessions');
+    $('memories').replaceChildren(...state.memories.map(memoryCard));
+    const n = state.memories.length;
+    say($('empty'), n ? '' : state.memQuery ? t('emptySearch')(state.memQuery) : t('empty'));
+    $('summary').textContent = t('memSummary')(n, $('show-all').checked, state.memQuery, !!state.memCursor);
+    show($('mem-more'), !!state.memCursor);
   }
 
   function confidence(c) {
     const pct = typeof c === 'number' ? Math.round(Math.max(0, Math.min(1, c)) * 100) : null;
     const bar = el('span', { class: 'bar' }, el('span', { class: 'fill' }));
     if (pct !== null) bar.firstChild.style.width = pct + '%';
-    return el('span', { class: 'confidence', title: 'confidence' }, bar, pct === null ? '–' : pct + '%');
+    return el('span', { class: 'confidence', title: t('confidence') }, bar, pct === null ? '–' : pct + '%');
   }
+
+  const kindName = (k) => t('kinds')[k] || k || '?';
+  const statusName = (s) => t('statuses')[s] || s || '?';
 
   function memoryCard(m) {
     const lineage = m.lineage_id || m.id;
     const current = m.status === 'active' && !m.superseded_at && !m.valid_to;
     const sources = Array.isArray(m.source_event_ids) ? m.source_event_ids : [];
-    const card = el('li', { class: 'memory' + (current ? '' : ' past'), 'data-id': m.id });
+    const card = el('li', { class: 'memory' + (current ? '' : ' past'), 'data-id': m.id, 'data-lineage': lineage });
     card.append(
       el('div', { class: 'head' },
-         el('span', { class: 'kind kind-' + String(m.kind).replace(/[^a-z_]/g, '') }, m.kind || '?'),
+         el('span', { class: 'kind kind-' + String(m.kind).replace(/[^a-z_]/g, '') }, kindName(m.kind)),
          el('code', { class: 'key' }, m.key || ''),
-         el('span', { class: 'status status-' + String(m.status).replace(/[^a-z_]/g, '') }, m.status || '?'),
+         el('span', { class: 'status status-' + String(m.status).replace(/[^a-z_]/g, '') }, statusName(m.status)),
          confidence(m.confidence)),
       el('p', { class: 'text' }, m.text || ''),
       el('dl', { class: 'meta' },
-         el('dt', {}, 'valid'), el('dd', { class: 'valid' },
-           when(m.valid_from, '–') + ' → ' + when(m.valid_to, 'now')),
-         el('dt', {}, 'recorded'), el('dd', {}, when(m.recorded_at, '–') +
-           (m.superseded_at ? ' (superseded ' + when(m.superseded_at) + ')' : '')),
-         el('dt', {}, 'scope'), el('dd', {}, m.scope || '')));
+         el('dt', {}, t('valid')), el('dd', { class: 'valid' },
+           when(m.valid_from, '–') + ' → ' + when(m.valid_to, t('untilNow'))),
+         el('dt', {}, t('recorded')), el('dd', {}, when(m.recorded_at, '–') +
+           (m.superseded_at ? t('supersededAt')(when(m.superseded_at)) : '')),
+         el('dt', {}, t('scope')), el('dd', {}, m.scope || '')));
     const actions = el('div', { class: 'actions' });
     if (current) {
       actions.append(
-        el('button', { type: 'button', class: 'act-confirm', on: { click: () => tell(m, 'confirm') } }, 'Confirm'),
-        el('button', { type: 'button', class: 'act-correct', on: { click: () => openCorrect(m) } }, 'Correct…'),
+        el('button', { type: 'button', class: 'act-confirm', on: { click: () => tell(m, 'confirm') } }, t('confirm')),
+        el('button', { type: 'button', class: 'act-correct', on: { click: () => openCorrect(m) } }, t('correct')),
         el('button', { type: 'button', class: 'act-reject quiet-danger', on: { click: () => tell(m, 'reject') } },
-           'Reject'));
+           t('reject')));
     }
-    const srcBtn = el('button', { type: 'button', class: 'act-sources quiet', 'aria-expanded': String(state.openSources.has(lineage)) },
-                      'Why? ' + sources.length + (sources.length === 1 ? ' source' : ' sources'));
-    const verBtn = el('button', { type: 'button', class: 'act-versions quiet', 'aria-expanded': String(state.openVersions.has(lineage)) },
-                      'Versions');
+    actions.append(el('button', { type: 'button', class: 'act-delete quiet-danger',
+                                  on: { click: () => deleteMemory(m) } }, t('del')));
+    const srcBtn = el('button', { type: 'button', class: 'act-sources quiet',
+                                  'aria-expanded': String(state.openSources.has(lineage)) }, t('why')(sources.length));
+    const verBtn = el('button', { type: 'button', class: 'act-versions quiet',
+                                  'aria-expanded': String(state.openVersions.has(lineage)) }, t('versions'));
     actions.append(srcBtn, verBtn);
     card.append(actions);
 
@@ -239,8 +552,7 @@
       btn.setAttribute('aria-expanded', String(open));
       if (open) fill(); else box.replaceChildren();
     };
-    const fillSources = () => srcBox.replaceChildren(
-      el('p', { class: 'sources-note' }, 'Why: what was said that this memory comes from'), sourceList(sources));
+    const fillSources = () => sourceBox(sources, srcBox);
     const fillVersions = () => versionTable(m, verBox);
     srcBtn.addEventListener('click', toggle(state.openSources, srcBox, srcBtn, fillSources));
     verBtn.addEventListener('click', toggle(state.openVersions, verBox, verBtn, fillVersions));
@@ -250,70 +562,83 @@
   }
 
   function eventLine(ev) {
-    const bits = [when(ev.occurred_at, 'no time')];
-    if (ev.session) bits.push('session ' + ev.session);
-    if (ev.task) bits.push('task ' + ev.task);
-    if (ev.agent) bits.push('agent ' + ev.agent);
+    const bits = [when(ev.occurred_at, t('noTime'))];
+    if (ev.session) bits.push(t('session') + ' ' + ev.session);
+    if (ev.task) bits.push(t('task') + ' ' + ev.task);
+    if (ev.agent) bits.push(t('agent') + ' ' + ev.agent);
     if (ev.source) bits.push(ev.source);
     return bits.join(' · ');
   }
 
-  /* the source events of a memory: each opens to its text and time and
-   * links to its place in the history below */
-  function sourceList(ids) {
-    if (!ids.length) return el('p', { class: 'none' }, 'No source events are recorded for this memory.');
+  /* the source events of a memory (those not listed yet asked by id):
+   * each opens to its text and time, linked to its place in the list
+   * below when it is there */
+  async function sourceBox(ids, box) {
+    const note = el('p', { class: 'sources-note' }, t('whyNote'));
+    if (!ids.length) return box.replaceChildren(note, el('p', { class: 'none' }, t('noSources')));
+    const missing = ids.filter((id) => !state.known.has(id)).slice(0, 100);
+    if (missing.length) {
+      box.replaceChildren(el('p', { class: 'loading' }, t('loading')));
+      try {
+        const data = await api('GET', 'v1/events' + qs({ ids: missing.join(',') }));
+        for (const ev of data.events || []) state.known.set(ev.id, ev);
+      } catch (err) {
+        if (err instanceof ApiError && err.status === 401) return failed(err);
+        return box.replaceChildren(el('p', { class: 'error' }, t('cannotSources')(describe(err))));
+      }
+    }
+    const listed = new Set(state.events.map((ev) => ev.id));
     const ol = el('ol', { class: 'source-list' });
     for (const id of ids) {
-      const ev = state.events.get(id);
+      const ev = state.known.get(id);
       if (!ev) {
-        ol.append(el('li', { class: 'source gone' }, 'event ' + id + ' is no longer stored'));
+        ol.append(el('li', { class: 'source gone' }, t('goneEvent')(id)));
         continue;
       }
       ol.append(el('li', { class: 'source', 'data-event': id },
         el('details', { open: true },
            el('summary', {}, el('time', { datetime: ev.occurred_at || '' }, eventLine(ev))),
            el('blockquote', { class: 'source-text' }, ev.content || ''),
-           el('a', { href: '#ev-' + encodeURIComponent(id), class: 'jump' }, 'show in the history'))));
+           listed.has(id) ? el('a', { href: '#ev-' + encodeURIComponent(id), class: 'jump' }, t('showInHistory'))
+                          : null)));
     }
-    return ol;
+    box.replaceChildren(note, ol);
   }
 
   async function versionTable(m, box) {
-    box.replaceChildren(el('p', { class: 'loading' }, 'Loading versions…'));
+    box.replaceChildren(el('p', { class: 'loading' }, t('loading')));
     let data;
     try {
       data = await api('GET', 'v1/memories/' + encodeURIComponent(m.id) + '/versions');
     } catch (err) {
       if (err instanceof ApiError && err.status === 401) return failed(err);
-      box.replaceChildren(el('p', { class: 'error' }, 'Cannot load the versions: ' +
-                                (err instanceof ApiError ? err.describe() : String(err))));
+      box.replaceChildren(el('p', { class: 'error' }, t('cannotVersions')(describe(err))));
       return;
     }
-    const head = el('tr', {}, ...['text', 'status', 'confidence', 'valid from', 'valid to', 'recorded',
-                                  'superseded'].map((h) => el('th', { scope: 'col' }, h)));
+    const head = el('tr', {}, ...t('vHead').map((h) => el('th', { scope: 'col' }, h)));
     const rows = (data.versions || []).map((v) => el('tr', { class: v.id === m.id ? 'this' : '', 'data-id': v.id },
       el('td', { class: 'v-text' }, v.text || ''),
-      el('td', {}, v.status || ''),
+      el('td', {}, statusName(v.status)),
       el('td', {}, typeof v.confidence === 'number' ? Math.round(v.confidence * 100) + '%' : '–'),
       el('td', {}, when(v.valid_from, '–')),
-      el('td', {}, when(v.valid_to, 'now')),
+      el('td', {}, when(v.valid_to, t('untilNow'))),
       el('td', {}, when(v.recorded_at, '–')),
-      el('td', {}, when(v.superseded_at, 'current'))));
+      el('td', {}, when(v.superseded_at, t('current')))));
+    const note = t('versionsNote');
     box.replaceChildren(
-      el('p', { class: 'versions-note' },
-         'Versions of ', el('code', {}, data.key || m.key || ''),
-         ', oldest first: "valid" is when it was true in the world, "recorded"/"superseded" when agentmem believed it.'),
+      el('p', { class: 'versions-note' }, note[0], el('code', {}, data.key || m.key || ''), note[1]),
       el('table', { class: 'version-table' }, el('thead', {}, head), el('tbody', {}, ...rows)));
   }
 
   function renderEvents() {
     const ol = $('events');
-    const events = [...state.events.values()].sort((a, b) =>
-      (a.occurred_at || '') < (b.occurred_at || '') ? -1 : (a.occurred_at || '') > (b.occurred_at || '') ? 1 : 0);
-    ol.replaceChildren(...events.map((ev) => el('li', { id: 'ev-' + ev.id, class: 'event' },
+    ol.replaceChildren(...state.events.map((ev) => el('li', { id: 'ev-' + ev.id, class: 'event' },
       el('div', { class: 'event-line' }, eventLine(ev)),
       el('div', { class: 'event-text' }, ev.content || ''))));
-    if (!events.length) ol.append(el('li', { class: 'none' }, 'No events.'));
+    if (!state.events.length)
+      ol.append(el('li', { class: 'none' }, state.evQuery ? t('noEventsSearch')(state.evQuery) : t('noEvents')));
+    $('ev-summary').textContent = t('evSummary')(state.events.length, state.evQuery, !!state.evCursor);
+    show($('ev-more'), !!state.evCursor);
   }
 
   /* ------------------------------------------------------------ actions */
@@ -327,18 +652,26 @@
     const body = { action };
     if (text !== undefined) body.text = text;
     await api('POST', 'v1/memories/' + encodeURIComponent(m.id) + '/feedback', body);
-    notice(action === 'confirm' ? 'Confirmed: "' + m.text + '"'
-           : action === 'reject' ? 'Rejected: "' + m.text + '" is no longer used'
-           : 'Corrected to: "' + text + '"');
+    notice(action === 'confirm' ? t('confirmed')(m.text) : action === 'reject' ? t('rejected')(m.text)
+           : t('corrected')(text));
     if (action === 'correct') state.openVersions.add(m.lineage_id || m.id);
-    await load();
-  }
-
-  /* an action from a button: errors shown, not thrown */
-  function guarded(fn) {
-    return (...args) => fn(...args).catch((err) => failed(err));
+    await loadMemories();
+    renderMemories();
   }
   const tell = guarded(feedback);
+
+  const deleteMemory = guarded(async (m) => {
+    say($('action-error'), '');
+    const yes = await confirmDialog(t('deleteTitle'), t('deleteText')(m.text || ''), t('deleteOk'));
+    if (!yes) return;
+    const lineage = m.lineage_id || m.id;
+    const r = await api('DELETE', 'v1/memories/' + encodeURIComponent(lineage));
+    state.memories = state.memories.filter((x) => (x.lineage_id || x.id) !== lineage);
+    state.openSources.delete(lineage);
+    state.openVersions.delete(lineage);
+    renderMemories();
+    notice(t('deleted')(m.text || '', typeof r.deleted === 'number' ? r.deleted : 1));
+  });
 
   let correcting = null;
   function openCorrect(m) {
@@ -353,7 +686,7 @@
   async function saveCorrect(ev) {
     ev.preventDefault();
     const text = $('correct-text').value.trim();
-    if (!text) return say($('correct-error'), 'Write what is right, or cancel.');
+    if (!text) return say($('correct-error'), t('writeRight'));
     try {
       await feedback(correcting, 'correct', text);
       $('correct-dialog').close();
@@ -376,7 +709,7 @@
     const typed = $('confirm-type');
     typed.value = '';
     show($('confirm-type-row'), !!mustType);
-    $('confirm-type-label').textContent = mustType ? 'Type ' + mustType + ' to confirm' : '';
+    $('confirm-type-label').textContent = mustType ? t('typeToConfirm')(mustType) : '';
     const ok = $('confirm-ok');
     ok.disabled = !!mustType;
     typed.oninput = () => { ok.disabled = typed.value !== mustType; };
@@ -390,32 +723,27 @@
   }
 
   function counts(r) {
-    const n = (x, one, many) => (typeof x === 'number' ? x : 0) + ' ' + (x === 1 ? one : many);
-    return n(r.events, 'event', 'events') + ', ' + n(r.memories, 'memory', 'memories') + ', ' +
-           n(r.tasks, 'task', 'tasks');
+    const n = (x) => (typeof x === 'number' ? x : 0);
+    return t('counts')(n(r.events), n(r.memories), n(r.tasks));
   }
 
   async function forgetSession() {
     const id = $('session-pick').value;
-    const s = state.sessions.find((x) => x.id === id);
-    if (!s) return;
-    const yes = await confirmDialog('Forget session "' + id + '"?',
-      'This deletes its ' + s.count + (s.count === 1 ? ' event' : ' events') +
-      ' and what agentmem learned only from them. It cannot be undone.', 'Forget session');
+    if (!id || !state.sessions.has(id)) return;
+    const yes = await confirmDialog(t('forgetSessionTitle')(id), t('forgetSessionText'), t('forgetSessionOk'));
     if (!yes) return;
     const r = await api('POST', 'v1/forget', { level: 'session', id });
-    notice('Forgot session "' + id + '": ' + counts(r) + '.');
+    notice(t('forgotSession')(id, counts(r)));
+    state.sessions.delete(id);
     await load();
   }
 
   async function forgetAll() {
-    const user = state.user || 'everything';
-    const yes = await confirmDialog('Forget everything about ' + user + '?',
-      'Every event, memory and task of ' + user + ' is deleted (after the server\'s grace period, ' +
-      'if it has one). You are signed out.', 'Forget everything', user);
+    const user = state.user || t('everything');
+    const yes = await confirmDialog(t('forgetAllTitle')(user), t('forgetAllText')(user), t('forgetAllOk'), user);
     if (!yes) return;
     const r = await api('POST', 'v1/forget', { level: 'user' });
-    signOut('', 'Everything about ' + user + ' was forgotten: ' + counts(r) + '.');
+    signOut('', t('forgotAll')(user, counts(r)));
   }
 
   /* ------------------------------------------------------------ sign in/out */
@@ -423,15 +751,14 @@
   /* message: why (an error), or done: what was done (a notice) */
   function signOut(message, done) {
     sessionStorage.removeItem(TOKEN_KEY);
-    state.user = '';
-    state.memories = [];
-    state.events = new Map();
-    state.sessions = [];
+    Object.assign(state, { user: '', memories: [], memCursor: null, memQuery: '', events: [], evCursor: null,
+                           evQuery: '', known: new Map(), sessions: new Map() });
     state.openSources.clear();
     state.openVersions.clear();
     for (const id of ['memories', 'events', 'session-pick']) $(id).replaceChildren();
+    $('filter').value = '';
+    $('ev-filter').value = '';
     $('who-user').textContent = '';
-    say($('notice'), '');
     say($('action-error'), '');
     show($('inspector'), false);
     show($('who'), false);
@@ -446,12 +773,13 @@
     sessionStorage.setItem(TOKEN_KEY, token);
     say($('sign-in-error'), '');
     $('sign-in-button').disabled = true;
+    show($('inspector'), true);
     try {
       await load();
     } catch (err) {
+      show($('inspector'), false);
       sessionStorage.removeItem(TOKEN_KEY);
-      const why = err instanceof ApiError ? err.describe() : String(err);
-      say($('sign-in-error'), (err.status === 401 ? 'The server refused this token: ' : 'Cannot sign in: ') + why);
+      say($('sign-in-error'), (err.status === 401 ? t('tokenRefused') : t('cannotSignIn')) + describe(err));
       return;
     } finally {
       $('sign-in-button').disabled = false;
@@ -459,11 +787,13 @@
     $('token').value = '';
     say($('notice'), '');
     show($('sign-in'), false);
-    show($('inspector'), true);
     show($('who'), true);
   }
 
   function start() {
+    lang = pickLanguage();
+    applyLanguage();
+    $('lang').addEventListener('change', () => setLanguage($('lang').value));
     $('sign-in-form').addEventListener('submit', (ev) => {
       ev.preventDefault();
       const token = $('token').value.trim();
@@ -471,14 +801,19 @@
     });
     $('sign-out').addEventListener('click', () => signOut(''));
     $('refresh').addEventListener('click', () => { notice(''); reload(); });
-    $('show-all').addEventListener('change', reload);
-    $('filter').addEventListener('input', renderMemories);
+    $('show-all').addEventListener('change', searchMemories);
+    $('mem-search-form').addEventListener('submit', (ev) => { ev.preventDefault(); searchMemories(); });
+    $('ev-search-form').addEventListener('submit', (ev) => { ev.preventDefault(); searchEvents(); });
+    $('mem-more').addEventListener('click', moreMemories);
+    $('ev-more').addEventListener('click', moreEvents);
     $('forget-session').addEventListener('click', guarded(forgetSession));
     $('forget-all').addEventListener('click', guarded(forgetAll));
     $('correct-save').addEventListener('click', saveCorrect);
     const saved = sessionStorage.getItem(TOKEN_KEY);
-    if (saved) signIn(saved);
-    else $('token').focus();
+    if (saved) {
+      show($('sign-in'), false);
+      signIn(saved).then(() => { if (!sessionStorage.getItem(TOKEN_KEY)) show($('sign-in'), true); });
+    } else $('token').focus();
   }
 
   document.addEventListener('DOMContentLoaded', start);
