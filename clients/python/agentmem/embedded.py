@@ -88,7 +88,8 @@ class AmTask(ctypes.Structure):
 class AmFilter(ctypes.Structure):
     _fields_ = [("kinds", ctypes.POINTER(c_char_p)), ("n_kinds", c_size_t),
                 ("scopes", ctypes.POINTER(c_char_p)), ("n_scopes", c_size_t),
-                ("metadata_json", c_char_p), ("from_", c_char_p), ("to", c_char_p)]
+                ("metadata_json", c_char_p), ("from_", c_char_p), ("to", c_char_p),
+                ("query", c_char_p)]
 
 
 class AmQuery(ctypes.Structure):
