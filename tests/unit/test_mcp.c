@@ -382,6 +382,41 @@ static void remember_recall_forget(proc *p, const char *said, const char *sessio
     json_decref(k4);
 }
 
+/* remember's metadata and the filters of list_memories and recall, in
+ * Chinese and English; a bad one is refused naming it */
+static void test_metadata_filters(void)
+{
+    fresh_db("meta");
+    proc p;
+    CHECK_EQ_INT(start(&p, "alice"), 0);
+    json_t *k[8];
+    json_t *res = call(&p, &k[0], "remember", "{\"text\":\"我对花生过敏\",\"metadata\":{\"app\":\"crm\"}}");
+    CHECK(!is_error(res));
+    res = call(&p, &k[1], "remember",
+               "{\"text\":\"I prefer aisle seats on long flights\",\"metadata\":{\"app\":\"travel\"}}");
+    CHECK(!is_error(res));
+    res = call(&p, &k[2], "list_memories", "{\"filters\":{\"metadata\":{\"app\":\"crm\"}}}");
+    CHECK(!is_error(res));
+    CHECK(strstr(text_of(res), "花生") != NULL);
+    CHECK(strstr(text_of(res), "aisle") == NULL);
+    res = call(&p, &k[3], "recall",
+               "{\"query\":\"what should I eat, and how should I fly?\","
+               "\"filters\":{\"metadata\":{\"app\":\"travel\"}}}");
+    CHECK(!is_error(res));
+    CHECK(strstr(text_of(res), "aisle") != NULL);
+    CHECK(strstr(text_of(res), "花生") == NULL);
+    res = call(&p, &k[4], "list_memories", "{\"filters\":{\"bogus\":1}}");
+    CHECK(is_error(res));
+    CHECK(has(res, "filters.bogus"));
+    res = call(&p, &k[5], "remember", "{\"text\":\"x\",\"metadata\":\"nope\"}");
+    CHECK(is_error(res));
+    CHECK(has(res, "metadata"));
+    res = call(&p, &k[6], "remember", "{\"text\":\"我喜欢喝乌龙茶\",\"metadata\":{\"a\":{\"b\":1}}}");
+    CHECK(is_error(res));
+    for (int i = 0; i < 7; i++) json_decref(k[i]);
+    CHECK_EQ_INT(stop(&p), 0);
+}
+
 static void test_tools_zh_en(void)
 {
     fresh_db("tools");
@@ -962,6 +997,7 @@ int main(void)
     RUN(test_modern_stateless);
     RUN(test_revisions);
     RUN(test_tools_zh_en);
+    RUN(test_metadata_filters);
     RUN(test_errors);
     RUN(test_user_refused_and_isolation);
     RUN(test_hostile_framing);

@@ -27,10 +27,11 @@
 #include <string.h>
 
 #include "mcp_int.h"
+#include "filters.h"
 #include "messages.h"
 #include "shapes.h"
 
-enum { ARG_STRING, ARG_BOOL };
+enum { ARG_STRING, ARG_BOOL, ARG_OBJECT };
 
 typedef struct mcp_arg {
     const char *name;
@@ -40,7 +41,7 @@ typedef struct mcp_arg {
     const char *doc;
 } mcp_arg;
 
-#define MAX_ARGS 5
+#define MAX_ARGS 6
 
 /* An argument's value, by its index in the tool's table (NULL: absent). */
 typedef struct mcp_vals {
@@ -184,8 +185,11 @@ static json_t *run_remember(am_mcp *m, const mcp_vals *a, mcp_fault *fault)
     ev.occurred_at = arg_str(a, 3);
     /* who said it (a chat message's role): assistant -> source agent */
     if (arg_str(a, 4)) ev.source = am_message_source(arg_str(a, 4));
+    char *meta = a->v[5] ? json_dumps(a->v[5], JSON_COMPACT) : NULL;
+    ev.metadata_json = meta;
     am_add_info info;
-    int rc = am_add_event(m->db, &ev, &info);
+    int rc = a->v[5] && !meta ? AM_NOMEM : am_add_event(m->db, &ev, &info);
+    free(meta);
     if (rc) return result_engine(m, rc, fault);
     return result_json(am_shape_add(&info), fault);
 }
@@ -200,8 +204,17 @@ static json_t *run_recall(am_mcp *m, const mcp_vals *a, mcp_fault *fault)
     q.text = arg_str(a, 0);
     q.task_id = arg_str(a, 1);
     q.as_of = arg_str(a, 2);
+    am_json_filter jf;
+    if (a->v[3]) {
+        if (am_json_filter_read(a->v[3], "filters", &jf)) {
+            am_json_filter_free(&jf);
+            return result_error("invalid_params", jf.why, jf.field, fault);
+        }
+        q.filter = &jf.f;
+    }
     am_recall_result *r;
     int rc = am_recall(m->db, &q, &r);
+    if (a->v[3]) am_json_filter_free(&jf);
     if (rc) return result_engine(m, rc, fault);
     const char *text = !r->need_memory ? "(no memory needed for this turn)"
                        : r->block[0]   ? r->block
@@ -308,8 +321,22 @@ static json_t *run_list_memories(am_mcp *m, const mcp_vals *a, mcp_fault *fault)
 {
     int all = a->v[0] && json_is_true(a->v[0]);
     am_memory_list *l;
-    int rc = am_memories_as(m->db, m->user, all ? AM_LIST_ALL : AM_LIST_ACTIVE, arg_str(a, 1),
-                            user_agent(m), user_role(m), &l);
+    am_json_filter jf;
+    am_list_opts o;
+    memset(&o, 0, sizeof o);
+    o.which = all ? AM_LIST_ALL : AM_LIST_ACTIVE;
+    o.as_of = arg_str(a, 1);
+    o.agent_id = user_agent(m);
+    o.role = user_role(m);
+    if (a->v[2]) {
+        if (am_json_filter_read(a->v[2], "filters", &jf)) {
+            am_json_filter_free(&jf);
+            return result_error("invalid_params", jf.why, jf.field, fault);
+        }
+        o.filter = &jf.f;
+    }
+    int rc = am_memories_list(m->db, m->user, &o, &l);
+    if (a->v[2]) am_json_filter_free(&jf);
     if (rc) return result_engine(m, rc, fault);
     /* an object around the CLI's array: 2025-11-25 wants structuredContent
      * to be an object; the text is a line per item for the model */
@@ -388,6 +415,10 @@ static json_t *run_delete_memory(am_mcp *m, const mcp_vals *a, mcp_fault *fault)
 
 #define ISO_DOC "ISO 8601 with a zone, e.g. 2026-03-02T09:00:00+08:00"
 
+#define FILTERS_DOC                                                                          \
+    "Only these: {\"kind\": a kind or a list, \"scope\": ..., \"metadata\": {key: a value or a " \
+    "list of values}, \"from\"/\"to\": ISO 8601 times, \"query\": words the memory holds}."
+
 static const mcp_tool tools[] = {
     {"remember", "Remember",
      "Store what the user (or the conversation) said, as an event of the user's history: the "
@@ -400,7 +431,10 @@ static const mcp_tool tools[] = {
       {"at", ARG_STRING, 0, NULL, "When it was said, " ISO_DOC "; default now."},
       {"role", ARG_STRING, 0, message_roles,
        "Who said it, as a chat message's role: user (default), assistant, tool or system. "
-       "Only what the user says becomes a lasting memory."}},
+       "Only what the user says becomes a lasting memory."},
+      {"metadata", ARG_OBJECT, 0, NULL,
+       "The application's metadata of the turn: a flat object of strings, numbers and "
+       "booleans (at most 32 keys); the memories it gives carry it."}},
      run_remember},
     {"recall", "Recall",
      "What to keep in mind for the user's turn: the memory block (the user's standing "
@@ -409,7 +443,8 @@ static const mcp_tool tools[] = {
      1, 0, 0,
      {{"query", ARG_STRING, 1, NULL, "The user's turn, verbatim."},
       {"task", ARG_STRING, 0, NULL, "The task, when known."},
-      {"as_of", ARG_STRING, 0, NULL, "Answer as things stood then, " ISO_DOC "."}},
+      {"as_of", ARG_STRING, 0, NULL, "Answer as things stood then, " ISO_DOC "."},
+      {"filters", ARG_OBJECT, 0, NULL, FILTERS_DOC}},
      run_recall},
     {"task_state", "Task state",
      "A task's state: stage, status, artifacts, decisions pending, one-off notes, history size.",
@@ -420,7 +455,8 @@ static const mcp_tool tools[] = {
      "The user's memory items (current ones, or every version with all).",
      1, 0, 1,
      {{"all", ARG_BOOL, 0, NULL, "Every version, closed ones included."},
-      {"as_of", ARG_STRING, 0, NULL, "The items as they stood then, " ISO_DOC "."}},
+      {"as_of", ARG_STRING, 0, NULL, "The items as they stood then, " ISO_DOC "."},
+      {"filters", ARG_OBJECT, 0, NULL, FILTERS_DOC}},
      run_list_memories},
     {"feedback", "Feedback on a memory",
      "The user judges a memory item: confirm it, reject it (it is invalidated) or correct it "
@@ -463,7 +499,10 @@ static size_t n_args(const mcp_tool *t)
 
 static json_t *arg_schema(const mcp_arg *a)
 {
-    json_t *s = json_pack("{s:s, s:s}", "type", a->type == ARG_BOOL ? "boolean" : "string",
+    json_t *s = json_pack("{s:s, s:s}", "type",
+                          a->type == ARG_BOOL     ? "boolean"
+                          : a->type == ARG_OBJECT ? "object"
+                                                  : "string",
                           "description", a->doc);
     if (!s || !a->choices) return s;
     json_t *e = json_array();
@@ -574,12 +613,15 @@ static int check_args(const mcp_tool *t, json_t *args, mcp_vals *out, json_t **r
             return 1;
         }
         const mcp_arg *a = &t->args[i];
-        int ok = a->type == ARG_BOOL ? json_is_boolean(v) : am__mcp_str(v) != NULL;
+        int ok = a->type == ARG_BOOL     ? json_is_boolean(v)
+                 : a->type == ARG_OBJECT ? json_is_object(v)
+                                         : am__mcp_str(v) != NULL;
         if (!ok) {
             am__mcp_fmt(msg, sizeof msg, "%s: %s: expected %s", t->name, a->name,
-                        a->type == ARG_BOOL ? "true or false"
-                        : json_is_string(v) ? "a string without NUL characters"
-                                            : "a string");
+                        a->type == ARG_BOOL     ? "true or false"
+                        : a->type == ARG_OBJECT ? "an object"
+                        : json_is_string(v)     ? "a string without NUL characters"
+                                                : "a string");
             *refusal = result_error("invalid_params", msg, a->name, fault);
             return 1;
         }
