@@ -16,6 +16,7 @@
 
 #include "api/db_int.h"
 #include "api/import_int.h"
+#include "base/log.h"
 #include "distill/reading.h"
 #include "distill/rules.h"
 #include "recall/recall.h"
@@ -475,6 +476,18 @@ int am_memory_delete_as(am_db *db, const char *user_id, const char *memory_id,
     if (!rc) rc = access_gate(db, what, user_id, memory_id, agent_id, role);
     if (rc) return rc;
     am__store *s = db->store;
+    /* its kind, for the log (metrics count deletes by kind) */
+    char kind[24] = "";
+    if (am__log_on(&db->log)) {
+        am_memory_item *cur = NULL;
+        if (item_load(db, user_id, memory_id, &cur) == AM_OK && cur) {
+            const am_memory *v = cur->current ? cur->current
+                                 : cur->n_versions ? &cur->versions[cur->n_versions - 1]
+                                                   : NULL;
+            if (v && v->kind) snprintf(kind, sizeof kind, "%s", v->kind);
+        }
+        am_memory_item_free(cur);
+    }
     am__arena ar;
     am__arena_init(&ar, &db->alloc);
     am_time now = am__db_now(db);
@@ -508,6 +521,15 @@ int am_memory_delete_as(am_db *db, const char *user_id, const char *memory_id,
     am__dbcache_forget(db, user_id, 0);
     am__events_deliver(db);
     am__db_forget_work(db, 0); /* the scrub: freed pages, the log */
+    if (am__log_on(&db->log)) {
+        am__logrec lr;
+        am__logrec_begin(&lr, &db->log, AM_LOG_INFO, "memory_delete", now);
+        am__logrec_str(&lr, "user", user_id);
+        am__logrec_str(&lr, "memory_id", lineage);
+        am__logrec_str(&lr, "kind", kind);
+        am__logrec_int(&lr, "versions", n);
+        am__logrec_emit(&lr);
+    }
     if (versions) *versions = n;
     return AM_OK;
 }

@@ -28,7 +28,7 @@ ok() { passed=$((passed+1)); }
 bad() { echo "FAIL: $1"; failed=$((failed+1)); }
 
 # the users' words, none of which may reach the log without --log-content
-words=(三段式 周报 结论 表格 Notion Obsidian conclusion "weekly" "三段式怎么写")
+words=(三段式 周报 结论 表格 Notion Obsidian conclusion "weekly" "三段式怎么写" locker)
 
 workload() {
   req POST /v1/events "$ta" '{"text":"以后周报都用三段式，先写结论","session":"s1"}'; expect_code 200 "zh rule"
@@ -45,6 +45,10 @@ workload() {
   req GET /v1/memories "$ta"; expect_code 200 "list zh"
   memz=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[0]["id"])' "$dir/body")
   req POST "/v1/memories/$memz/feedback" "$ta" '{"action":"confirm"}'; expect_code 200 "confirm"
+  # one memory stated and deleted: counted by kind, named by its id only
+  req POST /v1/memories "$tb" '{"text":"My locker code at the gym is 4471","kind":"fact","key":"gym.locker"}'; expect_code 201 "memory add"
+  memd=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["memory"]["lineage_id"])' "$dir/body")
+  req DELETE "/v1/memories/$memd" "$tb"; expect_code 200 "memory delete"
 }
 
 # the engine's lines of srv.err (JSON objects), checked by python
@@ -80,6 +84,9 @@ need(any(f["route"] == "semantic_first" and f["reason"] and "search_events" in f
          and "total_ms" in f and "search_ms" in f and f["memories"] >= 1 and f["memory_ids"]
          and f["top_memory_scores"] for f in rc), "a recall with stages, scores, kept ids")
 need(any(f["route"] == "none" and f["reason"] == "chit_chat" for f in rc), "the chit-chat route")
+md = ev("memory_delete")
+need(len(md) == 1 and md[0]["kind"] == "fact" and md[0]["versions"] >= 1 and md[0]["memory_id"],
+     "a memory_delete record with the kind and the id")
 fb = ev("feedback")
 need(sorted(f["action"] for f in fb) == ["confirm", "correct"], "two feedback records")
 need(all(f["kind"] for f in fb), "feedback names the kind")
@@ -114,6 +121,7 @@ m_is() { # series want
 m_is 'agentmem_memories_total{kind="preference",outcome="created"}' 3
 m_is 'agentmem_memories_total{kind="preference",outcome="superseded"}' 1
 m_is 'agentmem_one_offs_total' 1
+m_is 'agentmem_memories_total{kind="fact",outcome="deleted"}' 1
 m_is 'agentmem_recalls_total{route="semantic_first",reason="default"}' 2
 m_is 'agentmem_recalls_total{route="none",reason="chit_chat"}' 1
 m_is 'agentmem_feedback_total{action="correct",kind="preference"}' 1

@@ -49,6 +49,7 @@ struct am_server_obs {
     unsigned long long recalls[N(routes)][N(reasons)];
     unsigned long long feedback[N(actions)][N(kinds)];
     unsigned long long deleted[N(levels)];
+    unsigned long long deleted_kind[N(kinds)]; /* one memory deleted (DELETE /v1/memories/{id}) */
     unsigned long long stage_buckets[N(stages)][N_STAGE_BUCKETS];
     unsigned long long stage_count[N(stages)];
     double stage_sum[N(stages)];
@@ -130,6 +131,8 @@ static void count(am_server_obs *o, const am_log_record *r)
     } else if (strcmp(r->event, "feedback") == 0) {
         int a = find(actions, N(actions), get_s(r, "action"));
         if (a >= 0) o->feedback[a][find(kinds, N(kinds), get_s(r, "kind"))]++;
+    } else if (strcmp(r->event, "memory_delete") == 0) {
+        o->deleted_kind[find(kinds, N(kinds), get_s(r, "kind"))]++;
     } else if (strcmp(r->event, "forget") == 0) {
         int l = find(levels, N(levels), get_s(r, "level"));
         const am_log_field *m = get(r, "memories");
@@ -240,13 +243,18 @@ char *am__srv_obs_metrics(am_server_obs *o)
                 fprintf(f, "agentmem_extractions_total{source=\"%s\",outcome=\"%s\"} %llu\n",
                         x_sources[s], outcomes[k], c->extract[s][k]);
     fputs("# HELP agentmem_memories_total Memory items changed by what users said, by kind and"
-          " outcome (created, superseded, reinforced, pending, invalidated, historical).\n"
+          " outcome (created, superseded, reinforced, pending, invalidated, historical), and"
+          " memories deleted one by one (deleted).\n"
           "# TYPE agentmem_memories_total counter\n", f);
-    for (size_t k = 0; k < N(kinds); k++)
+    for (size_t k = 0; k < N(kinds); k++) {
         for (size_t m = 0; m < MEM_OUTCOMES; m++)
             if (c->memories[k][m])
                 fprintf(f, "agentmem_memories_total{kind=\"%s\",outcome=\"%s\"} %llu\n", kinds[k],
                         outcomes[m], c->memories[k][m]);
+        if (c->deleted_kind[k])
+            fprintf(f, "agentmem_memories_total{kind=\"%s\",outcome=\"deleted\"} %llu\n", kinds[k],
+                    c->deleted_kind[k]);
+    }
     fprintf(f, "# HELP agentmem_one_offs_total Instructions kept for the current task only.\n"
                "# TYPE agentmem_one_offs_total counter\nagentmem_one_offs_total %llu\n",
             c->one_offs);
