@@ -57,6 +57,12 @@ export class Client {
   getMemory(memoryId: string, opts?: { user?: string }): Promise<{ memory: MemoryRecord | null; versions: MemoryRecord[] }>;
   versions(memoryId: string, opts?: { user?: string }): Promise<{ memory_id: string; key: string; versions: MemoryRecord[]; next_cursor: string | null }>;
   export(opts?: { user?: string }): Promise<Record<string, Json>>;
+  listEvents(opts?: {
+    limit?: number; cursor?: string; q?: string; session?: string; from?: string; to?: string;
+    ids?: string[]; user?: string;
+  }): Promise<{ user: string; events: Record<string, Json>[]; next_cursor: string | null }>;
+  importExport(document: Json, opts?: { user?: string; merge?: boolean; from?: 'mem0' }):
+    Promise<Record<string, Json>>;
   health(): Promise<Record<string, Json>>;
 }
 export function connect(url?: string, opts?: ClientOptions): Client;

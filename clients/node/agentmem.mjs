@@ -189,6 +189,19 @@ export class Client {
     return this.#call('GET', '/v1/memories/{id}/versions', [memoryId], undefined, { user });
   }
   export({ user } = {}) { return this.#call('GET', '/v1/export', [], undefined, { user }); }
+  // listEvents({limit, cursor, q, session, from, to, ids, user}) -> {user, events, next_cursor}:
+  // a page of the user's events, newest first; q searches their text, ids names some
+  listEvents({ limit, cursor, q, session, from, to, ids, user } = {}) {
+    return this.#call('GET', '/v1/events', [], undefined, {
+      limit: limit === undefined ? undefined : String(limit), cursor, q, session, from, to,
+      ids: ids && ids.length ? ids.join(',') : undefined, user,
+    });
+  }
+  // importExport(document, {user, merge, from}) -> {user, events, memories, tasks, ..._skipped}:
+  // an export (or mem0's get_all answer with from: 'mem0') loaded into the store; an admin token
+  importExport(document, { user, merge, from } = {}) {
+    return this.#call('POST', '/v1/import', [], pick({ document, user, merge: merge ? true : undefined, from }));
+  }
   health() { return this.#call('GET', '/healthz'); }
 }
 

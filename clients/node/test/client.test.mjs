@@ -147,3 +147,33 @@ test('the example agent loop runs end to end', async () => {
   assert.ok(turns[4].includes('PDF'), turns[4]);
   assert.ok(turns[4].includes('agent: (echo)'));
 });
+
+test('events page back and search; an admin imports an export (zh, en)', async () => {
+  const tag = randomUUID().slice(0, 8);
+  for (let i = 0; i < 5; i++)
+    await A.add(i % 2 ? `第${i}条记录 ${tag}` : `note number ${i} ${tag}`, { session: `ev-${tag}` });
+  let page = await A.listEvents({ limit: 2, session: `ev-${tag}` });
+  assert.equal(page.events.length, 2);
+  const seen = page.events.map((e) => e.id);
+  while (page.next_cursor) {
+    page = await A.listEvents({ limit: 2, cursor: page.next_cursor, session: `ev-${tag}` });
+    seen.push(...page.events.map((e) => e.id));
+  }
+  assert.equal(new Set(seen).size, 5);
+  const found = (await A.listEvents({ q: '第3条记录', session: `ev-${tag}` })).events;
+  assert.deepEqual(found.map((e) => e.content), [`第3条记录 ${tag}`]);
+  await assert.rejects(A.listEvents({ limit: 0 }), (e) => e instanceof AgentmemError && e.field === 'limit');
+
+  const admin = connect(URL_, { token: env('AGENTMEM_TOKEN_ADMIN') });
+  const doc = await A.export();
+  // into its own user again: a user with data is refused; --merge adds nothing new
+  await assert.rejects(admin.importExport(doc), (e) => e instanceof AgentmemError && e.status === 409);
+  const merged = await admin.importExport(doc, { merge: true });
+  assert.equal(merged.events, 0);
+  assert.equal(merged.events_skipped, doc.events.length);
+  // a user's token may not import
+  await assert.rejects(A.importExport(doc, { merge: true }), (e) => e instanceof AgentmemError && e.status === 403);
+  const m0 = await admin.importExport([{ id: 'm1', memory: '用户喜欢喝乌龙茶' }, { id: 'm2', memory: 'The user is vegetarian' }],
+    { user: `mem0-${tag}`, from: 'mem0' });
+  assert.equal(m0.memories, 2);
+});

@@ -155,6 +155,22 @@ class Client:
         """Everything stored about the user -> the export document."""
         return self._call("GET", "/v1/export", query=_body(user=user))
 
+    def events(self, limit=None, cursor=None, q=None, session=None, from_=None, to=None,
+               ids=None, user=None):
+        """A page of the user's events, newest first (GET /v1/events) ->
+        {"user", "events": [...], "next_cursor": str or None}; q searches their
+        text, ids (a list, at most 100) names events."""
+        return self._call("GET", "/v1/events", query=_body(
+            limit=str(limit) if limit is not None else None, cursor=cursor, q=q, session=session,
+            **{"from": from_}, to=to, ids=",".join(ids) if ids else None, user=user))
+
+    def import_export(self, document, user=None, merge=False, from_=None):
+        """Load an export (or, with from_="mem0", mem0's get_all answer) into
+        the store (POST /v1/import, an admin token; embedded: the handle's
+        store) -> {user, events, memories, tasks, events_skipped, ...}."""
+        return self._call("POST", "/v1/import", body=_body(
+            document=document, user=user, merge=True if merge else None, **{"from": from_}))
+
     def health(self):
         """{"status": "ok", "store": "sqlite", "version": ..., "store_reachable": true,
         "store_error": null}; a store that does not answer raises (503)."""

@@ -122,6 +122,22 @@ class AmListOpts(ctypes.Structure):
                 ("role", c_char_p)]
 
 
+class AmEventListOpts(ctypes.Structure):
+    _fields_ = [("limit", c_size_t), ("cursor", c_char_p), ("query", c_char_p),
+                ("session_id", c_char_p), ("from_", c_char_p), ("to", c_char_p),
+                ("agent_id", c_char_p), ("role", c_char_p),
+                ("ids", ctypes.POINTER(c_char_p)), ("n_ids", c_size_t)]
+
+
+class AmEventPage(ctypes.Structure):
+    _fields_ = [("json", c_char_p), ("n", c_size_t), ("next_cursor", c_char_p)]
+
+
+class AmImportInfo(ctypes.Structure):
+    _fields_ = [("user_id", ctypes.c_char * 129)] + [(n, c_long) for n in (
+        "events", "memories", "tasks", "events_skipped", "memories_skipped", "tasks_skipped")]
+
+
 class AmMemoryItem(ctypes.Structure):
     _fields_ = [("current", c_void_p), ("versions", c_void_p), ("n_versions", c_size_t),
                 ("json", c_char_p)]
@@ -206,6 +222,10 @@ def _load(path):
         "am_forget": (c_int, [c_void_p, c_char_p, c_int, c_char_p, P(AmForgetInfo)]),
         "am_restore": (c_int, [c_void_p, c_char_p]),
         "am_export": (c_int, [c_void_p, c_char_p, P(c_void_p)]),
+        "am_events_list": (c_int, [c_void_p, c_char_p, P(AmEventListOpts), P(P(AmEventPage))]),
+        "am_event_page_free": (None, [P(AmEventPage)]),
+        "am_import": (c_int, [c_void_p, c_char_p, c_size_t, c_char_p, c_int, P(AmImportInfo)]),
+        "am_import_mem0": (c_int, [c_void_p, c_char_p, c_size_t, c_char_p, P(AmImportInfo)]),
         "am_security_denied": (c_int, [c_void_p, c_char_p, c_char_p, c_char_p]),
         "am_time_format": (c_char_p, [am_time, c_int, c_char_p]),
     }
@@ -377,7 +397,8 @@ class EmbeddedTransport:
             ("PATCH", "/v1/memories/{id}"): self._memory_update,
             ("DELETE", "/v1/memories/{id}"): self._memory_delete,
             ("POST", "/v1/forget"): self._forget, ("POST", "/v1/restore"): self._restore,
-            ("GET", "/v1/export"): self._export, ("GET", "/healthz"): self._health,
+            ("GET", "/v1/export"): self._export, ("GET", "/v1/events"): self._events_list,
+            ("POST", "/v1/import"): self._import, ("GET", "/healthz"): self._health,
         }
 
     def _open(self, cfg):
@@ -813,6 +834,62 @@ class EmbeddedTransport:
             return self._parsed(ctypes.string_at(out))
         finally:
             self._lib.am_free(out)
+
+    def _events_list(self, params, body, query):
+        for k in query:
+            if k not in ("limit", "cursor", "q", "session", "from", "to", "ids", "user"):
+                raise _invalid(k, f'unknown query parameter "{k[:64]}"')
+        limit = query.get("limit")
+        if limit is not None:
+            limit = str(limit)
+            if not limit.isdigit() or not 1 <= int(limit) <= 1000:
+                raise _invalid("limit", "limit: expected 1 to 1000")
+        ids = [i for i in str(query.get("ids") or "").split(",") if i]
+        if len(ids) > 100:
+            raise _invalid("ids", "ids: at most 100")
+        arr = (c_char_p * max(len(ids), 1))(*[_b(i) for i in ids])
+        o = AmEventListOpts(limit=int(limit or 0), cursor=_b(query.get("cursor")),
+                            query=_b(query.get("q")), session_id=_b(query.get("session")),
+                            from_=_b(query.get("from")), to=_b(query.get("to")),
+                            agent_id=_b(self.agent), ids=arr if ids else None, n_ids=len(ids))
+        user = self._user(query.get("user"))
+        page = ctypes.POINTER(AmEventPage)()
+        rc = self._lib.am_events_list(self._db, _b(user), ctypes.byref(o), ctypes.byref(page))
+        if rc:
+            raise self._fail(rc)
+        try:
+            c = page.contents
+            return {"user": user, "events": self._parsed(c.json),
+                    "next_cursor": _s(c.next_cursor) if c.next_cursor else None}
+        finally:
+            self._lib.am_event_page_free(page)
+
+    def _import(self, params, body, query):
+        if not isinstance(body, dict) or "document" not in body:
+            raise _invalid("document", "document is required")
+        for k in body:
+            if k not in ("document", "user", "merge", "from"):
+                raise _invalid(k, f'unknown field "{k[:64]}"')
+        src = body.get("from")
+        if src not in (None, "mem0"):
+            raise _invalid("from", 'from: expected "mem0"')
+        doc = json.dumps(body["document"], ensure_ascii=False).encode()
+        user = body.get("user")
+        if user is not None and not isinstance(user, str):
+            raise _invalid("user", "user: expected a string")
+        if src == "mem0":
+            user = self._user(user)
+        info = AmImportInfo()
+        if src == "mem0":
+            rc = self._lib.am_import_mem0(self._db, doc, len(doc), _b(user), ctypes.byref(info))
+        else:
+            rc = self._lib.am_import(self._db, doc, len(doc), _b(user),
+                                     1 if body.get("merge") else 0, ctypes.byref(info))
+        if rc:
+            raise self._fail(rc)
+        return {"user": _s(info.user_id), "events": info.events, "memories": info.memories,
+                "tasks": info.tasks, "events_skipped": info.events_skipped,
+                "memories_skipped": info.memories_skipped, "tasks_skipped": info.tasks_skipped}
 
     def _health(self, params, body, query):
         # an embedded file store always answers (the server asks PostgreSQL);

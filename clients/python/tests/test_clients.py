@@ -175,6 +175,27 @@ class Methods:
         after = len(self.mem.export()["events"]) if self.has_data() else 0
         self.assertEqual(before, after, "a refused request wrote something")
 
+    def test_events_pages_and_search(self):
+        tag = uuid.uuid4().hex[:8]
+        for i in range(5):
+            self.mem.add(f"第{i}条记录 {tag}" if i % 2 else f"note number {i} {tag}", session="ev-" + tag)
+        page = self.mem.events(limit=2, session="ev-" + tag)
+        self.assertEqual(len(page["events"]), 2)
+        self.assertTrue(page["next_cursor"])
+        seen = [e["id"] for e in page["events"]]
+        while page["next_cursor"]:
+            page = self.mem.events(limit=2, cursor=page["next_cursor"], session="ev-" + tag)
+            seen += [e["id"] for e in page["events"]]
+        self.assertEqual(len(seen), 5)
+        self.assertEqual(len(set(seen)), 5)
+        found = self.mem.events(q="第3条记录", session="ev-" + tag)["events"]
+        self.assertEqual([e["content"] for e in found], [f"第3条记录 {tag}"])
+        some = self.mem.events(ids=seen[:2])["events"]
+        self.assertEqual(sorted(e["id"] for e in some), sorted(seen[:2]))
+        with self.assertRaises(AgentmemError) as cm:
+            self.mem.events(limit=0)
+        self.assertEqual(cm.exception.field, "limit")
+
     def test_not_found(self):
         for call in (lambda: self.mem.task("没有这个任务"), lambda: self.mem.versions("NOPE")):
             with self.assertRaises(AgentmemError) as cm:
@@ -260,6 +281,28 @@ class EmbeddedTest(Methods, unittest.TestCase):
     def tearDown(self):
         self.mem.close()
         self.other.close()
+
+    def test_import_round_trip(self):
+        self.mem.add("以后周报都按三段写", session="imp")
+        self.mem.add("I prefer reports in PDF", session="imp")
+        doc = self.mem.export()
+        dst = agentmem.open_embedded(fresh_db(), user=env("AGENTMEM_USER_A"), lib=env("AGENTMEM_LIB"))
+        try:
+            info = dst.import_export(doc)
+            self.assertEqual(info["events"], len(doc["events"]))
+            self.assertEqual(sorted(m["text"] for m in dst.memories()),
+                             sorted(m["text"] for m in self.mem.memories()))
+            with self.assertRaises(AgentmemError):
+                dst.import_export(doc)  # a user with data: refused
+            info = dst.import_export([{"id": "m1", "memory": "用户喜欢喝乌龙茶"},
+                                      {"id": "m2", "memory": "The user is vegetarian"}],
+                                     from_="mem0")
+            self.assertEqual(info["memories"], 2)
+            with self.assertRaises(AgentmemError) as cm:
+                dst.import_export({"bogus": 1}, from_="other")
+            self.assertEqual(cm.exception.field, "from")
+        finally:
+            dst.close()
 
     def test_closed_client(self):
         self.mem.close()
