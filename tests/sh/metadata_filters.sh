@@ -125,6 +125,28 @@ req GET "/v1/memories?limit=10&cursor=$first_cursor" "$ta"
 expect_code 200 "bob's cursor on alice's token"
 check "gives alice's own memories only" 'all("Note" not in m["text"] and "备忘" not in m["text"] for m in j)'
 
+# --- a session's working memory pages by key (?limit, ?cursor; next_cursor beside the entries)
+for k in 目的地 budget 出发日期 hotel 人数; do
+  req PUT "/v1/sessions/w1/working/$(python3 -c 'import sys,urllib.parse; print(urllib.parse.quote(sys.argv[1]))' "$k")" "$ta" \
+    '{"value":"x","ttl_ms":600000}'; expect_code 200 "working set $k"
+done
+seen=""; cur=""; n=0
+while [ $n -lt 10 ]; do
+  req GET "/v1/sessions/w1/working?limit=2${cur:+&cursor=$cur}" "$ta"; expect_code 200 "working page $n"
+  seen="$seen $(python3 -c 'import json,sys; print(" ".join(e["key"] for e in json.load(open(sys.argv[1]))["entries"]))' "$dir/body")"
+  cur=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["next_cursor"] or "")' "$dir/body")
+  n=$((n+1)); [ -n "$cur" ] || break
+done
+total=$(echo $seen | wc -w); uniq=$(echo $seen | tr ' ' '\n' | sort -u | wc -l)
+[ "$total" = 5 ] && [ "$uniq" = 5 ] && [ "$n" = 3 ] && passed=$((passed+1)) ||
+  { echo "FAIL: working pages: $seen ($n pages)"; failed=$((failed+1)); }
+req GET "/v1/sessions/w1/working" "$ta"; expect_code 200 "working, no page"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["entries"]) == 5 and "next_cursor" not in d' "$dir/body" &&
+  passed=$((passed+1)) || { echo "FAIL: the whole list keeps its shape"; failed=$((failed+1)); }
+req GET "/v1/sessions/w1/working?cursor=zz" "$ta"; expect_code 400 "working bad cursor"; expect_body '"cursor"' "names cursor"
+req GET "/v1/sessions/w1/working?limit=0" "$ta"; expect_code 400 "working limit 0"; expect_body '"limit"' "names limit"
+req GET "/v1/sessions/w1/working?bogus=1" "$ta"; expect_code 400 "working unknown parameter"
+
 stop_server
 
 # --- the CLI: metadata, --metadata k=v, pages

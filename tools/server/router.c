@@ -230,7 +230,7 @@ static const struct {
     {"GET /v1/export", "user"},
     {"GET /v1/tasks/{task_id}/workspace", "user"},
     {"PUT /v1/tasks/{task_id}/workspace", "user"},
-    {"GET /v1/sessions/{session}/working", "user"},
+    {"GET /v1/sessions/{session}/working", "user limit cursor"},
     {"DELETE /v1/sessions/{session}/working", "user"},
     {"GET /v1/sessions/{session}/working/{key}", "user"},
     {"PUT /v1/sessions/{session}/working/{key}", "user"},

@@ -32,17 +32,93 @@ static const am_field working_fields[] = {
     {"user", AM_FIELD_STRING, offsetof(working_in, user), NULL},
 };
 
+static const char *query_param(srv_ctx *c, const char *name)
+{
+    return c->rq->query ? c->rq->query(c->rq->query_ctx, name) : NULL;
+}
+
+/* A page's cursor: the last key, hex (opaque to the caller); 0 or -1 */
+static int cursor_read(const char *cur, char *key, size_t cap)
+{
+    size_t n = strlen(cur);
+    if (n == 0 || n % 2 || n / 2 >= cap) return -1;
+    for (size_t i = 0; i < n / 2; i++) {
+        unsigned v;
+        if (sscanf(cur + 2 * i, "%2x", &v) != 1 || !v) return -1;
+        key[i] = (char)v;
+    }
+    key[n / 2] = 0;
+    return 0;
+}
+
+/* {session, entries:[...]} -- with ?limit, a page (by key) and
+ * "next_cursor" beside the entries (null on the last page) */
 void am__srv_h_working_list(srv_ctx *c)
 {
     if (am__srv_user(c, user_param(c))) return;
+    const char *limit = query_param(c, "limit"), *cursor = query_param(c, "cursor");
+    long n = 0;
+    char after[512] = "";
+    if (limit) {
+        char *end;
+        n = strtol(limit, &end, 10);
+        if (end == limit || *end || n < 1 || n > AM_LIST_LIMIT_MAX) {
+            am__srv_error(c->out, "invalid_request", "limit", "limit: expected 1 to %d, got \"%.32s\"",
+                          AM_LIST_LIMIT_MAX, limit);
+            return;
+        }
+    }
+    if (cursor && cursor_read(cursor, after, sizeof after)) {
+        am__srv_error(c->out, "invalid_request", "cursor", "cursor: not one this route gave");
+        return;
+    }
     am_working_entries *l;
     int rc = am_working_list(c->db, c->user, c->params[0], &l);
     if (rc) {
         am__srv_engine_error(c, rc);
         return;
     }
-    am__srv_text(c->out, 200, "application/json", l->json, strlen(l->json));
+    if (!limit && !cursor) {
+        am__srv_text(c->out, 200, "application/json", l->json, strlen(l->json));
+        am_working_list_free(l);
+        return;
+    }
+    json_t *doc = json_loads(l->json, 0, NULL);
     am_working_list_free(l);
+    json_t *all = doc ? json_object_get(doc, "entries") : NULL;
+    json_t *page = json_array();
+    if (!all || !page) {
+        json_decref(doc);
+        json_decref(page);
+        am__srv_error(c->out, "internal", NULL, "out of memory");
+        return;
+    }
+    size_t i;
+    json_t *e;
+    const char *last = NULL;
+    int more = 0;
+    json_array_foreach(all, i, e) {
+        const char *k = json_string_value(json_object_get(e, "key"));
+        if (!k || (after[0] && strcmp(k, after) <= 0)) continue;
+        if (n && json_array_size(page) == (size_t)n) {
+            more = 1;
+            break;
+        }
+        json_array_append(page, e);
+        last = k;
+    }
+    json_t *next = json_null();
+    if (more && last) {
+        size_t kl = strlen(last);
+        char *hex = malloc(2 * kl + 1);
+        for (size_t j = 0; hex && j < kl; j++) snprintf(hex + 2 * j, 3, "%02x", (unsigned char)last[j]);
+        if (hex) hex[2 * kl] = 0;
+        next = hex ? json_string(hex) : json_null();
+        free(hex);
+    }
+    json_object_set_new(doc, "entries", page);
+    json_object_set_new(doc, "next_cursor", next);
+    am__srv_json(c->out, 200, doc);
 }
 
 void am__srv_h_working_get(srv_ctx *c)
