@@ -9,7 +9,8 @@
 #     is 400 naming messages[i].field, and nothing of the call is written;
 #   - another user's token may not write into the user (403), an agent's
 #     token may not name another agent (403, messages[i].agent);
-#   - the CLI's add --messages FILE and - (stdin), its errors by field.
+#   - the CLI's add --messages FILE and - (stdin), its errors by field, the
+#     transcript's metadata (in the file or --metadata).
 # $1 = path of the agentmem CLI.
 set -u
 CLI=${1:?usage: chat_messages.sh AGENTMEM}
@@ -110,6 +111,14 @@ expect_rc 1 "--user and the file's user differ" "$CLI" --db "$db" add --messages
 expect_rc 2 "--messages with --text" "$CLI" --db "$db" add --messages "$dir/t.json" --user carol --text x
 events_of carol
 check "nothing more written by the refused CLI calls" 'len(j["events"]) == 3'
+# the transcript's metadata (in the file or --metadata): every message's event carries it
+echo '{"messages":[{"role":"user","content":"我对花生过敏"},{"role":"assistant","content":"记下了"}],"user":"erin","metadata":{"app":"crm"}}' >"$dir/m.json"
+expect_rc 0 "add --messages with metadata" "$CLI" --db "$db" add --messages "$dir/m.json"
+echo '[{"role":"user","content":"I prefer aisle seats on long flights"}]' >"$dir/m2.json"
+expect_rc 0 "add --messages --metadata" "$CLI" --db "$db" add --messages "$dir/m2.json" --user erin --metadata '{"app":"travel"}'
+expect_rc 1 "--metadata and the file's differ" "$CLI" --db "$db" add --messages "$dir/m.json" --metadata '{"app":"x"}'
+events_of erin
+check "the events carry their transcript's metadata" '[(e["content"], e["metadata"]) for e in j["events"]] == [("我对花生过敏", {"app": "crm"}), ("记下了", {"app": "crm"}), ("I prefer aisle seats on long flights", {"app": "travel"})]'
 
 stop_server
 echo "chat_messages: $passed passed, $failed failed"

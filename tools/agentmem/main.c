@@ -125,7 +125,7 @@ static const struct help {
             "         [--metadata JSON] [--json]\n"
             "       agentmem [--db PATH] add --batch FILE.jsonl [--atomic] [--json]\n"
             "       agentmem [--db PATH] add --messages FILE.json [--user U] [--session S]\n"
-            "         [--task T] [--at ISO8601] [--agent A] [--json]\n"
+            "         [--task T] [--at ISO8601] [--agent A] [--metadata JSON] [--json]\n"
             "  Adds one event; with --batch, one JSON object per line with the same\n"
             "  fields (user, channel, external_id, session, task, agent, source, type,\n"
             "  domain, intent, at, text, id, metadata), committed up to 32 lines at a time\n"
@@ -137,7 +137,7 @@ static const struct help {
             "  present\") instead of adding a copy, with other fields is refused.\n"
             "  --messages ('-': stdin): a chat transcript, [{\"role\": \"user|assistant|\n"
             "  tool|system\", \"content\": ..., \"name\": ...}] or {\"messages\": [...],\n"
-            "  \"user\", \"session\", \"task\", \"at\"}: each message an event of its role's\n"
+            "  \"user\", \"session\", \"task\", \"at\", \"metadata\"}: each message an event of its role's\n"
             "  source (an assistant's or tool's name its agent), in order (with --at, one\n"
             "  millisecond apart), all in one transaction or nothing.\n"},
     {"recall", "usage: agentmem [--db PATH] recall (--user U | --channel C --external-id X) --text QUERY\n"
@@ -590,6 +590,7 @@ static int cmd_add(am_db *db, const opts *o)
         base.domain = o->domain;
         base.intent = o->intent;
         base.occurred_at = o->at;
+        base.metadata_json = o->metadata;
         return am_cli_add_messages(db, o->messages, &base, o->json);
     }
     if (o->atomic) return usage_error("add", "--atomic goes with --batch");

@@ -1,7 +1,7 @@
 /*
  * messages_cmd.c -- `agentmem add --messages FILE.json` ('-': stdin): a
  * chat transcript, a JSON array of messages [{"role", "content", "name"?}]
- * or an object {"messages": [...], "user"?, "session"?, "task"?, "at"?}
+ * or an object {"messages": [...], "user"?, "session"?, "task"?, "at"?, "metadata"?}
  * (the body of POST /v1/events), added as events in one transaction:
  * all or nothing (tools/common/messages.h: roles, names, the times).
  * --user, --session, --task, --at and --agent give what the file does not
@@ -17,7 +17,7 @@
 #include "messages.h"
 
 typedef struct transcript {
-    const char *user, *session, *task, *at;
+    const char *user, *session, *task, *at, *metadata;
 } transcript;
 
 static const am_field transcript_fields[] = {
@@ -25,6 +25,7 @@ static const am_field transcript_fields[] = {
     {"session", AM_FIELD_STRING, offsetof(transcript, session), NULL},
     {"task", AM_FIELD_STRING, offsetof(transcript, task), NULL},
     {"at", AM_FIELD_STRING, offsetof(transcript, at), " (ISO 8601 with a zone)"},
+    {"metadata", AM_FIELD_OBJECT, offsetof(transcript, metadata), NULL},
 };
 
 static json_t *load(const char *path)
@@ -84,7 +85,8 @@ int am_cli_add_messages(am_db *db, const char *path, const am_event *base, int j
     if (pick(base->user_id, t.user, "user", &head.user_id) ||
         pick(base->session_id, t.session, "session", &head.session_id) ||
         pick(base->task_id, t.task, "task", &head.task_id) ||
-        pick(base->occurred_at, t.at, "at", &head.occurred_at))
+        pick(base->occurred_at, t.at, "at", &head.occurred_at) ||
+        pick(base->metadata_json, t.metadata, "metadata", &head.metadata_json))
         goto out;
     am_time at = 0;
     int tz = 0;
