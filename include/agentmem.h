@@ -546,6 +546,13 @@ typedef struct am_memory {
                                 words in it (docs/EVENTS.md); NULL elsewhere */
     const char *metadata_json; /* the version's metadata (canonical JSON), or
                                   NULL (appended field) */
+    const char *origin;      /* what decided the statement (appended field):
+                                "rules" (the cue tables), "model" (the learned
+                                reading), "api" (am_memory_add), "import",
+                                "feedback" (a correction's text), "pattern",
+                                "llm" (the optional LLM pass),
+                                "pack:<name>@<version>" (a rule pack); NULL
+                                for versions stored before origins were kept */
 } am_memory;
 
 typedef struct am_event_rec {

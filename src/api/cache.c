@@ -417,6 +417,7 @@ static void w_memory(am__buf *b, const am_memory *m)
     w_int(b, m->source_count);
     w_int(b, m->reinforced_at);
     w_str(b, m->metadata_json);
+    w_str(b, m->origin);
 }
 
 static void w_event(am__buf *b, const am_event_rec *e)
@@ -554,6 +555,7 @@ static void r_memory(rd *r, am_memory *m)
     m->source_count = (long)r_int(r);
     m->reinforced_at = r_int(r);
     m->metadata_json = r_str(r);
+    m->origin = r_str(r);
 }
 
 static void r_event(rd *r, am_event_rec *e)
@@ -637,7 +639,7 @@ int am__dbcache_recall_key(am_db *db, const char *uid, const am_query *q, am_tim
     digest d;
     unsigned char h[32];
     dg_init(&d);
-    dg_str(&d, "am-recall-2"); /* 2: entries carry metadata */
+    dg_str(&d, "am-recall-3"); /* 3: entries carry metadata and origin */
     dg_add(&d, k->cfg_digest, sizeof k->cfg_digest);
     dg_str(&d, gen);
     dg_str(&d, uid);

@@ -341,6 +341,7 @@ static int read_memory(reader *r, const json_t *o, size_t i, am__imp_item *m)
         (rc = get_str(r, o, where, "text", 1, &it->text)) ||
         (rc = get_raw(r, o, where, "value", 0, &it->value_json)) ||
         (rc = get_metadata(r, o, where, &it->metadata)) ||
+        (rc = get_str(r, o, where, "origin", 0, &it->origin)) ||
         (rc = get_str(r, o, where, "status", 1, &it->status)) ||
         (rc = get_num(r, o, where, "confidence", &it->confidence)) ||
         (rc = get_num(r, o, where, "base_score", &it->base_score)) ||

@@ -250,6 +250,7 @@ int am__memory_statement(am_db *db, const am_memory_input *in, am__arena *ar, co
     /* the application's word is final: it supersedes any confidence */
     st->confidence = 1.0;
     st->event_id = source;
+    st->origin = source;
     if (in->key) {
         st->key = in->key;
         st->own_key = 1;

@@ -43,6 +43,7 @@ static void memory_from_row(am_memory *m, const am__item_row *r)
     m->reinforced_at = r->reinforced_at != AM_TIME_NONE ? r->reinforced_at : r->recorded_at;
     m->key_id = NULL; /* am_memories sets it */
     m->metadata_json = r->metadata;
+    m->origin = r->origin;
 }
 
 /* F19: an item listed as it stood at a past time (an as-of recall or
@@ -164,6 +165,7 @@ static void json_memory(am__buf *b, const am_memory *m)
     if (m->key_id) json_kv(b, "key_id", m->key_id, 1);
     json_name(b, "metadata", 1);
     am__buf_adds(b, m->metadata_json && *m->metadata_json ? m->metadata_json : "{}");
+    json_kv(b, "origin", m->origin, 1);
     am__buf_addc(b, '}');
 }
 

@@ -289,7 +289,7 @@ static int put_lasting(wctx_ex *x, const char *content, const char *cue, const c
         if (!value) rc = AM_NOMEM;
         else {
             am__statement st = {d->kind, d->key, x->scope, content, value, d->confidence,
-                                x->p.ev->id, 0, NULL, NULL, NULL, 0};
+                                x->p.ev->id, 0, NULL, NULL, NULL, 0, "rules"};
             rc = am__semantic_put(&x->p.w, &st, outcome, lineage);
         }
     }
@@ -487,7 +487,7 @@ static int put_statement(wctx_ex *x, const char *text, size_t n, const am__disti
                         x->p.ev->id,  d->restated,
                         d->old_value[0] ? d->old_value : NULL,
                         d->topic,     d->whose,
-                        0};
+                        0,            d->source ? d->source : "rules"};
     int rc = am__semantic_put(&x->p.w, &st, outcome, lineage);
     if (rc) return rc;
     if (*outcome == AM__M_CREATED) x->info->memories_created++;

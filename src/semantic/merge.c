@@ -492,6 +492,7 @@ int am__semantic_put(am__wctx *w, const am__statement *st, int *outcome,
     nv.valid_to = AM_TIME_NONE;
     nv.status = "active";
     nv.metadata = metadata_of(w, same_key);
+    nv.origin = st->origin;
     char lid[27];
     if (same_key && same_key->valid_from > w->now) {
         /* F19: later than what is known already */
@@ -821,6 +822,7 @@ int am__semantic_feedback(am__wctx *w, const char *id, int action,
         nv.valid_from = w->now;
         nv.valid_to = AM_TIME_NONE;
         nv.metadata = metadata_of(w, it);
+        nv.origin = "feedback";
         if ((rc = insert_version(w, it, &nv, NULL))) return rc;
         return am__semantic_event(w, "memory.updated", it->lineage_id, it->scope, it->key,
                                   "corrected");

@@ -52,6 +52,7 @@ typedef struct am__statement {
     int own_key;            /* the key is the caller's (an application's): only an
                                item of that key is the same memory -- a near text
                                under another key is another memory */
+    const char *origin;     /* what decided it (am__item_row.origin), or NULL */
 } am__statement;
 
 /* Insert nv as a new version (fresh version id, recorded now, current).

@@ -422,6 +422,7 @@ static int write_pattern(miner *m)
     am__ulid_new(w->ulid, w->now, lid);
     if (!(nv.lineage_id = am__arena_strdup(w->ar, lid))) return AM_NOMEM;
     am__semantic_kind_defaults(w->rank, "pattern", &nv.base_score, &nv.half_life_days);
+    nv.origin = "pattern";
     nv.valid_from = w->now;
     nv.valid_to = AM_TIME_NONE;
     nv.status = "active";

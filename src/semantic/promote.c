@@ -510,6 +510,7 @@ static int promote(promo *p, const signal *s, const am__event_row *earlier,
     nv.key = am__arena_strdup(w->ar, s->key);
     nv.text = s->text;
     nv.confidence = PROMOTE_CONFIDENCE;
+    nv.origin = "rules";
     am__semantic_kind_defaults(w->rank, s->kind, &nv.base_score, &nv.half_life_days);
     nv.valid_from = w->now;
     nv.valid_to = AM_TIME_NONE;

@@ -101,6 +101,10 @@ typedef struct am__item_row {
     const unsigned char *tokens; /* its token blob (text/analyze.h), or NULL */
     size_t tokens_len;
     const char *metadata;     /* the caller's metadata (store/metadata.h), or NULL */
+    const char *origin;       /* what decided the version's statement: "rules",
+                                 "model", "api", "import", "feedback",
+                                 "pattern", "llm", "pack:<name>@<version>";
+                                 NULL: written before origins were kept */
 } am__item_row;
 
 /* One agent's entry of a task's shared workspace (F28). */
@@ -666,6 +670,6 @@ int am__store_postgres_open(const char *url, const am__store_opts *o, am__store 
 
 /* The schema version this library writes and reads: the number of
  * migrations (store/sqlite/schema.c asserts it). */
-#define AM__SCHEMA_VERSION 25
+#define AM__SCHEMA_VERSION 26
 
 #endif

@@ -37,7 +37,12 @@
     "ALTER TABLE held_events DROP COLUMN metadata;"                               \
     "ALTER TABLE held_memory_items DROP COLUMN metadata;"
 
+/* v26: the origin of item versions */
+#define AM_UNDO_V26                                                               \
+    "ALTER TABLE memory_items DROP COLUMN origin;"                                \
+    "ALTER TABLE held_memory_items DROP COLUMN origin;"
+
 /* every migration after v19, newest first */
-#define AM_UNDO_TO_V19 AM_UNDO_V25 AM_UNDO_V24 AM_UNDO_V23 AM_UNDO_V22 AM_UNDO_V21 AM_UNDO_V20
+#define AM_UNDO_TO_V19 AM_UNDO_V26 AM_UNDO_V25 AM_UNDO_V24 AM_UNDO_V23 AM_UNDO_V22 AM_UNDO_V21 AM_UNDO_V20
 
 #endif

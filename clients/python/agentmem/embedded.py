@@ -61,7 +61,7 @@ class AmMemory(ctypes.Structure):
         ("recorded_at", am_time), ("superseded_at", am_time),
         ("source_event_ids", ctypes.POINTER(c_char_p)), ("n_sources", c_size_t),
         ("score", c_double), ("source_count", c_long), ("reinforced_at", am_time),
-        ("key_id", c_char_p), ("metadata_json", c_char_p)]
+        ("key_id", c_char_p), ("metadata_json", c_char_p), ("origin", c_char_p)]
 
 
 class AmEventRec(ctypes.Structure):

@@ -185,7 +185,7 @@ void am__pg_int_array(am__buf *b, const int64_t *v, size_t n);
 
 /* schema (pg_schema.c): migrate under an advisory lock; the version */
 int am__pg_migrate(pg_store *s, int must_exist);
-#define AM__PG_SCHEMA_VERSION 4
+#define AM__PG_SCHEMA_VERSION 5
 
 /* pg_forget.c: a forgotten task's audit rows name it by ref (its keyed
  * hash), a switch's task name dropped (also the v3 conversion's) */

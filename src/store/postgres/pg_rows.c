@@ -346,12 +346,13 @@ int am__pg_item_insert(am__store *b, const char *uid, am__item_row *it)
     am__pg_arg_int(&a, count);
     am__pg_arg_time(&a, it->reinforced_at == it->recorded_at ? AM_TIME_NONE : it->reinforced_at);
     am__pg_arg_text(&a, it->metadata);
+    am__pg_arg_text(&a, it->origin);
     PGresult *r = am__pg_run(s, "memory item",
                              "INSERT INTO memory_items(id, lineage_id, user_id, scope, kind, key, text,"
                              " value_json, confidence, base_score, half_life_days, valid_from,"
                              " valid_to, recorded_at, superseded_at, status, tokens, source_count,"
-                             " reinforced_at, metadata) VALUES($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11,"
-                             " $12, $13, $14, $15, $16, $17, $18, $19, $20) RETURNING rid", &a);
+                             " reinforced_at, metadata, origin) VALUES($1, $2, $3, $4, $5, $6, $7, $8, $9,"
+                             " $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21) RETURNING rid", &a);
     if (!r) return s->rc;
     it->rid = am__pg_i64(r, 0, 0);
     PQclear(r);
@@ -468,7 +469,8 @@ int am__pg_items_list(am__store *b, const char *uid, int which, am_time at, am__
     " (SELECT string_agg(x.event_id, ',' ORDER BY x.seq) FROM item_sources x"                   \
     "  WHERE x.user_id = m.user_id AND x.item_rid = m.rid)"
 #define PG_ITEM_FROM                                                                             \
-    ", m.source_count, coalesce(m.reinforced_at, m.recorded_at), m.metadata FROM memory_items m" \
+    ", m.source_count, coalesce(m.reinforced_at, m.recorded_at), m.metadata, m.origin"          \
+    " FROM memory_items m"                                                                       \
     " LEFT JOIN item_heat h ON h.user_id = m.user_id AND h.lineage_id = m.lineage_id"
 #define PG_ITEM_CURRENT                                                                          \
     " WHERE m.user_id = $1 AND m.superseded_at IS NULL"                                         \
@@ -524,6 +526,7 @@ int am__pg_items_list(am__store *b, const char *uid, int which, am_time at, am__
         it->source_count = (long)am__pg_i64(r, i, 20);
         it->reinforced_at = am__pg_time(r, i, 21);
         it->metadata = am__pg_str(ar, r, i, 22);
+        it->origin = am__pg_str(ar, r, i, 23);
         /* provenance: event ids (ULIDs, no commas) joined by ',' */
         char *src = am__pg_str(ar, r, i, 19);
         if (src && *src) {

@@ -36,6 +36,7 @@
  *
  * Version 3: opaque ids instead of keys and caller's ids in the rows that
  * outlive them (schema_v3 below).  Version 4: metadata (schema_v4).
+ * Version 5: the origin of item versions (schema_v5).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -294,6 +295,11 @@ static const char schema_v4[] = "ALTER TABLE events ADD COLUMN IF NOT EXISTS met
                                 "ALTER TABLE held_events ADD COLUMN IF NOT EXISTS metadata" T ";"
                                 "ALTER TABLE held_memory_items ADD COLUMN IF NOT EXISTS metadata" T ";";
 
+/* version 5 (as the SQLite store's v26): what decided a memory item
+ * version's statement (store.h), in its held copies too */
+static const char schema_v5[] = "ALTER TABLE memory_items ADD COLUMN IF NOT EXISTS origin" T ";"
+                                "ALTER TABLE held_memory_items ADD COLUMN IF NOT EXISTS origin" T ";";
+
 /* version: 0 for a database without our tables, -1 for one with tables
  * that are not ours */
 static int schema_version(pg_store *s, int *version)
@@ -356,6 +362,7 @@ int am__pg_migrate(pg_store *s, int must_exist)
     if (version < 2 && (rc = schema_v2(s))) goto out_rollback;
     if (version < 3 && (rc = schema_v3_convert(s))) goto out_rollback;
     if (version < 4 && (rc = am__pg_simple(s, "migrate: metadata", schema_v4))) goto out_rollback;
+    if (version < 5 && (rc = am__pg_simple(s, "migrate: origin", schema_v5))) goto out_rollback;
     char sql[400];
     snprintf(sql, sizeof sql,
              "INSERT INTO meta(key, value) VALUES('schema_version', '%d')"

@@ -101,7 +101,7 @@ static int item_seq(sq_store *s, const char *uid, int64_t *seq)
 
 /* ------------------------------------------------------------ a row's block */
 
-#define ROW_STRINGS 9
+#define ROW_STRINGS 10
 static const char **row_string(am__item_row *r, int k)
 {
     switch (k) {
@@ -113,6 +113,7 @@ static const char **row_string(am__item_row *r, int k)
     case 5: return &r->text;
     case 6: return &r->value_json;
     case 7: return &r->metadata;
+    case 8: return &r->origin;
     default: return &r->status;
     }
 }

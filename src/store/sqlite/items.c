@@ -33,8 +33,8 @@ static int item_insert(sq_store *s, const char *uid, am__item_row *it)
 {
     sqlite3_stmt *st = stmt(s, "INSERT INTO memory_items(id, lineage_id, user_id, scope, kind, key, text, value_json, confidence,"
                                " base_score, half_life_days, valid_from, valid_to, recorded_at, superseded_at, status, tokens,"
-                               " source_count, reinforced_at, metadata)"
-                               " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+                               " source_count, reinforced_at, metadata, origin)"
+                               " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
     if (!st) return AM_BACKEND;
     bind_text(st, 1, it->id);
     bind_text(st, 2, it->lineage_id);
@@ -57,6 +57,7 @@ static int item_insert(sq_store *s, const char *uid, am__item_row *it)
     sqlite3_bind_int64(st, 18, count);
     bind_time(st, 19, it->reinforced_at == it->recorded_at ? AM_TIME_NONE : it->reinforced_at);
     bind_text(st, 20, it->metadata);
+    bind_text(st, 21, it->origin);
     int rc = run(s, st, "memory item");
     if (rc) return rc;
     it->rid = sqlite3_last_insert_rowid(s->db);
@@ -232,8 +233,8 @@ int am__sqlite_items_list(am__store *b, const char *uid, int which, am_time at,
     "SELECT m.rid, m.id, m.lineage_id, m.scope, m.kind, m.key, m.text, m.value_json, m.confidence," \
     " m.base_score, m.half_life_days, m.valid_from, m.valid_to, m.recorded_at, m.superseded_at,"    \
     " m.status, 0, NULL, m.tokens, NULL AS src, m.source_count,"                                     \
-    " coalesce(m.reinforced_at, m.recorded_at), m.metadata FROM memory_items m"
-#define ITEM_FROM ", m.source_count, coalesce(m.reinforced_at, m.recorded_at), m.metadata" \
+    " coalesce(m.reinforced_at, m.recorded_at), m.metadata, m.origin FROM memory_items m"
+#define ITEM_FROM ", m.source_count, coalesce(m.reinforced_at, m.recorded_at), m.metadata, m.origin" \
     " FROM memory_items m LEFT JOIN item_heat h ON h.user_id=m.user_id AND h.lineage_id=m.lineage_id"
 #define ITEM_CURRENT                                                                            \
     " WHERE m.user_id=?1 AND m.superseded_at IS NULL AND m.status IN ('active','pending_confirm')" \
@@ -312,6 +313,7 @@ int am__sqlite_items_list(am__store *b, const char *uid, int which, am_time at,
         r->source_count = sqlite3_column_int64(st, 20);
         r->reinforced_at = col_time(st, 21);
         r->metadata = col_text(ar, st, 22);
+        r->origin = col_text(ar, st, 23);
         /* provenance: event ids (ULIDs, no commas) joined by ',' */
         const char *src = col_text(ar, st, 19);
         if (src && *src) {

@@ -355,6 +355,11 @@ static const char *const migrations[] = {
      "ALTER TABLE memory_items ADD COLUMN metadata TEXT;"
      "ALTER TABLE held_events ADD COLUMN metadata TEXT;"
      "ALTER TABLE held_memory_items ADD COLUMN metadata TEXT;"),
+    /* version 26: what decided a memory item version's statement (rules,
+     * the learned reading, the API, an import, a pack ...; store.h), in
+     * the held copies too; NULL for the versions written before */
+    ("ALTER TABLE memory_items ADD COLUMN origin TEXT;"
+     "ALTER TABLE held_memory_items ADD COLUMN origin TEXT;"),
 };
 #define N_MIGRATIONS (int)(sizeof migrations / sizeof *migrations)
 _Static_assert(sizeof migrations / sizeof *migrations == AM__SCHEMA_VERSION,
