@@ -1399,6 +1399,100 @@ int am_token_revoke(am_db *db, const char *id);
 int am_security_denied(am_db *db, const char *token_user, const char *asked_user,
                        const char *what);
 
+/* ---------------------------------------------------------------- profile card */
+
+/* The profile card (docs/PROFILE.md): a user's current lasting items --
+ * preferences, constraints, profile facts, facts, rules and patterns that
+ * are active now (no temporary items, no task conclusions, nothing
+ * pending a confirmation or about to be forgotten, nothing scoped to one
+ * task) -- grouped by topic (the learned reading's topics, in their fixed
+ * order, "other" last), near texts shown once, within a token budget, in
+ * the language most of the items are in, as text for a system prompt.
+ * The same store state gives the same bytes: topics in their order,
+ * within one by kind (profile, constraint, preference, rule, fact,
+ * pattern), then confidence, then hits (how often recalled), then id; the
+ * budget keeps the items of the first kinds and the highest confidence
+ * first.  A read: nothing is written, hits are not counted.
+ * Initialise with {0} or memset: fields are appended. */
+#define AM_PROFILE_BUDGET_DEFAULT 400
+#define AM_PROFILE_BUDGET_MAX 100000
+typedef struct am_profile_query {
+    const char *user_id;   /* required */
+    int budget_tokens;     /* 0: AM_PROFILE_BUDGET_DEFAULT; at most
+                              AM_PROFILE_BUDGET_MAX */
+    const char *agent_id, *role; /* for an agent (am_access rules), or NULL */
+} am_profile_query;
+
+typedef struct am_profile_item {
+    const char *id;          /* the version shown */
+    const char *lineage_id;  /* the item's stable id */
+    const char *kind, *key, *text;
+    double confidence;
+} am_profile_item;
+
+typedef struct am_profile_section {
+    const char *topic;       /* the topic label ("food", ..., "other") */
+    const char *title;       /* its heading in the card's language */
+    am_profile_item *items;  /* in the card's order */
+    size_t n_items;
+} am_profile_section;
+
+typedef struct am_profile_card {
+    const char *lang;        /* "zh" | "en": headings and labels */
+    const char *text;        /* the card ("" when the user has no lasting
+                                item); a line per heading and per item */
+    int tokens;              /* its estimated tokens (<= the budget) */
+    int budget_tokens;       /* the budget it was made for */
+    am_profile_section *sections;
+    size_t n_sections;
+    size_t n_items;          /* items shown */
+    size_t n_duplicates;     /* near texts shown once */
+    size_t n_left_out;       /* lasting items the budget left out */
+    const char *json;        /* the whole card as JSON (docs/PROFILE.md) */
+} am_profile_card;
+
+/* The card of q->user_id.  *out owned: free with am_profile_free (NULL:
+ * no-op).  An unknown user (or one being forgotten) has an empty card.
+ * Returns AM_OK, AM_MISUSE (NULL db, q or out), AM_INVALID (a bad id, a
+ * budget below 0 or over AM_PROFILE_BUDGET_MAX: am_errmsg names the
+ * field), AM_NOMEM, AM_BACKEND. */
+int am_profile(am_db *db, const am_profile_query *q, am_profile_card **out);
+void am_profile_free(am_profile_card *p);
+
+/* ---------------------------------------------------------------- reports */
+
+/* The blind-spot report (docs/REPORTS.md): which keys, kinds, topics and
+ * deciding sources (the item's origin: "rules", "model", "api", "llm",
+ * "pack", ...; "unknown" for versions written before it was recorded)
+ * users correct or reject most.  Counted from the audit log: items
+ * created, confirmed, corrected and rejected in [since, until), per
+ * period (the UTC day, the ISO week from Monday, or the month the act
+ * fell in), with the correction rate (corrected + rejected) / created.
+ * For one user, rows by key (the user's own words, and the item's kind,
+ * topic and origin); for every user (user_id NULL: an operator's view),
+ * rows by key, kind, topic and origin with counts only -- never an
+ * item's text, never a user id.  Initialise with {0}: fields are
+ * appended. */
+#define AM_REPORT_DAY 1
+#define AM_REPORT_WEEK 2
+#define AM_REPORT_MONTH 3
+typedef struct am_report_query {
+    const char *user_id;       /* one user, or NULL: every user */
+    const char *since, *until; /* ISO 8601 with a zone, or NULL: open */
+    int period;                /* AM_REPORT_*; 0: AM_REPORT_MONTH */
+} am_report_query;
+
+/* The report as JSON into *json_out (owned: free with am_free):
+ * {"period": "day"|"week"|"month", "since": ISO|null, "until": ISO|null,
+ *  "scope": "user"|"all", "periods": [{"period": "2026-03"|"2026-W10"|
+ *  "2026-03-02", "totals": {counts}, "rows": [{"key", "kind", "topic",
+ *  "origin", counts}]}], "totals": {counts}}, counts = "created",
+ * "confirmed", "corrected", "rejected", "correction_rate"; rows by
+ * corrected + rejected, then the rate, then key.  Returns AM_OK,
+ * AM_MISUSE, AM_INVALID (a bad id, time or period, since after until),
+ * AM_NOMEM, AM_BACKEND. */
+int am_report_corrections(am_db *db, const am_report_query *q, char **json_out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -332,17 +332,9 @@ static int related_topics(const char *a, const char *b)
     return 0;
 }
 
-/* The topic an item was stored with (its value's "topic"), into out */
-static int item_topic(const am__item_row *it, char *out, size_t cap)
+int am__item_topic(const am__item_row *it, char *out, size_t cap)
 {
-    const char *v = it->value_json ? strstr(it->value_json, "\"topic\":\"") : NULL;
-    if (!v) return 0;
-    v += 9;
-    size_t n = strcspn(v, "\"");
-    if (n == 0 || n >= cap) return 0;
-    memcpy(out, v, n);
-    out[n] = 0;
-    return 1;
+    return am__item_value_str(it, "topic", out, cap);
 }
 
 #define TOPIC_P 0.5f    /* the query's topic probability from which it counts */
@@ -371,7 +363,7 @@ static void topic_floor(const am__recall_state *st, const am_rank_config *r,
         char t[32];
         /* (a value in doubt is asked about only on a word of its own) */
         if (scored[i].similarity >= floor || strcmp(scored[i].row->status, "active") != 0 ||
-            !item_topic(scored[i].row, t, sizeof t) || !related_topics(h->labels[k], t))
+            !am__item_topic(scored[i].row, t, sizeof t) || !related_topics(h->labels[k], t))
             continue;
         double add = r->w_similarity * (floor - scored[i].similarity);
         scored[i].score += add * (0.5 + 0.5 * scored[i].row->confidence);

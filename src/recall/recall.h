@@ -95,6 +95,11 @@ int am__tokcache_text_set(am__text *t, am__tokcache *c, const char *s, size_t le
 int am__tokcache_event_set(am__text *t, am__tokcache *c, const am__event_row *e, uint64_t *out,
                            size_t *n);
 
+/* The topic an item was stored with (its value's "topic": the learned
+ * reading's when it was distilled), into out[cap]: 1, or 0 when it has
+ * none. */
+int am__item_topic(const am__item_row *it, char *out, size_t cap);
+
 /* Score items for a query (token set q), best first, into out (n items).
  * cache may be NULL. */
 int am__rank_items(am__text *t, am__tokcache *cache, const am_rank_config *r, am_time now,
@@ -165,4 +170,19 @@ int am__render_block(const am__render_in *in, am__buf *out, size_t *items_used,
 int am__render_parts(const am__render_in *in, am__buf *out, am__buf *system, am__buf *context,
                      size_t *items_used, size_t *events_used);
 
+/* ---- profile (profile.c) */
+/* The kind's label in the block's language ("用户偏好", "Preference"; an
+ * unknown kind as it is). */
+const char *am__kind_label(const char *kind, int lang);
+typedef struct am__profile_in {
+    am__text *text;              /* the analyzer: token sets of near texts */
+    am__tokcache *tokcache;      /* or NULL */
+    const am__allocator *alloc;  /* scratch buffers */
+    const am__item_row *items;   /* the user's current versions the asker sees */
+    size_t n;
+    int budget;                  /* tokens */
+} am__profile_in;
+/* The card of the rows into *out: every string and array in ar (the JSON
+ * and text included).  Returns AM_OK or AM_NOMEM. */
+int am__profile_build(const am__profile_in *in, am__arena *ar, am_profile_card *out);
 #endif

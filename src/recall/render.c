@@ -25,7 +25,7 @@
 #include "text/lexicon/lexicon.h"
 #include "text/plain.h"
 
-static const char *kind_label(const char *kind, int lang)
+const char *am__kind_label(const char *kind, int lang)
 {
     for (size_t i = 0; i < sizeof am__lex_kind_labels / sizeof *am__lex_kind_labels; i++)
         if (strcmp(kind, am__lex_kind_labels[i][0]) == 0)
@@ -179,7 +179,7 @@ static void item_line(const am__scored_item *si, const am__lex_labels *L, int la
         return;
     }
     am__buf_adds(line, "- ");
-    am__buf_adds(line, kind_label(it->kind, lang));
+    am__buf_adds(line, am__kind_label(it->kind, lang));
     am__buf_adds(line, is_zh ? "：" : ": ");
     am__plain_appends(line, it->text);
 }

@@ -108,6 +108,14 @@ typedef struct am__item_row {
 } am__item_row;
 
 /* One agent's entry of a task's shared workspace (F28). */
+/* A plain string field of it->value_json ("topic", "source": no escapes
+ * in it) into out[cap]: 1, or 0 when it has none (or a longer one). */
+int am__item_value_str(const am__item_row *it, const char *field, char *out, size_t cap);
+/* An item's topic (a label of the learned reading's topic head, static):
+ * the one stored with it when it was distilled, else the reading's of
+ * its text. */
+const char *am__item_topic_label(const am__item_row *it);
+
 typedef struct am__workspace_row {
     const char *agent_id, *doing, *done, *next;
     long version;             /* 1 at the first put, + 1 at each */
@@ -260,6 +268,10 @@ typedef struct am__store_vt {
     int (*user_merge)(am__store *s, const char *from, const char *to);
     int (*links_list)(am__store *s, const char *uid, am__arena *ar,
                       am__link_row **rows, size_t *n);
+    /* The ids of the users after `after` (NULL: from the first) in id
+     * order, at most limit (reports across users, lifecycle/report.c). */
+    int (*users_list)(am__store *s, const char *after, int limit, am__arena *ar,
+                      const char ***uids, size_t *n);
 
     /* perception layer */
     int (*event_put)(am__store *s, am__event_row *ev); /* sets ev->rid */

@@ -64,4 +64,12 @@ int am_cli_print_add(const am_add_info *info, int json);
  * of results are tools/common/shapes.h's. */
 int am_cli_json_print(json_t *v);
 
+/* profile (profile_cmd.c): the card of user within budget tokens (0: the
+ * default), text or --json; report corrections: q's report; exit codes.
+ * am_cli_report_period: "day" | "week" | "month" (NULL: month) as
+ * AM_REPORT_*, else -1. */
+int am_cli_profile(am_db *db, const char *user, int budget, int json);
+int am_cli_report(am_db *db, const am_report_query *q, int json);
+int am_cli_report_period(const char *s);
+
 #endif

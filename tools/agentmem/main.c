@@ -33,6 +33,7 @@ typedef struct opts {
     const char *kind, *scope, *mem_sub; /* memory get|add|update|delete */
     const char *metadata, *limit, *cursor, *filter; /* metadata, lists, recall --filter */
     const char *import_file, *from; /* import FILE [--from mem0] */
+    const char *since, *until, *period, *report_sub; /* report corrections */
     int all, budget, k, atomic, merge;
     const char *token_sub, *listen, *threads, *max_body; /* token, serve */
     const char *max_conns_per_ip, *header_timeout, *timeout; /* serve */
@@ -64,6 +65,8 @@ static void usage_main(FILE *f)
           "  memories                  a user's semantic memory items\n"
           "  feedback                  confirm / reject / correct a memory\n"
           "  memory get|add|update|delete  one memory by id (its versions; add one directly)\n"
+          "  profile                   a user's profile card for a system prompt\n"
+          "  report corrections        what users correct or reject most (blind spots)\n"
           "  forget                    forget an event, session, task or user\n"
           "  restore                   bring back what was forgotten with a grace period\n"
           "  link                      link a channel identity to a user (--merge)\n"
@@ -170,6 +173,18 @@ static const struct help {
     {"cache", "usage: agentmem --cache URL cache [--json]\n"
               "  The shared cache's state: none, up or down (with the last error); exit 1\n"
               "  when down.\n"},
+    {"profile", "usage: agentmem [--db PATH] profile --user U [--budget N] [--json]\n"
+                "  The user's profile card: current lasting items (profile, constraints,\n"
+                "  preferences, rules, facts, patterns) grouped by topic, near texts once,\n"
+                "  within N tokens (default 400), in the language most of them are in;\n"
+                "  ready for a system prompt, the same bytes for the same store\n"
+                "  (docs/PROFILE.md).  --json: the sections with the items' ids.\n"},
+    {"report", "usage: agentmem [--db PATH] report corrections [--since ISO] [--until ISO]\n"
+               "         [--user U] [--period day|week|month] [--json]\n"
+               "  The blind-spot report: items created, confirmed, corrected and rejected,\n"
+               "  by key, kind, topic and origin (who decided the item), per period (default\n"
+               "  month), with the correction rate (corrected + rejected) / created.  Without\n"
+               "  --user: every user's, keys and counts only (docs/REPORTS.md).\n"},
     {"memories", "usage: agentmem [--db PATH] memories --user U [--all] [--as-of ISO8601]\n"
                  "         [--agent A] [--role R] [--kind K] [--scope S] [--metadata k=v]\n"
                  "         [--limit N] [--cursor C] [--json]\n"
@@ -359,6 +374,8 @@ static int parse_opts(const char *cmd, int argc, char **argv, opts *o)
         {"--metadata", offsetof(opts, metadata)}, {"--limit", offsetof(opts, limit)},
         {"--cursor", offsetof(opts, cursor)}, {"--filter", offsetof(opts, filter)},
         {"--from", offsetof(opts, from)},
+        {"--since", offsetof(opts, since)}, {"--until", offsetof(opts, until)},
+        {"--period", offsetof(opts, period)},
     };
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -1237,6 +1254,25 @@ static int cmd_serve(am_db *db, const opts *o)
 
 int am_cli_demo(int argc, char **argv); /* demo.c */
 
+/* profile --user U [--budget N] [--json] */
+static int cmd_profile(am_db *db, const opts *o)
+{
+    if (!o->user) return usage_error("profile", "--user is required");
+    return am_cli_profile(db, o->user, o->budget, o->json);
+}
+
+/* report corrections [--since ISO] [--until ISO] [--user U] [--period P] [--json] */
+static int cmd_report(am_db *db, const opts *o)
+{
+    am_report_query q = {0};
+    q.user_id = o->user;
+    q.since = o->since;
+    q.until = o->until;
+    if ((q.period = am_cli_report_period(o->period)) < 0)
+        return usage_error("report", "--period: expected day, week or month");
+    return am_cli_report(db, &q, o->json);
+}
+
 int main(int argc, char **argv)
 {
     opts o;
@@ -1324,7 +1360,7 @@ int main(int argc, char **argv)
         {"optimize", cmd_optimize}, {"restore", cmd_restore}, {"mcp", cmd_mcp},
         {"workspace", cmd_workspace}, {"token", cmd_token}, {"serve", cmd_serve},
         {"working", cmd_working}, {"cache", cmd_cache}, {"memory", cmd_memory},
-        {"import", cmd_import},
+        {"import", cmd_import}, {"profile", cmd_profile}, {"report", cmd_report},
         {"init", NULL},
     };
     size_t k;
@@ -1346,6 +1382,15 @@ int main(int argc, char **argv)
             return usage_error(cmd, ws ? "expected get or put" : "expected set, get, list or clear");
         }
         o.ws_action = cargv[1];
+        cargc--;
+        cargv++;
+    }
+    if (strcmp(cmd, "report") == 0) { /* report corrections [--flags] */
+        if (cargc < 2 || strcmp(cargv[1], "corrections") != 0) {
+            free(o.role_allow);
+            return usage_error(cmd, "expected corrections");
+        }
+        o.report_sub = cargv[1];
         cargc--;
         cargv++;
     }

@@ -28,6 +28,10 @@ static const char *const routes[] = {"none", "semantic_first", "state_first", "o
 static const char *const reasons[] = {"chit_chat",  "closing", "continuation",
                                       "default",    "small_talk", "other"};
 static const char *const actions[] = {"confirm", "reject", "correct"};
+/* who decided the item judged (its origin, docs/REPORTS.md); a rule
+ * pack's "pack:NAME@VERSION" counts as "pack" */
+static const char *const origins[] = {"rules",   "model", "api",     "import", "feedback",
+                                      "pattern", "llm",   "pack",    "unknown", "other"};
 static const char *const levels[] = {"event", "session", "task", "user"};
 static const char *const ev_sources[] = {"user", "agent", "tool", "system"};
 static const char *const stages[] = {"route", "filter", "terms", "search", "hops",  "fuse",
@@ -48,6 +52,7 @@ struct am_server_obs {
     unsigned long long writes[N(ev_sources)];
     unsigned long long recalls[N(routes)][N(reasons)];
     unsigned long long feedback[N(actions)][N(kinds)];
+    unsigned long long feedback_origin[N(actions)][N(kinds)][N(origins)];
     unsigned long long deleted[N(levels)];
     unsigned long long deleted_kind[N(kinds)]; /* one memory deleted (DELETE /v1/memories/{id}) */
     unsigned long long stage_buckets[N(stages)][N_STAGE_BUCKETS];
@@ -130,7 +135,13 @@ static void count(am_server_obs *o, const am_log_record *r)
         }
     } else if (strcmp(r->event, "feedback") == 0) {
         int a = find(actions, N(actions), get_s(r, "action"));
-        if (a >= 0) o->feedback[a][find(kinds, N(kinds), get_s(r, "kind"))]++;
+        const char *origin = get_s(r, "origin");
+        if (origin && strncmp(origin, "pack:", 5) == 0) origin = "pack";
+        if (a >= 0) {
+            int k = find(kinds, N(kinds), get_s(r, "kind"));
+            o->feedback[a][k]++;
+            o->feedback_origin[a][k][find(origins, N(origins), origin ? origin : "unknown")]++;
+        }
     } else if (strcmp(r->event, "memory_delete") == 0) {
         o->deleted_kind[find(kinds, N(kinds), get_s(r, "kind"))]++;
     } else if (strcmp(r->event, "forget") == 0) {
@@ -283,6 +294,16 @@ char *am__srv_obs_metrics(am_server_obs *o)
             if (c->feedback[a][k])
                 fprintf(f, "agentmem_feedback_total{action=\"%s\",kind=\"%s\"} %llu\n",
                         actions[a], kinds[k], c->feedback[a][k]);
+    fputs("# HELP agentmem_feedback_origin_total Feedback on memory items, by action, the"
+          " item's kind and its origin (who decided it: rules, model, api, llm, pack, ...;"
+          " docs/REPORTS.md).\n# TYPE agentmem_feedback_origin_total counter\n", f);
+    for (size_t a = 0; a < N(actions); a++)
+        for (size_t k = 0; k < N(kinds); k++)
+            for (size_t g = 0; g < N(origins); g++)
+                if (c->feedback_origin[a][k][g])
+                    fprintf(f, "agentmem_feedback_origin_total{action=\"%s\",kind=\"%s\","
+                               "origin=\"%s\"} %llu\n",
+                            actions[a], kinds[k], origins[g], c->feedback_origin[a][k][g]);
     fputs("# HELP agentmem_recall_stage_seconds Time of each recall stage (total: the whole"
           " recall).\n# TYPE agentmem_recall_stage_seconds histogram\n", f);
     for (size_t s = 0; s < N(stages); s++) {

@@ -32,3 +32,36 @@ const char *const am__lex_source_labels[4][3] = {
     {"tool", "工具", "tool"},
     {"system", "系统", "system"},
 };
+
+/* A topic of the learned reading (data/understand/LABELS.md), its Chinese
+ * and its English heading: the sections of the profile card
+ * (recall/profile.c), in the reading's label order. */
+const char *const am__lex_topic_labels[27][3] = {
+    {"food", "饮食", "Food"},
+    {"drink", "饮品", "Drinks"},
+    {"health", "健康", "Health"},
+    {"fitness", "运动健身", "Fitness"},
+    {"diet_restrictions", "饮食禁忌", "Dietary restrictions"},
+    {"travel", "出行", "Travel"},
+    {"transport", "交通", "Transport"},
+    {"schedule", "日程", "Schedule"},
+    {"communication", "沟通", "Communication"},
+    {"reporting_documents", "报告与文档", "Reports and documents"},
+    {"writing_style", "写作风格", "Writing style"},
+    {"language", "语言", "Language"},
+    {"finance", "财务", "Finance"},
+    {"shopping", "购物", "Shopping"},
+    {"family", "家庭", "Family"},
+    {"relationships", "人际关系", "Relationships"},
+    {"work_projects", "工作项目", "Work and projects"},
+    {"career", "职业", "Career"},
+    {"education", "教育", "Education"},
+    {"tools_tech", "工具与技术", "Tools and tech"},
+    {"home", "住所", "Home"},
+    {"pets", "宠物", "Pets"},
+    {"entertainment", "娱乐", "Entertainment"},
+    {"sports", "体育", "Sports"},
+    {"location", "所在地", "Location"},
+    {"privacy", "隐私", "Privacy"},
+    {"other", "其他", "Other"},
+};

@@ -239,6 +239,7 @@ extern const am__lex_labels am__lex_labels_zh;
 extern const am__lex_labels am__lex_labels_en;
 extern const char *const am__lex_kind_labels[8][3];
 extern const char *const am__lex_source_labels[4][3];
+extern const char *const am__lex_topic_labels[27][3];
 
 /* ------------------------------------------------------------ speakers (text/speaker.c)
  * lexicon/speaker.c */
