@@ -131,6 +131,9 @@ SAMPLES = {
     "link": (adm, "/v1/links", {"channel": "oa-chan", "external_id": "oa-x", "merge": False,
                                 "user": "alice"}),
     "export": (adm, "/v1/export?user=alice", None),
+    "profile": (tok, "/v1/profile?budget=200", None),
+    "reportCorrections": (adm, "/v1/reports/corrections?period=week&since=2026-01-01T00:00:00Z"
+                               "&until=2030-01-01T00:00:00Z", None),
     "importDocument": (adm, "/v1/import", {"document": [{"id": "m0-1", "memory": "我的自行车放在地下室"}],
                                            "from": "mem0", "user": "oa-import", "merge": None}),
     "stream": (tok, "/v1/stream?after=0", None),
