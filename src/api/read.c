@@ -805,7 +805,7 @@ int am__db_feedback(am_db *db, const char *user_id, const char *memory_id, int a
     rc = s->vt->begin(s);
     /* for the log: the item's kind and lineage, before the change */
     const char *kind = NULL, *lineage = NULL;
-    char origin[64] = "unknown"; /* who decided the item judged (docs/REPORTS.md) */
+    char origin[128] = "unknown"; /* who decided the item judged (docs/REPORTS.md) */
     if (!rc && am__log_on(&db->log)) {
         am__item_row *rows;
         size_t n;
@@ -816,8 +816,7 @@ int am__db_feedback(am_db *db, const char *user_id, const char *memory_id, int a
             if (strcmp(rows[i].id, memory_id) == 0 || strcmp(rows[i].lineage_id, memory_id) == 0) {
                 kind = rows[i].kind;
                 lineage = rows[i].lineage_id;
-                if (!am__item_value_str(&rows[i], "source", origin, sizeof origin))
-                    strcpy(origin, "unknown");
+                am__item_origin(&rows[i], origin, sizeof origin);
             }
     }
     if (!rc) rc = am__semantic_feedback(&w, memory_id, action, text);

@@ -8,8 +8,10 @@
  * a correction).  Each act is placed on the version it judged -- the one
  * it closed (a feedback closes the version it judges at its own time),
  * else the one that held then -- and counted under that version's key,
- * kind, topic (am__item_topic_label) and origin (the value's "source":
- * rules, model, api, import, ...; "unknown" when the version has none).
+ * kind, topic (am__item_topic_label) and origin (am__item_origin: the
+ * version's origin -- rules, model, api, import, feedback, pattern, llm,
+ * pack:NAME@VERSION --, for a version written before origins were kept
+ * the "source" its value recorded, else "unknown").
  *
  * Acts are gathered as tuples (period, key, kind, topic, origin, act),
  * sorted and summed, so the work is the acts' number times its log, a
@@ -83,14 +85,14 @@ static int push(tuples *ts, const char *period, const am__item_row *v, int act)
         ts->v = p;
         ts->cap = cap;
     }
-    char origin[64];
+    char origin[128];
     tuple *t = &ts->v[ts->n];
     t->period = am__arena_strdup(ts->ar, period);
     t->key = am__arena_strdup(ts->ar, v->key ? v->key : "");
     t->kind = am__arena_strdup(ts->ar, v->kind);
     t->topic = am__item_topic_label(v);
-    t->origin = am__arena_strdup(
-        ts->ar, am__item_value_str(v, "source", origin, sizeof origin) ? origin : "unknown");
+    am__item_origin(v, origin, sizeof origin);
+    t->origin = am__arena_strdup(ts->ar, origin);
     t->act = act;
     if (!t->period || !t->key || !t->kind || !t->origin) return AM_NOMEM;
     ts->n++;

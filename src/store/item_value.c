@@ -2,7 +2,7 @@
  * item_value.c -- reading one plain string field of an item version's
  * value (the JSON the write path stores beside its text: "topic",
  * "source", "lang"), common to the recall side (rank.c, profile.c) and
- * the lifecycle (lifecycle/report.c); and an item's topic.
+ * the lifecycle (lifecycle/report.c); an item's topic and its origin.
  */
 #include <stdio.h>
 #include <string.h>
@@ -23,6 +23,18 @@ int am__item_value_str(const am__item_row *it, const char *field, char *out, siz
     memcpy(out, v, n);
     out[n] = 0;
     return 1;
+}
+
+int am__item_origin(const am__item_row *it, char *out, size_t cap)
+{
+    if (it->origin && *it->origin) {
+        int k = snprintf(out, cap, "%s", it->origin);
+        if (k > 0 && (size_t)k < cap) return 1;
+    } else if (am__item_value_str(it, "source", out, cap)) {
+        return 1;
+    }
+    snprintf(out, cap, "unknown");
+    return 0;
 }
 
 const char *am__item_topic_label(const am__item_row *it)

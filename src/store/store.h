@@ -107,15 +107,19 @@ typedef struct am__item_row {
                                  NULL: written before origins were kept */
 } am__item_row;
 
-/* One agent's entry of a task's shared workspace (F28). */
 /* A plain string field of it->value_json ("topic", "source": no escapes
  * in it) into out[cap]: 1, or 0 when it has none (or a longer one). */
 int am__item_value_str(const am__item_row *it, const char *field, char *out, size_t cap);
+/* What decided an item version, into out[cap]: its origin column; for a
+ * version written before origins were kept (origin NULL), the "source"
+ * its value recorded (rules, model, api); else "unknown" and 0. */
+int am__item_origin(const am__item_row *it, char *out, size_t cap);
 /* An item's topic (a label of the learned reading's topic head, static):
  * the one stored with it when it was distilled, else the reading's of
  * its text. */
 const char *am__item_topic_label(const am__item_row *it);
 
+/* One agent's entry of a task's shared workspace (F28). */
 typedef struct am__workspace_row {
     const char *agent_id, *doing, *done, *next;
     long version;             /* 1 at the first put, + 1 at each */

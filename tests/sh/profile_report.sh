@@ -13,8 +13,13 @@
 #     an unknown parameter: 400), GET /v1/reports/corrections (a user
 #     token: 403; admin: the counts, no item text), /metrics counting
 #     feedback by kind and origin;
-#   - PostgreSQL: the same card and report through --store URL (skipped
-#     without PostgreSQL).
+#   - origins: the report names a version's origin column first (a
+#     correction's version: "feedback", a pack's "pack:NAME@VERSION"
+#     over its value's "source") and, for a version written before
+#     origins were kept (origin NULL), its value's "source", else
+#     "unknown"; /metrics does the same for feedback;
+#   - PostgreSQL: the same card, report and origins through --store URL
+#     (skipped without PostgreSQL).
 # $1 = path of the agentmem CLI.
 set -u
 CLI=${1:?usage: profile_report.sh AGENTMEM}
@@ -122,8 +127,46 @@ PY
   "$CLI" "${s[@]}" report corrections >"$dir/rt" && grep -q "^total  created" "$dir/rt" && ok || bad "$label: text report"
 }
 
+# check_origins label SQL-RUNNER STORE-FLAGS...: user or1's report names
+# each judged version's origin (column first, then the value's "source")
+check_origins() {
+  local label=$1 sql=$2; shift 2
+  local s=("$@")
+  "$CLI" "${s[@]}" add --user or1 --text "I prefer reports as PDF." --at 2026-04-02T09:00:00Z >/dev/null
+  "$CLI" "${s[@]}" memory add --user or1 --text "I drink green tea" --kind preference --key tea.pref >/dev/null
+  "$CLI" "${s[@]}" memory add --user or1 --text "I use emacs" --kind preference --key editor >/dev/null
+  "$CLI" "${s[@]}" memory add --user or1 --text "我的书桌靠窗" --kind profile --key desk.spot >/dev/null
+  local fmt; fmt=$(lineage "${s[@]}" or1 report.format)
+  "$CLI" "${s[@]}" feedback --user or1 --id "$fmt" --action correct --text "I prefer reports as Word files." >/dev/null || bad "$label: or1 correct"
+  # written before origins were kept: editor keeps its value's source, desk.spot has none
+  $sql "UPDATE memory_items SET origin = NULL WHERE user_id = 'or1' AND key IN ('editor', 'desk.spot')" || bad "$label: sql"
+  $sql "UPDATE memory_items SET value_json = 'null' WHERE user_id = 'or1' AND key = 'desk.spot'" || bad "$label: sql"
+  $sql "UPDATE memory_items SET origin = 'pack:starter@1' WHERE user_id = 'or1' AND key = 'tea.pref'" || bad "$label: sql"
+  for k in report.format editor desk.spot; do
+    "$CLI" "${s[@]}" feedback --user or1 --id "$(lineage "${s[@]}" or1 $k)" --action reject >/dev/null || bad "$label: reject $k"; done
+  "$CLI" "${s[@]}" feedback --user or1 --id "$(lineage "${s[@]}" or1 tea.pref)" --action confirm >/dev/null || bad "$label: confirm tea"
+  "$CLI" "${s[@]}" report corrections --user or1 --json >"$dir/ro"
+  python3 - "$dir/ro" <<'PY' && ok || bad "$label: origins in the report: $(cat "$dir/ro")"
+import json, sys
+rows = [r for p in json.load(open(sys.argv[1]))["periods"] for r in p["rows"]]
+def one(key, act):
+    got = sorted({r["origin"] for r in rows if r["key"] == key and r[act]})
+    assert len(got) == 1, (key, act, got)
+    return got[0]
+assert one("report.format", "corrected") == "rules"
+assert one("report.format", "rejected") == "feedback"   # the correction's version
+assert one("editor", "rejected") == "api"               # origin NULL: the value's source
+assert one("desk.spot", "rejected") == "unknown"        # neither
+assert one("tea.pref", "confirmed") == "pack:starter@1" # the column over the value's "api"
+PY
+}
+
 "$CLI" --db "$db" init >/dev/null
 check_store sqlite --db "$db"
+sqlite_sql() { sqlite3 "$db" "$1"; }
+check_origins sqlite sqlite_sql --db "$db"
+# for /metrics below: en1's drink.latte_again written before origins were kept
+sqlite_sql "UPDATE memory_items SET origin = NULL WHERE user_id = 'en1' AND key = 'drink.latte_again'"
 
 # ---- HTTP
 tok() { "$CLI" --db "$db" token create "$@" 2>/dev/null; }
@@ -148,6 +191,14 @@ lid=$(curl -s --max-time 10 -H "Authorization: Bearer $ta" "$url/v1/memories" | 
 req POST "/v1/memories/$lid/feedback" "$ta" '{"action":"confirm"}'; expect_code 200 "confirm over HTTP"
 curl -s --max-time 10 -H "Authorization: Bearer $tadm" "$url/metrics" >"$dir/metrics"
 grep -q '^agentmem_feedback_origin_total{action="confirm",kind="preference",origin="api"} 1$' "$dir/metrics" && [ "$m0" = 0 ] && ok || bad "metrics: $(grep feedback_origin "$dir/metrics")"
+# the version a correction made: origin feedback; one with origin NULL: its value's source
+fmt=$(lineage --db "$db" en1 report.format); again=$(lineage --db "$db" en1 drink.latte_again)
+req POST "/v1/memories/$fmt/feedback" "$ta" '{"action":"confirm"}'; expect_code 200 "confirm the corrected item"
+req POST "/v1/memories/$again/feedback" "$ta" '{"action":"reject"}'; expect_code 200 "reject an item without origin"
+curl -s --max-time 10 -H "Authorization: Bearer $tadm" "$url/metrics" >"$dir/metrics"
+grep -q '^agentmem_feedback_origin_total{action="confirm",kind="preference",origin="feedback"} 1$' "$dir/metrics" && ok || bad "metrics feedback origin: $(grep feedback_origin "$dir/metrics")"
+grep -q '^agentmem_feedback_origin_total{action="reject",kind="preference",origin="api"} 1$' "$dir/metrics" && ok || bad "metrics origin NULL: $(grep feedback_origin "$dir/metrics")"
+grep -q 'origin="unknown"' "$dir/metrics" && bad "metrics: unknown origin: $(grep feedback_origin "$dir/metrics")" || ok
 grep -q 'oat milk\|drink.latte' "$dir/metrics" && bad "user words in /metrics" || ok
 stop_server
 
@@ -155,6 +206,8 @@ stop_server
 if pg_find >/dev/null && pg_init am-pgprof && trap 'pg_cleanup; rm -rf "$dir"' EXIT && pg_start; then
   pg_new_db tcp
   check_store postgres --store "$URL"
+  pg_sql() { psql_in "$DB" "$1" >/dev/null; }
+  check_origins postgres pg_sql --store "$URL"
 else
   echo "SKIP: PostgreSQL part (no PostgreSQL)"
 fi
