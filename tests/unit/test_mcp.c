@@ -234,11 +234,11 @@ static void test_legacy_handshake(void)
     r = rpc(&p, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/list\"}");
     CHECK_EQ_INT(json_integer_value(json_object_get(r, "id")), 4);
     json_t *tools = json_object_get(result(r), "tools");
-    static const char *const names[] = {"remember",      "recall",       "task_state",
-                                        "list_memories", "feedback",     "forget",
-                                        "update_memory", "delete_memory"};
-    CHECK_EQ_INT(json_array_size(tools), 8);
-    for (size_t i = 0; i < 8; i++) {
+    static const char *const names[] = {"remember",      "recall",        "task_state",
+                                        "list_memories", "feedback",      "forget",
+                                        "update_memory", "delete_memory", "get_profile"};
+    CHECK_EQ_INT(json_array_size(tools), 9);
+    for (size_t i = 0; i < 9; i++) {
         json_t *t = json_array_get(tools, i);
         CHECK_EQ_STR(json_string_value(json_object_get(t, "name")), names[i]);
         json_t *schema = json_object_get(t, "inputSchema");
@@ -308,7 +308,7 @@ static void test_modern_stateless(void)
                 "}}");
     res = result(r);
     CHECK_EQ_STR(json_string_value(json_object_get(res, "resultType")), "complete");
-    CHECK_EQ_INT(json_array_size(json_object_get(res, "tools")), 8);
+    CHECK_EQ_INT(json_array_size(json_object_get(res, "tools")), 9);
     CHECK(json_is_integer(json_object_get(res, "ttlMs")));
     json_decref(r);
     /* a version we do not serve per request */
@@ -550,7 +550,7 @@ static void test_revisions(void)
         send_line(&p, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}");
         r = rpc(&p, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}");
         json_t *tools = json_object_get(result(r), "tools");
-        CHECK_EQ_INT(json_array_size(tools), 8);
+        CHECK_EQ_INT(json_array_size(tools), 9);
         size_t i;
         json_t *t;
         json_array_foreach(tools, i, t) {
@@ -749,8 +749,9 @@ static void test_user_refused_and_isolation(void)
         {"list_memories", "{\"user\":\"bob\"}"},
         {"forget", "{\"level\":\"user\",\"user\":\"bob\"}"},
         {"task_state", "{\"task\":\"bob-task\",\"user_id\":\"bob\"}"},
+        {"get_profile", "{\"user\":\"bob\"}"},
     };
-    for (size_t i = 0; i < 5; i++) {
+    for (size_t i = 0; i < 6; i++) {
         json_t *keep;
         res = call(&a, &keep, tools[i][0], tools[i][1]);
         CHECK(is_error(res));
@@ -873,7 +874,7 @@ static void test_http_entry(void)
     const char *list = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\",\"params\":{" MODERN_META "}}";
     json_t *r = http(m, list, "2026-07-28", "tools/list", NULL, &st);
     CHECK_EQ_INT(st, 200);
-    CHECK_EQ_INT(json_array_size(json_object_get(result(r), "tools")), 8);
+    CHECK_EQ_INT(json_array_size(json_object_get(result(r), "tools")), 9);
     json_decref(r);
     r = http(m, list, NULL, "tools/list", NULL, &st); /* header missing */
     CHECK_EQ_INT(st, 400);
@@ -965,6 +966,87 @@ static void test_http_entry(void)
     am_close(db);
 }
 
+/* get_profile: the user's card as text for the model and as
+ * structuredContent; budget kept; zh headings for a Chinese user; bad
+ * budgets refused naming the field; another user's card never reached. */
+static void test_get_profile(void)
+{
+    fresh_db("profile");
+    proc en, zh;
+    CHECK_EQ_INT(start(&en, "alice"), 0);
+    CHECK_EQ_INT(start(&zh, "林晓"), 0);
+    json_t *k[12];
+    call(&en, &k[0], "remember", "{\"text\":\"I'm allergic to peanuts.\"}");
+    call(&en, &k[1], "remember", "{\"text\":\"I prefer reports as PDF.\"}");
+    call(&en, &k[2], "remember", "{\"text\":\"I live in Munich.\"}");
+    call(&zh, &k[3], "remember", "{\"text\":\"我对花生过敏。\"}");
+    call(&zh, &k[4], "remember", "{\"text\":\"我住在杭州。\"}");
+    /* the tool is read-only and takes budget, an integer from 1 */
+    json_t *r = rpc(&en, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\",\"params\":{" MODERN_META "}}");
+    json_t *t = json_array_get(json_object_get(result(r), "tools"), 8);
+    CHECK_EQ_STR(json_string_value(json_object_get(t, "name")), "get_profile");
+    CHECK(json_is_true(json_object_get(json_object_get(t, "annotations"), "readOnlyHint")));
+    json_t *budget = json_object_get(json_object_get(json_object_get(t, "inputSchema"), "properties"),
+                                     "budget");
+    CHECK_EQ_STR(json_string_value(json_object_get(budget, "type")), "integer");
+    CHECK_EQ_INT(json_integer_value(json_object_get(budget, "minimum")), 1);
+    json_decref(r);
+
+    json_t *res = call(&en, &k[5], "get_profile", "{}");
+    CHECK(!is_error(res));
+    const char *text = text_of(res);
+    CHECK(strncmp(text, "[User profile]\n", 15) == 0);
+    CHECK_CONTAINS(text, "peanuts");
+    CHECK_CONTAINS(text, "Munich");
+    CHECK(strstr(text, "杭州") == NULL); /* another user's */
+    json_t *card = json_object_get(res, "structuredContent");
+    CHECK_EQ_STR(json_string_value(json_object_get(card, "lang")), "en");
+    CHECK_EQ_INT(json_integer_value(json_object_get(card, "items")), 3);
+    CHECK_EQ_STR(json_string_value(json_object_get(card, "text")), text);
+    /* the same state: the same card */
+    res = call(&en, &k[6], "get_profile", "{}");
+    CHECK_EQ_STR(text_of(res), text);
+    /* a small budget: whole items left out, the tokens within it */
+    res = call(&en, &k[7], "get_profile", "{\"budget\":20}");
+    CHECK(!is_error(res));
+    card = json_object_get(res, "structuredContent");
+    CHECK(json_integer_value(json_object_get(card, "tokens")) <= 20);
+    CHECK(json_integer_value(json_object_get(card, "left_out")) >= 1);
+    CHECK_EQ_INT(json_integer_value(json_object_get(card, "budget_tokens")), 20);
+    /* Chinese */
+    res = call(&zh, &k[8], "get_profile", "{\"budget\":400}");
+    CHECK(!is_error(res));
+    CHECK(strncmp(text_of(res), "[用户画像]", strlen("[用户画像]")) == 0);
+    CHECK_CONTAINS(text_of(res), "花生");
+    CHECK(strstr(text_of(res), "Munich") == NULL);
+    for (int j = 0; j < 9; j++) json_decref(k[j]);
+    /* bad budgets, each refused naming it */
+    static const char *const bad[] = {"{\"budget\":0}", "{\"budget\":-5}", "{\"budget\":\"400\"}",
+                                      "{\"budget\":2.5}", "{\"budget\":100001}",
+                                      "{\"budget\":99999999999}"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        json_t *keep;
+        res = call(&en, &keep, "get_profile", bad[i]);
+        if (!is_error(res)) fprintf(stderr, "get_profile accepted %s\n", bad[i]);
+        CHECK(is_error(res));
+        CHECK_EQ_STR(err_field(res), "budget");
+        CHECK_CONTAINS(text_of(res), "budget");
+        json_decref(keep);
+    }
+    /* a user with nothing lasting: an empty card, said so */
+    proc none;
+    CHECK_EQ_INT(start(&none, "nobody"), 0);
+    json_t *keep;
+    res = call(&none, &keep, "get_profile", "{}");
+    CHECK(!is_error(res));
+    CHECK_EQ_STR(text_of(res), "(no lasting memories yet)");
+    CHECK_EQ_INT(json_integer_value(json_object_get(json_object_get(res, "structuredContent"), "items")), 0);
+    json_decref(keep);
+    CHECK_EQ_INT(stop(&none), 0);
+    CHECK_EQ_INT(stop(&en), 0);
+    CHECK_EQ_INT(stop(&zh), 0);
+}
+
 static void test_origin(void)
 {
     CHECK_EQ_INT(am_mcp_origin_allowed(NULL, NULL, 0), 1);
@@ -1003,6 +1085,7 @@ int main(void)
     RUN(test_hostile_framing);
     RUN(test_http_entry);
     RUN(test_origin);
+    RUN(test_get_profile);
     static const char *const names[] = {"legacy", "modern", "revs", "tools", "errors", "iso",
                                         "hostile"};
     for (size_t i = 0; i < sizeof names / sizeof *names; i++) fresh_db(names[i]); /* removes */

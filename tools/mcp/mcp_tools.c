@@ -16,11 +16,12 @@
  * result carries, as structuredContent, the object the CLI prints with
  * --json (tools/common/shapes.h; list_memories: {"memories": the CLI's
  * array}, as 2025-11-25 wants an object) and a text block for the model:
- * recall's is the memory block, list_memories' a line per item, the
- * others' the serialized JSON.  Revisions before 2025-06-18 know no
+ * recall's is the memory block, list_memories' a line per item,
+ * get_profile's the card, the others' the serialized JSON.  Revisions before 2025-06-18 know no
  * structuredContent, title or outputSchema, 2024-11-05 no annotations:
  * they are left out for them (am__mcp_result_for, tool_def).
  */
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,7 +32,9 @@
 #include "messages.h"
 #include "shapes.h"
 
-enum { ARG_STRING, ARG_BOOL, ARG_OBJECT };
+/* ARG_COUNT: an integer from 1 to INT_MAX (a tool checks its own upper
+ * bound, naming the argument) */
+enum { ARG_STRING, ARG_BOOL, ARG_OBJECT, ARG_COUNT };
 
 typedef struct mcp_arg {
     const char *name;
@@ -413,6 +416,36 @@ static json_t *run_delete_memory(am_mcp *m, const mcp_vals *a, mcp_fault *fault)
     return result_json(json_pack("{s:I}", "deleted", (json_int_t)n), fault);
 }
 
+static json_t *run_get_profile(am_mcp *m, const mcp_vals *a, mcp_fault *fault)
+{
+    am_profile_query q;
+    memset(&q, 0, sizeof q);
+    q.user_id = m->user;
+    q.agent_id = user_agent(m);
+    q.role = user_role(m);
+    q.budget_tokens = a->v[0] ? (int)json_integer_value(a->v[0]) : 0;
+    if (q.budget_tokens > AM_PROFILE_BUDGET_MAX) {
+        char msg[128];
+        am__mcp_fmt(msg, sizeof msg, "get_profile: budget: expected an integer from 1 to %d",
+                    AM_PROFILE_BUDGET_MAX);
+        return result_error("invalid_params", msg, "budget", fault);
+    }
+    am_profile_card *card;
+    int rc = am_profile(m->db, &q, &card);
+    if (rc) return result_engine(m, rc, fault);
+    /* the text is the card itself, ready for a system prompt */
+    json_t *structured = am_shape_parsed(card->json);
+    json_t *r = structured ? result_new(card->text[0] ? card->text : "(no lasting memories yet)",
+                                        structured, 0)
+                           : NULL;
+    am_profile_free(card);
+    if (!r) {
+        fault->code = MCP_INTERNAL_ERROR;
+        am__mcp_fmt(fault->message, sizeof fault->message, "profile: cannot make the result");
+    }
+    return r;
+}
+
 #define ISO_DOC "ISO 8601 with a zone, e.g. 2026-03-02T09:00:00+08:00"
 
 #define FILTERS_DOC                                                                          \
@@ -486,6 +519,15 @@ static const mcp_tool tools[] = {
      0, 1, 1,
      {{"id", ARG_STRING, 1, NULL, "The memory item's id (its lineage id or any version's id)."}},
      run_delete_memory},
+    {"get_profile", "User profile",
+     "The user's profile card: their current lasting preferences, constraints and facts, "
+     "grouped by topic, each once, within a token budget, in the user's language. Put it in "
+     "the system prompt at the start of a conversation.",
+     1, 0, 1,
+     {{"budget", ARG_COUNT, 0, NULL,
+       "The card's size at most, in tokens (default 400, at most 100000); whole items are "
+       "left out to fit."}},
+     run_get_profile},
 };
 
 #define N_TOOLS (sizeof tools / sizeof *tools)
@@ -500,10 +542,15 @@ static size_t n_args(const mcp_tool *t)
 static json_t *arg_schema(const mcp_arg *a)
 {
     json_t *s = json_pack("{s:s, s:s}", "type",
-                          a->type == ARG_BOOL     ? "boolean"
-                          : a->type == ARG_OBJECT ? "object"
-                                                  : "string",
+                          a->type == ARG_BOOL      ? "boolean"
+                          : a->type == ARG_OBJECT  ? "object"
+                          : a->type == ARG_COUNT ? "integer"
+                                                   : "string",
                           "description", a->doc);
+    if (s && a->type == ARG_COUNT && json_object_set_new(s, "minimum", json_integer(1)) != 0) {
+        json_decref(s);
+        return NULL;
+    }
     if (!s || !a->choices) return s;
     json_t *e = json_array();
     for (size_t i = 0; e && a->choices[i]; i++)
@@ -613,15 +660,22 @@ static int check_args(const mcp_tool *t, json_t *args, mcp_vals *out, json_t **r
             return 1;
         }
         const mcp_arg *a = &t->args[i];
-        int ok = a->type == ARG_BOOL     ? json_is_boolean(v)
-                 : a->type == ARG_OBJECT ? json_is_object(v)
-                                         : am__mcp_str(v) != NULL;
+        int ok = a->type == ARG_BOOL      ? json_is_boolean(v)
+                 : a->type == ARG_OBJECT  ? json_is_object(v)
+                 : a->type == ARG_COUNT ? json_is_integer(v)
+                                          : am__mcp_str(v) != NULL;
         if (!ok) {
             am__mcp_fmt(msg, sizeof msg, "%s: %s: expected %s", t->name, a->name,
-                        a->type == ARG_BOOL     ? "true or false"
-                        : a->type == ARG_OBJECT ? "an object"
-                        : json_is_string(v)     ? "a string without NUL characters"
-                                                : "a string");
+                        a->type == ARG_BOOL      ? "true or false"
+                        : a->type == ARG_OBJECT  ? "an object"
+                        : a->type == ARG_COUNT ? "an integer"
+                        : json_is_string(v)      ? "a string without NUL characters"
+                                                 : "a string");
+            *refusal = result_error("invalid_params", msg, a->name, fault);
+            return 1;
+        }
+        if (a->type == ARG_COUNT && (json_integer_value(v) < 1 || json_integer_value(v) > INT_MAX)) {
+            am__mcp_fmt(msg, sizeof msg, "%s: %s: expected an integer from 1", t->name, a->name);
             *refusal = result_error("invalid_params", msg, a->name, fault);
             return 1;
         }
