@@ -7,7 +7,8 @@
 // checks the revision agreed, tools/list (annotations, title, outputSchema
 // as that revision has them), remember in Chinese and English, recall
 // finding them, list_memories' lines for the model and (2025-06-18 on) its
-// structuredContent, which the newer SDKs check against the outputSchema.
+// structuredContent, which the newer SDKs check against the outputSchema,
+// and get_profile's card of both.
 // The newest SDK does not speak 2026-07-28 (its latest is 2025-11-25):
 // that revision is tested with raw JSON-RPC over HTTP and stdio.
 // Prints one line per check; exits 1 when any fails.
@@ -65,7 +66,8 @@ async function exercise(era, how, client, seen, zh, en) {
   check(seen.version === era.rev, `${tag}: the revision agreed`, seen.version);
   const { tools } = await client.listTools();
   const names = tools.map((t) => t.name);
-  for (const n of ['remember', 'recall', 'task_state', 'list_memories', 'feedback', 'forget'])
+  for (const n of ['remember', 'recall', 'task_state', 'list_memories', 'feedback', 'forget',
+                   'update_memory', 'delete_memory', 'get_profile'])
     check(names.includes(n), `${tag}: tools/list has ${n}`, names);
   const lm = tools.find((t) => t.name === 'list_memories') || {};
   check(!!lm.annotations === era.annotations, `${tag}: annotations`, lm);
@@ -95,6 +97,16 @@ async function exercise(era, how, client, seen, zh, en) {
   } else {
     check(!('structuredContent' in l), `${tag}: no structuredContent before 2025-06-18`, l);
   }
+  // the profile card: the zh and en items, the budget an integer
+  const gp = tools.find((t) => t.name === 'get_profile') || {};
+  check(gp.inputSchema?.properties?.budget?.type === 'integer', `${tag}: get_profile's budget`, gp);
+  const p = await client.callTool({ name: 'get_profile', arguments: { budget: 400 } });
+  check(!p.isError && text(p).includes('三段') && text(p).includes('peanuts'),
+        `${tag}: get_profile has both items`, p);
+  check(('structuredContent' in p) === era.structured &&
+        (!era.structured || p.structuredContent.text === text(p)), `${tag}: get_profile's structuredContent`, p);
+  const pb = await client.callTool({ name: 'get_profile', arguments: { budget: 0 } });
+  check(pb.isError === true && text(pb).includes('budget'), `${tag}: get_profile refuses budget 0`, pb);
   // a refusal is a tool result the model can read
   const bad = await client.callTool({ name: 'list_memories', arguments: { all: 'yes' } });
   check(bad.isError === true && text(bad).includes('all'), `${tag}: a bad argument is isError naming it`, bad);

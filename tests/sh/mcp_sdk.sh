@@ -5,8 +5,8 @@
 # 2025-03-26, 1.17.5 for 2025-06-18, 1.24.3 for 2025-11-25, and the newest)
 # drives `agentmem mcp` over stdio and POST /mcp on `agentmem serve` (a
 # free loopback port; the 2024-11-05 SDK has no Streamable HTTP client):
-# the revision agreed, tools/list, remember / recall / list_memories in
-# Chinese and English (tests/mcp_sdk/test.mjs).  The newest SDK speaks
+# the revision agreed, tools/list, remember / recall / list_memories /
+# get_profile in Chinese and English (tests/mcp_sdk/test.mjs).  The newest SDK speaks
 # 2025-11-25 at most, so 2026-07-28 is tested with raw JSON-RPC over both
 # transports.  npm ci installs the lock file when node_modules is not it.
 # $1 = path of the agentmem CLI.
