@@ -136,6 +136,17 @@ class Client:
             query=query, session=session, task=task, agent=agent, domain=domain, as_of=as_of,
             budget=budget, k=k, user=user))
 
+    def profile(self, budget=None, user=None):
+        """The user's profile card (GET /v1/profile, docs/PROFILE.md): current
+        lasting items by topic, each once, within budget tokens (default
+        400, at most 100000), in the user's language -> {"lang", "text":
+        the card for a system prompt, "sections", "tokens", "items",
+        "duplicates", "left_out", "budget_tokens"}."""
+        if budget is not None and (isinstance(budget, bool) or not isinstance(budget, int)):
+            raise AgentmemError("invalid_request", "budget: expected an integer (tokens)", "budget", 400)
+        return self._call("GET", "/v1/profile", query=_body(
+            budget=str(budget) if budget is not None else None, user=user))
+
     def task(self, task_id, user=None):
         """A task's state -> the `task --json` dict."""
         return self._call("GET", "/v1/tasks/{task_id}", [task_id], query=_body(user=user))

@@ -33,6 +33,7 @@ AM_TIME_NONE = -(1 << 63)
 AM_OK, AM_INVALID, AM_NOTFOUND, AM_DENIED, AM_BUSY, AM_TOOBIG = 0, 4, 5, 6, 7, 8
 AM_KNOB_INT = 1
 AM_VERSION_STRING = "0.1.0"  # agentmem.h's; the library has no function giving it
+AM_PROFILE_BUDGET_MAX = 100000  # agentmem.h's
 
 
 class AmKnob(ctypes.Structure):
@@ -148,6 +149,17 @@ class AmMemoryInput(ctypes.Structure):
                                         "metadata_json")]
 
 
+class AmProfileQuery(ctypes.Structure):
+    _fields_ = [("user_id", c_char_p), ("budget_tokens", c_int), ("agent_id", c_char_p),
+                ("role", c_char_p)]
+
+
+class AmProfileCard(ctypes.Structure):
+    _fields_ = [("lang", c_char_p), ("text", c_char_p), ("tokens", c_int), ("budget_tokens", c_int),
+                ("sections", c_void_p), ("n_sections", c_size_t), ("n_items", c_size_t),
+                ("n_duplicates", c_size_t), ("n_left_out", c_size_t), ("json", c_char_p)]
+
+
 class AmForgetInfo(ctypes.Structure):
     _fields_ = [("events", c_long), ("memories", c_long), ("tasks", c_long)]
 
@@ -228,6 +240,8 @@ def _load(path):
         "am_import_mem0": (c_int, [c_void_p, c_char_p, c_size_t, c_char_p, P(AmImportInfo)]),
         "am_security_denied": (c_int, [c_void_p, c_char_p, c_char_p, c_char_p]),
         "am_time_format": (c_char_p, [am_time, c_int, c_char_p]),
+        "am_profile": (c_int, [c_void_p, P(AmProfileQuery), P(P(AmProfileCard))]),
+        "am_profile_free": (None, [P(AmProfileCard)]),
     }
     for name, (res, args) in protos.items():
         fn = getattr(lib, name)
@@ -399,6 +413,7 @@ class EmbeddedTransport:
             ("POST", "/v1/forget"): self._forget, ("POST", "/v1/restore"): self._restore,
             ("GET", "/v1/export"): self._export, ("GET", "/v1/events"): self._events_list,
             ("POST", "/v1/import"): self._import, ("GET", "/healthz"): self._health,
+            ("GET", "/v1/profile"): self._profile,
         }
 
     def _open(self, cfg):
@@ -890,6 +905,26 @@ class EmbeddedTransport:
         return {"user": _s(info.user_id), "events": info.events, "memories": info.memories,
                 "tasks": info.tasks, "events_skipped": info.events_skipped,
                 "memories_skipped": info.memories_skipped, "tasks_skipped": info.tasks_skipped}
+
+    def _profile(self, params, body, query):
+        """The card, checked as GET /v1/profile checks its query."""
+        for k in query:
+            if k not in ("user", "budget"):
+                raise _invalid(k, f'unknown query parameter "{k[:64]}"')
+        budget = query.get("budget")
+        if budget is not None and (not isinstance(budget, str) or not (budget.isascii() and budget.isdigit()) or
+                                   not 1 <= int(budget) <= AM_PROFILE_BUDGET_MAX):
+            raise _invalid("budget", f"budget: expected tokens from 1 to {AM_PROFILE_BUDGET_MAX}")
+        user = self._user(query.get("user"))
+        q = AmProfileQuery(user_id=_b(user), budget_tokens=int(budget or 0), agent_id=_b(self.agent))
+        card = ctypes.POINTER(AmProfileCard)()
+        rc = self._lib.am_profile(self._db, ctypes.byref(q), ctypes.byref(card))
+        if rc:
+            raise self._fail(rc)
+        try:
+            return self._parsed(card.contents.json)
+        finally:
+            self._lib.am_profile_free(card)
 
     def _health(self, params, body, query):
         # an embedded file store always answers (the server asks PostgreSQL);

@@ -318,6 +318,20 @@ class Memory:
             item["created_at"] = r["versions"][0].get("recorded_at")
         return item
 
+    def profile(self, user_id: Optional[str] = None, budget: Optional[int] = None) -> Result:
+        """The user's profile card, ready for a system prompt: current
+        lasting items grouped by topic, each once, within budget tokens
+        (default 400), in the user's language (docs/PROFILE.md) -> {"text":
+        the card, "lang", "sections", "tokens", "items", "duplicates",
+        "left_out", "budget_tokens"}."""
+        user = self._user(user_id)
+        if budget is not None and (isinstance(budget, bool) or not isinstance(budget, int)):
+            raise InvalidArgument("invalid_request", "budget: expected an integer (tokens)",
+                                  "budget", 400)
+        return self._call("GET", "/v1/profile", query={k: v for k, v in {
+            "user": user, "budget": str(budget) if budget is not None else None}.items()
+            if v is not None})
+
     def get_all(self, user_id: Optional[str] = None, filters: Optional[Mapping[str, Any]] = None,
                 limit: Optional[int] = None) -> Result:
         """The user's current memories, every page (limit: at most that

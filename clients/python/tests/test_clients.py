@@ -95,6 +95,15 @@ def conversation(mem, lang, tag):
     out["feedback_confirm"] = mem.feedback(rule_mem["id"], "confirm")
     # confirm made a new version: the lineage id names the item whatever its version
     out["feedback_correct"] = mem.feedback(rule_mem["lineage_id"], "correct", text=corrected)
+    # the profile card shows the corrected value only, and the fact
+    out["profile"] = mem.profile()
+    lines = out["profile"]["text"].splitlines()
+    assert any(line.endswith(corrected) for line in lines), out["profile"]
+    assert not any(line.endswith(rule) for line in lines), out["profile"]
+    assert any(line.endswith(fact) for line in lines), out["profile"]
+    assert out["profile"]["tokens"] <= out["profile"]["budget_tokens"] == 400, out["profile"]
+    small = mem.profile(budget=10)
+    assert small["tokens"] <= 10 and small["left_out"] >= 1, small
     out["versions"] = mem.versions(rule_mem["id"])
     texts = [v["text"] for v in out["versions"]["versions"]]
     assert texts[0] == rule and corrected in texts, texts
@@ -162,6 +171,9 @@ class Methods:
              "events[1].session"),
             (lambda: self.mem.add("NUL 字符\0inside"), "text"),
             (lambda: self.mem.recall("x", as_of="2026-03-05T16:00:00"), "as_of"),
+            (lambda: self.mem.profile(budget=0), "budget"),
+            (lambda: self.mem.profile(budget=100001), "budget"),
+            (lambda: self.mem.profile(budget="many"), "budget"),
         ]
         before = len(self.mem.export()["events"]) if self.has_data() else 0
         for call, field in cases:
@@ -211,6 +223,7 @@ class Methods:
                  lambda: self.mem.export(user=self.other_user),
                  lambda: self.mem.add("hi", user=self.other_user),
                  lambda: self.mem.task("b", user=self.other_user),
+                 lambda: self.mem.profile(user=self.other_user),
                  lambda: self.mem.forget("user", user=self.other_user)]
         for call in calls:
             with self.assertRaises(AgentmemError) as cm:
@@ -220,8 +233,10 @@ class Methods:
             self.assertNotIn("蓝色海豚", cm.exception.message)
         # and nothing of the other user reaches this one's reads
         seen = repr([self.mem.recall("银行卡密码提示是什么？"), self.mem.recall("what is my locker code?"),
-                     self.mem.memories(all=True), self.mem.export()] if self.has_data()
-                    else [self.mem.recall("银行卡密码提示是什么？"), self.mem.recall("locker code")])
+                     self.mem.memories(all=True), self.mem.export(), self.mem.profile()]
+                    if self.has_data()
+                    else [self.mem.recall("银行卡密码提示是什么？"), self.mem.recall("locker code"),
+                          self.mem.profile()])
         self.assertNotIn("蓝色海豚", seen)
         # (the whole phrase: four digits alone can occur inside a random ULID)
         self.assertNotIn("code is 4417", seen)
@@ -331,6 +346,8 @@ class SameShapes(unittest.TestCase):
                 self.assertRegex(b["task"].pop("task_ref"), r"^t[0-9a-f]{16}$")
                 self.assertEqual(a["task"], b["task"])
                 self.assertEqual(a["forget"], b["forget"])
+                self.assertEqual(sorted(a["profile"]["text"].splitlines()),
+                                 sorted(b["profile"]["text"].splitlines()))
                 self.assertEqual([v["text"] for v in a["versions"]["versions"]],
                                  [v["text"] for v in b["versions"]["versions"]])
 

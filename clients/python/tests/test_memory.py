@@ -104,6 +104,20 @@ class MemoryMethods:
         self.assertEqual([r["new_memory"] for r in h], [x["fact"], x["moved"], x["edit"]])
         self.assertEqual(h[2]["old_memory"], x["moved"])
         self.assertTrue(h[2]["metadata"]["reviewed"])
+        # the profile card: the current value only, in the user's language, within a budget
+        p = self.m.profile(user_id=u1)
+        lines = p["text"].splitlines()
+        self.assertEqual(lines[0], "[用户画像]" if lang == "zh" else "[User profile]", p)
+        self.assertEqual(p["lang"], lang)
+        self.assertTrue(any(line.endswith(x["edit"]) for line in lines), p)
+        self.assertFalse([line for line in lines if line.endswith((x["fact"], x["moved"]))], p)
+        self.assertEqual(self.m.profile(user_id=u1), p, "two cards of one state differ")
+        small = self.m.profile(user_id=u1, budget=15)
+        self.assertLessEqual(small["tokens"], 15)
+        self.assertGreaterEqual(small["left_out"], 1)
+        # u2's only item was invalidated: an empty card, nothing of u1
+        p2 = self.m.profile(user_id=u2)
+        self.assertEqual((p2["items"], p2["text"]), (0, ""), p2)
         # delete: then get is NotFound, history is empty
         d = self.m.delete(first["id"], user_id=u1)
         self.assertGreaterEqual(d["deleted"], 3)
@@ -140,6 +154,9 @@ class MemoryMethods:
             (lambda: self.m.get_all(user_id=u1, filters={"from": "昨天"}), "filters"),
             (lambda: self.m.get("", user_id=u1), "memory_id"),
             (lambda: self.m.update("01AAAAAAAAAAAAAAAAAAAAAAAA", 5, user_id=u1), "text"),
+            (lambda: self.m.profile(user_id=u1, budget=0), "budget"),
+            (lambda: self.m.profile(user_id=u1, budget=100001), "budget"),
+            (lambda: self.m.profile(user_id=u1, budget="400"), "budget"),
         ]
         for call, field in cases:
             with self.subTest(field=field):
