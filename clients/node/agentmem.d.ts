@@ -32,6 +32,15 @@ export interface AddInfo {
   memories_invalidated: number; task_changed: boolean; one_off: boolean; existing: boolean;
 }
 /** A memory version as the server returns it (fields may be appended). */
+/** The profile card (docs/PROFILE.md): text is the block for a system prompt. */
+export interface ProfileCard {
+  lang: 'zh' | 'en'; budget_tokens: number; text: string; tokens: number;
+  items: number; duplicates: number; left_out: number;
+  sections: Array<{
+    topic: string; title: string;
+    items: Array<{ id: string; lineage_id: string; kind: string; key: string | null; text: string; confidence: number }>;
+  }>;
+}
 export interface MemoryRecord {
   id: string; lineage_id: string; scope: string; kind: string; key: string; text: string;
   status: string; version_state: string; valid_from: string | null; valid_to: string | null;
@@ -53,6 +62,7 @@ export class Client {
   restore(opts?: { user?: string }): Promise<{ restored: true }>;
   recall(query: string, opts?: Record<string, Json | undefined>): Promise<{ block: string; block_system: string; block_context: string; memories: MemoryRecord[]; events: Json[]; [k: string]: Json | undefined }>;
   task(taskId: string, opts?: { user?: string }): Promise<Record<string, Json>>;
+  profile(opts?: { budget?: number; user?: string }): Promise<ProfileCard>;
   memories(opts?: { all?: boolean; as_of?: string; user?: string }): Promise<MemoryRecord[]>;
   getMemory(memoryId: string, opts?: { user?: string }): Promise<{ memory: MemoryRecord | null; versions: MemoryRecord[] }>;
   versions(memoryId: string, opts?: { user?: string }): Promise<{ memory_id: string; key: string; versions: MemoryRecord[]; next_cursor: string | null }>;
@@ -101,4 +111,6 @@ export class Memory {
   /** Forgets EVERYTHING of the user: memories, events, tasks -- for good. */
   deleteAll(opts?: UserOption): Promise<{ message: string; events: number; memories: number; tasks: number }>;
   history(memoryId: string, opts?: UserOption): Promise<HistoryRow[]>;
+  /** The user's profile card: current lasting items by topic, within budget tokens (default 400). */
+  profile(opts?: UserOption & { budget?: number }): Promise<ProfileCard>;
 }

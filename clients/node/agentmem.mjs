@@ -178,6 +178,14 @@ export class Client {
   // when the two are placed apart
   recall(query, opts = {}) { return this.#call('POST', '/v1/recall', [], pick({ query, ...opts })); }
   task(taskId, { user } = {}) { return this.#call('GET', '/v1/tasks/{task_id}', [taskId], undefined, { user }); }
+  // profile({budget, user}) -> {lang, text, sections, tokens, items, duplicates, left_out,
+  // budget_tokens}: the user's profile card (docs/PROFILE.md); text goes in the system prompt
+  async profile({ budget, user } = {}) {
+    if (budget !== undefined && !Number.isInteger(budget))
+      throw new AgentmemError('invalid_request', 'budget: expected an integer (tokens)', 'budget', 400);
+    return this.#call('GET', '/v1/profile', [], undefined,
+      { budget: budget === undefined ? undefined : String(budget), user });
+  }
   memories({ all = false, as_of, user } = {}) {
     return this.#call('GET', '/v1/memories', [], undefined, { all: all ? '1' : undefined, as_of, user });
   }

@@ -181,6 +181,14 @@ export class Memory {
     return item;
   }
 
+  // profile({userId, budget}) -> the user's profile card {text, lang, sections, tokens, items,
+  // duplicates, left_out, budget_tokens}: current lasting items by topic, for a system prompt
+  async profile({ userId, budget } = {}) {
+    const user = this.#user(userId);
+    if (budget !== undefined && !Number.isInteger(budget)) throw invalid('budget', 'budget: expected an integer (tokens)');
+    return this.#call('GET', '/v1/profile', [], undefined, { user, budget: budget === undefined ? undefined : String(budget) });
+  }
+
   // getAll({userId, filters, limit}) -> {results}: every page; a list value keeps any of them
   async getAll({ userId, filters, limit } = {}) {
     const user = this.#user(userId);

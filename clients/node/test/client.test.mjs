@@ -69,6 +69,16 @@ for (const lang of ['zh', 'en']) {
     assert.notEqual(confirmed.memory.id, m.id);
     const fixed = await A.feedback(m.id, 'correct', corrected); // m.id is stale now: still the item
     assert.equal(fixed.memory.text, corrected);
+    // the profile card: the corrected value only, and the fact
+    const card = await A.profile();
+    const lines = card.text.split('\n');
+    assert.ok(lines.some((l) => l.endsWith(corrected)), card.text);
+    assert.ok(!lines.some((l) => l.endsWith(rule)), card.text);
+    assert.ok(lines.some((l) => l.endsWith(fact)), card.text);
+    assert.ok(card.tokens <= card.budget_tokens && card.budget_tokens === 400);
+    assert.deepEqual(await A.profile(), card);
+    const small = await A.profile({ budget: 10 });
+    assert.ok(small.tokens <= 10 && small.left_out >= 1, JSON.stringify(small));
     const v = await A.versions(m.id);
     assert.equal(v.memory_id, m.id);
     const texts = v.versions.map((x) => x.text);
@@ -113,6 +123,9 @@ test('bad fields are named', async () => {
   await rejects(A.add('NUL 字符\0inside'), 'invalid_request', 'text', 400);
   await rejects(A.addMany([{ text: 'ok' }, { text: 'x', session: '\udfff' }]), 'invalid_request', 'events[1].session', 400);
   await rejects(A.recall('x', { as_of: '2026-03-05T16:00:00' }), 'invalid_request', 'as_of', 400);
+  await rejects(A.profile({ budget: 0 }), 'invalid_request', 'budget', 400);
+  await rejects(A.profile({ budget: 100001 }), 'invalid_request', 'budget', 400);
+  await rejects(A.profile({ budget: '400' }), 'invalid_request', 'budget', 400);
   await rejects(A.task('没有这个任务'), 'not_found', null, 404);
   assert.equal((await A.export()).events.length, before, 'a refused request wrote something');
 });
@@ -129,10 +142,11 @@ test('isolation: A never sees B, naming B is refused', async () => {
   await B.add('My locker code is 4417, keep it private', { session: 'b' });
   const named = { user: USER_B };
   for (const call of [() => A.recall('银行卡', named), () => A.memories(named), () => A.export(named),
-    () => A.add('hi', named), () => A.task('b', named), () => A.forget('user', undefined, named)])
+    () => A.add('hi', named), () => A.task('b', named), () => A.forget('user', undefined, named),
+    () => A.profile(named)])
     await rejects(call(), 'forbidden', 'user', 403);
   const seen = JSON.stringify([await A.recall('银行卡密码提示是什么？'), await A.recall('what is my locker code?'),
-    await A.memories({ all: true }), await A.export()]);
+    await A.memories({ all: true }), await A.export(), await A.profile()]);
   assert.ok(!seen.includes('蓝色海豚') && !seen.includes('4417'), 'B leaked into A');
   assert.ok(JSON.stringify(await B.recall('银行卡密码提示是什么？')).includes('蓝色海豚'));
 });

@@ -51,6 +51,17 @@ for (const lang of ['zh', 'en']) {
     assert.deepEqual([u.memory.id, u.memory.memory, u.memory.metadata.reviewed], [first.id, x.edit, true]);
     const h = await m.history(first.id, { userId: u1 });
     assert.deepEqual(h.map((r) => [r.event, r.newMemory]), [['ADD', x.fact], ['UPDATE', x.moved], ['UPDATE', x.edit]]);
+    // the profile card: the current value only, in the user's language, within a budget
+    const p = await m.profile({ userId: u1 });
+    const lines = p.text.split('\n');
+    assert.equal(lines[0], lang === 'zh' ? '[用户画像]' : '[User profile]');
+    assert.equal(p.lang, lang);
+    assert.ok(lines.some((l) => l.endsWith(x.edit)), p.text);
+    assert.ok(!lines.some((l) => l.endsWith(x.fact) || l.endsWith(x.moved)), p.text);
+    const small = await m.profile({ userId: u1, budget: 15 });
+    assert.ok(small.tokens <= 15 && small.left_out >= 1, JSON.stringify(small));
+    const p2 = await m.profile({ userId: u2 });
+    assert.deepEqual([p2.items, p2.text], [0, '']);
     assert.ok((await m.delete(first.id, { userId: u1 })).deleted >= 3);
     await assert.rejects(m.get(first.id, { userId: u1 }), (e) => e instanceof NotFound && e instanceof AgentmemError && e.status === 404);
     assert.ok((await m.deleteAll({ userId: u1 })).events >= 3);
@@ -69,6 +80,8 @@ test('errors are typed and name the field', async () => {
     [() => m.search('', { userId: u }), 'query'],
     [() => m.search('x', { userId: u, limit: 0 }), 'limit'],
     [() => m.get('', { userId: u }), 'memoryId'],
+    [() => m.profile({ userId: u, budget: 0 }), 'budget'],
+    [() => m.profile({ userId: u, budget: 2.5 }), 'budget'],
   ];
   for (const [call, field] of cases)
     await assert.rejects(call(), (e) => e instanceof InvalidArgument && e.field === field && e.status === 400 && e.code === 'invalid_request');
