@@ -2,7 +2,7 @@
 # The scenario runner's own behaviour (SCENARIOS.md): PASS/FAIL lines with
 # file:line, the "N passed, N failed" summary, exit codes, failing
 # expectations, malformed lines, unknown steps, keys and fields, labels,
-# --json, --store and --dump.  $1 = path of the agentmem CLI.
+# the profile step's keys, --json, --store and --dump.  $1 = path of the agentmem CLI.
 set -u
 CLI=${1:?usage: scenario_runner.sh AGENTMEM}
 dir=$(mktemp -d)
@@ -156,6 +156,28 @@ if cmp -s "$dir/d1.jsonl" "$dir/d2.jsonl"; then ok; else bad "--dump differs bet
 run 2 "--dump without a file" scenario run "$dir/dump.jsonl" --dump
 run 1 "--dump into a missing directory" scenario run --dump "$dir/none/d.jsonl" "$dir/dump.jsonl"
 if grep -qF "cannot write $dir/none/d.jsonl" "$dir/err"; then ok; else bad "--dump error names the file"; fi
+
+# ---------------------------------------------------------------- the profile step
+cat > "$dir/profile.jsonl" <<JSONL
+{"step":"add","user":"p1","session":"s1",$AT,"text":"I'm allergic to peanuts."}
+{"step":"profile","user":"p1",$AT,"expect":{"profile_contains":["walnuts"]}}
+{"step":"profile","user":"p1",$AT,"expect":{"profile_not_contains":["peanuts"]}}
+{"step":"profile","user":"p1",$AT,"expect":{"profile_order":["peanuts","[User profile]"]}}
+{"step":"profile",$AT,"expect":{"profile_contains":["x"]}}
+{"step":"profile","user":"p1","query":"x",$AT}
+{"step":"recall","user":"p1","query":"x",$AT,"expect":{"profile_contains":["x"]}}
+{"step":"profile","user":"p1",$AT,"expect":{"profile_contains":["peanuts"],"profile_order":["[User profile]","peanuts"]}}
+JSONL
+run 1 "profile step" scenario run "$dir/profile.jsonl"
+has "FAIL $dir/profile.jsonl:2 profile.profile_contains: expected profile to contain \"walnuts\" / got \"[User profile]" "profile_contains fails, showing the card"
+has "FAIL $dir/profile.jsonl:3 profile.profile_not_contains: expected no profile to contain \"peanuts\"" "profile_not_contains fails"
+has "FAIL $dir/profile.jsonl:4 profile.profile_order:" "profile_order fails out of order"
+has "FAIL $dir/profile.jsonl:5 profile" "a profile step needs user"
+has "FAIL $dir/profile.jsonl:6 profile" "a profile step takes no query"
+has "FAIL $dir/profile.jsonl:7 recall.profile_contains" "profile_contains applies to profile steps only"
+has "PASS $dir/profile.jsonl:8 profile.profile_contains" "the card holds the item"
+has "PASS $dir/profile.jsonl:8 profile.profile_order" "under its header"
+well_formed "profile.jsonl"
 
 # ---------------------------------------------------------------- stores
 mkdir -p "$dir/tmp"

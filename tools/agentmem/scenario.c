@@ -92,6 +92,7 @@ typedef struct held {
     char *export_json;
     const char **mem_texts, **event_texts;
     sc_buf task_text, history_text, export_flat, workspace_flat;
+    am_profile_card *profile;
 } held;
 
 /* Result of running one step: the engine's code, or RUNNER_FAIL when the
@@ -573,11 +574,26 @@ static int do_workspace(scfile *f, const sc_step *st, sc_obs *o, held *h)
     return AM_OK;
 }
 
+/* profile (docs/SCENARIOS_EXT.md): the user's card, its text checked. */
+static int do_profile(scfile *f, const sc_step *st, sc_obs *o, held *h)
+{
+    am_profile_query q;
+    memset(&q, 0, sizeof q);
+    q.user_id = st->user;
+    q.budget_tokens = st->budget;
+    int rc = am_profile(f->db, &q, &h->profile);
+    if (rc != AM_OK) return rc;
+    if (!h->profile) return AM_ERROR;
+    o->profile_text = h->profile->text;
+    return AM_OK;
+}
+
 static void held_free(held *h)
 {
     am_recall_free(h->recall);
     am_task_free(h->task);
     am_memory_list_free(h->list);
+    am_profile_free(h->profile);
     am_free(h->export_json);
     free(h->mem_texts);
     free(h->event_texts);
@@ -604,6 +620,7 @@ static int step_exec(scfile *f, const sc_step *st, sc_obs *o, held *h,
     case SC_EXPORT: rc = do_export(f, st, o, h); break;
     case SC_CONFIG: rc = do_config(f, st, err); break;
     case SC_WORKSPACE: rc = do_workspace(f, st, o, h); break;
+    case SC_PROFILE: rc = do_profile(f, st, o, h); break;
     default: rc = AM_MISUSE; break;
     }
     if (rc != AM_OK && rc != RUNNER_FAIL) engine_error(f, rc, err);

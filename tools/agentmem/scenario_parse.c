@@ -233,7 +233,7 @@ int sc_has_zone(const char *iso)
 
 static const char *const kind_names[SC_NKINDS] = {
     "link", "add", "recall", "task", "memories", "forget", "feedback", "export",
-    "config", "workspace",
+    "config", "workspace", "profile",
 };
 
 const char *sc_kind_name(sc_kind k)
@@ -258,7 +258,8 @@ static const struct field_spec {
 #define STR(f, kinds, req) {#f, F_STR, offsetof(sc_step, f), kinds, req}
     STR(at, K_ALL, K_ALL),
     STR(user, K_ALL, KB(SC_LINK) | KB(SC_TASK) | KB(SC_MEMORIES) |
-                         KB(SC_FORGET) | KB(SC_FEEDBACK) | KB(SC_EXPORT) | KB(SC_WORKSPACE)),
+                         KB(SC_FORGET) | KB(SC_FEEDBACK) | KB(SC_EXPORT) | KB(SC_WORKSPACE) |
+                         KB(SC_PROFILE)),
     STR(channel, KB(SC_LINK) | K_IDENT, KB(SC_LINK)),
     STR(external_id, KB(SC_LINK) | K_IDENT, KB(SC_LINK)),
     STR(session, KB(SC_ADD) | KB(SC_RECALL), KB(SC_ADD)),
@@ -285,7 +286,7 @@ static const struct field_spec {
     STR(action, KB(SC_FEEDBACK), KB(SC_FEEDBACK)),
 #undef STR
     {"all", F_BOOL, offsetof(sc_step, all), KB(SC_MEMORIES), 0},
-    {"budget", F_INT, offsetof(sc_step, budget), KB(SC_RECALL), 0},
+    {"budget", F_INT, offsetof(sc_step, budget), KB(SC_RECALL) | KB(SC_PROFILE), 0},
 };
 
 enum value_type { V_STRS, V_GROUPS, V_BOOL, V_COUNT };
@@ -324,6 +325,9 @@ static const struct key_spec {
     {"workspace_not_contains", KB(SC_WORKSPACE), V_STRS},
     {"history_contains", KB(SC_TASK), V_STRS},
     {"history_not_contains", KB(SC_TASK), V_STRS},
+    {"profile_contains", KB(SC_PROFILE), V_STRS},
+    {"profile_not_contains", KB(SC_PROFILE), V_STRS},
+    {"profile_order", KB(SC_PROFILE), V_STRS},
     {"error", K_ALL, V_BOOL},
 };
 
@@ -1009,6 +1013,9 @@ int sc_check(sc_kind k, const char *key, const json_t *want,
     } else if (strncmp(key, "history_", 8) == 0) {
         one[0] = o->history_text;
         hay_init(&h, "history", one, o->history_text ? 1 : 0);
+    } else if (strncmp(key, "profile_", 8) == 0) {
+        one[0] = o->profile_text;
+        hay_init(&h, "profile", one, o->profile_text ? 1 : 0);
     } else {
         one[0] = o->export_raw;
         one[1] = o->export_flat;
@@ -1021,7 +1028,7 @@ int sc_check(sc_kind k, const char *key, const json_t *want,
         ok = check_not_contains(&h, want, d);
     } else if (strstr(key, "_any")) {
         ok = check_any(&h, want, d);
-    } else if (strcmp(key, "block_order") == 0) {
+    } else if (strcmp(key, "block_order") == 0 || strcmp(key, "profile_order") == 0) {
         ok = check_order(&h, want, d);
     } else {
         ok = check_contains(&h, want, d);

@@ -72,6 +72,7 @@ typedef enum sc_kind {
     SC_EXPORT,
     SC_CONFIG,    /* docs/SCENARIOS_EXT.md: the store's role whitelists */
     SC_WORKSPACE, /* docs/SCENARIOS_EXT.md: a task's shared workspace */
+    SC_PROFILE,   /* docs/SCENARIOS_EXT.md: the user's profile card */
     SC_NKINDS
 } sc_kind;
 
@@ -102,7 +103,7 @@ typedef struct sc_step {
      * step's (add: a late statement, an import) */
     const char *occurred_at;
     int all;          /* memories: include closed versions */
-    int budget;       /* recall: token budget, 0 = engine default */
+    int budget;       /* recall, profile: token budget, 0 = engine default */
     /* -1: nothing said about errors; 0: must succeed (expect.error false);
      * 1: must be refused (expect_error or expect.error true). */
     int want_error;
@@ -153,6 +154,7 @@ typedef struct sc_obs {
     const char *block_context;   /* its part before the history */
     const char *history_text;    /* the task's history, a line a change
                                     ("field: old -> new"); NULL = no task */
+    const char *profile_text;    /* the profile card's text; NULL = none */
 } sc_obs;
 
 void sc_obs_init(sc_obs *o);
