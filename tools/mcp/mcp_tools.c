@@ -17,9 +17,10 @@
  * --json (tools/common/shapes.h; list_memories: {"memories": the CLI's
  * array}, as 2025-11-25 wants an object) and a text block for the model:
  * recall's is the memory block, list_memories' a line per item,
- * get_profile's the card, the others' the serialized JSON.  Revisions before 2025-06-18 know no
- * structuredContent, title or outputSchema, 2024-11-05 no annotations:
- * they are left out for them (am__mcp_result_for, tool_def).
+ * get_profile's the card, the others' the serialized JSON.  Revisions
+ * before 2025-06-18 know no structuredContent, title or outputSchema,
+ * 2024-11-05 no annotations: they are left out for them
+ * (am__mcp_result_for, tool_def).
  */
 #include <limits.h>
 #include <stdarg.h>
@@ -542,10 +543,10 @@ static size_t n_args(const mcp_tool *t)
 static json_t *arg_schema(const mcp_arg *a)
 {
     json_t *s = json_pack("{s:s, s:s}", "type",
-                          a->type == ARG_BOOL      ? "boolean"
-                          : a->type == ARG_OBJECT  ? "object"
-                          : a->type == ARG_COUNT ? "integer"
-                                                   : "string",
+                          a->type == ARG_BOOL     ? "boolean"
+                          : a->type == ARG_OBJECT ? "object"
+                          : a->type == ARG_COUNT  ? "integer"
+                                                  : "string",
                           "description", a->doc);
     if (s && a->type == ARG_COUNT && json_object_set_new(s, "minimum", json_integer(1)) != 0) {
         json_decref(s);
@@ -660,21 +661,22 @@ static int check_args(const mcp_tool *t, json_t *args, mcp_vals *out, json_t **r
             return 1;
         }
         const mcp_arg *a = &t->args[i];
-        int ok = a->type == ARG_BOOL      ? json_is_boolean(v)
-                 : a->type == ARG_OBJECT  ? json_is_object(v)
-                 : a->type == ARG_COUNT ? json_is_integer(v)
-                                          : am__mcp_str(v) != NULL;
+        int ok = a->type == ARG_BOOL     ? json_is_boolean(v)
+                 : a->type == ARG_OBJECT ? json_is_object(v)
+                 : a->type == ARG_COUNT  ? json_is_integer(v)
+                                         : am__mcp_str(v) != NULL;
         if (!ok) {
             am__mcp_fmt(msg, sizeof msg, "%s: %s: expected %s", t->name, a->name,
-                        a->type == ARG_BOOL      ? "true or false"
-                        : a->type == ARG_OBJECT  ? "an object"
-                        : a->type == ARG_COUNT ? "an integer"
-                        : json_is_string(v)      ? "a string without NUL characters"
-                                                 : "a string");
+                        a->type == ARG_BOOL     ? "true or false"
+                        : a->type == ARG_OBJECT ? "an object"
+                        : a->type == ARG_COUNT  ? "an integer"
+                        : json_is_string(v)     ? "a string without NUL characters"
+                                                : "a string");
             *refusal = result_error("invalid_params", msg, a->name, fault);
             return 1;
         }
-        if (a->type == ARG_COUNT && (json_integer_value(v) < 1 || json_integer_value(v) > INT_MAX)) {
+        if (a->type == ARG_COUNT &&
+            (json_integer_value(v) < 1 || json_integer_value(v) > INT_MAX)) {
             am__mcp_fmt(msg, sizeof msg, "%s: %s: expected an integer from 1", t->name, a->name);
             *refusal = result_error("invalid_params", msg, a->name, fault);
             return 1;
