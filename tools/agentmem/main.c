@@ -33,7 +33,8 @@ typedef struct opts {
     const char *kind, *scope, *mem_sub; /* memory get|add|update|delete */
     const char *metadata, *limit, *cursor, *filter; /* metadata, lists, recall --filter */
     const char *import_file, *from; /* import FILE [--from mem0] */
-    int all, budget, k, atomic, merge;
+    int all, budget, k, atomic, merge, llm;
+    const char *since; /* distill --since */
     const char *token_sub, *listen, *threads, *max_body; /* token, serve */
     const char *max_conns_per_ip, *header_timeout, *timeout; /* serve */
     const char *webhook[16];  /* serve --webhook URL (repeatable) */
@@ -230,6 +231,12 @@ static const struct help {
     {"optimize", "usage: agentmem [--db PATH] optimize\n"
                  "  Merges the full-text index into one segment, refreshes planner statistics\n"
                  "  and checkpoints the log: after a bulk import or as a nightly job.\n"},
+    {"distill", "usage: agentmem [--db PATH] distill --llm --user U [--since ISO] [--json]\n"
+                "  The optional LLM pass (docs/LLM.md), now: sends the user's latest events\n"
+                "  (since ISO) to the model named by $AGENTMEM_LLM=openai:MODEL@BASE_URL (key in\n"
+                "  $AGENTMEM_LLM_KEY or $AGENTMEM_LLM_KEY_FILE; budget $AGENTMEM_LLM_BUDGET=\n"
+                "  CALLS[/TOKENS] a user a day) and merges its proposals; reports how many\n"
+                "  were created, merged, kept one-off and dropped.\n"},
     {"reembed", "usage: agentmem [--db PATH] reembed [--user U] [--json]\n"
                 "  Embeds, with the embedder named by $AGENTMEM_EMBEDDER (key in\n"
                 "  $AGENTMEM_EMBEDDER_KEY), every event of the user (or of all users)\n"
@@ -358,7 +365,7 @@ static int parse_opts(const char *cmd, int argc, char **argv, opts *o)
         {"--kind", offsetof(opts, kind)}, {"--scope", offsetof(opts, scope)},
         {"--metadata", offsetof(opts, metadata)}, {"--limit", offsetof(opts, limit)},
         {"--cursor", offsetof(opts, cursor)}, {"--filter", offsetof(opts, filter)},
-        {"--from", offsetof(opts, from)},
+        {"--from", offsetof(opts, from)}, {"--since", offsetof(opts, since)},
     };
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -368,6 +375,7 @@ static int parse_opts(const char *cmd, int argc, char **argv, opts *o)
             continue;
         }
         if (strcmp(a, "--all") == 0) { o->all = 1; continue; }
+        if (strcmp(a, "--llm") == 0) { o->llm = 1; continue; }
         if (strcmp(a, "--atomic") == 0) { o->atomic = 1; continue; }
         if (strcmp(a, "--merge") == 0) { o->merge = 1; continue; }
         if (strcmp(a, "--admin") == 0) { o->admin = 1; continue; }
@@ -531,6 +539,11 @@ static am_db *open_db(am_config *cfg, char *key, size_t cap, const char *path, i
     if (busy_ms) cfg->busy_timeout_ms = busy_ms;
     cfg->embedder = getenv("AGENTMEM_EMBEDDER"); /* see am_config.embedder */
     cfg->embedder_key = getenv("AGENTMEM_EMBEDDER_KEY");
+    static char llm_key[512]; /* the process's one config: kept while it runs */
+    if (am_cli_llm_config(cfg, llm_key, sizeof llm_key)) {
+        *usage = 1;
+        return NULL;
+    }
     int bad;
     cfg->vault_key = vault_key(key_file, key, cap, &bad);
     if (bad) return NULL;
@@ -963,6 +976,11 @@ static int cmd_reembed(am_db *db, const opts *o)
     return 0;
 }
 
+static int cmd_distill(am_db *db, const opts *o)
+{
+    return am_cli_distill(db, o->user, o->since, o->llm, o->json);
+}
+
 static int cmd_workspace(am_db *db, const opts *o)
 {
     const char *act = o->ws_action;
@@ -1324,7 +1342,7 @@ int main(int argc, char **argv)
         {"optimize", cmd_optimize}, {"restore", cmd_restore}, {"mcp", cmd_mcp},
         {"workspace", cmd_workspace}, {"token", cmd_token}, {"serve", cmd_serve},
         {"working", cmd_working}, {"cache", cmd_cache}, {"memory", cmd_memory},
-        {"import", cmd_import},
+        {"import", cmd_import}, {"distill", cmd_distill},
         {"init", NULL},
     };
     size_t k;
