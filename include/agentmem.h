@@ -1413,8 +1413,10 @@ int am_security_denied(am_db *db, const char *token_user, const char *asked_user
  * its proposals go through the same one-off, merge and version rules as
  * the distiller's statements, with origin "llm" and the initial confidence
  * rank.llm_confidence, citing only events of that user that still exist
- * (checked in the write transaction).  A budget per user and UTC day
- * (rank.llm_calls_per_day, rank.llm_tokens_per_day) is kept per handle. */
+ * (checked in the write transaction); a proposal citing an event forgotten
+ * meanwhile is dropped whole.  A budget per user and UTC day
+ * (rank.llm_calls_per_day, rank.llm_tokens_per_day) is counted from the
+ * store's "llm.pass" audit rows, so every process on the store shares it. */
 
 /* What a handle's writes tell an LLM queue (am_llm_watch): what is
  * AM_LLM_ADDED (a user's event committed: event_id) or AM_LLM_FORGOT

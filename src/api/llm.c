@@ -89,8 +89,10 @@ static int read_batch(am_db *db, const am_llm_pass_opts *o, am_time since, am__a
     return AM_OK;
 }
 
-/* p's cited ids that name events of the batch still in the store (read in
- * the write transaction), into ids; the newest cited event's time. */
+/* p's cited ids that name events of the batch, into ids, all still in the
+ * store (read in the write transaction) -- none (*k 0) when one of them was
+ * forgotten meanwhile, since the text may come from it; the newest cited
+ * event's time. */
 static int cited(am_db *db, const char *uid, const am__llm_proposal *p, const am__event_row *ev,
                  size_t n, am__arena *ar, const char **ids, size_t *k, am_time *at)
 {
@@ -105,7 +107,10 @@ static int cited(am_db *db, const char *uid, const am__llm_proposal *p, const am
         if (!hit || dup) continue;
         am__event_row now;
         int rc = db->store->vt->event_get(db->store, uid, hit->id, ar, &now);
-        if (rc == AM_NOTFOUND) continue; /* forgotten while the model thought */
+        if (rc == AM_NOTFOUND) { /* forgotten while the model thought: */
+            *k = 0;              /* nothing of it may be written */
+            return AM_OK;
+        }
         if (rc) return rc;
         ids[(*k)++] = hit->id;
         if (*at == AM_TIME_NONE || hit->occurred_at > *at) *at = hit->occurred_at;
@@ -182,7 +187,7 @@ static int propose(am_db *db, am__wctx *w, const am__llm_proposal *p, const am__
     am__buf_free(&v);
     if (!value || !k_key) return AM_NOMEM;
     am__statement st = {p->kind, k_key, "global", p->text, value, conf, ids[0], 0, NULL,
-                        d.topic, d.whose, 0};
+                        d.topic, d.whose, 0, "llm"};
     int outcome = 0;
     char lineage[27] = "";
     w->now = at;
@@ -215,6 +220,53 @@ static void report_log(am_db *db, const char *uid, const am_llm_report *r, int r
     am__logrec_emit(&lr);
 }
 
+/* b brought up to date with uid's audit rows written since it was read
+ * (every process's passes: the budget is the store's). */
+static int budget_read(am_db *db, const char *uid, am__llm_budget *b)
+{
+    am__store *s = db->store;
+    am__arena ar;
+    int rc = s->vt->begin_read(s);
+    if (rc) return rc;
+    for (int more = 1; !rc && more;) {
+        am__audit_row *rows;
+        size_t n;
+        am__arena_init(&ar, &db->alloc);
+        if (!(rc = s->vt->audit_page(s, uid, b->seq, 500, &ar, &rows, &n))) {
+            for (size_t i = 0; i < n; i++)
+                am__llm_budget_add(b, rows[i].seq, rows[i].at, rows[i].op, rows[i].detail);
+            more = n == 500;
+        }
+        am__arena_free(&ar);
+    }
+    s->vt->end_read(s);
+    return rc;
+}
+
+/* What a pass spent, as its audit row's detail (counts only). */
+static const char *spent(const am_llm_report *r, char *buf, size_t n)
+{
+    snprintf(buf, n, "{\"calls\":%ld,\"tokens\":%ld}", r->calls, r->tokens);
+    return buf;
+}
+
+/* A pass that wrote nothing still spent its calls: its audit row alone (a
+ * user forgotten meanwhile gets none). */
+static void audit_alone(am_db *db, const char *uid, const am_llm_report *r)
+{
+    am__store *s = db->store;
+    char d[96];
+    if (!r->calls || s->vt->begin(s)) return;
+    int rc = am__touch_lock_writers(db, &uid, 1);
+    if (!rc && s->vt->user_exists(s, uid) > 0)
+        rc = s->vt->audit(s, uid, am__db_now(db), "llm.pass", "user", NULL, spent(r, d, sizeof d));
+    if (!rc && !(rc = s->vt->commit(s))) {
+        am__touch_committed(db);
+        return;
+    }
+    s->vt->rollback(s);
+}
+
 int am_llm_pass(am_db *db, const am_llm_pass_opts *o, am_llm_report *r)
 {
     static const char what[] = "llm";
@@ -237,8 +289,10 @@ int am_llm_pass(am_db *db, const am_llm_pass_opts *o, am_llm_report *r)
     if (exists < 0) return am__db_store_error(db, -exists, what);
     if (!exists) return am__db_error(db, AM_NOTFOUND, "llm: unknown user %s", o->user_id);
     const am_rank_config *k = &db->cfg.rank;
-    if (!am__llm_budget_ok(db->llm, o->user_id, am__db_now(db), k->llm_calls_per_day,
-                           k->llm_tokens_per_day)) {
+    am__llm_budget *bud = am__llm_budget_get(db->llm, o->user_id, am__db_now(db));
+    if (!bud) return am__db_error(db, AM_NOMEM, "llm: out of memory");
+    if ((rc = budget_read(db, o->user_id, bud))) return am__db_store_error(db, rc, what);
+    if (!am__llm_budget_ok(bud, k->llm_calls_per_day, k->llm_tokens_per_day)) {
         r->budget_exhausted = 1;
         report_log(db, o->user_id, r, AM_OK);
         return AM_OK;
@@ -280,9 +334,9 @@ int am_llm_pass(am_db *db, const am_llm_pass_opts *o, am_llm_report *r)
     r->retries = rep.tries > 1 ? rep.tries - 1 : 0;
     r->tokens = rep.tokens;
     r->refused = rep.refused;
-    am__llm_budget_spend(db->llm, o->user_id, am__db_now(db), r->calls, r->tokens);
     if (rc) {
         am__db_error(db, rc, "llm: %s", err);
+        audit_alone(db, o->user_id, r);
         goto out;
     }
     r->proposed = (long)(rep.n + (size_t)rep.dropped);
@@ -298,7 +352,10 @@ int am_llm_pass(am_db *db, const am_llm_pass_opts *o, am_llm_report *r)
     am__wctx w = {s, db->text, &db->ulid, &db->cfg.rank, &ar, o->user_id, am__db_now(db), NULL,
                   am__db_now(db), NULL};
     for (size_t i = 0; i < rep.n && !rc; i++) rc = propose(db, &w, &rep.p[i], ev, n, r);
-    if (!rc) rc = s->vt->audit(s, o->user_id, am__db_now(db), "llm.pass", "user", NULL, NULL);
+    char d[96];
+    if (!rc)
+        rc = s->vt->audit(s, o->user_id, am__db_now(db), "llm.pass", "user", NULL,
+                          spent(r, d, sizeof d));
     if (!rc && !(rc = s->vt->commit(s))) {
         am__touch_committed(db);
         goto out;
@@ -310,6 +367,7 @@ out_rollback:
     *r = before;
     if (rc == AM_NOMEM) am__db_error(db, rc, "llm: out of memory");
     else am__db_store_error(db, rc, what);
+    audit_alone(db, o->user_id, r);
 out:
     am__arena_free(&ar);
     am__events_deliver(db);

@@ -14,11 +14,7 @@
 #define BUDGET_USERS 4096
 #define DAY_MS 86400000LL
 
-typedef struct budget {
-    char uid[AM_ID_MAX + 1];
-    int64_t day;
-    long calls, tokens;
-} budget;
+typedef am__llm_budget budget;
 
 struct am__llm {
     char *id, *model, *url;
@@ -150,21 +146,21 @@ const char *am__llm_id(const am__llm *l) { return l ? l->id : NULL; }
 
 /* ------------------------------------------------------------ budget */
 
-static budget *budget_of(am__llm *l, const char *uid, int64_t now_ms, int create)
+am__llm_budget *am__llm_budget_get(am__llm *l, const char *uid, int64_t now_ms)
 {
-    int64_t day = now_ms / DAY_MS;
+    int64_t day = now_ms >= 0 ? now_ms / DAY_MS : (now_ms - DAY_MS + 1) / DAY_MS;
     budget *oldest = NULL;
     for (size_t i = 0; i < l->nb; i++) {
         if (strcmp(l->b[i].uid, uid) == 0) {
             if (l->b[i].day != day) {
                 l->b[i].day = day;
+                l->b[i].seq = 0;
                 l->b[i].calls = l->b[i].tokens = 0;
             }
             return &l->b[i];
         }
         if (!oldest || l->b[i].day < oldest->day) oldest = &l->b[i];
     }
-    if (!create) return NULL;
     budget *e;
     if (l->nb < BUDGET_USERS) {
         if (!l->b && !(l->b = calloc(BUDGET_USERS, sizeof *l->b))) return NULL;
@@ -172,26 +168,35 @@ static budget *budget_of(am__llm *l, const char *uid, int64_t now_ms, int create
     } else {
         e = oldest;
     }
+    memset(e, 0, sizeof *e);
     snprintf(e->uid, sizeof e->uid, "%s", uid);
     e->day = day;
-    e->calls = e->tokens = 0;
     return e;
 }
 
-int am__llm_budget_ok(am__llm *l, const char *uid, int64_t now_ms, long max_calls,
-                      long max_tokens)
+/* The number after "name": in a flat JSON object of counts; 0 if none. */
+static long detail_count(const char *detail, const char *name)
 {
-    budget *b = budget_of(l, uid, now_ms, 0);
-    if (!b) return 1;
-    return (!max_calls || b->calls < max_calls) && (!max_tokens || b->tokens < max_tokens);
+    const char *p = detail ? strstr(detail, name) : NULL;
+    if (!p) return 0;
+    p += strlen(name);
+    long v = strtol(p, NULL, 10);
+    return v > 0 ? v : 0;
 }
 
-void am__llm_budget_spend(am__llm *l, const char *uid, int64_t now_ms, long calls, long tokens)
+void am__llm_budget_add(am__llm_budget *b, int64_t seq, int64_t at_ms, const char *op,
+                        const char *detail)
 {
-    budget *b = budget_of(l, uid, now_ms, 1);
-    if (!b) return;
-    b->calls += calls;
-    b->tokens += tokens;
+    if (seq > b->seq) b->seq = seq;
+    if (!op || strcmp(op, "llm.pass") != 0) return;
+    if (at_ms < b->day * DAY_MS || at_ms >= (b->day + 1) * DAY_MS) return;
+    b->calls += detail_count(detail, "\"calls\":");
+    b->tokens += detail_count(detail, "\"tokens\":");
+}
+
+int am__llm_budget_ok(const am__llm_budget *b, long max_calls, long max_tokens)
+{
+    return (!max_calls || b->calls < max_calls) && (!max_tokens || b->tokens < max_tokens);
 }
 
 void am__llm_budget_forget(am__llm *l, const char *uid)

@@ -70,14 +70,28 @@ int am__llm_ask(am__llm *l, const am__llm_event *evs, size_t n, const am__http_o
 int am__llm_parse(const char *body, size_t len, am__arena *ar, am__llm_reply *out, char *err,
                   size_t errlen);
 
-/* The per-user budget per day (UTC, by now): 1 when uid may make another
- * call (calls < max_calls and tokens < max_tokens; 0 = no limit), and
- * spend: what a pass used.  Kept in the client (per handle): at most
- * 4096 users a day, the oldest day's forgotten first. */
-int am__llm_budget_ok(am__llm *l, const char *uid, int64_t now_ms, long max_calls,
-                      long max_tokens);
-void am__llm_budget_spend(am__llm *l, const char *uid, int64_t now_ms, long calls, long tokens);
-/* Drops uid's budget entry (a forgotten user leaves no trace). */
+/* The per-user budget per UTC day.  Durable: what a pass spends is in its
+ * "llm.pass" audit row (detail {"calls":N,"tokens":M}), so separate
+ * processes on one store share it; the client keeps per user the day, the
+ * audit seq read up to and the day's sums (at most 4096 users, the oldest
+ * day's dropped first), and the caller reads the rows after seq
+ * (am__llm_budget_add) before it decides (am__llm_budget_ok). */
+typedef struct am__llm_budget {
+    char uid[AM_ID_MAX + 1];
+    int64_t day;  /* now_ms / 86400000 */
+    int64_t seq;  /* the audit rows read: seq <= this */
+    long calls, tokens;
+} am__llm_budget;
+
+/* uid's entry for now_ms's day (a new day: sums and seq reset), NULL when
+ * out of memory. */
+am__llm_budget *am__llm_budget_get(am__llm *l, const char *uid, int64_t now_ms);
+/* Counts one audit row into b when it is an "llm.pass" of b's day. */
+void am__llm_budget_add(am__llm_budget *b, int64_t seq, int64_t at_ms, const char *op,
+                        const char *detail);
+/* 1 when b allows another call (0 = no limit). */
+int am__llm_budget_ok(const am__llm_budget *b, long max_calls, long max_tokens);
+/* Drops uid's budget entry (a forgotten user leaves no trace here). */
 void am__llm_budget_forget(am__llm *l, const char *uid);
 
 #endif

@@ -14,7 +14,12 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib/pg.bash"
 FAKE="$here/lib/fake_llm.py"
 fakes=()
-trap 'for p in "${fakes[@]}"; do kill "$p" 2>/dev/null; done; rm -rf "$dir"' EXIT
+cleanup() {
+  for p in "${fakes[@]}"; do kill "$p" 2>/dev/null; done
+  [ -n "${TMP:-}" ] && pg_cleanup
+  rm -rf "$dir"
+}
+trap cleanup EXIT
 
 cat > "$dir/script.json" <<'J'
 [{"match": "PDF", "memories": [{"kind": "preference", "text": "User wants reports as PDF files",
@@ -57,6 +62,7 @@ llm = [m for m in items if m["value"].get("source") == "llm"]
 texts = sorted(m["text"] for m in llm)
 assert texts == sorted(["User wants reports as PDF files", "用户喜欢不加糖的咖啡"]), texts
 assert all(abs(m["confidence"] - 0.5) < 1e-9 for m in llm), [m["confidence"] for m in llm]
+assert all(m.get("origin") == "llm" for m in llm), [m.get("origin") for m in llm]
 assert not any("ghost" in m["text"] or "table" in m["text"] for m in items)
 P
   then passed=$((passed+1)); else echo "FAIL: $l: llm items, their source and confidence"; cat "$dir/mem.json"; failed=$((failed+1)); fi
@@ -88,6 +94,21 @@ P
   expect_field retries 1 "$l: the 429 retried"
   [ $((SECONDS - t0)) -ge 1 ] && passed=$((passed+1)) || { echo "FAIL: $l: Retry-After not honoured"; failed=$((failed+1)); }
 
+  # the budget is the store's: separate runs share it (2 calls a day)
+  expect_rc 0 "$l: add dave" "$CLI" --db "$db" add --user dave --text "I want PDF invoices"
+  fake good
+  for i in 1 2; do
+    expect_rc 0 "$l: budget run $i" env AGENTMEM_LLM="$LLM" AGENTMEM_LLM_BUDGET=2 "$CLI" --db "$db" distill --llm --user dave --json
+    expect_field calls 1 "$l: budget run $i calls"
+  done
+  expect_rc 0 "$l: budget run 3" env AGENTMEM_LLM="$LLM" AGENTMEM_LLM_BUDGET=2 "$CLI" --db "$db" distill --llm --user dave --json
+  expect_field budget_exhausted true "$l: the third run finds the budget spent"
+  expect_field calls 0 "$l: the third run makes no call"
+  [ "$(wc -l < "$LOG")" = 2 ] && passed=$((passed+1)) || { echo "FAIL: $l: the model got $(wc -l < "$LOG") requests, wanted 2"; failed=$((failed+1)); }
+  expect_rc 0 "$l: add erin" "$CLI" --db "$db" add --user erin --text "早上来杯咖啡"
+  expect_rc 0 "$l: another user's budget is its own" env AGENTMEM_LLM="$LLM" AGENTMEM_LLM_BUDGET=2 "$CLI" --db "$db" distill --llm --user erin --json
+  expect_field calls 1 "$l: erin still calls"
+
   # a forgotten event's text is never sent
   sid=$("$CLI" --db "$db" add --user bob --json --text "我的暗号是 ZEBRA-7731，PDF" |
         python3 -c 'import json,sys; print(json.load(sys.stdin)["event_id"])')
@@ -112,6 +133,7 @@ suite "$dir/t.db" sqlite
 
 if pg_find; then
   pg_init am-llm || exit 1
+  trap cleanup EXIT # pg_init's trap, and the fake servers'
   if pg_start; then pg_new_db; suite "$URL" postgres
   else echo "FAIL: PostgreSQL did not start"; failed=$((failed+1)); fi
 fi

@@ -11,12 +11,13 @@ assert what was (never) sent.  MODE:
              whose TEXT occurs in the request, citing the ids of the events
              whose text holds it), with usage.total_tokens 100
   malformed  content that is not JSON
-  slow       sleeps 5 s before a good answer
+  slow       sleeps FAKE_LLM_DELAY seconds (default 5) before a good answer
   429        429 with Retry-After: 1 on the first request, then good
   500        500 on the first request, then good
   refusal    a refusal field, content null
 """
 import json
+import os
 import sys
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -68,7 +69,7 @@ class Handler(BaseHTTPRequestHandler):
         if MODE == "500" and n == 1:
             return self.reply(500, {"error": {"message": "boom"}})
         if MODE == "slow":
-            time.sleep(5)
+            time.sleep(float(os.environ.get("FAKE_LLM_DELAY", "5")))
         if MODE == "malformed":
             msg["content"] = "Sure! Here are the memories: memories = [kind: preference"
         elif MODE == "refusal":
