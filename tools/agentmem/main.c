@@ -37,6 +37,7 @@ typedef struct opts {
     const char *since; /* distill --since */
     const char *token_sub, *listen, *threads, *max_body; /* token, serve */
     const char *max_conns_per_ip, *header_timeout, *timeout; /* serve */
+    const char *llm_batch, *llm_wait, *llm_queue; /* serve: the LLM worker */
     const char *webhook[16];  /* serve --webhook URL (repeatable) */
     int n_webhook;
     const char *webhook_secret_file;
@@ -276,6 +277,7 @@ static const struct help {
               "         [--webhook URL --webhook-secret-file PATH]\n"
               "         [--mcp-origin ORIGIN] [--cache redis://[[USER]:PASSWORD@]HOST[:PORT][/DB]]\n"
               "         [--log-format json|text] [--log-level debug|info|warn|error] [--log-content]\n"
+              "         [--llm-batch N] [--llm-wait SECONDS] [--llm-queue N]\n"
               "  Serves the HTTP/JSON API (docs/SERVER.md, docs/openapi.json): every route\n"
               "  but /healthz needs Authorization: Bearer TOKEN (agentmem token create).\n"
               "  --listen HOST:PORT (port 0: any free one; the address is printed on\n"
@@ -303,7 +305,11 @@ static const struct help {
               "  --log-format json|text: the engine's decisions (extraction, writes,\n"
               "  recall: route, candidates, scores, what was kept) on stderr, a line each,\n"
               "  at --log-level and above (default info); ids only unless --log-content.\n"
-              "  /metrics counts them either way (docs/SERVER.md \"Logs\", \"Metrics\").\n"},
+              "  /metrics counts them either way (docs/SERVER.md \"Logs\", \"Metrics\").\n"
+              "  With AGENTMEM_LLM set (docs/LLM.md) a worker sends each user's new events\n"
+              "  to the model in the background: a batch at --llm-batch events (default\n"
+              "  20) or when its oldest has waited --llm-wait SECONDS (default 60); at most\n"
+              "  --llm-queue N ids wait (default 10000, the oldest dropped beyond).\n"},
     {"knobs", "usage: agentmem knobs [--markdown]\n"
               "  Lists the ranking knobs (am_config_set names, bench --rank names) with\n"
               "  their type, default, range and meaning; --markdown prints docs/KNOBS.md.\n"},
@@ -357,6 +363,8 @@ static int parse_opts(const char *cmd, int argc, char **argv, opts *o)
         {"--max-conns-per-ip", offsetof(opts, max_conns_per_ip)},
         {"--header-timeout", offsetof(opts, header_timeout)},
         {"--timeout", offsetof(opts, timeout)},
+        {"--llm-batch", offsetof(opts, llm_batch)}, {"--llm-wait", offsetof(opts, llm_wait)},
+        {"--llm-queue", offsetof(opts, llm_queue)},
         {"--webhook-secret-file", offsetof(opts, webhook_secret_file)},
         {"--cache", offsetof(opts, cache)}, {"--key", offsetof(opts, key)},
         {"--value", offsetof(opts, value)}, {"--ttl", offsetof(opts, ttl)},
@@ -1203,7 +1211,10 @@ static int cmd_serve(am_db *db, const opts *o)
                 {"--max-body", o->max_body, 1L << 30, &so.max_body},
                 {"--max-conns-per-ip", o->max_conns_per_ip, 1024, &so.max_conns_per_ip},
                 {"--header-timeout", o->header_timeout, 3600, &so.header_timeout_s},
-                {"--timeout", o->timeout, 3600, &so.timeout_s}};
+                {"--timeout", o->timeout, 3600, &so.timeout_s},
+                {"--llm-batch", o->llm_batch, 200, &so.llm_batch},
+                {"--llm-wait", o->llm_wait, 86400, &so.llm_wait_s},
+                {"--llm-queue", o->llm_queue, 1000000, &so.llm_queue}};
     for (size_t i = 0; i < sizeof nums / sizeof *nums; i++) {
         if (!nums[i].v) continue;
         char *end;
@@ -1217,6 +1228,18 @@ static int cmd_serve(am_db *db, const opts *o)
         *nums[i].out = v;
     }
     so.db_path = o->db;
+    if ((o->llm_batch || o->llm_wait || o->llm_queue) && !o->cfg->llm)
+        return usage_error("serve", "--llm-batch, --llm-wait and --llm-queue need AGENTMEM_LLM"
+                                    " (docs/LLM.md)");
+    const char *t = getenv("AGENTMEM_LLM_TIMEOUT_MS"); /* one request; default 30000 */
+    if (o->cfg->llm && t && *t) {
+        char *end;
+        so.llm_timeout_ms = strtol(t, &end, 10);
+        if (end == t || *end || so.llm_timeout_ms < 1 || so.llm_timeout_ms > 3600000) {
+            fprintf(stderr, "agentmem: AGENTMEM_LLM_TIMEOUT_MS: \"%.20s\" is not 1 to 3600000\n", t);
+            return 2;
+        }
+    }
     /* webhooks: the URLs joined by commas, the secret from its file (the
      * first line; never on the command line, where ps shows it) */
     char urls[16 * 2048], secret[1024];
