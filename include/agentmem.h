@@ -1419,11 +1419,13 @@ int am_security_denied(am_db *db, const char *token_user, const char *asked_user
  * store's "llm.pass" audit rows, so every process on the store shares it. */
 
 /* What a handle's writes tell an LLM queue (am_llm_watch): what is
- * AM_LLM_ADDED (a user's event committed: event_id) or AM_LLM_FORGOT
- * (a forget of the user committed: event_id the forgotten event, or NULL
- * for a session, a task or the whole user -- drop every queued id of the
- * user).  Called on the writing thread after the commit; ids borrowed for
- * the call.  The callback must not call back into db. */
+ * AM_LLM_ADDED (a user's event committed: event_id; called after the
+ * commit) or AM_LLM_FORGOT (a forget of the user about to run: event_id
+ * the forgotten event, or NULL for a session, a task or the whole user --
+ * drop every queued id of the user; called before the forget's
+ * transaction, so nothing it forgets is sent after it).  Called on the
+ * writing thread; ids borrowed for the call.  The callback must not call
+ * back into db. */
 #define AM_LLM_ADDED 1
 #define AM_LLM_FORGOT 2
 typedef void (*am_llm_watch_fn)(void *ctx, int what, const char *user_id,
