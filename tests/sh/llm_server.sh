@@ -40,17 +40,19 @@ fake() { # MODE [DELAY]: starts one, sets LLM and LOG
   LOG="$dir/req.$1.$RANDOM"; : > "$LOG"
   FAKE_LLM_DELAY=${2:-5} python3 "$FAKE" "$1" "$LOG" "$dir/script.json" > "$LOG.port" 2>/dev/null &
   fakes+=($!)
-  for _ in $(seq 100); do [ -s "$LOG.port" ] && break; sleep 0.05; done
+  for _ in $(seq 400); do [ -s "$LOG.port" ] && break; sleep 0.05; done # 20 s at most
+  [ -s "$LOG.port" ] || { echo "FAIL: the fake model did not start"; exit 1; }
   LLM="openai:test-model@http://127.0.0.1:$(awk '{print $2}' "$LOG.port")/v1"
 }
 start_srv() { # DB serve-flags...
   local db=$1; shift
+  rm -f "$dir/srv.out" # not the last server's port (the redirection runs in the child)
   AGENTMEM_LLM="$LLM" AGENTMEM_LLM_TIMEOUT_MS=20000 "$CLI" --db "$db" serve --listen 127.0.0.1:0 \
     --threads 2 "$@" > "$dir/srv.out" 2> "$dir/srv.err" &
   srv_pid=$!
   port=
   for _ in $(seq 200); do
-    port=$(sed -n 's/.*listening on http:\/\/127\.0\.0\.1:\([0-9]*\).*/\1/p' "$dir/srv.out")
+    port=$(sed -n 's/.*listening on http:\/\/127\.0\.0\.1:\([0-9]*\).*/\1/p' "$dir/srv.out" 2>/dev/null)
     [ -n "$port" ] && break
     sleep 0.05
   done
@@ -134,8 +136,9 @@ suite() { # DB label
   fake slow 60
   start_srv "$db" --llm-batch 1 --llm-wait 1
   post "$ta" /v1/events '{"text":"Please send the PDF summary every Friday"}'
-  for _ in $(seq 100); do [ -s "$LOG" ] && break; sleep 0.1; done
-  [ -s "$LOG" ] && ok || bad "$l: the call did not start"
+  [ "$code" = 200 ] && ok || bad "$l: POST before the shutdown: $code"
+  for _ in $(seq 200); do [ -s "$LOG" ] && break; sleep 0.1; done # 20 s at most
+  [ -s "$LOG" ] && ok || { bad "$l: the call did not start"; cat "$dir/srv.err"; }
   local t0 t1
   t0=$(date +%s.%N); stop_srv; t1=$(date +%s.%N)
   if [ "$srv_rc" = 0 ] && python3 -c "import sys; sys.exit(0 if $t1 - $t0 < 4 else 1)"; then ok
