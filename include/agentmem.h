@@ -200,6 +200,15 @@ typedef struct am_config {
      * (Appended fields: NULL / 0 when memset.) */
     void (*log_record)(void *ctx, const struct am_log_record *rec);
     int log_content;
+    /* The optional LLM pass (docs/LLM.md): NULL or "none" (off, the
+     * default) or "openai:MODEL@BASE_URL" -- any OpenAI-compatible
+     * POST BASE_URL/chat/completions (BASE_URL like
+     * "http://127.0.0.1:8080/v1"), with llm_key as a bearer token (NULL:
+     * none).  Only am_llm_pass calls it; a write never waits for it.
+     * am_open refuses a malformed value (AM_INVALID, "open: llm: ...").
+     * Copied at am_open.  (Appended fields: NULL when memset.) */
+    const char *llm;
+    const char *llm_key;
 } am_config;
 
 /* One field of a log record.  type AM_LOG_STR: s (an id or a fixed name;
@@ -1492,6 +1501,71 @@ typedef struct am_report_query {
  * AM_MISUSE, AM_INVALID (a bad id, time or period, since after until),
  * AM_NOMEM, AM_BACKEND. */
 int am_report_corrections(am_db *db, const am_report_query *q, char **json_out);
+/* ---- the optional LLM pass (docs/LLM.md) -------------------------------
+ * A batch of a user's events is sent to the model named by am_config.llm;
+ * its proposals go through the same one-off, merge and version rules as
+ * the distiller's statements, with origin "llm" and the initial confidence
+ * rank.llm_confidence, citing only events of that user that still exist
+ * (checked in the write transaction); a proposal citing an event forgotten
+ * meanwhile is dropped whole.  A budget per user and UTC day
+ * (rank.llm_calls_per_day, rank.llm_tokens_per_day) is counted from the
+ * store's "llm.pass" audit rows, so every process on the store shares it. */
+
+/* What a handle's writes tell an LLM queue (am_llm_watch): what is
+ * AM_LLM_ADDED (a user's event committed: event_id; called after the
+ * commit) or AM_LLM_FORGOT (a forget of the user about to run: event_id
+ * the forgotten event, or NULL for a session, a task or the whole user --
+ * drop every queued id of the user; called before the forget's
+ * transaction, so nothing it forgets is sent after it).  Called on the
+ * writing thread; ids borrowed for the call.  The callback must not call
+ * back into db. */
+#define AM_LLM_ADDED 1
+#define AM_LLM_FORGOT 2
+typedef void (*am_llm_watch_fn)(void *ctx, int what, const char *user_id,
+                                const char *event_id);
+/* Sets (fn NULL: clears) db's watcher.  AM_OK, AM_MISUSE (NULL db). */
+int am_llm_watch(am_db *db, am_llm_watch_fn fn, void *ctx);
+
+typedef struct am_llm_pass_opts {
+    const char *user_id;          /* required */
+    const char *since;            /* ISO 8601 with a zone, or NULL: any time */
+    /* the events to read (a queue's ids; unknown or forgotten ones are
+     * skipped), or NULL: the user's latest max_events events */
+    const char *const *event_ids;
+    size_t n_event_ids;
+    int max_events;               /* 0 = 50, at most 200 */
+    long timeout_ms;              /* one request; 0 = 30000 */
+    int max_tries;                /* 0 = 3 */
+    long max_backoff_ms;          /* 0 = 8000 (bounds Retry-After too) */
+    /* returns nonzero to stop before sending or while waiting (a server
+     * shutting down, a forget of the user); NULL: never */
+    int (*cancelled)(void *ctx);
+    void *cancel_ctx;
+} am_llm_pass_opts;
+
+typedef struct am_llm_report {
+    long events;      /* events sent */
+    long calls;       /* HTTP requests made (retries included) */
+    long retries;     /* calls - 1 when more than one was needed */
+    long tokens;      /* reported by the server, or estimated */
+    long proposed;    /* proposals in the reply */
+    long created;     /* became a new item */
+    long merged;      /* reinforced, superseded, pending or historical */
+    long one_off;     /* stayed one-off (no item) */
+    long dropped;     /* wrong shape or kind, citing no event of the batch */
+    int budget_exhausted; /* nothing was sent: the user's budget is spent */
+    int refused;      /* the model refused or answered no JSON */
+} am_llm_report;
+
+/* One LLM pass over a user's events (synchronous: it waits for the model).
+ * Returns AM_OK (also when there was nothing to send or the budget is
+ * spent: see *out), AM_MISUSE (NULL db/opts/out, no LLM configured),
+ * AM_INVALID (bad user or since), AM_NOTFOUND (unknown user), the
+ * model's errors -- AM_IO (unreachable, timed out, cancelled), AM_DENIED
+ * (401/403), AM_TOOBIG, AM_BACKEND (an HTTP error, a malformed or refused
+ * reply) -- with nothing written, AM_BUSY, AM_NOMEM.  *out is filled in
+ * every case.  No text of the user goes to the log. */
+int am_llm_pass(am_db *db, const am_llm_pass_opts *opts, am_llm_report *out);
 
 #ifdef __cplusplus
 }

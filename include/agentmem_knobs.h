@@ -110,3 +110,11 @@ AM_KNOB(int, future_skew_minutes, 1440, 0, 5256000,
         "an event's occurred_at may lie at most this many minutes after the "
         "clock (a client's clock runs ahead); later, and before 1970, it is "
         "refused (a 2206 preference would otherwise win every recall)")
+AM_KNOB(double, llm_confidence, 0.5, 0, 1,
+        "initial confidence of a memory the optional LLM pass proposes (below a "
+        "stated one's 0.8: a user's own statement of the same attribute supersedes it)")
+AM_KNOB(int, llm_calls_per_day, 200, 0, 1000000000,
+        "requests the LLM pass may make per user and UTC day (retries count); 0: no limit")
+AM_KNOB(int, llm_tokens_per_day, 200000, 0, 2000000000,
+        "tokens the LLM pass may spend per user and UTC day (the server's usage, else "
+        "estimated at four bytes a token); 0: no limit")

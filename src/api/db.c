@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "api/db_int.h"
+#include "lifecycle/llm.h"
 #include "recall/recall.h"
 
 const char *am_errstr(int rc)
@@ -228,6 +229,14 @@ int am_open(const am_config *cfg, am_db **out, char **errmsg)
             goto out_fail;
         }
     }
+    if (cfg->llm && strcmp(cfg->llm, "none") != 0) {
+        char lerr[400];
+        if ((rc = am__llm_open(cfg->llm, cfg->llm_key, &db->llm, lerr, sizeof lerr))) {
+            snprintf(err, sizeof err, "open: llm: %s", lerr);
+            goto out_fail;
+        }
+    }
+    db->cfg.llm = db->cfg.llm_key = NULL; /* not kept: parsed */
     am__db_forget_work(db, 0); /* forgets due (a grace period over, a killed purge) */
     *out = db;
     return AM_OK;
@@ -245,6 +254,7 @@ void am_close(am_db *db)
     if (db->store) db->store->vt->close(db->store);
     am__text_close(db->text);
     am__embedder_close(db->embedder);
+    am__llm_close(db->llm);
     am__tokcache_free(db->tokcache);
     am__arena_free(&db->roles_ar);
     am__dbcache_close(db);

@@ -39,6 +39,9 @@ struct am_db {
     am__role_rules roles;
     struct am__dbcache *cache; /* the shared cache (am_config.cache), or NULL (cache.c) */
     am__log log;              /* the config's log hooks (base/log.h) */
+    struct am__llm *llm;      /* am_config.llm's client, or NULL (llm.c) */
+    am_llm_watch_fn llm_watch; /* am_llm_watch's, or NULL */
+    void *llm_watch_ctx;
     char err[1024];
 };
 
@@ -164,6 +167,12 @@ int am__dbcache_recall_key(am_db *db, const char *uid, const am_query *q, am_tim
 int am__dbcache_recall_get(am_db *db, const char *key, am__arena *ar, am_recall_result *res);
 void am__dbcache_recall_put(am_db *db, const char *key, const am_recall_result *res);
 struct am__cache *am__dbcache_conn(am_db *db);
+/* The LLM pass's watcher (api/llm.c): a user event committed (after the
+ * commit; skipped for a re-run: info->existing), a forget of the user
+ * about to run (level AM_FORGET_*, id the event's for an event). */
+void am__llm_added(am_db *db, const am_event *in, const am_add_info *info);
+void am__llm_forgot(am_db *db, const char *uid, int level, const char *id);
+
 /* A forgotten session's (session_id) or user's (NULL) working memory
  * deleted from the store, and a session's from the cache (working.c). */
 int am__working_forget(am_db *db, const char *user_id, const char *session_id);

@@ -179,6 +179,8 @@ int am_forget(am_db *db, const char *user_id, int level, const char *id,
     am_time grace = db->cfg.forget_grace_ms > 0 ? db->cfg.forget_grace_ms : 0;
     am__arena ar;
     am__arena_init(&ar, &db->alloc);
+    /* before anything else: a queued id of it is never sent from now */
+    am__llm_forgot(db, user_id, level, id);
     rc = s->vt->begin(s);
     if (!rc && level == AM_FORGET_USER) {
         rc = s->vt->forget_user(s, user_id, now, now + grace, &ev, &it, &tk);

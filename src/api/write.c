@@ -929,9 +929,12 @@ int am_add_event(am_db *db, const am_event *in, am_add_info *info)
     am__db_clear_error(db);
     int64_t t0 = 0;
     int rc;
+    am_add_info mine;
+    if (!info) info = &mine;
     do {
         rc = add_one(db, in, info, 1, NULL);
     } while (rc && am__db_retry(db, rc, "add", in->event_id != NULL, &t0));
+    if (!rc) am__llm_added(db, in, info); /* its id queued, never its text */
     am__events_deliver(db);
     return rc;
 }
@@ -1031,9 +1034,13 @@ int am_add_events(am_db *db, const am_event *evs, size_t n, am_add_info *infos)
     for (size_t i = 0; i < n; i++) ids &= evs[i].event_id != NULL;
     int64_t t0 = 0;
     int rc;
+    am_add_info *mine = NULL;
+    if (!infos && db->llm_watch && (mine = am__calloc(&db->alloc, n * sizeof *mine))) infos = mine;
     do {
         rc = add_batch(db, evs, n, infos);
     } while (rc && am__db_retry(db, rc, "add", ids, &t0));
+    for (size_t i = 0; !rc && infos && i < n; i++) am__llm_added(db, &evs[i], &infos[i]);
+    am__free(&db->alloc, mine);
     am__events_deliver(db);
     return rc;
 }

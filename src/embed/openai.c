@@ -8,9 +8,9 @@
  * the request body.  embed() cuts the texts into batches of at most
  * max_batch, sends {"model":..., "input":[...]} and parses
  * {"data":[{"embedding":[...],"index":i}, ...]} straight into the caller's
- * buffer in index order, L2-normalising each vector.  429, 5xx and transport
- * failures are retried with exponential backoff; everything else fails at
- * once with a message naming the HTTP status and the server's own message.
+ * buffer in index order, L2-normalising each vector.  The POST, its
+ * retries (429, 5xx, transport failures, with exponential backoff) and the
+ * messages naming the HTTP status are base/http.c's.
  *
  * No global state: curl_easy_init() initialises libcurl lazily (see the
  * thread note in embed.h).  Nothing is printed; the key never appears in an
@@ -28,6 +28,7 @@
 #include <time.h>
 
 #include "base/base.h"
+#include "base/http.h"
 #include "embed/embed.h"
 
 #define DEFAULT_CONNECT_MS 5000L
@@ -48,59 +49,15 @@ typedef struct openai_embedder {
     char *id;                   /* base.id points here */
     char *url;                  /* the full endpoint */
     char *model;
-    char *auth;                 /* "Authorization: Bearer <key>" or NULL */
     am__openai_opts opts;       /* with defaults resolved */
-    CURL *curl;
-    struct curl_slist *headers;
-    char curl_err[CURL_ERROR_SIZE];
+    am__http http;              /* the endpoint (base/http.h) */
     am__buf body;               /* request scratch */
-    am__buf resp;               /* response scratch */
-    int resp_too_big;
 } openai_embedder;
 
 static int openai_embed(am__embedder *e, const char *const *texts, size_t n,
                         float *out, char *err, size_t errlen);
 
 /* ---- response parsing ---------------------------------------------------- */
-
-/* Copies s[0..n) into dst (dstlen bytes) for an error message: control
- * characters become spaces, the copy is cut at MAX_SERVER_MSG bytes and at
- * a UTF-8 character boundary. */
-static void clean_message(const char *s, size_t n, char *dst, size_t dstlen)
-{
-    size_t o = 0, i = 0, limit = dstlen ? dstlen - 1 : 0;
-    if (limit > MAX_SERVER_MSG) limit = MAX_SERVER_MSG;
-    while (i < n) {
-        uint32_t cp;
-        int l = am__utf8_decode(s + i, n - i, &cp);
-        char enc[4];
-        int el = am__utf8_encode(cp < 0x20 || cp == 0x7F ? ' ' : cp, enc);
-        if (o + (size_t)el > limit) break;
-        memcpy(dst + o, enc, (size_t)el);
-        o += (size_t)el;
-        i += (size_t)l;
-    }
-    if (dstlen) dst[o] = '\0';
-}
-
-/* The server's error message from an error body: error.message, error (a
- * string), message, or detail; else the raw body.  Never empty. */
-static void server_message(json_t *root, const char *body, size_t len,
-                           char *dst, size_t dstlen)
-{
-    const char *m = NULL;
-    json_t *e = json_object_get(root, "error");
-    if (json_is_object(e)) m = json_string_value(json_object_get(e, "message"));
-    if (!m) m = json_string_value(e);
-    if (!m) m = json_string_value(json_object_get(root, "message"));
-    if (!m) m = json_string_value(json_object_get(root, "detail"));
-    if (m && *m)
-        clean_message(m, strlen(m), dst, dstlen);
-    else if (len)
-        clean_message(body, len, dst, dstlen);
-    else
-        clean_message("(empty body)", 12, dst, dstlen);
-}
 
 /* Scales v to unit length; a zero vector stays zero.  (Components are
  * finite floats, so the sum of squares in double cannot overflow.) */
@@ -176,7 +133,7 @@ static int parse_root(json_t *root, const char *body, size_t len, int expect_n,
         return fail(err, errlen, AM_BACKEND, "response is not a JSON object");
     if (!data && json_object_get(root, "error")) {
         char msg[MAX_SERVER_MSG + 1];
-        server_message(root, body, len, msg, sizeof msg);
+        am__http_server_message(body, len, msg, sizeof msg);
         return fail(err, errlen, AM_BACKEND, "server error: %s", msg);
     }
     if (!json_is_array(data))
@@ -217,158 +174,6 @@ int am__openai_parse_response(const char *body, size_t len, int expect_n,
     return rc;
 }
 
-/* ---- HTTP ---------------------------------------------------------------- */
-
-static size_t on_write(char *p, size_t size, size_t nmemb, void *ctx)
-{
-    openai_embedder *o = ctx;
-    size_t n = size * nmemb;
-    if (n > AM__OPENAI_MAX_RESPONSE - o->resp.len) {
-        o->resp_too_big = 1;
-        return 0; /* CURLE_WRITE_ERROR */
-    }
-    am__buf_add(&o->resp, p, n);
-    return o->resp.oom ? 0 : n;
-}
-
-static void sleep_ms(long ms)
-{
-    struct timespec ts;
-    ts.tv_sec = ms / 1000;
-    ts.tv_nsec = (ms % 1000) * 1000000L;
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
-    }
-}
-
-/* Transport failures worth another try. */
-static int transient_curl(CURLcode cc)
-{
-    switch (cc) {
-    case CURLE_COULDNT_RESOLVE_PROXY:
-    case CURLE_COULDNT_RESOLVE_HOST:
-    case CURLE_COULDNT_CONNECT:
-    case CURLE_PARTIAL_FILE:
-    case CURLE_OPERATION_TIMEDOUT:
-    case CURLE_SSL_CONNECT_ERROR:
-    case CURLE_GOT_NOTHING:
-    case CURLE_SEND_ERROR:
-    case CURLE_RECV_ERROR:
-    case CURLE_HTTP2:
-    case CURLE_HTTP2_STREAM:
-        return 1;
-    default:
-        return 0;
-    }
-}
-
-static int status_rc(long status)
-{
-    if (status == 401 || status == 403) return AM_DENIED;
-    if (status == 413) return AM_TOOBIG;
-    return AM_BACKEND;
-}
-
-/* One POST of o->body.  Returns AM_OK with o->resp holding a 2xx body, or
- * an error; *retry says whether another try may succeed and *retry_after_ms
- * is the server's Retry-After (0 if none). */
-static int post_once(openai_embedder *o, int *retry, long *retry_after_ms,
-                     char *err, size_t errlen)
-{
-    CURLcode cc;
-    long status = 0;
-
-    *retry = 0;
-    *retry_after_ms = 0;
-    am__buf_reset(&o->resp);
-    o->resp.oom = 0;
-    o->resp_too_big = 0;
-    o->curl_err[0] = '\0';
-    curl_easy_setopt(o->curl, CURLOPT_POSTFIELDS, o->body.p);
-    curl_easy_setopt(o->curl, CURLOPT_POSTFIELDSIZE_LARGE,
-                     (curl_off_t)o->body.len);
-    cc = curl_easy_perform(o->curl);
-    if (cc != CURLE_OK) {
-        if (o->resp_too_big)
-            return fail(err, errlen, AM_TOOBIG,
-                        "%s: response larger than %zu bytes", o->base.id,
-                        AM__OPENAI_MAX_RESPONSE);
-        if (o->resp.oom || cc == CURLE_OUT_OF_MEMORY)
-            return fail(err, errlen, AM_NOMEM, "%s: out of memory", o->base.id);
-        *retry = transient_curl(cc);
-        return fail(err, errlen, AM_IO, "%s: POST %s: %s%s%s", o->base.id,
-                    o->url, curl_easy_strerror(cc), o->curl_err[0] ? ": " : "",
-                    o->curl_err);
-    }
-    curl_easy_getinfo(o->curl, CURLINFO_RESPONSE_CODE, &status);
-    if (status >= 200 && status < 300) return AM_OK;
-
-    *retry = status == 429 || status >= 500;
-#if LIBCURL_VERSION_NUM >= 0x074200
-    {
-        curl_off_t ra = 0;
-        if (curl_easy_getinfo(o->curl, CURLINFO_RETRY_AFTER, &ra) == CURLE_OK &&
-            ra > 0)
-            *retry_after_ms = ra > 86400 ? 86400000L : (long)ra * 1000L;
-    }
-#endif
-    {
-        char msg[MAX_SERVER_MSG + 1];
-        json_t *root = json_loadb(o->resp.p ? o->resp.p : "", o->resp.len, 0,
-                                  NULL);
-        server_message(root, o->resp.p, o->resp.len, msg, sizeof msg);
-        json_decref(root);
-        return fail(err, errlen, status_rc(status), "%s: HTTP %ld: %s",
-                    o->base.id, status, msg);
-    }
-}
-
-/* POSTs o->body with retries; on failure the message says how many tries. */
-static int post(openai_embedder *o, char *err, size_t errlen)
-{
-    long delay = o->opts.backoff_ms;
-    for (int attempt = 1;; attempt++) {
-        int retry;
-        long retry_after;
-        int rc = post_once(o, &retry, &retry_after, err, errlen);
-        if (rc == AM_OK) return AM_OK;
-        if (!retry || attempt >= o->opts.max_tries) {
-            if (retry && err && errlen) {
-                size_t l = strlen(err);
-                snprintf(err + l, errlen - l, " (gave up after %d tries)",
-                         attempt);
-            }
-            return rc;
-        }
-        long wait = retry_after > delay ? retry_after : delay;
-        sleep_ms(wait < o->opts.max_backoff_ms ? wait : o->opts.max_backoff_ms);
-        delay = delay > o->opts.max_backoff_ms / 2 ? o->opts.max_backoff_ms
-                                                   : delay * 2;
-    }
-}
-
-/* Appends text as a JSON string, invalid UTF-8 bytes as U+FFFD. */
-static void add_json_text(am__buf *b, const char *text)
-{
-    size_t n = strlen(text), bad;
-    if (am__utf8_valid(text, n, &bad)) {
-        am__buf_json_str(b, text);
-        return;
-    }
-    am__buf fixed;
-    am__buf_init(&fixed, NULL);
-    for (size_t i = 0; i < n;) {
-        uint32_t cp;
-        char enc[4];
-        i += (size_t)am__utf8_decode(text + i, n - i, &cp);
-        am__buf_add(&fixed, enc, (size_t)am__utf8_encode(cp, enc));
-    }
-    if (fixed.oom)
-        b->oom = 1;
-    else
-        am__buf_json_str(b, fixed.p ? fixed.p : "");
-    am__buf_free(&fixed);
-}
-
 /* Embeds texts[0..k) with one request (with retries).  out: k * base.dim
  * floats, or NULL to only learn base.dim (the probe). */
 static int embed_batch(openai_embedder *o, const char *const *texts, size_t k,
@@ -384,15 +189,15 @@ static int embed_batch(openai_embedder *o, const char *const *texts, size_t k,
     am__buf_adds(&o->body, ",\"input\":[");
     for (size_t i = 0; i < k; i++) {
         if (i) am__buf_addc(&o->body, ',');
-        add_json_text(&o->body, texts[i]);
+        am__http_json_text(&o->body, texts[i]);
     }
     am__buf_adds(&o->body, "]}");
     if (o->body.oom)
         return fail(err, errlen, AM_NOMEM, "%s: out of memory", o->base.id);
 
-    rc = post(o, err, errlen);
+    rc = am__http_post(&o->http, o->body.p, o->body.len, err, errlen);
     if (rc) return rc;
-    rc = am__openai_parse_response(o->resp.p, o->resp.len, (int)k, &dim, out,
+    rc = am__openai_parse_response(o->http.resp.p, o->http.resp.len, (int)k, &dim, out,
                                    why, sizeof why);
     if (rc)
         return fail(err, errlen, rc, "%s: POST %s: %s", o->base.id, o->url,
@@ -425,27 +230,15 @@ static int openai_embed(am__embedder *e, const char *const *texts, size_t n,
 
 /* ---- open / close -------------------------------------------------------- */
 
-static void wipe(char *s)
-{
-    if (!s) return;
-    volatile char *p = s;
-    while (*p) *p++ = 0;
-}
-
 static void openai_close(am__embedder *e)
 {
     openai_embedder *o = (openai_embedder *)e;
     if (!o) return;
-    if (o->curl) curl_easy_cleanup(o->curl);
-    for (struct curl_slist *h = o->headers; h; h = h->next) wipe(h->data);
-    curl_slist_free_all(o->headers);
-    wipe(o->auth);
-    free(o->auth);
+    am__http_close(&o->http);
     free(o->id);
     free(o->url);
     free(o->model);
     am__buf_free(&o->body);
-    am__buf_free(&o->resp);
     free(o);
 }
 
@@ -535,45 +328,6 @@ static int resolve_opts(const am__openai_opts *in, am__openai_opts *o,
     return AM_OK;
 }
 
-/* Builds the easy handle with every option that does not change per call. */
-static int setup_curl(openai_embedder *o, char *err, size_t errlen)
-{
-    struct curl_slist *h = NULL, *t;
-    static const char *const fixed[] = {"Content-Type: application/json",
-                                        "Accept: application/json",
-                                        "Expect:"};
-    o->curl = curl_easy_init();
-    if (!o->curl) return fail(err, errlen, AM_NOMEM, "openai: curl_easy_init failed");
-    for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++) {
-        if (!(t = curl_slist_append(h, fixed[i]))) goto nomem;
-        h = t;
-    }
-    if (o->auth) {
-        if (!(t = curl_slist_append(h, o->auth))) goto nomem;
-        h = t;
-    }
-    o->headers = h;
-    CURL *c = o->curl;
-    if (curl_easy_setopt(c, CURLOPT_URL, o->url) != CURLE_OK) goto nomem;
-    curl_easy_setopt(c, CURLOPT_HTTPHEADER, o->headers);
-    curl_easy_setopt(c, CURLOPT_POST, 1L);
-    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_write);
-    curl_easy_setopt(c, CURLOPT_WRITEDATA, o);
-    curl_easy_setopt(c, CURLOPT_ERRORBUFFER, o->curl_err);
-    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, o->opts.connect_timeout_ms);
-    curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, o->opts.timeout_ms);
-    curl_easy_setopt(c, CURLOPT_USERAGENT, "agentmem/" AM_VERSION_STRING);
-    curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING, "");
-#if LIBCURL_VERSION_NUM >= 0x075500
-    curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-#endif
-    return AM_OK;
-nomem:
-    curl_slist_free_all(h);
-    return fail(err, errlen, AM_NOMEM, "openai: out of memory");
-}
-
 int am__embed_openai_open_opts(const char *base_url, const char *model,
                                const char *api_key, int dim,
                                const am__openai_opts *opts, am__embedder **out,
@@ -600,24 +354,26 @@ int am__embed_openai_open_opts(const char *base_url, const char *model,
     o->base.embed = openai_embed;
     o->base.close = openai_close;
     am__buf_init(&o->body, NULL);
-    am__buf_init(&o->resp, NULL);
     rc = resolve_opts(opts, &o->opts, err, errlen);
     if (rc) goto out_close;
     o->url = endpoint_url(base_url);
     o->model = am__strdup(NULL, model);
-    if (api_key && *api_key) {
-        am__buf a;
-        am__buf_init(&a, NULL);
-        am__buf_printf(&a, "Authorization: Bearer %s", api_key);
-        o->auth = am__buf_take(&a);
-        if (!o->auth) goto nomem;
-    }
     if (!o->url || !o->model) goto nomem;
     rc = make_id(o, err, errlen);
     if (rc) goto out_close;
     o->base.id = o->id;
-    rc = setup_curl(o, err, errlen);
-    if (rc) goto out_close;
+    {
+        am__http_opts ho;
+        memset(&ho, 0, sizeof ho);
+        ho.connect_timeout_ms = o->opts.connect_timeout_ms;
+        ho.timeout_ms = o->opts.timeout_ms;
+        ho.max_tries = o->opts.max_tries;
+        ho.backoff_ms = o->opts.backoff_ms;
+        ho.max_backoff_ms = o->opts.max_backoff_ms;
+        ho.max_response = AM__OPENAI_MAX_RESPONSE;
+        rc = am__http_open(&o->http, o->id, o->url, api_key, &ho, err, errlen);
+        if (rc) goto out_close;
+    }
     if (dim == 0) { /* learn the dimension now: callers size buffers by it */
         const char *probe = PROBE_TEXT;
         rc = embed_batch(o, &probe, 1, NULL, err, errlen);

@@ -14,6 +14,11 @@
 
 int am_cli_scenario(int argc, char **argv); /* scenario.c */
 int am_cli_knobs(int argc, char **argv);    /* knobs.c */
+/* llm_cmd.c: the LLM pass's environment (AGENTMEM_LLM, AGENTMEM_LLM_KEY,
+ * AGENTMEM_LLM_KEY_FILE read into key, AGENTMEM_LLM_BUDGET) into cfg: 0, or
+ * 1 with the variable named on stderr; and `distill --llm`. */
+int am_cli_llm_config(am_config *cfg, char *key, size_t cap);
+int am_cli_distill(am_db *db, const char *user, const char *since, int llm, int json);
 int am_cli_eval(int argc, char **argv);     /* eval.c: eval understand */
 /* watch (watch.c): db_path the store named before the command (its own
  * --db wins) */

@@ -33,10 +33,11 @@ typedef struct opts {
     const char *kind, *scope, *mem_sub; /* memory get|add|update|delete */
     const char *metadata, *limit, *cursor, *filter; /* metadata, lists, recall --filter */
     const char *import_file, *from; /* import FILE [--from mem0] */
-    const char *since, *until, *period, *report_sub; /* report corrections */
-    int all, budget, k, atomic, merge;
+    const char *since, *until, *period, *report_sub; /* report corrections, distill --since */
+    int all, budget, k, atomic, merge, llm;
     const char *token_sub, *listen, *threads, *max_body; /* token, serve */
     const char *max_conns_per_ip, *header_timeout, *timeout; /* serve */
+    const char *llm_batch, *llm_wait, *llm_queue; /* serve: the LLM worker */
     const char *webhook[16];  /* serve --webhook URL (repeatable) */
     int n_webhook;
     const char *webhook_secret_file;
@@ -245,6 +246,12 @@ static const struct help {
     {"optimize", "usage: agentmem [--db PATH] optimize\n"
                  "  Merges the full-text index into one segment, refreshes planner statistics\n"
                  "  and checkpoints the log: after a bulk import or as a nightly job.\n"},
+    {"distill", "usage: agentmem [--db PATH] distill --llm --user U [--since ISO] [--json]\n"
+                "  The optional LLM pass (docs/LLM.md), now: sends the user's latest events\n"
+                "  (since ISO) to the model named by $AGENTMEM_LLM=openai:MODEL@BASE_URL (key in\n"
+                "  $AGENTMEM_LLM_KEY or $AGENTMEM_LLM_KEY_FILE; budget $AGENTMEM_LLM_BUDGET=\n"
+                "  CALLS[/TOKENS] a user a day) and merges its proposals; reports how many\n"
+                "  were created, merged, kept one-off and dropped.\n"},
     {"reembed", "usage: agentmem [--db PATH] reembed [--user U] [--json]\n"
                 "  Embeds, with the embedder named by $AGENTMEM_EMBEDDER (key in\n"
                 "  $AGENTMEM_EMBEDDER_KEY), every event of the user (or of all users)\n"
@@ -284,6 +291,7 @@ static const struct help {
               "         [--webhook URL --webhook-secret-file PATH]\n"
               "         [--mcp-origin ORIGIN] [--cache redis://[[USER]:PASSWORD@]HOST[:PORT][/DB]]\n"
               "         [--log-format json|text] [--log-level debug|info|warn|error] [--log-content]\n"
+              "         [--llm-batch N] [--llm-wait SECONDS] [--llm-queue N]\n"
               "  Serves the HTTP/JSON API (docs/SERVER.md, docs/openapi.json): every route\n"
               "  but /healthz needs Authorization: Bearer TOKEN (agentmem token create).\n"
               "  --listen HOST:PORT (port 0: any free one; the address is printed on\n"
@@ -311,7 +319,11 @@ static const struct help {
               "  --log-format json|text: the engine's decisions (extraction, writes,\n"
               "  recall: route, candidates, scores, what was kept) on stderr, a line each,\n"
               "  at --log-level and above (default info); ids only unless --log-content.\n"
-              "  /metrics counts them either way (docs/SERVER.md \"Logs\", \"Metrics\").\n"},
+              "  /metrics counts them either way (docs/SERVER.md \"Logs\", \"Metrics\").\n"
+              "  With AGENTMEM_LLM set (docs/LLM.md) a worker sends each user's new events\n"
+              "  to the model in the background: a batch at --llm-batch events (default\n"
+              "  20) or when its oldest has waited --llm-wait SECONDS (default 60); at most\n"
+              "  --llm-queue N ids wait (default 10000, the oldest dropped beyond).\n"},
     {"knobs", "usage: agentmem knobs [--markdown]\n"
               "  Lists the ranking knobs (am_config_set names, bench --rank names) with\n"
               "  their type, default, range and meaning; --markdown prints docs/KNOBS.md.\n"},
@@ -365,6 +377,8 @@ static int parse_opts(const char *cmd, int argc, char **argv, opts *o)
         {"--max-conns-per-ip", offsetof(opts, max_conns_per_ip)},
         {"--header-timeout", offsetof(opts, header_timeout)},
         {"--timeout", offsetof(opts, timeout)},
+        {"--llm-batch", offsetof(opts, llm_batch)}, {"--llm-wait", offsetof(opts, llm_wait)},
+        {"--llm-queue", offsetof(opts, llm_queue)},
         {"--webhook-secret-file", offsetof(opts, webhook_secret_file)},
         {"--cache", offsetof(opts, cache)}, {"--key", offsetof(opts, key)},
         {"--value", offsetof(opts, value)}, {"--ttl", offsetof(opts, ttl)},
@@ -385,6 +399,7 @@ static int parse_opts(const char *cmd, int argc, char **argv, opts *o)
             continue;
         }
         if (strcmp(a, "--all") == 0) { o->all = 1; continue; }
+        if (strcmp(a, "--llm") == 0) { o->llm = 1; continue; }
         if (strcmp(a, "--atomic") == 0) { o->atomic = 1; continue; }
         if (strcmp(a, "--merge") == 0) { o->merge = 1; continue; }
         if (strcmp(a, "--admin") == 0) { o->admin = 1; continue; }
@@ -548,6 +563,11 @@ static am_db *open_db(am_config *cfg, char *key, size_t cap, const char *path, i
     if (busy_ms) cfg->busy_timeout_ms = busy_ms;
     cfg->embedder = getenv("AGENTMEM_EMBEDDER"); /* see am_config.embedder */
     cfg->embedder_key = getenv("AGENTMEM_EMBEDDER_KEY");
+    static char llm_key[512]; /* the process's one config: kept while it runs */
+    if (am_cli_llm_config(cfg, llm_key, sizeof llm_key)) {
+        *usage = 1;
+        return NULL;
+    }
     int bad;
     cfg->vault_key = vault_key(key_file, key, cap, &bad);
     if (bad) return NULL;
@@ -980,6 +1000,11 @@ static int cmd_reembed(am_db *db, const opts *o)
     return 0;
 }
 
+static int cmd_distill(am_db *db, const opts *o)
+{
+    return am_cli_distill(db, o->user, o->since, o->llm, o->json);
+}
+
 static int cmd_workspace(am_db *db, const opts *o)
 {
     const char *act = o->ws_action;
@@ -1202,7 +1227,10 @@ static int cmd_serve(am_db *db, const opts *o)
                 {"--max-body", o->max_body, 1L << 30, &so.max_body},
                 {"--max-conns-per-ip", o->max_conns_per_ip, 1024, &so.max_conns_per_ip},
                 {"--header-timeout", o->header_timeout, 3600, &so.header_timeout_s},
-                {"--timeout", o->timeout, 3600, &so.timeout_s}};
+                {"--timeout", o->timeout, 3600, &so.timeout_s},
+                {"--llm-batch", o->llm_batch, 200, &so.llm_batch},
+                {"--llm-wait", o->llm_wait, 86400, &so.llm_wait_s},
+                {"--llm-queue", o->llm_queue, 1000000, &so.llm_queue}};
     for (size_t i = 0; i < sizeof nums / sizeof *nums; i++) {
         if (!nums[i].v) continue;
         char *end;
@@ -1216,6 +1244,18 @@ static int cmd_serve(am_db *db, const opts *o)
         *nums[i].out = v;
     }
     so.db_path = o->db;
+    if ((o->llm_batch || o->llm_wait || o->llm_queue) && !o->cfg->llm)
+        return usage_error("serve", "--llm-batch, --llm-wait and --llm-queue need AGENTMEM_LLM"
+                                    " (docs/LLM.md)");
+    const char *t = getenv("AGENTMEM_LLM_TIMEOUT_MS"); /* one request; default 30000 */
+    if (o->cfg->llm && t && *t) {
+        char *end;
+        so.llm_timeout_ms = strtol(t, &end, 10);
+        if (end == t || *end || so.llm_timeout_ms < 1 || so.llm_timeout_ms > 3600000) {
+            fprintf(stderr, "agentmem: AGENTMEM_LLM_TIMEOUT_MS: \"%.20s\" is not 1 to 3600000\n", t);
+            return 2;
+        }
+    }
     /* webhooks: the URLs joined by commas, the secret from its file (the
      * first line; never on the command line, where ps shows it) */
     char urls[16 * 2048], secret[1024];
@@ -1361,6 +1401,7 @@ int main(int argc, char **argv)
         {"workspace", cmd_workspace}, {"token", cmd_token}, {"serve", cmd_serve},
         {"working", cmd_working}, {"cache", cmd_cache}, {"memory", cmd_memory},
         {"import", cmd_import}, {"profile", cmd_profile}, {"report", cmd_report},
+        {"import", cmd_import}, {"distill", cmd_distill},
         {"init", NULL},
     };
     size_t k;

@@ -159,6 +159,12 @@ char *am__srv_metrics_text(srv_metrics *m, const char *db_path)
         else o.oom = 1;
         free(engine);
     }
+    if (snap->llm) {
+        char *llm = am__srv_llm_metrics(snap->llm);
+        if (llm) put(&o, "%s", llm);
+        else o.oom = 1;
+        free(llm);
+    }
     free(snap);
     if (o.oom) {
         free(o.p);

@@ -80,6 +80,7 @@ static am_db *handle_open(am_srv *s)
         pthread_mutex_unlock(&s->pool_mu);
         return NULL;
     }
+    am__srv_llm_attach(s->metrics.llm, db); /* its writes feed the LLM queue */
     /* the bus hears of every commit of this server's (bus.c) */
     if (s->bus && am_subscribe(db, am__srv_bus_committed, s->bus, NULL))
         fprintf(stderr, "agentmem serve: cache: a handle not subscribed (%s): its writes wake"
@@ -961,6 +962,16 @@ int am_server_run(am_db *db, const am_config *cfg, const am_server_opts *o)
     pthread_sigmask(SIG_BLOCK, &stop, NULL);
     signal(SIGPIPE, SIG_IGN);
 
+    /* the LLM worker (signals blocked in its thread too) before any handle */
+    int rc = 0;
+    if (cfg->llm && *cfg->llm && strcmp(cfg->llm, "none") != 0) {
+        if (!(s->metrics.llm = am__srv_llm_start(cfg, o))) {
+            rc = 1;
+            goto out;
+        }
+        am__srv_llm_attach(s->metrics.llm, db);
+    }
+
     /* a handle per worker now: an open costs a store open and the text
      * analyzer's setup (ICU, OpenCC; about 0.1-0.5 s here), which the first
      * requests would otherwise wait for */
@@ -971,7 +982,6 @@ int am_server_run(am_db *db, const am_config *cfg, const am_server_opts *o)
         am__srv_db_put(s, h);
     }
     /* webhooks before the first request (/healthz reads s->dispatch) */
-    int rc = 0;
     srv_dispatch *dispatch = NULL;
     if (o->webhooks &&
         !(dispatch = am__srv_dispatch_start(cfg, o->webhooks, o->webhook_secret ? o->webhook_secret : "",
@@ -1035,6 +1045,7 @@ int am_server_run(am_db *db, const am_config *cfg, const am_server_opts *o)
     }
     fprintf(stderr, "agentmem serve: %s: finishing the requests accepted\n",
             sig == SIGTERM ? "SIGTERM" : "SIGINT");
+    am__srv_llm_stop(s->metrics.llm); /* its call in flight cancelled, its queue dropped */
     /* Bounded at every step (SHUTDOWN_*: the process is gone within 5 s
      * whatever its clients do): the requests accepted get SHUTDOWN_GRACE_S
      * to end; then streams and exports still running are cut, queued
@@ -1078,8 +1089,11 @@ int am_server_run(am_db *db, const am_config *cfg, const am_server_opts *o)
     }
     fprintf(stderr, "agentmem serve: stopped\n");
 out:
+    am__srv_llm_stop(s->metrics.llm);
     pool_close(s, NULL);
     if (borrowed_sub >= 0) am_unsubscribe(db, borrowed_sub);
+    am_llm_watch(db, NULL, NULL); /* the caller's handle outlives the queue */
+    am__srv_llm_free(s->metrics.llm);
     am__srv_bus_stop(s->bus); /* after the handles that call it */
     am__srv_metrics_free(&s->metrics);
     am__srv_free_locks(s);

@@ -31,6 +31,12 @@ typedef struct am_server_opts {
                               NULL: one instance */
     struct am_server_obs *obs; /* the log records' counters /metrics shows
                                   (am_server_obs_new; attached to cfg), or NULL */
+    /* The optional LLM pass's worker (docs/LLM.md), started when cfg->llm
+     * is set: a user's batch goes at llm_batch events (default 20) or when
+     * its oldest has waited llm_wait_s seconds (default 60); at most
+     * llm_queue event ids wait (default 10000; the oldest dropped beyond);
+     * llm_timeout_ms: one request's (0: 30000). */
+    long llm_batch, llm_wait_s, llm_queue, llm_timeout_ms;
 } am_server_opts;
 
 void am_server_opts_init(am_server_opts *o);

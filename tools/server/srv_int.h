@@ -11,7 +11,8 @@
  *   metrics.c  counters and latency histograms, Prometheus text;
  *   limits.c   the caps on exports and streams (in all, per user, per
  *              token) and the rate-limited log of refusals;
- *   bus.c      the event bus between instances over Redis (--cache).
+ *   bus.c      the event bus between instances over Redis (--cache);
+ *   llm_worker.c  the optional LLM pass's queue and thread (AGENTMEM_LLM).
  * Adding a route: a handler in routes.c (or another file) and one line
  * in router.c's table (and its path in docs/openapi.json: a test checks).
  */
@@ -37,6 +38,7 @@ typedef struct srv_metrics {
     unsigned long long count[SRV_MAX_ROUTES];
     unsigned long long store_reconnects, store_retries; /* am_store_check's, all handles */
     am_server_obs *obs; /* the engine's counters (obs.c), or NULL */
+    struct srv_llm *llm; /* the LLM worker's counters (llm_worker.c), or NULL */
 } srv_metrics;
 void am__srv_metrics_init(srv_metrics *m);
 void am__srv_metrics_free(srv_metrics *m);
@@ -48,6 +50,18 @@ char *am__srv_metrics_text(srv_metrics *m, const char *db_path);
 /* The engine's counters in Prometheus text (malloc'ed, NULL when out of
  * memory; obs.c) */
 char *am__srv_obs_metrics(am_server_obs *o);
+
+/* ------------------------------------------------------------ the LLM worker (llm_worker.c) */
+typedef struct srv_llm srv_llm;
+/* The worker of cfg->llm (its thread and store handle started), or NULL:
+ * no LLM configured, or it cannot start (said on stderr) */
+srv_llm *am__srv_llm_start(const am_config *cfg, const am_server_opts *o);
+void am__srv_llm_attach(srv_llm *q, am_db *db); /* db's writes feed the queue */
+/* Cancels the call in flight, drops the queue, joins the thread; the
+ * watchers still run (they queue nothing more).  NULL: no-op */
+void am__srv_llm_stop(srv_llm *q);
+void am__srv_llm_free(srv_llm *q); /* after the last handle is closed; NULL: no-op */
+char *am__srv_llm_metrics(srv_llm *q); /* Prometheus text, malloc'ed; NULL: no memory */
 
 /* ------------------------------------------------------------ the bus (bus.c) */
 typedef struct srv_bus srv_bus;
