@@ -89,7 +89,7 @@ static int cmp_rule(const void *a, const void *b)
 {
     const am__item_row *x = a, *y = b;
     int c = strcmp(x->scope, y->scope);
-    return c ? c : strcmp(x->key, y->key);
+    return c ? c : strcmp(x->lineage_id, y->lineage_id); /* (the pack's order) */
 }
 
 /* 1 when an item of key b states the attribute of a rule of key a: the
@@ -149,16 +149,22 @@ int am__recall_filter(am__recall_state *st)
                                (st->as_of != AM_TIME_NONE ? AM__ITEMS_ASOF : AM__ITEMS_CURRENT) |
                                    AM__ITEMS_NO_SOURCES,
                                st->at, st->ar, &st->all_items, &st->n_all_items);
+    /* the rules hold now, whatever period the turn names */
+    if (!rc) rc = pack_rules(st);
     if (!rc) rc = period_items(st);
     if (rc) return rc;
-    if (st->filt && st->filt->any) {
-        size_t kept = 0;
-        for (size_t i = 0; i < st->n_all_items; i++)
-            if (am__filter_item(st->filt, &st->all_items[i]))
-                st->all_items[kept++] = st->all_items[i];
-        st->n_all_items = kept;
-    }
-    return pack_rules(st);
+    size_t kept = 0;
+    for (size_t i = 0; i < st->n_all_items; i++)
+        if (strncmp(st->all_items[i].scope, "pack:", 5) != 0 &&
+            (!st->filt || !st->filt->any || am__filter_item(st->filt, &st->all_items[i])))
+            st->all_items[kept++] = st->all_items[i];
+    st->n_all_items = kept;
+    if (!st->filt || !st->filt->any) return AM_OK;
+    kept = 0;
+    for (size_t i = 0; i < st->n_pack_rules; i++)
+        if (am__filter_item(st->filt, &st->pack_rules[i])) st->pack_rules[kept++] = st->pack_rules[i];
+    st->n_pack_rules = kept;
+    return AM_OK;
 }
 
 int am__recall_filter_events(am__recall_state *st)

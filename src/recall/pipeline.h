@@ -142,7 +142,7 @@ typedef struct am__recall_state {
     size_t n_all_items;
     am__item_row *pack_rules;     /* the rules of the user's packs shown (scope
                                      pack:NAME, left out of all_items: never
-                                     ranked), by name then key */
+                                     ranked), by pack, in the pack's order */
     size_t n_pack_rules;
     int period;                   /* F19: the items are (also) those of a
                                      period the turn names, as they were then */
