@@ -955,7 +955,7 @@ static int export_tombstone(am_db *db, const char *user_id, int state, am_time a
     json_time(b, "forgotten_at", at, 1);
     json_time(b, "purge_at", until, 1);
     am__buf_adds(b, "},\"identities\":[],\"events\":[],\"tasks\":[],\"workspaces\":[],\"memories\":[],"
-                    "\"audit\":[],\"packs\":[]}");
+                    "\"packs\":[],\"audit\":[]}");
     return export_flush(o, 1);
 }
 
@@ -1027,8 +1027,6 @@ static int export_write(am_db *db, const char *user_id, export_out *o)
         json_memory(b, &m);
         if ((rc = export_flush(o, 0))) goto out;
     }
-    am__buf_adds(b, "],\"audit\":[");
-    if ((rc = export_audit(db, user_id, o))) goto out;
     /* the rule packs applied (their rules are among the memories) */
     am__buf_adds(b, "],\"packs\":[");
     am__pack_row *packs;
@@ -1040,6 +1038,8 @@ static int export_write(am_db *db, const char *user_id, export_out *o)
         json_time(b, "applied_at", packs[i].applied_at, 1);
         am__buf_addc(b, '}');
     }
+    am__buf_adds(b, "],\"audit\":[");
+    if ((rc = export_audit(db, user_id, o))) goto out;
     am__buf_adds(b, "]}");
     rc = export_flush(o, 1);
 out:
