@@ -345,6 +345,7 @@ static int put_rule(am__wctx *w, const am__pack *p, const am__pack_rule *r, cons
     nv.valid_from = w->now;
     nv.valid_to = AM_TIME_NONE;
     nv.status = "active";
+    nv.origin = source; /* "pack:<name>@<version>" */
     int rc = am__semantic_insert_version(w, NULL, &nv, &source, 1);
     return rc ? rc : am__semantic_record(w, "memory.created", nv.lineage_id, scope, key, NULL);
 }
