@@ -16,6 +16,8 @@
 #   - remove from one user and from every user: the user's own memories
 #     stay, the SQLite file keeps no byte of a removed rule's text; a user
 #     forget takes the user's packs;
+#   - HTTP: POST/GET/DELETE /v1/packs with an admin token; a user's token
+#     403, a bad pack 400 naming the field, an unknown parameter 400;
 #   - both scenario files (tests/scenarios/packs_*.jsonl) on PostgreSQL.
 # $1 = path of the agentmem CLI.
 set -u
@@ -158,6 +160,31 @@ echo "sqlite: $passed passed, $failed failed"
 in_file() { python3 -c 'import sys; d=b"".join(open(p,"rb").read() for p in sys.argv[2:]); sys.exit(0 if sys.argv[1].encode() in d else 1)' "$@"; }
 files=("$dir/s.db"); [ -f "$dir/s.db-wal" ] && files+=("$dir/s.db-wal")
 if in_file "涉及金额时一律用人民币" "${files[@]}"; then failed=$((failed+1)); echo "FAIL: sqlite: a removed rule's text stays in the file"; else passed=$((passed+1)); fi
+
+# ---------------------------------------------------------- HTTP (admin only)
+. tests/sh/lib/server.bash
+db="$dir/http.db"
+tadm=$("$CLI" --db "$db" token create --user ops --admin 2>/dev/null)
+tusr=$("$CLI" --db "$db" token create --user 王芳 2>/dev/null)
+start_server
+zh=$(python3 -c 'import json,sys; print(json.dumps({"pack": json.load(open(sys.argv[1])), "user": "王芳"}, ensure_ascii=False))' "$ZH")
+req POST /v1/packs "$tusr" "$zh"; expect_code 403 "http: a user's token cannot apply a pack"
+req GET /v1/packs "$tusr"; expect_code 403 "http: a user's token cannot list packs"
+req POST /v1/packs "$tadm" "$zh"; expect_code 200 "http: apply"
+expect_body '"outcome":"applied","items":6' "http: applied"
+req POST /v1/packs "$tadm" '{"pack":{"name":"x","version":"1","rules":[{"kind":"rule","text":"t","lang":"fr"}]}}'
+expect_code 400 "http: a bad pack"; expect_body 'rules[0].lang: expected zh or en' "http: the field named"
+req POST /v1/packs "$tadm" '{"pack":{"name":"x"},"colour":1}'; expect_code 400 "http: an unknown field"
+req GET "/v1/packs?user=%E7%8E%8B%E8%8A%B3" "$tadm"; expect_code 200 "http: list a user"
+expect_body '"name":"customer_service_zh","version":"1.0"' "http: the user's pack"
+req GET "/v1/packs?usr=x" "$tadm"; expect_code 400 "http: an unknown parameter"
+req POST /v1/recall "$tusr" '{"query":"这笔订单的退款金额是多少？"}'; expect_code 200 "http: recall"
+expect_body '[规则]' "http: the rules in the user's block"
+req DELETE "/v1/packs/customer_service_zh?user=%E7%8E%8B%E8%8A%B3" "$tusr"; expect_code 403 "http: a user's token cannot remove"
+req DELETE /v1/packs/customer_service_zh "$tadm"; expect_code 200 "http: remove"
+expect_body '"items":6' "http: the items removed"
+req DELETE /v1/packs/customer_service_zh "$tadm"; expect_code 404 "http: remove again"
+stop_server
 
 . tests/sh/lib/pg.bash
 if pg_find; then

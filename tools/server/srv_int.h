@@ -287,6 +287,10 @@ void am__srv_h_restore(srv_ctx *c);
 void am__srv_h_links(srv_ctx *c);
 void am__srv_h_export(srv_ctx *c);
 void am__srv_h_import(srv_ctx *c); /* routes_import.c: admin only */
+/* (routes_packs.c) rule packs: admin only */
+void am__srv_h_packs_apply(srv_ctx *c);
+void am__srv_h_packs_list(srv_ctx *c);
+void am__srv_h_packs_remove(srv_ctx *c);
 /* (routes_more.c) */
 void am__srv_h_workspace_get(srv_ctx *c);
 void am__srv_h_workspace_put(srv_ctx *c);
