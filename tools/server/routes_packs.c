@@ -50,8 +50,8 @@ void am__srv_h_packs_apply(srv_ctx *c)
         if (strcmp(key, "pack") == 0) pack = v;
         else if (strcmp(key, "user") == 0) user = v;
         else {
-            am__srv_error(c->out, "invalid_request", NULL,
-                          "unknown field: expected pack and user only");
+            am__srv_error(c->out, "invalid_request", key,
+                          "unknown field \"%s\" (the fields are pack, user)", key);
             return;
         }
     }
