@@ -18,7 +18,8 @@
 #     forget takes the user's packs;
 #   - HTTP: POST/GET/DELETE /v1/packs with an admin token; a user's token
 #     403, a bad pack 400 naming the field, an unknown parameter 400;
-#   - both scenario files (tests/scenarios/packs_*.jsonl) on PostgreSQL.
+#   - both scenario files (tests/scenarios/packs_*.jsonl) on PostgreSQL, their
+#     recalls (--dump) the same as on SQLite.
 # $1 = path of the agentmem CLI.
 set -u
 CLI=${1:?usage: packs.sh AGENTMEM}
@@ -195,8 +196,12 @@ if pg_find; then
     pg_new_db && I=(--store "$URL") && pg_new_db && suite postgres --store "$URL"
     for f in tests/scenarios/packs_en.jsonl tests/scenarios/packs_zh.jsonl; do
       pg_new_db
-      expect_rc 0 "postgres: scenario $f" "$CLI" scenario run --store "$URL" "$f"
+      expect_rc 0 "postgres: scenario $f" "$CLI" scenario run --store "$URL" --dump "$dir/pg.dump" "$f"
       expect_out " 0 failed" "postgres: scenario $f passes"
+      "$CLI" scenario run --store "sqlite:$dir/sq-$(basename "$f").db" --dump "$dir/sq.dump" "$f" >/dev/null
+      if cmp -s "$dir/pg.dump" "$dir/sq.dump"; then passed=$((passed+1)); else
+        echo "FAIL: $f: the recalls differ between PostgreSQL and SQLite"; diff "$dir/sq.dump" "$dir/pg.dump" | head -4
+        failed=$((failed+1)); fi
     done
   else
     echo "FAIL: PostgreSQL would not start"; failed=$((failed+1))
