@@ -1,5 +1,5 @@
 /*
- * packs.h -- cold-start rule packs (F26): a JSON file of rules an operator
+ * packs.h -- cold-start rule packs: a JSON file of rules an operator
  * gives every user of a role, region or channel before they have said
  * anything (docs/PACKS.md).
  *
