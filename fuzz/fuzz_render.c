@@ -4,7 +4,7 @@
  * value it conflicts with, an event's content, a task name and stage, and
  * the task's notes, artifacts and pending lists (JSON, read by the
  * renderer -- a stored value is input too) and a workspace entry made of
- * them (F28).  Whatever they hold, the block
+ * them (F28), and a pack's rule of the item's text.  Whatever they hold, the block
  * has only the renderer's own lines: a section title of the block's
  * language or an entry "- ...", no control character but the line ends,
  * and each title at most once.
@@ -20,13 +20,13 @@
 
 static void check_block(const char *b, const am__lex_labels *L)
 {
-    const char *titles[4] = {L->memory, L->task, L->events, L->workspace};
-    int seen[4] = {0, 0, 0, 0};
+    const char *titles[5] = {L->memory, L->task, L->events, L->workspace, L->rules};
+    int seen[5] = {0, 0, 0, 0, 0};
     for (const char *p = b; *p;) {
         const char *e = strchr(p, '\n');
         size_t n = e ? (size_t)(e - p) : strlen(p);
         int ok = n >= 2 && p[0] == '-' && p[1] == ' ';
-        for (int t = 0; t < 4 && !ok; t++) {
+        for (int t = 0; t < 5 && !ok; t++) {
             size_t m = strlen(titles[t]);
             if (n >= m && memcmp(p, titles[t], m) == 0) {
                 if (seen[t]++) abort(); /* a title twice */
@@ -71,6 +71,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     item.text = part[0];
     item.status = size & 1 ? "pending_confirm" : "active";
     am__scored_item si = {&item, 0, 0, 0, size & 2 ? part[1] : NULL};
+    am__item_row rule = item; /* a pack's rule of the same text */
+    rule.kind = "rule";
     am__event_row ev;
     memset(&ev, 0, sizeof ev);
     ev.content = part[2];
@@ -80,7 +82,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     am__workspace_row ws = {part[1], part[2], part[3], part[4], 1, 0};
     for (int lang = 0; lang < 2; lang++) {
         am__render_in ri = {lang ? AM_LANG_ZH : AM_LANG_EN, &si, 1, &ev, 1, &task, 4000, 4000,
-                            &ws, 1, part[0], (int)(size & 4)};
+                            &ws, 1, part[0], (int)(size & 4), &rule, size & 8 ? 1 : 0};
         am__buf out;
         am__buf_init(&out, NULL);
         size_t items, events;

@@ -1203,6 +1203,49 @@ int am_import(am_db *db, const char *json, size_t len, const char *user_id, int 
 int am_import_mem0(am_db *db, const char *json, size_t len, const char *user_id,
                    am_import_info *info);
 
+/* ---------------------------------------------------------------- rule packs */
+/* Cold-start rule packs (docs/PACKS.md): rules an operator gives users
+ * before they have said anything -- `{"name", "version", "applies_to":
+ * {"role"?, "region"?, "channel"?}, "rules": [{"kind", "key"?, "text",
+ * "lang"}]}`.  A pack applied to a user becomes memory items of kind
+ * "rule", scope "pack:<name>", source "pack:<name>@<version>"; recall
+ * shows them under their own title ("[Rules]", "[规则]"), never as
+ * something the user said, and not while the user has an item of the
+ * same key (the user's word wins; the rule is back when that item goes).
+ *
+ * am_pack_apply: pack (len bytes of JSON) is checked whole first: on any
+ * bad field nothing is written and am_errmsg names every bad field (at
+ * most 8): "pack: rules[3].kind: expected rule, preference or constraint;
+ * name: is missing".  Then it is applied to user_id (created if new), or,
+ * user_id NULL, to every user that applies_to matches (role and region:
+ * those fields of the metadata of the user's latest event that has them;
+ * channel: one of the user's identity links; none given: every user), one
+ * transaction per user.  Applying the version a user has changes
+ * nothing; another version replaces the old one's items; the same version
+ * with other rules is refused (AM_INVALID) before anything is written.
+ * *json_out (may be NULL; owned: am_free): {"pack", "version", "users":
+ * [{"user", "outcome": "applied"|"replaced"|"unchanged", "items"}]}.
+ * Returns AM_OK, AM_MISUSE (NULL db or pack), AM_INVALID, AM_TOOBIG (over
+ * 256 KiB, 200 rules, a text over 1,000 bytes), AM_DENIED (the user is
+ * being forgotten), AM_BUSY, AM_NOMEM, AM_BACKEND.
+ *
+ * am_pack_list: the packs of user_id ({"user", "packs": [{"name",
+ * "version", "applies_to", "rules", "applied_at"}]}) or, user_id NULL, of
+ * every user ({"packs": [{"name", "version", "applies_to", "rules",
+ * "users"}]}: one entry per name and version).  *json_out owned: am_free.
+ * Returns AM_OK, AM_MISUSE, AM_INVALID, AM_NOTFOUND (a user being
+ * forgotten), AM_NOMEM, AM_BACKEND.
+ *
+ * am_pack_remove: pack `name` taken from user_id (NULL: from every user
+ * that has it): its items go whole, as am_memory_delete takes an item
+ * (every version, audited, a memory.forgotten event each).  The user's
+ * own items stay.  *json_out (may be NULL; owned): {"pack", "users":
+ * [{"user", "items"}]}.  Returns AM_OK, AM_MISUSE, AM_INVALID,
+ * AM_NOTFOUND (no such pack), AM_BUSY, AM_NOMEM, AM_BACKEND. */
+int am_pack_apply(am_db *db, const char *pack, size_t len, const char *user_id, char **json_out);
+int am_pack_list(am_db *db, const char *user_id, char **json_out);
+int am_pack_remove(am_db *db, const char *name, const char *user_id, char **json_out);
+
 /* Find the id of an event by a substring of its content (for tools and
  * the scenario runner).  out must hold 32 bytes.  Returns AM_OK or
  * AM_NOTFOUND. */

@@ -12,10 +12,12 @@
  */
 #include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "api/db_int.h"
 #include "api/import_int.h"
+#include "lifecycle/packs.h"
 #include "store/metadata.h"
 
 /* ------------------------------------------------------------ reading */
@@ -466,6 +468,35 @@ static int read_audit(reader *r, const json_t *o, size_t i, void *out)
     return AM_OK;
 }
 
+/* A rule pack applied: {"pack": {...}, "applied_at"}, the pack checked as
+ * am_pack_apply checks it (lifecycle/packs.c). */
+static int read_pack(reader *r, const json_t *o, size_t i, void *out)
+{
+    char where[40];
+    snprintf(where, sizeof where, "packs[%zu]", i);
+    am__pack_row *p = out;
+    memset(p, 0, sizeof *p);
+    json_t *pack = json_object_get(o, "pack");
+    if (!json_is_object(o) || !json_is_object(pack))
+        return am__db_error(r->db, AM_INVALID, "%s: %s: expected an object with pack and applied_at",
+                            r->what, where);
+    int rc = get_time(r, o, where, "applied_at", 1, &p->applied_at, NULL);
+    if (rc) return rc;
+    char *text = json_dumps(pack, JSON_COMPACT);
+    if (!text) return am__db_error(r->db, AM_NOMEM, "%s: out of memory", r->what);
+    am__pack pk;
+    char why[512];
+    rc = am__pack_parse(text, strlen(text), r->ar, &pk, why, sizeof why);
+    free(text);
+    if (rc == AM_NOMEM) return am__db_error(r->db, rc, "%s: out of memory", r->what);
+    if (rc) return am__db_error(r->db, rc, "%s: %s.pack: %s", r->what, where, why);
+    p->name = pk.name;
+    p->version = pk.version;
+    p->json = pk.json;
+    p->n_rules = (long)pk.n_rules;
+    return AM_OK;
+}
+
 static int read_event_v(reader *r, const json_t *o, size_t i, void *out) { return read_event(r, o, i, out); }
 static int read_task_v(reader *r, const json_t *o, size_t i, void *out) { return read_task(r, o, i, out); }
 static int read_memory_v(reader *r, const json_t *o, size_t i, void *out) { return read_memory(r, o, i, out); }
@@ -510,6 +541,9 @@ static int read_doc(reader *r, const json_t *root, am__imp_doc *doc)
     if ((rc = read_all(r, root, "audit", read_audit, sizeof(am__audit_row), &p, &doc->n_audit)))
         return rc;
     doc->audit = p;
+    if ((rc = read_all(r, root, "packs", read_pack, sizeof(am__pack_row), &p, &doc->n_packs)))
+        return rc;
+    doc->packs = p;
     return AM_OK;
 }
 

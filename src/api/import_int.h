@@ -47,6 +47,8 @@ typedef struct am__imp_doc {
     size_t n_items;
     am__audit_row *audit;
     size_t n_audit;
+    am__pack_row *packs;       /* the rule packs applied (their items are memories) */
+    size_t n_packs;
 } am__imp_doc;
 
 /* One of mem0's memories. */

@@ -958,7 +958,7 @@ static int export_tombstone(am_db *db, const char *user_id, int state, am_time a
     json_time(b, "forgotten_at", at, 1);
     json_time(b, "purge_at", until, 1);
     am__buf_adds(b, "},\"identities\":[],\"events\":[],\"tasks\":[],\"workspaces\":[],\"memories\":[],"
-                    "\"audit\":[]}");
+                    "\"packs\":[],\"audit\":[]}");
     return export_flush(o, 1);
 }
 
@@ -1029,6 +1029,17 @@ static int export_write(am_db *db, const char *user_id, export_out *o)
         if (i) am__buf_addc(b, ',');
         json_memory(b, &m);
         if ((rc = export_flush(o, 0))) goto out;
+    }
+    /* the rule packs applied (their rules are among the memories) */
+    am__buf_adds(b, "],\"packs\":[");
+    am__pack_row *packs;
+    size_t np;
+    if ((rc = s->vt->pack_list(s, user_id, &ar, &packs, &np))) goto out;
+    for (size_t i = 0; i < np; i++) {
+        am__buf_adds(b, i ? ",{\"pack\":" : "{\"pack\":");
+        am__buf_adds(b, packs[i].json);
+        json_time(b, "applied_at", packs[i].applied_at, 1);
+        am__buf_addc(b, '}');
     }
     am__buf_adds(b, "],\"audit\":[");
     if ((rc = export_audit(db, user_id, o))) goto out;

@@ -8,8 +8,11 @@
  * (every domain's when the domain disagrees with the text, F7) and the
  * task the turn refers to.  The caller's filter (am_query.filter,
  * store/metadata.h) keeps only the items it passes here, and only the
- * events it passes after the searches (am__recall_filter_events).
+ * events it passes after the searches (am__recall_filter_events).  The
+ * rules of the user's packs leave the items for a section of their own
+ * (pack_rules).
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "recall/pipeline.h"
@@ -77,6 +80,62 @@ static int period_items(am__recall_state *st)
     return AM_OK;
 }
 
+/* The rules of the user's packs (lifecycle/packs.h) leave the items: they
+ * are shown under their own title, never ranked against what the user
+ * said.  A rule is hidden while the user has an active or pending item
+ * of its attribute (the user's word wins; when that item goes, the rule
+ * is back). */
+static int cmp_rule(const void *a, const void *b)
+{
+    const am__item_row *x = a, *y = b;
+    int c = strcmp(x->scope, y->scope);
+    return c ? c : strcmp(x->lineage_id, y->lineage_id); /* (the pack's order) */
+}
+
+/* 1 when an item of key b states the attribute of a rule of key a: the
+ * same key, or the same attribute after the topic ("general.currency"
+ * and "pricing.currency": the last part, when it is a table attribute's
+ * word -- lower-case ASCII letters and '_', not a text's words). */
+static int same_attribute(const char *a, const char *b)
+{
+    if (strcmp(a, b) == 0) return 1;
+    const char *x = strrchr(a, '.'), *y = strrchr(b, '.');
+    x = x ? x + 1 : a;
+    y = y ? y + 1 : b;
+    if (!*x || strcmp(x, y) != 0) return 0;
+    for (; *x; x++)
+        if (!((*x >= 'a' && *x <= 'z') || *x == '_')) return 0;
+    return 1;
+}
+
+static int pack_rules(am__recall_state *st)
+{
+    size_t n = st->n_all_items, kept = 0, k = 0;
+    am__item_row *all = st->all_items;
+    for (size_t i = 0; i < n; i++) k += strncmp(all[i].scope, "pack:", 5) == 0;
+    if (!k) return AM_OK;
+    am__item_row *rules = am__arena_alloc(st->ar, k * sizeof *rules);
+    if (!rules) return AM_NOMEM;
+    k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (strncmp(all[i].scope, "pack:", 5) != 0) continue;
+        size_t u = 0;
+        while (u < n && (strncmp(all[u].scope, "pack:", 5) == 0 ||
+                         !same_attribute(all[i].key, all[u].key) ||
+                         (strcmp(all[u].status, "active") != 0 &&
+                          strcmp(all[u].status, "pending_confirm") != 0)))
+            u++;
+        if (u == n && strcmp(all[i].status, "active") == 0) rules[k++] = all[i];
+    }
+    for (size_t i = 0; i < n; i++)
+        if (strncmp(all[i].scope, "pack:", 5) != 0) all[kept++] = all[i];
+    st->n_all_items = kept;
+    qsort(rules, k, sizeof *rules, cmp_rule);
+    st->pack_rules = rules;
+    st->n_pack_rules = k;
+    return AM_OK;
+}
+
 int am__recall_filter(am__recall_state *st)
 {
     am__store *s = st->env->store;
@@ -90,12 +149,21 @@ int am__recall_filter(am__recall_state *st)
                                (st->as_of != AM_TIME_NONE ? AM__ITEMS_ASOF : AM__ITEMS_CURRENT) |
                                    AM__ITEMS_NO_SOURCES,
                                st->at, st->ar, &st->all_items, &st->n_all_items);
+    /* the rules hold now, whatever period the turn names */
+    if (!rc) rc = pack_rules(st);
     if (!rc) rc = period_items(st);
-    if (rc || !st->filt || !st->filt->any) return rc;
+    if (rc) return rc;
     size_t kept = 0;
     for (size_t i = 0; i < st->n_all_items; i++)
-        if (am__filter_item(st->filt, &st->all_items[i])) st->all_items[kept++] = st->all_items[i];
+        if (strncmp(st->all_items[i].scope, "pack:", 5) != 0 &&
+            (!st->filt || !st->filt->any || am__filter_item(st->filt, &st->all_items[i])))
+            st->all_items[kept++] = st->all_items[i];
     st->n_all_items = kept;
+    if (!st->filt || !st->filt->any) return AM_OK;
+    kept = 0;
+    for (size_t i = 0; i < st->n_pack_rules; i++)
+        if (am__filter_item(st->filt, &st->pack_rules[i])) st->pack_rules[kept++] = st->pack_rules[i];
+    st->n_pack_rules = kept;
     return AM_OK;
 }
 

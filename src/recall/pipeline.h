@@ -140,6 +140,10 @@ typedef struct am__recall_state {
     am_time to;                   /* bound of every search: as_of + 1, or none */
     am__item_row *all_items;      /* every current (or as-of) version */
     size_t n_all_items;
+    am__item_row *pack_rules;     /* the rules of the user's packs shown (scope
+                                     pack:NAME, left out of all_items: never
+                                     ranked), by pack, in the pack's order */
+    size_t n_pack_rules;
     int period;                   /* F19: the items are (also) those of a
                                      period the turn names, as they were then */
     int named_known;              /* the period the turn names at `now` was

@@ -159,6 +159,8 @@ typedef struct am__render_in {
     size_t n_workspace;
     const char *agent;               /* the asker (its entry first), or NULL */
     int state_first;                 /* the task state before the memories */
+    const am__item_row *rules;       /* the rules of the user's packs shown */
+    size_t n_rules;
 } am__render_in;
 /* Render the block into out; *items_used / *events_used say how many fit
  * the budgets (they are the ones the result returns). */

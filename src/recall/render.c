@@ -185,16 +185,46 @@ static void item_line(const am__scored_item *si, const am__lex_labels *L, int la
 }
 
 /* Append line (and its newline) to part, after the memory header when
- * part is still empty; part may be NULL. */
-static void part_line(am__buf *part, const am__lex_labels *L, const am__buf *line)
+ * part holds none yet (its first `from` bytes are another section's);
+ * part may be NULL. */
+static void part_line(am__buf *part, size_t from, const am__lex_labels *L, const am__buf *line)
 {
     if (!part) return;
-    if (!part->len) {
+    if (part->len == from) {
         am__buf_adds(part, L->memory);
         am__buf_addc(part, '\n');
     }
     am__buf_add(part, line->p, line->len);
     am__buf_addc(part, '\n');
+}
+
+/* The rules of the user's packs, under their own title (an operator's
+ * rules, never shown as something the user said), within the long budget
+ * before the memories; into the system part too.  Each whole or not at
+ * all. */
+static void rule_lines(const am__render_in *in, const am__lex_labels *L, am__buf *out,
+                       am__buf *system, am__buf *line, int *budget)
+{
+    if (!in->n_rules) return;
+    int cost = am__text_tokens_estimate(L->rules, strlen(L->rules)) + 1;
+    if (cost >= *budget) return;
+    *budget -= cost;
+    am__buf_adds(out, L->rules);
+    am__buf_addc(out, '\n');
+    if (system) {
+        am__buf_adds(system, L->rules);
+        am__buf_addc(system, '\n');
+    }
+    for (size_t i = 0; i < in->n_rules; i++) {
+        am__buf_reset(line);
+        am__buf_adds(line, "- ");
+        am__plain_appends(line, in->rules[i].text);
+        if (!add_line(out, line->p, line->len, budget)) break;
+        if (system) {
+            am__buf_add(system, line->p, line->len);
+            am__buf_addc(system, '\n');
+        }
+    }
 }
 
 /* The task's state: its line, notes, artifacts, pending decisions and
@@ -264,13 +294,16 @@ int am__render_parts(const am__render_in *in, am__buf *out, am__buf *system, am_
     am__buf_init(&events, out->a);
     int budget = in->budget_long;
     *items_used = *events_used = 0;
+    rule_lines(in, L, &items, system, &line, &budget);
+    size_t sys_from = system ? system->len : 0; /* (its rules, if any) */
     if (in->n_items) {
         am__buf_adds(&items, L->memory);
         am__buf_addc(&items, '\n');
         for (size_t i = 0; i < in->n_items; i++) {
             item_line(&in->items[i], L, in->lang, &line);
             if (!add_line(&items, line.p, line.len, &budget)) break;
-            part_line(system_kind(in->items[i].row->kind) ? system : &ctx_items, L, &line);
+            if (system_kind(in->items[i].row->kind)) part_line(system, sys_from, L, &line);
+            else part_line(&ctx_items, 0, L, &line);
             (*items_used)++;
         }
     }
@@ -332,7 +365,8 @@ int am__recall_render(am__recall_state *st)
     am__render_in ri = {st->lang,       st->scored,    st->n_items,      shown,
                         n_shown,        st->task,      st->budget_long,  st->budget_short,
                         st->workspace,  st->n_workspace, st->q->agent_id,
-                        st->rd.route == AM__ROUTE_STATE};
+                        st->rd.route == AM__ROUTE_STATE, st->pack_rules,
+                        st->n_pack_rules};
     am__buf block, system, context;
     am__buf_init(&block, st->env->alloc);
     am__buf_init(&system, st->env->alloc);

@@ -126,6 +126,15 @@ typedef struct am__workspace_row {
     am_time updated_at;
 } am__workspace_row;
 
+/* A rule pack applied to a user (lifecycle/packs.c): the pack's JSON as
+ * applied (canonical, its own words: no user's), its rules' count and when
+ * it was applied.  Listed per user or for every user. */
+typedef struct am__pack_row {
+    const char *user_id, *name, *version, *json;
+    long n_rules;
+    am_time applied_at;
+} am__pack_row;
+
 /* A session's working-memory entry (api/working.c without a cache). */
 typedef struct am__working_row {
     const char *key, *value;
@@ -613,6 +622,22 @@ typedef struct am__store_vt {
                          am_time last_access);
     int (*workspace_set)(am__store *s, const char *uid, const char *task_id,
                          const am__workspace_row *w);
+
+    /* Rule packs (lifecycle/packs.c), in the caller's write transaction
+     * but pack_list and pack_users.  pack_put: the row of (uid, name)
+     * written or replaced.  pack_list: uid's rows by name, or every
+     * user's (uid NULL) by name then user.  pack_del: the row of (uid,
+     * name), AM_NOTFOUND when none.  pack_users: the users whose role,
+     * region and channel are the ones given (NULL: any), by user id: role
+     * and region are the values of those fields in the metadata of the
+     * user's latest event that has them, a channel is one of the user's
+     * identity links. */
+    int (*pack_put)(am__store *s, const char *uid, const am__pack_row *p);
+    int (*pack_list)(am__store *s, const char *uid, am__arena *ar, am__pack_row **rows,
+                     size_t *n);
+    int (*pack_del)(am__store *s, const char *uid, const char *name);
+    int (*pack_users)(am__store *s, const char *role, const char *region, const char *channel,
+                      am__arena *ar, const char ***uids, size_t *n);
 } am__store_vt;
 
 struct am__store {
@@ -686,6 +711,6 @@ int am__store_postgres_open(const char *url, const am__store_opts *o, am__store 
 
 /* The schema version this library writes and reads: the number of
  * migrations (store/sqlite/schema.c asserts it). */
-#define AM__SCHEMA_VERSION 26
+#define AM__SCHEMA_VERSION 28
 
 #endif

@@ -34,6 +34,8 @@ typedef struct opts {
     const char *metadata, *limit, *cursor, *filter; /* metadata, lists, recall --filter */
     const char *import_file, *from; /* import FILE [--from mem0] */
     const char *since, *until, *period, *report_sub; /* report corrections, distill --since */
+    const char *pack_sub, *pack_arg; /* pack apply FILE | list | remove NAME */
+    int all_matching;                /* pack apply --all-matching */
     int all, budget, k, atomic, merge, llm;
     const char *token_sub, *listen, *threads, *max_body; /* token, serve */
     const char *max_conns_per_ip, *header_timeout, *timeout; /* serve */
@@ -74,6 +76,7 @@ static void usage_main(FILE *f)
           "  unlink                    remove a channel identity's link\n"
           "  export                    everything stored about a user (JSON)\n"
           "  import FILE               load an export (or --from mem0 FILE) into the store\n"
+          "  pack apply|list|remove    cold-start rule packs (docs/PACKS.md)\n"
           "  workspace get|put         a task's shared workspace: per agent doing / done / next\n"
           "  working set|get|list|clear  a session's working memory (values with a TTL)\n"
           "  cache                     the shared cache's state (--cache URL): none, up, down\n"
@@ -90,8 +93,9 @@ static void usage_main(FILE *f)
           "  knobs [--markdown]        the ranking knobs: default, range, meaning\n"
           "  eval understand           the learned reading of a turn against the corpus's\n"
           "                            labels (--split dev|test, --json; data/understand)\n"
-          "\n"
-          "  agentmem COMMAND --help   options of one command\n"
+          "\n",
+          f);
+    fputs("  agentmem COMMAND --help   options of one command\n"
           "  --db PATH                 store file (default " DEFAULT_DB "; ':memory:' for none)\n"
           "  --store URL               the store by URL: sqlite:PATH (the same as --db PATH)\n"
           "                            or postgres://USER@HOST:PORT/DB (libpq's URI, e.g.\n"
@@ -210,6 +214,18 @@ static const struct help {
                "  version (a correction).  delete removes every version from every table,\n"
                "  index and cache (docs/FORGETTING.md).  --agent A / --role R: as that\n"
                "  agent sees the memory (docs/AGENTS.md).\n"},
+    {"pack", "usage: agentmem [--db PATH] pack apply FILE (--user U | --all-matching) [--json]\n"
+             "       agentmem [--db PATH] pack list [--user U] [--json]\n"
+             "       agentmem [--db PATH] pack remove NAME [--user U] [--json]\n"
+             "  A rule pack (docs/PACKS.md) is a JSON file {\"name\", \"version\", \"applies_to\":\n"
+             "  {\"role\"?, \"region\"?, \"channel\"?}, \"rules\": [{\"kind\", \"key\"?, \"text\", \"lang\"}]},\n"
+             "  checked whole: every bad field is named and nothing is applied.  apply\n"
+             "  gives its rules to one user or to every user applies_to matches (the role\n"
+             "  and region of a user's latest event metadata, a channel link); the same\n"
+             "  version again changes nothing, a new version replaces the old rules.\n"
+             "  The user's own statement of the same key wins over a rule.  list shows\n"
+             "  name, version, applies_to, rules and users; remove takes the pack's\n"
+             "  rules from the user (or every user), the user's own memories stay.\n"},
     {"forget", "usage: agentmem [--db PATH] forget --user U --level event|session|task|user [--id ID]\n"
                "         [--grace SECONDS] [--json]\n"
                "  Removes the data from every table and index; items derived only from\n"
@@ -400,6 +416,10 @@ static int parse_opts(const char *cmd, int argc, char **argv, opts *o)
         }
         if (strcmp(a, "--all") == 0) { o->all = 1; continue; }
         if (strcmp(a, "--llm") == 0) { o->llm = 1; continue; }
+        if (strcmp(a, "--all-matching") == 0 && strcmp(cmd, "pack") == 0) {
+            o->all_matching = 1;
+            continue;
+        }
         if (strcmp(a, "--atomic") == 0) { o->atomic = 1; continue; }
         if (strcmp(a, "--merge") == 0) { o->merge = 1; continue; }
         if (strcmp(a, "--admin") == 0) { o->admin = 1; continue; }
@@ -975,6 +995,79 @@ static int cmd_import(am_db *db, const opts *o)
     return 0;
 }
 
+/* pack apply FILE | list | remove NAME (docs/PACKS.md) */
+static void pack_users_line(json_t *users, const char *verb)
+{
+    size_t i;
+    json_t *u;
+    json_array_foreach(users, i, u) {
+        const char *outcome = json_string_value(json_object_get(u, "outcome"));
+        printf("  %s: %s%s%" JSON_INTEGER_FORMAT " items\n",
+               json_string_value(json_object_get(u, "user")), outcome ? outcome : verb,
+               outcome ? ", " : " ", json_integer_value(json_object_get(u, "items")));
+    }
+}
+
+static int cmd_pack(am_db *db, const opts *o)
+{
+    const char *sub = o->pack_sub;
+    int rc;
+    char *out = NULL;
+    if (strcmp(sub, "apply") == 0) {
+        if (!o->pack_arg) return usage_error("pack", "apply needs FILE (or - for stdin)");
+        if (!o->user == !o->all_matching)
+            return usage_error("pack", "apply needs --user U or --all-matching (one of them)");
+        char *doc;
+        size_t len;
+        if (read_whole(o->pack_arg, &doc, &len)) return 1;
+        rc = am_pack_apply(db, doc, len, o->user, &out);
+        free(doc);
+    } else if (o->all_matching) {
+        return usage_error("pack", "--all-matching is an option of apply");
+    } else if (strcmp(sub, "list") == 0) {
+        if (o->pack_arg) return usage_error("pack", "list takes no argument");
+        rc = am_pack_list(db, o->user, &out);
+    } else {
+        if (!o->pack_arg) return usage_error("pack", "remove needs the pack's NAME");
+        rc = am_pack_remove(db, o->pack_arg, o->user, &out);
+    }
+    if (rc) return fail(db, rc);
+    if (o->json) {
+        printf("%s\n", out);
+        am_free(out);
+        return 0;
+    }
+    json_t *j = json_loads(out, 0, NULL);
+    am_free(out);
+    if (!j) return fail(db, AM_NOMEM);
+    json_t *users = json_object_get(j, "users");
+    if (strcmp(sub, "apply") == 0) {
+        printf("pack %s@%s: %zu users\n", json_string_value(json_object_get(j, "pack")),
+               json_string_value(json_object_get(j, "version")), json_array_size(users));
+        pack_users_line(users, "applied");
+    } else if (strcmp(sub, "remove") == 0) {
+        printf("pack %s removed: %zu users\n", json_string_value(json_object_get(j, "pack")),
+               json_array_size(users));
+        pack_users_line(users, "removed");
+    } else {
+        size_t i;
+        json_t *p, *packs = json_object_get(j, "packs");
+        json_array_foreach(packs, i, p) {
+            char *at = json_dumps(json_object_get(p, "applies_to"), JSON_COMPACT | JSON_SORT_KEYS);
+            printf("%s@%s  applies_to %s  %" JSON_INTEGER_FORMAT " rules",
+                   json_string_value(json_object_get(p, "name")),
+                   json_string_value(json_object_get(p, "version")), at ? at : "{}",
+                   json_integer_value(json_object_get(p, "rules")));
+            if (o->user) printf("  applied %s\n", json_string_value(json_object_get(p, "applied_at")));
+            else printf("  %" JSON_INTEGER_FORMAT " users\n", json_integer_value(json_object_get(p, "users")));
+            free(at);
+        }
+        if (!json_array_size(packs)) printf("(no packs)\n");
+    }
+    json_decref(j);
+    return 0;
+}
+
 static int cmd_reembed(am_db *db, const opts *o)
 {
     const char *embedder = getenv("AGENTMEM_EMBEDDER");
@@ -1401,7 +1494,7 @@ int main(int argc, char **argv)
         {"workspace", cmd_workspace}, {"token", cmd_token}, {"serve", cmd_serve},
         {"working", cmd_working}, {"cache", cmd_cache}, {"memory", cmd_memory},
         {"import", cmd_import}, {"profile", cmd_profile}, {"report", cmd_report},
-        {"import", cmd_import}, {"distill", cmd_distill},
+        {"distill", cmd_distill}, {"pack", cmd_pack},
         {"init", NULL},
     };
     size_t k;
@@ -1434,6 +1527,21 @@ int main(int argc, char **argv)
         o.report_sub = cargv[1];
         cargc--;
         cargv++;
+    }
+    if (strcmp(cmd, "pack") == 0) { /* pack SUB [FILE|NAME] [--flags] */
+        const char *sub = cargc >= 2 ? cargv[1] : "";
+        if (strcmp(sub, "apply") != 0 && strcmp(sub, "list") != 0 && strcmp(sub, "remove") != 0) {
+            free(o.role_allow);
+            return usage_error(cmd, "expected apply, list or remove");
+        }
+        o.pack_sub = sub;
+        cargc--;
+        cargv++;
+        if (cargc >= 2 && (cargv[1][0] != '-' || strcmp(cargv[1], "-") == 0)) {
+            o.pack_arg = cargv[1];
+            cargc--;
+            cargv++;
+        }
     }
     if (strcmp(cmd, "memory") == 0) { /* memory SUB [ID] [--flags] */
         const char *sub = cargc >= 2 ? cargv[1] : "";
@@ -1476,6 +1584,7 @@ int main(int argc, char **argv)
                      strcmp(cmd, "link") != 0 && strcmp(cmd, "mcp") != 0 &&
                      strcmp(cmd, "serve") != 0 &&
                      !(strcmp(cmd, "memory") == 0 && strcmp(o.mem_sub, "add") == 0) &&
+                     !(strcmp(cmd, "pack") == 0 && strcmp(o.pack_sub, "apply") == 0) &&
                      !(strcmp(cmd, "token") == 0 && strcmp(o.token_sub, "create") == 0);
     int busy_ms;
     if ((rc = busy_timeout_env(&busy_ms))) {

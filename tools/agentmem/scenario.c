@@ -89,10 +89,10 @@ typedef struct held {
     am_recall_result *recall;
     am_task *task;
     am_memory_list *list;
-    char *export_json;
+    char *export_json, *pack_json;
     const char **mem_texts, **event_texts;
-    sc_buf task_text, history_text, export_flat, workspace_flat;
     am_profile_card *profile;
+    sc_buf task_text, history_text, export_flat, workspace_flat, pack_flat;
 } held;
 
 /* Result of running one step: the engine's code, or RUNNER_FAIL when the
@@ -588,6 +588,63 @@ static int do_profile(scfile *f, const sc_step *st, sc_obs *o, held *h)
     return AM_OK;
 }
 
+/* pack (docs/SCENARIOS_EXT.md): a rule pack applied (from "file",
+ * relative to the scenario file, or "pack" itself; to "user", or to every
+ * user it applies to), removed ("name"; from "user" or every user) or
+ * listed; its answer is what pack_contains sees. */
+static int do_pack(scfile *f, const sc_step *st, sc_obs *o, held *h, sc_buf *err)
+{
+    int rc;
+    if (strcmp(st->action, "list") == 0) {
+        rc = am_pack_list(f->db, st->user, &h->pack_json);
+    } else if (strcmp(st->action, "remove") == 0) {
+        rc = am_pack_remove(f->db, st->pack_name, st->user, &h->pack_json);
+    } else {
+        char *text = NULL;
+        size_t len = 0;
+        if (st->pack) {
+            text = json_dumps(st->pack, JSON_COMPACT);
+            len = text ? strlen(text) : 0;
+        } else {
+            /* the file beside the scenario file */
+            const char *slash = strrchr(f->name, '/');
+            size_t dir = slash && st->file[0] != '/' ? (size_t)(slash - f->name) + 1 : 0;
+            char *path = malloc(dir + strlen(st->file) + 1);
+            if (path) {
+                memcpy(path, f->name, dir);
+                strcpy(path + dir, st->file);
+            }
+            FILE *in = path ? fopen(path, "rb") : NULL;
+            free(path);
+            if (!in) {
+                sc_buf_adds(err, "expected a readable pack file / got ");
+                sc_buf_quote(err, st->file, 160);
+                return RUNNER_FAIL;
+            }
+            sc_buf b = {0};
+            char chunk[4096];
+            size_t n;
+            while ((n = fread(chunk, 1, sizeof chunk, in)) > 0) sc_buf_add(&b, chunk, n);
+            fclose(in);
+            if (!b.oom && b.p) {
+                text = b.p;
+                len = b.len;
+            } else {
+                sc_buf_free(&b);
+            }
+        }
+        if (!text) return AM_NOMEM;
+        rc = am_pack_apply(f->db, text, len, st->user, &h->pack_json);
+        free(text);
+    }
+    if (rc) return rc;
+    sc_buf_adds(&h->pack_flat, h->pack_json);
+    sc_buf_adds(&h->pack_flat, "\n");
+    sc_json_text_flatten(h->pack_json, &h->pack_flat);
+    o->pack_text = sc_buf_str(&h->pack_flat);
+    return AM_OK;
+}
+
 static void held_free(held *h)
 {
     am_recall_free(h->recall);
@@ -595,6 +652,8 @@ static void held_free(held *h)
     am_memory_list_free(h->list);
     am_profile_free(h->profile);
     am_free(h->export_json);
+    am_free(h->pack_json);
+    sc_buf_free(&h->pack_flat);
     free(h->mem_texts);
     free(h->event_texts);
     sc_buf_free(&h->task_text);
@@ -621,6 +680,7 @@ static int step_exec(scfile *f, const sc_step *st, sc_obs *o, held *h,
     case SC_CONFIG: rc = do_config(f, st, err); break;
     case SC_WORKSPACE: rc = do_workspace(f, st, o, h); break;
     case SC_PROFILE: rc = do_profile(f, st, o, h); break;
+    case SC_PACK: rc = do_pack(f, st, o, h, err); break;
     default: rc = AM_MISUSE; break;
     }
     if (rc != AM_OK && rc != RUNNER_FAIL) engine_error(f, rc, err);

@@ -233,7 +233,7 @@ int sc_has_zone(const char *iso)
 
 static const char *const kind_names[SC_NKINDS] = {
     "link", "add", "recall", "task", "memories", "forget", "feedback", "export",
-    "config", "workspace", "profile",
+    "config", "workspace", "profile", "pack",
 };
 
 const char *sc_kind_name(sc_kind k)
@@ -245,7 +245,7 @@ const char *sc_kind_name(sc_kind k)
 #define K_ALL ((1u << SC_NKINDS) - 1)
 #define K_IDENT (KB(SC_ADD) | KB(SC_RECALL)) /* user or channel+external_id */
 
-enum field_type { F_STR, F_BOOL, F_INT };
+enum field_type { F_STR, F_BOOL, F_INT, F_OBJ };
 
 /* The fields of each step (SCENARIOS.md "Steps").  `required` lists the
  * kinds that must give the field; identity for add/recall is checked apart. */
@@ -283,8 +283,11 @@ static const struct field_spec {
     STR(scope, KB(SC_FORGET), KB(SC_FORGET)),
     STR(id, KB(SC_FORGET), 0),
     STR(target, KB(SC_FEEDBACK), KB(SC_FEEDBACK)),
-    STR(action, KB(SC_FEEDBACK), KB(SC_FEEDBACK)),
+    STR(action, KB(SC_FEEDBACK) | KB(SC_PACK), KB(SC_FEEDBACK) | KB(SC_PACK)),
+    STR(file, KB(SC_PACK), 0), /* docs/SCENARIOS_EXT.md: rule packs */
+    {"name", F_STR, offsetof(sc_step, pack_name), KB(SC_PACK), 0},
 #undef STR
+    {"pack", F_OBJ, offsetof(sc_step, pack), KB(SC_PACK), 0},
     {"all", F_BOOL, offsetof(sc_step, all), KB(SC_MEMORIES), 0},
     {"budget", F_INT, offsetof(sc_step, budget), KB(SC_RECALL) | KB(SC_PROFILE), 0},
 };
@@ -328,6 +331,8 @@ static const struct key_spec {
     {"profile_contains", KB(SC_PROFILE), V_STRS},
     {"profile_not_contains", KB(SC_PROFILE), V_STRS},
     {"profile_order", KB(SC_PROFILE), V_STRS},
+    {"pack_contains", KB(SC_PACK), V_STRS},
+    {"pack_not_contains", KB(SC_PACK), V_STRS},
     {"error", K_ALL, V_BOOL},
 };
 
@@ -511,6 +516,10 @@ static void take_field(sc_step *st, const char *name, json_t *v, sc_buf *b)
         *(int *)(void *)(base + fs->off) = json_is_true(v);
         return;
     }
+    if (fs->type == F_OBJ && json_is_object(v)) {
+        *(json_t **)(void *)(base + fs->off) = v;
+        return;
+    }
     if (fs->type == F_INT && json_is_integer(v) &&
         json_integer_value(v) >= 0 && json_integer_value(v) <= INT_MAX) {
         *(int *)(void *)(base + fs->off) = (int)json_integer_value(v);
@@ -518,6 +527,7 @@ static void take_field(sc_step *st, const char *name, json_t *v, sc_buf *b)
     }
     sc_buf_printf(b, "expected \"%s\" to be %s / got ", name,
                   fs->type == F_STR    ? "a string"
+                  : fs->type == F_OBJ  ? "an object"
                   : fs->type == F_BOOL ? "true or false"
                                        : "a non-negative integer");
     buf_json(b, v);
@@ -579,6 +589,21 @@ static void check_fields(sc_step *st, sc_buf *b)
         !in_list(st->action, actions, 3)) {
         sc_buf_adds(b, "expected \"action\": confirm, reject or correct / got ");
         sc_buf_quote(b, st->action, SC_QUOTE_ITEM);
+        issue_buf(st, NULL, b, 1);
+    }
+    static const char *const pack_actions[] = {"apply", "remove", "list"};
+    if (st->kind == SC_PACK && st->action && !in_list(st->action, pack_actions, 3)) {
+        sc_buf_adds(b, "expected \"action\": apply, remove or list / got ");
+        sc_buf_quote(b, st->action, SC_QUOTE_ITEM);
+        issue_buf(st, NULL, b, 1);
+    }
+    if (st->kind == SC_PACK && st->action && strcmp(st->action, "apply") == 0 &&
+        !st->file == !st->pack) {
+        sc_buf_adds(b, "expected \"file\" or \"pack\" (one of them) for apply");
+        issue_buf(st, NULL, b, 1);
+    }
+    if (st->kind == SC_PACK && st->action && strcmp(st->action, "remove") == 0 && !st->pack_name) {
+        sc_buf_adds(b, "expected field \"name\" (the pack to remove) / got none");
         issue_buf(st, NULL, b, 1);
     }
     if (st->at && !sc_has_zone(st->at)) {
@@ -1010,6 +1035,9 @@ int sc_check(sc_kind k, const char *key, const json_t *want,
     } else if (strncmp(key, "workspace_", 10) == 0) {
         one[0] = o->workspace_text;
         hay_init(&h, "workspace", one, o->workspace_text ? 1 : 0);
+    } else if (strncmp(key, "pack_", 5) == 0) {
+        one[0] = o->pack_text;
+        hay_init(&h, "pack", one, o->pack_text ? 1 : 0);
     } else if (strncmp(key, "history_", 8) == 0) {
         one[0] = o->history_text;
         hay_init(&h, "history", one, o->history_text ? 1 : 0);

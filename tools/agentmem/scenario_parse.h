@@ -73,6 +73,7 @@ typedef enum sc_kind {
     SC_CONFIG,    /* docs/SCENARIOS_EXT.md: the store's role whitelists */
     SC_WORKSPACE, /* docs/SCENARIOS_EXT.md: a task's shared workspace */
     SC_PROFILE,   /* docs/SCENARIOS_EXT.md: the user's profile card */
+    SC_PACK,      /* docs/SCENARIOS_EXT.md: a rule pack applied, listed or removed */
     SC_NKINDS
 } sc_kind;
 
@@ -102,6 +103,10 @@ typedef struct sc_step {
     /* docs/SCENARIOS_EXT.md (F19): an event's own time when it is not the
      * step's (add: a late statement, an import) */
     const char *occurred_at;
+    /* docs/SCENARIOS_EXT.md: a rule pack -- its file (relative to the
+     * scenario file) or the pack itself, and the name to remove */
+    const char *file, *pack_name;
+    json_t *pack;     /* borrowed from root; NULL when absent */
     int all;          /* memories: include closed versions */
     int budget;       /* recall, profile: token budget, 0 = engine default */
     /* -1: nothing said about errors; 0: must succeed (expect.error false);
@@ -155,6 +160,8 @@ typedef struct sc_obs {
     const char *history_text;    /* the task's history, a line a change
                                     ("field: old -> new"); NULL = no task */
     const char *profile_text;    /* the profile card's text; NULL = none */
+    const char *pack_text;       /* a pack step's answer: its string leaves and
+                                    JSON; NULL = none */
 } sc_obs;
 
 void sc_obs_init(sc_obs *o);

@@ -303,6 +303,10 @@ void am__srv_h_export(srv_ctx *c);
 void am__srv_h_import(srv_ctx *c); /* routes_import.c: admin only */
 void am__srv_h_profile(srv_ctx *c); /* routes_profile.c: GET /v1/profile */
 void am__srv_h_report(srv_ctx *c);  /* routes_profile.c: admin only */
+/* (routes_packs.c) rule packs: admin only */
+void am__srv_h_packs_apply(srv_ctx *c);
+void am__srv_h_packs_list(srv_ctx *c);
+void am__srv_h_packs_remove(srv_ctx *c);
 /* (routes_more.c) */
 void am__srv_h_workspace_get(srv_ctx *c);
 void am__srv_h_workspace_put(srv_ctx *c);

@@ -185,7 +185,7 @@ void am__pg_int_array(am__buf *b, const int64_t *v, size_t n);
 
 /* schema (pg_schema.c): migrate under an advisory lock; the version */
 int am__pg_migrate(pg_store *s, int must_exist);
-#define AM__PG_SCHEMA_VERSION 5
+#define AM__PG_SCHEMA_VERSION 7
 
 /* pg_forget.c: a forgotten task's audit rows name it by ref (its keyed
  * hash), a switch's task name dropped (also the v3 conversion's) */
@@ -238,6 +238,12 @@ int am__pg_outbox_trim(am__store *b, am_time before, int64_t max_rows, int limit
 void am__pg_outbox_note(pg_store *s, const PGresult *r); /* rows RETURNING seq */
 int am__pg_workspace_list(am__store *b, const char *uid, const char *task_id, am__arena *ar,
                           am__workspace_row **rows, size_t *n);
+int am__pg_pack_put(am__store *b, const char *uid, const am__pack_row *p);
+int am__pg_pack_list(am__store *b, const char *uid, am__arena *ar, am__pack_row **rows,
+                     size_t *n);
+int am__pg_pack_del(am__store *b, const char *uid, const char *name);
+int am__pg_pack_users(am__store *b, const char *role, const char *region, const char *channel,
+                      am__arena *ar, const char ***uids, size_t *n);
 int am__pg_workspace_set(am__store *b, const char *uid, const char *task_id,
                          const am__workspace_row *w);
 int am__pg_item_heat_set(am__store *b, const char *uid, const char *lineage, long hits,

@@ -811,6 +811,17 @@ static int pg_user_merge(am__store *b, const char *from, const char *to)
         ("DELETE FROM task_workspace WHERE user_id = $2 AND (task_id, agent_id) IN"
          " (SELECT task_id, agent_id FROM task_workspace WHERE user_id = $1)"),
         "UPDATE task_workspace SET user_id = $2 WHERE user_id = $1",
+        /* a rule pack both have stays the one the user merged into has */
+        ("DELETE FROM item_heat WHERE user_id = $1 AND lineage_id IN (SELECT lineage_id FROM"
+         " memory_items WHERE user_id = $1 AND scope IN (SELECT 'pack:' || name FROM user_packs"
+         " WHERE user_id = $2))"),
+        ("DELETE FROM item_sources WHERE user_id = $1 AND item_rid IN (SELECT rid FROM memory_items"
+         " WHERE user_id = $1 AND scope IN (SELECT 'pack:' || name FROM user_packs WHERE user_id = $2))"),
+        ("DELETE FROM memory_items WHERE user_id = $1 AND scope IN (SELECT 'pack:' || name"
+         " FROM user_packs WHERE user_id = $2)"),
+        ("DELETE FROM user_packs WHERE user_id = $1 AND name IN"
+         " (SELECT name FROM user_packs WHERE user_id = $2)"),
+        "UPDATE user_packs SET user_id = $2 WHERE user_id = $1",
         "UPDATE events SET user_id = $2 WHERE user_id = $1",
         "UPDATE postings SET user_id = $2 WHERE user_id = $1",
         "UPDATE event_vectors SET user_id = $2 WHERE user_id = $1",
@@ -967,6 +978,10 @@ static const am__store_vt postgres_vt = {
     .workspace_put = am__pg_workspace_put,
     .item_heat_set = am__pg_item_heat_set,
     .workspace_set = am__pg_workspace_set,
+    .pack_put = am__pg_pack_put,
+    .pack_list = am__pg_pack_list,
+    .pack_del = am__pg_pack_del,
+    .pack_users = am__pg_pack_users,
     .token_put = am__pg_token_put,
     .token_find = am__pg_token_find,
     .tokens_list = am__pg_tokens_list,

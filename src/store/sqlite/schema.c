@@ -360,6 +360,16 @@ static const char *const migrations[] = {
      * the held copies too; NULL for the versions written before */
     ("ALTER TABLE memory_items ADD COLUMN origin TEXT;"
      "ALTER TABLE held_memory_items ADD COLUMN origin TEXT;"),
+    /* version 27: reserved for a change made beside rule packs (nothing
+     * here: a store passes it unchanged) */
+    "SELECT 1;",
+    /* version 28: the rule packs applied to a user (lifecycle/packs.c):
+     * the pack as applied, one row per user and pack name; its rules are
+     * memory items of scope pack:NAME.  Forgotten with the user. */
+    ("CREATE TABLE user_packs(user_id TEXT NOT NULL, name TEXT NOT NULL,"
+     " version TEXT NOT NULL, json TEXT NOT NULL, n_rules INTEGER NOT NULL,"
+     " applied_at INTEGER NOT NULL, PRIMARY KEY(user_id, name)) WITHOUT ROWID;"
+     "CREATE INDEX user_packs_name ON user_packs(name);"),
 };
 #define N_MIGRATIONS (int)(sizeof migrations / sizeof *migrations)
 _Static_assert(sizeof migrations / sizeof *migrations == AM__SCHEMA_VERSION,

@@ -794,6 +794,12 @@ int am__sqlite_working_put(am__store *b, const char *uid, const char *session, c
 int am__sqlite_working_list(am__store *b, const char *uid, const char *session, const char *key,
                             am_time now, am__arena *ar, am__working_row **rows, size_t *n);
 int am__sqlite_working_del(am__store *b, const char *uid, const char *session, const char *key);
+int am__sqlite_pack_put(am__store *b, const char *uid, const am__pack_row *p);
+int am__sqlite_pack_list(am__store *b, const char *uid, am__arena *ar, am__pack_row **rows,
+                         size_t *n);
+int am__sqlite_pack_del(am__store *b, const char *uid, const char *name);
+int am__sqlite_pack_users(am__store *b, const char *role, const char *region, const char *channel,
+                          am__arena *ar, const char ***uids, size_t *n);
 /* forget.c: the store's tag (store.h store_tag) */
 int am__sqlite_store_tag(am__store *b, char out[65]);
 /* forget.c: the store's keyed hash (store.h id_hash), and the SQL

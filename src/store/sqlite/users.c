@@ -196,6 +196,16 @@ int am__sqlite_user_merge(am__store *b, const char *from, const char *to)
         "DELETE FROM task_workspace WHERE user_id = ?2 AND (task_id, agent_id) IN"
         "  (SELECT task_id, agent_id FROM task_workspace WHERE user_id = ?1)",
         "UPDATE task_workspace SET user_id = ?2 WHERE user_id = ?1",
+        /* a rule pack both have stays the one the user merged into has */
+        ("DELETE FROM item_heat WHERE user_id = ?1 AND lineage_id IN (SELECT lineage_id FROM"
+         "  memory_items WHERE user_id = ?1 AND scope IN (SELECT 'pack:' || name FROM user_packs"
+         "  WHERE user_id = ?2))"),
+        ("DELETE FROM item_sources WHERE user_id = ?1 AND item_rid IN (SELECT rid FROM memory_items"
+         "  WHERE user_id = ?1 AND scope IN (SELECT 'pack:' || name FROM user_packs WHERE user_id = ?2))"),
+        ("DELETE FROM memory_items WHERE user_id = ?1 AND scope IN (SELECT 'pack:' || name"
+         "  FROM user_packs WHERE user_id = ?2)"),
+        "DELETE FROM user_packs WHERE user_id = ?1 AND name IN (SELECT name FROM user_packs WHERE user_id = ?2)",
+        "UPDATE user_packs SET user_id = ?2 WHERE user_id = ?1",
         ("UPDATE events_fts SET uid = ?3,"
          "  doc = '" AM__FTS_TAG "' || ?3 || '" AM__FTS_TAG "' || substr(doc, length(?4) + 3),"
          "  ctx = '" AM__FTS_TAG "' || ?3 || '" AM__FTS_TAG "' || substr(ctx, length(?4) + 3)"

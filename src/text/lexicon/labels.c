@@ -6,11 +6,13 @@
 
 const am__lex_labels am__lex_labels_zh = {"[记忆]", "[任务状态]", "[相关记录]", "阶段", "状态",
                                           "备注", "产出", "待决定", "待确认",
-                                          "[协作区]", "正在做", "已完成", "下一步"};
+                                          "[协作区]", "正在做", "已完成", "下一步",
+                                          "[规则]（运营方设定，非用户所说）"};
 
 const am__lex_labels am__lex_labels_en = {"[Memory]", "[Task state]", "[Relevant events]", "stage",
                                           "status", "Note", "Artifact", "Pending", "Unconfirmed",
-                                          "[Workspace]", "doing", "done", "next"};
+                                          "[Workspace]", "doing", "done", "next",
+                                          "[Rules] (set by the operator, not said by the user)"};
 
 /* A memory kind, its Chinese and its English label. */
 const char *const am__lex_kind_labels[][3] = {

@@ -70,6 +70,8 @@ typedef struct am__lex_labels {
         *pending, *unconfirmed;
     /* the task's shared workspace (F28): its title and an entry's parts */
     const char *workspace, *doing, *done, *next;
+    /* the rules of the user's packs: an operator's, not the user's words */
+    const char *rules;
 } am__lex_labels;
 
 /* The PII detector's cue tables (text/redact.c, F3).  A secret's name and
