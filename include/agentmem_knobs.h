@@ -110,3 +110,7 @@ AM_KNOB(int, future_skew_minutes, 1440, 0, 5256000,
         "an event's occurred_at may lie at most this many minutes after the "
         "clock (a client's clock runs ahead); later, and before 1970, it is "
         "refused (a 2206 preference would otherwise win every recall)")
+AM_KNOB(int, archive_events_days, 90, 0, 36500,
+        "events said more than this many days ago keep a short summary in the "
+        "hot rows and move their whole text to the cold column (am_archive_events, "
+        "`agentmem archive events`, the maintenance pass); 0: never")

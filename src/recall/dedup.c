@@ -96,5 +96,12 @@ int am__recall_dedup(am__recall_state *st)
     }
     st->block_events = block_events;
     st->n_block = n_block;
+    /* a recall that shows events of an old period reads their whole text:
+     * an archived one's row keeps only a summary (lifecycle/cold.h); no
+     * event younger than a day is ever archived */
+    for (size_t i = 0; i < n_block; i++)
+        if (block_events[i].occurred_at < st->now - AM__COLD_MIN_AGE_MS)
+            return env->store->vt->cold_fill(env->store, st->uid, block_events, n_block, st->ar,
+                                             NULL);
     return AM_OK;
 }

@@ -185,7 +185,7 @@ void am__pg_int_array(am__buf *b, const int64_t *v, size_t n);
 
 /* schema (pg_schema.c): migrate under an advisory lock; the version */
 int am__pg_migrate(pg_store *s, int must_exist);
-#define AM__PG_SCHEMA_VERSION 5
+#define AM__PG_SCHEMA_VERSION 6
 
 /* pg_forget.c: a forgotten task's audit rows name it by ref (its keyed
  * hash), a switch's task name dropped (also the v3 conversion's) */
@@ -236,6 +236,15 @@ int am__pg_outbox_trim(am__store *b, am_time before, int64_t max_rows, int limit
 void am__pg_outbox_note(pg_store *s, const PGresult *r); /* rows RETURNING seq */
 int am__pg_workspace_list(am__store *b, const char *uid, const char *task_id, am__arena *ar,
                           am__workspace_row **rows, size_t *n);
+/* pg_cold.c: archived events (store.h cold_*) */
+int am__pg_cold_candidates(am__store *b, const char *uid, am_time before, am_time from_at,
+                           int64_t from_rid, int limit, am__arena *ar, am__event_row **rows,
+                           size_t *n);
+int am__pg_cold_put(am__store *b, const char *uid, int64_t rid, const char *summary);
+int am__pg_cold_fill(am__store *b, const char *uid, am__event_row *rows, size_t n, am__arena *ar,
+                     size_t *filled);
+int am__pg_cold_restore(am__store *b, const char *uid, const char *event_id, am_time from,
+                        am_time to, long *restored);
 int am__pg_workspace_set(am__store *b, const char *uid, const char *task_id,
                          const am__workspace_row *w);
 int am__pg_item_heat_set(am__store *b, const char *uid, const char *lineage, long hits,

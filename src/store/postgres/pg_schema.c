@@ -37,6 +37,7 @@
  * Version 3: opaque ids instead of keys and caller's ids in the rows that
  * outlive them (schema_v3 below).  Version 4: metadata (schema_v4).
  * Version 5: the origin of item versions (schema_v5).
+ * Version 6: archived events (schema_v6).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -300,6 +301,14 @@ static const char schema_v4[] = "ALTER TABLE events ADD COLUMN IF NOT EXISTS met
 static const char schema_v5[] = "ALTER TABLE memory_items ADD COLUMN IF NOT EXISTS origin" T ";"
                                 "ALTER TABLE held_memory_items ADD COLUMN IF NOT EXISTS origin" T ";";
 
+/* version 6 (as the SQLite store's v27): archived events (store/cold.h):
+ * the whole text packed in `cold`, stored out of line (TOAST: a table of
+ * its own that reads of the other columns never touch) and not compressed
+ * again, the content a summary; a held copy keeps it */
+static const char schema_v6[] = "ALTER TABLE events ADD COLUMN IF NOT EXISTS cold bytea;"
+                                "ALTER TABLE events ALTER COLUMN cold SET STORAGE EXTERNAL;"
+                                "ALTER TABLE held_events ADD COLUMN IF NOT EXISTS cold bytea;";
+
 /* version: 0 for a database without our tables, -1 for one with tables
  * that are not ours */
 static int schema_version(pg_store *s, int *version)
@@ -363,6 +372,8 @@ int am__pg_migrate(pg_store *s, int must_exist)
     if (version < 3 && (rc = schema_v3_convert(s))) goto out_rollback;
     if (version < 4 && (rc = am__pg_simple(s, "migrate: metadata", schema_v4))) goto out_rollback;
     if (version < 5 && (rc = am__pg_simple(s, "migrate: origin", schema_v5))) goto out_rollback;
+    if (version < 6 && (rc = am__pg_simple(s, "migrate: archived events", schema_v6)))
+        goto out_rollback;
     char sql[400];
     snprintf(sql, sizeof sql,
              "INSERT INTO meta(key, value) VALUES('schema_version', '%d')"
