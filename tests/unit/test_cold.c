@@ -362,7 +362,9 @@ static void forget_level(const char *url, int pg, int level, int grace)
     am_db *db = open_url(url, grace_ms);
     char uid[32];
     snprintf(uid, sizeof uid, "f%d%d", level, grace);
-    am_add_info gone = add(db, uid, "s1", "t1", "2026-01-05T10:00:00Z", EN_TEXT);
+    char text[1024]; /* its own text: another level's packed text is not this one's */
+    snprintf(text, sizeof text, "%s says: %s", uid, EN_TEXT);
+    am_add_info gone = add(db, uid, "s1", "t1", "2026-01-05T10:00:00Z", text);
     add(db, uid, "s2", "t2", "2026-01-05T11:00:00Z",
         "The spare key sits under the Persimmon planter. Nobody else knows it.");
     set_now("2026-06-01T00:00:00Z");
