@@ -1253,7 +1253,9 @@ int am_reembed(am_db *db, const char *user_id, am_progress_fn progress,
  * the build has it).  The event is still found by the words of its
  * text; a recall as of that period or naming it, am_events_list and
  * export read the whole text back; a forget takes it with the event.
- * An event whose whole text is its summary is left as it is.  Works in
+ * An event whose text is its summary, or shorter than 256 bytes (a chat
+ * turn of a sentence or two: its summary and packed copy would take
+ * about as much room), is left as it is.  Works in
  * steps of AM_ARCHIVE_STEP events, one short write transaction each: an
  * interrupted run keeps its finished steps.  *moved (may be NULL)
  * receives the events archived, also on failure.  Returns AM_OK,

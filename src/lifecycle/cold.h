@@ -27,6 +27,10 @@
  * included; cap >= AM__COLD_SUMMARY_BYTES); *whole = 1 when the summary is
  * the whole text (nothing to move). */
 #define AM__COLD_SUMMARY_CHARS 80
+/* A text shorter than this many bytes stays whole in its row: its
+ * summary and packed copy would take about as much room as it does (a
+ * chat turn of a sentence or two). */
+#define AM__COLD_MIN_BYTES 256
 #define AM__COLD_SUMMARY_BYTES (AM__COLD_SUMMARY_CHARS * 4 + 4)
 size_t am__cold_summary(const char *text, char *out, size_t cap, int *whole);
 
@@ -47,7 +51,8 @@ void am__cold_init(am__cold_run *run, am__store *store, int days);
 /* One step: at most budget (> 0) of uid's (NULL: every user's) events said
  * before now - days moved to the cold column in one write transaction of
  * its own (the caller holds none).  *moved: how many this step archived
- * (events short enough to stay as they are are marked and not counted);
+ * (events whose text is its summary or shorter than AM__COLD_MIN_BYTES
+ * stay as they are: marked, not counted);
  * *done = 1 when no candidate is left.  days 0: nothing, *done = 1.
  * AM_OK, AM_BUSY (the write lock: try later), the store's errors (the
  * step is rolled back whole). */

@@ -65,6 +65,20 @@ static void test_summary(void)
     CHECK_EQ_INT(whole, 0);
 }
 
+/* ------------------------------------------------------------ the texts */
+
+#define EN_HEAD "Yesterday we walked along the old canal with the herons."
+#define EN_TEXT                                                                               \
+    EN_HEAD " The water was low and the light was golden over the canal, the light was "      \
+            "golden over the mill, and a boatman named Quillfeather told us the lock gates "  \
+            "of the canal date from 1821, the lock gates of the mill from 1844, and that "    \
+            "the herons nest there every spring, every single spring."
+#define ZH_HEAD "上周末我们在西湖边散步。"
+#define ZH_TEXT                                                                               \
+    ZH_HEAD "湖面很安静，远处的雷峰塔在夕阳下发光，一位姓鹮的船夫说那座石桥是清朝修的，"      \
+            "那座石桥是清朝修的，那座木桥是民国修的，桥头的茶馆老板说他家的龙井是自己山上采的，"   \
+            "每年清明前后采摘，我们买了两罐带回去送给同事，每年春天白鹭都在桥边筑巢，每年春天都是。"
+
 /* the knob at 0: never; at its default: 90 days (one event of 91 days
  * ago moves, one of 89 stays) */
 static void test_knob(void)
@@ -74,7 +88,7 @@ static void test_knob(void)
     am_config_init(&cfg);
     rank = cfg.rank;
     CHECK_EQ_INT(rank.archive_events_days, 90);
-    static const char *const text = "Old news first. Then the rest of a long sentence here.";
+    static const char *const text = EN_TEXT;
     rank.archive_events_days = 0;
     am_db *db = open_mem_rank(&rank);
     add(db, "k1", "s1", NULL, "2026-01-01T00:00:00Z", text);
@@ -93,19 +107,6 @@ static void test_knob(void)
     CHECK_EQ_INT(moved, 1);
     am_close(db);
 }
-
-/* ------------------------------------------------------------ the texts */
-
-#define EN_HEAD "Yesterday we walked along the old canal with the herons."
-#define EN_TEXT                                                                               \
-    EN_HEAD " The water was low and the light was golden over the canal, the light was "      \
-            "golden over the mill, and a boatman named Quillfeather told us the lock gates "  \
-            "of the canal date from 1821, the lock gates of the mill from 1844, and that "    \
-            "the herons nest there every spring, every single spring."
-#define ZH_HEAD "上周末我们在西湖边散步。"
-#define ZH_TEXT                                                                               \
-    ZH_HEAD "湖面很安静，远处的雷峰塔在夕阳下发光，一位姓鹮的船夫说那座石桥是清朝修的，"      \
-            "那座石桥是清朝修的，那座木桥是民国修的，每年春天白鹭都在桥边筑巢，每年春天都是。"
 
 /* the hot row of event id: its content and cold column's length */
 static void hot_row(am_db *db, const char *uid, const char *id, char *content, size_t cap)
@@ -194,7 +195,9 @@ static void archive_cycle(const char *url)
     am_add_info zh = add(db, "c1", "s1", NULL, "2026-01-05T10:05:00+08:00", ZH_TEXT);
     am_add_info pref = add(db, "c1", "s2", NULL, "2026-01-06T09:00:00Z",
                            "I prefer aisle seats on long flights. Please remember that for every "
-                           "trip we book from now on.");
+                           "trip we book from now on, for the flights of the whole team too, and "
+                           "for the trains: a seat by the aisle, close to the door, so that I can "
+                           "get up without waking anyone. That is all for now.");
     am_add_info shorty = add(db, "c1", "s2", NULL, "2026-01-06T09:01:00Z", "ok, thanks");
     am_add_info fresh = add(db, "c1", "s3", NULL, "2026-05-20T09:00:00Z",
                             "The quarterly review moved to Thursday. Bring the Quillfeather deck.");
@@ -245,7 +248,7 @@ static void archive_cycle(const char *url)
     json = export_of(db, "c1");
     CHECK_CONTAINS(json, "every single spring.");
     CHECK_CONTAINS(json, "每年春天都是。");
-    CHECK_CONTAINS(json, "for every trip we book from now on.");
+    CHECK_CONTAINS(json, "without waking anyone. That is all for now.");
     free(json);
     /* restore: bad arguments, one event, a period */
     long n = -1;
@@ -366,11 +369,11 @@ static void forget_level(const char *url, int pg, int level, int grace)
     snprintf(text, sizeof text, "%s says: %s", uid, EN_TEXT);
     am_add_info gone = add(db, uid, "s1", "t1", "2026-01-05T10:00:00Z", text);
     add(db, uid, "s2", "t2", "2026-01-05T11:00:00Z",
-        "The spare key sits under the Persimmon planter. Nobody else knows it.");
+        "The spare key sits under the Persimmon planter. Nobody else knows it."); /* (short: stays) */
     set_now("2026-06-01T00:00:00Z");
     long moved = 0;
     CHECK_EQ_INT(am_archive_events(db, uid, -1, &moved), AM_OK);
-    CHECK_EQ_INT(moved, 2);
+    CHECK_EQ_INT(moved, 1);
     am_close(db);
     unsigned char piece[24];
     size_t np = 0;
