@@ -72,6 +72,7 @@ typedef enum sc_kind {
     SC_EXPORT,
     SC_CONFIG,    /* docs/SCENARIOS_EXT.md: the store's role whitelists */
     SC_WORKSPACE, /* docs/SCENARIOS_EXT.md: a task's shared workspace */
+    SC_ARCHIVE,   /* docs/SCENARIOS_EXT.md: old events to the cold column, or back */
     SC_NKINDS
 } sc_kind;
 
@@ -103,6 +104,7 @@ typedef struct sc_step {
     const char *occurred_at;
     int all;          /* memories: include closed versions */
     int budget;       /* recall: token budget, 0 = engine default */
+    int older_than_days; /* archive: 0 = the knob archive_events_days */
     /* -1: nothing said about errors; 0: must succeed (expect.error false);
      * 1: must be refused (expect_error or expect.error true). */
     int want_error;
@@ -153,6 +155,7 @@ typedef struct sc_obs {
     const char *block_context;   /* its part before the history */
     const char *history_text;    /* the task's history, a line a change
                                     ("field: old -> new"); NULL = no task */
+    long archived;               /* archive: events archived (restored), -1 unknown */
 } sc_obs;
 
 void sc_obs_init(sc_obs *o);
