@@ -33,7 +33,7 @@ int am_archive_events(am_db *db, const char *user_id, int older_than_days, long 
     if (rc) return rc;
     int days = older_than_days < 0 ? db->cfg.rank.archive_events_days : older_than_days;
     am__cold_run run;
-    am__cold_init(&run, db->store, days);
+    am__cold_init(&run, db->store, &db->alloc, days);
     am_time now = am__db_now(db);
     for (int done = 0; !done;) {
         long step = 0;
@@ -65,7 +65,7 @@ int am_archive_restore(am_db *db, const char *user_id, const char *event_id, am_
     long n = 0;
     if (event_id) {
         am__arena ar;
-        am__arena_init(&ar, NULL);
+        am__arena_init(&ar, &db->alloc);
         am__event_row ev;
         rc = s->vt->event_get(s, user_id, event_id, &ar, &ev);
         am__arena_free(&ar);

@@ -54,10 +54,11 @@ size_t am__cold_summary(const char *text, char *out, size_t cap, int *whole)
     return len;
 }
 
-void am__cold_init(am__cold_run *run, am__store *store, int days)
+void am__cold_init(am__cold_run *run, am__store *store, const am__allocator *alloc, int days)
 {
     memset(run, 0, sizeof *run);
     run->store = store;
+    run->alloc = alloc;
     run->days = days;
     run->from_at = AM_TIME_NONE;
 }
@@ -83,7 +84,7 @@ int am__cold_step(am__cold_run *run, const char *uid, am_time now, int budget, l
     if (run->days <= 0 || budget <= 0) return AM_OK;
     am_time before = now - (am_time)run->days * DAY_MS;
     am__arena ar;
-    am__arena_init(&ar, NULL);
+    am__arena_init(&ar, run->alloc);
     am__event_row *rows = NULL;
     size_t n = 0;
     int rc = s->vt->begin(s);

@@ -40,13 +40,14 @@ size_t am__cold_summary(const char *text, char *out, size_t cap, int *whole);
  * events. */
 typedef struct am__cold_run {
     am__store *store;
+    const am__allocator *alloc; /* scratch of a step (NULL: libc) */
     int days;           /* archive_events_days (0: never) */
     am_time from_at;    /* one user: the next candidate's occurred_at at least */
     int64_t from_rid;   /* every user: the next candidate's rid at least */
     long moved, kept;   /* events archived / too short to move, so far */
 } am__cold_run;
 
-void am__cold_init(am__cold_run *run, am__store *store, int days);
+void am__cold_init(am__cold_run *run, am__store *store, const am__allocator *alloc, int days);
 
 /* One step: at most budget (> 0) of uid's (NULL: every user's) events said
  * before now - days moved to the cold column in one write transaction of

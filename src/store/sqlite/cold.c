@@ -53,6 +53,8 @@ int am__sqlite_cold_put(am__store *b, const char *uid, int64_t rid, const char *
 {
     sq_store *s = SQ(b);
     sqlite3_stmt *st;
+    int wrc = am__sqlite_caches_writing(s, uid);
+    if (wrc) return wrc;
     if (!summary) { /* its text is its summary: kept hot, never a candidate again */
         if (!(st = stmt(s, "UPDATE events SET cold=x'' WHERE user_id=?1 AND rid=?2 AND cold IS NULL")))
             return AM_BACKEND;
@@ -89,6 +91,7 @@ int am__sqlite_cold_put(am__store *b, const char *uid, int64_t rid, const char *
     }
     am__arena_free(&ar);
     if (!out) am__rowcache_clear(s->rows); /* its row held there has its text */
+    if (!out) out = am__sqlite_user_changed(s, uid); /* for other connections' caches */
     return out;
 }
 
@@ -144,6 +147,8 @@ int am__sqlite_cold_restore(am__store *b, const char *uid, const char *event_id,
 {
     sq_store *s = SQ(b);
     *restored = 0;
+    int wrc = am__sqlite_caches_writing(s, uid);
+    if (wrc) return wrc;
     sqlite3_stmt *st =
         event_id ? stmt(s, "SELECT rid, cold FROM events WHERE user_id=?1 AND id=?2"
                            " AND length(cold) > 0")
@@ -188,5 +193,6 @@ int am__sqlite_cold_restore(am__store *b, const char *uid, const char *event_id,
     am__arena_free(&ar);
     if (out == AM_OK) *restored = (long)n;
     if (n) am__rowcache_clear(s->rows);
+    if (out == AM_OK && n) out = am__sqlite_user_changed(s, uid); /* other connections' caches */
     return out;
 }
