@@ -1293,6 +1293,41 @@ int am_vectors_missing(am_db *db, const char *user_id, size_t *n);
 int am_reembed(am_db *db, const char *user_id, am_progress_fn progress,
                void *ctx, size_t *n_embedded);
 
+/* ---------------------------------------------------------------- archival */
+
+/* Archive old events (docs/STORAGE.md "Archived events"): every event of
+ * user_id (a master id; NULL = every user) said more than older_than_days
+ * days before the clock (< 0: the knob archive_events_days, default 90,
+ * where 0 archives nothing) keeps a short summary (its first
+ * sentence, at most 80 characters) in its row, its entities, vectors,
+ * index terms and the provenance of the items drawn from it, while its
+ * whole text moves to the store's cold column (compressed with zlib when
+ * the build has it).  The event is still found by the words of its
+ * text; a recall as of that period or naming it, am_events_list and
+ * export read the whole text back; a forget takes it with the event.
+ * An event whose text is its summary, or shorter than 256 bytes (a chat
+ * turn of a sentence or two: its summary and packed copy would take
+ * about as much room), is left as it is.  Works in
+ * steps of AM_ARCHIVE_STEP events, one short write transaction each: an
+ * interrupted run keeps its finished steps.  *moved (may be NULL)
+ * receives the events archived, also on failure.  Returns AM_OK,
+ * AM_MISUSE (NULL db), AM_INVALID (bad user id, older_than_days 0 or
+ * over 36500), AM_NOTFOUND (unknown user), AM_NOMEM, AM_BUSY, AM_IO,
+ * AM_CORRUPT, AM_BACKEND. */
+#define AM_ARCHIVE_STEP 256
+int am_archive_events(am_db *db, const char *user_id, int older_than_days, long *moved);
+
+/* Put the whole text of user_id's archived events back in their rows for
+ * good (they are never archived again): the event event_id, or when it is
+ * NULL those said in [from, to) (AM_TIME_NONE: unbounded on that side).
+ * One transaction.  *restored (may be NULL) receives how many (0: none
+ * of them was archived).  Returns AM_OK, AM_MISUSE (NULL db or user_id),
+ * AM_INVALID (bad user id or event id, from after to), AM_NOTFOUND
+ * (unknown user, or no event event_id of that user), AM_NOMEM, AM_BUSY,
+ * AM_IO, AM_CORRUPT (a cold text that cannot be read), AM_BACKEND. */
+int am_archive_restore(am_db *db, const char *user_id, const char *event_id, am_time from,
+                       am_time to, long *restored);
+
 /* Embed texts[0..n) with the handle's configured embedder, for tools that
  * share its vectors (the server's OpenAI-compatible POST /v1/embeddings).
  * Each text is NUL-terminated UTF-8 of at most am_config.max_text_bytes;

@@ -118,3 +118,7 @@ AM_KNOB(int, llm_calls_per_day, 200, 0, 1000000000,
 AM_KNOB(int, llm_tokens_per_day, 200000, 0, 2000000000,
         "tokens the LLM pass may spend per user and UTC day (the server's usage, else "
         "estimated at four bytes a token); 0: no limit")
+AM_KNOB(int, archive_events_days, 90, 0, 36500,
+        "events said more than this many days ago keep a short summary in the "
+        "hot rows and move their whole text to the cold column (am_archive_events, "
+        "`agentmem archive events`, the maintenance pass); 0: never")

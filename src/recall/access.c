@@ -486,6 +486,13 @@ static int as_workspace_list(am__store *b, const char *uid, const char *task_id,
     return INNER(b)->vt->workspace_list(INNER(b), uid, task_id, ar, rows, n);
 }
 
+/* (rows the access rule let through already) */
+static int as_cold_fill(am__store *b, const char *uid, am__event_row *rows, size_t n,
+                        am__arena *ar, size_t *filled)
+{
+    return INNER(b)->vt->cold_fill(INNER(b), uid, rows, n, ar, filled);
+}
+
 static const am__store_vt access_vt = {
     .name = "access",
     .errmsg = as_errmsg,
@@ -508,6 +515,7 @@ static const am__store_vt access_vt = {
     .items_list = as_items_list,
     .item_sources = as_item_sources,
     .workspace_list = as_workspace_list,
+    .cold_fill = as_cold_fill,
 };
 
 void am__access_store_init(am__access_store *p, am__store *inner, const am__access *acc)

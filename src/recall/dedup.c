@@ -50,6 +50,16 @@ int am__recall_dedup(am__recall_state *st)
     const am__event_row *events = st->events;
     size_t n_items = st->n_items, max_ev = st->max_ev;
     int rc;
+    /* a recall that meets events of an old period reads their whole text
+     * (the block and the result): an archived one's row keeps only a
+     * summary (lifecycle/cold.h); no event younger than a day is archived */
+    for (size_t i = 0; i < st->n_events; i++)
+        if (st->events[i].occurred_at < st->now - AM__COLD_MIN_AGE_MS) {
+            if ((rc = env->store->vt->cold_fill(env->store, st->uid, st->events, st->n_events,
+                                                st->ar, NULL)))
+                return rc;
+            break;
+        }
     size_t n_floor = am__events_cut(env->rank, events, st->n_events);
     am__event_row *block_events = am__arena_take(ar, (n_floor + 1) * sizeof *block_events);
     uint64_t (*iset)[AM__DEDUP_SET] = am__arena_take(ar, (n_items + 1) * sizeof *iset);

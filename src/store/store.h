@@ -638,6 +638,35 @@ typedef struct am__store_vt {
     int (*pack_del)(am__store *s, const char *uid, const char *name);
     int (*pack_users)(am__store *s, const char *role, const char *region, const char *channel,
                       am__arena *ar, const char ***uids, size_t *n);
+    /* Archived events (lifecycle/cold.c, store/cold.h, docs/STORAGE.md
+     * "Archived events"): the text of an event said long ago moves to the
+     * row's cold column (compressed), its content keeps a summary; its
+     * entities, provenance, vectors and index rows stay.
+     * cold_candidates: up to limit of uid's events said before `before`
+     * and never archived, oldest first, from (from_at: occurred_at >= it);
+     * uid NULL: every user's, by rid from from_rid (rid >= it), each row
+     * naming its user.  Rows hold rid, id, user_id, content, occurred_at.
+     * cold_put (caller's transaction): event rid of uid archived -- its
+     * text packed into the cold column, summary its content (summary NULL:
+     * its text is short enough to stay, the event is only marked as never
+     * to archive); AM_NOTFOUND when the event is not there or was archived
+     * (or marked) already.
+     * cold_fill: rows[i] of uid that are archived get their whole text
+     * back in content (in ar), *filled how many (may be NULL); the others
+     * are left as they are.
+     * cold_restore (caller's transaction): the archived events of uid --
+     * the one of id event_id, or those said in [from, to) when event_id is
+     * NULL -- hot again (the text back in content, the cold column empty:
+     * never archived again); *restored how many. */
+#define AM__COLD_MIN_AGE_MS ((am_time)86400000) /* an archived event is older */
+    int (*cold_candidates)(am__store *s, const char *uid, am_time before, am_time from_at,
+                           int64_t from_rid, int limit, am__arena *ar, am__event_row **rows,
+                           size_t *n);
+    int (*cold_put)(am__store *s, const char *uid, int64_t rid, const char *summary);
+    int (*cold_fill)(am__store *s, const char *uid, am__event_row *rows, size_t n,
+                     am__arena *ar, size_t *filled);
+    int (*cold_restore)(am__store *s, const char *uid, const char *event_id, am_time from,
+                        am_time to, long *restored);
 } am__store_vt;
 
 struct am__store {

@@ -229,8 +229,8 @@ if [ -x "$PGBIN/psql" ]; then
     || fail "version 1 store still has held tables"
   out=$("$CLI" --store "$up" forget --user 王芳 --level session --id s1 --grace 600 2>&1) \
     || fail "forget --grace on an upgraded store: $out"
-  [ "$(psql_in "$up_db" "SELECT value FROM meta WHERE key = 'schema_version'")" = 5 ] \
-    || fail "the store was not upgraded to version 5"
+  [ "$(psql_in "$up_db" "SELECT value FROM meta WHERE key = 'schema_version'")" = 7 ] \
+    || fail "the store was not upgraded to version 7"
   # v3: the outbox names keys by their opaque ids (docs/EVENTS.md)
   [ "$(psql_in "$up_db" "SELECT count(*) FROM memory_events WHERE key IS NOT NULL
       AND (key !~ '^k[0-9a-f]{16}$' OR type LIKE 'memory.updated.%' AND type <> 'memory.updated.' || key)")" = 0 ] \

@@ -42,7 +42,15 @@
     "ALTER TABLE memory_items DROP COLUMN origin;"                                \
     "ALTER TABLE held_memory_items DROP COLUMN origin;"
 
+/* v27: archived events' cold column (store/cold.h) */
+#define AM_UNDO_V27                                                               \
+    "ALTER TABLE events DROP COLUMN cold;"                                        \
+    "ALTER TABLE held_events DROP COLUMN cold;"
+
+/* v28: the rule packs applied to users (lifecycle/packs.c) */
+#define AM_UNDO_V28 "DROP TABLE user_packs;"
+
 /* every migration after v19, newest first */
-#define AM_UNDO_TO_V19 AM_UNDO_V26 AM_UNDO_V25 AM_UNDO_V24 AM_UNDO_V23 AM_UNDO_V22 AM_UNDO_V21 AM_UNDO_V20
+#define AM_UNDO_TO_V19 AM_UNDO_V28 AM_UNDO_V27 AM_UNDO_V26 AM_UNDO_V25 AM_UNDO_V24 AM_UNDO_V23 AM_UNDO_V22 AM_UNDO_V21 AM_UNDO_V20
 
 #endif

@@ -743,6 +743,24 @@ static void grace_forget(run *u, int level, const char *id, am_time now, am_time
  * meanwhile; at purge_at forget_work purges it and no byte of its text
  * is left in any table.  What each step answers goes to b (the stores
  * must agree). */
+/* alice's event id: its row's content and, read through cold_fill, its
+ * whole text (an archived event's), into the transcript */
+static void cold_read(run *u, const char *id, am__buf *b)
+{
+    am__store *s = u->s;
+    am__arena ar;
+    am__arena_init(&ar, &alloc);
+    am__event_row e;
+    size_t filled = 0;
+    OK(s->vt->event_get(s, users[0], id, &ar, &e));
+    am__buf_printf(b, "cold %s row %s", id, e.content);
+    OK(s->vt->cold_fill(s, users[0], &e, 1, &ar, &filled));
+    am__buf_printf(b, " filled %zu whole %s\n", filled, e.content);
+    CHECK_EQ_INT(filled, 1);
+    CHECK_EQ_STR(e.content, MARK_EN " 我的" MARK_ZH " call me at " MARK_PII);
+    am__arena_free(&ar);
+}
+
 static void grace_cycle(run *u, const char *url, int pg, const char *const *terms, size_t n_terms,
                         am__buf *b)
 {
@@ -789,7 +807,13 @@ static void grace_cycle(run *u, const char *url, int pg, const char *const *term
     am__workspace_row w = {"planner", "draft " MARK_EN, NULL, "send 报告", 0, 0};
     long version = 0;
     OK(s->vt->workspace_put(s, users[0], "TG", &w, TG, &version));
+    /* EG1 archived (store/cold.h): its row keeps a summary, its whole text
+     * (every mark) the cold column -- which every forget below must take,
+     * and every restore bring back */
+    OK(s->vt->cold_put(s, users[0], e1->rid, "archived turn"));
+    CHECK_EQ_INT(s->vt->cold_put(s, users[0], e1->rid, "again"), AM_NOTFOUND);
     OK(s->vt->commit(s));
+    cold_read(u, "EG1", b);
     am__buf before, after;
     am__buf_init(&before, &alloc);
     am__buf_init(&after, &alloc);
@@ -838,6 +862,7 @@ static void grace_cycle(run *u, const char *url, int pg, const char *const *term
     CHECK(strstr(after.p, " held ") == NULL);
     CHECK(has(after.p, "VG1") && has(after.p, "EG1") && has(after.p, "EG3"));
     CHECK(strstr(after.p, " workspace planner draft " MARK_EN) != NULL);
+    cold_read(u, "EG1", b); /* still archived, its whole text back */
     /* the items, vector hits, tasks and history are the ones before */
     static const char *const kept[] = {" item", " task ", " change "};
     for (size_t k = 0; k < sizeof kept / sizeof *kept; k++) {

@@ -52,6 +52,14 @@ int am_cli_filter_flags(const char *kind, const char *scope, const char *metadat
 void am_cli_filter_free(am_cli_filter *f);
 int am_cli_memory(am_db *db, const am_cli_memory_args *a);
 
+/* archive events|restore (archive_cmd.c): the flags as given; the exit
+ * code (2: a flag missing or malformed, named) */
+typedef struct am_cli_archive_args {
+    const char *sub, *user, *older_than, *event, *from, *to;
+    int json;
+} am_cli_archive_args;
+int am_cli_archive(am_db *db, const am_cli_archive_args *a);
+
 /* add --batch FILE (batch.c): exit code 0, 1 (a line or an event refused;
  * with atomic nothing written) */
 int am_cli_add_batch(am_db *db, const char *path, int atomic, int json);

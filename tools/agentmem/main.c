@@ -36,6 +36,7 @@ typedef struct opts {
     const char *since, *until, *period, *report_sub; /* report corrections, distill --since */
     const char *pack_sub, *pack_arg; /* pack apply FILE | list | remove NAME */
     int all_matching;                /* pack apply --all-matching */
+    const char *archive_sub, *older_than, *event, *to; /* archive events|restore */
     int all, budget, k, atomic, merge, llm;
     const char *token_sub, *listen, *threads, *max_body; /* token, serve */
     const char *max_conns_per_ip, *header_timeout, *timeout; /* serve */
@@ -81,6 +82,7 @@ static void usage_main(FILE *f)
           "  working set|get|list|clear  a session's working memory (values with a TTL)\n"
           "  cache                     the shared cache's state (--cache URL): none, up, down\n"
           "  reembed                   vectors of the current embedder for older events\n"
+          "  archive events|restore    old events' text to cold storage, and back\n"
           "  optimize                  merge the index after a bulk import (maintenance)\n"
           "  watch                     memory events as JSON lines (--follow: as they come)\n"
           "  mcp                       serve a user's memory to an agent over MCP (stdio)\n"
@@ -259,6 +261,16 @@ static const struct help {
     {"export", "usage: agentmem [--db PATH] export --user U\n"
                "  Writes everything stored about the user as one JSON document to stdout,\n"
                "  streamed as it is read (memory bounded, whatever the history's size).\n"},
+    {"archive", "usage: agentmem [--db PATH] archive events [--user U] [--older-than DAYS] [--json]\n"
+                "       agentmem [--db PATH] archive restore --user U (--event ID | --from ISO --to ISO)\n"
+                "                [--json]\n"
+                "  events: the events of the user (or of all users) said more than DAYS days\n"
+                "  ago (default: the knob archive_events_days, 90) keep a short summary in the\n"
+                "  hot rows; their whole text moves to the cold column, compressed.  They are\n"
+                "  still found by their words; recall of that period, export and the events\n"
+                "  list read the whole text.  Steps of 256 events, each committed.\n"
+                "  restore: the whole text of one event, or of the events said in [from, to),\n"
+                "  back in the hot rows for good (docs/STORAGE.md \"Archived events\").\n"},
     {"optimize", "usage: agentmem [--db PATH] optimize\n"
                  "  Merges the full-text index into one segment, refreshes planner statistics\n"
                  "  and checkpoints the log: after a bulk import or as a nightly job.\n"},
@@ -403,9 +415,10 @@ static int parse_opts(const char *cmd, int argc, char **argv, opts *o)
         {"--kind", offsetof(opts, kind)}, {"--scope", offsetof(opts, scope)},
         {"--metadata", offsetof(opts, metadata)}, {"--limit", offsetof(opts, limit)},
         {"--cursor", offsetof(opts, cursor)}, {"--filter", offsetof(opts, filter)},
-        {"--from", offsetof(opts, from)},
+        {"--from", offsetof(opts, from)}, {"--to", offsetof(opts, to)},
         {"--since", offsetof(opts, since)}, {"--until", offsetof(opts, until)},
         {"--period", offsetof(opts, period)},
+        {"--older-than", offsetof(opts, older_than)}, {"--event", offsetof(opts, event)},
     };
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -1068,6 +1081,13 @@ static int cmd_pack(am_db *db, const opts *o)
     return 0;
 }
 
+static int cmd_archive(am_db *db, const opts *o)
+{
+    am_cli_archive_args a = {o->archive_sub, o->user, o->older_than, o->event, o->from, o->to,
+                             o->json};
+    return am_cli_archive(db, &a);
+}
+
 static int cmd_reembed(am_db *db, const opts *o)
 {
     const char *embedder = getenv("AGENTMEM_EMBEDDER");
@@ -1494,7 +1514,7 @@ int main(int argc, char **argv)
         {"workspace", cmd_workspace}, {"token", cmd_token}, {"serve", cmd_serve},
         {"working", cmd_working}, {"cache", cmd_cache}, {"memory", cmd_memory},
         {"import", cmd_import}, {"profile", cmd_profile}, {"report", cmd_report},
-        {"distill", cmd_distill}, {"pack", cmd_pack},
+        {"distill", cmd_distill}, {"pack", cmd_pack}, {"archive", cmd_archive},
         {"init", NULL},
     };
     size_t k;
@@ -1542,6 +1562,16 @@ int main(int argc, char **argv)
             cargc--;
             cargv++;
         }
+    }
+    if (strcmp(cmd, "archive") == 0) { /* archive SUB [--flags] */
+        const char *sub = cargc >= 2 ? cargv[1] : "";
+        if (strcmp(sub, "events") != 0 && strcmp(sub, "restore") != 0) {
+            free(o.role_allow);
+            return usage_error(cmd, "expected events or restore");
+        }
+        o.archive_sub = sub;
+        cargc--;
+        cargv++;
     }
     if (strcmp(cmd, "memory") == 0) { /* memory SUB [ID] [--flags] */
         const char *sub = cargc >= 2 ? cargv[1] : "";

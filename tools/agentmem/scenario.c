@@ -482,6 +482,25 @@ static int do_forget(scfile *f, const sc_step *st)
     return am_forget(f->db, st->user, level, id, &info);
 }
 
+/* archive (docs/SCENARIOS_EXT.md): the user's events older than
+ * older_than_days (0: the knob) archived; with `id` (an event's label or
+ * id) that event's text restored instead. */
+static int do_archive(scfile *f, const sc_step *st, sc_obs *o)
+{
+    long n = 0;
+    int rc;
+    if (st->id) {
+        const char *id = json_string_value(json_object_get(f->labels, st->id));
+        rc = am_archive_restore(f->db, st->user, id ? id : st->id, AM_TIME_NONE, AM_TIME_NONE,
+                                &n);
+    } else {
+        rc = am_archive_events(f->db, st->user, st->older_than_days > 0 ? st->older_than_days : -1,
+                               &n);
+    }
+    if (!rc) o->archived = n;
+    return rc;
+}
+
 /* feedback: `target` must pick exactly one active memory by its text. */
 static int do_feedback(scfile *f, const sc_step *st, sc_buf *err)
 {
@@ -681,6 +700,7 @@ static int step_exec(scfile *f, const sc_step *st, sc_obs *o, held *h,
     case SC_WORKSPACE: rc = do_workspace(f, st, o, h); break;
     case SC_PROFILE: rc = do_profile(f, st, o, h); break;
     case SC_PACK: rc = do_pack(f, st, o, h, err); break;
+    case SC_ARCHIVE: rc = do_archive(f, st, o); break;
     default: rc = AM_MISUSE; break;
     }
     if (rc != AM_OK && rc != RUNNER_FAIL) engine_error(f, rc, err);

@@ -233,7 +233,7 @@ int sc_has_zone(const char *iso)
 
 static const char *const kind_names[SC_NKINDS] = {
     "link", "add", "recall", "task", "memories", "forget", "feedback", "export",
-    "config", "workspace", "profile", "pack",
+    "config", "workspace", "profile", "pack", "archive",
 };
 
 const char *sc_kind_name(sc_kind k)
@@ -259,7 +259,7 @@ static const struct field_spec {
     STR(at, K_ALL, K_ALL),
     STR(user, K_ALL, KB(SC_LINK) | KB(SC_TASK) | KB(SC_MEMORIES) |
                          KB(SC_FORGET) | KB(SC_FEEDBACK) | KB(SC_EXPORT) | KB(SC_WORKSPACE) |
-                         KB(SC_PROFILE)),
+                         KB(SC_PROFILE) | KB(SC_ARCHIVE)),
     STR(channel, KB(SC_LINK) | K_IDENT, KB(SC_LINK)),
     STR(external_id, KB(SC_LINK) | K_IDENT, KB(SC_LINK)),
     STR(session, KB(SC_ADD) | KB(SC_RECALL), KB(SC_ADD)),
@@ -281,7 +281,7 @@ static const struct field_spec {
     STR(as_of, KB(SC_RECALL) | KB(SC_MEMORIES), 0),
     STR(occurred_at, KB(SC_ADD), 0), /* docs/SCENARIOS_EXT.md (F19) */
     STR(scope, KB(SC_FORGET), KB(SC_FORGET)),
-    STR(id, KB(SC_FORGET), 0),
+    STR(id, KB(SC_FORGET) | KB(SC_ARCHIVE), 0),
     STR(target, KB(SC_FEEDBACK), KB(SC_FEEDBACK)),
     STR(action, KB(SC_FEEDBACK) | KB(SC_PACK), KB(SC_FEEDBACK) | KB(SC_PACK)),
     STR(file, KB(SC_PACK), 0), /* docs/SCENARIOS_EXT.md: rule packs */
@@ -290,6 +290,8 @@ static const struct field_spec {
     {"pack", F_OBJ, offsetof(sc_step, pack), KB(SC_PACK), 0},
     {"all", F_BOOL, offsetof(sc_step, all), KB(SC_MEMORIES), 0},
     {"budget", F_INT, offsetof(sc_step, budget), KB(SC_RECALL) | KB(SC_PROFILE), 0},
+    {"budget", F_INT, offsetof(sc_step, budget), KB(SC_RECALL), 0},
+    {"older_than_days", F_INT, offsetof(sc_step, older_than_days), KB(SC_ARCHIVE), 0},
 };
 
 enum value_type { V_STRS, V_GROUPS, V_BOOL, V_COUNT };
@@ -333,6 +335,7 @@ static const struct key_spec {
     {"profile_order", KB(SC_PROFILE), V_STRS},
     {"pack_contains", KB(SC_PACK), V_STRS},
     {"pack_not_contains", KB(SC_PACK), V_STRS},
+    {"archived", KB(SC_ARCHIVE), V_COUNT},
     {"error", K_ALL, V_BOOL},
 };
 
@@ -742,6 +745,7 @@ void sc_obs_init(sc_obs *o)
     memset(o, 0, sizeof *o);
     o->need_memory = -1;
     o->count_active = -1;
+    o->archived = -1;
 }
 
 /* Needles of a V_STRS value as a borrowed array view. */
@@ -965,6 +969,11 @@ static int check_count(const char *key, const json_t *want, const sc_obs *o,
                        sc_buf *d)
 {
     long long w = json_integer_value(want);
+    if (strcmp(key, "archived") == 0) {
+        if (o->archived == w) return 1;
+        sc_buf_printf(d, "expected %lld events archived (restored) / got %ld", w, o->archived);
+        return 0;
+    }
     int is_max = strcmp(key, "count_max") == 0;
     if (o->count_active >= 0 &&
         (is_max ? o->count_active <= w : o->count_active >= w))

@@ -74,6 +74,7 @@ typedef enum sc_kind {
     SC_WORKSPACE, /* docs/SCENARIOS_EXT.md: a task's shared workspace */
     SC_PROFILE,   /* docs/SCENARIOS_EXT.md: the user's profile card */
     SC_PACK,      /* docs/SCENARIOS_EXT.md: a rule pack applied, listed or removed */
+    SC_ARCHIVE,   /* docs/SCENARIOS_EXT.md: old events to the cold column, or back */
     SC_NKINDS
 } sc_kind;
 
@@ -109,6 +110,7 @@ typedef struct sc_step {
     json_t *pack;     /* borrowed from root; NULL when absent */
     int all;          /* memories: include closed versions */
     int budget;       /* recall, profile: token budget, 0 = engine default */
+    int older_than_days; /* archive: 0 = the knob archive_events_days */
     /* -1: nothing said about errors; 0: must succeed (expect.error false);
      * 1: must be refused (expect_error or expect.error true). */
     int want_error;
@@ -162,6 +164,7 @@ typedef struct sc_obs {
     const char *profile_text;    /* the profile card's text; NULL = none */
     const char *pack_text;       /* a pack step's answer: its string leaves and
                                     JSON; NULL = none */
+    long archived;               /* archive: events archived (restored), -1 unknown */
 } sc_obs;
 
 void sc_obs_init(sc_obs *o);

@@ -37,6 +37,7 @@
  * Version 3: opaque ids instead of keys and caller's ids in the rows that
  * outlive them (schema_v3 below).  Version 4: metadata (schema_v4).
  * Version 5: the origin of item versions (schema_v5).
+ * Version 6: archived events (schema_v6).
  * Version 7: rule packs (schema_v7).
  */
 #include <stdio.h>
@@ -301,9 +302,16 @@ static const char schema_v4[] = "ALTER TABLE events ADD COLUMN IF NOT EXISTS met
 static const char schema_v5[] = "ALTER TABLE memory_items ADD COLUMN IF NOT EXISTS origin" T ";"
                                 "ALTER TABLE held_memory_items ADD COLUMN IF NOT EXISTS origin" T ";";
 
-/* version 6: reserved for a change made beside rule packs (nothing
- * here).  Version 7 (as the SQLite store's v28): the
- * rule packs applied to a user (pg_packs.c), partitioned by user */
+/* version 6 (as the SQLite store's v27): archived events (store/cold.h):
+ * the whole text packed in `cold`, stored out of line (TOAST: a table of
+ * its own that reads of the other columns never touch) and not compressed
+ * again, the content a summary; a held copy keeps it */
+static const char schema_v6[] = "ALTER TABLE events ADD COLUMN IF NOT EXISTS cold bytea;"
+                                "ALTER TABLE events ALTER COLUMN cold SET STORAGE EXTERNAL;"
+                                "ALTER TABLE held_events ADD COLUMN IF NOT EXISTS cold bytea;";
+
+/* version 7 (as the SQLite store's v28): the rule packs applied to a
+ * user (pg_packs.c), partitioned by user */
 static const char schema_v7[] =
     "CREATE TABLE IF NOT EXISTS user_packs(user_id" T " NOT NULL, name" T " NOT NULL,"
     " version" T " NOT NULL, json" T " NOT NULL, n_rules bigint NOT NULL,"
@@ -374,6 +382,8 @@ int am__pg_migrate(pg_store *s, int must_exist)
     if (version < 3 && (rc = schema_v3_convert(s))) goto out_rollback;
     if (version < 4 && (rc = am__pg_simple(s, "migrate: metadata", schema_v4))) goto out_rollback;
     if (version < 5 && (rc = am__pg_simple(s, "migrate: origin", schema_v5))) goto out_rollback;
+    if (version < 6 && (rc = am__pg_simple(s, "migrate: archived events", schema_v6)))
+        goto out_rollback;
     if (version < 7 && ((rc = am__pg_simple(s, "migrate: packs", schema_v7)) ||
                         (rc = partitions(s, partitioned_v7, 1))))
         goto out_rollback;

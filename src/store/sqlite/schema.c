@@ -360,9 +360,12 @@ static const char *const migrations[] = {
      * the held copies too; NULL for the versions written before */
     ("ALTER TABLE memory_items ADD COLUMN origin TEXT;"
      "ALTER TABLE held_memory_items ADD COLUMN origin TEXT;"),
-    /* version 27: reserved for a change made beside rule packs (nothing
-     * here: a store passes it unchanged) */
-    "SELECT 1;",
+    /* version 27: archived events (store/cold.h): an old event's whole
+     * text packed in `cold`, the row's last column (a read of the other
+     * columns never touches its overflow pages), its content a summary;
+     * a held copy keeps it */
+    ("ALTER TABLE events ADD COLUMN cold BLOB;"
+     "ALTER TABLE held_events ADD COLUMN cold BLOB;"),
     /* version 28: the rule packs applied to a user (lifecycle/packs.c):
      * the pack as applied, one row per user and pack name; its rules are
      * memory items of scope pack:NAME.  Forgotten with the user. */
