@@ -39,6 +39,7 @@ struct am_db {
     am__role_rules roles;
     struct am__dbcache *cache; /* the shared cache (am_config.cache), or NULL (cache.c) */
     am__log log;              /* the config's log hooks (base/log.h) */
+    struct am__life_tally *maint_tally; /* am_maintain's counts while it runs, or NULL */
     char err[1024];
 };
 

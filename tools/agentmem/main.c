@@ -78,6 +78,10 @@ static void usage_main(FILE *f)
           "  cache                     the shared cache's state (--cache URL): none, up, down\n"
           "  reembed                   vectors of the current embedder for older events\n"
           "  optimize                  merge the index after a bulk import (maintenance)\n"
+          "  maintain                  decay, forget, archive and consolidate memory (lifecycle)\n",
+          f);
+    /* two literals: one would pass the 4095 bytes C99 promises */
+    fputs(
           "  watch                     memory events as JSON lines (--follow: as they come)\n"
           "  mcp                       serve a user's memory to an agent over MCP (stdio)\n"
           "  token create|list|revoke  API tokens bound to a user (the server's auth)\n"
@@ -245,6 +249,12 @@ static const struct help {
     {"optimize", "usage: agentmem [--db PATH] optimize\n"
                  "  Merges the full-text index into one segment, refreshes planner statistics\n"
                  "  and checkpoints the log: after a bulk import or as a nightly job.\n"},
+    {"maintain", "usage: agentmem [--db PATH] maintain [--user U] [--json]\n"
+                 "  The maintenance pass (docs/LIFECYCLE.md): items not reinforced, confirmed\n"
+                 "  or recalled for long become candidate_forget (asked about), then\n"
+                 "  invalidated after a grace period; cold items are archived; near-duplicates\n"
+                 "  are consolidated.  Every user (or one), in short transactions; an\n"
+                 "  interrupted pass goes on where it stopped when run again.\n"},
     {"reembed", "usage: agentmem [--db PATH] reembed [--user U] [--json]\n"
                 "  Embeds, with the embedder named by $AGENTMEM_EMBEDDER (key in\n"
                 "  $AGENTMEM_EMBEDDER_KEY), every event of the user (or of all users)\n"
@@ -844,6 +854,27 @@ static int cmd_mcp(am_db *db, const opts *o)
     return am_cli_mcp(db, o->user, o->agent, o->role);
 }
 
+static int cmd_maintain(am_db *db, const opts *o)
+{
+    am_maintain_options mo = {0};
+    am_maintain_report r;
+    mo.user_id = o->user;
+    int rc = am_maintain(db, &mo, &r);
+    if (rc) return fail(db, rc);
+    if (o->json)
+        return am_cli_json_print(json_pack(
+            "{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:b}", "users", (json_int_t)r.users, "decayed",
+            (json_int_t)r.decayed, "candidate_forget", (json_int_t)r.candidate, "invalidated",
+            (json_int_t)r.invalidated, "archived", (json_int_t)r.archived, "revived",
+            (json_int_t)r.revived, "consolidated", (json_int_t)r.consolidated, "steps",
+            (json_int_t)r.steps, "elapsed_ms", (json_int_t)r.elapsed_ms, "finished", r.finished));
+    printf("%ld users: %ld decayed, %ld candidate_forget, %ld invalidated, %ld archived, "
+           "%ld revived, %ld consolidated (%ld steps, %ld ms)\n",
+           r.users, r.decayed, r.candidate, r.invalidated, r.archived, r.revived, r.consolidated,
+           r.steps, r.elapsed_ms);
+    return 0;
+}
+
 static int cmd_optimize(am_db *db, const opts *o)
 {
     (void)o;
@@ -1357,7 +1388,7 @@ int main(int argc, char **argv)
         {"add", cmd_add}, {"recall", cmd_recall}, {"task", cmd_task},
         {"memories", cmd_memories}, {"feedback", cmd_feedback}, {"forget", cmd_forget},
         {"link", cmd_link}, {"unlink", cmd_unlink}, {"export", cmd_export}, {"reembed", cmd_reembed},
-        {"optimize", cmd_optimize}, {"restore", cmd_restore}, {"mcp", cmd_mcp},
+        {"optimize", cmd_optimize}, {"maintain", cmd_maintain}, {"restore", cmd_restore}, {"mcp", cmd_mcp},
         {"workspace", cmd_workspace}, {"token", cmd_token}, {"serve", cmd_serve},
         {"working", cmd_working}, {"cache", cmd_cache}, {"memory", cmd_memory},
         {"import", cmd_import}, {"profile", cmd_profile}, {"report", cmd_report},
