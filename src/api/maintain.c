@@ -12,11 +12,15 @@
  * (at most budget rows changed in one transaction of its own, *moved of
  * them, *done = 1 when the user has nothing more of its kind), so a step
  * of another part of the engine joins the pass with one line in `steps`.
- * After the last step of a user the cursor (meta 'maintain_cursor')
- * names it; a pass stopped anywhere starts again after it.
+ * After each step of a user the cursor (meta 'maintain_cursor': "STEP
+ * USER", the user has done steps [0, STEP)) says so; a pass stopped
+ * anywhere goes on with the next step.  A user's pass (opt->user_id)
+ * keeps no cursor: stopped, it starts that user over (its steps are
+ * idempotent).
  */
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "api/db_int.h"
@@ -109,12 +113,31 @@ static int spent(pass *p)
     return 0;
 }
 
-/* Every step of one user to its end (or a budget): *complete = 1 then. */
-static int one_user(pass *p, const char *uid, am_time now, int *complete)
+static int cursor_put(am_db *db, int step, const char *uid)
+{
+    am__store *s = db->store;
+    char v[AM_ID_MAX + 16];
+    if (uid) snprintf(v, sizeof v, "%d %s", step, uid);
+    int rc = s->vt->begin(s);
+    if (!rc) rc = s->vt->meta_put(s, CURSOR_KEY, uid ? v : NULL);
+    if (!rc) rc = s->vt->commit(s);
+    if (rc) {
+        s->vt->rollback(s);
+        return am__db_store_error(db, rc, "maintain: cursor");
+    }
+    return AM_OK;
+}
+
+#define N_STEPS ((int)(sizeof steps / sizeof *steps))
+
+/* The steps of one user from step `first` to its end (or a budget):
+ * *complete = 1 then.  With the cursor (every user's pass), each step
+ * done is recorded, so a pass stopped goes on with the next step. */
+static int one_user(pass *p, const char *uid, int first, int cursor, am_time now, int *complete)
 {
     int budget = p->o->step_rows > 0 ? p->o->step_rows : STEP_ROWS;
     *complete = 0;
-    for (size_t i = 0; i < sizeof steps / sizeof *steps; i++) {
+    for (int i = first; i < N_STEPS; i++) {
         int done = 0;
         while (!done) {
             if (spent(p)) return AM_OK;
@@ -124,22 +147,11 @@ static int one_user(pass *p, const char *uid, am_time now, int *complete)
             if (rc) return am__db_store_error(p->db, rc, "maintain");
             if (steps[i].counter != NONE) *(long *)((char *)p->r + steps[i].counter) += moved;
         }
+        int rc = cursor ? cursor_put(p->db, i + 1, uid) : AM_OK;
+        if (rc) return rc;
     }
     *complete = 1;
     p->r->users++;
-    return AM_OK;
-}
-
-static int cursor_put(am_db *db, const char *uid)
-{
-    am__store *s = db->store;
-    int rc = s->vt->begin(s);
-    if (!rc) rc = s->vt->meta_put(s, CURSOR_KEY, uid);
-    if (!rc) rc = s->vt->commit(s);
-    if (rc) {
-        s->vt->rollback(s);
-        return am__db_store_error(db, rc, "maintain: cursor");
-    }
     return AM_OK;
 }
 
@@ -150,10 +162,29 @@ static int all_users(pass *p, am_time now)
     am__arena_init(&ar, &p->db->alloc);
     const char *cur = NULL;
     char after[AM_ID_MAX + 1] = "";
+    int first = N_STEPS; /* the cursor's user: the steps it has done */
     int rc = s->vt->meta_get(s, CURSOR_KEY, &ar, &cur);
-    if (rc == AM_NOTFOUND) rc = AM_OK;
-    else if (rc) rc = am__db_store_error(p->db, rc, "maintain: cursor");
-    else if (cur) snprintf(after, sizeof after, "%s", cur);
+    if (rc == AM_NOTFOUND) {
+        rc = AM_OK;
+    } else if (rc) {
+        rc = am__db_store_error(p->db, rc, "maintain: cursor");
+    } else if (cur) {
+        /* "STEP USER": the user has done steps [0, STEP) */
+        char *sp;
+        long k = strtol(cur, &sp, 10);
+        if (*sp == ' ' && k >= 0) {
+            snprintf(after, sizeof after, "%s", sp + 1);
+            first = k < N_STEPS ? (int)k : N_STEPS;
+        }
+    }
+    if (!rc && after[0] && first < N_STEPS) {
+        /* the user a pass stopped in: its remaining steps first */
+        int complete;
+        if ((rc = one_user(p, after, first, 1, now, &complete)) || !complete) {
+            am__arena_free(&ar);
+            return rc;
+        }
+    }
     while (!rc) {
         const char **uids;
         size_t n;
@@ -165,17 +196,16 @@ static int all_users(pass *p, am_time now)
         }
         if (n == 0) {
             /* through every user: the next pass starts from the first */
-            if (!(rc = cursor_put(p->db, NULL))) p->r->finished = 1;
+            if (!(rc = cursor_put(p->db, 0, NULL))) p->r->finished = 1;
             break;
         }
         for (size_t i = 0; i < n && !rc; i++) {
             int complete;
-            if ((rc = one_user(p, uids[i], now, &complete))) break;
+            if ((rc = one_user(p, uids[i], 0, 1, now, &complete))) break;
             if (!complete) {
                 am__arena_free(&ar);
                 return AM_OK;
             }
-            if ((rc = cursor_put(p->db, uids[i]))) break;
             snprintf(after, sizeof after, "%s", uids[i]);
         }
     }
@@ -210,7 +240,7 @@ int am_maintain(am_db *db, const am_maintain_options *opt, am_maintain_report *o
             rc = am__db_error(db, AM_NOTFOUND, "maintain: user %s not found", o->user_id);
         else {
             int complete = 0;
-            rc = one_user(&p, o->user_id, now, &complete);
+            rc = one_user(&p, o->user_id, 0, 0, now, &complete);
             r.finished = !rc && complete;
         }
     } else {

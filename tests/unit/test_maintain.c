@@ -146,7 +146,7 @@ static void test_resumable(void)
     CHECK_EQ_INT((int)whole.archived, 18);
     CHECK_EQ_INT((int)whole.consolidated, 2);
     CHECK(whole.candidate >= 12);
-    am_maintain_options cut_opt = {NULL, 1, 3, 0};
+    am_maintain_options cut_opt = {NULL, 1, 1, 0};
     char *b = scenario(&cut_opt, &cut_steps, &cut);
     CHECK_EQ_STR(a, b);
     CHECK_EQ_INT((int)cut.archived, (int)whole.archived);

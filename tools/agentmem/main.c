@@ -23,6 +23,7 @@
 typedef struct opts {
     const char *db, *vault_key_file;
     const char *cache; /* --cache URL or $AGENTMEM_CACHE (am_config.cache), or NULL */
+    const char *maintain_every; /* serve --maintain-every DURATION, or NULL */
     const char *key, *value, *ttl; /* working set|get|list|clear */
     char *role_allow; /* --role-allow rules joined by ';' (malloc'ed), or NULL */
     int json;
@@ -294,6 +295,7 @@ static const struct help {
               "         [--webhook URL --webhook-secret-file PATH]\n"
               "         [--mcp-origin ORIGIN] [--cache redis://[[USER]:PASSWORD@]HOST[:PORT][/DB]]\n"
               "         [--log-format json|text] [--log-level debug|info|warn|error] [--log-content]\n"
+              "         [--maintain-every DURATION]\n"
               "  Serves the HTTP/JSON API (docs/SERVER.md, docs/openapi.json): every route\n"
               "  but /healthz needs Authorization: Bearer TOKEN (agentmem token create).\n"
               "  --listen HOST:PORT (port 0: any free one; the address is printed on\n"
@@ -306,6 +308,9 @@ static const struct help {
               "  has not sent its request head within it is closed (default 10).\n"
               "  SIGTERM or SIGINT: stops accepting, gives the accepted requests 2 s,\n"
               "  cuts what still runs (stalled clients), exits 0 within 5 s.\n"
+              "  --maintain-every DURATION (10m, 1h, 1d; 0: off, the default): the\n"
+              "  maintenance pass (agentmem maintain) in a background thread, one short\n"
+              "  transaction at a time; stopped cleanly at shutdown.\n"
               "  --webhook URL (repeatable) with --webhook-secret-file PATH: every memory\n"
               "  event committed from then on is POSTed to each URL, signed with\n"
               "  HMAC-SHA256 of the file's first line (docs/EVENTS.md), retried with\n"
@@ -385,7 +390,7 @@ static int parse_opts(const char *cmd, int argc, char **argv, opts *o)
         {"--cursor", offsetof(opts, cursor)}, {"--filter", offsetof(opts, filter)},
         {"--from", offsetof(opts, from)},
         {"--since", offsetof(opts, since)}, {"--until", offsetof(opts, until)},
-        {"--period", offsetof(opts, period)},
+        {"--period", offsetof(opts, period)}, {"--maintain-every", offsetof(opts, maintain_every)},
     };
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -1276,6 +1281,19 @@ static int cmd_serve(am_db *db, const opts *o)
     }
     so.cache_url = o->cache;
     so.obs = o->obs;
+    if (o->maintain_every) {
+        /* DURATION: a number and a unit (s, m, h, d); 0: off */
+        char *end;
+        double v = strtod(o->maintain_every, &end);
+        double unit = strcmp(end, "s") == 0 ? 1e3 : strcmp(end, "m") == 0 ? 6e4
+                      : strcmp(end, "h") == 0 ? 3.6e6 : strcmp(end, "d") == 0 ? 8.64e7
+                      : strcmp(o->maintain_every, "0") == 0 ? 1 : -1;
+        if (end == o->maintain_every || unit < 0 || !(v >= 0) || v * unit > 30 * 8.64e7 ||
+            (v > 0 && v * unit < 1000))
+            return usage_error("serve", "--maintain-every: a duration from 1s to 30d (10m, 1h, "
+                                        "30s, 1d), or 0: off");
+        so.maintain_every_ms = (long)(v * unit);
+    }
     so.mcp_origins = o->mcp_origin;
     so.n_mcp_origins = (size_t)o->n_mcp_origin;
     int rc = am_server_run(db, o->cfg, &so);

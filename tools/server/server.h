@@ -31,6 +31,9 @@ typedef struct am_server_opts {
                               NULL: one instance */
     struct am_server_obs *obs; /* the log records' counters /metrics shows
                                   (am_server_obs_new; attached to cfg), or NULL */
+    long maintain_every_ms; /* the maintenance pass every this often, a step at a
+                               time in a thread of its own (docs/LIFECYCLE.md);
+                               0: never */
 } am_server_opts;
 
 void am_server_opts_init(am_server_opts *o);
