@@ -113,6 +113,9 @@ int am__db_feedback(am_db *db, const char *user_id, const char *memory_id, int a
  * AM_NOTFOUND for a read) with a message naming the call (what), or a
  * store error. */
 void am__db_forget_work(am_db *db, int max_steps);
+/* In a user forget's transaction: the maintenance pass's cursor (maintain.c)
+ * deleted when it names that user (the next pass starts over). */
+int am__maintain_forget(am_db *db, const char *user_id);
 int am__db_user_gate(am_db *db, const char *what, const char *user_id, int rc_hidden);
 
 /* A recall's access feedback (touch.c): written now if the write lock is

@@ -213,6 +213,20 @@ static int all_users(pass *p, am_time now)
     return rc;
 }
 
+int am__maintain_forget(am_db *db, const char *user_id)
+{
+    am__store *s = db->store;
+    am__arena ar;
+    am__arena_init(&ar, &db->alloc);
+    const char *cur = NULL;
+    int rc = s->vt->meta_get(s, CURSOR_KEY, &ar, &cur);
+    if (rc == AM_NOTFOUND) rc = AM_OK;
+    const char *sp = !rc && cur ? strchr(cur, ' ') : NULL;
+    if (sp && strcmp(sp + 1, user_id) == 0) rc = s->vt->meta_put(s, CURSOR_KEY, NULL);
+    am__arena_free(&ar);
+    return rc;
+}
+
 int am_maintain(am_db *db, const am_maintain_options *opt, am_maintain_report *out)
 {
     if (!db) return AM_MISUSE;

@@ -9,6 +9,7 @@
 #include "api_util.h"
 #include <unistd.h>
 
+#include <sqlite3.h>
 #include <stdlib.h>
 
 /* Users u0..u5: three items each said in January (archived in May,
@@ -201,10 +202,50 @@ static void test_bounds_and_arguments(void)
     am_close(db);
 }
 
+/* rows of the store's meta table whose value holds needle (a raw connection) */
+static long long meta_holding(const char *needle)
+{
+    sqlite3 *db = NULL;
+    sqlite3_stmt *st = NULL;
+    long long n = -1;
+    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+        sqlite3_prepare_v2(db, "SELECT count(*) FROM meta WHERE instr(value, ?1) > 0", -1, &st,
+                           NULL) == SQLITE_OK) {
+        sqlite3_bind_text(st, 1, needle, -1, SQLITE_TRANSIENT);
+        if (sqlite3_step(st) == SQLITE_ROW) n = sqlite3_column_int64(st, 0);
+    }
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return n;
+}
+
+/* The cursor names a user; forgetting that user takes the name away. */
+static void test_forget_cursor(void)
+{
+    am_db *db = open_file(1);
+    fill(db);
+    set_now("2025-05-10T03:00:00Z");
+    am_maintain_options o = {NULL, 1, 1, 0};
+    am_maintain_report r;
+    CHECK_EQ_INT(am_maintain(db, &o, &r), AM_OK);
+    CHECK_EQ_INT(r.finished, 0);
+    CHECK_EQ_INT((int)meta_holding("u0"), 1); /* the pass stands in u0 */
+    am_forget_info info;
+    memset(&info, 0, sizeof info);
+    CHECK_EQ_INT(am_forget(db, "u0", AM_FORGET_USER, NULL, &info), AM_OK);
+    CHECK_EQ_INT((int)meta_holding("u0"), 0);
+    CHECK_EQ_INT(am_maintain(db, NULL, &r), AM_OK);
+    CHECK_EQ_INT(r.finished, 1);
+    CHECK_EQ_INT((int)r.users, 5);
+    am_close(db);
+    store_remove();
+}
+
 int main(void)
 {
     snprintf(path, sizeof path, "/tmp/am_test_maintain_%d.db", (int)getpid());
     RUN(test_bounds_and_arguments);
     RUN(test_resumable);
+    RUN(test_forget_cursor);
     TEST_MAIN_END();
 }
