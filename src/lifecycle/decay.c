@@ -71,6 +71,7 @@ int am__life_decay(am__wctx *w, int budget, am__life_tally *t, int *done)
                                       w->ar, &arch, &na)))
         return rc;
     int moved = 0;
+    long decayed = 0; /* counted once, by the call that goes through */
     double grace_ms = r->forget_grace_days * AM__DAY_MS;
     *done = 0;
     for (size_t k = 0; k < n + na; k++) {
@@ -80,7 +81,7 @@ int am__life_decay(am__wctx *w, int budget, am__life_tally *t, int *done)
         int active = strcmp(it->status, "active") == 0, archived = k >= n;
         if (active || archived) {
             double c = am__life_confidence(r, it, anchor_of(it), conflicted(rows, n, it), w->now);
-            if (active && c < it->confidence - 0.05) t->decayed++;
+            if (active && c < it->confidence - 0.05) decayed++;
             if (r->forget_below <= 0 || c >= r->forget_below) continue;
             /* an archived item is asked about too before it goes */
             if ((rc = am__life_move(w, it, "candidate_forget", archived ? "archived" : NULL,
@@ -104,6 +105,7 @@ int am__life_decay(am__wctx *w, int budget, am__life_tally *t, int *done)
             }
         }
     }
+    t->decayed += decayed;
     *done = 1;
     return AM_OK;
 }
