@@ -1135,6 +1135,53 @@ int am_restore_forget(am_db *db, const char *user_id, int level, const char *id)
  * AM_OK, AM_BUSY, AM_IO, AM_BACKEND. */
 int am_optimize(am_db *db);
 
+/* ---------------------------------------------------------------- lifecycle */
+/* The maintenance pass (docs/LIFECYCLE.md): what time does to memory.
+ * Items not reinforced, confirmed or recalled lose confidence (a half-life
+ * per kind, knobs confidence_*); below forget_below they become
+ * candidate_forget (still recalled, asked about), after forget_grace_days
+ * without a repetition or a confirm invalidated; items whose heat stayed
+ * under archive_heat_ratio x base for archive_after_days are archived;
+ * near-duplicates of one attribute are consolidated.  Every change is a
+ * new version, audited, with a memory event naming its reason.
+ *
+ * Incremental: the work is cut in steps, each one short write
+ * transaction of at most step_rows changes for one user, so a writer
+ * waits at most one step.  A cursor in the store (the last user done)
+ * makes a pass stopped anywhere -- a crash, max_steps, max_ms -- go on
+ * where it stopped when called again; a pass that went through every user
+ * starts the next one from the first.  The clock is the handle's
+ * (am_config.clock).  Not for two passes at once on one store (they
+ * would do the same work twice, never harm). */
+typedef struct am_maintain_options {
+    const char *user_id; /* one user (no cursor), or NULL: every user */
+    int step_rows;       /* changes per transaction; 0: 100 */
+    long max_steps;      /* stop after this many steps (0: no bound) */
+    long max_ms;         /* stop after this many milliseconds (0: no bound) */
+} am_maintain_options;
+
+typedef struct am_maintain_report {
+    long users;          /* users gone through to the end */
+    long decayed;        /* active items whose confidence has decayed (looked at, not
+                            changed) */
+    long candidate;      /* -> candidate_forget */
+    long invalidated;    /* candidate_forget -> invalidated (grace period over) */
+    long archived;       /* -> archived */
+    long revived;        /* candidate_forget -> active (the knobs changed) */
+    long consolidated;   /* near-duplicates closed into another item */
+    long steps;          /* transactions */
+    long elapsed_ms;
+    int finished;        /* 1: the pass went through every user asked (0: stopped by a
+                            budget; call again to go on) */
+} am_maintain_report;
+
+/* opt may be NULL (every user, no bound).  *out is filled (may be NULL).
+ * Returns AM_OK (also when stopped by a budget: out->finished 0),
+ * AM_INVALID (a bad user id or a negative bound), AM_NOTFOUND (user_id
+ * unknown), AM_BUSY, AM_BACKEND, AM_NOMEM.  Work done before an error
+ * stays done. */
+int am_maintain(am_db *db, const am_maintain_options *opt, am_maintain_report *out);
+
 /* ---------------------------------------------------------------- export */
 /* Everything stored about user_id as one JSON document (F33).  *json_out
  * is owned: free with am_free.  PII mappings are never exported.  A

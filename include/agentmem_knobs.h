@@ -122,3 +122,34 @@ AM_KNOB(int, archive_events_days, 90, 0, 36500,
         "events said more than this many days ago keep a short summary in the "
         "hot rows and move their whole text to the cold column (am_archive_events, "
         "`agentmem archive events`, the maintenance pass); 0: never")
+AM_KNOB(double, confidence_half_life_profile_days, 270, 1, 100000,
+        "lifecycle: half-life of a profile fact's confidence while it is not "
+        "reinforced, confirmed or recalled, in days (the slowest; the "
+        "maintenance pass, docs/LIFECYCLE.md)")
+AM_KNOB(double, confidence_half_life_preference_days, 150, 1, 100000,
+        "lifecycle: half-life of a preference's, a constraint's or a rule's "
+        "confidence, in days")
+AM_KNOB(double, confidence_half_life_conclusion_days, 45, 1, 100000,
+        "lifecycle: half-life of a task conclusion's or a pattern's confidence, "
+        "in days")
+AM_KNOB(double, confidence_half_life_temp_days, 10, 1, 100000,
+        "lifecycle: half-life of any other (temporary) item's confidence, in "
+        "days (the fastest)")
+AM_KNOB(double, confidence_floor, 0.05, 0, 1,
+        "lifecycle: a decayed confidence never falls below this")
+AM_KNOB(double, counter_evidence, 0.15, 0, 1,
+        "lifecycle: lowered from an item's decayed confidence while a "
+        "conflicting statement of it waits for the user's answer "
+        "(pending_confirm)")
+AM_KNOB(double, forget_below, 0.4, 0, 1,
+        "lifecycle: an active item whose decayed confidence is below this "
+        "becomes candidate_forget (still recalled, asked about); 0: never")
+AM_KNOB(double, forget_grace_days, 30, 0, 100000,
+        "lifecycle: days a candidate_forget item waits for a repetition or a "
+        "confirm before it is invalidated")
+AM_KNOB(double, archive_heat_ratio, 0.3, 0, 1,
+        "lifecycle: an active item whose heat is under this fraction of its "
+        "base score ... (see archive_after_days) is archived; 0: never")
+AM_KNOB(double, archive_after_days, 60, 0, 100000,
+        "lifecycle: ... for at least this many days: it leaves recall until a "
+        "reference brings it back")

@@ -42,6 +42,7 @@ struct am_db {
     struct am__llm *llm;      /* am_config.llm's client, or NULL (llm.c) */
     am_llm_watch_fn llm_watch; /* am_llm_watch's, or NULL */
     void *llm_watch_ctx;
+    struct am__life_tally *maint_tally; /* am_maintain's counts while it runs, or NULL */
     char err[1024];
 };
 
@@ -115,6 +116,9 @@ int am__db_feedback(am_db *db, const char *user_id, const char *memory_id, int a
  * AM_NOTFOUND for a read) with a message naming the call (what), or a
  * store error. */
 void am__db_forget_work(am_db *db, int max_steps);
+/* In a user forget's transaction: the maintenance pass's cursor (maintain.c)
+ * deleted when it names that user (the next pass starts over). */
+int am__maintain_forget(am_db *db, const char *user_id);
 int am__db_user_gate(am_db *db, const char *what, const char *user_id, int rc_hidden);
 
 /* A recall's access feedback (touch.c): written now if the write lock is

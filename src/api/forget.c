@@ -184,6 +184,7 @@ int am_forget(am_db *db, const char *user_id, int level, const char *id,
     rc = s->vt->begin(s);
     if (!rc && level == AM_FORGET_USER) {
         rc = s->vt->forget_user(s, user_id, now, now + grace, &ev, &it, &tk);
+        if (!rc) rc = am__maintain_forget(db, user_id); /* the pass's cursor names no one gone */
         /* the notice (F13): ids only; the purge removes the user's other
          * events and keeps it under the pseudonym */
         am__outbox_row r = {0, now, AM_TIME_NONE, user_id, "memory.forgotten", NULL, NULL,

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "api/db_int.h"
+#include "lifecycle/maintain.h"
 #include "perceive/task.h"
 #include "recall/pipeline.h"
 #include "semantic/merge.h"
@@ -280,6 +281,32 @@ void am_recall_free(am_recall_result *r)
     am__free(&a, b);
 }
 
+/* Archived items the turn's words hold come back before it is answered
+ * (lifecycle/archive.c): looked for alone, revived in a write transaction
+ * only when there is one. */
+static int revive_referenced(am_db *db, const char *uid, const char *text, am_time now)
+{
+    am__store *s = db->store;
+    am__arena ar;
+    am__arena_init(&ar, &db->alloc);
+    am__wctx w = {s, db->text, &db->ulid, &db->cfg.rank, &ar, uid, now, NULL, now, NULL};
+    int any = 0;
+    int rc = am__life_referenced(&w, text, &any);
+    if (!rc && any) {
+        long n = 0;
+        am__dbcache_note(db, uid);
+        rc = s->vt->begin(s);
+        if (!rc && s->vt->lock_users) rc = s->vt->lock_users(s, &uid, 1);
+        if (!rc) rc = am__life_revive(&w, text, &n);
+        if (!rc) rc = s->vt->commit(s);
+        if (rc) s->vt->rollback(s);
+        am__dbcache_flush(db);
+        if (!rc) am__events_deliver(db);
+    }
+    am__arena_free(&ar);
+    return rc ? am__db_store_error(db, rc, "recall") : AM_OK;
+}
+
 /* The recall: arguments checked, the user resolved, then the pipeline
  * (recall/pipeline.c) over the handle's store, analyzer and caches; its
  * state boxed into the public result, and the shown items' heat touched. */
@@ -313,6 +340,7 @@ static int recall_run(am_db *db, const am_query *q, recall_box *box, char **ckey
         if ((rc = am__filter_compile(q->filter, ar, filt, fwhy, sizeof fwhy)))
             return am__db_error(db, rc, "recall: %s", rc == AM_NOMEM ? "out of memory" : fwhy);
     }
+    if (as_of == AM_TIME_NONE && (rc = revive_referenced(db, uid, q->text, now))) return rc;
     /* the shared cache (api/cache.c): an identical recall under the
      * user's current generation; down or a miss: the pipeline (a filtered
      * recall always: its key would not say the filter) */

@@ -181,7 +181,9 @@ int am__rank_items(am__text *t, am__tokcache *cache, const am_rank_config *r, am
         out[i].heat = heat;
         out[i].similarity = sim;
         out[i].score = r->w_heat * h + r->w_similarity * sim;
-        if (strcmp(it->status, "pending_confirm") == 0) out[i].score *= 0.9;
+        if (strcmp(it->status, "pending_confirm") == 0 ||
+            strcmp(it->status, "candidate_forget") == 0)
+            out[i].score *= 0.9;
         out[i].score *= 0.5 + 0.5 * it->confidence;
     }
     if (n > 1) qsort(out, n, sizeof *out, cmp_item);
@@ -422,6 +424,9 @@ int am__recall_rank(am__recall_state *st)
     size_t w = 0;
     for (size_t i = 0; i < n_items; i++) {
         am__scored_item *it = &scored[i];
+        /* an item in doubt for its age (lifecycle/) is asked about, like a
+         * doubted one, only on its topic */
+        if (strcmp(it->row->status, "candidate_forget") == 0 && it->similarity <= 0) continue;
         if (strcmp(it->row->status, "pending_confirm") == 0) {
             if (it->similarity <= 0) continue;
             for (size_t k = 0; k < n_all_items; k++)

@@ -168,6 +168,17 @@ static void item_line(const am__scored_item *si, const am__lex_labels *L, int la
         am__buf_adds(line, is_zh ? "」不一致，请先向用户确认以哪个为准" : "\"; ask which one holds");
         return;
     }
+    if (strcmp(it->status, "candidate_forget") == 0) {
+        /* an item not stated, confirmed or used for long (lifecycle/):
+         * asked about before it is relied on */
+        am__buf_printf(line, is_zh ? "- %s：用户很久以前说过「" : "- %s: the user said long ago \"",
+                       L->unconfirmed);
+        am__plain_appends(line, it->text);
+        am__buf_adds(line, is_zh ? "」，此后再未提起，请先向用户确认现在是否仍然如此"
+                                 : "\" and has not mentioned it since; ask whether it still holds "
+                                   "before relying on it");
+        return;
+    }
     if (pending) {
         /* F22: an item the user's own evaluations put in doubt is asked
          * about, not applied */

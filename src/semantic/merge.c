@@ -79,15 +79,31 @@ static int read_sources(am__wctx *w, am__item_row *it)
     return AM_OK;
 }
 
+static int insert_impl(am__wctx *w, const am__item_row *from, am__item_row *nv,
+                       const char *const *extra, size_t n_extra, int keep_reinforced);
+
 int am__semantic_insert_version(am__wctx *w, const am__item_row *from, am__item_row *nv,
                                 const char *const *extra, size_t n_extra)
+{
+    return insert_impl(w, from, nv, extra, n_extra, 0);
+}
+
+int am__semantic_insert_kept(am__wctx *w, const am__item_row *from, am__item_row *nv)
+{
+    return insert_impl(w, from, nv, NULL, 0, 1);
+}
+
+static int insert_impl(am__wctx *w, const am__item_row *from, am__item_row *nv,
+                       const char *const *extra, size_t n_extra, int keep_reinforced)
 {
     char id[27];
     am__ulid_new(w->ulid, w->now, id);
     nv->id = am__arena_strdup(w->ar, id);
     nv->recorded_at = sys_now(w);
     nv->superseded_at = AM_TIME_NONE;
-    nv->reinforced_at = w->now; /* heat and dedup age it by the statement's time */
+    /* heat and dedup age it by the statement's time; a change of status
+     * alone (lifecycle/) keeps the time it was last reinforced */
+    if (!keep_reinforced || nv->reinforced_at == AM_TIME_NONE) nv->reinforced_at = w->now;
     /* from's (bounded) list and count, plus the extra sources; the store
      * keeps the first and latest of the list (store.h) */
     size_t ns = from ? from->n_sources : 0;
@@ -404,7 +420,10 @@ int am__semantic_put(am__wctx *w, const am__statement *st, int *outcome,
     am__item_row *pending = NULL; /* the lineage's open question, if any */
     for (size_t i = 0; i < n; i++) {
         if (!same_scope(rows[i].scope, st->scope)) continue;
-        int active = strcmp(rows[i].status, "active") == 0;
+        /* an item in doubt for its age (candidate_forget, lifecycle/)
+         * stated again is the user's current value: reinforced, active */
+        int active = strcmp(rows[i].status, "active") == 0 ||
+                     strcmp(rows[i].status, "candidate_forget") == 0;
         if (!active && strcmp(rows[i].status, "pending_confirm") != 0) continue;
         if (strcmp(rows[i].key, st->key) == 0) {
             if (active) same_key = &rows[i];
@@ -461,7 +480,10 @@ int am__semantic_put(am__wctx *w, const am__statement *st, int *outcome,
             if (!words_within(kw ? kw + 1 : near->key, st->text)) nv.key = st->key;
             nv.value_json = st->value_json;
         }
-        if (reworded || (nv.confidence > near->confidence && near->valid_from <= w->now)) {
+        int revive = strcmp(near->status, "candidate_forget") == 0;
+        if (revive) nv.status = "active";
+        if (reworded || revive ||
+            (nv.confidence > near->confidence && near->valid_from <= w->now)) {
             int keep = !reworded || words_within(st->text, near->text);
             if ((keep && (rc = read_sources(w, near))) ||
                 (rc = am__semantic_close_version(w, near)) ||
@@ -473,6 +495,9 @@ int am__semantic_put(am__wctx *w, const am__statement *st, int *outcome,
         }
         *outcome = AM__M_REINFORCED;
         if (lineage) snprintf(lineage, 27, "%s", near->lineage_id);
+        if (revive)
+            return am__semantic_record(w, "memory.revived", near->lineage_id, near->scope,
+                                       near->key, "reinforced");
         return AM_OK;
     }
     /* F11: a restatement that names the old value negatively ("我现在改用
@@ -700,6 +725,13 @@ int am__semantic_event(am__wctx *w, const char *op, const char *lineage, const c
         {"memory.pending", "memory.updated.", "pending_confirm"},
         {"memory.invalidated", "memory.invalidated", NULL},
         {"memory.historical", "memory.updated.", "historical"},
+        /* the lifecycle (lifecycle/, docs/LIFECYCLE.md) */
+        {"memory.candidate_forget", "memory.updated.", "candidate_forget"},
+        {"memory.archived", "memory.updated.", "archived"},
+        {"memory.revived", "memory.updated.", "revived"},
+        {"memory.expired", "memory.invalidated", "unconfirmed"},
+        {"memory.consolidated", "memory.updated.", "consolidated"},
+        {"memory.merged", "memory.invalidated", "consolidated"},
     };
     size_t i = 0;
     while (i < sizeof map / sizeof *map && strcmp(map[i].op, op) != 0) i++;
@@ -803,6 +835,11 @@ int am__semantic_feedback(am__wctx *w, const char *id, int action,
         nv.confidence = it->confidence + 0.1 > 1 ? 1 : it->confidence + 0.1;
         nv.status = "active";
         if ((rc = am__semantic_close_version(w, it)) || (rc = insert_version(w, it, &nv, NULL)))
+            return rc;
+        /* an item in doubt for its age is back (lifecycle/) */
+        if (strcmp(it->status, "candidate_forget") == 0 &&
+            (rc = w->store->vt->audit(w->store, w->uid, w->now, "memory.revived", "memory",
+                                      it->lineage_id, "confirmed")))
             return rc;
         return am__semantic_event(w, "memory.updated", it->lineage_id, it->scope, it->key,
                                   "confirmed");

@@ -61,6 +61,11 @@ typedef struct am__statement {
 int am__semantic_insert_version(am__wctx *w, const am__item_row *from, am__item_row *nv,
                                 const char *const *extra, size_t n_extra);
 
+/* As am__semantic_insert_version without extra sources, but nv keeps its
+ * reinforced_at (AM_TIME_NONE: now): a change of status alone
+ * (lifecycle/) does not make an item look reinforced. */
+int am__semantic_insert_kept(am__wctx *w, const am__item_row *from, am__item_row *nv);
+
 /* Close a current version (superseded_at = now). */
 int am__semantic_close_version(am__wctx *w, const am__item_row *it);
 

@@ -180,11 +180,14 @@ typedef struct am__vec_want {
 #define AM__ITEM_SOURCES_LAST 28
 
 /* Which memory item versions to list. */
-#define AM__ITEMS_CURRENT 0  /* superseded_at NULL, status active or
-                                pending_confirm, valid at `at` */
+#define AM__ITEMS_CURRENT 0  /* superseded_at NULL, status active,
+                                pending_confirm or candidate_forget, valid
+                                at `at` */
 #define AM__ITEMS_ALL 1      /* every version */
 #define AM__ITEMS_ASOF 2     /* as the world stood at `at`: current system
                                 version whose validity covers `at` */
+#define AM__ITEMS_ARCHIVED 3 /* superseded_at and valid_to NULL, status archived (at
+                                unused): the items a reference brings back */
 #define AM__ITEMS_NO_SOURCES 8 /* or'ed in: leave sources empty (recall
                                   ranks every item, shows a few: it asks
                                   item_sources for those) */
@@ -667,6 +670,17 @@ typedef struct am__store_vt {
                      am__arena *ar, size_t *filled);
     int (*cold_restore)(am__store *s, const char *uid, const char *event_id, am_time from,
                         am_time to, long *restored);
+    /* The maintenance pass (lifecycle/maintain.c).  users_after: the
+     * users whose id sorts after `after` ("": from the first), by id, at
+     * most limit, users being forgotten left out -- like vec_missing_*, an
+     * exception to per-user scoping that names users only.  meta_get /
+     * meta_put: a small value of the store's own (the pass's cursor) under
+     * key; meta_get AM_NOTFOUND when none, meta_put value NULL deletes it;
+     * meta_put in the caller's transaction or alone. */
+    int (*users_after)(am__store *s, const char *after, int limit, am__arena *ar,
+                       const char ***uids, size_t *n);
+    int (*meta_get)(am__store *s, const char *key, am__arena *ar, const char **value);
+    int (*meta_put)(am__store *s, const char *key, const char *value);
 } am__store_vt;
 
 struct am__store {

@@ -23,6 +23,7 @@
 typedef struct opts {
     const char *db, *vault_key_file;
     const char *cache; /* --cache URL or $AGENTMEM_CACHE (am_config.cache), or NULL */
+    const char *maintain_every; /* serve --maintain-every DURATION, or NULL */
     const char *key, *value, *ttl; /* working set|get|list|clear */
     char *role_allow; /* --role-allow rules joined by ';' (malloc'ed), or NULL */
     int json;
@@ -84,6 +85,10 @@ static void usage_main(FILE *f)
           "  reembed                   vectors of the current embedder for older events\n"
           "  archive events|restore    old events' text to cold storage, and back\n"
           "  optimize                  merge the index after a bulk import (maintenance)\n"
+          "  maintain                  decay, forget, archive and consolidate memory (lifecycle)\n",
+          f);
+    /* two literals: one would pass the 4095 bytes C99 promises */
+    fputs(
           "  watch                     memory events as JSON lines (--follow: as they come)\n"
           "  mcp                       serve a user's memory to an agent over MCP (stdio)\n"
           "  token create|list|revoke  API tokens bound to a user (the server's auth)\n"
@@ -280,6 +285,12 @@ static const struct help {
                 "  $AGENTMEM_LLM_KEY or $AGENTMEM_LLM_KEY_FILE; budget $AGENTMEM_LLM_BUDGET=\n"
                 "  CALLS[/TOKENS] a user a day) and merges its proposals; reports how many\n"
                 "  were created, merged, kept one-off and dropped.\n"},
+    {"maintain", "usage: agentmem [--db PATH] maintain [--user U] [--json]\n"
+                 "  The maintenance pass (docs/LIFECYCLE.md): items not reinforced, confirmed\n"
+                 "  or recalled for long become candidate_forget (asked about), then\n"
+                 "  invalidated after a grace period; cold items are archived; near-duplicates\n"
+                 "  are consolidated.  Every user (or one), in short transactions; an\n"
+                 "  interrupted pass goes on where it stopped when run again.\n"},
     {"reembed", "usage: agentmem [--db PATH] reembed [--user U] [--json]\n"
                 "  Embeds, with the embedder named by $AGENTMEM_EMBEDDER (key in\n"
                 "  $AGENTMEM_EMBEDDER_KEY), every event of the user (or of all users)\n"
@@ -320,6 +331,7 @@ static const struct help {
               "         [--mcp-origin ORIGIN] [--cache redis://[[USER]:PASSWORD@]HOST[:PORT][/DB]]\n"
               "         [--log-format json|text] [--log-level debug|info|warn|error] [--log-content]\n"
               "         [--llm-batch N] [--llm-wait SECONDS] [--llm-queue N]\n"
+              "         [--maintain-every DURATION]\n"
               "  Serves the HTTP/JSON API (docs/SERVER.md, docs/openapi.json): every route\n"
               "  but /healthz needs Authorization: Bearer TOKEN (agentmem token create).\n"
               "  --listen HOST:PORT (port 0: any free one; the address is printed on\n"
@@ -332,6 +344,9 @@ static const struct help {
               "  has not sent its request head within it is closed (default 10).\n"
               "  SIGTERM or SIGINT: stops accepting, gives the accepted requests 2 s,\n"
               "  cuts what still runs (stalled clients), exits 0 within 5 s.\n"
+              "  --maintain-every DURATION (10m, 1h, 1d; 0: off, the default): the\n"
+              "  maintenance pass (agentmem maintain) in a background thread, one short\n"
+              "  transaction at a time; stopped cleanly at shutdown.\n"
               "  --webhook URL (repeatable) with --webhook-secret-file PATH: every memory\n"
               "  event committed from then on is POSTed to each URL, signed with\n"
               "  HMAC-SHA256 of the file's first line (docs/EVENTS.md), retried with\n"
@@ -419,6 +434,7 @@ static int parse_opts(const char *cmd, int argc, char **argv, opts *o)
         {"--since", offsetof(opts, since)}, {"--until", offsetof(opts, until)},
         {"--period", offsetof(opts, period)},
         {"--older-than", offsetof(opts, older_than)}, {"--event", offsetof(opts, event)},
+        {"--maintain-every", offsetof(opts, maintain_every)},
     };
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -895,6 +911,27 @@ static int cmd_mcp(am_db *db, const opts *o)
 {
     if (!o->user) return usage_error("mcp", "--user is required");
     return am_cli_mcp(db, o->user, o->agent, o->role);
+}
+
+static int cmd_maintain(am_db *db, const opts *o)
+{
+    am_maintain_options mo = {0};
+    am_maintain_report r;
+    mo.user_id = o->user;
+    int rc = am_maintain(db, &mo, &r);
+    if (rc) return fail(db, rc);
+    if (o->json)
+        return am_cli_json_print(json_pack(
+            "{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:b}", "users", (json_int_t)r.users, "decayed",
+            (json_int_t)r.decayed, "candidate_forget", (json_int_t)r.candidate, "invalidated",
+            (json_int_t)r.invalidated, "archived", (json_int_t)r.archived, "revived",
+            (json_int_t)r.revived, "consolidated", (json_int_t)r.consolidated, "steps",
+            (json_int_t)r.steps, "elapsed_ms", (json_int_t)r.elapsed_ms, "finished", r.finished));
+    printf("%ld users: %ld decayed, %ld candidate_forget, %ld invalidated, %ld archived, "
+           "%ld revived, %ld consolidated (%ld steps, %ld ms)\n",
+           r.users, r.decayed, r.candidate, r.invalidated, r.archived, r.revived, r.consolidated,
+           r.steps, r.elapsed_ms);
+    return 0;
 }
 
 static int cmd_optimize(am_db *db, const opts *o)
@@ -1398,6 +1435,19 @@ static int cmd_serve(am_db *db, const opts *o)
     }
     so.cache_url = o->cache;
     so.obs = o->obs;
+    if (o->maintain_every) {
+        /* DURATION: a number and a unit (s, m, h, d); 0: off */
+        char *end;
+        double v = strtod(o->maintain_every, &end);
+        double unit = strcmp(end, "s") == 0 ? 1e3 : strcmp(end, "m") == 0 ? 6e4
+                      : strcmp(end, "h") == 0 ? 3.6e6 : strcmp(end, "d") == 0 ? 8.64e7
+                      : strcmp(o->maintain_every, "0") == 0 ? 1 : -1;
+        if (end == o->maintain_every || unit < 0 || !(v >= 0) || v * unit > 30 * 8.64e7 ||
+            (v > 0 && v * unit < 1000))
+            return usage_error("serve", "--maintain-every: a duration from 1s to 30d (10m, 1h, "
+                                        "30s, 1d), or 0: off");
+        so.maintain_every_ms = (long)(v * unit);
+    }
     so.mcp_origins = o->mcp_origin;
     so.n_mcp_origins = (size_t)o->n_mcp_origin;
     int rc = am_server_run(db, o->cfg, &so);
@@ -1510,7 +1560,7 @@ int main(int argc, char **argv)
         {"add", cmd_add}, {"recall", cmd_recall}, {"task", cmd_task},
         {"memories", cmd_memories}, {"feedback", cmd_feedback}, {"forget", cmd_forget},
         {"link", cmd_link}, {"unlink", cmd_unlink}, {"export", cmd_export}, {"reembed", cmd_reembed},
-        {"optimize", cmd_optimize}, {"restore", cmd_restore}, {"mcp", cmd_mcp},
+        {"optimize", cmd_optimize}, {"maintain", cmd_maintain}, {"restore", cmd_restore}, {"mcp", cmd_mcp},
         {"workspace", cmd_workspace}, {"token", cmd_token}, {"serve", cmd_serve},
         {"working", cmd_working}, {"cache", cmd_cache}, {"memory", cmd_memory},
         {"import", cmd_import}, {"profile", cmd_profile}, {"report", cmd_report},

@@ -90,7 +90,7 @@ typedef struct held {
     am_task *task;
     am_memory_list *list;
     char *export_json, *pack_json;
-    const char **mem_texts, **event_texts;
+    const char **mem_texts, **event_texts, **item_texts, **item_statuses;
     am_profile_card *profile;
     sc_buf task_text, history_text, export_flat, workspace_flat, pack_flat;
 } held;
@@ -456,6 +456,29 @@ static int do_memories(scfile *f, const sc_step *st, sc_obs *o, held *h)
                       &o->n_memories))
         return AM_NOMEM;
     o->memories = h->mem_texts;
+    /* statuses: each item's latest current record (a closed version is
+     * history; an item's last one says where it stands) */
+    size_t n = h->list->n, k = 0;
+    h->item_texts = calloc(n + 1, sizeof *h->item_texts);
+    h->item_statuses = calloc(n + 1, sizeof *h->item_statuses);
+    if (!h->item_texts || !h->item_statuses) return AM_NOMEM;
+    for (size_t i = 0; i < n; i++) {
+        const am_memory *m = &h->list->items[i];
+        if (m->superseded_at != AM_TIME_NONE) continue;
+        int later = 0;
+        for (size_t j = 0; j < n && !later; j++) {
+            const am_memory *x = &h->list->items[j];
+            later = j != i && x->superseded_at == AM_TIME_NONE && m->lineage_id && x->lineage_id &&
+                    strcmp(m->lineage_id, x->lineage_id) == 0 &&
+                    (x->valid_from > m->valid_from || (x->valid_from == m->valid_from && j > i));
+        }
+        if (later) continue;
+        h->item_texts[k] = m->text ? m->text : "";
+        h->item_statuses[k++] = m->status ? m->status : "";
+    }
+    o->item_texts = h->item_texts;
+    o->item_statuses = h->item_statuses;
+    o->n_item_status = k;
     o->count_active = 0;
     for (size_t i = 0; i < h->list->n; i++)
         if (h->list->items[i].status &&
@@ -516,7 +539,9 @@ static int do_feedback(scfile *f, const sc_step *st, sc_buf *err)
     size_t matches = 0, pick = 0;
     sc_buf seen = {0};
     for (size_t i = 0; i < l->n; i++) {
-        if (!is_active(l->items[i].status) ||
+        /* an item asked about for its age may be confirmed too */
+        if ((!is_active(l->items[i].status) &&
+             strcmp(l->items[i].status, "candidate_forget") != 0) ||
             !sc_text_contains(l->items[i].text, st->target))
             continue;
         sc_buf_adds(&seen, matches ? ", " : ": ");
@@ -664,6 +689,21 @@ static int do_pack(scfile *f, const sc_step *st, sc_obs *o, held *h, sc_buf *err
     return AM_OK;
 }
 
+/* maintain (docs/SCENARIOS_EXT.md): the maintenance pass at the step's
+ * clock, over the user's items (or every user's) */
+static int do_maintain(scfile *f, const sc_step *st, sc_obs *o)
+{
+    am_maintain_options mo = {0};
+    am_maintain_report r;
+    mo.user_id = st->user;
+    int rc = am_maintain(f->db, &mo, &r);
+    if (rc != AM_OK) return rc;
+    long counts[SC_MAINT_COUNTS] = {r.candidate, r.invalidated, r.archived, r.revived,
+                                    r.consolidated};
+    for (int i = 0; i < SC_MAINT_COUNTS; i++) o->maint[i] = counts[i];
+    return AM_OK;
+}
+
 static void held_free(held *h)
 {
     am_recall_free(h->recall);
@@ -675,6 +715,8 @@ static void held_free(held *h)
     sc_buf_free(&h->pack_flat);
     free(h->mem_texts);
     free(h->event_texts);
+    free(h->item_texts);
+    free(h->item_statuses);
     sc_buf_free(&h->task_text);
     sc_buf_free(&h->history_text);
     sc_buf_free(&h->export_flat);
@@ -701,6 +743,7 @@ static int step_exec(scfile *f, const sc_step *st, sc_obs *o, held *h,
     case SC_PROFILE: rc = do_profile(f, st, o, h); break;
     case SC_PACK: rc = do_pack(f, st, o, h, err); break;
     case SC_ARCHIVE: rc = do_archive(f, st, o); break;
+    case SC_MAINTAIN: rc = do_maintain(f, st, o); break;
     default: rc = AM_MISUSE; break;
     }
     if (rc != AM_OK && rc != RUNNER_FAIL) engine_error(f, rc, err);

@@ -233,7 +233,11 @@ int sc_has_zone(const char *iso)
 
 static const char *const kind_names[SC_NKINDS] = {
     "link", "add", "recall", "task", "memories", "forget", "feedback", "export",
-    "config", "workspace", "profile", "pack", "archive",
+    "config", "workspace", "profile", "pack", "archive", "maintain",
+};
+
+const char *const sc_maint_keys[SC_MAINT_COUNTS] = {
+    "candidate_forget", "invalidated", "archived", "revived", "consolidated",
 };
 
 const char *sc_kind_name(sc_kind k)
@@ -294,7 +298,7 @@ static const struct field_spec {
     {"older_than_days", F_INT, offsetof(sc_step, older_than_days), KB(SC_ARCHIVE), 0},
 };
 
-enum value_type { V_STRS, V_GROUPS, V_BOOL, V_COUNT };
+enum value_type { V_STRS, V_GROUPS, V_BOOL, V_COUNT, V_MAP };
 
 /* The expectation keys (SCENARIOS.md "Expectations"). */
 static const struct key_spec {
@@ -335,7 +339,13 @@ static const struct key_spec {
     {"profile_order", KB(SC_PROFILE), V_STRS},
     {"pack_contains", KB(SC_PACK), V_STRS},
     {"pack_not_contains", KB(SC_PACK), V_STRS},
-    {"archived", KB(SC_ARCHIVE), V_COUNT},
+    /* docs/SCENARIOS_EXT.md: the lifecycle */
+    {"statuses", KB(SC_MEMORIES), V_MAP},
+    {"candidate_forget", KB(SC_MAINTAIN), V_COUNT},
+    {"invalidated", KB(SC_MAINTAIN), V_COUNT},
+    {"archived", KB(SC_ARCHIVE) | KB(SC_MAINTAIN), V_COUNT},
+    {"revived", KB(SC_MAINTAIN), V_COUNT},
+    {"consolidated", KB(SC_MAINTAIN), V_COUNT},
     {"error", K_ALL, V_BOOL},
 };
 
@@ -424,6 +434,14 @@ static int valid_value(const struct key_spec *ks, const json_t *v,
         ok = json_is_integer(v) && json_integer_value(v) >= 0;
         want = "a non-negative integer";
         break;
+    case V_MAP: {
+        const char *k;
+        const json_t *x;
+        ok = json_is_object(v) && json_object_size(v) > 0;
+        json_object_foreach((json_t *)v, k, x) if (!*k || !json_is_string(x)) ok = 0;
+        want = "an object of non-empty texts to statuses";
+        break;
+    }
     }
     if (!ok && why) {
         sc_buf_printf(why, "expected %s / got ", want);
@@ -746,6 +764,7 @@ void sc_obs_init(sc_obs *o)
     o->need_memory = -1;
     o->count_active = -1;
     o->archived = -1;
+    for (int i = 0; i < SC_MAINT_COUNTS; i++) o->maint[i] = -1;
 }
 
 /* Needles of a V_STRS value as a borrowed array view. */
@@ -965,15 +984,52 @@ static int check_state(const char *what, const char *got, const json_t *want,
     return 0;
 }
 
+/* statuses: {"text": "status"}: the listed items whose text holds the
+ * text are at least one and all have that status ("absent": none). */
+static int check_statuses(const json_t *want, const sc_obs *o, sc_buf *d)
+{
+    const char *needle;
+    const json_t *v;
+    json_object_foreach((json_t *)want, needle, v) {
+        const char *st = json_string_value(v);
+        size_t hits = 0, wrong = 0;
+        const char *got = NULL;
+        for (size_t i = 0; i < o->n_item_status; i++) {
+            if (!sc_text_contains(o->item_texts[i], needle)) continue;
+            hits++;
+            if (strcmp(o->item_statuses[i], st) != 0) {
+                wrong++;
+                got = o->item_statuses[i];
+            }
+        }
+        int absent = strcmp(st, "absent") == 0;
+        if (absent ? hits == 0 : hits > 0 && wrong == 0) continue;
+        sc_buf_adds(d, "expected the memories holding ");
+        sc_buf_quote(d, needle, SC_QUOTE_ITEM);
+        sc_buf_printf(d, " to be %s / got ", st);
+        if (absent || hits == 0) sc_buf_printf(d, "%zu of them", hits);
+        else sc_buf_printf(d, "%s (%zu of %zu)", got, wrong, hits);
+        return 0;
+    }
+    return 1;
+}
+
 static int check_count(const char *key, const json_t *want, const sc_obs *o,
                        sc_buf *d)
 {
     long long w = json_integer_value(want);
-    if (strcmp(key, "archived") == 0) {
+    if (strcmp(key, "archived") == 0 && o->archived >= 0) { /* an archive step */
         if (o->archived == w) return 1;
         sc_buf_printf(d, "expected %lld events archived (restored) / got %ld", w, o->archived);
         return 0;
     }
+    for (int i = 0; i < SC_MAINT_COUNTS; i++)
+        if (strcmp(key, sc_maint_keys[i]) == 0) {
+            if (o->maint[i] == w) return 1;
+            sc_buf_printf(d, "expected %lld %s / got %ld", w, key, o->maint[i]);
+            return 0;
+        }
+
     int is_max = strcmp(key, "count_max") == 0;
     if (o->count_active >= 0 &&
         (is_max ? o->count_active <= w : o->count_active >= w))
@@ -1015,6 +1071,7 @@ int sc_check(sc_kind k, const char *key, const json_t *want,
     if (strcmp(key, "stage") == 0) return check_state("stage", o->stage, want, d);
     if (strcmp(key, "route") == 0) return check_state("route", o->route, want, d);
     if (ks->type == V_COUNT) return check_count(key, want, o, d);
+    if (ks->type == V_MAP) return check_statuses(want, o, d);
     if (ks->type == V_BOOL) { /* "error": decided by the runner */
         sc_buf_adds(d, "expected the runner to decide \"error\" / got a check");
         return 0;

@@ -75,6 +75,7 @@ typedef enum sc_kind {
     SC_PROFILE,   /* docs/SCENARIOS_EXT.md: the user's profile card */
     SC_PACK,      /* docs/SCENARIOS_EXT.md: a rule pack applied, listed or removed */
     SC_ARCHIVE,   /* docs/SCENARIOS_EXT.md: old events to the cold column, or back */
+    SC_MAINTAIN,  /* docs/SCENARIOS_EXT.md: the maintenance pass at the step's clock */
     SC_NKINDS
 } sc_kind;
 
@@ -141,6 +142,10 @@ int sc_key_applies(const char *key, sc_kind k);
 
 /* ------------------------------------------------------------ checks */
 
+/* The counts of a maintain step's report, in the order of sc_maint_keys. */
+#define SC_MAINT_COUNTS 5
+extern const char *const sc_maint_keys[SC_MAINT_COUNTS];
+
 /* What the engine answered, as plain data.  Unset members: NULL / 0
  * counts / -1. */
 typedef struct sc_obs {
@@ -165,6 +170,11 @@ typedef struct sc_obs {
     const char *pack_text;       /* a pack step's answer: its string leaves and
                                     JSON; NULL = none */
     long archived;               /* archive: events archived (restored), -1 unknown */
+    /* memories (statuses): each listed item's latest current record, its
+     * text and status; maintain: the report's counts (-1 unknown) */
+    const char *const *item_texts, *const *item_statuses;
+    size_t n_item_status;
+    long maint[SC_MAINT_COUNTS];
 } sc_obs;
 
 void sc_obs_init(sc_obs *o);

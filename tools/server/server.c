@@ -1025,8 +1025,17 @@ int am_server_run(am_db *db, const am_config *cfg, const am_server_opts *o)
         rc = 1;
         goto out;
     }
+    srv_maint *maint = NULL;
+    if (o->maintain_every_ms > 0 && !(maint = am__srv_maint_start(cfg, o->maintain_every_ms))) {
+        MHD_stop_daemon(sv->d);
+        am__srv_dispatch_stop(dispatch);
+        am__srv_writers_stop(s);
+        rc = 1;
+        goto out;
+    }
     if (pthread_create(&sv->sweeper, NULL, sweeper_main, sv) != 0) {
         fprintf(stderr, "agentmem serve: cannot start a thread\n");
+        am__srv_maint_stop(maint);
         MHD_stop_daemon(sv->d);
         am__srv_dispatch_stop(dispatch);
         am__srv_writers_stop(s);
@@ -1056,6 +1065,7 @@ int am_server_run(am_db *db, const am_config *cfg, const am_server_opts *o)
     pthread_mutex_lock(&sv->mu);
     sv->closing = 1; /* a request not begun yet is refused, not queued */
     pthread_mutex_unlock(&sv->mu);
+    am__srv_maint_stop(maint); /* within one step */
     MHD_socket ls = MHD_quiesce_daemon(sv->d);
     if (ls != MHD_INVALID_SOCKET) close(ls);
     pthread_mutex_lock(&s->pool_mu);

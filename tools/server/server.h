@@ -37,6 +37,9 @@ typedef struct am_server_opts {
      * llm_queue event ids wait (default 10000; the oldest dropped beyond);
      * llm_timeout_ms: one request's (0: 30000). */
     long llm_batch, llm_wait_s, llm_queue, llm_timeout_ms;
+    long maintain_every_ms; /* the maintenance pass every this often, a step at a
+                               time in a thread of its own (docs/LIFECYCLE.md);
+                               0: never */
 } am_server_opts;
 
 void am_server_opts_init(am_server_opts *o);

@@ -331,6 +331,13 @@ srv_dispatch *am__srv_dispatch_start(const am_config *cfg, const char *urls, con
 const char *am__srv_dispatch_role(srv_dispatch *d);
 /* The last events read and posted, the queues drained, freed (NULL: no-op) */
 void am__srv_dispatch_stop(srv_dispatch *d);
+
+/* `--maintain-every` (maintain.c): the maintenance pass every every_ms, a
+ * step at a time, on a handle of its own; NULL when it cannot start (said
+ * on stderr).  stop: within one step; NULL is a no-op. */
+typedef struct srv_maint srv_maint;
+srv_maint *am__srv_maint_start(const am_config *cfg, long every_ms);
+void am__srv_maint_stop(srv_maint *m);
 /* The newest seq of user's events (NULL: every user's) into *seq */
 int am__srv_events_newest(am_db *db, const char *user, int64_t *seq);
 

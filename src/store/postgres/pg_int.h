@@ -194,6 +194,10 @@ int am__pg_forget_task_audit(pg_store *s, const char *uid, const char *id, const
 /* users, tasks, items, audit, outbox, workspace, tokens (pg_rows.c) */
 int am__pg_user_ensure(am__store *b, const char *uid, am_time now);
 int am__pg_user_exists(am__store *b, const char *uid);
+int am__pg_users_after(am__store *b, const char *after, int limit, am__arena *ar,
+                       const char ***uids, size_t *n);
+int am__pg_meta_get(am__store *b, const char *key, am__arena *ar, const char **value);
+int am__pg_meta_put(am__store *b, const char *key, const char *value);
 int am__pg_link_put(am__store *b, const char *ch, const char *ext, const char *uid, am_time now);
 int am__pg_link_get(am__store *b, const char *ch, const char *ext, char *out);
 int am__pg_link_del(am__store *b, const char *ch, const char *ext);

@@ -493,25 +493,30 @@ int am__pg_items_list(am__store *b, const char *uid, int which, am_time at, am__
     " LEFT JOIN item_heat h ON h.user_id = m.user_id AND h.lineage_id = m.lineage_id"
 #define PG_ITEM_CURRENT                                                                          \
     " WHERE m.user_id = $1 AND m.superseded_at IS NULL"                                         \
-    " AND m.status IN ('active', 'pending_confirm') AND m.valid_from <= $2"                     \
+    " AND m.status IN ('active', 'pending_confirm', 'candidate_forget') AND m.valid_from <= $2" \
     " AND (m.valid_to IS NULL OR m.valid_to > $2) ORDER BY m.rid"
 #define PG_ITEM_ALL " WHERE m.user_id = $1 AND $2::bigint IS NOT NULL ORDER BY m.lineage_id, m.rid"
 #define PG_ITEM_ASOF                                                                             \
     " WHERE m.user_id = $1 AND m.superseded_at IS NULL"                                         \
-    " AND m.status IN ('active', 'invalidated', 'pending_confirm') AND m.valid_from <= $2"      \
-    " AND (m.valid_to IS NULL OR m.valid_to > $2) ORDER BY m.rid"
-    static const char *const sql[3][2] = {
+    " AND m.status IN ('active', 'invalidated', 'pending_confirm', 'candidate_forget')"        \
+    " AND m.valid_from <= $2 AND (m.valid_to IS NULL OR m.valid_to > $2) ORDER BY m.rid"
+#define PG_ITEM_ARCHIVED                                                                         \
+    " WHERE m.user_id = $1 AND m.superseded_at IS NULL AND m.valid_to IS NULL"              \
+    " AND m.status = 'archived' AND $2::bigint IS NOT NULL ORDER BY m.rid"
+    static const char *const sql[4][2] = {
         {PG_ITEM_COLS PG_ITEM_SRC PG_ITEM_FROM PG_ITEM_CURRENT,
          PG_ITEM_COLS " NULL" PG_ITEM_FROM PG_ITEM_CURRENT},
         {PG_ITEM_COLS PG_ITEM_SRC PG_ITEM_FROM PG_ITEM_ALL,
          PG_ITEM_COLS " NULL" PG_ITEM_FROM PG_ITEM_ALL},
         {PG_ITEM_COLS PG_ITEM_SRC PG_ITEM_FROM PG_ITEM_ASOF,
          PG_ITEM_COLS " NULL" PG_ITEM_FROM PG_ITEM_ASOF},
+        {PG_ITEM_COLS PG_ITEM_SRC PG_ITEM_FROM PG_ITEM_ARCHIVED,
+         PG_ITEM_COLS " NULL" PG_ITEM_FROM PG_ITEM_ARCHIVED},
     };
     int no_src = (which & AM__ITEMS_NO_SOURCES) != 0;
     int no_heat = (which & AM__ITEMS_NO_HEAT) != 0;
     which &= ~(AM__ITEMS_NO_SOURCES | AM__ITEMS_NO_HEAT);
-    if (which < 0 || which > 2) return AM_MISUSE;
+    if (which < 0 || which > 3) return AM_MISUSE;
     pg_args a = {0};
     am__pg_arg_text(&a, uid);
     am__pg_arg_int(&a, at);
@@ -999,4 +1004,57 @@ int am__pg_token_revoke(am__store *b, const char *id, am_time at, char *uid)
                      "UPDATE api_tokens SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL",
                      &u, &n);
     return rc ? rc : n ? AM_OK : AM_NOTFOUND;
+}
+
+/* ------------------------------------------------------------ maintenance */
+
+int am__pg_users_after(am__store *b, const char *after, int limit, am__arena *ar,
+                       const char ***uids, size_t *n)
+{
+    pg_store *s = PG(b);
+    *uids = NULL;
+    *n = 0;
+    pg_args a = {0};
+    am__pg_arg_text(&a, after ? after : "");
+    am__pg_arg_int(&a, limit);
+    PGresult *r = am__pg_run(s, "users",
+                             "SELECT user_id FROM users u WHERE user_id COLLATE \"C\" > $1 AND NOT EXISTS"
+                             " (SELECT 1 FROM forget_jobs f WHERE f.user_id = u.user_id"
+                             " AND f.level = 'user') ORDER BY user_id COLLATE \"C\" LIMIT $2",
+                             &a);
+    if (!r) return s->rc;
+    int k = PQntuples(r);
+    if (!(*uids = am__pg_rows(ar, r, sizeof **uids))) return AM_NOMEM;
+    for (int i = 0; i < k; i++)
+        if (!((*uids)[i] = am__pg_str(ar, r, i, 0))) {
+            PQclear(r);
+            return AM_NOMEM;
+        }
+    return am__pg_rows_done(ar, r, n);
+}
+
+int am__pg_meta_get(am__store *b, const char *key, am__arena *ar, const char **value)
+{
+    pg_store *s = PG(b);
+    pg_args a = {0};
+    am__pg_arg_text(&a, key);
+    PGresult *r = am__pg_run(s, "meta", "SELECT value FROM meta WHERE key = $1", &a);
+    if (!r) return s->rc;
+    int rc = AM_OK;
+    if (PQntuples(r) == 0) rc = AM_NOTFOUND;
+    else if (!(*value = am__pg_str(ar, r, 0, 0))) rc = AM_NOMEM;
+    PQclear(r);
+    return rc;
+}
+
+int am__pg_meta_put(am__store *b, const char *key, const char *value)
+{
+    pg_args a = {0};
+    am__pg_arg_text(&a, key);
+    if (!value) return am__pg_exec(PG(b), "meta", "DELETE FROM meta WHERE key = $1", &a, NULL);
+    am__pg_arg_text(&a, value);
+    return am__pg_exec(PG(b), "meta",
+                       "INSERT INTO meta(key, value) VALUES($1, $2)"
+                       " ON CONFLICT(key) DO UPDATE SET value = EXCLUDED.value",
+                       &a, NULL);
 }

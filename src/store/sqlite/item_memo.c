@@ -319,7 +319,8 @@ void am__sqlite_memo_inserted(sq_store *s, memo_entry *m, const char *uid,
      * value_json "null" for none, reinforced_at coalesced with recorded_at,
      * an empty token blob read as none, no heat, no sources */
     int listed = it->superseded_at == AM_TIME_NONE && it->valid_from != AM_TIME_NONE && it->status &&
-                 (strcmp(it->status, "active") == 0 || strcmp(it->status, "pending_confirm") == 0);
+                 (strcmp(it->status, "active") == 0 || strcmp(it->status, "pending_confirm") == 0 ||
+                  strcmp(it->status, "candidate_forget") == 0);
     int ok = 1;
     if (listed) {
         am__item_row r = *it;

@@ -236,27 +236,32 @@ int am__sqlite_items_list(am__store *b, const char *uid, int which, am_time at,
     " coalesce(m.reinforced_at, m.recorded_at), m.metadata, m.origin FROM memory_items m"
 #define ITEM_FROM ", m.source_count, coalesce(m.reinforced_at, m.recorded_at), m.metadata, m.origin" \
     " FROM memory_items m LEFT JOIN item_heat h ON h.user_id=m.user_id AND h.lineage_id=m.lineage_id"
+#define ITEM_LIVE " AND m.status IN ('active','pending_confirm','candidate_forget')"
 #define ITEM_CURRENT                                                                            \
-    " WHERE m.user_id=?1 AND m.superseded_at IS NULL AND m.status IN ('active','pending_confirm')" \
+    " WHERE m.user_id=?1 AND m.superseded_at IS NULL" ITEM_LIVE                               \
     " AND m.valid_from <= ?2 AND (m.valid_to IS NULL OR m.valid_to > ?2) ORDER BY m.rid"
 #define ITEM_CURRENT_ANY                                                                        \
-    " WHERE m.user_id=?1 AND m.superseded_at IS NULL AND m.status IN ('active','pending_confirm')" \
-    " AND ?2 = ?2 ORDER BY m.rid"
+    " WHERE m.user_id=?1 AND m.superseded_at IS NULL" ITEM_LIVE " AND ?2 = ?2 ORDER BY m.rid"
 #define ITEM_ALL " WHERE m.user_id=?1 AND ?2 = ?2 ORDER BY m.lineage_id, m.rid"
 #define ITEM_ASOF                                                                               \
     " WHERE m.user_id=?1 AND m.superseded_at IS NULL"                                           \
-    " AND m.status IN ('active','invalidated','pending_confirm')"                               \
+    " AND m.status IN ('active','invalidated','pending_confirm','candidate_forget')"            \
     " AND m.valid_from <= ?2 AND (m.valid_to IS NULL OR m.valid_to > ?2) ORDER BY m.rid"
+#define ITEM_ARCHIVED                                                                           \
+    " WHERE m.user_id=?1 AND m.superseded_at IS NULL AND m.valid_to IS NULL"        \
+    " AND m.status = 'archived' AND ?2 = ?2 ORDER BY m.rid"
     /* [mode][without sources] */
-    static const char *const sql[3][2] = {
+    static const char *const sql[4][2] = {
         {ITEM_COLS ITEM_SRC ITEM_FROM ITEM_CURRENT, ITEM_COLS ITEM_NOSRC ITEM_FROM ITEM_CURRENT},
         {ITEM_COLS ITEM_SRC ITEM_FROM ITEM_ALL, ITEM_COLS ITEM_NOSRC ITEM_FROM ITEM_ALL},
         {ITEM_COLS ITEM_SRC ITEM_FROM ITEM_ASOF, ITEM_COLS ITEM_NOSRC ITEM_FROM ITEM_ASOF},
+        {ITEM_COLS ITEM_SRC ITEM_FROM ITEM_ARCHIVED,
+         ITEM_COLS ITEM_NOSRC ITEM_FROM ITEM_ARCHIVED},
     };
     int no_src = (which & AM__ITEMS_NO_SOURCES) != 0;
     int no_heat = (which & AM__ITEMS_NO_HEAT) != 0;
     which &= ~(AM__ITEMS_NO_SOURCES | AM__ITEMS_NO_HEAT);
-    if (which < 0 || which > 2) return AM_MISUSE;
+    if (which < 0 || which > 3) return AM_MISUSE;
     const char *sql_use = sql[which][no_src];
     /* the current items without their sources: held between statements
      * and recalls (item_memo.c), those valid at `at` handed out, their heat

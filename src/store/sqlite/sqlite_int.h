@@ -590,6 +590,10 @@ int am__sqlite_fts_analyzer_sync(sq_store *s);
 /* users.c */
 int am__sqlite_user_ensure(am__store *b, const char *uid, am_time now);
 int am__sqlite_user_exists(am__store *b, const char *uid);
+int am__sqlite_users_after(am__store *b, const char *after, int limit, am__arena *ar,
+                           const char ***uids, size_t *n);
+int am__sqlite_meta_get(am__store *b, const char *key, am__arena *ar, const char **value);
+int am__sqlite_meta_put(am__store *b, const char *key, const char *value);
 int am__sqlite_link_put(am__store *b, const char *ch, const char *ext,
                         const char *uid, am_time now);
 int am__sqlite_link_get(am__store *b, const char *ch, const char *ext, char *out);

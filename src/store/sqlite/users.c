@@ -242,3 +242,58 @@ int am__sqlite_user_merge(am__store *b, const char *from, const char *to)
     }
     return AM_OK;
 }
+
+/* ------------------------------------------------------------ maintenance */
+
+int am__sqlite_users_after(am__store *b, const char *after, int limit, am__arena *ar,
+                           const char ***uids, size_t *n)
+{
+    sq_store *s = SQ(b);
+    sqlite3_stmt *st = stmt(s, "SELECT user_id FROM users u WHERE user_id > ?1 AND NOT EXISTS"
+                               " (SELECT 1 FROM forget_jobs f WHERE f.user_id = u.user_id"
+                               " AND f.level = 'user') ORDER BY user_id LIMIT ?2");
+    if (!st) return AM_BACKEND;
+    bind_text(st, 1, after ? after : "");
+    sqlite3_bind_int(st, 2, limit);
+    size_t cap = 0;
+    *uids = NULL;
+    *n = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char **u = push(ar, (void **)uids, n, &cap, sizeof *u);
+        if (!u || !(*u = col_text(ar, st, 0))) {
+            done(s, st);
+            return AM_NOMEM;
+        }
+    }
+    int out = rc == SQLITE_DONE ? AM_OK : fail(s, rc, "users");
+    done(s, st);
+    return out;
+}
+
+int am__sqlite_meta_get(am__store *b, const char *key, am__arena *ar, const char **value)
+{
+    sq_store *s = SQ(b);
+    sqlite3_stmt *st = stmt(s, "SELECT value FROM meta WHERE key = ?");
+    if (!st) return AM_BACKEND;
+    bind_text(st, 1, key);
+    int rc = sqlite3_step(st), out = AM_OK;
+    if (rc == SQLITE_ROW) {
+        if (!(*value = col_text(ar, st, 0))) out = AM_NOMEM;
+    } else {
+        out = rc == SQLITE_DONE ? AM_NOTFOUND : fail(s, rc, "meta");
+    }
+    done(s, st);
+    return out;
+}
+
+int am__sqlite_meta_put(am__store *b, const char *key, const char *value)
+{
+    sq_store *s = SQ(b);
+    sqlite3_stmt *st = value ? stmt(s, "INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)")
+                             : stmt(s, "DELETE FROM meta WHERE key = ?");
+    if (!st) return AM_BACKEND;
+    bind_text(st, 1, key);
+    if (value) bind_text(st, 2, value);
+    return run(s, st, "meta");
+}
