@@ -1173,6 +1173,8 @@ typedef struct am_maintain_report {
     long elapsed_ms;
     int finished;        /* 1: the pass went through every user asked (0: stopped by a
                             budget; call again to go on) */
+    long events_archived; /* events whose text moved to the cold column
+                             (archive_events_days; docs/STORAGE.md) */
 } am_maintain_report;
 
 /* opt may be NULL (every user, no bound).  *out is filled (may be NULL).

@@ -25,6 +25,7 @@
 
 #include "api/db_int.h"
 #include "base/log.h"
+#include "lifecycle/cold.h"
 #include "lifecycle/maintain.h"
 
 #define CURSOR_KEY "maintain_cursor"
@@ -83,6 +84,19 @@ static int archive_step(am_db *db, const char *uid, am_time now, int budget, lon
     return life_step(db, uid, now, budget, moved, done, am__life_archive);
 }
 
+/* Old events' text to the cold column (lifecycle/cold.h): one short
+ * transaction of at most budget events. */
+static int cold_events_step(am_db *db, const char *uid, am_time now, int budget, long *moved,
+                            int *done)
+{
+    am__cold_run run;
+    am__cold_init(&run, db->store, &db->alloc, db->cfg.rank.archive_events_days);
+    am__dbcache_note(db, uid);
+    int rc = am__cold_step(&run, uid, now, budget, moved, done);
+    am__dbcache_flush(db);
+    return rc;
+}
+
 /* The steps, in order (consolidation first: a duplicate's sources then
  * count for the item that stays).  counter: the report field *moved adds
  * to, or NONE (a lifecycle step counts by kind itself). */
@@ -95,6 +109,7 @@ static const struct {
     {"consolidate", consolidate_step, NONE},
     {"decay", decay_step, NONE},
     {"archive", archive_step, NONE},
+    {"archive_events", cold_events_step, offsetof(am_maintain_report, events_archived)},
 };
 
 typedef struct pass {

@@ -922,15 +922,16 @@ static int cmd_maintain(am_db *db, const opts *o)
     if (rc) return fail(db, rc);
     if (o->json)
         return am_cli_json_print(json_pack(
-            "{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:b}", "users", (json_int_t)r.users, "decayed",
+            "{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:b,s:I}", "users", (json_int_t)r.users, "decayed",
             (json_int_t)r.decayed, "candidate_forget", (json_int_t)r.candidate, "invalidated",
             (json_int_t)r.invalidated, "archived", (json_int_t)r.archived, "revived",
             (json_int_t)r.revived, "consolidated", (json_int_t)r.consolidated, "steps",
-            (json_int_t)r.steps, "elapsed_ms", (json_int_t)r.elapsed_ms, "finished", r.finished));
+            (json_int_t)r.steps, "elapsed_ms", (json_int_t)r.elapsed_ms, "finished", r.finished,
+            "events_archived", (json_int_t)r.events_archived));
     printf("%ld users: %ld decayed, %ld candidate_forget, %ld invalidated, %ld archived, "
-           "%ld revived, %ld consolidated (%ld steps, %ld ms)\n",
+           "%ld revived, %ld consolidated, %ld events archived (%ld steps, %ld ms)\n",
            r.users, r.decayed, r.candidate, r.invalidated, r.archived, r.revived, r.consolidated,
-           r.steps, r.elapsed_ms);
+           r.events_archived, r.steps, r.elapsed_ms);
     return 0;
 }
 
