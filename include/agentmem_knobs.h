@@ -110,3 +110,10 @@ AM_KNOB(int, future_skew_minutes, 1440, 0, 5256000,
         "an event's occurred_at may lie at most this many minutes after the "
         "clock (a client's clock runs ahead); later, and before 1970, it is "
         "refused (a 2206 preference would otherwise win every recall)")
+AM_KNOB(double, ttl_temp_days, 14, 0, 100000,
+        "a temporary item ends (leaves recall, keeps its history) this many days "
+        "after it was stated, unless the API or its text gives its own end; said "
+        "again, it lasts as long again; 0: never")
+AM_KNOB(double, ttl_conclusion_days, 180, 0, 100000,
+        "a task conclusion ends this many days after it was stated, unless the "
+        "API or its text gives its own end; 0: never")

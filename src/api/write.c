@@ -27,6 +27,7 @@
 #include "semantic/observe.h"
 #include "store/metadata.h"
 #include "text/entities.h"
+#include "text/expiry.h"
 #include "text/plain.h"
 #include "text/redact.h"
 
@@ -267,6 +268,14 @@ static int last_one_off(wctx_ex *x, const am__event_row *rows, size_t n, const c
     return AM_OK;
 }
 
+/* The end the statement's words name ("this month", "until Friday", "两
+ * 周内"), resolved against the event's time in its zone, or 0: none. */
+static am_time text_end(const wctx_ex *x, const char *text, size_t n)
+{
+    am_time end;
+    return am__text_expiry(text, n, x->p.ev->occurred_at, x->p.ev->tz_minutes, &end) ? end : 0;
+}
+
 /* Content stated as a lasting item (the one-off made lasting, the turn to
  * remember), with the cue sentence as its provenance. */
 static int put_lasting(wctx_ex *x, const char *content, const char *cue, const char *rule,
@@ -289,7 +298,8 @@ static int put_lasting(wctx_ex *x, const char *content, const char *cue, const c
         if (!value) rc = AM_NOMEM;
         else {
             am__statement st = {d->kind, d->key, x->scope, content, value, d->confidence,
-                                x->p.ev->id, 0, NULL, NULL, NULL, 0, "rules"};
+                                x->p.ev->id, 0, NULL, NULL, NULL, 0, "rules",
+                                text_end(x, content, strlen(content))};
             rc = am__semantic_put(&x->p.w, &st, outcome, lineage);
         }
     }
@@ -487,7 +497,8 @@ static int put_statement(wctx_ex *x, const char *text, size_t n, const am__disti
                         x->p.ev->id,  d->restated,
                         d->old_value[0] ? d->old_value : NULL,
                         d->topic,     d->whose,
-                        0,            d->source ? d->source : "rules"};
+                        0,            d->source ? d->source : "rules",
+                        text_end(x, sentence, n)};
     int rc = am__semantic_put(&x->p.w, &st, outcome, lineage);
     if (rc) return rc;
     if (*outcome == AM__M_CREATED) x->info->memories_created++;
