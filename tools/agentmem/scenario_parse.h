@@ -73,6 +73,7 @@ typedef enum sc_kind {
     SC_CONFIG,    /* docs/SCENARIOS_EXT.md: the store's role whitelists */
     SC_WORKSPACE, /* docs/SCENARIOS_EXT.md: a task's shared workspace */
     SC_PROFILE,   /* docs/SCENARIOS_EXT.md: the user's profile card */
+    SC_MEMORY_ADD, /* docs/SCENARIOS_EXT.md: a memory the application states */
     SC_NKINDS
 } sc_kind;
 
@@ -102,6 +103,9 @@ typedef struct sc_step {
     /* docs/SCENARIOS_EXT.md (F19): an event's own time when it is not the
      * step's (add: a late statement, an import) */
     const char *occurred_at;
+    /* docs/SCENARIOS_EXT.md: memory_add's kind (JSON "kind"), key and
+     * expires_at */
+    const char *mem_kind, *key, *expires_at;
     int all;          /* memories: include closed versions */
     int budget;       /* recall, profile: token budget, 0 = engine default */
     /* -1: nothing said about errors; 0: must succeed (expect.error false);
