@@ -84,8 +84,7 @@ static am_time entity_end(const ent_ctx *c, const am__entity *e)
 {
     /* the current period, named from now: "this week", "today", "这个
      * 月", "本周", "今天", "within 3 days", "两周内" */
-    static const char *const deictic[] = {"this", "today", "tonight", "within",
-                                          "这", "本", "今", "当", NULL};
+    static const char *const deictic[] = {"this", "today", "tonight", "这", "本", "今", "当", NULL};
     static const char *const zh_within[] = {"内", "以内", "之内", NULL};
     /* a look back is no bound: "the past 3 days", "最近三天" */
     static const char *const back[] = {"the", "past", "last", "previous", "recent",
@@ -103,8 +102,9 @@ static am_time entity_end(const ent_ctx *c, const am__entity *e)
     default: break;
     }
     if (e->type == AM_ENT_DATETIME || e->from > c->ref || e->to <= c->ref) return AM_TIME_NONE;
-    size_t l = e->end - e->start;
-    int within = ends_with_any(c, e->end, zh_within) && l > 0;
+    int within = ends_with_any(c, e->end, zh_within) || ent_word(c, e->start, "within");
+    /* "两小时内", "within an hour": how soon, not how long (a day at most) */
+    if (within && e->to - e->from <= DAY_MS + 3600000) return AM_TIME_NONE;
     if (!within && (!starts_with_any(c, e, deictic) || starts_with_any(c, e, back)))
         return AM_TIME_NONE;
     return e->to;
