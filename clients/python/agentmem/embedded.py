@@ -353,7 +353,7 @@ def _message_engine_field(msg):
 
 _ENGINE_NAMES = {"occurred_at": "at", "memory": "id"}
 _ENGINE_FIELDS = {"text", "user", "agent", "session", "task", "source", "type", "domain",
-                  "intent", "id", "as_of", "query", "channel", "external_id"}
+                  "intent", "id", "as_of", "query", "channel", "external_id", "expires_at"}
 
 
 def _engine_field(msg):
