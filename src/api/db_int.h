@@ -96,10 +96,6 @@ int am__db_distill(am_db *db, const char *s, size_t n, struct am__distill_turn *
  * a memory in every result). */
 void am__db_memory_from_row(am_memory *m, const am__item_row *r);
 void am__db_memory_json(am__buf *b, const am_memory *m, am_time now);
-/* The version's expiry (am_memory.expires_at): its valid_to when that end
- * was still ahead of it when written and it was not withdrawn, else
- * AM_TIME_NONE. */
-am_time am__db_expiry_of(const am__item_row *r);
 /* An event row as JSON, the shape of an export's event without its
  * entities (read.c; am_events_list). */
 void am__db_event_json(am__buf *b, const am__event_row *r);

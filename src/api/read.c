@@ -44,7 +44,7 @@ static void memory_from_row(am_memory *m, const am__item_row *r)
     m->key_id = NULL; /* am_memories sets it */
     m->metadata_json = r->metadata;
     m->origin = r->origin;
-    m->expires_at = am__db_expiry_of(r);
+    m->expires_at = am__item_expiry(r);
 }
 
 /* F19: an item listed as it stood at a past time (an as-of recall or
@@ -766,15 +766,6 @@ out_fail:
 void am__db_memory_from_row(am_memory *m, const am__item_row *r) { memory_from_row(m, r); }
 void am__db_memory_json(am__buf *b, const am_memory *m, am_time now) { json_memory(b, m, now); }
 
-am_time am__db_expiry_of(const am__item_row *r)
-{
-    /* a close ends a value at the time it is written (or before); an end
-     * still ahead of the version when it was written is an expiry */
-    if (r->valid_to == AM_TIME_NONE || r->valid_to <= r->recorded_at ||
-        (r->status && strcmp(r->status, "invalidated") == 0))
-        return AM_TIME_NONE;
-    return r->valid_to;
-}
 
 void am__db_event_json(am__buf *b, const am__event_row *r)
 {

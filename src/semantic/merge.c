@@ -56,7 +56,7 @@ static am_time sys_now(const am__wctx *w)
  * follows it. */
 static int expiring(const am__item_row *r, const am__item_row *open, size_t n_open)
 {
-    if (r->valid_to == AM_TIME_NONE || r->valid_to <= r->recorded_at) return 0;
+    if (am__item_expiry(r) == AM_TIME_NONE) return 0;
     for (size_t i = 0; i < n_open; i++)
         if (strcmp(open[i].lineage_id, r->lineage_id) == 0) return 0;
     return 1;
