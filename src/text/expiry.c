@@ -205,6 +205,25 @@ static am_time zh_duration(const ent_ctx *c, size_t i)
     return plus(c, unit, n);
 }
 
+/* ------------------------------------------------------------ quotes */
+
+/* How a quotation mark at i moves the depth of quoted text ("「本周进展」"
+ * is a title, not a bound): +1 an opening one, -1 a closing one, 2 the
+ * ASCII double quote (it toggles), 0 none; *len its bytes. */
+static int quote_at(const ent_ctx *c, size_t i, size_t *len)
+{
+    static const char *const open[] = {"\xE3\x80\x8C", "\xE3\x80\x8E", "\xE2\x80\x9C",
+                                       "\xE3\x80\x8A", NULL}; /* 「 『 “ 《 */
+    static const char *const close[] = {"\xE3\x80\x8D", "\xE3\x80\x8F", "\xE2\x80\x9D",
+                                        "\xE3\x80\x8B", NULL}; /* 」 』 ” 》 */
+    size_t e;
+    *len = 1;
+    if (ent_at(c, i) == '"') return 2;
+    if ((e = ent_lits(c, i, open, NULL))) { *len = e - i; return 1; }
+    if ((e = ent_lits(c, i, close, NULL))) { *len = e - i; return -1; }
+    return 0;
+}
+
 /* ------------------------------------------------------------ the end */
 
 static void keep_earliest(const ent_ctx *c, am_time t, am_time *best)
@@ -222,8 +241,22 @@ int am__text_expiry(const char *text, size_t len, am_time ref, int tz_minutes, a
     ent_ctx_init(&c, text, len, ref, tz_minutes, 0);
     if (!c.have_ref) return 0;
     am_time best = AM_TIME_NONE;
-    for (size_t k = 0; k < n; k++) keep_earliest(&c, entity_end(&c, &ents[k]), &best);
+    /* one pass: quoted text (a title, a name) bounds nothing */
+    int depth = 0, ascii_open = 0;
+    size_t k = 0;
     for (size_t i = 0; i < len; i++) {
+        size_t ql;
+        int q = quote_at(&c, i, &ql);
+        if (q == 2) ascii_open = !ascii_open;
+        else if (q == 1) depth++;
+        else if (q == -1 && depth > 0) depth--;
+        for (; k < n && ents[k].start <= i; k++)
+            if (!depth && !ascii_open) keep_earliest(&c, entity_end(&c, &ents[k]), &best);
+        if (q) {
+            i += ql - 1;
+            continue;
+        }
+        if (depth || ascii_open) continue;
         unsigned ch = ent_at(&c, i);
         if (ch < 0x80) {
             if (!ent_wstart(&c, i) || !ent_isalpha(ch)) continue;

@@ -26,7 +26,8 @@
  *   duration already run ("I've been vegetarian for two weeks", "已经两周
  *   了"), a date in the future named alone ("next Monday I'm off": a when,
  *   not an until), and a named moment ("until the launch": no date).
- * Several bounds: the earliest.  An end not after the event's time is no
+ * Words in quotation marks (「本周进展」, "This week", 《...》) are a title or
+ * a name and bound nothing.  Several bounds: the earliest.  An end not after the event's time is no
  * bound.
  *
  * Thread-safe: no state outside the arguments; never allocates.

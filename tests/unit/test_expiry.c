@@ -160,6 +160,11 @@ static void test_no_bound(void)
     /* a named moment has no date */
     END(TUE, "Until the launch, I prefer no meetings on Mondays", NULL);
     END(TUE, "发布会之前我都不出差", NULL);
+    /* quoted: a title or a name */
+    END(TUE, "以后周报标题都用「本周进展。下周计划」这个格式", NULL);
+    END(TUE, "Call the weekly mail \"This week at Acme\" from now on", NULL);
+    END(TUE, "我最喜欢的书是《今天》", NULL);
+    END(TUE, "“这个月”这个栏目我不看了，这周别推荐", "2026-03-16T00:00:00+08:00");
     /* past: an end that is not after the event */
     END(TUE, "until last Friday I worked nights", NULL);
 }
