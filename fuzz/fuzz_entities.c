@@ -1,5 +1,6 @@
 /*
- * fuzz_entities.c -- am__entities_extract and am__query_time_range on
+ * fuzz_entities.c -- am__entities_extract, am__query_time_range and
+ * am__text_expiry (a statement's own end: after the reference) on
  * arbitrary bytes (invalid UTF-8 included).  The input is copied into an
  * exact-size heap buffer so that ASan catches any read past len; the
  * first bytes also vary the reference time, the zone and the output size.
@@ -11,6 +12,7 @@
 #include <string.h>
 
 #include "text/entities.h"
+#include "text/expiry.h"
 
 static void check(int ok)
 {
@@ -53,6 +55,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     am_time from = 0, to = 0;
     if (am__query_time_range(text, size, ref, tz, &from, &to)) check(from < to);
+    am_time end = 0;
+    if (am__text_expiry(text, size, ref, tz, &end)) check(ref != AM_TIME_NONE && end > ref);
     free(text);
     return 0;
 }

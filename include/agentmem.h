@@ -562,6 +562,12 @@ typedef struct am_memory {
                                 "llm" (the optional LLM pass),
                                 "pack:<name>@<version>" (a rule pack); NULL
                                 for versions stored before origins were kept */
+    am_time expires_at;      /* when the item stops being current (its
+                                valid_to, set by am_memory_input.expires_at,
+                                an end its text names -- "this month", "到
+                                周五" -- or its kind's TTL knob), or
+                                AM_TIME_NONE: it does not expire (appended
+                                field; docs/EXPIRY.md) */
 } am_memory;
 
 typedef struct am_event_rec {
@@ -1017,6 +1023,12 @@ typedef struct am_memory_input {
     const char *agent_id; /* for an agent (am_access rules), or NULL */
     const char *role;
     const char *metadata_json; /* its metadata ("Metadata" above), or NULL */
+    /* When the memory stops being current (it leaves recall and the
+     * current listing, its history stays): ISO 8601 with a zone, after the
+     * clock's now, or NULL: an end its text names, else its kind's TTL
+     * knob, else never.  A bad or past value is AM_INVALID ("memory add:
+     * expires_at: ...").  (Appended field.) */
+    const char *expires_at;
 } am_memory_input;
 /* Add a memory as a distilled statement is added (semantic/merge.c): a
  * new value of the same key in the scope supersedes the current one (a

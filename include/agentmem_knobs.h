@@ -153,3 +153,10 @@ AM_KNOB(double, archive_heat_ratio, 0.3, 0, 1,
 AM_KNOB(double, archive_after_days, 60, 0, 100000,
         "lifecycle: ... for at least this many days: it leaves recall until a "
         "reference brings it back")
+AM_KNOB(double, ttl_temp_days, 14, 0, 100000,
+        "a temporary item ends (leaves recall, keeps its history) this many days "
+        "after it was stated, unless the API or its text gives its own end; said "
+        "again, it lasts as long again; 0: never")
+AM_KNOB(double, ttl_conclusion_days, 180, 0, 100000,
+        "a task conclusion ends this many days after it was stated, unless the "
+        "API or its text gives its own end; 0: never")

@@ -43,7 +43,7 @@ export interface ProfileCard {
 }
 export interface MemoryRecord {
   id: string; lineage_id: string; scope: string; kind: string; key: string; text: string;
-  status: string; version_state: string; valid_from: string | null; valid_to: string | null;
+  status: string; version_state: string; valid_from: string | null; valid_to: string | null; expires_at?: string | null;
   recorded_at: string; superseded_at: string | null; source_event_ids: string[];
   metadata: Metadata; [field: string]: Json | undefined;
 }
@@ -55,7 +55,7 @@ export class Client {
   add(messages: ChatMessage[], opts?: Record<string, Json | undefined>): Promise<{ results: AddInfo[] }>;
   addMany(events: Array<Record<string, Json>>): Promise<{ results: AddInfo[] }>;
   feedback(memoryId: string, action: 'confirm' | 'reject' | 'correct', text?: string, opts?: { user?: string }): Promise<{ ok: true; memory: MemoryRecord | null }>;
-  addMemory(text: string, opts?: { kind?: string; key?: string; scope?: string; metadata?: Metadata; user?: string }): Promise<{ memory: MemoryRecord }>;
+  addMemory(text: string, opts?: { kind?: string; key?: string; scope?: string; metadata?: Metadata; expires_at?: string | Date; user?: string }): Promise<{ memory: MemoryRecord }>;
   updateMemory(memoryId: string, text: string, opts?: { user?: string }): Promise<{ memory: MemoryRecord }>;
   deleteMemory(memoryId: string, opts?: { user?: string }): Promise<{ deleted: number }>;
   forget(level: 'event' | 'session' | 'task' | 'user', id?: string, opts?: { grace?: number; user?: string }): Promise<{ events: number; memories: number; tasks: number }>;

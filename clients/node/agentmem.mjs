@@ -154,8 +154,9 @@ export class Client {
   feedback(memoryId, action, text = undefined, { user } = {}) {
     return this.#call('POST', '/v1/memories/{id}/feedback', [memoryId], pick({ action, text, user }));
   }
-  // addMemory(text, {kind, key, scope, user}) -> {memory}: a memory the application states;
-  // a new value of the same key supersedes, the same text reinforces
+  // addMemory(text, {kind, key, scope, metadata, expires_at, user}) -> {memory}: a memory the
+  // application states; a new value of the same key supersedes, the same text reinforces;
+  // expires_at (ISO 8601 with a zone, or a Date): when it stops being current
   addMemory(text, opts = {}) { return this.#call('POST', '/v1/memories', [], pick({ text, ...opts })); }
   // updateMemory(id, text) -> {memory}: the text becomes its new current version
   updateMemory(memoryId, text, { user } = {}) {

@@ -418,6 +418,7 @@ static void w_memory(am__buf *b, const am_memory *m)
     w_int(b, m->reinforced_at);
     w_str(b, m->metadata_json);
     w_str(b, m->origin);
+    w_int(b, m->expires_at);
 }
 
 static void w_event(am__buf *b, const am_event_rec *e)
@@ -556,6 +557,7 @@ static void r_memory(rd *r, am_memory *m)
     m->reinforced_at = r_int(r);
     m->metadata_json = r_str(r);
     m->origin = r_str(r);
+    m->expires_at = r_int(r);
 }
 
 static void r_event(rd *r, am_event_rec *e)
@@ -639,7 +641,7 @@ int am__dbcache_recall_key(am_db *db, const char *uid, const am_query *q, am_tim
     digest d;
     unsigned char h[32];
     dg_init(&d);
-    dg_str(&d, "am-recall-3"); /* 3: entries carry metadata and origin */
+    dg_str(&d, "am-recall-4"); /* 3: entries carry metadata and origin; 4: expires_at */
     dg_add(&d, k->cfg_digest, sizeof k->cfg_digest);
     dg_str(&d, gen);
     dg_str(&d, uid);
@@ -678,8 +680,15 @@ int am__dbcache_recall_get(am_db *db, const char *key, am__arena *ar, am_recall_
     return AM_OK;
 }
 
-void am__dbcache_recall_put(am_db *db, const char *key, const am_recall_result *res)
+void am__dbcache_recall_put(am_db *db, const char *key, const am_recall_result *res, am_time now)
 {
+    /* the entry is served for the rest of its time bucket: not when an
+     * item it shows expires before that ends */
+    am_time bucket_end = (now >= 0 ? now / TIME_BUCKET_MS + 1 : -((-now - 1) / TIME_BUCKET_MS)) *
+                         TIME_BUCKET_MS;
+    for (size_t i = 0; i < res->n_memories; i++)
+        if (res->memories[i].valid_to != AM_TIME_NONE && res->memories[i].valid_to <= bucket_end)
+            return;
     am__buf b;
     am__buf_init(&b, &db->alloc);
     w_result(&b, res);

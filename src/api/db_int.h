@@ -99,7 +99,7 @@ int am__db_distill(am_db *db, const char *s, size_t n, struct am__distill_turn *
 /* A memory version from its row, and as JSON (read.c: the one shape of
  * a memory in every result). */
 void am__db_memory_from_row(am_memory *m, const am__item_row *r);
-void am__db_memory_json(am__buf *b, const am_memory *m);
+void am__db_memory_json(am__buf *b, const am_memory *m, am_time now);
 /* An event row as JSON, the shape of an export's event without its
  * entities (read.c; am_events_list). */
 void am__db_event_json(am__buf *b, const am__event_row *r);
@@ -169,7 +169,9 @@ void am__dbcache_forget(am_db *db, const char *uid, int whole_user);
 int am__dbcache_recall_key(am_db *db, const char *uid, const am_query *q, am_time now,
                            am__arena *ar, char **key);
 int am__dbcache_recall_get(am_db *db, const char *key, am__arena *ar, am_recall_result *res);
-void am__dbcache_recall_put(am_db *db, const char *key, const am_recall_result *res);
+/* now: the recall's time; a result holding an item that expires before
+ * its time bucket ends is not cached (it would be served after). */
+void am__dbcache_recall_put(am_db *db, const char *key, const am_recall_result *res, am_time now);
 struct am__cache *am__dbcache_conn(am_db *db);
 /* The LLM pass's watcher (api/llm.c): a user event committed (after the
  * commit; skipped for a re-run: info->existing), a forget of the user

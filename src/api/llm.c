@@ -187,7 +187,7 @@ static int propose(am_db *db, am__wctx *w, const am__llm_proposal *p, const am__
     am__buf_free(&v);
     if (!value || !k_key) return AM_NOMEM;
     am__statement st = {p->kind, k_key, "global", p->text, value, conf, ids[0], 0, NULL,
-                        d.topic, d.whose, 0, "llm"};
+                        d.topic, d.whose, 0, "llm", 0};
     int outcome = 0;
     char lineage[27] = "";
     w->now = at;

@@ -22,6 +22,7 @@
 #include "recall/recall.h"
 #include "semantic/merge.h"
 #include "store/metadata.h"
+#include "text/expiry.h"
 
 #define KEY_MAX 95 /* the bytes of a key (the distiller's keys: 96 with the NUL) */
 
@@ -49,11 +50,14 @@ static int by_recorded(const void *a, const void *b)
 }
 
 /* The version that holds now: active and open, else an open question. */
-static const am_memory *current_of(const am_memory *v, size_t n)
+static const am_memory *current_of(const am_memory *v, size_t n, am_time now)
 {
     const am_memory *pending = NULL;
     for (size_t i = n; i-- > 0;) {
-        if (v[i].superseded_at != AM_TIME_NONE || v[i].valid_to != AM_TIME_NONE) continue;
+        if (v[i].superseded_at != AM_TIME_NONE) continue;
+        /* ended, unless it is an item that expires later */
+        if (v[i].valid_to != AM_TIME_NONE && (v[i].expires_at == AM_TIME_NONE || v[i].expires_at <= now))
+            continue;
         if (strcmp(v[i].status, "active") == 0) return &v[i];
         if (!pending && strcmp(v[i].status, "pending_confirm") == 0) pending = &v[i];
     }
@@ -95,16 +99,17 @@ static int item_load(am_db *db, const char *uid, const char *id, am_memory_item 
     if (rc) goto out_fail;
     box->pub.versions = v;
     box->pub.n_versions = k;
-    box->pub.current = current_of(v, k);
+    am_time now = am__db_now(db);
+    box->pub.current = current_of(v, k, now);
     am__buf b;
     am__buf_init(&b, &db->alloc);
     am__buf_adds(&b, "{\"memory\":");
-    if (box->pub.current) am__db_memory_json(&b, box->pub.current);
+    if (box->pub.current) am__db_memory_json(&b, box->pub.current, now);
     else am__buf_adds(&b, "null");
     am__buf_adds(&b, ",\"versions\":[");
     for (size_t i = 0; i < k; i++) {
         if (i) am__buf_addc(&b, ',');
-        am__db_memory_json(&b, &v[i]);
+        am__db_memory_json(&b, &v[i], now);
     }
     am__buf_adds(&b, "]}");
     box->pub.json = b.oom ? NULL : am__arena_strndup(&box->ar, b.p, b.len);
@@ -223,6 +228,16 @@ static int check_input(am_db *db, const am_memory_input *in)
     }
     if (in->agent_id && (rc = am__db_check_id(db, what, "agent", in->agent_id))) return rc;
     if (in->role && (rc = am__db_check_id(db, what, "role", in->role))) return rc;
+    if (in->expires_at) {
+        am_time t, now = am__db_now(db);
+        char ts[32];
+        if (am__time_parse(in->expires_at, &t, NULL, &why) != AM_OK)
+            return am__db_error(db, AM_INVALID, "%s: expires_at: %s", what,
+                                why ? why : "expected ISO 8601 with a zone");
+        if (t <= now)
+            return am__db_error(db, AM_INVALID, "%s: expires_at: %s is not after now (%s)", what,
+                                in->expires_at, am__time_format(now, 0, ts));
+    }
     return AM_OK;
 }
 
@@ -251,6 +266,15 @@ int am__memory_statement(am_db *db, const am_memory_input *in, am__arena *ar, co
     st->confidence = 1.0;
     st->event_id = source;
     st->origin = source;
+    /* its end: the one given, else one its words name from now (an
+     * application's memory, not an import's: that text was said earlier) */
+    if (in->expires_at) {
+        if (am__time_parse(in->expires_at, &st->expires_at, NULL, NULL) != AM_OK) return AM_INVALID;
+    } else if (strcmp(source, AM__SOURCE_API) == 0) {
+        am_time end;
+        if (am__text_expiry(in->text, n, am__db_now(db), db->cfg.default_tz_minutes, &end))
+            st->expires_at = end;
+    }
     if (in->key) {
         st->key = in->key;
         st->own_key = 1;

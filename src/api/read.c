@@ -45,6 +45,7 @@ static void memory_from_row(am_memory *m, const am__item_row *r)
     m->key_id = NULL; /* am_memories sets it */
     m->metadata_json = r->metadata;
     m->origin = r->origin;
+    m->expires_at = am__item_expiry(r);
 }
 
 /* F19: an item listed as it stood at a past time (an as-of recall or
@@ -60,10 +61,13 @@ static void memory_status_then(am_memory *m)
  * now, the latest record), "past" (the latest record of a value that held
  * from valid_from to valid_to), "replaced" (a record a later write closed in
  * system time: superseded_at), "pending" (an open question). */
-static const char *version_state(const am_memory *m)
+static const char *version_state(const am_memory *m, am_time now)
 {
     if (m->superseded_at != AM_TIME_NONE) return "replaced";
-    if (m->valid_to != AM_TIME_NONE || strcmp(m->status, "invalidated") == 0) return "past";
+    /* an item that expires is current until it does */
+    int ended = m->valid_to != AM_TIME_NONE &&
+                (m->expires_at == AM_TIME_NONE || m->expires_at <= now);
+    if (ended || strcmp(m->status, "invalidated") == 0) return "past";
     if (strcmp(m->status, "pending_confirm") == 0) return "pending";
     return "current";
 }
@@ -131,7 +135,7 @@ static void json_fixed(am__buf *b, const char *name, double v, int decimals)
     am__buf_add_fixed(b, v, decimals);
 }
 
-static void json_memory(am__buf *b, const am_memory *m)
+static void json_memory(am__buf *b, const am_memory *m, am_time now)
 {
     am__buf_addc(b, '{');
     json_kv(b, "id", m->id, 0);
@@ -150,6 +154,7 @@ static void json_memory(am__buf *b, const am_memory *m)
     json_time(b, "last_access", m->last_access, 1);
     json_time(b, "valid_from", m->valid_from, 1);
     json_time(b, "valid_to", m->valid_to, 1);
+    json_time(b, "expires_at", m->expires_at, 1);
     json_time(b, "recorded_at", m->recorded_at, 1);
     json_time(b, "superseded_at", m->superseded_at, 1);
     am__buf_adds(b, ",\"source_event_ids\":[");
@@ -162,7 +167,7 @@ static void json_memory(am__buf *b, const am_memory *m)
     am__buf_add_int(b, m->source_count);
     json_time(b, "reinforced_at", m->reinforced_at, 1);
     json_fixed(b, "score", m->score, 4);
-    json_kv(b, "version_state", version_state(m), 1);
+    json_kv(b, "version_state", version_state(m, now), 1);
     if (m->key_id) json_kv(b, "key_id", m->key_id, 1);
     json_name(b, "metadata", 1);
     am__buf_adds(b, m->metadata_json && *m->metadata_json ? m->metadata_json : "{}");
@@ -437,7 +442,7 @@ out_fail:
     return am__db_store_error(db, rc, "recall");
 }
 
-static const char *recall_json(am__arena *ar, const am_recall_result *r)
+static const char *recall_json(am__arena *ar, const am_recall_result *r, am_time now)
 {
     am__buf b;
     am__buf_init(&b, ar->a);
@@ -448,7 +453,7 @@ static const char *recall_json(am__arena *ar, const am_recall_result *r)
     am__buf_adds(&b, ",\"memories\":[");
     for (size_t i = 0; i < r->n_memories; i++) {
         if (i) am__buf_addc(&b, ',');
-        json_memory(&b, &r->memories[i]);
+        json_memory(&b, &r->memories[i], now);
     }
     am__buf_adds(&b, "],\"events\":[");
     for (size_t i = 0; i < r->n_events; i++) {
@@ -562,6 +567,7 @@ int am_recall(am_db *db, const am_query *q, am_recall_result **out)
     int64_t t0 = 0, started = am__mono_us();
     int rc;
     char *ckey = NULL;
+    am_time now = am__db_now(db);
     while ((rc = recall_run(db, q, box, &ckey)) && am__db_retry(db, rc, "recall", 1, &t0)) {
         am__arena_free(&box->ar);
         memset(&box->pub, 0, sizeof box->pub);
@@ -573,12 +579,12 @@ int am_recall(am_db *db, const am_query *q, am_recall_result **out)
         if (!box->pub.block_system) box->pub.block_system = "";
         if (!box->pub.block_context) box->pub.block_context = "";
         if (!box->pub.route_reason) box->pub.route_reason = "default";
-        box->pub.json = recall_json(&box->ar, &box->pub);
+        box->pub.json = recall_json(&box->ar, &box->pub, now);
         if (!box->pub.json) rc = am__db_error(db, AM_NOMEM, "recall: out of memory");
         if (!rc) recall_log(db, q, box, started);
         /* cached only when its heat touch changed nothing (api/cache.c) */
         if (!rc && ckey && (q->no_touch || q->as_of || box->pub.n_memories == 0))
-            am__dbcache_recall_put(db, ckey, &box->pub);
+            am__dbcache_recall_put(db, ckey, &box->pub, now);
     }
     if (rc) {
         am_recall_free(&box->pub);
@@ -770,7 +776,7 @@ int am_memories_list(am_db *db, const char *user_id, const am_list_opts *o, am_m
             break;
         }
         if (i) am__buf_addc(&b, ',');
-        json_memory(&b, &box->pub.items[i]);
+        json_memory(&b, &box->pub.items[i], am__db_now(db));
     }
     am__buf_adds(&b, "]");
     box->pub.n = n;
@@ -786,7 +792,8 @@ out_fail:
 
 /* A memory version as the listings show it (api/memory.c). */
 void am__db_memory_from_row(am_memory *m, const am__item_row *r) { memory_from_row(m, r); }
-void am__db_memory_json(am__buf *b, const am_memory *m) { json_memory(b, m); }
+void am__db_memory_json(am__buf *b, const am_memory *m, am_time now) { json_memory(b, m, now); }
+
 
 void am__db_event_json(am__buf *b, const am__event_row *r)
 {
@@ -1057,7 +1064,7 @@ static int export_write(am_db *db, const char *user_id, export_out *o)
         memset(&m, 0, sizeof m);
         memory_from_row(&m, &items[i]);
         if (i) am__buf_addc(b, ',');
-        json_memory(b, &m);
+        json_memory(b, &m, am__db_now(db));
         if ((rc = export_flush(o, 0))) goto out;
     }
     /* the rule packs applied (their rules are among the memories) */

@@ -27,6 +27,7 @@
 #include "semantic/observe.h"
 #include "store/metadata.h"
 #include "text/entities.h"
+#include "text/expiry.h"
 #include "text/plain.h"
 #include "text/redact.h"
 
@@ -267,6 +268,14 @@ static int last_one_off(wctx_ex *x, const am__event_row *rows, size_t n, const c
     return AM_OK;
 }
 
+/* The end the statement's words name ("this month", "until Friday", "两
+ * 周内"), resolved against the event's time in its zone, or 0: none. */
+static am_time text_end(const wctx_ex *x, const char *text, size_t n)
+{
+    am_time end;
+    return am__text_expiry(text, n, x->p.ev->occurred_at, x->p.ev->tz_minutes, &end) ? end : 0;
+}
+
 /* Content stated as a lasting item (the one-off made lasting, the turn to
  * remember), with the cue sentence as its provenance. */
 static int put_lasting(wctx_ex *x, const char *content, const char *cue, const char *rule,
@@ -289,7 +298,8 @@ static int put_lasting(wctx_ex *x, const char *content, const char *cue, const c
         if (!value) rc = AM_NOMEM;
         else {
             am__statement st = {d->kind, d->key, x->scope, content, value, d->confidence,
-                                x->p.ev->id, 0, NULL, NULL, NULL, 0, "rules"};
+                                x->p.ev->id, 0, NULL, NULL, NULL, 0, "rules",
+                                text_end(x, content, strlen(content))};
             rc = am__semantic_put(&x->p.w, &st, outcome, lineage);
         }
     }
@@ -463,7 +473,7 @@ static int record(wctx_ex *x, const am__distill *d, int outcome, const char *lin
 /* A lasting statement: text (the sentence or one of its clauses) as an
  * item of d's kind and key. */
 static int put_statement(wctx_ex *x, const char *text, size_t n, const am__distill *d,
-                         int *outcome, char *lineage)
+                         am_time frame_end, int *outcome, char *lineage)
 {
     am_db *db = x->db;
     const char *sentence = am__arena_strndup(x->p.w.ar, text, n);
@@ -487,7 +497,9 @@ static int put_statement(wctx_ex *x, const char *text, size_t n, const am__disti
                         x->p.ev->id,  d->restated,
                         d->old_value[0] ? d->old_value : NULL,
                         d->topic,     d->whose,
-                        0,            d->source ? d->source : "rules"};
+                        0,            d->source ? d->source : "rules",
+                        text_end(x, sentence, n)};
+    if (!st.expires_at) st.expires_at = frame_end;
     int rc = am__semantic_put(&x->p.w, &st, outcome, lineage);
     if (rc) return rc;
     if (*outcome == AM__M_CREATED) x->info->memories_created++;
@@ -535,6 +547,12 @@ static int put_clauses(wctx_ex *x, const char *s, size_t n, const am__distill *d
     size_t m = am__distill_clauses(s, n, cue, from, to, ends, 8);
     if (!m) return AM_OK;
     *done = 1;
+    /* a bound in the words around the clauses ("Until the end of March,
+     * I don't eat sugar") holds for each clause that names none */
+    char *frame = am__arena_strndup(x->p.w.ar, s, n);
+    if (!frame) return AM_NOMEM;
+    for (size_t k = 0; k < m; k++) memset(frame + from[k], ' ', to[k] - from[k]);
+    am_time frame_end = text_end(x, frame, n);
     for (size_t k = 0; k < m; k++) {
         am__distill prev, c;
         memset(&prev, 0, sizeof prev);
@@ -568,7 +586,8 @@ static int put_clauses(wctx_ex *x, const char *s, size_t n, const am__distill *d
         int outcome = 0;
         char lineage[27] = "";
         x->said = am__arena_strndup(x->p.w.ar, s + from[k], to[k] - from[k]);
-        if ((rc = put_statement(x, s + from[k], to[k] - from[k], &c, &outcome, lineage)) ||
+        if ((rc = put_statement(x, s + from[k], to[k] - from[k], &c, frame_end, &outcome,
+                                lineage)) ||
             (rc = record(x, &c, outcome, lineage)))
             return rc;
     }
@@ -622,7 +641,7 @@ static int on_sentence(void *ctx, const char *s, size_t n)
         int done = 0;
         if ((rc = put_clauses(x, s, n, &d, &done))) goto out;
         if (done) goto out;
-        if ((rc = put_statement(x, s, n, &d, &outcome, lineage))) goto out;
+        if ((rc = put_statement(x, s, n, &d, 0, &outcome, lineage))) goto out;
         break;
     }
     case AM__D_INVALIDATE:

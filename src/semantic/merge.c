@@ -48,11 +48,56 @@ static am_time sys_now(const am__wctx *w)
  * only the version a new one is made from needs them (read_sources) --
  * reading every item's list was a sub-query per item on every statement. */
 #define LATEST INT64_MAX
+#define LATEST_FLAGS (AM__ITEMS_CURRENT | AM__ITEMS_NO_SOURCES | AM__ITEMS_NO_HEAT)
+
+/* 1 when an ended row r (valid_to set) of the rows valid at w->now is an
+ * item that expires rather than a value a later one closed: its end is
+ * still ahead of when it was written and no open version of its lineage
+ * follows it. */
+static int expiring(const am__item_row *r, const am__item_row *open, size_t n_open)
+{
+    if (am__item_expiry(r) == AM_TIME_NONE) return 0;
+    for (size_t i = 0; i < n_open; i++)
+        if (strcmp(open[i].lineage_id, r->lineage_id) == 0) return 0;
+    return 1;
+}
+
 static int latest_items(am__wctx *w, am__item_row **rows, size_t *n)
 {
-    return w->store->vt->items_list(w->store, w->uid,
-                                    AM__ITEMS_CURRENT | AM__ITEMS_NO_SOURCES | AM__ITEMS_NO_HEAT,
-                                    LATEST, w->ar, rows, n);
+    int rc = w->store->vt->items_list(w->store, w->uid, LATEST_FLAGS, LATEST, w->ar, rows, n);
+    if (rc || w->now == LATEST) return rc;
+    /* and the items that expire, still valid at the statement's time */
+    am__item_row *at;
+    size_t n_at, k = 0;
+    if ((rc = w->store->vt->items_list(w->store, w->uid, LATEST_FLAGS, w->now, w->ar, &at, &n_at)))
+        return rc;
+    for (size_t i = 0; i < n_at; i++)
+        if (expiring(&at[i], *rows, *n)) at[k++] = at[i];
+    if (!k) return AM_OK;
+    am__item_row *all = am__arena_alloc(w->ar, (*n + k) * sizeof *all);
+    if (!all) return AM_NOMEM;
+    if (*n) memcpy(all, *rows, *n * sizeof *all);
+    memcpy(all + *n, at, k * sizeof *all);
+    *rows = all;
+    *n += k;
+    return AM_OK;
+}
+
+am_time am__semantic_end_of(const am__wctx *w, const am__statement *st)
+{
+    if (st->expires_at != 0 && st->expires_at != AM_TIME_NONE) return st->expires_at;
+    double days = 0;
+    if (strcmp(st->kind, "temp") == 0) days = w->rank->ttl_temp_days;
+    else if (strcmp(st->kind, "task_conclusion") == 0) days = w->rank->ttl_conclusion_days;
+    if (days <= 0) return AM_TIME_NONE;
+    return w->now + (am_time)(days * 86400000.0);
+}
+
+/* The later of two ends (AM_TIME_NONE: never, later than any). */
+static am_time later_end(am_time a, am_time b)
+{
+    if (a == AM_TIME_NONE || b == AM_TIME_NONE) return AM_TIME_NONE;
+    return a > b ? a : b;
 }
 
 static int read_sources(am__wctx *w, am__item_row *it);
@@ -269,7 +314,7 @@ static int put_historical(am__wctx *w, const am__statement *st, const am__item_r
     }
     nv->lineage_id = latest->lineage_id;
     nv->valid_from = w->now;
-    nv->valid_to = next;
+    if (nv->valid_to == AM_TIME_NONE || nv->valid_to > next) nv->valid_to = next;
     if (cover) {
         /* the same words again: one more source of the version of then */
         if (jaccard(w, cover->text, st->text) >= 0.9) {
@@ -463,9 +508,14 @@ int am__semantic_put(am__wctx *w, const am__statement *st, int *outcome,
     /* F9: a near-duplicate reinforces the existing item: a new version
      * while its confidence grows, then one more source of the current one
      * (nothing else changes: no version, linear storage). */
+    am_time end = am__semantic_end_of(w, st);
     if (near && best >= 0.9) {
         am__item_row nv = *near;
         nv.confidence = near->confidence + 0.05 > 1 ? 1 : near->confidence + 0.05;
+        /* a repetition keeps the later end: an item that expires, said
+         * again without an end or with a later one, lasts as long */
+        nv.valid_to = near->valid_to == AM_TIME_NONE ? AM_TIME_NONE : later_end(near->valid_to, end);
+        int extended = nv.valid_to != near->valid_to;
         /* A version's words must stay held by one of its sources: a
          * forget of the first wording's event would otherwise leave its
          * words in an item the other event keeps.  Worded otherwise (a
@@ -482,7 +532,7 @@ int am__semantic_put(am__wctx *w, const am__statement *st, int *outcome,
         }
         int revive = strcmp(near->status, "candidate_forget") == 0;
         if (revive) nv.status = "active";
-        if (reworded || revive ||
+        if (reworded || revive || extended ||
             (nv.confidence > near->confidence && near->valid_from <= w->now)) {
             int keep = !reworded || words_within(st->text, near->text);
             if ((keep && (rc = read_sources(w, near))) ||
@@ -514,7 +564,7 @@ int am__semantic_put(am__wctx *w, const am__statement *st, int *outcome,
     nv.confidence = st->confidence;
     am__semantic_kind_defaults(w->rank, st->kind, &nv.base_score, &nv.half_life_days);
     nv.valid_from = w->now;
-    nv.valid_to = AM_TIME_NONE;
+    nv.valid_to = end;
     nv.status = "active";
     nv.metadata = metadata_of(w, same_key);
     nv.origin = st->origin;
@@ -857,7 +907,7 @@ int am__semantic_feedback(am__wctx *w, const char *id, int action,
         nv.confidence = 0.95;
         nv.status = "active";
         nv.valid_from = w->now;
-        nv.valid_to = AM_TIME_NONE;
+        nv.valid_to = it->valid_to; /* a current version's end is its expiry: it stays */
         nv.metadata = metadata_of(w, it);
         nv.origin = "feedback";
         if ((rc = insert_version(w, it, &nv, NULL))) return rc;

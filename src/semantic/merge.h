@@ -13,6 +13,13 @@
  *    the old one untouched.
  * So "as of T" is answered by the current versions whose validity covers T.
  *
+ * Expiry: a statement with an end (am__statement.expires_at, else its
+ * kind's TTL) is written with valid_to = that end, so it stops being
+ * current then and keeps its history.  Such a version is the last of its
+ * lineage in valid time and still matched by later statements until it
+ * ends (latest_items); a repetition keeps the later of the two ends (none
+ * is later than any).
+ *
  * Two clocks (F19): valid time is the statement's own time (w->now, the
  * event's occurred_at: valid_from, valid_to); system time is when the
  * engine wrote the version (w->clock: recorded_at, superseded_at).  A
@@ -53,6 +60,9 @@ typedef struct am__statement {
                                item of that key is the same memory -- a near text
                                under another key is another memory */
     const char *origin;     /* what decided it (am__item_row.origin), or NULL */
+    am_time expires_at;     /* the statement's own end (an API expires_at, a bound
+                               the text names: text/expiry.h), or 0: none -- the
+                               kind's TTL then (ttl_temp_days, ttl_conclusion_days) */
 } am__statement;
 
 /* Insert nv as a new version (fresh version id, recorded now, current).
@@ -68,6 +78,11 @@ int am__semantic_insert_kept(am__wctx *w, const am__item_row *from, am__item_row
 
 /* Close a current version (superseded_at = now). */
 int am__semantic_close_version(am__wctx *w, const am__item_row *it);
+
+/* The end a statement's version gets: its own expires_at, else its kind's
+ * TTL from w->now (ttl_temp_days, ttl_conclusion_days; 0 days: none), else
+ * AM_TIME_NONE. */
+am_time am__semantic_end_of(const am__wctx *w, const am__statement *st);
 
 /* Merge a long-term statement.  *outcome gets an AM__M_* value and
  * lineage (27 bytes, may be NULL) the item's lineage id. */

@@ -14,6 +14,8 @@
 #ifndef AM_STORE_H
 #define AM_STORE_H
 
+#include <string.h>
+
 #include "base/base.h"
 
 /* One memory event of the outbox (F13; store/sqlite/outbox.c): ids and
@@ -118,6 +120,17 @@ int am__item_origin(const am__item_row *it, char *out, size_t cap);
  * the one stored with it when it was distilled, else the reading's of
  * its text. */
 const char *am__item_topic_label(const am__item_row *it);
+/* The end r was given when written (an expiry: docs/EXPIRY.md), or
+ * AM_TIME_NONE.  A version closed by a later one ends at the moment of the
+ * close, never after it was recorded; an end still ahead of the version
+ * when it was written, not withdrawn, is an expiry. */
+static inline am_time am__item_expiry(const am__item_row *r)
+{
+    if (r->valid_to == AM_TIME_NONE || r->valid_to <= r->recorded_at ||
+        (r->status && strcmp(r->status, "invalidated") == 0))
+        return AM_TIME_NONE;
+    return r->valid_to;
+}
 
 /* One agent's entry of a task's shared workspace (F28). */
 typedef struct am__workspace_row {

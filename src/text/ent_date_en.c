@@ -318,7 +318,7 @@ static const int en_unit_code[] = {
     ENT_U_FORTNIGHT};
 
 /* "3 days", "two weeks", "a month", "a couple of days". */
-static size_t en_count_unit(const ent_ctx *c, size_t i, int *unit, int64_t *n)
+size_t ent_en_count_unit(const ent_ctx *c, size_t i, int *unit, int64_t *n)
 {
     int v, k;
     size_t e;
@@ -345,7 +345,7 @@ static size_t en_ago(const ent_ctx *c, size_t i, ent_when *w)
 {
     int unit;
     int64_t n;
-    size_t e = en_count_unit(c, i, &unit, &n), k, f;
+    size_t e = ent_en_count_unit(c, i, &unit, &n), k, f;
     if (!e) return 0;
     k = ent_sp(c, e);
     if ((f = ent_word(c, k, "ago")) != 0 || (f = ent_word(c, k, "earlier")) != 0)
@@ -372,7 +372,7 @@ static size_t en_in(const ent_ctx *c, size_t i, ent_when *w)
     if (!e || (s = ent_sp(c, e)) == e) return 0;
     size_t t = ent_word(c, s, "the");
     if (t) return 0; /* "in the next 3 days": not handled */
-    if (!(e = en_count_unit(c, s, &unit, &n))) return 0;
+    if (!(e = ent_en_count_unit(c, s, &unit, &n))) return 0;
     if (k == 0) {
         size_t a = ent_sp(c, e);
         if (ent_word(c, a, "ago")) return 0;
@@ -391,7 +391,7 @@ static size_t en_recent(const ent_ctx *c, size_t i, ent_when *w)
     if (!(e = ent_words(c, j, pre, NULL))) return 0;
     size_t s = ent_sp(c, e);
     if (s == e) return 0;
-    if ((e = en_count_unit(c, s, &unit, &n)) != 0)
+    if ((e = ent_en_count_unit(c, s, &unit, &n)) != 0)
         return ent_apply_recent(c, w, unit, n, e);
     /* "the past week" = the last seven days */
     if (t && ent_word(c, j, "past")) {

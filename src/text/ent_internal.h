@@ -28,6 +28,16 @@ typedef struct ent_ctx {
     int ref_min;      /* local minute of the day of ref */
 } ent_ctx;
 
+/* c over text[0..len) with ref in zone tz (clamped to +-18 h); query: 1
+ * for query mode. */
+void ent_ctx_init(ent_ctx *c, const char *text, size_t len, am_time ref, int tz, int query);
+
+/* A count and a unit at i ("3 days", "two weeks", "a month"; "三天",
+ * "两个月", "半年" -- halves converted to the smaller unit): its end, or 0;
+ * *unit an ENT_U_* code, *n the count. */
+size_t ent_en_count_unit(const ent_ctx *c, size_t i, int *unit, int64_t *n);
+size_t ent_zh_count_unit(const ent_ctx *c, size_t i, int *unit, int64_t *n);
+
 /* Period hints carried from a date word to the clock that follows it
  * ("今晚" + "8点" = 20:00). */
 enum { ENT_P_NONE = 0, ENT_P_AM, ENT_P_NOON, ENT_P_PM, ENT_P_EVENING,

@@ -209,7 +209,7 @@ static const int zh_unit_code[] = {ENT_U_DAY,  ENT_U_DAY,  ENT_U_WEEK, ENT_U_WEE
 
 /* A count and a unit: "三天", "两个月", "半年", "半个小时".  *n is in the
  * unit, except that halves are converted ("半年" = 6 months). */
-static size_t zh_count_unit(const ent_ctx *c, size_t i, int *unit, int64_t *n)
+size_t ent_zh_count_unit(const ent_ctx *c, size_t i, int *unit, int64_t *n)
 {
     int k, v;
     size_t e, j;
@@ -241,7 +241,7 @@ static size_t zh_offset(const ent_ctx *c, size_t i, ent_when *w)
     int unit, k;
     int64_t n;
     size_t j, e;
-    if (!(j = zh_count_unit(c, i, &unit, &n))) return 0;
+    if (!(j = ent_zh_count_unit(c, i, &unit, &n))) return 0;
     if (!(e = ent_lits(c, j, dirs, &k))) return 0;
     return ent_apply_offset(c, w, unit, n, k < 4 ? 1 : k < 7 ? -1 : 0, e);
 }
@@ -255,7 +255,7 @@ static size_t zh_recent(const ent_ctx *c, size_t i, ent_when *w)
     int64_t n;
     size_t j, e;
     if (!(j = ent_lits(c, i, pre, NULL))) return 0;
-    if (!(e = zh_count_unit(c, j, &unit, &n))) return 0;
+    if (!(e = ent_zh_count_unit(c, j, &unit, &n))) return 0;
     return ent_apply_recent(c, w, unit, n, e);
 }
 

@@ -289,8 +289,7 @@ int ent_when_emit(const ent_ctx *c, const ent_when *w, am__entity *e)
 
 /* ------------------------------------------------------------- the scan */
 
-static void ctx_init(ent_ctx *c, const char *text, size_t len, am_time ref,
-                     int tz, int query)
+void ent_ctx_init(ent_ctx *c, const char *text, size_t len, am_time ref, int tz, int query)
 {
     memset(c, 0, sizeof *c);
     c->s = text;
@@ -471,7 +470,7 @@ int am__entities_extract(const char *text, size_t len, am_time ref,
     if ((!text && len > 0) || (!out && max > 0)) return AM_MISUSE;
     if (len == 0 || max == 0) return AM_OK;
     ent_ctx c;
-    ctx_init(&c, text, len, ref, tz_minutes, 0);
+    ent_ctx_init(&c, text, len, ref, tz_minutes, 0);
     *n = scan(&c, out, max);
     return AM_OK;
 }
@@ -482,7 +481,7 @@ int am__query_time_range(const char *text, size_t len, am_time now,
     if (!text || len == 0 || !from || !to) return 0;
     am__entity ents[ENT_QUERY_MAX];
     ent_ctx c;
-    ctx_init(&c, text, len, now, tz_minutes, 1);
+    ent_ctx_init(&c, text, len, now, tz_minutes, 1);
     size_t cnt = scan(&c, ents, ENT_QUERY_MAX);
     int found = 0;
     am_time lo = 0, hi = 0;

@@ -236,9 +236,10 @@ static void test_legacy_handshake(void)
     json_t *tools = json_object_get(result(r), "tools");
     static const char *const names[] = {"remember",      "recall",        "task_state",
                                         "list_memories", "feedback",      "forget",
-                                        "update_memory", "delete_memory", "get_profile"};
-    CHECK_EQ_INT(json_array_size(tools), 9);
-    for (size_t i = 0; i < 9; i++) {
+                                        "update_memory", "delete_memory", "get_profile",
+                                        "add_memory"};
+    CHECK_EQ_INT(json_array_size(tools), 10);
+    for (size_t i = 0; i < 10; i++) {
         json_t *t = json_array_get(tools, i);
         CHECK_EQ_STR(json_string_value(json_object_get(t, "name")), names[i]);
         json_t *schema = json_object_get(t, "inputSchema");
@@ -308,7 +309,7 @@ static void test_modern_stateless(void)
                 "}}");
     res = result(r);
     CHECK_EQ_STR(json_string_value(json_object_get(res, "resultType")), "complete");
-    CHECK_EQ_INT(json_array_size(json_object_get(res, "tools")), 9);
+    CHECK_EQ_INT(json_array_size(json_object_get(res, "tools")), 10);
     CHECK(json_is_integer(json_object_get(res, "ttlMs")));
     json_decref(r);
     /* a version we do not serve per request */
@@ -550,7 +551,7 @@ static void test_revisions(void)
         send_line(&p, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}");
         r = rpc(&p, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}");
         json_t *tools = json_object_get(result(r), "tools");
-        CHECK_EQ_INT(json_array_size(tools), 9);
+        CHECK_EQ_INT(json_array_size(tools), 10);
         size_t i;
         json_t *t;
         json_array_foreach(tools, i, t) {
@@ -874,7 +875,7 @@ static void test_http_entry(void)
     const char *list = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\",\"params\":{" MODERN_META "}}";
     json_t *r = http(m, list, "2026-07-28", "tools/list", NULL, &st);
     CHECK_EQ_INT(st, 200);
-    CHECK_EQ_INT(json_array_size(json_object_get(result(r), "tools")), 9);
+    CHECK_EQ_INT(json_array_size(json_object_get(result(r), "tools")), 10);
     json_decref(r);
     r = http(m, list, NULL, "tools/list", NULL, &st); /* header missing */
     CHECK_EQ_INT(st, 400);

@@ -357,6 +357,45 @@ static void test_hit_identical(void)
     am_close(plain);
 }
 
+/* An item that expires inside the cache's time bucket (a second): a
+ * result showing it is not kept, so the recall after the end (the same
+ * bucket, nothing written in between) no longer shows it (zh, en). */
+static void test_expiry_in_bucket(void)
+{
+    fresh_store();
+    am_db *a = open_with(g_url);
+    CHECK(a != NULL);
+    if (!a) return;
+    am_time saved = g_now;
+    g_now = 1764633600000LL + 100; /* 2025-12-02T00:00:00.100Z */
+    static const char *const texts[][3] = {
+        {"u-en", "The lift in building C is out of order", "Is the lift in building C working?"},
+        {"u-zh", "C栋的电梯坏了", "C栋的电梯能用吗？"}};
+    for (size_t i = 0; i < 2; i++) {
+        am_memory_input in;
+        memset(&in, 0, sizeof in);
+        in.user_id = texts[i][0];
+        in.text = texts[i][1];
+        in.kind = "fact";
+        in.expires_at = "2025-12-02T00:00:00.600Z";
+        CHECK_EQ_INT(am_memory_add(a, &in, NULL), AM_OK);
+    }
+    for (size_t i = 0; i < 2; i++) {
+        g_now = 1764633600000LL + 300;
+        g_hits = 0;
+        char *before = recall_dump(a, texts[i][0], texts[i][2], 1);
+        CHECK(strstr(before, i ? "电梯坏了" : "out of order") != NULL);
+        g_now = 1764633600000LL + 700; /* ended; the same second */
+        char *after = recall_dump(a, texts[i][0], texts[i][2], 1);
+        CHECK_EQ_INT(g_hits, 0);
+        CHECK(strstr(after, i ? "电梯坏了" : "out of order") == NULL);
+        free(before);
+        free(after);
+    }
+    g_now = saved;
+    am_close(a);
+}
+
 static void test_invalidation(void)
 {
     fresh_store();
@@ -800,6 +839,7 @@ int main(void)
     RUN(test_url_checks);
     RUN(test_hit_identical);
     RUN(test_invalidation);
+    RUN(test_expiry_in_bucket);
     RUN(test_ttl);
     RUN(test_working_redis);
     RUN(test_working_sqlite);

@@ -33,6 +33,7 @@ typedef struct am_cli_memory_args {
     const char *sub, *id, *user, *text, *kind, *key, *scope, *agent, *role;
     int json;
     const char *metadata; /* add, update: a JSON object, or NULL */
+    const char *expires;  /* add: ISO 8601 with a zone, or NULL */
 } am_cli_memory_args;
 
 /* A filter from the command line (filter.c): recall --filter JSON

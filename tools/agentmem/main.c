@@ -33,6 +33,7 @@ typedef struct opts {
     const char *part; /* recall --part system|context */
     const char *kind, *scope, *mem_sub; /* memory get|add|update|delete */
     const char *metadata, *limit, *cursor, *filter; /* metadata, lists, recall --filter */
+    const char *expires; /* memory add --expires ISO */
     const char *import_file, *from; /* import FILE [--from mem0] */
     const char *since, *until, *period, *report_sub; /* report corrections, distill --since */
     const char *pack_sub, *pack_arg; /* pack apply FILE | list | remove NAME */
@@ -210,14 +211,15 @@ static const struct help {
     {"feedback", "usage: agentmem [--db PATH] feedback --user U --id MEMORY_ID --action confirm|reject|correct [--text T]\n"},
     {"memory", "usage: agentmem [--db PATH] memory get ID --user U [--json]\n"
                "       agentmem [--db PATH] memory add --user U --text T [--kind K] [--key K]\n"
-               "         [--scope S] [--metadata JSON] [--json]\n"
+               "         [--scope S] [--metadata JSON] [--expires ISO] [--json]\n"
                "       agentmem [--db PATH] memory update ID --user U [--text T] [--metadata JSON]\n"
                "         [--json]\n"
                "       agentmem [--db PATH] memory delete ID --user U [--json]\n"
                "  ID: a memory's lineage id or any of its versions' ids.  get prints every\n"
                "  version (the current one marked *).  add states a memory directly: a new\n"
                "  value of the same key supersedes, the same text reinforces (kind and key:\n"
-               "  the engine's reading when not given).  update writes a new current\n"
+               "  the engine's reading when not given; --expires: when it stops being\n"
+               "  current, ISO 8601 with a zone, docs/EXPIRY.md).  update writes a new current\n"
                "  version (a correction).  delete removes every version from every table,\n"
                "  index and cache (docs/FORGETTING.md).  --agent A / --role R: as that\n"
                "  agent sees the memory (docs/AGENTS.md).\n"},
@@ -431,6 +433,7 @@ static int parse_opts(const char *cmd, int argc, char **argv, opts *o)
         {"--metadata", offsetof(opts, metadata)}, {"--limit", offsetof(opts, limit)},
         {"--cursor", offsetof(opts, cursor)}, {"--filter", offsetof(opts, filter)},
         {"--from", offsetof(opts, from)}, {"--to", offsetof(opts, to)},
+        {"--expires", offsetof(opts, expires)},
         {"--since", offsetof(opts, since)}, {"--until", offsetof(opts, until)},
         {"--period", offsetof(opts, period)},
         {"--older-than", offsetof(opts, older_than)}, {"--event", offsetof(opts, event)},
@@ -839,11 +842,11 @@ static int cmd_memory(am_db *db, const opts *o)
     if (add && o->id) return usage_error(cmd, "add takes no ID (the engine makes it)");
     if (add && !o->text) return usage_error(cmd, "--text is required");
     if (!add && !upd && o->text) return usage_error(cmd, "--text is an option of add and update");
-    if (!add && (o->kind || o->key || o->scope))
-        return usage_error(cmd, "--kind, --key and --scope are options of add");
+    if (!add && (o->kind || o->key || o->scope || o->expires))
+        return usage_error(cmd, "--kind, --key, --scope and --expires are options of add");
     if (upd && !o->text && !o->metadata) return usage_error(cmd, "--text or --metadata is required");
     am_cli_memory_args a = {sub,     o->id,    o->user,  o->text, o->kind,   o->key,
-                            o->scope, o->agent, o->role, o->json, o->metadata};
+                            o->scope, o->agent, o->role, o->json, o->metadata, o->expires};
     return am_cli_memory(db, &a);
 }
 

@@ -61,6 +61,7 @@ int am_cli_memory(am_db *db, const am_cli_memory_args *a)
         in.agent_id = a->agent;
         in.role = a->role;
         in.metadata_json = a->metadata;
+        in.expires_at = a->expires;
         rc = am_memory_add(db, &in, &m);
     } else if (strcmp(a->sub, "update") == 0) {
         rc = am_memory_set(db, a->user, a->id, a->text, a->metadata, a->agent, a->role, &m);

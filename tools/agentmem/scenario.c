@@ -487,6 +487,19 @@ static int do_memories(scfile *f, const sc_step *st, sc_obs *o, held *h)
     return AM_OK;
 }
 
+/* memory_add: a memory the application states (am_memory_add) */
+static int do_memory_add(scfile *f, const sc_step *st)
+{
+    am_memory_input in;
+    memset(&in, 0, sizeof in);
+    in.user_id = st->user;
+    in.text = st->text;
+    in.kind = st->mem_kind;
+    in.key = st->key;
+    in.expires_at = st->expires_at;
+    return am_memory_add(f->db, &in, NULL);
+}
+
 static int do_forget(scfile *f, const sc_step *st)
 {
     int level = AM_FORGET_USER;
@@ -744,6 +757,7 @@ static int step_exec(scfile *f, const sc_step *st, sc_obs *o, held *h,
     case SC_PACK: rc = do_pack(f, st, o, h, err); break;
     case SC_ARCHIVE: rc = do_archive(f, st, o); break;
     case SC_MAINTAIN: rc = do_maintain(f, st, o); break;
+    case SC_MEMORY_ADD: rc = do_memory_add(f, st); break;
     default: rc = AM_MISUSE; break;
     }
     if (rc != AM_OK && rc != RUNNER_FAIL) engine_error(f, rc, err);

@@ -233,7 +233,7 @@ int sc_has_zone(const char *iso)
 
 static const char *const kind_names[SC_NKINDS] = {
     "link", "add", "recall", "task", "memories", "forget", "feedback", "export",
-    "config", "workspace", "profile", "pack", "archive", "maintain",
+    "config", "workspace", "profile", "pack", "archive", "maintain", "memory_add",
 };
 
 const char *const sc_maint_keys[SC_MAINT_COUNTS] = {
@@ -261,9 +261,9 @@ static const struct field_spec {
 } fields[] = {
 #define STR(f, kinds, req) {#f, F_STR, offsetof(sc_step, f), kinds, req}
     STR(at, K_ALL, K_ALL),
-    STR(user, K_ALL, KB(SC_LINK) | KB(SC_TASK) | KB(SC_MEMORIES) |
-                         KB(SC_FORGET) | KB(SC_FEEDBACK) | KB(SC_EXPORT) | KB(SC_WORKSPACE) |
-                         KB(SC_PROFILE) | KB(SC_ARCHIVE)),
+    STR(user, K_ALL, KB(SC_LINK) | KB(SC_TASK) | KB(SC_MEMORIES) | KB(SC_FORGET) |
+                         KB(SC_FEEDBACK) | KB(SC_EXPORT) | KB(SC_WORKSPACE) | KB(SC_PROFILE) |
+                         KB(SC_ARCHIVE) | KB(SC_MEMORY_ADD)),
     STR(channel, KB(SC_LINK) | K_IDENT, KB(SC_LINK)),
     STR(external_id, KB(SC_LINK) | K_IDENT, KB(SC_LINK)),
     STR(session, KB(SC_ADD) | KB(SC_RECALL), KB(SC_ADD)),
@@ -280,7 +280,10 @@ static const struct field_spec {
     STR(type, KB(SC_ADD), 0),
     STR(domain, KB(SC_ADD) | KB(SC_RECALL), 0),
     STR(label, KB(SC_ADD), 0),
-    STR(text, KB(SC_ADD) | KB(SC_FEEDBACK), KB(SC_ADD)),
+    STR(text, KB(SC_ADD) | KB(SC_FEEDBACK) | KB(SC_MEMORY_ADD), KB(SC_ADD) | KB(SC_MEMORY_ADD)),
+    STR(key, KB(SC_MEMORY_ADD), 0),
+    STR(expires_at, KB(SC_MEMORY_ADD), 0),
+    {"kind", F_STR, offsetof(sc_step, mem_kind), KB(SC_MEMORY_ADD), 0},
     STR(query, KB(SC_RECALL), KB(SC_RECALL)),
     STR(as_of, KB(SC_RECALL) | KB(SC_MEMORIES), 0),
     STR(occurred_at, KB(SC_ADD), 0), /* docs/SCENARIOS_EXT.md (F19) */

@@ -76,6 +76,7 @@ typedef enum sc_kind {
     SC_PACK,      /* docs/SCENARIOS_EXT.md: a rule pack applied, listed or removed */
     SC_ARCHIVE,   /* docs/SCENARIOS_EXT.md: old events to the cold column, or back */
     SC_MAINTAIN,  /* docs/SCENARIOS_EXT.md: the maintenance pass at the step's clock */
+    SC_MEMORY_ADD, /* docs/SCENARIOS_EXT.md: a memory the application states */
     SC_NKINDS
 } sc_kind;
 
@@ -109,6 +110,9 @@ typedef struct sc_step {
      * scenario file) or the pack itself, and the name to remove */
     const char *file, *pack_name;
     json_t *pack;     /* borrowed from root; NULL when absent */
+    /* docs/SCENARIOS_EXT.md: memory_add's kind (JSON "kind"), key and
+     * expires_at */
+    const char *mem_kind, *key, *expires_at;
     int all;          /* memories: include closed versions */
     int budget;       /* recall, profile: token budget, 0 = engine default */
     int older_than_days; /* archive: 0 = the knob archive_events_days */

@@ -409,6 +409,32 @@ static json_t *run_update_memory(am_mcp *m, const mcp_vals *a, mcp_fault *fault)
     return result_json(v, fault);
 }
 
+static json_t *run_add_memory(am_mcp *m, const mcp_vals *a, mcp_fault *fault)
+{
+    am_memory_input in;
+    memset(&in, 0, sizeof in);
+    in.user_id = m->user;
+    in.agent_id = user_agent(m);
+    in.role = user_role(m);
+    in.text = arg_str(a, 0);
+    in.kind = arg_str(a, 1);
+    in.key = arg_str(a, 2);
+    in.scope = arg_str(a, 3);
+    char *meta = a->v[4] ? json_dumps(a->v[4], JSON_COMPACT) : NULL;
+    in.metadata_json = meta;
+    in.expires_at = arg_str(a, 5);
+    am_memory_item *it = NULL;
+    int rc = a->v[4] && !meta ? AM_NOMEM : am_memory_add(m->db, &in, &it);
+    free(meta);
+    if (rc) return result_engine(m, rc, fault);
+    /* {"memory": its current version}, as POST /v1/memories */
+    json_t *all = am_shape_parsed(it->json), *cur = all ? json_object_get(all, "memory") : NULL;
+    json_t *v = cur ? json_pack("{s:O}", "memory", cur) : NULL;
+    json_decref(all);
+    am_memory_item_free(it);
+    return result_json(v, fault);
+}
+
 static json_t *run_delete_memory(am_mcp *m, const mcp_vals *a, mcp_fault *fault)
 {
     long n = 0;
@@ -529,6 +555,23 @@ static const mcp_tool tools[] = {
        "The card's size at most, in tokens (default 400, at most 100000); whole items are "
        "left out to fit."}},
      run_get_profile},
+    {"add_memory", "Add a memory",
+     "State one memory directly (not an event): a new value of the same key supersedes the "
+     "current one, the same text reinforces it. expires_at bounds it: after that it leaves "
+     "recall and the current listing, its history stays.",
+     0, 0, 0,
+     {{"text", ARG_STRING, 1, NULL, "The statement, one short sentence."},
+      {"kind", ARG_STRING, 0, NULL,
+       "preference, constraint, profile, fact, pattern, task_conclusion, rule or temp; default "
+       "the engine's reading."},
+      {"key", ARG_STRING, 0, NULL, "The attribute (\"diet.coffee\"); default the engine's reading."},
+      {"scope", ARG_STRING, 0, NULL, "global (default), domain:X, task:T or role:R."},
+      {"metadata", ARG_OBJECT, 0, NULL,
+       "The application's metadata: a flat object of strings, numbers and booleans."},
+      {"expires_at", ARG_STRING, 0, NULL,
+       "When it stops being current, " ISO_DOC ", after now; default an end its text names "
+       "(\"this month\", \"这周\"), else its kind's TTL, else never."}},
+     run_add_memory},
 };
 
 #define N_TOOLS (sizeof tools / sizeof *tools)

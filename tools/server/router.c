@@ -465,6 +465,7 @@ static const char *engine_field(const char *msg)
         {"query", "query"},    {"channel", "channel"}, {"external_id", "external_id"},
         {"memory", "id"},
         {"kind", "kind"},      {"key", "key"},       {"scope", "scope"},
+        {"expires_at", "expires_at"},
     };
     const char *p = msg;
     for (int hop = 0; hop < 3 && p; hop++) {

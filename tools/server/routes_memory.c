@@ -78,7 +78,7 @@ void am__srv_h_memory_get(srv_ctx *c)
 }
 
 typedef struct memory_in {
-    const char *text, *kind, *key, *scope, *user, *metadata;
+    const char *text, *kind, *key, *scope, *user, *metadata, *expires_at;
 } memory_in;
 static const am_field memory_fields[] = {
     {"text", AM_FIELD_STRING, offsetof(memory_in, text), NULL},
@@ -87,6 +87,7 @@ static const am_field memory_fields[] = {
     {"scope", AM_FIELD_STRING, offsetof(memory_in, scope), NULL},
     {"user", AM_FIELD_STRING, offsetof(memory_in, user), NULL},
     {"metadata", AM_FIELD_OBJECT, offsetof(memory_in, metadata), NULL},
+    {"expires_at", AM_FIELD_STRING, offsetof(memory_in, expires_at), NULL},
 };
 
 void am__srv_h_memory_add(srv_ctx *c)
@@ -104,6 +105,7 @@ void am__srv_h_memory_add(srv_ctx *c)
     mi.agent_id = token_agent(c);
     mi.role = token_role(c);
     mi.metadata_json = in.metadata;
+    mi.expires_at = in.expires_at;
     am_memory_item *m;
     int rc = am_memory_add(c->db, &mi, &m);
     if (rc) {

@@ -130,6 +130,22 @@ test('bad fields are named', async () => {
   assert.equal((await A.export()).events.length, before, 'a refused request wrote something');
 });
 
+test('addMemory takes expires_at (a string or a Date); a bad one is named (zh, en)', async () => {
+  const t = randomUUID().slice(0, 8);
+  const soon = new Date(Math.floor(Date.now() / 1000) * 1000 + 2 * 86400000);
+  const utc = soon.toISOString().replace('.000Z', 'Z');
+  const zh = (await A.addMemory(`会议室${t}在装修`, { kind: 'fact', expires_at: soon })).memory;
+  assert.equal(zh.expires_at, utc);
+  assert.equal(zh.version_state, 'current');
+  const en = (await A.addMemory(`Desk ${t} is booked`, { kind: 'fact', expires_at: utc })).memory;
+  assert.equal(en.expires_at, utc);
+  assert.equal((await A.addMemory(`I prefer aisle seats ${t}`)).memory.expires_at, null);
+  const past = new Date(Date.now() - 3600000).toISOString();
+  for (const bad of [past, '2030-01-01T00:00:00', 'next tuesday', 12])
+    await rejects(A.addMemory(`Parking ${t} level 3`, { expires_at: bad }), 'invalid_request', 'expires_at', 400);
+  assert.ok(!(await A.memories({ all: true })).some((m) => m.text.includes(`Parking ${t}`)));
+});
+
 test('a bad token is 401, an unreachable server is unavailable', async () => {
   for (const token of ['amk_' + 'A'.repeat(43), 'not a token', ''])
     await rejects(connect(URL_, { token }).recall('你好'), 'unauthorized', null, 401);

@@ -95,11 +95,17 @@ class Client:
         return self._call("POST", "/v1/memories/{id}/feedback", [memory_id],
                           _body(action=action, text=text, user=user))
 
-    def add_memory(self, text, kind=None, key=None, scope=None, user=None):
+    def add_memory(self, text, kind=None, key=None, scope=None, user=None, expires_at=None):
         """State one memory directly (POST /v1/memories): a new value of the
-        same key supersedes, the same text reinforces -> {"memory": {...}}."""
+        same key supersedes, the same text reinforces -> {"memory": {...}}.
+        expires_at (ISO 8601 with a zone, or an aware datetime): when it
+        stops being current (docs/EXPIRY.md)."""
+        if hasattr(expires_at, "isoformat"):
+            if getattr(expires_at, "tzinfo", None) is None:
+                raise ValueError("expires_at: a datetime needs a time zone")
+            expires_at = expires_at.isoformat()
         return self._call("POST", "/v1/memories", body=_body(
-            text=text, kind=kind, key=key, scope=scope, user=user))
+            text=text, kind=kind, key=key, scope=scope, user=user, expires_at=expires_at))
 
     def get_memory(self, memory_id, user=None):
         """One memory by its lineage id or any version's id ->

@@ -62,7 +62,8 @@ class AmMemory(ctypes.Structure):
         ("recorded_at", am_time), ("superseded_at", am_time),
         ("source_event_ids", ctypes.POINTER(c_char_p)), ("n_sources", c_size_t),
         ("score", c_double), ("source_count", c_long), ("reinforced_at", am_time),
-        ("key_id", c_char_p), ("metadata_json", c_char_p), ("origin", c_char_p)]
+        ("key_id", c_char_p), ("metadata_json", c_char_p), ("origin", c_char_p),
+        ("expires_at", am_time)]
 
 
 class AmEventRec(ctypes.Structure):
@@ -146,7 +147,7 @@ class AmMemoryItem(ctypes.Structure):
 
 class AmMemoryInput(ctypes.Structure):
     _fields_ = [(n, c_char_p) for n in ("user_id", "text", "kind", "key", "scope", "agent_id", "role",
-                                        "metadata_json")]
+                                        "metadata_json", "expires_at")]
 
 
 class AmProfileQuery(ctypes.Structure):
@@ -269,7 +270,8 @@ _FEEDBACK_FIELDS = {"action": str, "text": str, "user": str}
 _FORGET_FIELDS = {"level": str, "id": str, "grace": int, "user": str}
 _LEVELS = {"event": 1, "session": 2, "task": 3, "user": 4}
 _ACTIONS = {"confirm": 1, "reject": 2, "correct": 3}
-_MEMORY_FIELDS = {"text": str, "kind": str, "key": str, "scope": str, "user": str, "metadata": dict}
+_MEMORY_FIELDS = {"text": str, "kind": str, "key": str, "scope": str, "user": str, "metadata": dict,
+                  "expires_at": str}
 _PATCH_FIELDS = {"text": str, "user": str, "metadata": dict}
 _LIST_PARAMS = ("all", "as_of", "user", "kind", "scope", "from", "to", "limit", "cursor")
 
@@ -352,7 +354,7 @@ def _message_engine_field(msg):
 
 _ENGINE_NAMES = {"occurred_at": "at", "memory": "id"}
 _ENGINE_FIELDS = {"text", "user", "agent", "session", "task", "source", "type", "domain",
-                  "intent", "id", "as_of", "query", "channel", "external_id"}
+                  "intent", "id", "as_of", "query", "channel", "external_id", "expires_at"}
 
 
 def _engine_field(msg):
@@ -782,7 +784,8 @@ class EmbeddedTransport:
         user = self._user(f.get("user"))
         meta = _b(_json(f["metadata"])) if "metadata" in f else None
         mi = AmMemoryInput(user_id=_b(user), text=_b(f["text"]), kind=_b(f.get("kind")),
-                           key=_b(f.get("key")), scope=_b(f.get("scope")), metadata_json=meta)
+                           key=_b(f.get("key")), scope=_b(f.get("scope")), metadata_json=meta,
+                           expires_at=_b(f.get("expires_at")))
         item = ctypes.POINTER(AmMemoryItem)()
         rc = self._lib.am_memory_add(self._db, ctypes.byref(mi), ctypes.byref(item))
         return {"memory": self._item(rc, item)["memory"]}

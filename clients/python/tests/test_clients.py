@@ -22,7 +22,7 @@ import uuid
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, ".."))
 import agentmem  # noqa: E402
-from agentmem import AgentmemError  # noqa: E402
+from agentmem import AgentmemError, InvalidArgument  # noqa: E402
 
 
 def env(name):
@@ -144,6 +144,29 @@ class Methods:
 
     def test_every_method_en(self):
         conversation(self.mem, "en", uuid.uuid4().hex[:8])
+
+    def test_add_memory_expires_at(self):
+        """expires_at (a string or an aware datetime) shows in the memory
+        (zh, en); a past, zoneless or non-time one is refused naming it."""
+        import datetime as dt
+        t = uuid.uuid4().hex[:8]
+        soon = dt.datetime.now(dt.timezone.utc).replace(microsecond=0) + dt.timedelta(days=2)
+        utc = soon.strftime("%Y-%m-%dT%H:%M:%SZ")
+        m = self.mem.add_memory(f"会议室{t}在装修", kind="fact", expires_at=soon)["memory"]
+        self.assertEqual(m["expires_at"], utc)
+        self.assertEqual(m["version_state"], "current")
+        m = self.mem.add_memory(f"Desk {t} is booked", kind="fact",
+                                expires_at=soon.astimezone(dt.timezone(dt.timedelta(hours=-5))).isoformat())["memory"]
+        self.assertEqual(m["expires_at"], utc)
+        self.assertIsNone(self.mem.add_memory(f"I prefer aisle seats {t}")["memory"]["expires_at"])
+        past = (soon - dt.timedelta(days=3)).isoformat()
+        for bad in (past, "2030-01-01T00:00:00", "next tuesday"):
+            with self.assertRaises(InvalidArgument) as cm:
+                self.mem.add_memory(f"Parking {t} level 3", expires_at=bad)
+            self.assertEqual(cm.exception.field, "expires_at", bad)
+        with self.assertRaises(ValueError):
+            self.mem.add_memory("x", expires_at=dt.datetime(2030, 1, 1))
+        self.assertFalse(any(f"Parking {t}" in x["text"] for x in self.mem.memories(all=True)))
 
     def test_bad_fields_are_named(self):
         cases = [
