@@ -22,7 +22,7 @@ static void test_defaults_from_the_list(void)
     CHECK_EQ_INT(cfg.rank.vector_exact_max, 0);
     CHECK_EQ_INT(cfg.rank.pii_matches, 1);
     size_t n = am_knob_count();
-    CHECK_EQ_INT(n, 43); /* 33, and the lifecycle's 10 (docs/LIFECYCLE.md) */
+    CHECK_EQ_INT(n, 49); /* 33, the LLM pass's 3, archived events' 1, the lifecycle's 10, expiry's 2 */
     CHECK_EQ_INT(cfg.rank.future_skew_minutes, 1440);
     CHECK_NEAR(cfg.rank.forget_below, 0.4, 0);
     CHECK_NEAR(cfg.rank.confidence_half_life_profile_days, 270, 0);
