@@ -28,6 +28,39 @@ for i in $(seq 1 "$users"); do
   echo "$u $("$cli" --db "$db" token create --user "$u" 2>/dev/null)"
 done >"$work/tokens"
 extra=()
+if [ -n "${PREFILL:-}" ]; then
+  # PREFILL=N: each user first says N things over the past year (lasting
+  # statements and long notes, 400 to 100 days ago), so the maintenance
+  # pass (SERVE_ARGS="--maintain-every 1s") has items to decay and archive
+  # and old events to move to the cold column while the load runs
+  python3 - "$work/tokens" "$PREFILL" >"$work/prefill.jsonl" <<'PY'
+import datetime, json, random, sys
+random.seed(11)
+users = [l.split()[0] for l in open(sys.argv[1], encoding="utf-8") if l.strip()]
+n = int(sys.argv[2])
+now = datetime.datetime.now(datetime.timezone.utc)
+en = ["From now on I prefer {} for the weekly report", "I live in {} these days",
+      "Please always write the summary in {}", "I don't drink {} any more"]
+zh = ["以后周报都用{}写", "我现在住在{}", "总结请一直用{}", "我不喝{}了"]
+words = ["tables", "Lisbon", "English", "coffee", "bullet points", "Berlin", "tea", "Markdown"]
+zwords = ["表格", "南京", "中文", "咖啡", "要点", "上海", "绿茶", "Markdown"]
+for u in users:
+    for k in range(n):
+        at = now - datetime.timedelta(days=400 - 300 * k / max(n - 1, 1), minutes=random.randrange(600))
+        z = u.startswith("用户")
+        if k % 3 == 2:
+            text = ("会议纪要：" if z else "Meeting notes: ") + " ".join(
+                random.choice(zwords if z else words) for _ in range(80))
+        else:
+            text = random.choice(zh if z else en).format(random.choice(zwords if z else words))
+        print(json.dumps({"user": u, "session": "old%d" % (k // 10), "text": text,
+                          "at": at.isoformat(timespec="seconds")}, ensure_ascii=False))
+PY
+  "$cli" --db "$db" add --batch "$work/prefill.jsonl" >/dev/null
+fi
+# SERVE_ARGS: more options of `agentmem serve` ("--maintain-every 1s")
+read -r -a serve_args <<<"${SERVE_ARGS:-}"
+extra+=("${serve_args[@]}")
 if [ -n "${HOSTILE:-}" ]; then
   hostile=$("$cli" --db "$db" token create --user mallory 2>/dev/null)
   python3 -c 'import json, random, sys

@@ -52,6 +52,9 @@ static const char usage_text[] =
     "         --batch B events per transaction (1: one am_add_event each)\n"
     "         --reuse      with --db: query a store an earlier run filled\n"
     "         --optimize   am_optimize (index merge) before the queries\n"
+    "         --maintain   after the queries, the maintenance pass over every\n"
+    "                      user (am_maintain): time, peak memory, what it\n"
+    "                      changed, store size before and after\n"
     "         --vectors D  every event gets a D-wide vector from a random\n"
     "                      word2vec table (vector-scan cost at scale;\n"
     "                      with --db it is kept in PATH-w2v/)\n"
@@ -85,7 +88,7 @@ typedef struct bench_args {
     int ks[BENCH_MAX_K];
     size_t nk;
     long users, events, queries, batch, vectors;
-    int reuse, optimize, no_term_cache;
+    int reuse, optimize, no_term_cache, maintain;
     const char *db;
     long servers[BENCH_MAX_SERVERS];
     size_t n_servers;
@@ -267,6 +270,8 @@ static int parse_args(int argc, char **argv, bench_args *a)
             a->reuse = 1;
         } else if (strcmp(o, "--optimize") == 0) {
             a->optimize = 1;
+        } else if (strcmp(o, "--maintain") == 0) {
+            a->maintain = 1;
         } else if (strcmp(o, "--no-term-cache") == 0) {
             a->no_term_cache = 1;
         } else if (strcmp(o, "--vectors") == 0) {
@@ -671,6 +676,7 @@ int am_cli_bench(int argc, char **argv)
         so.vectors = a.vectors;
         so.reuse = a.reuse;
         so.optimize = a.optimize;
+        so.maintain = a.maintain;
         so.no_term_cache = a.no_term_cache;
         if (a.reuse && !a.db) {
             fprintf(stderr, "agentmem bench: --reuse needs --db PATH\n");
@@ -695,6 +701,7 @@ int am_cli_bench(int argc, char **argv)
         if (a.n_servers) {
             /* the servers run the engine with its configuration */
             const char *bad = a.reuse ? "--reuse" : a.optimize ? "--optimize"
+                            : a.maintain ? "--maintain"
                             : a.vectors ? "--vectors" : a.batch > 1 ? "--batch"
                             : a.dump ? "--dump" : a.rank_spec ? "--rank"
                             : a.no_term_cache ? "--no-term-cache" : NULL;

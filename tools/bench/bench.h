@@ -341,6 +341,7 @@ typedef struct bench_synth_opts {
     long vectors;     /* >0: random word2vec table of that width (cost test) */
     int reuse;        /* query the existing store at db, no ingest */
     int optimize;     /* am_optimize before the queries */
+    int maintain;     /* am_maintain after the queries */
     int no_term_cache; /* am_config.no_term_cache */
     uint64_t seed;
     const char *db;   /* NULL = temp dir */

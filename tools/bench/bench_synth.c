@@ -215,6 +215,34 @@ static long long store_bytes(const char *db)
     return total;
 }
 
+/* The process's peak resident set (VmHWM) in kB, or -1. */
+static long long peak_rss_kb(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    long long kb = -1;
+    if (!f)
+        return -1;
+    while (fgets(line, sizeof line, f))
+        if (strncmp(line, "VmHWM:", 6) == 0) {
+            kb = strtoll(line + 6, NULL, 10);
+            break;
+        }
+    fclose(f);
+    return kb;
+}
+
+/* Reset the peak resident set to the current one (Linux 4.0+): 1 when it
+ * was reset. */
+static int peak_rss_reset(void)
+{
+    FILE *f = fopen("/proc/self/clear_refs", "w");
+    if (!f)
+        return 0;
+    int ok = fputs("5", f) >= 0;
+    return fclose(f) == 0 && ok;
+}
+
 static void remove_store(const char *dir, const char *db)
 {
     static const char *const suffix[] = {"", "-wal", "-shm", "-journal"};
@@ -267,6 +295,13 @@ typedef struct synth_out {
     bench_samples first_cpu_ms, repeat_cpu_ms;
     double ingest_wall_ms;
     double optimize_ms; /* --optimize: am_optimize after ingest */
+    /* --maintain: the pass after the queries, its peak resident memory
+     * (the process's high-water mark, reset before it where the kernel
+     * allows: /proc/self/clear_refs), the store's size before it */
+    double maintain_ms;
+    long long maintain_peak_kb, bytes_before;
+    int peak_reset;
+    am_maintain_report maint;
     bench_acc acc;
     double block_tokens_sum;
     long long bytes;
@@ -450,6 +485,18 @@ static int synth_queries(am_db *db, const bench_synth_opts *o,
     return 0;
 }
 
+/* The maintenance pass over every user, measured (--maintain). */
+static int synth_maintain(am_db *db, synth_out *out, bench_err *e)
+{
+    out->peak_reset = peak_rss_reset();
+    double a = bench_mono_ms();
+    if (am_maintain(db, NULL, &out->maint) != AM_OK)
+        return bench_fail(e, "engine: am_maintain: %s", am_errmsg(db));
+    out->maintain_ms = bench_mono_ms() - a;
+    out->maintain_peak_kb = peak_rss_kb();
+    return 0;
+}
+
 static void synth_report(const bench_synth_opts *o, const char *db,
                          synth_out *out)
 {
@@ -486,6 +533,25 @@ static void synth_report(const bench_synth_opts *o, const char *db,
         json_object_set_new(r, "store_bytes", json_integer(out->bytes));
         json_object_set_new(r, "optimize_seconds",
                             o->optimize ? json_real(out->optimize_ms / 1000) : json_null());
+        if (o->maintain) {
+            const am_maintain_report *m = &out->maint;
+            json_t *mj = json_object();
+            json_object_set_new(mj, "seconds", json_real(out->maintain_ms / 1000));
+            json_object_set_new(mj, "peak_rss_mb", json_real((double)out->maintain_peak_kb / 1024));
+            json_object_set_new(mj, "peak_since", json_string(out->peak_reset ? "pass" : "process"));
+            json_object_set_new(mj, "users", json_integer(m->users));
+            json_object_set_new(mj, "steps", json_integer(m->steps));
+            json_object_set_new(mj, "decayed", json_integer(m->decayed));
+            json_object_set_new(mj, "candidate_forget", json_integer(m->candidate));
+            json_object_set_new(mj, "invalidated", json_integer(m->invalidated));
+            json_object_set_new(mj, "archived", json_integer(m->archived));
+            json_object_set_new(mj, "revived", json_integer(m->revived));
+            json_object_set_new(mj, "consolidated", json_integer(m->consolidated));
+            json_object_set_new(mj, "events_archived", json_integer(m->events_archived));
+            json_object_set_new(mj, "store_bytes_before", json_integer(out->bytes_before));
+            json_object_set_new(mj, "store_bytes_after", json_integer(out->bytes));
+            json_object_set_new(r, "maintain", mj);
+        }
         json_object_set_new(r, "recall",
                             bench_json_per_k(o->ks, o->nk, out->acc.recall, q));
         json_object_set_new(
@@ -534,6 +600,17 @@ static void synth_report(const bench_synth_opts *o, const char *db,
                (double)out->bytes / 1e6);
     if (o->optimize)
         printf("optimize: %.1f s (am_optimize before the queries)\n", out->optimize_ms / 1000);
+    if (o->maintain) {
+        const am_maintain_report *m = &out->maint;
+        printf("maintain: %.1f s, %ld users, %ld steps, peak RSS %.1f MB (%s); "
+               "%ld candidate_forget, %ld invalidated, %ld archived, %ld revived, "
+               "%ld consolidated, %ld events archived; store %.1f -> %.1f MB\n",
+               out->maintain_ms / 1000, m->users, m->steps,
+               (double)out->maintain_peak_kb / 1024,
+               out->peak_reset ? "during the pass" : "of the process", m->candidate,
+               m->invalidated, m->archived, m->revived, m->consolidated, m->events_archived,
+               (double)out->bytes_before / 1e6, (double)out->bytes / 1e6);
+    }
     printf("recall: %.0f queries, p50 %.3f ms, p95 %.3f ms (CPU p50 %.3f, p95 %.3f), "
            "block %.1f tokens\n", q, p[2], p[3], cpu50, cpu95,
            q > 0 ? out->block_tokens_sum / q : 0);
@@ -649,6 +726,19 @@ int bench_synth(const bench_synth_opts *o, bench_err *e)
             rc = synth_queries(db, o, nd, dump, &out, e);
         if (dump && fclose(dump) != 0 && rc == 0)
             rc = bench_fail(e, "cannot write %s", o->dump);
+    }
+    if (rc == 0 && o->maintain) {
+        /* the size before: the store closed (its log checkpointed), as
+         * after the pass */
+        am_close(db);
+        db = NULL;
+        out.bytes_before = store_bytes(path);
+        if (am_open(&cfg, &db, &err) != AM_OK) {
+            rc = bench_fail(e, "engine: am_open(\"%s\"): %s", path, err ? err : "");
+            am_free(err);
+        } else {
+            rc = synth_maintain(db, &out, e);
+        }
     }
     am_close(db);
     out.bytes = store_bytes(path);

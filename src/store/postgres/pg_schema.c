@@ -169,7 +169,7 @@ static int partitions(pg_store *s, const char *const *tables, size_t n)
     am__buf_init(&b, s->a);
     for (size_t i = 0; i < n; i++)
         for (int k = 0; k < PG_PARTS; k++)
-            am__buf_printf(&b, "CREATE TABLE %s_p%d PARTITION OF %s"
+            am__buf_printf(&b, "CREATE TABLE IF NOT EXISTS %s_p%d PARTITION OF %s"
                                " FOR VALUES WITH (MODULUS %d, REMAINDER %d);",
                            tables[i], k, tables[i], PG_PARTS, k);
     int rc = b.oom ? AM_NOMEM : am__pg_simple(s, "migrate: partitions", b.p);

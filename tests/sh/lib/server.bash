@@ -7,6 +7,9 @@ srv_pid=
 srv_global=()  # flags before "serve" (--role-allow ...)
 
 start_server() { # extra serve flags...
+  # emptied here, not by the background job's redirection: that may come
+  # after the first read below, which would find the last server's port
+  : >"$dir/srv.out"
   "$CLI" --db "$db" "${srv_global[@]}" serve --listen 127.0.0.1:0 --threads 3 "$@" >"$dir/srv.out" 2>"$dir/srv.err" &
   srv_pid=$!
   for _ in $(seq 100); do
