@@ -7,7 +7,7 @@
  * The card is made in three steps, each a pure function of the rows, so
  * that one store state always gives the same bytes:
  *   1. keep the lasting ones (kinds below, status active, not scoped to
- *      one task), each with its topic (am__item_topic_label: the one the
+ *      one task nor a rule pack's), each with its topic (am__item_topic_label: the one the
  *      write path stored, else the learned reading of its text) and its
  *      language;
  *   2. in priority order (kind, confidence, hits, id) drop near texts (80 %
@@ -121,8 +121,10 @@ static int lasting(const am__profile_in *in, am__arena *ar, card_item **out, siz
     for (size_t i = 0; i < in->n; i++) {
         const am__item_row *r = &in->items[i];
         int kind = kind_rank(r->kind);
+        /* a rule pack's rules are the operator's, not the user's (the
+         * block shows them as rules) */
         if (kind < 0 || strcmp(r->status, "active") != 0 || strncmp(r->scope, "task:", 5) == 0 ||
-            !r->text || !*r->text)
+            strncmp(r->scope, "pack:", 5) == 0 || !r->text || !*r->text)
             continue;
         c[k].row = r;
         c[k].kind = kind;
