@@ -807,3 +807,14 @@ int am__hexval(int c)
     if (c >= 'A' && c <= 'F') return c - 'A' + 10;
     return -1;
 }
+
+int am__errf(char *err, size_t errlen, int rc, const char *fmt, ...)
+{
+    if (err && errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+    }
+    return rc;
+}

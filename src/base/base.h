@@ -160,4 +160,10 @@ int am__hexval(int c);
 const char *am__id_check(const char *id);
 const char *am__id_problem(const char *id, int32_t *cp);
 
+/* Format a message into err (errlen bytes, may be 0: err untouched) and
+ * return rc: the error-buffer convention of the embedders and the HTTP
+ * clients. */
+int am__errf(char *err, size_t errlen, int rc, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
 #endif

@@ -3,6 +3,8 @@
  */
 #include "base/http.h"
 
+#include "base/base.h"
+
 #include <curl/curl.h>
 #include <errno.h>
 #include <jansson.h>
@@ -22,18 +24,7 @@
 #define MAX_SERVER_MSG 300 /* bytes of a server message kept in errors */
 #define SLEEP_SLICE_MS 50L
 
-static int fail(char *err, size_t errlen, int rc, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static int fail(char *err, size_t errlen, int rc, const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return rc;
-}
+#define fail am__errf /* base/base.h */
 
 /* Copies s[0..n) into dst: control characters become spaces, cut at
  * MAX_SERVER_MSG bytes and at a UTF-8 character boundary. */

@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "agentmem.h"
+#include "base/base.h"
 
 typedef struct am__embedder am__embedder;
 struct am__embedder {
@@ -33,9 +34,8 @@ struct am__embedder {
 };
 void am__embedder_close(am__embedder *e);
 /* Shared by the embedders: format a message into err (errlen bytes, may be
- * 0) and return rc. */
-int am__embed_fail(char *err, size_t errlen, int rc, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
+ * 0) and return rc (base/base.h). */
+#define am__embed_fail am__errf
 /* Open the USE-lite encoder from a directory holding model.json, group1-shard*of7 and vocab.json (the npm package's dist/ folder). */
 int am__embed_use_open(const char *model_dir, am__embedder **out, char *err, size_t errlen);
 /* Default model dir: $AM_MODEL_DIR if set, else "<repo>/models/use-lite" resolved by the caller; helper: */

@@ -84,14 +84,10 @@ static int merge_pair(am__wctx *w, am__item_row *keep, am__item_row *dup)
 
 int am__life_consolidate(am__wctx *w, int budget, am__life_tally *t, int *done)
 {
-    am__store *s = w->store;
     am__item_row *rows, *arch;
     size_t n, na;
-    int rc = s->vt->items_list(s, w->uid, AM__ITEMS_CURRENT | AM__ITEMS_NO_SOURCES, w->now, w->ar,
-                               &rows, &n);
-    if (rc || (rc = s->vt->items_list(s, w->uid, AM__ITEMS_ARCHIVED | AM__ITEMS_NO_SOURCES, w->now,
-                                      w->ar, &arch, &na)))
-        return rc;
+    int rc = am__life_items(w, &rows, &n, &arch, &na);
+    if (rc) return rc;
     *done = 0;
     cand *c = am__arena_alloc(w->ar, (n + na + 1) * sizeof *c);
     if (!c) return AM_NOMEM;

@@ -62,14 +62,10 @@ static am_time anchor_of(const am__item_row *it)
 int am__life_decay(am__wctx *w, int budget, am__life_tally *t, int *done)
 {
     const am_rank_config *r = w->rank;
-    am__store *s = w->store;
     am__item_row *rows, *arch;
     size_t n, na;
-    int rc = s->vt->items_list(s, w->uid, AM__ITEMS_CURRENT | AM__ITEMS_NO_SOURCES, w->now, w->ar,
-                               &rows, &n);
-    if (rc || (rc = s->vt->items_list(s, w->uid, AM__ITEMS_ARCHIVED | AM__ITEMS_NO_SOURCES, w->now,
-                                      w->ar, &arch, &na)))
-        return rc;
+    int rc = am__life_items(w, &rows, &n, &arch, &na);
+    if (rc) return rc;
     int moved = 0;
     long decayed = 0; /* counted once, by the call that goes through */
     double grace_ms = r->forget_grace_days * AM__DAY_MS;

@@ -4,6 +4,8 @@
  */
 #include "lifecycle/llm.h"
 
+#include "base/base.h"
+
 #include <curl/curl.h>
 #include <jansson.h>
 #include <stdarg.h>
@@ -45,18 +47,7 @@ int am__llm_kind_ok(const char *kind)
     return 0;
 }
 
-static int fail(char *err, size_t errlen, int rc, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static int fail(char *err, size_t errlen, int rc, const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return rc;
-}
+#define fail am__errf /* base/base.h */
 
 /* ------------------------------------------------------------ open */
 

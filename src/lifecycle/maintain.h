@@ -52,6 +52,11 @@ double am__life_confidence(const am_rank_config *r, const am__item_row *it, am_t
  * (archive.c; AM_TIME_NONE: never). */
 am_time am__life_cold_since(const am_rank_config *r, const am__item_row *it);
 
+/* The user's current items (rows) and archived ones (arch), without their
+ * sources, as at w->now (move.c). */
+int am__life_items(am__wctx *w, am__item_row **rows, size_t *n, am__item_row **arch,
+                   size_t *na);
+
 /* The steps (see above). */
 int am__life_decay(am__wctx *w, int budget, am__life_tally *t, int *done);
 int am__life_archive(am__wctx *w, int budget, am__life_tally *t, int *done);

@@ -32,3 +32,15 @@ int am__life_move(am__wctx *w, am__item_row *it, const char *status, const char 
     if ((rc = am__semantic_insert_kept(w, it, &nv))) return rc;
     return am__semantic_record(w, op, it->lineage_id, it->scope, it->key, NULL);
 }
+
+int am__life_items(am__wctx *w, am__item_row **rows, size_t *n, am__item_row **arch,
+                   size_t *na)
+{
+    am__store *s = w->store;
+    int rc = s->vt->items_list(s, w->uid, AM__ITEMS_CURRENT | AM__ITEMS_NO_SOURCES, w->now, w->ar,
+                               rows, n);
+    if (!rc)
+        rc = s->vt->items_list(s, w->uid, AM__ITEMS_ARCHIVED | AM__ITEMS_NO_SOURCES, w->now,
+                               w->ar, arch, na);
+    return rc;
+}
