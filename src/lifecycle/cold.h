@@ -18,6 +18,7 @@
 #ifndef AM_LIFECYCLE_COLD_H
 #define AM_LIFECYCLE_COLD_H
 
+#include "store/cold.h"
 #include "store/store.h"
 
 /* The summary an archived event keeps: its first sentence (up to and
@@ -27,10 +28,6 @@
  * included; cap >= AM__COLD_SUMMARY_BYTES); *whole = 1 when the summary is
  * the whole text (nothing to move). */
 #define AM__COLD_SUMMARY_CHARS 80
-/* A text shorter than this many bytes stays whole in its row: its
- * summary and packed copy would take about as much room as it does (a
- * chat turn of a sentence or two). */
-#define AM__COLD_MIN_BYTES 256
 #define AM__COLD_SUMMARY_BYTES (AM__COLD_SUMMARY_CHARS * 4 + 4)
 size_t am__cold_summary(const char *text, char *out, size_t cap, int *whole);
 

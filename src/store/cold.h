@@ -16,6 +16,13 @@
 
 #define AM__COLD_HEAD 5 /* codec byte + length */
 
+/* A text shorter than this many bytes stays whole in its row and is never
+ * a candidate (store cold_candidates): its summary and packed copy would
+ * take about as much room as it does (a chat turn of a sentence or two),
+ * and leaving it untouched costs the pass no write. */
+#define AM__COLD_MIN_BYTES 256
+#define AM__COLD_MIN_BYTES_SQL "256"
+
 /* text[0..n) packed into a blob allocated in ar: *blob, *len.  AM_OK,
  * AM_NOMEM, AM_TOOBIG (over 4 GB). */
 int am__cold_pack(am__arena *ar, const char *text, size_t n, unsigned char **blob, size_t *len);

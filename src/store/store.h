@@ -659,7 +659,8 @@ typedef struct am__store_vt {
      * row's cold column (compressed), its content keeps a summary; its
      * entities, provenance, vectors and index rows stay.
      * cold_candidates: up to limit of uid's events said before `before`
-     * and never archived, oldest first, from (from_at: occurred_at >= it);
+     * and never archived, of AM__COLD_MIN_BYTES (store/cold.h) or more,
+     * oldest first, from (from_at: occurred_at >= it);
      * uid NULL: every user's, by rid from from_rid (rid >= it), each row
      * naming its user.  Rows hold rid, id, user_id, content, occurred_at.
      * cold_put (caller's transaction): event rid of uid archived -- its

@@ -32,14 +32,15 @@ int am__pg_cold_candidates(am__store *b, const char *uid, am_time before, am_tim
         r = am__pg_run(s, "archive",
                        "SELECT rid, id, user_id, content, occurred_at FROM events"
                        " WHERE user_id = $3 AND occurred_at < $1 AND occurred_at >= $4"
-                       " AND cold IS NULL ORDER BY occurred_at, rid LIMIT $2",
+                       " AND cold IS NULL AND octet_length(content) >= " AM__COLD_MIN_BYTES_SQL
+                       " ORDER BY occurred_at, rid LIMIT $2",
                        &a);
     } else {
         am__pg_arg_int(&a, from_rid);
         r = am__pg_run(s, "archive",
                        "SELECT rid, id, user_id, content, occurred_at FROM events"
                        " WHERE rid >= $3 AND occurred_at < $1 AND cold IS NULL"
-                       " ORDER BY rid LIMIT $2",
+                       " AND octet_length(content) >= " AM__COLD_MIN_BYTES_SQL " ORDER BY rid LIMIT $2",
                        &a);
     }
     if (!r) return s->rc;

@@ -23,9 +23,12 @@ int am__sqlite_cold_candidates(am__store *b, const char *uid, am_time before, am
     sqlite3_stmt *st =
         uid ? stmt(s, "SELECT rid, id, user_id, content, occurred_at FROM events"
                       " WHERE user_id=?1 AND occurred_at < ?2 AND occurred_at >= ?3 AND cold IS NULL"
+                      " AND length(CAST(content AS BLOB)) >= " AM__COLD_MIN_BYTES_SQL
                       " ORDER BY occurred_at, rid LIMIT ?5")
             : stmt(s, "SELECT rid, id, user_id, content, occurred_at FROM events"
-                      " WHERE rid >= ?4 AND occurred_at < ?2 AND cold IS NULL ORDER BY rid LIMIT ?5");
+                      " WHERE rid >= ?4 AND occurred_at < ?2 AND cold IS NULL"
+                      " AND length(CAST(content AS BLOB)) >= " AM__COLD_MIN_BYTES_SQL
+                      " ORDER BY rid LIMIT ?5");
     if (!st) return AM_BACKEND;
     if (uid) bind_text(st, 1, uid);
     sqlite3_bind_int64(st, 2, before);
