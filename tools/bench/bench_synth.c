@@ -215,8 +215,9 @@ static long long store_bytes(const char *db)
     return total;
 }
 
-/* The process's peak resident set (VmHWM) in kB, or -1. */
-static long long peak_rss_kb(void)
+/* The process's peak resident set (VmHWM) or, with VmRSS, its current
+ * one, in kB, or -1. */
+static long long status_kb(const char *field)
 {
     FILE *f = fopen("/proc/self/status", "r");
     char line[256];
@@ -224,7 +225,7 @@ static long long peak_rss_kb(void)
     if (!f)
         return -1;
     while (fgets(line, sizeof line, f))
-        if (strncmp(line, "VmHWM:", 6) == 0) {
+        if (strncmp(line, field, 6) == 0) {
             kb = strtoll(line + 6, NULL, 10);
             break;
         }
@@ -299,7 +300,7 @@ typedef struct synth_out {
      * (the process's high-water mark, reset before it where the kernel
      * allows: /proc/self/clear_refs), the store's size before it */
     double maintain_ms;
-    long long maintain_peak_kb, bytes_before;
+    long long maintain_peak_kb, maintain_rss_before_kb, bytes_before;
     int peak_reset;
     am_maintain_report maint;
     bench_acc acc;
@@ -489,11 +490,12 @@ static int synth_queries(am_db *db, const bench_synth_opts *o,
 static int synth_maintain(am_db *db, synth_out *out, bench_err *e)
 {
     out->peak_reset = peak_rss_reset();
+    out->maintain_rss_before_kb = status_kb("VmRSS:");
     double a = bench_mono_ms();
     if (am_maintain(db, NULL, &out->maint) != AM_OK)
         return bench_fail(e, "engine: am_maintain: %s", am_errmsg(db));
     out->maintain_ms = bench_mono_ms() - a;
-    out->maintain_peak_kb = peak_rss_kb();
+    out->maintain_peak_kb = status_kb("VmHWM:");
     return 0;
 }
 
@@ -539,6 +541,8 @@ static void synth_report(const bench_synth_opts *o, const char *db,
             json_object_set_new(mj, "seconds", json_real(out->maintain_ms / 1000));
             json_object_set_new(mj, "peak_rss_mb", json_real((double)out->maintain_peak_kb / 1024));
             json_object_set_new(mj, "peak_since", json_string(out->peak_reset ? "pass" : "process"));
+            json_object_set_new(mj, "rss_before_mb",
+                                json_real((double)out->maintain_rss_before_kb / 1024));
             json_object_set_new(mj, "users", json_integer(m->users));
             json_object_set_new(mj, "steps", json_integer(m->steps));
             json_object_set_new(mj, "decayed", json_integer(m->decayed));
@@ -602,12 +606,14 @@ static void synth_report(const bench_synth_opts *o, const char *db,
         printf("optimize: %.1f s (am_optimize before the queries)\n", out->optimize_ms / 1000);
     if (o->maintain) {
         const am_maintain_report *m = &out->maint;
-        printf("maintain: %.1f s, %ld users, %ld steps, peak RSS %.1f MB (%s); "
+        printf("maintain: %.1f s, %ld users, %ld steps, peak RSS %.1f MB (%s; %.1f MB "
+               "before it); "
                "%ld candidate_forget, %ld invalidated, %ld archived, %ld revived, "
                "%ld consolidated, %ld events archived; store %.1f -> %.1f MB\n",
                out->maintain_ms / 1000, m->users, m->steps,
                (double)out->maintain_peak_kb / 1024,
-               out->peak_reset ? "during the pass" : "of the process", m->candidate,
+               out->peak_reset ? "during the pass" : "of the process",
+               (double)out->maintain_rss_before_kb / 1024, m->candidate,
                m->invalidated, m->archived, m->revived, m->consolidated, m->events_archived,
                (double)out->bytes_before / 1e6, (double)out->bytes / 1e6);
     }
