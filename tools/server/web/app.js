@@ -220,7 +220,7 @@
         preference: '偏好', constraint: '约束', profile: '个人信息', fact: '事实', pattern: '规律',
         task_conclusion: '任务结论', rule: '规则', temp: '临时',
       },
-      statuses: { active: '生效', invalidated: '已失效', pending_confirm: '待确认', rejected: '已否决' },
+      statuses: { active: '生效', invalidated: '已失效', pending_confirm: '待确认', rejected: '已否决', candidate_forget: '待遗忘', archived: '已归档' },
     },
   };
 
