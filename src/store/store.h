@@ -297,10 +297,6 @@ typedef struct am__store_vt {
     int (*user_merge)(am__store *s, const char *from, const char *to);
     int (*links_list)(am__store *s, const char *uid, am__arena *ar,
                       am__link_row **rows, size_t *n);
-    /* The ids of the users after `after` (NULL: from the first) in id
-     * order, at most limit (reports across users, lifecycle/report.c). */
-    int (*users_list)(am__store *s, const char *after, int limit, am__arena *ar,
-                      const char ***uids, size_t *n);
 
     /* perception layer */
     int (*event_put)(am__store *s, am__event_row *ev); /* sets ev->rid */
@@ -684,7 +680,8 @@ typedef struct am__store_vt {
                      am__arena *ar, size_t *filled);
     int (*cold_restore)(am__store *s, const char *uid, const char *event_id, am_time from,
                         am_time to, long *restored);
-    /* The maintenance pass (lifecycle/maintain.c).  users_after: the
+    /* The maintenance pass (lifecycle/maintain.c) and the reports across
+     * users (lifecycle/report.c).  users_after: the
      * users whose id sorts after `after` ("": from the first), by id, at
      * most limit, users being forgotten left out -- like vec_missing_*, an
      * exception to per-user scoping that names users only.  meta_get /

@@ -201,8 +201,6 @@ int am__pg_meta_put(am__store *b, const char *key, const char *value);
 int am__pg_link_put(am__store *b, const char *ch, const char *ext, const char *uid, am_time now);
 int am__pg_link_get(am__store *b, const char *ch, const char *ext, char *out);
 int am__pg_link_del(am__store *b, const char *ch, const char *ext);
-int am__pg_users_list(am__store *b, const char *after, int limit, am__arena *ar,
-                      const char ***uids, size_t *n);
 int am__pg_links_list(am__store *b, const char *uid, am__arena *ar, am__link_row **rows,
                       size_t *n);
 int am__pg_user_create_for(am__store *b, const char *uid, const char *ch, const char *ext,

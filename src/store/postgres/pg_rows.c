@@ -115,25 +115,6 @@ int am__pg_links_list(am__store *b, const char *uid, am__arena *ar, am__link_row
     return am__pg_rows_done(ar, r, n);
 }
 
-int am__pg_users_list(am__store *b, const char *after, int limit, am__arena *ar,
-                      const char ***uids, size_t *n)
-{
-    pg_store *s = PG(b);
-    *uids = NULL;
-    *n = 0;
-    pg_args a = {0};
-    am__pg_arg_text(&a, after ? after : "");
-    am__pg_arg_int(&a, limit);
-    PGresult *r = am__pg_run(s, "users",
-                             "SELECT user_id FROM users WHERE user_id > $1"
-                             " ORDER BY user_id COLLATE \"C\" LIMIT $2", &a);
-    if (!r) return s->rc;
-    int k = PQntuples(r);
-    if (!(*uids = am__pg_rows(ar, r, sizeof **uids))) return AM_NOMEM;
-    for (int i = 0; i < k; i++) (*uids)[i] = am__pg_str(ar, r, i, 0);
-    return am__pg_rows_done(ar, r, n);
-}
-
 int am__pg_user_create_for(am__store *b, const char *uid, const char *ch, const char *ext,
                            am_time now)
 {

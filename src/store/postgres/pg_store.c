@@ -912,7 +912,6 @@ static const am__store_vt postgres_vt = {
     .link_get = am__pg_link_get,
     .link_del = am__pg_link_del,
     .links_list = am__pg_links_list,
-    .users_list = am__pg_users_list,
     .user_create_for = am__pg_user_create_for,
     .user_of_channel = am__pg_user_of_channel,
     .user_history = am__pg_user_history,

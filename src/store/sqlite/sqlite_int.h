@@ -604,8 +604,6 @@ int am__sqlite_user_of_channel(am__store *b, const char *ch, const char *ext, ch
 int am__sqlite_user_history(am__store *b, const char *uid, long *events, long *items,
                             long *tasks);
 int am__sqlite_user_merge(am__store *b, const char *from, const char *to);
-int am__sqlite_users_list(am__store *b, const char *after, int limit, am__arena *ar,
-                          const char ***uids, size_t *n);
 int am__sqlite_links_list(am__store *b, const char *uid, am__arena *ar,
                           am__link_row **rows, size_t *n);
 

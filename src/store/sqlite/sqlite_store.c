@@ -232,7 +232,6 @@ static const am__store_vt sqlite_vt = {
     .link_get = am__sqlite_link_get,
     .link_del = am__sqlite_link_del,
     .links_list = am__sqlite_links_list,
-    .users_list = am__sqlite_users_list,
     .user_create_for = am__sqlite_user_create_for,
     .user_of_channel = am__sqlite_user_of_channel,
     .user_history = am__sqlite_user_history,

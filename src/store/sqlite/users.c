@@ -93,29 +93,6 @@ int am__sqlite_links_list(am__store *b, const char *uid, am__arena *ar,
     return out ? out : ar->oom ? AM_NOMEM : AM_OK; /* a text not copied */
 }
 
-int am__sqlite_users_list(am__store *b, const char *after, int limit, am__arena *ar,
-                          const char ***uids, size_t *n)
-{
-    sq_store *s = SQ(b);
-    sqlite3_stmt *st = stmt(s, "SELECT user_id FROM users WHERE ?1 IS NULL OR user_id > ?1"
-                               " ORDER BY user_id LIMIT ?2");
-    if (!st) return AM_BACKEND;
-    bind_text(st, 1, after);
-    sqlite3_bind_int(st, 2, limit);
-    size_t cap = 0;
-    *uids = NULL;
-    *n = 0;
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        const char **r = push(ar, (void **)uids, n, &cap, sizeof *r);
-        if (!r) { done(s, st); return AM_NOMEM; }
-        *r = col_text(ar, st, 0);
-    }
-    int out = rc == SQLITE_DONE ? AM_OK : fail(s, rc, "users");
-    done(s, st);
-    return out ? out : ar->oom ? AM_NOMEM : AM_OK;
-}
-
 int am__sqlite_user_create_for(am__store *b, const char *uid, const char *ch, const char *ext,
                                am_time now)
 {
