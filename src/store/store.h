@@ -765,6 +765,6 @@ int am__store_postgres_open(const char *url, const am__store_opts *o, am__store 
 
 /* The schema version this library writes and reads: the number of
  * migrations (store/sqlite/schema.c asserts it). */
-#define AM__SCHEMA_VERSION 28
+#define AM__SCHEMA_VERSION 29
 
 #endif

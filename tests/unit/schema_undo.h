@@ -50,7 +50,10 @@
 /* v28: the rule packs applied to users (lifecycle/packs.c) */
 #define AM_UNDO_V28 "DROP TABLE user_packs;"
 
+/* v29: partial indexes of archived items and events */
+#define AM_UNDO_V29 "DROP INDEX memory_items_archived; DROP INDEX events_cold;"
+
 /* every migration after v19, newest first */
-#define AM_UNDO_TO_V19 AM_UNDO_V28 AM_UNDO_V27 AM_UNDO_V26 AM_UNDO_V25 AM_UNDO_V24 AM_UNDO_V23 AM_UNDO_V22 AM_UNDO_V21 AM_UNDO_V20
+#define AM_UNDO_TO_V19 AM_UNDO_V29 AM_UNDO_V28 AM_UNDO_V27 AM_UNDO_V26 AM_UNDO_V25 AM_UNDO_V24 AM_UNDO_V23 AM_UNDO_V22 AM_UNDO_V21 AM_UNDO_V20
 
 #endif

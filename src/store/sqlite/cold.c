@@ -104,6 +104,15 @@ int am__sqlite_cold_fill(am__store *b, const char *uid, am__event_row *rows, siz
     sq_store *s = SQ(b);
     if (filled) *filled = 0;
     if (n == 0) return AM_OK;
+    /* most users have no archived event: one probe of the partial index */
+    sqlite3_stmt *probe =
+        stmt(s, "SELECT 1 FROM events WHERE user_id=?1 AND length(cold) > 0 LIMIT 1");
+    if (!probe) return AM_BACKEND;
+    bind_text(probe, 1, uid);
+    int prc = sqlite3_step(probe);
+    done(s, probe);
+    if (prc == SQLITE_DONE) return AM_OK;
+    if (prc != SQLITE_ROW) return fail(s, prc, "archived text");
     am__buf ids;
     am__buf_init(&ids, s->a);
     am__buf_addc(&ids, '[');

@@ -266,6 +266,21 @@ int am__sqlite_items_list(am__store *b, const char *uid, int which, am_time at,
     /* the current items without their sources: held between statements
      * and recalls (item_memo.c), those valid at `at` handed out, their heat
      * read apart */
+    if (which == AM__ITEMS_ARCHIVED) { /* most users have none: one probe */
+        sqlite3_stmt *probe = stmt(s, "SELECT 1 FROM memory_items INDEXED BY memory_items_archived"
+                                      " WHERE user_id=?1 AND"
+                                      " status='archived' AND superseded_at IS NULL LIMIT 1");
+        if (!probe) return AM_BACKEND;
+        bind_text(probe, 1, uid);
+        int prc = sqlite3_step(probe);
+        done(s, probe);
+        if (prc == SQLITE_DONE) {
+            *rows = NULL;
+            *n = 0;
+            return AM_OK;
+        }
+        if (prc != SQLITE_ROW) return fail(s, prc, "items");
+    }
     int memo = which == AM__ITEMS_CURRENT && no_src;
     int64_t memo_seq = -1;
     if (memo) {

@@ -373,6 +373,12 @@ static const char *const migrations[] = {
      " version TEXT NOT NULL, json TEXT NOT NULL, n_rules INTEGER NOT NULL,"
      " applied_at INTEGER NOT NULL, PRIMARY KEY(user_id, name)) WITHOUT ROWID;"
      "CREATE INDEX user_packs_name ON user_packs(name);"),
+    /* version 29: a user's archived items and events found without a
+     * scan of the user's rows: a recall asks for both every time, and
+     * most users have none */
+    ("CREATE INDEX memory_items_archived ON memory_items(user_id)"
+     " WHERE status = 'archived' AND superseded_at IS NULL;"
+     "CREATE INDEX events_cold ON events(user_id) WHERE length(cold) > 0;"),
 };
 #define N_MIGRATIONS (int)(sizeof migrations / sizeof *migrations)
 _Static_assert(sizeof migrations / sizeof *migrations == AM__SCHEMA_VERSION,
