@@ -2,7 +2,7 @@
  * agentmem.h -- the public interface of agentmem, a long-term memory engine
  * for LLM agents.  If it is not in this header, it is not API.
  *
- * Model (see docs/ARCHITECTURE.md): an agent adds *events* (what the user,
+ * Model (see docs/internals/ARCHITECTURE.md): an agent adds *events* (what the user,
  * the agent or a tool said or did) to the perception layer; the engine
  * attributes them to *tasks*, keeps each task's state, and distils explicit
  * long-term statements into versioned semantic *memory items*.  A *recall*
@@ -12,7 +12,7 @@
  *  - Threads: an am_db handle must be used by one thread at a time.  Open
  *    one handle per thread; several handles (and processes) may share one
  *    store file (SQLite WAL serialises writers, AM_BUSY after
- *    busy_timeout_ms; reads never wait for a writer, docs/CONTENTION.md).
+ *    busy_timeout_ms; reads never wait for a writer, docs/internals/CONTENTION.md).
  *  - Time: every time given to the engine is ISO 8601 with a zone
  *    ("2026-03-02T09:00:00+08:00" or "...Z"); it is stored as UTC
  *    milliseconds (am_time).  "Now" comes from the injected clock.
@@ -1186,7 +1186,7 @@ typedef struct am_maintain_report {
     int finished;        /* 1: the pass went through every user asked (0: stopped by a
                             budget; call again to go on) */
     long events_archived; /* events whose text moved to the cold column
-                             (archive_events_days; docs/STORAGE.md) */
+                             (archive_events_days; docs/internals/STORAGE.md) */
 } am_maintain_report;
 
 /* opt may be NULL (every user, no bound).  *out is filled (may be NULL).
@@ -1356,7 +1356,7 @@ int am_reembed(am_db *db, const char *user_id, am_progress_fn progress,
 
 /* ---------------------------------------------------------------- archival */
 
-/* Archive old events (docs/STORAGE.md "Archived events"): every event of
+/* Archive old events (docs/internals/STORAGE.md "Archived events"): every event of
  * user_id (a master id; NULL = every user) said more than older_than_days
  * days before the clock (< 0: the knob archive_events_days, default 90,
  * where 0 archives nothing) keeps a short summary (its first

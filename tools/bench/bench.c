@@ -2,7 +2,7 @@
  * bench.c -- `agentmem bench DATASET [options]`: retrieval benchmarks of
  * the engine against the evidence labels of public conversational-memory
  * datasets, with in-process BM25 baselines from the same run.  See
- * docs/BENCH.md for what every figure means.
+ * docs/bench/README.md for what every figure means.
  *
  * This file parses the command line, loads the dataset (bench_data.c), runs
  * it (bench_run.c) and prints the report as a table or as JSON.
