@@ -95,7 +95,7 @@ static void usage_main(FILE *f)
           "  token create|list|revoke  API tokens bound to a user (the server's auth)\n"
           "  serve                     the HTTP/JSON server (docs/SERVER.md)\n"
           "  demo                      replay the weekly-report example (zh + en)\n"
-          "  scenario run FILE...      replay scenario files (../shared/SCENARIOS.md)\n"
+          "  scenario run FILE...      replay scenario files (docs/internals/testing.md)\n"
           "  bench DATASET ...         retrieval benchmarks (docs/bench/README.md)\n"
           "  bench serve ...           load of a running server (docs/SERVER.md)\n"
           "  knobs [--markdown]        the ranking knobs: default, range, meaning\n"
@@ -373,7 +373,7 @@ static const struct help {
               "  Lists the ranking knobs (am_config_set names, bench --rank names) with\n"
               "  their type, default, range and meaning; --markdown prints docs/KNOBS.md.\n"},
     {"demo", "usage: agentmem demo [--json]\n"
-             "  Replays DESIGN.md's weekly-report example in Chinese and English on an\n"
+             "  Replays a weekly-report example in Chinese and English on an\n"
              "  in-memory store and prints what the agent is given at each turn.\n"},
 };
 

@@ -20,7 +20,7 @@ static const char usage_text[] =
     "usage: agentmem bench DATASET [options]\n"
     "  DATASET: locomo | realtalk | memdaily | madial | synth\n"
     "  --data PATH          dataset file or directory (default\n"
-    "                       ../shared/bench/<dir>, or $AM_BENCH_DIR/<dir>)\n"
+    "                       $AM_BENCH_DIR/<dir>; docs/bench/datasets.md)\n"
     "  --k LIST             cut-offs (default 5,10,25)\n"
     "  --json               JSON report on stdout\n"
     "  --limit N            only the first N questions\n"
