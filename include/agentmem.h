@@ -2,7 +2,7 @@
  * agentmem.h -- the public interface of agentmem, a long-term memory engine
  * for LLM agents.  If it is not in this header, it is not API.
  *
- * Model (see docs/ARCHITECTURE.md): an agent adds *events* (what the user,
+ * Model (see docs/internals/ARCHITECTURE.md): an agent adds *events* (what the user,
  * the agent or a tool said or did) to the perception layer; the engine
  * attributes them to *tasks*, keeps each task's state, and distils explicit
  * long-term statements into versioned semantic *memory items*.  A *recall*
@@ -12,7 +12,7 @@
  *  - Threads: an am_db handle must be used by one thread at a time.  Open
  *    one handle per thread; several handles (and processes) may share one
  *    store file (SQLite WAL serialises writers, AM_BUSY after
- *    busy_timeout_ms; reads never wait for a writer, docs/CONTENTION.md).
+ *    busy_timeout_ms; reads never wait for a writer, docs/internals/CONTENTION.md).
  *  - Time: every time given to the engine is ISO 8601 with a zone
  *    ("2026-03-02T09:00:00+08:00" or "...Z"); it is stored as UTC
  *    milliseconds (am_time).  "Now" comes from the injected clock.
@@ -112,7 +112,7 @@ typedef struct am_config {
     int busy_timeout_ms;
     /* Open an existing store only, never create one.  Default 0. */
     int must_exist;
-    /* Embedder for vector recall (F16, F31): NULL or "none" (lexical only),
+    /* Embedder for vector recall: NULL or "none" (lexical only),
      * "use-lite" (the built-in English encoder; weights from $AM_MODEL_DIR
      * or models/use-lite), "use-lite:DIR", "w2v:PATH" (a word2vec table,
      * e.g. Chinese vectors the user installs) or "openai:MODEL@BASE_URL"
@@ -124,7 +124,7 @@ typedef struct am_config {
      * across ids) until am_reembed gives them one. */
     const char *embedder;
     const char *embedder_key; /* API key for openai:..., or NULL */
-    /* Sensitive data (F3): which kinds are replaced by placeholders before
+    /* Sensitive data: which kinds are replaced by placeholders before
      * anything is stored or indexed (originals kept apart, never recalled
      * or exported); secrets (passwords, keys, tokens) are dropped with no
      * mapping.  am_config_init sets AM_REDACT_ALL; clear a bit to keep that
@@ -137,7 +137,7 @@ typedef struct am_config {
      * user's latest memory items (up to 64 users, 16 MB).  1 turns both
      * off (the same results, slower; for comparisons).  Default 0. */
     int no_term_cache;
-    /* PII-vault encryption at rest (F3): 64 hex digits (a 32-byte key) or
+    /* PII-vault encryption at rest: 64 hex digits (a 32-byte key) or
      * NULL.  With a key, every original kept in the vault (phones, e-mails,
      * ID, card, SSN, IBAN and passport numbers) is sealed with AES-256-GCM,
      * a random nonce per value, bound to its user and type; the key is
@@ -148,12 +148,12 @@ typedef struct am_config {
      * $AGENTMEM_VAULT_KEY or --vault-key-file.  Copied at am_open; the
      * string is not kept.  Default NULL. */
     const char *vault_key;
-    /* Grace period of a forget (F24), milliseconds, at every level:
+    /* Grace period of a forget, milliseconds, at every level:
      * am_forget hides the data at once, it is purged when the period
      * ends, and am_restore (a user) or am_restore_forget (an event, a
      * session, a task) brings it back before.  Default 0: purged at once. */
     am_time forget_grace_ms;
-    /* Retention of memory events (F13, docs/EVENTS.md): the outbox keeps
+    /* Retention of memory events (docs/EVENTS.md): the outbox keeps
      * the newest events_max_rows events (by seq) and none older than
      * events_max_age_ms (by the clock); older ones are trimmed by each
      * write that adds an event (a few rows at a time) and by am_optimize
@@ -162,7 +162,7 @@ typedef struct am_config {
      * Defaults 100000 rows, 7 days. */
     int64_t events_max_rows;
     am_time events_max_age_ms;
-    /* Role whitelists (F28, docs/AGENTS.md): rules separated by ';' or line
+    /* Role whitelists (docs/AGENTS.md): rules separated by ';' or line
      * breaks, each "kind:K=role,role" (memory items of kind K) or
      * "domain:D=role,role" (items scoped to domain D and events of domain
      * D), e.g. "domain:finance=finance,auditor".  A call made for an agent
@@ -177,7 +177,7 @@ typedef struct am_config {
      * (AM_INVALID naming the rule).  Copied at am_open.  Default NULL: no
      * rule. */
     const char *role_allow;
-    /* The shared cache (issue 17, docs/SCALING.md "Redis"): NULL (none) or
+    /* The shared cache (docs/SCALING.md "Redis"): NULL (none) or
      * "redis://[[USER]:PASSWORD@]HOST[:PORT][/DB][?ttl_ms=N&timeout_ms=N]"
      * (port 6379, database 0, recall entries kept ttl_ms = 60000, connect
      * and command timeout_ms = 300).  With it: identical recalls are
@@ -365,7 +365,7 @@ char *am_time_format(am_time t, int tz_minutes, char *buf);
 
 /* ---------------------------------------------------------------- identity */
 
-/* Declare that (channel, external_id) is the master user user_id (F2).
+/* Declare that (channel, external_id) is the master user user_id.
  * A channel identity is that pair, compared field by field: ("tg:x", "7")
  * and ("tg", "x:7") are two identities.  An event from a pair nobody
  * linked goes to a user of the pair's own, with an id the engine makes:
@@ -417,7 +417,7 @@ typedef struct am_event {
     const char *external_id;
     const char *agent_id;
     const char *session_id;
-    const char *task_id;     /* explicit task attribution (F5) */
+    const char *task_id;     /* explicit task attribution */
     const char *source;      /* user|agent|tool|system; NULL = user */
     const char *type;        /* query|response|tool_call|tool_result|
                                 status_change|task_switch|form_submit|action|
@@ -626,7 +626,7 @@ typedef struct am_query {
     int max_events;            /* 0 = config (rank.max_events) */
     int no_touch;              /* 1: read-only recall, hits/last_access of
                                   the returned items are not updated */
-    /* The asking agent's role (F28), or NULL.  With agent_id or role set
+    /* The asking agent's role, or NULL.  With agent_id or role set
      * the recall is the agent's (docs/AGENTS.md): it sees the user's own
      * statements, the engine's events and its own (source agent or tool
      * with this agent_id) but no other agent's, and what the role
@@ -639,7 +639,7 @@ typedef struct am_query {
 } am_query;
 
 typedef struct am_recall_result {
-    int need_memory;           /* router decision (F14) */
+    int need_memory;           /* router decision */
     const char *route;         /* "none" | "semantic_first" | "state_first" */
     const char *lang;          /* "zh" | "en" -- labels of the block */
     am_memory *memories;       /* active items, best first */
@@ -650,9 +650,9 @@ typedef struct am_recall_result {
     const char *block;         /* rendered memory block ("" if none) */
     int block_tokens;          /* estimated tokens of block */
     const char *json;          /* the whole result as JSON */
-    int domain_conflict;       /* F7: the query's domain disagreed with its
+    int domain_conflict;       /* the query's domain disagreed with its
                                   text; recall fell back to global */
-    /* (Appended fields.)  The block in its two parts (F18), made of the
+    /* (Appended fields.)  The block in its two parts, made of the
      * block's own lines: block_system for the system prompt (the profile
      * facts, preferences, constraints and rules shown), block_context to
      * put right before the conversation's history (the other items --
@@ -668,7 +668,7 @@ typedef struct am_recall_result {
                                   "continuation" | "default" */
     unsigned refs;             /* AM_REF_* bits: the kinds of reference the
                                   turn asks for ("链接", "the doc you sent"),
-                                  whose events and items come first (F15) */
+                                  whose events and items come first */
 } am_recall_result;
 
 /* Bits of am_recall_result.refs. */
@@ -679,13 +679,13 @@ typedef struct am_recall_result {
  * am_recall_free.  Returns AM_OK, AM_MISUSE, AM_INVALID (bad field),
  * AM_NOTFOUND (unknown channel identity), AM_NOMEM, AM_BACKEND.  An
  * unknown master user is not an error: the result is empty.  Recall
- * updates hits/last_access of the returned items (F21) -- at once when no
+ * updates hits/last_access of the returned items -- at once when no
  * other writer holds the store's lock, else with the handle's next write
  * (or at am_close); it never waits for the lock nor fails on it. */
 int am_recall(am_db *db, const am_query *q, am_recall_result **out);
 void am_recall_free(am_recall_result *r);
 
-/* Task state (F5, F6, F20).  *out owned: free with am_task_free.
+/* Task state.  *out owned: free with am_task_free.
  * Returns AM_OK, AM_NOTFOUND, AM_INVALID, AM_NOMEM, AM_BACKEND. */
 int am_task_get(am_db *db, const char *user_id, const char *task_id,
                 am_task **out);
@@ -708,7 +708,7 @@ int am_memories(am_db *db, const char *user_id, int which, const char *as_of,
                 am_memory_list **out);
 void am_memory_list_free(am_memory_list *l);
 
-/* A user's calls made for one of the user's agents (F28): am_task_get
+/* A user's calls made for one of the user's agents: am_task_get
  * and am_memories as agent_id (may be NULL) with role (may be NULL) sees
  * them -- the same rules as am_query.agent_id / .role: task notes and
  * pending decisions that came from another agent's events, and history
@@ -869,7 +869,7 @@ int am_understand(const char *text, am_understanding *out);
 
 /* ---------------------------------------------------------------- workspace */
 
-/* A task's shared workspace (F28): per agent of the user, what it is
+/* A task's shared workspace: per agent of the user, what it is
  * doing, has done and does next.  Every agent of the user reads and
  * writes it (no privacy rule or role whitelist applies: it is how the
  * agents coordinate); the entries are data (hostile text, stored as
@@ -917,7 +917,7 @@ int am_workspace_put(am_db *db, const char *user_id, const char *task_id, const 
 
 /* ---------------------------------------------------------------- working memory */
 
-/* Short-term working memory of one session (issue 17): small named
+/* Short-term working memory of one session: small named
  * values an agent keeps while a conversation lasts, each with a time to
  * live.  With a cache (am_config.cache) they live in Redis (expired by
  * Redis); without one in the store (SQLite: a table, expiry checked at
@@ -1093,7 +1093,7 @@ typedef struct am_forget_info {
     long memories;     /* memory item versions removed */
     long tasks;        /* tasks removed */
 } am_forget_info;
-/* Forget at one level (F24): the data leaves every table and index (full
+/* Forget at one level: the data leaves every table and index (full
  * text included); memory items whose every source event is forgotten go
  * too; a tombstone and an audit record (ids only, no content) remain,
  * naming the forgotten event, session or task by its keyed hash, never
@@ -1186,7 +1186,7 @@ typedef struct am_maintain_report {
     int finished;        /* 1: the pass went through every user asked (0: stopped by a
                             budget; call again to go on) */
     long events_archived; /* events whose text moved to the cold column
-                             (archive_events_days; docs/STORAGE.md) */
+                             (archive_events_days; docs/internals/STORAGE.md) */
 } am_maintain_report;
 
 /* opt may be NULL (every user, no bound).  *out is filled (may be NULL).
@@ -1197,7 +1197,7 @@ typedef struct am_maintain_report {
 int am_maintain(am_db *db, const am_maintain_options *opt, am_maintain_report *out);
 
 /* ---------------------------------------------------------------- export */
-/* Everything stored about user_id as one JSON document (F33).  *json_out
+/* Everything stored about user_id as one JSON document.  *json_out
  * is owned: free with am_free.  PII mappings are never exported.  A
  * forgotten user's export is its tombstone: "forgotten": {"state": held |
  * purging | purged, "forgotten_at", "purge_at"}, and no content.
@@ -1321,7 +1321,7 @@ typedef void (*am_progress_fn)(void *ctx, size_t done, size_t total);
 
 /* How many events of user_id (a master id; NULL = every user) lack a
  * vector of the configured embedder: none stored, or one of another
- * embedder (F31: after am_config.embedder changed).  Events the embedder
+ * embedder (after am_config.embedder changed).  Events the embedder
  * does not represent (Chinese ones for use-lite) are not counted.  *n is 0 when the handle
  * has no embedder.  Returns AM_OK, AM_MISUSE (NULL db or n), AM_INVALID
  * (bad user id), AM_NOTFOUND (unknown user), AM_BUSY, AM_BACKEND. */
@@ -1331,7 +1331,7 @@ int am_vectors_missing(am_db *db, const char *user_id, size_t *n);
  * counts a vector of the configured embedder, replacing a vector of
  * another embedder (one vector per event), so that vector recall sees the
  * events written before the embedder changed.  The text embedded is the
- * stored one -- after redaction (F3), exactly what am_add_event embeds.
+ * stored one -- after redaction, exactly what am_add_event embeds.
  * Works in batches of AM_REEMBED_BATCH events, one embedder call and one
  * transaction each: an interrupted run keeps its finished batches, and
  * running again continues with the rest.  Events added while it runs are
@@ -1356,7 +1356,7 @@ int am_reembed(am_db *db, const char *user_id, am_progress_fn progress,
 
 /* ---------------------------------------------------------------- archival */
 
-/* Archive old events (docs/STORAGE.md "Archived events"): every event of
+/* Archive old events (docs/internals/STORAGE.md "Archived events"): every event of
  * user_id (a master id; NULL = every user) said more than older_than_days
  * days before the clock (< 0: the knob archive_events_days, default 90,
  * where 0 archives nothing) keeps a short summary (its first
@@ -1404,7 +1404,7 @@ int am_archive_restore(am_db *db, const char *user_id, const char *event_id, am_
 int am_embed(am_db *db, const char *const *texts, size_t n, float **out, int *dim,
              const char **model);
 /* ---------------------------------------------------------------- events */
-/* Memory events (F13; docs/EVENTS.md).  Every change to what is remembered
+/* Memory events (docs/EVENTS.md).  Every change to what is remembered
  * about a user publishes one event, written to the store's outbox in the
  * same transaction as the change: a write that fails or is rolled back
  * publishes nothing, a write that returned AM_OK has its events in the
@@ -1475,7 +1475,7 @@ int am_events_since(am_db *db, const char *user_id, int64_t after_seq, size_t ma
                     am_memory_events **out);
 void am_memory_events_free(am_memory_events *e);
 
-/* A request refused for isolation (F27): the holder of a credential of
+/* A request refused for isolation: the holder of a credential of
  * token_user asked for asked_user's data.  Writes an audit row (under
  * token_user) and publishes security.denied.  what names the request
  * ("GET /v1/memories"): 1..128 bytes, no control characters; never
@@ -1483,7 +1483,7 @@ void am_memory_events_free(am_memory_events *e);
 
 /* ---------------------------------------------------------------- tokens */
 
-/* API tokens bound to a tenant (F27; the server's auth, docs/SERVER.md).
+/* API tokens bound to a tenant (the server's auth, docs/SERVER.md).
  * A token is "amk_" and 43 base64url characters (32 random bytes): it is
  * returned once, by am_token_create, and only its SHA-256 is stored.
  * Whoever holds it acts as its user (and agent and role); an admin token

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every libFuzzer target (fuzz/fuzz_*.c, built by `make fuzz` with
 # clang, ASan+UBSan) for a bounded time each: FUZZ_SECONDS (default 20) x
-# the number of targets (14: under 5 minutes), one at a time (CI has two
+# the number of targets (docs/internals/testing.md), one at a time (CI has two
 # cores; the build uses both).  Each run starts from a copy of the target's
 # seed corpus (fuzz/corpus/NAME; the repository's copy is never changed)
 # and its dictionary fuzz/NAME.dict if there is one.  A crash, a leak, a

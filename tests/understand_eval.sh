@@ -20,7 +20,7 @@ if cmp -s "$tmp/again.model" "$MODEL"; then passed=$((passed+1)); else
 "$CLI" eval understand --corpus data/understand --split test >"$tmp/eval.txt" 2>&1 || { echo "FAIL: the text report"; failed=$((failed+1)); }
 "$CLI" eval understand --split nope >/dev/null 2>&1; [ $? = 2 ] && passed=$((passed+1)) || { echo "FAIL: a bad --split is not a usage error"; failed=$((failed+1)); }
 # floors (measured on the test split when they were set, minus a margin:
-# docs/UNDERSTAND.md has the figures)
+# docs/internals/UNDERSTAND.md has the figures)
 python3 - "$tmp/eval.json" <<'PY' >"$tmp/floors.out"
 import json, sys
 r = json.load(open(sys.argv[1]))

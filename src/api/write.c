@@ -1,5 +1,5 @@
 /*
- * write.c -- am_add_event: the write path (docs/ARCHITECTURE.md, "A write").
+ * write.c -- am_add_event: the write path (docs/internals/ARCHITECTURE.md, "A write").
  *
  *   validate (F1) -> resolve identity (F2) -> redact (F3)
  *   -> perceive: task attribution and state (F5, F6, F20; perceive/)

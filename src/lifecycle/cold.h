@@ -1,5 +1,5 @@
 /*
- * cold.h -- archival of old events (docs/STORAGE.md "Archived events").
+ * cold.h -- archival of old events (docs/internals/STORAGE.md "Archived events").
  *
  * An event said more than archive_events_days ago keeps in its row a
  * short summary (am__cold_summary), its entities, vectors, index rows and

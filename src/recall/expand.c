@@ -162,7 +162,7 @@ size_t am__query_asks(const char *norm, size_t n, size_t *from, size_t *to, size
  * role ("我舅妈", "my aunt") the question does not know, so the fact is
  * its only way in; a thing such as an event is named by its own name,
  * which the question's other words already find ("那个地点是上海的活动"
- * is no condition; docs/BENCH.md).
+ * is no condition; docs/bench/README.md).
  * The words are in text/lexicon/synonyms.c. */
 #define AM__COND_MIN_BYTES 2
 #define AM__COND_MAX_TOKENS 24

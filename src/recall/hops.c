@@ -20,7 +20,7 @@
  * for each, its own words that the question lacks (the thing's name) at
  * weight 1 and the question's words that it lacks (what is asked) at
  * AM__BRIDGE_REST are searched again -- one search for all the bridges,
- * each term once (docs/BENCH.md: as good as a search per bridge, and
+ * each term once (docs/bench/README.md: as good as a search per bridge, and
  * cheaper).  A hit of that search scores the bridge's score x w_bridge x its coverage
  * of the bridge's words (their idf-weighted share it contains), x
  * AM__BRIDGE_NO_ASK when it contains none of the words the question asks
@@ -56,7 +56,7 @@
  * frequencies first) the second search leaves out terms in more than 1 %
  * of the rows: a hit must hold half of the bridge's idf-weighted words,
  * which its rare ones (the name) carry, while "主管", "下周" in 4 % of
- * 10,000 rows cost a walk of 400 rows each (docs/BENCH.md, synth);
+ * 10,000 rows cost a walk of 400 rows each (docs/bench/README.md, synth);
  * shorter histories are searched whole. */
 #define AM__BRIDGE_MAX_SHARE 0.01
 

@@ -1,6 +1,6 @@
 /*
  * cold.h -- the stored form of an archived event's text (both backends;
- * docs/STORAGE.md "Archived events").
+ * docs/internals/STORAGE.md "Archived events").
  *
  * An archived event keeps a short summary in its content column and its
  * whole text in its `cold` column, the last one of the row: one codec

@@ -650,7 +650,7 @@ typedef struct am__store_vt {
     int (*pack_del)(am__store *s, const char *uid, const char *name);
     int (*pack_users)(am__store *s, const char *role, const char *region, const char *channel,
                       am__arena *ar, const char ***uids, size_t *n);
-    /* Archived events (lifecycle/cold.c, store/cold.h, docs/STORAGE.md
+    /* Archived events (lifecycle/cold.c, store/cold.h, docs/internals/STORAGE.md
      * "Archived events"): the text of an event said long ago moves to the
      * row's cold column (compressed), its content keeps a summary; its
      * entities, provenance, vectors and index rows stay.

@@ -1,6 +1,6 @@
 /*
  * test_cold.c -- archived events (lifecycle/cold.c, store cold_*,
- * am_archive_events / am_archive_restore; docs/STORAGE.md "Archived
+ * am_archive_events / am_archive_restore; docs/internals/STORAGE.md "Archived
  * events"), in Chinese and English, on the SQLite file and, when
  * $AM_PG_URL names a fresh database (tests/sh/archive_pg.sh starts one),
  * on PostgreSQL:

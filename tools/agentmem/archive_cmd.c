@@ -1,7 +1,7 @@
 /*
  * archive_cmd.c -- `agentmem archive events|restore`: old events' text to
  * the cold column and back (am_archive_events, am_archive_restore;
- * docs/STORAGE.md "Archived events").
+ * docs/internals/STORAGE.md "Archived events").
  */
 #include <stdio.h>
 #include <stdlib.h>

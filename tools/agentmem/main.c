@@ -95,8 +95,8 @@ static void usage_main(FILE *f)
           "  token create|list|revoke  API tokens bound to a user (the server's auth)\n"
           "  serve                     the HTTP/JSON server (docs/SERVER.md)\n"
           "  demo                      replay the weekly-report example (zh + en)\n"
-          "  scenario run FILE...      replay scenario files (../shared/SCENARIOS.md)\n"
-          "  bench DATASET ...         retrieval benchmarks (docs/BENCH.md)\n"
+          "  scenario run FILE...      replay scenario files (docs/internals/testing.md)\n"
+          "  bench DATASET ...         retrieval benchmarks (docs/bench/README.md)\n"
           "  bench serve ...           load of a running server (docs/SERVER.md)\n"
           "  knobs [--markdown]        the ranking knobs: default, range, meaning\n"
           "  eval understand           the learned reading of a turn against the corpus's\n"
@@ -277,7 +277,7 @@ static const struct help {
                 "  still found by their words; recall of that period, export and the events\n"
                 "  list read the whole text.  Steps of 256 events, each committed.\n"
                 "  restore: the whole text of one event, or of the events said in [from, to),\n"
-                "  back in the hot rows for good (docs/STORAGE.md \"Archived events\").\n"},
+                "  back in the hot rows for good (docs/internals/STORAGE.md \"Archived events\").\n"},
     {"optimize", "usage: agentmem [--db PATH] optimize\n"
                  "  Merges the full-text index into one segment, refreshes planner statistics\n"
                  "  and checkpoints the log: after a bulk import or as a nightly job.\n"},
@@ -373,7 +373,7 @@ static const struct help {
               "  Lists the ranking knobs (am_config_set names, bench --rank names) with\n"
               "  their type, default, range and meaning; --markdown prints docs/KNOBS.md.\n"},
     {"demo", "usage: agentmem demo [--json]\n"
-             "  Replays DESIGN.md's weekly-report example in Chinese and English on an\n"
+             "  Replays a weekly-report example in Chinese and English on an\n"
              "  in-memory store and prints what the agent is given at each turn.\n"},
 };
 

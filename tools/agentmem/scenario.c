@@ -518,7 +518,7 @@ static int do_forget(scfile *f, const sc_step *st)
     return am_forget(f->db, st->user, level, id, &info);
 }
 
-/* archive (docs/SCENARIOS_EXT.md): the user's events older than
+/* archive (docs/internals/SCENARIOS_EXT.md): the user's events older than
  * older_than_days (0: the knob) archived; with `id` (an event's label or
  * id) that event's text restored instead. */
 static int do_archive(scfile *f, const sc_step *st, sc_obs *o)
@@ -593,7 +593,7 @@ static int do_export(scfile *f, const sc_step *st, sc_obs *o, held *h)
     return AM_OK;
 }
 
-/* config (docs/SCENARIOS_EXT.md): the store is opened again with these
+/* config (docs/internals/SCENARIOS_EXT.md): the store is opened again with these
  * whitelists; what it holds stays (a store in memory cannot be reopened
  * once written: a config step goes first there). */
 static int do_config(scfile *f, const sc_step *st, sc_buf *err)
@@ -614,7 +614,7 @@ static int do_config(scfile *f, const sc_step *st, sc_buf *err)
     return AM_OK;
 }
 
-/* workspace (docs/SCENARIOS_EXT.md): with doing, done or next, the agent's
+/* workspace (docs/internals/SCENARIOS_EXT.md): with doing, done or next, the agent's
  * entry is written; then the workspace is read for the expectations. */
 static int do_workspace(scfile *f, const sc_step *st, sc_obs *o, held *h)
 {
@@ -631,7 +631,7 @@ static int do_workspace(scfile *f, const sc_step *st, sc_obs *o, held *h)
     return AM_OK;
 }
 
-/* profile (docs/SCENARIOS_EXT.md): the user's card, its text checked. */
+/* profile (docs/internals/SCENARIOS_EXT.md): the user's card, its text checked. */
 static int do_profile(scfile *f, const sc_step *st, sc_obs *o, held *h)
 {
     am_profile_query q;
@@ -645,7 +645,7 @@ static int do_profile(scfile *f, const sc_step *st, sc_obs *o, held *h)
     return AM_OK;
 }
 
-/* pack (docs/SCENARIOS_EXT.md): a rule pack applied (from "file",
+/* pack (docs/internals/SCENARIOS_EXT.md): a rule pack applied (from "file",
  * relative to the scenario file, or "pack" itself; to "user", or to every
  * user it applies to), removed ("name"; from "user" or every user) or
  * listed; its answer is what pack_contains sees. */
@@ -702,7 +702,7 @@ static int do_pack(scfile *f, const sc_step *st, sc_obs *o, held *h, sc_buf *err
     return AM_OK;
 }
 
-/* maintain (docs/SCENARIOS_EXT.md): the maintenance pass at the step's
+/* maintain (docs/internals/SCENARIOS_EXT.md): the maintenance pass at the step's
  * clock, over the user's items (or every user's) */
 static int do_maintain(scfile *f, const sc_step *st, sc_obs *o)
 {

@@ -270,7 +270,7 @@ static const struct field_spec {
     STR(agent, KB(SC_ADD) | KB(SC_RECALL) | KB(SC_TASK) | KB(SC_MEMORIES) | KB(SC_WORKSPACE), 0),
     STR(task, KB(SC_ADD) | KB(SC_RECALL) | KB(SC_TASK) | KB(SC_WORKSPACE),
         KB(SC_TASK) | KB(SC_WORKSPACE)),
-    /* docs/SCENARIOS_EXT.md (F28) */
+    /* docs/internals/SCENARIOS_EXT.md (F28) */
     STR(role, KB(SC_RECALL) | KB(SC_TASK) | KB(SC_MEMORIES), 0),
     STR(role_allow, KB(SC_CONFIG), KB(SC_CONFIG)),
     STR(doing, KB(SC_WORKSPACE), 0),
@@ -286,12 +286,12 @@ static const struct field_spec {
     {"kind", F_STR, offsetof(sc_step, mem_kind), KB(SC_MEMORY_ADD), 0},
     STR(query, KB(SC_RECALL), KB(SC_RECALL)),
     STR(as_of, KB(SC_RECALL) | KB(SC_MEMORIES), 0),
-    STR(occurred_at, KB(SC_ADD), 0), /* docs/SCENARIOS_EXT.md (F19) */
+    STR(occurred_at, KB(SC_ADD), 0), /* docs/internals/SCENARIOS_EXT.md (F19) */
     STR(scope, KB(SC_FORGET), KB(SC_FORGET)),
     STR(id, KB(SC_FORGET) | KB(SC_ARCHIVE), 0),
     STR(target, KB(SC_FEEDBACK), KB(SC_FEEDBACK)),
     STR(action, KB(SC_FEEDBACK) | KB(SC_PACK), KB(SC_FEEDBACK) | KB(SC_PACK)),
-    STR(file, KB(SC_PACK), 0), /* docs/SCENARIOS_EXT.md: rule packs */
+    STR(file, KB(SC_PACK), 0), /* docs/internals/SCENARIOS_EXT.md: rule packs */
     {"name", F_STR, offsetof(sc_step, pack_name), KB(SC_PACK), 0},
 #undef STR
     {"pack", F_OBJ, offsetof(sc_step, pack), KB(SC_PACK), 0},
@@ -342,7 +342,7 @@ static const struct key_spec {
     {"profile_order", KB(SC_PROFILE), V_STRS},
     {"pack_contains", KB(SC_PACK), V_STRS},
     {"pack_not_contains", KB(SC_PACK), V_STRS},
-    /* docs/SCENARIOS_EXT.md: the lifecycle */
+    /* docs/internals/SCENARIOS_EXT.md: the lifecycle */
     {"statuses", KB(SC_MEMORIES), V_MAP},
     {"candidate_forget", KB(SC_MAINTAIN), V_COUNT},
     {"invalidated", KB(SC_MAINTAIN), V_COUNT},

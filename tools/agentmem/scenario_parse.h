@@ -70,13 +70,13 @@ typedef enum sc_kind {
     SC_FORGET,
     SC_FEEDBACK,
     SC_EXPORT,
-    SC_CONFIG,    /* docs/SCENARIOS_EXT.md: the store's role whitelists */
-    SC_WORKSPACE, /* docs/SCENARIOS_EXT.md: a task's shared workspace */
-    SC_PROFILE,   /* docs/SCENARIOS_EXT.md: the user's profile card */
-    SC_PACK,      /* docs/SCENARIOS_EXT.md: a rule pack applied, listed or removed */
-    SC_ARCHIVE,   /* docs/SCENARIOS_EXT.md: old events to the cold column, or back */
-    SC_MAINTAIN,  /* docs/SCENARIOS_EXT.md: the maintenance pass at the step's clock */
-    SC_MEMORY_ADD, /* docs/SCENARIOS_EXT.md: a memory the application states */
+    SC_CONFIG,    /* docs/internals/SCENARIOS_EXT.md: the store's role whitelists */
+    SC_WORKSPACE, /* docs/internals/SCENARIOS_EXT.md: a task's shared workspace */
+    SC_PROFILE,   /* docs/internals/SCENARIOS_EXT.md: the user's profile card */
+    SC_PACK,      /* docs/internals/SCENARIOS_EXT.md: a rule pack applied, listed or removed */
+    SC_ARCHIVE,   /* docs/internals/SCENARIOS_EXT.md: old events to the cold column, or back */
+    SC_MAINTAIN,  /* docs/internals/SCENARIOS_EXT.md: the maintenance pass at the step's clock */
+    SC_MEMORY_ADD, /* docs/internals/SCENARIOS_EXT.md: a memory the application states */
     SC_NKINDS
 } sc_kind;
 
@@ -100,17 +100,17 @@ typedef struct sc_step {
     const char *user, *channel, *external_id, *session, *agent, *task,
         *source, *type, *domain, *label, *text, *query, *as_of, *scope, *id,
         *target, *action;
-    /* docs/SCENARIOS_EXT.md: the asker's role (recall, task, memories),
+    /* docs/internals/SCENARIOS_EXT.md: the asker's role (recall, task, memories),
      * the whitelists (config), a workspace entry (workspace) */
     const char *role, *role_allow, *doing, *done, *next;
-    /* docs/SCENARIOS_EXT.md (F19): an event's own time when it is not the
+    /* docs/internals/SCENARIOS_EXT.md (F19): an event's own time when it is not the
      * step's (add: a late statement, an import) */
     const char *occurred_at;
-    /* docs/SCENARIOS_EXT.md: a rule pack -- its file (relative to the
+    /* docs/internals/SCENARIOS_EXT.md: a rule pack -- its file (relative to the
      * scenario file) or the pack itself, and the name to remove */
     const char *file, *pack_name;
     json_t *pack;     /* borrowed from root; NULL when absent */
-    /* docs/SCENARIOS_EXT.md: memory_add's kind (JSON "kind"), key and
+    /* docs/internals/SCENARIOS_EXT.md: memory_add's kind (JSON "kind"), key and
      * expires_at */
     const char *mem_kind, *key, *expires_at;
     int all;          /* memories: include closed versions */

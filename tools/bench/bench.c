@@ -2,7 +2,7 @@
  * bench.c -- `agentmem bench DATASET [options]`: retrieval benchmarks of
  * the engine against the evidence labels of public conversational-memory
  * datasets, with in-process BM25 baselines from the same run.  See
- * docs/BENCH.md for what every figure means.
+ * docs/bench/README.md for what every figure means.
  *
  * This file parses the command line, loads the dataset (bench_data.c), runs
  * it (bench_run.c) and prints the report as a table or as JSON.
@@ -20,7 +20,7 @@ static const char usage_text[] =
     "usage: agentmem bench DATASET [options]\n"
     "  DATASET: locomo | realtalk | memdaily | madial | synth\n"
     "  --data PATH          dataset file or directory (default\n"
-    "                       ../shared/bench/<dir>, or $AM_BENCH_DIR/<dir>)\n"
+    "                       $AM_BENCH_DIR/<dir>; docs/bench/datasets.md)\n"
     "  --k LIST             cut-offs (default 5,10,25)\n"
     "  --json               JSON report on stdout\n"
     "  --limit N            only the first N questions\n"

@@ -2,7 +2,7 @@
  * bench_bm25.c -- the in-process BM25 baselines of `agentmem bench`.
  *
  * Scoring is Okapi BM25 in exactly the variant of the published reference
- * baselines (see docs/BENCH.md, "bm25-paper"), so that bm25-paper
+ * baselines (see docs/bench/README.md, "bm25-paper"), so that bm25-paper
  * reproduces their figures:
  *   idf(t)   = ln(N - df + 0.5) - ln(df + 0.5); a negative idf is replaced
  *              by epsilon * (mean idf over the vocabulary)

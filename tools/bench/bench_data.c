@@ -2,7 +2,7 @@
  * bench_data.c -- dataset loaders of `agentmem bench`.
  *
  * Each loader reads a dataset's files in their published layout (where
- * they are looked for: docs/BENCH.md) and fills a bench_dataset (see
+ * they are looked for: docs/bench/README.md) and fills a bench_dataset (see
  * bench.h):
  *
  *  locomo    one unit per conversation; a turn is "Speaker: text" plus

@@ -401,7 +401,7 @@ char *bench_iso(int64_t ms, int tz_minutes, char *buf)
 
 /* The clock of the bench's latencies: wall time, or with
  * AGENTMEM_BENCH_CLOCK=cpu the calling thread's CPU time (on a machine
- * other work shares, wall time measures the queue for a core; docs/BENCH.md
+ * other work shares, wall time measures the queue for a core; docs/bench/README.md
  * says which figure is which). */
 double bench_mono_ms(void)
 {

@@ -7,7 +7,7 @@
  * one thread's at a time, and opening one costs a store open and the text
  * analyzer's setup, so handles are opened on first need and reused (each
  * keeps its caches warm); they share the store file (SQLite WAL; writers
- * take turns through the busy handler, docs/CONTENTION.md).
+ * take turns through the busy handler, docs/internals/CONTENTION.md).
  *
  * Bodies: a Content-Length over opts.max_body is refused (413) before the
  * body is read; a chunked body is counted as it comes and refused once it

@@ -6,7 +6,7 @@
  * user's latest items (semantic/merge.c: same key, near duplicate, the
  * value it restates), so each write listed them all: an indexed read of
  * every current row, O(items) per write, and the largest single cost of
- * a server's writer once users hold a few hundred items (docs/BENCH.md).
+ * a server's writer once users hold a few hundred items (docs/bench/README.md).
  * The memo keeps that list -- the rows items_list gives for
  * AM__ITEMS_CURRENT | AM__ITEMS_NO_SOURCES | AM__ITEMS_NO_HEAT, of any
  * valid time -- per user, for up to MEMO_USERS users and MEMO_BYTES bytes;

@@ -86,7 +86,7 @@ static int on_busy(void *ctx, int tries)
     /* 0.25, 0.5, 1, 2 ms: a recall's heat update or a group commit holds
      * the lock for well under a millisecond, and every rest of a holder
      * (below) must be longer than the longest step, so a short step keeps
-     * both the waits and the rests short (docs/BENCH.md, server load);
+     * both the waits and the rests short (docs/bench/README.md, server load);
      * then, the longer it has waited, the more often it
      * tries (down to every 1 ms after AM__AGED_MS): of the waiters, the one
      * that waited longest is the likeliest to try first in a free moment */

@@ -44,7 +44,7 @@ static const char *const migrations[] = {
     /* doc: the event's text + entities; ctx: the turns around it in its
      * session (weighted lower).  One row per event makes the row a
      * passage (better than a separate context table with its own document
-     * frequencies: docs/BENCH.md). */
+     * frequencies: docs/bench/README.md). */
     "CREATE VIRTUAL TABLE events_fts USING fts5(uid, doc, ctx, tokenize='am_cjk');"
     "CREATE TABLE event_vectors(event_rid INTEGER PRIMARY KEY, user_id TEXT NOT NULL,"
     "  embedder TEXT NOT NULL, dim INTEGER NOT NULL, scale REAL NOT NULL, vec BLOB NOT NULL);"

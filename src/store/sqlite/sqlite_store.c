@@ -53,7 +53,7 @@ static const char *sq_errmsg(am__store *base) { return SQ(base)->err; }
  * in one process -- every commit thus made each of the others unmap (a
  * TLB shootdown on every core the process runs on) and fault its pages in
  * again: 30 s of the issue's load, 3 alternated runs, p99 33.0 / 31.3 /
- * 51.1 ms mapped against 23.9 / 25.5 / 13.7 ms not (docs/BENCH.md,
+ * 51.1 ms mapped against 23.9 / 25.5 / 13.7 ms not (docs/bench/README.md,
  * twenty-third session).  Without the map, pages come through pread into
  * the page cache; a process with one connection (the CLI, an embedded
  * agent, the bench) keeps the map.  Checked before each transaction: the
@@ -322,7 +322,7 @@ static const am__store_vt sqlite_vt = {
  * first read of the index's structure done), so that a handle's first
  * recall does not parse and plan them: run for the user "", which no id
  * names (ids are validated), in a read snapshot, their results dropped.
- * Costs the open about what it saves the first recall (docs/BENCH.md);
+ * Costs the open about what it saves the first recall (docs/bench/README.md);
  * a failure here only leaves them to be prepared when used. */
 static void warm_reads(sq_store *s)
 {
@@ -435,7 +435,7 @@ int am__store_sqlite_open(const char *path, const am__store_opts *o,
      * from the file on every query.  The map covers up to 2 GB (SQLite's
      * usual build limit; address space, not memory): past the map a
      * user's first vector scan reads each page with a system call and a
-     * copy into the page cache (docs/BENCH.md, vectors).  Not while other
+     * copy into the page cache (docs/bench/README.md, vectors).  Not while other
      * connections of this process have the file open (map_fit). */
     if ((am_rc = am__sqlite_exec_waiting(s,
                                          "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"

@@ -637,7 +637,7 @@ _Atomic unsigned long am__vec_bits_fallbacks;
 /* One block open for reading: its rids, and a handle on its vecs
  * (incremental blob I/O: a read copies the bytes asked for, not the whole
  * 64 KB row).  The rids are read through a handle too (cheaper than a
- * statement a block: docs/BENCH.md, vectors). */
+ * statement a block: docs/bench/README.md, vectors). */
 typedef struct block_reader {
     sqlite3_blob *vecs, *rid_blob;
     int64_t block;
