@@ -113,8 +113,12 @@ typedef struct am_config {
     /* Open an existing store only, never create one.  Default 0. */
     int must_exist;
     /* Embedder for vector recall: NULL or "none" (lexical only),
-     * "use-lite" (the built-in English encoder; weights from $AM_MODEL_DIR
-     * or models/use-lite), "use-lite:DIR", "w2v:PATH" (a word2vec table,
+     * "auto" (the built-in encoder when its weights are found by
+     * am_model_dirs_find's search, else none, without an error; vectors
+     * carry use-lite's id, so "auto" and "use-lite" share them),
+     * "use-lite" (the built-in English encoder; weights from
+     * $AGENTMEM_MODEL_DIR, $AM_MODEL_DIR, ./models/use-lite, then the
+     * folders "auto" searches), "use-lite:DIR", "w2v:PATH" (a word2vec table,
      * e.g. Chinese vectors the user installs) or "openai:MODEL@BASE_URL"
      * (any OpenAI-compatible /v1/embeddings endpoint; key in
      * embedder_key).  Vectors carry the embedder's id and are only compared
@@ -1705,6 +1709,44 @@ typedef struct am_llm_report {
  * reply) -- with nothing written, AM_BUSY, AM_NOMEM.  *out is filled in
  * every case.  No text of the user goes to the log. */
 int am_llm_pass(am_db *db, const am_llm_pass_opts *opts, am_llm_report *out);
+
+/* ---------------------------------------------------------- configuration */
+/* The id of the embedder db embeds with, i.e. what am_config.embedder
+ * resolved to: "use-lite-en@0.2.0" (also for "auto" when the built-in
+ * encoder's weights were found), "w2v:...", "openai:...", or "none"
+ * (lexical recall only; also for a NULL db).  Static or borrowed: valid
+ * while db is open. */
+const char *am_embedder_id(const am_db *db);
+
+/* The folders the embedder "auto" searches, in this order, for the built-in
+ * encoder's weights (a folder holding model.json, vocab.json and the
+ * shards): $AGENTMEM_MODEL_DIR/use-lite, $AGENTMEM_MODEL_DIR,
+ * $AM_MODEL_DIR/use-lite, $AM_MODEL_DIR (an unset variable gives no
+ * folder), ${XDG_DATA_HOME:-$HOME/.local/share}/agentmem/models/use-lite,
+ * the data folder compiled in (e.g. /usr/share/agentmem)/models/use-lite,
+ * and <folder of the running program>/../share/agentmem/models/use-lite.
+ * Never the current directory.  "use-lite" (explicit) looks in the two
+ * variables' folders first, then ./models/use-lite, then these. */
+#define AM_MODEL_DIRS_MAX 8
+typedef struct am_model_dirs {
+    size_t n;                            /* folders in dir[] */
+    char dir[AM_MODEL_DIRS_MAX][1024];   /* the folders, in search order */
+    const char *from[AM_MODEL_DIRS_MAX]; /* where each came from: "$AGENTMEM_MODEL_DIR",
+                                          * "$AM_MODEL_DIR", "data home", "data dir",
+                                          * "program dir" (static) */
+    int found;                           /* index of the first holding model.json, or -1 */
+} am_model_dirs;
+/* Fills *out (every field).  Reads the environment and the file system
+ * only.  Returns AM_OK, or AM_MISUSE (NULL out). */
+int am_model_dirs_find(am_model_dirs *out);
+
+/* The schema version of the store file at path ("sqlite:PATH" or a path),
+ * read without creating, migrating or writing it: *version receives it (0:
+ * an empty file), *current (may be NULL) the version this library writes.
+ * Returns AM_OK, AM_MISUSE (NULL path or version), AM_INVALID (a URL of a
+ * store that is not a file, or ":memory:"), AM_NOTFOUND (no such file),
+ * AM_CORRUPT (not an agentmem store), AM_IO (cannot be read). */
+int am_store_schema_peek(const char *path, int *version, int *current);
 
 #ifdef __cplusplus
 }

@@ -202,7 +202,7 @@ int am__dbcache_open(am_db *db, const am_config *cfg, char *err, size_t cap)
         dg_str(&d, kn->name);
         dg_add(&d, &v, sizeof v);
     }
-    dg_str(&d, cfg->embedder);
+    dg_str(&d, am_embedder_id(db)); /* what "auto" resolved to, not the spec */
     dg_int(&d, cfg->redact);
     dg_int(&d, cfg->default_tz_minutes);
     dg_str(&d, cfg->role_allow);

@@ -133,6 +133,50 @@ static void *libc_realloc(void *ctx, void *p, size_t n)
     return realloc(p, n);
 }
 
+/* db->embedder from cfg->embedder (see am_config.embedder); "auto" without
+ * the weights leaves it NULL (lexical recall).  Returns AM_OK or the
+ * embedder's error with the message in err. */
+static int open_embedder(am_db *db, const am_config *cfg, char *err, size_t cap)
+{
+    const char *spec = cfg->embedder;
+    if (!spec || strcmp(spec, "none") == 0) return AM_OK;
+    char eerr[400], dir_buf[1024];
+    int rc;
+    if (strcmp(spec, "auto") == 0) {
+        am_model_dirs d;
+        am_model_dirs_find(&d);
+        if (d.found < 0) return AM_OK;
+        rc = am__embed_use_open(d.dir[d.found], &db->embedder, eerr, sizeof eerr);
+    } else if (strcmp(spec, "use-lite") == 0 || strncmp(spec, "use-lite:", 9) == 0) {
+        const char *dir = spec[8] == ':' ? spec + 9 : am__embed_use_default_dir(dir_buf, sizeof dir_buf);
+        rc = am__embed_use_open(dir, &db->embedder, eerr, sizeof eerr);
+    } else if (strncmp(spec, "w2v:", 4) == 0) {
+        rc = am__embed_w2v_open(spec + 4, &db->embedder, eerr, sizeof eerr);
+        db->embed_zh = 1;
+    } else if (strncmp(spec, "openai:", 7) == 0 && strchr(spec + 7, '@')) {
+        /* openai:MODEL@BASE_URL, key from $AGENTMEM_EMBEDDER_KEY via the
+         * caller (embedder_key) */
+        const char *at = strchr(spec + 7, '@');
+        char model[128];
+        snprintf(model, sizeof model, "%.*s", (int)(at - spec - 7), spec + 7);
+        rc = am__embed_openai_open(at + 1, model, cfg->embedder_key, 0, &db->embedder, eerr,
+                                   sizeof eerr);
+        db->embed_zh = 1;
+    } else {
+        snprintf(eerr, sizeof eerr,
+                 "\"%.64s\" is not one of none, auto, use-lite[:DIR], w2v:PATH, openai:MODEL@URL",
+                 spec);
+        rc = AM_INVALID;
+    }
+    if (rc) snprintf(err, cap, "open: embedder: %s", eerr);
+    return rc;
+}
+
+const char *am_embedder_id(const am_db *db)
+{
+    return db && db->embedder ? db->embedder->id : "none";
+}
+
 int am_open(const am_config *cfg, am_db **out, char **errmsg)
 {
     if (errmsg) *errmsg = NULL;
@@ -192,6 +236,8 @@ int am_open(const am_config *cfg, am_db **out, char **errmsg)
         goto out_fail;
     }
     db->cfg.cache = NULL; /* not kept: parsed */
+    /* before the cache: its key digests the resolved embedder's id */
+    if ((rc = open_embedder(db, cfg, err, sizeof err))) goto out_fail;
     if ((rc = am__dbcache_open(db, cfg, err, sizeof err))) goto out_fail;
     am__text_keep_words(db->text); /* recent Han runs' words (forget.c drops them) */
     db->tokcache = am__tokcache_new(&db->alloc); /* NULL: no cache, still correct */
@@ -200,34 +246,6 @@ int am_open(const am_config *cfg, am_db **out, char **errmsg)
     if ((rc = am__role_rules_parse(cfg->role_allow, &db->roles_ar, &db->roles, err, sizeof err))) {
         if (rc == AM_NOMEM) snprintf(err, sizeof err, "open: out of memory");
         goto out_fail;
-    }
-    if (cfg->embedder && strcmp(cfg->embedder, "none") != 0) {
-        const char *spec = cfg->embedder;
-        char eerr[400];
-        if (strcmp(spec, "use-lite") == 0 || strncmp(spec, "use-lite:", 9) == 0) {
-            const char *dir = spec[8] == ':' ? spec + 9 : am__embed_use_default_dir();
-            rc = am__embed_use_open(dir, &db->embedder, eerr, sizeof eerr);
-        } else if (strncmp(spec, "w2v:", 4) == 0) {
-            rc = am__embed_w2v_open(spec + 4, &db->embedder, eerr, sizeof eerr);
-            db->embed_zh = 1;
-        } else if (strncmp(spec, "openai:", 7) == 0 && strchr(spec + 7, '@')) {
-            /* openai:MODEL@BASE_URL, key from $AGENTMEM_EMBEDDER_KEY via
-             * the caller (embedder_key) */
-            const char *at = strchr(spec + 7, '@');
-            char model[128];
-            snprintf(model, sizeof model, "%.*s", (int)(at - spec - 7), spec + 7);
-            rc = am__embed_openai_open(at + 1, model, cfg->embedder_key, 0, &db->embedder, eerr,
-                                       sizeof eerr);
-            db->embed_zh = 1;
-        } else {
-            snprintf(eerr, sizeof eerr,
-                     "\"%.64s\" is not one of none, use-lite[:DIR], w2v:PATH, openai:MODEL@URL", spec);
-            rc = AM_INVALID;
-        }
-        if (rc) {
-            snprintf(err, sizeof err, "open: embedder: %s", eerr);
-            goto out_fail;
-        }
     }
     if (cfg->llm && strcmp(cfg->llm, "none") != 0) {
         char lerr[400];

@@ -38,8 +38,13 @@ void am__embedder_close(am__embedder *e);
 #define am__embed_fail am__errf
 /* Open the USE-lite encoder from a directory holding model.json, group1-shard*of7 and vocab.json (the npm package's dist/ folder). */
 int am__embed_use_open(const char *model_dir, am__embedder **out, char *err, size_t errlen);
-/* Default model dir: $AM_MODEL_DIR if set, else "<repo>/models/use-lite" resolved by the caller; helper: */
-const char *am__embed_use_default_dir(void); /* returns getenv("AM_MODEL_DIR") or "models/use-lite" */
+/* The folder "use-lite" (no folder given) opens (model_dir.c): the first
+ * of $AGENTMEM_MODEL_DIR(/use-lite), $AM_MODEL_DIR(/use-lite) holding
+ * model.json, else the variable set, else ./models/use-lite when it holds
+ * the model, else the folder am_model_dirs_find found, else
+ * "models/use-lite" (whose error says how to fetch it).  Returns buf (cap
+ * bytes, written) or a static string. */
+const char *am__embed_use_default_dir(char *buf, size_t cap);
 
 /* ---- USE-lite details (additions) ------------------------------------- */
 

@@ -1066,12 +1066,6 @@ static void use_close(am__embedder *e)
 }
 
 
-const char *am__embed_use_default_dir(void)
-{
-    const char *d = getenv("AM_MODEL_DIR");
-    return d && *d ? d : "models/use-lite";
-}
-
 int am__embed_use_open(const char *model_dir, am__embedder **out, char *err,
                        size_t errlen)
 {

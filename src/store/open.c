@@ -25,3 +25,15 @@ int am__store_open(const char *url, const am__store_opts *o, am__store **out,
     }
     return am__store_sqlite_open(url, o, out, errbuf, errlen);
 }
+
+int am_store_schema_peek(const char *path, int *version, int *current)
+{
+    if (current) *current = AM__SCHEMA_VERSION;
+    if (!path || !version) return AM_MISUSE;
+    *version = 0;
+    if (strncmp(path, "sqlite:", 7) == 0) path += 7;
+    if (!*path || strcmp(path, ":memory:") == 0 || strstr(path, "://") ||
+        strncmp(path, "file:", 5) == 0)
+        return AM_INVALID;
+    return am__store_sqlite_peek(path, version);
+}

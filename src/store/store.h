@@ -744,6 +744,9 @@ void am__vault_key_wipe(void *key, size_t n);
 
 int am__store_sqlite_open(const char *path, const am__store_opts *o,
                           am__store **out, char *errbuf, size_t errlen);
+/* The schema version of the SQLite file at path, read through a read-only
+ * connection (nothing created or written): am_store_schema_peek's codes. */
+int am__store_sqlite_peek(const char *path, int *version);
 /* postgres://... or postgresql://... (libpq's connection URI; store/postgres). */
 int am__store_postgres_open(const char *url, const am__store_opts *o, am__store **out,
                             char *errbuf, size_t errlen);

@@ -303,7 +303,8 @@ static void open_fails(const char *dir, int rc, const char *needle)
 
 static void test_bad_model_dirs(void)
 {
-    const char *src = am__embed_use_default_dir();
+    char src_buf[1024];
+    const char *src = am__embed_use_default_dir(src_buf, sizeof src_buf);
     char dir[] = "/tmp/am_use_test_XXXXXX";
     am__embedder *e = NULL;
 
@@ -395,7 +396,8 @@ static void test_speed(void)
 int main(void)
 {
     char err[512] = "";
-    const char *dir = am__embed_use_default_dir();
+    char dir_buf[1024];
+    const char *dir = am__embed_use_default_dir(dir_buf, sizeof dir_buf);
     int rc = am__embed_use_open(dir, &enc, err, sizeof err);
     if (rc != AM_OK) {
         fprintf(stderr,

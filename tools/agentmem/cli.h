@@ -86,4 +86,20 @@ int am_cli_profile(am_db *db, const char *user, int budget, int json);
 int am_cli_report(am_db *db, const am_report_query *q, int json);
 int am_cli_report_period(const char *s);
 
+/* The store when none is named (store_path.c): $AGENTMEM_DB, else
+ * ${XDG_DATA_HOME:-$HOME/.local/share}/agentmem/agentmem.db, into buf (cap
+ * bytes); *from: "$AGENTMEM_DB" or "default".  0, or -1 (neither
+ * XDG_DATA_HOME nor HOME set, or too long).  am_cli_make_store_dir creates
+ * db_path's missing folders (mode 0700; existing ones untouched): 0, or 1
+ * with a message naming the folder. */
+int am_cli_default_db(char *buf, size_t cap, const char **from);
+int am_cli_make_store_dir(const char *db_path);
+
+/* agentmem doctor [--json] (doctor_cmd.c): what is in use and what is
+ * missing; reads only, never creates the store.  db: the store (NULL:
+ * none could be named), db_from: "--db", "$AGENTMEM_DB" or "default";
+ * cache: --cache / $AGENTMEM_CACHE or NULL.  Exit code 0 usable, 1 not, 2
+ * usage. */
+int am_cli_doctor(int argc, char **argv, const char *db, const char *db_from, const char *cache);
+
 #endif

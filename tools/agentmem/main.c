@@ -18,7 +18,6 @@
 #include "cli.h"
 #include "server.h"
 
-#define DEFAULT_DB "agentmem.db"
 
 typedef struct opts {
     const char *db, *vault_key_file;
@@ -61,7 +60,7 @@ typedef struct opts {
 
 static void usage_main(FILE *f)
 {
-    fputs("usage: agentmem [--db PATH | --store URL] [--cache URL] COMMAND [ARGS] [--json]\n"
+    fputs("usage: agentmem [--db PATH | --store URL] [--cache URL] [--embedder SPEC] COMMAND [ARGS]\n"
           "\n"
           "commands:\n"
           "  init                      create (or migrate) the store\n"
@@ -94,6 +93,8 @@ static void usage_main(FILE *f)
           "  mcp                       serve a user's memory to an agent over MCP (stdio)\n"
           "  token create|list|revoke  API tokens bound to a user (the server's auth)\n"
           "  serve                     the HTTP/JSON server (docs/SERVER.md)\n"
+          "  doctor [--json]           which store, embedder, model files, cache and version\n"
+          "                            are in use, and what is missing\n"
           "  demo                      replay the weekly-report example (zh + en)\n"
           "  scenario run FILE...      replay scenario files (docs/internals/testing.md)\n"
           "  bench DATASET ...         retrieval benchmarks (docs/bench/README.md)\n"
@@ -104,7 +105,9 @@ static void usage_main(FILE *f)
           "\n",
           f);
     fputs("  agentmem COMMAND --help   options of one command\n"
-          "  --db PATH                 store file (default " DEFAULT_DB "; ':memory:' for none)\n"
+          "  --db PATH                 store file (default: $AGENTMEM_DB, else\n"
+          "                            ${XDG_DATA_HOME:-~/.local/share}/agentmem/agentmem.db,\n"
+          "                            its folder made 0700 on first use; ':memory:' for none)\n"
           "  --store URL               the store by URL: sqlite:PATH (the same as --db PATH)\n"
           "                            or postgres://USER@HOST:PORT/DB (libpq's URI, e.g.\n"
           "                            ?host=/run/postgresql for a socket; docs/SCALING.md)\n"
@@ -119,6 +122,10 @@ static void usage_main(FILE *f)
           "                            kind:K=role,... or domain:D=role,...; also\n"
           "                            --role-allow-file PATH (a rule a line, # comments)\n"
           "                            and $AGENTMEM_ROLE_ALLOW\n"
+          "  --embedder SPEC           auto (the default: the built-in encoder when its\n"
+          "                            weights are installed, else keyword recall), none,\n"
+          "                            use-lite[:DIR], w2v:PATH, openai:MODEL@URL; also\n"
+          "                            $AGENTMEM_EMBEDDER (docs/guide/configuration.md)\n"
           "  --log FILE                the engine's decisions (extraction, writes, recall)\n"
           "                            as JSON lines to FILE ('-': stderr); --log-format\n"
           "                            text, --log-level debug|info|warn|error (default\n"
@@ -126,6 +133,7 @@ static void usage_main(FILE *f)
           "                            (docs/SERVER.md \"Logs\")\n"
           "\n"
           "environment: AGENTMEM_DB (the store), AGENTMEM_CACHE, AGENTMEM_EMBEDDER, AGENTMEM_EMBEDDER_KEY,\n"
+          "  AGENTMEM_MODEL_DIR (the encoder's weights), XDG_DATA_HOME,\n"
           "  AGENTMEM_BUSY_TIMEOUT_MS (how long a write waits for another writer's lock;\n"
           "  default 5000; a recall never waits)\n",
           f);
@@ -316,8 +324,20 @@ static const struct help {
             "  as agent A with role R may (docs/AGENTS.md), as a server token of that\n"
             "  agent and role does.  Protocol 2026-07-28 (stateless: server/discover,\n"
             "  _meta on each request) and, after initialize, 2025-11-25, 2025-06-18,\n"
-            "  2025-03-26 or 2024-11-05 (the client's).  Creates the store if needed.\n"
+            "  2025-03-26 or 2024-11-05 (the client's).  Creates the store if needed;\n"
+            "  without --db: $AGENTMEM_DB, else ~/.local/share/agentmem/agentmem.db (under\n"
+            "  $XDG_DATA_HOME when set).  Recall is semantic when the built-in encoder is\n"
+            "  installed (--embedder auto, the default; `agentmem doctor` says).\n"
             "  Host configuration: docs/MCP.md.\n"},
+    {"doctor", "usage: agentmem [--db PATH | --store URL] [--cache URL] doctor [--json]\n"
+               "  One screen on what this agentmem would use, read only (the store is not\n"
+               "  created): the version; the store (path or URL, where it was chosen:\n"
+               "  --db, $AGENTMEM_DB or the default path; whether it exists, its schema\n"
+               "  version, size, writable); the cache (--cache / $AGENTMEM_CACHE:\n"
+               "  reachable or not); the embedder (configured, resolved to, the folders\n"
+               "  searched for the encoder's weights and which held them, or how to add\n"
+               "  them); the example packs; the LLM pass (configured or not; keys are never\n"
+               "  shown).  Exit 0 when usable, 1 when something needed is missing.\n"},
     {"token", "usage: agentmem [--db PATH] token create --user U [--agent A] [--role R] [--admin]\n"
               "       agentmem [--db PATH] token list [--user U] [--json]\n"
               "       agentmem [--db PATH] token revoke ID\n"
@@ -334,7 +354,9 @@ static const struct help {
               "         [--log-format json|text] [--log-level debug|info|warn|error] [--log-content]\n"
               "         [--llm-batch N] [--llm-wait SECONDS] [--llm-queue N]\n"
               "         [--maintain-every DURATION]\n"
-              "  Serves the HTTP/JSON API (docs/SERVER.md, docs/openapi.json): every route\n"
+              "  Serves the HTTP/JSON API (docs/SERVER.md, docs/openapi.json) on the store\n"
+              "  of --db, else $AGENTMEM_DB, else ~/.local/share/agentmem/agentmem.db (under\n"
+              "  $XDG_DATA_HOME when set), with --embedder auto by default.  Every route\n"
               "  but /healthz needs Authorization: Bearer TOKEN (agentmem token create).\n"
               "  --listen HOST:PORT (port 0: any free one; the address is printed on\n"
               "  stdout), --threads worker threads (default 4), --max-body request bodies\n"
@@ -614,6 +636,7 @@ static am_db *open_db(am_config *cfg, char *key, size_t cap, const char *path, i
     cfg->must_exist = must_exist;
     if (busy_ms) cfg->busy_timeout_ms = busy_ms;
     cfg->embedder = getenv("AGENTMEM_EMBEDDER"); /* see am_config.embedder */
+    if (!cfg->embedder || !*cfg->embedder) cfg->embedder = "auto";
     cfg->embedder_key = getenv("AGENTMEM_EMBEDDER_KEY");
     static char llm_key[512]; /* the process's one config: kept while it runs */
     if (am_cli_llm_config(cfg, llm_key, sizeof llm_key)) {
@@ -1131,10 +1154,10 @@ static int cmd_archive(am_db *db, const opts *o)
 
 static int cmd_reembed(am_db *db, const opts *o)
 {
-    const char *embedder = getenv("AGENTMEM_EMBEDDER");
-    if (!embedder || !*embedder || strcmp(embedder, "none") == 0) {
-        fprintf(stderr, "agentmem reembed: no embedder is configured: set AGENTMEM_EMBEDDER to\n"
-                        "  use-lite[:DIR], w2v:PATH or openai:MODEL@URL\n"
+    if (strcmp(am_embedder_id(db), "none") == 0) {
+        fprintf(stderr, "agentmem reembed: no embedder is configured, or `auto` found no encoder\n"
+                        "  (agentmem doctor says which): set AGENTMEM_EMBEDDER to use-lite[:DIR],\n"
+                        "  w2v:PATH or openai:MODEL@URL\n"
                         "  (the key, if any, in AGENTMEM_EMBEDDER_KEY)\n");
         return 1;
     }
@@ -1484,17 +1507,23 @@ int main(int argc, char **argv)
 {
     opts o;
     memset(&o, 0, sizeof o);
-    o.db = getenv("AGENTMEM_DB") ? getenv("AGENTMEM_DB") : DEFAULT_DB;
+    char db_buf[4096];
+    const char *db_from;
+    o.db = am_cli_default_db(db_buf, sizeof db_buf, &db_from) ? NULL : db_buf;
     o.cache = getenv("AGENTMEM_CACHE");
     int i = 1;
     while (i < argc && argv[i][0] == '-') {
         if ((strcmp(argv[i], "--db") == 0 || strcmp(argv[i], "--store") == 0) && i + 1 < argc) {
             o.db = argv[i + 1];
+            db_from = "--db";
             i += 2;
         } else if (strcmp(argv[i], "--cache") == 0 && i + 1 < argc) {
             /* also for scenario and bench, which open their own stores */
             o.cache = argv[i + 1];
             setenv("AGENTMEM_CACHE", o.cache, 1);
+            i += 2;
+        } else if (strcmp(argv[i], "--embedder") == 0 && i + 1 < argc) {
+            setenv("AGENTMEM_EMBEDDER", argv[i + 1], 1); /* for every store opened */
             i += 2;
         } else if (strcmp(argv[i], "--vault-key-file") == 0 && i + 1 < argc) {
             o.vault_key_file = argv[i + 1];
@@ -1542,6 +1571,11 @@ int main(int argc, char **argv)
     for (int k = 1; k < cargc; k++)
         if (strcmp(cargv[k], "--help") == 0 || strcmp(cargv[k], "-h") == 0) return print_help(cmd);
     if (strcmp(cmd, "demo") == 0) return am_cli_demo(cargc, cargv);
+    if (strcmp(cmd, "doctor") == 0) return am_cli_doctor(cargc, cargv, o.db, db_from, o.cache);
+    if (!o.db) {
+        fprintf(stderr, "agentmem: no store: give --db PATH, or set AGENTMEM_DB or HOME\n");
+        return 2;
+    }
     if (strcmp(cmd, "knobs") == 0) return am_cli_knobs(cargc, cargv);
     if (strcmp(cmd, "eval") == 0) return am_cli_eval(cargc, cargv);
     if (strcmp(cmd, "watch") == 0) return am_cli_watch(cargc, cargv, o.db);
@@ -1670,6 +1704,12 @@ int main(int argc, char **argv)
                      !(strcmp(cmd, "memory") == 0 && strcmp(o.mem_sub, "add") == 0) &&
                      !(strcmp(cmd, "pack") == 0 && strcmp(o.pack_sub, "apply") == 0) &&
                      !(strcmp(cmd, "token") == 0 && strcmp(o.token_sub, "create") == 0);
+    /* the default store's folder, on first use by a command that writes */
+    if (strcmp(db_from, "default") == 0 && !must_exist && am_cli_make_store_dir(o.db)) {
+        free(o.role_allow);
+        log_close(&o);
+        return 1;
+    }
     int busy_ms;
     if ((rc = busy_timeout_env(&busy_ms))) {
         free(o.role_allow);

@@ -47,7 +47,9 @@ def open_embedded(path, user, agent=None, lib=None, embedder=None):
     library (lib, else $AGENTMEM_LIB, else build/cmake/libagentmem.so of
     the source tree, else the system's libagentmem).  The user is fixed
     here, as a token fixes it; agent is the default agent of events and
-    recalls.  embedder: am_config.embedder (default $AGENTMEM_EMBEDDER)."""
+    recalls.  embedder: am_config.embedder (default $AGENTMEM_EMBEDDER, else
+    "auto": the built-in encoder when its weights are installed, else keyword
+    recall)."""
     from .embedded import EmbeddedTransport
 
     return Client(EmbeddedTransport(path, user, agent, lib, embedder))

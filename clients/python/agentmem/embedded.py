@@ -394,7 +394,7 @@ class EmbeddedTransport:
         self._cfg_t = _config_type(self._lib)
         self._lock = threading.Lock()
         self.user, self.agent = user, agent
-        self._keep = [_b(path), _b(embedder or os.environ.get("AGENTMEM_EMBEDDER")),
+        self._keep = [_b(path), _b(embedder or os.environ.get("AGENTMEM_EMBEDDER") or "auto"),
                       _b(os.environ.get("AGENTMEM_EMBEDDER_KEY")),
                       _b(os.environ.get("AGENTMEM_VAULT_KEY")), _b(os.environ.get("AGENTMEM_CACHE"))]
         cfg = self._cfg_t()
