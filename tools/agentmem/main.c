@@ -49,6 +49,8 @@ typedef struct opts {
     const char *mcp_origin[16]; /* serve --mcp-origin ORIGIN (repeatable) */
     int n_mcp_origin;
     int admin;
+    int reuse_port; /* serve --reuse-port */
+    int quiet;      /* --quiet: no progress bar on the terminal */
     const am_config *cfg; /* what the store was opened with (serve opens more handles) */
     /* the engine's log records (docs/SERVER.md "Logs"): --log FILE|- (any
      * command), serve's --log-format json|text and --log-level, and
@@ -327,7 +329,7 @@ static const struct help {
               "  roles, admin, created and revoked times -- never a token.  revoke ID:\n"
               "  the token is refused from then on.  Forgetting a user deletes its tokens.\n"},
     {"serve", "usage: agentmem [--db PATH] [--role-allow RULE] serve [--listen 127.0.0.1:8420]\n"
-              "         [--threads N] [--max-body BYTES] [--max-conns-per-ip N]\n"
+              "         [--reuse-port] [--threads N] [--max-body BYTES] [--max-conns-per-ip N]\n"
               "         [--timeout SECONDS] [--header-timeout SECONDS]\n"
               "         [--webhook URL --webhook-secret-file PATH]\n"
               "         [--mcp-origin ORIGIN] [--cache redis://[[USER]:PASSWORD@]HOST[:PORT][/DB]]\n"
@@ -335,9 +337,12 @@ static const struct help {
               "         [--llm-batch N] [--llm-wait SECONDS] [--llm-queue N]\n"
               "         [--maintain-every DURATION]\n"
               "  Serves the HTTP/JSON API (docs/SERVER.md, docs/openapi.json): every route\n"
-              "  but /healthz needs Authorization: Bearer TOKEN (agentmem token create).\n"
+              "  but /healthz, /openapi.json and the inspector's page needs\n"
+              "  Authorization: Bearer TOKEN (agentmem token create).\n"
               "  --listen HOST:PORT (port 0: any free one; the address is printed on\n"
-              "  stdout), --threads worker threads (default 4), --max-body request bodies\n"
+              "  stdout); a port in use is refused (exit 1) unless every server sharing\n"
+              "  it is started with --reuse-port (the kernel spreads connections over\n"
+              "  them: only for servers of one store).  --threads worker threads (default 4), --max-body request bodies\n"
               "  over it are refused with 413 (default 1048576).  --max-conns-per-ip N:\n"
               "  connections at once from one address, more refused (default 128;\n"
               "  behind a proxy raise it).  --timeout SECONDS: a connection idle that\n"
@@ -455,6 +460,8 @@ static int parse_opts(const char *cmd, int argc, char **argv, opts *o)
         if (strcmp(a, "--atomic") == 0) { o->atomic = 1; continue; }
         if (strcmp(a, "--merge") == 0) { o->merge = 1; continue; }
         if (strcmp(a, "--admin") == 0) { o->admin = 1; continue; }
+        if (strcmp(a, "--reuse-port") == 0 && strcmp(cmd, "serve") == 0) { o->reuse_port = 1; continue; }
+        if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) { o->quiet = 1; continue; }
         if (strcmp(a, "--log-content") == 0) { o->log_content = 1; continue; }
         if (strcmp(a, "--mcp-origin") == 0) {
             if (i + 1 >= argc) return usage_error(cmd, "--mcp-origin needs an origin (https://host[:port])");
@@ -1452,6 +1459,7 @@ static int cmd_serve(am_db *db, const opts *o)
                                         "30s, 1d), or 0: off");
         so.maintain_every_ms = (long)(v * unit);
     }
+    so.reuse_port = o->reuse_port;
     so.mcp_origins = o->mcp_origin;
     so.n_mcp_origins = (size_t)o->n_mcp_origin;
     int rc = am_server_run(db, o->cfg, &so);
