@@ -51,7 +51,7 @@ expect_out "hiking" "old event found by its vector"
 n=$(sqlite3 "$db" "SELECT count(*) FROM event_vectors")
 [ "$n" = 2 ] && passed=$((passed+1)) || { echo "FAIL: $n vectors after alice, wanted 2"; failed=$((failed+1)); }
 expect_rc 0 "reembed all" "$CLI" --db "$db" reembed
-expect_out "^1 events re-embedded" "bob's event"
+expect_out "^1 event re-embedded" "bob's event (one: singular)"
 expect_rc 0 "reembed again" "$CLI" --db "$db" reembed
 expect_out "^0 events re-embedded" "nothing left"
 

@@ -17,6 +17,7 @@
 #include "bench_cli.h"
 #include "cli.h"
 #include "server.h"
+#include "plural.h"
 
 #define DEFAULT_DB "agentmem.db"
 
@@ -658,9 +659,10 @@ int am_cli_print_add(const am_add_info *info, int json)
         printf("event %s (user %s): already present, nothing added\n", info->event_id,
                info->user_id);
     else
-        printf("event %s (user %s%s%s): %d new, %d updated, %d invalidated memories%s%s\n",
+        printf("event %s (user %s%s%s): %d new %s, %d updated, %d invalidated%s%s\n",
                info->event_id, info->user_id, info->task_id[0] ? ", task " : "", info->task_id,
-               info->memories_created, info->memories_updated, info->memories_invalidated,
+               info->memories_created, am_plural(info->memories_created, "memory", "memories"),
+               info->memories_updated, info->memories_invalidated,
                info->task_changed ? ", task changed" : "", info->one_off ? ", one-off" : "");
     return 0;
 }
@@ -873,8 +875,10 @@ static int cmd_forget(am_db *db, const opts *o)
     if (o->json)
         return am_cli_json_print(am_shape_forget(&info));
     else
-        printf("forgot %ld events, %ld memory versions, %ld tasks\n", info.events, info.memories,
-               info.tasks);
+        printf("forgot %ld %s, %ld memory %s, %ld %s\n", info.events,
+               am_plural(info.events, "event", "events"), info.memories,
+               am_plural(info.memories, "version", "versions"), info.tasks,
+               am_plural(info.tasks, "task", "tasks"));
     return 0;
 }
 
@@ -938,10 +942,12 @@ static int cmd_maintain(am_db *db, const opts *o)
             (json_int_t)r.revived, "consolidated", (json_int_t)r.consolidated, "steps",
             (json_int_t)r.steps, "elapsed_ms", (json_int_t)r.elapsed_ms, "finished", r.finished,
             "events_archived", (json_int_t)r.events_archived));
-    printf("%ld users: %ld decayed, %ld candidate_forget, %ld invalidated, %ld archived, "
-           "%ld revived, %ld consolidated, %ld events archived (%ld steps, %ld ms)\n",
-           r.users, r.decayed, r.candidate, r.invalidated, r.archived, r.revived, r.consolidated,
-           r.events_archived, r.steps, r.elapsed_ms);
+    printf("%ld %s: %ld decayed, %ld candidate_forget, %ld invalidated, %ld archived, "
+           "%ld revived, %ld consolidated, %ld %s archived (%ld %s, %ld ms)\n",
+           r.users, am_plural(r.users, "user", "users"), r.decayed, r.candidate, r.invalidated,
+           r.archived, r.revived, r.consolidated, r.events_archived,
+           am_plural(r.events_archived, "event", "events"), r.steps,
+           am_plural(r.steps, "step", "steps"), r.elapsed_ms);
     return 0;
 }
 
@@ -1047,11 +1053,15 @@ static int cmd_import(am_db *db, const opts *o)
                                            (json_int_t)info.events_skipped, "memories_skipped",
                                            (json_int_t)info.memories_skipped, "tasks_skipped",
                                            (json_int_t)info.tasks_skipped));
-    printf("imported into user %s: %ld events, %ld memories, %ld tasks", info.user_id, info.events,
-           info.memories, info.tasks);
+    printf("imported into user %s: %ld %s, %ld %s, %ld %s", info.user_id, info.events,
+           am_plural(info.events, "event", "events"), info.memories,
+           am_plural(info.memories, "memory", "memories"), info.tasks,
+           am_plural(info.tasks, "task", "tasks"));
     if (o->merge)
-        printf(" (present already, skipped: %ld events, %ld memories, %ld tasks)",
-               info.events_skipped, info.memories_skipped, info.tasks_skipped);
+        printf(" (present already, skipped: %ld %s, %ld %s, %ld %s)", info.events_skipped,
+               am_plural(info.events_skipped, "event", "events"), info.memories_skipped,
+               am_plural(info.memories_skipped, "memory", "memories"), info.tasks_skipped,
+               am_plural(info.tasks_skipped, "task", "tasks"));
     printf("\n");
     return 0;
 }
@@ -1063,9 +1073,10 @@ static void pack_users_line(json_t *users, const char *verb)
     json_t *u;
     json_array_foreach(users, i, u) {
         const char *outcome = json_string_value(json_object_get(u, "outcome"));
-        printf("  %s: %s%s%" JSON_INTEGER_FORMAT " items\n",
+        json_int_t items = json_integer_value(json_object_get(u, "items"));
+        printf("  %s: %s%s%" JSON_INTEGER_FORMAT " %s\n",
                json_string_value(json_object_get(u, "user")), outcome ? outcome : verb,
-               outcome ? ", " : " ", json_integer_value(json_object_get(u, "items")));
+               outcome ? ", " : " ", items, am_plural(items, "item", "items"));
     }
 }
 
@@ -1103,24 +1114,27 @@ static int cmd_pack(am_db *db, const opts *o)
     if (!j) return fail(db, AM_NOMEM);
     json_t *users = json_object_get(j, "users");
     if (strcmp(sub, "apply") == 0) {
-        printf("pack %s@%s: %zu users\n", json_string_value(json_object_get(j, "pack")),
-               json_string_value(json_object_get(j, "version")), json_array_size(users));
+        printf("pack %s@%s: %zu %s\n", json_string_value(json_object_get(j, "pack")),
+               json_string_value(json_object_get(j, "version")), json_array_size(users),
+               am_plural((long long)json_array_size(users), "user", "users"));
         pack_users_line(users, "applied");
     } else if (strcmp(sub, "remove") == 0) {
-        printf("pack %s removed: %zu users\n", json_string_value(json_object_get(j, "pack")),
-               json_array_size(users));
+        printf("pack %s removed: %zu %s\n", json_string_value(json_object_get(j, "pack")),
+               json_array_size(users), am_plural((long long)json_array_size(users), "user", "users"));
         pack_users_line(users, "removed");
     } else {
         size_t i;
         json_t *p, *packs = json_object_get(j, "packs");
         json_array_foreach(packs, i, p) {
             char *at = json_dumps(json_object_get(p, "applies_to"), JSON_COMPACT | JSON_SORT_KEYS);
-            printf("%s@%s  applies_to %s  %" JSON_INTEGER_FORMAT " rules",
+            json_int_t rules = json_integer_value(json_object_get(p, "rules"));
+            json_int_t n_users = json_integer_value(json_object_get(p, "users"));
+            printf("%s@%s  applies_to %s  %" JSON_INTEGER_FORMAT " %s",
                    json_string_value(json_object_get(p, "name")),
-                   json_string_value(json_object_get(p, "version")), at ? at : "{}",
-                   json_integer_value(json_object_get(p, "rules")));
+                   json_string_value(json_object_get(p, "version")), at ? at : "{}", rules,
+                   am_plural(rules, "rule", "rules"));
             if (o->user) printf("  applied %s\n", json_string_value(json_object_get(p, "applied_at")));
-            else printf("  %" JSON_INTEGER_FORMAT " users\n", json_integer_value(json_object_get(p, "users")));
+            else printf("  %" JSON_INTEGER_FORMAT " %s\n", n_users, am_plural(n_users, "user", "users"));
             free(at);
         }
         if (!json_array_size(packs)) printf("(no packs)\n");
@@ -1152,12 +1166,12 @@ static int cmd_reembed(am_db *db, const opts *o)
     if (rc) {
         fail(db, rc);
         if (n)
-            fprintf(stderr, "agentmem: %zu events re-embedded before the error; run again to"
-                            " continue\n", n);
+            fprintf(stderr, "agentmem: %zu %s re-embedded before the error; run again to"
+                            " continue\n", n, am_plural((long long)n, "event", "events"));
         return 1;
     }
     if (o->json) return am_cli_json_print(json_pack("{s:I}", "reembedded", (json_int_t)n));
-    else printf("%zu events re-embedded\n", n);
+    else printf("%zu %s re-embedded\n", n, am_plural((long long)n, "event", "events"));
     return 0;
 }
 

@@ -47,6 +47,7 @@
 #include <unistd.h>
 
 #include "srv_int.h"
+#include "plural.h"
 
 void am_server_opts_init(am_server_opts *o)
 {
@@ -280,8 +281,9 @@ static void *sweeper_main(void *arg)
             }
         pthread_mutex_unlock(&sv->watch_mu);
         if (cut)
-            am__srv_log(&sv->srv, "closed %d connections that sent no complete request head in"
-                        " time (--header-timeout %ld s)", cut, sv->srv.opts.header_timeout_s);
+            am__srv_log(&sv->srv, "closed %d %s that sent no complete request head in"
+                        " time (--header-timeout %ld s)", cut,
+                        am_plural(cut, "connection", "connections"), sv->srv.opts.header_timeout_s);
         am__srv_log_flush(&sv->srv);
         pthread_mutex_lock(&sv->watch_mu);
     }
@@ -1129,7 +1131,9 @@ int am_server_run(am_db *db, const am_config *cfg, const am_server_opts *o)
     s->writers_drain_until = mono_now() + 0.5; /* what is queued then is answered unwritten */
     pthread_mutex_unlock(&s->write_mu);
     am__srv_writers_stop(s); /* every queued write answered, its connection resumed */
-    if (left) fprintf(stderr, "agentmem serve: %ld requests cut short (their clients stalled)\n", left);
+    if (left)
+        fprintf(stderr, "agentmem serve: %ld %s cut short (their clients stalled)\n", left,
+                am_plural(left, "request", "requests"));
     MHD_stop_daemon(sv->d);
     pthread_mutex_lock(&sv->watch_mu);
     sv->sweeper_stop = 1;
