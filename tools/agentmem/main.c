@@ -18,6 +18,7 @@
 #include "cli.h"
 #include "server.h"
 #include "plural.h"
+#include "progress.h"
 
 #define DEFAULT_DB "agentmem.db"
 
@@ -931,8 +932,13 @@ static int cmd_maintain(am_db *db, const opts *o)
 {
     am_maintain_options mo = {0};
     am_maintain_report r;
+    am_progress bar;
     mo.user_id = o->user;
+    mo.progress = am_progress_fn_adapter;
+    mo.progress_ctx = &bar;
+    am_progress_start(&bar, "maintain", o->user ? "steps" : "users", 0, o->quiet);
     int rc = am_maintain(db, &mo, &r);
+    am_progress_end(&bar);
     if (rc) return fail(db, rc);
     if (o->json)
         return am_cli_json_print(json_pack(
@@ -980,17 +986,6 @@ static int cmd_export(am_db *db, const opts *o)
         return 1;
     }
     return 0;
-}
-
-/* Progress of am_reembed on a terminal: \r[#####     ] 1200/2400 events */
-static void progress_bar(void *ctx, size_t done, size_t total)
-{
-    static const char hashes[] = "##############################";
-    int width = (int)sizeof hashes - 1;
-    int fill = total ? (int)((double)done / (double)total * width) : width;
-    *(int *)ctx = 1;
-    fprintf(stderr, "\r[%.*s%*s] %zu/%zu events", fill, hashes, width - fill, "", done, total);
-    fflush(stderr);
 }
 
 /* The whole of path ('-': stdin) in *out (malloc'ed), *len bytes. */
@@ -1159,10 +1154,11 @@ static int cmd_reembed(am_db *db, const opts *o)
                         "  (the key, if any, in AGENTMEM_EMBEDDER_KEY)\n");
         return 1;
     }
-    int shown = 0;
+    am_progress bar;
     size_t n = 0;
-    int rc = am_reembed(db, o->user, isatty(fileno(stderr)) ? progress_bar : NULL, &shown, &n);
-    if (shown) fputc('\n', stderr);
+    am_progress_start(&bar, "reembed", "events", 0, o->quiet);
+    int rc = am_reembed(db, o->user, am_progress_fn_adapter, &bar, &n);
+    am_progress_end(&bar);
     if (rc) {
         fail(db, rc);
         if (n)

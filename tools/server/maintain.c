@@ -50,7 +50,7 @@ static int pause_ms(srv_maint *m, long ms)
 static void *maint_run(void *arg)
 {
     srv_maint *m = arg;
-    am_maintain_options o = {NULL, STEP_ROWS, 1, 0};
+    am_maintain_options o = {NULL, STEP_ROWS, 1, 0, NULL, NULL};
     do {
         am_maintain_report r;
         long changed = 0, steps = 0;
