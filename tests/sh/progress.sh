@@ -37,6 +37,8 @@ has "$dir/tty" 'maintain \[#{24}\] [0-9]+/[0-9]+ steps 100%' "maintain --user: s
 tty "$CLI" --db "$db" maintain --quiet
 hasnt "$dir/tty" 'maintain \[|users 100%' "maintain --quiet: no bar on a terminal"
 has "$dir/tty" '^3 users: ' "maintain --quiet: the summary stays"
+tty "$CLI" --quiet --db "$db" maintain
+hasnt "$dir/tty" 'maintain \[|users 100%' "global --quiet before the command: no bar"
 "$CLI" --db "$db" maintain >"$dir/out" 2>"$dir/err"
 hasnt "$dir/err" '.' "maintain: stderr to a file is empty"
 hasnt "$dir/out" '\[#|done in' "maintain: stdout has no bar"

@@ -65,7 +65,7 @@ typedef struct opts {
 
 static void usage_main(FILE *f)
 {
-    fputs("usage: agentmem [--db PATH | --store URL] [--cache URL] COMMAND [ARGS] [--json]\n"
+    fputs("usage: agentmem [--db PATH | --store URL] [--cache URL] COMMAND [ARGS] [--json] [--quiet]\n"
           "\n"
           "commands:\n"
           "  init                      create (or migrate) the store\n"
@@ -108,6 +108,8 @@ static void usage_main(FILE *f)
           "\n",
           f);
     fputs("  agentmem COMMAND --help   options of one command\n"
+          "  --quiet, -q               no progress bar (maintain, reembed draw one on a\n"
+          "                            terminal's stderr; never in a pipe or a file)\n"
           "  --db PATH                 store file (default " DEFAULT_DB "; ':memory:' for none)\n"
           "  --store URL               the store by URL: sqlite:PATH (the same as --db PATH)\n"
           "                            or postgres://USER@HOST:PORT/DB (libpq's URI, e.g.\n"
@@ -1525,6 +1527,9 @@ int main(int argc, char **argv)
             i += 2;
         } else if (strcmp(argv[i], "--log-content") == 0) {
             o.log_content = 1;
+            i++;
+        } else if (strcmp(argv[i], "--quiet") == 0 || strcmp(argv[i], "-q") == 0) {
+            o.quiet = 1; /* also after the command */
             i++;
         } else if ((strcmp(argv[i], "--role-allow") == 0 ||
                     strcmp(argv[i], "--role-allow-file") == 0) && i + 1 < argc) {
