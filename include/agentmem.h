@@ -1151,6 +1151,11 @@ int am_restore_forget(am_db *db, const char *user_id, int level, const char *id)
  * AM_OK, AM_BUSY, AM_IO, AM_BACKEND. */
 int am_optimize(am_db *db);
 
+/* Progress of a long operation: done of total units (events for
+ * am_reembed, users for am_maintain).  Called on the caller's thread,
+ * between transactions. */
+typedef void (*am_progress_fn)(void *ctx, size_t done, size_t total);
+
 /* ---------------------------------------------------------------- lifecycle */
 /* The maintenance pass (docs/LIFECYCLE.md): what time does to memory.
  * Items not reinforced, confirmed or recalled lose confidence (a half-life
@@ -1174,6 +1179,13 @@ typedef struct am_maintain_options {
     int step_rows;       /* changes per transaction; 0: 100 */
     long max_steps;      /* stop after this many steps (0: no bound) */
     long max_ms;         /* stop after this many milliseconds (0: no bound) */
+    /* progress (may be NULL), on the caller's thread between transactions:
+     * every user's pass calls it with (ctx, users done, users in this pass,
+     * counted at its start) after each user; a pass of user_id with (ctx,
+     * steps done, steps of the pass).  Appended last: a zeroed struct has
+     * none. */
+    am_progress_fn progress;
+    void *progress_ctx;
 } am_maintain_options;
 
 typedef struct am_maintain_report {
@@ -1318,10 +1330,6 @@ int am_event_find(am_db *db, const char *user_id, const char *needle,
                   char *out);
 
 /* ---------------------------------------------------------------- vectors */
-
-/* Progress of a long operation: done of total units (events for
- * am_reembed).  Called on the caller's thread, between transactions. */
-typedef void (*am_progress_fn)(void *ctx, size_t done, size_t total);
 
 /* How many events of user_id (a master id; NULL = every user) lack a
  * vector of the configured embedder: none stored, or one of another

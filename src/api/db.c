@@ -383,9 +383,11 @@ static int link_take_own(am_db *db, const char *channel, const char *external_id
     if ((events || items || tasks) && !merge)
         return am__db_error(db, AM_DENIED,
                             "link: " PAIR_FMT " already has its own history as user %s (%ld"
-                            " events, %ld memories, %ld tasks): link with merge (agentmem link"
+                            " %s, %ld %s, %ld %s): link with merge (agentmem link"
                             " --merge) to move it into %s, or leave it apart",
-                            channel, external_id, own, events, items, tasks, user_id);
+                            channel, external_id, own, events, events == 1 ? "event" : "events",
+                            items, items == 1 ? "memory" : "memories", tasks,
+                            tasks == 1 ? "task" : "tasks", user_id);
     char detail[256];
     snprintf(detail, sizeof detail, "into %.128s: %ld events, %ld memories, %ld tasks", user_id,
              events, items, tasks);

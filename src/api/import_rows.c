@@ -235,9 +235,10 @@ static int write_doc(writer *w, const am__imp_doc *doc)
     if (rc) return am__db_store_error(db, rc, "import");
     if ((events || items || tasks) && !w->merge)
         return am__db_error(db, AM_DENIED,
-                            "import: user %s holds %ld events, %ld memories and %ld tasks already; "
-                            "import into a user without data, or merge", w->uid, events, items,
-                            tasks);
+                            "import: user %s holds %ld %s, %ld %s and %ld %s already; "
+                            "import into a user without data, or merge", w->uid, events,
+                            events == 1 ? "event" : "events", items,
+                            items == 1 ? "memory" : "memories", tasks, tasks == 1 ? "task" : "tasks");
     if ((rc = s->vt->user_ensure(s, w->uid, w->now))) return am__db_store_error(db, rc, "import");
     if ((rc = put_links(w, doc))) return rc;
     for (size_t i = 0; i < doc->n_events; i++)

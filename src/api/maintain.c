@@ -118,6 +118,7 @@ typedef struct pass {
     am_maintain_report *r;
     int64_t t0_us;
     int stopped;
+    size_t users_total; /* for progress: users in this pass */
 } pass;
 
 /* 1 when a budget of the pass is spent */
@@ -162,12 +163,38 @@ static int one_user(pass *p, const char *uid, int first, int cursor, am_time now
             if (rc) return am__db_store_error(p->db, rc, "maintain");
             if (steps[i].counter != NONE) *(long *)((char *)p->r + steps[i].counter) += moved;
         }
+        if (!cursor && p->o->progress) p->o->progress(p->o->progress_ctx, (size_t)i + 1, N_STEPS);
         int rc = cursor ? cursor_put(p->db, i + 1, uid) : AM_OK;
         if (rc) return rc;
     }
     *complete = 1;
     p->r->users++;
+    if (cursor && p->o->progress)
+        p->o->progress(p->o->progress_ctx, (size_t)p->r->users, p->users_total);
     return AM_OK;
+}
+
+/* For progress: the users after `after` (a page of ids at a time), plus
+ * the one a pass stopped in.  0 on an error: the progress then counts
+ * without a total. */
+static size_t users_to_go(pass *p, const char *after, int resumed)
+{
+    am__store *s = p->db->store;
+    char from[AM_ID_MAX + 1];
+    snprintf(from, sizeof from, "%s", after);
+    size_t total = resumed ? 1 : 0;
+    for (;;) {
+        am__arena ar;
+        am__arena_init(&ar, &p->db->alloc);
+        const char **uids;
+        size_t n;
+        int rc = s->vt->users_after(s, from, USERS_PAGE, &ar, &uids, &n);
+        if (!rc && n) snprintf(from, sizeof from, "%s", uids[n - 1]);
+        am__arena_free(&ar);
+        if (rc) return 0;
+        if (n == 0) return total;
+        total += n;
+    }
 }
 
 static int all_users(pass *p, am_time now)
@@ -191,6 +218,10 @@ static int all_users(pass *p, am_time now)
             snprintf(after, sizeof after, "%s", sp + 1);
             first = k < N_STEPS ? (int)k : N_STEPS;
         }
+    }
+    if (!rc && p->o->progress) {
+        p->users_total = users_to_go(p, after, after[0] && first < N_STEPS);
+        p->o->progress(p->o->progress_ctx, 0, p->users_total);
     }
     if (!rc && after[0] && first < N_STEPS) {
         /* the user a pass stopped in: its remaining steps first */
@@ -256,7 +287,7 @@ int am_maintain(am_db *db, const am_maintain_options *opt, am_maintain_report *o
         return am__db_error(db, AM_INVALID, "maintain: %s is negative",
                             o->max_steps < 0 ? "max_steps" : "max_ms");
     if (o->user_id && am__db_check_id(db, "maintain", "user", o->user_id)) return AM_INVALID;
-    pass p = {db, o, &r, am__mono_us(), 0};
+    pass p = {db, o, &r, am__mono_us(), 0, 0};
     am__life_tally t = {0};
     am__life_tally *saved = db->maint_tally; /* the steps of lifecycle/ count by kind */
     db->maint_tally = &t;

@@ -34,7 +34,7 @@ expect_out "window seat" "memories: the English item is still listed"
 expect_out "花生" "memories: the Chinese item is still listed"
 expect_rc 0 "maintain again" "$CLI" --db "$cdb" maintain
 expect_out "0 candidate_forget" "maintain again: nothing twice"
-expect_out "1 users" "maintain: text summary counts the users"
+expect_out "^1 user: " "maintain: text summary counts the users (one: singular)"
 expect_rc 1 "maintain --user nobody" "$CLI" --db "$cdb" maintain --user nobody
 expect_out "user nobody not found" "maintain --user nobody: named"
 expect_rc 1 "maintain --user with a control character" "$CLI" --db "$cdb" maintain --user "$(printf 'a\tb')"

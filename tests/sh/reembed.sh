@@ -51,7 +51,7 @@ expect_out "hiking" "old event found by its vector"
 n=$(sqlite3 "$db" "SELECT count(*) FROM event_vectors")
 [ "$n" = 2 ] && passed=$((passed+1)) || { echo "FAIL: $n vectors after alice, wanted 2"; failed=$((failed+1)); }
 expect_rc 0 "reembed all" "$CLI" --db "$db" reembed
-expect_out "^1 events re-embedded" "bob's event"
+expect_out "^1 event re-embedded" "bob's event (one: singular)"
 expect_rc 0 "reembed again" "$CLI" --db "$db" reembed
 expect_out "^0 events re-embedded" "nothing left"
 
@@ -59,7 +59,7 @@ expect_out "^0 events re-embedded" "nothing left"
 cp "$dir/vec.txt" "$dir/vec2.txt"
 if script -qec true /dev/null >/dev/null 2>&1; then
   AGENTMEM_EMBEDDER="w2v:$dir/vec2.txt" script -qec "'$CLI' --db '$db' reembed" /dev/null >"$dir/out" 2>&1
-  expect_out "\[##############################\] 3/3 events" "progress bar on a terminal"
+  expect_out "reembed \[#\{24\}\] 3/3 events 100%" "progress bar on a terminal"
   expect_out "3 events re-embedded" "re-embedded for the new embedder"
   n=$(sqlite3 "$db" "SELECT count(*) FROM event_vectors")
   [ "$n" = 3 ] && passed=$((passed+1)) || { echo "FAIL: $n vectors, wanted 3 (one per event)"; failed=$((failed+1)); }

@@ -147,7 +147,7 @@ static void test_resumable(void)
     CHECK_EQ_INT((int)whole.archived, 18);
     CHECK_EQ_INT((int)whole.consolidated, 2);
     CHECK(whole.candidate >= 12);
-    am_maintain_options cut_opt = {NULL, 1, 1, 0};
+    am_maintain_options cut_opt = {NULL, 1, 1, 0, NULL, NULL};
     char *b = scenario(&cut_opt, &cut_steps, &cut);
     CHECK_EQ_STR(a, b);
     CHECK_EQ_INT((int)cut.archived, (int)whole.archived);
@@ -167,29 +167,29 @@ static void test_bounds_and_arguments(void)
     fill(db);
     set_now("2025-05-10T03:00:00Z");
     am_maintain_report r;
-    am_maintain_options o = {NULL, 2, 1, 0};
+    am_maintain_options o = {NULL, 2, 1, 0, NULL, NULL};
     /* one step, at most two changes in it */
     CHECK_EQ_INT(am_maintain(db, &o, &r), AM_OK);
     CHECK_EQ_INT((int)r.steps, 1);
     CHECK_EQ_INT(r.finished, 0);
     CHECK(r.archived <= 2);
     /* one user, to its end */
-    am_maintain_options one = {"u5", 0, 0, 0};
+    am_maintain_options one = {"u5", 0, 0, 0, NULL, NULL};
     CHECK_EQ_INT(am_maintain(db, &one, &r), AM_OK);
     CHECK_EQ_INT(r.finished, 1);
     CHECK_EQ_INT((int)r.users, 1);
     CHECK_EQ_INT((int)r.archived, 3);
     CHECK_EQ_INT(am_maintain(db, &one, &r), AM_OK);
     CHECK_EQ_INT((int)r.archived, 0); /* nothing twice */
-    am_maintain_options bad = {NULL, -1, 0, 0};
+    am_maintain_options bad = {NULL, -1, 0, 0, NULL, NULL};
     CHECK_EQ_INT(am_maintain(db, &bad, &r), AM_INVALID);
     CHECK_CONTAINS(am_errmsg(db), "step_rows");
-    am_maintain_options neg = {NULL, 0, -5, 0};
+    am_maintain_options neg = {NULL, 0, -5, 0, NULL, NULL};
     CHECK_EQ_INT(am_maintain(db, &neg, &r), AM_INVALID);
     CHECK_CONTAINS(am_errmsg(db), "max_steps");
-    am_maintain_options nobody = {"nobody", 0, 0, 0};
+    am_maintain_options nobody = {"nobody", 0, 0, 0, NULL, NULL};
     CHECK_EQ_INT(am_maintain(db, &nobody, &r), AM_NOTFOUND);
-    am_maintain_options badid = {"a\nb", 0, 0, 0};
+    am_maintain_options badid = {"a\nb", 0, 0, 0, NULL, NULL};
     CHECK_EQ_INT(am_maintain(db, &badid, &r), AM_INVALID);
     CHECK_EQ_INT(am_maintain(NULL, NULL, NULL), AM_MISUSE);
     /* the rest of the pass, from the cursor */
@@ -225,7 +225,7 @@ static void test_forget_cursor(void)
     am_db *db = open_file(1);
     fill(db);
     set_now("2025-05-10T03:00:00Z");
-    am_maintain_options o = {NULL, 1, 1, 0};
+    am_maintain_options o = {NULL, 1, 1, 0, NULL, NULL};
     am_maintain_report r;
     CHECK_EQ_INT(am_maintain(db, &o, &r), AM_OK);
     CHECK_EQ_INT(r.finished, 0);
@@ -241,11 +241,55 @@ static void test_forget_cursor(void)
     store_remove();
 }
 
+/* The progress callback: a pass over every user says (0, 6) first, then
+ * each user done of 6; a pass of one user counts its steps. */
+typedef struct seen {
+    size_t calls, first_done, first_total, last_done, last_total;
+    int backwards;
+} seen;
+static void on_progress(void *ctx, size_t done, size_t total)
+{
+    seen *s = ctx;
+    if (s->calls && done < s->last_done) s->backwards = 1;
+    if (!s->calls) {
+        s->first_done = done;
+        s->first_total = total;
+    }
+    s->last_done = done;
+    s->last_total = total;
+    s->calls++;
+}
+
+static void test_progress(void)
+{
+    am_db *db = open_mem();
+    fill(db);
+    am_maintain_report r;
+    seen all = {0};
+    am_maintain_options o = {NULL, 0, 0, 0, on_progress, &all};
+    CHECK_EQ_INT(am_maintain(db, &o, &r), AM_OK);
+    CHECK_EQ_INT(r.finished, 1);
+    CHECK_EQ_INT((int)all.calls, 7); /* the start and each of 6 users */
+    CHECK_EQ_INT((int)all.first_done, 0);
+    CHECK_EQ_INT((int)all.first_total, 6);
+    CHECK_EQ_INT((int)all.last_done, 6);
+    CHECK_EQ_INT((int)all.last_total, 6);
+    CHECK_EQ_INT(all.backwards, 0);
+    seen one = {0};
+    am_maintain_options o1 = {"u2", 0, 0, 0, on_progress, &one};
+    CHECK_EQ_INT(am_maintain(db, &o1, &r), AM_OK);
+    CHECK(one.calls >= 2);
+    CHECK_EQ_INT((int)one.last_done, (int)one.last_total);
+    CHECK_EQ_INT(one.backwards, 0);
+    am_close(db);
+}
+
 int main(void)
 {
     snprintf(path, sizeof path, "/tmp/am_test_maintain_%d.db", (int)getpid());
     RUN(test_bounds_and_arguments);
     RUN(test_resumable);
     RUN(test_forget_cursor);
+    RUN(test_progress);
     TEST_MAIN_END();
 }

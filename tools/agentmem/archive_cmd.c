@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "plural.h"
 
 static int usage(const char *msg)
 {
@@ -37,12 +38,12 @@ static int archive_events(am_db *db, const am_cli_archive_args *a)
     if (rc) {
         failed(db, rc);
         if (moved)
-            fprintf(stderr, "agentmem: %ld events archived before the error; run again to"
-                            " continue\n", moved);
+            fprintf(stderr, "agentmem: %ld %s archived before the error; run again to"
+                            " continue\n", moved, am_plural(moved, "event", "events"));
         return 1;
     }
     if (a->json) return am_cli_json_print(json_pack("{s:I}", "archived", (json_int_t)moved));
-    printf("%ld events archived\n", moved);
+    printf("%ld %s archived\n", moved, am_plural(moved, "event", "events"));
     return 0;
 }
 
@@ -64,7 +65,7 @@ static int archive_restore(am_db *db, const am_cli_archive_args *a)
     int rc = am_archive_restore(db, a->user, a->event, from, to, &n);
     if (rc) return failed(db, rc);
     if (a->json) return am_cli_json_print(json_pack("{s:I}", "restored", (json_int_t)n));
-    printf("%ld events restored\n", n);
+    printf("%ld %s restored\n", n, am_plural(n, "event", "events"));
     return 0;
 }
 

@@ -33,6 +33,7 @@
 
 #include "cli.h"
 #include "fields.h"
+#include "plural.h"
 
 /* One line into *ev (strings borrowed from *root, which the caller
  * releases).  0, or 1 with the reason in why.  The fields and their
@@ -211,8 +212,8 @@ int am_cli_add_batch(am_db *db, const char *path, int atomic, int json)
     free(line);
     if (f != stdin) fclose(f);
     if (atomic) {
-        if (bad) fprintf(stderr, "agentmem add: %s: %ld bad lines, nothing added (--atomic)\n",
-                         path, bad);
+        if (bad) fprintf(stderr, "agentmem add: %s: %ld bad %s, nothing added (--atomic)\n",
+                         path, bad, am_plural(bad, "line", "lines"));
         else if (add_atomic(db, path, &b, json, &ok, &existing)) bad = 1;
     }
     batch_free(&b); /* the arrays (a chunk's lines were released with it) */

@@ -11,6 +11,7 @@
 
 #include "agentmem.h"
 #include "cli.h"
+#include "plural.h"
 
 typedef struct step {
     const char *at;      /* ISO time of the turn */
@@ -86,8 +87,9 @@ static int replay(const char *title, const step *steps, size_t n, int json)
             rc = am_add_event(db, &ev, &info);
             if (rc) break;
             if (!json)
-                printf("\n%s  user: %s\n    -> %d new memory, %d updated%s%s\n", s->at, s->text,
-                       info.memories_created, info.memories_updated,
+                printf("\n%s  user: %s\n    -> %d new %s, %d updated%s%s\n", s->at, s->text,
+                       info.memories_created, am_plural(info.memories_created, "memory", "memories"),
+                       info.memories_updated,
                        info.one_off ? ", one-off (task state only)" : "",
                        info.task_changed ? ", task state changed" : "");
             am_task *t;

@@ -9,6 +9,7 @@
 
 #include "agentmem.h"
 #include "cli.h"
+#include "plural.h"
 
 /* The first line of path into key (cap bytes); 0 or 1 (said why). */
 static int key_from_file(const char *path, char *key, size_t cap)
@@ -99,9 +100,11 @@ int am_cli_distill(am_db *db, const char *user, const char *since, int llm, int 
         }
         am_cli_json_print(j);
     } else {
-        printf("llm pass: %ld events sent, %ld calls (%ld retries), %ld tokens; %ld proposed:"
+        printf("llm pass: %ld %s sent, %ld %s (%ld %s), %ld %s; %ld proposed:"
                " %ld created, %ld merged, %ld one-off, %ld dropped%s%s\n",
-               r.events, r.calls, r.retries, r.tokens, r.proposed, r.created, r.merged, r.one_off,
+               r.events, am_plural(r.events, "event", "events"), r.calls,
+               am_plural(r.calls, "call", "calls"), r.retries, am_plural(r.retries, "retry", "retries"),
+               r.tokens, am_plural(r.tokens, "token", "tokens"), r.proposed, r.created, r.merged, r.one_off,
                r.dropped, r.budget_exhausted ? "; budget exhausted" : "",
                r.refused ? "; the model refused" : "");
     }

@@ -17,6 +17,8 @@
 #include "bench_cli.h"
 #include "cli.h"
 #include "server.h"
+#include "plural.h"
+#include "progress.h"
 
 
 typedef struct opts {
@@ -48,6 +50,8 @@ typedef struct opts {
     const char *mcp_origin[16]; /* serve --mcp-origin ORIGIN (repeatable) */
     int n_mcp_origin;
     int admin;
+    int reuse_port; /* serve --reuse-port */
+    int quiet;      /* --quiet: no progress bar on the terminal */
     const am_config *cfg; /* what the store was opened with (serve opens more handles) */
     /* the engine's log records (docs/SERVER.md "Logs"): --log FILE|- (any
      * command), serve's --log-format json|text and --log-level, and
@@ -61,6 +65,7 @@ typedef struct opts {
 static void usage_main(FILE *f)
 {
     fputs("usage: agentmem [--db PATH | --store URL] [--cache URL] [--embedder SPEC] COMMAND [ARGS]\n"
+          "                [--json] [--quiet]\n"
           "\n"
           "commands:\n"
           "  init                      create (or migrate) the store\n"
@@ -105,6 +110,8 @@ static void usage_main(FILE *f)
           "\n",
           f);
     fputs("  agentmem COMMAND --help   options of one command\n"
+          "  --quiet, -q               no progress bar (maintain, reembed draw one on a\n"
+          "                            terminal's stderr; never in a pipe or a file)\n"
           "  --db PATH                 store file (default: $AGENTMEM_DB, else\n"
           "                            ${XDG_DATA_HOME:-~/.local/share}/agentmem/agentmem.db,\n"
           "                            its folder made 0700 on first use; ':memory:' for none)\n"
@@ -347,7 +354,7 @@ static const struct help {
               "  roles, admin, created and revoked times -- never a token.  revoke ID:\n"
               "  the token is refused from then on.  Forgetting a user deletes its tokens.\n"},
     {"serve", "usage: agentmem [--db PATH] [--role-allow RULE] serve [--listen 127.0.0.1:8420]\n"
-              "         [--threads N] [--max-body BYTES] [--max-conns-per-ip N]\n"
+              "         [--reuse-port] [--threads N] [--max-body BYTES] [--max-conns-per-ip N]\n"
               "         [--timeout SECONDS] [--header-timeout SECONDS]\n"
               "         [--webhook URL --webhook-secret-file PATH]\n"
               "         [--mcp-origin ORIGIN] [--cache redis://[[USER]:PASSWORD@]HOST[:PORT][/DB]]\n"
@@ -357,9 +364,12 @@ static const struct help {
               "  Serves the HTTP/JSON API (docs/SERVER.md, docs/openapi.json) on the store\n"
               "  of --db, else $AGENTMEM_DB, else ~/.local/share/agentmem/agentmem.db (under\n"
               "  $XDG_DATA_HOME when set), with --embedder auto by default.  Every route\n"
-              "  but /healthz needs Authorization: Bearer TOKEN (agentmem token create).\n"
+              "  but /healthz, /openapi.json and the inspector's page needs\n"
+              "  Authorization: Bearer TOKEN (agentmem token create).\n"
               "  --listen HOST:PORT (port 0: any free one; the address is printed on\n"
-              "  stdout), --threads worker threads (default 4), --max-body request bodies\n"
+              "  stdout); a port in use is refused (exit 1) unless every server sharing\n"
+              "  it is started with --reuse-port (the kernel spreads connections over\n"
+              "  them: only for servers of one store).  --threads worker threads (default 4), --max-body request bodies\n"
               "  over it are refused with 413 (default 1048576).  --max-conns-per-ip N:\n"
               "  connections at once from one address, more refused (default 128;\n"
               "  behind a proxy raise it).  --timeout SECONDS: a connection idle that\n"
@@ -477,6 +487,8 @@ static int parse_opts(const char *cmd, int argc, char **argv, opts *o)
         if (strcmp(a, "--atomic") == 0) { o->atomic = 1; continue; }
         if (strcmp(a, "--merge") == 0) { o->merge = 1; continue; }
         if (strcmp(a, "--admin") == 0) { o->admin = 1; continue; }
+        if (strcmp(a, "--reuse-port") == 0 && strcmp(cmd, "serve") == 0) { o->reuse_port = 1; continue; }
+        if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) { o->quiet = 1; continue; }
         if (strcmp(a, "--log-content") == 0) { o->log_content = 1; continue; }
         if (strcmp(a, "--mcp-origin") == 0) {
             if (i + 1 >= argc) return usage_error(cmd, "--mcp-origin needs an origin (https://host[:port])");
@@ -674,9 +686,10 @@ int am_cli_print_add(const am_add_info *info, int json)
         printf("event %s (user %s): already present, nothing added\n", info->event_id,
                info->user_id);
     else
-        printf("event %s (user %s%s%s): %d new, %d updated, %d invalidated memories%s%s\n",
+        printf("event %s (user %s%s%s): %d new %s, %d updated, %d invalidated%s%s\n",
                info->event_id, info->user_id, info->task_id[0] ? ", task " : "", info->task_id,
-               info->memories_created, info->memories_updated, info->memories_invalidated,
+               info->memories_created, am_plural(info->memories_created, "memory", "memories"),
+               info->memories_updated, info->memories_invalidated,
                info->task_changed ? ", task changed" : "", info->one_off ? ", one-off" : "");
     return 0;
 }
@@ -889,8 +902,10 @@ static int cmd_forget(am_db *db, const opts *o)
     if (o->json)
         return am_cli_json_print(am_shape_forget(&info));
     else
-        printf("forgot %ld events, %ld memory versions, %ld tasks\n", info.events, info.memories,
-               info.tasks);
+        printf("forgot %ld %s, %ld memory %s, %ld %s\n", info.events,
+               am_plural(info.events, "event", "events"), info.memories,
+               am_plural(info.memories, "version", "versions"), info.tasks,
+               am_plural(info.tasks, "task", "tasks"));
     return 0;
 }
 
@@ -943,8 +958,13 @@ static int cmd_maintain(am_db *db, const opts *o)
 {
     am_maintain_options mo = {0};
     am_maintain_report r;
+    am_progress bar;
     mo.user_id = o->user;
+    mo.progress = am_progress_fn_adapter;
+    mo.progress_ctx = &bar;
+    am_progress_start(&bar, "maintain", o->user ? "steps" : "users", 0, o->quiet);
     int rc = am_maintain(db, &mo, &r);
+    am_progress_end(&bar);
     if (rc) return fail(db, rc);
     if (o->json)
         return am_cli_json_print(json_pack(
@@ -954,10 +974,12 @@ static int cmd_maintain(am_db *db, const opts *o)
             (json_int_t)r.revived, "consolidated", (json_int_t)r.consolidated, "steps",
             (json_int_t)r.steps, "elapsed_ms", (json_int_t)r.elapsed_ms, "finished", r.finished,
             "events_archived", (json_int_t)r.events_archived));
-    printf("%ld users: %ld decayed, %ld candidate_forget, %ld invalidated, %ld archived, "
-           "%ld revived, %ld consolidated, %ld events archived (%ld steps, %ld ms)\n",
-           r.users, r.decayed, r.candidate, r.invalidated, r.archived, r.revived, r.consolidated,
-           r.events_archived, r.steps, r.elapsed_ms);
+    printf("%ld %s: %ld decayed, %ld candidate_forget, %ld invalidated, %ld archived, "
+           "%ld revived, %ld consolidated, %ld %s archived (%ld %s, %ld ms)\n",
+           r.users, am_plural(r.users, "user", "users"), r.decayed, r.candidate, r.invalidated,
+           r.archived, r.revived, r.consolidated, r.events_archived,
+           am_plural(r.events_archived, "event", "events"), r.steps,
+           am_plural(r.steps, "step", "steps"), r.elapsed_ms);
     return 0;
 }
 
@@ -990,17 +1012,6 @@ static int cmd_export(am_db *db, const opts *o)
         return 1;
     }
     return 0;
-}
-
-/* Progress of am_reembed on a terminal: \r[#####     ] 1200/2400 events */
-static void progress_bar(void *ctx, size_t done, size_t total)
-{
-    static const char hashes[] = "##############################";
-    int width = (int)sizeof hashes - 1;
-    int fill = total ? (int)((double)done / (double)total * width) : width;
-    *(int *)ctx = 1;
-    fprintf(stderr, "\r[%.*s%*s] %zu/%zu events", fill, hashes, width - fill, "", done, total);
-    fflush(stderr);
 }
 
 /* The whole of path ('-': stdin) in *out (malloc'ed), *len bytes. */
@@ -1063,11 +1074,15 @@ static int cmd_import(am_db *db, const opts *o)
                                            (json_int_t)info.events_skipped, "memories_skipped",
                                            (json_int_t)info.memories_skipped, "tasks_skipped",
                                            (json_int_t)info.tasks_skipped));
-    printf("imported into user %s: %ld events, %ld memories, %ld tasks", info.user_id, info.events,
-           info.memories, info.tasks);
+    printf("imported into user %s: %ld %s, %ld %s, %ld %s", info.user_id, info.events,
+           am_plural(info.events, "event", "events"), info.memories,
+           am_plural(info.memories, "memory", "memories"), info.tasks,
+           am_plural(info.tasks, "task", "tasks"));
     if (o->merge)
-        printf(" (present already, skipped: %ld events, %ld memories, %ld tasks)",
-               info.events_skipped, info.memories_skipped, info.tasks_skipped);
+        printf(" (present already, skipped: %ld %s, %ld %s, %ld %s)", info.events_skipped,
+               am_plural(info.events_skipped, "event", "events"), info.memories_skipped,
+               am_plural(info.memories_skipped, "memory", "memories"), info.tasks_skipped,
+               am_plural(info.tasks_skipped, "task", "tasks"));
     printf("\n");
     return 0;
 }
@@ -1079,9 +1094,10 @@ static void pack_users_line(json_t *users, const char *verb)
     json_t *u;
     json_array_foreach(users, i, u) {
         const char *outcome = json_string_value(json_object_get(u, "outcome"));
-        printf("  %s: %s%s%" JSON_INTEGER_FORMAT " items\n",
+        json_int_t items = json_integer_value(json_object_get(u, "items"));
+        printf("  %s: %s%s%" JSON_INTEGER_FORMAT " %s\n",
                json_string_value(json_object_get(u, "user")), outcome ? outcome : verb,
-               outcome ? ", " : " ", json_integer_value(json_object_get(u, "items")));
+               outcome ? ", " : " ", items, am_plural(items, "item", "items"));
     }
 }
 
@@ -1119,24 +1135,27 @@ static int cmd_pack(am_db *db, const opts *o)
     if (!j) return fail(db, AM_NOMEM);
     json_t *users = json_object_get(j, "users");
     if (strcmp(sub, "apply") == 0) {
-        printf("pack %s@%s: %zu users\n", json_string_value(json_object_get(j, "pack")),
-               json_string_value(json_object_get(j, "version")), json_array_size(users));
+        printf("pack %s@%s: %zu %s\n", json_string_value(json_object_get(j, "pack")),
+               json_string_value(json_object_get(j, "version")), json_array_size(users),
+               am_plural((long long)json_array_size(users), "user", "users"));
         pack_users_line(users, "applied");
     } else if (strcmp(sub, "remove") == 0) {
-        printf("pack %s removed: %zu users\n", json_string_value(json_object_get(j, "pack")),
-               json_array_size(users));
+        printf("pack %s removed: %zu %s\n", json_string_value(json_object_get(j, "pack")),
+               json_array_size(users), am_plural((long long)json_array_size(users), "user", "users"));
         pack_users_line(users, "removed");
     } else {
         size_t i;
         json_t *p, *packs = json_object_get(j, "packs");
         json_array_foreach(packs, i, p) {
             char *at = json_dumps(json_object_get(p, "applies_to"), JSON_COMPACT | JSON_SORT_KEYS);
-            printf("%s@%s  applies_to %s  %" JSON_INTEGER_FORMAT " rules",
+            json_int_t rules = json_integer_value(json_object_get(p, "rules"));
+            json_int_t n_users = json_integer_value(json_object_get(p, "users"));
+            printf("%s@%s  applies_to %s  %" JSON_INTEGER_FORMAT " %s",
                    json_string_value(json_object_get(p, "name")),
-                   json_string_value(json_object_get(p, "version")), at ? at : "{}",
-                   json_integer_value(json_object_get(p, "rules")));
+                   json_string_value(json_object_get(p, "version")), at ? at : "{}", rules,
+                   am_plural(rules, "rule", "rules"));
             if (o->user) printf("  applied %s\n", json_string_value(json_object_get(p, "applied_at")));
-            else printf("  %" JSON_INTEGER_FORMAT " users\n", json_integer_value(json_object_get(p, "users")));
+            else printf("  %" JSON_INTEGER_FORMAT " %s\n", n_users, am_plural(n_users, "user", "users"));
             free(at);
         }
         if (!json_array_size(packs)) printf("(no packs)\n");
@@ -1161,19 +1180,20 @@ static int cmd_reembed(am_db *db, const opts *o)
                         "  (the key, if any, in AGENTMEM_EMBEDDER_KEY)\n");
         return 1;
     }
-    int shown = 0;
+    am_progress bar;
     size_t n = 0;
-    int rc = am_reembed(db, o->user, isatty(fileno(stderr)) ? progress_bar : NULL, &shown, &n);
-    if (shown) fputc('\n', stderr);
+    am_progress_start(&bar, "reembed", "events", 0, o->quiet);
+    int rc = am_reembed(db, o->user, am_progress_fn_adapter, &bar, &n);
+    am_progress_end(&bar);
     if (rc) {
         fail(db, rc);
         if (n)
-            fprintf(stderr, "agentmem: %zu events re-embedded before the error; run again to"
-                            " continue\n", n);
+            fprintf(stderr, "agentmem: %zu %s re-embedded before the error; run again to"
+                            " continue\n", n, am_plural((long long)n, "event", "events"));
         return 1;
     }
     if (o->json) return am_cli_json_print(json_pack("{s:I}", "reembedded", (json_int_t)n));
-    else printf("%zu events re-embedded\n", n);
+    else printf("%zu %s re-embedded\n", n, am_plural((long long)n, "event", "events"));
     return 0;
 }
 
@@ -1475,6 +1495,7 @@ static int cmd_serve(am_db *db, const opts *o)
                                         "30s, 1d), or 0: off");
         so.maintain_every_ms = (long)(v * unit);
     }
+    so.reuse_port = o->reuse_port;
     so.mcp_origins = o->mcp_origin;
     so.n_mcp_origins = (size_t)o->n_mcp_origin;
     int rc = am_server_run(db, o->cfg, &so);
@@ -1536,6 +1557,9 @@ int main(int argc, char **argv)
             i += 2;
         } else if (strcmp(argv[i], "--log-content") == 0) {
             o.log_content = 1;
+            i++;
+        } else if (strcmp(argv[i], "--quiet") == 0 || strcmp(argv[i], "-q") == 0) {
+            o.quiet = 1; /* also after the command */
             i++;
         } else if ((strcmp(argv[i], "--role-allow") == 0 ||
                     strcmp(argv[i], "--role-allow-file") == 0) && i + 1 < argc) {

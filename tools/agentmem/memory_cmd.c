@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "plural.h"
 
 static int fail(am_db *db, int rc)
 {
@@ -69,7 +70,7 @@ int am_cli_memory(am_db *db, const am_cli_memory_args *a)
         long n = 0;
         if ((rc = am_memory_delete_as(db, a->user, a->id, a->agent, a->role, &n))) return fail(db, rc);
         if (a->json) return am_cli_json_print(json_pack("{s:I}", "deleted", (json_int_t)n));
-        printf("memory %s deleted: %ld versions\n", a->id, n);
+        printf("memory %s deleted: %ld %s\n", a->id, n, am_plural(n, "version", "versions"));
         return 0;
     }
     if (rc) return fail(db, rc);

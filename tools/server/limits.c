@@ -21,6 +21,7 @@
 #include <time.h>
 
 #include "srv_int.h"
+#include "plural.h"
 
 static const char *const kind_name[] = {"", "export", "event stream"};
 
@@ -133,8 +134,8 @@ static void log_window(am_srv *s, double now)
 {
     if (now - s->log_window < 1.0) return;
     if (s->log_suppressed)
-        fprintf(stderr, "agentmem serve: (%ld similar lines suppressed in the last %.0f s)\n",
-                s->log_suppressed, now - s->log_window < 60 ? now - s->log_window : 60);
+        fprintf(stderr, "agentmem serve: (%ld similar %s suppressed in the last %.0f s)\n",
+                s->log_suppressed, am_plural(s->log_suppressed, "line", "lines"), now - s->log_window < 60 ? now - s->log_window : 60);
     s->log_window = now;
     s->log_lines = 0;
     s->log_suppressed = 0;

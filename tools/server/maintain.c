@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "srv_int.h"
+#include "plural.h"
 
 #define STEP_ROWS 50    /* changes per transaction */
 #define STEP_PAUSE_MS 5 /* between two steps: the writers' turn */
@@ -49,7 +50,7 @@ static int pause_ms(srv_maint *m, long ms)
 static void *maint_run(void *arg)
 {
     srv_maint *m = arg;
-    am_maintain_options o = {NULL, STEP_ROWS, 1, 0};
+    am_maintain_options o = {NULL, STEP_ROWS, 1, 0, NULL, NULL};
     do {
         am_maintain_report r;
         long changed = 0, steps = 0;
@@ -64,8 +65,8 @@ static void *maint_run(void *arg)
             changed += r.candidate + r.invalidated + r.archived + r.revived + r.consolidated;
         } while (!r.finished && !pause_ms(m, STEP_PAUSE_MS));
         if (changed)
-            fprintf(stderr, "agentmem serve: maintain: %ld items changed in %ld steps\n", changed,
-                    steps);
+            fprintf(stderr, "agentmem serve: maintain: %ld %s changed in %ld %s\n", changed,
+                    am_plural(changed, "item", "items"), steps, am_plural(steps, "step", "steps"));
     } while (!pause_ms(m, m->every_ms));
     return NULL;
 }

@@ -170,7 +170,7 @@ static const struct route {
 #define ROUTE(method, pattern, fn, flags) {method, pattern, method " " pattern, fn, flags}
     ROUTE("GET", "/healthz", h_healthz, ROUTE_PUBLIC),
     ROUTE("GET", "/metrics", h_metrics, 0),
-    ROUTE("GET", "/openapi.json", h_openapi, 0),
+    ROUTE("GET", "/openapi.json", h_openapi, ROUTE_PUBLIC),
     ROUTE("GET", "/", am__srv_h_asset, ROUTE_PUBLIC),
     ROUTE("GET", "/inspector/{file}", am__srv_h_asset, ROUTE_PUBLIC),
     ROUTE("POST", "/v1/events", am__srv_h_events, 0),

@@ -33,6 +33,7 @@
  * committed before its reply is made, so every acknowledged write is in
  * the store.
  */
+#define _DEFAULT_SOURCE /* SO_REUSEPORT, SOCK_NONBLOCK */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <microhttpd.h>
@@ -46,6 +47,7 @@
 #include <unistd.h>
 
 #include "srv_int.h"
+#include "plural.h"
 
 void am_server_opts_init(am_server_opts *o)
 {
@@ -279,8 +281,9 @@ static void *sweeper_main(void *arg)
             }
         pthread_mutex_unlock(&sv->watch_mu);
         if (cut)
-            am__srv_log(&sv->srv, "closed %d connections that sent no complete request head in"
-                        " time (--header-timeout %ld s)", cut, sv->srv.opts.header_timeout_s);
+            am__srv_log(&sv->srv, "closed %d %s that sent no complete request head in"
+                        " time (--header-timeout %ld s)", cut,
+                        am_plural(cut, "connection", "connections"), sv->srv.opts.header_timeout_s);
         am__srv_log_flush(&sv->srv);
         pthread_mutex_lock(&sv->watch_mu);
     }
@@ -910,6 +913,49 @@ static int parse_listen(const char *s, struct sockaddr_storage *ss, socklen_t *l
     return 1;
 }
 
+/* The listening socket, bound before anything else starts: a port in use
+ * is refused (two servers on one port would take turns at the requests,
+ * each with its own store) unless reuse_port shares it on purpose
+ * (SO_REUSEPORT on every one of them: the kernel spreads the
+ * connections).  SO_REUSEADDR only lets a restart bind while the last
+ * run's connections linger in TIME_WAIT.  Returns the socket, its port
+ * in *port, or -1 with a message. */
+static int listen_socket(const char *listen_arg, const struct sockaddr_storage *ss, socklen_t sl,
+                         int v6, int reuse_port, unsigned *port)
+{
+    int fd = socket(v6 ? AF_INET6 : AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (fd < 0) {
+        fprintf(stderr, "agentmem serve: cannot listen on %s: %s\n", listen_arg, strerror(errno));
+        return -1;
+    }
+    int one = 1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    if (v6) setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one);
+    if (reuse_port && setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one) != 0) {
+        fprintf(stderr, "agentmem serve: --reuse-port: %s\n", strerror(errno));
+        close(fd);
+        return -1;
+    }
+    if (bind(fd, (const struct sockaddr *)ss, sl) != 0) {
+        if (errno == EADDRINUSE)
+            fprintf(stderr, "agentmem serve: %s is already in use (another agentmem serve?);"
+                            " use another port with --listen, or --reuse-port on every server"
+                            " meant to share it\n", listen_arg);
+        else fprintf(stderr, "agentmem serve: cannot listen on %s: %s\n", listen_arg, strerror(errno));
+        close(fd);
+        return -1;
+    }
+    struct sockaddr_storage got;
+    socklen_t gl = sizeof got;
+    if (listen(fd, SOMAXCONN) != 0 || getsockname(fd, (struct sockaddr *)&got, &gl) != 0) {
+        fprintf(stderr, "agentmem serve: cannot listen on %s: %s\n", listen_arg, strerror(errno));
+        close(fd);
+        return -1;
+    }
+    *port = ntohs(v6 ? ((struct sockaddr_in6 *)&got)->sin6_port : ((struct sockaddr_in *)&got)->sin_port);
+    return fd;
+}
+
 int am_server_run(am_db *db, const am_config *cfg, const am_server_opts *o)
 {
     struct sockaddr_storage ss;
@@ -920,9 +966,14 @@ int am_server_run(am_db *db, const am_config *cfg, const am_server_opts *o)
                         " localhost, or [IPv6]) with a port 0 to 65535\n", o->listen);
         return 2;
     }
+    /* first: a port in use stops the start before a thread or a handle */
+    unsigned port = 0;
+    int lfd = listen_socket(o->listen, &ss, sl, v6, o->reuse_port, &port);
+    if (lfd < 0) return 1;
     server *sv = calloc(1, sizeof *sv);
     if (!sv) {
         fprintf(stderr, "agentmem serve: out of memory\n");
+        close(lfd);
         return 1;
     }
     am_srv *s = &sv->srv;
@@ -940,6 +991,7 @@ int am_server_run(am_db *db, const am_config *cfg, const am_server_opts *o)
     if (o->cache_url) {
         if (!(s->bus = am__srv_bus_start(o->cache_url))) {
             free(sv);
+            close(lfd);
             return 2;
         }
         if (am_subscribe(db, am__srv_bus_committed, s->bus, &borrowed_sub)) borrowed_sub = -1;
@@ -1008,7 +1060,7 @@ int am_server_run(am_db *db, const am_config *cfg, const am_server_opts *o)
                      MHD_USE_ERROR_LOG | (v6 ? MHD_USE_IPv6 : 0);
     sv->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, sv,
                              MHD_OPTION_EXTERNAL_LOGGER, mhd_log, sv, /* first: MHD says so */
-                             MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+                             MHD_OPTION_LISTEN_SOCKET, (MHD_socket)lfd,
                              MHD_OPTION_THREAD_POOL_SIZE, (unsigned)o->threads,
                              MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)o->timeout_s,
                              MHD_OPTION_CONNECTION_LIMIT, (unsigned)1024,
@@ -1016,8 +1068,8 @@ int am_server_run(am_db *db, const am_config *cfg, const am_server_opts *o)
                              MHD_OPTION_NOTIFY_CONNECTION, on_connection, sv,
                              MHD_OPTION_NOTIFY_COMPLETED, on_completed, sv,
                              MHD_OPTION_UNESCAPE_CALLBACK, keep_raw, NULL,
-                             MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned)1,
                              MHD_OPTION_END);
+    lfd = -1; /* MHD's now (a failed start: the process ends) */
     if (!sv->d) {
         fprintf(stderr, "agentmem serve: cannot listen on %s: %s\n", o->listen, strerror(errno));
         am__srv_dispatch_stop(dispatch);
@@ -1042,11 +1094,9 @@ int am_server_run(am_db *db, const am_config *cfg, const am_server_opts *o)
         rc = 1;
         goto out;
     }
-    const union MHD_DaemonInfo *info = MHD_get_daemon_info(sv->d, MHD_DAEMON_INFO_BIND_PORT);
     char host[128];
     snprintf(host, sizeof host, "%.*s", (int)(strrchr(o->listen, ':') - o->listen), o->listen);
-    printf("agentmem serve: listening on http://%s:%u (%ld threads)\n", host,
-           info ? info->port : 0, o->threads);
+    printf("agentmem serve: listening on http://%s:%u (%ld threads)\n", host, port, o->threads);
     fflush(stdout);
 
     int sig = 0;
@@ -1081,7 +1131,9 @@ int am_server_run(am_db *db, const am_config *cfg, const am_server_opts *o)
     s->writers_drain_until = mono_now() + 0.5; /* what is queued then is answered unwritten */
     pthread_mutex_unlock(&s->write_mu);
     am__srv_writers_stop(s); /* every queued write answered, its connection resumed */
-    if (left) fprintf(stderr, "agentmem serve: %ld requests cut short (their clients stalled)\n", left);
+    if (left)
+        fprintf(stderr, "agentmem serve: %ld %s cut short (their clients stalled)\n", left,
+                am_plural(left, "request", "requests"));
     MHD_stop_daemon(sv->d);
     pthread_mutex_lock(&sv->watch_mu);
     sv->sweeper_stop = 1;
@@ -1099,6 +1151,7 @@ int am_server_run(am_db *db, const am_config *cfg, const am_server_opts *o)
     }
     fprintf(stderr, "agentmem serve: stopped\n");
 out:
+    if (lfd >= 0) close(lfd);
     am__srv_llm_stop(s->metrics.llm);
     pool_close(s, NULL);
     if (borrowed_sub >= 0) am_unsubscribe(db, borrowed_sub);

@@ -40,6 +40,8 @@ typedef struct am_server_opts {
     long maintain_every_ms; /* the maintenance pass every this often, a step at a
                                time in a thread of its own (docs/LIFECYCLE.md);
                                0: never */
+    int reuse_port;         /* 1: share the port with other servers bound with it
+                               (SO_REUSEPORT); 0: a port in use is refused */
 } am_server_opts;
 
 void am_server_opts_init(am_server_opts *o);
@@ -61,7 +63,8 @@ void am_server_obs_free(am_server_obs *o);
 
 /* Serve until SIGTERM or SIGINT, then stop accepting, finish every
  * accepted request and return 0 (the exit code); 1 when it cannot start
- * (message on stderr).  db is a handle opened with cfg (it becomes one of
+ * (message on stderr): among others, a port in use without reuse_port,
+ * found before any thread starts or handle opens.  db is a handle opened with cfg (it becomes one of
  * the workers'; the caller still closes it); more handles are opened with
  * cfg, which must stay valid meanwhile.  Prints "listening on http://
  * HOST:PORT" on stdout once it accepts requests. */

@@ -105,7 +105,7 @@ call("POST", "/v1/forget", adm, {"level": "user", "user": "oa-held", "grace": 36
 SAMPLES = {
     "healthz": (None, "/healthz", None),
     "metrics": (tok, "/metrics", None),
-    "openapi": (tok, "/openapi.json", None),
+    "openapi": (None, "/openapi.json", None),
     "inspectorPage": (None, "/", None),
     "inspectorAsset": (None, "/inspector/app.js", None),
     "addEvents": (tok, "/v1/events", {"text": "我喜欢喝茶", "session": "oa-s", "agent": "planner",
