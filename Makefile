@@ -19,12 +19,15 @@ all:
 
 install: all
 	DESTDIR="$(DESTDIR)" cmake --install $(BUILD)/cmake
+	@cp $(BUILD)/cmake/install_manifest.txt $(BUILD)/installed.txt
 	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v ldconfig >/dev/null; then ldconfig; fi
 
-# What the last `make install` wrote (CMake's manifest), removed.
+# What the last `make install` wrote (its copy of CMake's manifest, paths
+# without DESTDIR: give the same DESTDIR), removed.
 uninstall:
-	@test -f $(BUILD)/cmake/install_manifest.txt || { echo "uninstall: no $(BUILD)/cmake/install_manifest.txt (nothing installed from this tree)"; exit 1; }
-	xargs -d '\n' rm -f -- <$(BUILD)/cmake/install_manifest.txt
+	@test -f $(BUILD)/installed.txt || { echo "uninstall: no $(BUILD)/installed.txt (nothing installed from this tree)"; exit 1; }
+	sed 's|^|$(DESTDIR)|' $(BUILD)/installed.txt | xargs -d '\n' rm -f --
+	@rm -f $(BUILD)/installed.txt
 	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v ldconfig >/dev/null; then ldconfig; fi
 
 deb:
