@@ -1,14 +1,37 @@
 # Thin wrapper around CMake. `make` builds the library (static + shared), the CLI
 # at build/agentmem and the tests; `make test` runs them; `make asan` runs the
 # suite under AddressSanitizer + UndefinedBehaviorSanitizer.
+# `make install` installs what `make` built (PREFIX, default /usr/local;
+# DESTDIR for a staging root); `make uninstall` removes it; `make deb` builds
+# build/agentmem_<version>_<arch>.deb (prefix /usr, a build tree of its own).
 BUILD ?= build
 CC ?= cc
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+# The prefix is compiled in (the data folder: encoder, packs), so `make`
+# configures with it and `make install` installs that same build.
+PREFIX ?= /usr/local
+DESTDIR ?=
 
-.PHONY: all test asan fuzz clean demo format
+.PHONY: all test asan fuzz clean demo format install uninstall deb
 all:
-	@cmake -S . -B $(BUILD)/cmake -DCMAKE_C_COMPILER=$(CC) >/dev/null
+	@cmake -S . -B $(BUILD)/cmake -DCMAKE_C_COMPILER=$(CC) -DCMAKE_INSTALL_PREFIX=$(PREFIX) >/dev/null
 	@cmake --build $(BUILD)/cmake -j $(JOBS)
+
+install: all
+	DESTDIR="$(DESTDIR)" cmake --install $(BUILD)/cmake
+	@cp $(BUILD)/cmake/install_manifest.txt $(BUILD)/installed.txt
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v ldconfig >/dev/null; then ldconfig; fi
+
+# What the last `make install` wrote (its copy of CMake's manifest, paths
+# without DESTDIR: give the same DESTDIR), removed.
+uninstall:
+	@test -f $(BUILD)/installed.txt || { echo "uninstall: no $(BUILD)/installed.txt (nothing installed from this tree)"; exit 1; }
+	sed 's|^|$(DESTDIR)|' $(BUILD)/installed.txt | xargs -d '\n' rm -f --
+	@rm -f $(BUILD)/installed.txt
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v ldconfig >/dev/null; then ldconfig; fi
+
+deb:
+	CC=$(CC) JOBS=$(JOBS) bash packaging/deb/build-deb.sh $(BUILD)
 
 test: all
 	cd $(BUILD)/cmake && ctest --output-on-failure -j $(JOBS)

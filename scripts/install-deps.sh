@@ -5,6 +5,7 @@ set -euo pipefail
 PKGS=(build-essential cmake pkg-config clang libclang-rt-14-dev
       sqlite3 libsqlite3-dev libicu-dev libutf8proc-dev libjansson-dev libstemmer-dev
       libopenblas-dev libcurl4-openssl-dev libopencc-dev libssl-dev
+      python3-venv  # tests/sh/python_package.sh: pip install ./clients/python in a venv
       libmicrohttpd-dev curl python3 nodejs
       libpq-dev postgresql  # the PostgreSQL store; tests/sh/store_conformance.sh starts
                             # a throwaway server of its own (initdb + pg_ctl), no service

@@ -44,8 +44,9 @@ def connect(url="http://127.0.0.1:8420", token=None, timeout=30.0, retries=2):
 
 def open_embedded(path, user, agent=None, lib=None, embedder=None):
     """A client of the store file path, in this process, over the shared
-    library (lib, else $AGENTMEM_LIB, else build/cmake/libagentmem.so of
-    the source tree, else the system's libagentmem).  The user is fixed
+    library (lib, else $AGENTMEM_LIB, else the installed libagentmem.so.0
+    as the loader finds it, else build/cmake/libagentmem.so of the source
+    tree).  The user is fixed
     here, as a token fixes it; agent is the default agent of events and
     recalls.  embedder: am_config.embedder (default $AGENTMEM_EMBEDDER, else
     "auto": the built-in encoder when its weights are installed, else keyword

@@ -185,17 +185,28 @@ def _config_type(lib):
 
 
 def _find_library(lib):
-    here = os.path.dirname(os.path.abspath(__file__))
-    tree = os.path.join(here, "..", "..", "..", "build", "cmake", "libagentmem.so")
-    for cand in (lib, os.environ.get("AGENTMEM_LIB"), tree):
+    """The libagentmem to load: lib (the caller's), else $AGENTMEM_LIB, else
+    the installed one as the dynamic loader finds it (ctypes.util's search,
+    then libagentmem.so.0 by name: the loader's cache, LD_LIBRARY_PATH),
+    else the build tree of a source checkout (build/cmake/libagentmem.so)."""
+    for cand in (lib, os.environ.get("AGENTMEM_LIB")):
         if cand:
             return os.path.abspath(cand) if os.path.exists(cand) else cand
     import ctypes.util
     found = ctypes.util.find_library("agentmem")
-    if not found:
-        raise AgentmemError("internal", "libagentmem.so not found: build it (make) or set "
-                                        "AGENTMEM_LIB to its path", None, None)
-    return found
+    if found:
+        return found
+    try:
+        ctypes.CDLL("libagentmem.so.0")
+        return "libagentmem.so.0"
+    except OSError:
+        pass
+    here = os.path.dirname(os.path.abspath(__file__))
+    tree = os.path.join(here, "..", "..", "..", "build", "cmake", "libagentmem.so")
+    if os.path.exists(tree):
+        return os.path.abspath(tree)
+    raise AgentmemError("internal", "libagentmem.so.0 not found: install agentmem (make install, "
+                                    "or the .deb), or set AGENTMEM_LIB to its path", None, None)
 
 
 def _load(path):
