@@ -1601,7 +1601,7 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "scenario") == 0) return am_cli_scenario(cargc, cargv);
     if (strcmp(cmd, "bench") == 0 && cargc > 1 && strcmp(cargv[1], "serve") == 0)
         return am_server_load(cargc - 1, cargv + 1); /* the server's load (tools/server) */
-    if (strcmp(cmd, "bench") == 0) return am_cli_bench(cargc, cargv);
+    if (strcmp(cmd, "bench") == 0) return am_cli_bench(cargc, cargv, o.quiet);
     if (strcmp(cmd, "help") == 0) return print_help(cargc > 1 ? cargv[1] : "");
     for (int k = 1; k < cargc; k++)
         if (strcmp(cargv[k], "--help") == 0 || strcmp(cargv[k], "-h") == 0) return print_help(cmd);
