@@ -190,6 +190,7 @@ static void add_chunk(am_db *db, const char *path, batch *b, int json, size_t *m
         }
         if (infos[i].existing) ++*existing;
         else ++*ok;
+        if (json) am_progress_clear(bar); /* stdout may be the same terminal */
         if (json && am_cli_print_add(&infos[i], 1)) ++*bad;
     }
     for (size_t i = 0; i < b->n; i++) json_decref(b->roots[i]);
