@@ -1087,6 +1087,14 @@ int am_memory_feedback(am_db *db, const char *user_id, const char *memory_id, in
                        const char *text, const char *agent_id, const char *role,
                        am_memory_item **out);
 
+/* Progress of a long operation: done of total units (events for
+ * am_reembed, users for am_maintain, entries for am_import_ex, steps for
+ * am_optimize_ex and am_forget_ex).  Called on the caller's thread,
+ * between transactions (or between rows of one: am_import_ex); done never
+ * goes down; total 0 means not known yet.  The callback must not call the
+ * library on the same handle. */
+typedef void (*am_progress_fn)(void *ctx, size_t done, size_t total);
+
 /* ---------------------------------------------------------------- forget */
 #define AM_FORGET_EVENT 1
 #define AM_FORGET_SESSION 2
@@ -1115,6 +1123,16 @@ int am_forget(am_db *db, const char *user_id, int level, const char *id,
  * am_forget. */
 int am_forget_as(am_db *db, const char *user_id, int level, const char *id, const char *agent_id,
                  const char *role, am_forget_info *info);
+/* am_forget with progress (may be NULL: am_forget): the forget's own
+ * transaction is step 1, then each short transaction of the work it
+ * leaves due now (a user's purge when forget_grace_ms is 0: a chunk of
+ * events or of another table's rows each; the index merge and the log
+ * checkpoint that take the bytes out of the files) is one more step.  How
+ * many steps there will be is not known ahead: progress is called with
+ * (ctx, steps done, 0) after each, and once at the end with (ctx, n, n).
+ * Not called when the forget fails.  Returns as am_forget. */
+int am_forget_ex(am_db *db, const char *user_id, int level, const char *id,
+                 am_progress_fn progress, void *ctx, am_forget_info *info);
 
 /* A user forget in detail (docs/FORGETTING.md).  The user is hidden at
  * once: every call treats it as unknown (reads find nothing, export shows
@@ -1150,11 +1168,14 @@ int am_restore_forget(am_db *db, const char *user_id, int level, const char *id)
  * meanwhile; results of recall do not change, only its speed.  Returns
  * AM_OK, AM_BUSY, AM_IO, AM_BACKEND. */
 int am_optimize(am_db *db);
-
-/* Progress of a long operation: done of total units (events for
- * am_reembed, users for am_maintain).  Called on the caller's thread,
- * between transactions. */
-typedef void (*am_progress_fn)(void *ctx, size_t done, size_t total);
+/* am_optimize with progress (may be NULL: am_optimize): its steps are the
+ * due forget work, the store's pass (index merge, vectors, statistics,
+ * log checkpoint: the long one), the item token sets and the memory
+ * events' trim, AM_OPTIMIZE_STEPS in all: progress is called with (ctx, 0,
+ * AM_OPTIMIZE_STEPS) first and (ctx, k, AM_OPTIMIZE_STEPS) after step k.
+ * Returns as am_optimize. */
+#define AM_OPTIMIZE_STEPS 4
+int am_optimize_ex(am_db *db, am_progress_fn progress, void *ctx);
 
 /* ---------------------------------------------------------------- lifecycle */
 /* The maintenance pass (docs/LIFECYCLE.md): what time does to memory.
@@ -1279,6 +1300,27 @@ int am_import(am_db *db, const char *json, size_t len, const char *user_id, int 
  * added.  Returns as am_import. */
 int am_import_mem0(am_db *db, const char *json, size_t len, const char *user_id,
                    am_import_info *info);
+
+/* am_import and am_import_mem0 with options (opt may be NULL: no flags,
+ * no progress).  progress (may be NULL) counts the document's entries --
+ * for am_import_ex its events, then its tasks, then its memory item
+ * versions, one total; for am_import_mem0_ex mem0's memories -- skipped
+ * ones (a merge) included: (ctx, 0, total) once the document is read and
+ * checked, then every AM_IMPORT_PROGRESS_EVERY entries and at the end of
+ * each kind, from inside the import's one transaction, and (ctx, total,
+ * total) after the commit.  Not called when the document is refused; on
+ * a later error the last call is below total.  Returns as am_import. */
+#define AM_IMPORT_PROGRESS_EVERY 64
+typedef struct am_import_options {
+    int flags;               /* AM_IMPORT_MERGE (am_import_ex; am_import_mem0_ex
+                                always merges and ignores it) */
+    am_progress_fn progress; /* may be NULL */
+    void *progress_ctx;
+} am_import_options;
+int am_import_ex(am_db *db, const char *json, size_t len, const char *user_id,
+                 const am_import_options *opt, am_import_info *info);
+int am_import_mem0_ex(am_db *db, const char *json, size_t len, const char *user_id,
+                      const am_import_options *opt, am_import_info *info);
 
 /* ---------------------------------------------------------------- rule packs */
 /* Cold-start rule packs (docs/PACKS.md): rules an operator gives users

@@ -507,17 +507,30 @@ static int item_tokens(void *ctx, const char *text, const char *key, unsigned ch
 
 int am_optimize(am_db *db)
 {
+    return am_optimize_ex(db, NULL, NULL);
+}
+
+int am_optimize_ex(am_db *db, am_progress_fn progress, void *ctx)
+{
     if (!db) return AM_MISUSE;
     am__db_clear_error(db);
+    size_t step = 0;
+#define STEP_DONE() (progress ? progress(ctx, ++step, AM_OPTIMIZE_STEPS) : (void)0)
+    if (progress) progress(ctx, 0, AM_OPTIMIZE_STEPS);
     am__db_forget_work(db, 0); /* forgets due (a grace period over, a killed purge) */
+    STEP_DONE();
     int rc = db->store->vt->optimize(db->store);
     if (rc) return am__db_store_error(db, rc, "optimize");
+    STEP_DONE();
     /* item versions written before their token sets were stored */
     size_t filled = 0;
     if (db->store->vt->item_tokens_fill &&
         (rc = db->store->vt->item_tokens_fill(db->store, item_tokens, db->text, &filled)))
         return am__db_store_error(db, rc, "optimize: item tokens");
+    STEP_DONE();
     if ((rc = am__events_trim(db))) return am__db_store_error(db, rc, "optimize: memory events");
+    STEP_DONE();
+#undef STEP_DONE
     am__db_log(db, AM_LOG_INFO, "optimize: done (%zu item token sets stored)", filled);
     return AM_OK;
 }

@@ -116,6 +116,8 @@ int am__db_feedback(am_db *db, const char *user_id, const char *memory_id, int a
  * AM_NOTFOUND for a read) with a message naming the call (what), or a
  * store error. */
 void am__db_forget_work(am_db *db, int max_steps);
+/* am__db_forget_work calling on_step(ctx) (may be NULL) after each step */
+void am__db_forget_work_steps(am_db *db, int max_steps, void (*on_step)(void *ctx), void *ctx);
 /* In a user forget's transaction: the maintenance pass's cursor (maintain.c)
  * deleted when it names that user (the next pass starts over). */
 int am__maintain_forget(am_db *db, const char *user_id);

@@ -34,8 +34,15 @@
 
 void am__db_forget_work(am_db *db, int max_steps)
 {
+    am__db_forget_work_steps(db, max_steps, NULL, NULL);
+}
+
+void am__db_forget_work_steps(am_db *db, int max_steps, void (*on_step)(void *ctx), void *ctx)
+{
     am__store *s = db->store;
     int more = 0;
+    s->on_step = on_step;
+    s->step_ctx = ctx;
     int rc = s->vt->forget_work(s, am__db_now(db), max_steps, &more);
     /* run to the end: a lock held past the busy timeout is waited out a
      * few times more (a step is short; another writer's transaction too) */
@@ -46,6 +53,8 @@ void am__db_forget_work(am_db *db, int max_steps)
                    s->vt->errmsg(s));
     else if (more && max_steps == 0)
         am__db_log(db, AM_LOG_INFO, "forget: the log is in use by a reader; checkpoint later");
+    s->on_step = NULL;
+    s->step_ctx = NULL;
 }
 
 int am__db_user_gate(am_db *db, const char *what, const char *user_id, int rc_hidden)
@@ -152,8 +161,27 @@ static int tasks_replay(am_db *db, const char *uid, am__arena *ar)
 
 static const char *const level_names[] = {"", "event", "session", "task", "user"};
 
+/* am_forget_ex's steps: the forget's transaction, then each of the work's */
+typedef struct forget_steps {
+    am_progress_fn fn;
+    void *ctx;
+    size_t n;
+} forget_steps;
+
+static void forget_step(void *ctx)
+{
+    forget_steps *f = ctx;
+    f->fn(f->ctx, ++f->n, 0);
+}
+
 int am_forget(am_db *db, const char *user_id, int level, const char *id,
               am_forget_info *info)
+{
+    return am_forget_ex(db, user_id, level, id, NULL, NULL, info);
+}
+
+int am_forget_ex(am_db *db, const char *user_id, int level, const char *id,
+                 am_progress_fn progress, void *ctx, am_forget_info *info)
 {
     if (!db) return AM_MISUSE;
     am__db_clear_error(db);
@@ -233,7 +261,11 @@ int am_forget(am_db *db, const char *user_id, int level, const char *id,
         am__db_log(db, AM_LOG_WARN, "forget: user %s: working memory: %s", user_id, am_errmsg(db));
     am__dbcache_forget(db, user_id, level == AM_FORGET_USER);
     am__events_deliver(db);
-    am__db_forget_work(db, 0); /* the purge when due now, the index, the log */
+    forget_steps steps = {progress, ctx, 0};
+    if (progress) forget_step(&steps); /* the forget's transaction */
+    /* the purge when due now, the index, the log */
+    am__db_forget_work_steps(db, 0, progress ? forget_step : NULL, &steps);
+    if (progress) progress(ctx, steps.n, steps.n);
     am__db_log(db, AM_LOG_INFO, "forget: user %s %s %s: %ld events, %ld memories, %ld tasks",
                user_id, level_names[level], id && level != AM_FORGET_USER ? id : "-", ev, it, tk);
     if (am__log_on(&db->log)) {

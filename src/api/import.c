@@ -613,6 +613,14 @@ static int load(am_db *db, const char *json, size_t len, json_t **root)
 int am_import(am_db *db, const char *json, size_t len, const char *user_id, int flags,
               am_import_info *info)
 {
+    am_import_options opt = {flags, NULL, NULL};
+    return am_import_ex(db, json, len, user_id, &opt, info);
+}
+
+int am_import_ex(am_db *db, const char *json, size_t len, const char *user_id,
+                 const am_import_options *opt, am_import_info *info)
+{
+    int flags = opt ? opt->flags : 0;
     if (!db || (!json && len)) return AM_MISUSE;
     am__db_clear_error(db);
     am_import_info dummy;
@@ -634,7 +642,7 @@ int am_import(am_db *db, const char *json, size_t len, const char *user_id, int 
     json_decref(root);
     if (!rc) {
         if (user_id) doc.user = user_id;
-        rc = am__import_write(db, &ar, &doc, flags & AM_IMPORT_MERGE, info);
+        rc = am__import_write(db, &ar, &doc, opt, info);
     }
     am__arena_free(&ar);
     if (!rc) am__events_deliver(db);
@@ -643,6 +651,12 @@ int am_import(am_db *db, const char *json, size_t len, const char *user_id, int 
 
 int am_import_mem0(am_db *db, const char *json, size_t len, const char *user_id,
                    am_import_info *info)
+{
+    return am_import_mem0_ex(db, json, len, user_id, NULL, info);
+}
+
+int am_import_mem0_ex(am_db *db, const char *json, size_t len, const char *user_id,
+                      const am_import_options *opt, am_import_info *info)
 {
     if (!db || (!json && len)) return AM_MISUSE;
     am__db_clear_error(db);
@@ -661,7 +675,7 @@ int am_import_mem0(am_db *db, const char *json, size_t len, const char *user_id,
     size_t n = 0;
     rc = read_mem0(&r, root, user_id, &rows, &n);
     json_decref(root);
-    if (!rc) rc = am__import_mem0_write(db, &ar, user_id, rows, n, info);
+    if (!rc) rc = am__import_mem0_write(db, &ar, user_id, rows, n, opt, info);
     am__arena_free(&ar);
     if (!rc) am__events_deliver(db);
     return rc;

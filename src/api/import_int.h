@@ -58,14 +58,15 @@ typedef struct am__imp_mem0 {
 } am__imp_mem0;
 
 /* The document into doc->user, in one transaction (merge: what the user
- * lacks only); on error nothing is written and am_errmsg says why. */
-int am__import_write(am_db *db, am__arena *ar, const am__imp_doc *doc, int merge,
-                     am_import_info *info);
+ * lacks only); on error nothing is written and am_errmsg says why.
+ * opt->progress (opt may be NULL) as am_import_ex says. */
+int am__import_write(am_db *db, am__arena *ar, const am__imp_doc *doc,
+                     const am_import_options *opt, am_import_info *info);
 /* mem0's memories into user, in one transaction, each merged as
  * am_memory_add merges with provenance "import", recorded at its
- * created_at. */
+ * created_at; opt->progress as am_import_mem0_ex says. */
 int am__import_mem0_write(am_db *db, am__arena *ar, const char *user, const am__imp_mem0 *rows,
-                          size_t n, am_import_info *info);
+                          size_t n, const am_import_options *opt, am_import_info *info);
 
 /* am_memory_add's statement of in (api/memory.c) with provenance source
  * and extra (may be NULL): more members of its value, raw JSON without

@@ -34,7 +34,25 @@ typedef struct writer {
     int merge;
     am_time now;
     am_import_info *info;
+    am_progress_fn progress; /* may be NULL */
+    void *progress_ctx;
+    size_t done, total;      /* entries gone through (added or skipped), of all */
 } writer;
+
+/* One entry gone through: progress every AM_IMPORT_PROGRESS_EVERY */
+static void tick(writer *w)
+{
+    w->done++;
+    if (w->progress && w->done % AM_IMPORT_PROGRESS_EVERY == 0)
+        w->progress(w->progress_ctx, w->done, w->total);
+}
+
+/* The end of a kind of entries (events, tasks, memories) */
+static void kind_done(writer *w)
+{
+    if (w->progress && w->done % AM_IMPORT_PROGRESS_EVERY != 0)
+        w->progress(w->progress_ctx, w->done, w->total);
+}
 
 /* The times of an event's date entities: its content's entities found
  * again at its time, matched by type and norm. */
@@ -186,6 +204,7 @@ static int put_items(writer *w, const am__imp_doc *doc)
         am__item_row it = doc->items[i].row;
         if (lineage_in(have, nhave, it.lineage_id)) {
             w->info->memories_skipped++;
+            tick(w);
             continue;
         }
         uint64_t set[AM__ITEM_SET];
@@ -204,7 +223,9 @@ static int put_items(writer *w, const am__imp_doc *doc)
             (rc = s->vt->item_heat_set(s, w->uid, it.lineage_id, it.hits, it.last_access)))
             return rc;
         w->info->memories++;
+        tick(w);
     }
+    if (doc->n_items) kind_done(w);
     return AM_OK;
 }
 
@@ -241,12 +262,16 @@ static int write_doc(writer *w, const am__imp_doc *doc)
                             items == 1 ? "memory" : "memories", tasks, tasks == 1 ? "task" : "tasks");
     if ((rc = s->vt->user_ensure(s, w->uid, w->now))) return am__db_store_error(db, rc, "import");
     if ((rc = put_links(w, doc))) return rc;
-    for (size_t i = 0; i < doc->n_events; i++)
+    for (size_t i = 0; i < doc->n_events; i++) {
         if ((rc = put_event(w, &doc->events[i], i))) return rc;
+        tick(w);
+    }
+    if (doc->n_events) kind_done(w);
     for (size_t i = 0; i < doc->n_tasks; i++) {
         int skipped;
         if ((rc = put_task(w, doc, &doc->tasks[i], &skipped)))
             return am__db_store_error(db, rc, "import");
+        tick(w);
         for (size_t k = 0; k < doc->n_workspaces && !skipped; k++) {
             const am__imp_workspace *ws = &doc->workspaces[k];
             if (strcmp(ws->task_id, doc->tasks[i].row.task_id) != 0) continue;
@@ -255,6 +280,7 @@ static int write_doc(writer *w, const am__imp_doc *doc)
             if (rc) return am__db_store_error(db, rc, "import");
         }
     }
+    if (doc->n_tasks) kind_done(w);
     if ((rc = put_items(w, doc)))
         return rc == AM_NOMEM ? am__db_error(db, rc, "import: out of memory")
                               : am__db_store_error(db, rc, "import");
@@ -311,16 +337,32 @@ static int in_transaction(writer *w, body_fn body, const void *ctx)
     }
     am__touch_committed(db);
     am__dbcache_flush(db);
+    if (w->progress) w->progress(w->progress_ctx, w->total, w->total);
     return AM_OK;
+}
+
+/* A writer for user: opt's progress (opt may be NULL) over total entries */
+static writer writer_make(am_db *db, am__arena *ar, const char *user, int merge,
+                          const am_import_options *opt, size_t total, am_import_info *info)
+{
+    writer w = {db, db->store, ar, user, merge, am__db_now(db), info, NULL, NULL, 0, total};
+    if (opt) {
+        w.progress = opt->progress;
+        w.progress_ctx = opt->progress_ctx;
+    }
+    if (w.progress) w.progress(w.progress_ctx, 0, total);
+    snprintf(info->user_id, sizeof info->user_id, "%s", user);
+    return w;
 }
 
 static int doc_body(writer *w, const void *ctx) { return write_doc(w, ctx); }
 
-int am__import_write(am_db *db, am__arena *ar, const am__imp_doc *doc, int merge,
-                     am_import_info *info)
+int am__import_write(am_db *db, am__arena *ar, const am__imp_doc *doc,
+                     const am_import_options *opt, am_import_info *info)
 {
-    writer w = {db, db->store, ar, doc->user, merge, am__db_now(db), info};
-    snprintf(info->user_id, sizeof info->user_id, "%s", doc->user);
+    int merge = opt && (opt->flags & AM_IMPORT_MERGE);
+    writer w = writer_make(db, ar, doc->user, merge, opt,
+                           doc->n_events + doc->n_tasks + doc->n_items, info);
     return in_transaction(&w, doc_body, doc);
 }
 
@@ -388,7 +430,9 @@ static int mem0_body(writer *w, const void *ctx)
         if ((rc = am__semantic_state(&wc, &st, &outcome, lineage)))
             return am__db_store_error(db, rc, "import");
         w->info->memories++;
+        tick(w);
     }
+    if (batch->n) kind_done(w);
     char detail[96];
     snprintf(detail, sizeof detail, "mem0: %zu memories", batch->n);
     if ((rc = w->s->vt->audit(w->s, w->uid, w->now, "user.import", "user", NULL, detail)))
@@ -397,10 +441,9 @@ static int mem0_body(writer *w, const void *ctx)
 }
 
 int am__import_mem0_write(am_db *db, am__arena *ar, const char *user, const am__imp_mem0 *rows,
-                          size_t n, am_import_info *info)
+                          size_t n, const am_import_options *opt, am_import_info *info)
 {
-    writer w = {db, db->store, ar, user, 1, am__db_now(db), info};
-    snprintf(info->user_id, sizeof info->user_id, "%s", user);
+    writer w = writer_make(db, ar, user, 1, opt, n, info);
     mem0_batch b = {rows, n};
     return in_transaction(&w, mem0_body, &b);
 }

@@ -521,6 +521,8 @@ static const am__store_vt access_vt = {
 void am__access_store_init(am__access_store *p, am__store *inner, const am__access *acc)
 {
     p->base.vt = &access_vt;
+    p->base.on_step = NULL;
+    p->base.step_ctx = NULL;
     p->inner = inner;
     p->acc = acc;
 }

@@ -497,7 +497,8 @@ typedef struct am__store_vt {
     /* Outside any transaction: the due work of forget jobs (purge_at <=
      * now) in short transactions (a bounded number of rows each), at most
      * max_steps of them (0: until none is due or the log cannot be
-     * checkpointed now).  *more = 1 when due work remains. */
+     * checkpointed now).  *more = 1 when due work remains.  s->on_step
+     * (when set) after each committed step. */
     int (*forget_work)(am__store *s, am_time now, int max_steps, int *more);
     /* A user's forget: *state AM__FORGOTTEN_*; *at the forget, *until the
      * purge (due or done); 0s for NONE. */
@@ -696,6 +697,11 @@ typedef struct am__store_vt {
 
 struct am__store {
     const am__store_vt *vt;
+    /* When set, forget_work calls it after each step it commits (the
+     * caller sets it around its call: api/forget.c, for am_forget_ex's
+     * progress); NULL otherwise. */
+    void (*on_step)(void *ctx);
+    void *step_ctx;
 };
 
 /* Opaque ids (store/ids.c): a letter and 16 hex digits of the store's

@@ -107,7 +107,15 @@ body "$dir/mem0.json" '{"from":"mem0"}'
 req POST /v1/import "$tadm" "@$dir/req.json"; expect_code 400 "mem0 without user"; err_is invalid_request user "user named"
 req POST /v1/import "$tadm" '{"document":"x"}'; expect_code 400 "a document of a wrong type"; err_is invalid_request document "document named"
 req POST /v1/import "$tadm" '{"document":{},"colour":1}'; expect_code 400 "an unknown field"; err_is invalid_request colour "colour named"
+# the log line's nouns follow the count: "1 memory", "2 memories"
+req POST /v1/import "$tadm" '{"from":"mem0","user":"mei","document":[{"id":"m1","memory":"我喜欢绿茶"}]}'
+expect_code 200 "one mem0 memory over HTTP"
 stop_server
+cat "$dir/srv.out" "$dir/srv.err" >"$dir/srv.log"
+grep -q 'import: user mei: 0 events, 1 memory, 0 tasks' "$dir/srv.log" && passed=$((passed+1)) ||
+  { echo "FAIL: the import log line, singular: $(grep 'import:' "$dir/srv.log")"; failed=$((failed+1)); }
+grep -q 'import: user alex: 0 events, 2 memories, 0 tasks' "$dir/srv.log" && passed=$((passed+1)) ||
+  { echo "FAIL: the import log line, plural: $(grep 'import:' "$dir/srv.log")"; failed=$((failed+1)); }
 
 # --- PostgreSQL: SQLite's export -> PostgreSQL -> export is exact
 . "$(dirname "$0")/lib/pg.bash"

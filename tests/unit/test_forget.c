@@ -5,7 +5,8 @@
  * audit trail that guessing the user id cannot find, the grace period and
  * restore, the tombstone export, a user purge in short steps that a
  * killed process leaves to the next open, and a task's workspace going
- * with its task and its user.  Chinese and English texts.
+ * with its task and its user; am_forget_ex's and am_optimize_ex's
+ * progress.  Chinese and English texts.
  * Real files, real processes (fork), the public API plus raw SQLite reads
  * of what the files hold.
  */
@@ -983,6 +984,85 @@ static void test_forget_grace_workspace(void)
     store_remove();
 }
 
+/* What a progress callback saw. */
+typedef struct seen {
+    size_t calls, last_done, last_total, unknown;
+    int backwards;
+} seen;
+static void on_progress(void *ctx, size_t done, size_t total)
+{
+    seen *s = ctx;
+    if (s->calls && done < s->last_done) s->backwards = 1;
+    if (total == 0) s->unknown++;
+    s->last_done = done;
+    s->last_total = total;
+    s->calls++;
+}
+
+/* am_forget_ex: a user's purge in steps, counted (total unknown until the
+ * end: (n, n) last); an event forget: its transaction and the scrub;
+ * NULL progress is am_forget; a failed forget calls nothing.
+ * am_optimize_ex: (0, 4) .. (4, 4). */
+static void test_forget_progress(void)
+{
+    snprintf(path, sizeof path, "/tmp/am_test_forget_progress_%d.db", (int)getpid());
+    store_remove();
+    am_db *db = open_file(0);
+    enum { N = 300 };
+    static am_event evs[N];
+    static char texts[N][96];
+    for (int i = 0; i < N; i++) {
+        memset(&evs[i], 0, sizeof evs[i]);
+        evs[i].user_id = i < N - 2 ? "big" : "small";
+        evs[i].session_id = i % 2 ? "s1" : "s2";
+        snprintf(texts[i], sizeof texts[i], i % 2 ? "第%d次提醒：周五前交季度报表" : "Reminder %d: the quarterly report is due Friday", i);
+        evs[i].text = texts[i];
+    }
+    set_now("2026-03-01T10:00:00Z");
+    am_add_info infos[N];
+    CHECK_EQ_INT(am_add_events(db, evs, N, infos), AM_OK);
+    seen u = {0};
+    am_forget_info info;
+    CHECK_EQ_INT(am_forget_ex(db, "big", AM_FORGET_USER, NULL, on_progress, &u, &info), AM_OK);
+    CHECK_EQ_INT(info.events, N - 2);
+    /* the forget, (N-2)/32 purge chunks and more: several steps */
+    CHECK(u.calls >= 1 + (N - 2) / 32);
+    CHECK_EQ_INT(u.backwards, 0);
+    CHECK_EQ_INT((int)u.unknown, (int)u.calls - 1); /* all but the last */
+    CHECK_EQ_INT((int)u.last_done, (int)u.calls - 1);
+    CHECK_EQ_INT((int)u.last_total, (int)u.last_done);
+    CHECK_EQ_INT(sql_count("SELECT count(*) FROM events WHERE user_id=?1", "big"), 0);
+    /* an event: its transaction, then the index's scrub */
+    seen e = {0};
+    CHECK_EQ_INT(am_forget_ex(db, "small", AM_FORGET_EVENT, infos[N - 1].event_id, on_progress, &e,
+                              &info), AM_OK);
+    CHECK_EQ_INT((int)info.events, 1);
+    CHECK(e.calls >= 2);
+    CHECK_EQ_INT(e.backwards, 0);
+    CHECK(e.last_done >= 1);
+    CHECK_EQ_INT((int)e.last_total, (int)e.last_done);
+    /* unknown id: an error, no call */
+    seen none = {0};
+    CHECK_EQ_INT(am_forget_ex(db, "small", AM_FORGET_SESSION, "s-none", on_progress, &none, &info),
+                 AM_NOTFOUND);
+    CHECK_EQ_INT((int)none.calls, 0);
+    /* NULL progress */
+    CHECK_EQ_INT(am_forget_ex(db, "small", AM_FORGET_USER, NULL, NULL, NULL, &info), AM_OK);
+    CHECK_EQ_INT((int)info.events, 1);
+    /* optimize: its four steps */
+    seen o = {0};
+    CHECK_EQ_INT(am_optimize_ex(db, on_progress, &o), AM_OK);
+    CHECK_EQ_INT((int)o.calls, AM_OPTIMIZE_STEPS + 1);
+    CHECK_EQ_INT((int)o.last_done, AM_OPTIMIZE_STEPS);
+    CHECK_EQ_INT((int)o.last_total, AM_OPTIMIZE_STEPS);
+    CHECK_EQ_INT(o.backwards, 0);
+    CHECK_EQ_INT((int)o.unknown, 0);
+    CHECK_EQ_INT(am_optimize_ex(db, NULL, NULL), AM_OK);
+    am_close(db);
+    CHECK(!store_holds("季度报表"));
+    store_remove();
+}
+
 int main(void)
 {
     RUN(test_forget_grace_workspace);
@@ -998,5 +1078,6 @@ int main(void)
     RUN(test_forget_grace_again);
     RUN(test_forget_in_steps);
     RUN(test_forget_workspace);
+    RUN(test_forget_progress);
     TEST_MAIN_END();
 }

@@ -14,7 +14,11 @@
  *  - plain PII in a hand-made export is redacted as a write redacts it;
  *  - mem0's get_all list and {"results": [...]}: memories of provenance
  *    "import" recorded at their created_at, mem0's id and metadata in the
- *    value; a bad entry names memories[i].memory and writes nothing.
+ *    value; a bad entry names memories[i].memory and writes nothing;
+ *  - am_import_ex / am_import_mem0_ex's progress: (0, total) first, never
+ *    backwards, (total, total) last, every AM_IMPORT_PROGRESS_EVERY
+ *    entries (skipped ones of a merge too); none for a refused document;
+ *    NULL options or progress work as am_import.
  */
 #include <jansson.h>
 
@@ -316,10 +320,118 @@ static void test_mem0(void)
     am_close(db);
 }
 
+/* What the progress callback saw. */
+typedef struct seen {
+    size_t calls, first_done, first_total, last_done, last_total;
+    int backwards, total_changed;
+} seen;
+static void on_progress(void *ctx, size_t done, size_t total)
+{
+    seen *s = ctx;
+    if (s->calls && done < s->last_done) s->backwards = 1;
+    if (s->calls && total != s->last_total) s->total_changed = 1;
+    if (!s->calls) {
+        s->first_done = done;
+        s->first_total = total;
+    }
+    s->last_done = done;
+    s->last_total = total;
+    s->calls++;
+}
+
+static void test_progress(void)
+{
+    am_db *src = open_mem(), *dst = open_mem();
+    enum { N = 150 };
+    static am_event evs[N];
+    static char texts[N][96];
+    set_now("2026-03-01T10:00:00Z");
+    for (int i = 0; i < N; i++) {
+        memset(&evs[i], 0, sizeof evs[i]);
+        evs[i].user_id = "mei";
+        evs[i].session_id = i % 2 ? "s-zh" : "s-en";
+        snprintf(texts[i], sizeof texts[i], i % 2 ? "第%d条：以后周报都按三段写" : "Note %d: I prefer reports in PDF", i);
+        evs[i].text = texts[i];
+    }
+    CHECK_EQ_INT(am_add_events(src, evs, N, NULL), AM_OK);
+    add(src, "mei", NULL, "weekly", "2026-03-02T09:00:00+08:00", "Task weekly report: stage draft");
+    char *doc = export_of(src, "mei");
+    seen a = {0};
+    am_import_options opt = {0, on_progress, &a};
+    am_import_info info;
+    int rc = am_import_ex(dst, doc, strlen(doc), NULL, &opt, &info);
+    if (rc) fprintf(stderr, "import: %s\n", am_errmsg(dst));
+    CHECK_EQ_INT(rc, AM_OK);
+    size_t total = (size_t)(info.events + info.memories + info.tasks);
+    CHECK(info.events == N + 1 && info.tasks == 1 && info.memories > 0);
+    CHECK_EQ_INT((int)a.first_done, 0);
+    CHECK_EQ_INT((int)a.first_total, (int)total);
+    CHECK_EQ_INT((int)a.last_done, (int)total);
+    CHECK_EQ_INT((int)a.last_total, (int)total);
+    CHECK_EQ_INT(a.backwards, 0);
+    CHECK_EQ_INT(a.total_changed, 0);
+    /* every 64 entries and at the end of each kind: a few calls, not one a row */
+    CHECK(a.calls >= 2 + total / AM_IMPORT_PROGRESS_EVERY);
+    CHECK(a.calls <= 2 + total / AM_IMPORT_PROGRESS_EVERY + 3 + 1);
+
+    /* a merge of the same document: every entry skipped, still counted */
+    seen m = {0};
+    am_import_options mopt = {AM_IMPORT_MERGE, on_progress, &m};
+    CHECK_EQ_INT(am_import_ex(dst, doc, strlen(doc), NULL, &mopt, &info), AM_OK);
+    CHECK_EQ_INT(info.events, 0);
+    CHECK_EQ_INT((int)info.events_skipped, N + 1);
+    CHECK_EQ_INT((int)m.last_done, (int)total);
+    CHECK_EQ_INT((int)m.last_total, (int)total);
+    CHECK_EQ_INT(m.backwards, 0);
+    /* without the flag: refused (AM_DENIED): never at total */
+    seen d = {0};
+    am_import_options dopt = {0, on_progress, &d};
+    CHECK_EQ_INT(am_import_ex(dst, doc, strlen(doc), NULL, &dopt, &info), AM_DENIED);
+    CHECK(d.calls == 0 || d.last_done < total);
+
+    /* a malformed document: no call at all */
+    seen bad = {0};
+    am_import_options bopt = {0, on_progress, &bad};
+    static const char broken[] = "{\"format\":\"agentmem-export\",\"version\":1,\"user\":\"x\","
+                                 "\"events\":[{\"id\":\"01\",\"content\":\"你好\"}]}";
+    CHECK_EQ_INT(am_import_ex(dst, broken, strlen(broken), NULL, &bopt, &info), AM_INVALID);
+    CHECK_EQ_INT((int)bad.calls, 0);
+
+    /* NULL options, NULL progress: as am_import */
+    am_db *other = open_mem();
+    CHECK_EQ_INT(am_import_ex(other, doc, strlen(doc), "mei2", NULL, &info), AM_OK);
+    CHECK_EQ_INT(info.events, N + 1);
+    am_close(other);
+    other = open_mem(); /* (an event id is one user's in a store) */
+    am_import_options none = {0, NULL, NULL};
+    CHECK_EQ_INT(am_import_ex(other, doc, strlen(doc), "mei3", &none, &info), AM_OK);
+    CHECK_EQ_INT(info.events, N + 1);
+    am_close(other);
+
+    /* mem0: its memories */
+    static const char list[] = "[{\"id\":\"m1\",\"memory\":\"不吃香菜\"},"
+                               "{\"id\":\"m2\",\"memory\":\"Likes to play cricket on weekends\"}]";
+    seen z = {0};
+    am_import_options zopt = {0, on_progress, &z};
+    CHECK_EQ_INT(am_import_mem0_ex(dst, list, strlen(list), "alex", &zopt, &info), AM_OK);
+    CHECK_EQ_INT(info.memories, 2);
+    CHECK_EQ_INT((int)z.first_done, 0);
+    CHECK_EQ_INT((int)z.first_total, 2);
+    CHECK_EQ_INT((int)z.last_done, 2);
+    CHECK_EQ_INT((int)z.last_total, 2);
+    CHECK_EQ_INT(z.backwards, 0);
+    CHECK_EQ_INT(am_import_mem0_ex(dst, list, strlen(list), "sam", NULL, &info), AM_OK);
+    CHECK_EQ_INT(info.memories, 2);
+    am_free(doc);
+    am_close(src);
+    am_close(dst);
+}
+
 int main(void)
 {
     RUN(test_round_trip);
     RUN(test_malformed_writes_nothing);
     RUN(test_mem0);
+    RUN(test_progress);
     TEST_MAIN_END();
 }

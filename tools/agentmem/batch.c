@@ -23,6 +23,10 @@
  * skipped (exit 1 if any).  With --atomic the whole file is one
  * am_add_events call after every line was checked: one bad line (or one
  * refused event) and nothing is written.
+ *
+ * On a terminal a progress bar on stderr counts the lines read (of the
+ * file's lines, counted first; a counter for stdin); --quiet or stderr
+ * not a terminal: none (tools/common/progress.h).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -34,6 +38,7 @@
 #include "cli.h"
 #include "fields.h"
 #include "plural.h"
+#include "progress.h"
 
 /* One line into *ev (strings borrowed from *root, which the caller
  * releases).  0, or 1 with the reason in why.  The fields and their
@@ -75,6 +80,24 @@ static FILE *open_batch(const char *path)
         return NULL;
     }
     return f;
+}
+
+/* The lines of a regular file (the last one may lack its newline), the
+ * file read again from its start; 0 when not known (a pipe, stdin). */
+static size_t count_lines(FILE *f)
+{
+    struct stat sb;
+    if (f == stdin || fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode)) return 0;
+    char buf[1 << 16];
+    size_t n = 0, got;
+    int last = '\n';
+    while ((got = fread(buf, 1, sizeof buf, f)) > 0) {
+        for (const char *p = buf; (p = memchr(p, '\n', got - (size_t)(p - buf))); p++) n++;
+        last = buf[got - 1];
+    }
+    if (last != '\n') n++;
+    rewind(f);
+    return n;
 }
 
 typedef struct batch {
@@ -147,7 +170,7 @@ static int add_atomic(am_db *db, const char *path, batch *b, int json, long *ok,
 /* The chunk's lines in one transaction, or line by line when one is
  * refused; *max adapts to how long it took.  Releases the lines. */
 static void add_chunk(am_db *db, const char *path, batch *b, int json, size_t *max, long *ok,
-                      long *existing, long *bad)
+                      long *existing, long *bad, am_progress *bar)
 {
     if (b->n == 0) return;
     am_add_info infos[BATCH_CHUNK];
@@ -160,22 +183,27 @@ static void add_chunk(am_db *db, const char *path, batch *b, int json, size_t *m
     else if (ms < BATCH_CHUNK_MS / 4 && b->n == *max && *max < BATCH_CHUNK) *max *= 2;
     for (size_t i = 0; i < b->n; i++) {
         if (chunk_rc && am_add_event(db, &b->evs[i], &infos[i])) {
+            am_progress_clear(bar);
             fprintf(stderr, "agentmem add: %s:%ld: %s\n", path, b->lines[i], am_errmsg(db));
             ++*bad;
             continue;
         }
         if (infos[i].existing) ++*existing;
         else ++*ok;
+        if (json) am_progress_clear(bar); /* stdout may be the same terminal */
         if (json && am_cli_print_add(&infos[i], 1)) ++*bad;
     }
     for (size_t i = 0; i < b->n; i++) json_decref(b->roots[i]);
     b->n = 0;
 }
 
-int am_cli_add_batch(am_db *db, const char *path, int atomic, int json)
+int am_cli_add_batch(am_db *db, const char *path, int atomic, int json, int quiet)
 {
     FILE *f = open_batch(path);
     if (!f) return 1;
+    am_progress bar;
+    am_progress_start(&bar, "add", "lines", 0, quiet);
+    if (bar.out) am_progress_set(&bar, 0, count_lines(f)); /* only for the bar */
     char *line = NULL, why[400];
     size_t cap = 0;
     ssize_t len;
@@ -184,6 +212,7 @@ int am_cli_add_batch(am_db *db, const char *path, int atomic, int json)
     size_t max = BATCH_CHUNK;
     while ((len = getline(&line, &cap, f)) > 0) {
         lineno++;
+        am_progress_set(&bar, (size_t)lineno, 0);
         size_t n = (size_t)len, k = 0;
         while (n && (line[n - 1] == '\n' || line[n - 1] == '\r')) n--;
         while (k < n && (line[k] == ' ' || line[k] == '\t')) k++;
@@ -191,6 +220,7 @@ int am_cli_add_batch(am_db *db, const char *path, int atomic, int json)
         json_t *root;
         am_event ev;
         if (parse_line(line, n, &root, &ev, why, sizeof why)) {
+            am_progress_clear(&bar);
             fprintf(stderr, "agentmem add: %s:%ld: %s\n", path, lineno, why);
             json_decref(root);
             bad++;
@@ -202,15 +232,16 @@ int am_cli_add_batch(am_db *db, const char *path, int atomic, int json)
             bad++;
             break;
         }
-        if (!atomic && b.n == max) add_chunk(db, path, &b, json, &max, &ok, &existing, &bad);
+        if (!atomic && b.n == max) add_chunk(db, path, &b, json, &max, &ok, &existing, &bad, &bar);
     }
-    if (!atomic) add_chunk(db, path, &b, json, &max, &ok, &existing, &bad);
+    if (!atomic) add_chunk(db, path, &b, json, &max, &ok, &existing, &bad, &bar);
     if (ferror(f)) {
         fprintf(stderr, "agentmem add: %s: read error: %s\n", path, strerror(errno));
         bad++;
     }
     free(line);
     if (f != stdin) fclose(f);
+    am_progress_end(&bar);
     if (atomic) {
         if (bad) fprintf(stderr, "agentmem add: %s: %ld bad %s, nothing added (--atomic)\n",
                          path, bad, am_plural(bad, "line", "lines"));

@@ -63,7 +63,7 @@ int am_cli_archive(am_db *db, const am_cli_archive_args *a);
 
 /* add --batch FILE (batch.c): exit code 0, 1 (a line or an event refused;
  * with atomic nothing written) */
-int am_cli_add_batch(am_db *db, const char *path, int atomic, int json);
+int am_cli_add_batch(am_db *db, const char *path, int atomic, int json, int quiet);
 /* add --messages FILE (messages_cmd.c): a chat transcript in one
  * transaction; base holds the flags (user, session, task, at, agent);
  * exit code 0, or 1 (nothing written) */

@@ -110,7 +110,8 @@ static void usage_main(FILE *f)
           "\n",
           f);
     fputs("  agentmem COMMAND --help   options of one command\n"
-          "  --quiet, -q               no progress bar (maintain, reembed draw one on a\n"
+          "  --quiet, -q               no progress bar (import, add --batch, maintain,\n"
+          "                            reembed, optimize, forget and bench draw one on a\n"
           "                            terminal's stderr; never in a pipe or a file)\n"
           "  --db PATH                 store file (default: $AGENTMEM_DB, else\n"
           "                            ${XDG_DATA_HOME:-~/.local/share}/agentmem/agentmem.db,\n"
@@ -698,7 +699,7 @@ static int cmd_add(am_db *db, const opts *o)
 {
     if (o->batch) {
         if (!*o->batch) return usage_error("add", "--batch needs a file name (or - for stdin)");
-        return am_cli_add_batch(db, o->batch, o->atomic, o->json);
+        return am_cli_add_batch(db, o->batch, o->atomic, o->json, o->quiet);
     }
     if (o->messages) {
         if (!*o->messages) return usage_error("add", "--messages needs a file name (or - for stdin)");
@@ -897,7 +898,11 @@ static int cmd_forget(am_db *db, const opts *o)
     if (!level) return usage_error("forget", "--level must be event, session, task or user");
     if (level != AM_FORGET_USER && !o->id) return usage_error("forget", "--id is required");
     am_forget_info info;
-    int rc = am_forget(db, o->user, level, o->id, &info);
+    am_progress bar;
+    /* a bar for what can be large: a user, a session, a task (steps) */
+    am_progress_start(&bar, "forget", "steps", 0, o->quiet || level == AM_FORGET_EVENT);
+    int rc = am_forget_ex(db, o->user, level, o->id, am_progress_fn_adapter, &bar, &info);
+    am_progress_end(&bar);
     if (rc) return fail(db, rc);
     if (o->json)
         return am_cli_json_print(am_shape_forget(&info));
@@ -985,8 +990,10 @@ static int cmd_maintain(am_db *db, const opts *o)
 
 static int cmd_optimize(am_db *db, const opts *o)
 {
-    (void)o;
-    int rc = am_optimize(db);
+    am_progress bar;
+    am_progress_start(&bar, "optimize", "steps", AM_OPTIMIZE_STEPS, o->quiet);
+    int rc = am_optimize_ex(db, am_progress_fn_adapter, &bar);
+    am_progress_end(&bar);
     if (rc) return fail(db, rc);
     printf("ok\n");
     return 0;
@@ -1062,8 +1069,12 @@ static int cmd_import(am_db *db, const opts *o)
     size_t len;
     if (read_whole(o->import_file, &doc, &len)) return 1;
     am_import_info info;
-    int rc = mem0 ? am_import_mem0(db, doc, len, o->user, &info)
-                  : am_import(db, doc, len, o->user, o->merge ? AM_IMPORT_MERGE : 0, &info);
+    am_progress bar;
+    am_import_options io = {o->merge ? AM_IMPORT_MERGE : 0, am_progress_fn_adapter, &bar};
+    am_progress_start(&bar, "import", mem0 ? "memories" : "entries", 0, o->quiet);
+    int rc = mem0 ? am_import_mem0_ex(db, doc, len, o->user, &io, &info)
+                  : am_import_ex(db, doc, len, o->user, &io, &info);
+    am_progress_end(&bar);
     free(doc);
     if (rc) return fail(db, rc);
     if (o->json)
@@ -1590,7 +1601,7 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "scenario") == 0) return am_cli_scenario(cargc, cargv);
     if (strcmp(cmd, "bench") == 0 && cargc > 1 && strcmp(cargv[1], "serve") == 0)
         return am_server_load(cargc - 1, cargv + 1); /* the server's load (tools/server) */
-    if (strcmp(cmd, "bench") == 0) return am_cli_bench(cargc, cargv);
+    if (strcmp(cmd, "bench") == 0) return am_cli_bench(cargc, cargv, o.quiet);
     if (strcmp(cmd, "help") == 0) return print_help(cargc > 1 ? cargv[1] : "");
     for (int k = 1; k < cargc; k++)
         if (strcmp(cargv[k], "--help") == 0 || strcmp(cargv[k], "-h") == 0) return print_help(cmd);

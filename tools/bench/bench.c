@@ -15,6 +15,7 @@
 
 #include "bench.h"
 #include "bench_cli.h"
+#include "plural.h"
 
 static const char usage_text[] =
     "usage: agentmem bench DATASET [options]\n"
@@ -45,7 +46,9 @@ static const char usage_text[] =
     "                       --user <user> --text ...\n"
     "  --no-term-cache      scan the index for every term (am_config.\n"
     "                       no_term_cache: same results, the old speed)\n"
-    "  --progress           progress on stderr\n"
+    "  --progress           progress on stderr, a line at a time (instead of\n"
+    "                       the bar a terminal shows without it)\n"
+    "  --quiet, -q          no progress bar on the terminal\n"
     "  (environment AGENTMEM_BENCH_CLOCK=cpu: latencies in each thread's CPU\n"
     "   time instead of wall time, for a machine other work shares)\n"
     "  synth: --users N (100) --events M per user (10000) --queries Q (300)\n"
@@ -85,6 +88,7 @@ typedef struct bench_args {
     const char *dump;
     const char *keep_stores;
     int progress;
+    int quiet;               /* --quiet: no bar (nor with --progress) */
     int ks[BENCH_MAX_K];
     size_t nk;
     long users, events, queries, batch, vectors;
@@ -208,6 +212,8 @@ static int parse_args(int argc, char **argv, bench_args *a)
             a->no_baselines = 1;
         } else if (strcmp(o, "--progress") == 0) {
             a->progress = 1;
+        } else if (strcmp(o, "--quiet") == 0 || strcmp(o, "-q") == 0) {
+            a->quiet = 1;
         } else if (strcmp(o, "--data") == 0) {
             NEED_VALUE();
             a->data = v;
@@ -500,11 +506,14 @@ static void report_table(const bench_args *a, const bench_dataset *ds,
     double full = q > 0 ? r->full_tokens_sum / q : 0;
     size_t i;
     int s;
-    printf("%s (%s): %ld questions, %ld units, %ld events ingested\n",
-           ds->name, ds->path, r->questions, r->units, r->events);
-    printf("evidence: %ld of %ld refs resolved; skipped %ld questions without "
+    printf("%s (%s): %ld %s, %ld %s, %ld %s ingested\n", ds->name, ds->path,
+           r->questions, am_plural(r->questions, "question", "questions"), r->units,
+           am_plural(r->units, "unit", "units"), r->events,
+           am_plural(r->events, "event", "events"));
+    printf("evidence: %ld of %ld %s resolved; skipped %ld %s without "
            "resolvable evidence", ds->refs_resolved, ds->refs,
-           ds->skipped_no_evidence);
+           am_plural(ds->refs, "ref", "refs"), ds->skipped_no_evidence,
+           am_plural(ds->skipped_no_evidence, "question", "questions"));
     if (strcmp(ds->name, "locomo") == 0)
         printf(", %ld category 5", ds->skipped_adversarial);
     if (strcmp(ds->name, "memdaily") == 0)
@@ -605,6 +614,7 @@ static int run_dataset(const bench_args *a, const am_rank_config *rank)
     o.dump_path = a->dump;
     o.keep_stores = a->keep_stores;
     o.progress = a->progress;
+    o.quiet = a->quiet || a->progress;
     o.systems[BENCH_SYS_ENGINE] = !a->baseline;
     o.systems[BENCH_SYS_BM25_PAPER] = !a->no_baselines;
     o.systems[BENCH_SYS_BM25_BIGRAM] = !a->no_baselines;
@@ -642,7 +652,7 @@ out:
     return rc;
 }
 
-int am_cli_bench(int argc, char **argv)
+int am_cli_bench(int argc, char **argv, int quiet)
 {
     bench_args a;
     am_config cfg;
@@ -653,6 +663,7 @@ int am_cli_bench(int argc, char **argv)
         return 0; /* --help */
     if (rc)
         return rc;
+    a.quiet |= quiet;
     if (a.rank_spec) {
         am_config_init(&cfg);
         if (bench_rank_apply(&cfg, a.rank_spec, &e) != 0) {
@@ -693,6 +704,7 @@ int am_cli_bench(int argc, char **argv)
         so.rank = rank;
         so.json = a.json;
         so.progress = a.progress;
+        so.quiet = a.quiet || a.progress;
         for (i = 0; i < a.n_servers; i++)
             so.servers[i] = a.servers[i];
         so.n_servers = a.n_servers;

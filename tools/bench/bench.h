@@ -309,6 +309,7 @@ typedef struct bench_run_opts {
                                 (":memory:") */
     int progress;            /* print progress to stderr */
     int no_term_cache;       /* am_config.no_term_cache */
+    int quiet;               /* no progress bar on a terminal (tools/common/progress.h) */
 } bench_run_opts;
 
 typedef struct bench_report {
@@ -357,6 +358,7 @@ typedef struct bench_synth_opts {
     size_t n_servers;
     long clients;        /* client threads */
     long server_threads; /* serve --threads */
+    int quiet;           /* no progress bar on a terminal */
 } bench_synth_opts;
 
 int bench_synth(const bench_synth_opts *o, bench_err *e);

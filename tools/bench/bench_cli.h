@@ -8,8 +8,9 @@
 #ifndef AM_BENCH_CLI_H
 #define AM_BENCH_CLI_H
 
-/* `agentmem bench DATASET [options]`; argv[0] is "bench".  Returns the
+/* `agentmem bench DATASET [options]`; argv[0] is "bench"; quiet: the
+ * CLI's --quiet given before the command (no progress bar).  Returns the
  * process exit code: 0 ok, 1 failure, 2 usage error. */
-int am_cli_bench(int argc, char **argv);
+int am_cli_bench(int argc, char **argv, int quiet);
 
 #endif

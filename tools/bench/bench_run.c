@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "bench.h"
+#include "progress.h"
 
 const char *const bench_sys_names[BENCH_N_SYS] = {"engine", "bm25-paper",
                                                   "bm25-bigram"};
@@ -493,11 +494,31 @@ static int run_unit(run_ctx *c, const bench_unit *u, size_t q_end)
     return 0;
 }
 
+/* The questions bench_run will ask: its units' (every, limit) */
+static size_t questions_to_run(const bench_dataset *ds, const bench_run_opts *o)
+{
+    size_t n = 0, ui;
+    long left = o->limit > 0 ? o->limit : -1;
+    for (ui = 0; ui < ds->n_units && left != 0; ui++) {
+        const bench_unit *u = &ds->units[ui];
+        size_t q = u->q_end - u->q_begin;
+        if (q == 0 || (o->every > 1 && ui % (size_t)o->every != 0))
+            continue;
+        if (left > 0 && (long)q > left)
+            q = (size_t)left;
+        n += q;
+        if (left > 0)
+            left -= (long)q;
+    }
+    return n;
+}
+
 int bench_run(const bench_dataset *ds, const bench_run_opts *o,
               bench_report *r, bench_err *e)
 {
     run_ctx c;
     size_t ui;
+    am_progress bar;
     long left = o->limit > 0 ? o->limit : -1;
     int s, rc = 0;
     memset(r, 0, sizeof *r);
@@ -512,6 +533,8 @@ int bench_run(const bench_dataset *ds, const bench_run_opts *o,
         return bench_fail(e, "out of memory");
     if (o->dump_path && !(c.dump = fopen(o->dump_path, "w")))
         return bench_fail(e, "%s: cannot write", o->dump_path);
+    /* a unit's store filled, then its questions asked: the bar moves a unit at a time */
+    am_progress_start(&bar, "bench", "questions", questions_to_run(ds, o), o->quiet);
     for (ui = 0; ui < ds->n_units && left != 0; ui++) {
         const bench_unit *u = &ds->units[ui];
         size_t q_end = u->q_end;
@@ -526,9 +549,11 @@ int bench_run(const bench_dataset *ds, const bench_run_opts *o,
                     ui + 1, ds->n_units, r->questions);
         if ((rc = run_unit(&c, u, q_end)) != 0)
             break;
+        am_progress_set(&bar, (size_t)r->questions, 0);
         if (left > 0)
             left -= (long)(q_end - u->q_begin);
     }
+    am_progress_end(&bar);
     if (o->progress)
         fprintf(stderr, "\n");
     if (c.dump)

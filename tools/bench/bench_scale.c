@@ -46,6 +46,7 @@
 
 #include "bench.h"
 #include "http1.h"
+#include "plural.h"
 
 #define EVENT_GAP_MS ((int64_t)30000)
 #define ID_CAP 32
@@ -646,7 +647,8 @@ static int one_run(const bench_synth_opts *o, const bench_needle *nd, const char
         goto out;
     }
     if (o->progress)
-        fprintf(stderr, "[synth] %ld server(s): tokens for %ld users\n", servers, o->users);
+        fprintf(stderr, "[synth] %ld %s: tokens for %ld %s\n", servers,
+                am_plural(servers, "server", "servers"), o->users, am_plural(o->users, "user", "users"));
     if (make_tokens(store, &r, sigs, e) != 0)
         goto out;
     if (fleet_start(fl, exe, store, (int)servers, o->server_threads, dir, sigs, e) != 0)
@@ -670,7 +672,8 @@ static int one_run(const bench_synth_opts *o, const bench_needle *nd, const char
             }
     }
     if (o->progress)
-        fprintf(stderr, "[synth] %ld server(s) up: ingest of %llu events\n", servers,
+        fprintf(stderr, "[synth] %ld %s up: ingest of %llu events\n", servers,
+                am_plural(servers, "server", "servers"),
                 (unsigned long long)total);
     row->load_before = load_avg();
     machine_jiffies(&busy0, &tot0);
@@ -681,7 +684,9 @@ static int one_run(const bench_synth_opts *o, const bench_needle *nd, const char
     row->ingest_s = (bench_mono_ms() - w0) / 1000;
     if (!sig) {
         if (o->progress)
-            fprintf(stderr, "[synth] %ld server(s): %ld queries\n", servers, o->queries);
+            fprintf(stderr, "[synth] %ld %s: %ld %s\n", servers,
+                    am_plural(servers, "server", "servers"), o->queries,
+                    am_plural(o->queries, "query", "queries"));
         sig = run_phase(&r, cs, o->clients, client_recall, sigs);
     }
     row->load_after = load_avg();
@@ -725,7 +730,8 @@ static int one_run(const bench_synth_opts *o, const bench_needle *nd, const char
     /* the servers' CPU includes their start (small) and their stop */
     row->server_cpu_s = cpu_s(RUSAGE_CHILDREN) - kids0;
     if (o->progress)
-        fprintf(stderr, "[synth] %ld server(s): checking the store\n", servers);
+        fprintf(stderr, "[synth] %ld %s: checking the store\n", servers,
+                am_plural(servers, "server", "servers"));
     if (check_store(store, &r, row, e) != 0)
         goto out;
     rc = 0;
@@ -838,8 +844,9 @@ static void report(const bench_synth_opts *o, const run_row *rows, size_t n)
                r->load_before, r->load_after);
     }
     for (i = 0; i < n; i++)
-        printf("cpu, %ld server(s): %.1f s in the servers, %.1f s in the clients; the machine "
-               "%.0f%% busy of %d cores over %.1f s\n", rows[i].servers, rows[i].server_cpu_s,
+        printf("cpu, %ld %s: %.1f s in the servers, %.1f s in the clients; the machine "
+               "%.0f%% busy of %d cores over %.1f s\n", rows[i].servers,
+               am_plural(rows[i].servers, "server", "servers"), rows[i].server_cpu_s,
                rows[i].client_cpu_s, rows[i].machine_busy * 100, rows[i].cores,
                rows[i].wall_s);
     printf("(latencies in ms; found = the needle among the first %d events of its recall; "

@@ -20,6 +20,8 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "plural.h"
+#include "progress.h"
 
 #define EVENT_GAP_MS ((int64_t)30000)
 
@@ -328,6 +330,8 @@ static int synth_ingest(am_db *db, synth_clock *clk, const bench_synth_opts *o,
     am_event *ev = calloc((size_t)bn, sizeof *ev);
     am_add_info *info = calloc((size_t)bn, sizeof *info);
     int rc = 0;
+    am_progress bar;
+    am_progress_start(&bar, "bench ingest", "events", (size_t)total, o->quiet);
     if (!sv || !ev || !info) {
         rc = bench_fail(e, "out of memory");
         goto done;
@@ -372,6 +376,7 @@ static int synth_ingest(am_db *db, synth_clock *clk, const bench_synth_opts *o,
                          info[k].event_id);
         }
         m = 0;
+        am_progress_set(&bar, (size_t)t + 1, 0);
         if (o->progress && (t + 1) % 10000 < (uint64_t)bn)
             fprintf(stderr, "\r[synth] %llu/%llu events",
                     (unsigned long long)t + 1, (unsigned long long)total);
@@ -381,6 +386,7 @@ static int synth_ingest(am_db *db, synth_clock *clk, const bench_synth_opts *o,
                 (unsigned long long)total, (unsigned long long)total);
     out->ingest_wall_ms = bench_mono_ms() - w0;
 done:
+    am_progress_end(&bar);
     free(sv);
     free(ev);
     free(info);
@@ -426,18 +432,20 @@ static int synth_queries(am_db *db, const bench_synth_opts *o,
     unsigned char *seen = calloc((size_t)o->users + 1, 1);
     const size_t gold = 0;
     long i;
+    int rc = 0;
+    am_progress bar;
     if (!ranked || !seen) {
         free(ranked);
         free(seen);
         return bench_fail(e, "out of memory");
     }
-    for (i = 0; i < o->queries; i++) {
+    am_progress_start(&bar, "bench recall", "queries", (size_t)o->queries, o->quiet);
+    for (i = 0; i < o->queries && rc == 0; i++) {
         am_query q;
         am_recall_result *rr = NULL;
         char uid[32];
         size_t k, n = 0;
         double a, b;
-        int rc;
         long user = (long)(nd[i].t % (uint64_t)o->users);
         int first = !seen[user];
         seen[user] = 1;
@@ -448,15 +456,14 @@ static int synth_queries(am_db *db, const bench_synth_opts *o,
         q.max_events = o->maxk;
         double ca = bench_cpu_ms();
         a = bench_mono_ms();
-        rc = am_recall(db, &q, &rr);
+        int qrc = am_recall(db, &q, &rr);
         b = bench_mono_ms();
         double cb = bench_cpu_ms();
-        if (rc != AM_OK || !rr) {
+        if (qrc != AM_OK || !rr) {
             am_recall_free(rr);
-            free(ranked);
-            free(seen);
-            return bench_fail(e, "engine: am_recall (user %s): %s: %s", uid,
-                              am_errstr(rc), am_errmsg(db));
+            rc = bench_fail(e, "engine: am_recall (user %s): %s: %s", uid,
+                            am_errstr(qrc), am_errmsg(db));
+            break;
         }
         for (k = 0; k < rr->n_events && n < (size_t)o->maxk; k++)
             ranked[n++] = rr->events[k].id &&
@@ -465,25 +472,21 @@ static int synth_queries(am_db *db, const bench_synth_opts *o,
                               : (size_t)1;
         bench_acc_add(&out->acc, o->ks, o->nk, ranked, n, &gold, 1);
         out->block_tokens_sum += rr->block_tokens;
-        if (dump && dump_ranking(dump, nd[i].query, rr, o->maxk) != 0) {
-            am_recall_free(rr);
-            free(ranked);
-            free(seen);
-            return bench_fail(e, "cannot write the dump");
-        }
+        if (dump && dump_ranking(dump, nd[i].query, rr, o->maxk) != 0)
+            rc = bench_fail(e, "cannot write the dump");
         am_recall_free(rr);
-        if (bench_samples_add(&out->recall_ms, b - a) != 0 ||
-            bench_samples_add(&out->recall_cpu_ms, cb - ca) != 0 ||
-            bench_samples_add(first ? &out->first_cpu_ms : &out->repeat_cpu_ms,
-                              cb - ca) != 0) {
-            free(ranked);
-            free(seen);
-            return bench_fail(e, "out of memory");
-        }
+        if (rc == 0 &&
+            (bench_samples_add(&out->recall_ms, b - a) != 0 ||
+             bench_samples_add(&out->recall_cpu_ms, cb - ca) != 0 ||
+             bench_samples_add(first ? &out->first_cpu_ms : &out->repeat_cpu_ms,
+                               cb - ca) != 0))
+            rc = bench_fail(e, "out of memory");
+        am_progress_set(&bar, (size_t)i + 1, 0);
     }
+    am_progress_end(&bar);
     free(ranked);
     free(seen);
-    return 0;
+    return rc;
 }
 
 /* The maintenance pass over every user, measured (--maintain). */
@@ -606,16 +609,17 @@ static void synth_report(const bench_synth_opts *o, const char *db,
         printf("optimize: %.1f s (am_optimize before the queries)\n", out->optimize_ms / 1000);
     if (o->maintain) {
         const am_maintain_report *m = &out->maint;
-        printf("maintain: %.1f s, %ld users, %ld steps, peak RSS %.1f MB (%s; %.1f MB "
+        printf("maintain: %.1f s, %ld %s, %ld %s, peak RSS %.1f MB (%s; %.1f MB "
                "before it); "
                "%ld candidate_forget, %ld invalidated, %ld archived, %ld revived, "
-               "%ld consolidated, %ld events archived; store %.1f -> %.1f MB\n",
-               out->maintain_ms / 1000, m->users, m->steps,
+               "%ld consolidated, %ld %s archived; store %.1f -> %.1f MB\n",
+               out->maintain_ms / 1000, m->users, am_plural(m->users, "user", "users"),
+               m->steps, am_plural(m->steps, "step", "steps"),
                (double)out->maintain_peak_kb / 1024,
                out->peak_reset ? "during the pass" : "of the process",
                (double)out->maintain_rss_before_kb / 1024, m->candidate,
                m->invalidated, m->archived, m->revived, m->consolidated, m->events_archived,
-               (double)out->bytes_before / 1e6, (double)out->bytes / 1e6);
+               am_plural(m->events_archived, "event", "events"), (double)out->bytes_before / 1e6, (double)out->bytes / 1e6);
     }
     printf("recall: %.0f queries, p50 %.3f ms, p95 %.3f ms (CPU p50 %.3f, p95 %.3f), "
            "block %.1f tokens\n", q, p[2], p[3], cpu50, cpu95,

@@ -98,6 +98,15 @@ void am_progress_set(am_progress *p, size_t done, size_t total)
     if (now - p->last >= REDRAW_S) draw(p, now, 0);
 }
 
+void am_progress_clear(am_progress *p)
+{
+    if (!p->out || !p->drawn) return;
+    fputs("\r\033[K", p->out);
+    fflush(p->out);
+    p->drawn = 0;
+    p->last = 0; /* drawn again at the next set */
+}
+
 void am_progress_end(am_progress *p)
 {
     if (!p->out) return;

@@ -29,6 +29,9 @@ typedef struct am_progress {
 void am_progress_start(am_progress *p, const char *what, const char *unit, size_t total, int quiet);
 /* done of total (total 0 keeps the last total known) */
 void am_progress_set(am_progress *p, size_t done, size_t total);
+/* Erase the bar's line (when drawn) so that a message can be printed on
+ * stderr; the next am_progress_set draws it again. */
+void am_progress_clear(am_progress *p);
 /* The final line (when on): the count reached and the time taken. */
 void am_progress_end(am_progress *p);
 /* am_progress_fn for the library's long calls: ctx is an am_progress */

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "fields.h"
+#include "plural.h"
 #include "srv_int.h"
 
 typedef struct import_in {
@@ -87,8 +88,10 @@ void am__srv_h_import(srv_ctx *c)
         am__srv_engine_error(c, rc);
         return;
     }
-    am__srv_log(c->srv, "import: user %s: %ld events, %ld memories, %ld tasks", info.user_id,
-                info.events, info.memories, info.tasks);
+    am__srv_log(c->srv, "import: user %s: %ld %s, %ld %s, %ld %s", info.user_id, info.events,
+                am_plural(info.events, "event", "events"), info.memories,
+                am_plural(info.memories, "memory", "memories"), info.tasks,
+                am_plural(info.tasks, "task", "tasks"));
     am__srv_json(c->out, 200,
                  json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I}", "user", info.user_id, "events",
                            (json_int_t)info.events, "memories", (json_int_t)info.memories,

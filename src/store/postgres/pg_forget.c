@@ -694,6 +694,7 @@ int am__pg_forget_work(am__store *b, am_time now, int max_steps, int *more)
             return rc;
         }
         if ((rc = b->vt->commit(b))) return rc;
+        if (b->on_step) b->on_step(b->step_ctx);
     }
 }
 

@@ -820,6 +820,7 @@ int am__sqlite_forget_work(am__store *b, am_time now, int max_steps, int *more)
                 sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
                 return rc;
             }
+            if (b->on_step) b->on_step(b->step_ctx);
             if (merged) continue;
             /* a step after a write tries once: it must not hold the
              * write up while other connections keep reading */
@@ -854,6 +855,7 @@ int am__sqlite_forget_work(am__store *b, am_time now, int max_steps, int *more)
             return rc;
         }
         am__sqlite_caches_drop(s, AM__DROP_FORGET, j.uid);
+        if (b->on_step) b->on_step(b->step_ctx);
     }
 }
 
