@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Thin wrapper around CMake. `make` builds the library (static + shared), the CLI
 # at build/agentmem and the tests; `make test` runs them; `make asan` runs the
 # suite under AddressSanitizer + UndefinedBehaviorSanitizer.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # What `make install` (cmake --install) puts where, in the GNU layout
 # (GNUInstallDirs: a prefix of /usr puts the libraries in the multiarch
 # folder, /usr/lib/x86_64-linux-gnu on Debian):

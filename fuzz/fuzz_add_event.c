@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_add_event.c -- the whole write path and a recall through the public
  * API with arbitrary text, ids and times: the engine accepts or refuses

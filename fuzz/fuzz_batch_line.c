@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_batch_line.c -- the line checker of `agentmem add --batch`
  * (tools/agentmem/batch.c, included here: its checks are static): any bytes

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_bench_data.c -- the benchmark dataset loaders (bench_load,
  * tools/bench/bench_data.c) on arbitrary bytes: LoCoMo, REALTALK,

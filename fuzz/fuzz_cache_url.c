@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_cache_url.c -- the library's Redis URL parser (src/cache/redis.c,
  * am__cache_url_parse: am_config.cache, $AGENTMEM_CACHE, the CLI's and the

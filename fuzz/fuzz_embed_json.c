@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_embed_json.c -- the OpenAI embeddings response parser
  * (am__openai_parse_response, src/embed/openai.c) on arbitrary bytes.

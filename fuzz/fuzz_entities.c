@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_entities.c -- am__entities_extract, am__query_time_range and
  * am__text_expiry (a statement's own end: after the reference) on

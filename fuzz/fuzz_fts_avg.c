@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_fts_avg.c -- the reader of FTS5's averages record
  * (store/sqlite/fts_rank.c am__fts_averages_parse), which a search with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_llm_reply.c -- the LLM pass's reply parser (am__llm_parse,
  * src/lifecycle/llm.c) on arbitrary bytes.

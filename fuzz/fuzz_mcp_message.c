@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_mcp_message.c -- arbitrary bytes as MCP messages (tools/mcp): each
  * line of the input goes to am_mcp_handle on one handle (so a seed can

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_plain.c -- am_text_plain (text/plain.c), the one way stored text
  * reaches the memory block, on arbitrary bytes.  The line it returns must

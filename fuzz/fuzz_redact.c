@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_redact.c -- am__redact on arbitrary bytes (invalid UTF-8, NULs,
  * half sequences included).  Beyond "no crash, no leak, no UB" it checks

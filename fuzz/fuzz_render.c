@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_render.c -- the memory block (recall/render.c) from arbitrary
  * stored values: the input, cut at 0x1E bytes, gives an item text, the

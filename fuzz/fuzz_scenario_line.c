@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_scenario_line.c -- one line of a scenario file (SCENARIOS.md) through
  * the scenario runner's parser and expectation checker

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_sentences.c -- the sentence splitter (text/sentences.c) on
  * arbitrary bytes.  Each sentence must lie inside the input, after the one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_server_bus.c -- the parsers of the event bus between server
  * instances (tools/server/bus.c): a note read from Redis pub/sub (any

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_server_request.c -- the HTTP server's router and JSON bodies
  * (tools/server/router.c, routes.c) without a socket: any request gives a

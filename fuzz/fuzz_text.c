@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_text.c -- text analysis and the rule matchers on arbitrary bytes:
  * normalisation, tokenizer (ICU + bigrams + stemmer), sentence splitter,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_time.c -- the ISO 8601 parser (base/base.c) and the formatter: any
  * input is parsed or refused with a reason; a parsed time formats and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_understand.c -- am_understand (text/understand.c) and its features
  * (text/understand_feat.c) on arbitrary bytes: never a crash or a read out

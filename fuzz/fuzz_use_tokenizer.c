@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_use_tokenizer.c -- the USE-lite SentencePiece tokenizer (and, for
  * short inputs, the whole encoder) on arbitrary bytes.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_vault.c -- the PII-vault seal (store/sqlite/vault.c).  A stored
  * value is input too (a damaged or crafted file): opening arbitrary bytes

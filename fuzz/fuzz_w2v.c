@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_w2v.c -- the word2vec table loader (am__embed_w2v_open_idf,
  * src/embed/w2v.c) on arbitrary bytes: text and binary formats, with or

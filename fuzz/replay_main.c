@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * replay_main.c -- runs a fuzz target over every file of a seed corpus
  * directory when the build has no libFuzzer, so each normal test run

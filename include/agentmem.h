@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * agentmem.h -- the public interface of agentmem, a long-term memory engine
  * for LLM agents.  If it is not in this header, it is not API.

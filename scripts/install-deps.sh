@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Installs every Debian package agentmem's build, tests and tools need.
 # Idempotent; run as root (or with sudo available). Used by README and .ci/run.
 set -euo pipefail

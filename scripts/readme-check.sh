@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Runs README.md's marked code blocks verbatim against the INSTALLED agentmem
 # (the one on PATH, its library, header and agentmem.pc), each in a fresh
 # temporary HOME and working folder (its clients/ the checkout's), so the

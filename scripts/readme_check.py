@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """The Python half of scripts/readme-check.sh (standard library only).
 
   readme_check.py extract NAME README.md

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # same-rankings.sh -- does the working tree rank exactly like a base commit?
 #
 #   scripts/same-rankings.sh [BASE] [--sample | --full] [--every N] [--keep DIR]

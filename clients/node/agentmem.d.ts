@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Types of agentmem.mjs (the Client of every route) and memory.mjs (Memory:
 // mem0's method names).  docs/SDK.md.
 export type Json = null | boolean | number | string | Json[] | { [k: string]: Json };

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // agentmem.mjs -- the Node client of `agentmem serve` (docs/openapi.json).
 //
 // The API of the Python client (clients/python), async: each method sends

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // memory.mjs -- Memory: mem0's method names over `agentmem serve`
 // (the mem0 Node SDK's shapes: add(messages, {userId, agentId, sessionId,
 // metadata}), search(query, {userId, filters, limit}), get(id),

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Checks the understanding corpus (data/understand): every line of every
 writer's file is one JSON object with the fields and values LABELS.md
 allows; memories are given exactly for the acts that keep something; a

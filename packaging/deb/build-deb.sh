@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Builds build/agentmem_<version>_<arch>.deb (make deb): configures a tree of
 # its own (build/deb, prefix /usr: the data folder compiled in is
 # /usr/share/agentmem), builds what the package holds, installs it into a

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+// SPDX-License-Identifier: Apache-2.0
 // run.mjs -- LoCoMo evidence recall and search latency of mem0's open-source
 // TypeScript package (mem0ai/oss Memory), scored by the rule of
 // `agentmem bench locomo` (tools/bench/bench_data.c, bench_score.c):

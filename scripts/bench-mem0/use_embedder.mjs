@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // use_embedder.mjs -- Universal Sentence Encoder lite, read from the local
 // model directory (model.json, group1-shard*of*, vocab.json: the files
 // scripts/fetch-model.sh puts in models/use-lite, the same ones agentmem's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * access_api.c -- the access decision as public calls (agentmem.h
  * am_access_*, am_feedback_as, am_forget_as) and a token checked again by

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * archive.c -- am_archive_events, am_archive_restore: the arguments
  * checked here; the work is lifecycle/cold.c's (the steps) and the

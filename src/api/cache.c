@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cache.c -- what the engine keeps in the shared cache (am_config.cache,
  * Redis; docs/SCALING.md "Redis"): the key layout, the per-user

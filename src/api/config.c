@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * config.c -- am_config defaults and the ranking knobs by name.
  *

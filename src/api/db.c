@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * db.c -- handle lifecycle, errors, identity.  The configuration's defaults
  * and knobs are config.c.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * db_int.h -- the am_db handle and the helpers every api/ file shares.
  * api/ is the entry layer: it validates arguments, resolves identity and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * embed.c -- am_embed: the configured embedder's vectors for any text, so
  * that other tools share them (the server's /v1/embeddings).  The texts

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * events.c -- memory events (F13, docs/EVENTS.md): the subscribers of a
  * handle, the reader of the outbox, denials.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * events_list.c -- a page of a user's events, newest first
  * (am_events_list): what an inspector shows of a long history without

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * forget.c -- am_forget and am_restore (F24; docs/FORGETTING.md): what the
  * API adds to the store's forgetting (store/sqlite/forget.c).

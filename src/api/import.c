@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * import.c -- am_import and am_import_mem0 (docs/IMPORT.md): a document
  * loaded into the store in one transaction.

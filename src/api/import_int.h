@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * import_int.h -- an import's rows, read and checked whole (api/import.c)
  * before any is written (api/import_rows.c: one transaction).  Strings

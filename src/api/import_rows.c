@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * import_rows.c -- an import's checked rows into the store, in one
  * transaction (api/import_int.h; docs/IMPORT.md).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * llm.c -- am_llm_pass and the LLM queue's watcher (agentmem.h "the
  * optional LLM pass", docs/LLM.md).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * maintain.c -- am_maintain: the maintenance pass's steps, each one short
  * write transaction (lifecycle/ decides what changes; docs/LIFECYCLE.md).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * memory.c -- one memory item by id (agentmem.h "one memory"): read it,
  * add one the application states, correct it, delete it, and feedback

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * packs.c -- cold-start rule packs (agentmem.h "rule packs"): apply a pack
  * to a user or to every user it applies to, list and remove packs.  This

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * profile.c -- am_profile: the arguments checked, the user's current item
  * versions the asker may see listed, the card made by recall/profile.c,

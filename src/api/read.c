@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * read.c -- am_recall and the other read-side entry points: task state,
  * memory listings, feedback, forgetting and export.  Results live in one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * reembed.c -- am_vectors_missing, am_reembed: vectors for the events
  * written before the embedder changed (F31).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * report.c -- am_report_corrections: the arguments checked, the report
  * made by lifecycle/report.c, its JSON handed over.

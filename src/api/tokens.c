@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tokens.c -- API tokens bound to a tenant (F27) and the audit of refused
  * requests: what the server's auth stands on (docs/SERVER.md).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * working.c -- a session's working memory (am_working_*; issue 17): small
  * named values with a time to live, in Redis when a cache is configured,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * workspace.c -- am_workspace_get / am_workspace_put (F28): a task's
  * shared workspace, one entry per agent of the user (what it is doing,

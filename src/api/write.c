@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * write.c -- am_add_event: the write path (docs/internals/ARCHITECTURE.md, "A write").
  *

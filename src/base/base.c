@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * base.c -- allocation, buffers, arena, UTF-8, ISO 8601 time, ULID, hashing.
  * See base.h.

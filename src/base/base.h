@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * base.h -- the bottom layer: allocation through an injected allocator,
  * growable byte buffers, a scratch arena, UTF-8 validation, ISO 8601 time,

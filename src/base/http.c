@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * http.c -- one JSON POST endpoint over libcurl, with retries (http.h).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * http.h -- one JSON POST endpoint over libcurl, with retries: the part the
  * OpenAI-compatible clients share (embed/openai.c's embeddings,

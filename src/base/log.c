@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * log.c -- structured log records: built on the stack, handed to the
  * handle's hooks (log.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * log.h -- structured log records (am_config.log_record, docs/SERVER.md
  * "Logs").  A record is an event name and typed fields built on the

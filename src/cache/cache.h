@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cache.h -- the shared cache beside the store (Redis, issue 17): one
  * connection per am_db handle, commands with short timeouts, and a state

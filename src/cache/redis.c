@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * redis.c -- the cache over Redis (hiredis, synchronous): the URL, one
  * connection with a connect and a command timeout, reconnect on the next

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * reading.c -- the rules' outcome and the learned reading combined
  * (reading.h).  One pass of the model over the sentence gives every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * reading.h -- the rules and the learned reading of a turn, combined
  * (distill/rules.h decides first; text/understand.h's model reads every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * restate.c -- the attribute a sentence states and whether it states a
  * change of it (see restate.h).  Two small scanners over the normalised

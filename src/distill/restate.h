@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * restate.h -- versions by attribute (F11): what a sentence says about
  * which attribute of the user it states and whether it states a change.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * rules.c -- the distillation rule tables and their decision procedure.
  * See rules.h.  The tables are data in text/lexicon/distill_cues.c, cue

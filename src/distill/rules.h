@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * rules.h -- distillation without an LLM (F8, F12): classify one
  * sentence of a user's event as a long-term statement (preference,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * embed.c -- what every embedder shares: the NULL-safe close and the error
  * helper (see embed.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * embed.h -- embedders: text -> L2-normalised float32 vectors.
  *

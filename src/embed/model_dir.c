@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * model_dir.c -- where the built-in encoder's weights are looked for (see
  * am_model_dirs_find in include/agentmem.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * openai.c -- embedder for any OpenAI-compatible POST /v1/embeddings
  * endpoint (OpenAI, Ollama, vLLM, TEI, DashScope ...), over libcurl.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * use_lite.c -- the built-in English sentence encoder: Universal Sentence
  * Encoder lite, as shipped (TF.js graph + float32 weights + SentencePiece

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * w2v.c -- sentence vectors from static word vectors (word2vec text or
  * binary files): an IDF-weighted mean over the ICU words of the text.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * archive.c -- archival of items nobody uses (maintain.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cold.h -- archival of old events (docs/internals/STORAGE.md "Archived events").
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * consolidate.c -- near-duplicates become one item (maintain.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * decay.c -- confidence over time (maintain.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * lifecycle.h -- what the memory's life says about the engine: the
  * blind-spot report (report.c).  A lifecycle module reads and writes

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * llm.c -- the LLM pass's client: the chat completions request, the reply's
  * checks, the per-user budget (llm.h).

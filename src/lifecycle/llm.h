@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * llm.h -- the optional LLM pass's client (docs/LLM.md): one
  * OpenAI-compatible POST {BASE_URL}/chat/completions endpoint that reads a

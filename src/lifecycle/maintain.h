@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * maintain.h -- memory that lives (docs/LIFECYCLE.md): what time does to
  * a memory item, decided by the maintenance pass (am_maintain), never by a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * move.c -- the one way the lifecycle changes an item's status.  See
  * maintain.h.

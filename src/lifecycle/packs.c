@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * packs.c -- cold-start rule packs: the parser and the apply / remove
  * rules of one user.  See packs.h.

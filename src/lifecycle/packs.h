@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * packs.h -- cold-start rule packs: a JSON file of rules an operator
  * gives every user of a role, region or channel before they have said

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * report.c -- the blind-spot report (docs/REPORTS.md): which keys, kinds,
  * topics and deciding sources users correct or reject most.

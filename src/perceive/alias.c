@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * alias.c -- speakers called by another name (F21 entity linking).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * attribute.c -- which task an event belongs to (F5).
  *

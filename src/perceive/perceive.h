@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * perceive.h -- the perception stage of the write path (F5, F6, F20, F21):
  * what an event says about the work around it, kept apart from what it

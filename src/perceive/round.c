@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * round.c -- rounds of a task (F5, F6, F20; seed 000 §4): a task is
  * worked on in rounds, and what was said for one round (a one-off, "这次用

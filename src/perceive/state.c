@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * state.c -- the attributed task's row (F6, F20) and its history.
  *

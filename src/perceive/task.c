@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * task.c -- task state changes and continuation (see task.h), decided on
  * the cue tables of text/lexicon/task_cues.c with the matcher of

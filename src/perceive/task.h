@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * task.h -- the perception layer's task rules (F5, F6, F20):
  * which status or stage change a plain-text event announces ("这家先不发了"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * access.c -- who sees what (access.h): the whitelist spec, the
  * visibility rules, the hidden events of a user and the filtering store

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * access.h -- who sees what (F28, docs/AGENTS.md).  A call made for an
  * agent (an agent id, a role, or both) is *scoped*; a call with neither is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * budget.c -- the token budgets (F18): the long-term section (memory
  * items) and the short-term one (task state and events) of the block.  A

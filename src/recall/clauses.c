@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * clauses.c -- compound questions in the search stage.  A question of
  * 2..AM__MAX_CLAUSES sentences on one short line ("上司是做什么的？另外，

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * dedup.c -- the block's events (F18): the candidates above the relevance
  * floor, up to max_events, that are neither the source of a memory shown

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * expand.c -- query rewriting by synonyms and near-words (F21): "那个单子"
  * should find "订单", "行程安排" should find "出差", "cc" should find

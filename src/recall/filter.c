@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * filter.c -- the structural filter (F15): what a recall may see at all,
  * before any text is compared.  Only the user's own rows (every store call

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuse.c -- the fuse stage: candidates from other sources join the
  * lexical ones.  With an embedder and a turn it can represent, the vector

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * hops.c -- the hops stage: what the question reaches only through
  * something else.  First the events that held a PII value the question

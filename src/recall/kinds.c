@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * kinds.c -- the kind filter (F15): a turn that asks for a link or a file
  * ("把那个链接再发我一下", "那个文件在哪", "the doc you sent") is about a

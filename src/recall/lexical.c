@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * lexical.c -- lexical search (F16): term selection, BM25F
  * and the reading of the best rows, over what the store hands over

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * lexical.h -- lexical search (F16): BM25F over the postings a store hands
  * over (store.h: user_rows, term_docs, postings, rows_get), so that every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * pii.c -- PII values found through the vault (F3, the read side; part
  * of the hops stage).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * pipeline.c -- the read path's driver: the stages of recall/pipeline.h,
  * called in order over one state.  The order is the data flow and is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * profile.c -- the profile card (docs/PROFILE.md): a user's current
  * lasting items as a block for a system prompt.  A read of the recall

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * rank.c -- scoring (F17).  Items: heat = base_score x 0.5^(age/half_life),
  * age counted from the last access (or creation), normalised by the

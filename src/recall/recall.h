@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * recall.h -- the read path's leaf functions, which the stages of
  * recall/pipeline.h call: the router and the domain check (route.c), query

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * render.c -- the memory block (F18): memories (long-term budget), then
  * task state and relevant events (short-term budget), labelled in the

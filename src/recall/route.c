@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * route.c -- the router (F14, F15): small talk and closings (most turns)
  * need no memory; continuation cues put task state first; a turn that

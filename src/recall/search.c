@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * search.c -- the search stage (F16): the lexical candidates, scored and
  * ranked.  The question's terms against the user's own index terms

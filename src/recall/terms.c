@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * terms.c -- the question's search terms (F16, F21).  A term is an index
  * token of the question (the same analyzer as the write path, minus

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * evaluate.c -- F8, F22: only evaluative sentences move confidence.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * merge.c -- bitemporal versions of memory items.  See merge.h.
  */

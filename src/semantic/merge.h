@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * merge.h -- the semantic layer's write rules (F9, F11, F12, F25):
  * how a distilled statement becomes a memory item version.

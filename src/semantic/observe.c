@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * observe.c -- the observe hook (see observe.h): runs the two learners on
  * one user event, and the helpers they share (observe_int.h).

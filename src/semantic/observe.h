@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * observe.h -- semantic-layer learning from the event stream beyond explicit
  * statements (F9, F10):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * observe_int.h -- internals shared by observe.c (the hook), promote.c (F9,
  * repetition promotion) and patterns.c (F10, periodic patterns).  Not used

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * promote.c -- F9: a weak preference said twice becomes long-term.
  *

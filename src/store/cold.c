@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cold.c -- packing and unpacking an archived event's text (cold.h).
  * With zlib (found at build time: AM_HAVE_ZLIB) the text is deflated when

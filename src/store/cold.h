@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cold.h -- the stored form of an archived event's text (both backends;
  * docs/internals/STORAGE.md "Archived events").

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ids.c -- opaque ids of what a caller or the user's words named, common
  * to the stores (docs/EVENTS.md, docs/FORGETTING.md).

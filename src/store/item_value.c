@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * item_value.c -- reading one plain string field of an item version's
  * value (the JSON the write path stores beside its text: "topic",

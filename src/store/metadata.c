@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * metadata.c -- metadata checked and made canonical, filters compiled and
  * applied.  See metadata.h.

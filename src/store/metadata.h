@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * metadata.h -- the caller's metadata on events and memory items, and the
  * filters of lists and recalls (agentmem.h am_filter).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * open.c -- a store chosen by its URL (F30): "postgres://..." and
  * "postgresql://..." open the PostgreSQL store (store/postgres), anything

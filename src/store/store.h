@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * store.h -- the storage interface.  Everything the engine keeps goes
  * through one am__store, a struct of function pointers (like sqlite3_vfs),

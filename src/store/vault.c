@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * vault.c -- the PII vault's sealing and keyed value hashes, common to
  * the stores (F3, issues 13.9 and 14.9): the SQLite store (store/sqlite/

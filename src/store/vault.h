@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * vault.h -- the PII vault's sealing (AES-256-GCM) and keyed value
  * hashes, common to the stores (store/vault.c says the format).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * analyze.c -- normalisation, tokenisation, language, stopwords.  See
  * analyze.h for the design.

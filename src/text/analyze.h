@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * analyze.h -- text analysis shared by indexing, the distillation rules and
  * recall: NFKC + case folding, script-aware tokenisation (ICU word

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cue.c -- the cue-pattern matcher (see cue.h).  Phrases are parsed on each
  * scan (a few elements, no allocation); a pair set of the text's byte pairs

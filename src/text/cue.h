@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cue.h -- the cue-pattern matcher: phrases of normalised text with
  * optional context, the language that the word tables of the perception

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ent_clock.c -- times of day: "15:00", "3:30 p.m.", "3pm", "noon",
  * "5 o'clock", "下午三点半", "十点一刻", "3点05分", "凌晨两点".

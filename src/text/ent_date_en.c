@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ent_date_en.c -- numeric dates ("2026-03-11", "2026-03-11T15:00:00+08:00",
  * "3/11", "31/12/2026") and English date expressions ("11 March 2026",

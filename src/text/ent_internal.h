@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ent_internal.h -- what the entity matchers (src/text/ent_*.c) share: the
  * scan context, byte/word helpers, exact decimals and calendar helpers.

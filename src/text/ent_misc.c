@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ent_misc.c -- the light heuristics: persons ("张总", "王经理", "with Sarah
  * Lee", "Dr. Smith"), organisations ("阿里巴巴集团", "Acme Corp"), products

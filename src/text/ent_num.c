@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ent_num.c -- numerals (Arabic, Chinese, English words), money, percents
  * and plain numbers.  Values are exact decimals (ent_dec), never floats, so

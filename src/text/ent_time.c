@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ent_time.c -- Chinese dates ("2026年3月11日", "下周三", "三天后", "月底",
  * "第三季度", "最近三天") and the composition of every time expression:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * entities.c -- the entity scanner: the first pass (URLs, file names,
  * organisations), the left-to-right matcher loop, the query time range,

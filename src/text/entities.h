@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * entities.h -- deterministic entity extraction and normalisation for the
  * write path (F4) and for the time range of a query (F19).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * expiry.c -- the end a statement names for itself (text/expiry.h): each
  * time entity the text holds (text/entities.h) is read with the cue words

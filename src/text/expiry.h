@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * expiry.h -- the end a statement names for itself ("this month", "until
  * Friday", "for two weeks", "这周", "下个月之前", "月底前", "两周内"),

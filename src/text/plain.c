@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * plain.c -- stored text on its way in (refused controls) and out (one
  * flat, inert line), so no event can forge the memory block (issue 14.5).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * plain.h -- stored text made inert: control characters refused on the way
  * in, every printed text one flat line that cannot open a section of the

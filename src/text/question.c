@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * question.c -- the question detector (see question.h).  Both readings
  * scan only the end of the text and, for AM__TEXT_Q_ASKS, two cue tables

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * question.h -- the one question detector: is a normalised (NFKC +
  * case-folded) text a question?  The perception layer (a question changes

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * redact.c -- secrets dropped, PII replaced by numbered placeholders.
  *

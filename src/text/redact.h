@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * redact.h -- sensitive-data handling on the write path (F3).
  *

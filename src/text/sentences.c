@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sentences.c -- the sentence splitter (am__text_sentences, analyze.h):
  * where a reader would end a sentence, in Chinese, English and both mixed.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * speaker.c -- speaker labels and greeted names of transcript lines (see
  * speaker.h).  Byte-wise, allocation-free.

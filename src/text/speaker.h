@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * speaker.h -- who speaks in a transcript line and whom it greets: the
  * speaker label of "Emi: I love skiing" / "小王：好的", and the name a line

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * t2s_keys.c -- which characters OpenCC's t2s conversion can change.
  *

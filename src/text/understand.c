@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * understand.c -- the learned reading of a turn (am_understand): the
  * model's weights, made from data/understand by tools/understand/train.c

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * understand.h -- the learned reading of a turn: hashed features of a text
  * (understand_feat.c: shared by the library and the trainer,

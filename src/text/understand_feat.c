@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * understand_feat.c -- the features the learned reading of a turn uses
  * (understand.h), the same for training and inference: the text folded

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * inspector.test.js -- the memory inspector in headless Chromium (run by
  * tests/sh/inspector.sh, which makes the store and starts the server).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // agentmem's MCP server against the official TypeScript SDK of each
 // protocol revision's era (package.json: one alias per era, pinned).
 //   node test.mjs AGENTMEM DIR URL TOKEN

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # One access decision on every surface (docs/AGENTS.md, docs/SERVER.md):
 # a token of an agent and a role sees the same on REST, MCP over HTTP and
 # MCP stdio (`agentmem mcp --agent --role`); feedback, forget and the

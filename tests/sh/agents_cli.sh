@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Multi-agent from the CLI (docs/AGENTS.md): recall --agent --role,
 # task/memories --agent --role, workspace get|put, --role-allow and
 # --role-allow-file, with their errors and exit codes (0 ok, 1 refused,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Archived events on PostgreSQL: tests/unit/test_cold against a throwaway
 # PostgreSQL server (an old event's text moved to the cold column, read
 # back by recall, the events list and export, restored; forget at every

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The embedder auto (the CLI's default) finds the built-in encoder's
 # weights from any working directory (docs/guide/configuration.md):
 #   - through $AGENTMEM_MODEL_DIR (a folder holding use-lite/, or the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # add --batch commits its lines in chunks (one transaction for up to 32
 # lines): a refused line -- at the start, in the middle or at the end of a
 # chunk -- is reported with its line number and field and takes no other

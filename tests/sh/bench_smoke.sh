@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # `agentmem bench`: tiny --limit runs of every dataset on the real data in
 # ../shared/bench (or $AM_BENCH_DIR) when it is there, checking the JSON
 # report's fields and that every per-k figure lies in [0, 1]; the paper BM25

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # A chat transcript in (docs/SERVER.md "Chat messages"), Chinese and English:
 #   - POST /v1/events {"messages": [...], "session", "at"}: one event per
 #     message, in order, each with its role's source (assistant -> agent,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The CLI: every subcommand, --json output, --help, clear errors and exit
 # codes (0 ok, 1 refused, 2 usage).  $1 = path of the agentmem CLI.
 set -u

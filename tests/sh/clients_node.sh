@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The Node client (clients/node) against a live server: its test suite
 # (npm test = node --test test/: every method in Chinese and English,
 # named field errors, 401, the 403 fuse and isolation, the example agent

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The Python client (clients/python) against a live server and the
 # embedded library: clients/python/tests (every method in Chinese and
 # English over both transports, named field errors, 401, the 403 fuse and

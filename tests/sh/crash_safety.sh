@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Killing the CLI in the middle of a batch of writes never leaves a
 # half-written event: every event row has its index row, its audit record,
 # and the file passes integrity_check.  Repeated with kills at several

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The docs match the code (tests/sh/lib/docs_code.py): the schema versions
 # in docs/internals/stores.md, docs/KNOBS.md against `agentmem knobs
 # --markdown`, every server route in docs/openapi.json and docs/SERVER.md,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Every relative link in README.md, CONTRIBUTING.md, docs/**/*.md and
 # clients/*/README.md resolves to a file, and every #anchor into a Markdown
 # page to one of its headings (tests/sh/lib/docs_links.py).  Then the check

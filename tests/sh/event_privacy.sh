@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Nothing the user said leaves through events, end to end (docs/EVENTS.md):
 # a bilingual conversation written through the server (preferences, a
 # profession, health, tasks with ids made of words) reaches a webhook

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Resource exhaustion (docs/SERVER.md "Limits"): a hostile tenant against a
 # live server on loopback while a second tenant probes it
 # (tests/sh/lib/exhaust.py): exports whose clients never read (the user's

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Expiry over HTTP (docs/EXPIRY.md, docs/SERVER.md), Chinese and English:
 #   - POST /v1/memories with expires_at: 201, the memory's JSON shows
 #     expires_at (the instant given, in UTC) beside valid_to, version_state

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Import (docs/IMPORT.md), Chinese and English:
 #   - the CLI: export -> import into an empty store -> export gives the same
 #     bytes but for exported_at, the tasks' task_ref and the import's own last

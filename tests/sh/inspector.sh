@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The memory inspector (docs/INSPECTOR.md) end to end: a store with a
 # token and events in Chinese and English (one of them markup, one session
 # named with markup), another user, and a third with 10,000 events (added

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # make install's layout: `cmake --install` of this build into a staging
 # root (DESTDIR) holds the CLI, libagentmem.so.0.X.Y with its soname and
 # links, libagentmem.a, the headers, agentmem.pc, the man page, the example

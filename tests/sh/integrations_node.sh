@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The framework integrations (clients/node/integrations) with the real npm
 # packages pinned in its package-lock.json (npm ci when node_modules is not
 # that lock file): agentmem as a LangGraph.js store inside a compiled

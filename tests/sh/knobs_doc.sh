@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # docs/KNOBS.md is generated from include/agentmem_knobs.h by
 # `agentmem knobs --markdown`: the committed file must be exactly what the
 # built CLI prints (regenerate it with that command after editing the list).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The maintenance pass from the CLI and the server (docs/LIFECYCLE.md):
 #   - `agentmem maintain` (text and --json) on items stated in January 2025:
 #     by now far past their confidence half-lives, they become

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The optional LLM pass through `agentmem distill --llm`, against a local
 # chat completions server (lib/fake_llm.py), on SQLite and on PostgreSQL:
 # proposals become items of source llm at the lower confidence (en, zh); a

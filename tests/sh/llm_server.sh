@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The server's LLM worker (docs/LLM.md "In the server") against a local chat
 # completions server (lib/fake_llm.py), on SQLite and on PostgreSQL, en and zh:
 #   - with the model slow (3 s), POST /v1/events answers in under 1 s, twice

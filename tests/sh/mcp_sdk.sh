@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # MCP as hosts meet it: the official TypeScript SDK (@modelcontextprotocol/sdk
 # from npm, one release of each protocol revision's era pinned in
 # tests/mcp_sdk/package-lock.json: 1.0.4 for 2024-11-05, 1.12.3 for

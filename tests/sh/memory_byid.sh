@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # One memory by id against a live server, the CLI and PostgreSQL
 # (docs/SERVER.md "One memory", docs/FORGETTING.md), Chinese and English:
 #   - POST /v1/memories (201), a new value of the same key supersedes (same

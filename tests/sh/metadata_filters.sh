@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Metadata, filters and pages against a live server, the CLI and
 # PostgreSQL (docs/SERVER.md "Metadata, filters and pages"), Chinese and
 # English:

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The Node client as a package: `npm pack` of clients/node (its files, the
 # types and the README in the tarball, licence Apache-2.0, version the
 # CLI's), installed with `npm install --offline TARBALL` into a new project

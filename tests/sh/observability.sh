@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The engine's decisions as log lines and metrics (docs/SERVER.md "Logs",
 # "Metrics"), against a live server: events in Chinese and English, a
 # recall, feedback and a forget.  serve --log-format json: every stderr line

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Cold-start rule packs through the CLI (docs/PACKS.md), on SQLite and on
 # PostgreSQL (a throwaway server; that half is skipped without PostgreSQL):
 #   - every validation error names its field (several in one message), the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # PostgreSQL restarted under load (issue 17 item 5; docs/SCALING.md, "A
 # lost connection"): a throwaway PostgreSQL (tests/sh/lib/pg.bash), one
 # `agentmem serve --store postgres://...` and `agentmem bench serve`

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Counts in the CLI's messages take the right English noun: "1 new
 # memory", "2 new memories", "forgot 1 event", "0 events", and the
 # library's refusal "holds 1 event" (Chinese and English texts written;

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The profile card and the blind-spot report (docs/PROFILE.md,
 # docs/REPORTS.md), English and Chinese, on SQLite and PostgreSQL:
 #   - profile: items across topics grouped under their headings, a near

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Progress bars (tools/common/progress.c) of maintain, reembed, import
 # (and --from mem0), add --batch, optimize, forget and bench: on a
 # terminal (a pseudo-terminal from script(1)) the bar and its final line

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The Python client as a package: `pip install ./clients/python` into a
 # fresh venv of Debian's python3 (python3-venv; --no-index: no network, the
 # in-tree build backend needs nothing), then, from outside the checkout,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The README as a user meets it: at most 150 lines; each block that CI runs
 # on the installed package (scripts/readme-check.sh) present, its marker
 # right before a fenced block; no link out of the repository but http(s);

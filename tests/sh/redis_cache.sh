@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The shared cache (issue 17: Redis, am_config.cache) through the CLI, on a
 # throwaway redis-server (a temporary directory, a free loopback port, a
 # password; killed and removed on exit):

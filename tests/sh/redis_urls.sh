@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Every form of the Redis URL (docs/EVENTS.md "Between server instances",
 # docs/SCALING.md "Redis") against a throwaway redis-server (a temp dir, a
 # free loopback port, requirepass, and ACL users made with ACL SETUSER), on

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The working tree ranks like the base commit in scripts/rankings-base:
 # scripts/same-rankings.sh --sample builds both CLIs itself (temporary
 # worktree and build directories) and compares a few conversations of each

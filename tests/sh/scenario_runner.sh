@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The scenario runner's own behaviour (SCENARIOS.md): PASS/FAIL lines with
 # file:line, the "N passed, N failed" summary, exit codes, failing
 # expectations, malformed lines, unknown steps, keys and fields, labels,

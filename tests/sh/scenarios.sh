@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Replays every scenario file under tests/scenarios (Chinese and English):
 # the engine's specified behaviour.  $1 = path of the agentmem CLI.
 set -u

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # `agentmem serve` and its port: a second server on a port in use fails at
 # once (exit 1, the address named on stderr, nothing on stdout) instead of
 # sharing it silently; with --reuse-port on both they share it.  The

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The HTTP server (agentmem serve, docs/SERVER.md) on a free loopback port:
 # every route, every error code it can be made to give, 401 without or
 # with a revoked token, the 403 fuse (a token of user A naming user B:

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # What the server mounts beside the /v1 core (docs/SERVER.md): MCP over
 # Streamable HTTP (POST /mcp: initialize, tools/list, remember and recall
 # as the token's user; a foreign Origin refused; another user's memories

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The understanding corpus (data/understand) is well formed: every line has
 # the fields and values data/understand/LABELS.md allows, memories exactly
 # where the act keeps something, clauses taken from the turn, unique ids,

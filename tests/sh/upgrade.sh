@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Upgrade: a store written by schema version 1 (tests/fixtures/store_v1.db,
 # made by agentmem 0.1.0 at commit 9f2ff81) opens, migrates to the current
 # schema in place (per-user index terms), and answers as before -- zh and

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Upgrade of the provenance layout (schema v11, linear storage): a store
 # written by schema version 9 (tests/fixtures/store_v9_sources.db, made by
 # the CLI at commit 1b9f5f7: alice said "以后周报都用表格格式，别用长段落。"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # `agentmem watch` (docs/EVENTS.md): the memory events of a store as JSON
 # lines; --follow sees events other processes write while it runs and
 # ends cleanly on SIGTERM / SIGINT or after --max-events; --user shows one

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Zero configuration (docs/guide/configuration.md): the store a command
 # uses when none is named, and `agentmem doctor`.
 #   - XDG_DATA_HOME set: $XDG_DATA_HOME/agentmem/agentmem.db, its missing

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * api_util.h -- helpers shared by the tests that drive the public API
  * (include/agentmem.h only): an injected clock, an in-memory store, and an

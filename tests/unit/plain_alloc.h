@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * plain_alloc.h -- the allocator of the tests that open a store below the
  * public API (am__store_open): realloc and free, nothing counted.

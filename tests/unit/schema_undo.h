@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * schema_undo.h -- SQL that takes a store back past migrations, for the
  * tests that make an older store out of a new one and open it (the

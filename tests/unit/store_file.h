@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * store_file.h -- helpers of the tests that look at a store's files: the
  * test's store path, removing the store with its log, and one count read

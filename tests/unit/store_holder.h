@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * store_holder.h -- a child process that holds the test's store (path,
  * store_file.h) open, a handle that has read it, until told to finish:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test.h -- the tiny test harness shared by tests/unit/test_*.c.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_agents.c -- multi-agent (F28, docs/AGENTS.md): what an agent
  * concluded stays its own on every recall path (lexical, the context

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_alloc_fail.c -- every allocation can fail (STYLE: libcurl's
  * "torture" tests).  An injected allocator fails the Nth allocation, for

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_api.c -- the public API end to end, through include/agentmem.h only:
  * write path, recall, task state, bitemporal versions, feedback, forget,

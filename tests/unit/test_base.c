@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_base.c -- the text every recall's JSON and block is built from
  * (base/base.c) must be what printf would have written: numbers

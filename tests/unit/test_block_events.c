@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_block_events.c -- the relevant events of the memory block as a
  * model reads them, in Chinese and English: each line says who spoke

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_cold.c -- archived events (lifecycle/cold.c, store cold_*,
  * am_archive_events / am_archive_restore; docs/internals/STORAGE.md "Archived

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_config.c -- am_config through the public header: the defaults of
  * am_config_init come from the knob list, the knobs by name (am_config_set

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_contention.c -- one store file, several connections (issue 14,
  * item 3).  A recall never waits for, nor fails on, another writer's lock:

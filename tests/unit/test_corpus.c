@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_corpus.c -- the distillation rules (src/distill/rules.c) and the task
  * state rules (src/perceive/task.c), with their tables in src/text/lexicon/,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_domain_write.c -- the caller's domain against the text on write
  * (F7, api/write.c statement_scope): a statement whose text clearly

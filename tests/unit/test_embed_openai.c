@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_embed_openai.c -- the OpenAI-compatible HTTP embedder
  * (src/embed/openai.c) against a small HTTP/1.1 server of this test's own,

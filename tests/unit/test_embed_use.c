@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_embed_use.c -- the built-in USE-lite English encoder (src/embed/).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_embed_w2v.c -- the word2vec embedder (src/embed/w2v.c).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_entities.c -- entity extraction and normalisation (DESIGN.md F4) and
  * query time ranges (F19), Chinese and English.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_event_privacy.c -- nothing the user said leaves through memory
  * events, and a forget keeps no caller's id (docs/EVENTS.md,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_events.c -- memory events (F13, docs/EVENTS.md): each type
  * published exactly once for its cause, in Chinese and English

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_events_list.c -- am_events_list, a page of a user's events newest
  * first, in Chinese and English:

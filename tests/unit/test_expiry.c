@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_expiry.c -- the end a statement names for itself (text/expiry.h),
  * resolved against the event's time in the event's zone: the current

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_faults.c -- disk full and I/O errors, as SQLite tests them (issue
  * 14.10): a test-only VFS wraps the default one and fails the Nth write,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_forge.c -- no stored text can forge the memory block (issue 14.5),
  * zh + en: a text holding line breaks of any kind (LF, CR, CRLF, U+0085,

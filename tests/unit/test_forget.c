@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_forget.c -- forgetting reaches everything (F24, docs/FORGETTING.md):
  * task state rebuilt without the forgotten events, no forgotten byte left

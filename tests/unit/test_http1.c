@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_http1.c -- the load generators' HTTP/1.1 client (tools/common/http1.c)
  * against a scripted loopback server: a reply read by its Content-Length

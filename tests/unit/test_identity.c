@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_identity.c -- who an event belongs to, through the public API:
  * caller-chosen event ids that make a re-run idempotent (am_event.event_id,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_import.c -- am_import and am_import_mem0 through the public API
  * (docs/IMPORT.md), Chinese and English:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_isolation.c -- isolation is absolute (DESIGN F27): thousands of
  * random operations for several users over a shared vocabulary (so every

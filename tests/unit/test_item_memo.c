@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_item_memo.c -- the write path's latest items held between
  * statements (store/sqlite/item_memo.c), on a real SQLite file with two

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_llm_parse.c -- the LLM pass's reply parser (am__llm_parse,
  * src/lifecycle/llm.c): a chat completions body in, the proposals out.

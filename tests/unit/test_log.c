@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_log.c -- the engine's structured log records (am_config.log_record,
  * log_content; docs/SERVER.md "Logs") through the public API: a write's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_maintain.c -- the maintenance pass (am_maintain, docs/LIFECYCLE.md)
  * through the public API: its bounds (changes per transaction, steps, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_mcp.c -- agentmem as an MCP server (issue 15 item 5).  The real
  * `agentmem mcp` process ($AM_CLI) over pipes: both handshakes (2025-11-25

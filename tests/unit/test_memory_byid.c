@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_memory_byid.c -- one memory by id through the public API, in
  * Chinese and English (agentmem.h "one memory", docs/VERSIONS.md):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_metadata.c -- metadata, filters and pages through the public API
  * (agentmem.h "Metadata", am_filter, am_memories_list), in Chinese and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_model_dirs.c -- where the embedder "auto" looks for the built-in
  * encoder's weights (am_model_dirs_find), what it resolves to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_observe.c -- F9 promotion of repeated weak preferences and F10
  * weekly patterns, through the public API (include/agentmem.h) with an

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_pii_index.c -- the vault found by a keyed hash of each value
  * (store/sqlite/pii_index.c), zh + en, with and without a vault key: a

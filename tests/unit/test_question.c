@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_question.c -- the question detector (text/question.c) in its two
  * readings, and the invariants of the word tables (text/lexicon/) that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_recall.c -- lexical ranking properties of the read path, zh + en:
  * a turn's neighbours (the context column) must not make it look long

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_redact.c -- src/text/redact.c (DESIGN.md F3): PII placeholders with a
  * separate mapping, secrets dropped without a trace, and the false

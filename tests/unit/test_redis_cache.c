@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_redis_cache.c -- the shared cache (am_config.cache, Redis): the
  * recall cache (hits identical to a fresh recall, invalidated by the

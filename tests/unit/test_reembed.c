@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_reembed.c -- am_vectors_missing and am_reembed (F31): a store written
  * without an embedder is reopened with one, and the old events get vectors

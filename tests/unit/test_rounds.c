@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_rounds.c -- the rules under rounds and references (issue 16 items 1
  * and 4), in Chinese and English: the calendar period of a round (weeks

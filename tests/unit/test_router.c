@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_router.c -- the router and the block's layers through am_recall
  * (real SQLite, zh + en): closings and acknowledgements need no memory

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_sentences.c -- the sentence splitter (text/sentences.c): where a
  * reader ends a sentence in English, Chinese and both mixed -- after

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_storage.c -- storage grows linearly (issue 14, item 4).
  *

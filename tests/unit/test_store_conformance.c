@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_store_conformance.c -- one store-level suite run against every
  * store (issue 17 item 4): the embedded SQLite file always, and the

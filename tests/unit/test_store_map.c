@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_store_map.c -- the store file's memory map is on only while a
  * connection is the process's only one on its file (store/sqlite/

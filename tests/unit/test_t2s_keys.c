@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_t2s_keys.c -- the table of characters OpenCC's t2s conversion
  * changes (src/text/t2s_keys.c) against the OpenCC data installed here.

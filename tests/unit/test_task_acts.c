@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_task_acts.c -- the task act of a turn (perceive/task.c
  * am__task_read): the cue tables where they speak, the learned reading

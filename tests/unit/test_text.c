@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_text.c -- text analysis (text/analyze.c) in Chinese and English:
  * normalisation (NFKC, case folding, Traditional -> Simplified),

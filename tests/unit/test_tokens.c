@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_tokens.c -- API tokens bound to a tenant (F27, api/tokens.c): a
  * token verifies as its user, agent, role and admin flag; only its hash is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_topic_jump.c -- topic jumps without a task id (F5, perceive/
  * attribute.c, task.c am__task_topic_shift): a turn that opens with a

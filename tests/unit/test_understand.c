@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_understand.c -- am_understand, the learned reading of a turn: its
  * arguments checked, every answer a label of its head with a probability

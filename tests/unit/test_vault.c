@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_vault.c -- PII-vault originals encrypted at rest (issue 14.9), zh +
  * en: with am_config.vault_key every original in pii_vault is sealed

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_vec_cache.c -- the in-memory vector matrices of the SQLite store
  * (store/sqlite/vec_cache.c), against a small store of its own: loads

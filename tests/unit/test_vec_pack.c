@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_vec_pack.c -- packed vectors (schema v5, store/sqlite/vectors.c):
  * a user's vectors are stored 128 to a vector_blocks row plus a tail of

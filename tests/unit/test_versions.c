@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_versions.c -- versions by attribute and by time (issue 16 items 2
  * and 3, docs/VERSIONS.md), in Chinese and English.

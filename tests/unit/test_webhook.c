@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_webhook.c -- webhooks of memory events (tools/common/webhook.c,
  * docs/EVENTS.md): a receiver on a loopback port in this process checks

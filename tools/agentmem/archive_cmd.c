@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * archive_cmd.c -- `agentmem archive events|restore`: old events' text to
  * the cold column and back (am_archive_events, am_archive_restore;

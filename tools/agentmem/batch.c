@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * batch.c -- `agentmem add --batch FILE.jsonl [--atomic]`: one event per
  * JSON line, with the fields of `add` (user, channel, external_id, agent,

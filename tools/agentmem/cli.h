@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cli.h -- shared pieces of the agentmem command-line tool.  The CLI uses only
  * the public header include/agentmem.h (and jansson for JSON in and out).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * demo.c -- `agentmem demo`: the weekly-report example (a report written
  * every week, a one-off format for one week), replayed

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * doctor_cmd.c -- `agentmem doctor [--json]`: one screen on what this
  * agentmem would use and what is missing.  It only reads: the store is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * eval.c -- `agentmem eval understand`: the learned reading of a turn
  * (am_understand) against a split of the labelled corpus (data/understand,

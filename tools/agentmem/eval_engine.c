@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * eval_engine.c -- the engine's part of `agentmem eval understand`: every
  * turn of the split through the whole write path (am_add_event, a fresh

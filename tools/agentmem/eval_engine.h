@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * eval_engine.h -- the whole write path against the corpus's labels, for
  * `agentmem eval understand` (eval_engine.c).

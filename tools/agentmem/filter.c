@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * filter.c -- a filter (am_filter) from the command line: recall
  * --filter JSON, or memories' --kind, --scope and --metadata flags.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * json_out.c -- the one way the CLI writes JSON: every JSON line the tool
  * prints (add, task, forget, reembed, link, unlink, demo) is a jansson

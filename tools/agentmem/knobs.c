@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * knobs.c -- `agentmem knobs [--markdown]`: the ranking knobs as the
  * library lists them (am_knob_count / am_knob_info, generated from

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * llm_cmd.c -- the optional LLM pass in the CLI (docs/LLM.md): the
  * environment it is configured by, and `agentmem distill --llm`.

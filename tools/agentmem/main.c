@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * main.c -- the agentmem command-line tool: one subcommand per public API
  * call, plus the demo, the scenario runner, the knob list and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * mcp_stdio.c -- `agentmem mcp`: the MCP stdio transport over the
  * transport-agnostic core (tools/mcp/mcp.h).  One JSON-RPC message a line

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * memory_cmd.c -- `agentmem memory get|add|update|delete`: one memory by
  * id (am_memory_*).  ID is the memory's lineage id or any of its

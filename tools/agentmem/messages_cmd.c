@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * messages_cmd.c -- `agentmem add --messages FILE.json` ('-': stdin): a
  * chat transcript, a JSON array of messages [{"role", "content", "name"?}]

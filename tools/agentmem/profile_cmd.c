@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * profile_cmd.c -- `agentmem profile` (the profile card, am_profile) and
  * `agentmem report corrections` (the blind-spot report,

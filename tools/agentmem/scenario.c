@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * scenario.c -- `agentmem scenario run FILE... [--store URL] [--json]`:
  * replays scenario files (SCENARIOS.md) against the engine and prints one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * scenario_dump.c -- the recall lines of `scenario run --dump FILE` (see
  * scenario_dump.h).  One compact JSON object per recall step, keys in a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * scenario_dump.h -- `agentmem scenario run --dump FILE`: one JSON line per
  * recall step, holding everything in the engine's recall result that is the

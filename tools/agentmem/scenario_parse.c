@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * scenario_parse.c -- parsing and checking scenario steps (see
  * scenario_parse.h).  Everything here is pure: input text and plain data in,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * scenario_parse.h -- the engine-independent half of the scenario runner
  * (`agentmem scenario run`, see SCENARIOS.md): parsing one JSON Lines step

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * store_path.c -- which store a command opens when none is named: --db /
  * --store, else $AGENTMEM_DB, else the data home's

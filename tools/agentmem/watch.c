@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * watch.c -- `agentmem watch`: the store's memory events (F13,
  * docs/EVENTS.md) as JSON lines, one per event, in seq order.

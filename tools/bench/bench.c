@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench.c -- `agentmem bench DATASET [options]`: retrieval benchmarks of
  * the engine against the evidence labels of public conversational-memory

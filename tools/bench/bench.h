@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench.h -- internals of `agentmem bench` (retrieval benchmarks).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench_bm25.c -- the in-process BM25 baselines of `agentmem bench`.
  *

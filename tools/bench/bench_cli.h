@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench_cli.h -- the one entry point of the benchmark harness (tools/bench/)
  * for the agentmem command-line tool.  The harness is a library of its own

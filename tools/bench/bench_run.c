@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench_run.c -- replays a bench_dataset through the engine and the BM25
  * baselines and accumulates the figures of the report.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench_scale.c -- `agentmem bench synth --servers N[,N...]`: the scale
  * test over real server processes (issue 17 item 6, docs/SCALING.md).

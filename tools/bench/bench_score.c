@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench_score.c -- retrieval metrics of `agentmem bench`.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench_synth.c -- `agentmem bench synth`: the scale test.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench_util.c -- small helpers of `agentmem bench`: errors, an arena for
  * dataset strings, files and directories, UTF-8, the token estimate, civil

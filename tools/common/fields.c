@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fields.c -- a JSON object checked against a field list (see fields.h).
  */

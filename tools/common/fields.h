@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fields.h -- checking a JSON object against a fixed set of fields, for
  * every tool that reads JSON from outside (the CLI's `add --batch` lines,

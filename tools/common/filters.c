@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * filters.c -- a filter from its JSON object (filters.h).
  */

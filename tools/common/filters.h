@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * filters.h -- a filter (am_filter) read from its JSON object, as the HTTP
  * API's "filters" and MCP's filters argument give it: {"kind": K | [K...],

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * http1.c -- the load generators' HTTP/1.1 client (see http1.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * http1.h -- a minimal HTTP/1.1 client over one keep-alive TCP connection,
  * for the load generators (`agentmem bench serve`, `bench synth

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * messages.c -- a chat transcript as events (messages.h).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * messages.h -- a chat transcript as events, for every tool that takes
  * one (the server's POST /v1/events {"messages": [...]}, the CLI's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * plural.h -- the English noun for a count in a message a person reads:
  * "1 new memory", "2 new memories", "0 events".  printf("%ld %s", n,

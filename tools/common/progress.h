@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * progress.h -- a progress bar for long commands, on stderr and only on a
  * terminal: "reembed [#########.........] 1,200/2,400 events  50%  310/s

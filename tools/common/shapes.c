@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * shapes.c -- the JSON shapes of results (see shapes.h).  Every string from
  * the user or the store goes through jansson, so it is escaped: an id

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * shapes.h -- the JSON shapes of results, one definition for every tool.
  * The CLI's `--json` lines, the server's response bodies and the MCP tools'

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * webhook.c -- signed webhook deliveries with retries (see webhook.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * webhook.h -- memory events posted to webhooks (F13, docs/EVENTS.md), for
  * the server: each event JSON is POSTed to every configured URL, signed,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * mcp.c -- the MCP protocol layer: JSON-RPC 2.0 framing checks, the two
  * protocol eras, and dispatch to the tools (mcp_tools.c).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * mcp.h -- agentmem as a Model Context Protocol server, independent of the
  * transport.  A transport (stdio: `agentmem mcp`; Streamable HTTP: the

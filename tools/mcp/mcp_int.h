@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * mcp_int.h -- what the MCP core's files share (tools/mcp/): the handle,
  * the JSON-RPC error codes, and the tools (mcp_tools.c) that the protocol

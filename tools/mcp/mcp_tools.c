@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * mcp_tools.c -- the memory tools MCP exposes, each a row of one table:
  * its arguments (name, type, required, allowed values, meaning) make both

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * assets.c -- the memory inspector's page (docs/INSPECTOR.md): `GET /`
  * is tools/server/web/index.html, `GET /inspector/{file}` its script and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bus.c -- the event bus between `agentmem serve` instances sharing one
  * store (`--cache redis://[[USER]:PASSWORD@]HOST[:PORT][/DB]`, docs/EVENTS.md

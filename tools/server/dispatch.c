@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * dispatch.c -- memory events to webhooks (`agentmem serve --webhook URL
  * --webhook-secret-file PATH`, docs/EVENTS.md).  One thread with a store

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * limits.c -- fair shares of the server's long-lived work, and a log that
  * a flood cannot flood.

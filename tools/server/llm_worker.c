@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * llm_worker.c -- the server's optional LLM pass (docs/LLM.md "In the
  * server"): a bounded queue of (user, event id) that every store handle's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * load.c -- `agentmem bench serve`: a bounded loopback load of the HTTP
  * server (issue 15 item 9; scripts/load.sh runs it end to end).

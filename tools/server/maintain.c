@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * maintain.c -- `serve --maintain-every DURATION`: the maintenance pass
  * (am_maintain, docs/LIFECYCLE.md) in a background thread on a handle of

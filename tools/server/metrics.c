@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * metrics.c -- what GET /metrics says, in Prometheus text format 0.0.4:
  *   agentmem_http_requests_total{route,status}      counter

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * obs.c -- the engine's log records (am_config.log_record) seen from a
  * process: written as lines (one JSON object, or a text line, each) on a

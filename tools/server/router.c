@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * router.c -- one request in, one reply out (no socket: server.c reads
  * and writes them, the fuzz target calls am__srv_handle directly).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * routes.c -- the handlers of the /v1 routes (docs/SERVER.md; shapes in
  * docs/openapi.json).  Each checks its body against its field list

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * routes_events.c -- a user's events, a page at a time, newest first
  * (am_events_list; docs/SERVER.md, docs/openapi.json):

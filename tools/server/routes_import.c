@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * routes_import.c -- POST /v1/import (docs/IMPORT.md, docs/SERVER.md): an
  * export, or mem0's memories, loaded into the store -- an admin operation

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * routes_memory.c -- one memory by id over HTTP (am_memory_*; docs/SERVER.md,
  * docs/openapi.json):

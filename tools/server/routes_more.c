@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * routes_more.c -- the handlers that mount other parts on the server
  * (docs/SERVER.md): the task workspace (F28, am_workspace_*), the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * routes_packs.c -- cold-start rule packs (docs/PACKS.md, docs/SERVER.md):
  * POST /v1/packs {"pack": {...}, "user"?} applies a pack to a user or, no

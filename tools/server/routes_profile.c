@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * routes_profile.c -- GET /v1/profile (the profile card, docs/PROFILE.md)
  * and GET /v1/reports/corrections (the blind-spot report, docs/REPORTS.md).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * routes_working.c -- a session's working memory over HTTP (am_working_*,
  * issue 17; docs/SERVER.md, docs/openapi.json):

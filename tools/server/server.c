@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * server.c -- `agentmem serve`: libmicrohttpd (MHD) around the router.
  *

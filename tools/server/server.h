@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * server.h -- the HTTP/JSON server behind `agentmem serve` (docs/SERVER.md,
  * docs/openapi.json).  A static library on the public header, jansson and

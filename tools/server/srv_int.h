@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * srv_int.h -- the server's parts (tools/server):
  *   server.c   libmicrohttpd: the daemon and its worker pool, reading

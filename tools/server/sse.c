@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sse.c -- GET /v1/stream: the memory events of a user (an admin token:
  * every user's, or ?user=) as server-sent events (docs/EVENTS.md):

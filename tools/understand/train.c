@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * train.c -- makes the model of the learned reading of a turn
  * (src/text/understand.h) from the corpus data/understand: multinomial

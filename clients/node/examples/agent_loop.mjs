@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+// SPDX-License-Identifier: Apache-2.0
 // A runnable agent loop over agentmem serve: recall before each turn (the
 // memory block goes into the prompt), add the user's turn and the agent's
 // answer after.  The "LLM" echoes, so no API key is needed.

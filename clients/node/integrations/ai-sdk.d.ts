@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Types of ai-sdk.mjs: agentmem's memory tools for the Vercel AI SDK.
 import type { Tool } from 'ai';
 import type { Client } from '../agentmem.mjs';

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ai-sdk.mjs -- agentmem's memory tools for the Vercel AI SDK (`ai`).
 //
 // agentmemTools({client, userId}) -> {remember, recall, update, forget}: four

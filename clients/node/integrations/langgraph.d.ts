@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Types of langgraph.mjs: agentmem as a LangGraph.js long-term memory store.
 import { BaseStore, Item, Operation, OperationResults } from '@langchain/langgraph-checkpoint';
 import type { Client } from '../agentmem.mjs';

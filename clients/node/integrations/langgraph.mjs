@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // langgraph.mjs -- agentmem as a LangGraph.js long-term memory store.
 //
 // AgentmemStore extends BaseStore (@langchain/langgraph-checkpoint): pass it

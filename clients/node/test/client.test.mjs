@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The Node client against a live `agentmem serve` (started by
 // tests/sh/clients_node.sh: AGENTMEM_URL, AGENTMEM_TOKEN_A/B,
 // AGENTMEM_USER_B).  A missing variable fails the suite rather than

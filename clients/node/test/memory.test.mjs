@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Memory (mem0's method names) against a live `agentmem serve`
 // (tests/sh/clients_node.sh: AGENTMEM_URL, AGENTMEM_TOKEN_ADMIN, a user
 // token AGENTMEM_TOKEN_B of AGENTMEM_USER_B): one object, many users.

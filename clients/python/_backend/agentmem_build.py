@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """A PEP 517 / PEP 660 build backend for the agentmem Python package,
 standard library only.
 

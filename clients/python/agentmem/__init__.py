@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """agentmem -- Python client of the agentmem memory engine.
 
 One API over two transports:

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The API both transports share.
 
 Each method builds the request of one server route -- method, path

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """EmbeddedTransport: the routes of client.py run in this process on the
 shared library (ctypes), with no server -- the single-file default.
 

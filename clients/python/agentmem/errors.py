@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The one error type of both transports.
 
 An HTTP error body {"error": {"code", "message", "field"}} becomes an

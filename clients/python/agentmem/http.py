@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """HttpTransport: the routes of client.py sent to `agentmem serve`.
 
 urllib.request only.  Path parameters are percent-encoded whole (a task id

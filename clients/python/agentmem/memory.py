@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Memory: mem0's method names and keyword shapes over agentmem.
 
     from agentmem import Memory

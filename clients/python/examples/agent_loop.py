@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """A runnable agent loop over agentmem: before each turn the agent recalls
 what it should know and puts the memory block in its prompt; after it,
 the user's turn and the agent's answer are added as events.  The "LLM"

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The Python client against a live `agentmem serve` and the embedded
 library (run by tests/sh/clients_python.sh, which starts the server and
 sets the environment):

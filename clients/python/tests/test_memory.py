@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """agentmem.Memory (mem0's method names) against a live `agentmem serve`
 (an admin token: one object for many users; a user token: its own user
 only) and embedded (one store file, many users).  Run by

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * pg_cold.c -- archived events in the PostgreSQL store (store.h: cold_*;
  * the stored form: store/cold.h), as the SQLite store keeps them: the

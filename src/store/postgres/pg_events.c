@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * pg_events.c -- the PostgreSQL store's perception layer: events, their
  * lexical index, entities, PII vault values, vectors, and the reads of

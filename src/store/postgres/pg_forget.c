@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * pg_forget.c -- forgetting (F24) in the PostgreSQL store: an event, a
  * session, a task or a user leaves every table.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * pg_held.c -- the rows of a forget in its grace period on PostgreSQL
  * (F24, docs/FORGETTING.md "Grace period and restore"), as the SQLite

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * pg_int.h -- the PostgreSQL store's internals (store/postgres): the
  * connection, the parameter lists of its statements and the readers of

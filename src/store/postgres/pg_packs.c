@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * pg_packs.c -- the rule packs applied to a user (lifecycle/packs.c;
  * schema v7 `user_packs`), as the SQLite store's packs.c: one row per

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * pg_pipe.c -- how the PostgreSQL store's statements travel: prepared
  * once per connection, and a write transaction's statements pipelined.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * pg_rows.c -- the PostgreSQL store's users and identity links, tasks,
  * memory item versions (their sources and heat), the audit log, the

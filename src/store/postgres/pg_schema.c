@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * pg_schema.c -- the PostgreSQL store's tables and their migrations.
  *

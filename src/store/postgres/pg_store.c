@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * pg_store.c -- the PostgreSQL store (F30, issue 17): one database shared
  * by many stateless servers, selected by a URL (postgres://... or

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * pg_vault.c -- the PII vault on PostgreSQL (F3): originals sealed at rest
  * with the vault key and found by a keyed hash of their value, as the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * audit.c -- the audit log: append-only (a trigger refuses deletes), read
  * back per user a page at a time.

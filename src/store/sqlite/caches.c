@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * caches.c -- what the connection holds in memory, and when it is dropped.
  *

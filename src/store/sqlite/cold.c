@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cold.c -- archived events in the SQLite store (store.h: cold_*; the
  * stored form: store/cold.h).  The whole text lives in the events row's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * events.c -- the perception layer's rows: events, their index rows, the
  * entities and PII vault values extracted from them, and the reads of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * feed.c -- what a commit of one connection tells the other connections
  * of the same file in this process, so that they keep the posting lists

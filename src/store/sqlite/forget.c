@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * forget.c -- forgetting (F24): an event, a session, a task or a user
  * leaves every table and index, and then the files (docs/FORGETTING.md).

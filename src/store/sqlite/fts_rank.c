@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fts_rank.c -- what a search of events_fts hands over to the ranker
  * (recall/lexical.c computes BM25F over it).

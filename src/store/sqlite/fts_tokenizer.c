@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fts_tokenizer.c -- the "am_cjk" FTS5 tokenizer: SQLite's full-text index
  * tokenizes through text/analyze (ICU words + Han bigrams + stemmed English),

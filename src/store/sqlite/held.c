@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * held.c -- the rows of a forget in its grace period (F24,
  * docs/FORGETTING.md "Grace period and restore").

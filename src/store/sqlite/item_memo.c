@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * item_memo.c -- the write path's list of a user's latest memory items,
  * held by the connection from one statement to the next.

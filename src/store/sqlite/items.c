@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * items.c -- the semantic layer's memory items: versions are inserted and
  * closed, their content never edited; their sources (provenance), their

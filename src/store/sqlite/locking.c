@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * locking.c -- how a connection waits for the write lock and how it lets
  * others have it (issue 14, contention).

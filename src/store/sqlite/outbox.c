@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * outbox.c -- the memory events' outbox (F13, docs/EVENTS.md): the table
  * memory_events (schema v14), written in the transaction of the change

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * packs.c -- the rule packs applied to a user (lifecycle/packs.c; schema
  * v28 `user_packs`): one row per user and pack name with the pack's JSON

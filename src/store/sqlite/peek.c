@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * peek.c -- a store file's schema version without opening the store for
  * use (am_store_schema_peek): a read-only connection, no migration, no

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * pii_index.c -- the vault found by a keyed hash of each value (F3, the
  * read side; issue 13.9).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * post_cache.c -- posting lists of searched terms, per connection.
  *

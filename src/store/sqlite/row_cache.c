@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * row_cache.c -- copies of the events rows searches returned lately, and
  * of those this connection wrote for a whole user (events.c: its first

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * search.c -- the store's part of a lexical search (recall/lexical.c ranks):
  * a user's postings of some terms, their document frequencies, the rows.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sqlite_int.h -- internals shared by the SQLite backend's files.
  *

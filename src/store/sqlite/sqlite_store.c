@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sqlite_store.c -- the embedded store (F30): one SQLite file in WAL
  * mode, FTS5 with our am_cjk tokenizer for lexical recall.  This file is

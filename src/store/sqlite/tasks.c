@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tasks.c -- the tasks of a user and the history of their changes.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tokens.c -- API tokens (schema v14): rows that bind a token's hash to a
  * user, an optional agent and role, and an admin flag.  The token itself

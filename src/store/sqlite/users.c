@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * users.c -- users and the identity links that name them on a channel.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * vault.c -- PII-vault originals encrypted at rest in the SQLite store
  * (F3, issue 14.9): the upkeep of a store's vault.  Sealing and opening

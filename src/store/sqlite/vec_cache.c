@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * vec_cache.c -- the vectors of recently recalled users, in memory.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * vectors.c -- event vectors: stored int8 with a scale, packed a block of
  * VEC_BLOCK to a row with their sign bits (schema v5, v6), scanned in C

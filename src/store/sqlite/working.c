@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * working.c -- a session's working memory when no cache is configured
  * (api/working.c; issue 17): `working_memory(user_id, session_id, key,

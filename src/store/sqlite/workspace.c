@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * workspace.c -- multi-agent rows (F28): a task's shared workspace (one
  * row per agent: doing, done, next, a version counted per entry) and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * lexicon/abbrev.c -- English abbreviations and sentence openers for the
  * sentence splitter (text/sentences.c).  Only abbreviations that hold a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * lexicon/chat.c -- the router's words (recall/route.c, F14, F15, F7): whole-turn small
  * talk, the formulas that close a conversation and the function words a closing may

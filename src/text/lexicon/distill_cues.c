@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * lexicon/distill_cues.c -- the distillation rule tables (distill/rules.c, F8-F10): long-term
  * markers and their context lists, the kinds, one-off and invalidation cues,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * lexicon/labels.c -- the labels of the rendered memory block in both languages
  * (recall/render.c, F18): section titles, memory kinds and who said an event.

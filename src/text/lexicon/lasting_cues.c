@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * lexicon/lasting_cues.c -- the tables of the lasting forms (distill/rules.c,
  * lasting_form; DESIGN F8, issue 16 item 5): statements that hold beyond

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * lexicon.h -- the language knowledge of agentmem in one place: the Chinese
  * and English word tables that the layers read, defined in text/lexicon/

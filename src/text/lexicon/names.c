@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * lexicon/names.c -- the words of person, organisation and file names
  * (text/ent_misc.c): surnames and titles, the cues before an English name

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * lexicon/pii.c -- the PII detector's words (text/redact.c, F3): the names
  * of secrets ("password", "密码") with the kind of value they announce, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * lexicon/question.c -- the words of a question: sentence-final marks and particles, the
  * openers that ask for information, and the request frames that look like

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * lexicon/recall_cues.c -- words the ranking reads (recall/rank.c,
  * am__asks_when): a question that asks "when" (English phrases match

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * lexicon/speaker.c -- greetings and non-names for the speaker guess (text/speaker.c): "Hi
  * Anna," / "王老师好，" name the addressee.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * lexicon/stopwords.c -- stopwords of the search terms (text/analyze.c: looked up in
  * a hash table built from this list) and the Han function characters that

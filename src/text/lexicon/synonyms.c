@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * lexicon/synonyms.c -- the query expansion's word knowledge (recall/expand.c, F16): near-word
  * groups, hyponyms (hobby -> sports ...), told forms of a reported

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * lexicon/task_cues.c -- the cues of task state (perceive/task.c, F6): guards that announce
  * no change, the status and stage tables, negation windows, "replaced, not

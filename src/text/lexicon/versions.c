@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * lexicon/versions.c -- the words of versions by attribute and by time
  * (distill/restate.c, recall/filter.c; F11, F19): what marks a statement as

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * lexicon/weekdays.c -- weekday and day-part names of a weekly pattern's text
  * (semantic/patterns.c), indexed by weekday (0 = Monday) and part; keep the

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """What Redis holds of the bus, for tests/sh/bus.sh.
 
 usage: bus_redis_check.py NOTES KV

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Shared by the client tests (sourced): a store with tokens of three users,
 # `agentmem serve` on a free loopback port (port 0: the server prints the
 # one it got), waited for on /healthz, stopped with SIGTERM on exit.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """The docs say what the code does.
 
 usage: docs_code.py ROOT KNOBS_MARKDOWN_FILE

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Every relative link of the user-facing Markdown resolves.
 
 usage: docs_links.py [ROOT]   (default: the current directory)

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Hostile tenants against a live `agentmem serve` (tests/sh/exhaust.sh,
 scripts/hostile.sh): loopback only, every wait bounded.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Shared by the tests/sh scripts (sourced, not a test itself): a temp dir
 # $dir removed on exit, pass/fail counters, and checks on the last
 # command's exit code and output.

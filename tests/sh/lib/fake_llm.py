@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """A small OpenAI-compatible chat completions server for the LLM pass's tests.
 
     fake_llm.py MODE LOGFILE [SCRIPT]

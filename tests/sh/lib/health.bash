@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # /healthz helpers for the shell tests of a running server (sourced):
 #   health URL              the document (no token)
 #   field EXPR              a Python expression over the JSON on stdin as d

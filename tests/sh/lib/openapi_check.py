@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """docs/openapi.json against the live server (tests/sh/server.sh).
 
 usage: openapi_check.py OPENAPI ROUTER_C URL USER_TOKEN ADMIN_TOKEN

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Sourced by tests/sh scripts that need a throwaway PostgreSQL server (not
 # a test itself): store_conformance.sh, pg_faults.sh, bus.sh, scale.sh and
 # scripts/scale-bench.sh.  Never the system's

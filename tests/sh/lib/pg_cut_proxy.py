@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """A TCP proxy in front of PostgreSQL that cuts one COMMIT's answer off
 (tests/sh/pg_faults.sh; not a test itself).
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Sourced by tests/sh scripts that need a live server (not a test itself).
 # serve_start DB LOG [serve flags...]: `$CLI --db DB serve` on a free
 # loopback port (port 0), its stdout in LOG.out and stderr in LOG.err;

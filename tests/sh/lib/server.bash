@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Shared by tests/sh/server*.sh (sourced after lib/expect.bash): start_server /
 # stop_server on a free loopback port, req METHOD PATH TOKEN [BODY] and checks
 # on its status and body.  Needs $CLI and $db.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """An SSE reader for tests/sh/bus.sh.
 
 usage: sse_tail.py URL TOKEN OUT

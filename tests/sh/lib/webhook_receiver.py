@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """A webhook receiver for tests/sh/server_more.sh.
 
 usage: webhook_receiver.py SECRET OUT PORT_FILE

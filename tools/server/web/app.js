@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * app.js -- the memory inspector (docs/INSPECTOR.md).  No framework, no
  * build step: the DOM API and fetch.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The Vercel AI SDK with agentmem's memory tools (remember, recall, update, forget).
 //
 //   agentmem serve &                       # http://127.0.0.1:8420

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A LangGraph.js agent with agentmem as its long-term memory store.
 //
 //   agentmem serve &                       # http://127.0.0.1:8420

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // agentmemTools under the real AI SDK: generateText with the SDK's mock model
 // (ai/test) whose scripted turns call the tools; what lands in agentmem is
 // read back over raw HTTP.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Shared by the integration tests: the live server tests/sh/integrations_node.sh
 // started (AGENTMEM_URL, AGENTMEM_TOKEN_A/B/C, AGENTMEM_USER_A/B/C) and raw
 // HTTP reads that check what really landed in agentmem.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // AgentmemStore: the BaseStore contract against a live server, and a real
 // LangGraph StateGraph (compile({store})) whose nodes remember and recall
 // through it, driven by @langchain/core's fake chat models.
