@@ -457,7 +457,7 @@ int main(int argc, char **argv)
     char **cargv = argv + i;
     if (strcmp(cmd, "scenario") == 0) return am_cli_scenario(cargc, cargv);
     if (strcmp(cmd, "bench") == 0 && cargc > 1 && strcmp(cargv[1], "serve") == 0)
-        return am_server_load(cargc - 1, cargv + 1); /* the server's load (tools/server) */
+        return am_cli_bench_serve(cargc - 1, cargv + 1); /* the server's load (tools/bench) */
     if (strcmp(cmd, "bench") == 0) return am_cli_bench(cargc, cargv, o.quiet);
     if (strcmp(cmd, "help") == 0) return am_cli_print_help(cargc > 1 ? cargv[1] : "");
     for (int k = 1; k < cargc; k++)
