@@ -16,6 +16,8 @@
 #include <string.h>
 
 #include "srv_int.h"
+#include "router.h"
+#include "writer.h"
 
 static am_time fixed_clock(void *ctx)
 {

@@ -9,9 +9,101 @@
 #ifndef AM_CLI_H
 #define AM_CLI_H
 #include <jansson.h>
+#include <stdio.h>
 
 #include "agentmem.h"
 #include "shapes.h"
+
+/* The options of one command as main.c parsed them (flags after the
+ * command, the store and log options before it). */
+typedef struct am_cli_opts {
+    const char *db, *vault_key_file;
+    const char *cache; /* --cache URL or $AGENTMEM_CACHE (am_config.cache), or NULL */
+    const char *maintain_every; /* serve --maintain-every DURATION, or NULL */
+    const char *key, *value, *ttl; /* working set|get|list|clear */
+    char *role_allow; /* --role-allow rules joined by ';' (malloc'ed), or NULL */
+    int json;
+    const char *user, *channel, *external_id, *agent, *session, *task, *source,
+        *type, *domain, *intent, *at, *as_of, *text, *batch, *messages, *id, *level, *action, *grace;
+    const char *role, *doing, *done, *next, *ws_action;
+    const char *part; /* recall --part system|context */
+    const char *kind, *scope, *mem_sub; /* memory get|add|update|delete */
+    const char *metadata, *limit, *cursor, *filter; /* metadata, lists, recall --filter */
+    const char *expires; /* memory add --expires ISO */
+    const char *import_file, *from; /* import FILE [--from mem0] */
+    const char *since, *until, *period, *report_sub; /* report corrections, distill --since */
+    const char *pack_sub, *pack_arg; /* pack apply FILE | list | remove NAME */
+    int all_matching;                /* pack apply --all-matching */
+    const char *archive_sub, *older_than, *event, *to; /* archive events|restore */
+    int all, budget, k, atomic, merge, llm;
+    const char *token_sub, *listen, *threads, *max_body; /* token, serve */
+    const char *max_conns_per_ip, *header_timeout, *timeout; /* serve */
+    const char *llm_batch, *llm_wait, *llm_queue; /* serve: the LLM worker */
+    const char *webhook[16];  /* serve --webhook URL (repeatable) */
+    int n_webhook;
+    const char *webhook_secret_file;
+    const char *mcp_origin[16]; /* serve --mcp-origin ORIGIN (repeatable) */
+    int n_mcp_origin;
+    int admin;
+    int reuse_port; /* serve --reuse-port */
+    int quiet;      /* --quiet: no progress bar on the terminal */
+    const am_config *cfg; /* what the store was opened with (serve opens more handles) */
+    /* the engine's log records (docs/SERVER.md "Logs"): --log FILE|- (any
+     * command), serve's --log-format json|text and --log-level, and
+     * --log-content (the user's text in them) */
+    const char *log_file, *log_format, *log_level;
+    int log_content;
+    struct am_server_obs *obs; /* server.h */
+    FILE *log_out; /* --log FILE opened, or NULL */
+} am_cli_opts;
+
+/* Reporting (main.c, help.c).  am_cli_fail: the handle's last error on
+ * stderr, returns 1.  am_cli_usage_error: "agentmem CMD: msg" and CMD's
+ * help on stderr, returns 2.  am_cli_usage_main: the overview on f;
+ * am_cli_print_help: CMD's help (the overview for an unknown one) on
+ * stdout, returns 0. */
+int am_cli_fail(am_db *db, int rc);
+int am_cli_usage_error(const char *cmd, const char *msg);
+void am_cli_usage_main(FILE *f);
+int am_cli_print_help(const char *cmd);
+
+/* The commands main.c dispatches to, by family; each returns the exit
+ * code.  write_cmd.c: */
+int am_cli_cmd_add(am_db *db, const am_cli_opts *o);
+int am_cli_cmd_feedback(am_db *db, const am_cli_opts *o);
+int am_cli_cmd_memory(am_db *db, const am_cli_opts *o);
+int am_cli_cmd_import(am_db *db, const am_cli_opts *o);
+int am_cli_cmd_distill(am_db *db, const am_cli_opts *o);
+/* read_cmd.c: */
+int am_cli_cmd_recall(am_db *db, const am_cli_opts *o);
+int am_cli_cmd_task(am_db *db, const am_cli_opts *o);
+int am_cli_cmd_memories(am_db *db, const am_cli_opts *o);
+int am_cli_cmd_export(am_db *db, const am_cli_opts *o);
+int am_cli_cmd_profile(am_db *db, const am_cli_opts *o);
+int am_cli_cmd_report(am_db *db, const am_cli_opts *o);
+/* forget_cmd.c: */
+int am_cli_cmd_forget(am_db *db, const am_cli_opts *o);
+int am_cli_cmd_restore(am_db *db, const am_cli_opts *o);
+/* admin_cmd.c: */
+int am_cli_cmd_link(am_db *db, const am_cli_opts *o);
+int am_cli_cmd_unlink(am_db *db, const am_cli_opts *o);
+int am_cli_cmd_maintain(am_db *db, const am_cli_opts *o);
+int am_cli_cmd_optimize(am_db *db, const am_cli_opts *o);
+int am_cli_cmd_pack(am_db *db, const am_cli_opts *o);
+int am_cli_cmd_archive(am_db *db, const am_cli_opts *o);
+int am_cli_cmd_reembed(am_db *db, const am_cli_opts *o);
+int am_cli_cmd_workspace(am_db *db, const am_cli_opts *o);
+int am_cli_cmd_working(am_db *db, const am_cli_opts *o);
+int am_cli_cmd_cache(am_db *db, const am_cli_opts *o);
+int am_cli_cmd_token(am_db *db, const am_cli_opts *o);
+/* serve_cmd.c: */
+int am_cli_cmd_serve(am_db *db, const am_cli_opts *o);
+int am_cli_cmd_mcp(am_db *db, const am_cli_opts *o);
+
+int am_cli_demo(int argc, char **argv); /* demo.c */
+/* The whole of path ('-': stdin) in *out (malloc'ed), *len bytes: 0, or 1
+ * with a message on stderr (write_cmd.c; import and pack apply). */
+int am_cli_read_whole(const char *path, char **out, size_t *len);
 
 int am_cli_scenario(int argc, char **argv); /* scenario.c */
 int am_cli_knobs(int argc, char **argv);    /* knobs.c */

@@ -14,4 +14,9 @@
  * process exit code: 0 ok, 1 failure, 2 usage error. */
 int am_cli_bench(int argc, char **argv, int quiet);
 
+/* `agentmem bench serve ...` (load.c): a loopback load of a running
+ * server over HTTP; argv[0] is "serve".  Returns the exit code (0, 1
+ * errors, 2 usage). */
+int am_cli_bench_serve(int argc, char **argv);
+
 #endif

@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 
 #include "srv_int.h"
+#include "router.h"
 
 static const double bounds[SRV_N_BUCKETS - 1] = {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
                                                  0.1,   0.25,   0.5,   1.0,  2.5};

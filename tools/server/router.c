@@ -24,6 +24,7 @@
 
 #include "fields.h"
 #include "srv_int.h"
+#include "router.h"
 
 #define ROUTE_PUBLIC 1
 
@@ -300,14 +301,6 @@ const char *am__srv_route_name(int i)
     return i < 0 || i >= N_ROUTES ? "other" : routes[i].name;
 }
 
-int am__srv_hex(char ch)
-{
-    return ch >= '0' && ch <= '9' ? ch - '0'
-           : ch >= 'a' && ch <= 'f' ? ch - 'a' + 10
-           : ch >= 'A' && ch <= 'F' ? ch - 'A' + 10
-                                    : -1;
-}
-
 /* The raw segment seg[0..len) percent-decoded into out (PARAM_MAX):
  * 0, or 1 for a malformed escape, a NUL (%00) or a segment too long. */
 static int decode_segment(const char *seg, size_t len, char *out)
@@ -374,83 +367,7 @@ int am__srv_route_find(const char *method, const char *path)
     return i < 0 ? N_ROUTES : i;
 }
 
-/* ------------------------------------------------------------ replies */
-
-static const struct {
-    const char *code;
-    int status;
-} codes[] = {
-    {"invalid_request", 400}, {"unauthorized", 401}, {"forbidden", 403},
-    {"not_found", 404},       {"method_not_allowed", 405}, {"denied", 409},
-    {"payload_too_large", 413}, {"busy", 503},        {"internal", 500},
-    {"unavailable", 503}, {"too_many_requests", 429},
-};
-
-void am__srv_json(srv_reply *out, int status, json_t *v)
-{
-    char *text = v ? json_dumps(v, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY) : NULL;
-    json_decref(v);
-    free(out->body);
-    out->body = NULL;
-    if (!text) {
-        /* out of memory, or a value that is not UTF-8: a fixed reply */
-        static const char oom[] =
-            "{\"error\":{\"code\":\"internal\",\"message\":\"cannot write the reply\",\"field\":null}}";
-        out->status = 500;
-        out->body = malloc(sizeof oom);
-        if (out->body) memcpy(out->body, oom, sizeof oom);
-        out->body_len = out->body ? sizeof oom - 1 : 0;
-    } else {
-        out->status = status;
-        out->body = text;
-        out->body_len = strlen(text);
-    }
-    out->content_type = "application/json";
-}
-
-void am__srv_text(srv_reply *out, int status, const char *ctype, const char *text, size_t len)
-{
-    free(out->body);
-    out->body = malloc(len + 1);
-    if (!out->body) {
-        am__srv_json(out, 500, NULL);
-        return;
-    }
-    memcpy(out->body, text, len);
-    out->body[len] = '\0';
-    out->body_len = len;
-    out->status = status;
-    out->content_type = ctype;
-}
-
-/* {"error": {code, message, field[, store]}} with code's status */
-static void error_reply(srv_reply *out, const char *code, const char *field, const char *store,
-                        const char *msg)
-{
-    int status = 500;
-    for (size_t i = 0; i < sizeof codes / sizeof *codes; i++)
-        if (strcmp(codes[i].code, code) == 0) status = codes[i].status;
-    /* a message may quote hostile input cut mid-character: jansson refuses
-     * invalid UTF-8, so the quote is dropped rather than the reply */
-    json_t *m = json_string(msg);
-    if (!m) m = json_string("(the message quoted text that is not UTF-8)");
-    json_t *f = field ? json_string(field) : json_null();
-    if (!f) f = json_string("(not UTF-8)");
-    am__srv_json(out, status, json_pack("{s:{s:s, s:o, s:o, s:s*}}", "error", "code", code,
-                                        "message", m, "field", f, "store", store));
-    if (status == 503) out->retry_after = 1;
-    if (status == 429) out->retry_after = SRV_TENANT_RETRY_S;
-}
-
-void am__srv_error(srv_reply *out, const char *code, const char *field, const char *fmt, ...)
-{
-    char msg[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    error_reply(out, code, field, NULL, msg);
-}
+/* ------------------------------------------------------------ engine errors */
 
 /* The field an engine message names: "add: text: invalid UTF-8" -> text,
  * "add: events[2]: at: ..." -> at (the library's names mapped to the
@@ -500,7 +417,7 @@ void am__srv_engine_error_msg(srv_ctx *c, int rc, const char *msg)
         health_log("store", msg);
         snprintf(m, sizeof m, "the store (%s) is unavailable: try again later",
                  am_store_backend(c->db));
-        error_reply(c->out, "unavailable", NULL, am_store_backend(c->db), m);
+        am__srv_error_store(c->out, "unavailable", NULL, am_store_backend(c->db), m);
         break;
     }
     default: am__srv_error(c->out, "internal", NULL, "%s (%s)", msg, am_errstr(rc)); break;
@@ -535,7 +452,7 @@ void am__srv_no_handle(am_srv *s, srv_reply *out, const char *path)
     char m[128];
     health_log("store", why);
     snprintf(m, sizeof m, "the store (%s) is unavailable: try again later", store);
-    error_reply(out, "unavailable", NULL, store, m);
+    am__srv_error_store(out, "unavailable", NULL, store, m);
 }
 
 /* ------------------------------------------------------------ auth */

@@ -48,6 +48,8 @@
 #include <unistd.h>
 
 #include "srv_int.h"
+#include "router.h"
+#include "writer.h"
 #include "plural.h"
 
 void am_server_opts_init(am_server_opts *o)

@@ -71,8 +71,4 @@ void am_server_obs_free(am_server_obs *o);
  * HOST:PORT" on stdout once it accepts requests. */
 int am_server_run(am_db *db, const am_config *cfg, const am_server_opts *o);
 
-/* `agentmem bench serve ...` (load.c): a loopback load of a running
- * server; argv[0] is "serve".  Returns the exit code (0, 1 errors, 2 usage). */
-int am_server_load(int argc, char **argv);
-
 #endif

@@ -14,6 +14,10 @@
  *              token) and the rate-limited log of refusals;
  *   bus.c      the event bus between instances over Redis (--cache);
  *   llm_worker.c  the optional LLM pass's queue and thread (AGENTMEM_LLM).
+ *   writer.c   the group commit of single-event writes (writer.h);
+ *   http_util.c  a request and its reply, the reply helpers (http_util.h).
+ * router.h is the router's entry (server.c, metrics.c and the fuzz target
+ * include it; the handlers do not).
  * Adding a route: a handler in routes.c (or another file) and one line
  * in router.c's table (and its path in docs/openapi.json: a test checks).
  */
@@ -24,6 +28,7 @@
 #include <stdarg.h>
 
 #include "agentmem.h"
+#include "http_util.h"
 #include "server.h"
 
 /* ------------------------------------------------------------ metrics */
@@ -120,7 +125,6 @@ int am__srv_bus_lease_record(srv_bus *b, struct redisContext **c, const char *gr
 #define SRV_REFUSED_NONE 0
 #define SRV_REFUSED_BUSY 1   /* the server is full or stopping: 503 "busy" */
 #define SRV_REFUSED_TENANT 2 /* the user or token is at its cap: 429 */
-#define SRV_TENANT_RETRY_S 5 /* Retry-After of a 429 */
 #define SRV_LOG_PER_S 5      /* refusal lines a second; the rest counted */
 /* The longest a request waits for a store handle, and a queued write for
  * its group, before its 503 "busy" */
@@ -155,7 +159,7 @@ typedef struct am_srv {
     double log_window;
     int log_lines;
     long log_suppressed;
-    /* group commit of single events (routes.c): writers queue, one of them
+    /* group commit of single events (writer.c): writers queue, one of them
      * (a leader) writes what is queued in one transaction; one leader at a
      * time on SQLite (one writer), several on PostgreSQL */
     pthread_mutex_t write_mu;
@@ -176,66 +180,11 @@ typedef struct am_srv {
     srv_dispatch *dispatch; /* --webhook: the deliveries; NULL: none */
 } am_srv;
 
-/* The server's locks, before any request (am_server_run, the fuzz target). */
-void am__srv_init_locks(am_srv *s);
-void am__srv_free_locks(am_srv *s);
-
 /* NULL: cannot open one, or none came back within SRV_POOL_WAIT_MS */
 am_db *am__srv_db_get(am_srv *s);
 void am__srv_db_put(am_srv *s, am_db *db);
 
 /* ------------------------------------------------------------ one request */
-typedef struct srv_request {
-    const char *method, *path;       /* path: raw (not %-decoded), without the query */
-    const char *(*query)(void *ctx, const char *key); /* a query parameter or NULL */
-    void *query_ctx;
-    const char *authorization;       /* the header, or NULL */
-    const char *body;                /* NULL: none */
-    size_t body_len;
-    int body_too_large;
-    /* a request header or NULL (ctx: query_ctx); NULL: none looked up */
-    const char *(*header)(void *ctx, const char *name);
-    /* the i-th query parameter's name (raw), NULL past the last (ctx:
-     * query_ctx); NULL: the names are not known (not checked) */
-    const char *(*query_key)(void *ctx, int i);
-} srv_request;
-
-#define SRV_STREAM_NONE 0
-#define SRV_STREAM_EXPORT 1          /* server.c streams am_export_stream */
-#define SRV_STREAM_EVENTS 2          /* sse.c: server-sent memory events */
-typedef struct srv_reply {
-    int status;
-    char *body;                      /* malloc'ed */
-    size_t body_len;
-    const char *content_type;
-    const char *csp;                 /* Content-Security-Policy (the inspector's page), or NULL */
-    int retry_after;                 /* seconds; 0: no header */
-    char next_cursor[256];           /* a page of a list whose body is an array:
-                                        X-Next-Cursor ("": no header) */
-    int route;                       /* index for metrics */
-    int stream;                      /* SRV_STREAM_* (body NULL) */
-    char stream_user[AM_ID_MAX + 1]; /* EVENTS: "" for every user's */
-    long long stream_after;          /* EVENTS: the seq to start after; -1: the newest */
-    am_token_info stream_tok;        /* EVENTS: the token (no secret): checked again
-                                        before each delivery, its agent and role
-                                        filter what is delivered */
-    char stream_token[32];           /* EXPORT, EVENTS: the id of the token (its caps) */
-    /* a write handed to the writer threads (am_srv.async_writes): no body
-     * yet; the server suspends the connection and queues it */
-    struct srv_pending *pending;
-} srv_reply;
-
-/* The writer threads of async writes (GROUP_LEADERS_PG on PostgreSQL, 1
- * on SQLite): 0, or 1 with a message on stderr.  Stop: the queue drained,
- * every connection resumed, the threads joined (none started: no-op). */
-int am__srv_writers_start(am_srv *s, const char *backend);
-void am__srv_writers_stop(am_srv *s);
-/* Queue a reply's pending write (rp.pending); ctx is what s->resume is
- * called with when its reply is made (once: after it, p is the caller's
- * again).  The reply, moved into out, and p freed; or p freed alone. */
-void am__srv_pending_queue(am_srv *s, struct srv_pending *p, void *ctx);
-void am__srv_pending_take(struct srv_pending *p, srv_reply *out);
-void am__srv_pending_free(struct srv_pending *p);
 
 /* What a handler is given: the verified token, the user it acts for
  * (the token's, or the one an admin token named), the parsed body. */
@@ -253,28 +202,13 @@ typedef struct srv_ctx {
 
 typedef void (*srv_handler)(srv_ctx *c);
 
-/* Answer one request (router.c).  db: a handle of this thread's. */
-void am__srv_handle(am_srv *s, am_db *db, const srv_request *rq, srv_reply *out);
-int am__srv_route_count(void);
-const char *am__srv_route_name(int i); /* "POST /v1/events" */
-/* The route index of (method, path) for metrics before a request is
- * handled (e.g. a body refused early); the last index ("other") when none. */
-int am__srv_route_find(const char *method, const char *path);
 
-/* One hex digit's value, or -1 (router.c: %-decoding paths and queries) */
-int am__srv_hex(char ch);
 
-/* Replies (router.c).  am__srv_error: {"error":{code,message,field}} with
- * the status of code; am__srv_json: status and v (stolen). */
-void am__srv_error(srv_reply *out, const char *code, const char *field, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
 /* The reply when am__srv_db_get gave NULL for a request to path (NULL: a
  * queued write): the store unreachable (a PostgreSQL down) is 503
  * "unavailable" naming the store, and /healthz says so in its own shape;
  * anything else is 503 "busy" (router.c). */
 void am__srv_no_handle(am_srv *s, srv_reply *out, const char *path);
-void am__srv_json(srv_reply *out, int status, json_t *v);
-void am__srv_text(srv_reply *out, int status, const char *ctype, const char *text, size_t len);
 /* An engine error (rc, am_errmsg(db)) as its HTTP error; _msg: with the
  * message given. */
 void am__srv_engine_error(srv_ctx *c, int rc);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * load.c -- `agentmem bench serve`: a bounded loopback load of the HTTP
- * server (issue 15 item 9; scripts/load.sh runs it end to end).
+ * server (scripts/load.sh runs it end to end).
  *
  * One thread per user, each with its own token and one keep-alive
  * connection, in a closed loop for --seconds: a write (POST /v1/events,
@@ -34,7 +34,8 @@
 #include <time.h>
 
 #include "http1.h"
-#include "server.h"
+#include "agentmem.h"
+#include "bench_cli.h"
 
 #define MAX_USERS 256
 #define N_ROUTES 2 /* 0 events, 1 recall */
@@ -215,7 +216,7 @@ static int usage(void)
     return 2;
 }
 
-int am_server_load(int argc, char **argv)
+int am_cli_bench_serve(int argc, char **argv)
 {
     const char *url = NULL, *tokens = NULL, *acked_path = "/dev/null", *log_path = NULL;
     double seconds = 30, writes = 0.5;
