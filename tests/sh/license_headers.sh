@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The licence: LICENSE and NOTICE at the root, and every source file with
 # its SPDX line (scripts/spdx.py); a file without one is found.
 set -euo pipefail
