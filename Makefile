@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: Apache-2.0
 # Thin wrapper around CMake. `make` builds the library (static + shared), the CLI
-# at build/agentmem and the tests; `make test` runs them; `make asan` runs the
-# suite under AddressSanitizer + UndefinedBehaviorSanitizer.
+# at build/agentmem and the tests; `make check` runs the quick tier (ctest -L
+# quick: unit, API, scenarios, fuzz replays; about a minute on 2 cores);
+# `make test` runs every test; `make asan` runs the suite under
+# AddressSanitizer + UndefinedBehaviorSanitizer.
 # `make install` installs what `make` built (PREFIX, default /usr/local;
 # DESTDIR for a staging root); `make uninstall` removes it; `make deb` builds
 # build/agentmem_<version>_<arch>.deb (prefix /usr, a build tree of its own).
@@ -13,7 +15,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 PREFIX ?= /usr/local
 DESTDIR ?=
 
-.PHONY: all test asan fuzz clean demo format install uninstall deb
+.PHONY: all check test asan fuzz clean demo format install uninstall deb
 all:
 	@cmake -S . -B $(BUILD)/cmake -DCMAKE_C_COMPILER=$(CC) -DCMAKE_INSTALL_PREFIX=$(PREFIX) >/dev/null
 	@cmake --build $(BUILD)/cmake -j $(JOBS)
@@ -33,6 +35,9 @@ uninstall:
 
 deb:
 	CC=$(CC) JOBS=$(JOBS) bash packaging/deb/build-deb.sh $(BUILD)
+
+check: all
+	cd $(BUILD)/cmake && ctest -L quick --output-on-failure -j $(JOBS)
 
 test: all
 	cd $(BUILD)/cmake && ctest --output-on-failure -j $(JOBS)

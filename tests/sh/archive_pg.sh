@@ -4,7 +4,7 @@
 # PostgreSQL server (an old event's text moved to the cold column, read
 # back by recall, the events list and export, restored; forget at every
 # level, with and without a grace period, leaves no row holding its
-# packed text).  Skipped (exit 0, SKIP) without PostgreSQL.
+# packed text).  Skipped (exit 77, SKIP) without PostgreSQL.
 # $1 = the agentmem CLI (unused); $AM_COLD_TEST = the unit test's binary.
 set -u
 cd "$(dirname "$0")/../.."
@@ -12,7 +12,7 @@ here=$PWD/tests/sh
 TEST_BIN=${AM_COLD_TEST:-build/cmake/test_cold}
 TEST_BIN=$(cd "$(dirname "$TEST_BIN")" && pwd)/$(basename "$TEST_BIN")
 . "$here/lib/pg.bash"
-pg_find || exit 0
+pg_find || exit 77
 passed=0; failed=0
 if pg_init am-cold && pg_start && pg_new_db tcp; then
   if AM_PG_URL="$URL" timeout 300 "$TEST_BIN" >"$TMP/unit.log" 2>&1; then passed=$((passed+1))

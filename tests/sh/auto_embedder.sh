@@ -19,7 +19,7 @@ CLI=${1:?usage: auto_embedder.sh AGENTMEM}
 CLI=$(cd "$(dirname "$CLI")" && pwd)/$(basename "$CLI")
 root=$(cd "$(dirname "$0")/../.." && pwd)
 model=$root/models/use-lite
-[ -f "$model/model.json" ] || { echo "auto_embedder: models/use-lite not fetched: skipped"; exit 77; }
+[ -f "$model/model.json" ] || { echo "SKIP: models/use-lite not fetched (scripts/fetch-model.sh)"; exit 77; }
 . "$(dirname "$0")/lib/expect.bash"
 unset AGENTMEM_DB AGENTMEM_EMBEDDER AGENTMEM_MODEL_DIR AM_MODEL_DIR AGENTMEM_CACHE AGENTMEM_LLM
 check() { # description python-expression over the JSON in $dir/out ("j")

@@ -20,14 +20,14 @@
 #     lease keys), not after a user is forgotten either;
 #   - the password never appears in /healthz or the logs; a wrong one is
 #     "down" with Redis's reason; a bad --cache URL is a usage error.
-# Skips (exit 0, "SKIP: no redis-server") only when redis-server is missing.
+# Skips (exit 77, "SKIP: no redis-server") only when redis-server is missing.
 # $1 = the agentmem CLI.
 set -u
 CLI=${1:?usage: bus.sh AGENTMEM}
 CLI=$(cd "$(dirname "$CLI")" && pwd)/$(basename "$CLI")
 here=$(cd "$(dirname "$0")" && pwd)
 if ! command -v redis-server >/dev/null 2>&1; then
-  echo "SKIP: no redis-server (scripts/install-deps.sh installs it)"; exit 0
+  echo "SKIP: no redis-server (scripts/install-deps.sh installs it)"; exit 77
 fi
 . "$here/lib/expect.bash"
 . "$here/lib/serve.bash"

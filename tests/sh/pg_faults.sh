@@ -23,15 +23,15 @@
 #     is reported written and stored once, not twice (pg_xact_status);
 #   - the server exits 0 on SIGTERM, no sanitizer report.
 # Prints requests, acknowledged, failed, resent, the server's retries and
-# reconnects, and the time to recover.  Skips (exit 0, "SKIP: no
+# reconnects, and the time to recover.  Skips (exit 77, "SKIP: no
 # PostgreSQL") only when the server binaries are not installed.
 set -u
 CLI=${1:?usage: pg_faults.sh AGENTMEM}
 CLI=$(cd "$(dirname "$CLI")" && pwd)/$(basename "$CLI")
 cd "$(dirname "$0")/../.."
 . tests/sh/lib/pg.bash
-pg_find || exit 0
-command -v curl >/dev/null || { echo "SKIP: no curl"; exit 0; }
+pg_find || exit 77
+command -v curl >/dev/null || { echo "SKIP: no curl"; exit 77; }
 pg_init am-pgfault || exit 1
 srv_pid=
 stop_all() {

@@ -13,7 +13,7 @@
 #   - Redis killed: recall answers the same, `cache` says down (exit 1),
 #     working memory says the cache is down; restarted: up again;
 #   - forget --level user leaves no key of the user.
-# Prints "SKIP: no redis-server" and passes only when redis-server is not
+# Prints "SKIP: no redis-server" and exits 77 (skipped) only when redis-server is not
 # installed (scripts/install-deps.sh installs it).
 set -u
 CLI=${1:?usage: redis_cache.sh AGENTMEM}
@@ -21,7 +21,7 @@ CLI=$(cd "$(dirname "$CLI")" && pwd)/$(basename "$CLI")
 cd "$(dirname "$0")/../.."
 if ! command -v redis-server >/dev/null 2>&1 || ! command -v redis-cli >/dev/null 2>&1; then
   echo "SKIP: no redis-server (scripts/install-deps.sh installs redis-server)"
-  exit 0
+  exit 77
 fi
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/am-redis-XXXXXX")
 PW="pw-$$-secret"

@@ -21,14 +21,14 @@
 # database-0 start), and never prints the password; then Redis unreachable
 # at start (up once it listens) and a refusal that Redis later accepts (the
 # ACL user created while the server runs: both connections come up).
-# Skips (exit 0, "SKIP: no redis-server") only when redis-server is missing.
+# Skips (exit 77, "SKIP: no redis-server") only when redis-server is missing.
 # $1 = the agentmem CLI.
 set -u
 CLI=${1:?usage: redis_urls.sh AGENTMEM}
 CLI=$(cd "$(dirname "$CLI")" && pwd)/$(basename "$CLI")
 here=$(cd "$(dirname "$0")" && pwd)
 if ! command -v redis-server >/dev/null 2>&1 || ! command -v redis-cli >/dev/null 2>&1; then
-  echo "SKIP: no redis-server (scripts/install-deps.sh installs it)"; exit 0
+  echo "SKIP: no redis-server (scripts/install-deps.sh installs it)"; exit 77
 fi
 . "$here/lib/expect.bash"
 . "$here/lib/serve.bash"

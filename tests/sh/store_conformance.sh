@@ -17,7 +17,7 @@
 #     PostgreSQL with `--cache redis://...` (a throwaway redis-server of its
 #     own): the same results and dumps (tests/sh/redis_cache.sh does the
 #     same on SQLite).
-# Skips (exit 0, "SKIP: no PostgreSQL") only when the server binaries are
+# Skips (exit 77, "SKIP: no PostgreSQL") only when the server binaries are
 # not installed (scripts/install-deps.sh installs them).
 # $1 = the agentmem CLI; $AM_CONFORMANCE_TEST = the store-level test binary.
 set -u
@@ -27,7 +27,7 @@ cd "$(dirname "$0")/../.."
 TEST_BIN=${AM_CONFORMANCE_TEST:-build/cmake/test_store_conformance}
 
 . tests/sh/lib/pg.bash
-pg_find || exit 0
+pg_find || exit 77
 pg_init am-pgconf || exit 1
 mkdir -p "$TMP/out"
 RPID=""

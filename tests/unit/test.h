@@ -5,7 +5,10 @@
  * Each test file defines functions `static void test_xxx(void)` and lists them
  * in main() with RUN(test_xxx).  CHECK/CHECK_EQ_* record a failure with file,
  * line and both values, and let the test continue; TEST_MAIN_END prints
- * "N passed, N failed" and returns non-zero on any failure.
+ * "N passed, N failed" and returns non-zero on any failure.  TEST_SKIP
+ * marks a test that cannot run here (an optional dependency is missing):
+ * it prints "SKIP: <reason>", the test counts as neither passed nor
+ * failed, and the file exits 77 (ctest's skip code) when nothing failed.
  */
 #ifndef AM_TEST_H
 #define AM_TEST_H
@@ -15,7 +18,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int t_failed_checks, t_passed, t_failed, t_cur_failed;
+static int t_failed_checks, t_passed, t_failed, t_cur_failed, t_skipped, t_cur_skipped;
+
+#define TEST_SKIP(...)                                                        \
+    do {                                                                      \
+        printf("SKIP: ");                                                     \
+        printf(__VA_ARGS__);                                                  \
+        printf("\n");                                                         \
+        t_skipped++;                                                          \
+        t_cur_skipped = 1;                                                    \
+    } while (0)
 
 #define CHECK(cond)                                                           \
     do {                                                                      \
@@ -75,11 +87,12 @@ static int t_failed_checks, t_passed, t_failed, t_cur_failed;
 #define RUN(fn)                                                               \
     do {                                                                      \
         t_cur_failed = 0;                                                     \
+        t_cur_skipped = 0;                                                    \
         fn();                                                                 \
         if (t_cur_failed) {                                                   \
             t_failed++;                                                       \
             fprintf(stderr, "FAIL %s\n", #fn);                                \
-        } else {                                                              \
+        } else if (!t_cur_skipped) {                                          \
             t_passed++;                                                       \
         }                                                                     \
     } while (0)
@@ -87,7 +100,8 @@ static int t_failed_checks, t_passed, t_failed, t_cur_failed;
 #define TEST_MAIN_END()                                                       \
     do {                                                                      \
         printf("%d passed, %d failed\n", t_passed, t_failed);                 \
-        return t_failed ? 1 : 0;                                              \
+        if (t_skipped && !t_failed) printf("%d skipped\n", t_skipped);        \
+        return t_failed ? 1 : t_skipped ? 77 : 0;                             \
     } while (0)
 
 #endif

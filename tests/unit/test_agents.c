@@ -7,10 +7,15 @@
  * user's statements are every agent's; role whitelists by kind and domain
  * in recall and listings; the unscoped call unchanged; the shared
  * workspace: validation, versions, isolation per user, the block's part
- * and its budget.  Chinese and English, real SQLite, the public API.
+ * and its budget.  Chinese and English, real SQLite, the public API (and
+ * the encoder's default folder, to skip the vector test when the weights
+ * are not fetched).
  */
+#include <unistd.h>
+
 #include "test.h"
 #include "api_util.h"
+#include "embed/embed.h"
 
 static am_db *open_cfg(const char *role_allow, const char *embedder)
 {
@@ -190,6 +195,15 @@ static void test_privacy_vectors(void)
 {
     am_config probe;
     am_config_init(&probe);
+    char buf[1024], json[1100];
+    const char *dir = am__embed_use_default_dir(buf, sizeof buf);
+    snprintf(json, sizeof json, "%s/model.json", dir);
+    if (access(json, F_OK) != 0) {
+        TEST_SKIP("test_privacy_vectors: the USE-lite weights are not in %s "
+                  "(run scripts/fetch-model.sh, or set AM_MODEL_DIR)",
+                  dir);
+        return;
+    }
     am_db *db = open_cfg(NULL, "use-lite");
     if (!db) return;
     put(db, "u", &(ev_in){"planner", "agent", "s1", NULL, NULL, "2026-04-01T09:00:00Z",
