@@ -37,6 +37,17 @@
 extern "C" {
 #endif
 
+/* AM_API marks what the shared library exports: the library is built with
+ * hidden visibility, so a function declared without it is internal whatever
+ * its name.  Define AM_API before including this header to override it. */
+#ifndef AM_API
+#if defined(__GNUC__) || defined(__clang__)
+#define AM_API __attribute__((visibility("default")))
+#else
+#define AM_API
+#endif
+#endif
+
 #define AM_VERSION_STRING "0.1.0"
 #define AM_VERSION_NUMBER 1000
 
@@ -245,7 +256,7 @@ typedef struct am_log_record {
  * blank, quote, '=' or control character quoted, \" \\ \n \t escaped;
  * a NULL string "-"), cut at cap - 1 bytes: what am_config.log receives
  * when no log_record hook is set.  Returns out. */
-char *am_log_format(const am_log_record *rec, char *out, size_t cap);
+AM_API char *am_log_format(const am_log_record *rec, char *out, size_t cap);
 
 /* Bits of am_config.redact. */
 #define AM_REDACT_PHONE 0x01
@@ -262,7 +273,7 @@ char *am_log_format(const am_log_record *rec, char *out, size_t cap);
  * only sets cfg->struct_size (when size can hold it), and am_open then
  * returns AM_MISUSE naming both sizes.  A NULL cfg is a no-op. */
 #define am_config_init(cfg) am_config_init_sized((cfg), sizeof(am_config))
-void am_config_init_sized(am_config *cfg, size_t struct_size);
+AM_API void am_config_init_sized(am_config *cfg, size_t struct_size);
 
 /* Tuning knobs by name (the names of agentmem_knobs.h, e.g.
  * am_config_set(&cfg, "w_vector", 0.3)).  Set: AM_OK; AM_MISUSE (NULL cfg
@@ -272,8 +283,8 @@ void am_config_init_sized(am_config *cfg, size_t struct_size);
  * Get: *value receives the field (an int knob converted); AM_OK,
  * AM_MISUSE (NULL argument, cfg not from am_config_init), AM_INVALID (no
  * knob of that name). */
-int am_config_set(am_config *cfg, const char *name, double value);
-int am_config_get(const am_config *cfg, const char *name, double *value);
+AM_API int am_config_set(am_config *cfg, const char *name, double value);
+AM_API int am_config_get(const am_config *cfg, const char *name, double *value);
 
 /* Knob types (am_knob.type). */
 #define AM_KNOB_DOUBLE 0
@@ -291,15 +302,15 @@ typedef struct am_knob {
 /* The knobs in list order: am_knob_info(i) for i < am_knob_count(), NULL
  * past the end; am_knob_find(name) is NULL for an unknown name.  These and
  * am_knob_check keep no state: any thread may call them at any time. */
-size_t am_knob_count(void);
-const am_knob *am_knob_info(size_t i);
-const am_knob *am_knob_find(const char *name);
+AM_API size_t am_knob_count(void);
+AM_API const am_knob *am_knob_info(size_t i);
+AM_API const am_knob *am_knob_find(const char *name);
 
 /* Whether am_config_set would take value for the knob name: AM_OK, or
  * AM_INVALID with a message naming the knob and the reason ("knob
  * candidates: 2.5 is not an integer") in msg (NUL-terminated, truncated
  * to cap bytes; msg may be NULL when cap is 0). */
-int am_knob_check(const char *name, double value, char *msg, size_t cap);
+AM_API int am_knob_check(const char *name, double value, char *msg, size_t cap);
 
 /* Open (creating if needed) the store named by cfg->path.
  * *out receives the handle; close it with am_close.
@@ -309,18 +320,18 @@ int am_knob_check(const char *name, double value, char *msg, size_t cap);
  * newer than this library), AM_NOTFOUND (must_exist and no store).
  * On failure *out is NULL; when errmsg is not NULL a malloc'ed message is
  * stored there (free with am_free) -- there is no handle to ask. */
-int am_open(const am_config *cfg, am_db **out, char **errmsg);
+AM_API int am_open(const am_config *cfg, am_db **out, char **errmsg);
 
 /* Close the handle.  NULL is a no-op. */
-void am_close(am_db *db);
+AM_API void am_close(am_db *db);
 
 /* Static English name of a result code ("invalid input").  Never NULL. */
-const char *am_errstr(int rc);
+AM_API const char *am_errstr(int rc);
 
 /* The kind of store db is open on: "sqlite" (a file, ":memory:") or
  * "postgres" (a postgres:// URL; docs/SCALING.md).  Static, never NULL;
  * "none" for a NULL db. */
-const char *am_store_backend(const am_db *db);
+AM_API const char *am_store_backend(const am_db *db);
 
 /* A store's health (docs/SCALING.md, "A lost connection").  reachable: 1
  * when the store answers -- with ping, a round trip to a store behind a
@@ -336,36 +347,36 @@ typedef struct am_store_health {
     long reconnects;
     long retries;
 } am_store_health;
-int am_store_check(am_db *db, int ping, am_store_health *out);
+AM_API int am_store_check(am_db *db, int ping, am_store_health *out);
 /* The shared cache's state (am_config.cache): "none" (no cache
  * configured, or a NULL db), "up" (the last command succeeded) or "down"
  * (recalls run without it; reconnected on a later call).  *error (may be
  * NULL) receives the last error ("" when none; never a password).  Both
  * static or borrowed until the next call on db. */
-const char *am_cache_state(const am_db *db, const char **error);
+AM_API const char *am_cache_state(const am_db *db, const char **error);
 
 /* Message of the last failed call on db: what, which object, why.
  * Borrowed: valid until the next call on db.  Never NULL. */
-const char *am_errmsg(const am_db *db);
+AM_API const char *am_errmsg(const am_db *db);
 
 /* Release memory owned by the caller that a function documents as
  * "free with am_free".  NULL is a no-op. */
-void am_free(void *p);
+AM_API void am_free(void *p);
 
 /* A stored text as the memory block prints it: one inert line (line breaks
  * -> " / ", brackets other than redaction placeholders -> parentheses, tabs
  * -> spaces, control and bidi characters dropped), so a text shown to an
  * agent or a terminal cannot open a section or send escape sequences.  Owned: free
  * with am_free.  NULL when text is NULL or memory runs out. */
-char *am_text_plain(const char *text);
+AM_API char *am_text_plain(const char *text);
 
 /* Parse ISO 8601 with a zone into UTC ms.  *tz_minutes (may be NULL)
  * receives the zone offset.  Returns AM_OK or AM_INVALID. */
-int am_time_parse(const char *iso, am_time *out, int *tz_minutes);
+AM_API int am_time_parse(const char *iso, am_time *out, int *tz_minutes);
 
 /* Format t in the zone tz_minutes as "YYYY-MM-DDTHH:MM:SS+HH:MM" into buf
  * (at least 32 bytes).  Returns buf. */
-char *am_time_format(am_time t, int tz_minutes, char *buf);
+AM_API char *am_time_format(am_time t, int tz_minutes, char *buf);
 
 /* ---------------------------------------------------------------- identity */
 
@@ -385,21 +396,21 @@ char *am_time_format(am_time t, int tz_minutes, char *buf);
  * user is refused with AM_DENIED (unlink first).  Returns AM_OK,
  * AM_INVALID (bad id), AM_DENIED, AM_BUSY, AM_IO, AM_BACKEND; on error
  * nothing changes. */
-int am_link(am_db *db, const char *channel, const char *external_id,
-            const char *user_id);
-int am_link_merge(am_db *db, const char *channel, const char *external_id,
-                  const char *user_id, int merge);
+AM_API int am_link(am_db *db, const char *channel, const char *external_id,
+                   const char *user_id);
+AM_API int am_link_merge(am_db *db, const char *channel, const char *external_id,
+                         const char *user_id, int merge);
 
 /* Remove a link (audited).  The pair's events stay with the user they
  * went to; later ones go to the pair's own user.  Returns AM_OK,
  * AM_NOTFOUND (not linked), AM_INVALID, AM_BUSY, AM_BACKEND. */
-int am_unlink(am_db *db, const char *channel, const char *external_id);
+AM_API int am_unlink(am_db *db, const char *channel, const char *external_id);
 
 /* Resolve (channel, external_id) to the master user id.  out must hold
  * AM_ID_MAX+1 bytes.  Returns AM_OK, AM_NOTFOUND, AM_INVALID. */
 #define AM_ID_MAX 128
-int am_resolve(am_db *db, const char *channel, const char *external_id,
-               char *out);
+AM_API int am_resolve(am_db *db, const char *channel, const char *external_id,
+                      char *out);
 
 /* ---------------------------------------------------------------- write */
 
@@ -469,14 +480,14 @@ typedef struct am_add_info {
  * info may be NULL.  Returns AM_OK, AM_MISUSE, AM_INVALID (am_errmsg names
  * the field: "add: text: invalid UTF-8 at byte 12"), AM_TOOBIG (text over
  * max_text_bytes), AM_NOMEM, AM_BUSY, AM_IO, AM_BACKEND. */
-int am_add_event(am_db *db, const am_event *ev, am_add_info *info);
+AM_API int am_add_event(am_db *db, const am_event *ev, am_add_info *info);
 
 /* Add n events in order, all in one transaction (an import of a history:
  * one commit instead of n).  All or nothing: on the first event that
  * fails, nothing of the batch is written, infos (n entries, or NULL) are
  * zeroed, and am_errmsg starts "add: events[i]: " with the reason.  Same
  * return codes as am_add_event. */
-int am_add_events(am_db *db, const am_event *evs, size_t n, am_add_info *infos);
+AM_API int am_add_events(am_db *db, const am_event *evs, size_t n, am_add_info *infos);
 
 /* ---------------------------------------------------------------- metadata */
 
@@ -686,14 +697,14 @@ typedef struct am_recall_result {
  * updates hits/last_access of the returned items -- at once when no
  * other writer holds the store's lock, else with the handle's next write
  * (or at am_close); it never waits for the lock nor fails on it. */
-int am_recall(am_db *db, const am_query *q, am_recall_result **out);
-void am_recall_free(am_recall_result *r);
+AM_API int am_recall(am_db *db, const am_query *q, am_recall_result **out);
+AM_API void am_recall_free(am_recall_result *r);
 
 /* Task state.  *out owned: free with am_task_free.
  * Returns AM_OK, AM_NOTFOUND, AM_INVALID, AM_NOMEM, AM_BACKEND. */
-int am_task_get(am_db *db, const char *user_id, const char *task_id,
-                am_task **out);
-void am_task_free(am_task *t);
+AM_API int am_task_get(am_db *db, const char *user_id, const char *task_id,
+                       am_task **out);
+AM_API void am_task_free(am_task *t);
 
 /* Listing of a user's semantic memory items. */
 #define AM_LIST_ACTIVE 0        /* current, active versions */
@@ -708,9 +719,9 @@ typedef struct am_memory_list {
 } am_memory_list;
 /* *out owned: free with am_memory_list_free.  as_of may be NULL (now).
  * Returns AM_OK, AM_INVALID, AM_NOMEM, AM_BACKEND. */
-int am_memories(am_db *db, const char *user_id, int which, const char *as_of,
-                am_memory_list **out);
-void am_memory_list_free(am_memory_list *l);
+AM_API int am_memories(am_db *db, const char *user_id, int which, const char *as_of,
+                       am_memory_list **out);
+AM_API void am_memory_list_free(am_memory_list *l);
 
 /* A user's calls made for one of the user's agents: am_task_get
  * and am_memories as agent_id (may be NULL) with role (may be NULL) sees
@@ -719,10 +730,10 @@ void am_memory_list_free(am_memory_list *l);
  * rows of those events, are left out; items a role whitelist keeps from
  * the role are left out.  Both NULL: exactly am_task_get / am_memories.
  * Same returns, plus AM_INVALID for a bad agent or role id. */
-int am_task_get_as(am_db *db, const char *user_id, const char *task_id, const char *agent_id,
-                   const char *role, am_task **out);
-int am_memories_as(am_db *db, const char *user_id, int which, const char *as_of,
-                   const char *agent_id, const char *role, am_memory_list **out);
+AM_API int am_task_get_as(am_db *db, const char *user_id, const char *task_id, const char *agent_id,
+                          const char *role, am_task **out);
+AM_API int am_memories_as(am_db *db, const char *user_id, int which, const char *as_of,
+                          const char *agent_id, const char *role, am_memory_list **out);
 
 /* A listing with a filter and pages.  Rows come in the order am_memories
  * gives them (current versions in the order recorded; every version by
@@ -743,8 +754,8 @@ typedef struct am_list_opts {
 /* *out owned: am_memory_list_free.  Returns AM_OK, AM_MISUSE, AM_INVALID
  * (a bad filter, a limit over AM_LIST_LIMIT_MAX, a cursor that is not
  * one: am_errmsg names it), AM_NOMEM, AM_BACKEND. */
-int am_memories_list(am_db *db, const char *user_id, const am_list_opts *o,
-                     am_memory_list **out);
+AM_API int am_memories_list(am_db *db, const char *user_id, const am_list_opts *o,
+                            am_memory_list **out);
 
 /* A page of a user's events (what was said), newest first (occurred_at,
  * then the order stored), for a reader that pages a history back from
@@ -785,9 +796,9 @@ typedef struct am_event_page {
  * session, query (not UTF-8, over max_text_bytes), from or to, a limit
  * over AM_LIST_LIMIT_MAX, a cursor that is not one: am_errmsg names the
  * field), AM_NOMEM, AM_BACKEND. */
-int am_events_list(am_db *db, const char *user_id, const am_event_list_opts *o,
-                   am_event_page **out);
-void am_event_page_free(am_event_page *p);
+AM_API int am_events_list(am_db *db, const char *user_id, const am_event_list_opts *o,
+                          am_event_page **out);
+AM_API void am_event_page_free(am_event_page *p);
 
 /* The access decision, for a tool that serves a user's agents
  * (a server, an MCP transport): what agent_id with role may read and act
@@ -814,27 +825,27 @@ struct am_memory_event; /* the events section below */
 #define AM_ACCESS_MEMORY 1 /* a memory item: a version id or a lineage id */
 #define AM_ACCESS_EVENT 2  /* an event id */
 #define AM_ACCESS_TASK 3   /* a task id */
-int am_access_open(am_db *db, const char *user_id, const char *agent_id, const char *role,
-                   am_access **out);
+AM_API int am_access_open(am_db *db, const char *user_id, const char *agent_id, const char *role,
+                          am_access **out);
 /* May the asker read the object of kind what (AM_ACCESS_*) named id?
  * AM_OK, or AM_NOTFOUND (unknown, or hidden from the asker: one message,
  * "<what> <id> not found"), AM_INVALID, AM_NOMEM, AM_BACKEND.  Uses the
  * handle's am_db (one thread at a time, as every call on it). */
-int am_access_check(am_access *a, int what, const char *id);
+AM_API int am_access_check(am_access *a, int what, const char *id);
 /* 1 when the asker may see memory event ev (am_events_since) of the
  * handle's user, else 0: an event of another user, of a hidden event or
  * of a memory item the asker may not read (or one no longer there, when
  * the asker is an agent or a role: a scoped reader is told nothing it
  * cannot check).  Reads the store the first time an item is asked about
  * (*rc, may be NULL, receives a store error; 0 is then returned). */
-int am_access_notice(am_access *a, const struct am_memory_event *ev, int *rc);
-void am_access_free(am_access *a);
+AM_API int am_access_notice(am_access *a, const struct am_memory_event *ev, int *rc);
+AM_API void am_access_free(am_access *a);
 
 /* am_feedback for agent_id with role: AM_NOTFOUND, exactly as for an
  * unknown item, when memory_id names an item the asker may not read
  * (am_access_check); otherwise am_feedback.  Both NULL: am_feedback. */
-int am_feedback_as(am_db *db, const char *user_id, const char *memory_id, int action,
-                   const char *text, const char *agent_id, const char *role);
+AM_API int am_feedback_as(am_db *db, const char *user_id, const char *memory_id, int action,
+                          const char *text, const char *agent_id, const char *role);
 
 /* ---------------------------------------------------------------- understanding */
 
@@ -869,7 +880,7 @@ typedef struct am_understanding {
 /* The reading of text (NUL-terminated UTF-8; bad bytes read as U+FFFD).
  * No handle, no allocation, no state: a few microseconds.  Returns AM_OK,
  * or AM_MISUSE (NULL arguments). */
-int am_understand(const char *text, am_understanding *out);
+AM_API int am_understand(const char *text, am_understanding *out);
 
 /* ---------------------------------------------------------------- workspace */
 
@@ -902,8 +913,8 @@ typedef struct am_workspace {
  * A task without entries has n = 0.  Returns AM_OK, AM_MISUSE,
  * AM_INVALID (bad id), AM_NOTFOUND (unknown user or task), AM_NOMEM,
  * AM_BACKEND. */
-int am_workspace_get(am_db *db, const char *user_id, const char *task_id, am_workspace **out);
-void am_workspace_free(am_workspace *w);
+AM_API int am_workspace_get(am_db *db, const char *user_id, const char *task_id, am_workspace **out);
+AM_API void am_workspace_free(am_workspace *w);
 
 /* Write agent_id's entry of task_id: each of doing, done, next replaces
  * the stored one, NULL keeps it ("" clears it).  Each is valid UTF-8 of
@@ -916,8 +927,8 @@ void am_workspace_free(am_workspace *w);
  * AM_NOTFOUND (unknown user or task: a workspace belongs to a task),
  * AM_DENIED (the user is being forgotten), AM_BUSY, AM_NOMEM, AM_BACKEND;
  * on error nothing changes. */
-int am_workspace_put(am_db *db, const char *user_id, const char *task_id, const char *agent_id,
-                     const char *doing, const char *done, const char *next, long *version);
+AM_API int am_workspace_put(am_db *db, const char *user_id, const char *task_id, const char *agent_id,
+                            const char *doing, const char *done, const char *next, long *version);
 
 /* ---------------------------------------------------------------- working memory */
 
@@ -950,19 +961,19 @@ typedef struct am_working_entries {
  * limit, a new key past AM_WORKING_KEYS_MAX), AM_DENIED (the user is
  * being forgotten), AM_BUSY, AM_BACKEND (the cache is down, or the store
  * has no working memory), AM_NOMEM; on error nothing changes. */
-int am_working_set(am_db *db, const char *user_id, const char *session_id, const char *key,
-                   const char *value, am_time ttl_ms);
+AM_API int am_working_set(am_db *db, const char *user_id, const char *session_id, const char *key,
+                          const char *value, am_time ttl_ms);
 /* *value (owned: am_free) the live value; AM_NOTFOUND when there is none
  * (never set, expired, cleared).  Other returns as am_working_set. */
-int am_working_get(am_db *db, const char *user_id, const char *session_id, const char *key,
-                   char **value);
+AM_API int am_working_get(am_db *db, const char *user_id, const char *session_id, const char *key,
+                          char **value);
 /* The session's live entries.  *out owned: am_working_list_free. */
-int am_working_list(am_db *db, const char *user_id, const char *session_id,
-                    am_working_entries **out);
-void am_working_list_free(am_working_entries *l);
+AM_API int am_working_list(am_db *db, const char *user_id, const char *session_id,
+                           am_working_entries **out);
+AM_API void am_working_list_free(am_working_entries *l);
 /* Remove key (NULL: every key of the session).  AM_OK also when there was
  * none.  Other returns as am_working_set. */
-int am_working_clear(am_db *db, const char *user_id, const char *session_id, const char *key);
+AM_API int am_working_clear(am_db *db, const char *user_id, const char *session_id, const char *key);
 
 /* ---------------------------------------------------------------- feedback */
 #define AM_FEEDBACK_CONFIRM 1
@@ -974,8 +985,8 @@ int am_working_clear(am_db *db, const char *user_id, const char *session_id, con
  * version with text.  Every outcome is a new version (bitemporal).
  * Returns AM_OK, AM_NOTFOUND, AM_INVALID (correct without text), AM_NOMEM,
  * AM_BUSY, AM_BACKEND. */
-int am_feedback(am_db *db, const char *user_id, const char *memory_id,
-                int action, const char *text);
+AM_API int am_feedback(am_db *db, const char *user_id, const char *memory_id,
+                       int action, const char *text);
 
 /* ---------------------------------------------------------------- one memory */
 
@@ -995,18 +1006,18 @@ typedef struct am_memory_item {
                                  [...]}, each as am_memories lists it */
 } am_memory_item;
 /* Free a result of the calls below (NULL: no-op). */
-void am_memory_item_free(am_memory_item *m);
+AM_API void am_memory_item_free(am_memory_item *m);
 
 /* The item memory_id names.  *out owned: am_memory_item_free.  Returns
  * AM_OK, AM_MISUSE, AM_INVALID (bad id), AM_NOTFOUND (no item of the user
  * has that id: "memory: user U has no memory X"; also an item of another
  * user), AM_NOMEM, AM_BACKEND. */
-int am_memory_get(am_db *db, const char *user_id, const char *memory_id, am_memory_item **out);
+AM_API int am_memory_get(am_db *db, const char *user_id, const char *memory_id, am_memory_item **out);
 /* am_memory_get for agent_id with role (am_access_open): an item the
  * asker may not read is AM_NOTFOUND with the same message.  Both NULL:
  * am_memory_get.  Also AM_INVALID for a bad agent or role id. */
-int am_memory_get_as(am_db *db, const char *user_id, const char *memory_id, const char *agent_id,
-                     const char *role, am_memory_item **out);
+AM_API int am_memory_get_as(am_db *db, const char *user_id, const char *memory_id, const char *agent_id,
+                            const char *role, am_memory_item **out);
 
 /* A memory the application states directly (no conversation behind it).
  * Initialise with {0} or memset: fields are appended here. */
@@ -1047,7 +1058,7 @@ typedef struct am_memory_input {
  * "memory add: kind: expected preference, ..."), AM_TOOBIG (text),
  * AM_DENIED (the user is being forgotten; the asker may not), AM_BUSY,
  * AM_NOMEM, AM_BACKEND; on error nothing is written. */
-int am_memory_add(am_db *db, const am_memory_input *in, am_memory_item **out);
+AM_API int am_memory_add(am_db *db, const am_memory_input *in, am_memory_item **out);
 
 /* A correction: text becomes the item's new current version (the old
  * one is closed, kept as a past version), as am_feedback's correct.
@@ -1055,17 +1066,17 @@ int am_memory_add(am_db *db, const am_memory_input *in, am_memory_item **out);
  * AM_INVALID, AM_TOOBIG, AM_NOTFOUND (no such item, or none of its
  * versions holds now: a rejected item is added again, not updated),
  * AM_BUSY, AM_NOMEM, AM_BACKEND. */
-int am_memory_update(am_db *db, const char *user_id, const char *memory_id, const char *text,
-                     am_memory_item **out);
-int am_memory_update_as(am_db *db, const char *user_id, const char *memory_id, const char *text,
-                        const char *agent_id, const char *role, am_memory_item **out);
+AM_API int am_memory_update(am_db *db, const char *user_id, const char *memory_id, const char *text,
+                            am_memory_item **out);
+AM_API int am_memory_update_as(am_db *db, const char *user_id, const char *memory_id, const char *text,
+                               const char *agent_id, const char *role, am_memory_item **out);
 /* am_memory_update_as that may also set the metadata: text NULL keeps the
  * current text, metadata_json NULL keeps the metadata ("{}" clears it);
  * not both NULL (AM_INVALID).  Any change is a new version, as a
  * correction; a new version otherwise keeps its predecessor's metadata. */
-int am_memory_set(am_db *db, const char *user_id, const char *memory_id, const char *text,
-                  const char *metadata_json, const char *agent_id, const char *role,
-                  am_memory_item **out);
+AM_API int am_memory_set(am_db *db, const char *user_id, const char *memory_id, const char *text,
+                         const char *metadata_json, const char *agent_id, const char *role,
+                         am_memory_item **out);
 
 /* Delete an item: every version of it leaves every table, index and
  * cache with the completeness of a forget (docs/FORGETTING.md: its rows,
@@ -1077,15 +1088,15 @@ int am_memory_set(am_db *db, const char *user_id, const char *memory_id, const c
  * memory.forgotten event (detail "memory") announces it.  *versions (may
  * be NULL): how many versions went.  Returns AM_OK, AM_MISUSE,
  * AM_INVALID, AM_NOTFOUND, AM_BUSY, AM_NOMEM, AM_BACKEND. */
-int am_memory_delete(am_db *db, const char *user_id, const char *memory_id, long *versions);
-int am_memory_delete_as(am_db *db, const char *user_id, const char *memory_id,
-                        const char *agent_id, const char *role, long *versions);
+AM_API int am_memory_delete(am_db *db, const char *user_id, const char *memory_id, long *versions);
+AM_API int am_memory_delete_as(am_db *db, const char *user_id, const char *memory_id,
+                               const char *agent_id, const char *role, long *versions);
 
 /* am_feedback_as, and *out (owned, may be NULL) the item after it: its
  * new current version (confirm, correct), or current NULL (reject). */
-int am_memory_feedback(am_db *db, const char *user_id, const char *memory_id, int action,
-                       const char *text, const char *agent_id, const char *role,
-                       am_memory_item **out);
+AM_API int am_memory_feedback(am_db *db, const char *user_id, const char *memory_id, int action,
+                              const char *text, const char *agent_id, const char *role,
+                              am_memory_item **out);
 
 /* Progress of a long operation: done of total units (events for
  * am_reembed, users for am_maintain, entries for am_import_ex, steps for
@@ -1113,16 +1124,16 @@ typedef struct am_forget_info {
  * For AM_FORGET_USER, id is ignored (may be NULL).  info may be NULL.
  * Returns AM_OK, AM_NOTFOUND (unknown user, or nothing with that id),
  * AM_INVALID, AM_BUSY, AM_BACKEND.  On error nothing is removed. */
-int am_forget(am_db *db, const char *user_id, int level, const char *id,
-              am_forget_info *info);
+AM_API int am_forget(am_db *db, const char *user_id, int level, const char *id,
+                     am_forget_info *info);
 /* am_forget for agent_id with role (am_access_open): an event the asker
  * may not read, or a session or a task holding one, is AM_NOTFOUND, with
  * am_forget's message for an unknown id -- an agent never forgets what it
  * cannot read.  The user level forgets the whole user, as am_forget (the
  * user's decision, whichever of its agents relays it).  Both NULL:
  * am_forget. */
-int am_forget_as(am_db *db, const char *user_id, int level, const char *id, const char *agent_id,
-                 const char *role, am_forget_info *info);
+AM_API int am_forget_as(am_db *db, const char *user_id, int level, const char *id, const char *agent_id,
+                        const char *role, am_forget_info *info);
 /* am_forget with progress (may be NULL: am_forget): the forget's own
  * transaction is step 1, then each short transaction of the work it
  * leaves due now (a user's purge when forget_grace_ms is 0: a chunk of
@@ -1131,8 +1142,8 @@ int am_forget_as(am_db *db, const char *user_id, int level, const char *id, cons
  * many steps there will be is not known ahead: progress is called with
  * (ctx, steps done, 0) after each, and once at the end with (ctx, n, n).
  * Not called when the forget fails.  Returns as am_forget. */
-int am_forget_ex(am_db *db, const char *user_id, int level, const char *id,
-                 am_progress_fn progress, void *ctx, am_forget_info *info);
+AM_API int am_forget_ex(am_db *db, const char *user_id, int level, const char *id,
+                        am_progress_fn progress, void *ctx, am_forget_info *info);
 
 /* A user forget in detail (docs/FORGETTING.md).  The user is hidden at
  * once: every call treats it as unknown (reads find nothing, export shows
@@ -1147,7 +1158,7 @@ int am_forget_ex(am_db *db, const char *user_id, int level, const char *id,
  * am_restore brings a user back whole during its grace period.  Returns
  * AM_OK, AM_INVALID, AM_NOTFOUND (not forgotten), AM_DENIED (the grace
  * period is over: purged), AM_BUSY, AM_BACKEND.  Audited like am_forget. */
-int am_restore(am_db *db, const char *user_id);
+AM_API int am_restore(am_db *db, const char *user_id);
 /* The latest forget of an event, a session or a task (level and id as
  * given to am_forget) back during its grace period, as it was: its events
  * in every index, their entities, vectors and vault values, the memory
@@ -1156,7 +1167,7 @@ int am_restore(am_db *db, const char *user_id);
  * AM_FORGET_USER is am_restore (id ignored).  Returns AM_OK, AM_INVALID,
  * AM_NOTFOUND (not forgotten), AM_DENIED (the grace period is over:
  * purged; or the user is forgotten), AM_BUSY, AM_BACKEND.  Audited. */
-int am_restore_forget(am_db *db, const char *user_id, int level, const char *id);
+AM_API int am_restore_forget(am_db *db, const char *user_id, int level, const char *id);
 
 /* Maintenance for a store after many writes (a bulk import, a nightly
  * job): merges the full-text index into one segment, so each query term
@@ -1167,7 +1178,7 @@ int am_restore_forget(am_db *db, const char *user_id, int level, const char *id)
  * the store (a minute or more for a million events) and blocks writers
  * meanwhile; results of recall do not change, only its speed.  Returns
  * AM_OK, AM_BUSY, AM_IO, AM_BACKEND. */
-int am_optimize(am_db *db);
+AM_API int am_optimize(am_db *db);
 /* am_optimize with progress (may be NULL: am_optimize): its steps are the
  * due forget work, the store's pass (index merge, vectors, statistics,
  * log checkpoint: the long one), the item token sets and the memory
@@ -1175,7 +1186,7 @@ int am_optimize(am_db *db);
  * AM_OPTIMIZE_STEPS) first and (ctx, k, AM_OPTIMIZE_STEPS) after step k.
  * Returns as am_optimize. */
 #define AM_OPTIMIZE_STEPS 4
-int am_optimize_ex(am_db *db, am_progress_fn progress, void *ctx);
+AM_API int am_optimize_ex(am_db *db, am_progress_fn progress, void *ctx);
 
 /* ---------------------------------------------------------------- lifecycle */
 /* The maintenance pass (docs/LIFECYCLE.md): what time does to memory.
@@ -1231,7 +1242,7 @@ typedef struct am_maintain_report {
  * AM_INVALID (a bad user id or a negative bound), AM_NOTFOUND (user_id
  * unknown), AM_BUSY, AM_BACKEND, AM_NOMEM.  Work done before an error
  * stays done. */
-int am_maintain(am_db *db, const am_maintain_options *opt, am_maintain_report *out);
+AM_API int am_maintain(am_db *db, const am_maintain_options *opt, am_maintain_report *out);
 
 /* ---------------------------------------------------------------- export */
 /* Everything stored about user_id as one JSON document.  *json_out
@@ -1239,7 +1250,7 @@ int am_maintain(am_db *db, const am_maintain_options *opt, am_maintain_report *o
  * forgotten user's export is its tombstone: "forgotten": {"state": held |
  * purging | purged, "forgotten_at", "purge_at"}, and no content.
  * Returns AM_OK, AM_NOTFOUND (unknown user), AM_NOMEM, AM_BACKEND. */
-int am_export(am_db *db, const char *user_id, char **json_out);
+AM_API int am_export(am_db *db, const char *user_id, char **json_out);
 
 /* The same document as am_export, written while it is made, in bounded
  * memory (a page of rows, not the user's history: for a user of any
@@ -1250,7 +1261,7 @@ int am_export(am_db *db, const char *user_id, char **json_out);
  * may have been written (the caller discards it).  Returns AM_OK,
  * AM_NOTFOUND, AM_INVALID, AM_NOMEM, AM_IO, AM_BACKEND. */
 typedef int (*am_write_fn)(void *ctx, const char *data, size_t len);
-int am_export_stream(am_db *db, const char *user_id, am_write_fn write, void *ctx);
+AM_API int am_export_stream(am_db *db, const char *user_id, am_write_fn write, void *ctx);
 
 /* ---------------------------------------------------------------- import */
 /* Load an export (the JSON of am_export / agentmem export, json: len
@@ -1283,8 +1294,8 @@ typedef struct am_import_info {
     long events, memories, tasks; /* added (memories: item versions) */
     long events_skipped, memories_skipped, tasks_skipped; /* present already (merge) */
 } am_import_info;
-int am_import(am_db *db, const char *json, size_t len, const char *user_id, int flags,
-              am_import_info *info);
+AM_API int am_import(am_db *db, const char *json, size_t len, const char *user_id, int flags,
+                     am_import_info *info);
 
 /* Load mem0's memories (its get_all answer or export: a JSON array, or an
  * object with "results" or "memories" holding one, of {"id", "memory",
@@ -1298,8 +1309,8 @@ int am_import(am_db *db, const char *json, size_t len, const char *user_id, int 
  * nothing is written and am_errmsg names the entry and field
  * ("import: memories[12].memory: missing").  info->memories: the entries
  * added.  Returns as am_import. */
-int am_import_mem0(am_db *db, const char *json, size_t len, const char *user_id,
-                   am_import_info *info);
+AM_API int am_import_mem0(am_db *db, const char *json, size_t len, const char *user_id,
+                          am_import_info *info);
 
 /* am_import and am_import_mem0 with options (opt may be NULL: no flags,
  * no progress).  progress (may be NULL) counts the document's entries --
@@ -1317,10 +1328,10 @@ typedef struct am_import_options {
     am_progress_fn progress; /* may be NULL */
     void *progress_ctx;
 } am_import_options;
-int am_import_ex(am_db *db, const char *json, size_t len, const char *user_id,
-                 const am_import_options *opt, am_import_info *info);
-int am_import_mem0_ex(am_db *db, const char *json, size_t len, const char *user_id,
-                      const am_import_options *opt, am_import_info *info);
+AM_API int am_import_ex(am_db *db, const char *json, size_t len, const char *user_id,
+                        const am_import_options *opt, am_import_info *info);
+AM_API int am_import_mem0_ex(am_db *db, const char *json, size_t len, const char *user_id,
+                             const am_import_options *opt, am_import_info *info);
 
 /* ---------------------------------------------------------------- rule packs */
 /* Cold-start rule packs (docs/PACKS.md): rules an operator gives users
@@ -1361,15 +1372,15 @@ int am_import_mem0_ex(am_db *db, const char *json, size_t len, const char *user_
  * own items stay.  *json_out (may be NULL; owned): {"pack", "users":
  * [{"user", "items"}]}.  Returns AM_OK, AM_MISUSE, AM_INVALID,
  * AM_NOTFOUND (no such pack), AM_BUSY, AM_NOMEM, AM_BACKEND. */
-int am_pack_apply(am_db *db, const char *pack, size_t len, const char *user_id, char **json_out);
-int am_pack_list(am_db *db, const char *user_id, char **json_out);
-int am_pack_remove(am_db *db, const char *name, const char *user_id, char **json_out);
+AM_API int am_pack_apply(am_db *db, const char *pack, size_t len, const char *user_id, char **json_out);
+AM_API int am_pack_list(am_db *db, const char *user_id, char **json_out);
+AM_API int am_pack_remove(am_db *db, const char *name, const char *user_id, char **json_out);
 
 /* Find the id of an event by a substring of its content (for tools and
  * the scenario runner).  out must hold 32 bytes.  Returns AM_OK or
  * AM_NOTFOUND. */
-int am_event_find(am_db *db, const char *user_id, const char *needle,
-                  char *out);
+AM_API int am_event_find(am_db *db, const char *user_id, const char *needle,
+                         char *out);
 
 /* ---------------------------------------------------------------- vectors */
 
@@ -1379,7 +1390,7 @@ int am_event_find(am_db *db, const char *user_id, const char *needle,
  * does not represent (Chinese ones for use-lite) are not counted.  *n is 0 when the handle
  * has no embedder.  Returns AM_OK, AM_MISUSE (NULL db or n), AM_INVALID
  * (bad user id), AM_NOTFOUND (unknown user), AM_BUSY, AM_BACKEND. */
-int am_vectors_missing(am_db *db, const char *user_id, size_t *n);
+AM_API int am_vectors_missing(am_db *db, const char *user_id, size_t *n);
 
 /* Give every event of user_id (NULL = every user) that am_vectors_missing
  * counts a vector of the configured embedder, replacing a vector of
@@ -1405,8 +1416,8 @@ int am_vectors_missing(am_db *db, const char *user_id, size_t *n);
  * embedder: ...": AM_IO, AM_DENIED, AM_TOOBIG, AM_BACKEND), AM_NOMEM,
  * AM_BUSY, AM_IO, AM_BACKEND. */
 #define AM_REEMBED_BATCH 32
-int am_reembed(am_db *db, const char *user_id, am_progress_fn progress,
-               void *ctx, size_t *n_embedded);
+AM_API int am_reembed(am_db *db, const char *user_id, am_progress_fn progress,
+                      void *ctx, size_t *n_embedded);
 
 /* ---------------------------------------------------------------- archival */
 
@@ -1430,7 +1441,7 @@ int am_reembed(am_db *db, const char *user_id, am_progress_fn progress,
  * over 36500), AM_NOTFOUND (unknown user), AM_NOMEM, AM_BUSY, AM_IO,
  * AM_CORRUPT, AM_BACKEND. */
 #define AM_ARCHIVE_STEP 256
-int am_archive_events(am_db *db, const char *user_id, int older_than_days, long *moved);
+AM_API int am_archive_events(am_db *db, const char *user_id, int older_than_days, long *moved);
 
 /* Put the whole text of user_id's archived events back in their rows for
  * good (they are never archived again): the event event_id, or when it is
@@ -1440,8 +1451,8 @@ int am_archive_events(am_db *db, const char *user_id, int older_than_days, long 
  * AM_INVALID (bad user id or event id, from after to), AM_NOTFOUND
  * (unknown user, or no event event_id of that user), AM_NOMEM, AM_BUSY,
  * AM_IO, AM_CORRUPT (a cold text that cannot be read), AM_BACKEND. */
-int am_archive_restore(am_db *db, const char *user_id, const char *event_id, am_time from,
-                       am_time to, long *restored);
+AM_API int am_archive_restore(am_db *db, const char *user_id, const char *event_id, am_time from,
+                              am_time to, long *restored);
 
 /* Embed texts[0..n) with the handle's configured embedder, for tools that
  * share its vectors (the server's OpenAI-compatible POST /v1/embeddings).
@@ -1455,8 +1466,8 @@ int am_archive_restore(am_db *db, const char *user_id, const char *event_id, am_
  * over AM_EMBED_MAX), AM_NOMEM, the embedder's errors (AM_IO, AM_DENIED,
  * AM_BACKEND: a remote one). */
 #define AM_EMBED_MAX 256
-int am_embed(am_db *db, const char *const *texts, size_t n, float **out, int *dim,
-             const char **model);
+AM_API int am_embed(am_db *db, const char *const *texts, size_t n, float **out, int *dim,
+                    const char **model);
 /* ---------------------------------------------------------------- events */
 /* Memory events (docs/EVENTS.md).  Every change to what is remembered
  * about a user publishes one event, written to the store's outbox in the
@@ -1507,9 +1518,9 @@ typedef void (*am_memory_event_fn)(void *ctx, const am_memory_event *ev);
  * *sub_id (may be NULL) receives an id for am_unsubscribe.  Events of
  * other handles and processes are read with am_events_since.  Returns
  * AM_OK, AM_MISUSE (NULL db or fn), AM_NOMEM. */
-int am_subscribe(am_db *db, am_memory_event_fn fn, void *ctx, int *sub_id);
+AM_API int am_subscribe(am_db *db, am_memory_event_fn fn, void *ctx, int *sub_id);
 /* Returns AM_OK or AM_NOTFOUND (no such subscription). */
-int am_unsubscribe(am_db *db, int sub_id);
+AM_API int am_unsubscribe(am_db *db, int sub_id);
 
 /* The events after seq after_seq, oldest first, at most max (0: 1000),
  * of user_id (a master id; NULL: every user's, for admin tools), from the
@@ -1525,9 +1536,9 @@ typedef struct am_memory_events {
                                 above after_seq + 1: events were trimmed */
     const char *json;        /* the items as JSON lines ("" for none) */
 } am_memory_events;
-int am_events_since(am_db *db, const char *user_id, int64_t after_seq, size_t max,
-                    am_memory_events **out);
-void am_memory_events_free(am_memory_events *e);
+AM_API int am_events_since(am_db *db, const char *user_id, int64_t after_seq, size_t max,
+                           am_memory_events **out);
+AM_API void am_memory_events_free(am_memory_events *e);
 
 /* A request refused for isolation: the holder of a credential of
  * token_user asked for asked_user's data.  Writes an audit row (under
@@ -1569,13 +1580,13 @@ typedef struct am_token_info {
  * Returns AM_OK, AM_MISUSE (NULL arguments), AM_INVALID (a bad user,
  * agent or role id; am_errmsg names it), AM_NOMEM, AM_BUSY, AM_BACKEND,
  * AM_ERROR (no random bytes from the system). */
-int am_token_create(am_db *db, const am_token_spec *spec, char **token_out, char **id_out);
+AM_API int am_token_create(am_db *db, const am_token_spec *spec, char **token_out, char **id_out);
 
 /* Whom token acts for: *out filled when it is a live token of this store.
  * The stored hash is compared in constant time.  Returns AM_OK, AM_DENIED
  * (unknown or revoked: out->revoked_at says which when it was revoked,
  * otherwise out is zeroed), AM_MISUSE, AM_NOMEM, AM_BACKEND.  Reads only. */
-int am_token_verify(am_db *db, const char *token, am_token_info *out);
+AM_API int am_token_verify(am_db *db, const char *token, am_token_info *out);
 
 /* A token verified before (tok, as am_token_verify filled it) checked
  * again without its secret, for a channel that stays open (an event
@@ -1586,20 +1597,20 @@ int am_token_verify(am_db *db, const char *token, am_token_info *out);
  * purged and not made again since).  AM_DENIED (am_errmsg says why: revoked, gone
  * with its purged user, a user forgotten, another user) ends the channel.
  * Also AM_MISUSE, AM_INVALID, AM_NOMEM, AM_BACKEND.  Reads only. */
-int am_token_recheck(am_db *db, const am_token_info *tok, const char *user_id);
+AM_API int am_token_recheck(am_db *db, const am_token_info *tok, const char *user_id);
 
 /* The tokens of user_id (NULL: every user's), oldest first, revoked ones
  * included.  *out (n entries) is owned: free with am_free (NULL when n is
  * 0).  Returns AM_OK, AM_MISUSE, AM_INVALID, AM_NOMEM, AM_BACKEND. */
-int am_token_list(am_db *db, const char *user_id, am_token_info **out, size_t *n);
+AM_API int am_token_list(am_db *db, const char *user_id, am_token_info **out, size_t *n);
 
 /* Revoke token id: am_token_verify refuses it from then on.  Audited
  * ("token.revoke").  Returns AM_OK, AM_NOTFOUND (no live token has that
  * id), AM_INVALID, AM_MISUSE, AM_BUSY, AM_BACKEND. */
-int am_token_revoke(am_db *db, const char *id);
+AM_API int am_token_revoke(am_db *db, const char *id);
 
-int am_security_denied(am_db *db, const char *token_user, const char *asked_user,
-                       const char *what);
+AM_API int am_security_denied(am_db *db, const char *token_user, const char *asked_user,
+                              const char *what);
 
 /* ---------------------------------------------------------------- profile card */
 
@@ -1658,8 +1669,8 @@ typedef struct am_profile_card {
  * Returns AM_OK, AM_MISUSE (NULL db, q or out), AM_INVALID (a bad id, a
  * budget below 0 or over AM_PROFILE_BUDGET_MAX: am_errmsg names the
  * field), AM_NOMEM, AM_BACKEND. */
-int am_profile(am_db *db, const am_profile_query *q, am_profile_card **out);
-void am_profile_free(am_profile_card *p);
+AM_API int am_profile(am_db *db, const am_profile_query *q, am_profile_card **out);
+AM_API void am_profile_free(am_profile_card *p);
 
 /* ---------------------------------------------------------------- reports */
 
@@ -1693,7 +1704,7 @@ typedef struct am_report_query {
  * corrected + rejected, then the rate, then key.  Returns AM_OK,
  * AM_MISUSE, AM_INVALID (a bad id, time or period, since after until),
  * AM_NOMEM, AM_BACKEND. */
-int am_report_corrections(am_db *db, const am_report_query *q, char **json_out);
+AM_API int am_report_corrections(am_db *db, const am_report_query *q, char **json_out);
 /* ---- the optional LLM pass (docs/LLM.md) -------------------------------
  * A batch of a user's events is sent to the model named by am_config.llm;
  * its proposals go through the same one-off, merge and version rules as
@@ -1717,7 +1728,7 @@ int am_report_corrections(am_db *db, const am_report_query *q, char **json_out);
 typedef void (*am_llm_watch_fn)(void *ctx, int what, const char *user_id,
                                 const char *event_id);
 /* Sets (fn NULL: clears) db's watcher.  AM_OK, AM_MISUSE (NULL db). */
-int am_llm_watch(am_db *db, am_llm_watch_fn fn, void *ctx);
+AM_API int am_llm_watch(am_db *db, am_llm_watch_fn fn, void *ctx);
 
 typedef struct am_llm_pass_opts {
     const char *user_id;          /* required */
@@ -1758,7 +1769,7 @@ typedef struct am_llm_report {
  * (401/403), AM_TOOBIG, AM_BACKEND (an HTTP error, a malformed or refused
  * reply) -- with nothing written, AM_BUSY, AM_NOMEM.  *out is filled in
  * every case.  No text of the user goes to the log. */
-int am_llm_pass(am_db *db, const am_llm_pass_opts *opts, am_llm_report *out);
+AM_API int am_llm_pass(am_db *db, const am_llm_pass_opts *opts, am_llm_report *out);
 
 /* ---------------------------------------------------------- configuration */
 /* The id of the embedder db embeds with, i.e. what am_config.embedder
@@ -1766,7 +1777,7 @@ int am_llm_pass(am_db *db, const am_llm_pass_opts *opts, am_llm_report *out);
  * encoder's weights were found), "w2v:...", "openai:...", or "none"
  * (lexical recall only; also for a NULL db).  Static or borrowed: valid
  * while db is open. */
-const char *am_embedder_id(const am_db *db);
+AM_API const char *am_embedder_id(const am_db *db);
 
 /* The folders the embedder "auto" searches, in this order, for the built-in
  * encoder's weights (a folder holding model.json, vocab.json and the
@@ -1788,7 +1799,7 @@ typedef struct am_model_dirs {
 } am_model_dirs;
 /* Fills *out (every field).  Reads the environment and the file system
  * only.  Returns AM_OK, or AM_MISUSE (NULL out). */
-int am_model_dirs_find(am_model_dirs *out);
+AM_API int am_model_dirs_find(am_model_dirs *out);
 
 /* The schema version of the store file at path ("sqlite:PATH" or a path),
  * read without creating, migrating or writing it: *version receives it (0:
@@ -1796,7 +1807,7 @@ int am_model_dirs_find(am_model_dirs *out);
  * Returns AM_OK, AM_MISUSE (NULL path or version), AM_INVALID (a URL of a
  * store that is not a file, or ":memory:"), AM_NOTFOUND (no such file),
  * AM_CORRUPT (not an agentmem store), AM_IO (cannot be read). */
-int am_store_schema_peek(const char *path, int *version, int *current);
+AM_API int am_store_schema_peek(const char *path, int *version, int *current);
 
 #ifdef __cplusplus
 }
