@@ -8,6 +8,7 @@
  * workspace: validation, versions, isolation per user, the block's part
  * and its budget.  Chinese and English, real SQLite, the public API.
  */
+#include "agentmem_ops.h"
 #include "test.h"
 #include "api_util.h"
 

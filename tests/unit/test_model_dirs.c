@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "agentmem.h"
+#include "agentmem_ops.h"
 #include "test.h"
 
 static char tmp[] = "/tmp/am_model_dirs_XXXXXX";

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "agentmem.h"
+#include "agentmem_ops.h"
 #include "cli.h"
 
 #ifndef AM_DATADIR

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "agentmem.h"
+#include "agentmem_ops.h"
 #include "bench_cli.h"
 #include "cli.h"
 #include "server.h"

@@ -22,6 +22,7 @@
 
 #include <jansson.h>
 
+#include "agentmem_ops.h"
 #include "cli.h"
 #include "scenario_dump.h"
 #include "scenario_parse.h"

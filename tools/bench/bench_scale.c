@@ -44,6 +44,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "agentmem_ops.h"
 #include "bench.h"
 #include "http1.h"
 #include "plural.h"

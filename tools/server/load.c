@@ -32,6 +32,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "agentmem_ops.h"
 #include "http1.h"
 #include "server.h"
 

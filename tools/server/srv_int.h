@@ -23,6 +23,7 @@
 #include <stdarg.h>
 
 #include "agentmem.h"
+#include "agentmem_ops.h"
 #include "server.h"
 
 /* ------------------------------------------------------------ metrics */
