@@ -151,7 +151,7 @@ static int open_embedder(am_db *db, const am_config *cfg, char *err, size_t cap)
         const char *dir = spec[8] == ':' ? spec + 9 : am__embed_use_default_dir(dir_buf, sizeof dir_buf);
         rc = am__embed_use_open(dir, &db->embedder, eerr, sizeof eerr);
     } else if (strncmp(spec, "w2v:", 4) == 0) {
-        rc = am__embed_w2v_open(spec + 4, &db->embedder, eerr, sizeof eerr);
+        rc = am__embed_w2v_open_alloc(&db->alloc, spec + 4, NULL, &db->embedder, eerr, sizeof eerr);
         db->embed_zh = 1;
     } else if (strncmp(spec, "openai:", 7) == 0 && strchr(spec + 7, '@')) {
         /* openai:MODEL@BASE_URL, key from $AGENTMEM_EMBEDDER_KEY via the
