@@ -159,8 +159,8 @@ static int open_embedder(am_db *db, const am_config *cfg, char *err, size_t cap)
         const char *at = strchr(spec + 7, '@');
         char model[128];
         snprintf(model, sizeof model, "%.*s", (int)(at - spec - 7), spec + 7);
-        rc = am__embed_openai_open(at + 1, model, cfg->embedder_key, 0, &db->embedder, eerr,
-                                   sizeof eerr);
+        rc = am__embed_openai_open_alloc(&db->alloc, at + 1, model, cfg->embedder_key, 0, NULL,
+                                         &db->embedder, eerr, sizeof eerr);
         db->embed_zh = 1;
     } else {
         snprintf(eerr, sizeof eerr,

@@ -164,6 +164,13 @@ int am__embed_openai_open_opts(const char *base_url, const char *model,
                                const char *api_key, int dim,
                                const am__openai_opts *opts, am__embedder **out,
                                char *err, size_t errlen);
+/* The same through allocator a (NULL: libc) for the embedder's own blocks
+ * (as am_open asks for the handle's am_config.realloc); libcurl's and
+ * jansson's are their own. */
+int am__embed_openai_open_alloc(const am__allocator *a, const char *base_url,
+                                const char *model, const char *api_key, int dim,
+                                const am__openai_opts *opts, am__embedder **out,
+                                char *err, size_t errlen);
 
 /* The response parser of the OpenAI embedder, exposed for tests and
  * fuzzing.  body[0..len) is any bytes; expect_n the number of inputs sent.

@@ -7,7 +7,8 @@
  * written to a folder of /tmp; a handle opened on it with a counting allocator must
  * hold at least the table's bytes through that allocator (a table taken
  * from libc would not show), embed and recall in English and Chinese with
- * it, and give every byte back at am_close.
+ * it, and give every byte back at am_close.  The OpenAI-compatible
+ * embedder's blocks come from the allocator it is opened with.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -18,6 +19,8 @@
 
 #include "agentmem.h"
 #include "test.h"
+
+#include "embed/embed.h"
 
 #define WORDS 4000
 #define DIM 50
@@ -120,6 +123,26 @@ static void test_w2v_through_allocator(void)
     CHECK_EQ_INT((long long)with.live, 0);
 }
 
+/* The OpenAI-compatible embedder: its handle, URL, model, id and request
+ * buffer from the allocator it was opened with (a given dimension: no
+ * request is made). */
+static void test_openai_through_allocator(void)
+{
+    counter c = {0};
+    am__allocator a = {count_realloc, &c};
+    am__embedder *e = NULL;
+    char err[256];
+    CHECK_EQ_INT(am__embed_openai_open_alloc(&a, "http://127.0.0.1:9/v1", "bge-m3", "k", 8, NULL,
+                                             &e, err, sizeof err),
+                 AM_OK);
+    if (!e) return;
+    CHECK_EQ_STR(e->id, "openai:bge-m3@127.0.0.1:9");
+    CHECK(c.live >= sizeof "http://127.0.0.1:9/v1/embeddings" + sizeof "bge-m3");
+    CHECK(c.calls >= 4);
+    am__embedder_close(e);
+    CHECK_EQ_INT((long long)c.live, 0);
+}
+
 int main(void)
 {
     char dir[64];
@@ -131,6 +154,7 @@ int main(void)
     snprintf(table, sizeof table, "%s/am_test_embed_alloc.txt", dir);
     write_table();
     RUN(test_w2v_through_allocator);
+    RUN(test_openai_through_allocator);
     unlink(table);
     rmdir(dir);
     TEST_MAIN_END();
