@@ -28,6 +28,11 @@
  *    codes, am_errmsg() and the log callback.
  *  - Every function returning an int returns AM_OK (0) on success or one of
  *    the AM_* codes below; the codes are never renumbered.
+ *  - Process-wide state: the library changes no setting of the process
+ *    (SQLite's global configuration, OpenBLAS's thread count) unless
+ *    am_config.process_tuning asks for it (AM_PROCESS_*).  Handles of one
+ *    process on the same SQLite file share a registry of recent writes (to
+ *    keep each other's caches true); it holds nothing of another file.
  */
 #ifndef AGENTMEM_H
 #define AGENTMEM_H
@@ -226,7 +231,29 @@ typedef struct am_config {
      * Copied at am_open.  (Appended fields: NULL when memset.) */
     const char *llm;
     const char *llm_key;
+    /* Process-wide settings the engine may change for speed, bits
+     * AM_PROCESS_* (Caveats).  They affect the whole program, not only
+     * this handle, so none is made unless asked for.  The CLI and the
+     * server ask for AM_PROCESS_ALL.  (Appended field: 0 when memset.)
+     * Default 0: the engine changes nothing outside its handles. */
+    unsigned process_tuning;
 } am_config;
+
+/* Bits of am_config.process_tuning.
+ * AM_PROCESS_SQLITE_MEMSTATUS: SQLite's memory statistics off
+ *   (sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0)), once, at an am_open of a
+ *   SQLite store, if SQLite was not started yet in the process (SQLite
+ *   refuses otherwise, and nothing changes): with them on, every
+ *   allocation of every connection takes one global mutex, which a
+ *   server's threads contend for.  sqlite3_memory_used() then reads 0.
+ * AM_PROCESS_BLAS_THREADS: OpenBLAS runs on the calling thread
+ *   (openblas_set_num_threads(1)), at an am_open with the built-in
+ *   encoder, unless OPENBLAS_NUM_THREADS or OMP_NUM_THREADS is set: a
+ *   sentence is a handful of 512-wide rows, and BLAS worker threads only
+ *   spin against the caller. */
+#define AM_PROCESS_SQLITE_MEMSTATUS 0x01
+#define AM_PROCESS_BLAS_THREADS 0x02
+#define AM_PROCESS_ALL 0x03
 
 /* One field of a log record.  type AM_LOG_STR: s (an id or a fixed name;
  * may be NULL), AM_LOG_INT: i, AM_LOG_REAL: d, AM_LOG_TEXT: s is the

@@ -45,6 +45,10 @@ int am__embed_use_open(const char *model_dir, am__embedder **out, char *err, siz
  * "models/use-lite" (whose error says how to fetch it).  Returns buf (cap
  * bytes, written) or a static string. */
 const char *am__embed_use_default_dir(char *buf, size_t cap);
+/* OpenBLAS on the calling thread for the whole process, unless
+ * $OPENBLAS_NUM_THREADS or $OMP_NUM_THREADS chose a count: only when
+ * am_config.process_tuning has AM_PROCESS_BLAS_THREADS (am_open). */
+void am__embed_blas_one_thread(void);
 
 /* ---- USE-lite details (additions) ------------------------------------- */
 

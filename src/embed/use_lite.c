@@ -1066,6 +1066,15 @@ static void use_close(am__embedder *e)
 }
 
 
+/* One sentence is a handful of 512-wide rows: OpenBLAS's worker threads
+ * only spin (sched_yield) against the caller and the rest of the engine.
+ * Unless the user chose a thread count, run BLAS on the calling thread. */
+void am__embed_blas_one_thread(void)
+{
+    if (!getenv("OPENBLAS_NUM_THREADS") && !getenv("OMP_NUM_THREADS"))
+        openblas_set_num_threads(1);
+}
+
 int am__embed_use_open(const char *model_dir, am__embedder **out, char *err,
                        size_t errlen)
 {
@@ -1077,12 +1086,6 @@ int am__embed_use_open(const char *model_dir, am__embedder **out, char *err,
     if (err && errlen) err[0] = '\0';
     if (!model_dir || !out)
         return fail(err, errlen, AM_MISUSE, "use-lite: open: NULL argument");
-    /* One sentence is a handful of 512-wide rows: OpenBLAS's worker
-     * threads only spin (sched_yield) against the caller and the rest of
-     * the engine.  Unless the user chose a thread count, run BLAS on the
-     * calling thread. */
-    if (!getenv("OPENBLAS_NUM_THREADS") && !getenv("OMP_NUM_THREADS"))
-        openblas_set_num_threads(1);
     m = calloc(1, sizeof *m);
     if (!m) return fail(err, errlen, AM_NOMEM, "use-lite: out of memory");
     m->base.id = AM__USE_ID;

@@ -174,6 +174,7 @@ static void try_engine(const char *embedder, const char *cache, char *id, size_t
 {
     am_config cfg;
     am_config_init(&cfg);
+    cfg.process_tuning = AM_PROCESS_ALL; /* a program of its own: the process is ours */
     cfg.path = ":memory:";
     cfg.embedder = embedder;
     cfg.embedder_key = getenv("AGENTMEM_EMBEDDER_KEY");
