@@ -244,7 +244,8 @@ int am__embed_w2v_open_idf(const char *path, const char *idf_path,
                            am__embedder **out, char *err, size_t errlen);
 /* The same through allocator a (NULL: libc): every block of the embedder
  * (the table, the hash, the scratch) comes from it, as am_open asks for the
- * handle's am_config.realloc.  Only getline's line buffer is libc's. */
+ * handle's am_config.realloc.  getline's line buffer is libc's, and so is
+ * the text normaliser's memo (it tolerates a failed allocation). */
 int am__embed_w2v_open_alloc(const am__allocator *a, const char *path, const char *idf_path,
                              am__embedder **out, char *err, size_t errlen);
 

@@ -56,7 +56,8 @@ typedef struct w2v_model {
     UBreakIterator *brk;
     am__buf norm;        /* scratch: normalised word or text */
     double *acc;         /* scratch: [dim] */
-    am__allocator alloc; /* the handle's (am_config.realloc); every block above */
+    am__allocator alloc; /* the handle's (am_config.realloc); every block above
+                            but the normaliser's (text) */
 } w2v_model;
 
 static int w2v_embed(am__embedder *e, const char *const *texts, size_t n,
@@ -782,7 +783,10 @@ int am__embed_w2v_open_alloc(const am__allocator *a, const char *path, const cha
     m->base.close = w2v_close;
     am__buf_init(&m->blob, &m->alloc);
     am__buf_init(&m->norm, &m->alloc);
-    if ((rc = am__text_open(&m->alloc, &m->text))) {
+    /* The normaliser keeps a memo it fills when memory allows (an
+     * allocation it cannot make is not an error): it stays on libc, so
+     * that every failure of the handle's allocator is one the caller sees. */
+    if ((rc = am__text_open(NULL, &m->text))) {
         rc = fail(err, errlen, rc, "w2v: out of memory");
         goto out_close;
     }
