@@ -6,7 +6,7 @@
 #   lib/libagentmem.so.0.1.0, .so.0, .so  the shared library (soname .so.0)
 #   lib/libagentmem.a                     the static library
 #   lib/pkgconfig/agentmem.pc             cflags and libs, static ones too
-#   include/agentmem.h (+ agentmem_knobs.h)
+#   include/agentmem.h (+ agentmem_knobs.h), agentmem_ops.h
 #   share/man/man1/agentmem.1
 #   share/agentmem/models/use-lite/       the encoder, when fetched
 #   share/agentmem/packs/examples/*.json  the example rule packs

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * agentmem.h -- the public interface of agentmem, a long-term memory engine
- * for LLM agents.  If it is not in this header, it is not API.
+ * for LLM agents.  If it is not in this header (or in agentmem_ops.h, what
+ * a server or an operator needs besides: tokens, security events, working
+ * memory, workspaces, embeddings, store checks), it is not API.
  *
  * Model (see docs/internals/ARCHITECTURE.md): an agent adds *events* (what the user,
  * the agent or a tool said or did) to the perception layer; the engine
@@ -27,6 +29,11 @@
  *    codes, am_errmsg() and the log callback.
  *  - Every function returning an int returns AM_OK (0) on success or one of
  *    the AM_* codes below; the codes are never renumbered.
+ *  - Process-wide state: the library changes no setting of the process
+ *    (SQLite's global configuration, OpenBLAS's thread count) unless
+ *    am_config.process_tuning asks for it (AM_PROCESS_*).  Handles of one
+ *    process on the same SQLite file share a registry of recent writes (to
+ *    keep each other's caches true); it holds nothing of another file.
  */
 #ifndef AGENTMEM_H
 #define AGENTMEM_H
@@ -36,6 +43,17 @@
 
 #ifdef __cplusplus
 extern "C" {
+#endif
+
+/* AM_API marks what the shared library exports: the library is built with
+ * hidden visibility, so a function declared without it is internal whatever
+ * its name.  Define AM_API before including this header to override it. */
+#ifndef AM_API
+#if defined(__GNUC__) || defined(__clang__)
+#define AM_API __attribute__((visibility("default")))
+#else
+#define AM_API
+#endif
 #endif
 
 #define AM_VERSION_STRING "0.1.0"
@@ -214,7 +232,29 @@ typedef struct am_config {
      * Copied at am_open.  (Appended fields: NULL when memset.) */
     const char *llm;
     const char *llm_key;
+    /* Process-wide settings the engine may change for speed, bits
+     * AM_PROCESS_* (Caveats).  They affect the whole program, not only
+     * this handle, so none is made unless asked for.  The CLI and the
+     * server ask for AM_PROCESS_ALL.  (Appended field: 0 when memset.)
+     * Default 0: the engine changes nothing outside its handles. */
+    unsigned process_tuning;
 } am_config;
+
+/* Bits of am_config.process_tuning.
+ * AM_PROCESS_SQLITE_MEMSTATUS: SQLite's memory statistics off
+ *   (sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0)), once, at an am_open of a
+ *   SQLite store, if SQLite was not started yet in the process (SQLite
+ *   refuses otherwise, and nothing changes): with them on, every
+ *   allocation of every connection takes one global mutex, which a
+ *   server's threads contend for.  sqlite3_memory_used() then reads 0.
+ * AM_PROCESS_BLAS_THREADS: OpenBLAS runs on the calling thread
+ *   (openblas_set_num_threads(1)), at an am_open with the built-in
+ *   encoder, unless OPENBLAS_NUM_THREADS or OMP_NUM_THREADS is set: a
+ *   sentence is a handful of 512-wide rows, and BLAS worker threads only
+ *   spin against the caller. */
+#define AM_PROCESS_SQLITE_MEMSTATUS 0x01
+#define AM_PROCESS_BLAS_THREADS 0x02
+#define AM_PROCESS_ALL 0x03
 
 /* One field of a log record.  type AM_LOG_STR: s (an id or a fixed name;
  * may be NULL), AM_LOG_INT: i, AM_LOG_REAL: d, AM_LOG_TEXT: s is the
@@ -246,7 +286,7 @@ typedef struct am_log_record {
  * blank, quote, '=' or control character quoted, \" \\ \n \t escaped;
  * a NULL string "-"), cut at cap - 1 bytes: what am_config.log receives
  * when no log_record hook is set.  Returns out. */
-char *am_log_format(const am_log_record *rec, char *out, size_t cap);
+AM_API char *am_log_format(const am_log_record *rec, char *out, size_t cap);
 
 /* Bits of am_config.redact. */
 #define AM_REDACT_PHONE 0x01
@@ -263,7 +303,7 @@ char *am_log_format(const am_log_record *rec, char *out, size_t cap);
  * only sets cfg->struct_size (when size can hold it), and am_open then
  * returns AM_MISUSE naming both sizes.  A NULL cfg is a no-op. */
 #define am_config_init(cfg) am_config_init_sized((cfg), sizeof(am_config))
-void am_config_init_sized(am_config *cfg, size_t struct_size);
+AM_API void am_config_init_sized(am_config *cfg, size_t struct_size);
 
 /* Tuning knobs by name (the names of agentmem_knobs.h, e.g.
  * am_config_set(&cfg, "w_vector", 0.3)).  Set: AM_OK; AM_MISUSE (NULL cfg
@@ -273,8 +313,8 @@ void am_config_init_sized(am_config *cfg, size_t struct_size);
  * Get: *value receives the field (an int knob converted); AM_OK,
  * AM_MISUSE (NULL argument, cfg not from am_config_init), AM_INVALID (no
  * knob of that name). */
-int am_config_set(am_config *cfg, const char *name, double value);
-int am_config_get(const am_config *cfg, const char *name, double *value);
+AM_API int am_config_set(am_config *cfg, const char *name, double value);
+AM_API int am_config_get(const am_config *cfg, const char *name, double *value);
 
 /* Knob types (am_knob.type). */
 #define AM_KNOB_DOUBLE 0
@@ -292,15 +332,15 @@ typedef struct am_knob {
 /* The knobs in list order: am_knob_info(i) for i < am_knob_count(), NULL
  * past the end; am_knob_find(name) is NULL for an unknown name.  These and
  * am_knob_check keep no state: any thread may call them at any time. */
-size_t am_knob_count(void);
-const am_knob *am_knob_info(size_t i);
-const am_knob *am_knob_find(const char *name);
+AM_API size_t am_knob_count(void);
+AM_API const am_knob *am_knob_info(size_t i);
+AM_API const am_knob *am_knob_find(const char *name);
 
 /* Whether am_config_set would take value for the knob name: AM_OK, or
  * AM_INVALID with a message naming the knob and the reason ("knob
  * candidates: 2.5 is not an integer") in msg (NUL-terminated, truncated
  * to cap bytes; msg may be NULL when cap is 0). */
-int am_knob_check(const char *name, double value, char *msg, size_t cap);
+AM_API int am_knob_check(const char *name, double value, char *msg, size_t cap);
 
 /* Open (creating if needed) the store named by cfg->path.
  * *out receives the handle; close it with am_close.
@@ -310,63 +350,48 @@ int am_knob_check(const char *name, double value, char *msg, size_t cap);
  * newer than this library), AM_NOTFOUND (must_exist and no store).
  * On failure *out is NULL; when errmsg is not NULL a malloc'ed message is
  * stored there (free with am_free) -- there is no handle to ask. */
-int am_open(const am_config *cfg, am_db **out, char **errmsg);
+AM_API int am_open(const am_config *cfg, am_db **out, char **errmsg);
 
 /* Close the handle.  NULL is a no-op. */
-void am_close(am_db *db);
+AM_API void am_close(am_db *db);
 
 /* Static English name of a result code ("invalid input").  Never NULL. */
-const char *am_errstr(int rc);
+AM_API const char *am_errstr(int rc);
 
 /* The kind of store db is open on: "sqlite" (a file, ":memory:") or
  * "postgres" (a postgres:// URL; docs/SCALING.md).  Static, never NULL;
  * "none" for a NULL db. */
-const char *am_store_backend(const am_db *db);
+AM_API const char *am_store_backend(const am_db *db);
 
-/* A store's health (docs/SCALING.md, "A lost connection").  reachable: 1
- * when the store answers -- with ping, a round trip to a store behind a
- * connection (postgres), which makes a lost connection again; without,
- * the connection's last known state; a file store always answers.
- * reconnects: connections this handle made again after one was lost;
- * retries: calls it ran again on a new connection (am_add_event,
- * am_add_events and am_recall do, within busy_timeout_ms, when nothing of
- * the first run was committed).  Returns AM_OK, AM_MISUSE, or AM_IO (not
- * reachable; am_errmsg says why). */
-typedef struct am_store_health {
-    int reachable;
-    long reconnects;
-    long retries;
-} am_store_health;
-int am_store_check(am_db *db, int ping, am_store_health *out);
 /* The shared cache's state (am_config.cache): "none" (no cache
  * configured, or a NULL db), "up" (the last command succeeded) or "down"
  * (recalls run without it; reconnected on a later call).  *error (may be
  * NULL) receives the last error ("" when none; never a password).  Both
  * static or borrowed until the next call on db. */
-const char *am_cache_state(const am_db *db, const char **error);
+AM_API const char *am_cache_state(const am_db *db, const char **error);
 
 /* Message of the last failed call on db: what, which object, why.
  * Borrowed: valid until the next call on db.  Never NULL. */
-const char *am_errmsg(const am_db *db);
+AM_API const char *am_errmsg(const am_db *db);
 
 /* Release memory owned by the caller that a function documents as
  * "free with am_free".  NULL is a no-op. */
-void am_free(void *p);
+AM_API void am_free(void *p);
 
 /* A stored text as the memory block prints it: one inert line (line breaks
  * -> " / ", brackets other than redaction placeholders -> parentheses, tabs
  * -> spaces, control and bidi characters dropped), so a text shown to an
  * agent or a terminal cannot open a section or send escape sequences.  Owned: free
  * with am_free.  NULL when text is NULL or memory runs out. */
-char *am_text_plain(const char *text);
+AM_API char *am_text_plain(const char *text);
 
 /* Parse ISO 8601 with a zone into UTC ms.  *tz_minutes (may be NULL)
  * receives the zone offset.  Returns AM_OK or AM_INVALID. */
-int am_time_parse(const char *iso, am_time *out, int *tz_minutes);
+AM_API int am_time_parse(const char *iso, am_time *out, int *tz_minutes);
 
 /* Format t in the zone tz_minutes as "YYYY-MM-DDTHH:MM:SS+HH:MM" into buf
  * (at least 32 bytes).  Returns buf. */
-char *am_time_format(am_time t, int tz_minutes, char *buf);
+AM_API char *am_time_format(am_time t, int tz_minutes, char *buf);
 
 /* ---------------------------------------------------------------- identity */
 
@@ -386,21 +411,21 @@ char *am_time_format(am_time t, int tz_minutes, char *buf);
  * user is refused with AM_DENIED (unlink first).  Returns AM_OK,
  * AM_INVALID (bad id), AM_DENIED, AM_BUSY, AM_IO, AM_BACKEND; on error
  * nothing changes. */
-int am_link(am_db *db, const char *channel, const char *external_id,
-            const char *user_id);
-int am_link_merge(am_db *db, const char *channel, const char *external_id,
-                  const char *user_id, int merge);
+AM_API int am_link(am_db *db, const char *channel, const char *external_id,
+                   const char *user_id);
+AM_API int am_link_merge(am_db *db, const char *channel, const char *external_id,
+                         const char *user_id, int merge);
 
 /* Remove a link (audited).  The pair's events stay with the user they
  * went to; later ones go to the pair's own user.  Returns AM_OK,
  * AM_NOTFOUND (not linked), AM_INVALID, AM_BUSY, AM_BACKEND. */
-int am_unlink(am_db *db, const char *channel, const char *external_id);
+AM_API int am_unlink(am_db *db, const char *channel, const char *external_id);
 
 /* Resolve (channel, external_id) to the master user id.  out must hold
  * AM_ID_MAX+1 bytes.  Returns AM_OK, AM_NOTFOUND, AM_INVALID. */
 #define AM_ID_MAX 128
-int am_resolve(am_db *db, const char *channel, const char *external_id,
-               char *out);
+AM_API int am_resolve(am_db *db, const char *channel, const char *external_id,
+                      char *out);
 
 /* ---------------------------------------------------------------- write */
 
@@ -470,14 +495,14 @@ typedef struct am_add_info {
  * info may be NULL.  Returns AM_OK, AM_MISUSE, AM_INVALID (am_errmsg names
  * the field: "add: text: invalid UTF-8 at byte 12"), AM_TOOBIG (text over
  * max_text_bytes), AM_NOMEM, AM_BUSY, AM_IO, AM_BACKEND. */
-int am_add_event(am_db *db, const am_event *ev, am_add_info *info);
+AM_API int am_add_event(am_db *db, const am_event *ev, am_add_info *info);
 
 /* Add n events in order, all in one transaction (an import of a history:
  * one commit instead of n).  All or nothing: on the first event that
  * fails, nothing of the batch is written, infos (n entries, or NULL) are
  * zeroed, and am_errmsg starts "add: events[i]: " with the reason.  Same
  * return codes as am_add_event. */
-int am_add_events(am_db *db, const am_event *evs, size_t n, am_add_info *infos);
+AM_API int am_add_events(am_db *db, const am_event *evs, size_t n, am_add_info *infos);
 
 /* ---------------------------------------------------------------- metadata */
 
@@ -687,14 +712,14 @@ typedef struct am_recall_result {
  * updates hits/last_access of the returned items -- at once when no
  * other writer holds the store's lock, else with the handle's next write
  * (or at am_close); it never waits for the lock nor fails on it. */
-int am_recall(am_db *db, const am_query *q, am_recall_result **out);
-void am_recall_free(am_recall_result *r);
+AM_API int am_recall(am_db *db, const am_query *q, am_recall_result **out);
+AM_API void am_recall_free(am_recall_result *r);
 
 /* Task state.  *out owned: free with am_task_free.
  * Returns AM_OK, AM_NOTFOUND, AM_INVALID, AM_NOMEM, AM_BACKEND. */
-int am_task_get(am_db *db, const char *user_id, const char *task_id,
-                am_task **out);
-void am_task_free(am_task *t);
+AM_API int am_task_get(am_db *db, const char *user_id, const char *task_id,
+                       am_task **out);
+AM_API void am_task_free(am_task *t);
 
 /* Listing of a user's semantic memory items. */
 #define AM_LIST_ACTIVE 0        /* current, active versions */
@@ -709,9 +734,9 @@ typedef struct am_memory_list {
 } am_memory_list;
 /* *out owned: free with am_memory_list_free.  as_of may be NULL (now).
  * Returns AM_OK, AM_INVALID, AM_NOMEM, AM_BACKEND. */
-int am_memories(am_db *db, const char *user_id, int which, const char *as_of,
-                am_memory_list **out);
-void am_memory_list_free(am_memory_list *l);
+AM_API int am_memories(am_db *db, const char *user_id, int which, const char *as_of,
+                       am_memory_list **out);
+AM_API void am_memory_list_free(am_memory_list *l);
 
 /* A user's calls made for one of the user's agents: am_task_get
  * and am_memories as agent_id (may be NULL) with role (may be NULL) sees
@@ -720,10 +745,10 @@ void am_memory_list_free(am_memory_list *l);
  * rows of those events, are left out; items a role whitelist keeps from
  * the role are left out.  Both NULL: exactly am_task_get / am_memories.
  * Same returns, plus AM_INVALID for a bad agent or role id. */
-int am_task_get_as(am_db *db, const char *user_id, const char *task_id, const char *agent_id,
-                   const char *role, am_task **out);
-int am_memories_as(am_db *db, const char *user_id, int which, const char *as_of,
-                   const char *agent_id, const char *role, am_memory_list **out);
+AM_API int am_task_get_as(am_db *db, const char *user_id, const char *task_id, const char *agent_id,
+                          const char *role, am_task **out);
+AM_API int am_memories_as(am_db *db, const char *user_id, int which, const char *as_of,
+                          const char *agent_id, const char *role, am_memory_list **out);
 
 /* A listing with a filter and pages.  Rows come in the order am_memories
  * gives them (current versions in the order recorded; every version by
@@ -744,8 +769,8 @@ typedef struct am_list_opts {
 /* *out owned: am_memory_list_free.  Returns AM_OK, AM_MISUSE, AM_INVALID
  * (a bad filter, a limit over AM_LIST_LIMIT_MAX, a cursor that is not
  * one: am_errmsg names it), AM_NOMEM, AM_BACKEND. */
-int am_memories_list(am_db *db, const char *user_id, const am_list_opts *o,
-                     am_memory_list **out);
+AM_API int am_memories_list(am_db *db, const char *user_id, const am_list_opts *o,
+                            am_memory_list **out);
 
 /* A page of a user's events (what was said), newest first (occurred_at,
  * then the order stored), for a reader that pages a history back from
@@ -786,9 +811,9 @@ typedef struct am_event_page {
  * session, query (not UTF-8, over max_text_bytes), from or to, a limit
  * over AM_LIST_LIMIT_MAX, a cursor that is not one: am_errmsg names the
  * field), AM_NOMEM, AM_BACKEND. */
-int am_events_list(am_db *db, const char *user_id, const am_event_list_opts *o,
-                   am_event_page **out);
-void am_event_page_free(am_event_page *p);
+AM_API int am_events_list(am_db *db, const char *user_id, const am_event_list_opts *o,
+                          am_event_page **out);
+AM_API void am_event_page_free(am_event_page *p);
 
 /* The access decision, for a tool that serves a user's agents
  * (a server, an MCP transport): what agent_id with role may read and act
@@ -815,27 +840,27 @@ struct am_memory_event; /* the events section below */
 #define AM_ACCESS_MEMORY 1 /* a memory item: a version id or a lineage id */
 #define AM_ACCESS_EVENT 2  /* an event id */
 #define AM_ACCESS_TASK 3   /* a task id */
-int am_access_open(am_db *db, const char *user_id, const char *agent_id, const char *role,
-                   am_access **out);
+AM_API int am_access_open(am_db *db, const char *user_id, const char *agent_id, const char *role,
+                          am_access **out);
 /* May the asker read the object of kind what (AM_ACCESS_*) named id?
  * AM_OK, or AM_NOTFOUND (unknown, or hidden from the asker: one message,
  * "<what> <id> not found"), AM_INVALID, AM_NOMEM, AM_BACKEND.  Uses the
  * handle's am_db (one thread at a time, as every call on it). */
-int am_access_check(am_access *a, int what, const char *id);
+AM_API int am_access_check(am_access *a, int what, const char *id);
 /* 1 when the asker may see memory event ev (am_events_since) of the
  * handle's user, else 0: an event of another user, of a hidden event or
  * of a memory item the asker may not read (or one no longer there, when
  * the asker is an agent or a role: a scoped reader is told nothing it
  * cannot check).  Reads the store the first time an item is asked about
  * (*rc, may be NULL, receives a store error; 0 is then returned). */
-int am_access_notice(am_access *a, const struct am_memory_event *ev, int *rc);
-void am_access_free(am_access *a);
+AM_API int am_access_notice(am_access *a, const struct am_memory_event *ev, int *rc);
+AM_API void am_access_free(am_access *a);
 
 /* am_feedback for agent_id with role: AM_NOTFOUND, exactly as for an
  * unknown item, when memory_id names an item the asker may not read
  * (am_access_check); otherwise am_feedback.  Both NULL: am_feedback. */
-int am_feedback_as(am_db *db, const char *user_id, const char *memory_id, int action,
-                   const char *text, const char *agent_id, const char *role);
+AM_API int am_feedback_as(am_db *db, const char *user_id, const char *memory_id, int action,
+                          const char *text, const char *agent_id, const char *role);
 
 /* ---------------------------------------------------------------- understanding */
 
@@ -870,100 +895,7 @@ typedef struct am_understanding {
 /* The reading of text (NUL-terminated UTF-8; bad bytes read as U+FFFD).
  * No handle, no allocation, no state: a few microseconds.  Returns AM_OK,
  * or AM_MISUSE (NULL arguments). */
-int am_understand(const char *text, am_understanding *out);
-
-/* ---------------------------------------------------------------- workspace */
-
-/* A task's shared workspace: per agent of the user, what it is
- * doing, has done and does next.  Every agent of the user reads and
- * writes it (no privacy rule or role whitelist applies: it is how the
- * agents coordinate); the entries are data (hostile text, stored as
- * given, printed flattened: am_text_plain), shown in the recall block of
- * the task ("Workspace" / "协作区", budgeted with the task state), and
- * forgotten with the task or the user. */
-#define AM_WORKSPACE_TEXT_MAX 2000 /* bytes of each of doing, done, next */
-#define AM_WORKSPACE_AGENTS_MAX 64 /* agents with an entry in one task */
-typedef struct am_workspace_entry {
-    const char *agent_id;
-    const char *doing, *done, *next; /* "" when not given */
-    long version;                    /* 1 at the first put, + 1 at each */
-    am_time updated_at;              /* the clock at the last put */
-} am_workspace_entry;
-
-typedef struct am_workspace {
-    const char *task_id;
-    am_workspace_entry *entries;     /* by agent id */
-    size_t n;
-    const char *json;                /* {"task":..,"entries":[{"agent",
-                                        "doing","done","next","version",
-                                        "updated_at"}...]} */
-} am_workspace;
-
-/* The workspace of task_id.  *out owned: free with am_workspace_free.
- * A task without entries has n = 0.  Returns AM_OK, AM_MISUSE,
- * AM_INVALID (bad id), AM_NOTFOUND (unknown user or task), AM_NOMEM,
- * AM_BACKEND. */
-int am_workspace_get(am_db *db, const char *user_id, const char *task_id, am_workspace **out);
-void am_workspace_free(am_workspace *w);
-
-/* Write agent_id's entry of task_id: each of doing, done, next replaces
- * the stored one, NULL keeps it ("" clears it).  Each is valid UTF-8 of
- * at most AM_WORKSPACE_TEXT_MAX bytes without control characters other
- * than tab and line breaks.  The entry's version grows by one;
- * *version (may be NULL) receives it.  Audited ("workspace.put", no
- * content).  Returns AM_OK, AM_MISUSE, AM_INVALID (am_errmsg names the
- * field: "workspace: doing: invalid UTF-8 at byte 3"), AM_TOOBIG (a text
- * over the limit, or a new agent past AM_WORKSPACE_AGENTS_MAX),
- * AM_NOTFOUND (unknown user or task: a workspace belongs to a task),
- * AM_DENIED (the user is being forgotten), AM_BUSY, AM_NOMEM, AM_BACKEND;
- * on error nothing changes. */
-int am_workspace_put(am_db *db, const char *user_id, const char *task_id, const char *agent_id,
-                     const char *doing, const char *done, const char *next, long *version);
-
-/* ---------------------------------------------------------------- working memory */
-
-/* Short-term working memory of one session: small named
- * values an agent keeps while a conversation lasts, each with a time to
- * live.  With a cache (am_config.cache) they live in Redis (expired by
- * Redis); without one in the store (SQLite: a table, expiry checked at
- * every read by the clock, expired rows purged; the PostgreSQL store has
- * none yet: AM_BACKEND).  Working memory is not part of recall; it is
- * forgotten with its session or its user.  key: an id (am_event ids'
- * rules); value: valid UTF-8 of at most AM_WORKING_VALUE_MAX bytes
- * without control characters other than tab and line breaks; ttl_ms:
- * 1 .. AM_WORKING_TTL_MAX_MS; a session holds at most
- * AM_WORKING_KEYS_MAX keys. */
-#define AM_WORKING_VALUE_MAX 8192
-#define AM_WORKING_KEYS_MAX 256
-#define AM_WORKING_TTL_MAX_MS ((am_time)30 * 86400000)
-typedef struct am_working_entry {
-    const char *key, *value;
-    am_time expires_at;          /* the clock's now + ttl at the set */
-} am_working_entry;
-typedef struct am_working_entries {
-    am_working_entry *entries;   /* by key */
-    size_t n;
-    const char *json;            /* {"session":..,"entries":[{"key","value",
-                                    "expires_at"}..]} */
-} am_working_entries;
-/* Set (replace) key of the session.  Returns AM_OK, AM_MISUSE,
- * AM_INVALID (am_errmsg names the field), AM_TOOBIG (a value over the
- * limit, a new key past AM_WORKING_KEYS_MAX), AM_DENIED (the user is
- * being forgotten), AM_BUSY, AM_BACKEND (the cache is down, or the store
- * has no working memory), AM_NOMEM; on error nothing changes. */
-int am_working_set(am_db *db, const char *user_id, const char *session_id, const char *key,
-                   const char *value, am_time ttl_ms);
-/* *value (owned: am_free) the live value; AM_NOTFOUND when there is none
- * (never set, expired, cleared).  Other returns as am_working_set. */
-int am_working_get(am_db *db, const char *user_id, const char *session_id, const char *key,
-                   char **value);
-/* The session's live entries.  *out owned: am_working_list_free. */
-int am_working_list(am_db *db, const char *user_id, const char *session_id,
-                    am_working_entries **out);
-void am_working_list_free(am_working_entries *l);
-/* Remove key (NULL: every key of the session).  AM_OK also when there was
- * none.  Other returns as am_working_set. */
-int am_working_clear(am_db *db, const char *user_id, const char *session_id, const char *key);
+AM_API int am_understand(const char *text, am_understanding *out);
 
 /* ---------------------------------------------------------------- feedback */
 #define AM_FEEDBACK_CONFIRM 1
@@ -975,8 +907,8 @@ int am_working_clear(am_db *db, const char *user_id, const char *session_id, con
  * version with text.  Every outcome is a new version (bitemporal).
  * Returns AM_OK, AM_NOTFOUND, AM_INVALID (correct without text), AM_NOMEM,
  * AM_BUSY, AM_BACKEND. */
-int am_feedback(am_db *db, const char *user_id, const char *memory_id,
-                int action, const char *text);
+AM_API int am_feedback(am_db *db, const char *user_id, const char *memory_id,
+                       int action, const char *text);
 
 /* ---------------------------------------------------------------- one memory */
 
@@ -996,18 +928,18 @@ typedef struct am_memory_item {
                                  [...]}, each as am_memories lists it */
 } am_memory_item;
 /* Free a result of the calls below (NULL: no-op). */
-void am_memory_item_free(am_memory_item *m);
+AM_API void am_memory_item_free(am_memory_item *m);
 
 /* The item memory_id names.  *out owned: am_memory_item_free.  Returns
  * AM_OK, AM_MISUSE, AM_INVALID (bad id), AM_NOTFOUND (no item of the user
  * has that id: "memory: user U has no memory X"; also an item of another
  * user), AM_NOMEM, AM_BACKEND. */
-int am_memory_get(am_db *db, const char *user_id, const char *memory_id, am_memory_item **out);
+AM_API int am_memory_get(am_db *db, const char *user_id, const char *memory_id, am_memory_item **out);
 /* am_memory_get for agent_id with role (am_access_open): an item the
  * asker may not read is AM_NOTFOUND with the same message.  Both NULL:
  * am_memory_get.  Also AM_INVALID for a bad agent or role id. */
-int am_memory_get_as(am_db *db, const char *user_id, const char *memory_id, const char *agent_id,
-                     const char *role, am_memory_item **out);
+AM_API int am_memory_get_as(am_db *db, const char *user_id, const char *memory_id, const char *agent_id,
+                            const char *role, am_memory_item **out);
 
 /* A memory the application states directly (no conversation behind it).
  * Initialise with {0} or memset: fields are appended here. */
@@ -1048,7 +980,7 @@ typedef struct am_memory_input {
  * "memory add: kind: expected preference, ..."), AM_TOOBIG (text),
  * AM_DENIED (the user is being forgotten; the asker may not), AM_BUSY,
  * AM_NOMEM, AM_BACKEND; on error nothing is written. */
-int am_memory_add(am_db *db, const am_memory_input *in, am_memory_item **out);
+AM_API int am_memory_add(am_db *db, const am_memory_input *in, am_memory_item **out);
 
 /* A correction: text becomes the item's new current version (the old
  * one is closed, kept as a past version), as am_feedback's correct.
@@ -1056,17 +988,17 @@ int am_memory_add(am_db *db, const am_memory_input *in, am_memory_item **out);
  * AM_INVALID, AM_TOOBIG, AM_NOTFOUND (no such item, or none of its
  * versions holds now: a rejected item is added again, not updated),
  * AM_BUSY, AM_NOMEM, AM_BACKEND. */
-int am_memory_update(am_db *db, const char *user_id, const char *memory_id, const char *text,
-                     am_memory_item **out);
-int am_memory_update_as(am_db *db, const char *user_id, const char *memory_id, const char *text,
-                        const char *agent_id, const char *role, am_memory_item **out);
+AM_API int am_memory_update(am_db *db, const char *user_id, const char *memory_id, const char *text,
+                            am_memory_item **out);
+AM_API int am_memory_update_as(am_db *db, const char *user_id, const char *memory_id, const char *text,
+                               const char *agent_id, const char *role, am_memory_item **out);
 /* am_memory_update_as that may also set the metadata: text NULL keeps the
  * current text, metadata_json NULL keeps the metadata ("{}" clears it);
  * not both NULL (AM_INVALID).  Any change is a new version, as a
  * correction; a new version otherwise keeps its predecessor's metadata. */
-int am_memory_set(am_db *db, const char *user_id, const char *memory_id, const char *text,
-                  const char *metadata_json, const char *agent_id, const char *role,
-                  am_memory_item **out);
+AM_API int am_memory_set(am_db *db, const char *user_id, const char *memory_id, const char *text,
+                         const char *metadata_json, const char *agent_id, const char *role,
+                         am_memory_item **out);
 
 /* Delete an item: every version of it leaves every table, index and
  * cache with the completeness of a forget (docs/FORGETTING.md: its rows,
@@ -1078,15 +1010,15 @@ int am_memory_set(am_db *db, const char *user_id, const char *memory_id, const c
  * memory.forgotten event (detail "memory") announces it.  *versions (may
  * be NULL): how many versions went.  Returns AM_OK, AM_MISUSE,
  * AM_INVALID, AM_NOTFOUND, AM_BUSY, AM_NOMEM, AM_BACKEND. */
-int am_memory_delete(am_db *db, const char *user_id, const char *memory_id, long *versions);
-int am_memory_delete_as(am_db *db, const char *user_id, const char *memory_id,
-                        const char *agent_id, const char *role, long *versions);
+AM_API int am_memory_delete(am_db *db, const char *user_id, const char *memory_id, long *versions);
+AM_API int am_memory_delete_as(am_db *db, const char *user_id, const char *memory_id,
+                               const char *agent_id, const char *role, long *versions);
 
 /* am_feedback_as, and *out (owned, may be NULL) the item after it: its
  * new current version (confirm, correct), or current NULL (reject). */
-int am_memory_feedback(am_db *db, const char *user_id, const char *memory_id, int action,
-                       const char *text, const char *agent_id, const char *role,
-                       am_memory_item **out);
+AM_API int am_memory_feedback(am_db *db, const char *user_id, const char *memory_id, int action,
+                              const char *text, const char *agent_id, const char *role,
+                              am_memory_item **out);
 
 /* Progress of a long operation: done of total units (events for
  * am_reembed, users for am_maintain, entries for am_import_ex, steps for
@@ -1114,16 +1046,16 @@ typedef struct am_forget_info {
  * For AM_FORGET_USER, id is ignored (may be NULL).  info may be NULL.
  * Returns AM_OK, AM_NOTFOUND (unknown user, or nothing with that id),
  * AM_INVALID, AM_BUSY, AM_BACKEND.  On error nothing is removed. */
-int am_forget(am_db *db, const char *user_id, int level, const char *id,
-              am_forget_info *info);
+AM_API int am_forget(am_db *db, const char *user_id, int level, const char *id,
+                     am_forget_info *info);
 /* am_forget for agent_id with role (am_access_open): an event the asker
  * may not read, or a session or a task holding one, is AM_NOTFOUND, with
  * am_forget's message for an unknown id -- an agent never forgets what it
  * cannot read.  The user level forgets the whole user, as am_forget (the
  * user's decision, whichever of its agents relays it).  Both NULL:
  * am_forget. */
-int am_forget_as(am_db *db, const char *user_id, int level, const char *id, const char *agent_id,
-                 const char *role, am_forget_info *info);
+AM_API int am_forget_as(am_db *db, const char *user_id, int level, const char *id, const char *agent_id,
+                        const char *role, am_forget_info *info);
 /* am_forget with progress (may be NULL: am_forget): the forget's own
  * transaction is step 1, then each short transaction of the work it
  * leaves due now (a user's purge when forget_grace_ms is 0: a chunk of
@@ -1132,8 +1064,8 @@ int am_forget_as(am_db *db, const char *user_id, int level, const char *id, cons
  * many steps there will be is not known ahead: progress is called with
  * (ctx, steps done, 0) after each, and once at the end with (ctx, n, n).
  * Not called when the forget fails.  Returns as am_forget. */
-int am_forget_ex(am_db *db, const char *user_id, int level, const char *id,
-                 am_progress_fn progress, void *ctx, am_forget_info *info);
+AM_API int am_forget_ex(am_db *db, const char *user_id, int level, const char *id,
+                        am_progress_fn progress, void *ctx, am_forget_info *info);
 
 /* A user forget in detail (docs/FORGETTING.md).  The user is hidden at
  * once: every call treats it as unknown (reads find nothing, export shows
@@ -1148,7 +1080,7 @@ int am_forget_ex(am_db *db, const char *user_id, int level, const char *id,
  * am_restore brings a user back whole during its grace period.  Returns
  * AM_OK, AM_INVALID, AM_NOTFOUND (not forgotten), AM_DENIED (the grace
  * period is over: purged), AM_BUSY, AM_BACKEND.  Audited like am_forget. */
-int am_restore(am_db *db, const char *user_id);
+AM_API int am_restore(am_db *db, const char *user_id);
 /* The latest forget of an event, a session or a task (level and id as
  * given to am_forget) back during its grace period, as it was: its events
  * in every index, their entities, vectors and vault values, the memory
@@ -1157,7 +1089,7 @@ int am_restore(am_db *db, const char *user_id);
  * AM_FORGET_USER is am_restore (id ignored).  Returns AM_OK, AM_INVALID,
  * AM_NOTFOUND (not forgotten), AM_DENIED (the grace period is over:
  * purged; or the user is forgotten), AM_BUSY, AM_BACKEND.  Audited. */
-int am_restore_forget(am_db *db, const char *user_id, int level, const char *id);
+AM_API int am_restore_forget(am_db *db, const char *user_id, int level, const char *id);
 
 /* Maintenance for a store after many writes (a bulk import, a nightly
  * job): merges the full-text index into one segment, so each query term
@@ -1168,7 +1100,7 @@ int am_restore_forget(am_db *db, const char *user_id, int level, const char *id)
  * the store (a minute or more for a million events) and blocks writers
  * meanwhile; results of recall do not change, only its speed.  Returns
  * AM_OK, AM_BUSY, AM_IO, AM_BACKEND. */
-int am_optimize(am_db *db);
+AM_API int am_optimize(am_db *db);
 /* am_optimize with progress (may be NULL: am_optimize): its steps are the
  * due forget work, the store's pass (index merge, vectors, statistics,
  * log checkpoint: the long one), the item token sets and the memory
@@ -1176,7 +1108,7 @@ int am_optimize(am_db *db);
  * AM_OPTIMIZE_STEPS) first and (ctx, k, AM_OPTIMIZE_STEPS) after step k.
  * Returns as am_optimize. */
 #define AM_OPTIMIZE_STEPS 4
-int am_optimize_ex(am_db *db, am_progress_fn progress, void *ctx);
+AM_API int am_optimize_ex(am_db *db, am_progress_fn progress, void *ctx);
 
 /* ---------------------------------------------------------------- lifecycle */
 /* The maintenance pass (docs/LIFECYCLE.md): what time does to memory.
@@ -1232,7 +1164,7 @@ typedef struct am_maintain_report {
  * AM_INVALID (a bad user id or a negative bound), AM_NOTFOUND (user_id
  * unknown), AM_BUSY, AM_BACKEND, AM_NOMEM.  Work done before an error
  * stays done. */
-int am_maintain(am_db *db, const am_maintain_options *opt, am_maintain_report *out);
+AM_API int am_maintain(am_db *db, const am_maintain_options *opt, am_maintain_report *out);
 
 /* ---------------------------------------------------------------- export */
 /* Everything stored about user_id as one JSON document.  *json_out
@@ -1240,7 +1172,7 @@ int am_maintain(am_db *db, const am_maintain_options *opt, am_maintain_report *o
  * forgotten user's export is its tombstone: "forgotten": {"state": held |
  * purging | purged, "forgotten_at", "purge_at"}, and no content.
  * Returns AM_OK, AM_NOTFOUND (unknown user), AM_NOMEM, AM_BACKEND. */
-int am_export(am_db *db, const char *user_id, char **json_out);
+AM_API int am_export(am_db *db, const char *user_id, char **json_out);
 
 /* The same document as am_export, written while it is made, in bounded
  * memory (a page of rows, not the user's history: for a user of any
@@ -1251,7 +1183,7 @@ int am_export(am_db *db, const char *user_id, char **json_out);
  * may have been written (the caller discards it).  Returns AM_OK,
  * AM_NOTFOUND, AM_INVALID, AM_NOMEM, AM_IO, AM_BACKEND. */
 typedef int (*am_write_fn)(void *ctx, const char *data, size_t len);
-int am_export_stream(am_db *db, const char *user_id, am_write_fn write, void *ctx);
+AM_API int am_export_stream(am_db *db, const char *user_id, am_write_fn write, void *ctx);
 
 /* ---------------------------------------------------------------- import */
 /* Load an export (the JSON of am_export / agentmem export, json: len
@@ -1284,8 +1216,8 @@ typedef struct am_import_info {
     long events, memories, tasks; /* added (memories: item versions) */
     long events_skipped, memories_skipped, tasks_skipped; /* present already (merge) */
 } am_import_info;
-int am_import(am_db *db, const char *json, size_t len, const char *user_id, int flags,
-              am_import_info *info);
+AM_API int am_import(am_db *db, const char *json, size_t len, const char *user_id, int flags,
+                     am_import_info *info);
 
 /* Load mem0's memories (its get_all answer or export: a JSON array, or an
  * object with "results" or "memories" holding one, of {"id", "memory",
@@ -1299,8 +1231,8 @@ int am_import(am_db *db, const char *json, size_t len, const char *user_id, int 
  * nothing is written and am_errmsg names the entry and field
  * ("import: memories[12].memory: missing").  info->memories: the entries
  * added.  Returns as am_import. */
-int am_import_mem0(am_db *db, const char *json, size_t len, const char *user_id,
-                   am_import_info *info);
+AM_API int am_import_mem0(am_db *db, const char *json, size_t len, const char *user_id,
+                          am_import_info *info);
 
 /* am_import and am_import_mem0 with options (opt may be NULL: no flags,
  * no progress).  progress (may be NULL) counts the document's entries --
@@ -1318,10 +1250,10 @@ typedef struct am_import_options {
     am_progress_fn progress; /* may be NULL */
     void *progress_ctx;
 } am_import_options;
-int am_import_ex(am_db *db, const char *json, size_t len, const char *user_id,
-                 const am_import_options *opt, am_import_info *info);
-int am_import_mem0_ex(am_db *db, const char *json, size_t len, const char *user_id,
-                      const am_import_options *opt, am_import_info *info);
+AM_API int am_import_ex(am_db *db, const char *json, size_t len, const char *user_id,
+                        const am_import_options *opt, am_import_info *info);
+AM_API int am_import_mem0_ex(am_db *db, const char *json, size_t len, const char *user_id,
+                             const am_import_options *opt, am_import_info *info);
 
 /* ---------------------------------------------------------------- rule packs */
 /* Cold-start rule packs (docs/PACKS.md): rules an operator gives users
@@ -1362,15 +1294,15 @@ int am_import_mem0_ex(am_db *db, const char *json, size_t len, const char *user_
  * own items stay.  *json_out (may be NULL; owned): {"pack", "users":
  * [{"user", "items"}]}.  Returns AM_OK, AM_MISUSE, AM_INVALID,
  * AM_NOTFOUND (no such pack), AM_BUSY, AM_NOMEM, AM_BACKEND. */
-int am_pack_apply(am_db *db, const char *pack, size_t len, const char *user_id, char **json_out);
-int am_pack_list(am_db *db, const char *user_id, char **json_out);
-int am_pack_remove(am_db *db, const char *name, const char *user_id, char **json_out);
+AM_API int am_pack_apply(am_db *db, const char *pack, size_t len, const char *user_id, char **json_out);
+AM_API int am_pack_list(am_db *db, const char *user_id, char **json_out);
+AM_API int am_pack_remove(am_db *db, const char *name, const char *user_id, char **json_out);
 
 /* Find the id of an event by a substring of its content (for tools and
  * the scenario runner).  out must hold 32 bytes.  Returns AM_OK or
  * AM_NOTFOUND. */
-int am_event_find(am_db *db, const char *user_id, const char *needle,
-                  char *out);
+AM_API int am_event_find(am_db *db, const char *user_id, const char *needle,
+                         char *out);
 
 /* ---------------------------------------------------------------- vectors */
 
@@ -1380,7 +1312,7 @@ int am_event_find(am_db *db, const char *user_id, const char *needle,
  * does not represent (Chinese ones for use-lite) are not counted.  *n is 0 when the handle
  * has no embedder.  Returns AM_OK, AM_MISUSE (NULL db or n), AM_INVALID
  * (bad user id), AM_NOTFOUND (unknown user), AM_BUSY, AM_BACKEND. */
-int am_vectors_missing(am_db *db, const char *user_id, size_t *n);
+AM_API int am_vectors_missing(am_db *db, const char *user_id, size_t *n);
 
 /* Give every event of user_id (NULL = every user) that am_vectors_missing
  * counts a vector of the configured embedder, replacing a vector of
@@ -1406,8 +1338,8 @@ int am_vectors_missing(am_db *db, const char *user_id, size_t *n);
  * embedder: ...": AM_IO, AM_DENIED, AM_TOOBIG, AM_BACKEND), AM_NOMEM,
  * AM_BUSY, AM_IO, AM_BACKEND. */
 #define AM_REEMBED_BATCH 32
-int am_reembed(am_db *db, const char *user_id, am_progress_fn progress,
-               void *ctx, size_t *n_embedded);
+AM_API int am_reembed(am_db *db, const char *user_id, am_progress_fn progress,
+                      void *ctx, size_t *n_embedded);
 
 /* ---------------------------------------------------------------- archival */
 
@@ -1431,7 +1363,7 @@ int am_reembed(am_db *db, const char *user_id, am_progress_fn progress,
  * over 36500), AM_NOTFOUND (unknown user), AM_NOMEM, AM_BUSY, AM_IO,
  * AM_CORRUPT, AM_BACKEND. */
 #define AM_ARCHIVE_STEP 256
-int am_archive_events(am_db *db, const char *user_id, int older_than_days, long *moved);
+AM_API int am_archive_events(am_db *db, const char *user_id, int older_than_days, long *moved);
 
 /* Put the whole text of user_id's archived events back in their rows for
  * good (they are never archived again): the event event_id, or when it is
@@ -1441,23 +1373,9 @@ int am_archive_events(am_db *db, const char *user_id, int older_than_days, long 
  * AM_INVALID (bad user id or event id, from after to), AM_NOTFOUND
  * (unknown user, or no event event_id of that user), AM_NOMEM, AM_BUSY,
  * AM_IO, AM_CORRUPT (a cold text that cannot be read), AM_BACKEND. */
-int am_archive_restore(am_db *db, const char *user_id, const char *event_id, am_time from,
-                       am_time to, long *restored);
+AM_API int am_archive_restore(am_db *db, const char *user_id, const char *event_id, am_time from,
+                              am_time to, long *restored);
 
-/* Embed texts[0..n) with the handle's configured embedder, for tools that
- * share its vectors (the server's OpenAI-compatible POST /v1/embeddings).
- * Each text is NUL-terminated UTF-8 of at most am_config.max_text_bytes;
- * n at most AM_EMBED_MAX.  *out receives n * *dim floats, text i's
- * L2-normalised vector at i * *dim (release with am_free); *model (may be
- * NULL) the embedder's id, valid while db is open.  Nothing is stored.
- * Returns AM_OK, AM_MISUSE (NULL db, texts, out or dim, n = 0, or no
- * embedder configured: am_errmsg says so), AM_INVALID (text i is NULL or
- * not UTF-8: am_errmsg names "input[i]"), AM_TOOBIG (text i too long, or n
- * over AM_EMBED_MAX), AM_NOMEM, the embedder's errors (AM_IO, AM_DENIED,
- * AM_BACKEND: a remote one). */
-#define AM_EMBED_MAX 256
-int am_embed(am_db *db, const char *const *texts, size_t n, float **out, int *dim,
-             const char **model);
 /* ---------------------------------------------------------------- events */
 /* Memory events (docs/EVENTS.md).  Every change to what is remembered
  * about a user publishes one event, written to the store's outbox in the
@@ -1508,9 +1426,9 @@ typedef void (*am_memory_event_fn)(void *ctx, const am_memory_event *ev);
  * *sub_id (may be NULL) receives an id for am_unsubscribe.  Events of
  * other handles and processes are read with am_events_since.  Returns
  * AM_OK, AM_MISUSE (NULL db or fn), AM_NOMEM. */
-int am_subscribe(am_db *db, am_memory_event_fn fn, void *ctx, int *sub_id);
+AM_API int am_subscribe(am_db *db, am_memory_event_fn fn, void *ctx, int *sub_id);
 /* Returns AM_OK or AM_NOTFOUND (no such subscription). */
-int am_unsubscribe(am_db *db, int sub_id);
+AM_API int am_unsubscribe(am_db *db, int sub_id);
 
 /* The events after seq after_seq, oldest first, at most max (0: 1000),
  * of user_id (a master id; NULL: every user's, for admin tools), from the
@@ -1526,81 +1444,9 @@ typedef struct am_memory_events {
                                 above after_seq + 1: events were trimmed */
     const char *json;        /* the items as JSON lines ("" for none) */
 } am_memory_events;
-int am_events_since(am_db *db, const char *user_id, int64_t after_seq, size_t max,
-                    am_memory_events **out);
-void am_memory_events_free(am_memory_events *e);
-
-/* A request refused for isolation: the holder of a credential of
- * token_user asked for asked_user's data.  Writes an audit row (under
- * token_user) and publishes security.denied.  what names the request
- * ("GET /v1/memories"): 1..128 bytes, no control characters; never
- * content.  Returns AM_OK, AM_MISUSE, AM_INVALID, AM_BUSY, AM_BACKEND. */
-
-/* ---------------------------------------------------------------- tokens */
-
-/* API tokens bound to a tenant (the server's auth, docs/SERVER.md).
- * A token is "amk_" and 43 base64url characters (32 random bytes): it is
- * returned once, by am_token_create, and only its SHA-256 is stored.
- * Whoever holds it acts as its user (and agent and role); an admin token
- * may act for any user it names.  Forgetting a user deletes its tokens
- * (with the purge, at the end of the grace period). */
-#define AM_TOKEN_PREFIX "amk_"
-#define AM_TOKEN_LEN 47  /* strlen of a token */
-typedef struct am_token_spec {
-    const char *user_id;   /* the master user the token acts as: required */
-    const char *agent_id;  /* its agent (default agent of its events and
-                              recalls), or NULL */
-    const char *role;      /* its role (the recalls' role), or NULL */
-    int admin;             /* 1: may name any user (an operator's token) */
-} am_token_spec;
-
-typedef struct am_token_info {
-    char id[32];                  /* the token's id (a ULID: not secret) */
-    char user_id[AM_ID_MAX + 1];
-    char agent_id[AM_ID_MAX + 1]; /* "" when none */
-    char role[AM_ID_MAX + 1];     /* "" when none */
-    int admin;
-    am_time created_at;
-    am_time revoked_at;           /* AM_TIME_NONE while it is valid */
-} am_token_info;
-
-/* A new token for spec.  *token_out (the token, shown once: it is not
- * stored) and *id_out (its id, for am_token_revoke; may be NULL) are owned:
- * free with am_free.  Audited ("token.create", the id, never the token).
- * Returns AM_OK, AM_MISUSE (NULL arguments), AM_INVALID (a bad user,
- * agent or role id; am_errmsg names it), AM_NOMEM, AM_BUSY, AM_BACKEND,
- * AM_ERROR (no random bytes from the system). */
-int am_token_create(am_db *db, const am_token_spec *spec, char **token_out, char **id_out);
-
-/* Whom token acts for: *out filled when it is a live token of this store.
- * The stored hash is compared in constant time.  Returns AM_OK, AM_DENIED
- * (unknown or revoked: out->revoked_at says which when it was revoked,
- * otherwise out is zeroed), AM_MISUSE, AM_NOMEM, AM_BACKEND.  Reads only. */
-int am_token_verify(am_db *db, const char *token, am_token_info *out);
-
-/* A token verified before (tok, as am_token_verify filled it) checked
- * again without its secret, for a channel that stays open (an event
- * stream): AM_OK when token tok->id is still live, its user is not
- * forgotten and, with user_id (NULL: its own user), it may act for
- * user_id (its own, or any user for an admin token) and user_id is not
- * forgotten either (forgotten: in its grace period, being purged, or
- * purged and not made again since).  AM_DENIED (am_errmsg says why: revoked, gone
- * with its purged user, a user forgotten, another user) ends the channel.
- * Also AM_MISUSE, AM_INVALID, AM_NOMEM, AM_BACKEND.  Reads only. */
-int am_token_recheck(am_db *db, const am_token_info *tok, const char *user_id);
-
-/* The tokens of user_id (NULL: every user's), oldest first, revoked ones
- * included.  *out (n entries) is owned: free with am_free (NULL when n is
- * 0).  Returns AM_OK, AM_MISUSE, AM_INVALID, AM_NOMEM, AM_BACKEND. */
-int am_token_list(am_db *db, const char *user_id, am_token_info **out, size_t *n);
-
-/* Revoke token id: am_token_verify refuses it from then on.  Audited
- * ("token.revoke").  Returns AM_OK, AM_NOTFOUND (no live token has that
- * id), AM_INVALID, AM_MISUSE, AM_BUSY, AM_BACKEND. */
-int am_token_revoke(am_db *db, const char *id);
-
-int am_security_denied(am_db *db, const char *token_user, const char *asked_user,
-                       const char *what);
+AM_API int am_events_since(am_db *db, const char *user_id, int64_t after_seq, size_t max,
+                           am_memory_events **out);
+AM_API void am_memory_events_free(am_memory_events *e);
 
 /* ---------------------------------------------------------------- profile card */
 
@@ -1659,8 +1505,8 @@ typedef struct am_profile_card {
  * Returns AM_OK, AM_MISUSE (NULL db, q or out), AM_INVALID (a bad id, a
  * budget below 0 or over AM_PROFILE_BUDGET_MAX: am_errmsg names the
  * field), AM_NOMEM, AM_BACKEND. */
-int am_profile(am_db *db, const am_profile_query *q, am_profile_card **out);
-void am_profile_free(am_profile_card *p);
+AM_API int am_profile(am_db *db, const am_profile_query *q, am_profile_card **out);
+AM_API void am_profile_free(am_profile_card *p);
 
 /* ---------------------------------------------------------------- reports */
 
@@ -1694,7 +1540,7 @@ typedef struct am_report_query {
  * corrected + rejected, then the rate, then key.  Returns AM_OK,
  * AM_MISUSE, AM_INVALID (a bad id, time or period, since after until),
  * AM_NOMEM, AM_BACKEND. */
-int am_report_corrections(am_db *db, const am_report_query *q, char **json_out);
+AM_API int am_report_corrections(am_db *db, const am_report_query *q, char **json_out);
 /* ---- the optional LLM pass (docs/LLM.md) -------------------------------
  * A batch of a user's events is sent to the model named by am_config.llm;
  * its proposals go through the same one-off, merge and version rules as
@@ -1718,7 +1564,7 @@ int am_report_corrections(am_db *db, const am_report_query *q, char **json_out);
 typedef void (*am_llm_watch_fn)(void *ctx, int what, const char *user_id,
                                 const char *event_id);
 /* Sets (fn NULL: clears) db's watcher.  AM_OK, AM_MISUSE (NULL db). */
-int am_llm_watch(am_db *db, am_llm_watch_fn fn, void *ctx);
+AM_API int am_llm_watch(am_db *db, am_llm_watch_fn fn, void *ctx);
 
 typedef struct am_llm_pass_opts {
     const char *user_id;          /* required */
@@ -1759,7 +1605,7 @@ typedef struct am_llm_report {
  * (401/403), AM_TOOBIG, AM_BACKEND (an HTTP error, a malformed or refused
  * reply) -- with nothing written, AM_BUSY, AM_NOMEM.  *out is filled in
  * every case.  No text of the user goes to the log. */
-int am_llm_pass(am_db *db, const am_llm_pass_opts *opts, am_llm_report *out);
+AM_API int am_llm_pass(am_db *db, const am_llm_pass_opts *opts, am_llm_report *out);
 
 /* ---------------------------------------------------------- configuration */
 /* The id of the embedder db embeds with, i.e. what am_config.embedder
@@ -1767,7 +1613,7 @@ int am_llm_pass(am_db *db, const am_llm_pass_opts *opts, am_llm_report *out);
  * encoder's weights were found), "w2v:...", "openai:...", or "none"
  * (lexical recall only; also for a NULL db).  Static or borrowed: valid
  * while db is open. */
-const char *am_embedder_id(const am_db *db);
+AM_API const char *am_embedder_id(const am_db *db);
 
 /* The folders the embedder "auto" searches, in this order, for the built-in
  * encoder's weights (a folder holding model.json, vocab.json and the
@@ -1789,15 +1635,7 @@ typedef struct am_model_dirs {
 } am_model_dirs;
 /* Fills *out (every field).  Reads the environment and the file system
  * only.  Returns AM_OK, or AM_MISUSE (NULL out). */
-int am_model_dirs_find(am_model_dirs *out);
-
-/* The schema version of the store file at path ("sqlite:PATH" or a path),
- * read without creating, migrating or writing it: *version receives it (0:
- * an empty file), *current (may be NULL) the version this library writes.
- * Returns AM_OK, AM_MISUSE (NULL path or version), AM_INVALID (a URL of a
- * store that is not a file, or ":memory:"), AM_NOTFOUND (no such file),
- * AM_CORRUPT (not an agentmem store), AM_IO (cannot be read). */
-int am_store_schema_peek(const char *path, int *version, int *current);
+AM_API int am_model_dirs_find(am_model_dirs *out);
 
 #ifdef __cplusplus
 }

@@ -143,16 +143,20 @@ static int open_embedder(am_db *db, const am_config *cfg, char *err, size_t cap)
     if (!spec || strcmp(spec, "none") == 0) return AM_OK;
     char eerr[400], dir_buf[1024];
     int rc;
+    /* only the built-in encoder uses BLAS */
+    int blas_one = (cfg->process_tuning & AM_PROCESS_BLAS_THREADS) != 0;
     if (strcmp(spec, "auto") == 0) {
         am_model_dirs d;
         am_model_dirs_find(&d);
         if (d.found < 0) return AM_OK;
-        rc = am__embed_use_open(d.dir[d.found], &db->embedder, eerr, sizeof eerr);
+        if (blas_one) am__embed_blas_one_thread();
+        rc = am__embed_use_open_alloc(&db->alloc, d.dir[d.found], &db->embedder, eerr, sizeof eerr);
     } else if (strcmp(spec, "use-lite") == 0 || strncmp(spec, "use-lite:", 9) == 0) {
         const char *dir = spec[8] == ':' ? spec + 9 : am__embed_use_default_dir(dir_buf, sizeof dir_buf);
-        rc = am__embed_use_open(dir, &db->embedder, eerr, sizeof eerr);
+        if (blas_one) am__embed_blas_one_thread();
+        rc = am__embed_use_open_alloc(&db->alloc, dir, &db->embedder, eerr, sizeof eerr);
     } else if (strncmp(spec, "w2v:", 4) == 0) {
-        rc = am__embed_w2v_open(spec + 4, &db->embedder, eerr, sizeof eerr);
+        rc = am__embed_w2v_open_alloc(&db->alloc, spec + 4, NULL, &db->embedder, eerr, sizeof eerr);
         db->embed_zh = 1;
     } else if (strncmp(spec, "openai:", 7) == 0 && strchr(spec + 7, '@')) {
         /* openai:MODEL@BASE_URL, key from $AGENTMEM_EMBEDDER_KEY via the
@@ -160,8 +164,8 @@ static int open_embedder(am_db *db, const am_config *cfg, char *err, size_t cap)
         const char *at = strchr(spec + 7, '@');
         char model[128];
         snprintf(model, sizeof model, "%.*s", (int)(at - spec - 7), spec + 7);
-        rc = am__embed_openai_open(at + 1, model, cfg->embedder_key, 0, &db->embedder, eerr,
-                                   sizeof eerr);
+        rc = am__embed_openai_open_alloc(&db->alloc, at + 1, model, cfg->embedder_key, 0, NULL,
+                                         &db->embedder, eerr, sizeof eerr);
         db->embed_zh = 1;
     } else {
         snprintf(eerr, sizeof eerr,
@@ -217,6 +221,8 @@ int am_open(const am_config *cfg, am_db **out, char **errmsg)
                         cfg->must_exist, 0, cfg->no_term_cache, NULL,
                         cfg->events_max_rows > 0 ? cfg->events_max_rows : 0,
                         cfg->events_max_age_ms > 0 ? cfg->events_max_age_ms : 0};
+    if ((cfg->process_tuning & AM_PROCESS_SQLITE_MEMSTATUS) && strncmp(cfg->path, "postgres", 8) != 0)
+        am__store_sqlite_memstatus_off(); /* a SQLite store: before SQLite starts */
     unsigned char vault_key[AM__VAULT_KEY_BYTES];
     int rc = AM_OK;
     db->cfg.vault_key = NULL; /* not kept: copied into the store */

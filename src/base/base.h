@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "agentmem.h"
+#include "agentmem_ops.h" /* the library implements both public headers */
 
 typedef struct am__allocator {
     void *(*realloc)(void *ctx, void *p, size_t n); /* n == 0 frees */

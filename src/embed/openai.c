@@ -53,6 +53,7 @@ typedef struct openai_embedder {
     am__openai_opts opts;       /* with defaults resolved */
     am__http http;              /* the endpoint (base/http.h) */
     am__buf body;               /* request scratch */
+    am__allocator alloc;        /* the handle's: id, url, model, body, o */
 } openai_embedder;
 
 static int openai_embed(am__embedder *e, const char *const *texts, size_t n,
@@ -123,8 +124,8 @@ static int parse_item(json_t *item, size_t pos, int expect_n,
     return AM_OK;
 }
 
-static int parse_root(json_t *root, const char *body, size_t len, int expect_n,
-                      int *dim, float *out, char *err, size_t errlen)
+static int parse_root(const am__allocator *a, json_t *root, const char *body, size_t len,
+                      int expect_n, int *dim, float *out, char *err, size_t errlen)
 {
     json_t *data = json_object_get(root, "data");
     unsigned char *seen;
@@ -143,17 +144,18 @@ static int parse_root(json_t *root, const char *body, size_t len, int expect_n,
         return fail(err, errlen, AM_BACKEND,
                     "response has %zu embeddings for %d inputs",
                     json_array_size(data), expect_n);
-    seen = calloc((size_t)expect_n + 1, 1);
+    seen = am__calloc(a, (size_t)expect_n + 1);
     if (!seen) return fail(err, errlen, AM_NOMEM, "out of memory");
     for (size_t i = 0; rc == AM_OK && i < (size_t)expect_n; i++)
         rc = parse_item(json_array_get(data, i), i, expect_n, seen, dim, out,
                         err, errlen);
-    free(seen);
+    am__free(a, seen);
     return rc;
 }
 
-int am__openai_parse_response(const char *body, size_t len, int expect_n,
-                              int *dim, float *out, char *err, size_t errlen)
+/* am__openai_parse_response with its scratch from allocator a. */
+static int parse_response(const am__allocator *a, const char *body, size_t len, int expect_n,
+                          int *dim, float *out, char *err, size_t errlen)
 {
     json_error_t jerr;
     json_t *root;
@@ -169,10 +171,16 @@ int am__openai_parse_response(const char *body, size_t len, int expect_n,
                     "malformed JSON response (line %d: %s)", jerr.line,
                     jerr.text);
     d = *dim;
-    rc = parse_root(root, body, len, expect_n, &d, out, err, errlen);
+    rc = parse_root(a, root, body, len, expect_n, &d, out, err, errlen);
     json_decref(root);
     if (rc == AM_OK) *dim = d;
     return rc;
+}
+
+int am__openai_parse_response(const char *body, size_t len, int expect_n,
+                              int *dim, float *out, char *err, size_t errlen)
+{
+    return parse_response(NULL, body, len, expect_n, dim, out, err, errlen);
 }
 
 /* Embeds texts[0..k) with one request (with retries).  out: k * base.dim
@@ -198,8 +206,8 @@ static int embed_batch(openai_embedder *o, const char *const *texts, size_t k,
 
     rc = am__http_post(&o->http, o->body.p, o->body.len, err, errlen);
     if (rc) return rc;
-    rc = am__openai_parse_response(o->http.resp.p, o->http.resp.len, (int)k, &dim, out,
-                                   why, sizeof why);
+    rc = parse_response(&o->alloc, o->http.resp.p, o->http.resp.len, (int)k, &dim, out,
+                        why, sizeof why);
     if (rc)
         return fail(err, errlen, rc, "%s: POST %s: %s", o->base.id, o->url,
                     why);
@@ -236,11 +244,12 @@ static void openai_close(am__embedder *e)
     openai_embedder *o = (openai_embedder *)e;
     if (!o) return;
     am__http_close(&o->http);
-    free(o->id);
-    free(o->url);
-    free(o->model);
+    am__free(&o->alloc, o->id);
+    am__free(&o->alloc, o->url);
+    am__free(&o->alloc, o->model);
     am__buf_free(&o->body);
-    free(o);
+    am__allocator alloc = o->alloc;
+    am__free(&alloc, o);
 }
 
 /* 1 if the URL path (after scheme://authority) ends in a version segment
@@ -258,13 +267,13 @@ static int ends_with(const char *s, size_t n, const char *suffix)
     return n >= m && memcmp(s + n - m, suffix, m) == 0;
 }
 
-/* The endpoint URL for base_url (see embed.h), malloc'd, or NULL. */
-static char *endpoint_url(const char *base_url)
+/* The endpoint URL for base_url (see embed.h), from allocator a, or NULL. */
+static char *endpoint_url(const am__allocator *a, const char *base_url)
 {
     size_t n = strlen(base_url);
     am__buf b;
     while (n > 0 && base_url[n - 1] == '/') n--;
-    am__buf_init(&b, NULL);
+    am__buf_init(&b, a);
     am__buf_add(&b, base_url, n);
     if (!ends_with(base_url, n, "/embeddings"))
         am__buf_adds(&b, ends_in_version(base_url, n) ? "/embeddings"
@@ -295,7 +304,7 @@ static int make_id(openai_embedder *o, char *err, size_t errlen)
         port = NULL;
     for (char *h = host; *h; h++) /* host names are case-insensitive */
         if (*h >= 'A' && *h <= 'Z') *h = (char)(*h - 'A' + 'a');
-    am__buf_init(&id, NULL);
+    am__buf_init(&id, &o->alloc);
     am__buf_printf(&id, "openai:%s@%s%s%s", o->model, host, port ? ":" : "",
                    port ? port : "");
     o->id = am__buf_take(&id);
@@ -329,10 +338,10 @@ static int resolve_opts(const am__openai_opts *in, am__openai_opts *o,
     return AM_OK;
 }
 
-int am__embed_openai_open_opts(const char *base_url, const char *model,
-                               const char *api_key, int dim,
-                               const am__openai_opts *opts, am__embedder **out,
-                               char *err, size_t errlen)
+int am__embed_openai_open_alloc(const am__allocator *a, const char *base_url,
+                                const char *model, const char *api_key, int dim,
+                                const am__openai_opts *opts, am__embedder **out,
+                                char *err, size_t errlen)
 {
     openai_embedder *o;
     size_t bad;
@@ -349,16 +358,17 @@ int am__embed_openai_open_opts(const char *base_url, const char *model,
     if (api_key && (strchr(api_key, '\r') || strchr(api_key, '\n')))
         return fail(err, errlen, AM_MISUSE,
                     "openai: open: api_key contains a line break");
-    o = calloc(1, sizeof *o);
+    o = am__calloc(a, sizeof *o);
     if (!o) return fail(err, errlen, AM_NOMEM, "openai: out of memory");
+    if (a) o->alloc = *a;
     o->base.dim = dim;
     o->base.embed = openai_embed;
     o->base.close = openai_close;
-    am__buf_init(&o->body, NULL);
+    am__buf_init(&o->body, &o->alloc);
     rc = resolve_opts(opts, &o->opts, err, errlen);
     if (rc) goto out_close;
-    o->url = endpoint_url(base_url);
-    o->model = am__strdup(NULL, model);
+    o->url = endpoint_url(&o->alloc, base_url);
+    o->model = am__strdup(&o->alloc, model);
     if (!o->url || !o->model) goto nomem;
     rc = make_id(o, err, errlen);
     if (rc) goto out_close;
@@ -387,6 +397,15 @@ nomem:
 out_close:
     openai_close(&o->base);
     return rc;
+}
+
+int am__embed_openai_open_opts(const char *base_url, const char *model,
+                               const char *api_key, int dim,
+                               const am__openai_opts *opts, am__embedder **out,
+                               char *err, size_t errlen)
+{
+    return am__embed_openai_open_alloc(NULL, base_url, model, api_key, dim, opts, out, err,
+                                       errlen);
 }
 
 int am__embed_openai_open(const char *base_url, const char *model,

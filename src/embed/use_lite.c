@@ -82,6 +82,7 @@ typedef struct use_vocab {
     uint64_t *slot_hash;
     size_t mask;
     size_t max_cp;       /* longest matchable piece, in code points */
+    const am__allocator *a; /* of the arrays above and the tokenizer's scratch */
 } use_vocab;
 
 typedef struct use_model {
@@ -104,6 +105,7 @@ typedef struct use_model {
     size_t scratch_rows, scratch_sents;
     int32_t *chunk_ids;  /* [CHUNK_TOKENS] */
     size_t *sent_row, *sent_len; /* [CHUNK_SENTS] */
+    am__allocator alloc; /* the handle's: every block of the model */
 } use_model;
 
 static int use_embed(am__embedder *e, const char *const *texts, size_t n,
@@ -111,10 +113,10 @@ static int use_embed(am__embedder *e, const char *const *texts, size_t n,
 
 /* ---- file helpers -------------------------------------------------------- */
 
-static char *join_path(const char *dir, const char *name)
+static char *join_path(const am__allocator *al, const char *dir, const char *name)
 {
     size_t a = strlen(dir), b = strlen(name);
-    char *p = malloc(a + b + 2);
+    char *p = am__malloc(al, a + b + 2);
     if (!p) return NULL;
     memcpy(p, dir, a);
     p[a] = '/';
@@ -152,10 +154,10 @@ static int read_exact(FILE *f, void *dst, size_t n, const char *path,
 }
 
 /* Parses dir/name as JSON into *root (owned by the caller). */
-static int load_json(const char *dir, const char *name, json_t **root,
+static int load_json(const am__allocator *a, const char *dir, const char *name, json_t **root,
                      char *err, size_t errlen)
 {
-    char *path = join_path(dir, name), *buf = NULL;
+    char *path = join_path(a, dir, name), *buf = NULL;
     FILE *f = NULL;
     size_t size = 0;
     json_error_t jerr;
@@ -169,7 +171,7 @@ static int load_json(const char *dir, const char *name, json_t **root,
         rc = fail(err, errlen, AM_CORRUPT, "use-lite: %s: too large", path);
         goto out;
     }
-    buf = malloc(size + 1);
+    buf = am__malloc(a, size + 1);
     if (!buf) {
         rc = fail(err, errlen, AM_NOMEM, "use-lite: out of memory reading %s",
                   path);
@@ -183,8 +185,8 @@ static int load_json(const char *dir, const char *name, json_t **root,
                   jerr.line, jerr.text);
 out:
     if (f) fclose(f);
-    free(buf);
-    free(path);
+    am__free(a, buf);
+    am__free(a, path);
     return rc;
 }
 
@@ -203,6 +205,7 @@ typedef struct tensor_ref {
 
 /* State while resolving tensors: the first failure sticks in rc/err. */
 typedef struct loader {
+    const am__allocator *a; /* of refs and data */
     json_t *manifest_root;
     tensor_ref *refs;
     size_t n_refs;
@@ -255,8 +258,8 @@ static int parse_weight(json_t *w, tensor_ref *t, char *err, size_t errlen)
 }
 
 /* Reads the shard files of one manifest group into data[0 .. group_bytes). */
-static int read_group(const char *dir, json_t *paths, unsigned char *data,
-                      size_t group_bytes, char *err, size_t errlen)
+static int read_group(const am__allocator *a, const char *dir, json_t *paths,
+                      unsigned char *data, size_t group_bytes, char *err, size_t errlen)
 {
     size_t done = 0;
     for (size_t i = 0; i < json_array_size(paths); i++) {
@@ -269,7 +272,7 @@ static int read_group(const char *dir, json_t *paths, unsigned char *data,
         if (!name || name[0] == '/' || strstr(name, ".."))
             return fail(err, errlen, AM_CORRUPT,
                         "use-lite: model.json: bad shard path");
-        path = join_path(dir, name);
+        path = join_path(a, dir, name);
         if (!path) return fail(err, errlen, AM_NOMEM, "use-lite: out of memory");
         rc = open_sized(path, &f, &size, err, errlen);
         if (rc == AM_OK && size > group_bytes - done)
@@ -277,7 +280,7 @@ static int read_group(const char *dir, json_t *paths, unsigned char *data,
                       "use-lite: %s: larger than model.json says", path);
         if (rc == AM_OK) rc = read_exact(f, data + done, size, path, err, errlen);
         if (f) fclose(f);
-        free(path);
+        am__free(a, path);
         if (rc) return rc;
         done += size;
     }
@@ -295,7 +298,7 @@ static int load_weights(const char *dir, loader *L, char *err, size_t errlen)
 {
     json_t *man;
     size_t total = 0, n = 0, k = 0;
-    int rc = load_json(dir, "model.json", &L->manifest_root, err, errlen);
+    int rc = load_json(L->a, dir, "model.json", &L->manifest_root, err, errlen);
     if (rc) return rc;
     man = json_object_get(L->manifest_root, "weightsManifest");
     if (!json_is_array(man) || json_array_size(man) == 0)
@@ -309,7 +312,7 @@ static int load_weights(const char *dir, loader *L, char *err, size_t errlen)
                         "use-lite: model.json: manifest group %zu malformed", g);
         n += json_array_size(ws);
     }
-    L->refs = calloc(n ? n : 1, sizeof *L->refs);
+    L->refs = am__calloc(L->a, (n ? n : 1) * sizeof *L->refs);
     if (!L->refs) return fail(err, errlen, AM_NOMEM, "use-lite: out of memory");
     /* Pass 1: offsets.  Pass 2: read each group's shards at its offset. */
     for (size_t g = 0; g < json_array_size(man); g++) {
@@ -326,7 +329,7 @@ static int load_weights(const char *dir, loader *L, char *err, size_t errlen)
         }
     }
     L->n_refs = n;
-    L->data = malloc(total ? total : 1);
+    L->data = am__malloc(L->a, total ? total : 1);
     if (!L->data) return fail(err, errlen, AM_NOMEM, "use-lite: out of memory");
     k = 0;
     for (size_t g = 0, at = 0; g < json_array_size(man); g++) {
@@ -334,7 +337,7 @@ static int load_weights(const char *dir, loader *L, char *err, size_t errlen)
         size_t nw = json_array_size(json_object_get(grp, "weights"));
         size_t bytes = 0;
         for (size_t i = 0; i < nw; i++) bytes += L->refs[k + i].count * 4;
-        rc = read_group(dir, json_object_get(grp, "paths"), L->data + at, bytes,
+        rc = read_group(L->a, dir, json_object_get(grp, "paths"), L->data + at, bytes,
                         err, errlen);
         if (rc) return rc;
         k += nw;
@@ -519,13 +522,13 @@ static size_t utf8_count(const char *s, size_t n)
 
 static void vocab_free(use_vocab *v)
 {
-    free(v->blob);
-    free(v->off);
-    free(v->len);
-    free(v->ncp);
-    free(v->score);
-    free(v->slot_id);
-    free(v->slot_hash);
+    am__free(v->a, v->blob);
+    am__free(v->a, v->off);
+    am__free(v->a, v->len);
+    am__free(v->a, v->ncp);
+    am__free(v->a, v->score);
+    am__free(v->a, v->slot_id);
+    am__free(v->a, v->slot_hash);
     memset(v, 0, sizeof *v);
 }
 
@@ -536,7 +539,7 @@ static int load_vocab(const char *dir, size_t n_emb, use_vocab *v, char *err,
 {
     json_t *root = NULL;
     size_t n, bytes = 0, cap = 16;
-    int rc = load_json(dir, "vocab.json", &root, err, errlen);
+    int rc = load_json(v->a, dir, "vocab.json", &root, err, errlen);
     if (rc) return rc;
     n = json_array_size(root);
     if (!json_is_array(root) || n <= RESERVED_IDS || n > n_emb) {
@@ -560,13 +563,13 @@ static int load_vocab(const char *dir, size_t n_emb, use_vocab *v, char *err,
     while (cap < 2 * n) cap *= 2;
     v->n = n;
     v->mask = cap - 1;
-    v->blob = malloc(bytes);
-    v->off = malloc(n * sizeof *v->off);
-    v->len = malloc(n * sizeof *v->len);
-    v->ncp = malloc(n * sizeof *v->ncp);
-    v->score = malloc(n * sizeof *v->score);
-    v->slot_id = malloc(cap * sizeof *v->slot_id);
-    v->slot_hash = malloc(cap * sizeof *v->slot_hash);
+    v->blob = am__malloc(v->a, bytes);
+    v->off = am__malloc(v->a, n * sizeof *v->off);
+    v->len = am__malloc(v->a, n * sizeof *v->len);
+    v->ncp = am__malloc(v->a, n * sizeof *v->ncp);
+    v->score = am__malloc(v->a, n * sizeof *v->score);
+    v->slot_id = am__malloc(v->a, cap * sizeof *v->slot_id);
+    v->slot_hash = am__malloc(v->a, cap * sizeof *v->slot_hash);
     if (!v->blob || !v->off || !v->len || !v->ncp || !v->score ||
         !v->slot_id || !v->slot_hash) {
         rc = fail(err, errlen, AM_NOMEM, "use-lite: out of memory");
@@ -597,9 +600,9 @@ out:
 /* ---- tokenizer ----------------------------------------------------------- */
 
 /* Copies s[0..n) with every invalid UTF-8 byte replaced by U+FFFD. */
-static char *utf8_sanitize(const char *s, size_t n, size_t *out_len)
+static char *utf8_sanitize(const am__allocator *a, const char *s, size_t n, size_t *out_len)
 {
-    char *o = malloc(n * 3 + 1);
+    char *o = am__malloc(a, n * 3 + 1);
     size_t j = 0;
     if (!o) return NULL;
     for (size_t i = 0; i < n;) {
@@ -623,11 +626,13 @@ static char *utf8_sanitize(const char *s, size_t n, size_t *out_len)
 
 /* NFKC (as utf8proc_NFKC, but length-delimited so NUL is a character), then
  * SentencePiece's input form: U+2581 prepended and every ' ' -> U+2581.
- * An empty result stays empty (no U+2581), as in the TF.js tokenizer. */
-static int spm_input(const char *s, size_t n, char **out, size_t *out_len)
+ * An empty result stays empty (no U+2581), as in the TF.js tokenizer.
+ * *out from a; utf8proc's buffer is its own (libc). */
+static int spm_input(const am__allocator *a, const char *s, size_t n, char **out,
+                     size_t *out_len)
 {
     size_t clean_len, j = 0;
-    char *clean = utf8_sanitize(s, n, &clean_len), *o;
+    char *clean = utf8_sanitize(a, s, n, &clean_len), *o;
     utf8proc_uint8_t *nf = NULL;
     utf8proc_ssize_t nf_len;
 
@@ -635,20 +640,20 @@ static int spm_input(const char *s, size_t n, char **out, size_t *out_len)
     *out_len = 0;
     if (!clean) return AM_NOMEM;
     if (clean_len == 0) {
-        free(clean);
+        am__free(a, clean);
         return AM_OK;
     }
     nf_len = utf8proc_map((const utf8proc_uint8_t *)clean,
                           (utf8proc_ssize_t)clean_len, &nf,
                           (utf8proc_option_t)(UTF8PROC_STABLE | UTF8PROC_COMPAT |
                                               UTF8PROC_COMPOSE));
-    free(clean);
+    am__free(a, clean);
     if (nf_len < 0) return nf_len == UTF8PROC_ERROR_NOMEM ? AM_NOMEM : AM_ERROR;
     if (nf_len == 0) {
         free(nf);
         return AM_OK;
     }
-    o = malloc(SEP_LEN + (size_t)nf_len * SEP_LEN + 1);
+    o = am__malloc(a, SEP_LEN + (size_t)nf_len * SEP_LEN + 1);
     if (!o) {
         free(nf);
         return AM_NOMEM;
@@ -675,7 +680,7 @@ static int spm_input(const char *s, size_t n, char **out, size_t *out_len)
  * increasing s and win when best[e] == 0 or score >= best[e]; a position
  * where no piece starts offers the unknown id 0 over one symbol (score 0);
  * the backward pass steps by piece length (1 for id 0, also for ends no
- * candidate reached); consecutive unknowns merge.  *ids is malloc'd. */
+ * candidate reached); consecutive unknowns merge.  *ids is from v->a. */
 static int tokenize_all(const use_vocab *v, const char *s, size_t n,
                         int32_t **ids, size_t *n_ids)
 {
@@ -684,17 +689,17 @@ static int tokenize_all(const use_vocab *v, const char *s, size_t n,
     double *best = NULL;
     int32_t *words = NULL, *rev = NULL;
     size_t *offs = NULL;
-    int rc = spm_input(s, n, &in, &len);
+    int rc = spm_input(v->a, s, n, &in, &len);
 
     *ids = NULL;
     *n_ids = 0;
     if (rc) return rc;
     if (!in) return AM_OK; /* empty after NFKC: no tokens */
     ns = utf8_count(in, len);
-    best = calloc(ns + 1, sizeof *best);
-    words = calloc(ns + 1, sizeof *words);
-    rev = malloc((ns + 1) * sizeof *rev);
-    offs = malloc((ns + 1) * sizeof *offs);
+    best = am__calloc(v->a, (ns + 1) * sizeof *best);
+    words = am__calloc(v->a, (ns + 1) * sizeof *words);
+    rev = am__malloc(v->a, (ns + 1) * sizeof *rev);
+    offs = am__malloc(v->a, (ns + 1) * sizeof *offs);
     if (!best || !words || !rev || !offs) {
         rc = AM_NOMEM;
         goto out;
@@ -745,11 +750,11 @@ static int tokenize_all(const use_vocab *v, const char *s, size_t n,
     *n_ids = m;
     words = NULL;
 out:
-    free(in);
-    free(best);
-    free(words);
-    free(rev);
-    free(offs);
+    am__free(v->a, in);
+    am__free(v->a, best);
+    am__free(v->a, words);
+    am__free(v->a, rev);
+    am__free(v->a, offs);
     return rc;
 }
 
@@ -793,10 +798,10 @@ static int tokenize_text(const use_vocab *v, const char *text, size_t len,
         if (whole || m >= max_ids) {
             *n_ids = m < max_ids ? m : max_ids;
             if (*n_ids) memcpy(ids, all, *n_ids * sizeof *ids);
-            free(all);
+            am__free(v->a, all);
             return AM_OK;
         }
-        free(all);
+        am__free(v->a, all);
         window = window > len / 4 ? len : window * 4;
     }
 }
@@ -934,9 +939,9 @@ static int ensure_scratch(use_model *m, size_t rows, size_t sents)
     sents = (sents + 15) / 16 * 16;
     if (rows < m->scratch_rows) rows = m->scratch_rows;
     if (sents < m->scratch_sents) sents = m->scratch_sents;
-    float *p = malloc(scratch_floats(m, rows, sents, NULL) * sizeof *p);
+    float *p = am__malloc(&m->alloc, scratch_floats(m, rows, sents, NULL) * sizeof *p);
     if (!p) return AM_NOMEM;
-    free(m->scratch);
+    am__free(&m->alloc, m->scratch);
     m->scratch = p;
     m->scratch_rows = rows;
     m->scratch_sents = sents;
@@ -1057,18 +1062,34 @@ static void use_close(am__embedder *e)
 {
     use_model *m = (use_model *)e;
     if (!m) return;
-    free(m->weights);
+    am__free(&m->alloc, m->weights);
     vocab_free(&m->vocab);
-    free(m->scratch);
-    free(m->chunk_ids);
-    free(m->sent_row);
-    free(m->sent_len);
-    free(m);
+    am__free(&m->alloc, m->scratch);
+    am__free(&m->alloc, m->chunk_ids);
+    am__free(&m->alloc, m->sent_row);
+    am__free(&m->alloc, m->sent_len);
+    am__allocator alloc = m->alloc;
+    am__free(&alloc, m);
 }
 
 
+/* One sentence is a handful of 512-wide rows: OpenBLAS's worker threads
+ * only spin (sched_yield) against the caller and the rest of the engine.
+ * Unless the user chose a thread count, run BLAS on the calling thread. */
+void am__embed_blas_one_thread(void)
+{
+    if (!getenv("OPENBLAS_NUM_THREADS") && !getenv("OMP_NUM_THREADS"))
+        openblas_set_num_threads(1);
+}
+
 int am__embed_use_open(const char *model_dir, am__embedder **out, char *err,
                        size_t errlen)
+{
+    return am__embed_use_open_alloc(NULL, model_dir, out, err, errlen);
+}
+
+int am__embed_use_open_alloc(const am__allocator *a, const char *model_dir, am__embedder **out,
+                             char *err, size_t errlen)
 {
     use_model *m;
     loader L;
@@ -1078,20 +1099,17 @@ int am__embed_use_open(const char *model_dir, am__embedder **out, char *err,
     if (err && errlen) err[0] = '\0';
     if (!model_dir || !out)
         return fail(err, errlen, AM_MISUSE, "use-lite: open: NULL argument");
-    /* One sentence is a handful of 512-wide rows: OpenBLAS's worker
-     * threads only spin (sched_yield) against the caller and the rest of
-     * the engine.  Unless the user chose a thread count, run BLAS on the
-     * calling thread. */
-    if (!getenv("OPENBLAS_NUM_THREADS") && !getenv("OMP_NUM_THREADS"))
-        openblas_set_num_threads(1);
-    m = calloc(1, sizeof *m);
+    m = am__calloc(a, sizeof *m);
     if (!m) return fail(err, errlen, AM_NOMEM, "use-lite: out of memory");
+    if (a) m->alloc = *a;
+    m->vocab.a = &m->alloc;
     m->base.id = AM__USE_ID;
     m->base.dim = AM__USE_DIM;
     m->base.embed = use_embed;
     m->base.close = use_close;
 
     memset(&L, 0, sizeof L);
+    L.a = &m->alloc;
     L.err = err;
     L.errlen = errlen;
     rc = load_weights(model_dir, &L, err, errlen);
@@ -1099,13 +1117,13 @@ int am__embed_use_open(const char *model_dir, am__embedder **out, char *err,
     m->weights = L.data; /* owned by m from here, even on failure */
     if (rc == AM_OK) rc = load_vocab(model_dir, m->n_emb, &m->vocab, err, errlen);
     if (rc == AM_OK) {
-        m->chunk_ids = malloc(CHUNK_TOKENS * sizeof *m->chunk_ids);
-        m->sent_row = malloc(CHUNK_SENTS * sizeof *m->sent_row);
-        m->sent_len = malloc(CHUNK_SENTS * sizeof *m->sent_len);
+        m->chunk_ids = am__malloc(&m->alloc, CHUNK_TOKENS * sizeof *m->chunk_ids);
+        m->sent_row = am__malloc(&m->alloc, CHUNK_SENTS * sizeof *m->sent_row);
+        m->sent_len = am__malloc(&m->alloc, CHUNK_SENTS * sizeof *m->sent_len);
         if (!m->chunk_ids || !m->sent_row || !m->sent_len)
             rc = fail(err, errlen, AM_NOMEM, "use-lite: out of memory");
     }
-    free(L.refs);
+    am__free(&m->alloc, L.refs);
     json_decref(L.manifest_root);
     if (rc) {
         use_close(&m->base);

@@ -57,6 +57,8 @@ typedef struct w2v_model {
     UBreakIterator *brk;
     am__buf norm;        /* scratch: normalised word or text */
     double *acc;         /* scratch: [dim] */
+    am__allocator alloc; /* the handle's (am_config.realloc); every block above
+                            but the normaliser's (text) */
 } w2v_model;
 
 static int w2v_embed(am__embedder *e, const char *const *texts, size_t n,
@@ -90,23 +92,23 @@ static int grow(w2v_model *m)
         size_t cap = m->cap_words ? m->cap_words * 2 : 1024;
         if (cap > MAX_WORDS) cap = MAX_WORDS;
         if (m->n_words >= cap) return AM_NOMEM;
-        float *v = realloc(m->vecs, cap * m->dim * sizeof *v);
+        float *v = am__realloc(&m->alloc, m->vecs, cap * m->dim * sizeof *v);
         if (!v) return AM_NOMEM;
         m->vecs = v;
-        size_t *o = realloc(m->off, cap * sizeof *o);
+        size_t *o = am__realloc(&m->alloc, m->off, cap * sizeof *o);
         if (!o) return AM_NOMEM;
         m->off = o;
-        uint32_t *l = realloc(m->len, cap * sizeof *l);
+        uint32_t *l = am__realloc(&m->alloc, m->len, cap * sizeof *l);
         if (!l) return AM_NOMEM;
         m->len = l;
         m->cap_words = cap;
     }
     if (2 * (m->n_words + 1) > (m->slots ? m->mask + 1 : 0)) {
         size_t size = m->slots ? 2 * (m->mask + 1) : 2048;
-        uint32_t *s = calloc(size, sizeof *s);
+        uint32_t *s = am__calloc(&m->alloc, size * sizeof *s);
         if (!s) return AM_NOMEM;
         for (size_t i = 0; i < m->n_words; i++) slot_insert(s, size - 1, m, i);
-        free(m->slots);
+        am__free(&m->alloc, m->slots);
         m->slots = s;
         m->mask = size - 1;
     }
@@ -174,11 +176,12 @@ typedef struct reader {
     const char *path;    /* for messages */
     const char *name;    /* basename, for messages */
     off_t size;
-    char *line;          /* getline buffer */
+    char *line;          /* getline buffer (libc's: free) */
     size_t line_cap;
     size_t line_no;
     float *vals;         /* [dim] scratch */
     unsigned char *raw;  /* [4 * dim] scratch */
+    const am__allocator *alloc; /* of vals and raw */
     char *err;
     size_t errlen;
 } reader;
@@ -273,9 +276,10 @@ static size_t count_fields(const char *s)
 
 static int alloc_scratch(w2v_model *m, reader *r)
 {
-    r->vals = malloc(m->dim * sizeof *r->vals);
-    r->raw = malloc(m->dim * 4);
-    m->acc = malloc(m->dim * sizeof *m->acc);
+    r->alloc = &m->alloc;
+    r->vals = am__malloc(&m->alloc, m->dim * sizeof *r->vals);
+    r->raw = am__malloc(&m->alloc, m->dim * 4);
+    m->acc = am__malloc(&m->alloc, m->dim * sizeof *m->acc);
     if (!r->vals || !r->raw || !m->acc)
         return fail(r->err, r->errlen, AM_NOMEM, "w2v: out of memory");
     return AM_OK;
@@ -509,8 +513,8 @@ static void close_reader(reader *r)
 {
     if (r->f) fclose(r->f);
     free(r->line);
-    free(r->vals);
-    free(r->raw);
+    am__free(r->alloc, r->vals);
+    am__free(r->alloc, r->raw);
 }
 
 /* ---- IDF ----------------------------------------------------------------- */
@@ -537,7 +541,7 @@ static int load_idf(w2v_model *m, const char *path, char *err, size_t errlen)
     int rc = open_reader(&r, path, err, errlen), got;
 
     if (rc) goto out;
-    set = malloc(m->n_words * sizeof *set);
+    set = am__malloc(&m->alloc, m->n_words * sizeof *set);
     if (!set) {
         rc = fail(err, errlen, AM_NOMEM, "w2v: out of memory");
         goto out;
@@ -561,7 +565,7 @@ static int load_idf(w2v_model *m, const char *path, char *err, size_t errlen)
         if (v < 0) v = 0;
         if (n == cap) {
             cap = cap ? 2 * cap : 1024;
-            float *nv = realloc(vals, cap * sizeof *nv);
+            float *nv = am__realloc(&m->alloc, vals, cap * sizeof *nv);
             if (!nv) {
                 rc = fail(err, errlen, AM_NOMEM, "w2v: out of memory");
                 goto out;
@@ -586,8 +590,8 @@ static int load_idf(w2v_model *m, const char *path, char *err, size_t errlen)
         m->idf[i] = isnan(set[i]) ? vals[n / 2] : set[i];
 out:
     close_reader(&r);
-    free(vals);
-    free(set);
+    am__free(&m->alloc, vals);
+    am__free(&m->alloc, set);
     return rc;
 }
 
@@ -733,14 +737,15 @@ static void w2v_close(am__embedder *e)
     am__text_close(m->text);
     am__buf_free(&m->blob);
     am__buf_free(&m->norm);
-    free(m->id);
-    free(m->vecs);
-    free(m->idf);
-    free(m->off);
-    free(m->len);
-    free(m->slots);
-    free(m->acc);
-    free(m);
+    am__free(&m->alloc, m->id);
+    am__free(&m->alloc, m->vecs);
+    am__free(&m->alloc, m->idf);
+    am__free(&m->alloc, m->off);
+    am__free(&m->alloc, m->len);
+    am__free(&m->alloc, m->slots);
+    am__free(&m->alloc, m->acc);
+    am__allocator alloc = m->alloc;
+    am__free(&alloc, m);
 }
 
 /* Loads the vector file (numbers in the C locale) into m. */
@@ -760,8 +765,8 @@ static int load_file(w2v_model *m, const char *path, char *err, size_t errlen)
     return rc;
 }
 
-int am__embed_w2v_open_idf(const char *path, const char *idf_path,
-                           am__embedder **out, char *err, size_t errlen)
+int am__embed_w2v_open_alloc(const am__allocator *a, const char *path, const char *idf_path,
+                             am__embedder **out, char *err, size_t errlen)
 {
     UErrorCode uerr = U_ZERO_ERROR;
     w2v_model *m;
@@ -772,12 +777,16 @@ int am__embed_w2v_open_idf(const char *path, const char *idf_path,
     if (err && errlen) err[0] = '\0';
     if (!path || !out)
         return fail(err, errlen, AM_MISUSE, "w2v: open: NULL argument");
-    m = calloc(1, sizeof *m);
+    m = am__calloc(a, sizeof *m);
     if (!m) return fail(err, errlen, AM_NOMEM, "w2v: out of memory");
+    if (a) m->alloc = *a;
     m->base.embed = w2v_embed;
     m->base.close = w2v_close;
-    am__buf_init(&m->blob, NULL);
-    am__buf_init(&m->norm, NULL);
+    am__buf_init(&m->blob, &m->alloc);
+    am__buf_init(&m->norm, &m->alloc);
+    /* The normaliser keeps a memo it fills when memory allows (an
+     * allocation it cannot make is not an error): it stays on libc, so
+     * that every failure of the handle's allocator is one the caller sees. */
     if ((rc = am__text_open(NULL, &m->text))) {
         rc = fail(err, errlen, rc, "w2v: out of memory");
         goto out_close;
@@ -790,7 +799,7 @@ int am__embed_w2v_open_idf(const char *path, const char *idf_path,
         goto out_close;
     }
     if ((rc = load_file(m, path, err, errlen))) goto out_close;
-    m->idf = malloc(m->n_words * sizeof *m->idf);
+    m->idf = am__malloc(&m->alloc, m->n_words * sizeof *m->idf);
     if (!m->idf) {
         rc = fail(err, errlen, AM_NOMEM, "w2v: out of memory");
         goto out_close;
@@ -804,7 +813,7 @@ int am__embed_w2v_open_idf(const char *path, const char *idf_path,
     } else {
         self_idf(m);
     }
-    am__buf_init(&id, NULL);
+    am__buf_init(&id, &m->alloc);
     am__buf_printf(&id, "w2v:%s:%zu", base_name(path), m->dim);
     if (idf_path) am__buf_printf(&id, ":idf=%s", base_name(idf_path));
     m->id = am__buf_take(&id);
@@ -819,6 +828,12 @@ int am__embed_w2v_open_idf(const char *path, const char *idf_path,
 out_close:
     w2v_close(&m->base);
     return rc;
+}
+
+int am__embed_w2v_open_idf(const char *path, const char *idf_path,
+                           am__embedder **out, char *err, size_t errlen)
+{
+    return am__embed_w2v_open_alloc(NULL, path, idf_path, out, err, errlen);
 }
 
 int am__embed_w2v_open(const char *path, am__embedder **out, char *err,

@@ -739,6 +739,10 @@ typedef struct am__store_opts {
     int64_t events_max_rows;   /* outbox retention (am_config; 0: none) */
     am_time events_max_age_ms;
 } am__store_opts;
+/* SQLite's memory statistics off for the whole process, once, if SQLite
+ * was not started yet (sqlite/sqlite_store.c): am_open with
+ * AM_PROCESS_SQLITE_MEMSTATUS, before the store is opened. */
+void am__store_sqlite_memstatus_off(void);
 int am__store_open(const char *url, const am__store_opts *o, am__store **out,
                    char *errbuf, size_t errlen);
 

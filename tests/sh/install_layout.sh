@@ -31,6 +31,7 @@ check "libagentmem.so -> .so.0" "$(readlink "$libdir/libagentmem.so")" = "libage
 check "libagentmem.a" -f "$libdir/libagentmem.a"
 check "include/agentmem.h" -f "$p/include/agentmem.h"
 check "include/agentmem_knobs.h" -f "$p/include/agentmem_knobs.h"
+check "include/agentmem_ops.h" -f "$p/include/agentmem_ops.h"
 check "agentmem.pc" -f "$libdir/pkgconfig/agentmem.pc"
 check "man page" -f "$p/share/man/man1/agentmem.1"
 check "example packs" -f "$p/share/agentmem/packs/examples/sales_en.json"
@@ -72,6 +73,32 @@ expect_out "以后周报都用表格" "it recalls what it added"
 expect_rc 0 "ldd demo-shared" env LD_LIBRARY_PATH="$libdir" ldd ./demo-shared
 expect_out "libagentmem.so.0 => $libdir/" "it loads the staged libagentmem.so.0"
 rm -f demo.db
+# the operator's header, staged: a token made and verified through the shared library
+cat >ops.c <<'EOF'
+#include <stdio.h>
+#include <agentmem_ops.h>
+int main(void)
+{
+    am_config cfg;
+    am_config_init(&cfg);
+    cfg.path = ":memory:";
+    am_db *db = NULL;
+    char *tok = NULL;
+    am_token_spec spec = {.user_id = "alice"};
+    am_token_info info;
+    if (am_open(&cfg, &db, NULL) || am_token_create(db, &spec, &tok, NULL) ||
+        am_token_verify(db, tok, &info)) return 1;
+    printf("token of %s\n", info.user_id);
+    am_free(tok);
+    am_close(db);
+    return 0;
+}
+EOF
+# shellcheck disable=SC2046
+expect_rc 0 "cc ops.c (agentmem_ops.h) \$(pkg-config --cflags --libs agentmem)" \
+  "${cc[@]}" ops.c $(pkg-config --cflags --libs agentmem) -o ops-shared
+expect_rc 0 "the operator's demo runs" env LD_LIBRARY_PATH="$libdir" ./ops-shared
+expect_out "token of alice" "it verifies the token it made"
 # shellcheck disable=SC2046
 expect_rc 0 "cc demo.c against libagentmem.a (pkg-config --static)" \
   "${cc[@]}" demo.c $(pkg-config --cflags agentmem) \

@@ -13,6 +13,7 @@
  */
 #include <unistd.h>
 
+#include "agentmem_ops.h"
 #include "test.h"
 #include "api_util.h"
 #include "embed/embed.h"

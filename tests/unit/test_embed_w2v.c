@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "agentmem_ops.h"
 #include "test.h"
 
 #include "embed/embed.h"

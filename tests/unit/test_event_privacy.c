@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "agentmem_ops.h"
 #include "test.h"
 #include "schema_undo.h"
 #include "api_util.h"

@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "agentmem_ops.h"
 #include "test.h"
 #include "api_util.h"
 #include "store_file.h"

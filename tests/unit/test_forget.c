@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "agentmem_ops.h"
 #include "test.h"
 #include "api_util.h"
 #include "store_file.h"

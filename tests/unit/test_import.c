@@ -23,6 +23,7 @@
  */
 #include <jansson.h>
 
+#include "agentmem_ops.h"
 #include "test.h"
 #include "api_util.h"
 

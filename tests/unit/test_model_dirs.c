@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "agentmem.h"
+#include "agentmem_ops.h"
 #include "test.h"
 
 static char tmp[] = "/tmp/am_model_dirs_XXXXXX";

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "agentmem.h"
+#include "agentmem_ops.h"
 #include "api/db_int.h"
 #include "test.h"
 

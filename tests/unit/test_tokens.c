@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "agentmem.h"
+#include "agentmem_ops.h"
 #include "test.h"
 
 static am_time now_ms;

@@ -62,6 +62,7 @@ static int replay(const char *title, const step *steps, size_t n, int json)
 {
     am_config cfg;
     am_config_init(&cfg);
+    cfg.process_tuning = AM_PROCESS_ALL; /* a program of its own: the process is ours */
     cfg.path = ":memory:";
     cfg.clock = demo_clock;
     am_db *db;

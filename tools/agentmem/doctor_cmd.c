@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "agentmem.h"
+#include "agentmem_ops.h"
 #include "cli.h"
 
 #ifndef AM_DATADIR
@@ -174,6 +175,7 @@ static void try_engine(const char *embedder, const char *cache, char *id, size_t
 {
     am_config cfg;
     am_config_init(&cfg);
+    cfg.process_tuning = AM_PROCESS_ALL; /* a program of its own: the process is ours */
     cfg.path = ":memory:";
     cfg.embedder = embedder;
     cfg.embedder_key = getenv("AGENTMEM_EMBEDDER_KEY");

@@ -65,6 +65,7 @@ am_eval_engine *am_eval_engine_new(int misses)
     e->misses = misses;
     am_config cfg;
     am_config_init(&cfg);
+    cfg.process_tuning = AM_PROCESS_ALL; /* a program of its own: the process is ours */
     cfg.path = ":memory:";
     char *err = NULL;
     if (am_open(&cfg, &e->db, &err) != AM_OK) {

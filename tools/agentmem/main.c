@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "agentmem.h"
+#include "agentmem_ops.h"
 #include "bench_cli.h"
 #include "cli.h"
 #include "server.h"
@@ -233,6 +234,7 @@ static am_db *open_db(am_config *cfg, char *key, size_t cap, const char *path, i
 {
     *usage = 0;
     am_config_init(cfg);
+    cfg->process_tuning = AM_PROCESS_ALL; /* a program of its own: the process is ours */
     am_server_obs_attach(o->obs, cfg); /* NULL: no log */
     cfg->log_content = o->log_content;
     cfg->path = path;

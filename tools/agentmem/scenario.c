@@ -23,6 +23,7 @@
 
 #include <jansson.h>
 
+#include "agentmem_ops.h"
 #include "cli.h"
 #include "scenario_dump.h"
 #include "scenario_parse.h"
@@ -263,6 +264,7 @@ static int store_open(scfile *f, int tz_minutes, sc_buf *err)
     }
     am_config cfg;
     am_config_init(&cfg);
+    cfg.process_tuning = AM_PROCESS_ALL; /* a program of its own: the process is ours */
     cfg.path = f->path;
     cfg.clock = clock_now;
     cfg.clock_ctx = f;

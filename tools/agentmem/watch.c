@@ -91,6 +91,7 @@ int am_cli_watch(int argc, char **argv, const char *db_path)
 
     am_config cfg;
     am_config_init(&cfg);
+    cfg.process_tuning = AM_PROCESS_ALL; /* a program of its own: the process is ours */
     cfg.path = db_path;
     cfg.must_exist = strcmp(db_path, ":memory:") != 0;
     am_db *db = NULL;

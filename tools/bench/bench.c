@@ -667,6 +667,7 @@ int am_cli_bench(int argc, char **argv, int quiet)
     a.quiet |= quiet;
     if (a.rank_spec) {
         am_config_init(&cfg);
+        cfg.process_tuning = AM_PROCESS_ALL; /* a program of its own: the process is ours */
         if (bench_rank_apply(&cfg, a.rank_spec, &e) != 0) {
             fprintf(stderr, "agentmem bench: %s\n", e.msg);
             return 2;

@@ -293,6 +293,7 @@ static int engine_unit(run_ctx *c, const bench_unit *u, size_t q_end)
     bench_map ids = {0};
     int rc;
     am_config_init(&cfg);
+    cfg.process_tuning = AM_PROCESS_ALL; /* a program of its own: the process is ours */
     if (c->o->rank)
         cfg.rank = *c->o->rank;
     cfg.no_term_cache = c->o->no_term_cache;

@@ -45,6 +45,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "agentmem_ops.h"
 #include "bench.h"
 #include "http1.h"
 #include "plural.h"
@@ -501,6 +502,7 @@ static am_db *store_open(const char *store, bench_err *e)
     char *err = NULL;
     int rc;
     am_config_init(&cfg);
+    cfg.process_tuning = AM_PROCESS_ALL; /* a program of its own: the process is ours */
     cfg.path = store;
     if ((rc = am_open(&cfg, &db, &err)) != AM_OK) {
         bench_fail(e, "synth --servers: cannot open the store: %s: %s", am_errstr(rc),

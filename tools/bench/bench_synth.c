@@ -666,6 +666,7 @@ int bench_synth(const bench_synth_opts *o, bench_err *e)
     }
     bench_synth_needles(o, nd, total);
     am_config_init(&cfg);
+    cfg.process_tuning = AM_PROCESS_ALL; /* a program of its own: the process is ours */
     if (o->rank)
         cfg.rank = *o->rank;
     cfg.no_term_cache = o->no_term_cache;

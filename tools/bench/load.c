@@ -33,6 +33,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "agentmem_ops.h"
 #include "http1.h"
 #include "agentmem.h"
 #include "bench_cli.h"

@@ -29,6 +29,7 @@
 
 #include "agentmem.h"
 #include "http_util.h"
+#include "agentmem_ops.h"
 #include "server.h"
 
 /* ------------------------------------------------------------ metrics */

@@ -182,7 +182,7 @@ def _config_type(lib):
         ("vault_key", c_char_p), ("forget_grace_ms", am_time), ("events_max_rows", ctypes.c_int64),
         ("events_max_age_ms", am_time), ("role_allow", c_char_p), ("cache", c_char_p),
         ("log_record", c_void_p), ("log_content", c_int), ("llm", c_char_p),
-        ("llm_key", c_char_p)]})
+        ("llm_key", c_char_p), ("process_tuning", ctypes.c_uint)]})
 
 
 def _find_library(lib):

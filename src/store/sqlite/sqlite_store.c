@@ -352,12 +352,17 @@ static void warm_reads(sq_store *s)
  * SQLite yet (sqlite3_config refuses then, and changes nothing): with
  * them on, every allocation of every connection takes one global mutex,
  * which a server's threads contend for (futex waits around sqlite3Malloc:
- * 5-9 % of its workers' time under load).  An application that wants
- * sqlite3_memory_used() initialises SQLite before its first am_open. */
+ * 5-9 % of its workers' time under load).  Only when asked for
+ * (am_config.process_tuning): it is the whole process's setting. */
 static pthread_once_t memstat_once = PTHREAD_ONCE_INIT;
 static void memstat_off(void)
 {
     (void)sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+}
+
+void am__store_sqlite_memstatus_off(void)
+{
+    pthread_once(&memstat_once, memstat_off);
 }
 
 int am__store_sqlite_open(const char *path, const am__store_opts *o,
@@ -389,7 +394,6 @@ int am__store_sqlite_open(const char *path, const am__store_opts *o,
     s->data_version = -1;
     s->epoch = -1;
     am__buf_init(&s->scratch, o->alloc);
-    pthread_once(&memstat_once, memstat_off);
     int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX;
     if (!o->must_exist) flags |= SQLITE_OPEN_CREATE;
     int rc = sqlite3_open_v2(path, &s->db, flags, NULL);

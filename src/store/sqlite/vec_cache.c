@@ -477,15 +477,23 @@ int am__vc_get_some(am__vcache *c, sqlite3 *db, const char *uid, const char *emb
 /* Built with -O3 (CMakeLists.txt): the loop becomes SIMD multiply-adds;
  * on x86-64 with GCC also an AVX2 clone, chosen at load time when the CPU
  * has it (twice the width of the SSE2 baseline).  Not with Clang: its
- * target_clones left the symbol undefined in the static library. */
+ * target_clones left the symbol undefined in the static library.  The
+ * clones are static behind am__dot_i8: GCC gives the resolver of a global
+ * clone default visibility whatever -fvisibility says, which would export
+ * it from the shared library. */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(AM_NO_CLONES)
 __attribute__((target_clones("avx2", "default")))
 #endif
-int32_t am__dot_i8(const signed char *a, const signed char *b, int n)
+static int32_t dot_i8(const signed char *a, const signed char *b, int n)
 {
     int32_t acc = 0;
     for (int i = 0; i < n; i++) acc += (int32_t)a[i] * (int32_t)b[i];
     return acc;
+}
+
+int32_t am__dot_i8(const signed char *a, const signed char *b, int n)
+{
+    return dot_i8(a, b, n);
 }
 
 /* Sign bits: bit i of the vector set when its component i is above 0. */
