@@ -13,6 +13,7 @@ read the objects and the shared library of --build (default: build/cmake).
 Python 3 standard library plus binutils (nm, objdump); nothing else.
 """
 import argparse
+import bisect
 import hashlib
 import os
 import re
@@ -135,42 +136,34 @@ def files(root, top, exts):
     return out
 
 
+TOKEN = re.compile(r'/\*.*?(?:\*/|\Z)|//[^\n]*|"(?:\\.|[^"\\\n])*"?'
+                   r"|'(?:\\.|[^'\\\n])*'?", re.S)
+_STRIP_CACHE = {}
+
+
 def strip_c(src, keep_strings=False):
     """(code, comments): code with comments (and string contents unless
     keep_strings) blanked, newlines kept; comments as (line, text)."""
-    out, comments = [], []
-    i, n, line = 0, len(src), 1
-    while i < n:
-        c = src[i]
-        if c == '/' and i + 1 < n and src[i + 1] == '*':
-            j = src.find('*/', i + 2)
-            j = n if j < 0 else j + 2
-            body = src[i:j]
-            comments.append((line, body))
-            out.append(''.join('\n' if ch == '\n' else ' ' for ch in body))
-            line += body.count('\n')
-            i = j
-        elif c == '/' and i + 1 < n and src[i + 1] == '/':
-            j = src.find('\n', i)
-            j = n if j < 0 else j
-            comments.append((line, src[i:j]))
-            out.append(' ' * (j - i))
-            i = j
-        elif c in '"\'':
-            j = i + 1
-            while j < n and src[j] != c and src[j] != '\n':
-                j += 2 if src[j] == '\\' else 1
-            j = min(j + 1, n)
-            lit = src[i:j]
-            out.append(lit if keep_strings else c + ' ' * max(0, len(lit) - 2) + c)
-            line += lit.count('\n')
-            i = j
-        else:
-            if c == '\n':
-                line += 1
-            out.append(c)
-            i += 1
-    return ''.join(out), comments
+    hit = _STRIP_CACHE.get((src, keep_strings))
+    if hit is not None:
+        return hit
+    comments = []
+    pos = [0, 1]  # the offset counted up to, its line
+
+    def blank(m):
+        t = m.group(0)
+        if t[0] == '/':
+            pos[1] += src.count('\n', pos[0], m.start())
+            pos[0] = m.start()
+            comments.append((pos[1], t))
+            return re.sub(r'[^\n]', ' ', t)
+        if keep_strings or len(t) < 2:
+            return t
+        q = t[0]
+        return q + re.sub(r'[^\n]', ' ', t[1:-1]) + t[-1]
+    out = (TOKEN.sub(blank, src), comments)
+    _STRIP_CACHE[(src, keep_strings)] = out
+    return out
 
 
 def blank_preprocessor(code):
@@ -191,16 +184,18 @@ def functions(src):
     """[(name, first_line, last_line)] of the function definitions of a C
     file: a top-level brace block whose header ends with a parameter list."""
     code = blank_preprocessor(strip_c(src)[0])
+    nl = [k for k, ch in enumerate(code) if ch == '\n']
+
+    def line_of(off):
+        return bisect.bisect_left(nl, off) + 1
     out = []
-    depth, start, head_start = 0, 0, 0
-    i, n = 0, len(code)
-    while i < n:
-        c = code[i]
+    depth, head_start, current = 0, 0, None
+    for m in re.finditer(r'[{};]', code):
+        c, i = m.group(0), m.start()
         if c == '{':
             if depth == 0:
+                current = None
                 head = code[head_start:i]
-                start = i
-                name = None
                 h = head.rstrip()
                 if h.endswith(')'):
                     # the parameter list: the last balanced (...) of the head
@@ -213,23 +208,21 @@ def functions(src):
                             if d == 0:
                                 break
                         k -= 1
-                    m = FUNC_NAME.search(h[:k]) if k > 0 else None
-                    if m and m.group(1) not in ('if', 'while', 'for', 'switch', 'return',
+                    f = FUNC_NAME.search(h[:k]) if k > 0 else None
+                    if f and f.group(1) not in ('if', 'while', 'for', 'switch', 'return',
                                                 'sizeof'):
-                        name = m.group(1)
-                        first = code.count('\n', 0, head_start + len(head) - len(head.lstrip()))
-                        start = (name, first + 1)
+                        current = (f.group(1),
+                                   line_of(head_start + len(head) - len(head.lstrip())))
             depth += 1
         elif c == '}':
             depth -= 1
             if depth == 0:
-                if isinstance(start, tuple):
-                    out.append((start[0], start[1], code.count('\n', 0, i) + 1))
-                start = 0
+                if current:
+                    out.append((current[0], current[1], line_of(i)))
+                current = None
                 head_start = i + 1
-        elif c == ';' and depth == 0:
+        elif depth == 0:
             head_start = i + 1
-        i += 1
     return out
 
 
@@ -544,7 +537,10 @@ def count_ops(code, name, seen):
     if body is None or name in seen:
         return 0
     seen.add(name)
-    n = len(re.findall(r'\(\s*\*\s*\w+\s*\)\s*\(', body))
+    # a member whose declarator is (*name)(...): an operation (a callback
+    # among its parameters is not one)
+    n = sum(1 for decl in body.split(';')
+            if re.match(r'[^()]*\(\s*\*\s*\w+\s*\)\s*\(', decl))
     # sub-tables: members of a struct type of the same header (by value or pointer)
     for t in re.findall(r'(?:struct\s+)?\b(\w+)\s*\*?\s*\w+\s*;', body):
         if t != name and struct_body(code, t) is not None:
@@ -736,6 +732,13 @@ def main(argv):
         keys.setdefault(v.key, v)
 
     if a.update_baseline:
+        if a.only and os.path.exists(baseline_path):
+            # only the entries of the rules run are rewritten
+            with open(baseline_path, encoding='utf-8') as f:
+                for ln in f:
+                    k = ln.rstrip('\n')
+                    if k and not k.startswith('#') and k.split(' ', 1)[0] not in a.only:
+                        keys.setdefault(k, None)
         with open(baseline_path, 'w', encoding='utf-8') as f:
             f.write('# SPDX-License-Identifier: Apache-2.0\n')
             f.write('# Known structure violations (scripts/check-structure.sh); this list only\n'
