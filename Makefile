@@ -51,6 +51,11 @@ fuzz:
 	@cmake -S . -B $(BUILD)/fuzz -DCMAKE_C_COMPILER=clang -DAM_FUZZ=ON -DAM_CLI_DIR=$(CURDIR)/$(BUILD)/fuzz >/dev/null
 	@cmake --build $(BUILD)/fuzz -j $(JOBS)
 
+# The structure checks (docs/internals/structure.md) over the built tree.
+.PHONY: lint
+lint: all
+	bash scripts/check-structure.sh --build $(BUILD)/cmake
+
 demo: all
 	./$(BUILD)/agentmem demo
 
