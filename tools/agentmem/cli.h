@@ -11,7 +11,7 @@
 #include <jansson.h>
 #include <stdio.h>
 
-#include "agentmem.h"
+#include "agentmem_ops.h"
 #include "shapes.h"
 
 /* The options of one command as main.c parsed them (flags after the

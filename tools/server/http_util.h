@@ -12,7 +12,7 @@
 #include <jansson.h>
 #include <stddef.h>
 
-#include "agentmem.h"
+#include "agentmem_ops.h"
 
 #define SRV_TENANT_RETRY_S 5 /* Retry-After of a 429 */
 
