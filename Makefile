@@ -2,7 +2,8 @@
 # Thin wrapper around CMake. `make` builds the library (static + shared), the CLI
 # at build/agentmem and the tests; `make check` runs the quick tier (ctest -L
 # quick: unit, API, scenarios, fuzz replays; about a minute on 2 cores);
-# `make test` runs every test; `make asan` runs the suite under
+# `make test` runs every test; `make format` / `make lint` format or check
+# the changed lines (scripts/format.sh); `make asan` runs the suite under
 # AddressSanitizer + UndefinedBehaviorSanitizer.
 # `make install` installs what `make` built (PREFIX, default /usr/local;
 # DESTDIR for a staging root); `make uninstall` removes it; `make deb` builds
@@ -15,7 +16,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 PREFIX ?= /usr/local
 DESTDIR ?=
 
-.PHONY: all check test asan fuzz clean demo format install uninstall deb
+.PHONY: all check test asan fuzz clean demo format lint install uninstall deb
 all:
 	@cmake -S . -B $(BUILD)/cmake -DCMAKE_C_COMPILER=$(CC) -DCMAKE_INSTALL_PREFIX=$(PREFIX) >/dev/null
 	@cmake --build $(BUILD)/cmake -j $(JOBS)
@@ -51,13 +52,19 @@ fuzz:
 	@cmake -S . -B $(BUILD)/fuzz -DCMAKE_C_COMPILER=clang -DAM_FUZZ=ON -DAM_CLI_DIR=$(CURDIR)/$(BUILD)/fuzz >/dev/null
 	@cmake --build $(BUILD)/fuzz -j $(JOBS)
 
-# The structure checks (docs/internals/structure.md) over the built tree.
-.PHONY: lint
-lint: all
-	bash scripts/check-structure.sh --build $(BUILD)/cmake
-
 demo: all
 	./$(BUILD)/agentmem demo
+
+# clang-format (.clang-format) on the *.c/*.h lines changed against main,
+# or on the whole of FILES="a.c b.h"; `make lint` only checks them, then runs
+# the structure checks over the built tree (docs/internals/structure.md).
+FILES ?=
+format:
+	@scripts/format.sh $(FILES)
+
+lint: all
+	@scripts/format.sh --check $(FILES)
+	bash scripts/check-structure.sh --build $(BUILD)/cmake
 
 clean:
 	rm -rf $(BUILD)

@@ -5,7 +5,7 @@
  * value it conflicts with, an event's content, a task name and stage, and
  * the task's notes, artifacts and pending lists (JSON, read by the
  * renderer -- a stored value is input too) and a workspace entry made of
- * them (F28), and a pack's rule of the item's text.  Whatever they hold, the block
+ * them, and a pack's rule of the item's text.  Whatever they hold, the block
  * has only the renderer's own lines: a section title of the block's
  * language or an entry "- ...", no control character but the line ends,
  * and each title at most once.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# The server under load (issue 15 item 9; docs/SERVER.md): a fresh store,
+# The server under load (docs/SERVER.md): a fresh store,
 # USERS users with a token each, `agentmem serve` on a free loopback port,
 # SECONDS of mixed writes and recalls from `agentmem bench serve` (one
 # connection per user), then the server is stopped with SIGTERM and every

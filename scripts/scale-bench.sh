@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# The scale measurement of docs/SCALING.md (issue 17 item 6): `agentmem bench
+# The scale measurement of docs/SCALING.md: `agentmem bench
 # synth --servers N` for each N, on SQLite (a fresh file per N, the N
 # processes sharing it) and on a throwaway PostgreSQL (tests/sh/lib/pg.bash:
 # a temp directory, a free loopback port, fsync=off, pg_stat_statements

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * events.c -- memory events (F13, docs/EVENTS.md): the subscribers of a
+ * events.c -- memory events (docs/EVENTS.md): the subscribers of a
  * handle, the reader of the outbox, denials.
  *
  * The events themselves are written where their causes are decided

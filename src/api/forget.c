@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * forget.c -- am_forget and am_restore (F24; docs/FORGETTING.md): what the
+ * forget.c -- am_forget and am_restore (docs/FORGETTING.md): what the
  * API adds to the store's forgetting (store/sqlite/forget.c).
  *
  *  - Task state after a forget of events, a session or a task: a task's
@@ -214,7 +214,7 @@ int am_forget_ex(am_db *db, const char *user_id, int level, const char *id,
     if (!rc && level == AM_FORGET_USER) {
         rc = s->vt->forget_user(s, user_id, now, now + grace, &ev, &it, &tk);
         if (!rc) rc = am__maintain_forget(db, user_id); /* the pass's cursor names no one gone */
-        /* the notice (F13): ids only; the purge removes the user's other
+        /* the notice: ids only; the purge removes the user's other
          * events and keeps it under the pseudonym */
         am__outbox_row r = {0, now, AM_TIME_NONE, user_id, "memory.forgotten", NULL, NULL,
                             NULL, NULL, "user", NULL};

@@ -49,7 +49,7 @@ static void memory_from_row(am_memory *m, const am__item_row *r)
     m->expires_at = am__item_expiry(r);
 }
 
-/* F19: an item listed as it stood at a past time (an as-of recall or
+/* an item listed as it stood at a past time (an as-of recall or
  * listing, a period the turn names) is reported with the status it had
  * then: a version withdrawn later (status invalidated, valid until the
  * withdrawal) was active while it was valid. */
@@ -357,7 +357,7 @@ static int recall_run(am_db *db, const am_query *q, recall_box *box, char **ckey
         am__db_log(db, AM_LOG_DEBUG, "recall: user %s: served from the cache", uid);
         return AM_OK;
     }
-    /* F28: an agent's recall reads through a store that hides what the
+    /* an agent's recall reads through a store that hides what the
      * agent may not see (recall/access.h); the user's own reads the store */
     am__access acc;
     am__access_init(&acc, q->agent_id, q->role, &db->roles);
@@ -394,7 +394,7 @@ static int recall_run(am_db *db, const am_query *q, recall_box *box, char **ckey
     res->block_system = st->block_system;
     res->block_context = st->block_context;
     if (st->qnorm) {
-        /* F7: on disagreement, global recall (every domain's items) */
+        /* on disagreement, global recall (every domain's items) */
         if (st->domain_conflict)
             am__db_log(db, AM_LOG_WARN,
                        "recall: user %s: domain \"%s\" disagrees with the text (%s); global recall",
@@ -423,7 +423,7 @@ static int recall_run(am_db *db, const am_query *q, recall_box *box, char **ckey
     if (st->task && (rc = task_build(db, &acc, uid, ar, st->task, &res->task))) goto out_read;
     if ((rc = s->vt->end_read(s))) goto out_fail;
 
-    /* F21: access feedback, only for recalls of the present; never waited
+    /* access feedback, only for recalls of the present; never waited
      * for: deferred while another writer holds the lock (touch.c). */
     if (as_of == AM_TIME_NONE && st->used_items && !q->no_touch) {
         const char **ids = am__arena_alloc(ar, st->used_items * sizeof *ids);
@@ -466,8 +466,8 @@ static const char *recall_json(am__arena *ar, const am_recall_result *r, am_time
     else am__buf_adds(&b, "null");
     json_kv(&b, "block", r->block, 1);
     am__buf_printf(&b, ",\"block_tokens\":%d", r->block_tokens);
-    /* appended: the block's two parts (F18), why the route, the kinds of
-     * reference asked for (F15) */
+    /* appended: the block's two parts, why the route, the kinds of
+     * reference asked for */
     json_kv(&b, "block_system", r->block_system, 1);
     json_kv(&b, "block_context", r->block_context, 1);
     am__buf_printf(&b, ",\"block_system_tokens\":%d,\"block_context_tokens\":%d",
@@ -754,7 +754,7 @@ int am_memories_list(am_db *db, const char *user_id, const am_list_opts *o, am_m
     else if (!rc) rc = db->store->vt->items_list(db->store, user_id, mode, at, &box->ar, &rows, &n);
     if (rc == AM_NOTFOUND) rc = AM_OK;
     else if (rc) goto out_fail;
-    size_t kept = 0; /* F28: what the asker's role may see */
+    size_t kept = 0; /* what the asker's role may see */
     for (size_t i = 0; i < n; i++)
         if (am__access_item_visible(&acc, rows[i].kind, rows[i].scope)) rows[kept++] = rows[i];
     int more = 0;
@@ -881,7 +881,7 @@ int am__db_feedback(am_db *db, const char *user_id, const char *memory_id, int a
 
 /* ------------------------------------------------------------ export */
 
-/* Export streams (F33): the document is written as it is made, a piece of
+/* Export streams: the document is written as it is made, a piece of
  * at most about EXPORT_FLUSH bytes at a time, from one read snapshot;
  * events and the audit trail are read EXPORT_PAGE rows at a time, each
  * page in an arena of its own.  Memory is then bounded by a page, the
@@ -1048,7 +1048,7 @@ static int export_write(am_db *db, const char *user_id, export_out *o)
         json_task(b, t);
         if ((rc = export_flush(o, 0))) goto out;
     }
-    /* F28: each task's shared workspace */
+    /* each task's shared workspace */
     am__buf_adds(b, "],\"workspaces\":[");
     for (size_t i = 0, shown = 0; i < nt; i++) {
         am__workspace_row *ws;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * reembed.c -- am_vectors_missing, am_reembed: vectors for the events
- * written before the embedder changed (F31).
+ * written before the embedder changed.
  *
  * Vectors are tagged with their embedder's id and never compared across
  * ids, so after a switch the old events are invisible to vector recall

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * tokens.c -- API tokens bound to a tenant (F27) and the audit of refused
+ * tokens.c -- API tokens bound to a tenant and the audit of refused
  * requests: what the server's auth stands on (docs/SERVER.md).
  *
  * A token is AM_TOKEN_PREFIX + base64url(32 bytes from RAND_bytes), 43

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * touch.c -- a recall's access feedback (F21: the items it showed get one
+ * touch.c -- a recall's access feedback (the items it showed get one
  * more hit and a new last access) without ever making the recall wait or
  * fail for the write lock.
  *

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * working.c -- a session's working memory (am_working_*; issue 17): small
+ * working.c -- a session's working memory (am_working_*): small
  * named values with a time to live, in Redis when a cache is configured,
  * else in the store (store/sqlite/working.c; a store without it answers
  * AM_BACKEND).  Checked here once for both: ids, the value's size and

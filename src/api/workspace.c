@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * workspace.c -- am_workspace_get / am_workspace_put (F28): a task's
+ * workspace.c -- am_workspace_get / am_workspace_put: a task's
  * shared workspace, one entry per agent of the user (what it is doing,
  * has done, does next).  The texts are hostile: each is checked like an
  * event's text (valid UTF-8, no control characters but tab and line
@@ -29,7 +29,7 @@ void am_workspace_free(am_workspace *w)
     am__free(&a, b);
 }
 
-/* F1 for one text field (NULL: not given). */
+/* The field checks of a write, for one text field (NULL: not given). */
 static int check_text(am_db *db, const char *field, const char *v)
 {
     if (!v) return AM_OK;

@@ -2,12 +2,12 @@
 /*
  * write.c -- am_add_event: the write path (docs/internals/ARCHITECTURE.md, "A write").
  *
- *   validate (F1) -> resolve identity (F2) -> redact (F3)
- *   -> perceive: task attribution and state (F5, F6, F20; perceive/)
- *   -> entities (F4) -> context window, task switch -> append + index,
- *      entities, aliases (F21) -> vector (F16), PII vault
- *   -> distil each user sentence (F8, F12) -> merge into items (F9, F11)
- *   -> promotion and patterns (F9, F10) -> task row, audit
+ *   validate -> resolve identity -> redact
+ *   -> perceive: task attribution and state (perceive/)
+ *   -> entities -> context window, task switch -> append + index,
+ *      entities, aliases -> vector, PII vault
+ *   -> distil each user sentence -> merge into items
+ *   -> promotion and patterns -> task row, audit
  *
  * This file checks the input, opens the transaction and calls the stages in
  * that order; what each stage decides lives in its layer.  Everything after
@@ -47,7 +47,7 @@ static int in_list(const char *v, const char *const *list)
     return 0;
 }
 
-/* F1: check every field before anything is written. */
+/* check every field before anything is written. */
 static int validate(am_db *db, const am_event *ev, am_time *at, int *tz)
 {
     const char *why;
@@ -670,7 +670,7 @@ out:
     return rc;
 }
 
-/* Entities (F4): stored per event (after the row exists) and, as task
+/* Entities: stored per event (after the row exists) and, as task
  * artifacts, files and links. */
 static int store_entities(am__perceive *x, const am__entity *ents, size_t n)
 {
@@ -691,7 +691,7 @@ static int store_entities(am__perceive *x, const am__entity *ents, size_t n)
     return AM_OK;
 }
 
-/* F16: a vector of the (redacted) text, tagged with the embedder; only
+/* a vector of the (redacted) text, tagged with the embedder; only
  * for text the embedder represents (use-lite: not Chinese).  *out stays
  * NULL when there is none.  Computed before the write lock is taken (a
  * remote embedder answers in milliseconds to seconds). */
@@ -710,7 +710,7 @@ static int embed(am_db *db, am__arena *ar, const char *text, int lang, float **o
     return AM_OK;
 }
 
-/* F3: secrets never reach the store; PII becomes placeholders.  The
+/* secrets never reach the store; PII becomes placeholders.  The
  * caller frees *red (also on error). */
 static int redact(am_db *db, const char *text, am__redact_result *red)
 {
@@ -722,7 +722,7 @@ static int redact(am_db *db, const char *text, am__redact_result *red)
     return AM_OK;
 }
 
-/* F15, F7: the scope the event's statements apply to.  A statement made
+/* the scope the event's statements apply to.  A statement made
  * inside a business domain applies to that domain (domain:X), otherwise
  * everywhere -- unless the text clearly names another domain than the
  * caller's (am__domain_conflict, the read path's check): then it applies
@@ -849,7 +849,7 @@ static int add_one(am_db *db, const am_event *in, am_add_info *info, int own_txn
     ev.tokens = blob;
     ev.tokens_len = am__token_blob_put_n(set, nset, AM__EVENT_SET, blob);
 
-    /* F5, F6, F20: the event's task and what the event does to it */
+    /* the event's task and what the event does to it */
     wctx_ex x;
     memset(&x, 0, sizeof x);
     x.db = db;
@@ -866,7 +866,7 @@ static int add_one(am_db *db, const am_event *in, am_add_info *info, int own_txn
 
     if (task_id && (rc = am__perceive_task(&x.p, task_id, norm.p, norm.len))) goto out_store;
     info->task_changed = x.p.task_changed;
-    /* F4: index document = content + normalised entities, one document
+    /* index document = content + normalised entities, one document
      * (the facts are indexed beside the text they come from, not alone). */
     am__entity ents[MAX_ENTITIES];
     size_t ne = 0;
@@ -900,7 +900,7 @@ static int add_one(am_db *db, const am_event *in, am_add_info *info, int own_txn
                          red.items[i].original};
         if ((rc = s->vt->pii_put(s, uid, ev.rid, &p))) goto out_store;
     }
-    /* F8: only what the user says about themself becomes long-term. */
+    /* only what the user says about themself becomes long-term. */
     if (strcmp(ev.source, "user") == 0) {
         am__distill_turn_read(red.text, clen, &x.turn);
         rc = am__text_sentences(red.text, clen, on_sentence, &x);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * cache.h -- the shared cache beside the store (Redis, issue 17): one
+ * cache.h -- the shared cache beside the store (Redis): one
  * connection per am_db handle, commands with short timeouts, and a state
  * ("up" / "down" + the last error) the API exposes (am_cache_state).
  *

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * restate.h -- versions by attribute (F11): what a sentence says about
+ * restate.h -- versions by attribute: what a sentence says about
  * which attribute of the user it states and whether it states a change.
  *
  * Read from the sentence's structure, not from the topic tables of

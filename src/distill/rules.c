@@ -197,7 +197,7 @@ static const char *kind_of(const char *s, size_t n)
 
 /* ---------------------------------------------------------- lasting forms */
 
-/* Lasting statements without a cue word (F8): the form of the sentence
+/* Lasting statements without a cue word: the form of the sentence
  * says it holds beyond today -- a norm, a habit, a fact about the user, a
  * default (the tables and what each form is: text/lexicon/lasting_cues.c).
  * Narration, what holds now, a question or a hypothetical keep it out. */

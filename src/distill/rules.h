@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * rules.h -- distillation without an LLM (F8, F12): classify one
+ * rules.h -- distillation without an LLM: classify one
  * sentence of a user's event as a long-term statement (preference,
  * constraint, profile), a one-off instruction (task state only), an
  * invalidation of an earlier statement, or nothing.
@@ -92,7 +92,7 @@ int am__distill_past_state(const char *norm, size_t n);
  * it would get; action PERSIST, rule as given. */
 void am__distill_lasting(const char *norm, size_t n, const char *rule, am__distill *out);
 
-/* F8, F22: an evaluation of the thing at hand in the user's own voice --
+/* an evaluation of the thing at hand in the user's own voice --
  * "这个格式太难改了，我不喜欢" (-1), "this template works well" (+1) -- or 0
  * (no evaluation, a question, a hypothetical, someone else's words, or no
  * target at hand).  Only these move a memory's confidence

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * alias.c -- speakers called by another name (F21 entity linking).
+ * alias.c -- speakers called by another name (entity linking).
  *
  * A transcript line that greets its listener by a name ("elise: Hello
  * Kate!") and is answered by another speaker in the same exchange ("Emi:

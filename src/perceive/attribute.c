@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * attribute.c -- which task an event belongs to (F5).
+ * attribute.c -- which task an event belongs to.
  *
  * An explicit task id wins.  Otherwise a text that continues earlier work
  * ("接着", "last time": the continuation cues of

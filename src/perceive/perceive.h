@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * perceive.h -- the perception stage of the write path (F5, F6, F20, F21):
+ * perceive.h -- the perception stage of the write path:
  * what an event says about the work around it, kept apart from what it
  * says about the user (distill/, semantic/).
  *
@@ -48,7 +48,7 @@ typedef struct am__wctx {
     am__arena *ar;
     const char *uid;
     am_time now;
-    /* for memory events (F13): the event being written (NULL outside the
+    /* for memory events: the event being written (NULL outside the
      * write path: feedback, a task replay) and the clock's time (0: now) */
     const char *event_id;
     am_time clock;
@@ -76,7 +76,7 @@ typedef struct am__perceive {
  * turn where they are silent), read once per event. */
 const am__task_signal *am__perceive_signal(am__perceive *x, const char *norm, size_t norm_len);
 
-/* F5: *task_id = the event's task: in->task_id, else the open task whose
+/* *task_id = the event's task: in->task_id, else the open task whose
  * events match a continuation cue's words ("接着把周报弄完"), else, for a
  * user's turn that acts on a task, the open task (any session) it names
  * by its words when the session's own shares none, else the session's
@@ -98,7 +98,7 @@ int am__perceive_attribute(am__perceive *x, const am_event *in, const char *norm
 int am__perceive_names_task(am__perceive *x, const am__task_row *t, const char *norm,
                             size_t norm_len, int first, int *names);
 
-/* F6, F20: load (or create) the task and apply the event: a question of
+/* load (or create) the task and apply the event: a question of
  * the agent becomes a pending decision, the user's next turn answers it;
  * status and stage cues change the task (a new event reopens a closed
  * task), each change a task_history row.  Sets x->task. */
@@ -114,18 +114,18 @@ void am__perceive_task_init(am__task_row *t, const char *task_id, am_time create
  * it on a task reset to its first state). */
 int am__perceive_task_apply(am__perceive *x, const char *norm, size_t norm_len);
 
-/* F4 artifacts: a file or URL entity (type name, norm) of the event joins
+/* Artifacts: a file or URL entity (type name, norm) of the event joins
  * the task's artifacts.  AM_OK without a task. */
 int am__perceive_artifact(am__perceive *x, const char *type, const char *norm);
 
-/* F12: a one-off instruction (a sentence of the event) is a note of the
+/* a one-off instruction (a sentence of the event) is a note of the
  * task's current round and a task_history row.  AM_OK without a task. */
 int am__perceive_one_off(am__perceive *x, const char *sentence);
 
 /* Write the task row (updated_at = the event's time) if it changed. */
 int am__perceive_save(am__perceive *x);
 
-/* F5: a topic jump inside a session: a task_switch event (source system)
+/* a topic jump inside a session: a task_switch event (source system)
  * and a history row on both tasks, before the event itself is stored.
  * to NULL: a jump to no task; from am__perceive_no_task: from none (the
  * event text names either "(none)"). */
@@ -158,7 +158,7 @@ int am__perceive_context(am__perceive *x, am__context_window *cw);
  * AM__CONTEXT_AFTER turns before it. */
 int am__perceive_context_share(am__perceive *x, const am__context_window *cw);
 
-/* F21: when text (a transcript line, "Emi: …") answers a greeting of
+/* when text (a transcript line, "Emi: …") answers a greeting of
  * another speaker by a name ("elise: Hello Kate!") among prev[0..np) (the
  * session's lines before it, newest first), the greeting's event gets an
  * "alias" entity, norm "kate=emi".  at: the line's time. */

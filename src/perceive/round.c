@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * round.c -- rounds of a task (F5, F6, F20; seed 000 §4): a task is
+ * round.c -- rounds of a task: a task is
  * worked on in rounds, and what was said for one round (a one-off, "这次用
  * 要点式就行"; its notes, artifacts and pending decisions) belongs to that
  * round only.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * state.c -- the attributed task's row (F6, F20) and its history.
+ * state.c -- the attributed task's row and its history.
  *
  * The row is read (or created, stage "collecting", status "active") once
  * per event, changed in the event's arena by each step that has something
@@ -23,7 +23,7 @@
 
 /* Append one JSON object {"at":..,"kind":..,"text":..} to a JSON array;
  * from an event of an agent (source agent or tool) that names it, also
- * "agent" (F28: that agent's own, recall/access.h). */
+ * "agent" (that agent's own, recall/access.h). */
 static const char *json_array_append(am__arena *ar, const char *arr, const am__event_row *ev,
                                      const char *kind, const char *text)
 {
@@ -58,7 +58,7 @@ static const char *json_array_append(am__arena *ar, const char *arr, const am__e
 }
 
 /* The fields a task's history names, in the order task.updated lists
- * them (F13). */
+ * them. */
 static const char *const history_fields[] = {"created", "status", "stage", "pending", "note"};
 #define N_HISTORY_FIELDS (sizeof history_fields / sizeof *history_fields)
 
@@ -186,7 +186,7 @@ int am__perceive_task_apply(am__perceive *x, const char *norm, size_t norm_len)
 {
     am__task_row *t = x->task;
     int rc;
-    /* Pending decisions (F20): a question the agent asks inside the task
+    /* Pending decisions: a question the agent asks inside the task
      * waits for the user; the user's next turn in the task answers it. */
     if (strcmp(x->ev->source, "agent") == 0 &&
         am__text_is_question(norm, norm_len, AM__TEXT_Q_ASKS)) {
@@ -265,7 +265,7 @@ int am__perceive_one_off(am__perceive *x, const char *sentence)
     return record_change(x, "note", NULL, sentence);
 }
 
-/* task.updated (F13): one per event whose task's history changed, naming
+/* task.updated: one per event whose task's history changed, naming
  * the task by its opaque id and the fields (never their values: a
  * pending question is the agent's text). */
 static int task_event(am__perceive *x)

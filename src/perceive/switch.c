@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * switch.c -- topic switches (F5).
+ * switch.c -- topic switches.
  *
  * When attribution puts an event on another task than the session's
  * current one, the session jumped topics.  The jump is itself an event of

@@ -4,7 +4,7 @@
  * the cue tables of text/lexicon/task_cues.c with the matcher of
  * text/cue.h; a question (text/question.h) changes nothing.
  *
- * State detection (F6), measured on tests/corpus/distill.tsv:
+ * State detection, measured on tests/corpus/distill.tsv:
  *  1. guards: a hypothetical ("如果明天下雨就取消"), a question ("要不要推迟？"),
  *     a standing rule ("以后会议取消了要通知我") or a reference to an earlier
  *     instruction ("之前那个规矩取消吧") announces no change;

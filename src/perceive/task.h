@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * task.h -- the perception layer's task rules (F5, F6, F20):
+ * task.h -- the perception layer's task rules:
  * which status or stage change a plain-text event announces ("这家先不发了"
  * -> paused, "cancel the vendor review" -> cancelled), and whether a text
  * continues earlier work ("接着", "last time").  The cue tables are data

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * access.h -- who sees what (F28, docs/AGENTS.md).  A call made for an
+ * access.h -- who sees what (docs/AGENTS.md).  A call made for an
  * agent (an agent id, a role, or both) is *scoped*; a call with neither is
  * the user's own (their tools, the CLI) and sees everything, as before.
  *

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * budget.c -- the token budgets (F18): the long-term section (memory
+ * budget.c -- the token budgets: the long-term section (memory
  * items) and the short-term one (task state and events) of the block.  A
  * caller's budget_tokens splits 70 / 30; otherwise the knobs'
  * budget_long_tokens / budget_short_tokens.  The result's event list is

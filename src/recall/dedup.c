@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * dedup.c -- the block's events (F18): the candidates above the relevance
+ * dedup.c -- the block's events: the candidates above the relevance
  * floor, up to max_events, that are neither the source of a memory shown
  * above them nor a restatement of one: an older wording of a superseded
  * version, said no later than the memory's version was last reinforced

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * expand.c -- query rewriting by synonyms and near-words (F21): "那个单子"
+ * expand.c -- query rewriting by synonyms and near-words: "那个单子"
  * should find "订单", "行程安排" should find "出差", "cc" should find
  * "抄送".  Groups are data; a query that contains any member of a group
  * gets every other member's tokens as extra (lower-weight) terms.

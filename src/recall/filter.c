@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * filter.c -- the structural filter (F15): what a recall may see at all,
+ * filter.c -- the structural filter: what a recall may see at all,
  * before any text is compared.  Only the user's own rows (every store call
  * takes the master user), only what was said before as_of (the bound of
  * every search), only the item versions current now or valid at as_of,
  * (or, for a period the turn names, as they were then: period_items),
  * and only the scopes the question can see: global, the caller's domain
- * (every domain's when the domain disagrees with the text, F7) and the
+ * (every domain's when the domain disagrees with the text) and the
  * task the turn refers to.  The caller's filter (am_query.filter,
  * store/metadata.h) keeps only the items it passes here, and only the
  * events it passes after the searches (am__recall_filter_events).  The
@@ -20,7 +20,7 @@
 #include "text/entities.h"
 #include "text/lexicon/lexicon.h"
 
-/* F19: a period the turn names ("三个月前", "去年夏天", "back in January")
+/* a period the turn names ("三个月前", "去年夏天", "back in January")
  * applies to the items as well as the events: each item as it was then --
  * per lineage the version valid last within the period (current in system
  * time; a value withdrawn since was active then).  A turn that also asks

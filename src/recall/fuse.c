@@ -2,10 +2,10 @@
 /*
  * fuse.c -- the fuse stage: candidates from other sources join the
  * lexical ones.  With an embedder and a turn it can represent, the vector
- * scan's own top (F16 fusion: linear or reciprocal rank); then the task
+ * scan's own top (fusion: linear or reciprocal rank); then the task
  * the turn refers to (explicit, voted for by the candidates, or the
- * session's), the events of its current round (F17, F20) and its shared
- * workspace (F28).
+ * session's), the events of its current round and its shared
+ * workspace.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,7 +73,7 @@ int am__recall_cmp_score(const void *a, const void *b)
     return x->score < y->score ? 1 : x->score > y->score ? -1 : 0;
 }
 
-/* Task relevance (F17, F20): the events of the referenced task's current
+/* Task relevance: the events of the referenced task's current
  * round (since it was last done or cancelled, and since the round began:
  * perceive/round.c) join the candidates. */
 /* A question about a stale one-off itself ("when did I ask for bullet
@@ -152,7 +152,7 @@ static int add_task_events(const am__recall_state *st, const am__recall_env *env
     return AM_OK;
 }
 
-/* F16 fusion: the vector neighbours of the query join the lexical
+/* Fusion: the vector neighbours of the query join the lexical
  * candidates; score = (1 - w) x lexical + w x cosine / best cosine. */
 static int fuse_vectors(const am__recall_env *env, const char *uid, const char *text, am_time as_of, int limit,
                         am__arena *ar, am__event_row **events, size_t *n_events, char *err,
@@ -228,7 +228,7 @@ int am__recall_fuse(am__recall_state *st)
         (rc = add_task_events(st, env, st->uid, st->task, st->at, st->ar, &st->events,
                               &st->n_events)))
         return rc;
-    /* F28: what each agent of the task is doing (a recall of the present) */
+    /* what each agent of the task is doing (a recall of the present) */
     if (st->task && st->as_of == AM_TIME_NONE &&
         (rc = env->store->vt->workspace_list(env->store, st->uid, st->task->task_id, st->ar,
                                              &st->workspace, &st->n_workspace)))

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * kinds.c -- the kind filter (F15): a turn that asks for a link or a file
+ * kinds.c -- the kind filter: a turn that asks for a link or a file
  * ("把那个链接再发我一下", "那个文件在哪", "the doc you sent") is about a
  * reference, and the words around it rarely say which one ("the link"
  * shares no word with "https://..."). So when the router found such a

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * lexical.c -- lexical search (F16): term selection, BM25F
+ * lexical.c -- lexical search: term selection, BM25F
  * and the reading of the best rows, over what the store hands over
  * (store.h: user_rows, term_docs, postings, rows_get), so that any backend
  * that can hand over a user's postings ranks identically.

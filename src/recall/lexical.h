@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * lexical.h -- lexical search (F16): BM25F over the postings a store hands
+ * lexical.h -- lexical search: BM25F over the postings a store hands
  * over (store.h: user_rows, term_docs, postings, rows_get), so that every
  * backend ranks the same rows the same way, to the bit.  The search stage
  * (search.c), its clauses and conditions (clauses.c), the two-hop

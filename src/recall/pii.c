@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * pii.c -- PII values found through the vault (F3, the read side; part
+ * pii.c -- PII values found through the vault (the read side; part
  * of the hops stage).
  */
 #include <string.h>
@@ -8,7 +8,7 @@
 #include "recall/pipeline.h"
 #include "text/redact.h"
 
-/* F3, the read side: a question that names a phone number, an e-mail
+/* The read side: a question that names a phone number, an e-mail
  * address, an ID or a card number ("那个联系电话是155…的人，其生日是？",
  * "who has the e-mail …?") cannot find the turn that said it by its words:
  * the write path put a placeholder ("[PHONE_1]") in the value's place

@@ -9,34 +9,34 @@
  * stages in this order, each in its own file:
  *
  *   route   route.c    normalise the turn; need memory? which layer first?
- *                      does the caller's domain fit the text? (F7, F14)
+ *                      does the caller's domain fit the text?
  *                      A turn the learned reading takes for small talk is
  *                      checked against the stored items after filter
  *                      (am__recall_route_check): a word match keeps memory.
  *   filter  filter.c   the user's current / as-of item versions, the
- *                      bounds of every search, the visible scopes (F15)
+ *                      bounds of every search, the visible scopes
  *   terms   terms.c    the question's search terms: its asks, synonyms,
- *                      narrower words, its token set (F21)
+ *                      narrower words, its token set
  *   search  search.c   BM25F over the user's index, each clause and
  *                      condition of a compound question (clauses.c), the
- *                      period it names (F19), speaker and date support,
- *                      relevance + recency (F16)
- *   hops    hops.c     values named through the PII vault (pii.c, F3) and
+ *                      period it names, speaker and date support,
+ *                      relevance + recency
+ *   hops    hops.c     values named through the PII vault (pii.c) and
  *                      two-hop bridges
- *   fuse    fuse.c     the vector scan's neighbours (F16 fusion), the
- *                      referenced task's current round (F17, F20) and
- *                      its shared workspace (F28)
+ *   fuse    fuse.c     the vector scan's neighbours (fusion), the
+ *                      referenced task's current round and
+ *                      its shared workspace
  *   rank    rank.c     memory items: heat x similarity, provenance,
- *                      pending versions beside what they contradict (F11, F17)
+ *                      pending versions beside what they contradict
  *   kinds   kinds.c    a turn that asks for a link or a file: the turns and
- *                      items that carry one first (F15)
+ *                      items that carry one first
  *   dedup   dedup.c    the block's events: above the floor, neither a shown
- *                      memory's source nor a restatement of it (F18)
- *   budget  budget.c   token budgets of the two sections (F18)
+ *                      memory's source nor a restatement of it
+ *   budget  budget.c   token budgets of the two sections
  *   render  render.c   the labelled block in the question's language, the
  *                      task state first on the state_first route, and its
  *                      two parts: for the system prompt, before the
- *                      history (F18)
+ *                      history
  *
  * Every stage reads what the earlier ones left in the state and adds its
  * own part; all memory comes from the state's arena (released whole by
@@ -145,7 +145,7 @@ typedef struct am__recall_state {
                                      pack:NAME, left out of all_items: never
                                      ranked), by pack, in the pack's order */
     size_t n_pack_rules;
-    int period;                   /* F19: the items are (also) those of a
+    int period;                   /* the items are (also) those of a
                                      period the turn names, as they were then */
     int named_known;              /* the period the turn names at `now` was
                                      looked up (as_of none): */
@@ -174,7 +174,7 @@ typedef struct am__recall_state {
 
     /* ---- fuse */
     am__task_row *task;           /* the referenced task, or NULL */
-    am__workspace_row *workspace; /* its shared workspace (F28), by agent */
+    am__workspace_row *workspace; /* its shared workspace, by agent */
     size_t n_workspace;
 
     /* ---- rank */
@@ -230,7 +230,7 @@ int am__recall_render(am__recall_state *st);
 int am__recall_visible(const am__recall_state *st, const char *scope);
 
 /* terms.c: the search terms of a text: its own (weight 1), its synonyms
- * and near-words, then the narrower words of its broad ones (F21).
+ * and near-words, then the narrower words of its broad ones.
  * qnorm: the text normalised, when the caller has it (NULL: normalised
  * here).  qset: the text's token set (at most AM__MAX_QSET, *nq) from the
  * same analysis, when asked for (NULL: not). */

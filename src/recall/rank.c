@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * rank.c -- scoring (F17).  Items: heat = base_score x 0.5^(age/half_life),
+ * rank.c -- scoring.  Items: heat = base_score x 0.5^(age/half_life),
  * age counted from the last access (or creation), normalised by the
  * largest base score; score = w_heat*heat' + w_similarity*similarity.
  * Events: BM25 normalised by the best candidate, with a light recency term.
@@ -378,14 +378,14 @@ static void topic_floor(const am__recall_state *st, const am_rank_config *r,
 
 /* ------------------------------------------------------------ the stage */
 
-/* rank (F17): the item versions the filter let through whose scope the
+/* rank: the item versions the filter let through whose scope the
  * question sees (now that the task is known), ranked by heat x
  * similarity to the question's token set (at least TOPIC_SIM for an item
  * of the question's topic, the learned reading's), the turn's own task's
  * items first; provenance only for the ones
  * that can be shown (a reinforced item can have hundreds of sources;
  * every item is ranked).  A pending_confirm version is shown with the
- * value it conflicts with, and only when the turn is on its topic (F11). */
+ * value it conflicts with, and only when the turn is on its topic. */
 int am__recall_rank(am__recall_state *st)
 {
     const am__recall_env *env = st->env;

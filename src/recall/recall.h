@@ -24,7 +24,7 @@ typedef struct am__route_decision {
     int route;          /* AM__ROUTE_* */
     int continuation;   /* the text continues earlier work */
     const char *reason; /* "chit_chat", "closing", "continuation", "default" */
-    int refs;           /* AM__REFS_* bits: kinds of reference to rank first (F15) */
+    int refs;           /* AM__REFS_* bits: kinds of reference to rank first */
 } am__route_decision;
 void am__route(const char *norm, size_t n, am__route_decision *out);
 const char *am__route_name(int route);
@@ -34,14 +34,14 @@ const char *am__route_name(int route);
  * block leaves out of its relevant events.  norm is scratch (reset).
  * Returns AM_OK or AM_NOMEM. */
 int am__route_bare_ack(am__text *t, const char *text, am__buf *norm, int *ack);
-/* F7: the business domain a normalised text is about (procurement, hr,
+/* the business domain a normalised text is about (procurement, hr,
  * finance, travel, it) from cue words, or NULL when none or several. */
 const char *am__domain_infer(const char *norm, size_t n);
 /* 1 when the caller's domain is a known one and the text clearly names
  * another: the caller should log it and fall back to global recall. */
 int am__domain_conflict(const char *given, const char *norm, size_t n);
 
-/* ---- expand (F21) */
+/* ---- expand */
 /* Append to out the synonyms / near-words of the groups the normalised
  * query touches (space-separated), and to narrow, for a short question,
  * the narrower words of the broad ones it uses ("hobbies" -> "swimming
@@ -156,7 +156,7 @@ typedef struct am__render_in {
     size_t n_events;
     const am__task_row *task;        /* or NULL */
     int budget_long, budget_short;   /* tokens */
-    const am__workspace_row *workspace; /* the task's workspace (F28), by agent */
+    const am__workspace_row *workspace; /* the task's workspace, by agent */
     size_t n_workspace;
     const char *agent;               /* the asker (its entry first), or NULL */
     int state_first;                 /* the task state before the memories */

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * render.c -- the memory block (F18): memories (long-term budget), then
+ * render.c -- the memory block: memories (long-term budget), then
  * task state and relevant events (short-term budget), labelled in the
- * query's language; on the state_first route (a continuation, F14) the
+ * query's language; on the state_first route (a continuation) the
  * task state comes first, then the memories, then the events -- the same
  * lines, only the order differs.  Items that do not fit their budget are
  * dropped whole; the caller returns only what was rendered.
  *
- * The block also comes in two parts (seed 004 §6): what belongs in the
+ * The block also comes in two parts: what belongs in the
  * system prompt -- the profile, preferences, constraints and rules shown
  * -- and what goes right before the history -- the other items (facts,
  * task conclusions, patterns, temporary ones), the task state and the
@@ -116,7 +116,7 @@ static void workspace_entry(const am__workspace_row *w, const am__lex_labels *L,
     }
 }
 
-/* The task's workspace (F28) in at most half of what is left of the short
+/* The task's workspace in at most half of what is left of the short
  * budget (the events keep the rest): the asker's entry first, then the
  * others by agent id, each whole or not at all. */
 static void workspace_lines(const am__render_in *in, const am__lex_labels *L, am__buf *out,
@@ -142,7 +142,7 @@ static void workspace_lines(const am__render_in *in, const am__lex_labels *L, am
 }
 
 /* 1 when an item of this kind belongs in the system prompt: who the user
- * is and how the user wants things done (F18, seed 004 §6); facts, task
+ * is and how the user wants things done; facts, task
  * conclusions, patterns and temporary items go before the history. */
 static int system_kind(const char *kind)
 {
@@ -160,7 +160,7 @@ static void item_line(const am__scored_item *si, const am__lex_labels *L, int la
     am__buf_reset(line);
     int pending = strcmp(it->status, "pending_confirm") == 0;
     if (pending && si->conflicts_with) {
-        /* F11: a conflict is surfaced as a question to ask */
+        /* a conflict is surfaced as a question to ask */
         am__buf_printf(line, is_zh ? "- %s：用户新说「" : "- %s: the user recently said \"",
                        L->unconfirmed);
         am__plain_appends(line, it->text);
@@ -181,7 +181,7 @@ static void item_line(const am__scored_item *si, const am__lex_labels *L, int la
         return;
     }
     if (pending) {
-        /* F22: an item the user's own evaluations put in doubt is asked
+        /* an item the user's own evaluations put in doubt is asked
          * about, not applied */
         am__buf_printf(line, is_zh ? "- %s：用户最近对「" : "- %s: the user recently spoke against \"",
                        L->unconfirmed);
@@ -323,7 +323,7 @@ int am__render_parts(const am__render_in *in, am__buf *out, am__buf *system, am_
     budget = in->budget_short;
     if (in->task) state_lines(in, L, &state, &line, &budget);
     event_lines(in, L, &events, &line, &budget, events_used);
-    /* F14: a continuation sees where the task stands before anything else */
+    /* a continuation sees where the task stands before anything else */
     const am__buf *order[3] = {&items, &state, &events};
     if (in->state_first) {
         order[0] = &state;

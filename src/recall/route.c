@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * route.c -- the router (F14, F15): small talk and closings (most turns)
+ * route.c -- the router: small talk and closings (most turns)
  * need no memory; continuation cues put task state first; a turn that
  * asks for a link or a file names the kind of reference to rank first.
  *
@@ -226,7 +226,7 @@ void am__route(const char *norm, size_t n, am__route_decision *out)
     out->need_memory = 1;
     out->route = out->continuation ? AM__ROUTE_STATE : AM__ROUTE_SEMANTIC;
     out->reason = out->continuation ? "continuation" : "default";
-    /* F15: the kind of reference the turn asks for */
+    /* the kind of reference the turn asks for */
     if (lex_find(norm, n, am__lex_route_link_words)) out->refs |= AM__REFS_URL;
     if (lex_find(norm, n, am__lex_route_file_words)) out->refs |= AM__REFS_FILE;
 }
@@ -326,7 +326,7 @@ static int names_pii(am__recall_state *st, const char *text)
 
 /* route: the turn normalised, its language (the block's labels: Chinese
  * for Chinese and mixed turns), whether it needs memory, and the caller's
- * domain against the text (F7: on disagreement, global recall -- every
+ * domain against the text (on disagreement, global recall -- every
  * domain's items are candidates; api/read.c logs it). */
 int am__recall_route(am__recall_state *st)
 {

@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * search.c -- the search stage (F16): the lexical candidates, scored and
+ * search.c -- the search stage: the lexical candidates, scored and
  * ranked.  The question's terms against the user's own index terms
  * (BM25F over text and context, one scan of the OR query), each clause
  * and condition of a compound question (clauses.c), the best matches
- * inside a period the turn names (F19: "上周", "last month", resolved in
+ * inside a period the turn names ("上周", "last month", resolved in
  * the caller's zone against the recall time; both searches are BM25 over
  * the same statistics, so the union ranks as one list), then support by
  * speaker (a name the question uses, or an alias the write path learnt:
- * F21 entity linking) and by date for a question that asks when, and the
+ * entity linking) and by date for a question that asks when, and the
  * relevance floor with recency (recall/rank.c).  A turn of the period
  * asked about is relevant even when its words match weakly; a compound
  * question's candidates take turns by clause.
@@ -18,7 +18,7 @@
 #include "recall/pipeline.h"
 #include "text/entities.h"
 
-/* F21, entity linking: the speakers a question names by another name.
+/* Entity linking: the speakers a question names by another name.
  * The write path stores an "alias" entity each time a transcript line
  * greets the other speaker by a name ("elise: Hello Kate!" after "Emi:
  * …": norm "kate=emi"); a name the question holds that was used for one

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * terms.c -- the question's search terms (F16, F21).  A term is an index
+ * terms.c -- the question's search terms.  A term is an index
  * token of the question (the same analyzer as the write path, minus
  * stopwords; at most 256, so a chatty question keeps the ask at its end)
  * at weight 1, then the tokens of its synonyms and near-words

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * evaluate.c -- F8, F22: only evaluative sentences move confidence.
+ * evaluate.c -- only evaluative sentences move confidence.
  *
  * An evaluation is the user judging the thing at hand ("这个格式太难改了，
  * 我不喜欢", "this template works well"; distill/rules.c,

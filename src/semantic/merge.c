@@ -286,7 +286,7 @@ static int names_value(am__wctx *w, const am__item_row *it, const char *value, i
     return nv > 0 && am__set_overlap(sv, nv, si, ni) == nv;
 }
 
-/* F11, F19: a statement valid from T = w->now that arrives after a version
+/* a statement valid from T = w->now that arrives after a version
  * of its item valid from later than T (an import, an older `at`) is a
  * closed historical version, never the current one.  It replaces the
  * value that covered T from T on, up to where that value ended; before
@@ -491,7 +491,7 @@ int am__semantic_put(am__wctx *w, const am__statement *st, int *outcome,
             if (rc) return rc;
         }
     }
-    /* F22: an item in doubt (pending_confirm with no active version: the
+    /* an item in doubt (pending_confirm with no active version: the
      * user's evaluations lowered it, evaluate.c) that is stated again is
      * settled by the statement: it is the key's current value again. */
     if (!same_key && pending) {
@@ -506,7 +506,7 @@ int am__semantic_put(am__wctx *w, const am__statement *st, int *outcome,
     }
     if (near && best >= 0.9 && strcmp(near->status, "pending_confirm") == 0 && near == same_key)
         near = NULL; /* restated, not reinforced: the supersede below settles it */
-    /* F9: a near-duplicate reinforces the existing item: a new version
+    /* a near-duplicate reinforces the existing item: a new version
      * while its confidence grows, then one more source of the current one
      * (nothing else changes: no version, linear storage). */
     am_time end = am__semantic_end_of(w, st);
@@ -551,7 +551,7 @@ int am__semantic_put(am__wctx *w, const am__statement *st, int *outcome,
                                        near->key, "reinforced");
         return AM_OK;
     }
-    /* F11: a restatement that names the old value negatively ("我现在改用
+    /* a restatement that names the old value negatively ("我现在改用
      * 钉钉了，不用微信") supersedes the item holding it, whatever its key */
     if (!same_key && named) same_key = named;
     if (!same_key && st->restated && st->topic) same_key = corrected(w, rows, n, st);
@@ -571,7 +571,7 @@ int am__semantic_put(am__wctx *w, const am__statement *st, int *outcome,
     nv.origin = st->origin;
     char lid[27];
     if (same_key && same_key->valid_from > w->now) {
-        /* F19: later than what is known already */
+        /* later than what is known already */
         if ((rc = put_historical(w, st, same_key, &nv, outcome))) return rc;
         if (lineage) snprintf(lineage, 27, "%s", same_key->lineage_id);
         return AM_OK;
@@ -579,7 +579,7 @@ int am__semantic_put(am__wctx *w, const am__statement *st, int *outcome,
     if (same_key) {
         nv.lineage_id = same_key->lineage_id;
         if (st->restated || st->confidence + 1e-9 >= same_key->confidence) {
-            /* F11 supersede: close, re-state the old value up to now.  A
+            /* Supersede: close, re-state the old value up to now.  A
              * restatement ("I now prefer…", "我换工作了") says the value
              * changed: it supersedes whatever the old one's confidence. */
             if ((rc = read_sources(w, same_key))) return rc;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * merge.h -- the semantic layer's write rules (F9, F11, F12, F25):
+ * merge.h -- the semantic layer's write rules:
  * how a distilled statement becomes a memory item version.
  *
  * Items are bitemporal and never edited in place.  A change closes the
@@ -21,7 +21,7 @@
  * ends (latest_items); a repetition keeps the later of the two ends (none
  * is later than any).
  *
- * Two clocks (F19): valid time is the statement's own time (w->now, the
+ * Two clocks: valid time is the statement's own time (w->now, the
  * event's occurred_at: valid_from, valid_to); system time is when the
  * engine wrote the version (w->clock: recorded_at, superseded_at).  A
  * statement older than the value known already (an import, a late `at`)
@@ -122,7 +122,7 @@ int am__semantic_state(am__wctx *w, const am__statement *st, int *outcome, char 
 int am__semantic_feedback(am__wctx *w, const char *id, int action,
                           const char *text);
 
-/* A memory outcome for the audit log and the memory events (F13): op is
+/* A memory outcome for the audit log and the memory events: op is
  * the audit operation ("memory.created", "memory.promoted",
  * "memory.updated", "memory.pending", "memory.invalidated",
  * "memory.reinforced", ...); the events are memory.created (created,

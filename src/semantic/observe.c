@@ -35,13 +35,13 @@ int am__semantic_observe(am__wctx *w, const am__event_row *ev, const char *norm,
 {
     memset(out, 0, sizeof *out);
     int rc;
-    /* F9: explicit statements went through merge.c already; one-offs and
+    /* explicit statements went through merge.c already; one-offs and
      * invalidations never promote. */
     if (explicit_action == AM__D_NONE && (rc = am__semantic_promote(w, ev, norm, n, out)))
         return rc;
-    /* F8, F22: an evaluation (which states nothing) moves confidence */
+    /* an evaluation (which states nothing) moves confidence */
     if (explicit_action == AM__D_NONE && (rc = am__semantic_evaluate(w, ev, norm, n, out)))
         return rc;
-    /* F10: every user event is evidence of when the user works on what. */
+    /* every user event is evidence of when the user works on what. */
     return am__semantic_patterns(w, ev, norm, n, out);
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * observe.h -- semantic-layer learning from the event stream beyond explicit
- * statements (F9, F10):
+ * statements:
  *  - promotion (semantic/promote.c): the same weak preference ("用PDF吧",
  *    "please use bullet points") said in two events within 14 days becomes
  *    a long-term preference (or constraint), confidence 0.6, citing both

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * observe_int.h -- internals shared by observe.c (the hook), promote.c (F9,
- * repetition promotion) and patterns.c (F10, periodic patterns).  Not used
+ * observe_int.h -- internals shared by observe.c (the hook), promote.c
+ * (repetition promotion) and patterns.c (periodic patterns).  Not used
  * outside src/semantic/.
  *
  * Both learners write memory item versions the bitemporal way merge.c does
@@ -21,7 +21,7 @@
 /* New versions and closing: am__semantic_insert_version and
  * am__semantic_close_version (merge.h). */
 
-/* Audit record of a memory change (F13): op such as "memory.promoted". */
+/* Audit record of a memory change: op such as "memory.promoted". */
 int am__observe_audit(am__wctx *w, const char *op, const char *lineage,
                       const char *scope, const char *key);
 
@@ -29,17 +29,17 @@ int am__observe_audit(am__wctx *w, const char *op, const char *lineage,
  * texts without tokens. */
 int am__observe_jaccard(am__wctx *w, const char *a, const char *b, double *out);
 
-/* F9: promotion of repeated weak preference signals.  norm[0..n) is the
+/* promotion of repeated weak preference signals.  norm[0..n) is the
  * event's normalised content. */
 int am__semantic_promote(am__wctx *w, const am__event_row *ev, const char *norm,
                          size_t n, am__observe_out *out);
 
-/* F8, F22: an evaluation of the thing at hand moves the confidence of the
+/* an evaluation of the thing at hand moves the confidence of the
  * preference or constraint it is about (evaluate.c).  norm[0..n) as above. */
 int am__semantic_evaluate(am__wctx *w, const am__event_row *ev, const char *norm,
                           size_t n, am__observe_out *out);
 
-/* F10: weekly patterns of the event's task (or of similar untasked
+/* weekly patterns of the event's task (or of similar untasked
  * requests).  norm[0..n) as above. */
 int am__semantic_patterns(am__wctx *w, const am__event_row *ev, const char *norm,
                           size_t n, am__observe_out *out);

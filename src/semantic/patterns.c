@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * patterns.c -- F10: the same kind of request at a similar weekday and time
+ * patterns.c -- periodic patterns: the same kind of request at a similar weekday and time
  * of day over several weeks becomes a `pattern` item ("usually works on
  * weekly-report on Friday afternoons").
  *

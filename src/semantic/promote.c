@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * promote.c -- F9: a weak preference said twice becomes long-term.
+ * promote.c -- promotion: a weak preference said twice becomes long-term.
  *
  * A *weak signal* is a sentence that asks for something the engine knows
  * how to file -- a value word of the table below (PDF, 表格, bullet points,
@@ -26,7 +26,7 @@
  * already hold the mentions, forgetting included: a forgotten mention no
  * longer counts.
  *
- * Merge rules (F11) still hold: a signal with the same information as a
+ * Merge rules still hold: a signal with the same information as a
  * current long-term item -- near-duplicates (Jaccard > 0.9) included --
  * reinforces that item (+0.05; a weak signal lifts an inferred item to at
  * most 0.7, a stated one to at most 0.95) instead of adding a row; a
@@ -55,7 +55,7 @@
 #define MAX_SIGS 4             /* signals read per event */
 #define RECENT_EVENTS 64       /* short-term: events read back */
 #define WINDOW_DAYS 14         /* short-term: how far back */
-#define PROMOTE_CONFIDENCE 0.6 /* F11: an inferred item is 0.5-0.6 */
+#define PROMOTE_CONFIDENCE 0.6 /* an inferred item is 0.5-0.6 */
 #define REINFORCE_STEP 0.05
 #define INFERRED_CAP 0.7       /* below any stated item (>= 0.8) */
 #define STATED_CAP 0.95
@@ -519,7 +519,7 @@ static int promote(promo *p, const signal *s, const am__event_row *earlier,
     const char *op = "memory.promoted";
     char lid[27];
     if (conflict) {
-        /* F11: the key holds another value. */
+        /* the key holds another value. */
         writes = session_writes(conflict->value_json, p->session_json);
         if (writes >= SESSION_WRITES || touched(p, conflict->lineage_id)) return AM_OK;
         nv.lineage_id = conflict->lineage_id;

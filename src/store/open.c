@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * open.c -- a store chosen by its URL (F30): "postgres://..." and
+ * open.c -- a store chosen by its URL: "postgres://..." and
  * "postgresql://..." open the PostgreSQL store (store/postgres), anything
  * else the embedded SQLite one ("sqlite:PATH", ":memory:", a path).  A URL
  * of another scheme names no backend of this build and is refused.

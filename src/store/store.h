@@ -19,7 +19,7 @@
 
 #include "base/base.h"
 
-/* One memory event of the outbox (F13; store/sqlite/outbox.c): ids and
+/* One memory event of the outbox (store/sqlite/outbox.c): ids and
  * times only, never content.  NULL / AM_TIME_NONE where it does not
  * apply. */
 typedef struct am__outbox_row {
@@ -133,7 +133,7 @@ static inline am_time am__item_expiry(const am__item_row *r)
     return r->valid_to;
 }
 
-/* One agent's entry of a task's shared workspace (F28). */
+/* One agent's entry of a task's shared workspace. */
 typedef struct am__workspace_row {
     const char *agent_id, *doing, *done, *next;
     long version;             /* 1 at the first put, + 1 at each */
@@ -305,7 +305,7 @@ typedef struct am__store_vt {
      * it).  The event's own row is not changed. */
     int (*event_ctx_append)(am__store *s, const char *uid, int64_t rid,
                             const char *text);
-    /* Vectors (F16): one per event and embedder, stored int8 with a
+    /* Vectors: one per event and embedder, stored int8 with a
      * scale.  vec_scan returns the events of the user with a vector of
      * that embedder, best cosine first (score = cosine), at most limit.
      * exact_max (am_rank_config.vector_exact_max): a user with more
@@ -317,7 +317,7 @@ typedef struct am__store_vt {
     int (*vec_scan)(am__store *s, const char *uid, const char *embedder_id,
                     const float *q, int dim, am_time to, int limit, int exact_max,
                     am__arena *ar, am__event_row **rows, size_t *n);
-    /* Re-embedding (F31, api/reembed.c): the events that `want` describes
+    /* Re-embedding (api/reembed.c): the events that `want` describes
      * (am__vec_want) and that have no vector vec_scan would use for it --
      * none, or one of another embedder id or dimension.
      * These two are the maintenance exception to per-user scoping: uid
@@ -475,7 +475,7 @@ typedef struct am__store_vt {
                                       unsigned char *blob, size_t *len),
                             void *ctx, size_t *n);
 
-    /* forgetting (F24, store/sqlite/forget.c).  Levels event, session
+    /* forgetting (store/sqlite/forget.c).  Levels event, session
      * and task: the rows leave every table and index in the caller's
      * transaction, item versions left without a source go too, a
      * tombstone stays; tasks the forgotten events belonged to lose the
@@ -545,7 +545,7 @@ typedef struct am__store_vt {
     int (*audit_page)(am__store *s, const char *uid, int64_t after_seq, int limit,
                       am__arena *ar, am__audit_row **rows, size_t *n);
 
-    /* memory events' outbox (F13, store/sqlite/outbox.c).  outbox_put:
+    /* memory events' outbox (store/sqlite/outbox.c).  outbox_put:
      * in the caller's write transaction, r->seq set (increasing, never
      * reused, in commit order; 0 where the commit numbers the rows:
      * PostgreSQL).  outbox_since: uid's rows (NULL: every user's) with seq >
@@ -561,7 +561,7 @@ typedef struct am__store_vt {
                         am__arena *ar, am__outbox_row **rows, size_t *n, int64_t *oldest);
     void (*outbox_committed)(am__store *s, int64_t *lo, int64_t *hi);
     int (*outbox_trim)(am__store *s, am_time before, int64_t max_rows, int limit);
-    /* Multi-agent (F28, recall/access.c).  The user's events an access
+    /* Multi-agent (recall/access.c).  The user's events an access
      * rule may hide: those of source agent or tool and those with a
      * domain; rows hold rid, id, agent_id, source and domain only, by rid. */
     int (*events_access)(am__store *s, const char *uid, am__arena *ar, am__event_row **rows,
@@ -770,7 +770,7 @@ int am__store_postgres_open(const char *url, const am__store_opts *o, am__store 
 #define AM__CONTEXT_GAP_MS 60000
 #define AM__CONTEXT_GAP_SQL "60000"
 
-/* Weight of a synonym or near-word added to a query (F21), relative to
+/* Weight of a synonym or near-word added to a query, relative to
  * the words of the question. */
 #define AM__EXPANSION_WEIGHT 0.5
 /* Weight of a narrower word added for a broad one ("hobbies" ->

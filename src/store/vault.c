@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * vault.c -- the PII vault's sealing and keyed value hashes, common to
- * the stores (F3, issues 13.9 and 14.9): the SQLite store (store/sqlite/
+ * the stores: the SQLite store (store/sqlite/
  * events.c, vault.c, pii_index.c) and the PostgreSQL store
  * (store/postgres/pg_vault.c) seal and hash the same way, so a value
  * sealed by one opens with the other's code and a look-up agrees.

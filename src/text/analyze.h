@@ -79,7 +79,7 @@ int am__text_stopword(const char *tok, size_t len);
 int am__text_function_char(const char *p);
 
 /* Rough token count for budgets: 1 per Han character, 1 per ~4 bytes of
- * other text (F18: CJK-aware). */
+ * other text (CJK-aware). */
 int am__text_tokens_estimate(const char *s, size_t n);
 
 /* 1 if the normalised text s[0..n) contains any phrase of the

@@ -486,7 +486,7 @@ static size_t en_modified(const ent_ctx *c, size_t i, ent_when *w)
             return ent_set_date(w, c->today, f);
         }
     }
-    /* query mode (F19): "last summer", "this winter", "this time last year" */
+    /* query mode: "last summer", "this winter", "this time last year" */
     static const char *const seasons[] = {"spring", "summer", "autumn", "fall", "winter", NULL};
     static const int season_of[] = {0, 1, 2, 2, 3};
     if (c->query && k != 5 && (f = ent_words(c, s, seasons, &q)) != 0)

@@ -503,7 +503,7 @@ static size_t zh_quarter(const ent_ctx *c, size_t i, ent_when *w)
     return ent_set_quarter(w, y, q, e);
 }
 
-/* Query mode (F19: a question's period): "去年夏天", "今年春季", "2025年冬天"
+/* Query mode (a question's period): "去年夏天", "今年春季", "2025年冬天"
  * (a season of that year), "去年这个时候", "去年同期" (the weeks around
  * today's date that year). */
 static size_t zh_season(const ent_ctx *c, size_t i, ent_when *w)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * entities.h -- deterministic entity extraction and normalisation for the
- * write path (F4) and for the time range of a query (F19).
+ * write path and for the time range of a query.
  *
  * No model, no allocation, one left-to-right pass over the bytes: URLs,
  * file names and organisations (which are found from their end: ".pdf",

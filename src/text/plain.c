@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * plain.c -- stored text on its way in (refused controls) and out (one
- * flat, inert line), so no event can forge the memory block (issue 14.5).
+ * flat, inert line), so no event can forge the memory block.
  *
  * The block the agent receives is line-structured: a section opens with a
  * bracketed title on a line of its own ("[Memory]", "[记忆]", "[Task

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * redact.h -- sensitive-data handling on the write path (F3).
+ * redact.h -- sensitive-data handling on the write path.
  *
  * Every text is redacted before it is stored or indexed:
  *  - Secrets (passwords, API keys and tokens, private-key blocks, passwords

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# The event bus between server instances (issue 17 item 2, tools/server/bus.c,
+# The event bus between server instances (tools/server/bus.c,
 # docs/EVENTS.md "Between server instances"): a throwaway redis-server (a
 # temp dir, a free loopback port, a password) and TWO `agentmem serve`
 # processes on one store (a SQLite file; a throwaway PostgreSQL too when it

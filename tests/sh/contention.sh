@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# Contention (issue 14, item 3): several processes write and read one store
+# Contention: several processes write and read one store
 # at once -- two batch importers (2,000 lines each, Chinese and English),
 # two loops that add an event and recall, and a reader that recalls and
 # lists memories -- and nobody is told "database is locked": 0 errors, and

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# What the CLI prints of stored text cannot be forged (issue 14.5), zh + en:
+# What the CLI prints of stored text cannot be forged, zh + en:
 # a text with line breaks and a section title of its own, added through
 # `add`, comes back from `recall`, `memories` and `task` on lines the CLI
 # opened, with no control character; ESC/BEL are refused by `add` (exit 1,

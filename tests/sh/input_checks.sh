@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# Hostile input to the CLI (issue 14, items 2, 6, 7, 8): JSON output built
+# Hostile input to the CLI: JSON output built
 # by one writer (ids that contain quotes stay strings), batch lines with
 # wrong types or unknown keys, --atomic and idempotent event ids, time and
 # id validation, and identities that are (channel, external_id) pairs.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# scripts/load.sh end to end on a tiny shape (issue 15 item 9, docs/SERVER.md):
+# scripts/load.sh end to end on a tiny shape (docs/SERVER.md):
 # 4 users (Chinese and English user ids) against a real `agentmem serve`,
 # single-event writes going through the server's writer thread while their
 # connections wait suspended.  Closed loop (each user's next request when

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# PostgreSQL restarted under load (issue 17 item 5; docs/SCALING.md, "A
+# PostgreSQL restarted under load (docs/SCALING.md, "A
 # lost connection"): a throwaway PostgreSQL (tests/sh/lib/pg.bash), one
 # `agentmem serve --store postgres://...` and `agentmem bench serve`
 # writing Chinese and English events for six users (most with a client id,

@@ -43,7 +43,7 @@ planted() { # $1 what, $2 sed expression or "long", $3 expected text
 }
 planted "length" long "over 150"
 planted "missing marker" 's/<!-- mcp -->//' "<!-- mcp -->"
-planted "outside link" 's|(docs/README.md)|(../shared/DESIGN.md)|' "out of the repository"
-planted "work note" 's|^## Install$|## Install (session 12)|' "work note"
+planted "outside link" 's|(docs/README.md)|(../shared/DESIGN.md)|' "out of the repository"  # notes:ok
+planted "work note" 's|^## Install$|## Install (session 12)|' "work note"  # notes:ok
 [ $fail = 0 ] && echo "readme_shape: ok"
 exit $fail

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# The shared cache (issue 17: Redis, am_config.cache) through the CLI, on a
+# The shared cache (Redis, am_config.cache) through the CLI, on a
 # throwaway redis-server (a temporary directory, a free loopback port, a
 # password; killed and removed on exit):
 #   - every scenario file (tests/scenarios/*.jsonl) replayed with

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# `agentmem reembed` (F31): a store written without an embedder is given
+# `agentmem reembed`: a store written without an embedder is given
 # vectors of the one in $AGENTMEM_EMBEDDER -- one user, then all; a second
 # run does nothing; vector recall then finds an old event no word of the
 # question is in; without an embedder, a clear error and exit 1; a progress

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# `agentmem bench synth --servers` (issue 17 item 6, docs/SCALING.md): a
+# `agentmem bench synth --servers` (docs/SCALING.md): a
 # tiny shape (4 users x 20 events, --servers 1,2) over real `agentmem
 # serve` processes on SQLite (a temp file per run, and one --store file the
 # runs share) and on a throwaway PostgreSQL (tests/sh/lib/pg.bash; skipped

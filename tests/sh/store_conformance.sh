@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# One conformance suite against every store (issue 17): a throwaway
+# One conformance suite against every store: a throwaway
 # PostgreSQL server (initdb + pg_ctl in a temporary directory, a free
 # loopback port and a socket there, stopped and removed on exit) and the
 # embedded SQLite file get

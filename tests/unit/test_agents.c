@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * test_agents.c -- multi-agent (F28, docs/AGENTS.md): what an agent
+ * test_agents.c -- multi-agent (docs/AGENTS.md): what an agent
  * concluded stays its own on every recall path (lexical, the context
  * window, clauses, PII hops, vectors, the task's round, the session's
  * task, the block), in task notes, pending decisions and history; the

@@ -40,7 +40,7 @@ static void test_defaults_from_the_list(void)
         CHECK_NEAR(v, k->def, 0);
         CHECK_EQ_INT(am_knob_check(k->name, k->def, NULL, 0), AM_OK);
     }
-    CHECK(am_knob_find("w_semantic") == NULL); /* never read: gone (layer fusion, F17) */
+    CHECK(am_knob_find("w_semantic") == NULL); /* never read: gone (layer fusion) */
     CHECK(am_knob_find("w_perception") == NULL);
     CHECK(am_knob_find(NULL) == NULL);
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * test_contention.c -- one store file, several connections (issue 14,
- * item 3).  A recall never waits for, nor fails on, another writer's lock:
+ * test_contention.c -- one store file, several connections.
+ * A recall never waits for, nor fails on, another writer's lock:
  * it answers from its snapshot, its heat update is kept and written with
  * the handle's next write (or at close).  A writer waits for the lock up to
  * its limit (busy_timeout_ms) and then gives up with a message that says

@@ -47,7 +47,7 @@ typedef struct counts {
 static counts tally[N_DIM][MAX_CLASSES][N_LANG];
 
 /* Floors, checked for zh, en and both.  Why these figures:
- *  - persist precision is the promise (DESIGN F8; the peers' failure is junk
+ *  - persist precision is the promise (the peers' failure is junk
  *    long-term memories): at most one wrong item in twenty, in each language;
  *  - persist / one_off / invalidate recall 0.9: a missed statement costs the
  *    user a repetition, which is cheaper than a junk memory but still the
@@ -56,7 +56,7 @@ static counts tally[N_DIM][MAX_CLASSES][N_LANG];
  *  - none precision 0.9: "none" is where misses land, so its precision is the
  *    recall of everything else seen from the other side; its recall is the
  *    precision of the three actions and needs no floor of its own;
- *  - kinds 0.85: the kind sets the base score and half-life (F17) but not
+ *  - kinds 0.85: the kind sets the base score and half-life but not
  *    whether the item exists, and the line between a constraint and a
  *    preference is fuzzy even for people ("别一条条问我");
  *  - task states and stages 0.85 (the brief): a wrong status is visible in
@@ -351,7 +351,7 @@ static void test_corpus(void)
     am__text_close(r.text);
 }
 
-/* Logical keys decide what supersedes what (DESIGN F11): a new value for
+/* Logical keys decide what supersedes what: a new value for
  * the same thing must meet the old one on its key, and unrelated
  * statements must not ("every time" is not a time of day, "team" is not
  * tea). */
@@ -412,7 +412,7 @@ static void test_keys(void)
     am__text_close(t);
 }
 
-/* F8, F22: only an evaluation of the thing at hand, in the user's own
+/* only an evaluation of the thing at hand, in the user's own
  * voice, moves confidence; a question, a hypothetical, someone else's
  * words, a liking without a target or a plain statement do not. */
 static void test_evaluation(void)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_domain_write.c -- the caller's domain against the text on write
- * (F7, api/write.c statement_scope): a statement whose text clearly
+ * (api/write.c statement_scope): a statement whose text clearly
  * belongs to another known domain is stored under the text's domain, the
  * mismatch logged (a warning naming both) and audited; a text that agrees,
  * or names no domain, keeps the caller's.  Both languages, through the

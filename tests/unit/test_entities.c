@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * test_entities.c -- entity extraction and normalisation (DESIGN.md F4) and
- * query time ranges (F19), Chinese and English.
+ * test_entities.c -- entity extraction and normalisation and
+ * query time ranges, Chinese and English.
  *
  * The reference time is 2026-03-04T10:00:00+08:00, a Wednesday, unless a
  * test says otherwise.  Each EXPECT line is one case; the count is printed.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * test_events.c -- memory events (F13, docs/EVENTS.md): each type
+ * test_events.c -- memory events (docs/EVENTS.md): each type
  * published exactly once for its cause, in Chinese and English
  * conversations; nothing for a refused or rolled back write; in-process
  * subscribers see exactly what the outbox holds; a second process reads

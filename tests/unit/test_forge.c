@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * test_forge.c -- no stored text can forge the memory block (issue 14.5),
+ * test_forge.c -- no stored text can forge the memory block,
  * zh + en: a text holding line breaks of any kind (LF, CR, CRLF, U+0085,
  * U+2028, U+2029) and a bracketed section title of its own is recalled, and
  * the block still has only the sections the renderer opened, every line

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * test_forget.c -- forgetting reaches everything (F24, docs/FORGETTING.md):
+ * test_forget.c -- forgetting reaches everything (docs/FORGETTING.md):
  * task state rebuilt without the forgotten events, no forgotten byte left
  * in the store's files while another process holds the store open, an
  * audit trail that guessing the user id cannot find, the grace period and
@@ -335,7 +335,7 @@ static void test_forget_audit_pseudonym(void)
         add_as(db, "lin.zhao", "user", "s1", NULL, "2026-03-01T10:02:00Z", "From now on call me Lin");
         CHECK(sql_count("SELECT count(*) FROM audit_log WHERE user_id=?1", "lin.zhao") > 0);
         /* memory events name the user, its task and keys; a denial of
-         * another user names it too (F13) */
+         * another user names it too */
         CHECK_EQ_INT(am_security_denied(db, "w9", "lin.zhao", "GET /v1/memories"), AM_OK);
         CHECK(sql_count("SELECT count(*) FROM memory_events WHERE user_id=?1", "lin.zhao") >= 3);
         set_now("2026-03-02T10:00:00Z");
@@ -888,7 +888,7 @@ static void test_forget_in_steps(void)
     store_remove();
 }
 
-/* A task's workspace (F28) leaves the files with its task (task forget, a
+/* A task's workspace leaves the files with its task (task forget, a
  * session forget that leaves the task without events) and with its user. */
 static void test_forget_workspace(void)
 {

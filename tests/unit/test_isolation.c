@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * test_isolation.c -- isolation is absolute (DESIGN F27): thousands of
+ * test_isolation.c -- isolation is absolute: thousands of
  * random operations for several users over a shared vocabulary (so every
  * query matches other users' data lexically), and no read -- recall,
  * memories, task, export -- ever returns another user's data.  Every text

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * test_mcp.c -- agentmem as an MCP server (issue 15 item 5).  The real
+ * test_mcp.c -- agentmem as an MCP server.  The real
  * `agentmem mcp` process ($AM_CLI) over pipes: both handshakes (2025-11-25
  * initialize, 2026-07-28 stateless _meta and server/discover), tools/list,
  * every tool in Chinese and English (remember then recall finds it; forget

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * test_observe.c -- F9 promotion of repeated weak preferences and F10
+ * test_observe.c -- promotion of repeated weak preferences and
  * weekly patterns, through the public API (include/agentmem.h) with an
  * injected clock and an in-memory store.
  */
@@ -86,7 +86,7 @@ static item one_of_kind(am_db *db, const char *user, const char *kind,
     return out;
 }
 
-/* ---------------------------------------------------------- F9 */
+/* ---------------------------------------------- promotion */
 
 static void test_promotion_zh(void)
 {
@@ -180,7 +180,7 @@ static void test_one_off_never_promotes(void)
     am_close(db);
 }
 
-/* Seed 003 §4.2: at most 2 writes per item per session. */
+/* At most 2 writes per item per session. */
 static void test_storm_guard(void)
 {
     am_db *db = open_mem();
@@ -235,7 +235,7 @@ static void test_reinforces_stated(void)
     am_close(db);
 }
 
-/* F11: a promotion onto a key the user stated otherwise waits for
+/* a promotion onto a key the user stated otherwise waits for
  * confirmation; an explicit statement ends the run of earlier mentions;
  * a rejected promotion is not made again from the same mentions. */
 static void test_merge_rules(void)
@@ -291,7 +291,7 @@ static void test_merge_rules(void)
     am_close(db);
 }
 
-/* F27: promotion reads only the user's own events. */
+/* promotion reads only the user's own events. */
 static void test_isolation(void)
 {
     am_db *db = open_mem();
@@ -311,7 +311,7 @@ static void test_isolation(void)
     am_close(db);
 }
 
-/* ---------------------------------------------------------- F10 */
+/* ---------------------------------------- periodic patterns */
 
 static void test_pattern_fridays(void)
 {

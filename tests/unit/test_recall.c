@@ -1951,7 +1951,7 @@ static void test_query_condition(void)
     condition_is("Who did Caroline meet at the support group?", NULL, NULL);
 }
 
-/* Attributes as asked and as told (F21): "教育背景" finds "学历",
+/* Attributes as asked and as told: "教育背景" finds "学历",
  * "phone number" / "联系电话" finds "电话号码", "单位" finds "公司". */
 static void expands_to(const char *norm, const char *word)
 {

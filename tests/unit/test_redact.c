@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * test_redact.c -- src/text/redact.c (DESIGN.md F3): PII placeholders with a
+ * test_redact.c -- src/text/redact.c: PII placeholders with a
  * separate mapping, secrets dropped without a trace, and the false
  * positives a memory engine must not make (amounts, dates, order numbers).
  *
@@ -1002,7 +1002,7 @@ static void test_nomem_every_allocation(void)
     }
 }
 
-/* ------------------------------------------- issue 14.9: the gaps closed */
+/* ------------------------------------------- the gaps closed */
 
 /* A 15-digit (first-generation) resident ID: province, 19YYMMDD, sequence.
  * Birth years 1900-1905 here (nobody living carries them). */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * test_reembed.c -- am_vectors_missing and am_reembed (F31): a store written
+ * test_reembed.c -- am_vectors_missing and am_reembed: a store written
  * without an embedder is reopened with one, and the old events get vectors
  * of it -- per user or all, in batches with progress, resumable after an
  * interruption, one vector per event, of the redacted stored text.

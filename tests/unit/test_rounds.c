@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * test_rounds.c -- the rules under rounds and references (issue 16 items 1
- * and 4), in Chinese and English: the calendar period of a round (weeks
+ * test_rounds.c -- the rules under rounds and references,
+ * in Chinese and English: the calendar period of a round (weeks
  * from Monday, months, days, in the event's zone offset), the periods a
  * task's text names (and the words that only date one piece of work), and
  * the sentences whose content is only a reference to what was just said

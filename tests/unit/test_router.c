@@ -2,12 +2,12 @@
 /*
  * test_router.c -- the router and the block's layers through am_recall
  * (real SQLite, zh + en): closings and acknowledgements need no memory
- * while a closing that carries a request or a question still recalls
- * (F14); a continuation puts the task state first in the block; a turn
- * that asks for a link or a file gets the turns that carry one first
- * (F15); the block comes in two parts, the system prompt's (profile,
+ * while a closing that carries a request or a question still recalls;
+ * a continuation puts the task state first in the block; a turn
+ * that asks for a link or a file gets the turns that carry one first;
+ * the block comes in two parts, the system prompt's (profile,
  * preferences, constraints) and the one before the history (facts, task
- * state, events), in the C result and its JSON (F18).
+ * state, events), in the C result and its JSON.
  */
 #include <jansson.h>
 

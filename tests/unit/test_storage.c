@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * test_storage.c -- storage grows linearly (issue 14, item 4).
+ * test_storage.c -- storage grows linearly.
  *
  * A statement said N times, zh and en: once its confidence stops growing
  * no version is added, and a version lists a bounded number of sources

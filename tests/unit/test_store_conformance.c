@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_store_conformance.c -- one store-level suite run against every
- * store (issue 17 item 4): the embedded SQLite file always, and the
+ * store: the embedded SQLite file always, and the
  * PostgreSQL databases named by $AM_PG_URL and $AM_PG_URL2 (two fresh
  * databases; tests/sh/store_conformance.sh starts a throwaway server and
  * sets them; without them only SQLite runs).

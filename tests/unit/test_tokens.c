@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * test_tokens.c -- API tokens bound to a tenant (F27, api/tokens.c): a
+ * test_tokens.c -- API tokens bound to a tenant (api/tokens.c): a
  * token verifies as its user, agent, role and admin flag; only its hash is
  * in the store file; a near miss (one character changed, cut, padded, the
  * prefix alone) is refused; a revoked token is refused and says so; list

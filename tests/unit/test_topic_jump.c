@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * test_topic_jump.c -- topic jumps without a task id (F5, perceive/
+ * test_topic_jump.c -- topic jumps without a task id (perceive/
  * attribute.c, task.c am__task_topic_shift): a turn that opens with a
  * marker of a new topic and makes a request sharing none of the session
  * task's words belongs to no task, moves none of its state, and leaves a

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * test_vault.c -- PII-vault originals encrypted at rest (issue 14.9), zh +
+ * test_vault.c -- PII-vault originals encrypted at rest, zh +
  * en: with am_config.vault_key every original in pii_vault is sealed
  * (AES-256-GCM, a fresh nonce per value), no original's bytes are in the
  * store files (.db, -wal), a recall naming a value still finds its turn;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * test_versions.c -- versions by attribute and by time (issue 16 items 2
- * and 3, docs/VERSIONS.md), in Chinese and English.
+ * test_versions.c -- versions by attribute and by time
+ * (docs/VERSIONS.md), in Chinese and English.
  *  - the sentence analysis of distill/restate.c: the attribute a sentence
  *    states, a change, the old value named negatively, and what is not a
  *    restatement (requests, intentions, past attributes, someone else,
@@ -106,7 +106,7 @@ static void test_restatements(void)
     }
 }
 
-/* The periods a question names (query mode, F19): seasons and "this time
+/* The periods a question names (query mode): seasons and "this time
  * last year" (before: the whole year, or nothing). */
 static void test_question_periods(void)
 {

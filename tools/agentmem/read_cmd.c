@@ -117,7 +117,7 @@ int am_cli_cmd_memories(am_db *db, const am_cli_opts *o)
             printf("%s %-10s %-14s %-28s conf %.2f  %s .. %s  ", m->id, m->kind, m->status,
                    key ? key : "", m->confidence, am_time_format(m->valid_from, 0, from),
                    m->valid_to == AM_TIME_NONE ? "" : am_time_format(m->valid_to, 0, to));
-            if (o->all) /* F19: each version's system time too */
+            if (o->all) /* each version's system time too */
                 printf("recorded %s .. %s  ", am_time_format(m->recorded_at, 0, from),
                        m->superseded_at == AM_TIME_NONE ? ""
                                                         : am_time_format(m->superseded_at, 0, to));

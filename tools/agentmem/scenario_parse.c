@@ -271,7 +271,7 @@ static const struct field_spec {
     STR(agent, KB(SC_ADD) | KB(SC_RECALL) | KB(SC_TASK) | KB(SC_MEMORIES) | KB(SC_WORKSPACE), 0),
     STR(task, KB(SC_ADD) | KB(SC_RECALL) | KB(SC_TASK) | KB(SC_WORKSPACE),
         KB(SC_TASK) | KB(SC_WORKSPACE)),
-    /* docs/internals/SCENARIOS_EXT.md (F28) */
+    /* multi-agent steps: docs/internals/SCENARIOS_EXT.md */
     STR(role, KB(SC_RECALL) | KB(SC_TASK) | KB(SC_MEMORIES), 0),
     STR(role_allow, KB(SC_CONFIG), KB(SC_CONFIG)),
     STR(doing, KB(SC_WORKSPACE), 0),
@@ -287,7 +287,7 @@ static const struct field_spec {
     {"kind", F_STR, offsetof(sc_step, mem_kind), KB(SC_MEMORY_ADD), 0},
     STR(query, KB(SC_RECALL), KB(SC_RECALL)),
     STR(as_of, KB(SC_RECALL) | KB(SC_MEMORIES), 0),
-    STR(occurred_at, KB(SC_ADD), 0), /* docs/internals/SCENARIOS_EXT.md (F19) */
+    STR(occurred_at, KB(SC_ADD), 0), /* an event's own time: docs/internals/SCENARIOS_EXT.md */
     STR(scope, KB(SC_FORGET), KB(SC_FORGET)),
     STR(id, KB(SC_FORGET) | KB(SC_ARCHIVE), 0),
     STR(target, KB(SC_FEEDBACK), KB(SC_FEEDBACK)),

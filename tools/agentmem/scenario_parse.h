@@ -104,7 +104,7 @@ typedef struct sc_step {
     /* docs/internals/SCENARIOS_EXT.md: the asker's role (recall, task, memories),
      * the whitelists (config), a workspace entry (workspace) */
     const char *role, *role_allow, *doing, *done, *next;
-    /* docs/internals/SCENARIOS_EXT.md (F19): an event's own time when it is not the
+    /* docs/internals/SCENARIOS_EXT.md: an event's own time when it is not the
      * step's (add: a late statement, an import) */
     const char *occurred_at;
     /* docs/internals/SCENARIOS_EXT.md: a rule pack -- its file (relative to the

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * watch.c -- `agentmem watch`: the store's memory events (F13,
- * docs/EVENTS.md) as JSON lines, one per event, in seq order.
+ * watch.c -- `agentmem watch`: the store's memory events
+ * (docs/EVENTS.md) as JSON lines, one per event, in seq order.
  *
  * It reads the outbox with am_events_since, so it sees what every process
  * writing the store published and committed; with --follow it polls for

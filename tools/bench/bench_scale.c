@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench_scale.c -- `agentmem bench synth --servers N[,N...]`: the scale
- * test over real server processes (issue 17 item 6, docs/SCALING.md).
+ * test over real server processes (docs/SCALING.md).
  *
  * For each instance count N (a run): the store (--store URL: postgres://
  * or sqlite:PATH, several processes on one SQLite file being the

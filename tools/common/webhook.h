@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * webhook.h -- memory events posted to webhooks (F13, docs/EVENTS.md), for
+ * webhook.h -- memory events posted to webhooks (docs/EVENTS.md), for
  * the server: each event JSON is POSTed to every configured URL, signed,
  * retried with backoff, from a thread per URL, so the caller (the thread
  * that committed the write) never waits for a receiver.

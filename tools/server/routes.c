@@ -427,7 +427,7 @@ void am__srv_h_recall(srv_ctx *c)
         require(c, in.query, "query") || positive(c, in.budget, "budget", 100000) ||
         positive(c, in.k, "k", 100000) || request_user(c, in.user))
         return;
-    /* an agent's conclusions are its own (F28): a token of one agent (or
+    /* an agent's conclusions are its own: a token of one agent (or
      * of a role) may not recall as another */
     if (own_agent(c, in.agent, "", "recall")) return;
     am_query q;
@@ -441,7 +441,7 @@ void am__srv_h_recall(srv_ctx *c)
     q.as_of = in.as_of;
     q.budget_tokens = in.budget == NOT_GIVEN ? 0 : (int)in.budget;
     q.max_events = in.k == NOT_GIVEN ? 0 : (int)in.k;
-    /* the token's role is the recall's (F28 role whitelists); an agent a
+    /* the token's role is the recall's (role whitelists); an agent a
      * body names sees what that agent may (its own conclusions, not
      * another's), the token's role still applying */
     q.role = token_role(c);

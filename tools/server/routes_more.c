@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * routes_more.c -- the handlers that mount other parts on the server
- * (docs/SERVER.md): the task workspace (F28, am_workspace_*), the
+ * (docs/SERVER.md): the task workspace (am_workspace_*), the
  * OpenAI-compatible embeddings (am_embed) and MCP over Streamable HTTP
  * (tools/mcp: a handle made per request for the token's user and agent,
  * stateless as am_mcp_handle_http is).  Same rules as routes.c: every

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * routes_working.c -- a session's working memory over HTTP (am_working_*,
- * issue 17; docs/SERVER.md, docs/openapi.json):
+ * routes_working.c -- a session's working memory over HTTP (am_working_*;
+ * docs/SERVER.md, docs/openapi.json):
  *   GET    /v1/sessions/{session}/working        the live entries
  *   DELETE /v1/sessions/{session}/working        every key of the session
  *   GET    /v1/sessions/{session}/working/{key}  {session, key, value}

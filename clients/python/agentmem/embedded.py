@@ -108,7 +108,7 @@ class AmRecallResult(ctypes.Structure):
                 ("events", ctypes.POINTER(AmEventRec)), ("n_events", c_size_t),
                 ("task", ctypes.POINTER(AmTask)), ("block", c_char_p), ("block_tokens", c_int),
                 ("json", c_char_p), ("domain_conflict", c_int),
-                # appended (the block's two parts, F18; the route's reason; the kinds of reference, F15)
+                # appended (the block's two parts; the route's reason; the kinds of reference)
                 ("block_system", c_char_p), ("block_context", c_char_p),
                 ("block_system_tokens", c_int), ("block_context_tokens", c_int),
                 ("route_reason", c_char_p), ("refs", ctypes.c_uint)]

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * pg_forget.c -- forgetting (F24) in the PostgreSQL store: an event, a
+ * pg_forget.c -- forgetting in the PostgreSQL store: an event, a
  * session, a task or a user leaves every table.
  *
  * Events, sessions and tasks go in the caller's transaction, as in the

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * pg_held.c -- the rows of a forget in its grace period on PostgreSQL
- * (F24, docs/FORGETTING.md "Grace period and restore"), as the SQLite
+ * (docs/FORGETTING.md "Grace period and restore"), as the SQLite
  * store's held.c and restore do it.
  *
  * A forget of an event, a session or a task with a grace period does the

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * pg_store.c -- the PostgreSQL store (F30, issue 17): one database shared
+ * pg_store.c -- the PostgreSQL store: one database shared
  * by many stateless servers, selected by a URL (postgres://... or
  * postgresql://..., libpq's connection URI).  This file is the
  * connection: open (pg_schema.c migrates the database), close,

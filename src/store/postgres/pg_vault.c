@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * pg_vault.c -- the PII vault on PostgreSQL (F3): originals sealed at rest
+ * pg_vault.c -- the PII vault on PostgreSQL: originals sealed at rest
  * with the vault key and found by a keyed hash of their value, as the
  * SQLite store does it (store/sqlite/events.c, vault.c, pii_index.c), on
  * the stores' common code (store/vault.c: AES-256-GCM with a nonce per

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * forget.c -- forgetting (F24): an event, a session, a task or a user
+ * forget.c -- forgetting: an event, a session, a task or a user
  * leaves every table and index, and then the files (docs/FORGETTING.md).
  *
  * Events, sessions and tasks go in the caller's transaction: their rows
@@ -338,7 +338,7 @@ static int job_add(sq_store *s, const char *uid, const char *level, const char *
     return run(s, st, "forget job");
 }
 
-/* The memory events of a forget (F13, outbox.c).  Before (after = 0):
+/* The memory events of a forget (outbox.c).  Before (after = 0):
  * the user's memory items (lineages) and tasks are noted.  After: the
  * outbox rows of those gone leave it, the forgotten events' ids leave the
  * rows of what remains, and a memory.forgotten notice -- ids and the level

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * held.c -- the rows of a forget in its grace period (F24,
- * docs/FORGETTING.md "Grace period and restore").
+ * held.c -- the rows of a forget in its grace period
+ * (docs/FORGETTING.md "Grace period and restore").
  *
  * A forget of an event, a session or a task with a grace period does the
  * deletes of an immediate forget (forget.c), but each delete first copies

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * locking.c -- how a connection waits for the write lock and how it lets
- * others have it (issue 14, contention).
+ * others have it (contention).
  *
  * SQLite in WAL mode has one writer at a time and no queue: a connection
  * that finds the lock taken calls its busy handler and tries again.  Its

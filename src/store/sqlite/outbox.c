@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * outbox.c -- the memory events' outbox (F13, docs/EVENTS.md): the table
+ * outbox.c -- the memory events' outbox (docs/EVENTS.md): the table
  * memory_events (schema v14), written in the transaction of the change
  * that causes each row, read back in seq order by any process.
  *

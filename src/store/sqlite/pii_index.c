@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * pii_index.c -- the vault found by a keyed hash of each value (F3, the
- * read side; issue 13.9).
+ * pii_index.c -- the vault found by a keyed hash of each value (the
+ * read side).
  *
  * A recall that names a phone number, an e-mail address or an ID asks for
  * the user's events whose vault holds that value, compared in canonical

@@ -223,7 +223,7 @@ static const char *const migrations[] = {
     "CREATE INDEX held_item_heat_job ON held_item_heat(held_job);"
     "CREATE INDEX held_tasks_job ON held_tasks(held_job);"
     "CREATE INDEX held_task_history_job ON held_task_history(held_job);"),
-    /* version 15: memory events (F13, outbox.c).  The outbox is written in
+    /* version 15: memory events (outbox.c).  The outbox is written in
      * the transaction of the change that causes each event, so a rolled
      * back write leaves none and a committed one's is never lost; seq
      * (AUTOINCREMENT: never reused, also after a trim) orders them for
@@ -234,7 +234,7 @@ static const char *const migrations[] = {
     "  memory_id TEXT, task_id TEXT, event_id TEXT, key TEXT, detail TEXT,"
     "  other_user TEXT, occurred_at INTEGER);"
     "CREATE INDEX memory_events_user ON memory_events(user_id, seq);"),
-    /* version 16: a task's shared workspace (F28, workspace.c): per agent
+    /* version 16: a task's shared workspace (workspace.c): per agent
      * what it is doing, has done and does next, a version counted per
      * entry; the rows live and die with the task (forget.c). */
     ("CREATE TABLE task_workspace(user_id TEXT NOT NULL, task_id TEXT NOT NULL,"
@@ -254,7 +254,7 @@ static const char *const migrations[] = {
     "ALTER TABLE tasks ADD COLUMN rounds TEXT NOT NULL DEFAULT '[]';"
     "UPDATE tasks SET round_from = created_at, round_at = created_at;"),
     /* version 18: API tokens bound to a user (tokens.c; the server's
-     * auth, F27).  Only the SHA-256 of a token is kept (hash); lookup is
+     * auth).  Only the SHA-256 of a token is kept (hash); lookup is
      * the hex of its first 8 bytes, indexed, so a verify reads one row and
      * compares the whole hash in constant time.  A user's purge deletes
      * its tokens (forget.c). */
@@ -298,8 +298,8 @@ static const char *const migrations[] = {
      * workspace too (held.c), so a restore brings it back */
     ("CREATE TABLE held_task_workspace AS SELECT 0 AS held_job, * FROM task_workspace WHERE 0;"
      "CREATE INDEX held_task_workspace_job ON held_task_workspace(held_job);"),
-    /* version 22: a session's working memory without a cache (working.c;
-     * issue 17): one row per key, expired rows ignored and purged */
+    /* version 22: a session's working memory without a cache (working.c):
+     * one row per key, expired rows ignored and purged */
     ("CREATE TABLE working_memory(user_id TEXT NOT NULL, session_id TEXT NOT NULL,"
      " key TEXT NOT NULL, value TEXT NOT NULL, expires_at INTEGER NOT NULL,"
      " PRIMARY KEY(user_id, session_id, key)) WITHOUT ROWID;"),

@@ -790,7 +790,7 @@ int am__sqlite_events_before(am__store *b, const char *uid, const char *session,
                              am__event_row **rows, size_t *n);
 int am__sqlite_audit_page(am__store *b, const char *uid, int64_t after_seq, int limit,
                           am__arena *ar, am__audit_row **rows, size_t *n);
-/* workspace.c (F28) */
+/* workspace.c */
 int am__sqlite_events_access(am__store *b, const char *uid, am__arena *ar, am__event_row **rows,
                              size_t *n);
 int am__sqlite_workspace_list(am__store *b, const char *uid, const char *task_id, am__arena *ar,

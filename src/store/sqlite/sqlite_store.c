@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * sqlite_store.c -- the embedded store (F30): one SQLite file in WAL
+ * sqlite_store.c -- the embedded store: one SQLite file in WAL
  * mode, FTS5 with our am_cjk tokenizer for lexical recall.  This file is
  * the connection: open (schema.c migrates the file), close, transactions,
  * maintenance, and the vtable over the backend's files (sqlite_int.h).
@@ -53,9 +53,9 @@ static const char *sq_errmsg(am__store *base) { return SQ(base)->err; }
  * fetched.  In a server -- workers and a writer, each its own connection
  * in one process -- every commit thus made each of the others unmap (a
  * TLB shootdown on every core the process runs on) and fault its pages in
- * again: 30 s of the issue's load, 3 alternated runs, p99 33.0 / 31.3 /
- * 51.1 ms mapped against 23.9 / 25.5 / 13.7 ms not (docs/bench/README.md,
- * twenty-third session).  Without the map, pages come through pread into
+ * again: 30 s of the server load test, 3 alternated runs, p99 33.0 / 31.3 /
+ * 51.1 ms mapped against 23.9 / 25.5 / 13.7 ms not
+ * (docs/bench/README.md).  Without the map, pages come through pread into
  * the page cache; a process with one connection (the CLI, an embedded
  * agent, the bench) keeps the map.  Checked before each transaction: the
  * setting changes only between transactions, when no page is out. */

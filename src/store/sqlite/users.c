@@ -198,7 +198,7 @@ int am__sqlite_user_merge(am__store *b, const char *from, const char *to)
         "UPDATE item_sources SET user_id = ?2 WHERE user_id = ?1",
         "UPDATE item_heat SET user_id = ?2 WHERE user_id = ?1",
         "UPDATE tombstones SET user_id = ?2 WHERE user_id = ?1",
-        "UPDATE memory_events SET user_id = ?2 WHERE user_id = ?1", /* F13: its history */
+        "UPDATE memory_events SET user_id = ?2 WHERE user_id = ?1", /* its history */
         "UPDATE identity_links SET user_id = ?2 WHERE user_id = ?1",
         ("UPDATE users SET n_events = (SELECT count(*) FROM events e WHERE e.user_id = ?2)"
          "  WHERE user_id = ?2"),

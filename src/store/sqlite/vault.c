@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * vault.c -- PII-vault originals encrypted at rest in the SQLite store
- * (F3, issue 14.9): the upkeep of a store's vault.  Sealing and opening
+ * vault.c -- PII-vault originals encrypted at rest in the SQLite store:
+ * the upkeep of a store's vault.  Sealing and opening
  * (AES-256-GCM, a nonce per value, bound to user and type) are the
  * stores' common code, store/vault.c, which says the format.
  *

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * working.c -- a session's working memory when no cache is configured
- * (api/working.c; issue 17): `working_memory(user_id, session_id, key,
+ * (api/working.c): `working_memory(user_id, session_id, key,
  * value, expires_at)`, one row per key.  The clock is the engine's (the
  * caller passes now): a row whose expires_at has passed is never read
  * again, and a write to the session deletes the session's expired rows

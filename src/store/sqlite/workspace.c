@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * workspace.c -- multi-agent rows (F28): a task's shared workspace (one
+ * workspace.c -- multi-agent rows: a task's shared workspace (one
  * row per agent: doing, done, next, a version counted per entry) and the
  * events an access rule may hide from an agent (recall/access.c).  The
  * texts are data: stored as given (the API bounded and checked them) and

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * lexicon/chat.c -- the router's words (recall/route.c, F14, F15, F7): whole-turn small
+ * lexicon/chat.c -- the router's words (recall/route.c): whole-turn small
  * talk, the formulas that close a conversation and the function words a closing may
  * carry, the words that ask for a link or a file, and the business domains' cue words.
  */
@@ -64,7 +64,7 @@ const char *const am__lex_route_function_en[] = {
     "night", "your", "great", "lot", NULL,
 };
 
-/* F15: words that ask for a kind of reference (normalised).  A turn that names a link or
+/* words that ask for a kind of reference (normalised).  A turn that names a link or
  * a file ("把那个链接再发我", "the doc you sent") has the events and items that carry one
  * ranked first (recall/kinds.c).  ASCII words match whole words. */
 /* Words by which a turn points at the user's own things or at memory
@@ -88,7 +88,7 @@ const char *const am__lex_route_file_words[] = {
     "documents", "spreadsheet", "deck", "slides", "pdf", "screenshot", NULL,
 };
 
-/* F7: the business domain a text is about, from cue words, or NULL. */
+/* the business domain a text is about, from cue words, or NULL. */
 static const char *const d_procurement[] = {"采购", "供应商", "询价", "报价", "招标", "订货", "purchase", "procurement", "vendor", "supplier", "quotation", NULL};
 
 static const char *const d_hr[] = {"招聘", "入职", "离职", "请假", "薪资", "绩效", "面试", "hiring", "onboarding", "payroll", "leave request", "interview", NULL};

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * lexicon/distill_cues.c -- the distillation rule tables (distill/rules.c, F8-F10): long-term
+ * lexicon/distill_cues.c -- the distillation rule tables (distill/rules.c): long-term
  * markers and their context lists, the kinds, one-off and invalidation cues,
  * the guards (hypothetical, reported speech, someone else's subject) and the
  * key tables (topic + attribute -> logical key).
@@ -124,9 +124,9 @@ const am__cue am__lex_distill_addressed[] = {
 };
 
 /* Comparatives, standing choices and habits in the user's own voice
- * (F8: "我更喜欢", "I prefer").  A plain liking ("我喜欢简短的",
+ * ("我更喜欢", "I prefer").  A plain liking ("我喜欢简短的",
  * "I like short answers") is a weak signal: semantic/promote.c keeps it
- * once it is said twice (F9).  "我最喜欢这个方案" judges the piece of work
+ * once it is said twice.  "我最喜欢这个方案" judges the piece of work
  * at hand: feedback, not a standing preference. */
 static const char *const zh_this[] = {"这", "那", "你", "他", "她", NULL};
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * lexicon/labels.c -- the labels of the rendered memory block in both languages
- * (recall/render.c, F18): section titles, memory kinds and who said an event.
+ * (recall/render.c): section titles, memory kinds and who said an event.
  */
 #include "text/lexicon/lexicon.h"
 

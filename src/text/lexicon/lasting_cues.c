@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * lexicon/lasting_cues.c -- the tables of the lasting forms (distill/rules.c,
- * lasting_form; DESIGN F8, issue 16 item 5): statements that hold beyond
+ * lasting_form): statements that hold beyond
  * today without a cue word ("以后", "from now on"), told apart by the form of
  * the sentence rather than by its words:
  *  - a norm: a deontic modal (必须, 不得, need, must not) after a generic
@@ -262,7 +262,7 @@ const am__cue am__lex_lasting_default[] = {
 /* ---------------------------------------------------------- evaluations */
 
 /* An evaluation judges a thing at hand (distill/rules.c,
- * am__distill_evaluation; F8, F22: only these move confidence). */
+ * am__distill_evaluation: only these move confidence). */
 const am__cue am__lex_eval_target[] = {
     CUE("这"), CUE("那"), CUE("它"), CUE("this"), CUE("that"), CUE("it"), CUE("these"),
     CUE("those"),

@@ -53,29 +53,29 @@ typedef struct am__lex_words {
     const char *const *words;
 } am__lex_words;
 
-/* A business domain and its cue words (F7). */
+/* A business domain and its cue words. */
 typedef struct am__lex_domain {
     const char *domain;
     const char *const *cues;
 } am__lex_domain;
 
-/* A value a weak signal carries and the words that name it (F9). */
+/* A value a weak signal carries and the words that name it. */
 typedef struct am__lex_value {
     const char *id;
     const char *const *words;
 } am__lex_value;
 
-/* The labels of a rendered memory block in one language (F18). */
+/* The labels of a rendered memory block in one language. */
 typedef struct am__lex_labels {
     const char *memory, *task, *events, *stage, *status, *notes, *artifacts,
         *pending, *unconfirmed;
-    /* the task's shared workspace (F28): its title and an entry's parts */
+    /* the task's shared workspace: its title and an entry's parts */
     const char *workspace, *doing, *done, *next;
     /* the rules of the user's packs: an operator's, not the user's words */
     const char *rules;
 } am__lex_labels;
 
-/* The PII detector's cue tables (text/redact.c, F3).  A secret's name and
+/* The PII detector's cue tables (text/redact.c).  A secret's name and
  * the kind of value it announces. */
 enum { AM__LEX_SECRET_PWD, AM__LEX_SECRET_TOKEN, AM__LEX_SECRET_CODE, AM__LEX_SECRET_BEARER };
 typedef struct am__lex_secret_cue {

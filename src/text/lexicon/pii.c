@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * lexicon/pii.c -- the PII detector's words (text/redact.c, F3): the names
+ * lexicon/pii.c -- the PII detector's words (text/redact.c): the names
  * of secrets ("password", "密码") with the kind of value they announce, the
  * connectors between a name and its value ("是：", "is") with their
  * strength, the words that follow "password:" and are never one, the

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * lexicon/preferences.c -- the words of weak preference signals (semantic/promote.c, F9): the
+ * lexicon/preferences.c -- the words of weak preference signals (semantic/promote.c): the
  * values a signal can carry, request and liking cues, polite question
  * frames and negations.
  */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * lexicon/synonyms.c -- the query expansion's word knowledge (recall/expand.c, F16): near-word
+ * lexicon/synonyms.c -- the query expansion's word knowledge (recall/expand.c): near-word
  * groups, hyponyms (hobby -> sports ...), told forms of a reported
  * statement, repair cues ("what I really want to know"), the parts of a
  * conditioned question ("那个…的人", "the person whose …") and the clause

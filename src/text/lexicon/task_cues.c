@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * lexicon/task_cues.c -- the cues of task state (perceive/task.c, F6): guards that announce
+ * lexicon/task_cues.c -- the cues of task state (perceive/task.c): guards that announce
  * no change, the status and stage tables, negation windows, "replaced, not
- * cancelled" and the continuation cues (F5).
+ * cancelled" and the continuation cues.
  */
 #include "text/lexicon/lexicon.h"
 
@@ -217,7 +217,7 @@ const am__lex_cues am__lex_task_period_rules[] = {
     {"year", p_year},
 };
 
-/* Topic jumps without a task id (perceive/attribute.c, F5): a turn that
+/* Topic jumps without a task id (perceive/attribute.c): a turn that
  * opens with a marker of a new topic, after at most one interjection,
  * and goes on with a request. */
 const char *const am__lex_topic_interjections[] = {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * lexicon/versions.c -- the words of versions by attribute and by time
- * (distill/restate.c, recall/filter.c; F11, F19): what marks a statement as
+ * (distill/restate.c, recall/filter.c): what marks a statement as
  * a change of a value the user had ("改用", "switched to", "now"), the
  * negation that names the old value ("不用微信", "instead of Slack"), the
  * frames and boundaries of an attribute noun ("我的<车>是", "my <blood
