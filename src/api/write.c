@@ -803,7 +803,7 @@ static int add_one(am_db *db, const am_event *in, am_add_info *info, int own_txn
     char uid[AM_ID_MAX + 1];
     if ((rc = am__db_resolve_user(db, "add", in->user_id, in->channel, in->external_id, 1, uid)))
         goto out_rollback;
-    am__dbcache_note(db, uid); /* the shared cache's generation, after the commit */
+    am__dbcache_note(db->cache, uid); /* the shared cache's generation, after the commit */
     int64_t fp = 0;
     if (in->event_id) {
         int found;
