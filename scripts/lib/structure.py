@@ -600,12 +600,15 @@ NOTE = re.compile(r'\bF\d+[a-z]?\b|\bissues?\s*#?\d+|\bsessions?\s+#?\d+'
                   r'|\b\d+(?:st|nd|rd|th)\s+session\b|\b(?:first|second|third|fourth|fifth|'
                   r'sixth|seventh|eighth|ninth|tenth)\s+session\b', re.I)
 NOTE_F = re.compile(r'\bF\d+[a-z]?\b')
+# F1 the score (precision, recall and F1; macro-F1), not a tag
+F1_SCORE = re.compile(r'macro-F1|F1 score|"F1"|(?<=recall and )F1|(?<=recall, )F1')
 
 
 def note_hits(text):
     """The note references in a comment: F-tags (upper-case F only) and
     issue / session numbers."""
     hits = []
+    text = F1_SCORE.sub('', text)
     for m in NOTE.finditer(text):
         s = m.group(0)
         if s[0] in 'fF' and s[1:2].isdigit() and not NOTE_F.fullmatch(s):

@@ -81,7 +81,7 @@ int am_store_check(am_db *db, int ping, am_store_health *out)
     memset(out, 0, sizeof *out);
     am__store *s = db->store;
     out->reachable = 1;
-    if (ping) am__dbcache_ping(db); /* the shared cache's state made fresh too */
+    if (ping) am__dbcache_ping(db->cache); /* the shared cache's state made fresh too */
     if (!s->vt->health) return AM_OK;
     int rc = s->vt->health(s, ping, &out->reconnects, &out->retries);
     if (rc == AM_MISUSE) return am__db_error(db, rc, "store check: inside a transaction");
@@ -282,7 +282,7 @@ void am_close(am_db *db)
     am__llm_close(db->llm);
     am__tokcache_free(db->tokcache);
     am__arena_free(&db->roles_ar);
-    am__dbcache_close(db);
+    am__dbcache_free(db->cache);
     am__allocator a = db->alloc;
     am__free(&a, db);
 }
@@ -439,8 +439,8 @@ int am_link_merge(am_db *db, const char *channel, const char *external_id,
     }
     /* not linked, or linked to the pair's own user: that one joins user_id */
     if (owned == AM_OK && strcmp(own, user_id) != 0) {
-        am__dbcache_note(db, user_id); /* the pair's history may join it */
-        am__dbcache_note(db, own);
+        am__dbcache_note(db->cache, user_id); /* the pair's history may join it */
+        am__dbcache_note(db->cache, own);
         if ((rc = link_take_own(db, channel, external_id, user_id, own, merge, now)))
             goto out_rollback;
     } else if ((rc = s->vt->user_ensure(s, user_id, now))) {
@@ -451,7 +451,7 @@ int am_link_merge(am_db *db, const char *channel, const char *external_id,
     if (rc || (rc = s->vt->audit(s, user_id, now, "link", "identity", channel, external_id)) ||
         (rc = s->vt->commit(s)))
         goto out_store;
-    am__dbcache_flush(db);
+    am__dbcache_flush(db->cache);
     return AM_OK;
 out_store:
     am__db_store_error(db, rc, "link");

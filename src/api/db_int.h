@@ -10,6 +10,7 @@
 
 #include "base/base.h"
 #include "base/log.h"
+#include "cache/cache.h"
 #include "embed/embed.h"
 #include "recall/access.h"
 #include "store/store.h"
@@ -38,7 +39,7 @@ struct am_db {
     int next_sub, delivering;
     am__arena roles_ar;       /* the role whitelists (am_config.role_allow), parsed */
     am__role_rules roles;
-    struct am__dbcache *cache; /* the shared cache (am_config.cache), or NULL (cache.c) */
+    am__dbcache *cache;       /* the shared cache (am_config.cache), or NULL (cache/) */
     am__log log;              /* the config's log hooks (base/log.h) */
     struct am__llm *llm;      /* am_config.llm's client, or NULL (llm.c) */
     am_llm_watch_fn llm_watch; /* am_llm_watch's, or NULL */
@@ -150,32 +151,12 @@ void am__events_deliver(am_db *db);
 int am__events_trim(am_db *db);
 void am__events_free(am_db *db);
 
-/* The shared cache (cache.c; docs/SCALING.md "Redis").  open: from
- * cfg->cache (none: AM_OK, db->cache NULL), AM_INVALID naming the field.
- * prefix: "am:{U}:" of a user's keys.  note: uid's data changes in the
- * open write; flush (after the commit, or after a failure: harmless)
- * moves the noted users' generations.  forget: the user's recall entries
- * (whole_user: every key of the user) deleted, or kept owed while the
- * cache is down.  recall_key: the entry's key of this recall (AM_IO when
- * the cache is down); recall_get: AM_OK and *res filled from the entry
- * (strings in ar), AM_NOTFOUND, or AM_IO; recall_put: stored with the
- * TTL, failures ignored.  conn: the connection when it is usable now
- * (owed work done), else NULL. */
-struct am__cache;
+/* The shared cache (cache/cache.h; docs/SCALING.md "Redis"), opened by
+ * api/cache.c: from cfg->cache (none: AM_OK, db->cache NULL), AM_INVALID
+ * naming the field.  prefix: "am:{U}:" of a user's keys.  Every other
+ * call goes to cache/cache.h with db->cache. */
 int am__dbcache_open(am_db *db, const am_config *cfg, char *err, size_t cap);
-void am__dbcache_close(am_db *db);
 int am__dbcache_prefix(const am_db *db, const char *uid, char out[48]);
-void am__dbcache_note(am_db *db, const char *uid);
-void am__dbcache_flush(am_db *db);
-void am__dbcache_ping(am_db *db);
-void am__dbcache_forget(am_db *db, const char *uid, int whole_user);
-int am__dbcache_recall_key(am_db *db, const char *uid, const am_query *q, am_time now,
-                           am__arena *ar, char **key);
-int am__dbcache_recall_get(am_db *db, const char *key, am__arena *ar, am_recall_result *res);
-/* now: the recall's time; a result holding an item that expires before
- * its time bucket ends is not cached (it would be served after). */
-void am__dbcache_recall_put(am_db *db, const char *key, const am_recall_result *res, am_time now);
-struct am__cache *am__dbcache_conn(am_db *db);
 /* The LLM pass's watcher (api/llm.c): a user event committed (after the
  * commit; skipped for a re-run: info->existing), a forget of the user
  * about to run (level AM_FORGET_*, id the event's for an event). */

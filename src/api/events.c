@@ -142,7 +142,7 @@ void am__events_free(am_db *db)
 
 void am__events_deliver(am_db *db)
 {
-    am__dbcache_flush(db); /* the shared cache's generations (cache.c) */
+    am__dbcache_flush(db->cache); /* the shared cache's generations (cache/) */
     int64_t lo, hi;
     db->store->vt->outbox_committed(db->store, &lo, &hi);
     if (!lo || !db->n_subs) return;

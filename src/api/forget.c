@@ -255,12 +255,12 @@ int am_forget_ex(am_db *db, const char *user_id, int level, const char *id,
     am__text_forget(db->text);
     am__touch_drop(db, user_id); /* a kept heat update of the user's items */
     /* the shared cache: its recall entries, and for the user every key
-     * (working memory, the generation); api/cache.c */
+     * (working memory, the generation); cache/dbcache.c */
     if (level == AM_FORGET_USER && (rc = am__working_forget(db, user_id, NULL)))
         am__db_log(db, AM_LOG_WARN, "forget: user %s: working memory: %s", user_id, am_errmsg(db));
     if (level == AM_FORGET_SESSION && (rc = am__working_forget(db, user_id, id)))
         am__db_log(db, AM_LOG_WARN, "forget: user %s: working memory: %s", user_id, am_errmsg(db));
-    am__dbcache_forget(db, user_id, level == AM_FORGET_USER);
+    am__dbcache_forget(db->cache, user_id, level == AM_FORGET_USER);
     am__events_deliver(db);
     forget_steps steps = {progress, ctx, 0};
     if (progress) forget_step(&steps); /* the forget's transaction */
@@ -310,8 +310,8 @@ int am_restore(am_db *db, const char *user_id)
     }
     if (rc) return am__db_store_error(db, rc, "restore");
     am__tokcache_clear(db->tokcache);
-    am__dbcache_note(db, user_id);
-    am__dbcache_flush(db);
+    am__dbcache_note(db->cache, user_id);
+    am__dbcache_flush(db->cache);
     am__db_log(db, AM_LOG_INFO, "restore: user %s", user_id);
     return AM_OK;
 }
@@ -358,8 +358,8 @@ int am_restore_forget(am_db *db, const char *user_id, int level, const char *id)
     if (rc == AM_NOMEM) return am__db_error(db, rc, "restore: out of memory");
     if (rc) return am__db_store_error(db, rc, "restore");
     am__tokcache_clear(db->tokcache);
-    am__dbcache_note(db, user_id);
-    am__dbcache_flush(db);
+    am__dbcache_note(db->cache, user_id);
+    am__dbcache_flush(db->cache);
     am__db_log(db, AM_LOG_INFO, "restore: user %s %s %s: %ld events", user_id, level_names[level],
                id, ev);
     return AM_OK;

@@ -324,7 +324,7 @@ static int in_transaction(writer *w, body_fn body, const void *ctx)
         s->vt->rollback(s);
         return am__db_store_error(db, rc, "import");
     }
-    am__dbcache_note(db, w->uid);
+    am__dbcache_note(db->cache, w->uid);
     rc = body(w, ctx);
     if (!rc && (rc = s->vt->commit(s))) rc = am__db_store_error(db, rc, "import");
     if (rc) {
@@ -337,7 +337,7 @@ static int in_transaction(writer *w, body_fn body, const void *ctx)
         return rc;
     }
     am__touch_committed(db);
-    am__dbcache_flush(db);
+    am__dbcache_flush(db->cache);
     if (w->progress) w->progress(w->progress_ctx, w->total, w->total);
     return AM_OK;
 }

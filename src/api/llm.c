@@ -349,7 +349,7 @@ int am_llm_pass(am_db *db, const am_llm_pass_opts *o, am_llm_report *r)
     }
     am_llm_report before = *r;
     if ((rc = am__touch_lock_writers(db, &o->user_id, 1))) goto out_rollback;
-    am__dbcache_note(db, o->user_id);
+    am__dbcache_note(db->cache, o->user_id);
     am__wctx w = {s, db->text, &db->ulid, &db->cfg.rank, &ar, o->user_id, am__db_now(db), NULL,
                   am__db_now(db), NULL};
     for (size_t i = 0; i < rep.n && !rc; i++) rc = propose(db, &w, &rep.p[i], ev, n, r);

@@ -45,13 +45,13 @@ static int life_step(am_db *db, const char *uid, am_time now, int budget, long *
     am__arena_init(&ar, &db->alloc);
     am__wctx w = {s, db->text, &db->ulid, &db->cfg.rank, &ar, uid, now, NULL, now, NULL};
     am__life_tally t = {0};
-    am__dbcache_note(db, uid);
+    am__dbcache_note(db->cache, uid);
     int rc = s->vt->begin(s);
     if (!rc && s->vt->lock_users) rc = s->vt->lock_users(s, &uid, 1);
     if (!rc) rc = fn(&w, budget, &t, done);
     if (!rc) rc = s->vt->commit(s);
     if (rc) s->vt->rollback(s);
-    am__dbcache_flush(db);
+    am__dbcache_flush(db->cache);
     am__arena_free(&ar);
     if (rc) return rc;
     *moved = t.candidate + t.invalidated + t.archived + t.revived + t.consolidated;
@@ -92,9 +92,9 @@ static int cold_events_step(am_db *db, const char *uid, am_time now, int budget,
 {
     am__cold_run run;
     am__cold_init(&run, db->store, &db->alloc, db->cfg.rank.archive_events_days);
-    am__dbcache_note(db, uid);
+    am__dbcache_note(db->cache, uid);
     int rc = am__cold_step(&run, uid, now, budget, moved, done);
-    am__dbcache_flush(db);
+    am__dbcache_flush(db->cache);
     return rc;
 }
 

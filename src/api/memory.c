@@ -359,7 +359,7 @@ int am_memory_add(am_db *db, const am_memory_input *in, am_memory_item **out)
         s->vt->rollback(s);
         goto out_free; /* (its message made) */
     }
-    am__dbcache_note(db, uid);
+    am__dbcache_note(db->cache, uid);
     am__wctx w = {s, db->text, &db->ulid, &db->cfg.rank, &ar, uid, am__db_now(db), NULL, 0, meta};
     if ((rc = am__semantic_state(&w, &st, &outcome, lineage))) goto out_rollback;
     /* the merge may have met an item of another kind (a near duplicate) */
@@ -520,7 +520,7 @@ int am_memory_delete_as(am_db *db, const char *user_id, const char *memory_id,
     am__wctx w = {s, db->text, &db->ulid, &db->cfg.rank, &ar, user_id, now, NULL, 0, NULL};
     char lineage[27] = "", detail[48];
     long n = 0;
-    am__dbcache_note(db, user_id);
+    am__dbcache_note(db->cache, user_id);
     rc = s->vt->begin(s);
     if (!rc) rc = am__touch_lock_writers(db, &user_id, 1);
     if (!rc) rc = am__semantic_lineage(&w, memory_id, lineage);
@@ -544,7 +544,7 @@ int am_memory_delete_as(am_db *db, const char *user_id, const char *memory_id,
     am__tokcache_clear(db->tokcache);
     am__text_forget(db->text);
     am__touch_drop(db, user_id);
-    am__dbcache_forget(db, user_id, 0);
+    am__dbcache_forget(db->cache, user_id, 0);
     am__events_deliver(db);
     am__db_forget_work(db, 0); /* the scrub: freed pages, the log */
     if (am__log_on(&db->log)) {

@@ -98,7 +98,7 @@ static int apply_one(am_db *db, const char *what, const am__pack *p, const char 
         s->vt->rollback(s);
         goto out; /* (its message made) */
     }
-    am__dbcache_note(db, uid);
+    am__dbcache_note(db->cache, uid);
     am__wctx w = {s, db->text, &db->ulid, &db->cfg.rank, &ar, uid, am__db_now(db), NULL, 0, NULL};
     if ((rc = am__pack_apply_user(&w, p, keys, &outcome, &items))) goto out_rollback;
     if (outcome == AM__PACK_CONFLICT) { /* (written between the check and now) */
@@ -272,7 +272,7 @@ static int remove_one(am_db *db, const char *what, const char *name, const char 
     am_time now = am__db_now(db);
     am__wctx w = {s, db->text, &db->ulid, &db->cfg.rank, &ar, uid, now, NULL, 0, NULL};
     long items = 0;
-    am__dbcache_note(db, uid);
+    am__dbcache_note(db->cache, uid);
     int rc = s->vt->begin(s);
     if (!rc) rc = am__touch_lock_writers(db, &uid, 1);
     if (!rc) rc = am__pack_remove_user(&w, name, &items);
@@ -287,7 +287,7 @@ static int remove_one(am_db *db, const char *what, const char *name, const char 
     am__tokcache_clear(db->tokcache);
     am__text_forget(db->text);
     am__touch_drop(db, uid);
-    am__dbcache_forget(db, uid, 0);
+    am__dbcache_forget(db->cache, uid, 0);
     am__events_deliver(db);
     if (!*first) am__buf_addc(out, ',');
     *first = 0;

@@ -300,13 +300,13 @@ static int revive_referenced(am_db *db, const char *uid, const char *text, am_ti
     int rc = am__life_referenced(&w, text, &any);
     if (!rc && any) {
         long n = 0;
-        am__dbcache_note(db, uid);
+        am__dbcache_note(db->cache, uid);
         rc = s->vt->begin(s);
         if (!rc && s->vt->lock_users) rc = s->vt->lock_users(s, &uid, 1);
         if (!rc) rc = am__life_revive(&w, text, &n);
         if (!rc) rc = s->vt->commit(s);
         if (rc) s->vt->rollback(s);
-        am__dbcache_flush(db);
+        am__dbcache_flush(db->cache);
         if (!rc) am__events_deliver(db);
     }
     am__arena_free(&ar);
@@ -347,11 +347,11 @@ static int recall_run(am_db *db, const am_query *q, recall_box *box, char **ckey
             return am__db_error(db, rc, "recall: %s", rc == AM_NOMEM ? "out of memory" : fwhy);
     }
     if (as_of == AM_TIME_NONE && (rc = revive_referenced(db, uid, q->text, now))) return rc;
-    /* the shared cache (api/cache.c): an identical recall under the
+    /* the shared cache (cache/dbcache.c): an identical recall under the
      * user's current generation; down or a miss: the pipeline (a filtered
      * recall always: its key would not say the filter) */
-    if (db->cache && !filt && am__dbcache_recall_key(db, uid, q, now, ar, ckey) == AM_OK &&
-        am__dbcache_recall_get(db, *ckey, ar, res) == AM_OK) {
+    if (db->cache && !filt && am__dbcache_recall_key(db->cache, uid, q, now, ar, ckey) == AM_OK &&
+        am__dbcache_recall_get(db->cache, *ckey, ar, res) == AM_OK) {
         *ckey = NULL;
         snprintf(box->uid, sizeof box->uid, "%s", uid);
         am__db_log(db, AM_LOG_DEBUG, "recall: user %s: served from the cache", uid);
@@ -583,9 +583,9 @@ int am_recall(am_db *db, const am_query *q, am_recall_result **out)
         box->pub.json = recall_json(&box->ar, &box->pub, now);
         if (!box->pub.json) rc = am__db_error(db, AM_NOMEM, "recall: out of memory");
         if (!rc) recall_log(db, q, box, started);
-        /* cached only when its heat touch changed nothing (api/cache.c) */
+        /* cached only when its heat touch changed nothing (cache/dbcache.c) */
         if (!rc && ckey && (q->no_touch || q->as_of || box->pub.n_memories == 0))
-            am__dbcache_recall_put(db, ckey, &box->pub, now);
+            am__dbcache_recall_put(db->cache, ckey, &box->pub, now);
     }
     if (rc) {
         am_recall_free(&box->pub);
@@ -837,7 +837,7 @@ int am__db_feedback(am_db *db, const char *user_id, const char *memory_id, int a
     am_time now = am__db_now(db);
     am__wctx w = {s, db->text, &db->ulid, &db->cfg.rank, &ar, user_id, now, NULL, 0, metadata};
     static const char *const ops[] = {"", "memory.confirmed", "memory.rejected", "memory.corrected"};
-    am__dbcache_note(db, user_id);
+    am__dbcache_note(db->cache, user_id);
     rc = s->vt->begin(s);
     /* for the log: the item's kind and lineage, before the change */
     const char *kind = NULL, *lineage = NULL;

@@ -95,11 +95,11 @@ static int reembed_batch(am_db *db, am__event_row *rows, size_t n, float *vecs,
         rc = s->vt->vec_put(s, rows[i].user_id, rows[i].rid, e->id, vecs + i * (size_t)e->dim,
                             e->dim);
         if (rc) goto out_store;
-        am__dbcache_note(db, rows[i].user_id);
+        am__dbcache_note(db->cache, rows[i].user_id);
         k++;
     }
     if ((rc = s->vt->commit(s))) goto out_store;
-    am__dbcache_flush(db);
+    am__dbcache_flush(db->cache);
     *written = k;
     return AM_OK;
 out_store:

@@ -39,7 +39,7 @@ int am__touch_flush(am_db *db)
     k->written = 0;
     int rc = AM_OK;
     for (size_t i = 0; i < k->n && !rc; i++) {
-        am__dbcache_note(db, k->t[i].uid); /* heat moves what a recall shows */
+        am__dbcache_note(db->cache, k->t[i].uid); /* heat moves what a recall shows */
         rc = db->store->vt->item_touch(db->store, k->t[i].uid, k->t[i].lineage, k->t[i].at);
     }
     if (!rc) k->written = k->n;
@@ -98,10 +98,10 @@ static int write_now(am_db *db, const char *uid, const char *const *lineages, si
     int rc = s->vt->try_begin(s);
     if (rc) return rc;
     rc = am__touch_flush(db);
-    if (n) am__dbcache_note(db, uid);
+    if (n) am__dbcache_note(db->cache, uid);
     for (size_t i = 0; i < n && !rc; i++) rc = s->vt->item_touch(s, uid, lineages[i], at);
     if (!rc) rc = s->vt->commit(s);
-    am__dbcache_flush(db);
+    am__dbcache_flush(db->cache);
     if (rc) {
         s->vt->rollback(s);
         if (db->touches) db->touches->written = 0;

@@ -164,9 +164,9 @@ int am_workspace_put(am_db *db, const char *user_id, const char *task_id, const 
     if ((rc = s->vt->workspace_put(s, user_id, task_id, &w, now, &v))) goto out_store;
     if ((rc = s->vt->audit(s, user_id, now, "workspace.put", "task", task_id, agent_id)))
         goto out_store;
-    am__dbcache_note(db, user_id); /* the block shows the workspace */
+    am__dbcache_note(db->cache, user_id); /* the block shows the workspace */
     if ((rc = s->vt->commit(s))) goto out_store;
-    am__dbcache_flush(db);
+    am__dbcache_flush(db->cache);
     if (version) *version = v;
     goto out;
 out_store:
