@@ -15,6 +15,7 @@
 #include "recall/pipeline.h"
 #include "semantic/merge.h"
 #include "store/metadata.h"
+#include "text/domain.h"
 #include "text/entities.h"
 #include "text/redact.h"
 

@@ -34,12 +34,6 @@ const char *am__route_name(int route);
  * block leaves out of its relevant events.  norm is scratch (reset).
  * Returns AM_OK or AM_NOMEM. */
 int am__route_bare_ack(am__text *t, const char *text, am__buf *norm, int *ack);
-/* the business domain a normalised text is about (procurement, hr,
- * finance, travel, it) from cue words, or NULL when none or several. */
-const char *am__domain_infer(const char *norm, size_t n);
-/* 1 when the caller's domain is a known one and the text clearly names
- * another: the caller should log it and fall back to global recall. */
-int am__domain_conflict(const char *given, const char *norm, size_t n);
 
 /* ---- expand */
 /* Append to out the synonyms / near-words of the groups the normalised

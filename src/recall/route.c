@@ -31,6 +31,7 @@
 
 #include "perceive/task.h"
 #include "recall/pipeline.h"
+#include "text/domain.h"
 #include "text/lexicon/lexicon.h"
 #include "text/question.h"
 #include "text/redact.h"
@@ -254,29 +255,6 @@ const char *am__route_name(int route)
     case AM__ROUTE_STATE: return "state_first";
     default: return "none";
     }
-}
-
-const char *am__domain_infer(const char *norm, size_t n)
-{
-    const char *found = NULL;
-    for (size_t i = 0; i < sizeof am__lex_route_domains / sizeof *am__lex_route_domains; i++)
-        if (am__cue_any(norm, n, am__lex_route_domains[i].cues)) {
-            if (found) return NULL; /* two domains: no clear signal */
-            found = am__lex_route_domains[i].domain;
-        }
-    return found;
-}
-
-int am__domain_conflict(const char *given, const char *norm, size_t n)
-{
-    if (!given) return 0;
-    const char *inferred = am__domain_infer(norm, n);
-    if (!inferred) return 0;
-    /* only domains we know can disagree */
-    for (size_t i = 0; i < sizeof am__lex_route_domains / sizeof *am__lex_route_domains; i++)
-        if (strcmp(given, am__lex_route_domains[i].domain) == 0)
-            return strcmp(given, inferred) != 0;
-    return 0;
 }
 
 /* ------------------------------------------------------------ the stage */

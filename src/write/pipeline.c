@@ -11,9 +11,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "recall/recall.h"
 #include "semantic/merge.h"
 #include "semantic/observe.h"
+#include "text/domain.h"
 #include "text/entities.h"
 #include "text/expiry.h"
 #include "write/write.h"
