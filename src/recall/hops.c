@@ -253,6 +253,236 @@ static int hit_asks(const char *const *terms, const double *weights, size_t n_ow
     return 0;
 }
 
+/* A bridge: its terms (its own words, then the question's), and where
+ * each is in the one search made for all bridges. */
+typedef struct bridge {
+    const char **terms;
+    double *weights;
+    const char *const *qt;
+    const am__strpos *qpos;
+    am__strpos own_pos; /* terms[0..n_own) indexed */
+    size_t nq;
+    size_t nt, n_own, first_unit, n_told, *at; /* at[t]: the term's place in the search */
+} bridge;
+
+/* The one search's terms: each term once, at its highest weight. */
+typedef struct bridge_search {
+    const char **terms;
+    double *w;
+    size_t n, cap;
+    am__strpos pos; /* where each of terms is */
+} bridge_search;
+
+/* Adds term (weight w) to the search unless there, its place in *at. */
+static int bridge_search_add(am__arena *ar, bridge_search *S, const char *term, double w,
+                             size_t *at)
+{
+    size_t k = am__strpos_find(&S->pos, S->terms, term);
+    if (k == SIZE_MAX) {
+        k = S->n;
+        if (S->n == S->cap) {
+            size_t cap = S->cap ? 2 * S->cap : 64;
+            const char **nt2 = am__arena_take(ar, cap * sizeof *nt2);
+            double *nw2 = am__arena_take(ar, cap * sizeof *nw2);
+            if (!nt2 || !nw2) return AM_NOMEM;
+            if (S->n) {
+                memcpy(nt2, S->terms, S->n * sizeof *nt2);
+                memcpy(nw2, S->w, S->n * sizeof *nw2);
+            }
+            S->terms = nt2;
+            S->w = nw2;
+            S->cap = cap;
+        }
+        S->terms[S->n] = term;
+        S->w[S->n++] = w;
+        if (am__strpos_add(&S->pos, ar, S->terms, k)) return AM_NOMEM;
+    } else if (w > S->w[k]) {
+        S->w[k] = w;
+    }
+    *at = k;
+    return AM_OK;
+}
+
+/* Bridge x of the row from: its terms, with the question's terms of its
+ * clause (qt / qw / nq, or a compound question's from h) indexed in
+ * qpos[part] when first used; its terms added to the search.  x->nt == 0:
+ * no bridge. */
+static int bridge_make(const am__recall_env *env, am__arena *ar, const am__event_row *from,
+                       const char *const *qt, const double *qw, size_t nq,
+                       const am__clause_homes *h, am__strpos *qpos, unsigned char *qpos_made,
+                       bridge_search *S, bridge *x)
+{
+    memset(x, 0, sizeof *x);
+    if (from->score <= 0 || !from->content) return AM_OK;
+    const char *const *ct = qt;
+    const double *cw = qw;
+    size_t nc = nq, part = 0;
+    for (size_t j = 0; j < h->n && h->clauses > 1; j++)
+        if (h->rid[j] == from->rid) {
+            ct = h->terms[h->home[j]];
+            cw = h->weights[h->home[j]];
+            nc = h->nt[h->home[j]];
+            part = 1 + (size_t)h->home[j];
+            break;
+        }
+    int rc;
+    if (!qpos_made[part] && (rc = index_terms(ar, ct, nc, &qpos[part]))) return rc;
+    qpos_made[part] = 1;
+    rc = bridge_terms(env, ar, from->content, ct, &qpos[part], cw, nc, &x->terms, &x->weights,
+                      &x->nt, &x->n_own, &x->first_unit, &x->n_told);
+    if (rc) return rc;
+    if (x->nt == 0) return AM_OK;
+    if ((rc = index_terms(ar, x->terms, x->n_own, &x->own_pos))) return rc;
+    x->qt = ct;
+    x->qpos = &qpos[part];
+    x->nq = nc;
+    if (!(x->at = am__arena_take(ar, (x->nt + 1) * sizeof *x->at))) return AM_NOMEM;
+    for (size_t t = 0; t < x->nt; t++)
+        if ((rc = bridge_search_add(ar, S, x->terms[t], x->weights[t], &x->at[t]))) return rc;
+    return AM_OK;
+}
+
+/* The search's hits, what is known of each (made when first looked at),
+ * and the rows found so far (all[0..m)). */
+typedef struct bridge_hits {
+    const am__event_row *hop;
+    size_t nh;
+    const am__search_stats *st;
+    /* the hits' token sets, when first looked at (through the cache of
+     * texts' sets: the block's dedup asks for the same turns); not
+     * zeroed: a set is made before it is read, hn[i] tells */
+    uint64_t (*hset)[AM__TEXT_SET];
+    size_t *hn;
+    hit_head *heads;
+    am__event_row *all;
+    size_t m;
+} bridge_hits;
+
+/* Bridge x's terms hashed (th), its own words' idf and their sum. */
+static int bridge_idf(am__arena *ar, const bridge *x, const am__search_stats *st, uint64_t **th_out,
+                      double **idf_out, double *total)
+{
+    size_t nt = x->nt, n_own = x->n_own;
+    uint64_t *th = am__arena_take(ar, (nt + 1) * sizeof *th);
+    double *idf = am__arena_take(ar, (n_own + 1) * sizeof *idf);
+    if (!th || !idf) return AM_NOMEM;
+    *total = 0;
+    for (size_t t = 0; t < nt; t++) {
+        th[t] = am__hash64(x->terms[t], strlen(x->terms[t]));
+        if (t >= n_own) continue;
+        double df = st->valid ? st->df[x->at[t]] : 1, n_docs = st->valid ? st->n_docs : 2;
+        idf[t] = log(1.0 + (n_docs - df + 0.5) / (df + 0.5));
+        *total += idf[t];
+    }
+    *th_out = th;
+    *idf_out = idf;
+    return AM_OK;
+}
+
+/* Hits that lead with the bridge's name (a rare word of its own, not its
+ * first) and describe it at length, into lead[0..nh); their number in
+ * *leads. */
+static int bridge_leads(const am__recall_env *env, am__arena *ar, const bridge *x,
+                        const am__event_row *from, bridge_hits *H, const double *idf,
+                        unsigned char *lead, int *leads)
+{
+    double top = 0;
+    for (size_t t = 0; t < x->n_own; t++)
+        if (idf[t] > top) top = idf[t];
+    *leads = 0;
+    for (size_t i = 0; i < H->nh; i++) {
+        lead[i] = 0;
+        const am__event_row *hi = &H->hop[i];
+        if (hi->rid == from->rid || !hi->content || strlen(hi->content) < AM__BRIDGE_LEAD_BYTES)
+            continue;
+        size_t t;
+        int rc = hit_lead(env, ar, hi->content, &H->heads[i], x->qt, x->qpos,
+                          (const char *const *)x->terms, &x->own_pos, x->n_own, &t);
+        if (rc) return rc;
+        lead[i] = t < x->n_own && t != x->first_unit && idf[t] >= AM__BRIDGE_LEAD_IDF * top;
+        *leads += lead[i];
+    }
+    return AM_OK;
+}
+
+/* The hits bridge x (of the row from) brings, scored into H->all. */
+static int bridge_take(const am__recall_env *env, am__arena *ar, const bridge *x,
+                       const am__event_row *from, bridge_hits *H)
+{
+    const am_rank_config *r = env->rank;
+    const char **terms = (const char **)x->terms;
+    const double *weights = x->weights;
+    size_t nt = x->nt, n_own = x->n_own, nh = H->nh;
+    const am__event_row *hop = H->hop;
+    uint64_t *th;
+    double *idf, total;
+    int rc = bridge_idf(ar, x, H->st, &th, &idf, &total);
+    if (rc) return rc;
+    if (total <= 0) return AM_OK;
+    /* hits that lead with the bridge's name; none when another hit holds
+     * a word the question asks */
+    int taken = 0, leads;
+    unsigned char *lead = am__arena_take(ar, nh + 1);
+    if (!lead) return AM_NOMEM;
+    if ((rc = bridge_leads(env, ar, x, from, H, idf, lead, &leads))) return rc;
+    /* each hit's coverage of the bridge's words and whether it holds
+     * a word the question asks: computed once, when first needed */
+    double *cov = am__arena_take(ar, (nh + 1) * sizeof *cov);
+    signed char *ask = am__arena_take(ar, nh + 1);
+    if (!cov || !ask) return AM_NOMEM;
+    for (size_t i = 0; i < nh; i++) {
+        cov[i] = -1;
+        ask[i] = -1;
+    }
+    int found = 0;
+    for (size_t i = 0; i < nh && leads && !found; i++) {
+        if (hop[i].rid == from->rid || !hop[i].content) continue;
+        if ((rc = hit_cover(env, &hop[i], H->hset[i], &H->hn[i], th, idf, n_own, total, &cov[i])))
+            return rc;
+        if (cov[i] < AM__BRIDGE_MIN_COVER) continue;
+        if (ask[i] < 0)
+            ask[i] = (signed char)hit_asks(terms, weights, n_own, nt, x->n_told, H->hset[i],
+                                           H->hn[i], th);
+        found = ask[i];
+    }
+    if (found) memset(lead, 0, nh);
+    /* the leading hits first, then those holding an asked word, then
+     * the rest, each pass in the search's order */
+    unsigned char *done = am__arena_take(ar, nh + 1);
+    if (!done) return AM_NOMEM;
+    memset(done, 0, nh);
+    for (int pass = 0; pass < 3; pass++)
+    for (size_t i = 0; i < nh && taken < AM__BRIDGE_HITS; i++) {
+        if (hop[i].rid == from->rid || !hop[i].content || done[i]) continue;
+        if (pass == 0 && !lead[i]) continue;
+        if ((rc = hit_cover(env, &hop[i], H->hset[i], &H->hn[i], th, idf, n_own, total, &cov[i])))
+            return rc;
+        double cover = lead[i] ? 1.0 : cov[i];
+        if (cover < AM__BRIDGE_MIN_COVER) continue;
+        int asks = lead[i]; /* one of the question's own remaining words */
+        if (!asks) {
+            if (ask[i] < 0)
+                ask[i] = (signed char)hit_asks(terms, weights, n_own, nt, x->n_told, H->hset[i],
+                                               H->hn[i], th);
+            asks = ask[i];
+        }
+        if (pass == 1 && !asks) continue;
+        done[i] = 1;
+        double v = from->score * r->w_bridge * cover * (asks ? 1.0 : AM__BRIDGE_NO_ASK);
+        size_t k;
+        for (k = 0; k < H->m && H->all[k].rid != hop[i].rid; k++) {}
+        if (k < H->m) {
+            if (v <= H->all[k].score) continue; /* ranks higher already */
+            H->all[k].score = v;
+        } else {
+            H->all[H->m] = hop[i];
+            H->all[H->m++].score = v;
+        }
+        taken++;
+    }
+    return AM_OK;
+}
+
 /* qt / qw / nq: the question's terms (a compound question's bridge uses
  * its own clause's, from h). */
 static int search_bridges(const am__recall_env *env, const char *uid, const char *const *qt, const double *qw,
@@ -270,195 +500,42 @@ static int search_bridges(const am__recall_env *env, const char *uid, const char
     /* each bridge's terms; then one search for all of them (each term
      * once: a bridge's own words at 1, the question's at AM__BRIDGE_REST),
      * as deep as the searches of each would be together */
-    typedef struct bridge {
-        const char **terms;
-        double *weights;
-        const char *const *qt;
-        const am__strpos *qpos;
-        am__strpos own_pos; /* terms[0..n_own) indexed */
-        size_t nq;
-        size_t nt, n_own, first_unit, n_told, *at; /* at[t]: the term's place in the search */
-    } bridge;
     bridge *br = am__arena_take(ar, (nb + 1) * sizeof *br);
-    const char **st_terms = NULL;
-    double *st_w = NULL;
-    size_t st_n = 0, st_cap = 0, used = 0;
-    am__strpos st_pos = {0}; /* where each of st_terms is */
+    bridge_search S;
+    memset(&S, 0, sizeof S);
+    size_t used = 0;
     /* each part's question terms indexed when a bridge first uses them
      * (part 0: the question's own) */
     am__strpos qpos[AM__MAX_PARTS + 1];
     unsigned char qpos_made[AM__MAX_PARTS + 1] = {0};
     if (!all || !br) return AM_NOMEM;
     memcpy(all, base, m * sizeof *all);
+    int rc;
     for (size_t b = 0; b < nb; b++) {
-        bridge *x = &br[b];
-        memset(x, 0, sizeof *x);
-        if (base[b].score <= 0 || !base[b].content) continue;
-        const char *const *ct = qt;
-        const double *cw = qw;
-        size_t nc = nq, part = 0;
-        for (size_t j = 0; j < h->n && h->clauses > 1; j++)
-            if (h->rid[j] == base[b].rid) {
-                ct = h->terms[h->home[j]];
-                cw = h->weights[h->home[j]];
-                nc = h->nt[h->home[j]];
-                part = 1 + (size_t)h->home[j];
-                break;
-            }
-        int rc;
-        if (!qpos_made[part] && (rc = index_terms(ar, ct, nc, &qpos[part]))) return rc;
-        qpos_made[part] = 1;
-        rc = bridge_terms(env, ar, base[b].content, ct, &qpos[part], cw, nc, &x->terms,
-                          &x->weights, &x->nt, &x->n_own, &x->first_unit, &x->n_told);
-        if (rc) return rc;
-        if (x->nt == 0) continue;
-        if ((rc = index_terms(ar, x->terms, x->n_own, &x->own_pos))) return rc;
-        x->qt = ct;
-        x->qpos = &qpos[part];
-        x->nq = nc;
-        if (!(x->at = am__arena_take(ar, (x->nt + 1) * sizeof *x->at))) return AM_NOMEM;
-        for (size_t t = 0; t < x->nt; t++) {
-            size_t k = am__strpos_find(&st_pos, st_terms, x->terms[t]);
-            if (k == SIZE_MAX) {
-                k = st_n;
-                if (st_n == st_cap) {
-                    size_t cap = st_cap ? 2 * st_cap : 64;
-                    const char **nt2 = am__arena_take(ar, cap * sizeof *nt2);
-                    double *nw2 = am__arena_take(ar, cap * sizeof *nw2);
-                    if (!nt2 || !nw2) return AM_NOMEM;
-                    if (st_n) {
-                        memcpy(nt2, st_terms, st_n * sizeof *nt2);
-                        memcpy(nw2, st_w, st_n * sizeof *nw2);
-                    }
-                    st_terms = nt2;
-                    st_w = nw2;
-                    st_cap = cap;
-                }
-                st_terms[st_n] = x->terms[t];
-                st_w[st_n++] = x->weights[t];
-                if (am__strpos_add(&st_pos, ar, st_terms, k)) return AM_NOMEM;
-            } else if (x->weights[t] > st_w[k]) {
-                st_w[k] = x->weights[t];
-            }
-            x->at[t] = k;
-        }
-        used++;
+        if ((rc = bridge_make(env, ar, &base[b], qt, qw, nq, h, qpos, qpos_made, &S, &br[b])))
+            return rc;
+        if (br[b].nt) used++;
     }
     if (!used) return AM_OK;
     am__event_row *hop;
     size_t nh;
-    am__search_stats st = {0, 0, am__arena_take(ar, (st_n + 1) * sizeof *st.df),
+    am__search_stats st = {0, 0, am__arena_take(ar, (S.n + 1) * sizeof *st.df),
                            AM__BRIDGE_MAX_SHARE};
     if (!st.df) return AM_NOMEM;
-    int rc = am__search_events(s, uid, st_terms, st_w, st_n, 0.0, AM_TIME_NONE, to,
-                                  AM__BRIDGE_SEARCH * (int)used, ar, &hop, &nh, &st);
+    rc = am__search_events(s, uid, S.terms, S.w, S.n, 0.0, AM_TIME_NONE, to,
+                           AM__BRIDGE_SEARCH * (int)used, ar, &hop, &nh, &st);
     if (rc) return rc;
-    /* the hits' token sets, when first looked at (through the cache of
-     * texts' sets: the block's dedup asks for the same turns) */
-    /* (not zeroed: a set is made before it is read, hn[i] tells) */
-    uint64_t (*hset)[AM__TEXT_SET] = am__arena_take(ar, (nh + 1) * sizeof *hset);
-    size_t *hn = am__arena_take(ar, (nh + 1) * sizeof *hn);
-    hit_head *heads = am__arena_take(ar, (nh + 1) * sizeof *heads);
-    if (!hset || !hn || !heads) return AM_NOMEM;
-    memset(heads, 0, (nh + 1) * sizeof *heads);
-    for (size_t i = 0; i < nh; i++) hn[i] = SIZE_MAX;
-    for (size_t b = 0; b < nb; b++) {
-        bridge *x = &br[b];
-        if (x->nt == 0) continue;
-        const char **terms = (const char **)x->terms;
-        const double *weights = x->weights;
-        size_t nt = x->nt, n_own = x->n_own;
-        uint64_t *th = am__arena_take(ar, (nt + 1) * sizeof *th);
-        double *idf = am__arena_take(ar, (n_own + 1) * sizeof *idf);
-        if (!th || !idf) return AM_NOMEM;
-        double total = 0;
-        for (size_t t = 0; t < nt; t++) {
-            th[t] = am__hash64(terms[t], strlen(terms[t]));
-            if (t >= n_own) continue;
-            double df = st.valid ? st.df[x->at[t]] : 1, n_docs = st.valid ? st.n_docs : 2;
-            idf[t] = log(1.0 + (n_docs - df + 0.5) / (df + 0.5));
-            total += idf[t];
-        }
-        if (total <= 0) continue;
-        /* hits that lead with the bridge's name (a rare word of its
-         * own, not its first) and describe it at length; none when
-         * another hit holds a word the question asks */
-        int taken = 0, leads = 0;
-        double top = 0;
-        for (size_t t = 0; t < n_own; t++)
-            if (idf[t] > top) top = idf[t];
-        unsigned char *lead = am__arena_take(ar, nh + 1);
-        if (!lead) return AM_NOMEM;
-        for (size_t i = 0; i < nh; i++) {
-            lead[i] = 0;
-            if (hop[i].rid == base[b].rid || !hop[i].content ||
-                strlen(hop[i].content) < AM__BRIDGE_LEAD_BYTES)
-                continue;
-            size_t t;
-            if ((rc = hit_lead(env, ar, hop[i].content, &heads[i], x->qt, x->qpos, terms,
-                               &x->own_pos, n_own, &t)))
-                return rc;
-            lead[i] = t < n_own && t != x->first_unit && idf[t] >= AM__BRIDGE_LEAD_IDF * top;
-            leads += lead[i];
-        }
-        /* each hit's coverage of the bridge's words and whether it holds
-         * a word the question asks: computed once, when first needed */
-        double *cov = am__arena_take(ar, (nh + 1) * sizeof *cov);
-        signed char *ask = am__arena_take(ar, nh + 1);
-        if (!cov || !ask) return AM_NOMEM;
-        for (size_t i = 0; i < nh; i++) {
-            cov[i] = -1;
-            ask[i] = -1;
-        }
-        int found = 0;
-        for (size_t i = 0; i < nh && leads && !found; i++) {
-            if (hop[i].rid == base[b].rid || !hop[i].content) continue;
-            if ((rc = hit_cover(env, &hop[i], hset[i], &hn[i], th, idf, n_own, total, &cov[i])))
-                return rc;
-            if (cov[i] < AM__BRIDGE_MIN_COVER) continue;
-            if (ask[i] < 0)
-                ask[i] = (signed char)hit_asks(terms, weights, n_own, nt, x->n_told, hset[i], hn[i], th);
-            found = ask[i];
-        }
-        if (found) memset(lead, 0, nh);
-        /* the leading hits first, then those holding an asked word, then
-         * the rest, each pass in the search's order */
-        unsigned char *done = am__arena_take(ar, nh + 1);
-        if (!done) return AM_NOMEM;
-        memset(done, 0, nh);
-        for (int pass = 0; pass < 3; pass++)
-        for (size_t i = 0; i < nh && taken < AM__BRIDGE_HITS; i++) {
-            if (hop[i].rid == base[b].rid || !hop[i].content || done[i]) continue;
-            if (pass == 0 && !lead[i]) continue;
-            if ((rc = hit_cover(env, &hop[i], hset[i], &hn[i], th, idf, n_own, total, &cov[i])))
-                return rc;
-            double cover = lead[i] ? 1.0 : cov[i];
-            if (cover < AM__BRIDGE_MIN_COVER) continue;
-            int asks = lead[i]; /* one of the question's own remaining words */
-            if (!asks) {
-                if (ask[i] < 0)
-                    ask[i] = (signed char)hit_asks(terms, weights, n_own, nt, x->n_told, hset[i],
-                                                   hn[i], th);
-                asks = ask[i];
-            }
-            if (pass == 1 && !asks) continue;
-            done[i] = 1;
-            double v = base[b].score * r->w_bridge * cover * (asks ? 1.0 : AM__BRIDGE_NO_ASK);
-            size_t k;
-            for (k = 0; k < m && all[k].rid != hop[i].rid; k++) {}
-            if (k < m) {
-                if (v <= all[k].score) continue; /* ranks higher already */
-                all[k].score = v;
-            } else {
-                all[m] = hop[i];
-                all[m++].score = v;
-            }
-            taken++;
-        }
-    }
-    am__sort_events(all, m);
+    bridge_hits H = {hop, nh, &st, am__arena_take(ar, (nh + 1) * sizeof *H.hset),
+                     am__arena_take(ar, (nh + 1) * sizeof *H.hn),
+                     am__arena_take(ar, (nh + 1) * sizeof *H.heads), all, m};
+    if (!H.hset || !H.hn || !H.heads) return AM_NOMEM;
+    memset(H.heads, 0, (nh + 1) * sizeof *H.heads);
+    for (size_t i = 0; i < nh; i++) H.hn[i] = SIZE_MAX;
+    for (size_t b = 0; b < nb; b++)
+        if (br[b].nt && (rc = bridge_take(env, ar, &br[b], &base[b], &H))) return rc;
+    am__sort_events(all, H.m);
     *events = all;
-    *n_events = m;
+    *n_events = H.m;
     return AM_OK;
 }
 

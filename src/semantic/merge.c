@@ -451,6 +451,55 @@ static am__item_row *corrected(am__wctx *w, am__item_row *rows, size_t n,
     return best;
 }
 
+/* A near duplicate of the statement reinforces the item near: a new
+ * version while its confidence grows, then one more source of the current
+ * one (nothing else changes: no version, linear storage).  end: the
+ * statement's end of validity. */
+static int reinforce(am__wctx *w, const am__statement *st, am__item_row *near, am_time end,
+                     int *outcome, char *lineage)
+{
+    int rc;
+    am__item_row nv = *near;
+    nv.confidence = near->confidence + 0.05 > 1 ? 1 : near->confidence + 0.05;
+    /* a repetition keeps the later end: an item that expires, said
+     * again without an end or with a later one, lasts as long */
+    nv.valid_to = near->valid_to == AM_TIME_NONE ? AM_TIME_NONE : later_end(near->valid_to, end);
+    int extended = nv.valid_to != near->valid_to;
+    /* A version's words must stay held by one of its sources: a
+     * forget of the first wording's event would otherwise leave its
+     * words in an item the other event keeps.  Worded otherwise (a
+     * word of the item is not in the statement), the statement's own
+     * wording is the new version; it keeps the earlier sources only
+     * when its words are all the item's. */
+    int reworded = !words_within(near->text, st->text);
+    if (reworded) {
+        nv.text = st->text;
+        /* the attribute stays, unless its words are the item's own */
+        const char *kw = strrchr(near->key, '.');
+        if (!words_within(kw ? kw + 1 : near->key, st->text)) nv.key = st->key;
+        nv.value_json = st->value_json;
+    }
+    int revive = strcmp(near->status, "candidate_forget") == 0;
+    if (revive) nv.status = "active";
+    if (reworded || revive || extended ||
+        (nv.confidence > near->confidence && near->valid_from <= w->now)) {
+        int keep = !reworded || words_within(st->text, near->text);
+        if ((keep && (rc = read_sources(w, near))) ||
+            (rc = am__semantic_close_version(w, near)) ||
+            (rc = insert_version(w, keep ? near : NULL, &nv, st->event_id)))
+            return rc;
+    } else if ((rc = w->store->vt->item_reinforce(w->store, w->uid, near->rid,
+                                                  st->event_id, w->now))) {
+        return rc;
+    }
+    *outcome = AM__M_REINFORCED;
+    if (lineage) snprintf(lineage, 27, "%s", near->lineage_id);
+    if (revive)
+        return am__semantic_record(w, "memory.revived", near->lineage_id, near->scope,
+                                   near->key, "reinforced");
+    return AM_OK;
+}
+
 int am__semantic_put(am__wctx *w, const am__statement *st, int *outcome,
                      char *lineage)
 {
@@ -510,47 +559,7 @@ int am__semantic_put(am__wctx *w, const am__statement *st, int *outcome,
      * while its confidence grows, then one more source of the current one
      * (nothing else changes: no version, linear storage). */
     am_time end = am__semantic_end_of(w, st);
-    if (near && best >= 0.9) {
-        am__item_row nv = *near;
-        nv.confidence = near->confidence + 0.05 > 1 ? 1 : near->confidence + 0.05;
-        /* a repetition keeps the later end: an item that expires, said
-         * again without an end or with a later one, lasts as long */
-        nv.valid_to = near->valid_to == AM_TIME_NONE ? AM_TIME_NONE : later_end(near->valid_to, end);
-        int extended = nv.valid_to != near->valid_to;
-        /* A version's words must stay held by one of its sources: a
-         * forget of the first wording's event would otherwise leave its
-         * words in an item the other event keeps.  Worded otherwise (a
-         * word of the item is not in the statement), the statement's own
-         * wording is the new version; it keeps the earlier sources only
-         * when its words are all the item's. */
-        int reworded = !words_within(near->text, st->text);
-        if (reworded) {
-            nv.text = st->text;
-            /* the attribute stays, unless its words are the item's own */
-            const char *kw = strrchr(near->key, '.');
-            if (!words_within(kw ? kw + 1 : near->key, st->text)) nv.key = st->key;
-            nv.value_json = st->value_json;
-        }
-        int revive = strcmp(near->status, "candidate_forget") == 0;
-        if (revive) nv.status = "active";
-        if (reworded || revive || extended ||
-            (nv.confidence > near->confidence && near->valid_from <= w->now)) {
-            int keep = !reworded || words_within(st->text, near->text);
-            if ((keep && (rc = read_sources(w, near))) ||
-                (rc = am__semantic_close_version(w, near)) ||
-                (rc = insert_version(w, keep ? near : NULL, &nv, st->event_id)))
-                return rc;
-        } else if ((rc = w->store->vt->item_reinforce(w->store, w->uid, near->rid,
-                                                      st->event_id, w->now))) {
-            return rc;
-        }
-        *outcome = AM__M_REINFORCED;
-        if (lineage) snprintf(lineage, 27, "%s", near->lineage_id);
-        if (revive)
-            return am__semantic_record(w, "memory.revived", near->lineage_id, near->scope,
-                                       near->key, "reinforced");
-        return AM_OK;
-    }
+    if (near && best >= 0.9) return reinforce(w, st, near, end, outcome, lineage);
     /* a restatement that names the old value negatively ("我现在改用
      * 钉钉了，不用微信") supersedes the item holding it, whatever its key */
     if (!same_key && named) same_key = named;

@@ -174,10 +174,9 @@ static int parse_servers(const char *s, bench_args *a)
     return a->n_servers ? 0 : -1;
 }
 
-/* Returns 0, or the exit code of a usage error. */
-static int parse_args(int argc, char **argv, bench_args *a)
+/* The arguments' defaults. */
+static void default_args(bench_args *a)
 {
-    int i;
     memset(a, 0, sizeof *a);
     a->distractors = 50;
     a->seed = 1;
@@ -191,6 +190,13 @@ static int parse_args(int argc, char **argv, bench_args *a)
     a->ks[1] = 10;
     a->ks[2] = 25;
     a->nk = 3;
+}
+
+/* Returns 0, or the exit code of a usage error. */
+static int parse_args(int argc, char **argv, bench_args *a)
+{
+    int i;
+    default_args(a);
     for (i = 1; i < argc; i++) {
         const char *o = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;

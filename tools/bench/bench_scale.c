@@ -614,6 +614,38 @@ static void merge_samples(bench_samples *to, const bench_samples *from)
             return;
 }
 
+/* The clients' counts, latencies (merged into wall and rall) and the
+ * needles they found into row. */
+static void run_results(const bench_synth_opts *o, const bench_needle *nd, const client *cs,
+                        run_row *row, bench_samples *wall, bench_samples *rall)
+{
+    long i, q;
+    for (i = 0; i < o->clients; i++) {
+        row->acked += cs[i].acked;
+        row->errors += cs[i].errors;
+        merge_samples(wall, &cs[i].write_ms);
+        merge_samples(rall, &cs[i].recall_ms);
+        if (cs[i].first_error[0])
+            fprintf(stderr, "synth --servers: client %ld: %s\n", i, cs[i].first_error);
+    }
+    row->events_per_s = row->ingest_s > 0 ? (double)row->acked / row->ingest_s : 0;
+    row->w50 = bench_samples_pct(wall, 50);
+    row->w95 = bench_samples_pct(wall, 95);
+    row->r50 = bench_samples_pct(rall, 50);
+    row->r95 = bench_samples_pct(rall, 95);
+    row->queries = (long)rall->n;
+    for (q = 0; q < o->queries; q++) {
+        long u = (long)(nd[q].t % (uint64_t)o->users);
+        int rank = cs[u % o->clients].rank[q];
+        size_t k;
+        for (k = 0; k < o->nk; k++)
+            if (rank > 0 && rank <= o->ks[k])
+                row->found[k] += 1;
+    }
+    for (q = 0; q < (long)o->nk; q++)
+        row->found[q] = o->queries ? row->found[q] / (double)o->queries : 0;
+}
+
 static int one_run(const bench_synth_opts *o, const bench_needle *nd, const char *exe,
                    const char *dir, long servers, const sigset_t *sigs, fleet *fl, run_row *row,
                    bench_err *e)
@@ -704,30 +736,7 @@ static int one_run(const bench_synth_opts *o, const bench_needle *nd, const char
                    sig);
         goto out;
     }
-    for (i = 0; i < o->clients; i++) {
-        row->acked += cs[i].acked;
-        row->errors += cs[i].errors;
-        merge_samples(&wall, &cs[i].write_ms);
-        merge_samples(&rall, &cs[i].recall_ms);
-        if (cs[i].first_error[0])
-            fprintf(stderr, "synth --servers: client %ld: %s\n", i, cs[i].first_error);
-    }
-    row->events_per_s = row->ingest_s > 0 ? (double)row->acked / row->ingest_s : 0;
-    row->w50 = bench_samples_pct(&wall, 50);
-    row->w95 = bench_samples_pct(&wall, 95);
-    row->r50 = bench_samples_pct(&rall, 50);
-    row->r95 = bench_samples_pct(&rall, 95);
-    row->queries = (long)rall.n;
-    for (q = 0; q < o->queries; q++) {
-        long u = (long)(nd[q].t % (uint64_t)o->users);
-        int rank = cs[u % o->clients].rank[q];
-        size_t k;
-        for (k = 0; k < o->nk; k++)
-            if (rank > 0 && rank <= o->ks[k])
-                row->found[k] += 1;
-    }
-    for (q = 0; q < (long)o->nk; q++)
-        row->found[q] = o->queries ? row->found[q] / (double)o->queries : 0;
+    run_results(o, nd, cs, row, &wall, &rall);
     if (fleet_stop(fl, e) != 0)
         goto out;
     /* the servers' CPU includes their start (small) and their stop */

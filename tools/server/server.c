@@ -959,6 +959,100 @@ static int listen_socket(const char *listen_arg, const struct sockaddr_storage *
     return fd;
 }
 
+static void server_sync_init(server *sv)
+{
+    am_srv *s = &sv->srv;
+    pthread_mutex_init(&s->pool_mu, NULL);
+    pthread_cond_init(&s->pool_cv, NULL);
+    pthread_mutex_init(&sv->mu, NULL);
+    pthread_cond_init(&sv->idle, NULL);
+    pthread_mutex_init(&sv->watch_mu, NULL);
+    pthread_cond_init(&sv->watch_cv, NULL);
+}
+
+static void server_sync_destroy(server *sv)
+{
+    am_srv *s = &sv->srv;
+    pthread_mutex_destroy(&s->pool_mu);
+    pthread_cond_destroy(&s->pool_cv);
+    pthread_mutex_destroy(&sv->mu);
+    pthread_cond_destroy(&sv->idle);
+    pthread_mutex_destroy(&sv->watch_mu);
+    pthread_cond_destroy(&sv->watch_cv);
+}
+
+/* The HTTP daemon on the listening socket lfd (MHD owns it from here). */
+static struct MHD_Daemon *start_daemon(server *sv, int lfd, int v6, const am_server_opts *o)
+{
+    /* poll(), not epoll (MHD_USE_AUTO): with a worker pool on epoll,
+     * MHD_quiesce_daemon (libmicrohttpd 0.9.75 and its newest sources)
+     * deletes the listening socket from each worker's epoll set while the
+     * worker may delete it itself on seeing the quiesce, and aborts on the
+     * ENOENT ("Failed to remove listen FD from epoll set") -- found by
+     * SIGTERM under load, about 1 run in 70.  A worker's few connections
+     * cost poll() no more than epoll. */
+    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL | MHD_USE_ITC |
+                     MHD_ALLOW_SUSPEND_RESUME |
+                     MHD_USE_ERROR_LOG | (v6 ? MHD_USE_IPv6 : 0);
+    return MHD_start_daemon(flags, 0, NULL, NULL, on_request, sv,
+                             MHD_OPTION_EXTERNAL_LOGGER, mhd_log, sv, /* first: MHD says so */
+                             MHD_OPTION_LISTEN_SOCKET, (MHD_socket)lfd,
+                             MHD_OPTION_THREAD_POOL_SIZE, (unsigned)o->threads,
+                             MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)o->timeout_s,
+                             MHD_OPTION_CONNECTION_LIMIT, (unsigned)1024,
+                             MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)o->max_conns_per_ip,
+                             MHD_OPTION_NOTIFY_CONNECTION, on_connection, sv,
+                             MHD_OPTION_NOTIFY_COMPLETED, on_completed, sv,
+                             MHD_OPTION_UNESCAPE_CALLBACK, keep_raw, NULL,
+                             MHD_OPTION_END);
+}
+
+/* The stop on signal sig: the requests accepted finished (bounded), the
+ * threads stopped; t0: when it began. */
+static void shut_down(server *sv, int sig, srv_maint *maint, srv_dispatch *dispatch,
+                      struct timespec *t0)
+{
+    am_srv *s = &sv->srv;
+    fprintf(stderr, "agentmem serve: %s: finishing the requests accepted\n",
+            sig == SIGTERM ? "SIGTERM" : "SIGINT");
+    am__srv_llm_stop(s->metrics.llm); /* its call in flight cancelled, its queue dropped */
+    /* Bounded at every step (SHUTDOWN_*: the process is gone within 5 s
+     * whatever its clients do): the requests accepted get SHUTDOWN_GRACE_S
+     * to end; then streams and exports still running are cut, queued
+     * writes not yet written are answered 503 unwritten, and MHD closes
+     * every connection left (stalled readers, heads still trickling). */
+    clock_gettime(CLOCK_REALTIME, t0);
+    pthread_mutex_lock(&sv->mu);
+    sv->closing = 1; /* a request not begun yet is refused, not queued */
+    pthread_mutex_unlock(&sv->mu);
+    am__srv_maint_stop(maint); /* within one step */
+    MHD_socket ls = MHD_quiesce_daemon(sv->d);
+    if (ls != MHD_INVALID_SOCKET) close(ls);
+    pthread_mutex_lock(&s->pool_mu);
+    s->stopping = 1; /* event streams end (within a poll) */
+    pthread_mutex_unlock(&s->pool_mu);
+    am__srv_bus_wake(s->bus); /* now */
+    long left = in_flight_wait(sv, t0, SHUTDOWN_GRACE_MS);
+    if (left) {
+        am__srv_slots_cut(s); /* no connection stays suspended for MHD_stop_daemon */
+        left = in_flight_wait(sv, t0, SHUTDOWN_GRACE_MS + 1000);
+    }
+    pthread_mutex_lock(&s->write_mu);
+    s->writers_drain_until = mono_now() + 0.5; /* what is queued then is answered unwritten */
+    pthread_mutex_unlock(&s->write_mu);
+    am__srv_writers_stop(s); /* every queued write answered, its connection resumed */
+    if (left)
+        fprintf(stderr, "agentmem serve: %ld %s cut short (their clients stalled)\n", left,
+                am_plural(left, "request", "requests"));
+    MHD_stop_daemon(sv->d);
+    pthread_mutex_lock(&sv->watch_mu);
+    sv->sweeper_stop = 1;
+    pthread_cond_signal(&sv->watch_cv);
+    pthread_mutex_unlock(&sv->watch_mu);
+    pthread_join(sv->sweeper, NULL);
+    am__srv_dispatch_stop(dispatch); /* after the last write: its events go too */
+}
+
 int am_server_run(am_db *db, const am_config *cfg, const am_server_opts *o)
 {
     struct sockaddr_storage ss;
@@ -999,12 +1093,7 @@ int am_server_run(am_db *db, const am_config *cfg, const am_server_opts *o)
         }
         if (am_subscribe(db, am__srv_bus_committed, s->bus, &borrowed_sub)) borrowed_sub = -1;
     }
-    pthread_mutex_init(&s->pool_mu, NULL);
-    pthread_cond_init(&s->pool_cv, NULL);
-    pthread_mutex_init(&sv->mu, NULL);
-    pthread_cond_init(&sv->idle, NULL);
-    pthread_mutex_init(&sv->watch_mu, NULL);
-    pthread_cond_init(&sv->watch_cv, NULL);
+    server_sync_init(sv);
     am__srv_metrics_init(&s->metrics);
     s->metrics.obs = o->obs;
     am__srv_init_locks(s);
@@ -1051,27 +1140,7 @@ int am_server_run(am_db *db, const am_config *cfg, const am_server_opts *o)
         rc = 1;
         goto out;
     }
-    /* poll(), not epoll (MHD_USE_AUTO): with a worker pool on epoll,
-     * MHD_quiesce_daemon (libmicrohttpd 0.9.75 and its newest sources)
-     * deletes the listening socket from each worker's epoll set while the
-     * worker may delete it itself on seeing the quiesce, and aborts on the
-     * ENOENT ("Failed to remove listen FD from epoll set") -- found by
-     * SIGTERM under load, about 1 run in 70.  A worker's few connections
-     * cost poll() no more than epoll. */
-    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL | MHD_USE_ITC |
-                     MHD_ALLOW_SUSPEND_RESUME |
-                     MHD_USE_ERROR_LOG | (v6 ? MHD_USE_IPv6 : 0);
-    sv->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, sv,
-                             MHD_OPTION_EXTERNAL_LOGGER, mhd_log, sv, /* first: MHD says so */
-                             MHD_OPTION_LISTEN_SOCKET, (MHD_socket)lfd,
-                             MHD_OPTION_THREAD_POOL_SIZE, (unsigned)o->threads,
-                             MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)o->timeout_s,
-                             MHD_OPTION_CONNECTION_LIMIT, (unsigned)1024,
-                             MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)o->max_conns_per_ip,
-                             MHD_OPTION_NOTIFY_CONNECTION, on_connection, sv,
-                             MHD_OPTION_NOTIFY_COMPLETED, on_completed, sv,
-                             MHD_OPTION_UNESCAPE_CALLBACK, keep_raw, NULL,
-                             MHD_OPTION_END);
+    sv->d = start_daemon(sv, lfd, v6, o);
     lfd = -1; /* MHD's now (a failed start: the process ends) */
     if (!sv->d) {
         fprintf(stderr, "agentmem serve: cannot listen on %s: %s\n", o->listen, strerror(errno));
@@ -1105,45 +1174,8 @@ int am_server_run(am_db *db, const am_config *cfg, const am_server_opts *o)
     int sig = 0;
     while (sigwait(&stop, &sig) != 0) {
     }
-    fprintf(stderr, "agentmem serve: %s: finishing the requests accepted\n",
-            sig == SIGTERM ? "SIGTERM" : "SIGINT");
-    am__srv_llm_stop(s->metrics.llm); /* its call in flight cancelled, its queue dropped */
-    /* Bounded at every step (SHUTDOWN_*: the process is gone within 5 s
-     * whatever its clients do): the requests accepted get SHUTDOWN_GRACE_S
-     * to end; then streams and exports still running are cut, queued
-     * writes not yet written are answered 503 unwritten, and MHD closes
-     * every connection left (stalled readers, heads still trickling). */
     struct timespec t0;
-    clock_gettime(CLOCK_REALTIME, &t0);
-    pthread_mutex_lock(&sv->mu);
-    sv->closing = 1; /* a request not begun yet is refused, not queued */
-    pthread_mutex_unlock(&sv->mu);
-    am__srv_maint_stop(maint); /* within one step */
-    MHD_socket ls = MHD_quiesce_daemon(sv->d);
-    if (ls != MHD_INVALID_SOCKET) close(ls);
-    pthread_mutex_lock(&s->pool_mu);
-    s->stopping = 1; /* event streams end (within a poll) */
-    pthread_mutex_unlock(&s->pool_mu);
-    am__srv_bus_wake(s->bus); /* now */
-    long left = in_flight_wait(sv, &t0, SHUTDOWN_GRACE_MS);
-    if (left) {
-        am__srv_slots_cut(s); /* no connection stays suspended for MHD_stop_daemon */
-        left = in_flight_wait(sv, &t0, SHUTDOWN_GRACE_MS + 1000);
-    }
-    pthread_mutex_lock(&s->write_mu);
-    s->writers_drain_until = mono_now() + 0.5; /* what is queued then is answered unwritten */
-    pthread_mutex_unlock(&s->write_mu);
-    am__srv_writers_stop(s); /* every queued write answered, its connection resumed */
-    if (left)
-        fprintf(stderr, "agentmem serve: %ld %s cut short (their clients stalled)\n", left,
-                am_plural(left, "request", "requests"));
-    MHD_stop_daemon(sv->d);
-    pthread_mutex_lock(&sv->watch_mu);
-    sv->sweeper_stop = 1;
-    pthread_cond_signal(&sv->watch_cv);
-    pthread_mutex_unlock(&sv->watch_mu);
-    pthread_join(sv->sweeper, NULL);
-    am__srv_dispatch_stop(dispatch); /* after the last write: its events go too */
+    shut_down(sv, sig, maint, dispatch, &t0);
     struct timespec end = t0;
     end.tv_sec += SHUTDOWN_MAX_S;
     if (pool_close(s, &end)) {
@@ -1163,12 +1195,7 @@ out:
     am__srv_bus_stop(s->bus); /* after the handles that call it */
     am__srv_metrics_free(&s->metrics);
     am__srv_free_locks(s);
-    pthread_mutex_destroy(&s->pool_mu);
-    pthread_cond_destroy(&s->pool_cv);
-    pthread_mutex_destroy(&sv->mu);
-    pthread_cond_destroy(&sv->idle);
-    pthread_mutex_destroy(&sv->watch_mu);
-    pthread_cond_destroy(&sv->watch_cv);
+    server_sync_destroy(sv);
     free(sv);
     return rc;
 }

@@ -218,6 +218,61 @@ static int heat_attach(sq_store *s, const char *uid, am__arena *ar, am__item_row
     return out;
 }
 
+/* The item of the current row of st (the columns of the queries of
+ * am__sqlite_items_list) into r, its texts in ar.  AM_NOMEM when
+ * a copy fails. */
+static int item_read(sqlite3_stmt *st, am__arena *ar, am__item_row *r)
+{
+    r->rid = sqlite3_column_int64(st, 0);
+    r->id = col_text(ar, st, 1);
+    r->lineage_id = col_text(ar, st, 2);
+    r->scope = col_text(ar, st, 3);
+    r->kind = col_text(ar, st, 4);
+    r->key = col_text(ar, st, 5);
+    r->text = col_text(ar, st, 6);
+    r->value_json = col_text(ar, st, 7);
+    r->confidence = sqlite3_column_double(st, 8);
+    r->base_score = sqlite3_column_double(st, 9);
+    r->half_life_days = sqlite3_column_double(st, 10);
+    r->valid_from = col_time(st, 11);
+    r->valid_to = col_time(st, 12);
+    r->recorded_at = col_time(st, 13);
+    r->superseded_at = col_time(st, 14);
+    r->status = col_text(ar, st, 15);
+    r->hits = sqlite3_column_int(st, 16);
+    r->last_access = col_time(st, 17);
+    int tl = sqlite3_column_bytes(st, 18);
+    const void *tb = sqlite3_column_blob(st, 18);
+    if (tb && tl > 0) {
+        unsigned char *copy = am__arena_take(ar, (size_t)tl);
+        if (!copy) return AM_NOMEM;
+        memcpy(copy, tb, (size_t)tl);
+        r->tokens = copy;
+        r->tokens_len = (size_t)tl;
+    }
+    r->source_count = sqlite3_column_int64(st, 20);
+    r->reinforced_at = col_time(st, 21);
+    r->metadata = col_text(ar, st, 22);
+    r->origin = col_text(ar, st, 23);
+    /* provenance: event ids (ULIDs, no commas) joined by ',' */
+    const char *src = col_text(ar, st, 19);
+    if (src && *src) {
+        size_t k = 1;
+        for (const char *p = src; *p; p++) k += *p == ',';
+        r->sources = am__arena_alloc(ar, k * sizeof *r->sources);
+        if (!r->sources) return AM_NOMEM;
+        char *cur = (char *)src;
+        for (;;) {
+            char *comma = strchr(cur, ',');
+            if (comma) *comma = 0;
+            r->sources[r->n_sources++] = cur;
+            if (!comma) break;
+            cur = comma + 1;
+        }
+    }
+    return AM_OK;
+}
+
 int am__sqlite_items_list(am__store *b, const char *uid, int which, am_time at,
                           am__arena *ar, am__item_row **rows, size_t *n)
 {
@@ -304,53 +359,7 @@ int am__sqlite_items_list(am__store *b, const char *uid, int which, am_time at,
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         am__item_row *r = push(ar, (void **)rows, n, &cap, sizeof *r);
         if (!r) { done(s, st); return AM_NOMEM; }
-        r->rid = sqlite3_column_int64(st, 0);
-        r->id = col_text(ar, st, 1);
-        r->lineage_id = col_text(ar, st, 2);
-        r->scope = col_text(ar, st, 3);
-        r->kind = col_text(ar, st, 4);
-        r->key = col_text(ar, st, 5);
-        r->text = col_text(ar, st, 6);
-        r->value_json = col_text(ar, st, 7);
-        r->confidence = sqlite3_column_double(st, 8);
-        r->base_score = sqlite3_column_double(st, 9);
-        r->half_life_days = sqlite3_column_double(st, 10);
-        r->valid_from = col_time(st, 11);
-        r->valid_to = col_time(st, 12);
-        r->recorded_at = col_time(st, 13);
-        r->superseded_at = col_time(st, 14);
-        r->status = col_text(ar, st, 15);
-        r->hits = sqlite3_column_int(st, 16);
-        r->last_access = col_time(st, 17);
-        int tl = sqlite3_column_bytes(st, 18);
-        const void *tb = sqlite3_column_blob(st, 18);
-        if (tb && tl > 0) {
-            unsigned char *copy = am__arena_take(ar, (size_t)tl);
-            if (!copy) { done(s, st); return AM_NOMEM; }
-            memcpy(copy, tb, (size_t)tl);
-            r->tokens = copy;
-            r->tokens_len = (size_t)tl;
-        }
-        r->source_count = sqlite3_column_int64(st, 20);
-        r->reinforced_at = col_time(st, 21);
-        r->metadata = col_text(ar, st, 22);
-        r->origin = col_text(ar, st, 23);
-        /* provenance: event ids (ULIDs, no commas) joined by ',' */
-        const char *src = col_text(ar, st, 19);
-        if (src && *src) {
-            size_t k = 1;
-            for (const char *p = src; *p; p++) k += *p == ',';
-            r->sources = am__arena_alloc(ar, k * sizeof *r->sources);
-            if (!r->sources) { done(s, st); return AM_NOMEM; }
-            char *cur = (char *)src;
-            for (;;) {
-                char *comma = strchr(cur, ',');
-                if (comma) *comma = 0;
-                r->sources[r->n_sources++] = cur;
-                if (!comma) break;
-                cur = comma + 1;
-            }
-        }
+        if (item_read(st, ar, r)) { done(s, st); return AM_NOMEM; }
     }
     int out = rc == SQLITE_DONE ? AM_OK : fail(s, rc, "items");
     done(s, st);

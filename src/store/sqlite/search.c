@@ -277,6 +277,33 @@ static int hits_in_window(sq_store *s, am__arena *ar, const char *uid, am_time f
 /* A whole tag's term without a list: in none of its rows. */
 static const am__post_list no_rows = {NULL, NULL, 0, 0};
 
+/* The FTS5 query of the terms without a list (pl[i] NULL) into q: each
+ * the user's tag and the term, verbatim, as one phrase; qterm[k] the term
+ * of the k-th phrase.  Returns the number of phrases (q->oom: out of
+ * memory). */
+static size_t scan_query(am__buf *q, const char *tag, const char *const *terms, size_t n_terms,
+                         const am__post_list *const *pl, size_t *qterm)
+{
+    am__buf_reset(q);
+    am__buf_adds(q, "{doc ctx}:(");
+    size_t scanned = 0;
+    for (size_t i = 0; i < n_terms; i++) {
+        if (pl[i]) continue;
+        if (scanned) am__buf_adds(q, " OR ");
+        qterm[scanned++] = i;
+        am__buf_adds(q, "\"" AM__FTS_VERBATIM);
+        am__buf_adds(q, tag);
+        am__buf_addc(q, AM__FTS_TAG_SEP);
+        for (const char *p = terms[i]; *p; p++) {
+            if (*p == '"') am__buf_addc(q, '"'); /* FTS5 escapes "" */
+            am__buf_addc(q, *p);
+        }
+        am__buf_addc(q, '"');
+    }
+    am__buf_addc(q, ')');
+    return scanned;
+}
+
 static int postings_run(sq_store *s, const char *uid, const char *const *terms, size_t n_terms,
                         am_time from, am_time to, int64_t rows_total, am__arena *ar,
                         am__hits *out, double *df, int use_lists)
@@ -310,23 +337,7 @@ static int postings_run(sq_store *s, const char *uid, const char *const *terms, 
         if (window && !pl[i]) window = 0;
     }
     for (size_t i = 0; i < n_terms && timed && !window; i++) pl[i] = NULL;
-    am__buf_reset(q);
-    am__buf_adds(q, "{doc ctx}:(");
-    size_t scanned = 0;
-    for (size_t i = 0; i < n_terms; i++) {
-        if (pl[i]) continue;
-        if (scanned) am__buf_adds(q, " OR ");
-        qterm[scanned++] = i;
-        am__buf_adds(q, "\"" AM__FTS_VERBATIM);
-        am__buf_adds(q, tag);
-        am__buf_addc(q, AM__FTS_TAG_SEP);
-        for (const char *p = terms[i]; *p; p++) {
-            if (*p == '"') am__buf_addc(q, '"'); /* FTS5 escapes "" */
-            am__buf_addc(q, *p);
-        }
-        am__buf_addc(q, '"');
-    }
-    am__buf_addc(q, ')');
+    size_t scanned = scan_query(q, tag, terms, n_terms, pl, qterm);
     if (q->oom) return AM_NOMEM;
     am__fts_hits c;
     memset(&c, 0, sizeof c);
