@@ -568,6 +568,24 @@ def check_store_ops(root, _build):
 # h. raw-alloc
 
 RAW_CALL = re.compile(r'(?<![\w.>])(%s)\s*\(' % '|'.join(RAW_ALLOC))
+# Blocks a third-party library allocates with libc's malloc and documents
+# to be released with libc's free -- not ours to route: jansson's
+# json_dumps (we install no json_set_alloc_funcs), realpath(p, NULL),
+# utf8proc_map's result and getline's buffer.  free(X) passes only when X
+# is such a block: assigned from json_dumps / realpath in the same
+# statement, or &X handed to utf8proc_map / getline -- in the same function
+# (a struct member, X->f: anywhere in the file).  Every other free is ours.
+THIRD_PARTY_ASSIGN = ('json_dumps', 'realpath')
+THIRD_PARTY_OUT = ('utf8proc_map', 'getline')
+FREE_ARG = re.compile(r'\s*([A-Za-z_]\w*(?:\s*->\s*[A-Za-z_]\w*)*)\s*\)')
+
+
+def third_party_block(code, arg):
+    """Does code hand arg a block of a THIRD_PARTY_* call?"""
+    x = r'\s*->\s*'.join(re.escape(p.strip()) for p in arg.split('->'))
+    assign = r'(?<![\w>.])%s\s*=(?!=)[^;]*?\b(?:%s)\s*\(' % (x, '|'.join(THIRD_PARTY_ASSIGN))
+    out = r'\b(?:%s)\s*\([^;]*&\s*%s(?![\w-])' % ('|'.join(THIRD_PARTY_OUT), x)
+    return re.search(assign, code) is not None or re.search(out, code) is not None
 
 
 def check_raw_alloc(root, _build):
@@ -579,11 +597,24 @@ def check_raw_alloc(root, _build):
         code = blank_preprocessor(strip_c(src)[0])
         counts, first = {}, {}
         funcs = None
+        lines = None
         for m in RAW_CALL.finditer(code):
             if funcs is None:
                 funcs = functions(src)
+                lines = code.split('\n')
             line = code.count('\n', 0, m.start()) + 1
-            k = (function_at(funcs, line) or '(file scope)', m.group(1))
+            fn = function_at(funcs, line)
+            a = FREE_ARG.match(code, m.end()) if m.group(1) == 'free' else None
+            if a:
+                arg = a.group(1)
+                if '->' in arg:
+                    scope = code
+                else:
+                    f = [(b, e) for n, b, e in funcs if n == fn and b <= line <= e]
+                    scope = '\n'.join(lines[f[0][0] - 1:f[0][1]]) if f else ''
+                if third_party_block(scope, arg):
+                    continue
+            k = (fn or '(file scope)', m.group(1))
             counts[k] = counts.get(k, 0) + 1
             first.setdefault(k, line)
         for (fn, call), c in sorted(counts.items()):

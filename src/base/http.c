@@ -224,8 +224,8 @@ void am__http_close(am__http *h)
     for (struct curl_slist *l = h->headers; l; l = l->next) wipe(l->data);
     curl_slist_free_all(h->headers);
     wipe(h->auth);
-    free(h->auth);
-    free(h->url);
+    am__free(h->opts.alloc, h->auth);
+    am__free(h->opts.alloc, h->url);
     am__buf_free(&h->resp);
     memset(h, 0, sizeof *h);
 }
@@ -268,18 +268,21 @@ int am__http_open(am__http *h, const char *name, const char *url, const char *ap
                                         "Accept: application/json", "Expect:"};
     memset(h, 0, sizeof *h);
     h->name = name ? name : "http";
-    am__buf_init(&h->resp, NULL);
-    if (resolve_opts(opts, &h->opts))
+    if (resolve_opts(opts, &h->opts)) {
+        am__buf_init(&h->resp, NULL);
         return fail(err, errlen, AM_MISUSE, "%s: option out of range", h->name);
+    }
+    const am__allocator *al = h->opts.alloc;
+    am__buf_init(&h->resp, al);
     if (!url || !http_url(url))
         return fail(err, errlen, AM_MISUSE, "%s: \"%.200s\" is not an http(s) URL", h->name,
                     url ? url : "");
     if (api_key && (strchr(api_key, '\r') || strchr(api_key, '\n')))
         return fail(err, errlen, AM_MISUSE, "%s: the API key contains a line break", h->name);
-    if (!(h->url = am__strdup(NULL, url))) goto nomem;
+    if (!(h->url = am__strdup(al, url))) goto nomem;
     if (api_key && *api_key) {
         am__buf a;
-        am__buf_init(&a, NULL);
+        am__buf_init(&a, al);
         am__buf_printf(&a, "Authorization: Bearer %s", api_key);
         if (!(h->auth = am__buf_take(&a))) goto nomem;
     }

@@ -35,6 +35,9 @@ typedef struct am__http_opts {
      * NULL: never */
     int (*cancelled)(void *ctx);
     void *cancel_ctx;
+    /* the handle's copies (URL, key header, response) from it; NULL:
+     * libc.  Borrowed: it outlives the handle. */
+    const am__allocator *alloc;
 } am__http_opts;
 
 typedef struct am__http {

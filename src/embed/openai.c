@@ -382,6 +382,7 @@ int am__embed_openai_open_alloc(const am__allocator *a, const char *base_url,
         ho.backoff_ms = o->opts.backoff_ms;
         ho.max_backoff_ms = o->opts.max_backoff_ms;
         ho.max_response = AM__OPENAI_MAX_RESPONSE;
+        ho.alloc = &o->alloc;
         rc = am__http_open(&o->http, o->id, o->url, api_key, &ho, err, errlen);
         if (rc) goto out_close;
     }

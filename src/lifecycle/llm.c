@@ -20,6 +20,7 @@
 typedef am__llm_budget budget;
 
 struct am__llm {
+    const am__allocator *a; /* every block below; NULL: libc */
     char *id, *model, *url;
     char *key;
     budget *b;
@@ -72,22 +73,20 @@ int am__llm_open(const char *spec, const char *key, am__llm **out, char *err, si
         return fail(err, errlen, AM_INVALID, "the model name is not valid UTF-8");
     if (key && (strchr(key, '\r') || strchr(key, '\n')))
         return fail(err, errlen, AM_INVALID, "the key contains a line break");
-    am__llm *l = calloc(1, sizeof *l);
+    const am__allocator *a = NULL; /* the client's blocks: libc's */
+    am__llm *l = am__calloc(a, sizeof *l);
     if (!l) return fail(err, errlen, AM_NOMEM, "out of memory");
+    l->a = a;
     const char *base = at + 1;
     size_t n = strlen(base);
     while (n > 0 && base[n - 1] == '/') n--;
     am__buf u, id;
-    am__buf_init(&u, NULL);
+    am__buf_init(&u, l->a);
     am__buf_add(&u, base, n);
     if (!ends_with(base, n, "/chat/completions")) am__buf_adds(&u, "/chat/completions");
     l->url = am__buf_take(&u);
-    l->model = malloc((size_t)(at - spec - 7) + 1);
-    if (l->model) {
-        memcpy(l->model, spec + 7, (size_t)(at - spec - 7));
-        l->model[at - spec - 7] = '\0';
-    }
-    l->key = key && *key ? am__strdup(NULL, key) : NULL;
+    l->model = am__strndup(l->a, spec + 7, (size_t)(at - spec - 7));
+    l->key = key && *key ? am__strdup(l->a, key) : NULL;
     if (!l->url || !l->model || (key && *key && !l->key)) goto nomem;
     /* the id names the host, never a path or credentials */
     CURLU *cu = curl_url();
@@ -98,7 +97,7 @@ int am__llm_open(const char *spec, const char *key, am__llm **out, char *err, si
              (strcmp(scheme, "http") == 0 || strcmp(scheme, "https") == 0);
     if (ok && curl_url_get(cu, CURLUPART_PORT, &port, CURLU_NO_DEFAULT_PORT) != CURLUE_OK)
         port = NULL;
-    am__buf_init(&id, NULL);
+    am__buf_init(&id, l->a);
     if (ok)
         am__buf_printf(&id, "openai:%s@%s%s%s", l->model, host, port ? ":" : "",
                        port ? port : "");
@@ -126,12 +125,13 @@ void am__llm_close(am__llm *l)
         volatile char *p = l->key;
         while (*p) *p++ = 0;
     }
-    free(l->key);
-    free(l->id);
-    free(l->model);
-    free(l->url);
-    free(l->b);
-    free(l);
+    const am__allocator *a = l->a;
+    am__free(a, l->key);
+    am__free(a, l->id);
+    am__free(a, l->model);
+    am__free(a, l->url);
+    am__free(a, l->b);
+    am__free(a, l);
 }
 
 const char *am__llm_id(const am__llm *l) { return l ? l->id : NULL; }
@@ -155,7 +155,7 @@ am__llm_budget *am__llm_budget_get(am__llm *l, const char *uid, int64_t now_ms)
     }
     budget *e;
     if (l->nb < BUDGET_USERS) {
-        if (!l->b && !(l->b = calloc(BUDGET_USERS, sizeof *l->b))) return NULL;
+        if (!l->b && !(l->b = am__calloc(l->a, BUDGET_USERS * sizeof *l->b))) return NULL;
         e = &l->b[l->nb++];
     } else {
         e = oldest;
@@ -335,6 +335,7 @@ int am__llm_ask(am__llm *l, const am__llm_event *evs, size_t n, const am__http_o
     memset(&ho, 0, sizeof ho);
     if (o) ho = *o;
     ho.max_response = AM__LLM_MAX_RESPONSE;
+    ho.alloc = l->a;
     int rc = am__http_open(&h, l->id, l->url, l->key, &ho, err, errlen);
     if (!rc && ho.cancelled && ho.cancelled(ho.cancel_ctx))
         rc = fail(err, errlen, AM_IO, "%s: cancelled before sending", l->id);

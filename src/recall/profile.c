@@ -145,8 +145,8 @@ static int lasting(const am__profile_in *in, am__arena *ar, card_item **out, siz
 static int choose(const am__profile_in *in, card_item *c, size_t n, int lang, am__buf *line,
                   int *tokens)
 {
-    uint64_t(*sets)[AM__TEXT_SET] = calloc(n ? n : 1, sizeof *sets);
-    size_t *ns = calloc(n ? n : 1, sizeof *ns);
+    uint64_t(*sets)[AM__TEXT_SET] = am__calloc(in->alloc, (n ? n : 1) * sizeof *sets);
+    size_t *ns = am__calloc(in->alloc, (n ? n : 1) * sizeof *ns);
     unsigned char opened[N_TOPICS] = {0};
     int rc = sets && ns ? AM_OK : AM_NOMEM, left = in->budget, any = 0;
     for (size_t i = 0; i < n && !rc; i++) {
@@ -171,8 +171,8 @@ static int choose(const am__profile_in *in, card_item *c, size_t n, int lang, am
         any = 1;
         c[i].taken = 1;
     }
-    free(sets);
-    free(ns);
+    am__free(in->alloc, sets);
+    am__free(in->alloc, ns);
     *tokens = in->budget - left;
     return rc;
 }

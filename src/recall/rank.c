@@ -197,7 +197,7 @@ static int cmp_event(const void *a, const void *b)
     return x->score < y->score ? 1 : x->score > y->score ? -1 : 0;
 }
 
-void am__rank_events(const am_rank_config *r, am_time now, am__event_row *rows,
+void am__rank_events(const am_rank_config *r, am_time now, am__arena *ar, am__event_row *rows,
                      size_t n)
 {
     double best = 0;
@@ -219,7 +219,7 @@ void am__rank_events(const am_rank_config *r, am_time now, am__event_row *rows,
      * has other strong hits gains a little (sum of the others' scores,
      * capped). */
     if (r->w_session > 0) {
-        double *bonus = calloc(n ? n : 1, sizeof *bonus);
+        double *bonus = am__arena_alloc(ar, (n ? n : 1) * sizeof *bonus);
         if (bonus) {
             for (size_t i = 0; i < n; i++) {
                 if (!rows[i].session_id || rows[i].score < 0) continue;
@@ -230,7 +230,6 @@ void am__rank_events(const am_rank_config *r, am_time now, am__event_row *rows,
                 bonus[i] = r->w_session * (sum > 1 ? 1 : sum);
             }
             for (size_t i = 0; i < n; i++) rows[i].score += bonus[i];
-            free(bonus);
         }
     }
     if (n > 1) qsort(rows, n, sizeof *rows, cmp_event);

@@ -101,8 +101,9 @@ int am__rank_items(am__text *t, am__tokcache *cache, const am_rank_config *r, am
                    const uint64_t *q, size_t nq, am__item_row *rows, size_t n,
                    am__scored_item *out);
 /* Rerank lexical candidates in place by relevance, recency and session
- * support; candidates under the relevance floor get a negative score. */
-void am__rank_events(const am_rank_config *r, am_time now, am__event_row *rows,
+ * support (its scratch from ar; none: no session support); candidates
+ * under the relevance floor get a negative score. */
+void am__rank_events(const am_rank_config *r, am_time now, am__arena *ar, am__event_row *rows,
                      size_t n);
 
 /* Speaker support: a turn written as a transcript line, "Name: text" (or

@@ -130,7 +130,7 @@ int am__recall_search(am__recall_state *st)
         if ((rc = s->vt->events_dated(s, st->uid, rids, n_events, dated))) return rc;
         am__when_boost(r, events, n_events, dated);
     }
-    am__rank_events(r, st->at, events, n_events);
+    am__rank_events(r, st->at, ar, events, n_events);
     if (st->timed && n_events) {
         /* in the period asked about: relevant even when the words match
          * weakly (below the floor: back above it, by its lexical score) */

@@ -147,6 +147,13 @@ cp "$T/src/recall/planted.c" "$T/src/base/base.c"
 rm "$T/src/recall/planted.c"
 expect_pass raw-alloc "raw calls inside the allocator module"
 cp "$ROOT/src/base/base.c" "$T/src/base/base.c"
+# a block jansson or getline allocated is freed with libc's free; our own are not
+printf '%s\n' '#include <stdio.h>' '#include <stdlib.h>' 'typedef struct rd { char *line, *buf; size_t cap; FILE *f; } rd;' \
+    'static long planted_read(rd *r) { return getline(&r->line, &r->cap, r->f); }' \
+    'void planted_dump(void *v, rd *r) {' '    char *s = v ? json_dumps(v, 0) : NULL;' '    free(s);' \
+    '    char *t = planted_copy(v);' '    free(t);' '    free(r->line);' '    free(r->buf);' '}' > "$T/src/recall/planted.c"
+expect_fail raw-alloc "planted_dump() calls free() 2 times"
+rm "$T/src/recall/planted.c"
 
 # i. an F-tag, an issue or a session note in a comment (not in a string)
 printf '%s\n' 'const char *planted_s = "F12 issue 3";' '/* the F12 rule (issue 31) */' '// asked in the 12th session' > "$T/src/text/planted.c"  # notes:ok

@@ -182,6 +182,30 @@ static void test_openai_through_allocator(void)
     CHECK_EQ_INT((long long)c.live, 0);
 }
 
+/* Its HTTP client's copies too: the URL and the key's header come from
+ * the same allocator (opened with a key, the handle holds the header's
+ * bytes more than without one), and go back at close. */
+static void test_openai_http_through_allocator(void)
+{
+    counter with = {0}, without = {0};
+    am__allocator aw = {count_realloc, &with}, ao = {count_realloc, &without};
+    am__embedder *e = NULL, *f = NULL;
+    char err[256];
+    static const char key[] = "sk-0123456789abcdef0123456789abcdef";
+    CHECK_EQ_INT(am__embed_openai_open_alloc(&aw, "http://127.0.0.1:9/v1", "bge-m3", key, 8,
+                                             NULL, &e, err, sizeof err),
+                 AM_OK);
+    CHECK_EQ_INT(am__embed_openai_open_alloc(&ao, "http://127.0.0.1:9/v1", "bge-m3", NULL, 8,
+                                             NULL, &f, err, sizeof err),
+                 AM_OK);
+    if (!e || !f) return;
+    CHECK(with.live >= without.live + sizeof "Authorization: Bearer " + sizeof key - 2);
+    am__embedder_close(e);
+    am__embedder_close(f);
+    CHECK_EQ_INT((long long)with.live, 0);
+    CHECK_EQ_INT((long long)without.live, 0);
+}
+
 int main(void)
 {
     char dir[64];
@@ -194,6 +218,7 @@ int main(void)
     write_table();
     RUN(test_w2v_through_allocator);
     RUN(test_openai_through_allocator);
+    RUN(test_openai_http_through_allocator);
     RUN(test_use_lite_through_allocator);
     unlink(table);
     rmdir(dir);
