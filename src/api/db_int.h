@@ -117,8 +117,8 @@ void am__db_forget_work_steps(am_db *db, int max_steps, void (*on_step)(void *ct
 int am__maintain_forget(am_db *db, const char *user_id);
 int am__db_user_gate(am_db *db, const char *what, const char *user_id, int rc_hidden);
 
-/* A recall's access feedback (touch.c): written now if the write lock is
- * free, else kept for the handle's next write transaction; never fails
+/* A recall's access feedback (touch.c over domain/heat.h): written now
+ * if the write lock is free, else kept for the handle's next write transaction; never fails
  * (heat is advisory).  flush writes the kept ones inside the caller's
  * write transaction (AM_OK or the store's error); committed removes them
  * after that transaction committed; drop removes a forgotten user's; close
