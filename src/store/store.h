@@ -66,7 +66,7 @@ typedef struct am__task_row {
     const char *task_id, *name, *stage, *status;
     const char *artifacts, *pending, *notes; /* JSON arrays */
     am_time created_at, updated_at;
-    /* rounds (perceive/round.c): the current round's number, when it
+    /* rounds (domain/round.c): the current round's number, when it
      * began (round_from), the anchor of its period (round_at: its start,
      * or the continuation that carried it into a later period) and that
      * anchor's zone offset (the period's calendar), the task's period
