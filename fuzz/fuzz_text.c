@@ -17,7 +17,7 @@
 
 #include "base/base.h"
 #include "distill/rules.h"
-#include "perceive/task.h"
+#include "domain/task.h"
 #include "recall/recall.h"
 #include "text/analyze.h"
 #include "text/speaker.h"

@@ -11,18 +11,12 @@
 #include "base/base.h"
 #include "base/log.h"
 #include "cache/cache.h"
+#include "domain/outbox.h"
 #include "embed/embed.h"
 #include "recall/access.h"
 #include "store/store.h"
 #include "text/analyze.h"
 #include "text/redact.h"
-
-/* A subscriber of the handle's memory events (events.c). */
-typedef struct am__sub {
-    int id;
-    am_memory_event_fn fn;
-    void *ctx;
-} am__sub;
 
 struct am_db {
     am_config cfg;
@@ -34,9 +28,7 @@ struct am_db {
     struct am__tokcache *tokcache; /* item token sets (recall/rank.c) */
     am__ulid_state ulid;
     struct am__touches *touches; /* recalls' heat not written yet (touch.c), or NULL */
-    am__sub *subs;            /* memory event subscribers (events.c) */
-    size_t n_subs, cap_subs;
-    int next_sub, delivering;
+    am__outbox_subs subs;     /* memory event subscribers (domain/outbox.h) */
     am__arena roles_ar;       /* the role whitelists (am_config.role_allow), parsed */
     am__role_rules roles;
     am__dbcache *cache;       /* the shared cache (am_config.cache), or NULL (cache/) */
@@ -125,8 +117,8 @@ void am__db_forget_work_steps(am_db *db, int max_steps, void (*on_step)(void *ct
 int am__maintain_forget(am_db *db, const char *user_id);
 int am__db_user_gate(am_db *db, const char *what, const char *user_id, int rc_hidden);
 
-/* A recall's access feedback (touch.c): written now if the write lock is
- * free, else kept for the handle's next write transaction; never fails
+/* A recall's access feedback (touch.c over domain/heat.h): written now
+ * if the write lock is free, else kept for the handle's next write transaction; never fails
  * (heat is advisory).  flush writes the kept ones inside the caller's
  * write transaction (AM_OK or the store's error); committed removes them
  * after that transaction committed; drop removes a forgotten user's; close
@@ -143,7 +135,7 @@ void am__touch_committed(am_db *db);
 void am__touch_drop(am_db *db, const char *uid);
 void am__touch_close(am_db *db);
 
-/* Memory events (events.c): deliver hands what this handle's commits
+/* Memory events (events.c over domain/outbox.h): deliver hands what this handle's commits
  * published to its subscribers (call after every public write; nothing
  * when none committed); trim applies the retention to the whole outbox
  * (am_optimize); free releases the subscribers (am_close). */

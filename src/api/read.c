@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "api/db_int.h"
+#include "domain/task.h"
 #include "lifecycle/maintain.h"
-#include "perceive/task.h"
 #include "recall/pipeline.h"
 #include "semantic/merge.h"
 #include "store/metadata.h"
@@ -642,7 +642,7 @@ int am_task_get_as(am_db *db, const char *user_id, const char *task_id, const ch
     if (rc == AM_OK) rc = am__access_task_events(&acc, db->store, user_id, task_id, &box->ar);
     if (rc == AM_OK) rc = am__access_task(&acc, &box->ar, &row);
     /* as it stands now: a periodic task's ended period shows its next
-     * round (perceive/round.c) */
+     * round (domain/round.c) */
     if (rc == AM_OK) rc = am__round_view(&box->ar, &row, am__db_now(db), 0);
     am_task *t = NULL;
     if (rc == AM_OK) rc = task_build(db, &acc, user_id, &box->ar, &row, &t);

@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "distill/restate.h"
-#include "perceive/task.h"
+#include "domain/task.h"
 #include "text/lexicon/lexicon.h"
 #include "text/question.h"
 

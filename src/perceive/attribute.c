@@ -35,8 +35,8 @@
 
 #include <string.h>
 
-#include "perceive/task.h"
-#include "recall/lexical.h"
+#include "domain/task.h"
+#include "index/lexical.h"
 #include "text/entities.h"
 #include "text/lexicon/lexicon.h"
 

@@ -33,7 +33,7 @@
 #ifndef AM_PERCEIVE_PERCEIVE_H
 #define AM_PERCEIVE_PERCEIVE_H
 
-#include "perceive/task.h"
+#include "domain/task.h"
 #include "store/store.h"
 #include "text/analyze.h"
 

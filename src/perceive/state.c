@@ -18,7 +18,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "perceive/task.h"
+#include "domain/task.h"
 #include "text/question.h"
 
 /* Append one JSON object {"at":..,"kind":..,"text":..} to a JSON array;

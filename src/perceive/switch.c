@@ -17,25 +17,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "perceive/task.h"
+#include "domain/task.h"
 
 const char am__perceive_no_task[] = "(none)";
 
-static const char head[] = "task_switch: ", to_none[] = " -> (none)";
-
-int am__task_switch_left(const am__event_row *r, am__arena *ar, const char **left)
-{
-    *left = NULL;
-    if (r->task_id || !r->type || strcmp(r->type, "task_switch") != 0 || !r->source ||
-        strcmp(r->source, "system") != 0 || !r->content)
-        return AM_OK;
-    size_t n = strlen(r->content), h = sizeof head - 1, t = sizeof to_none - 1;
-    if (n <= h + t || memcmp(r->content, head, h) != 0 ||
-        strcmp(r->content + n - t, to_none) != 0)
-        return AM_OK;
-    *left = am__arena_strndup(ar, r->content + h, n - h - t);
-    return *left ? AM_OK : AM_NOMEM;
-}
+static const char head[] = AM__TASK_SWITCH_HEAD;
 
 int am__perceive_switch(am__perceive *x, const char *from, const char *to)
 {

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "perceive/task.h"
+#include "domain/task.h"
 #include "recall/pipeline.h"
 #include "text/question.h"
 
@@ -61,7 +61,7 @@ static int referenced_task(const am__recall_env *env, const char *uid, const am_
     if (rc == AM_NOTFOUND) return AM_OK;
     if (rc) return rc;
     /* the task as it stands now: a periodic round whose period ended is
-     * over unless the turn continues it (perceive/round.c) */
+     * over unless the turn continues it (domain/round.c) */
     if ((rc = am__round_view(ar, t, at, carry))) return rc;
     *out = t;
     return AM_OK;
@@ -75,7 +75,7 @@ int am__recall_cmp_score(const void *a, const void *b)
 
 /* Task relevance: the events of the referenced task's current
  * round (since it was last done or cancelled, and since the round began:
- * perceive/round.c) join the candidates. */
+ * domain/round.c) join the candidates. */
 /* A question about a stale one-off itself ("when did I ask for bullet
  * points?") still finds it: the turn asks, and the event shares a third of
  * its tokens with it. */

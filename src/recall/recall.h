@@ -9,7 +9,7 @@
 #ifndef AM_RECALL_H
 #define AM_RECALL_H
 
-#include "recall/lexical.h"
+#include "index/lexical.h"
 #include "store/store.h"
 #include "text/analyze.h"
 

@@ -29,7 +29,7 @@
  */
 #include <string.h>
 
-#include "perceive/task.h"
+#include "domain/task.h"
 #include "recall/pipeline.h"
 #include "text/domain.h"
 #include "text/lexicon/lexicon.h"

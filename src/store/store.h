@@ -66,7 +66,7 @@ typedef struct am__task_row {
     const char *task_id, *name, *stage, *status;
     const char *artifacts, *pending, *notes; /* JSON arrays */
     am_time created_at, updated_at;
-    /* rounds (perceive/round.c): the current round's number, when it
+    /* rounds (domain/round.c): the current round's number, when it
      * began (round_from), the anchor of its period (round_at: its start,
      * or the continuation that carried it into a later period) and that
      * anchor's zone offset (the period's calendar), the task's period
@@ -210,7 +210,7 @@ typedef struct am__vec_want {
                                   holds its latest items between
                                   statements, store/sqlite/item_memo.c) */
 
-/* The store's part of a lexical search (recall/lexical.c ranks): the
+/* The store's part of a lexical search (index/lexical.c ranks): the
  * user's postings of the query's terms.  The index holds, per event row,
  * its text (column 0: content and entities) and its context (column 1:
  * the turns around it), as the final index tokens of text/analyze.  A
@@ -345,7 +345,7 @@ typedef struct am__store_vt {
                    const am__pii_row *p);
     int (*event_get)(am__store *s, const char *uid, const char *event_id,
                      am__arena *ar, am__event_row *out);
-    /* Lexical search (recall/lexical.c ranks what these hand over).  The
+    /* Lexical search (index/lexical.c ranks what these hand over).  The
      * reads of one search see one snapshot when grouped by search_begin
      * and search_end, which nest (in begin_read's snapshot, in a write
      * transaction or in another search_begin) or else hold a read

@@ -2,8 +2,8 @@
 /*
  * cue.h -- the cue-pattern matcher: phrases of normalised text with
  * optional context, the language that the word tables of the perception
- * and distillation layers (text/lexicon/) are written in.  Moved here from
- * perceive/task.h: it is text analysis, used by perceive/, distill/ and the
+ * and distillation layers (text/lexicon/) are written in.  It is text
+ * analysis, used by the task rules (domain/task.c), distill/ and the
  * question detector (text/question.h), and depends on nothing above text/.
  */
 #ifndef AM_TEXT_CUE_H

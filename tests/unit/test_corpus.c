@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_corpus.c -- the distillation rules (src/distill/rules.c) and the task
- * state rules (src/perceive/task.c), with their tables in src/text/lexicon/,
+ * state rules (src/domain/task.c), with their tables in src/text/lexicon/,
  * measured on a labelled corpus, tests/corpus/distill.tsv (format in its
  * header).
  *
@@ -19,7 +19,7 @@
 #include <time.h>
 
 #include "distill/rules.h"
-#include "perceive/task.h"
+#include "domain/task.h"
 #include "text/analyze.h"
 
 /* AM_CORPUS=file runs another labelled file (a new batch, before its

@@ -13,7 +13,7 @@
 
 #include "test.h"
 #include "distill/rules.h"
-#include "perceive/task.h"
+#include "domain/task.h"
 #include "text/analyze.h"
 
 static am__text *text;

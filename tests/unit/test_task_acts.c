@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * test_task_acts.c -- the task act of a turn (perceive/task.c
+ * test_task_acts.c -- the task act of a turn (domain/task.c
  * am__task_read): the cue tables where they speak, the learned reading
  * (am__task_model) where they are silent.
  *
@@ -21,7 +21,7 @@
 
 #include <jansson.h>
 
-#include "perceive/task.h"
+#include "domain/task.h"
 #include "text/analyze.h"
 #include "text/lexicon/lexicon.h"
 

@@ -10,7 +10,7 @@
  */
 #include "test.h"
 #include "api_util.h"
-#include "perceive/task.h"
+#include "domain/task.h"
 #include "text/analyze.h"
 
 static am__text *T;

@@ -4,7 +4,7 @@
  * every week, a one-off format for one week), replayed
  * in Chinese and in English on an in-memory store, printing what the agent
  * would be given at each turn.  A new week is a new round of the task
- * (perceive/round.c): the week's one-off and stage do not carry over, and
+ * (domain/round.c): the week's one-off and stage do not carry over, and
  * a delivered report starts over when the next week's notes come in.
  */
 #include <stdio.h>

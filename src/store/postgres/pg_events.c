@@ -9,7 +9,7 @@
  * terms are text/analyze's tokens of the event's text (column 0) and
  * context (column 1), a column's length is its tokens plus one (FTS5
  * counts the per-user tag token the SQLite store writes first), and the
- * averages are over every user's rows.  recall/lexical.c ranks what
+ * averages are over every user's rows.  index/lexical.c ranks what
  * postings hands over, so both stores rank alike.  A context append adds
  * its tokens to column 1; a forget rebuilds its neighbours' contexts
  * (am__pg_index_ctx_set).

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fts_rank.c -- what a search of events_fts hands over to the ranker
- * (recall/lexical.c computes BM25F over it).
+ * (index/lexical.c computes BM25F over it).
  *
  * A search is one scan: the SQL function am_collect(events_fts, hits),
  * called for every row the OR query matches, appends the row's column

@@ -241,7 +241,7 @@ static const char *const migrations[] = {
     "  agent_id TEXT NOT NULL, doing TEXT NOT NULL DEFAULT '', done TEXT NOT NULL DEFAULT '',"
     "  next TEXT NOT NULL DEFAULT '', version INTEGER NOT NULL, updated_at INTEGER NOT NULL,"
     "  PRIMARY KEY(user_id, task_id, agent_id));"),
-    /* version 17: rounds of a task (perceive/round.c): the current round's
+    /* version 17: rounds of a task (domain/round.c): the current round's
      * number, start, period anchor and its zone offset, the period a recurring task names,
      * and the ended rounds (their stage, status, notes and artifacts) as a
      * JSON array.  A task written before is in its first round, started

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * search.c -- the store's part of a lexical search (recall/lexical.c ranks):
+ * search.c -- the store's part of a lexical search (index/lexical.c ranks):
  * a user's postings of some terms, their document frequencies, the rows.
  *
  * Terms are per user (fts_tokenizer.c): "<user token> 0x1F term".  One

@@ -118,7 +118,7 @@ extern const am__cue am__lex_question_cues[];
 extern const am__cue am__lex_question_requests[];
 extern const char *const am__lex_question_particles[];
 
-/* ------------------------------------------------------------ task state (perceive/task.c)
+/* ------------------------------------------------------------ task state (domain/task.c)
  * lexicon/task_cues.c */
 extern const am__cue am__lex_task_status_context;
 extern const am__cue am__lex_task_stage_context;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * lexicon/task_cues.c -- the cues of task state (perceive/task.c): guards that announce
+ * lexicon/task_cues.c -- the cues of task state (domain/task.c): guards that announce
  * no change, the status and stage tables, negation windows, "replaced, not
  * cancelled" and the continuation cues.
  */
@@ -129,7 +129,7 @@ const am__cue am__lex_task_carry_on[] = {
 };
 
 /* Work that remains ("还差结论", "still need to add the charts"): the
- * turn finishes nothing, whatever the model reads (perceive/task.c). */
+ * turn finishes nothing, whatever the model reads (domain/task.c). */
 const am__cue am__lex_task_unfinished[] = {
     CUE("还差"), CUE("还没"), CUE("还剩"), CUE("尚未"), CUE("还得"), CUE("还要"), CUE("还需要"),
     CUE("剩下的"), CUE("一半"), CUE("not yet"), CUE("still need*"), CUE("still have to"),
@@ -175,7 +175,7 @@ const char *const am__lex_task_continuation_cues[] = {
     "where were we", "remember when", "do you remember", "let's finish",
     "finish the", "get back to", "earlier", "carry on", NULL};
 
-/* The period a recurring task names (perceive/round.c): its id, name or
+/* The period a recurring task names (domain/round.c): its id, name or
  * text says how often it comes back ("周报", "monthly close", "daily
  * standup").  Only words of recurrence: "这周" or "this month" date one
  * piece of work, they do not make it periodic. */

@@ -19,10 +19,10 @@
  *
  * Where the tables are silent -- no cue, no denied cue, no guard -- the
  * learned reading of the turn (text/understand.h) decides
- * (am__task_read); state.c lets a done or cancel of the model close a task
+ * (am__task_read); perceive/state.c lets a done or cancel of the model close a task
  * only when the turn names it.
  */
-#include "perceive/task.h"
+#include "domain/task.h"
 
 #include <string.h>
 
@@ -224,4 +224,22 @@ size_t am__task_topic_shift(const char *norm, size_t n)
         !is_request(norm + rest, n - rest))
         return 0;
     return rest;
+}
+
+/* "task_switch: A -> (none)" (the row perceive/switch.c writes) */
+static const char switch_head[] = AM__TASK_SWITCH_HEAD;
+static const char switch_to_none[] = AM__TASK_SWITCH_TO_NONE;
+
+int am__task_switch_left(const am__event_row *r, am__arena *ar, const char **left)
+{
+    *left = NULL;
+    if (r->task_id || !r->type || strcmp(r->type, "task_switch") != 0 || !r->source ||
+        strcmp(r->source, "system") != 0 || !r->content)
+        return AM_OK;
+    size_t n = strlen(r->content), h = sizeof switch_head - 1, t = sizeof switch_to_none - 1;
+    if (n <= h + t || memcmp(r->content, switch_head, h) != 0 ||
+        strcmp(r->content + n - t, switch_to_none) != 0)
+        return AM_OK;
+    *left = am__arena_strndup(ar, r->content + h, n - h - t);
+    return *left ? AM_OK : AM_NOMEM;
 }

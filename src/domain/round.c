@@ -37,7 +37,7 @@
  * as it stands at the reading time: a period that ended since the last
  * event shows the new round (am__round_view), without writing anything.
  */
-#include "perceive/task.h"
+#include "domain/task.h"
 
 #include <stdio.h>
 #include <string.h>

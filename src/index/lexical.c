@@ -30,7 +30,7 @@
  * terms gathered: stats).  N is the user's event counter (user_rows).
  * Only the best rows are read (rows_get).
  */
-#include "recall/lexical.h"
+#include "index/lexical.h"
 
 #include <math.h>
 #include <stdint.h>

@@ -2,13 +2,16 @@
 /*
  * lexical.h -- lexical search: BM25F over the postings a store hands
  * over (store.h: user_rows, term_docs, postings, rows_get), so that every
- * backend ranks the same rows the same way, to the bit.  The search stage
- * (search.c), its clauses and conditions (clauses.c), the two-hop
- * bridges (hops.c) and the write path's task vote (perceive/attribute.c)
- * search through it.
+ * backend ranks the same rows the same way, to the bit.
+ *
+ * Who calls it: both paths -- the recall's search stage (recall/search.c),
+ * its clauses and conditions (recall/clauses.c), the two-hop bridges
+ * (recall/hops.c), and the write path's task vote (perceive/attribute.c)
+ * -- which is why it sits in index/, below both, so that neither path
+ * includes the other.  It includes only the store's interface.
  */
-#ifndef AM_RECALL_LEXICAL_H
-#define AM_RECALL_LEXICAL_H
+#ifndef AM_INDEX_LEXICAL_H
+#define AM_INDEX_LEXICAL_H
 
 #include "store/store.h"
 

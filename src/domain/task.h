@@ -1,18 +1,24 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * task.h -- the perception layer's task rules:
+ * task.h -- a task's rules, shared by the write path and the recall:
  * which status or stage change a plain-text event announces ("这家先不发了"
  * -> paused, "cancel the vendor review" -> cancelled), and whether a text
  * continues earlier work ("接着", "last time").  The cue tables are data
  * in text/lexicon/task_cues.c, written in the cue patterns of text/cue.h
  * (included here for the distillation rules and the router).  Attribution
- * itself (which task) is decided with the store in attribute.c: explicit
- * id > a continuation cue matched against the tasks' own events > an
- * open task the turn names by its words (when it acts on a task) > the
- * session's current task (perceive.h).
+ * itself (which task) is decided with the store in perceive/attribute.c:
+ * explicit id > a continuation cue matched against the tasks' own events >
+ * an open task the turn names by its words (when it acts on a task) > the
+ * session's current task (perceive/perceive.h).
+ *
+ * Who calls it: the write path (perceive/, distill/rules.c), the recall
+ * (recall/route.c: a continuation; recall/fuse.c: rounds and the
+ * session's task) and api/read.c (a task as it stands).  task.c holds the
+ * cue rules and the reading of a topic jump's row, round.c the rounds.
+ * Includes text/ and the store's rows only.
  */
-#ifndef AM_PERCEIVE_TASK_H
-#define AM_PERCEIVE_TASK_H
+#ifndef AM_DOMAIN_TASK_H
+#define AM_DOMAIN_TASK_H
 
 #include "store/store.h"
 #include "text/cue.h"
@@ -71,8 +77,13 @@ int am__task_continuation(const char *norm, size_t n);
  * its words). */
 size_t am__task_topic_shift(const char *norm, size_t n);
 
+/* A topic jump's event text: AM__TASK_SWITCH_HEAD "A -> B", B "(none)"
+ * for a jump to no task (perceive/switch.c writes it). */
+#define AM__TASK_SWITCH_HEAD "task_switch: "
+#define AM__TASK_SWITCH_TO_NONE " -> (none)"
+
 /* A session's turn that left its task for no task is a task_switch event
- * "A -> (none)" of no task (switch.c): then AM_OK and *left = A (from
+ * "A -> (none)" of no task (perceive/switch.c): then AM_OK and *left = A (from
  * ar); for any other row AM_OK and *left = NULL; AM_NOMEM.  The write
  * path's attribution and a recall's referenced task read the session's
  * current task up to such a row. */
