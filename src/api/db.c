@@ -12,17 +12,6 @@
 #include "lifecycle/llm.h"
 #include "recall/recall.h"
 
-const char *am_errstr(int rc)
-{
-    static const char *const names[] = {
-        "ok", "error", "out of memory", "misuse", "invalid input",
-        "not found", "denied", "busy", "too big", "I/O error",
-        "backend error", "corrupt store", "store is newer than this library",
-    };
-    if (rc < 0 || rc >= (int)(sizeof names / sizeof *names)) return "unknown error";
-    return names[rc];
-}
-
 const char *am_errmsg(const am_db *db)
 {
     if (!db) return "no handle";
