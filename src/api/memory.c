@@ -20,6 +20,7 @@
 #include "base/log.h"
 #include "distill/reading.h"
 #include "distill/rules.h"
+#include "domain/shapes.h"
 #include "recall/recall.h"
 #include "semantic/merge.h"
 #include "store/metadata.h"
@@ -90,7 +91,7 @@ static int item_load(am_db *db, const char *uid, const char *id, am_memory_item 
     am_memory *v = am__arena_alloc(&box->ar, k * sizeof *v);
     if (!v) { rc = AM_NOMEM; goto out_fail; }
     for (size_t i = 0; i < k && !rc; i++) {
-        am__db_memory_from_row(&v[i], &rows[i]);
+        am__memory_from_row(&v[i], &rows[i]);
         /* what its memory events call its key (docs/EVENTS.md) */
         char kid[AM__REF_LEN + 1];
         if (!(rc = am__store_key_id(s, uid, rows[i].scope, rows[i].key, kid)) &&
@@ -105,12 +106,12 @@ static int item_load(am_db *db, const char *uid, const char *id, am_memory_item 
     am__buf b;
     am__buf_init(&b, &db->alloc);
     am__buf_adds(&b, "{\"memory\":");
-    if (box->pub.current) am__db_memory_json(&b, box->pub.current, now);
+    if (box->pub.current) am__memory_json(&b, box->pub.current, now);
     else am__buf_adds(&b, "null");
     am__buf_adds(&b, ",\"versions\":[");
     for (size_t i = 0; i < k; i++) {
         if (i) am__buf_addc(&b, ',');
-        am__db_memory_json(&b, &v[i], now);
+        am__memory_json(&b, &v[i], now);
     }
     am__buf_adds(&b, "]}");
     box->pub.json = b.oom ? NULL : am__arena_strndup(&box->ar, b.p, b.len);
