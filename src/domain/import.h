@@ -18,6 +18,7 @@
 #include "agentmem.h"
 #include "base/base.h"
 #include "store/store.h"
+#include "text/analyze.h"
 
 typedef struct am__imp_event {
     am__event_row row;         /* id, agent, ..., content, occurred_at, tz */
@@ -85,5 +86,21 @@ int am__import_read_doc(am__imp_reader *r, const char *json, size_t len, am__imp
  * into *rows (n); a row naming another user than user is refused. */
 int am__import_read_mem0(am__imp_reader *r, const char *json, size_t len, const char *user,
                          am__imp_mem0 **rows, size_t *n);
+
+/* The rows an import adds as a write makes them (import_rows.c).
+ * am__import_event_row: the stored row of an event whose content (in->row's,
+ * redacted) is content: its language, token set, index document (in doc:
+ * ev->index_doc points into it; the caller frees it), its entities with
+ * the times of its dates found again (*ents, in ar).  AM_OK, AM_NOMEM, or
+ * the analyzer's error with *analysed = 0. */
+int am__import_event_row(am__text *text, am__arena *ar, const am__imp_event *in,
+                         const char *content, const char *uid, am_time now, am__event_row *ev,
+                         am__entity_row **ents, am__buf *doc, int *analysed);
+/* order[0..n): mem0's memories in the order they were made (stable;
+ * undated ones last, at now), so a later value supersedes an earlier one. */
+void am__import_mem0_order(const am__imp_mem0 *rows, size_t n, am_time now, size_t *order);
+/* mem0's id, metadata and updated_at as members of the item's value, in
+ * ar (NULL: out of memory). */
+const char *am__import_mem0_extra(const am__allocator *a, am__arena *ar, const am__imp_mem0 *m);
 
 #endif
