@@ -86,6 +86,11 @@ int am__db_resolve_user(am_db *db, const char *what, const char *user_id,
                         const char *channel, const char *external_id,
                         int create, char *out);
 
+/* What the write path needs of the handle (write/write.h), from db:
+ * its store, analyzer, clock, log (write.c). */
+struct am__write_env;
+void am__db_write_env(am_db *db, struct am__write_env *env);
+
 /* One sentence of a user event through the distillation rules
  * (normalised, classified, continued from *prev; *prev = *d after):
  * the write path's, and a task replay's after a forget (write.c). */

@@ -130,7 +130,7 @@ static int known_event(am_db *db, const am_event *in, const char *uid, int64_t f
 static am_time env_now(void *ctx) { return am__db_now(ctx); }
 static void env_say(void *ctx, int level, const char *msg) { am__db_log(ctx, level, "%s", msg); }
 
-static void write_env(am_db *db, am__write_env *env)
+void am__db_write_env(am_db *db, am__write_env *env)
 {
     *env = (am__write_env){db->store, db->text,    &db->ulid, &db->cfg.rank, &db->alloc,
                            &db->log,  db->embedder, env_now,  env_say,       db};
@@ -194,7 +194,7 @@ static int add_one(am_db *db, const am_event *in, am_add_info *info, int own_txn
     am__arena ar;
     am__arena_init(&ar, &db->alloc);
     am__write_env env;
-    write_env(db, &env);
+    am__db_write_env(db, &env);
     am__write x;
     am__write_init(&x, &env, &ar);
     am__redact_result red;

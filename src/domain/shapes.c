@@ -2,6 +2,7 @@
 /*
  * shapes.c -- stored rows as the public shapes and their JSON (shapes.h).
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "domain/shapes.h"
@@ -258,6 +259,74 @@ int am__task_build(am__store *s, const char *uid, am__arena *ar, const am__task_
     t->n_history = n;
     *out = t;
     return AM_OK;
+}
+
+/* the order the versions were recorded in (ULIDs: in the order made) */
+static int by_recorded(const void *a, const void *b)
+{
+    const am__item_row *x = a, *y = b;
+    if (x->recorded_at != y->recorded_at) return x->recorded_at < y->recorded_at ? -1 : 1;
+    return strcmp(x->id, y->id);
+}
+
+/* The version that holds now: active and open, else an open question. */
+const am_memory *am__item_current(const am_memory *v, size_t n, am_time now)
+{
+    const am_memory *pending = NULL;
+    for (size_t i = n; i-- > 0;) {
+        if (v[i].superseded_at != AM_TIME_NONE) continue;
+        /* ended, unless it is an item that expires later */
+        if (v[i].valid_to != AM_TIME_NONE && (v[i].expires_at == AM_TIME_NONE || v[i].expires_at <= now))
+            continue;
+        if (strcmp(v[i].status, "active") == 0) return &v[i];
+        if (!pending && strcmp(v[i].status, "pending_confirm") == 0) pending = &v[i];
+    }
+    return pending;
+}
+
+/* The versions of the item id names, in the order recorded. */
+int am__item_versions(am__store *s, const char *uid, const char *id, am_time at, am__arena *ar,
+                      am_memory **out, size_t *n_out)
+{
+    am__item_row *rows = NULL;
+    size_t n = 0, k = 0;
+    const char *lineage = NULL;
+    int rc = s->vt->items_list(s, uid, AM__ITEMS_ALL, at, ar, &rows, &n);
+    for (size_t i = 0; !rc && i < n && !lineage; i++)
+        if (strcmp(rows[i].id, id) == 0 || strcmp(rows[i].lineage_id, id) == 0)
+            lineage = rows[i].lineage_id;
+    if (!rc && !lineage) rc = AM_NOTFOUND;
+    if (rc) return rc;
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(rows[i].lineage_id, lineage) == 0) rows[k++] = rows[i];
+    qsort(rows, k, sizeof *rows, by_recorded);
+    am_memory *v = am__arena_alloc(ar, k * sizeof *v);
+    if (!v) return AM_NOMEM;
+    for (size_t i = 0; i < k && !rc; i++) {
+        am__memory_from_row(&v[i], &rows[i]);
+        /* what its memory events call its key (docs/EVENTS.md) */
+        char kid[AM__REF_LEN + 1];
+        if (!(rc = am__store_key_id(s, uid, rows[i].scope, rows[i].key, kid)) &&
+            !(v[i].key_id = am__arena_strdup(ar, kid)))
+            rc = AM_NOMEM;
+    }
+    if (rc) return rc;
+    *out = v;
+    *n_out = k;
+    return AM_OK;
+}
+
+void am__item_json(am__buf *b, const am_memory *current, const am_memory *v, size_t n, am_time now)
+{
+    am__buf_adds(b, "{\"memory\":");
+    if (current) am__memory_json(b, current, now);
+    else am__buf_adds(b, "null");
+    am__buf_adds(b, ",\"versions\":[");
+    for (size_t i = 0; i < n; i++) {
+        if (i) am__buf_addc(b, ',');
+        am__memory_json(b, &v[i], now);
+    }
+    am__buf_adds(b, "]}");
 }
 
 void am__workspace_json(am__buf *b, const char *task_id, const am__workspace_row *rows, size_t n)

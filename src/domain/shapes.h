@@ -54,6 +54,19 @@ typedef void (*am__history_keep_fn)(const void *ctx, am__task_change_row *rows, 
 int am__task_build(am__store *s, const char *uid, am__arena *ar, const am__task_row *r,
                    am__history_keep_fn keep, const void *keep_ctx, am_task **out);
 
+/* One memory item (agentmem.h "one memory"): the versions of the item id
+ * names (its lineage id or any version's id), in the order recorded, as
+ * public memories with their key_id, in ar (rows read as of at).
+ * AM_NOTFOUND when id names none; AM_NOMEM; the store's error. */
+int am__item_versions(am__store *s, const char *uid, const char *id, am_time at, am__arena *ar,
+                      am_memory **out, size_t *n);
+/* The version that holds at now: active and open, else an open question
+ * (NULL: none). */
+const am_memory *am__item_current(const am_memory *v, size_t n, am_time now);
+/* {"memory":the current version or null,"versions":[...]} */
+void am__item_json(am__buf *b, const am_memory *current, const am_memory *v, size_t n,
+                   am_time now);
+
 /* A task's workspace as JSON, {"task":..,"entries":[{"agent","doing","done",
  * "next","version","updated_at"}..]} (am_workspace_get, an export). */
 void am__workspace_json(am__buf *b, const char *task_id, const am__workspace_row *rows, size_t n);

@@ -113,4 +113,17 @@ void am__write_event_row(am__event_row *ev, const am_event *in, const char *id, 
                          const char *content, am_time at, int tz, am_time ingested_at,
                          int64_t fp, const char *meta, int lang);
 
+/* A memory the application states (am_memory_add; an import's with its
+ * source) as a statement (semantic/merge.h): the kind and key given, else
+ * the engine's reading of the text (the distiller's, as for a user's
+ * turn), else a fact keyed by the text's words; confidence 1; its end the
+ * one given, else (source "api" only) one its words name from now in
+ * default_tz_minutes.  extra (may be NULL): more members of its value,
+ * raw JSON without braces.  Strings in ar.  AM_OK, AM_INVALID (a bad
+ * expires_at), AM_NOMEM. */
+struct am__statement;
+int am__write_statement(const am__write_env *env, int default_tz_minutes,
+                        const am_memory_input *in, am__arena *ar, const char *source,
+                        const char *extra, struct am__statement *st);
+
 #endif
