@@ -40,10 +40,6 @@ struct am_db {
     char err[1024];
 };
 
-/* A task's workspace as JSON, {"task":..,"entries":[{"agent","doing","done",
- * "next","version","updated_at"}..]} (workspace.c; export uses it too). */
-void am__workspace_json(am__buf *b, const char *task_id, const am__workspace_row *rows, size_t n);
-
 /* Record an error message (printf-style) and return rc. */
 int am__db_error(am_db *db, int rc, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -82,6 +78,11 @@ int am__db_resolve_user(am_db *db, const char *what, const char *user_id,
                         const char *channel, const char *external_id,
                         int create, char *out);
 
+/* What the write path needs of the handle (write/write.h), from db:
+ * its store, analyzer, clock, log (write.c). */
+struct am__write_env;
+void am__db_write_env(am_db *db, struct am__write_env *env);
+
 /* One sentence of a user event through the distillation rules
  * (normalised, classified, continued from *prev; *prev = *d after):
  * the write path's, and a task replay's after a forget (write.c). */
@@ -90,15 +91,9 @@ struct am__distill_turn;
 int am__db_distill(am_db *db, const char *s, size_t n, struct am__distill_turn *turn,
                    struct am__distill *prev, struct am__distill *d);
 
-/* A memory version from its row, and as JSON (read.c: the one shape of
- * a memory in every result). */
-void am__db_memory_from_row(am_memory *m, const am__item_row *r);
-void am__db_memory_json(am__buf *b, const am_memory *m, am_time now);
-/* An event row as JSON, the shape of an export's event without its
- * entities (read.c; am_events_list). */
-void am__db_event_json(am__buf *b, const am__event_row *r);
 /* am_feedback whose new version carries metadata (a canonical one, ""
- * to clear it; NULL: the predecessor's) -- am_memory_set's. */
+ * to clear it; NULL: the predecessor's) -- am_memory_set's (memories.c).
+ * The shapes of a memory, an event, a task: domain/shapes.h. */
 int am__db_feedback(am_db *db, const char *user_id, const char *memory_id, int action,
                     const char *text, const char *metadata);
 

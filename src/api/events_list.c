@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "api/db_int.h"
+#include "domain/shapes.h"
 #include "store/metadata.h"
 
 #define CHUNK 256
@@ -212,7 +213,7 @@ int am_events_list(am_db *db, const char *user_id, const am_event_list_opts *o,
                 break;
             }
             if (kept++) am__buf_addc(&b, ',');
-            am__db_event_json(&b, &rows[i]);
+            am__event_row_json(&b, &rows[i]);
             last_at = rows[i].occurred_at;
             last_rid = rows[i].rid;
         }

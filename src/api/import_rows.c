@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * import_rows.c -- an import's checked rows into the store, in one
- * transaction (api/import_int.h; docs/IMPORT.md).
+ * transaction (api/import_int.h; docs/IMPORT.md).  The rows a write would
+ * make (an event's token set and index document, mem0's order) are
+ * domain/import_rows.c's.
  *
  * An export's rows are put back as they were, through the store's own
  * operations (event_put with the export's ids, zones and times, its
@@ -21,10 +23,8 @@
 #include "perceive/perceive.h"
 #include "semantic/merge.h"
 #include "text/analyze.h"
-#include "text/entities.h"
 #include "text/redact.h"
 
-#define MAX_ENTITIES 64
 #define AM__SOURCE_IMPORT "import"
 
 typedef struct writer {
@@ -55,25 +55,6 @@ static void kind_done(writer *w)
         w->progress(w->progress_ctx, w->done, w->total);
 }
 
-/* The times of an event's date entities: its content's entities found
- * again at its time, matched by type and norm. */
-static void entity_times(const am__event_row *ev, am__entity_row *en, size_t n)
-{
-    am__entity found[MAX_ENTITIES];
-    size_t nf = 0;
-    if (am__entities_extract(ev->content, strlen(ev->content), ev->occurred_at, ev->tz_minutes,
-                             found, MAX_ENTITIES, &nf))
-        return;
-    for (size_t i = 0; i < n; i++)
-        for (size_t k = 0; k < nf; k++)
-            if (strcmp(am__ent_type_name(found[k].type), en[i].type) == 0 &&
-                strcmp(found[k].norm, en[i].norm) == 0) {
-                en[i].from = found[k].from;
-                en[i].to = found[k].to;
-                break;
-            }
-}
-
 static int put_event(writer *w, const am__imp_event *in, size_t i)
 {
     am_db *db = w->db;
@@ -95,39 +76,15 @@ static int put_event(writer *w, const am__imp_event *in, size_t i)
     if (rc) return am__db_error(db, rc, "import: events[%zu]: redaction failed", i);
     am__buf doc;
     am__buf_init(&doc, &db->alloc);
-    size_t clen = strlen(red.text);
-    int lang = am__text_lang(red.text, clen);
-    uint64_t set[AM__EVENT_SET];
-    size_t nset = 0;
-    unsigned char *blob = am__arena_alloc(w->ar, AM__EVENT_TOKBLOB_MAX);
-    am__entity_row *ents = in->n_entities ? am__arena_alloc(w->ar, in->n_entities * sizeof *ents) : NULL;
-    if (!blob || (in->n_entities && !ents)) {
-        rc = am__db_error(db, AM_NOMEM, "import: out of memory");
+    am__entity_row *ents;
+    int analysed = 1;
+    rc = am__import_event_row(db->text, w->ar, in, red.text, w->uid, w->now, &ev, &ents, &doc,
+                              &analysed);
+    if (rc) {
+        rc = analysed ? am__db_error(db, AM_NOMEM, "import: out of memory")
+                      : am__db_error(db, rc, "import: events[%zu]: content cannot be analysed", i);
         goto out;
     }
-    if ((rc = am__text_token_set(db->text, red.text, clen, set, AM__EVENT_SET, &nset))) {
-        rc = am__db_error(db, rc, "import: events[%zu]: content cannot be analysed", i);
-        goto out;
-    }
-    ev.content = red.text;
-    ev.user_id = w->uid;
-    ev.lang = lang == AM_LANG_ZH ? "zh" : lang == AM_LANG_MIXED ? "mixed" : "en";
-    ev.ingested_at = w->now;
-    ev.tokens = blob;
-    ev.tokens_len = am__token_blob_put_n(set, nset, AM__EVENT_SET, blob);
-    /* the index document: content and the entities' norms, as a write's */
-    am__buf_adds(&doc, red.text);
-    for (size_t k = 0; k < in->n_entities; k++) {
-        ents[k] = in->entities[k];
-        am__buf_addc(&doc, ' ');
-        am__buf_adds(&doc, ents[k].norm);
-    }
-    if (doc.oom) {
-        rc = am__db_error(db, AM_NOMEM, "import: out of memory");
-        goto out;
-    }
-    ev.index_doc = doc.p;
-    entity_times(&ev, ents, in->n_entities);
     if ((rc = w->s->vt->event_put(w->s, &ev))) {
         rc = am__db_error(db, AM_INVALID,
                           "import: events[%zu].id: event %s cannot be stored (another user of "
@@ -372,25 +329,6 @@ typedef struct mem0_batch {
     size_t n;
 } mem0_batch;
 
-/* mem0's id, metadata and updated_at as members of the item's value */
-static const char *mem0_extra(writer *w, const am__imp_mem0 *m)
-{
-    am__buf b;
-    am__buf_init(&b, &w->db->alloc);
-    am__buf_adds(&b, "\"mem0\":{\"id\":");
-    if (m->id) am__buf_json_str(&b, m->id);
-    else am__buf_adds(&b, "null");
-    am__buf_adds(&b, ",\"metadata\":");
-    am__buf_adds(&b, m->metadata_json ? m->metadata_json : "null");
-    am__buf_adds(&b, ",\"updated_at\":");
-    if (m->updated_at) am__buf_json_str(&b, m->updated_at);
-    else am__buf_adds(&b, "null");
-    am__buf_addc(&b, '}');
-    const char *out = b.oom ? NULL : am__arena_strndup(w->ar, b.p, b.len);
-    am__buf_free(&b);
-    return out;
-}
-
 static int mem0_body(writer *w, const void *ctx)
 {
     const mem0_batch *batch = ctx;
@@ -401,16 +339,7 @@ static int mem0_body(writer *w, const void *ctx)
      * a later value of an attribute supersedes an earlier one */
     size_t *order = batch->n ? am__arena_alloc(w->ar, batch->n * sizeof *order) : NULL;
     if (batch->n && !order) return am__db_error(db, AM_NOMEM, "import: out of memory");
-    for (size_t i = 0; i < batch->n; i++) {
-        am_time t = batch->rows[i].created_at != AM_TIME_NONE ? batch->rows[i].created_at : w->now;
-        size_t k = i;
-        for (; k > 0; k--) {
-            const am__imp_mem0 *p = &batch->rows[order[k - 1]];
-            if ((p->created_at != AM_TIME_NONE ? p->created_at : w->now) <= t) break;
-            order[k] = order[k - 1];
-        }
-        order[k] = i;
-    }
+    am__import_mem0_order(batch->rows, batch->n, w->now, order);
     for (size_t j = 0; j < batch->n; j++) {
         size_t i = order[j];
         const am__imp_mem0 *m = &batch->rows[i];
@@ -418,7 +347,7 @@ static int mem0_body(writer *w, const void *ctx)
         in.user_id = w->uid;
         in.text = m->text;
         am__statement st;
-        const char *extra = mem0_extra(w, m);
+        const char *extra = am__import_mem0_extra(&db->alloc, w->ar, m);
         if (!extra) return am__db_error(db, AM_NOMEM, "import: out of memory");
         if ((rc = am__memory_statement(db, &in, w->ar, AM__SOURCE_IMPORT, extra, &st)))
             return am__db_error(db, rc, "import: memories[%zu]: %s", i,

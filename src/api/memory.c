@@ -2,7 +2,8 @@
 /*
  * memory.c -- one memory item by id (agentmem.h "one memory"): read it,
  * add one the application states, correct it, delete it, and feedback
- * that answers with the item.  This file checks arguments, holds the
+ * that answers with the item (the delete: memory_delete.c).  This file
+ * checks arguments, holds the
  * transaction and boxes the result; the merge and the versions are the
  * semantic layer's (semantic/merge.c), the delete the store's
  * (item_delete), the access rules recall/access.c's.
@@ -17,13 +18,13 @@
 
 #include "api/db_int.h"
 #include "api/import_int.h"
+#include "api/memory_int.h"
 #include "base/log.h"
-#include "distill/reading.h"
-#include "distill/rules.h"
+#include "domain/shapes.h"
 #include "recall/recall.h"
 #include "semantic/merge.h"
 #include "store/metadata.h"
-#include "text/expiry.h"
+#include "write/write.h"
 
 #define KEY_MAX 95 /* the bytes of a key (the distiller's keys: 96 with the NUL) */
 
@@ -42,77 +43,26 @@ void am_memory_item_free(am_memory_item *m)
     am__free(&a, b);
 }
 
-/* the order the versions were recorded in (ULIDs: in the order made) */
-static int by_recorded(const void *a, const void *b)
-{
-    const am__item_row *x = a, *y = b;
-    if (x->recorded_at != y->recorded_at) return x->recorded_at < y->recorded_at ? -1 : 1;
-    return strcmp(x->id, y->id);
-}
-
-/* The version that holds now: active and open, else an open question. */
-static const am_memory *current_of(const am_memory *v, size_t n, am_time now)
-{
-    const am_memory *pending = NULL;
-    for (size_t i = n; i-- > 0;) {
-        if (v[i].superseded_at != AM_TIME_NONE) continue;
-        /* ended, unless it is an item that expires later */
-        if (v[i].valid_to != AM_TIME_NONE && (v[i].expires_at == AM_TIME_NONE || v[i].expires_at <= now))
-            continue;
-        if (strcmp(v[i].status, "active") == 0) return &v[i];
-        if (!pending && strcmp(v[i].status, "pending_confirm") == 0) pending = &v[i];
-    }
-    return pending;
-}
-
 /* The item id names (lineage or any version), boxed.  AM_NOTFOUND
  * without a message (the caller words it). */
-static int item_load(am_db *db, const char *uid, const char *id, am_memory_item **out)
+int am__memory_item_load(am_db *db, const char *uid, const char *id, am_memory_item **out)
 {
     *out = NULL;
     item_box *box = am__calloc(&db->alloc, sizeof *box);
     if (!box) return AM_NOMEM;
     box->alloc = db->alloc;
     am__arena_init(&box->ar, &box->alloc);
-    am__store *s = db->store;
-    am__item_row *rows = NULL;
-    size_t n = 0, k = 0;
-    const char *lineage = NULL;
-    int rc = s->vt->items_list(s, uid, AM__ITEMS_ALL, am__db_now(db), &box->ar, &rows, &n);
-    for (size_t i = 0; !rc && i < n && !lineage; i++)
-        if (strcmp(rows[i].id, id) == 0 || strcmp(rows[i].lineage_id, id) == 0)
-            lineage = rows[i].lineage_id;
-    if (!rc && !lineage) rc = AM_NOTFOUND;
-    if (rc) goto out_fail;
-    for (size_t i = 0; i < n; i++)
-        if (strcmp(rows[i].lineage_id, lineage) == 0) rows[k++] = rows[i];
-    qsort(rows, k, sizeof *rows, by_recorded);
-    am_memory *v = am__arena_alloc(&box->ar, k * sizeof *v);
-    if (!v) { rc = AM_NOMEM; goto out_fail; }
-    for (size_t i = 0; i < k && !rc; i++) {
-        am__db_memory_from_row(&v[i], &rows[i]);
-        /* what its memory events call its key (docs/EVENTS.md) */
-        char kid[AM__REF_LEN + 1];
-        if (!(rc = am__store_key_id(s, uid, rows[i].scope, rows[i].key, kid)) &&
-            !(v[i].key_id = am__arena_strdup(&box->ar, kid)))
-            rc = AM_NOMEM;
-    }
+    am_memory *v;
+    size_t k;
+    int rc = am__item_versions(db->store, uid, id, am__db_now(db), &box->ar, &v, &k);
     if (rc) goto out_fail;
     box->pub.versions = v;
     box->pub.n_versions = k;
     am_time now = am__db_now(db);
-    box->pub.current = current_of(v, k, now);
+    box->pub.current = am__item_current(v, k, now);
     am__buf b;
     am__buf_init(&b, &db->alloc);
-    am__buf_adds(&b, "{\"memory\":");
-    if (box->pub.current) am__db_memory_json(&b, box->pub.current, now);
-    else am__buf_adds(&b, "null");
-    am__buf_adds(&b, ",\"versions\":[");
-    for (size_t i = 0; i < k; i++) {
-        if (i) am__buf_addc(&b, ',');
-        am__db_memory_json(&b, &v[i], now);
-    }
-    am__buf_adds(&b, "]}");
+    am__item_json(&b, box->pub.current, v, k, now);
     box->pub.json = b.oom ? NULL : am__arena_strndup(&box->ar, b.p, b.len);
     am__buf_free(&b);
     if (!box->pub.json) { rc = AM_NOMEM; goto out_fail; }
@@ -124,7 +74,7 @@ out_fail:
 }
 
 /* The user and the item's id checked: AM_OK or AM_INVALID naming them. */
-static int check_ids(am_db *db, const char *what, const char *user_id, const char *memory_id)
+int am__memory_check_ids(am_db *db, const char *what, const char *user_id, const char *memory_id)
 {
     const char *why;
     if ((why = am__id_check(user_id))) return am__db_error(db, AM_INVALID, "%s: user %s", what, why);
@@ -135,8 +85,8 @@ static int check_ids(am_db *db, const char *what, const char *user_id, const cha
 
 /* For an agent or a role: AM_OK when it may read the item memory_id
  * names, else AM_NOTFOUND with the words for an unknown item. */
-static int access_gate(am_db *db, const char *what, const char *user_id, const char *memory_id,
-                       const char *agent_id, const char *role)
+int am__memory_access_gate(am_db *db, const char *what, const char *user_id,
+                           const char *memory_id, const char *agent_id, const char *role)
 {
     if (!agent_id && !role) return AM_OK;
     am_access *a;
@@ -177,13 +127,13 @@ int am_memory_get_as(am_db *db, const char *user_id, const char *memory_id, cons
     if (!db || !out) return AM_MISUSE;
     *out = NULL;
     am__db_clear_error(db);
-    int rc = check_ids(db, "memory", user_id, memory_id);
+    int rc = am__memory_check_ids(db, "memory", user_id, memory_id);
     if (!rc && agent_id) rc = am__db_check_id(db, "memory", "agent", agent_id);
     if (!rc && role) rc = am__db_check_id(db, "memory", "role", role);
     if (!rc) rc = am__db_user_gate(db, "memory", user_id, AM_NOTFOUND);
-    if (!rc) rc = access_gate(db, "memory", user_id, memory_id, agent_id, role);
+    if (!rc) rc = am__memory_access_gate(db, "memory", user_id, memory_id, agent_id, role);
     if (rc) return rc;
-    rc = item_load(db, user_id, memory_id, out);
+    rc = am__memory_item_load(db, user_id, memory_id, out);
     if (rc == AM_NOTFOUND)
         return am__db_error(db, rc, "memory: user %s has no memory %s", user_id, memory_id);
     if (rc == AM_NOMEM) return am__db_error(db, rc, "memory: out of memory");
@@ -253,59 +203,9 @@ static int statement_of(am_db *db, const am_memory_input *in, am__arena *ar, am_
 int am__memory_statement(am_db *db, const am_memory_input *in, am__arena *ar, const char *source,
                          const char *extra, am__statement *st)
 {
-    am__distill d, prev;
-    memset(&prev, 0, sizeof prev);
-    size_t n = strlen(in->text);
-    int rc = am__db_distill(db, in->text, n, NULL, &prev, &d);
-    if (rc) return rc;
-    int read = d.action == AM__D_PERSIST && d.kind && d.key[0];
-    memset(st, 0, sizeof *st);
-    st->kind = in->kind ? in->kind : read ? d.kind : "fact";
-    st->scope = in->scope ? in->scope : "global";
-    st->text = in->text;
-    /* the application's word is final: it supersedes any confidence */
-    st->confidence = 1.0;
-    st->event_id = source;
-    st->origin = source;
-    /* its end: the one given, else one its words name from now (an
-     * application's memory, not an import's: that text was said earlier) */
-    if (in->expires_at) {
-        if (am__time_parse(in->expires_at, &st->expires_at, NULL, NULL) != AM_OK) return AM_INVALID;
-    } else if (strcmp(source, AM__SOURCE_API) == 0) {
-        am_time end;
-        if (am__text_expiry(in->text, n, am__db_now(db), db->cfg.default_tz_minutes, &end))
-            st->expires_at = end;
-    }
-    if (in->key) {
-        st->key = in->key;
-        st->own_key = 1;
-    } else if (read) {
-        st->key = am__arena_strdup(ar, d.key);
-        /* the reading's change of a value: the rules of a user's turn */
-        st->restated = d.restated;
-        st->old_value = d.old_value[0] ? am__arena_strdup(ar, d.old_value) : NULL;
-        st->topic = d.topic;
-        st->whose = d.whose;
-    } else {
-        am__buf norm;
-        am__buf_init(&norm, &db->alloc);
-        char key[96];
-        rc = am__text_normalize(db->text, in->text, n, &norm);
-        if (!rc) am__distill_readable_key(norm.p ? norm.p : "", norm.len, d.topic, d.whose, key);
-        am__buf_free(&norm);
-        if (rc) return rc;
-        st->key = am__arena_strdup(ar, key[0] ? key : "note");
-    }
-    am__buf v;
-    am__buf_init(&v, &db->alloc);
-    am__buf_adds(&v, "{\"statement\":");
-    am__buf_json_str(&v, in->text);
-    am__buf_printf(&v, ",\"source\":\"%s\",\"lang\":\"%s\"%s%s}", source,
-                   am__text_lang(in->text, n) >= AM_LANG_ZH ? "zh" : "en", extra ? "," : "",
-                   extra ? extra : "");
-    st->value_json = v.oom ? NULL : am__arena_strndup(ar, v.p, v.len);
-    am__buf_free(&v);
-    return st->key && st->value_json ? AM_OK : AM_NOMEM;
+    am__write_env env;
+    am__db_write_env(db, &env);
+    return am__write_statement(&env, db->cfg.default_tz_minutes, in, ar, source, extra, st);
 }
 
 /* For an agent or a role: 1 when it may read every version of lineage. */
@@ -374,7 +274,7 @@ int am_memory_add(am_db *db, const am_memory_input *in, am_memory_item **out)
     am__events_deliver(db);
     am__db_forget_work(db, 1); /* a step of a due purge, if any */
     if (!out) return AM_OK;
-    if ((rc = item_load(db, uid, lineage, out)))
+    if ((rc = am__memory_item_load(db, uid, lineage, out)))
         return rc == AM_NOMEM ? am__db_error(db, rc, "%s: out of memory", what)
                               : am__db_store_error(db, rc, what);
     return AM_OK;
@@ -400,7 +300,7 @@ int am_memory_feedback(am_db *db, const char *user_id, const char *memory_id, in
     int rc = am_feedback_as(db, user_id, memory_id, action, text, agent_id, role);
     if (rc || !out) return rc;
     /* every version stays: the id given still names the item */
-    if ((rc = item_load(db, user_id, memory_id, out)))
+    if ((rc = am__memory_item_load(db, user_id, memory_id, out)))
         return rc == AM_NOMEM ? am__db_error(db, rc, "feedback: out of memory")
                               : am__db_store_error(db, rc, "feedback");
     return AM_OK;
@@ -419,7 +319,7 @@ int am_memory_update_as(am_db *db, const char *user_id, const char *memory_id, c
     if (!db) return AM_MISUSE;
     if (out) *out = NULL;
     am__db_clear_error(db);
-    int rc = check_ids(db, what, user_id, memory_id);
+    int rc = am__memory_check_ids(db, what, user_id, memory_id);
     if (!rc) rc = check_text(db, what, text);
     if (rc) return rc;
     rc = am_memory_feedback(db, user_id, memory_id, AM_FEEDBACK_CORRECT, text, agent_id, role, out);
@@ -438,7 +338,7 @@ int am_memory_set(am_db *db, const char *user_id, const char *memory_id, const c
     if (out) *out = NULL;
     if (!metadata_json) return am_memory_update_as(db, user_id, memory_id, text, agent_id, role, out);
     am__db_clear_error(db);
-    int rc = check_ids(db, what, user_id, memory_id);
+    int rc = am__memory_check_ids(db, what, user_id, memory_id);
     if (!rc && text) rc = check_text(db, what, text);
     if (!rc && agent_id) rc = am__db_check_id(db, what, "agent", agent_id);
     if (!rc && role) rc = am__db_check_id(db, what, "role", role);
@@ -453,11 +353,11 @@ int am_memory_set(am_db *db, const char *user_id, const char *memory_id, const c
         goto out;
     }
     if ((rc = am__db_user_gate(db, what, user_id, AM_NOTFOUND)) ||
-        (rc = access_gate(db, what, user_id, memory_id, agent_id, role)))
+        (rc = am__memory_access_gate(db, what, user_id, memory_id, agent_id, role)))
         goto out;
     /* the text kept: the current version's */
     if (!text) {
-        rc = item_load(db, user_id, memory_id, &cur);
+        rc = am__memory_item_load(db, user_id, memory_id, &cur);
         if (!rc && !cur->current) rc = AM_NOTFOUND;
         if (rc == AM_NOTFOUND) {
             am__db_error(db, rc, "%s: user %s has no current memory %s", what, user_id, memory_id);
@@ -472,90 +372,11 @@ int am_memory_set(am_db *db, const char *user_id, const char *memory_id, const c
     rc = am__db_feedback(db, user_id, memory_id, AM_FEEDBACK_CORRECT, text, meta ? meta : "");
     if (rc == AM_NOTFOUND)
         am__db_error(db, rc, "%s: user %s has no current memory %s", what, user_id, memory_id);
-    if (!rc && out && (rc = item_load(db, user_id, memory_id, out)))
+    if (!rc && out && (rc = am__memory_item_load(db, user_id, memory_id, out)))
         rc = rc == AM_NOMEM ? am__db_error(db, rc, "%s: out of memory", what)
                             : am__db_store_error(db, rc, what);
 out:
     am_memory_item_free(cur);
     am__arena_free(&ar);
     return rc;
-}
-
-/* ------------------------------------------------------------ delete */
-
-int am_memory_delete(am_db *db, const char *user_id, const char *memory_id, long *versions)
-{
-    return am_memory_delete_as(db, user_id, memory_id, NULL, NULL, versions);
-}
-
-int am_memory_delete_as(am_db *db, const char *user_id, const char *memory_id,
-                        const char *agent_id, const char *role, long *versions)
-{
-    static const char what[] = "memory delete";
-    if (!db) return AM_MISUSE;
-    if (versions) *versions = 0;
-    am__db_clear_error(db);
-    int rc = check_ids(db, what, user_id, memory_id);
-    if (!rc && agent_id) rc = am__db_check_id(db, what, "agent", agent_id);
-    if (!rc && role) rc = am__db_check_id(db, what, "role", role);
-    if (!rc) rc = am__db_user_gate(db, what, user_id, AM_NOTFOUND);
-    if (!rc) rc = access_gate(db, what, user_id, memory_id, agent_id, role);
-    if (rc) return rc;
-    am__store *s = db->store;
-    /* its kind, for the log (metrics count deletes by kind) */
-    char kind[24] = "";
-    if (am__log_on(&db->log)) {
-        am_memory_item *cur = NULL;
-        if (item_load(db, user_id, memory_id, &cur) == AM_OK && cur) {
-            const am_memory *v = cur->current ? cur->current
-                                 : cur->n_versions ? &cur->versions[cur->n_versions - 1]
-                                                   : NULL;
-            if (v && v->kind) snprintf(kind, sizeof kind, "%s", v->kind);
-        }
-        am_memory_item_free(cur);
-    }
-    am__arena ar;
-    am__arena_init(&ar, &db->alloc);
-    am_time now = am__db_now(db);
-    am__wctx w = {s, db->text, &db->ulid, &db->cfg.rank, &ar, user_id, now, NULL, 0, NULL};
-    char lineage[27] = "", detail[48];
-    long n = 0;
-    am__dbcache_note(db->cache, user_id);
-    rc = s->vt->begin(s);
-    if (!rc) rc = am__touch_lock_writers(db, &user_id, 1);
-    if (!rc) rc = am__semantic_lineage(&w, memory_id, lineage);
-    if (!rc) rc = s->vt->item_delete(s, user_id, lineage, now, &n);
-    /* the audit and the notice name the item by its lineage id (the
-     * engine's, none of the user's words) */
-    snprintf(detail, sizeof detail, "{\"versions\":%ld}", n);
-    if (!rc) rc = s->vt->audit(s, user_id, now, "memory.deleted", "memory", lineage, detail);
-    am__outbox_row r = {0, now, AM_TIME_NONE, user_id, "memory.forgotten", lineage, NULL,
-                        NULL, NULL, "memory", NULL};
-    if (!rc) rc = s->vt->outbox_put(s, &r);
-    if (!rc) rc = s->vt->commit(s);
-    if (rc) s->vt->rollback(s);
-    am__arena_free(&ar);
-    if (rc == AM_NOTFOUND)
-        return am__db_error(db, rc, "%s: user %s has no memory %s", what, user_id, memory_id);
-    if (rc == AM_NOMEM) return am__db_error(db, rc, "%s: out of memory", what);
-    if (rc) return am__db_store_error(db, rc, what);
-    /* what held its text in memory: token sets, normal forms, the heat
-     * kept for the next write, the shared cache's recall entries */
-    am__tokcache_clear(db->tokcache);
-    am__text_forget(db->text);
-    am__touch_drop(db, user_id);
-    am__dbcache_forget(db->cache, user_id, 0);
-    am__events_deliver(db);
-    am__db_forget_work(db, 0); /* the scrub: freed pages, the log */
-    if (am__log_on(&db->log)) {
-        am__logrec lr;
-        am__logrec_begin(&lr, &db->log, AM_LOG_INFO, "memory_delete", now);
-        am__logrec_str(&lr, "user", user_id);
-        am__logrec_str(&lr, "memory_id", lineage);
-        am__logrec_str(&lr, "kind", kind);
-        am__logrec_int(&lr, "versions", n);
-        am__logrec_emit(&lr);
-    }
-    if (versions) *versions = n;
-    return AM_OK;
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "api/db_int.h"
+#include "domain/shapes.h"
 #include "text/plain.h"
 
 typedef struct workspace_box {
@@ -61,31 +62,6 @@ static int check_task(am_db *db, const char *user_id, const char *task_id, int r
         return am__db_error(db, rc, "workspace: user %s has no task %s", user_id, task_id);
     if (rc) return am__db_store_error(db, rc, "workspace");
     return AM_OK;
-}
-
-void am__workspace_json(am__buf *b, const char *task_id, const am__workspace_row *rows, size_t n)
-{
-    char ts[32];
-    am__buf_adds(b, "{\"task\":");
-    am__buf_json_str(b, task_id);
-    am__buf_adds(b, ",\"entries\":[");
-    for (size_t i = 0; i < n; i++) {
-        const am__workspace_row *e = &rows[i];
-        am__buf_adds(b, i ? ",{\"agent\":" : "{\"agent\":");
-        am__buf_json_str(b, e->agent_id);
-        am__buf_adds(b, ",\"doing\":");
-        am__buf_json_str(b, e->doing);
-        am__buf_adds(b, ",\"done\":");
-        am__buf_json_str(b, e->done);
-        am__buf_adds(b, ",\"next\":");
-        am__buf_json_str(b, e->next);
-        am__buf_adds(b, ",\"version\":");
-        am__buf_add_int(b, e->version);
-        am__buf_adds(b, ",\"updated_at\":");
-        am__buf_json_str(b, am__time_format(e->updated_at, 0, ts));
-        am__buf_addc(b, '}');
-    }
-    am__buf_adds(b, "]}");
 }
 
 int am_workspace_get(am_db *db, const char *user_id, const char *task_id, am_workspace **out)

@@ -101,31 +101,6 @@ static int validate(am_db *db, const am_event *ev, am_time *at, int *tz)
     return AM_OK;
 }
 
-/* What the caller gave for an event (every field but the identity, which
- * picks the user the id belongs to), as one 64-bit fingerprint: adding an
- * event with a known id compares it to tell a re-run from a clash.  The
- * time counts only when given (a re-run without one comes later). */
-static int input_fingerprint(am_db *db, const am_event *in, am_time at, int64_t *out)
-{
-    const char *const f[] = {in->agent_id, in->session_id, in->task_id, in->source, in->type,
-                             in->domain,   in->intent,     in->channel, in->text};
-    am__buf b;
-    am__buf_init(&b, &db->alloc);
-    for (size_t i = 0; i < sizeof f / sizeof *f; i++) {
-        if (f[i]) am__buf_add(&b, f[i], strlen(f[i]) + 1); /* with its NUL */
-        else am__buf_addc(&b, '\x1f');                     /* never inside an id or text */
-    }
-    if (in->occurred_at) am__buf_printf(&b, "@%lld", (long long)at);
-    if (in->metadata_json) { /* (absent: the fingerprint of before) */
-        am__buf_addc(&b, '#');
-        am__buf_adds(&b, in->metadata_json);
-    }
-    int rc = b.oom ? AM_NOMEM : AM_OK;
-    if (!rc) *out = (int64_t)am__hash64(b.p, b.len);
-    am__buf_free(&b);
-    return rc;
-}
-
 /* An event the caller names with an id the user already has: *found = 1
  * and info filled when it is the same event, AM_INVALID when the id names
  * another; *found = 0 when the id is new. */
@@ -151,18 +126,11 @@ static int known_event(am_db *db, const am_event *in, const char *uid, int64_t f
     return AM_OK;
 }
 
-static const char *default_type(const char *source)
-{
-    if (strcmp(source, "agent") == 0) return "response";
-    if (strcmp(source, "tool") == 0) return "tool_result";
-    return "query";
-}
-
 /* The write path's clock and plain log lines: the handle's. */
 static am_time env_now(void *ctx) { return am__db_now(ctx); }
 static void env_say(void *ctx, int level, const char *msg) { am__db_log(ctx, level, "%s", msg); }
 
-static void write_env(am_db *db, am__write_env *env)
+void am__db_write_env(am_db *db, am__write_env *env)
 {
     *env = (am__write_env){db->store, db->text,    &db->ulid, &db->cfg.rank, &db->alloc,
                            &db->log,  db->embedder, env_now,  env_say,       db};
@@ -226,7 +194,7 @@ static int add_one(am_db *db, const am_event *in, am_add_info *info, int own_txn
     am__arena ar;
     am__arena_init(&ar, &db->alloc);
     am__write_env env;
-    write_env(db, &env);
+    am__db_write_env(db, &env);
     am__write x;
     am__write_init(&x, &env, &ar);
     am__redact_result red;
@@ -260,7 +228,7 @@ static int add_one(am_db *db, const am_event *in, am_add_info *info, int own_txn
     int64_t fp = 0;
     if (in->event_id) {
         int found;
-        if ((rc = input_fingerprint(db, in, at, &fp))) goto out_store;
+        if ((rc = am__write_fingerprint(&db->alloc, in, at, &fp))) goto out_store;
         if ((rc = known_event(db, in, uid, fp, info, &found))) goto out_rollback;
         if (found) { /* a re-run: nothing to write */
             if (own_txn) s->vt->rollback(s);
@@ -269,26 +237,9 @@ static int add_one(am_db *db, const am_event *in, am_add_info *info, int own_txn
     }
 
     am__event_row ev;
-    memset(&ev, 0, sizeof ev);
     char id[27];
     am__db_new_id(db, at, id);
-    ev.id = id;
-    ev.user_id = uid;
-    ev.agent_id = in->agent_id;
-    ev.session_id = in->session_id;
-    ev.channel = in->channel;
-    ev.source = in->source ? in->source : "user";
-    ev.type = in->type ? in->type : default_type(ev.source);
-    ev.content = red.text;
-    ev.domain = in->domain;
-    ev.intent = in->intent;
-    ev.occurred_at = at;
-    ev.tz_minutes = tz;
-    ev.ingested_at = am__db_now(db);
-    ev.client_id = in->event_id;
-    ev.client_hash = fp;
-    ev.metadata = meta;
-    ev.lang = lang == AM_LANG_ZH ? "zh" : lang == AM_LANG_MIXED ? "mixed" : "en";
+    am__write_event_row(&ev, in, id, uid, red.text, at, tz, am__db_now(db), fp, meta, lang);
     if ((rc = am__write_run(&x, in, &ev, &red, vec, info))) goto out_store;
     if (own_txn && (rc = s->vt->commit(s))) goto out_store;
     if (own_txn) am__touch_committed(db);

@@ -25,6 +25,16 @@ void *am__realloc(const am__allocator *a, void *p, size_t n)
     return realloc(p, n);
 }
 
+void *am__libc_realloc(void *ctx, void *p, size_t n)
+{
+    (void)ctx;
+    if (n == 0) {
+        free(p);
+        return NULL;
+    }
+    return realloc(p, n);
+}
+
 void *am__malloc(const am__allocator *a, size_t n)
 {
     return am__realloc(a, NULL, n ? n : 1);

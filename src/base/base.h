@@ -25,6 +25,8 @@ typedef struct am__allocator {
 } am__allocator;
 
 void *am__realloc(const am__allocator *a, void *p, size_t n);
+/* libc as an allocator (the default of am_config.realloc; ctx unused). */
+void *am__libc_realloc(void *ctx, void *p, size_t n);
 void *am__malloc(const am__allocator *a, size_t n);
 void *am__calloc(const am__allocator *a, size_t n);
 void am__free(const am__allocator *a, void *p);

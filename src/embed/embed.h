@@ -57,6 +57,15 @@ const char *am__embed_use_default_dir(char *buf, size_t cap);
  * am_config.process_tuning has AM_PROCESS_BLAS_THREADS (am_open). */
 void am__embed_blas_one_thread(void);
 
+/* The embedder am_config.embedder names (spec: none or NULL, auto,
+ * use-lite[:DIR], w2v:PATH, openai:MODEL@URL with key), into *out; "auto"
+ * without the weights and "none" leave *out NULL (lexical recall).
+ * blas_one: the built-in encoder's BLAS on one thread (AM_PROCESS_BLAS_THREADS).
+ * *zh = 1 when the embedder represents Chinese text.  AM_OK, else the
+ * embedder's error with "open: embedder: ..." in err. */
+int am__embed_open_spec(const am__allocator *a, const char *spec, const char *key, int blas_one,
+                        am__embedder **out, int *zh, char *err, size_t cap);
+
 /* ---- USE-lite details (additions) ------------------------------------- */
 
 /* The id, output dimension and token limit of the USE-lite encoder.  Only

@@ -100,4 +100,30 @@ void am__write_free(am__write *w);
 int am__write_distill(am__text *text, const am__allocator *a, const char *s, size_t n,
                       am__distill_turn *turn, am__distill *prev, am__distill *d);
 
+/* What the caller gave for an event (every field but the identity, which
+ * picks the user the id belongs to), as one 64-bit fingerprint: adding an
+ * event with a known id compares it to tell a re-run from a clash.  The
+ * time (at) counts only when given.  AM_OK or AM_NOMEM. */
+int am__write_fingerprint(const am__allocator *a, const am_event *in, am_time at, int64_t *out);
+/* The row of the event in as given: its id, user, (redacted) content,
+ * time and zone, when ingested, fingerprint (0: no caller id), canonical
+ * metadata and language (AM_LANG_*); source "user" and a type from the
+ * source when not given.  Strings borrowed. */
+void am__write_event_row(am__event_row *ev, const am_event *in, const char *id, const char *uid,
+                         const char *content, am_time at, int tz, am_time ingested_at,
+                         int64_t fp, const char *meta, int lang);
+
+/* A memory the application states (am_memory_add; an import's with its
+ * source) as a statement (semantic/merge.h): the kind and key given, else
+ * the engine's reading of the text (the distiller's, as for a user's
+ * turn), else a fact keyed by the text's words; confidence 1; its end the
+ * one given, else (source "api" only) one its words name from now in
+ * default_tz_minutes.  extra (may be NULL): more members of its value,
+ * raw JSON without braces.  Strings in ar.  AM_OK, AM_INVALID (a bad
+ * expires_at), AM_NOMEM. */
+struct am__statement;
+int am__write_statement(const am__write_env *env, int default_tz_minutes,
+                        const am_memory_input *in, am__arena *ar, const char *source,
+                        const char *extra, struct am__statement *st);
+
 #endif
