@@ -801,7 +801,14 @@ static size_t email_domain(const char *t, size_t n, size_t k, size_t hi)
     int nx = byte_at(t, n, end);
     if (is_alnum(nx) || nx == '-' || nx == '_' || nx == '@') return 0;
     if (nx == '.' && label_char(byte_at(t, n, end + 1))) return 0; /* TLD check failed later */
-    if (nx == ':' && is_alnum(byte_at(t, n, end + 1))) return 0;   /* git@host:path */
+    if (nx == ':' && is_alnum(byte_at(t, n, end + 1))) { /* git@host:path */
+        /* unless what follows the ':' is itself an address ("a@b.com:c@d.com"):
+         * found later in this pass, it would make this one an address on the
+         * next round, after a later detector may have claimed part of it */
+        size_t q = end + 1;
+        while (q < n && q - end < 66 && local_char((unsigned char)t[q])) q++;
+        if (byte_at(t, n, q) != '@') return 0;
+    }
     return end;
 }
 
