@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_server_request.c -- the HTTP server's router and JSON bodies
- * (tools/server/router.c, routes.c) without a socket: any request gives a
- * reply with a known status and a JSON body (an error object with a code
- * for every status >= 400), never a crash or a leak; and a request made
- * with user A's token never gets a 200 whose body holds B's text (the 403
- * fuse), whatever it names.
+ * (tools/server/router.c, route_table.c, routes*.c) without a socket:
+ * any request gives a reply with a known status and a JSON body (an
+ * error object with a code for every status >= 400), never a crash or a
+ * leak; and a request made with user A's token never gets a 200 whose
+ * body holds B's text (the 403 fuse), whatever it names.
  * Input layout: "METHOD PATH[?QUERY]\n" TOKEN "\n" BODY, TOKEN "A" (user
  * A's), "D" (an admin's) or taken as it is.  Query: k=v&k=v, undecoded.
  */
@@ -67,7 +67,8 @@ static int setup(void)
     if (am_add_event(db, &ev, NULL)) return 1;
     srv.cfg = &cfg;
     am_server_opts_init(&srv.opts);
-    am__srv_metrics_init(&srv.metrics);
+    srv.routes = &am__srv_routes;
+    am__srv_metrics_init(&srv.metrics, srv.routes);
     am__srv_init_locks(&srv);
     return 0;
 }

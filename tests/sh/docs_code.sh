@@ -20,7 +20,7 @@ python3 "$py" . "$tmp/knobs.md" || fail=1
 copy() {
   rm -rf "$tmp/t"; mkdir -p "$tmp/t/src/store/postgres" "$tmp/t/tools/server" "$tmp/t/docs/internals" "$tmp/t/fuzz"
   cp src/store/store.h "$tmp/t/src/store/"; cp src/store/postgres/pg_int.h "$tmp/t/src/store/postgres/"
-  cp tools/server/router.c "$tmp/t/tools/server/"
+  cp tools/server/route_table.c "$tmp/t/tools/server/"
   cp docs/KNOBS.md docs/openapi.json docs/SERVER.md "$tmp/t/docs/"
   cp docs/internals/stores.md docs/internals/testing.md "$tmp/t/docs/internals/"
   cp fuzz/fuzz_*.c "$tmp/t/fuzz/"
@@ -36,7 +36,7 @@ copy; sed -i 's/^#define AM__PG_SCHEMA_VERSION \([0-9]*\)/#define AM__PG_SCHEMA_
 planted "PostgreSQL schema version" "PostgreSQL schema version"
 copy; echo "| extra | line |" >>"$tmp/t/docs/KNOBS.md"
 planted "knob list" "docs/KNOBS.md differs"
-copy; sed -i 's|ROUTE("GET", "/metrics"|ROUTE("GET", "/planted/route"|' "$tmp/t/tools/server/router.c"
+copy; sed -i 's|ROUTE("GET", "/metrics"|ROUTE("GET", "/planted/route"|' "$tmp/t/tools/server/route_table.c"
 planted "route" "route GET /planted/route is not in docs/openapi.json"
 planted "route row" "route GET /planted/route has no row in docs/SERVER.md"
 copy; touch "$tmp/t/fuzz/fuzz_planted.c"

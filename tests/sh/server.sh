@@ -164,7 +164,7 @@ expect_body 'agentmem_http_request_duration_seconds_bucket{route="POST /v1/recal
 expect_body 'agentmem_store_bytes{file="db"}' "metrics store size"
 req GET /openapi.json "$ta"; expect_code 200 "openapi"
 cmp -s "$dir/body" docs/openapi.json && passed=$((passed+1)) || { echo "FAIL: /openapi.json is not docs/openapi.json"; failed=$((failed+1)); }
-if python3 "$here/lib/openapi_check.py" docs/openapi.json tools/server/router.c "$url" "$ta" "$tadm" >"$dir/oa" 2>&1; then
+if python3 "$here/lib/openapi_check.py" docs/openapi.json tools/server/route_table.c "$url" "$ta" "$tadm" >"$dir/oa" 2>&1; then
   passed=$((passed+1)); else echo "FAIL: openapi check"; cat "$dir/oa"; failed=$((failed+1)); fi
 stop_server
 [ "$srv_rc" = 0 ] && passed=$((passed+1)) || { echo "FAIL: server exit $srv_rc after SIGTERM"; failed=$((failed+1)); }

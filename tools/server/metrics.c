@@ -11,7 +11,8 @@
  *   action, recall stage times
  * One mutex over the counters: a request adds to them once, at its end.
  * route is the route's pattern ("POST /v1/events", "GET /v1/tasks/{task_id}"),
- * never the path asked for, so the label set stays bounded.
+ * never the path asked for, so the label set stays bounded; the names are
+ * the route table's, given at init (metrics calls no part above it).
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -20,17 +21,17 @@
 #include <sys/stat.h>
 
 #include "srv_int.h"
-#include "router.h"
 
 static const double bounds[SRV_N_BUCKETS - 1] = {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
                                                  0.1,   0.25,   0.5,   1.0,  2.5};
 
-void am__srv_metrics_init(srv_metrics *m)
+void am__srv_metrics_init(srv_metrics *m, const srv_route_table *t)
 {
     memset(m, 0, sizeof *m);
     pthread_mutex_init(&m->mu, NULL);
-    m->n_routes = am__srv_route_count() + 1; /* and "other" */
-    for (int i = 0; i < m->n_routes; i++) m->route_names[i] = am__srv_route_name(i);
+    m->n_routes = t->n + 1; /* and "other" */
+    for (int i = 0; i < t->n; i++) m->route_names[i] = t->v[i].name;
+    m->route_names[t->n] = "other";
 }
 
 void am__srv_metrics_free(srv_metrics *m) { pthread_mutex_destroy(&m->mu); }

@@ -4,7 +4,7 @@
  *
  * Workers: MHD's thread pool (opts.threads threads, each polling its own
  * connections and running their requests).  A request takes a store
- * handle from the pool (am__srv_db_get) for as long as it runs: am_db is
+ * handle from the pool (pool.c: am__srv_db_get) for as long as it runs: am_db is
  * one thread's at a time, and opening one costs a store open and the text
  * analyzer's setup, so handles are opened on first need and reused (each
  * keeps its caches warm); they share the store file (SQLite WAL; writers
@@ -33,6 +33,10 @@
  * process is gone within 5 s whatever its clients do.  A write is
  * committed before its reply is made, so every acknowledged write is in
  * the store.
+ *
+ * Wiring: the server is the top of tools/server (srv_int.h lists the
+ * order): it gives the router its route table (route_table.c) and the
+ * metrics the routes' names; nothing it calls calls back into it.
  */
 #define _DEFAULT_SOURCE /* SO_REUSEPORT, SOCK_NONBLOCK */
 #include <arpa/inet.h>
@@ -63,92 +67,7 @@ void am_server_opts_init(am_server_opts *o)
     o->max_conns_per_ip = 128;
 }
 
-/* ------------------------------------------------------------ handle pool */
-
-/* A new handle (counted in n_open by the caller), or NULL (said why). */
-static am_db *handle_open(am_srv *s)
-{
-    am_db *db = NULL;
-    char *err = NULL;
-    am_config cfg = *s->cfg;
-    cfg.must_exist = 1;
-    int rc = am_open(&cfg, &db, &err);
-    if (rc) {
-        fprintf(stderr, "agentmem serve: cannot open a store handle: %s (%s)\n",
-                err ? err : "", am_errstr(rc));
-        pthread_mutex_lock(&s->pool_mu);
-        s->open_rc = rc;
-        snprintf(s->open_err, sizeof s->open_err, "%s", err ? err : am_errstr(rc));
-        am_free(err);
-        s->n_open--;
-        pthread_cond_signal(&s->pool_cv);
-        pthread_mutex_unlock(&s->pool_mu);
-        return NULL;
-    }
-    am__srv_llm_attach(s->metrics.llm, db); /* its writes feed the LLM queue */
-    /* the bus hears of every commit of this server's (bus.c) */
-    if (s->bus && am_subscribe(db, am__srv_bus_committed, s->bus, NULL))
-        fprintf(stderr, "agentmem serve: cache: a handle not subscribed (%s): its writes wake"
-                        " the other instances only at their next poll\n", am_errmsg(db));
-    return db;
-}
-
-/* A worker gets back the handle it used last when it is free: MHD keeps
- * a connection on one worker, so a client's requests meet the caches
- * their own earlier requests filled (the store keeps a handle's caches of
- * a user across other handles' commits for other users: caches.c), and
- * its writes keep them true instead of dropping them elsewhere. */
-am_db *am__srv_db_get(am_srv *s)
-{
-    /* the pool has room for every worker, writer and export at once
-     * (max_open), so a wait here means handles that could not be opened
-     * or came back late: bounded, a 503 "busy" after it, never a worker
-     * stuck (which would stall every connection it polls) */
-    struct timespec deadline;
-    clock_gettime(CLOCK_REALTIME, &deadline);
-    deadline.tv_nsec += (long)(SRV_POOL_WAIT_MS % 1000) * 1000000L;
-    deadline.tv_sec += SRV_POOL_WAIT_MS / 1000 + deadline.tv_nsec / 1000000000L;
-    deadline.tv_nsec %= 1000000000L;
-    pthread_mutex_lock(&s->pool_mu);
-    while (s->n_free == 0 && s->n_open >= s->max_open &&
-           pthread_cond_timedwait(&s->pool_cv, &s->pool_mu, &deadline) != ETIMEDOUT) {
-    }
-    if (s->n_free == 0 && s->n_open >= s->max_open) {
-        int open = s->n_open;
-        pthread_mutex_unlock(&s->pool_mu);
-        am__srv_log(s, "refused: no store handle came back within %d ms (%d open)",
-                    SRV_POOL_WAIT_MS, open);
-        return NULL;
-    }
-    if (s->n_free) {
-        pthread_t self = pthread_self();
-        int k = s->n_free - 1;
-        for (int i = 0; i < s->n_free; i++)
-            if (pthread_equal(s->pool_owner[i], self)) {
-                k = i;
-                break;
-            }
-        am_db *db = s->pool[k];
-        s->n_free--;
-        s->pool[k] = s->pool[s->n_free];
-        s->pool_owner[k] = s->pool_owner[s->n_free];
-        pthread_mutex_unlock(&s->pool_mu);
-        return db;
-    }
-    s->n_open++; /* counted before the open: others do not overshoot */
-    pthread_mutex_unlock(&s->pool_mu);
-    return handle_open(s);
-}
-
-void am__srv_db_put(am_srv *s, am_db *db)
-{
-    if (!db) return;
-    pthread_mutex_lock(&s->pool_mu);
-    s->pool_owner[s->n_free] = pthread_self();
-    s->pool[s->n_free++] = db;
-    pthread_cond_broadcast(&s->pool_cv);
-    pthread_mutex_unlock(&s->pool_mu);
-}
+/* ------------------------------------------------------------ handle pool (pool.c) */
 
 /* Wait until every handle is back and every stream has ended, or until
  * deadline (CLOCK_REALTIME; NULL: no limit), then close the handles that
@@ -743,7 +662,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     if (!r) {
         if (!(r = calloc(1, sizeof *r))) return MHD_NO;
         clock_gettime(CLOCK_MONOTONIC, &r->t0);
-        r->route = am__srv_route_find(method, url);
+        r->route = am__srv_route_find(&sv->srv, method, url);
         *con_cls = r;
         watch_mark(sv, conn, 0); /* its head is complete */
         pthread_mutex_lock(&sv->mu);
@@ -1094,7 +1013,8 @@ int am_server_run(am_db *db, const am_config *cfg, const am_server_opts *o)
         if (am_subscribe(db, am__srv_bus_committed, s->bus, &borrowed_sub)) borrowed_sub = -1;
     }
     server_sync_init(sv);
-    am__srv_metrics_init(&s->metrics);
+    s->routes = &am__srv_routes; /* the router dispatches through it */
+    am__srv_metrics_init(&s->metrics, s->routes);
     s->metrics.obs = o->obs;
     am__srv_init_locks(s);
 
@@ -1121,7 +1041,7 @@ int am_server_run(am_db *db, const am_config *cfg, const am_server_opts *o)
      * requests would otherwise wait for */
     while (s->n_open < (int)o->threads) {
         s->n_open++;
-        am_db *h = handle_open(s);
+        am_db *h = am__srv_db_open(s);
         if (!h) break;
         am__srv_db_put(s, h);
     }

@@ -1,25 +1,38 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * srv_int.h -- the server's parts (tools/server):
- *   server.c   libmicrohttpd: the daemon and its worker pool, reading
- *              bodies, the store handles (one per worker, reused), the
- *              streamed export, shutdown on SIGTERM/SIGINT;
- *   router.c   the route table, auth (token -> user), the 403 fuse, the
- *              error replies: a request in, a reply out, no socket --
- *              what the fuzz target drives (fuzz/fuzz_server_request.c);
- *   routes.c   the handlers of the /v1 routes (JSON bodies checked with
- *              tools/common/fields.h, results in tools/common/shapes.h);
- *   metrics.c  counters and latency histograms, Prometheus text;
+ * srv_int.h -- the server's parts (tools/server), listed from the bottom
+ * up: each file calls only files above it in this list (the check
+ * "call-cycle" of scripts/check-structure.sh), never one below.
+ *   http_util.c  a request and its reply, the reply helpers (http_util.h);
  *   limits.c   the caps on exports and streams (in all, per user, per
  *              token) and the rate-limited log of refusals;
- *   bus.c      the event bus between instances over Redis (--cache);
- *   llm_worker.c  the optional LLM pass's queue and thread (AGENTMEM_LLM).
+ *   obs.c, llm_worker.c  the engine's log counters; the optional LLM
+ *              pass's queue and thread (AGENTMEM_LLM);
+ *   metrics.c  counters and latency histograms, Prometheus text; given
+ *              the route names at init (am__srv_metrics_init);
+ *   bus.c, dispatch.c  the event bus between instances over Redis
+ *              (--cache); the webhooks' deliveries;
+ *   maintain.c the maintenance pass's thread (--maintain-every);
+ *   pool.c     the store handles (one per worker, reused);
+ *   handler.c  what handlers and the router share: the token check, the
+ *              user a request acts for, an engine error as its reply;
  *   writer.c   the group commit of single-event writes (writer.h);
- *   http_util.c  a request and its reply, the reply helpers (http_util.h).
- * router.h is the router's entry (server.c, metrics.c and the fuzz target
- * include it; the handlers do not).
+ *   routes*.c, assets.c, sse.c  the handlers (JSON bodies checked with
+ *              tools/common/fields.h, results in tools/common/shapes.h);
+ *              routes_server.c the server's own (/healthz, /metrics);
+ *   route_table.c  the route table: every route's method, pattern,
+ *              handler and query parameters (am__srv_routes);
+ *   router.c   a request in, a reply out through the table it is given
+ *              (am_srv.routes), no socket -- what the fuzz target drives
+ *              (fuzz/fuzz_server_request.c);
+ *   server.c   libmicrohttpd: the daemon and its worker pool, reading
+ *              bodies, the streamed export, shutdown on SIGTERM/SIGINT;
+ *              it wires the parts (the table into the router and the
+ *              metrics).
+ * router.h is the router's entry (server.c and the fuzz target include
+ * it; the handlers do not).
  * Adding a route: a handler in routes.c (or another file) and one line
- * in router.c's table (and its path in docs/openapi.json: a test checks).
+ * in route_table.c (and its path in docs/openapi.json: a test checks).
  */
 #ifndef AM_SRV_INT_H
 #define AM_SRV_INT_H
@@ -47,7 +60,9 @@ typedef struct srv_metrics {
     am_server_obs *obs; /* the engine's counters (obs.c), or NULL */
     struct srv_llm *llm; /* the LLM worker's counters (llm_worker.c), or NULL */
 } srv_metrics;
-void am__srv_metrics_init(srv_metrics *m);
+struct srv_route_table;
+/* The counters of t's routes and "other" (t's names are kept: t outlives m) */
+void am__srv_metrics_init(srv_metrics *m, const struct srv_route_table *t);
 void am__srv_metrics_free(srv_metrics *m);
 void am__srv_metrics_add(srv_metrics *m, int route, int status, double seconds);
 /* A request's reconnects and retries of its store handle (deltas) */
@@ -179,11 +194,16 @@ typedef struct am_srv {
     double writers_drain_until; /* stopping: queued writes after it are refused */
     srv_bus *bus;           /* --cache: the event bus; NULL: one instance */
     srv_dispatch *dispatch; /* --webhook: the deliveries; NULL: none */
+    const struct srv_route_table *routes; /* what the router dispatches through */
 } am_srv;
 
+/* ------------------------------------------------------------ the handle pool (pool.c) */
 /* NULL: cannot open one, or none came back within SRV_POOL_WAIT_MS */
 am_db *am__srv_db_get(am_srv *s);
 void am__srv_db_put(am_srv *s, am_db *db);
+/* A new handle, counted in s->n_open by the caller beforehand; NULL
+ * (said why on stderr, open_rc/open_err set, n_open given back) */
+am_db *am__srv_db_open(am_srv *s);
 
 /* ------------------------------------------------------------ one request */
 
@@ -203,13 +223,40 @@ typedef struct srv_ctx {
 
 typedef void (*srv_handler)(srv_ctx *c);
 
+/* ------------------------------------------------------------ the route table (route_table.c) */
+/* A pattern's "{name}" matches one non-empty segment, handed to the
+ * handler in params.  SRV_ROUTE_PUBLIC routes need no token.  params: the
+ * query parameters the route takes (names separated by blanks; a name
+ * ending in '.' takes every name it starts: metadata.project); a request
+ * naming another is refused with 400 naming it; NULL: not checked (the
+ * public assets: a browser may add its own). */
+#define SRV_ROUTE_PUBLIC 1
+typedef struct srv_route {
+    const char *method, *pattern, *name; /* name: "POST /v1/events" */
+    srv_handler fn;
+    int flags;
+    const char *params;
+} srv_route;
+typedef struct srv_route_table {
+    const srv_route *v;
+    int n;
+} srv_route_table;
+extern const srv_route_table am__srv_routes;
 
-
-/* The reply when am__srv_db_get gave NULL for a request to path (NULL: a
- * queued write): the store unreachable (a PostgreSQL down) is 503
- * "unavailable" naming the store, and /healthz says so in its own shape;
- * anything else is 503 "busy" (router.c). */
-void am__srv_no_handle(am_srv *s, srv_reply *out, const char *path);
+/* ------------------------------------------------------------ handler.c */
+/* What /healthz and the errors say of a part ("store", "cache") that is
+ * down goes to stderr too, at most once per 10 s per part. */
+void am__srv_health_log(const char *part, const char *why);
+/* The request's bearer token verified into c->tok: 0, or 1 with the
+ * reply made (401, or the engine's error) */
+int am__srv_authenticate(srv_ctx *c);
+/* Why the last store handle could not be opened (why: cap n bytes) and
+ * the store's name (s->cfg's URL): 1 when the store is unreachable (a
+ * PostgreSQL down), else 0 */
+int am__srv_store_unreachable(am_srv *s, const char **store, char *why, size_t n);
+/* The reply when am__srv_db_get gave NULL: the store unreachable is 503
+ * "unavailable" naming the store; anything else is 503 "busy". */
+void am__srv_store_refused(am_srv *s, srv_reply *out);
 /* An engine error (rc, am_errmsg(db)) as its HTTP error; _msg: with the
  * message given. */
 void am__srv_engine_error(srv_ctx *c, int rc);
@@ -218,6 +265,16 @@ void am__srv_engine_error_msg(srv_ctx *c, int rc, const char *msg);
  * 0 and c->user set, or 1 with the reply made (403 audited, or 400 when an
  * admin token names none). */
 int am__srv_user(srv_ctx *c, const char *asked);
+
+/* The server's own routes (routes_server.c): GET /healthz, /metrics,
+ * /openapi.json */
+void am__srv_h_healthz(srv_ctx *c);
+void am__srv_h_metrics(srv_ctx *c);
+void am__srv_h_openapi(srv_ctx *c);
+/* The reply when am__srv_db_get gave NULL for a request to path
+ * (routes_server.c): /healthz with the store unreachable answers in its
+ * own shape; else am__srv_store_refused. */
+void am__srv_no_handle(am_srv *s, srv_reply *out, const char *path);
 
 /* Handlers (routes.c) */
 void am__srv_h_events(srv_ctx *c);

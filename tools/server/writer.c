@@ -285,7 +285,7 @@ static void *writer_main(void *arg)
             c.srv = s;
             c.db = db;
             c.out = &p->reply;
-            if (!db) am__srv_no_handle(s, &p->reply, NULL);
+            if (!db) am__srv_store_refused(s, &p->reply);
             else if (p->rc) am__srv_engine_error_msg(&c, p->rc, p->err);
             else am__srv_json(&p->reply, 200, am_shape_add(&p->info));
         }

@@ -371,7 +371,7 @@ _ENGINE_FIELDS = {"text", "user", "agent", "session", "task", "source", "type", 
 
 def _engine_field(msg):
     """The field an engine message names ("add: events[2]: at: ..." -> at),
-    as tools/server/router.c reads it: the word after each of the first
+    as tools/server/handler.c reads it: the word after each of the first
     three ": "."""
     p = msg
     for _ in range(3):

@@ -9,7 +9,7 @@ usage: docs_code.py ROOT KNOBS_MARKDOWN_FILE
    AM__PG_SCHEMA_VERSION (src/store/postgres/pg_int.h).
 2. docs/KNOBS.md equals the given output of `agentmem knobs --markdown`.
 3. Every route of the server's table (ROUTE("METHOD", "/path", ...) in
-   tools/server/router.c) is a path and method of docs/openapi.json and has
+   tools/server/route_table.c) is a path and method of docs/openapi.json and has
    a row in docs/SERVER.md's route tables (first cell, `METHOD /path`).
 4. docs/internals/testing.md states "N fuzz targets" and N is the number
    of fuzz/fuzz_*.c files.
@@ -44,9 +44,9 @@ if read("docs/KNOBS.md") != open(knobs_md, encoding="utf-8").read():
     bad.append("docs/KNOBS.md differs from `agentmem knobs --markdown` (regenerate it)")
 
 # 3. routes
-routes = set(re.findall(r'ROUTE\("([A-Z]+)", "([^"]+)"', read("tools/server/router.c")))
+routes = set(re.findall(r'ROUTE\("([A-Z]+)", "([^"]+)"', read("tools/server/route_table.c")))
 if not routes:
-    bad.append("tools/server/router.c: no ROUTE(...) lines found")
+    bad.append("tools/server/route_table.c: no ROUTE(...) lines found")
 spec = json.loads(read("docs/openapi.json"))
 documented = {(m.upper(), p) for p, ops in spec["paths"].items() for m in ops}
 for r in sorted(routes - documented):

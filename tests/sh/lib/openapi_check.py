@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: Apache-2.0
 """docs/openapi.json against the live server (tests/sh/server.sh).
 
-usage: openapi_check.py OPENAPI ROUTER_C URL USER_TOKEN ADMIN_TOKEN
+usage: openapi_check.py OPENAPI ROUTE_TABLE_C URL USER_TOKEN ADMIN_TOKEN
 
-1. The router's table (ROUTE(...) lines of tools/server/router.c) and the
+1. The router's table (ROUTE(...) lines of tools/server/route_table.c) and the
    document's paths name the same (method, path) pairs: no route without
    its document, no document without its route.
 2. Every operation is called with a sample request (SAMPLES below: an
