@@ -315,8 +315,10 @@ def run(cmd):
         raise CheckError('%s failed: %s' % (' '.join(cmd), e.stderr.strip()))
 
 
-def objects(build, objdir, top):
-    """{repository path of the source: object path} under build/objdir/top."""
+def objects(build, objdir, top, root=None):
+    """{repository path of the source: object path} under build/objdir/top;
+    with root, only objects whose source is still there (a build tree keeps
+    the objects of files moved or deleted since)."""
     base = os.path.join(build, objdir)
     out = {}
     for d, subdirs, names in os.walk(os.path.join(base, top), followlinks=True):
@@ -324,7 +326,9 @@ def objects(build, objdir, top):
         for n in sorted(names):
             if n.endswith('.o'):
                 p = os.path.join(d, n)
-                out[os.path.relpath(p, base)[:-2]] = p
+                src = os.path.relpath(p, base)[:-2]
+                if root is None or os.path.exists(os.path.join(root, src)):
+                    out[src] = p
     if not out:
         raise CheckError('no objects under %s: build first (make)' % os.path.join(base, top))
     return out
@@ -416,12 +420,12 @@ def cycle_report(kind, node_of, defined, uses):
     return out
 
 
-def check_call_cycle(_root, build):
-    lib = objects(build, LIB_OBJ_DIR, 'src')
+def check_call_cycle(root, build):
+    lib = objects(build, LIB_OBJ_DIR, 'src', root)
     d, u = symbols(lib)
     out = cycle_report('folder', lambda s: place_of(os.path.dirname(s)[len('src/'):]) or
                        os.path.dirname(s), d, u)
-    srv = objects(build, SERVER_OBJ_DIR, 'tools/server')
+    srv = objects(build, SERVER_OBJ_DIR, 'tools/server', root)
     d, u = symbols(srv)
     out += cycle_report('file', lambda s: s, d, u)
     return out
@@ -493,7 +497,7 @@ def load_allow(root):
 def check_globals(root, build):
     allow = load_allow(root)
     out = []
-    objs = objects(build, LIB_OBJ_DIR, 'src')
+    objs = objects(build, LIB_OBJ_DIR, 'src', root)
     src_of = {path: src for src, path in objs.items()}
     src = None
     # one objdump for all: each file's table after a "path:     file format" line
