@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "base/base.h"
-#include "distill/rules.h"
+#include "write/distill/rules.h"
 #include "domain/task.h"
 #include "recall/recall.h"
 #include "text/analyze.h"

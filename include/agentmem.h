@@ -34,6 +34,13 @@
  *    am_config.process_tuning asks for it (AM_PROCESS_*).  Handles of one
  *    process on the same SQLite file share a registry of recent writes (to
  *    keep each other's caches true); it holds nothing of another file.
+ *  - Layouts: am_config, am_event and am_query carry their size first
+ *    (am_config.struct_size, am_event.size, am_query.size).  A library
+ *    given a size other than its own (0 is accepted for am_event and
+ *    am_query: the layout of this header) returns AM_MISUSE naming the
+ *    field and reads nothing beyond it, so a program built against another
+ *    agentmem.h fails cleanly instead of misreading its fields.  Other
+ *    structs are appended to only: initialise them with {0} or memset.
  */
 #ifndef AGENTMEM_H
 #define AGENTMEM_H
@@ -442,6 +449,11 @@ AM_API int am_resolve(am_db *db, const char *channel, const char *external_id,
  * occurred_at must lie between 1970-01-01 and the clock plus
  * rank.future_skew_minutes (default one day); a second 60 is refused. */
 typedef struct am_event {
+    /* The layout the caller was compiled with: sizeof(am_event), or 0 (a
+     * caller that does not set it: this header's layout).  Any other value
+     * is AM_MISUSE ("add: am_event.size is 8, expected 0 or 120 ...") and
+     * nothing of the event is read or written.  Always first. */
+    size_t size;
     const char *user_id;
     const char *channel;
     const char *external_id;
@@ -464,9 +476,9 @@ typedef struct am_event {
      * fields, and AM_INVALID ("add: id \"X\" already names another event
      * of user U") when not; a re-run of an import with ids is idempotent.
      * Scoped per master user.  Fields are appended here: initialise an
-     * am_event with memset or {0} (or positionally) and new fields stay
-     * NULL; a program compiled against an older agentmem.h must be rebuilt,
-     * as the struct carries no size. */
+     * am_event with memset, {0} or designated initializers and new fields
+     * stay NULL; set size to sizeof(am_event) and a library of another
+     * layout refuses the event instead of misreading it. */
     const char *event_id;
     /* The caller's metadata (am_filter selects by it), or NULL: a flat JSON
      * object (see "Metadata" below).  A memory distilled from the event
@@ -492,7 +504,8 @@ typedef struct am_add_info {
 /* Add one event and run the write path (validate, resolve identity,
  * redact, append, attribute to a task, index, distil).  All of it happens
  * in one transaction: on any error nothing is written.
- * info may be NULL.  Returns AM_OK, AM_MISUSE, AM_INVALID (am_errmsg names
+ * info may be NULL.  Returns AM_OK, AM_MISUSE (NULL db or ev, ev->size
+ * neither 0 nor sizeof(am_event)), AM_INVALID (am_errmsg names
  * the field: "add: text: invalid UTF-8 at byte 12"), AM_TOOBIG (text over
  * max_text_bytes), AM_NOMEM, AM_BUSY, AM_IO, AM_BACKEND. */
 AM_API int am_add_event(am_db *db, const am_event *ev, am_add_info *info);
@@ -501,7 +514,8 @@ AM_API int am_add_event(am_db *db, const am_event *ev, am_add_info *info);
  * one commit instead of n).  All or nothing: on the first event that
  * fails, nothing of the batch is written, infos (n entries, or NULL) are
  * zeroed, and am_errmsg starts "add: events[i]: " with the reason.  Same
- * return codes as am_add_event. */
+ * return codes as am_add_event; the sizes are checked in order before
+ * anything else, so no event past the first of a wrong size is read. */
 AM_API int am_add_events(am_db *db, const am_event *evs, size_t n, am_add_info *infos);
 
 /* ---------------------------------------------------------------- metadata */
@@ -643,6 +657,11 @@ typedef struct am_task {
 /* ---------------------------------------------------------------- read */
 
 typedef struct am_query {
+    size_t size;               /* sizeof(am_query) as the caller was
+                                  compiled, or 0 (this header's layout);
+                                  any other value is AM_MISUSE
+                                  ("recall: am_query.size is ...") and
+                                  nothing else is read.  Always first. */
     const char *user_id;       /* or channel + external_id (not both:
                                   AM_INVALID) */
     const char *channel, *external_id;
@@ -706,7 +725,8 @@ typedef struct am_recall_result {
 #define AM_REF_FILE 0x02
 
 /* Run the read path for one turn.  *out is owned: free with
- * am_recall_free.  Returns AM_OK, AM_MISUSE, AM_INVALID (bad field),
+ * am_recall_free.  Returns AM_OK, AM_MISUSE (a NULL argument, q->size
+ * neither 0 nor sizeof(am_query)), AM_INVALID (bad field),
  * AM_NOTFOUND (unknown channel identity), AM_NOMEM, AM_BACKEND.  An
  * unknown master user is not an error: the result is empty.  Recall
  * updates hits/last_access of the returned items -- at once when no

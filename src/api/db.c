@@ -227,6 +227,15 @@ void am_close(am_db *db)
     am__free(&a, db);
 }
 
+int am__db_check_size(am_db *db, const char *what, const char *field, size_t given, size_t mine)
+{
+    if (given == 0 || given == mine) return AM_OK;
+    return am__db_error(db, AM_MISUSE,
+                        "%s: %s is %zu, expected 0 or %zu (the size of this library's layout):"
+                        " the caller was built against another agentmem.h",
+                        what, field, given, mine);
+}
+
 int am__db_check_id(am_db *db, const char *what, const char *field, const char *v)
 {
     int32_t cp;

@@ -65,6 +65,11 @@ void am__db_new_id(am_db *db, am_time at, char out[27]);
  * with the message in msg (config.c). */
 int am__config_check_size(const am_config *cfg, char *msg, size_t cap);
 
+/* AM_OK when a public struct's size field (given) is 0 or this library's
+ * sizeof (mine); else AM_MISUSE, "what: field is given, expected 0 or
+ * mine ...".  Only the size is read: the caller's layout is unknown. */
+int am__db_check_size(am_db *db, const char *what, const char *field, size_t given, size_t mine);
+
 /* AM_OK when v is a valid id (am__id_check), else AM_INVALID with the
  * message "what: field reason (U+XXXX)" naming the offending character. */
 int am__db_check_id(am_db *db, const char *what, const char *field, const char *v);

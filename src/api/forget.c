@@ -26,8 +26,8 @@
 #include <string.h>
 
 #include "api/db_int.h"
-#include "distill/rules.h"
-#include "perceive/perceive.h"
+#include "write/distill/rules.h"
+#include "write/perceive/perceive.h"
 #include "recall/recall.h"
 #include "text/entities.h"
 

@@ -20,8 +20,8 @@
 #include <string.h>
 
 #include "api/import_int.h"
-#include "perceive/perceive.h"
-#include "semantic/merge.h"
+#include "write/perceive/perceive.h"
+#include "write/semantic/merge.h"
 #include "text/analyze.h"
 #include "text/redact.h"
 

@@ -20,10 +20,10 @@
 #include <string.h>
 
 #include "api/db_int.h"
-#include "distill/reading.h"
-#include "distill/rules.h"
+#include "write/distill/reading.h"
+#include "write/distill/rules.h"
 #include "lifecycle/llm.h"
-#include "semantic/merge.h"
+#include "write/semantic/merge.h"
 
 #define DEFAULT_EVENTS 50
 #define MAX_EVENTS 200

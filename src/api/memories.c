@@ -9,7 +9,7 @@
 
 #include "api/db_int.h"
 #include "domain/shapes.h"
-#include "semantic/merge.h"
+#include "write/semantic/merge.h"
 #include "store/metadata.h"
 
 /* ------------------------------------------------------------ memories */

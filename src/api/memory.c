@@ -22,7 +22,7 @@
 #include "base/log.h"
 #include "domain/shapes.h"
 #include "recall/recall.h"
-#include "semantic/merge.h"
+#include "write/semantic/merge.h"
 #include "store/metadata.h"
 #include "write/write.h"
 

@@ -12,7 +12,7 @@
 #include "api/memory_int.h"
 #include "base/log.h"
 #include "recall/recall.h"
-#include "semantic/merge.h"
+#include "write/semantic/merge.h"
 
 int am_memory_delete(am_db *db, const char *user_id, const char *memory_id, long *versions)
 {

@@ -15,7 +15,7 @@
 #include "api/import_int.h"
 #include "lifecycle/packs.h"
 #include "recall/recall.h"
-#include "semantic/merge.h"
+#include "write/semantic/merge.h"
 
 /* The keys of p's rules: the rule's, else the one the engine reads from
  * its text (as am_memory_add reads an application's statement); a key

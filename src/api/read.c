@@ -176,6 +176,7 @@ int am_recall(am_db *db, const am_query *q, am_recall_result **out)
     if (!db || !q || !out) return AM_MISUSE;
     *out = NULL;
     am__db_clear_error(db);
+    if (am__db_check_size(db, "recall", "am_query.size", q->size, sizeof *q)) return AM_MISUSE;
     recall_box *box = am__calloc(&db->alloc, sizeof *box);
     if (!box) return am__db_error(db, AM_NOMEM, "recall: out of memory");
     box->alloc = db->alloc;

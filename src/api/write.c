@@ -271,8 +271,9 @@ int am_add_event(am_db *db, const am_event *in, am_add_info *info)
 {
     if (!db || !in) return AM_MISUSE;
     am__db_clear_error(db);
+    int rc = am__db_check_size(db, "add", "am_event.size", in->size, sizeof *in);
+    if (rc) return rc;
     int64_t t0 = 0;
-    int rc;
     am_add_info mine;
     if (!info) info = &mine;
     do {
@@ -374,10 +375,14 @@ int am_add_events(am_db *db, const am_event *evs, size_t n, am_add_info *infos)
     if (!db || (!evs && n)) return AM_MISUSE;
     am__db_clear_error(db);
     if (n == 0) return AM_OK;
-    int ids = 1;
-    for (size_t i = 0; i < n; i++) ids &= evs[i].event_id != NULL;
+    int ids = 1, rc;
+    /* evs[i] is read only when every size before it was this layout's */
+    for (size_t i = 0; i < n; i++) {
+        if ((rc = am__db_check_size(db, "add", "am_event.size", evs[i].size, sizeof *evs)))
+            return batch_fail(db, rc, i, n, infos);
+        ids &= evs[i].event_id != NULL;
+    }
     int64_t t0 = 0;
-    int rc;
     am_add_info *mine = NULL;
     if (!infos && db->llm_watch && (mine = am__calloc(&db->alloc, n * sizeof *mine))) infos = mine;
     do {

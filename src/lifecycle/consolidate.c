@@ -18,7 +18,7 @@
 
 #include <string.h>
 
-#include "semantic/merge.h"
+#include "write/semantic/merge.h"
 #include "text/analyze.h"
 
 #define NEAR 0.9

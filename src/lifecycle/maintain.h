@@ -32,7 +32,7 @@
 #define AM_LIFECYCLE_MAINTAIN_H
 
 #include "agentmem.h"
-#include "perceive/perceive.h"
+#include "write/perceive/perceive.h"
 #include "store/store.h"
 
 #define AM__DAY_MS 86400000.0

@@ -7,7 +7,7 @@
 
 #include <string.h>
 
-#include "semantic/merge.h"
+#include "write/semantic/merge.h"
 
 int am__life_move(am__wctx *w, am__item_row *it, const char *status, const char *then,
                   const char *op)

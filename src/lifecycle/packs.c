@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "semantic/merge.h"
+#include "write/semantic/merge.h"
 
 /* ------------------------------------------------------------ parse */
 

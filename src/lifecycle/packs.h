@@ -20,7 +20,7 @@
 #ifndef AM_LIFECYCLE_PACKS_H
 #define AM_LIFECYCLE_PACKS_H
 
-#include "perceive/perceive.h" /* am__wctx */
+#include "write/perceive/perceive.h" /* am__wctx */
 #include "store/store.h"
 
 #define AM__PACK_BYTES_MAX (256 * 1024) /* a pack file */

@@ -11,8 +11,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "semantic/merge.h"
-#include "semantic/observe.h"
+#include "write/semantic/merge.h"
+#include "write/semantic/observe.h"
 #include "text/domain.h"
 #include "text/entities.h"
 #include "text/expiry.h"

@@ -6,7 +6,7 @@
  */
 #include <string.h>
 
-#include "semantic/merge.h"
+#include "write/semantic/merge.h"
 #include "text/expiry.h"
 #include "write/write.h"
 

@@ -32,10 +32,10 @@
 #define AM_WRITE_H
 
 #include "base/log.h"
-#include "distill/reading.h"
-#include "distill/rules.h"
+#include "write/distill/reading.h"
+#include "write/distill/rules.h"
 #include "embed/embed.h"
-#include "perceive/perceive.h"
+#include "write/perceive/perceive.h"
 #include "text/redact.h"
 
 /* What the write path needs of the handle (filled by api/write.c). */

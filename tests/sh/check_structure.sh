@@ -65,6 +65,23 @@ expect_pass include-order "recall includes store and text"
 mkdir -p "$T/src/nowhere" && echo 'int x;' > "$T/src/nowhere/planted.c"
 expect_fail include-order "src/nowhere has no place"
 rm -r "$T/src/nowhere" "$T/src/recall/planted.c"
+# the write path's stages: below the driver, perceive | distill < semantic, beside recall
+printf '#include "write/write.h"\n' > "$T/src/write/perceive/planted.c"
+expect_fail include-order "src/write/perceive/planted.c (write/perceive) includes src/write/write.h (write)"
+printf '#include "write/semantic/merge.h"\n' > "$T/src/write/distill/planted.c"
+expect_fail include-order "(write/distill) includes src/write/semantic/merge.h (write/semantic)"
+printf '#include "write/perceive/perceive.h"\n' > "$T/src/write/distill/planted.c"
+expect_fail include-order "(write/distill) includes src/write/perceive/perceive.h (write/perceive)"
+printf '#include "recall/pipeline.h"\n' > "$T/src/write/semantic/planted.c"
+expect_fail include-order "(write/semantic) includes src/recall/pipeline.h (recall)"
+printf '#include "write/distill/rules.h"\n' > "$T/src/recall/planted.c"
+expect_fail include-order "(recall) includes src/write/distill/rules.h (write/distill)"
+rm "$T/src/write/perceive/planted.c" "$T/src/write/distill/planted.c" "$T/src/write/semantic/planted.c" \
+  "$T/src/recall/planted.c"
+printf '#include "write/perceive/perceive.h"\n#include "write/distill/rules.h"\n' > "$T/src/write/semantic/planted.c"
+printf '#include "write/semantic/merge.h"\n#include "domain/task.h"\n' > "$T/src/write/planted.c"
+expect_pass include-order "semantic includes perceive and distill; the driver includes semantic"
+rm "$T/src/write/semantic/planted.c" "$T/src/write/planted.c"
 
 # c. a call cycle between folders (base <-> text), then between server files
 O=agentmem_obj.dir/src S=agentmem_server.dir/tools/server
@@ -74,6 +91,13 @@ expect_fail call-cycle "call cycle between the folders base, text"
 rm "$B/CMakeFiles/$O/base/planted_a.c.o"
 expect_pass call-cycle "a one-way call (text -> base)"
 rm "$B/CMakeFiles/$O/text/planted_b.c.o"
+# a stage is a node of its own: the driver calls it, it never calls the driver
+obj "$O/write/planted_c.c.o" 'void planted_stage(void); void planted_drive(void) { planted_stage(); }'
+obj "$O/write/perceive/planted_d.c.o" 'void planted_stage(void) {}'
+expect_pass call-cycle "the driver calls a stage"
+obj "$O/write/perceive/planted_d.c.o" 'void planted_drive(void); void planted_stage(void) { planted_drive(); }'
+expect_fail call-cycle "call cycle between the folders write, write/perceive"
+rm "$B/CMakeFiles/$O/write/planted_c.c.o" "$B/CMakeFiles/$O/write/perceive/planted_d.c.o"
 obj "$S/planted_x.c.o" 'void planted_y(void); void planted_x(void) { planted_y(); }'
 obj "$S/planted_y.c.o" 'void planted_x(void); void planted_y(void) { planted_x(); }'
 expect_fail call-cycle "tools/server/planted_x.c, tools/server/planted_y.c"

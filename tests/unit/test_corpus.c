@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * test_corpus.c -- the distillation rules (src/distill/rules.c) and the task
+ * test_corpus.c -- the distillation rules (src/write/distill/rules.c) and the task
  * state rules (src/domain/task.c), with their tables in src/text/lexicon/,
  * measured on a labelled corpus, tests/corpus/distill.tsv (format in its
  * header).
@@ -18,7 +18,7 @@
 
 #include <time.h>
 
-#include "distill/rules.h"
+#include "write/distill/rules.h"
 #include "domain/task.h"
 #include "text/analyze.h"
 

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "test.h"
-#include "distill/rules.h"
+#include "write/distill/rules.h"
 #include "domain/task.h"
 #include "text/analyze.h"
 

@@ -21,8 +21,8 @@
 
 #include "test.h"
 #include "api_util.h"
-#include "distill/restate.h"
-#include "distill/rules.h"
+#include "write/distill/restate.h"
+#include "write/distill/rules.h"
 #include "text/analyze.h"
 #include "text/entities.h"
 

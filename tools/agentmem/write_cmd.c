@@ -55,7 +55,8 @@ int am_cli_cmd_add(am_db *db, const am_cli_opts *o)
     }
     if (o->atomic) return am_cli_usage_error("add", "--atomic goes with --batch");
     if (!o->text) return am_cli_usage_error("add", "--text is required");
-    am_event ev = {o->user,   o->channel, o->external_id, o->agent, o->session,
+    am_event ev = {sizeof(am_event),
+                   o->user,   o->channel, o->external_id, o->agent, o->session,
                    o->task,   o->source,  o->type,        o->domain, o->intent,
                    o->text,   o->at,      o->id,          o->metadata};
     am_add_info info;

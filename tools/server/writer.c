@@ -169,8 +169,9 @@ int am__srv_write_grouped(am_srv *s, am_db *db, const am_event *ev, am_add_info 
 
 /* ---- async writes: the server's path (writer.h) */
 
-/* am_event holds only strings: a field added there must be copied here */
-typedef char am__event_only_strings[sizeof(am_event) == 14 * sizeof(const char *) ? 1 : -1];
+/* am_event holds its size and strings: a field added there must be copied here */
+typedef char am__event_only_strings[sizeof(am_event) == sizeof(size_t) + 14 * sizeof(const char *)
+                                        ? 1 : -1];
 
 srv_pending *am__srv_pending_new(const am_event *ev)
 {
@@ -195,6 +196,7 @@ srv_pending *am__srv_pending_new(const am_event *ev)
         *to[i] = at;
         at += n;
     }
+    p->copy.size = sizeof p->copy;
     p->ev = &p->copy;
     return p;
 }

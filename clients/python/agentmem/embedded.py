@@ -42,8 +42,17 @@ class AmKnob(ctypes.Structure):
                 ("max", c_double), ("doc", c_char_p)]
 
 
-class AmEvent(ctypes.Structure):
-    _fields_ = [(n, c_char_p) for n in (
+class _Sized(ctypes.Structure):
+    """A struct whose first field is its size (am_event, am_query): set to
+    this layout's, so a library of another layout refuses it (AM_MISUSE)."""
+
+    def __init__(self, *args, **kw):
+        super().__init__(*args, **kw)
+        self.size = ctypes.sizeof(self)
+
+
+class AmEvent(_Sized):
+    _fields_ = [("size", c_size_t)] + [(n, c_char_p) for n in (
         "user_id", "channel", "external_id", "agent_id", "session_id", "task_id", "source", "type",
         "domain", "intent", "text", "occurred_at", "event_id", "metadata_json")]
 
@@ -95,8 +104,8 @@ class AmFilter(ctypes.Structure):
                 ("query", c_char_p)]
 
 
-class AmQuery(ctypes.Structure):
-    _fields_ = [(n, c_char_p) for n in (
+class AmQuery(_Sized):
+    _fields_ = [("size", c_size_t)] + [(n, c_char_p) for n in (
         "user_id", "channel", "external_id", "agent_id", "session_id", "task_id", "domain", "text",
         "as_of")] + [(n, c_int) for n in ("budget_tokens", "max_memories", "max_events", "no_touch")] + [
         ("role", c_char_p), ("filter", ctypes.POINTER(AmFilter))]
@@ -573,6 +582,7 @@ class EmbeddedTransport:
                     _b(_message_time(at, i)) if at is not None else None]
             keep.append(vals)
             ev = evs[i]
+            ev.size = ctypes.sizeof(AmEvent)
             (ev.user_id, ev.source, ev.text, ev.session_id, ev.task_id, ev.agent_id,
              ev.occurred_at) = vals
             ev.metadata_json = meta

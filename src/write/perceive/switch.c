@@ -12,7 +12,7 @@
  * switch "A -> (none)" of no task, with a history row on A; the turn that
  * comes back, "(none) -> A".
  */
-#include "perceive/perceive.h"
+#include "write/perceive/perceive.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -31,7 +31,7 @@
  * the open RFQ task.  In a session with a task, another task is taken
  * only when the session's own shares no word with the turn.
  */
-#include "perceive/perceive.h"
+#include "write/perceive/perceive.h"
 
 #include <string.h>
 

@@ -16,7 +16,7 @@
  * The thresholds were chosen on the dev split (agentmem eval understand
  * --split dev prints the combination's figures).
  */
-#include "distill/reading.h"
+#include "write/distill/reading.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -20,8 +20,8 @@
 #ifndef AM_SEMANTIC_OBSERVE_H
 #define AM_SEMANTIC_OBSERVE_H
 
-#include "distill/rules.h"
-#include "semantic/merge.h"
+#include "write/distill/rules.h"
+#include "write/semantic/merge.h"
 
 typedef struct am__observe_out {
     int created, updated; /* items created / new versions */

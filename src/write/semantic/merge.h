@@ -34,7 +34,7 @@
 #ifndef AM_SEMANTIC_MERGE_H
 #define AM_SEMANTIC_MERGE_H
 
-#include "perceive/perceive.h" /* am__wctx, the write context */
+#include "write/perceive/perceive.h" /* am__wctx, the write context */
 #include "store/store.h"
 #include "text/analyze.h"
 

@@ -11,12 +11,12 @@
  * then the most general cue that fixes it, and run test_corpus: it prints
  * precision and recall per class and every line that changed.
  */
-#include "distill/rules.h"
+#include "write/distill/rules.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#include "distill/restate.h"
+#include "write/distill/restate.h"
 #include "domain/task.h"
 #include "text/lexicon/lexicon.h"
 #include "text/question.h"

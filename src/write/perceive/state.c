@@ -13,7 +13,7 @@
  * without diffing rows.  Notes, artifacts and pending decisions are JSON
  * arrays of {"at","kind","text"}, appended to in place.
  */
-#include "perceive/perceive.h"
+#include "write/perceive/perceive.h"
 
 #include <stdio.h>
 #include <string.h>

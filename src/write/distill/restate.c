@@ -8,7 +8,7 @@
  * value, the lists' function words end it).  The cue tables of the same
  * file mark changes, requests, intentions and negations.
  */
-#include "distill/restate.h"
+#include "write/distill/restate.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -3,11 +3,11 @@
  * observe.c -- the observe hook (see observe.h): runs the two learners on
  * one user event, and the helpers they share (observe_int.h).
  */
-#include "semantic/observe_int.h"
+#include "write/semantic/observe_int.h"
 
 #include <string.h>
 
-#include "semantic/merge.h"
+#include "write/semantic/merge.h"
 
 int am__observe_audit(am__wctx *w, const char *op, const char *lineage,
                       const char *scope, const char *key)

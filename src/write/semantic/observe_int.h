@@ -2,7 +2,7 @@
 /*
  * observe_int.h -- internals shared by observe.c (the hook), promote.c
  * (repetition promotion) and patterns.c (periodic patterns).  Not used
- * outside src/semantic/.
+ * outside src/write/semantic/.
  *
  * Both learners write memory item versions the bitemporal way merge.c does
  * (close the current version, insert its successor; never edit a row), but
@@ -14,7 +14,7 @@
 #ifndef AM_SEMANTIC_OBSERVE_INT_H
 #define AM_SEMANTIC_OBSERVE_INT_H
 
-#include "semantic/observe.h"
+#include "write/semantic/observe.h"
 
 #define AM__OBS_MAX_SET 256 /* token-set size for similarity */
 

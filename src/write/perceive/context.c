@@ -12,7 +12,7 @@
  * line it goes AM__ALIAS_TURNS deep, and only the first turns within the
  * window make the context.
  */
-#include "perceive/perceive.h"
+#include "write/perceive/perceive.h"
 
 #include "text/speaker.h"
 

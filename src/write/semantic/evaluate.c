@@ -26,7 +26,7 @@
  * (a pending_confirm version beside an active one, merge.c) is not touched:
  * it waits for the user's answer.
  */
-#include "semantic/observe_int.h"
+#include "write/semantic/observe_int.h"
 
 #include <string.h>
 

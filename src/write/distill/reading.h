@@ -20,7 +20,7 @@
 
 #include <stddef.h>
 
-#include "distill/rules.h"
+#include "write/distill/rules.h"
 #include "text/understand.h"
 
 /* The model's reading of a whole turn, read once for its sentences. */

@@ -2,7 +2,7 @@
 /*
  * merge.c -- bitemporal versions of memory items.  See merge.h.
  */
-#include "semantic/merge.h"
+#include "write/semantic/merge.h"
 
 #include <ctype.h>
 #include <stdint.h>

@@ -43,7 +43,7 @@
  * only when their raw text names a value word.  Every version is listed
  * only when a promotion is about to be written (to honour rejections).
  */
-#include "semantic/observe_int.h"
+#include "write/semantic/observe_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -14,7 +14,7 @@
  * that is one of the two speakers' own labels is no alias.  The alias goes
  * when its event is forgotten; recall counts a user's aliases.
  */
-#include "perceive/perceive.h"
+#include "write/perceive/perceive.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -27,7 +27,7 @@
  * SLOT_EVENTS events in a four-hour slot may have the task's event of an
  * earlier week pushed out of its probe.
  */
-#include "semantic/observe_int.h"
+#include "write/semantic/observe_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>
