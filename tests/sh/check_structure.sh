@@ -45,6 +45,8 @@ expect_pass() {
 obj() {  # obj DIR/NAME.c.o SOURCE: compile a planted object into the build copy
     mkdir -p "$(dirname "$B/CMakeFiles/$1")"
     printf '%s\n' "$2" > "$tmp/planted.c"
+    local src=${1#*.dir/}  # its source in the tree too (objects without one are stale)
+    mkdir -p "$(dirname "$T/${src%.o}")" && cp "$tmp/planted.c" "$T/${src%.o}"
     cc -c -fPIC -o "$B/CMakeFiles/$1" "$tmp/planted.c" || bad "cc $1"
 }
 lines() { for ((k = 0; k < $1; k++)); do echo "    n += $k;"; done; }
@@ -139,6 +141,11 @@ echo "planted_other" >> "$T/scripts/structure-allow/globals.txt"
 out=$(run --only globals); [ $? = 2 ] && grep -q "has no reason" <<<"$out" || bad "globals: an allow-list line without a reason: $out"
 cp "$ROOT/scripts/structure-allow/globals.txt" "$T/scripts/structure-allow/globals.txt"
 rm "$B/CMakeFiles/$O/base/planted_g.c.o"
+# the object of a source no longer in the tree (a moved file's, left in the
+# build tree) is not read
+obj "$O/base/planted_s.c.o" 'int planted_stale;'
+rm "$T/src/base/planted_s.c"
+expect_pass globals "a stale object"
 
 # g. more than 50 store operations, sub-tables counted (a store.h of its own)
 G=$tmp/g && mkdir -p "$G/src/store"
