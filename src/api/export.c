@@ -16,14 +16,14 @@ int am_export_stream(am_db *db, const char *user_id, am_write_fn write, void *ct
     const char *why;
     if ((why = am__id_check(user_id))) return am__db_error(db, AM_INVALID, "export: user %s", why);
     am__store *s = db->store;
-    int rc = s->vt->begin_read(s);
+    int rc = am__store_begin_read(s);
     if (rc) return am__db_store_error(db, rc, "export");
     int state;
     am_time fat, until;
     rc = s->vt->forget_state(s, user_id, &state, &fat, &until);
     int exists = rc ? 0 : state != AM__FORGOTTEN_NONE ? 1 : s->vt->user_exists(s, user_id);
     if (rc || exists <= 0) {
-        s->vt->end_read(s);
+        am__store_end_read(s);
         if (rc) return am__db_store_error(db, rc, "export");
         if (exists < 0) return am__db_store_error(db, -exists, "export");
         return am__db_error(db, AM_NOTFOUND, "export: unknown user %s", user_id);
@@ -33,7 +33,7 @@ int am_export_stream(am_db *db, const char *user_id, am_write_fn write, void *ct
     rc = state != AM__FORGOTTEN_NONE ? am__export_tombstone(&o, user_id, state, fat, until)
                                      : am__export_user(&o, user_id);
     am__buf_free(&o.b);
-    int end = s->vt->end_read(s);
+    int end = am__store_end_read(s);
     if (!rc) rc = end;
     if (rc == AM_NOMEM) return am__db_error(db, rc, "export: out of memory");
     if (rc == AM_IO) return am__db_error(db, rc, "export: the output refused a write");

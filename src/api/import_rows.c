@@ -276,16 +276,16 @@ static int in_transaction(writer *w, body_fn body, const void *ctx)
     am_db *db = w->db;
     int rc = am__db_user_gate(db, "import", w->uid, AM_DENIED);
     if (rc) return rc;
-    if ((rc = s->vt->begin(s))) return am__db_store_error(db, rc, "import");
+    if ((rc = am__store_begin(s))) return am__db_store_error(db, rc, "import");
     if ((rc = am__touch_lock_writers(db, &w->uid, 1)) || (rc = am__touch_flush(db))) {
-        s->vt->rollback(s);
+        am__store_rollback(s);
         return am__db_store_error(db, rc, "import");
     }
     am__dbcache_note(db->cache, w->uid);
     rc = body(w, ctx);
-    if (!rc && (rc = s->vt->commit(s))) rc = am__db_store_error(db, rc, "import");
+    if (!rc && (rc = am__store_commit(s))) rc = am__db_store_error(db, rc, "import");
     if (rc) {
-        s->vt->rollback(s);
+        am__store_rollback(s);
         am_import_info *info = w->info;
         char user[AM_ID_MAX + 1];
         snprintf(user, sizeof user, "%s", info->user_id);

@@ -84,7 +84,7 @@ static int reembed_batch(am_db *db, am__event_row *rows, size_t n, float *vecs,
         }
         if (ok == 0) return am__db_error(db, rc, "reembed: embedder: %s", first);
     }
-    if ((rc = s->vt->begin(s))) return am__db_store_error(db, rc, "reembed");
+    if ((rc = am__store_begin(s))) return am__db_store_error(db, rc, "reembed");
     size_t k = 0;
     for (size_t i = 0; i < n; i++) {
         if (skip[i]) continue;
@@ -98,13 +98,13 @@ static int reembed_batch(am_db *db, am__event_row *rows, size_t n, float *vecs,
         am__dbcache_note(db->cache, rows[i].user_id);
         k++;
     }
-    if ((rc = s->vt->commit(s))) goto out_store;
+    if ((rc = am__store_commit(s))) goto out_store;
     am__dbcache_flush(db->cache);
     *written = k;
     return AM_OK;
 out_store:
     am__db_store_error(db, rc, "reembed");
-    s->vt->rollback(s);
+    am__store_rollback(s);
     return rc;
 }
 

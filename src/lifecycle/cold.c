@@ -88,7 +88,7 @@ int am__cold_step(am__cold_run *run, const char *uid, am_time now, int budget, l
     am__arena_init(&ar, run->alloc);
     am__event_row *rows = NULL;
     size_t n = 0;
-    int rc = s->vt->begin(s);
+    int rc = am__store_begin(s);
     if (rc) goto out;
     rc = s->vt->cold_candidates(s, uid, before, run->from_at, run->from_rid, budget, &ar, &rows,
                                 &n);
@@ -112,11 +112,11 @@ int am__cold_step(am__cold_run *run, const char *uid, am_time now, int budget, l
         else if (!rc) (*moved)++;
     }
     if (rc) {
-        s->vt->rollback(s);
+        am__store_rollback(s);
         *moved = 0;
         goto out;
     }
-    if ((rc = s->vt->commit(s))) {
+    if ((rc = am__store_commit(s))) {
         *moved = 0;
         goto out;
     }

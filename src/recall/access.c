@@ -350,14 +350,21 @@ static void rows_keep(const am__access *a, am__event_row *rows, size_t *n)
 }
 
 static const char *as_errmsg(am__store *b) { return INNER(b)->vt->errmsg(INNER(b)); }
-static int as_begin_read(am__store *b) { return INNER(b)->vt->begin_read(INNER(b)); }
-static int as_end_read(am__store *b) { return INNER(b)->vt->end_read(INNER(b)); }
+/* (a read path: its snapshots and searches only) */
+static int as_begin(am__store *b, int mode)
+{
+    if (mode != AM__TX_READ && mode != AM__TX_SEARCH) return AM_MISUSE;
+    return INNER(b)->vt->begin(INNER(b), mode);
+}
+static int as_end(am__store *b, int how, int rc)
+{
+    if (how != AM__TX_END_READ && how != AM__TX_END_SEARCH) return AM_MISUSE;
+    return INNER(b)->vt->end(INNER(b), how, rc);
+}
 static int as_user_exists(am__store *b, const char *uid)
 {
     return INNER(b)->vt->user_exists(INNER(b), uid);
 }
-static int as_search_begin(am__store *b) { return INNER(b)->vt->search_begin(INNER(b)); }
-static int as_search_end(am__store *b, int rc) { return INNER(b)->vt->search_end(INNER(b), rc); }
 static int as_user_rows(am__store *b, const char *uid, int64_t *n)
 {
     return INNER(b)->vt->user_rows(INNER(b), uid, n);
@@ -497,11 +504,9 @@ static int as_cold_fill(am__store *b, const char *uid, am__event_row *rows, size
 static const am__store_vt access_vt = {
     .name = "access",
     .errmsg = as_errmsg,
-    .begin_read = as_begin_read,
-    .end_read = as_end_read,
+    .begin = as_begin,
+    .end = as_end,
     .user_exists = as_user_exists,
-    .search_begin = as_search_begin,
-    .search_end = as_search_end,
     .user_rows = as_user_rows,
     .term_docs = as_term_docs,
     .postings = as_postings,

@@ -7,7 +7,8 @@
  * Isolation lives here: every operation takes the master user id and a
  * backend must scope every statement by it -- no operation can return or
  * touch another user's rows.  Callers group writes into one transaction
- * with begin/commit/rollback; a failed request is rolled back whole.
+ * with begin and end (am__store_begin / _commit / _rollback); a failed
+ * request is rolled back whole.
  *
  * Rows returned by list/get operations are allocated in the caller's arena
  * and live as long as it.  Times are am_time (UTC ms); AM_TIME_NONE = NULL.
@@ -264,16 +265,36 @@ typedef struct am__store_vt {
     void (*close)(am__store *s);
     const char *(*errmsg)(am__store *s);
 
-    /* A write transaction: the write lock is taken at once (waiting up to
-     * the busy limit, AM_BUSY after it), so no read in it is ever upgraded. */
-    int (*begin)(am__store *s);
-    int (*commit)(am__store *s);
-    int (*rollback)(am__store *s);
-    /* A read snapshot: every call between begin_read and end_read sees
-     * one state of the store (a recall's searches agree with each other);
-     * end_read keeps the caches.  No write inside. */
-    int (*begin_read)(am__store *s);
-    int (*end_read)(am__store *s);
+    /* Transactions.  begin(mode):
+     *   AM__TX_WRITE: a write transaction; the write lock is taken at
+     *     once (waiting up to the busy limit, AM_BUSY after it), so no
+     *     read in it is ever upgraded.
+     *   AM__TX_TRY: the same without waiting: AM_BUSY at once when
+     *     another writer holds the lock (work that can be deferred: a
+     *     recall's heat).
+     *   AM__TX_READ: a read snapshot: every call until end(AM__TX_END_READ)
+     *     sees one state of the store (a recall's searches agree with
+     *     each other); ending it keeps the caches.  No write inside.
+     *   AM__TX_SEARCH: the reads of one lexical search (index/lexical.c)
+     *     in one snapshot, until end(AM__TX_END_SEARCH); these nest (in a
+     *     read snapshot, in a write transaction or in another search) or
+     *     else hold a read transaction of their own; each read is also
+     *     one alone.
+     * end(how, rc): AM__TX_COMMIT or AM__TX_ROLLBACK the write
+     * transaction, AM__TX_END_READ the read snapshot (rc unused: 0), or
+     * AM__TX_END_SEARCH the search, returning rc, or the error ending the
+     * group (AM_MISUSE when none was begun and rc is AM_OK).  Another
+     * mode: AM_MISUSE.  Call them through am__store_begin, ... below. */
+#define AM__TX_WRITE 0
+#define AM__TX_TRY 1
+#define AM__TX_READ 2
+#define AM__TX_SEARCH 3
+#define AM__TX_COMMIT 0
+#define AM__TX_ROLLBACK 1
+#define AM__TX_END_READ 2
+#define AM__TX_END_SEARCH 3
+    int (*begin)(am__store *s, int mode);
+    int (*end)(am__store *s, int how, int rc);
 
     /* users and identity */
     int (*user_ensure)(am__store *s, const char *uid, am_time now);
@@ -345,14 +366,8 @@ typedef struct am__store_vt {
                    const am__pii_row *p);
     int (*event_get)(am__store *s, const char *uid, const char *event_id,
                      am__arena *ar, am__event_row *out);
-    /* Lexical search (index/lexical.c ranks what these hand over).  The
-     * reads of one search see one snapshot when grouped by search_begin
-     * and search_end, which nest (in begin_read's snapshot, in a write
-     * transaction or in another search_begin) or else hold a read
-     * transaction of their own; each read is also one alone.  search_end
-     * returns rc, or the error ending the group. */
-    int (*search_begin)(am__store *s);
-    int (*search_end)(am__store *s, int rc);
+    /* Lexical search (index/lexical.c ranks what these hand over; its
+     * reads grouped by begin(AM__TX_SEARCH)). */
     /* The user's number of events (0: none, or not counted). */
     int (*user_rows)(am__store *s, const char *uid, int64_t *n);
     /* df[i]: the user's rows holding terms[i]; n_rows non-NULL: also the
@@ -531,9 +546,6 @@ typedef struct am__store_vt {
                  const char *object_type, const char *object_id,
                  const char *detail);
 
-    /* begin, but without waiting: AM_BUSY at once when another writer
-     * holds the lock (work that can be deferred: a recall's heat). */
-    int (*try_begin)(am__store *s);
     /* In a write transaction, before its first write: the write locks of
      * the users it will write (any order, repeats), taken in the store's
      * one order, so writers of several users each (a server's group) never
@@ -704,6 +716,19 @@ struct am__store {
     void (*on_step)(void *ctx);
     void *step_ctx;
 };
+
+/* The transactions of store.h's begin and end, by name. */
+static inline int am__store_begin(am__store *s) { return s->vt->begin(s, AM__TX_WRITE); }
+static inline int am__store_try_begin(am__store *s) { return s->vt->begin(s, AM__TX_TRY); }
+static inline int am__store_begin_read(am__store *s) { return s->vt->begin(s, AM__TX_READ); }
+static inline int am__store_search_begin(am__store *s) { return s->vt->begin(s, AM__TX_SEARCH); }
+static inline int am__store_commit(am__store *s) { return s->vt->end(s, AM__TX_COMMIT, AM_OK); }
+static inline int am__store_rollback(am__store *s) { return s->vt->end(s, AM__TX_ROLLBACK, AM_OK); }
+static inline int am__store_end_read(am__store *s) { return s->vt->end(s, AM__TX_END_READ, AM_OK); }
+static inline int am__store_search_end(am__store *s, int rc)
+{
+    return s->vt->end(s, AM__TX_END_SEARCH, rc);
+}
 
 /* Opaque ids (store/ids.c): a letter and 16 hex digits of the store's
  * keyed hash.  key_id: a memory item's logical key in its scope ('k'),

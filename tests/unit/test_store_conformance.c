@@ -123,7 +123,7 @@ static void apply_ops(run *u)
         am_time now = T0 + step * HOUR;
         const char *user = users[rnd(&r, N_USERS)];
         uint32_t op = rnd(&r, 100);
-        OK(s->vt->begin(s));
+        OK(am__store_begin(s));
         OK(s->vt->user_ensure(s, user, now));
         if (op < 55 || u->n_ev == 0) {
             ev *e = &u->evs[u->n_ev++];
@@ -246,14 +246,14 @@ static void apply_ops(run *u)
                 am__arena_free(&ar);
             }
         }
-        OK(s->vt->commit(s));
+        OK(am__store_commit(s));
     }
     /* a late link's merge: everything of the last user becomes the one before's */
-    OK(s->vt->begin(s));
+    OK(am__store_begin(s));
     int mrc = s->vt->user_merge(s, users[N_USERS - 1], users[N_USERS - 2]);
     if (mrc) fprintf(stderr, "%s: merge: %s\n", s->vt->name, s->vt->errmsg(s));
     OK(mrc);
-    OK(s->vt->commit(s));
+    OK(am__store_commit(s));
     for (size_t i = 0; i < u->n_ev; i++)
         if (strcmp(u->evs[i].user, users[N_USERS - 1]) == 0)
             snprintf(u->evs[i].user, sizeof u->evs[i].user, "%s", users[N_USERS - 2]);
@@ -308,9 +308,9 @@ static void read_back(run *u, const char *const *terms, size_t n_terms, am__buf 
             am__hits h;
             am_time from = timed ? T0 + 40 * HOUR : AM_TIME_NONE;
             am_time to = timed ? T0 + 120 * HOUR : AM_TIME_NONE;
-            OK(s->vt->search_begin(s));
+            OK(am__store_search_begin(s));
             int rc = s->vt->postings(s, user, terms, n_terms, from, to, n_rows, &ar, &h, df2);
-            OK(s->vt->search_end(s, rc));
+            OK(am__store_search_end(s, rc));
             if (rc) continue;
             for (size_t i = 0; i < n_terms; i++) {
                 if (!timed) CHECK(df[i] == df2[i]); /* untimed: the whole history's */
@@ -519,9 +519,9 @@ static void forget_everywhere(run *u, const char *url, int pg)
     am__store *s = u->s;
     const char *user = users[1];
     long e = 0, i = 0, t = 0;
-    OK(s->vt->begin(s));
+    OK(am__store_begin(s));
     OK(s->vt->forget_user(s, user, T0 + 500 * HOUR, T0 + 500 * HOUR, &e, &i, &t));
-    OK(s->vt->commit(s));
+    OK(am__store_commit(s));
     CHECK(e > 0);
     CHECK_EQ_INT(s->vt->user_exists(s, user), 0);
     /* purged in short transactions: one step leaves the rest, and the
@@ -723,7 +723,7 @@ static void grace_forget(run *u, int level, const char *id, am_time now, am_time
 {
     am__store *s = u->s;
     long e = 0, i = 0, t = 0;
-    OK(s->vt->begin(s));
+    OK(am__store_begin(s));
     int rc = s->vt->forget_grace(s, users[0], level, id, now, purge_at, &e, &i, &t);
     if (rc) fprintf(stderr, "%s: forget_grace: %s\n", s->vt->name, s->vt->errmsg(s));
     OK(rc);
@@ -735,7 +735,7 @@ static void grace_forget(run *u, int level, const char *id, am_time now, am_time
     OK(s->vt->forget_touched(s, &ar, &ids, &n));
     for (size_t k = 0; k < n; k++) am__buf_printf(b, " touched %s\n", ids[k]);
     am__arena_free(&ar);
-    OK(s->vt->commit(s));
+    OK(am__store_commit(s));
 }
 
 /* Forgets of an event, a session and a task with a grace period on store
@@ -767,7 +767,7 @@ static void grace_cycle(run *u, const char *url, int pg, const char *const *term
 {
     am__store *s = u->s;
     const char *mark = MARK_EN " 我的" MARK_ZH " call me at " MARK_PII;
-    OK(s->vt->begin(s));
+    OK(am__store_begin(s));
     ev *e1 = grace_event(u, "EG1", "sg", "TG", mark, TG, NULL);
     grace_event(u, "EG2", "sg", "TG", "the dentist 牙医 said Friday", TG + 60000, e1);
     /* (a later event: the held ones' row ids are not the highest, which
@@ -813,7 +813,7 @@ static void grace_cycle(run *u, const char *url, int pg, const char *const *term
      * and every restore bring back */
     OK(s->vt->cold_put(s, users[0], e1->rid, "archived turn"));
     CHECK_EQ_INT(s->vt->cold_put(s, users[0], e1->rid, "again"), AM_NOTFOUND);
-    OK(s->vt->commit(s));
+    OK(am__store_commit(s));
     cold_read(u, "EG1", b);
     am__buf before, after;
     am__buf_init(&before, &alloc);
@@ -842,19 +842,19 @@ static void grace_cycle(run *u, const char *url, int pg, const char *const *term
         CHECK(needle_rows(url, pg, marks[m], 1) > 0);
     }
     /* a turn written meanwhile in the same task stays beside the restored */
-    OK(s->vt->begin(s));
+    OK(am__store_begin(s));
     grace_event(u, "EG3", "sh", "TG", "later 之后 the budget 预算", TG + HOUR + 60000, NULL);
-    OK(s->vt->commit(s));
+    OK(am__store_commit(s));
 
     /* 2. restored: what was held is back, with its row ids (or new ones) */
-    OK(s->vt->begin(s));
+    OK(am__store_begin(s));
     long back = 0;
     int rc = s->vt->restore_forget(s, users[0], AM_FORGET_SESSION, "sg", TG + HOUR + 120000, &back);
     if (rc) fprintf(stderr, "%s: restore_forget: %s\n", s->vt->name, s->vt->errmsg(s));
     OK(rc);
     CHECK_EQ_INT(back, 2);
     am__buf_printf(b, "restored %ld\n", back);
-    OK(s->vt->commit(s));
+    OK(am__store_commit(s));
     grace_reads(u, &after);
     read_back(u, terms, n_terms, &after);
     am__buf_add(b, after.p, after.len);
@@ -901,10 +901,10 @@ static void grace_cycle(run *u, const char *url, int pg, const char *const *term
     am__buf_addc(&x, 0);
     CHECK(strstr(x.p, " held event EG2 ") != NULL && strstr(x.p, " held task TG ") != NULL);
     am__buf_free(&x);
-    OK(s->vt->begin(s));
+    OK(am__store_begin(s));
     CHECK_EQ_INT(s->vt->restore_forget(s, users[0], AM_FORGET_TASK, "TG", t3 + 3 * HOUR, &back),
                  AM_DENIED); /* its period is over */
-    s->vt->rollback(s);
+    am__store_rollback(s);
     OK(s->vt->forget_work(s, t3 + 3 * HOUR, 0, &more));
     CHECK_EQ_INT(more, 0);
     for (int m = 0; m < 3; m++) CHECK_EQ_INT(needle_rows(url, pg, marks[m], 2), 0);
@@ -915,12 +915,12 @@ static void grace_cycle(run *u, const char *url, int pg, const char *const *term
     am__buf_addc(&x, 0);
     CHECK(strstr(x.p, " held ") == NULL && strstr(x.p, " pii 0\n") != NULL);
     am__buf_free(&x);
-    OK(s->vt->begin(s));
+    OK(am__store_begin(s));
     CHECK_EQ_INT(s->vt->restore_forget(s, users[0], AM_FORGET_EVENT, "EG2", t3 + 3 * HOUR, &back),
                  AM_DENIED); /* purged: its tombstone stays */
     CHECK_EQ_INT(s->vt->restore_forget(s, users[0], AM_FORGET_SESSION, "nope", t3 + 3 * HOUR, &back),
                  AM_NOTFOUND);
-    s->vt->rollback(s);
+    am__store_rollback(s);
     for (size_t i = 0; i < u->n_ev; i++)
         if (strncmp(u->evs[i].id, "EG", 2) == 0) u->evs[i].live = 0;
     /* 4. bob's session held when bob is forgotten (forget_everywhere):
@@ -929,10 +929,10 @@ static void grace_cycle(run *u, const char *url, int pg, const char *const *term
     CHECK(be != NULL);
     if (be) {
         long e = 0, i = 0, tk = 0;
-        OK(s->vt->begin(s));
+        OK(am__store_begin(s));
         OK(s->vt->forget_grace(s, users[1], AM_FORGET_SESSION, be->session, t3, t3 + 400 * HOUR,
                                &e, &i, &tk));
-        OK(s->vt->commit(s));
+        OK(am__store_commit(s));
         am__buf_printf(b, "bob held %ld %ld %ld\n", e, i, tk);
     }
 }
@@ -968,16 +968,16 @@ static void put_version(am__store *s, const char *id, const char *text, am_time 
 static void as_of(am__store *s)
 {
     am_time t1 = T0 + 1000 * HOUR, t2 = t1 + 24 * 30 * HOUR;
-    OK(s->vt->begin(s));
+    OK(am__store_begin(s));
     OK(s->vt->user_ensure(s, "carol", t1));
     put_version(s, "A1", "lives in Berlin 住在柏林", t1, AM_TIME_NONE, t1);
-    OK(s->vt->commit(s));
+    OK(am__store_commit(s));
     /* a month later she moved: v1 closed, its time bounded, v2 from t2 */
-    OK(s->vt->begin(s));
+    OK(am__store_begin(s));
     OK(s->vt->item_close(s, "carol", "A1", t2));
     put_version(s, "A2", "lives in Berlin 住在柏林", t1, t2, t2);
     put_version(s, "A3", "lives in Shanghai 住在上海", t2, AM_TIME_NONE, t2);
-    OK(s->vt->commit(s));
+    OK(am__store_commit(s));
     CHECK_EQ_INT(s->vt->item_close(s, "carol", "A1", t2 + 1), AM_NOTFOUND); /* closed once */
     am__arena ar;
     am__arena_init(&ar, &alloc);
@@ -1053,11 +1053,11 @@ static void vault_event(am__store *s, const char *user, const char *id, const ch
                         const am__pii_row *p, size_t np, am_time at)
 {
     am__event_row row = message_row(user, id, text, at);
-    OK(s->vt->begin(s));
+    OK(am__store_begin(s));
     OK(s->vt->user_ensure(s, user, at));
     OK(s->vt->event_put(s, &row));
     for (size_t i = 0; i < np; i++) OK(s->vt->pii_put(s, user, row.rid, &p[i]));
-    OK(s->vt->commit(s));
+    OK(am__store_commit(s));
 }
 
 /* A store opened with a vault key seals every original (AES-256-GCM):
@@ -1161,7 +1161,7 @@ static void pg_faults(const char *url)
     kill_backends(url);
     CHECK_EQ_INT(s->vt->user_exists(s, "carol"), 1);
     /* inside one: it fails cleanly, nothing of it stays, the next one works */
-    OK(s->vt->begin(s));
+    OK(am__store_begin(s));
     am__event_row row;
     memset(&row, 0, sizeof row);
     row.id = "E-lost";
@@ -1176,11 +1176,11 @@ static void pg_faults(const char *url)
     int rc = s->vt->event_put(s, &row);
     CHECK_EQ_INT(rc, AM_IO);
     CHECK_CONTAINS(s->vt->errmsg(s), "postgres: event");
-    s->vt->rollback(s);
-    OK(s->vt->begin(s));
+    am__store_rollback(s);
+    OK(am__store_begin(s));
     row.id = "E-kept";
     OK(s->vt->event_put(s, &row));
-    OK(s->vt->commit(s));
+    OK(am__store_commit(s));
     am__arena ar;
     am__arena_init(&ar, &alloc);
     am__event_row got;
@@ -1211,18 +1211,18 @@ static void pg_user_locks(const char *url)
     OK(am__store_open(url, &o, &a, err, sizeof err));
     OK(am__store_open(url, &o, &b, err, sizeof err));
     if (!a || !b) goto out;
-    OK(a->vt->begin(a));
+    OK(am__store_begin(a));
     OK(put_user_event(a, "李雷", "E-lilei", "李雷 writes first, his transaction stays open"));
     /* another user meanwhile: not waited for */
-    OK(b->vt->begin(b));
+    OK(am__store_begin(b));
     OK(put_user_event(b, "Han Meimei", "E-han", "Han Meimei writes while 李雷's is open 同时写入"));
-    OK(b->vt->commit(b));
+    OK(am__store_commit(b));
     /* the same user: waits, then busy, and nothing of it stays */
-    OK(b->vt->begin(b));
+    OK(am__store_begin(b));
     CHECK_EQ_INT(put_user_event(b, "李雷", "E-lilei-2", "李雷 again, from another connection"),
                  AM_BUSY);
     CHECK_CONTAINS(b->vt->errmsg(b), "write lock");
-    b->vt->rollback(b);
+    am__store_rollback(b);
     /* the outbox: a memory event's seq is taken at its transaction's
      * commit -- b's (another user), committed while a's is open, waits
      * for nothing and is numbered before a's */
@@ -1231,10 +1231,10 @@ static void pg_user_locks(const char *url)
     am__outbox_row ev2 = {0, T0, T0, "Han Meimei", "memory.created", "M-2", NULL, "E-han",
                           NULL, NULL, NULL};
     OK(a->vt->outbox_put(a, &ev));
-    OK(b->vt->begin(b));
+    OK(am__store_begin(b));
     OK(b->vt->outbox_put(b, &ev2));
-    OK(b->vt->commit(b));
-    OK(a->vt->commit(a));
+    OK(am__store_commit(b));
+    OK(am__store_commit(a));
     am__arena ar;
     am__arena_init(&ar, &alloc);
     am__outbox_row *rows = NULL;
@@ -1281,7 +1281,7 @@ static void *dl_run(void *p)
     char err[512];
     int rc = am__store_open(d->url, &o, &s, err, sizeof err);
     const char *both[2] = {d->u1, d->u2};
-    if (!rc) rc = s->vt->begin(s);
+    if (!rc) rc = am__store_begin(s);
     if (!rc) rc = s->vt->lock_users(s, both, 2);
     for (int step = 0; step < 2; step++) {
         const char *u = step ? d->u2 : d->u1;
@@ -1297,9 +1297,9 @@ static void *dl_run(void *p)
         am__arena_free(&ar);
         if (step == 0) pthread_barrier_wait(d->bar);
     }
-    if (!rc) rc = s->vt->commit(s);
+    if (!rc) rc = am__store_commit(s);
     if (rc && s) fprintf(stderr, "deadlock writer %s/%s: %s\n", d->u1, d->u2, s->vt->errmsg(s));
-    if (rc && s) s->vt->rollback(s);
+    if (rc && s) am__store_rollback(s);
     if (s) s->vt->close(s);
     d->rc = rc;
     return NULL;

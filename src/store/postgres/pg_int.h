@@ -43,7 +43,7 @@ typedef struct pg_store {
     const am__allocator *a;
     PGconn *conn;
     int txn;                     /* PG_TXN_*: what this connection holds */
-    int search_depth, search_own; /* search_begin nesting; own snapshot */
+    int search_depth, search_own; /* searches begun (nesting); own snapshot */
     int busy_ms;
     int rc;                      /* the last failed statement's AM_* code */
     char err[600];

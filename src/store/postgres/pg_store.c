@@ -690,6 +690,28 @@ static int pg_search_end(am__store *b, int rc)
     return rc ? rc : end;
 }
 
+/* store.h begin and end: the transaction of that mode */
+static int pg_begin_mode(am__store *b, int mode)
+{
+    switch (mode) {
+    case AM__TX_WRITE: return pg_begin(b);
+    case AM__TX_TRY: return pg_try_begin(b);
+    case AM__TX_READ: return pg_begin_read(b);
+    case AM__TX_SEARCH: return pg_search_begin(b);
+    default: return AM_MISUSE;
+    }
+}
+static int pg_end(am__store *b, int how, int rc)
+{
+    switch (how) {
+    case AM__TX_COMMIT: return pg_commit(b);
+    case AM__TX_ROLLBACK: return pg_rollback(b);
+    case AM__TX_END_READ: return pg_end_read(b);
+    case AM__TX_END_SEARCH: return pg_search_end(b, rc);
+    default: return AM_MISUSE;
+    }
+}
+
 /* A call failed: run it again?  Only when its connection was lost and
  * nothing of it was committed (or it is idempotent, when the outcome of
  * its COMMIT is unknown), outside any transaction, within busy_ms of its
@@ -736,13 +758,13 @@ static int pg_health(am__store *b, int ping, long *reconnects, long *retries)
 static int pg_optimize(am__store *b)
 {
     long sealed = 0, hashed = 0;
-    int rc = b->vt->begin(b);
+    int rc = am__store_begin(b);
     if (rc) return rc;
     if ((rc = am__pg_vault_upkeep(PG(b), &sealed, &hashed))) {
-        b->vt->rollback(b);
+        am__store_rollback(b);
         return rc;
     }
-    if ((rc = b->vt->commit(b))) return rc;
+    if ((rc = am__store_commit(b))) return rc;
     return am__pg_simple(PG(b), "optimize", "ANALYZE");
 }
 
@@ -902,11 +924,8 @@ static const am__store_vt postgres_vt = {
     .name = "postgres",
     .close = pg_close,
     .errmsg = pg_errmsg,
-    .begin = pg_begin,
-    .commit = pg_commit,
-    .rollback = pg_rollback,
-    .begin_read = pg_begin_read,
-    .end_read = pg_end_read,
+    .begin = pg_begin_mode,
+    .end = pg_end,
     .user_ensure = am__pg_user_ensure,
     .user_exists = am__pg_user_exists,
     .link_put = am__pg_link_put,
@@ -926,8 +945,6 @@ static const am__store_vt postgres_vt = {
     .entity_put = am__pg_entity_put,
     .pii_put = am__pg_pii_put,
     .event_get = am__pg_event_get,
-    .search_begin = pg_search_begin,
-    .search_end = pg_search_end,
     .user_rows = am__pg_user_rows,
     .term_docs = am__pg_term_docs,
     .postings = am__pg_postings,
@@ -967,7 +984,6 @@ static const am__store_vt postgres_vt = {
     .item_sources = am__pg_item_sources,
     .optimize = pg_optimize,
     .audit = am__pg_audit,
-    .try_begin = pg_try_begin,
     .outbox_put = am__pg_outbox_put,
     .lock_users = am__pg_lock_users,
     .outbox_since = am__pg_outbox_since,

@@ -265,7 +265,7 @@ typedef struct sq_store {
     char tx_uid[AM__TX_USERS][AM_ID_MAX + 1];
     int64_t tx_seq[AM__TX_USERS];
     int tx_n, tx_over;
-    int search_depth;     /* search_begin calls not ended yet */
+    int search_depth;     /* searches begun, not ended yet */
     int search_own;       /* the outermost began a read transaction */
     int search_checked;   /* and the caches were checked in it */
     /* waiting for the write lock and resting after holding it (locking.c) */

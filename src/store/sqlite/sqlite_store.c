@@ -154,7 +154,7 @@ static int sq_end_read(am__store *b)
     return exec(s, "COMMIT", "end read");
 }
 
-/* The reads of one search in one snapshot (store.h search_begin): the
+/* The reads of one search in one snapshot (store.h begin, AM__TX_SEARCH): the
  * caches are checked once, at its start, as a search of one operation
  * checked them (am__sqlite_caches_current). */
 static int sq_search_begin(am__store *b)
@@ -180,6 +180,28 @@ static int sq_search_end(am__store *b, int rc)
     if (--s->search_depth) return rc;
     s->search_checked = 0;
     return snapshot_end(s, s->search_own, rc, "search");
+}
+
+/* store.h begin and end: the transaction of that mode */
+static int sq_begin_mode(am__store *b, int mode)
+{
+    switch (mode) {
+    case AM__TX_WRITE: return sq_begin(b);
+    case AM__TX_TRY: return sq_try_begin(b);
+    case AM__TX_READ: return sq_begin_read(b);
+    case AM__TX_SEARCH: return sq_search_begin(b);
+    default: return AM_MISUSE;
+    }
+}
+static int sq_end(am__store *b, int how, int rc)
+{
+    switch (how) {
+    case AM__TX_COMMIT: return sq_commit(b);
+    case AM__TX_ROLLBACK: return sq_rollback(b);
+    case AM__TX_END_READ: return sq_end_read(b);
+    case AM__TX_END_SEARCH: return sq_search_end(b, rc);
+    default: return AM_MISUSE;
+    }
 }
 
 static int sq_optimize(am__store *b)
@@ -222,11 +244,8 @@ static const am__store_vt sqlite_vt = {
     .name = "sqlite",
     .close = sq_close,
     .errmsg = sq_errmsg,
-    .begin = sq_begin,
-    .commit = sq_commit,
-    .rollback = sq_rollback,
-    .begin_read = sq_begin_read,
-    .end_read = sq_end_read,
+    .begin = sq_begin_mode,
+    .end = sq_end,
     .user_ensure = am__sqlite_user_ensure,
     .user_exists = am__sqlite_user_exists,
     .link_put = am__sqlite_link_put,
@@ -246,8 +265,6 @@ static const am__store_vt sqlite_vt = {
     .entity_put = am__sqlite_entity_put,
     .pii_put = am__sqlite_pii_put,
     .event_get = am__sqlite_event_get,
-    .search_begin = sq_search_begin,
-    .search_end = sq_search_end,
     .user_rows = am__sqlite_user_rows,
     .term_docs = am__sqlite_term_docs,
     .postings = am__sqlite_postings,
@@ -287,7 +304,6 @@ static const am__store_vt sqlite_vt = {
     .item_sources = am__sqlite_item_sources,
     .optimize = sq_optimize,
     .audit = am__sqlite_audit,
-    .try_begin = sq_try_begin,
     .outbox_put = am__sqlite_outbox_put,
     .outbox_since = am__sqlite_outbox_since,
     .outbox_committed = am__sqlite_outbox_committed,
@@ -328,7 +344,7 @@ static const am__store_vt sqlite_vt = {
 static void warm_reads(sq_store *s)
 {
     am__store *b = &s->base;
-    if (b->vt->begin_read(b) != AM_OK) return;
+    if (am__store_begin_read(b) != AM_OK) return;
     am__arena ar;
     am__arena_init(&ar, s->a);
     am__item_row *items;
@@ -343,7 +359,7 @@ static void warm_reads(sq_store *s)
     b->vt->entity_counts(b, "", "alias", 1, &ar, &strs, &counts, &n);
     b->vt->events_dated(b, "", &rid, 1, &dated);
     b->vt->pii_events(b, "", "phone", "0", AM_TIME_NONE, 1, &ar, &rids, &strs, &n);
-    b->vt->end_read(b);
+    am__store_end_read(b);
     am__arena_free(&ar);
     s->err[0] = '\0';
 }
