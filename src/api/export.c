@@ -3,6 +3,8 @@
  * export.c -- am_export_stream and am_export (the user checked, one read
  * snapshot; the document is domain/export.c's), and am_event_find.
  */
+#include <stdio.h>
+
 #include "api/db_int.h"
 #include "domain/export.h"
 
@@ -73,7 +75,12 @@ int am_event_find(am_db *db, const char *user_id, const char *needle, char *out)
     if ((why = am__id_check(user_id))) return am__db_error(db, AM_INVALID, "event: user %s", why);
     int rc = am__db_user_gate(db, "event", user_id, AM_NOTFOUND);
     if (rc) return rc;
-    rc = db->store->vt->event_find(db->store, user_id, needle, out);
+    am__arena ar;
+    am__event_row ev;
+    am__arena_init(&ar, &db->alloc);
+    rc = db->store->vt->event_get(db->store, user_id, AM__EVENT_BY_TEXT, needle, &ar, &ev);
+    if (rc == AM_OK) snprintf(out, 32, "%s", ev.id);
+    am__arena_free(&ar);
     if (rc == AM_NOTFOUND) return am__db_error(db, rc, "event: no event of %s contains that text", user_id);
     if (rc) return am__db_store_error(db, rc, "event");
     return AM_OK;

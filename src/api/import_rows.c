@@ -61,7 +61,7 @@ static int put_event(writer *w, const am__imp_event *in, size_t i)
     am__event_row ev = in->row;
     if (w->merge) {
         am__event_row have;
-        int rc = w->s->vt->event_get(w->s, w->uid, ev.id, w->ar, &have);
+        int rc = w->s->vt->event_get(w->s, w->uid, AM__EVENT_BY_ID, ev.id, w->ar, &have);
         if (rc == AM_OK) {
             w->info->events_skipped++;
             return AM_OK;

@@ -89,7 +89,7 @@ static int reembed_batch(am_db *db, am__event_row *rows, size_t n, float *vecs,
     for (size_t i = 0; i < n; i++) {
         if (skip[i]) continue;
         am__event_row cur;
-        rc = s->vt->event_get(s, rows[i].user_id, rows[i].id, ar, &cur);
+        rc = s->vt->event_get(s, rows[i].user_id, AM__EVENT_BY_ID, rows[i].id, ar, &cur);
         if (rc == AM_NOTFOUND) continue; /* forgotten since the listing */
         if (rc) goto out_store;
         rc = s->vt->vec_put(s, rows[i].user_id, rows[i].rid, e->id, vecs + i * (size_t)e->dim,

@@ -107,23 +107,27 @@ static int validate(am_db *db, const am_event *ev, am_time *at, int *tz)
 static int known_event(am_db *db, const am_event *in, const char *uid, int64_t fp,
                        am_add_info *info, int *found)
 {
-    char id[32], task[AM_ID_MAX + 1];
-    int64_t stored = 0;
+    am__arena ar;
+    am__event_row ev;
     *found = 0;
-    int rc = db->store->vt->event_by_client(db->store, uid, in->event_id, id, task, &stored);
-    if (rc == AM_NOTFOUND) return AM_OK;
-    if (rc) return am__db_store_error(db, rc, "add");
-    if (stored != fp)
-        return am__db_error(db, AM_INVALID,
-                            "add: id \"%s\" already names another event of user %s (%s):"
-                            " the same id with other content",
-                            in->event_id, uid, id);
-    *found = 1;
-    snprintf(info->event_id, sizeof info->event_id, "%s", id);
-    snprintf(info->user_id, sizeof info->user_id, "%s", uid);
-    snprintf(info->task_id, sizeof info->task_id, "%s", task);
-    info->existing = 1;
-    return AM_OK;
+    am__arena_init(&ar, &db->alloc);
+    int rc = db->store->vt->event_get(db->store, uid, AM__EVENT_BY_CLIENT, in->event_id, &ar, &ev);
+    if (rc == AM_NOTFOUND) rc = AM_OK;
+    else if (rc) rc = am__db_store_error(db, rc, "add");
+    else if (ev.client_hash != fp)
+        rc = am__db_error(db, AM_INVALID,
+                          "add: id \"%s\" already names another event of user %s (%s):"
+                          " the same id with other content",
+                          in->event_id, uid, ev.id);
+    else {
+        *found = 1;
+        snprintf(info->event_id, sizeof info->event_id, "%s", ev.id);
+        snprintf(info->user_id, sizeof info->user_id, "%s", uid);
+        snprintf(info->task_id, sizeof info->task_id, "%s", ev.task_id);
+        info->existing = 1;
+    }
+    am__arena_free(&ar);
+    return rc;
 }
 
 /* The write path's clock and plain log lines: the handle's. */

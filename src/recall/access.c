@@ -240,7 +240,7 @@ int am__access_load(am__access *a, am__store *s, const char *uid, am__arena *ar)
     for (size_t i = 0; i < n_kind; i++) {
         if (am__access_hides_id(a, kind_ids[i])) continue; /* hidden already */
         am__event_row ev;
-        rc = s->vt->event_get(s, uid, kind_ids[i], ar, &ev);
+        rc = s->vt->event_get(s, uid, AM__EVENT_BY_ID, kind_ids[i], ar, &ev);
         if (rc == AM_NOTFOUND) continue; /* forgotten since */
         if (rc) return rc;
         a->hidden_ids[a->n_hidden] = ev.id;

@@ -364,8 +364,19 @@ typedef struct am__store_vt {
                          am__arena *ar, const char ***norms, long **counts, size_t *n);
     int (*pii_put)(am__store *s, const char *uid, int64_t event_rid,
                    const am__pii_row *p);
-    int (*event_get)(am__store *s, const char *uid, const char *event_id,
-                     am__arena *ar, am__event_row *out);
+    /* One of the user's events, by key: AM_OK with *out filled, or
+     * AM_NOTFOUND.
+     *   AM__EVENT_BY_ID: the event of id key, the whole row.
+     *   AM__EVENT_BY_TEXT: the newest event (occurred_at, rid) whose
+     *     content holds the text key; out has its id only.
+     *   AM__EVENT_BY_CLIENT: the event the caller named key when adding
+     *     it (event_row.client_id); out has its id, its task_id ("" for
+     *     none) and the fingerprint stored with it (client_hash). */
+#define AM__EVENT_BY_ID 0
+#define AM__EVENT_BY_TEXT 1
+#define AM__EVENT_BY_CLIENT 2
+    int (*event_get)(am__store *s, const char *uid, int by, const char *key, am__arena *ar,
+                     am__event_row *out);
     /* Lexical search (index/lexical.c ranks what these hand over; its
      * reads grouped by begin(AM__TX_SEARCH)). */
     /* The user's number of events (0: none, or not counted). */
@@ -410,13 +421,6 @@ typedef struct am__store_vt {
                          am__event_row **rows, size_t *n);
     int (*entities_list)(am__store *s, const char *uid, int64_t event_rid,
                          am__arena *ar, am__entity_row **rows, size_t *n);
-    int (*event_find)(am__store *s, const char *uid, const char *needle,
-                      char out[32]);
-    /* The user's event that the caller named client_id when adding it:
-     * its id (32 bytes), its task ("" for none; AM_ID_MAX+1 bytes) and the
-     * fingerprint stored with it.  AM_OK or AM_NOTFOUND. */
-    int (*event_by_client)(am__store *s, const char *uid, const char *client_id,
-                           char id[32], char *task, int64_t *hash);
     /* The user's events whose PII vault may hold the value of that type
      * ("phone", "email", ...) whose canonical form (am__pii_canonical) is
      * canon, said before `to` (AM_TIME_NONE: any), newest first, at most

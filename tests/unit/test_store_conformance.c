@@ -711,7 +711,7 @@ static void grace_reads(run *u, am__buf *b)
      * one a new row id when its old one was taken since) */
     for (size_t i = 0; i < u->n_ev; i++) {
         am__event_row got;
-        int rc = s->vt->event_get(s, u->evs[i].user, u->evs[i].id, &ar, &got);
+        int rc = s->vt->event_get(s, u->evs[i].user, AM__EVENT_BY_ID, u->evs[i].id, &ar, &got);
         CHECK(rc == AM_OK || rc == AM_NOTFOUND);
         if (rc == AM_OK) u->evs[i].rid = got.rid;
     }
@@ -753,7 +753,7 @@ static void cold_read(run *u, const char *id, am__buf *b)
     am__arena_init(&ar, &alloc);
     am__event_row e;
     size_t filled = 0;
-    OK(s->vt->event_get(s, users[0], id, &ar, &e));
+    OK(s->vt->event_get(s, users[0], AM__EVENT_BY_ID, id, &ar, &e));
     am__buf_printf(b, "cold %s row %s", id, e.content);
     OK(s->vt->cold_fill(s, users[0], &e, 1, &ar, &filled));
     am__buf_printf(b, " filled %zu whole %s\n", filled, e.content);
@@ -1184,8 +1184,8 @@ static void pg_faults(const char *url)
     am__arena ar;
     am__arena_init(&ar, &alloc);
     am__event_row got;
-    CHECK_EQ_INT(s->vt->event_get(s, "carol", "E-lost", &ar, &got), AM_NOTFOUND);
-    CHECK_EQ_INT(s->vt->event_get(s, "carol", "E-kept", &ar, &got), AM_OK);
+    CHECK_EQ_INT(s->vt->event_get(s, "carol", AM__EVENT_BY_ID, "E-lost", &ar, &got), AM_NOTFOUND);
+    CHECK_EQ_INT(s->vt->event_get(s, "carol", AM__EVENT_BY_ID, "E-kept", &ar, &got), AM_OK);
     am__arena_free(&ar);
     s->vt->close(s);
 }
@@ -1251,9 +1251,9 @@ static void pg_user_locks(const char *url)
     a->vt->outbox_committed(a, &lo, &hi);
     CHECK(n == 2 && lo == rows[1].seq && hi == rows[1].seq);
     am__event_row got;
-    CHECK_EQ_INT(a->vt->event_get(a, "李雷", "E-lilei", &ar, &got), AM_OK);
-    CHECK_EQ_INT(a->vt->event_get(a, "李雷", "E-lilei-2", &ar, &got), AM_NOTFOUND);
-    CHECK_EQ_INT(a->vt->event_get(a, "Han Meimei", "E-han", &ar, &got), AM_OK);
+    CHECK_EQ_INT(a->vt->event_get(a, "李雷", AM__EVENT_BY_ID, "E-lilei", &ar, &got), AM_OK);
+    CHECK_EQ_INT(a->vt->event_get(a, "李雷", AM__EVENT_BY_ID, "E-lilei-2", &ar, &got), AM_NOTFOUND);
+    CHECK_EQ_INT(a->vt->event_get(a, "Han Meimei", AM__EVENT_BY_ID, "E-han", &ar, &got), AM_OK);
     am__arena_free(&ar);
 out:
     if (a) a->vt->close(a);
@@ -1293,7 +1293,7 @@ static void *dl_run(void *p)
         am__arena ar;
         am__arena_init(&ar, &alloc);
         am__event_row got;
-        if (!rc) rc = s->vt->event_get(s, u, id, &ar, &got); /* what is queued runs now */
+        if (!rc) rc = s->vt->event_get(s, u, AM__EVENT_BY_ID, id, &ar, &got); /* what is queued runs now */
         am__arena_free(&ar);
         if (step == 0) pthread_barrier_wait(d->bar);
     }

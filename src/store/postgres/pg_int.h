@@ -284,7 +284,7 @@ int am__pg_entity_put(am__store *b, const char *uid, int64_t rid, const am__enti
 int am__pg_entity_counts(am__store *b, const char *uid, const char *type, int limit,
                          am__arena *ar, const char ***norms, long **counts, size_t *n);
 int am__pg_pii_put(am__store *b, const char *uid, int64_t rid, const am__pii_row *p);
-int am__pg_event_get(am__store *b, const char *uid, const char *id, am__arena *ar,
+int am__pg_event_get(am__store *b, const char *uid, int by, const char *key, am__arena *ar,
                      am__event_row *out);
 int am__pg_user_rows(am__store *b, const char *uid, int64_t *n);
 int am__pg_term_docs(am__store *b, const char *uid, const char *const *terms, size_t n_terms,
@@ -304,9 +304,6 @@ int am__pg_events_before(am__store *b, const char *uid, const char *session, am_
                          am__event_row **rows, size_t *n);
 int am__pg_entities_list(am__store *b, const char *uid, int64_t rid, am__arena *ar,
                          am__entity_row **rows, size_t *n);
-int am__pg_event_find(am__store *b, const char *uid, const char *needle, char out[32]);
-int am__pg_event_by_client(am__store *b, const char *uid, const char *client_id, char id[32],
-                           char *task, int64_t *hash);
 int am__pg_pii_events(am__store *b, const char *uid, const char *type, const char *canon,
                       am_time to, int limit, am__arena *ar, int64_t **rids,
                       const char ***originals, size_t *n);

@@ -616,8 +616,8 @@ int am__sqlite_entity_put(am__store *b, const char *uid, int64_t rid,
                           const am__entity_row *en);
 int am__sqlite_pii_put(am__store *b, const char *uid, int64_t rid,
                        const am__pii_row *p);
-int am__sqlite_event_get(am__store *b, const char *uid, const char *id,
-                         am__arena *ar, am__event_row *out);
+int am__sqlite_event_get(am__store *b, const char *uid, int by, const char *key, am__arena *ar,
+                         am__event_row *out);
 int am__sqlite_events_recent(am__store *b, const char *uid, const char *session,
                              const char *task, am_time before, int limit,
                              am__arena *ar, am__event_row **rows, size_t *n);
@@ -628,10 +628,6 @@ int am__sqlite_events_dated(am__store *b, const char *uid, const int64_t *rids, 
                             unsigned char *dated);
 int am__sqlite_entities_list(am__store *b, const char *uid, int64_t rid,
                              am__arena *ar, am__entity_row **rows, size_t *n);
-int am__sqlite_event_find(am__store *b, const char *uid, const char *needle,
-                          char out[32]);
-int am__sqlite_event_by_client(am__store *b, const char *uid, const char *client_id,
-                               char id[32], char *task, int64_t *hash);
 int am__sqlite_entity_counts(am__store *b, const char *uid, const char *type, int limit,
                              am__arena *ar, const char ***norms, long **counts, size_t *n);
 
