@@ -8,7 +8,7 @@
  * An export's rows are put back as they were, through the store's own
  * operations (event_put with the export's ids, zones and times, its
  * entities, item_insert with every version's ids, times and provenance,
- * item_heat_set, task_put and task_change_add, workspace_set, link_put,
+ * item_heat, task_put and task_change_add, workspace_set, link_put,
  * audit), so the store exports the same document again.  What the export
  * does not carry is made as a write makes it: an event's language, token
  * set and index document, the times of its date entities (extracted again
@@ -178,7 +178,7 @@ static int put_items(writer *w, const am__imp_doc *doc)
         for (size_t k = 0; k < i && first; k++)
             first = strcmp(doc->items[k].row.lineage_id, it.lineage_id) != 0;
         if (first && (it.hits || it.last_access != AM_TIME_NONE) &&
-            (rc = s->vt->item_heat_set(s, w->uid, it.lineage_id, it.hits, it.last_access)))
+            (rc = s->vt->item_heat(s, w->uid, it.lineage_id, 0, it.hits, it.last_access)))
             return rc;
         w->info->memories++;
         tick(w);

@@ -12,7 +12,7 @@
  * without waiting when the handle closes.  Kept touches are removed only
  * once a transaction that wrote them committed, so a rolled-back add
  * writes them again next time.  A touch carries its own time and never
- * moves an item's last access back (the store's item_touch), so a late
+ * moves an item's last access back (the store's item_heat), so a late
  * touch ranks as an early one would have.  Heat is advisory: a touch
  * dropped (the list full, the handle closed while the lock was taken)
  * makes an item's score a little lower, never a recall wrong.  Forgetting

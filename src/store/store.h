@@ -176,7 +176,7 @@ typedef struct am__token_row {
     am_time created_at, revoked_at; /* revoked_at AM_TIME_NONE: live */
 } am__token_row;
 
-/* The vectors an embedder should have (vec_missing_*): one per event of
+/* The vectors an embedder should have (vec_missing): one per event of
  * id embedder_id and dimension dim, for every event when all_langs, else
  * for events of lang "en" only (the write path's rule: USE-lite does not
  * represent Chinese, so Chinese events never get its vector). */
@@ -341,21 +341,19 @@ typedef struct am__store_vt {
     /* Re-embedding (api/reembed.c): the events that `want` describes
      * (am__vec_want) and that have no vector vec_scan would use for it --
      * none, or one of another embedder id or dimension.
-     * These two are the maintenance exception to per-user scoping: uid
-     * NULL means every user; each row then names its user, and the caller
+     * This is the maintenance exception to per-user scoping: uid NULL
+     * means every user; each row then names its user, and the caller
      * writes its vector under that user (vec_put).
-     * vec_missing_count: how many, and the largest rid among them (0 when
-     * none): a caller walking the list stops there, so events added while
-     * it runs are not counted twice.
-     * vec_missing_list: up to limit of them with after_rid < rid <= upto_rid,
-     * by rid; rows hold rid, id, user_id, lang and content only. */
-    int (*vec_missing_count)(am__store *s, const char *uid,
-                             const am__vec_want *want, size_t *n,
-                             int64_t *max_rid);
-    int (*vec_missing_list)(am__store *s, const char *uid,
-                            const am__vec_want *want, int64_t after_rid,
-                            int64_t upto_rid, int limit, am__arena *ar,
-                            am__event_row **rows, size_t *n);
+     * rows NULL: *n how many, and *max_rid the largest rid among them (0
+     * when none): a caller walking the list stops there, so events added
+     * while it runs are not counted twice (after_rid, upto_rid, limit, ar
+     * unused).
+     * Else: up to limit of them with after_rid < rid <= upto_rid, by rid;
+     * rows hold rid, id, user_id, lang and content only (max_rid unused,
+     * may be NULL). */
+    int (*vec_missing)(am__store *s, const char *uid, const am__vec_want *want,
+                       int64_t after_rid, int64_t upto_rid, int limit, am__arena *ar,
+                       am__event_row **rows, size_t *n, int64_t *max_rid);
     int (*entity_put)(am__store *s, const char *uid, int64_t event_rid,
                       const am__entity_row *en);
     /* The user's distinct entity norms of one type with how many rows hold
@@ -445,11 +443,10 @@ typedef struct am__store_vt {
                            const am__task_change_row *c);
     int (*task_history)(am__store *s, const char *uid, const char *task_id,
                         am__arena *ar, am__task_change_row **rows, size_t *n);
-    int (*tasks_list)(am__store *s, const char *uid, am__arena *ar,
-                      am__task_row **rows, size_t *n); /* newest first */
-    /* The user's open tasks (status active, paused or postponed), the
-     * most recently updated first, at most limit. */
-    int (*tasks_open)(am__store *s, const char *uid, int limit, am__arena *ar,
+    /* The user's tasks, the most recently updated first (ties by id), at
+     * most limit (<= 0: all); open_only: only the open ones (status
+     * active, paused or postponed). */
+    int (*tasks_list)(am__store *s, const char *uid, int open_only, int limit, am__arena *ar,
                       am__task_row **rows, size_t *n);
 
     /* semantic layer: versions are inserted and closed; their content,
@@ -462,8 +459,11 @@ typedef struct am__store_vt {
     /* provenance of one version: its source event ids, oldest first */
     int (*item_sources)(am__store *s, const char *uid, int64_t item_rid, am__arena *ar,
                         const char ***ids, size_t *n);
-    int (*item_touch)(am__store *s, const char *uid, const char *lineage_id,
-                      am_time at); /* hits + 1, last_access = at */
+    /* The heat of lineage_id (a row item_insert made): add (a recall's
+     * touch): hits + hits, last_access the later of it and at; else (an
+     * import) set to hits and at (AM_TIME_NONE: never accessed). */
+    int (*item_heat)(am__store *s, const char *uid, const char *lineage_id, int add, long hits,
+                     am_time at);
     /* One more source of a version whose content, status and validity do
      * not change (a repetition): its provenance is updated in place --
      * event_id joins its list (the oldest of the latest ones leaves when
@@ -643,13 +643,9 @@ typedef struct am__store_vt {
     /* Import rows (api/import.c: an export loaded back), in the caller's
      * write transaction; the other rows of an export go through the
      * operations above (event_put with the export's ids and times,
-     * item_insert, task_put, ...).  item_heat_set: the heat of lineage_id
-     * (a row item_insert made) set to hits and last_access (AM_TIME_NONE:
-     * never).  workspace_set: one agent's workspace entry written as
-     * given, its version and updated_at included (workspace_put counts
-     * them instead). */
-    int (*item_heat_set)(am__store *s, const char *uid, const char *lineage_id, long hits,
-                         am_time last_access);
+     * item_insert, item_heat, task_put, ...).  workspace_set: one agent's
+     * workspace entry written as given, its version and updated_at
+     * included (workspace_put counts them instead). */
     int (*workspace_set)(am__store *s, const char *uid, const char *task_id,
                          const am__workspace_row *w);
 
@@ -701,7 +697,7 @@ typedef struct am__store_vt {
     /* The maintenance pass (lifecycle/maintain.c) and the reports across
      * users (lifecycle/report.c).  users_after: the
      * users whose id sorts after `after` ("": from the first), by id, at
-     * most limit, users being forgotten left out -- like vec_missing_*, an
+     * most limit, users being forgotten left out -- like vec_missing, an
      * exception to per-user scoping that names users only.  meta_get /
      * meta_put: a small value of the store's own (the pass's cursor) under
      * key; meta_get AM_NOTFOUND when none, meta_put value NULL deletes it;

@@ -169,10 +169,10 @@ static void test_memo(void)
     am__item_row h1 = item("gym", "I went to the gym on Tuesdays", T0 + 4);
     h1.valid_to = T0 + 500;
     insert(b, u, &h1, 1);
-    CHECK_EQ_INT(b->vt->item_touch(b, u, x2.lineage_id, T0 + 6), AM_OK);
-    CHECK_EQ_INT(b->vt->item_touch(b, u, x2.lineage_id, T0 + 7), AM_OK);
+    CHECK_EQ_INT(b->vt->item_heat(b, u, x2.lineage_id, 1, 1, T0 + 6), AM_OK);
+    CHECK_EQ_INT(b->vt->item_heat(b, u, x2.lineage_id, 1, 1, T0 + 7), AM_OK);
     same(a, c, u, "after a value closed later and a recall's heat");
-    CHECK_EQ_INT(a->vt->item_touch(a, u, x1.lineage_id, T0 + 8), AM_OK);
+    CHECK_EQ_INT(a->vt->item_heat(a, u, x1.lineage_id, 1, 1, T0 + 8), AM_OK);
     same(a, c, u, "after our own heat");
 
     /* held: a row changed behind the triggers (the seq put back) is not seen... */

@@ -204,7 +204,7 @@ static void apply_ops(run *u)
             row.n_sources = src ? 1 : 0;
             OK(s->vt->item_insert(s, user, &row));
             if (src && rnd(&r, 2)) OK(s->vt->item_reinforce(s, user, row.rid, src->id, now));
-            OK(s->vt->item_touch(s, user, x->lineage, now));
+            OK(s->vt->item_heat(s, user, x->lineage, 1, 1, now));
         } else if (op < 85) {
             char tid[16];
             snprintf(tid, sizeof tid, "T%u", rnd(&r, 3));
@@ -415,11 +415,11 @@ static void read_back(run *u, const char *const *terms, size_t n_terms, am__buf 
             for (size_t i = 0; i < n; i++) am__buf_adds(b, lines[i]);
         }
         am__task_row *tasks;
-        OK(s->vt->tasks_list(s, user, &ar, &tasks, &n));
+        OK(s->vt->tasks_list(s, user, 0, 0, &ar, &tasks, &n));
         for (size_t i = 0; i < n; i++)
             am__buf_printf(b, " task %s %s %s %lld\n", tasks[i].task_id, tasks[i].name,
                            tasks[i].stage ? tasks[i].stage : "-", (long long)tasks[i].updated_at);
-        OK(s->vt->tasks_open(s, user, 2, &ar, &tasks, &n));
+        OK(s->vt->tasks_list(s, user, 1, 2, &ar, &tasks, &n));
         for (size_t i = 0; i < n; i++)
             am__buf_printf(b, " open %s %s\n", tasks[i].task_id, tasks[i].status);
         am__task_change_row *ch;
@@ -793,7 +793,7 @@ static void grace_cycle(run *u, const char *url, int pg, const char *const *term
     it.sources = src;
     it.n_sources = 1;
     OK(s->vt->item_insert(s, users[0], &it));
-    OK(s->vt->item_touch(s, users[0], "VG1", TG));
+    OK(s->vt->item_heat(s, users[0], "VG1", 1, 1, TG));
     am__task_row t;
     memset(&t, 0, sizeof t);
     t.task_id = "TG";

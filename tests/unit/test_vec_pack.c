@@ -364,9 +364,9 @@ static void test_reembed_after_packing(void)
     am__vec_want want_b = {"B", DIM, 1}, want_a = {"A", DIM, 1};
     size_t n;
     int64_t max_rid;
-    CHECK_EQ_INT(s->vt->vec_missing_count(s, "u", &want_b, &n, &max_rid), AM_OK);
+    CHECK_EQ_INT(s->vt->vec_missing(s, "u", &want_b, 0, 0, 0, NULL, NULL, &n, &max_rid), AM_OK);
     CHECK_EQ_INT(n, N_EV);
-    CHECK_EQ_INT(s->vt->vec_missing_count(s, "u", &want_a, &n, &max_rid), AM_OK);
+    CHECK_EQ_INT(s->vt->vec_missing(s, "u", &want_a, 0, 0, 0, NULL, NULL, &n, &max_rid), AM_OK);
     CHECK_EQ_INT(n, 0);
     float qv[DIM];
     vec_of(3000, 1, qv);
@@ -379,15 +379,15 @@ static void test_reembed_after_packing(void)
         CHECK_EQ_INT(s->vt->vec_put(s, "u", rids[k], "B", v, DIM), AM_OK);
         if (k % 50 == 49) CHECK_EQ_INT(am__store_commit(s), AM_OK);
     }
-    CHECK_EQ_INT(s->vt->vec_missing_count(s, "u", &want_b, &n, &max_rid), AM_OK);
+    CHECK_EQ_INT(s->vt->vec_missing(s, "u", &want_b, 0, 0, 0, NULL, NULL, &n, &max_rid), AM_OK);
     CHECK_EQ_INT(n, N_EV - 200);
     CHECK_EQ_INT(max_rid, rids[N_EV - 1]);
-    CHECK_EQ_INT(s->vt->vec_missing_count(s, "u", &want_a, &n, &max_rid), AM_OK);
+    CHECK_EQ_INT(s->vt->vec_missing(s, "u", &want_a, 0, 0, 0, NULL, NULL, &n, &max_rid), AM_OK);
     CHECK_EQ_INT(n, 200);
     am__arena ar;
     am__arena_init(&ar, &alloc);
     am__event_row *rows;
-    CHECK_EQ_INT(s->vt->vec_missing_list(s, "u", &want_b, 0, INT64_MAX, 1000, &ar, &rows, &n),
+    CHECK_EQ_INT(s->vt->vec_missing(s, "u", &want_b, 0, INT64_MAX, 1000, &ar, &rows, &n, NULL),
                  AM_OK);
     CHECK_EQ_INT(n, N_EV - 200);
     if (n) CHECK_EQ_INT(rows[0].rid, rids[200]);

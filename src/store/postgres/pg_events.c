@@ -968,8 +968,8 @@ static void want_args(pg_args *a, const char *uid, const am__vec_want *w)
     am__pg_arg_text(a, w->all_langs ? "true" : "false");
 }
 
-int am__pg_vec_missing_count(am__store *b, const char *uid, const am__vec_want *want, size_t *n,
-                             int64_t *max_rid)
+static int missing_count(am__store *b, const char *uid, const am__vec_want *want, size_t *n,
+                         int64_t *max_rid)
 {
     pg_store *s = PG(b);
     if (am__pg_lock_user(s, uid)) return s->rc;
@@ -986,9 +986,9 @@ int am__pg_vec_missing_count(am__store *b, const char *uid, const am__vec_want *
     return AM_OK;
 }
 
-int am__pg_vec_missing_list(am__store *b, const char *uid, const am__vec_want *want,
-                            int64_t after_rid, int64_t upto_rid, int limit, am__arena *ar,
-                            am__event_row **rows, size_t *n)
+static int missing_list(am__store *b, const char *uid, const am__vec_want *want,
+                        int64_t after_rid, int64_t upto_rid, int limit, am__arena *ar,
+                        am__event_row **rows, size_t *n)
 {
     pg_store *s = PG(b);
     if (am__pg_lock_user(s, uid)) return s->rc;
@@ -1014,4 +1014,12 @@ int am__pg_vec_missing_list(am__store *b, const char *uid, const am__vec_want *w
         e->content = am__pg_str(ar, r, i, 4);
     }
     return am__pg_rows_done(ar, r, n);
+}
+
+int am__pg_vec_missing(am__store *b, const char *uid, const am__vec_want *want, int64_t after_rid,
+                       int64_t upto_rid, int limit, am__arena *ar, am__event_row **rows, size_t *n,
+                       int64_t *max_rid)
+{
+    if (!rows) return missing_count(b, uid, want, n, max_rid);
+    return missing_list(b, uid, want, after_rid, upto_rid, limit, ar, rows, n);
 }

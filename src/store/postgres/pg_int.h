@@ -214,17 +214,16 @@ int am__pg_task_put(am__store *b, const char *uid, const am__task_row *t);
 int am__pg_task_change_add(am__store *b, const char *uid, const am__task_change_row *c);
 int am__pg_task_history(am__store *b, const char *uid, const char *task_id, am__arena *ar,
                         am__task_change_row **rows, size_t *n);
-int am__pg_tasks_list(am__store *b, const char *uid, am__arena *ar, am__task_row **rows,
-                      size_t *n);
-int am__pg_tasks_open(am__store *b, const char *uid, int limit, am__arena *ar,
-                      am__task_row **rows, size_t *n);
+int am__pg_tasks_list(am__store *b, const char *uid, int open_only, int limit,
+                      am__arena *ar, am__task_row **rows, size_t *n);
 int am__pg_item_insert(am__store *b, const char *uid, am__item_row *it);
 int am__pg_item_close(am__store *b, const char *uid, const char *vid, am_time at);
 int am__pg_items_list(am__store *b, const char *uid, int which, am_time at, am__arena *ar,
                       am__item_row **rows, size_t *n);
 int am__pg_item_sources(am__store *b, const char *uid, int64_t item_rid, am__arena *ar,
                         const char ***ids, size_t *n);
-int am__pg_item_touch(am__store *b, const char *uid, const char *lineage, am_time at);
+int am__pg_item_heat(am__store *b, const char *uid, const char *lineage, int add, long hits,
+                     am_time at);
 int am__pg_item_reinforce(am__store *b, const char *uid, int64_t item_rid, const char *event_id,
                           am_time at);
 int am__pg_audit(am__store *b, const char *uid, am_time at, const char *op,
@@ -258,8 +257,6 @@ int am__pg_cold_restore(am__store *b, const char *uid, const char *event_id, am_
                         am_time to, long *restored);
 int am__pg_workspace_set(am__store *b, const char *uid, const char *task_id,
                          const am__workspace_row *w);
-int am__pg_item_heat_set(am__store *b, const char *uid, const char *lineage, long hits,
-                         am_time last_access);
 int am__pg_workspace_put(am__store *b, const char *uid, const char *task_id,
                          const am__workspace_row *w, am_time at, long *version);
 int am__pg_token_put(am__store *b, const am__token_row *t);
@@ -316,12 +313,9 @@ int am__pg_vec_put(am__store *b, const char *uid, int64_t rid, const char *embed
 int am__pg_vec_scan(am__store *b, const char *uid, const char *embedder, const float *q, int dim,
                     am_time to, int limit, int exact_max, am__arena *ar, am__event_row **rows,
                     size_t *n);
-int am__pg_vec_missing_count(am__store *b, const char *uid, const am__vec_want *want, size_t *n,
-                             int64_t *max_rid);
-int am__pg_vec_missing_list(am__store *b, const char *uid, const am__vec_want *want,
-                            int64_t after_rid, int64_t upto_rid, int limit, am__arena *ar,
-                            am__event_row **rows, size_t *n);
-
+int am__pg_vec_missing(am__store *b, const char *uid, const am__vec_want *want, int64_t after_rid,
+                       int64_t upto_rid, int limit, am__arena *ar, am__event_row **rows, size_t *n,
+                       int64_t *max_rid);
 /* the PII vault (pg_vault.c): the keys at open (vault_key NULL: none;
  * meta('pii_key') read), wiped at close; the upkeep at optimize */
 int am__pg_vault_keys(pg_store *s, const unsigned char *vault_key);

@@ -646,12 +646,9 @@ int am__sqlite_vec_put(am__store *b, const char *uid, int64_t rid, const char *e
 int am__sqlite_vec_scan(am__store *b, const char *uid, const char *embedder, const float *qv,
                         int dim, am_time to, int limit, int exact_max, am__arena *ar,
                         am__event_row **rows, size_t *n);
-int am__sqlite_vec_missing_count(am__store *b, const char *uid, const am__vec_want *want,
-                                 size_t *n, int64_t *max_rid);
-int am__sqlite_vec_missing_list(am__store *b, const char *uid, const am__vec_want *want,
-                                int64_t after_rid, int64_t upto_rid, int limit, am__arena *ar,
-                                am__event_row **rows, size_t *n);
-
+int am__sqlite_vec_missing(am__store *b, const char *uid, const am__vec_want *want, int64_t after_rid,
+                           int64_t upto_rid, int limit, am__arena *ar, am__event_row **rows, size_t *n,
+                           int64_t *max_rid);
 /* search.c: am__sqlite_rows_read reads the rows of rids[0..k) (rows_get,
  * and the vector scan's hits): from the row cache when it holds them (a
  * row held of another user is not one of this user's), the others by one
@@ -771,11 +768,8 @@ int am__sqlite_task_change_add(am__store *b, const char *uid,
                                const am__task_change_row *c);
 int am__sqlite_task_history(am__store *b, const char *uid, const char *task_id,
                             am__arena *ar, am__task_change_row **rows, size_t *n);
-int am__sqlite_tasks_list(am__store *b, const char *uid, am__arena *ar,
-                          am__task_row **rows, size_t *n);
-int am__sqlite_tasks_open(am__store *b, const char *uid, int limit, am__arena *ar,
-                          am__task_row **rows, size_t *n);
-
+int am__sqlite_tasks_list(am__store *b, const char *uid, int open_only, int limit,
+                          am__arena *ar, am__task_row **rows, size_t *n);
 /* items.c: am__sqlite_item_tokens_set also renews the token sets when the
  * analyzer changes (schema.c). */
 int am__sqlite_item_insert(am__store *b, const char *uid, am__item_row *it);
@@ -793,8 +787,6 @@ int am__sqlite_workspace_list(am__store *b, const char *uid, const char *task_id
                               am__workspace_row **rows, size_t *n);
 int am__sqlite_workspace_set(am__store *b, const char *uid, const char *task_id,
                              const am__workspace_row *w);
-int am__sqlite_item_heat_set(am__store *b, const char *uid, const char *lineage, long hits,
-                             am_time last_access);
 int am__sqlite_workspace_put(am__store *b, const char *uid, const char *task_id,
                              const am__workspace_row *w, am_time at, long *version);
 /* working.c: a session's working memory without a cache */
@@ -824,8 +816,8 @@ int am__sqlite_item_sources(am__store *b, const char *uid, int64_t item_rid, am_
                             const char ***ids, size_t *n);
 int am__sqlite_items_list(am__store *b, const char *uid, int which, am_time at,
                           am__arena *ar, am__item_row **rows, size_t *n);
-int am__sqlite_item_touch(am__store *b, const char *uid, const char *lineage,
-                          am_time at);
+int am__sqlite_item_heat(am__store *b, const char *uid, const char *lineage, int add, long hits,
+                         am_time at);
 int am__sqlite_item_tokens_set(sq_store *s, const char *select, item_tokens_fn fn, void *ctx,
                                size_t *n);
 int am__sqlite_item_tokens_fill(am__store *b, item_tokens_fn fn, void *ctx, size_t *n);
