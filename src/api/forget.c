@@ -107,7 +107,7 @@ static int task_replay(am_db *db, const char *uid, const char *task_id, am__aren
     if (rc) return rc == AM_NOTFOUND ? AM_OK : rc;
     am__event_row *rows;
     size_t n;
-    if ((rc = s->vt->events_recent(s, uid, NULL, task_id, AM_TIME_NONE, 1 << 30, ar, &rows, &n)))
+    if ((rc = am__store_events_recent(s, uid, NULL, task_id, AM_TIME_NONE, 1 << 30, ar, &rows, &n)))
         return rc;
     qsort(rows, n, sizeof *rows, by_rid); /* the order they were written in */
     am__task_row *t = am__arena_alloc(ar, sizeof *t);

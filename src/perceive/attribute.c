@@ -146,7 +146,7 @@ static int shares_task(am__perceive *x, const char *task, const char *text, size
     if (*shares) return AM_OK;
     am__event_row *rows;
     size_t nr;
-    if ((rc = s->vt->events_recent(s, x->w.uid, NULL, task, AM_TIME_NONE, JUMP_CONTEXT, x->w.ar,
+    if ((rc = am__store_events_recent(s, x->w.uid, NULL, task, AM_TIME_NONE, JUMP_CONTEXT, x->w.ar,
                                    &rows, &nr)))
         return rc;
     for (size_t i = 0; i < nr && !*shares; i++)
@@ -231,7 +231,7 @@ int am__perceive_names_task(am__perceive *x, const am__task_row *t, const char *
         return rc;
     am__event_row *rows;
     size_t nr;
-    if ((rc = s->vt->events_recent(s, x->w.uid, NULL, t->task_id,
+    if ((rc = am__store_events_recent(s, x->w.uid, NULL, t->task_id,
                                    first ? t->created_at + 1 : x->ev->occurred_at - 1,
                                    first ? 2 : JUMP_CONTEXT, x->w.ar, &rows, &nr)))
         return rc;
@@ -281,7 +281,7 @@ static int match_open_task(am__perceive *x, const char *norm, size_t n, const am
             break;
         am__event_row *rows;
         size_t nr;
-        if ((rc = s->vt->events_recent(s, x->w.uid, NULL, tasks[i].task_id, AM_TIME_NONE,
+        if ((rc = am__store_events_recent(s, x->w.uid, NULL, tasks[i].task_id, AM_TIME_NONE,
                                        MATCH_EVENTS, ar, &rows, &nr)))
             break;
         for (size_t j = 0; j < nr && !rc; j++) {
@@ -331,7 +331,7 @@ int am__perceive_attribute(am__perceive *x, const am_event *in, const char *norm
     if (in->session_id) {
         am__event_row *rows;
         size_t n;
-        rc = s->vt->events_recent(s, x->w.uid, in->session_id, NULL, AM_TIME_NONE, 20,
+        rc = am__store_events_recent(s, x->w.uid, in->session_id, NULL, AM_TIME_NONE, 20,
                                   x->w.ar, &rows, &n);
         if (rc) return rc;
         for (size_t i = 0; i < n && !current && !left; i++) {

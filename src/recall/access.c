@@ -224,7 +224,8 @@ int am__access_load(am__access *a, am__store *s, const char *uid, am__arena *ar)
     am__event_row *rows;
     size_t n, n_kind = 0;
     const char **kind_ids = NULL;
-    int rc = s->vt->events_access(s, uid, ar, &rows, &n);
+    am__event_scan q = {.kind = AM__SCAN_ACCESS};
+    int rc = s->vt->events_scan(s, uid, &q, ar, &rows, &n);
     if (rc) return rc;
     if (kind_rule_applies(a) && (rc = kind_hidden(a, s, uid, ar, &kind_ids, &n_kind))) return rc;
     a->hidden = am__arena_alloc(ar, (n + n_kind + 1) * sizeof *a->hidden);
@@ -279,7 +280,7 @@ int am__access_task_events(const am__access *a, am__store *s, const char *uid,
     /* among its n_hidden + 1 latest events one is not hidden, or it has no
      * more than those */
     size_t limit = a->n_hidden + 1 > 1000000 ? 1000000 : a->n_hidden + 1;
-    int rc = s->vt->events_recent(s, uid, NULL, task_id, AM_TIME_NONE, (int)limit, ar, &rows, &n);
+    int rc = am__store_events_recent(s, uid, NULL, task_id, AM_TIME_NONE, (int)limit, ar, &rows, &n);
     if (rc) return rc;
     for (size_t i = 0; i < n; i++)
         if (!am__access_hides_rid(a, rows[i].rid)) return AM_OK;
@@ -407,11 +408,10 @@ static int as_rows_get(am__store *b, const char *uid, const int64_t *rids, size_
     return rc;
 }
 
-static int as_events_recent(am__store *b, const char *uid, const char *session, const char *task,
-                            am_time before, int limit, am__arena *ar, am__event_row **rows,
-                            size_t *n)
+static int as_events_scan(am__store *b, const char *uid, const am__event_scan *q, am__arena *ar,
+                          am__event_row **rows, size_t *n)
 {
-    int rc = INNER(b)->vt->events_recent(INNER(b), uid, session, task, before, limit, ar, rows, n);
+    int rc = INNER(b)->vt->events_scan(INNER(b), uid, q, ar, rows, n);
     if (!rc) rows_keep(AS(b)->acc, *rows, n);
     return rc;
 }
@@ -511,7 +511,7 @@ static const am__store_vt access_vt = {
     .term_docs = as_term_docs,
     .postings = as_postings,
     .rows_get = as_rows_get,
-    .events_recent = as_events_recent,
+    .events_scan = as_events_scan,
     .vec_scan = as_vec_scan,
     .pii_events = as_pii_events,
     .events_dated = as_events_dated,

@@ -176,6 +176,42 @@ typedef struct am__token_row {
     am_time created_at, revoked_at; /* revoked_at AM_TIME_NONE: live */
 } am__token_row;
 
+/* Which of the user's events a scan (events_scan) returns, in which
+ * order; fields a kind does not name are unused.
+ *   AM__SCAN_RECENT: the most recent, newest first (occurred_at, rid
+ *     descending), said at or before `at` (AM_TIME_NONE: any), of
+ *     session and task (NULL: any).
+ *   AM__SCAN_PAGE: the next ones, oldest first (occurred_at, rid), after
+ *     the one at (at, rid) (at AM_TIME_NONE: from the first), for a
+ *     reader that streams a whole history in bounded memory (export).
+ *   AM__SCAN_BEFORE: the next ones, newest first, before the one at (at,
+ *     rid) (at AM_TIME_NONE: from the newest), of session (NULL: any),
+ *     said at or after `from` (AM_TIME_NONE: any): a reader that pages a
+ *     history back from now (am_events_list).
+ *   AM__SCAN_ACCESS: those an access rule may hide (recall/access.c):
+ *     of source agent or tool, or with a domain; by rid, all of them
+ *     (limit unused); rows hold rid, id, agent_id, source and domain only.
+ *   AM__SCAN_COLD: the candidates for archiving (lifecycle/cold.c,
+ *     store/cold.h): events said before `at` and never archived, of
+ *     AM__COLD_MIN_BYTES or more, oldest first, said at or after `from`
+ *     (AM_TIME_NONE: any); uid NULL: every user's, by rid from `rid`
+ *     (rid >= it), each row naming its user.  Rows hold rid, id,
+ *     user_id, content and occurred_at.
+ * PAGE and BEFORE read no token sets. */
+#define AM__SCAN_RECENT 0
+#define AM__SCAN_PAGE 1
+#define AM__SCAN_BEFORE 2
+#define AM__SCAN_ACCESS 3
+#define AM__SCAN_COLD 4
+typedef struct am__event_scan {
+    int kind; /* AM__SCAN_* */
+    const char *session, *task;
+    am_time at;   /* the bound's time */
+    int64_t rid;  /* the bound's row (PAGE, BEFORE), or COLD's first */
+    am_time from; /* said at or after it */
+    int limit;
+} am__event_scan;
+
 /* The vectors an embedder should have (vec_missing): one per event of
  * id embedder_id and dimension dim, for every event when all_langs, else
  * for events of lang "en" only (the write path's rule: USE-lite does not
@@ -399,24 +435,10 @@ typedef struct am__store_vt {
      * that is there and the user's, found[i] = 0 for the others. */
     int (*rows_get)(am__store *s, const char *uid, const int64_t *rids, size_t n, am__arena *ar,
                     am__event_row *rows, unsigned char *found);
-    /* Most recent events of the user (session and task may be NULL),
-     * newest first. */
-    int (*events_recent)(am__store *s, const char *uid, const char *session,
-                         const char *task, am_time before, int limit,
-                         am__arena *ar, am__event_row **rows, size_t *n);
-    /* The next at most limit events, oldest first (occurred_at, rid), after
-     * the one at (after_at, after_rid) (AM_TIME_NONE: from the first), for
-     * a reader that streams a whole history in bounded memory (export). */
-    int (*events_page)(am__store *s, const char *uid, am_time after_at, int64_t after_rid,
-                       int limit, am__arena *ar, am__event_row **rows, size_t *n);
-    /* The next at most limit events, newest first (occurred_at, rid
-     * descending), before the one at (before_at, before_rid) (before_at
-     * AM_TIME_NONE: from the newest), of session (NULL: any), said at or
-     * after from (AM_TIME_NONE: any): a reader that pages a history back
-     * from now (am_events_list).  No token sets are read. */
-    int (*events_before)(am__store *s, const char *uid, const char *session, am_time before_at,
-                         int64_t before_rid, am_time from, int limit, am__arena *ar,
-                         am__event_row **rows, size_t *n);
+    /* A scan of the user's events (am__event_scan says which), at most
+     * q->limit of them. */
+    int (*events_scan)(am__store *s, const char *uid, const am__event_scan *q, am__arena *ar,
+                       am__event_row **rows, size_t *n);
     int (*entities_list)(am__store *s, const char *uid, int64_t event_rid,
                          am__arena *ar, am__entity_row **rows, size_t *n);
     /* The user's events whose PII vault may hold the value of that type
@@ -577,11 +599,6 @@ typedef struct am__store_vt {
                         am__arena *ar, am__outbox_row **rows, size_t *n, int64_t *oldest);
     void (*outbox_committed)(am__store *s, int64_t *lo, int64_t *hi);
     int (*outbox_trim)(am__store *s, am_time before, int64_t max_rows, int limit);
-    /* Multi-agent (recall/access.c).  The user's events an access
-     * rule may hide: those of source agent or tool and those with a
-     * domain; rows hold rid, id, agent_id, source and domain only, by rid. */
-    int (*events_access)(am__store *s, const char *uid, am__arena *ar, am__event_row **rows,
-                         size_t *n);
     /* A task's workspace, by agent id; and one agent's entry written
      * (caller's transaction): fields NULL keep the stored value ("" when
      * new), version + 1, updated_at = at; *version receives it. */
@@ -668,11 +685,7 @@ typedef struct am__store_vt {
      * "Archived events"): the text of an event said long ago moves to the
      * row's cold column (compressed), its content keeps a summary; its
      * entities, provenance, vectors and index rows stay.
-     * cold_candidates: up to limit of uid's events said before `before`
-     * and never archived, of AM__COLD_MIN_BYTES (store/cold.h) or more,
-     * oldest first, from (from_at: occurred_at >= it);
-     * uid NULL: every user's, by rid from from_rid (rid >= it), each row
-     * naming its user.  Rows hold rid, id, user_id, content, occurred_at.
+     * The candidates: events_scan AM__SCAN_COLD.
      * cold_put (caller's transaction): event rid of uid archived -- its
      * text packed into the cold column, summary its content (summary NULL:
      * its text is short enough to stay, the event is only marked as never
@@ -686,9 +699,6 @@ typedef struct am__store_vt {
      * NULL -- hot again (the text back in content, the cold column empty:
      * never archived again); *restored how many. */
 #define AM__COLD_MIN_AGE_MS ((am_time)86400000) /* an archived event is older */
-    int (*cold_candidates)(am__store *s, const char *uid, am_time before, am_time from_at,
-                           int64_t from_rid, int limit, am__arena *ar, am__event_row **rows,
-                           size_t *n);
     int (*cold_put)(am__store *s, const char *uid, int64_t rid, const char *summary);
     int (*cold_fill)(am__store *s, const char *uid, am__event_row *rows, size_t n,
                      am__arena *ar, size_t *filled);
@@ -728,6 +738,30 @@ static inline int am__store_end_read(am__store *s) { return s->vt->end(s, AM__TX
 static inline int am__store_search_end(am__store *s, int rc)
 {
     return s->vt->end(s, AM__TX_END_SEARCH, rc);
+}
+
+/* The scans of events_scan that most callers make, by name. */
+static inline int am__store_events_recent(am__store *s, const char *uid, const char *session,
+                                          const char *task, am_time before, int limit,
+                                          am__arena *ar, am__event_row **rows, size_t *n)
+{
+    am__event_scan q = {AM__SCAN_RECENT, session, task, before, 0, AM_TIME_NONE, limit};
+    return s->vt->events_scan(s, uid, &q, ar, rows, n);
+}
+static inline int am__store_events_page(am__store *s, const char *uid, am_time after_at,
+                                        int64_t after_rid, int limit, am__arena *ar,
+                                        am__event_row **rows, size_t *n)
+{
+    am__event_scan q = {AM__SCAN_PAGE, NULL, NULL, after_at, after_rid, AM_TIME_NONE, limit};
+    return s->vt->events_scan(s, uid, &q, ar, rows, n);
+}
+static inline int am__store_events_before(am__store *s, const char *uid, const char *session,
+                                          am_time before_at, int64_t before_rid, am_time from,
+                                          int limit, am__arena *ar, am__event_row **rows,
+                                          size_t *n)
+{
+    am__event_scan q = {AM__SCAN_BEFORE, session, NULL, before_at, before_rid, from, limit};
+    return s->vt->events_scan(s, uid, &q, ar, rows, n);
 }
 
 /* Opaque ids (store/ids.c): a letter and 16 hex digits of the store's

@@ -355,7 +355,7 @@ static void read_back(run *u, const char *const *terms, size_t n_terms, am__buf 
         for (size_t i = 0; i < n_other; i++) CHECK(!ofound[i]);
         am__event_row *ev;
         size_t n;
-        OK(s->vt->events_recent(s, user, NULL, NULL, AM_TIME_NONE, 1000, &ar, &ev, &n));
+        OK(am__store_events_recent(s, user, NULL, NULL, AM_TIME_NONE, 1000, &ar, &ev, &n));
         am__buf_adds(b, " recent");
         for (size_t i = 0; i < n; i++) {
             CHECK_EQ_STR(ev[i].user_id, user);
@@ -370,7 +370,7 @@ static void read_back(run *u, const char *const *terms, size_t n_terms, am__buf 
             am__buf_adds(b, " before");
             do {
                 am__event_row *pg;
-                OK(s->vt->events_before(s, user, NULL, at, rid, AM_TIME_NONE, 3, &ar, &pg, &got));
+                OK(am__store_events_before(s, user, NULL, at, rid, AM_TIME_NONE, 3, &ar, &pg, &got));
                 for (size_t i = 0; i < got; i++, seen++) {
                     CHECK(seen < n && strcmp(pg[i].id, ev[seen].id) == 0);
                     am__buf_printf(b, " %s", pg[i].id);

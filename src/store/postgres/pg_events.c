@@ -834,6 +834,23 @@ int am__pg_events_access(am__store *b, const char *uid, am__arena *ar, am__event
     return am__pg_rows_done(ar, r, n);
 }
 
+int am__pg_events_scan(am__store *b, const char *uid, const am__event_scan *q, am__arena *ar,
+                       am__event_row **rows, size_t *n)
+{
+    switch (q->kind) {
+    case AM__SCAN_RECENT:
+        return am__pg_events_recent(b, uid, q->session, q->task, q->at, q->limit, ar, rows, n);
+    case AM__SCAN_PAGE: return am__pg_events_page(b, uid, q->at, q->rid, q->limit, ar, rows, n);
+    case AM__SCAN_BEFORE:
+        return am__pg_events_before(b, uid, q->session, q->at, q->rid, q->from, q->limit, ar,
+                                       rows, n);
+    case AM__SCAN_ACCESS: return am__pg_events_access(b, uid, ar, rows, n);
+    case AM__SCAN_COLD:
+        return am__pg_cold_candidates(b, uid, q->at, q->from, q->rid, q->limit, ar, rows, n);
+    default: return AM_MISUSE;
+    }
+}
+
 /* ------------------------------------------------------------ vectors */
 
 #define VEC_DIM_MAX 4096

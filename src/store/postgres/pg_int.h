@@ -291,6 +291,8 @@ int am__pg_postings(am__store *b, const char *uid, const char *const *terms, siz
                     double *df);
 int am__pg_rows_get(am__store *b, const char *uid, const int64_t *rids, size_t n, am__arena *ar,
                     am__event_row *rows, unsigned char *found);
+int am__pg_events_scan(am__store *b, const char *uid, const am__event_scan *q, am__arena *ar,
+                       am__event_row **rows, size_t *n);
 int am__pg_events_recent(am__store *b, const char *uid, const char *session, const char *task,
                          am_time before, int limit, am__arena *ar, am__event_row **rows,
                          size_t *n);

@@ -537,6 +537,23 @@ int am__sqlite_events_before(am__store *b, const char *uid, const char *session,
     return read_events(s, st, ar, rows, n, 0);
 }
 
+int am__sqlite_events_scan(am__store *b, const char *uid, const am__event_scan *q, am__arena *ar,
+                           am__event_row **rows, size_t *n)
+{
+    switch (q->kind) {
+    case AM__SCAN_RECENT:
+        return am__sqlite_events_recent(b, uid, q->session, q->task, q->at, q->limit, ar, rows, n);
+    case AM__SCAN_PAGE: return am__sqlite_events_page(b, uid, q->at, q->rid, q->limit, ar, rows, n);
+    case AM__SCAN_BEFORE:
+        return am__sqlite_events_before(b, uid, q->session, q->at, q->rid, q->from, q->limit, ar,
+                                           rows, n);
+    case AM__SCAN_ACCESS: return am__sqlite_events_access(b, uid, ar, rows, n);
+    case AM__SCAN_COLD:
+        return am__sqlite_cold_candidates(b, uid, q->at, q->from, q->rid, q->limit, ar, rows, n);
+    default: return AM_MISUSE;
+    }
+}
+
 int am__sqlite_pii_events(am__store *b, const char *uid, const char *type, const char *canon,
                           am_time to, int limit, am__arena *ar, int64_t **rids,
                           const char ***originals, size_t *n)

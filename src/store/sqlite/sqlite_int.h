@@ -618,6 +618,8 @@ int am__sqlite_pii_put(am__store *b, const char *uid, int64_t rid,
                        const am__pii_row *p);
 int am__sqlite_event_get(am__store *b, const char *uid, int by, const char *key, am__arena *ar,
                          am__event_row *out);
+int am__sqlite_events_scan(am__store *b, const char *uid, const am__event_scan *q, am__arena *ar,
+                           am__event_row **rows, size_t *n);
 int am__sqlite_events_recent(am__store *b, const char *uid, const char *session,
                              const char *task, am_time before, int limit,
                              am__arena *ar, am__event_row **rows, size_t *n);
