@@ -646,16 +646,14 @@ typedef struct am__store_vt {
     int (*working_list)(am__store *s, const char *uid, const char *session, const char *key,
                         am_time now, am__arena *ar, am__working_row **rows, size_t *n);
     int (*working_del)(am__store *s, const char *uid, const char *session, const char *key);
-    /* This store's data, named (api/cache.c keys the shared cache by it):
-     * 64 hex digits derived one way from the store's forget key, made
-     * once when the store was created -- a store created again at the
-     * same path or URL gets another.  NULL: the caller names the store by
-     * its path. */
-    int (*store_tag)(am__store *s, char out[65]);
-    /* HMAC-SHA256 with the store's forget key over parts[0..n), each
-     * followed by a NUL (store/ids.c: the opaque ids).  AM_OK, AM_CORRUPT
-     * (no key), AM_BACKEND. */
-    int (*id_hash)(am__store *s, const char *const *parts, size_t n, unsigned char out[32]);
+    /* The store's keyed hashes, with its forget key.  parts non-NULL:
+     * HMAC-SHA256 over parts[0..n), each followed by a NUL (store/ids.c:
+     * the opaque ids).  parts NULL: this store's data, named (api/cache.c
+     * keys the shared cache by it): 32 bytes derived one way from the
+     * forget key, made once when the store was created -- a store created
+     * again at the same path or URL gets another.  AM_OK, AM_CORRUPT (no
+     * key), AM_BACKEND. */
+    int (*key_hash)(am__store *s, const char *const *parts, size_t n, unsigned char out[32]);
 
     /* Import rows (api/import.c: an export loaded back), in the caller's
      * write transaction; the other rows of an export go through the

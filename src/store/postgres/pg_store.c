@@ -891,7 +891,7 @@ static int pg_user_merge(am__store *b, const char *from, const char *to)
 }
 
 /* the store's tag (store.h): hex(HMAC-SHA256(meta forget_key, "am-store-tag")) */
-static int pg_store_tag(am__store *b, char out[65])
+static int pg_store_tag(am__store *b, unsigned char out[32])
 {
     pg_store *s = (pg_store *)b;
     unsigned char mac[EVP_MAX_MD_SIZE];
@@ -900,13 +900,14 @@ static int pg_store_tag(am__store *b, char out[65])
     if (!s->forget_key[0] || !HMAC(EVP_sha256(), s->forget_key, (int)strlen(s->forget_key),
                                    (const unsigned char *)what, sizeof what - 1, mac, &mn) || mn < 32)
         return am__pg_fail(s, AM_CORRUPT, "postgres: the store's forget_key is missing");
-    for (int i = 0; i < 32; i++) snprintf(out + 2 * i, 3, "%02x", mac[i]);
+    memcpy(out, mac, 32);
     return AM_OK;
 }
 
-/* the store's keyed hash (store.h id_hash): the forget key's bytes */
-static int pg_id_hash(am__store *b, const char *const *parts, size_t n, unsigned char out[32])
+/* the store's keyed hashes (store.h key_hash): the forget key's bytes */
+static int pg_key_hash(am__store *b, const char *const *parts, size_t n, unsigned char out[32])
 {
+    if (!parts) return pg_store_tag(b, out);
     pg_store *s = (pg_store *)b;
     unsigned char key[32];
     for (int i = 0; i < 32; i++) {
@@ -1002,8 +1003,7 @@ static const am__store_vt postgres_vt = {
     .token_revoke = am__pg_token_revoke,
     .retry = pg_retry,
     .health = pg_health,
-    .store_tag = pg_store_tag,
-    .id_hash = pg_id_hash,
+    .key_hash = pg_key_hash,
 };
 
 /* The server's notices (a ROLLBACK with nothing to roll back after a

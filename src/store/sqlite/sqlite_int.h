@@ -803,12 +803,10 @@ int am__sqlite_pack_list(am__store *b, const char *uid, am__arena *ar, am__pack_
 int am__sqlite_pack_del(am__store *b, const char *uid, const char *name);
 int am__sqlite_pack_users(am__store *b, const char *role, const char *region, const char *channel,
                           am__arena *ar, const char ***uids, size_t *n);
-/* forget.c: the store's tag (store.h store_tag) */
-int am__sqlite_store_tag(am__store *b, char out[65]);
-/* forget.c: the store's keyed hash (store.h id_hash), and the SQL
+/* forget.c: the store's keyed hashes and tag (store.h key_hash), and the SQL
  * functions am_key_id(uid, scope, key) and am_object_ref(level, uid, id)
  * over it (the migrations' conversion of stored keys and ids) */
-int am__sqlite_id_hash(am__store *b, const char *const *parts, size_t n, unsigned char out[32]);
+int am__sqlite_key_hash(am__store *b, const char *const *parts, size_t n, unsigned char out[32]);
 int am__sqlite_register_ids(sq_store *s);
 int am__sqlite_item_reinforce(am__store *b, const char *uid, int64_t item_rid,
                               const char *event_id, am_time at);
