@@ -92,12 +92,12 @@ static int put_event(writer *w, const am__imp_event *in, size_t i)
         goto out;
     }
     for (size_t k = 0; k < in->n_entities && !rc; k++)
-        rc = w->s->vt->entity_put(w->s, w->uid, ev.rid, &ents[k]);
+        rc = am__store_entity_put(w->s, w->uid, ev.rid, &ents[k]);
     for (size_t k = 0; k < red.n && !rc; k++) {
         if (!red.items[k].original) continue;
         am__pii_row p = {red.items[k].placeholder, am__pii_type_name(red.items[k].type),
                          red.items[k].original};
-        rc = w->s->vt->pii_put(w->s, w->uid, ev.rid, &p);
+        rc = am__store_pii_put(w->s, w->uid, ev.rid, &p);
     }
     if (rc) rc = am__db_store_error(db, rc, "import");
     else w->info->events++;

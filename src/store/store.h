@@ -390,14 +390,15 @@ typedef struct am__store_vt {
     int (*vec_missing)(am__store *s, const char *uid, const am__vec_want *want,
                        int64_t after_rid, int64_t upto_rid, int limit, am__arena *ar,
                        am__event_row **rows, size_t *n, int64_t *max_rid);
-    int (*entity_put)(am__store *s, const char *uid, int64_t event_rid,
-                      const am__entity_row *en);
+    /* A part of event event_rid (caller's transaction): an extracted
+     * entity (en) or a PII-vault entry (p, its original sealed when the
+     * store has a vault key); one of the two, the other NULL. */
+    int (*event_part_put)(am__store *s, const char *uid, int64_t event_rid,
+                          const am__entity_row *en, const am__pii_row *p);
     /* The user's distinct entity norms of one type with how many rows hold
      * each, most first (ties by norm), at most limit. */
     int (*entity_counts)(am__store *s, const char *uid, const char *type, int limit,
                          am__arena *ar, const char ***norms, long **counts, size_t *n);
-    int (*pii_put)(am__store *s, const char *uid, int64_t event_rid,
-                   const am__pii_row *p);
     /* One of the user's events, by key: AM_OK with *out filled, or
      * AM_NOTFOUND.
      *   AM__EVENT_BY_ID: the event of id key, the whole row.
@@ -736,6 +737,18 @@ static inline int am__store_end_read(am__store *s) { return s->vt->end(s, AM__TX
 static inline int am__store_search_end(am__store *s, int rc)
 {
     return s->vt->end(s, AM__TX_END_SEARCH, rc);
+}
+
+/* An event's parts (event_part_put), by name. */
+static inline int am__store_entity_put(am__store *s, const char *uid, int64_t event_rid,
+                                       const am__entity_row *en)
+{
+    return s->vt->event_part_put(s, uid, event_rid, en, NULL);
+}
+static inline int am__store_pii_put(am__store *s, const char *uid, int64_t event_rid,
+                                    const am__pii_row *p)
+{
+    return s->vt->event_part_put(s, uid, event_rid, NULL, p);
 }
 
 /* The scans of events_scan that most callers make, by name. */

@@ -157,7 +157,7 @@ static void apply_ops(run *u)
             e->live = 1;
             if (prev) OK(s->vt->event_ctx_append(s, user, prev->rid, e->text));
             am__entity_row en = {"date", "today", "2026-01-01", now, now + 86400000};
-            if (rnd(&r, 3) == 0) OK(s->vt->entity_put(s, user, row.rid, &en));
+            if (rnd(&r, 3) == 0) OK(am__store_entity_put(s, user, row.rid, &en));
         } else if (op < 65) {
             ev *e = random_live(&r, u, user);
             float v[DIM];
@@ -666,7 +666,7 @@ static ev *grace_event(run *u, const char *id, const char *session, const char *
     float v[DIM] = {0.25f, 0.5f, -0.75f, 1.0f, 0.0f, -0.5f, 0.125f, 0.875f};
     OK(s->vt->vec_put(s, users[0], row.rid, "test-emb", v, DIM));
     am__entity_row en = {"date", "Friday", "2026-01-13", at, at + 86400000};
-    OK(s->vt->entity_put(s, users[0], row.rid, &en));
+    OK(am__store_entity_put(s, users[0], row.rid, &en));
     return e;
 }
 
@@ -774,7 +774,7 @@ static void grace_cycle(run *u, const char *url, int pg, const char *const *term
      * SQLite would hand out again -- and their memory events' order with) */
     grace_event(u, "EG0", "sz", NULL, "coffee 咖啡 later", TG + 120000, NULL);
     am__pii_row p = {"[PHONE_1]", "phone", MARK_PII};
-    OK(s->vt->pii_put(s, users[0], e1->rid, &p));
+    OK(am__store_pii_put(s, users[0], e1->rid, &p));
     const char *src[1] = {"EG1"};
     am__item_row it;
     memset(&it, 0, sizeof it);
@@ -1056,7 +1056,7 @@ static void vault_event(am__store *s, const char *user, const char *id, const ch
     OK(am__store_begin(s));
     OK(s->vt->user_ensure(s, user, at));
     OK(s->vt->event_put(s, &row));
-    for (size_t i = 0; i < np; i++) OK(s->vt->pii_put(s, user, row.rid, &p[i]));
+    for (size_t i = 0; i < np; i++) OK(am__store_pii_put(s, user, row.rid, &p[i]));
     OK(am__store_commit(s));
 }
 

@@ -612,6 +612,8 @@ int am__sqlite_links_list(am__store *b, const char *uid, am__arena *ar,
 int am__sqlite_event_put(am__store *b, am__event_row *e);
 int am__sqlite_event_ctx_append(am__store *b, const char *uid, int64_t rid,
                                 const char *text);
+int am__sqlite_event_part_put(am__store *b, const char *uid, int64_t rid, const am__entity_row *en,
+                              const am__pii_row *p);
 int am__sqlite_entity_put(am__store *b, const char *uid, int64_t rid,
                           const am__entity_row *en);
 int am__sqlite_pii_put(am__store *b, const char *uid, int64_t rid,
