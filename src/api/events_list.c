@@ -183,8 +183,8 @@ int am_events_list(am_db *db, const char *user_id, const am_event_list_opts *o,
             rc = named_events(db, user_id, o, &ar, &rows, &n);
             done = 1;
         } else
-            rc = am__store_events_before(db->store, user_id, o->session_id, at, rid, from,
-                                              chunk, &ar, &rows, &n);
+            rc = am__store_events_before(db->store, user_id, o->session_id, at, rid, from, chunk,
+                                         &ar, &rows, &n);
         /* archived events: their whole text (searched and listed), not the
          * summary their row keeps */
         if (!rc) rc = db->store->vt->cold_fill(db->store, user_id, rows, n, &ar, NULL);

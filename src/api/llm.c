@@ -74,8 +74,8 @@ static int read_batch(am_db *db, const am_llm_pass_opts *o, am_time since, am__a
             k++;
         }
     } else {
-        if ((rc = am__store_events_before(s, o->user_id, NULL, AM_TIME_NONE, 0, since, max, ar, &rows,
-                                       &got)))
+        if ((rc = am__store_events_before(s, o->user_id, NULL, AM_TIME_NONE, 0, since, max, ar,
+                                          &rows, &got)))
             return rc;
         for (size_t i = 0; i < got / 2; i++) { /* newest first: turn it */
             am__event_row t = rows[i];

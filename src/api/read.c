@@ -161,8 +161,8 @@ static int recall_run(am_db *db, const am_query *q, recall_box *box, char **ckey
     return AM_OK;
 out_read:
     {
-        int end = am__store_end_read(s);
-        if (!rc) rc = end;
+    int end = am__store_end_read(s);
+    if (!rc) rc = end;
     }
     if (!rc) return AM_OK;
 out_fail:

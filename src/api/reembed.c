@@ -135,8 +135,8 @@ int am_reembed(am_db *db, const char *user_id, am_progress_fn progress, void *ct
         am__arena_init(&ar, &db->alloc);
         am__event_row *rows;
         size_t n, written = 0;
-        rc = s->vt->vec_missing(s, user_id, &w, after, upto, AM_REEMBED_BATCH, &ar, &rows, &n,
-                                NULL);
+        rc =
+            s->vt->vec_missing(s, user_id, &w, after, upto, AM_REEMBED_BATCH, &ar, &rows, &n, NULL);
         if (rc) am__db_store_error(db, rc, "reembed");
         else if (n) rc = reembed_batch(db, rows, n, vecs, &ar, &written);
         if (!rc && n) after = rows[n - 1].rid;

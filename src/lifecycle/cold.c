@@ -90,8 +90,11 @@ int am__cold_step(am__cold_run *run, const char *uid, am_time now, int budget, l
     size_t n = 0;
     int rc = am__store_begin(s);
     if (rc) goto out;
-    am__event_scan q = {.kind = AM__SCAN_COLD, .at = before, .from = run->from_at,
-                        .rid = run->from_rid, .limit = budget};
+    am__event_scan q = {.kind = AM__SCAN_COLD,
+                        .at = before,
+                        .from = run->from_at,
+                        .rid = run->from_rid,
+                        .limit = budget};
     rc = s->vt->events_scan(s, uid, &q, &ar, &rows, &n);
     if (!rc && !uid && n && s->vt->lock_users) {
         const char **uids = am__arena_alloc(&ar, n * sizeof *uids);

@@ -147,7 +147,7 @@ static int shares_task(am__perceive *x, const char *task, const char *text, size
     am__event_row *rows;
     size_t nr;
     if ((rc = am__store_events_recent(s, x->w.uid, NULL, task, AM_TIME_NONE, JUMP_CONTEXT, x->w.ar,
-                                   &rows, &nr)))
+                                      &rows, &nr)))
         return rc;
     for (size_t i = 0; i < nr && !*shares; i++)
         if (strcmp(rows[i].type, "task_switch") != 0 &&
@@ -232,8 +232,8 @@ int am__perceive_names_task(am__perceive *x, const am__task_row *t, const char *
     am__event_row *rows;
     size_t nr;
     if ((rc = am__store_events_recent(s, x->w.uid, NULL, t->task_id,
-                                   first ? t->created_at + 1 : x->ev->occurred_at - 1,
-                                   first ? 2 : JUMP_CONTEXT, x->w.ar, &rows, &nr)))
+                                      first ? t->created_at + 1 : x->ev->occurred_at - 1,
+                                      first ? 2 : JUMP_CONTEXT, x->w.ar, &rows, &nr)))
         return rc;
     for (size_t i = 0; i < nr && !rc; i++)
         if (strcmp(rows[i].type, "task_switch") != 0)
@@ -282,7 +282,7 @@ static int match_open_task(am__perceive *x, const char *norm, size_t n, const am
         am__event_row *rows;
         size_t nr;
         if ((rc = am__store_events_recent(s, x->w.uid, NULL, tasks[i].task_id, AM_TIME_NONE,
-                                       MATCH_EVENTS, ar, &rows, &nr)))
+                                          MATCH_EVENTS, ar, &rows, &nr)))
             break;
         for (size_t j = 0; j < nr && !rc; j++) {
             if (strcmp(rows[j].type, "task_switch") == 0) continue;
@@ -331,8 +331,8 @@ int am__perceive_attribute(am__perceive *x, const am_event *in, const char *norm
     if (in->session_id) {
         am__event_row *rows;
         size_t n;
-        rc = am__store_events_recent(s, x->w.uid, in->session_id, NULL, AM_TIME_NONE, 20,
-                                  x->w.ar, &rows, &n);
+        rc = am__store_events_recent(s, x->w.uid, in->session_id, NULL, AM_TIME_NONE, 20, x->w.ar,
+                                     &rows, &n);
         if (rc) return rc;
         for (size_t i = 0; i < n && !current && !left; i++) {
             if (am__task_switch_left(&rows[i], x->w.ar, &left) == AM_NOMEM) return AM_NOMEM;

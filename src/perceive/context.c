@@ -41,7 +41,7 @@ int am__perceive_context(am__perceive *x, am__context_window *cw)
     if (AM__ALIAS_TURNS > depth && am__speaker_label(text, label, sizeof label))
         depth = AM__ALIAS_TURNS;
     int rc = am__store_events_recent(s, x->w.uid, x->ev->session_id, NULL, at, depth, x->w.ar,
-                                  &cw->prev, &cw->n_before);
+                                     &cw->prev, &cw->n_before);
     if (rc) return rc;
     /* only turns of the same exchange (store.h: AM__CONTEXT_GAP_MS) */
     while (cw->np < cw->n_before && cw->np < AM__CONTEXT_TURNS &&

@@ -280,7 +280,8 @@ int am__access_task_events(const am__access *a, am__store *s, const char *uid,
     /* among its n_hidden + 1 latest events one is not hidden, or it has no
      * more than those */
     size_t limit = a->n_hidden + 1 > 1000000 ? 1000000 : a->n_hidden + 1;
-    int rc = am__store_events_recent(s, uid, NULL, task_id, AM_TIME_NONE, (int)limit, ar, &rows, &n);
+    int rc =
+        am__store_events_recent(s, uid, NULL, task_id, AM_TIME_NONE, (int)limit, ar, &rows, &n);
     if (rc) return rc;
     for (size_t i = 0; i < n; i++)
         if (!am__access_hides_rid(a, rows[i].rid)) return AM_OK;

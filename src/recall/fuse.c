@@ -44,8 +44,8 @@ static int referenced_task(const am__recall_env *env, const char *uid, const am_
     if (!task_id && q->session_id) {
         am__event_row *rows;
         size_t n;
-        if ((rc = am__store_events_recent(s, uid, q->session_id, NULL, AM_TIME_NONE, 10, ar,
-                                       &rows, &n)))
+        if ((rc = am__store_events_recent(s, uid, q->session_id, NULL, AM_TIME_NONE, 10, ar, &rows,
+                                          &n)))
             return rc;
         for (size_t i = 0; i < n && !task_id; i++) {
             const char *left; /* a turn that left the task for none ends the search */

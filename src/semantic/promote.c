@@ -430,7 +430,7 @@ static int load_recent(promo *p)
     am__wctx *w = p->w;
     p->recent_loaded = 1;
     int rc = am__store_events_recent(w->store, w->uid, NULL, NULL, p->ev->occurred_at,
-                                         RECENT_EVENTS, w->ar, &p->recent, &p->n_recent);
+                                     RECENT_EVENTS, w->ar, &p->recent, &p->n_recent);
     if (rc) return rc;
     p->readings = am__arena_alloc(w->ar, (p->n_recent + 1) * sizeof *p->readings);
     return p->readings ? AM_OK : AM_NOMEM;

@@ -387,9 +387,9 @@ typedef struct am__store_vt {
      * Else: up to limit of them with after_rid < rid <= upto_rid, by rid;
      * rows hold rid, id, user_id, lang and content only (max_rid unused,
      * may be NULL). */
-    int (*vec_missing)(am__store *s, const char *uid, const am__vec_want *want,
-                       int64_t after_rid, int64_t upto_rid, int limit, am__arena *ar,
-                       am__event_row **rows, size_t *n, int64_t *max_rid);
+    int (*vec_missing)(am__store *s, const char *uid, const am__vec_want *want, int64_t after_rid,
+                       int64_t upto_rid, int limit, am__arena *ar, am__event_row **rows, size_t *n,
+                       int64_t *max_rid);
     /* A part of event event_rid (caller's transaction): an extracted
      * entity (en) or a PII-vault entry (p, its original sealed when the
      * store has a vault key); one of the two, the other NULL. */
@@ -768,8 +768,7 @@ static inline int am__store_events_page(am__store *s, const char *uid, am_time a
 }
 static inline int am__store_events_before(am__store *s, const char *uid, const char *session,
                                           am_time before_at, int64_t before_rid, am_time from,
-                                          int limit, am__arena *ar, am__event_row **rows,
-                                          size_t *n)
+                                          int limit, am__arena *ar, am__event_row **rows, size_t *n)
 {
     am__event_scan q = {AM__SCAN_BEFORE, session, NULL, before_at, before_rid, from, limit};
     return s->vt->events_scan(s, uid, &q, ar, rows, n);

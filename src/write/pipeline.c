@@ -68,8 +68,8 @@ static int recent_turns(am__write *x, am__event_row **rows, size_t *n)
     *rows = NULL;
     if (!ev->session_id && !ev->task_id) return AM_OK;
     int rc = am__store_events_recent(w->store, w->uid, ev->session_id,
-                                         ev->session_id ? NULL : ev->task_id, AM_TIME_NONE, 21,
-                                         w->ar, rows, n);
+                                     ev->session_id ? NULL : ev->task_id, AM_TIME_NONE, 21, w->ar,
+                                     rows, n);
     if (rc) return rc;
     size_t m = 0;
     for (size_t i = 0; i < *n; i++)

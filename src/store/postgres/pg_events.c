@@ -725,10 +725,12 @@ static int event_by_key(pg_store *s, const char *uid, int by, const char *key, a
                       ? am__pg_run(s, "event find",
                                    "SELECT id FROM events WHERE user_id = $1 AND"
                                    " strpos(content, $2) > 0 ORDER BY occurred_at DESC, rid DESC"
-                                   " LIMIT 1", &a)
+                                   " LIMIT 1",
+                                   &a)
                       : am__pg_run(s, "event by id",
                                    "SELECT id, coalesce(task_id, ''), client_hash FROM events"
-                                   " WHERE user_id = $1 AND client_id = $2", &a);
+                                   " WHERE user_id = $1 AND client_id = $2",
+                                   &a);
     if (!r) return s->rc;
     int rc = PQntuples(r) ? AM_OK : AM_NOTFOUND;
     if (!rc) {
@@ -849,8 +851,8 @@ int am__pg_events_scan(am__store *b, const char *uid, const am__event_scan *q, a
         return am__pg_events_recent(b, uid, q->session, q->task, q->at, q->limit, ar, rows, n);
     case AM__SCAN_PAGE: return am__pg_events_page(b, uid, q->at, q->rid, q->limit, ar, rows, n);
     case AM__SCAN_BEFORE:
-        return am__pg_events_before(b, uid, q->session, q->at, q->rid, q->from, q->limit, ar,
-                                       rows, n);
+        return am__pg_events_before(b, uid, q->session, q->at, q->rid, q->from, q->limit, ar, rows,
+                                    n);
     case AM__SCAN_ACCESS: return am__pg_events_access(b, uid, ar, rows, n);
     case AM__SCAN_COLD:
         return am__pg_cold_candidates(b, uid, q->at, q->from, q->rid, q->limit, ar, rows, n);
@@ -1010,9 +1012,8 @@ static int missing_count(am__store *b, const char *uid, const am__vec_want *want
     return AM_OK;
 }
 
-static int missing_list(am__store *b, const char *uid, const am__vec_want *want,
-                        int64_t after_rid, int64_t upto_rid, int limit, am__arena *ar,
-                        am__event_row **rows, size_t *n)
+static int missing_list(am__store *b, const char *uid, const am__vec_want *want, int64_t after_rid,
+                        int64_t upto_rid, int limit, am__arena *ar, am__event_row **rows, size_t *n)
 {
     pg_store *s = PG(b);
     if (am__pg_lock_user(s, uid)) return s->rc;

@@ -295,7 +295,8 @@ int am__pg_tasks_list(am__store *b, const char *uid, int open_only, int limit, a
                                          " AND status IN ('active','paused','postponed')"
                                          " ORDER BY updated_at DESC, task_id LIMIT $2"
                                        : "SELECT " TASK_COLS " FROM tasks WHERE user_id = $1"
-                                         " ORDER BY updated_at DESC, task_id LIMIT $2", &a);
+                                         " ORDER BY updated_at DESC, task_id LIMIT $2",
+                             &a);
     if (!r) return s->rc;
     int k = PQntuples(r);
     if (!(*rows = am__pg_rows(ar, r, sizeof **rows))) return AM_NOMEM;
@@ -553,7 +554,8 @@ int am__pg_item_heat(am__store *b, const char *uid, const char *lineage, int add
                              " last_access = greatest(coalesce(last_access, $2), $2)"
                              " WHERE user_id = $3 AND lineage_id = $4"
                            : "UPDATE item_heat SET hits = $1, last_access = $2"
-                             " WHERE user_id = $3 AND lineage_id = $4", &a, NULL);
+                             " WHERE user_id = $3 AND lineage_id = $4",
+                       &a, NULL);
 }
 
 /* ------------------------------------------------------------ audit */

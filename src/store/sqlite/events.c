@@ -546,7 +546,7 @@ int am__sqlite_events_scan(am__store *b, const char *uid, const am__event_scan *
     case AM__SCAN_PAGE: return am__sqlite_events_page(b, uid, q->at, q->rid, q->limit, ar, rows, n);
     case AM__SCAN_BEFORE:
         return am__sqlite_events_before(b, uid, q->session, q->at, q->rid, q->from, q->limit, ar,
-                                           rows, n);
+                                        rows, n);
     case AM__SCAN_ACCESS: return am__sqlite_events_access(b, uid, ar, rows, n);
     case AM__SCAN_COLD:
         return am__sqlite_cold_candidates(b, uid, q->at, q->from, q->rid, q->limit, ar, rows, n);

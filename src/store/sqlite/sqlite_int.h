@@ -650,9 +650,9 @@ int am__sqlite_vec_put(am__store *b, const char *uid, int64_t rid, const char *e
 int am__sqlite_vec_scan(am__store *b, const char *uid, const char *embedder, const float *qv,
                         int dim, am_time to, int limit, int exact_max, am__arena *ar,
                         am__event_row **rows, size_t *n);
-int am__sqlite_vec_missing(am__store *b, const char *uid, const am__vec_want *want, int64_t after_rid,
-                           int64_t upto_rid, int limit, am__arena *ar, am__event_row **rows, size_t *n,
-                           int64_t *max_rid);
+int am__sqlite_vec_missing(am__store *b, const char *uid, const am__vec_want *want,
+                           int64_t after_rid, int64_t upto_rid, int limit, am__arena *ar,
+                           am__event_row **rows, size_t *n, int64_t *max_rid);
 /* search.c: am__sqlite_rows_read reads the rows of rids[0..k) (rows_get,
  * and the vector scan's hits): from the row cache when it holds them (a
  * row held of another user is not one of this user's), the others by one
@@ -772,8 +772,8 @@ int am__sqlite_task_change_add(am__store *b, const char *uid,
                                const am__task_change_row *c);
 int am__sqlite_task_history(am__store *b, const char *uid, const char *task_id,
                             am__arena *ar, am__task_change_row **rows, size_t *n);
-int am__sqlite_tasks_list(am__store *b, const char *uid, int open_only, int limit,
-                          am__arena *ar, am__task_row **rows, size_t *n);
+int am__sqlite_tasks_list(am__store *b, const char *uid, int open_only, int limit, am__arena *ar,
+                          am__task_row **rows, size_t *n);
 /* items.c: am__sqlite_item_tokens_set also renews the token sets when the
  * analyzer changes (schema.c). */
 int am__sqlite_item_insert(am__store *b, const char *uid, am__item_row *it);

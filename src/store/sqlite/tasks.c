@@ -117,8 +117,8 @@ int am__sqlite_task_history(am__store *b, const char *uid, const char *task_id,
     return out ? out : ar->oom ? AM_NOMEM : AM_OK; /* a text not copied */
 }
 
-int am__sqlite_tasks_list(am__store *b, const char *uid, int open_only, int limit,
-                          am__arena *ar, am__task_row **rows, size_t *n)
+int am__sqlite_tasks_list(am__store *b, const char *uid, int open_only, int limit, am__arena *ar,
+                          am__task_row **rows, size_t *n)
 {
     sq_store *s = SQ(b);
     sqlite3_stmt *st = stmt(s, open_only ? "SELECT " TASK_COLS " FROM tasks WHERE user_id=?"

@@ -982,9 +982,8 @@ static int missing_count(am__store *b, const char *uid, const am__vec_want *want
     return out;
 }
 
-static int missing_list(am__store *b, const char *uid, const am__vec_want *want,
-                        int64_t after_rid, int64_t upto_rid, int limit, am__arena *ar,
-                        am__event_row **rows, size_t *n)
+static int missing_list(am__store *b, const char *uid, const am__vec_want *want, int64_t after_rid,
+                        int64_t upto_rid, int limit, am__arena *ar, am__event_row **rows, size_t *n)
 {
     sq_store *s = SQ(b);
     *rows = NULL;
@@ -1018,9 +1017,9 @@ static int missing_list(am__store *b, const char *uid, const am__vec_want *want,
     return out;
 }
 
-int am__sqlite_vec_missing(am__store *b, const char *uid, const am__vec_want *want, int64_t after_rid,
-                           int64_t upto_rid, int limit, am__arena *ar, am__event_row **rows, size_t *n,
-                           int64_t *max_rid)
+int am__sqlite_vec_missing(am__store *b, const char *uid, const am__vec_want *want,
+                           int64_t after_rid, int64_t upto_rid, int limit, am__arena *ar,
+                           am__event_row **rows, size_t *n, int64_t *max_rid)
 {
     if (!rows) return missing_count(b, uid, want, n, max_rid);
     return missing_list(b, uid, want, after_rid, upto_rid, limit, ar, rows, n);
