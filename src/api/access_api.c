@@ -113,7 +113,7 @@ int am_access_check(am_access *a, int what, const char *id)
         }
     } else if (what == AM_ACCESS_EVENT) {
         am__event_row ev;
-        rc = db->store->vt->event_get(db->store, a->uid, id, &a->ar, &ev);
+        rc = db->store->vt->event_get(db->store, a->uid, AM__EVENT_BY_ID, id, &a->ar, &ev);
         if (!rc && am__access_hides_id(&a->acc, ev.id)) rc = AM_NOTFOUND;
     } else {
         rc = task_readable(a, id);

@@ -62,24 +62,24 @@ int am_archive_restore(am_db *db, const char *user_id, const char *event_id, am_
     if (!event_id && from != AM_TIME_NONE && to != AM_TIME_NONE && from > to)
         return am__db_error(db, AM_INVALID, "archive restore: from is after to");
     am__store *s = db->store;
-    if ((rc = s->vt->begin(s))) return am__db_store_error(db, rc, "archive restore");
+    if ((rc = am__store_begin(s))) return am__db_store_error(db, rc, "archive restore");
     long n = 0;
     if (event_id) {
         am__arena ar;
         am__arena_init(&ar, &db->alloc);
         am__event_row ev;
-        rc = s->vt->event_get(s, user_id, event_id, &ar, &ev);
+        rc = s->vt->event_get(s, user_id, AM__EVENT_BY_ID, event_id, &ar, &ev);
         am__arena_free(&ar);
         if (rc == AM_NOTFOUND) {
-            s->vt->rollback(s);
+            am__store_rollback(s);
             return am__db_error(db, AM_NOTFOUND, "archive restore: user %s has no event %s",
                                 user_id, event_id);
         }
     }
     if (!rc) rc = s->vt->cold_restore(s, user_id, event_id, from, to, &n);
-    if (!rc) rc = s->vt->commit(s);
+    if (!rc) rc = am__store_commit(s);
     if (rc) {
-        s->vt->rollback(s);
+        am__store_rollback(s);
         return am__db_store_error(db, rc, "archive restore");
     }
     if (restored) *restored = n;

@@ -50,10 +50,14 @@ int am__dbcache_open(am_db *db, const am_config *cfg, char *err, size_t cap)
     if (!cfg->cache || !*cfg->cache) return AM_OK;
     int rc = am__dbcache_connect(cfg->cache, &db->alloc, cache_log, db, &db->cache, err, cap);
     if (rc) return rc;
-    char store_id[600], tag[65];
-    if (db->store->vt->store_tag && db->store->vt->store_tag(db->store, tag) == AM_OK)
-        snprintf(store_id, sizeof store_id, "tag:%s", tag);
-    else store_identity(db, cfg->path, store_id, sizeof store_id);
+    char store_id[600];
+    unsigned char tag[32];
+    if (db->store->vt->key_hash && db->store->vt->key_hash(db->store, NULL, 0, tag) == AM_OK) {
+        int k = snprintf(store_id, sizeof store_id, "tag:");
+        for (int i = 0; i < 32; i++) k += snprintf(store_id + k, 3, "%02x", tag[i]);
+    } else {
+        store_identity(db, cfg->path, store_id, sizeof store_id);
+    }
     am__cache_digest d;
     unsigned char h[32];
     am__cache_digest_init(&d);

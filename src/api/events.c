@@ -105,10 +105,10 @@ int am__events_trim(am_db *db)
 {
     am__store *s = db->store;
     am__outbox_env env = outbox_env(db);
-    int rc = s->vt->begin(s);
+    int rc = am__store_begin(s);
     if (!rc) rc = am__outbox_trim(&env, db->cfg.events_max_age_ms, db->cfg.events_max_rows);
-    if (!rc) rc = s->vt->commit(s);
-    if (rc) s->vt->rollback(s);
+    if (!rc) rc = am__store_commit(s);
+    if (rc) am__store_rollback(s);
     return rc;
 }
 
@@ -126,11 +126,11 @@ int am_security_denied(am_db *db, const char *token_user, const char *asked_user
         return rc;
     am__store *s = db->store;
     am_time now = am__db_now(db);
-    rc = s->vt->begin(s);
+    rc = am__store_begin(s);
     if (!rc) rc = am__outbox_denied(s, now, token_user, asked_user, what);
-    if (!rc) rc = s->vt->commit(s);
+    if (!rc) rc = am__store_commit(s);
     if (rc) {
-        s->vt->rollback(s);
+        am__store_rollback(s);
         return am__db_store_error(db, rc, "security_denied");
     }
     am__events_deliver(db);

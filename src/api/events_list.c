@@ -5,7 +5,7 @@
  * reading all of it.
  *
  * The store walks back along its index from a place (occurred_at, rid)
- * a chunk at a time (events_before); a search or an asker's access rule
+ * a chunk at a time (am__store_events_before); a search or an asker's access rule
  * may leave rows out, so chunks are read until the page holds limit
  * events and one more is known to follow (then next_cursor names the
  * page's last event), or the history ends.  Each chunk is read into an
@@ -111,7 +111,7 @@ static int named_events(am_db *db, const char *user_id, const am_event_list_opts
     if (!*rows) return AM_NOMEM;
     for (size_t i = 0; i < o->n_ids; i++) {
         am__event_row *r = &(*rows)[*n];
-        int rc = db->store->vt->event_get(db->store, user_id, o->ids[i], ar, r);
+        int rc = db->store->vt->event_get(db->store, user_id, AM__EVENT_BY_ID, o->ids[i], ar, r);
         if (rc == AM_NOTFOUND) continue;
         if (rc) return rc;
         int seen = 0;
@@ -183,8 +183,8 @@ int am_events_list(am_db *db, const char *user_id, const am_event_list_opts *o,
             rc = named_events(db, user_id, o, &ar, &rows, &n);
             done = 1;
         } else
-            rc = db->store->vt->events_before(db->store, user_id, o->session_id, at, rid, from,
-                                              chunk, &ar, &rows, &n);
+            rc = am__store_events_before(db->store, user_id, o->session_id, at, rid, from, chunk,
+                                         &ar, &rows, &n);
         /* archived events: their whole text (searched and listed), not the
          * summary their row keeps */
         if (!rc) rc = db->store->vt->cold_fill(db->store, user_id, rows, n, &ar, NULL);

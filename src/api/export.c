@@ -3,6 +3,8 @@
  * export.c -- am_export_stream and am_export (the user checked, one read
  * snapshot; the document is domain/export.c's), and am_event_find.
  */
+#include <stdio.h>
+
 #include "api/db_int.h"
 #include "domain/export.h"
 
@@ -16,14 +18,14 @@ int am_export_stream(am_db *db, const char *user_id, am_write_fn write, void *ct
     const char *why;
     if ((why = am__id_check(user_id))) return am__db_error(db, AM_INVALID, "export: user %s", why);
     am__store *s = db->store;
-    int rc = s->vt->begin_read(s);
+    int rc = am__store_begin_read(s);
     if (rc) return am__db_store_error(db, rc, "export");
     int state;
     am_time fat, until;
     rc = s->vt->forget_state(s, user_id, &state, &fat, &until);
     int exists = rc ? 0 : state != AM__FORGOTTEN_NONE ? 1 : s->vt->user_exists(s, user_id);
     if (rc || exists <= 0) {
-        s->vt->end_read(s);
+        am__store_end_read(s);
         if (rc) return am__db_store_error(db, rc, "export");
         if (exists < 0) return am__db_store_error(db, -exists, "export");
         return am__db_error(db, AM_NOTFOUND, "export: unknown user %s", user_id);
@@ -33,7 +35,7 @@ int am_export_stream(am_db *db, const char *user_id, am_write_fn write, void *ct
     rc = state != AM__FORGOTTEN_NONE ? am__export_tombstone(&o, user_id, state, fat, until)
                                      : am__export_user(&o, user_id);
     am__buf_free(&o.b);
-    int end = s->vt->end_read(s);
+    int end = am__store_end_read(s);
     if (!rc) rc = end;
     if (rc == AM_NOMEM) return am__db_error(db, rc, "export: out of memory");
     if (rc == AM_IO) return am__db_error(db, rc, "export: the output refused a write");
@@ -73,7 +75,12 @@ int am_event_find(am_db *db, const char *user_id, const char *needle, char *out)
     if ((why = am__id_check(user_id))) return am__db_error(db, AM_INVALID, "event: user %s", why);
     int rc = am__db_user_gate(db, "event", user_id, AM_NOTFOUND);
     if (rc) return rc;
-    rc = db->store->vt->event_find(db->store, user_id, needle, out);
+    am__arena ar;
+    am__event_row ev;
+    am__arena_init(&ar, &db->alloc);
+    rc = db->store->vt->event_get(db->store, user_id, AM__EVENT_BY_TEXT, needle, &ar, &ev);
+    if (rc == AM_OK) snprintf(out, 32, "%s", ev.id);
+    am__arena_free(&ar);
     if (rc == AM_NOTFOUND) return am__db_error(db, rc, "event: no event of %s contains that text", user_id);
     if (rc) return am__db_store_error(db, rc, "event");
     return AM_OK;

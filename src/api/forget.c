@@ -107,7 +107,7 @@ static int task_replay(am_db *db, const char *uid, const char *task_id, am__aren
     if (rc) return rc == AM_NOTFOUND ? AM_OK : rc;
     am__event_row *rows;
     size_t n;
-    if ((rc = s->vt->events_recent(s, uid, NULL, task_id, AM_TIME_NONE, 1 << 30, ar, &rows, &n)))
+    if ((rc = am__store_events_recent(s, uid, NULL, task_id, AM_TIME_NONE, 1 << 30, ar, &rows, &n)))
         return rc;
     qsort(rows, n, sizeof *rows, by_rid); /* the order they were written in */
     am__task_row *t = am__arena_alloc(ar, sizeof *t);
@@ -210,7 +210,7 @@ int am_forget_ex(am_db *db, const char *user_id, int level, const char *id,
     am__arena_init(&ar, &db->alloc);
     /* before anything else: a queued id of it is never sent from now */
     am__llm_forgot(db, user_id, level, id);
-    rc = s->vt->begin(s);
+    rc = am__store_begin(s);
     if (!rc && level == AM_FORGET_USER) {
         rc = s->vt->forget_user(s, user_id, now, now + grace, &ev, &it, &tk);
         if (!rc) rc = am__maintain_forget(db, user_id); /* the pass's cursor names no one gone */
@@ -240,10 +240,10 @@ int am_forget_ex(am_db *db, const char *user_id, int level, const char *id,
             rc = s->vt->audit(s, user_id, now, "forget", level_names[level], ref[0] ? ref : NULL,
                               detail);
     }
-    if (!rc) rc = s->vt->commit(s);
+    if (!rc) rc = am__store_commit(s);
     am__arena_free(&ar);
     if (rc) {
-        s->vt->rollback(s);
+        am__store_rollback(s);
         if (rc == AM_NOTFOUND)
             return am__db_error(db, rc, "forget: user %s has no %s %s", user_id,
                                 level_names[level], id);
@@ -296,11 +296,11 @@ int am_restore(am_db *db, const char *user_id)
     if ((why = am__id_check(user_id))) return am__db_error(db, AM_INVALID, "restore: user %s", why);
     am__store *s = db->store;
     am_time now = am__db_now(db);
-    int rc = s->vt->begin(s);
+    int rc = am__store_begin(s);
     if (!rc) rc = s->vt->restore(s, user_id, now);
     if (!rc) rc = s->vt->audit(s, user_id, now, "restore", "user", NULL, NULL);
-    if (!rc) rc = s->vt->commit(s);
-    if (rc) s->vt->rollback(s);
+    if (!rc) rc = am__store_commit(s);
+    if (rc) am__store_rollback(s);
     if (rc == AM_NOTFOUND)
         return am__db_error(db, rc, "restore: user %s is not forgotten and held", user_id);
     if (rc == AM_DENIED) {
@@ -334,7 +334,7 @@ int am_restore_forget(am_db *db, const char *user_id, int level, const char *id)
     long ev = 0;
     am__arena ar;
     am__arena_init(&ar, &db->alloc);
-    rc = s->vt->begin(s);
+    rc = am__store_begin(s);
     if (!rc) rc = s->vt->restore_forget(s, user_id, level, id, now, &ev);
     if (!rc) rc = tasks_replay(db, user_id, &ar); /* events of them written since */
     if (!rc) {
@@ -344,9 +344,9 @@ int am_restore_forget(am_db *db, const char *user_id, int level, const char *id)
         rc = am__store_object_ref(s, user_id, level_names[level], id, ref);
         if (!rc) rc = s->vt->audit(s, user_id, now, "restore", level_names[level], ref, detail);
     }
-    if (!rc) rc = s->vt->commit(s);
+    if (!rc) rc = am__store_commit(s);
     am__arena_free(&ar);
-    if (rc) s->vt->rollback(s);
+    if (rc) am__store_rollback(s);
     if (rc == AM_NOTFOUND)
         return am__db_error(db, rc, "restore: user %s has no %s %s forgotten and held", user_id,
                             level_names[level], id);

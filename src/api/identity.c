@@ -128,7 +128,7 @@ int am_link_merge(am_db *db, const char *channel, const char *external_id,
     char cur[AM_ID_MAX + 1], own[AM_ID_MAX + 1];
     am_time now = am__db_now(db);
     if ((rc = am__db_user_gate(db, "link", user_id, AM_DENIED))) return rc;
-    if ((rc = s->vt->begin(s))) return am__db_store_error(db, rc, "link");
+    if ((rc = am__store_begin(s))) return am__db_store_error(db, rc, "link");
     int linked = s->vt->link_get(s, channel, external_id, cur);
     int owned = linked == AM_OK || linked == AM_NOTFOUND
                     ? s->vt->user_of_channel(s, channel, external_id, own)
@@ -138,7 +138,7 @@ int am_link_merge(am_db *db, const char *channel, const char *external_id,
         goto out_rollback;
     }
     if (linked == AM_OK && strcmp(cur, user_id) == 0) {
-        s->vt->rollback(s);
+        am__store_rollback(s);
         return AM_OK;
     }
     if (linked == AM_OK && (owned || strcmp(cur, own) != 0)) {
@@ -159,14 +159,14 @@ int am_link_merge(am_db *db, const char *channel, const char *external_id,
     if ((rc = s->vt->link_get(s, channel, external_id, cur)) == AM_NOTFOUND)
         rc = s->vt->link_put(s, channel, external_id, user_id, now);
     if (rc || (rc = s->vt->audit(s, user_id, now, "link", "identity", channel, external_id)) ||
-        (rc = s->vt->commit(s)))
+        (rc = am__store_commit(s)))
         goto out_store;
     am__dbcache_flush(db->cache);
     return AM_OK;
 out_store:
     am__db_store_error(db, rc, "link");
 out_rollback:
-    s->vt->rollback(s);
+    am__store_rollback(s);
     return rc;
 }
 
@@ -186,17 +186,17 @@ int am_unlink(am_db *db, const char *channel, const char *external_id)
         return rc;
     am__store *s = db->store;
     char cur[AM_ID_MAX + 1];
-    if ((rc = s->vt->begin(s))) return am__db_store_error(db, rc, "unlink");
+    if ((rc = am__store_begin(s))) return am__db_store_error(db, rc, "unlink");
     rc = s->vt->link_get(s, channel, external_id, cur);
     if (rc == AM_NOTFOUND) {
-        s->vt->rollback(s);
+        am__store_rollback(s);
         return am__db_error(db, rc, "unlink: " PAIR_FMT " is not linked", channel, external_id);
     }
     if (rc || (rc = s->vt->link_del(s, channel, external_id)) ||
         (rc = s->vt->audit(s, cur, am__db_now(db), "unlink", "identity", channel, external_id)) ||
-        (rc = s->vt->commit(s))) {
+        (rc = am__store_commit(s))) {
         am__db_store_error(db, rc, "unlink");
-        s->vt->rollback(s);
+        am__store_rollback(s);
         return rc;
     }
     return AM_OK;

@@ -8,7 +8,7 @@
  * An export's rows are put back as they were, through the store's own
  * operations (event_put with the export's ids, zones and times, its
  * entities, item_insert with every version's ids, times and provenance,
- * item_heat_set, task_put and task_change_add, workspace_set, link_put,
+ * item_heat, task_put and task_change_add, workspace_set, link_put,
  * audit), so the store exports the same document again.  What the export
  * does not carry is made as a write makes it: an event's language, token
  * set and index document, the times of its date entities (extracted again
@@ -61,7 +61,7 @@ static int put_event(writer *w, const am__imp_event *in, size_t i)
     am__event_row ev = in->row;
     if (w->merge) {
         am__event_row have;
-        int rc = w->s->vt->event_get(w->s, w->uid, ev.id, w->ar, &have);
+        int rc = w->s->vt->event_get(w->s, w->uid, AM__EVENT_BY_ID, ev.id, w->ar, &have);
         if (rc == AM_OK) {
             w->info->events_skipped++;
             return AM_OK;
@@ -92,12 +92,12 @@ static int put_event(writer *w, const am__imp_event *in, size_t i)
         goto out;
     }
     for (size_t k = 0; k < in->n_entities && !rc; k++)
-        rc = w->s->vt->entity_put(w->s, w->uid, ev.rid, &ents[k]);
+        rc = am__store_entity_put(w->s, w->uid, ev.rid, &ents[k]);
     for (size_t k = 0; k < red.n && !rc; k++) {
         if (!red.items[k].original) continue;
         am__pii_row p = {red.items[k].placeholder, am__pii_type_name(red.items[k].type),
                          red.items[k].original};
-        rc = w->s->vt->pii_put(w->s, w->uid, ev.rid, &p);
+        rc = am__store_pii_put(w->s, w->uid, ev.rid, &p);
     }
     if (rc) rc = am__db_store_error(db, rc, "import");
     else w->info->events++;
@@ -178,7 +178,7 @@ static int put_items(writer *w, const am__imp_doc *doc)
         for (size_t k = 0; k < i && first; k++)
             first = strcmp(doc->items[k].row.lineage_id, it.lineage_id) != 0;
         if (first && (it.hits || it.last_access != AM_TIME_NONE) &&
-            (rc = s->vt->item_heat_set(s, w->uid, it.lineage_id, it.hits, it.last_access)))
+            (rc = s->vt->item_heat(s, w->uid, it.lineage_id, 0, it.hits, it.last_access)))
             return rc;
         w->info->memories++;
         tick(w);
@@ -276,16 +276,16 @@ static int in_transaction(writer *w, body_fn body, const void *ctx)
     am_db *db = w->db;
     int rc = am__db_user_gate(db, "import", w->uid, AM_DENIED);
     if (rc) return rc;
-    if ((rc = s->vt->begin(s))) return am__db_store_error(db, rc, "import");
+    if ((rc = am__store_begin(s))) return am__db_store_error(db, rc, "import");
     if ((rc = am__touch_lock_writers(db, &w->uid, 1)) || (rc = am__touch_flush(db))) {
-        s->vt->rollback(s);
+        am__store_rollback(s);
         return am__db_store_error(db, rc, "import");
     }
     am__dbcache_note(db->cache, w->uid);
     rc = body(w, ctx);
-    if (!rc && (rc = s->vt->commit(s))) rc = am__db_store_error(db, rc, "import");
+    if (!rc && (rc = am__store_commit(s))) rc = am__db_store_error(db, rc, "import");
     if (rc) {
-        s->vt->rollback(s);
+        am__store_rollback(s);
         am_import_info *info = w->info;
         char user[AM_ID_MAX + 1];
         snprintf(user, sizeof user, "%s", info->user_id);

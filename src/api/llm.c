@@ -67,15 +67,15 @@ static int read_batch(am_db *db, const am_llm_pass_opts *o, am_time since, am__a
         if (!rows) return AM_NOMEM;
         for (size_t i = 0; i < o->n_event_ids && k < (size_t)max; i++) {
             if (!o->event_ids[i] || am__id_check(o->event_ids[i])) continue;
-            rc = s->vt->event_get(s, o->user_id, o->event_ids[i], ar, &rows[k]);
+            rc = s->vt->event_get(s, o->user_id, AM__EVENT_BY_ID, o->event_ids[i], ar, &rows[k]);
             if (rc == AM_NOTFOUND) { rc = AM_OK; continue; }
             if (rc) return rc;
             if (since != AM_TIME_NONE && rows[k].occurred_at < since) continue;
             k++;
         }
     } else {
-        if ((rc = s->vt->events_before(s, o->user_id, NULL, AM_TIME_NONE, 0, since, max, ar, &rows,
-                                       &got)))
+        if ((rc = am__store_events_before(s, o->user_id, NULL, AM_TIME_NONE, 0, since, max, ar,
+                                          &rows, &got)))
             return rc;
         for (size_t i = 0; i < got / 2; i++) { /* newest first: turn it */
             am__event_row t = rows[i];
@@ -107,7 +107,7 @@ static int cited(am_db *db, const char *uid, const am__llm_proposal *p, const am
         for (size_t j = 0; j < *k; j++) dup |= strcmp(ids[j], p->ids[i]) == 0;
         if (!hit || dup) continue;
         am__event_row now;
-        int rc = db->store->vt->event_get(db->store, uid, hit->id, ar, &now);
+        int rc = db->store->vt->event_get(db->store, uid, AM__EVENT_BY_ID, hit->id, ar, &now);
         if (rc == AM_NOTFOUND) { /* forgotten while the model thought: */
             *k = 0;              /* nothing of it may be written */
             return AM_OK;
@@ -227,7 +227,7 @@ static int budget_read(am_db *db, const char *uid, am__llm_budget *b)
 {
     am__store *s = db->store;
     am__arena ar;
-    int rc = s->vt->begin_read(s);
+    int rc = am__store_begin_read(s);
     if (rc) return rc;
     for (int more = 1; !rc && more;) {
         am__audit_row *rows;
@@ -240,7 +240,7 @@ static int budget_read(am_db *db, const char *uid, am__llm_budget *b)
         }
         am__arena_free(&ar);
     }
-    s->vt->end_read(s);
+    am__store_end_read(s);
     return rc;
 }
 
@@ -257,15 +257,15 @@ static void audit_alone(am_db *db, const char *uid, const am_llm_report *r)
 {
     am__store *s = db->store;
     char d[96];
-    if (!r->calls || s->vt->begin(s)) return;
+    if (!r->calls || am__store_begin(s)) return;
     int rc = am__touch_lock_writers(db, &uid, 1);
     if (!rc && s->vt->user_exists(s, uid) > 0)
         rc = s->vt->audit(s, uid, am__db_now(db), "llm.pass", "user", NULL, spent(r, d, sizeof d));
-    if (!rc && !(rc = s->vt->commit(s))) {
+    if (!rc && !(rc = am__store_commit(s))) {
         am__touch_committed(db);
         return;
     }
-    s->vt->rollback(s);
+    am__store_rollback(s);
 }
 
 int am_llm_pass(am_db *db, const am_llm_pass_opts *o, am_llm_report *r)
@@ -302,9 +302,9 @@ int am_llm_pass(am_db *db, const am_llm_pass_opts *o, am_llm_report *r)
     am__arena_init(&ar, &db->alloc);
     am__event_row *ev = NULL;
     size_t n = 0;
-    if (!(rc = s->vt->begin_read(s))) {
+    if (!(rc = am__store_begin_read(s))) {
         rc = read_batch(db, o, since, &ar, &ev, &n);
-        s->vt->end_read(s);
+        am__store_end_read(s);
     }
     if (rc) {
         rc = rc == AM_NOMEM ? am__db_error(db, rc, "llm: out of memory")
@@ -343,7 +343,7 @@ int am_llm_pass(am_db *db, const am_llm_pass_opts *o, am_llm_report *r)
     r->proposed = (long)(rep.n + (size_t)rep.dropped);
     r->dropped = rep.dropped;
     /* the proposals, in one write transaction */
-    if ((rc = s->vt->begin(s))) {
+    if ((rc = am__store_begin(s))) {
         am__db_store_error(db, rc, what);
         goto out;
     }
@@ -357,12 +357,12 @@ int am_llm_pass(am_db *db, const am_llm_pass_opts *o, am_llm_report *r)
     if (!rc)
         rc = s->vt->audit(s, o->user_id, am__db_now(db), "llm.pass", "user", NULL,
                           spent(r, d, sizeof d));
-    if (!rc && !(rc = s->vt->commit(s))) {
+    if (!rc && !(rc = am__store_commit(s))) {
         am__touch_committed(db);
         goto out;
     }
 out_rollback:
-    s->vt->rollback(s);
+    am__store_rollback(s);
     /* nothing of the reply is written: the counts say so */
     before.dropped = before.proposed;
     *r = before;

@@ -46,11 +46,11 @@ static int life_step(am_db *db, const char *uid, am_time now, int budget, long *
     am__wctx w = {s, db->text, &db->ulid, &db->cfg.rank, &ar, uid, now, NULL, now, NULL};
     am__life_tally t = {0};
     am__dbcache_note(db->cache, uid);
-    int rc = s->vt->begin(s);
+    int rc = am__store_begin(s);
     if (!rc && s->vt->lock_users) rc = s->vt->lock_users(s, &uid, 1);
     if (!rc) rc = fn(&w, budget, &t, done);
-    if (!rc) rc = s->vt->commit(s);
-    if (rc) s->vt->rollback(s);
+    if (!rc) rc = am__store_commit(s);
+    if (rc) am__store_rollback(s);
     am__dbcache_flush(db->cache);
     am__arena_free(&ar);
     if (rc) return rc;
@@ -135,11 +135,11 @@ static int cursor_put(am_db *db, int step, const char *uid)
     am__store *s = db->store;
     char v[AM_ID_MAX + 16];
     if (uid) snprintf(v, sizeof v, "%d %s", step, uid);
-    int rc = s->vt->begin(s);
+    int rc = am__store_begin(s);
     if (!rc) rc = s->vt->meta_put(s, CURSOR_KEY, uid ? v : NULL);
-    if (!rc) rc = s->vt->commit(s);
+    if (!rc) rc = am__store_commit(s);
     if (rc) {
-        s->vt->rollback(s);
+        am__store_rollback(s);
         return am__db_store_error(db, rc, "maintain: cursor");
     }
     return AM_OK;

@@ -166,7 +166,7 @@ int am__db_feedback(am_db *db, const char *user_id, const char *memory_id, int a
     am__wctx w = {s, db->text, &db->ulid, &db->cfg.rank, &ar, user_id, now, NULL, 0, metadata};
     static const char *const ops[] = {"", "memory.confirmed", "memory.rejected", "memory.corrected"};
     am__dbcache_note(db->cache, user_id);
-    rc = s->vt->begin(s);
+    rc = am__store_begin(s);
     /* for the log: the item's kind and lineage, before the change */
     const char *kind = NULL, *lineage = NULL;
     char origin[128] = "unknown"; /* who decided the item judged (docs/REPORTS.md) */
@@ -185,8 +185,8 @@ int am__db_feedback(am_db *db, const char *user_id, const char *memory_id, int a
     }
     if (!rc) rc = am__semantic_feedback(&w, memory_id, action, text);
     if (!rc) rc = s->vt->audit(s, user_id, now, ops[action], "memory", memory_id, NULL);
-    if (!rc) rc = s->vt->commit(s);
-    if (rc) s->vt->rollback(s);
+    if (!rc) rc = am__store_commit(s);
+    if (rc) am__store_rollback(s);
     if (!rc && am__log_on(&db->log)) {
         static const char *const actions[] = {"", "confirm", "reject", "correct"};
         am__logrec r;

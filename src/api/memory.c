@@ -253,10 +253,10 @@ int am_memory_add(am_db *db, const am_memory_input *in, am_memory_item **out)
                           what, st.kind, st.scope);
         goto out_free;
     }
-    if ((rc = s->vt->begin(s))) goto out_error;
+    if ((rc = am__store_begin(s))) goto out_error;
     if ((rc = am__touch_lock_writers(db, &in->user_id, 1))) goto out_rollback;
     if ((rc = am__db_resolve_user(db, what, in->user_id, NULL, NULL, 1, uid))) {
-        s->vt->rollback(s);
+        am__store_rollback(s);
         goto out_free; /* (its message made) */
     }
     am__dbcache_note(db->cache, uid);
@@ -264,12 +264,12 @@ int am_memory_add(am_db *db, const am_memory_input *in, am_memory_item **out)
     if ((rc = am__semantic_state(&w, &st, &outcome, lineage))) goto out_rollback;
     /* the merge may have met an item of another kind (a near duplicate) */
     if (acc.scoped && !lineage_visible(&w, &acc, lineage, &rc)) {
-        s->vt->rollback(s);
+        am__store_rollback(s);
         rc = am__db_error(db, AM_DENIED, "%s: the asker may not write a memory of kind %s in scope %s",
                           what, st.kind, st.scope);
         goto out_free;
     }
-    if (rc || (rc = s->vt->commit(s))) goto out_rollback;
+    if (rc || (rc = am__store_commit(s))) goto out_rollback;
     am__arena_free(&ar);
     am__events_deliver(db);
     am__db_forget_work(db, 1); /* a step of a due purge, if any */
@@ -279,7 +279,7 @@ int am_memory_add(am_db *db, const am_memory_input *in, am_memory_item **out)
                               : am__db_store_error(db, rc, what);
     return AM_OK;
 out_rollback:
-    s->vt->rollback(s);
+    am__store_rollback(s);
 out_error:
     if (rc == AM_NOMEM) am__db_error(db, rc, "%s: out of memory", what);
     else am__db_store_error(db, rc, what);

@@ -52,7 +52,7 @@ int am_memory_delete_as(am_db *db, const char *user_id, const char *memory_id,
     char lineage[27] = "", detail[48];
     long n = 0;
     am__dbcache_note(db->cache, user_id);
-    rc = s->vt->begin(s);
+    rc = am__store_begin(s);
     if (!rc) rc = am__touch_lock_writers(db, &user_id, 1);
     if (!rc) rc = am__semantic_lineage(&w, memory_id, lineage);
     if (!rc) rc = s->vt->item_delete(s, user_id, lineage, now, &n);
@@ -63,8 +63,8 @@ int am_memory_delete_as(am_db *db, const char *user_id, const char *memory_id,
     am__outbox_row r = {0, now, AM_TIME_NONE, user_id, "memory.forgotten", lineage, NULL,
                         NULL, NULL, "memory", NULL};
     if (!rc) rc = s->vt->outbox_put(s, &r);
-    if (!rc) rc = s->vt->commit(s);
-    if (rc) s->vt->rollback(s);
+    if (!rc) rc = am__store_commit(s);
+    if (rc) am__store_rollback(s);
     am__arena_free(&ar);
     if (rc == AM_NOTFOUND)
         return am__db_error(db, rc, "%s: user %s has no memory %s", what, user_id, memory_id);

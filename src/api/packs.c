@@ -91,24 +91,24 @@ static int apply_one(am_db *db, const char *what, const am__pack *p, const char 
     char uid[AM_ID_MAX + 1];
     int outcome = 0;
     long items = 0;
-    int rc = s->vt->begin(s);
+    int rc = am__store_begin(s);
     if (rc) goto out_store;
     if ((rc = am__touch_lock_writers(db, &user_id, 1))) goto out_rollback;
     if ((rc = am__db_resolve_user(db, what, user_id, NULL, NULL, create, uid))) {
-        s->vt->rollback(s);
+        am__store_rollback(s);
         goto out; /* (its message made) */
     }
     am__dbcache_note(db->cache, uid);
     am__wctx w = {s, db->text, &db->ulid, &db->cfg.rank, &ar, uid, am__db_now(db), NULL, 0, NULL};
     if ((rc = am__pack_apply_user(&w, p, keys, &outcome, &items))) goto out_rollback;
     if (outcome == AM__PACK_CONFLICT) { /* (written between the check and now) */
-        s->vt->rollback(s);
+        am__store_rollback(s);
         rc = am__db_error(db, AM_INVALID,
                           "%s: user %s has pack %s@%s with other rules: give the changed pack "
                           "a new version", what, uid, p->name, p->version);
         goto out;
     }
-    if ((rc = s->vt->commit(s))) goto out_rollback;
+    if ((rc = am__store_commit(s))) goto out_rollback;
     if (!*first) am__buf_addc(out, ',');
     *first = 0;
     am__buf_adds(out, "{\"user\":");
@@ -116,7 +116,7 @@ static int apply_one(am_db *db, const char *what, const am__pack *p, const char 
     am__buf_printf(out, ",\"outcome\":\"%s\",\"items\":%ld}", outcome_word(outcome), items);
     goto out;
 out_rollback:
-    s->vt->rollback(s);
+    am__store_rollback(s);
 out_store:
     if (rc == AM_NOMEM) am__db_error(db, rc, "%s: out of memory", what);
     else am__db_store_error(db, rc, what);
@@ -273,11 +273,11 @@ static int remove_one(am_db *db, const char *what, const char *name, const char 
     am__wctx w = {s, db->text, &db->ulid, &db->cfg.rank, &ar, uid, now, NULL, 0, NULL};
     long items = 0;
     am__dbcache_note(db->cache, uid);
-    int rc = s->vt->begin(s);
+    int rc = am__store_begin(s);
     if (!rc) rc = am__touch_lock_writers(db, &uid, 1);
     if (!rc) rc = am__pack_remove_user(&w, name, &items);
-    if (!rc) rc = s->vt->commit(s);
-    if (rc) s->vt->rollback(s);
+    if (!rc) rc = am__store_commit(s);
+    if (rc) am__store_rollback(s);
     am__arena_free(&ar);
     if (rc == AM_NOTFOUND)
         return am__db_error(db, rc, "%s: user %s has no pack %s", what, uid, name);

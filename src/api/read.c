@@ -53,11 +53,11 @@ static int revive_referenced(am_db *db, const char *uid, const char *text, am_ti
     if (!rc && any) {
         long n = 0;
         am__dbcache_note(db->cache, uid);
-        rc = s->vt->begin(s);
+        rc = am__store_begin(s);
         if (!rc && s->vt->lock_users) rc = s->vt->lock_users(s, &uid, 1);
         if (!rc) rc = am__life_revive(&w, text, &n);
-        if (!rc) rc = s->vt->commit(s);
-        if (rc) s->vt->rollback(s);
+        if (!rc) rc = am__store_commit(s);
+        if (rc) am__store_rollback(s);
         am__dbcache_flush(db->cache);
         if (!rc) am__events_deliver(db);
     }
@@ -133,7 +133,7 @@ static int recall_run(am_db *db, const am_query *q, recall_box *box, char **ckey
     box->st = st;
     snprintf(box->uid, sizeof box->uid, "%s", uid);
     /* one snapshot for every stage and the result's task */
-    if ((rc = s->vt->begin_read(s))) return am__db_store_error(db, rc, "recall");
+    if ((rc = am__store_begin_read(s))) return am__db_store_error(db, rc, "recall");
     rc = am__access_load(&acc, s, uid, ar);
     if (!rc) rc = am__recall_run(st);
     am__recall_result_route(st, res);
@@ -149,7 +149,7 @@ static int recall_run(am_db *db, const am_query *q, recall_box *box, char **ckey
 
     /* the result: the items shown, the ranked events, the task */
     if ((rc = am__recall_result_items(st, s, &acc, res))) goto out_read;
-    if ((rc = s->vt->end_read(s))) goto out_fail;
+    if ((rc = am__store_end_read(s))) goto out_fail;
 
     /* access feedback, only for recalls of the present; never waited
      * for: deferred while another writer holds the lock (touch.c). */
@@ -161,8 +161,8 @@ static int recall_run(am_db *db, const am_query *q, recall_box *box, char **ckey
     return AM_OK;
 out_read:
     {
-        int end = s->vt->end_read(s);
-        if (!rc) rc = end;
+    int end = am__store_end_read(s);
+    if (!rc) rc = end;
     }
     if (!rc) return AM_OK;
 out_fail:

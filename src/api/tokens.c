@@ -40,9 +40,9 @@ int am_token_create(am_db *db, const am_token_spec *spec, char **token_out, char
         return am__db_error(db, rc, "token create: SHA-256 failed");
     }
     am__store *s = db->store;
-    if ((rc = s->vt->begin(s))) goto out_store;
-    if ((rc = am__token_save(s, &t)) || (rc = s->vt->commit(s))) {
-        s->vt->rollback(s);
+    if ((rc = am__store_begin(s))) goto out_store;
+    if ((rc = am__token_save(s, &t)) || (rc = am__store_commit(s))) {
+        am__store_rollback(s);
         goto out_store;
     }
     *token_out = am__owned_strndup(&db->alloc, token, strlen(token));
@@ -141,16 +141,16 @@ int am_token_revoke(am_db *db, const char *id)
     am__store *s = db->store;
     char uid[AM_ID_MAX + 1];
     am_time now = am__db_now(db);
-    if ((rc = s->vt->begin(s))) return am__db_store_error(db, rc, "token revoke");
+    if ((rc = am__store_begin(s))) return am__db_store_error(db, rc, "token revoke");
     rc = am__token_revoke(s, id, now, uid);
     if (rc == AM_NOTFOUND) {
-        s->vt->rollback(s);
+        am__store_rollback(s);
         return am__db_error(db, rc, "token revoke: no valid token has id %s%s", id,
                             uid[0] ? " (it is revoked already)" : "");
     }
-    if (rc || (rc = s->vt->commit(s))) {
+    if (rc || (rc = am__store_commit(s))) {
         am__db_store_error(db, rc, "token revoke");
-        s->vt->rollback(s);
+        am__store_rollback(s);
         return rc;
     }
     return AM_OK;

@@ -89,10 +89,10 @@ int am_working_set(am_db *db, const char *user_id, const char *session_id, const
     }
     am__store *s = db->store;
     if (!s->vt->working_put) return no_store(db);
-    if ((rc = s->vt->begin(s))) return am__db_store_error(db, rc, "working");
+    if ((rc = am__store_begin(s))) return am__db_store_error(db, rc, "working");
     rc = s->vt->working_put(s, user_id, session_id, key, value, expires, now, AM_WORKING_KEYS_MAX);
-    if (!rc) rc = s->vt->commit(s);
-    if (rc) s->vt->rollback(s);
+    if (!rc) rc = am__store_commit(s);
+    if (rc) am__store_rollback(s);
     if (rc == AM_TOOBIG)
         return am__db_error(db, rc, "working: the session holds %d keys already", AM_WORKING_KEYS_MAX);
     if (rc) return am__db_store_error(db, rc, "working");

@@ -120,7 +120,7 @@ int am_workspace_put(am_db *db, const char *user_id, const char *task_id, const 
     am__store *s = db->store;
     am__arena ar;
     am__arena_init(&ar, &db->alloc);
-    if ((rc = s->vt->begin(s))) {
+    if ((rc = am__store_begin(s))) {
         rc = am__db_store_error(db, rc, "workspace");
         goto out;
     }
@@ -141,7 +141,7 @@ int am_workspace_put(am_db *db, const char *user_id, const char *task_id, const 
     if ((rc = s->vt->audit(s, user_id, now, "workspace.put", "task", task_id, agent_id)))
         goto out_store;
     am__dbcache_note(db->cache, user_id); /* the block shows the workspace */
-    if ((rc = s->vt->commit(s))) goto out_store;
+    if ((rc = am__store_commit(s))) goto out_store;
     am__dbcache_flush(db->cache);
     if (version) *version = v;
     goto out;
@@ -149,7 +149,7 @@ out_store:
     rc = rc == AM_NOMEM ? am__db_error(db, rc, "workspace: out of memory")
                         : am__db_store_error(db, rc, "workspace");
 out_rollback:
-    s->vt->rollback(s);
+    am__store_rollback(s);
 out:
     am__arena_free(&ar);
     return rc;

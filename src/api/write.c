@@ -107,23 +107,27 @@ static int validate(am_db *db, const am_event *ev, am_time *at, int *tz)
 static int known_event(am_db *db, const am_event *in, const char *uid, int64_t fp,
                        am_add_info *info, int *found)
 {
-    char id[32], task[AM_ID_MAX + 1];
-    int64_t stored = 0;
+    am__arena ar;
+    am__event_row ev;
     *found = 0;
-    int rc = db->store->vt->event_by_client(db->store, uid, in->event_id, id, task, &stored);
-    if (rc == AM_NOTFOUND) return AM_OK;
-    if (rc) return am__db_store_error(db, rc, "add");
-    if (stored != fp)
-        return am__db_error(db, AM_INVALID,
-                            "add: id \"%s\" already names another event of user %s (%s):"
-                            " the same id with other content",
-                            in->event_id, uid, id);
-    *found = 1;
-    snprintf(info->event_id, sizeof info->event_id, "%s", id);
-    snprintf(info->user_id, sizeof info->user_id, "%s", uid);
-    snprintf(info->task_id, sizeof info->task_id, "%s", task);
-    info->existing = 1;
-    return AM_OK;
+    am__arena_init(&ar, &db->alloc);
+    int rc = db->store->vt->event_get(db->store, uid, AM__EVENT_BY_CLIENT, in->event_id, &ar, &ev);
+    if (rc == AM_NOTFOUND) rc = AM_OK;
+    else if (rc) rc = am__db_store_error(db, rc, "add");
+    else if (ev.client_hash != fp)
+        rc = am__db_error(db, AM_INVALID,
+                          "add: id \"%s\" already names another event of user %s (%s):"
+                          " the same id with other content",
+                          in->event_id, uid, ev.id);
+    else {
+        *found = 1;
+        snprintf(info->event_id, sizeof info->event_id, "%s", ev.id);
+        snprintf(info->user_id, sizeof info->user_id, "%s", uid);
+        snprintf(info->task_id, sizeof info->task_id, "%s", ev.task_id);
+        info->existing = 1;
+    }
+    am__arena_free(&ar);
+    return rc;
 }
 
 /* The write path's clock and plain log lines: the handle's. */
@@ -212,7 +216,7 @@ static int add_one(am_db *db, const am_event *in, am_add_info *info, int own_txn
     float *vec = given ? *given : NULL;
     if (!given && (rc = embed(db, &ar, red.text, lang, &vec))) goto out_free;
 
-    if (own_txn && (rc = s->vt->begin(s))) {
+    if (own_txn && (rc = am__store_begin(s))) {
         am__db_store_error(db, rc, "add");
         goto out_free;
     }
@@ -231,7 +235,7 @@ static int add_one(am_db *db, const am_event *in, am_add_info *info, int own_txn
         if ((rc = am__write_fingerprint(&db->alloc, in, at, &fp))) goto out_store;
         if ((rc = known_event(db, in, uid, fp, info, &found))) goto out_rollback;
         if (found) { /* a re-run: nothing to write */
-            if (own_txn) s->vt->rollback(s);
+            if (own_txn) am__store_rollback(s);
             goto out_free;
         }
     }
@@ -241,7 +245,7 @@ static int add_one(am_db *db, const am_event *in, am_add_info *info, int own_txn
     am__db_new_id(db, at, id);
     am__write_event_row(&ev, in, id, uid, red.text, at, tz, am__db_now(db), fp, meta, lang);
     if ((rc = am__write_run(&x, in, &ev, &red, vec, info))) goto out_store;
-    if (own_txn && (rc = s->vt->commit(s))) goto out_store;
+    if (own_txn && (rc = am__store_commit(s))) goto out_store;
     if (own_txn) am__touch_committed(db);
     if (own_txn) am__db_forget_work(db, 1); /* a step of a due purge, if any */
     snprintf(info->event_id, sizeof info->event_id, "%s", id);
@@ -255,7 +259,7 @@ out_store:
     if (rc == AM_NOMEM) am__db_error(db, rc, "add: out of memory");
     else am__db_store_error(db, rc, "add");
 out_rollback:
-    if (own_txn) s->vt->rollback(s);
+    if (own_txn) am__store_rollback(s);
 out_free:
     am__redact_result_free(&db->alloc, &red);
     am__write_free(&x);
@@ -335,7 +339,7 @@ static int add_batch(am_db *db, const am_event *evs, size_t n, am_add_info *info
         rc = batch_fail(db, rc, bad, n, infos);
         goto out;
     }
-    if ((rc = s->vt->begin(s))) {
+    if ((rc = am__store_begin(s))) {
         rc = am__db_store_error(db, rc, "add");
         goto out;
     }
@@ -346,19 +350,19 @@ static int add_batch(am_db *db, const am_event *evs, size_t n, am_add_info *info
     for (size_t i = 0; i < n && nu < 64; i++) uids[nu++] = evs[i].user_id;
     if ((rc = am__touch_lock_writers(db, uids, nu)) || (rc = am__touch_flush(db))) {
         am__db_store_error(db, rc, "add");
-        s->vt->rollback(s);
+        am__store_rollback(s);
         goto out;
     }
     for (size_t i = 0; i < n; i++) {
         float *const *given = vecs && i < AM__PREP_MAX ? &vecs[i] : NULL;
         if ((rc = add_one(db, &evs[i], infos ? &infos[i] : NULL, 0, given))) {
-            s->vt->rollback(s);
+            am__store_rollback(s);
             rc = batch_fail(db, rc, i, n, infos);
             goto out;
         }
     }
-    if ((rc = s->vt->commit(s))) {
-        s->vt->rollback(s);
+    if ((rc = am__store_commit(s))) {
+        am__store_rollback(s);
         if (infos) memset(infos, 0, n * sizeof *infos);
         rc = am__db_store_error(db, rc, "add");
         goto out;

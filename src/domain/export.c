@@ -37,7 +37,7 @@ static int export_events(am__export *o, const char *user_id)
         am__arena_init(&ar, o->alloc);
         am__event_row *events;
         size_t ne = 0;
-        rc = s->vt->events_page(s, user_id, after_at, after_rid, EXPORT_PAGE, &ar, &events, &ne);
+        rc = am__store_events_page(s, user_id, after_at, after_rid, EXPORT_PAGE, &ar, &events, &ne);
         /* archived events: their whole text, not the summary their row keeps */
         if (!rc) rc = s->vt->cold_fill(s, user_id, events, ne, &ar, NULL);
         for (size_t i = 0; !rc && i < ne; i++) {
@@ -160,7 +160,7 @@ int am__export_user(am__export *o, const char *user_id)
     am__buf_adds(b, "],\"events\":[");
     if ((rc = export_events(o, user_id))) goto out;
     am__buf_adds(b, "],\"tasks\":[");
-    if ((rc = s->vt->tasks_list(s, user_id, &ar, &tasks, &nt))) goto out;
+    if ((rc = s->vt->tasks_list(s, user_id, 0, 0, &ar, &tasks, &nt))) goto out;
     for (size_t i = 0; i < nt; i++) {
         am_task *t;
         if ((rc = am__task_build(s, user_id, &ar, &tasks[i], NULL, NULL, &t))) goto out;

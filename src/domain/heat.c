@@ -43,7 +43,7 @@ int am__heat_flush(const am__heat_env *env, am__touches *k)
     int rc = AM_OK;
     for (size_t i = 0; i < k->n && !rc; i++) {
         note(env, k->t[i].uid); /* heat moves what a recall shows */
-        rc = env->store->vt->item_touch(env->store, k->t[i].uid, k->t[i].lineage, k->t[i].at);
+        rc = env->store->vt->item_heat(env->store, k->t[i].uid, k->t[i].lineage, 1, 1, k->t[i].at);
     }
     if (!rc) k->written = k->n;
     return rc;
@@ -96,15 +96,15 @@ int am__heat_write(const am__heat_env *env, am__touches *kept, const char *uid,
                    const char *const *lineages, size_t n, am_time at)
 {
     am__store *s = env->store;
-    int rc = s->vt->try_begin(s);
+    int rc = am__store_try_begin(s);
     if (rc) return rc;
     rc = am__heat_flush(env, kept);
     if (n) note(env, uid);
-    for (size_t i = 0; i < n && !rc; i++) rc = s->vt->item_touch(s, uid, lineages[i], at);
-    if (!rc) rc = s->vt->commit(s);
+    for (size_t i = 0; i < n && !rc; i++) rc = s->vt->item_heat(s, uid, lineages[i], 1, 1, at);
+    if (!rc) rc = am__store_commit(s);
     if (env->ended) env->ended(env->ctx);
     if (rc) {
-        s->vt->rollback(s);
+        am__store_rollback(s);
         if (kept) kept->written = 0;
         return rc;
     }

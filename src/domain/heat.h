@@ -5,14 +5,14 @@
  * for the write lock.
  *
  * The recall reads in its own snapshot and needs no lock; its touches are
- * a write.  They are tried without waiting (try_begin): when another
+ * a write.  They are tried without waiting (am__store_try_begin): when another
  * connection holds the write lock they are kept in the handle (at most
  * AM__HEAT_KEEP; more are dropped) and written inside the handle's next
  * write transaction -- an add, the next recall's touches, or one last try
  * without waiting when the handle closes.  Kept touches are removed only
  * once a transaction that wrote them committed, so a rolled-back add
  * writes them again next time.  A touch carries its own time and never
- * moves an item's last access back (the store's item_touch), so a late
+ * moves an item's last access back (the store's item_heat), so a late
  * touch ranks as an early one would have.  Heat is advisory: a touch
  * dropped (the list full, the handle closed while the lock was taken)
  * makes an item's score a little lower, never a recall wrong.  Forgetting
@@ -47,7 +47,7 @@ typedef struct am__heat_env {
     void *ctx;
 } am__heat_env;
 
-/* One write transaction of its own, not waited for (try_begin): the kept
+/* One write transaction of its own, not waited for (am__store_try_begin): the kept
  * touches and uid's lineages[0..n) at `at`.  AM_OK (the kept ones then
  * removed), AM_BUSY when the write lock is taken, or the store's error;
  * nothing is kept here (am__heat_keep). */

@@ -252,8 +252,8 @@ int am__search_events(am__store *s, const char *uid, const char *const *terms,
     *rows = NULL;
     *n = 0;
     if (n_terms == 0 || limit <= 0) return AM_OK;
-    int rc = s->vt->search_begin(s);
+    int rc = am__store_search_begin(s);
     if (rc) return rc;
     rc = search_run(s, uid, terms, weights, n_terms, w_ctx, from, to, limit, ar, rows, n, stats);
-    return s->vt->search_end(s, rc);
+    return am__store_search_end(s, rc);
 }

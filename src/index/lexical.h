@@ -36,7 +36,7 @@ typedef struct am__search_stats {
  * weights[i] (NULL: all 1; expansions count less).  Best first (score set,
  * higher is better; ties: the older row), at most limit rows, allocated
  * in ar; time bounds optional (AM_TIME_NONE).  One snapshot of the store
- * (search_begin .. search_end). */
+ * (am__store_search_begin .. am__store_search_end). */
 int am__search_events(am__store *s, const char *uid, const char *const *terms,
                       const double *weights, size_t n_terms, double w_ctx, am_time from,
                       am_time to, int limit, am__arena *ar, am__event_row **rows, size_t *n,

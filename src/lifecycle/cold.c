@@ -88,10 +88,14 @@ int am__cold_step(am__cold_run *run, const char *uid, am_time now, int budget, l
     am__arena_init(&ar, run->alloc);
     am__event_row *rows = NULL;
     size_t n = 0;
-    int rc = s->vt->begin(s);
+    int rc = am__store_begin(s);
     if (rc) goto out;
-    rc = s->vt->cold_candidates(s, uid, before, run->from_at, run->from_rid, budget, &ar, &rows,
-                                &n);
+    am__event_scan q = {.kind = AM__SCAN_COLD,
+                        .at = before,
+                        .from = run->from_at,
+                        .rid = run->from_rid,
+                        .limit = budget};
+    rc = s->vt->events_scan(s, uid, &q, &ar, &rows, &n);
     if (!rc && !uid && n && s->vt->lock_users) {
         const char **uids = am__arena_alloc(&ar, n * sizeof *uids);
         rc = uids ? s->vt->lock_users(s, uids, batch_users(rows, n, uids)) : AM_NOMEM;
@@ -112,11 +116,11 @@ int am__cold_step(am__cold_run *run, const char *uid, am_time now, int budget, l
         else if (!rc) (*moved)++;
     }
     if (rc) {
-        s->vt->rollback(s);
+        am__store_rollback(s);
         *moved = 0;
         goto out;
     }
-    if ((rc = s->vt->commit(s))) {
+    if ((rc = am__store_commit(s))) {
         *moved = 0;
         goto out;
     }

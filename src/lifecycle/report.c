@@ -124,7 +124,7 @@ static int user_acts(am__store *s, const char *uid, const am__report_in *in, tup
     am__arena_init(&ar, ts->alloc);
     am__item_row *items = NULL;
     size_t n_items = 0;
-    int have_items = 0, rc = s->vt->begin_read(s);
+    int have_items = 0, rc = am__store_begin_read(s);
     int64_t after = 0;
     for (int more = 1; !rc && more;) {
         am__audit_row *rows;
@@ -153,7 +153,7 @@ static int user_acts(am__store *s, const char *uid, const am__report_in *in, tup
             rc = push(ts, period, v, act);
         }
     }
-    int end = s->vt->end_read(s);
+    int end = am__store_end_read(s);
     if (!rc) rc = end;
     am__arena_free(&ar);
     return rc == AM_NOTFOUND ? AM_OK : rc;

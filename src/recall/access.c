@@ -224,7 +224,8 @@ int am__access_load(am__access *a, am__store *s, const char *uid, am__arena *ar)
     am__event_row *rows;
     size_t n, n_kind = 0;
     const char **kind_ids = NULL;
-    int rc = s->vt->events_access(s, uid, ar, &rows, &n);
+    am__event_scan q = {.kind = AM__SCAN_ACCESS};
+    int rc = s->vt->events_scan(s, uid, &q, ar, &rows, &n);
     if (rc) return rc;
     if (kind_rule_applies(a) && (rc = kind_hidden(a, s, uid, ar, &kind_ids, &n_kind))) return rc;
     a->hidden = am__arena_alloc(ar, (n + n_kind + 1) * sizeof *a->hidden);
@@ -240,7 +241,7 @@ int am__access_load(am__access *a, am__store *s, const char *uid, am__arena *ar)
     for (size_t i = 0; i < n_kind; i++) {
         if (am__access_hides_id(a, kind_ids[i])) continue; /* hidden already */
         am__event_row ev;
-        rc = s->vt->event_get(s, uid, kind_ids[i], ar, &ev);
+        rc = s->vt->event_get(s, uid, AM__EVENT_BY_ID, kind_ids[i], ar, &ev);
         if (rc == AM_NOTFOUND) continue; /* forgotten since */
         if (rc) return rc;
         a->hidden_ids[a->n_hidden] = ev.id;
@@ -279,7 +280,8 @@ int am__access_task_events(const am__access *a, am__store *s, const char *uid,
     /* among its n_hidden + 1 latest events one is not hidden, or it has no
      * more than those */
     size_t limit = a->n_hidden + 1 > 1000000 ? 1000000 : a->n_hidden + 1;
-    int rc = s->vt->events_recent(s, uid, NULL, task_id, AM_TIME_NONE, (int)limit, ar, &rows, &n);
+    int rc =
+        am__store_events_recent(s, uid, NULL, task_id, AM_TIME_NONE, (int)limit, ar, &rows, &n);
     if (rc) return rc;
     for (size_t i = 0; i < n; i++)
         if (!am__access_hides_rid(a, rows[i].rid)) return AM_OK;
@@ -350,14 +352,21 @@ static void rows_keep(const am__access *a, am__event_row *rows, size_t *n)
 }
 
 static const char *as_errmsg(am__store *b) { return INNER(b)->vt->errmsg(INNER(b)); }
-static int as_begin_read(am__store *b) { return INNER(b)->vt->begin_read(INNER(b)); }
-static int as_end_read(am__store *b) { return INNER(b)->vt->end_read(INNER(b)); }
+/* (a read path: its snapshots and searches only) */
+static int as_begin(am__store *b, int mode)
+{
+    if (mode != AM__TX_READ && mode != AM__TX_SEARCH) return AM_MISUSE;
+    return INNER(b)->vt->begin(INNER(b), mode);
+}
+static int as_end(am__store *b, int how, int rc)
+{
+    if (how != AM__TX_END_READ && how != AM__TX_END_SEARCH) return AM_MISUSE;
+    return INNER(b)->vt->end(INNER(b), how, rc);
+}
 static int as_user_exists(am__store *b, const char *uid)
 {
     return INNER(b)->vt->user_exists(INNER(b), uid);
 }
-static int as_search_begin(am__store *b) { return INNER(b)->vt->search_begin(INNER(b)); }
-static int as_search_end(am__store *b, int rc) { return INNER(b)->vt->search_end(INNER(b), rc); }
 static int as_user_rows(am__store *b, const char *uid, int64_t *n)
 {
     return INNER(b)->vt->user_rows(INNER(b), uid, n);
@@ -400,11 +409,10 @@ static int as_rows_get(am__store *b, const char *uid, const int64_t *rids, size_
     return rc;
 }
 
-static int as_events_recent(am__store *b, const char *uid, const char *session, const char *task,
-                            am_time before, int limit, am__arena *ar, am__event_row **rows,
-                            size_t *n)
+static int as_events_scan(am__store *b, const char *uid, const am__event_scan *q, am__arena *ar,
+                          am__event_row **rows, size_t *n)
 {
-    int rc = INNER(b)->vt->events_recent(INNER(b), uid, session, task, before, limit, ar, rows, n);
+    int rc = INNER(b)->vt->events_scan(INNER(b), uid, q, ar, rows, n);
     if (!rc) rows_keep(AS(b)->acc, *rows, n);
     return rc;
 }
@@ -497,16 +505,14 @@ static int as_cold_fill(am__store *b, const char *uid, am__event_row *rows, size
 static const am__store_vt access_vt = {
     .name = "access",
     .errmsg = as_errmsg,
-    .begin_read = as_begin_read,
-    .end_read = as_end_read,
+    .begin = as_begin,
+    .end = as_end,
     .user_exists = as_user_exists,
-    .search_begin = as_search_begin,
-    .search_end = as_search_end,
     .user_rows = as_user_rows,
     .term_docs = as_term_docs,
     .postings = as_postings,
     .rows_get = as_rows_get,
-    .events_recent = as_events_recent,
+    .events_scan = as_events_scan,
     .vec_scan = as_vec_scan,
     .pii_events = as_pii_events,
     .events_dated = as_events_dated,

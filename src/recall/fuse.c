@@ -44,8 +44,8 @@ static int referenced_task(const am__recall_env *env, const char *uid, const am_
     if (!task_id && q->session_id) {
         am__event_row *rows;
         size_t n;
-        if ((rc = s->vt->events_recent(s, uid, q->session_id, NULL, AM_TIME_NONE, 10, ar,
-                                       &rows, &n)))
+        if ((rc = am__store_events_recent(s, uid, q->session_id, NULL, AM_TIME_NONE, 10, ar, &rows,
+                                          &n)))
             return rc;
         for (size_t i = 0; i < n && !task_id; i++) {
             const char *left; /* a turn that left the task for none ends the search */
@@ -113,7 +113,7 @@ static int add_task_events(const am__recall_state *st, const am__recall_env *env
         round_start = began - 1;
     am__event_row *rows;
     size_t n;
-    if ((rc = s->vt->events_recent(s, uid, NULL, task->task_id, at, 40, ar, &rows, &n)))
+    if ((rc = am__store_events_recent(s, uid, NULL, task->task_id, at, 40, ar, &rows, &n)))
         return rc;
     am__event_row *all = am__arena_alloc(ar, (*n_events + n + 1) * sizeof *all);
     if (!all) return AM_NOMEM;

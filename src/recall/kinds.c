@@ -91,8 +91,8 @@ int am__recall_kinds(am__recall_state *st)
     am__store *s = st->env->store;
     am__event_row *recent;
     size_t nr;
-    int rc = s->vt->events_recent(s, st->uid, NULL, NULL, st->at, AM__KINDS_RECENT, st->ar,
-                                  &recent, &nr);
+    int rc = am__store_events_recent(s, st->uid, NULL, NULL, st->at, AM__KINDS_RECENT, st->ar,
+                                     &recent, &nr);
     if (rc) return rc;
     am__event_row *all = am__arena_alloc(st->ar, (st->n_events + nr + 1) * sizeof *all);
     if (!all) return AM_NOMEM;

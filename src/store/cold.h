@@ -18,7 +18,7 @@
 #define AM__COLD_HEAD 5 /* codec byte + length */
 
 /* A text shorter than this many bytes stays whole in its row and is never
- * a candidate (store cold_candidates): its summary and packed copy would
+ * a candidate (store events_scan, AM__SCAN_COLD): its summary and packed copy would
  * take about as much room as it does (a chat turn of a sentence or two),
  * and leaving it untouched costs the pass no write. */
 #define AM__COLD_MIN_BYTES 256

@@ -19,7 +19,7 @@
  * user, task id), "session" (s), "event" (e).  A pseudonym hashes a bare
  * user id, which has no NUL: it never equals one of these.
  *
- * Thread rule: no state; the store's id_hash holds the key.
+ * Thread rule: no state; the store's key_hash holds the key.
  */
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
@@ -52,7 +52,7 @@ static int ref(am__store *s, char letter, const char *const *parts, size_t n,
                char out[AM__REF_LEN + 1])
 {
     unsigned char mac[32];
-    int rc = s->vt->id_hash(s, parts, n, mac);
+    int rc = s->vt->key_hash(s, parts, n, mac);
     if (rc) return rc;
     static const char digits[] = "0123456789abcdef";
     out[0] = letter;

@@ -7,7 +7,8 @@
  * Isolation lives here: every operation takes the master user id and a
  * backend must scope every statement by it -- no operation can return or
  * touch another user's rows.  Callers group writes into one transaction
- * with begin/commit/rollback; a failed request is rolled back whole.
+ * with begin and end (am__store_begin / _commit / _rollback); a failed
+ * request is rolled back whole.
  *
  * Rows returned by list/get operations are allocated in the caller's arena
  * and live as long as it.  Times are am_time (UTC ms); AM_TIME_NONE = NULL.
@@ -175,7 +176,43 @@ typedef struct am__token_row {
     am_time created_at, revoked_at; /* revoked_at AM_TIME_NONE: live */
 } am__token_row;
 
-/* The vectors an embedder should have (vec_missing_*): one per event of
+/* Which of the user's events a scan (events_scan) returns, in which
+ * order; fields a kind does not name are unused.
+ *   AM__SCAN_RECENT: the most recent, newest first (occurred_at, rid
+ *     descending), said at or before `at` (AM_TIME_NONE: any), of
+ *     session and task (NULL: any).
+ *   AM__SCAN_PAGE: the next ones, oldest first (occurred_at, rid), after
+ *     the one at (at, rid) (at AM_TIME_NONE: from the first), for a
+ *     reader that streams a whole history in bounded memory (export).
+ *   AM__SCAN_BEFORE: the next ones, newest first, before the one at (at,
+ *     rid) (at AM_TIME_NONE: from the newest), of session (NULL: any),
+ *     said at or after `from` (AM_TIME_NONE: any): a reader that pages a
+ *     history back from now (am_events_list).
+ *   AM__SCAN_ACCESS: those an access rule may hide (recall/access.c):
+ *     of source agent or tool, or with a domain; by rid, all of them
+ *     (limit unused); rows hold rid, id, agent_id, source and domain only.
+ *   AM__SCAN_COLD: the candidates for archiving (lifecycle/cold.c,
+ *     store/cold.h): events said before `at` and never archived, of
+ *     AM__COLD_MIN_BYTES or more, oldest first, said at or after `from`
+ *     (AM_TIME_NONE: any); uid NULL: every user's, by rid from `rid`
+ *     (rid >= it), each row naming its user.  Rows hold rid, id,
+ *     user_id, content and occurred_at.
+ * PAGE and BEFORE read no token sets. */
+#define AM__SCAN_RECENT 0
+#define AM__SCAN_PAGE 1
+#define AM__SCAN_BEFORE 2
+#define AM__SCAN_ACCESS 3
+#define AM__SCAN_COLD 4
+typedef struct am__event_scan {
+    int kind; /* AM__SCAN_* */
+    const char *session, *task;
+    am_time at;   /* the bound's time */
+    int64_t rid;  /* the bound's row (PAGE, BEFORE), or COLD's first */
+    am_time from; /* said at or after it */
+    int limit;
+} am__event_scan;
+
+/* The vectors an embedder should have (vec_missing): one per event of
  * id embedder_id and dimension dim, for every event when all_langs, else
  * for events of lang "en" only (the write path's rule: USE-lite does not
  * represent Chinese, so Chinese events never get its vector). */
@@ -264,16 +301,36 @@ typedef struct am__store_vt {
     void (*close)(am__store *s);
     const char *(*errmsg)(am__store *s);
 
-    /* A write transaction: the write lock is taken at once (waiting up to
-     * the busy limit, AM_BUSY after it), so no read in it is ever upgraded. */
-    int (*begin)(am__store *s);
-    int (*commit)(am__store *s);
-    int (*rollback)(am__store *s);
-    /* A read snapshot: every call between begin_read and end_read sees
-     * one state of the store (a recall's searches agree with each other);
-     * end_read keeps the caches.  No write inside. */
-    int (*begin_read)(am__store *s);
-    int (*end_read)(am__store *s);
+    /* Transactions.  begin(mode):
+     *   AM__TX_WRITE: a write transaction; the write lock is taken at
+     *     once (waiting up to the busy limit, AM_BUSY after it), so no
+     *     read in it is ever upgraded.
+     *   AM__TX_TRY: the same without waiting: AM_BUSY at once when
+     *     another writer holds the lock (work that can be deferred: a
+     *     recall's heat).
+     *   AM__TX_READ: a read snapshot: every call until end(AM__TX_END_READ)
+     *     sees one state of the store (a recall's searches agree with
+     *     each other); ending it keeps the caches.  No write inside.
+     *   AM__TX_SEARCH: the reads of one lexical search (index/lexical.c)
+     *     in one snapshot, until end(AM__TX_END_SEARCH); these nest (in a
+     *     read snapshot, in a write transaction or in another search) or
+     *     else hold a read transaction of their own; each read is also
+     *     one alone.
+     * end(how, rc): AM__TX_COMMIT or AM__TX_ROLLBACK the write
+     * transaction, AM__TX_END_READ the read snapshot (rc unused: 0), or
+     * AM__TX_END_SEARCH the search, returning rc, or the error ending the
+     * group (AM_MISUSE when none was begun and rc is AM_OK).  Another
+     * mode: AM_MISUSE.  Call them through am__store_begin, ... below. */
+#define AM__TX_WRITE 0
+#define AM__TX_TRY 1
+#define AM__TX_READ 2
+#define AM__TX_SEARCH 3
+#define AM__TX_COMMIT 0
+#define AM__TX_ROLLBACK 1
+#define AM__TX_END_READ 2
+#define AM__TX_END_SEARCH 3
+    int (*begin)(am__store *s, int mode);
+    int (*end)(am__store *s, int how, int rc);
 
     /* users and identity */
     int (*user_ensure)(am__store *s, const char *uid, am_time now);
@@ -320,39 +377,43 @@ typedef struct am__store_vt {
     /* Re-embedding (api/reembed.c): the events that `want` describes
      * (am__vec_want) and that have no vector vec_scan would use for it --
      * none, or one of another embedder id or dimension.
-     * These two are the maintenance exception to per-user scoping: uid
-     * NULL means every user; each row then names its user, and the caller
+     * This is the maintenance exception to per-user scoping: uid NULL
+     * means every user; each row then names its user, and the caller
      * writes its vector under that user (vec_put).
-     * vec_missing_count: how many, and the largest rid among them (0 when
-     * none): a caller walking the list stops there, so events added while
-     * it runs are not counted twice.
-     * vec_missing_list: up to limit of them with after_rid < rid <= upto_rid,
-     * by rid; rows hold rid, id, user_id, lang and content only. */
-    int (*vec_missing_count)(am__store *s, const char *uid,
-                             const am__vec_want *want, size_t *n,
-                             int64_t *max_rid);
-    int (*vec_missing_list)(am__store *s, const char *uid,
-                            const am__vec_want *want, int64_t after_rid,
-                            int64_t upto_rid, int limit, am__arena *ar,
-                            am__event_row **rows, size_t *n);
-    int (*entity_put)(am__store *s, const char *uid, int64_t event_rid,
-                      const am__entity_row *en);
+     * rows NULL: *n how many, and *max_rid the largest rid among them (0
+     * when none): a caller walking the list stops there, so events added
+     * while it runs are not counted twice (after_rid, upto_rid, limit, ar
+     * unused).
+     * Else: up to limit of them with after_rid < rid <= upto_rid, by rid;
+     * rows hold rid, id, user_id, lang and content only (max_rid unused,
+     * may be NULL). */
+    int (*vec_missing)(am__store *s, const char *uid, const am__vec_want *want, int64_t after_rid,
+                       int64_t upto_rid, int limit, am__arena *ar, am__event_row **rows, size_t *n,
+                       int64_t *max_rid);
+    /* A part of event event_rid (caller's transaction): an extracted
+     * entity (en) or a PII-vault entry (p, its original sealed when the
+     * store has a vault key); one of the two, the other NULL. */
+    int (*event_part_put)(am__store *s, const char *uid, int64_t event_rid,
+                          const am__entity_row *en, const am__pii_row *p);
     /* The user's distinct entity norms of one type with how many rows hold
      * each, most first (ties by norm), at most limit. */
     int (*entity_counts)(am__store *s, const char *uid, const char *type, int limit,
                          am__arena *ar, const char ***norms, long **counts, size_t *n);
-    int (*pii_put)(am__store *s, const char *uid, int64_t event_rid,
-                   const am__pii_row *p);
-    int (*event_get)(am__store *s, const char *uid, const char *event_id,
-                     am__arena *ar, am__event_row *out);
-    /* Lexical search (index/lexical.c ranks what these hand over).  The
-     * reads of one search see one snapshot when grouped by search_begin
-     * and search_end, which nest (in begin_read's snapshot, in a write
-     * transaction or in another search_begin) or else hold a read
-     * transaction of their own; each read is also one alone.  search_end
-     * returns rc, or the error ending the group. */
-    int (*search_begin)(am__store *s);
-    int (*search_end)(am__store *s, int rc);
+    /* One of the user's events, by key: AM_OK with *out filled, or
+     * AM_NOTFOUND.
+     *   AM__EVENT_BY_ID: the event of id key, the whole row.
+     *   AM__EVENT_BY_TEXT: the newest event (occurred_at, rid) whose
+     *     content holds the text key; out has its id only.
+     *   AM__EVENT_BY_CLIENT: the event the caller named key when adding
+     *     it (event_row.client_id); out has its id, its task_id ("" for
+     *     none) and the fingerprint stored with it (client_hash). */
+#define AM__EVENT_BY_ID 0
+#define AM__EVENT_BY_TEXT 1
+#define AM__EVENT_BY_CLIENT 2
+    int (*event_get)(am__store *s, const char *uid, int by, const char *key, am__arena *ar,
+                     am__event_row *out);
+    /* Lexical search (index/lexical.c ranks what these hand over; its
+     * reads grouped by begin(AM__TX_SEARCH)). */
     /* The user's number of events (0: none, or not counted). */
     int (*user_rows)(am__store *s, const char *uid, int64_t *n);
     /* df[i]: the user's rows holding terms[i]; n_rows non-NULL: also the
@@ -375,33 +436,12 @@ typedef struct am__store_vt {
      * that is there and the user's, found[i] = 0 for the others. */
     int (*rows_get)(am__store *s, const char *uid, const int64_t *rids, size_t n, am__arena *ar,
                     am__event_row *rows, unsigned char *found);
-    /* Most recent events of the user (session and task may be NULL),
-     * newest first. */
-    int (*events_recent)(am__store *s, const char *uid, const char *session,
-                         const char *task, am_time before, int limit,
-                         am__arena *ar, am__event_row **rows, size_t *n);
-    /* The next at most limit events, oldest first (occurred_at, rid), after
-     * the one at (after_at, after_rid) (AM_TIME_NONE: from the first), for
-     * a reader that streams a whole history in bounded memory (export). */
-    int (*events_page)(am__store *s, const char *uid, am_time after_at, int64_t after_rid,
-                       int limit, am__arena *ar, am__event_row **rows, size_t *n);
-    /* The next at most limit events, newest first (occurred_at, rid
-     * descending), before the one at (before_at, before_rid) (before_at
-     * AM_TIME_NONE: from the newest), of session (NULL: any), said at or
-     * after from (AM_TIME_NONE: any): a reader that pages a history back
-     * from now (am_events_list).  No token sets are read. */
-    int (*events_before)(am__store *s, const char *uid, const char *session, am_time before_at,
-                         int64_t before_rid, am_time from, int limit, am__arena *ar,
-                         am__event_row **rows, size_t *n);
+    /* A scan of the user's events (am__event_scan says which), at most
+     * q->limit of them. */
+    int (*events_scan)(am__store *s, const char *uid, const am__event_scan *q, am__arena *ar,
+                       am__event_row **rows, size_t *n);
     int (*entities_list)(am__store *s, const char *uid, int64_t event_rid,
                          am__arena *ar, am__entity_row **rows, size_t *n);
-    int (*event_find)(am__store *s, const char *uid, const char *needle,
-                      char out[32]);
-    /* The user's event that the caller named client_id when adding it:
-     * its id (32 bytes), its task ("" for none; AM_ID_MAX+1 bytes) and the
-     * fingerprint stored with it.  AM_OK or AM_NOTFOUND. */
-    int (*event_by_client)(am__store *s, const char *uid, const char *client_id,
-                           char id[32], char *task, int64_t *hash);
     /* The user's events whose PII vault may hold the value of that type
      * ("phone", "email", ...) whose canonical form (am__pii_canonical) is
      * canon, said before `to` (AM_TIME_NONE: any), newest first, at most
@@ -426,11 +466,10 @@ typedef struct am__store_vt {
                            const am__task_change_row *c);
     int (*task_history)(am__store *s, const char *uid, const char *task_id,
                         am__arena *ar, am__task_change_row **rows, size_t *n);
-    int (*tasks_list)(am__store *s, const char *uid, am__arena *ar,
-                      am__task_row **rows, size_t *n); /* newest first */
-    /* The user's open tasks (status active, paused or postponed), the
-     * most recently updated first, at most limit. */
-    int (*tasks_open)(am__store *s, const char *uid, int limit, am__arena *ar,
+    /* The user's tasks, the most recently updated first (ties by id), at
+     * most limit (<= 0: all); open_only: only the open ones (status
+     * active, paused or postponed). */
+    int (*tasks_list)(am__store *s, const char *uid, int open_only, int limit, am__arena *ar,
                       am__task_row **rows, size_t *n);
 
     /* semantic layer: versions are inserted and closed; their content,
@@ -443,8 +482,11 @@ typedef struct am__store_vt {
     /* provenance of one version: its source event ids, oldest first */
     int (*item_sources)(am__store *s, const char *uid, int64_t item_rid, am__arena *ar,
                         const char ***ids, size_t *n);
-    int (*item_touch)(am__store *s, const char *uid, const char *lineage_id,
-                      am_time at); /* hits + 1, last_access = at */
+    /* The heat of lineage_id (a row item_insert made): add (a recall's
+     * touch): hits + hits, last_access the later of it and at; else (an
+     * import) set to hits and at (AM_TIME_NONE: never accessed). */
+    int (*item_heat)(am__store *s, const char *uid, const char *lineage_id, int add, long hits,
+                     am_time at);
     /* One more source of a version whose content, status and validity do
      * not change (a repetition): its provenance is updated in place --
      * event_id joins its list (the oldest of the latest ones leaves when
@@ -531,9 +573,6 @@ typedef struct am__store_vt {
                  const char *object_type, const char *object_id,
                  const char *detail);
 
-    /* begin, but without waiting: AM_BUSY at once when another writer
-     * holds the lock (work that can be deferred: a recall's heat). */
-    int (*try_begin)(am__store *s);
     /* In a write transaction, before its first write: the write locks of
      * the users it will write (any order, repeats), taken in the store's
      * one order, so writers of several users each (a server's group) never
@@ -561,11 +600,6 @@ typedef struct am__store_vt {
                         am__arena *ar, am__outbox_row **rows, size_t *n, int64_t *oldest);
     void (*outbox_committed)(am__store *s, int64_t *lo, int64_t *hi);
     int (*outbox_trim)(am__store *s, am_time before, int64_t max_rows, int limit);
-    /* Multi-agent (recall/access.c).  The user's events an access
-     * rule may hide: those of source agent or tool and those with a
-     * domain; rows hold rid, id, agent_id, source and domain only, by rid. */
-    int (*events_access)(am__store *s, const char *uid, am__arena *ar, am__event_row **rows,
-                         size_t *n);
     /* A task's workspace, by agent id; and one agent's entry written
      * (caller's transaction): fields NULL keep the stored value ("" when
      * new), version + 1, updated_at = at; *version receives it. */
@@ -613,27 +647,21 @@ typedef struct am__store_vt {
     int (*working_list)(am__store *s, const char *uid, const char *session, const char *key,
                         am_time now, am__arena *ar, am__working_row **rows, size_t *n);
     int (*working_del)(am__store *s, const char *uid, const char *session, const char *key);
-    /* This store's data, named (api/cache.c keys the shared cache by it):
-     * 64 hex digits derived one way from the store's forget key, made
-     * once when the store was created -- a store created again at the
-     * same path or URL gets another.  NULL: the caller names the store by
-     * its path. */
-    int (*store_tag)(am__store *s, char out[65]);
-    /* HMAC-SHA256 with the store's forget key over parts[0..n), each
-     * followed by a NUL (store/ids.c: the opaque ids).  AM_OK, AM_CORRUPT
-     * (no key), AM_BACKEND. */
-    int (*id_hash)(am__store *s, const char *const *parts, size_t n, unsigned char out[32]);
+    /* The store's keyed hashes, with its forget key.  parts non-NULL:
+     * HMAC-SHA256 over parts[0..n), each followed by a NUL (store/ids.c:
+     * the opaque ids).  parts NULL: this store's data, named (api/cache.c
+     * keys the shared cache by it): 32 bytes derived one way from the
+     * forget key, made once when the store was created -- a store created
+     * again at the same path or URL gets another.  AM_OK, AM_CORRUPT (no
+     * key), AM_BACKEND. */
+    int (*key_hash)(am__store *s, const char *const *parts, size_t n, unsigned char out[32]);
 
     /* Import rows (api/import.c: an export loaded back), in the caller's
      * write transaction; the other rows of an export go through the
      * operations above (event_put with the export's ids and times,
-     * item_insert, task_put, ...).  item_heat_set: the heat of lineage_id
-     * (a row item_insert made) set to hits and last_access (AM_TIME_NONE:
-     * never).  workspace_set: one agent's workspace entry written as
-     * given, its version and updated_at included (workspace_put counts
-     * them instead). */
-    int (*item_heat_set)(am__store *s, const char *uid, const char *lineage_id, long hits,
-                         am_time last_access);
+     * item_insert, item_heat, task_put, ...).  workspace_set: one agent's
+     * workspace entry written as given, its version and updated_at
+     * included (workspace_put counts them instead). */
     int (*workspace_set)(am__store *s, const char *uid, const char *task_id,
                          const am__workspace_row *w);
 
@@ -656,11 +684,7 @@ typedef struct am__store_vt {
      * "Archived events"): the text of an event said long ago moves to the
      * row's cold column (compressed), its content keeps a summary; its
      * entities, provenance, vectors and index rows stay.
-     * cold_candidates: up to limit of uid's events said before `before`
-     * and never archived, of AM__COLD_MIN_BYTES (store/cold.h) or more,
-     * oldest first, from (from_at: occurred_at >= it);
-     * uid NULL: every user's, by rid from from_rid (rid >= it), each row
-     * naming its user.  Rows hold rid, id, user_id, content, occurred_at.
+     * The candidates: events_scan AM__SCAN_COLD.
      * cold_put (caller's transaction): event rid of uid archived -- its
      * text packed into the cold column, summary its content (summary NULL:
      * its text is short enough to stay, the event is only marked as never
@@ -674,9 +698,6 @@ typedef struct am__store_vt {
      * NULL -- hot again (the text back in content, the cold column empty:
      * never archived again); *restored how many. */
 #define AM__COLD_MIN_AGE_MS ((am_time)86400000) /* an archived event is older */
-    int (*cold_candidates)(am__store *s, const char *uid, am_time before, am_time from_at,
-                           int64_t from_rid, int limit, am__arena *ar, am__event_row **rows,
-                           size_t *n);
     int (*cold_put)(am__store *s, const char *uid, int64_t rid, const char *summary);
     int (*cold_fill)(am__store *s, const char *uid, am__event_row *rows, size_t n,
                      am__arena *ar, size_t *filled);
@@ -685,7 +706,7 @@ typedef struct am__store_vt {
     /* The maintenance pass (lifecycle/maintain.c) and the reports across
      * users (lifecycle/report.c).  users_after: the
      * users whose id sorts after `after` ("": from the first), by id, at
-     * most limit, users being forgotten left out -- like vec_missing_*, an
+     * most limit, users being forgotten left out -- like vec_missing, an
      * exception to per-user scoping that names users only.  meta_get /
      * meta_put: a small value of the store's own (the pass's cursor) under
      * key; meta_get AM_NOTFOUND when none, meta_put value NULL deletes it;
@@ -704,6 +725,54 @@ struct am__store {
     void (*on_step)(void *ctx);
     void *step_ctx;
 };
+
+/* The transactions of store.h's begin and end, by name. */
+static inline int am__store_begin(am__store *s) { return s->vt->begin(s, AM__TX_WRITE); }
+static inline int am__store_try_begin(am__store *s) { return s->vt->begin(s, AM__TX_TRY); }
+static inline int am__store_begin_read(am__store *s) { return s->vt->begin(s, AM__TX_READ); }
+static inline int am__store_search_begin(am__store *s) { return s->vt->begin(s, AM__TX_SEARCH); }
+static inline int am__store_commit(am__store *s) { return s->vt->end(s, AM__TX_COMMIT, AM_OK); }
+static inline int am__store_rollback(am__store *s) { return s->vt->end(s, AM__TX_ROLLBACK, AM_OK); }
+static inline int am__store_end_read(am__store *s) { return s->vt->end(s, AM__TX_END_READ, AM_OK); }
+static inline int am__store_search_end(am__store *s, int rc)
+{
+    return s->vt->end(s, AM__TX_END_SEARCH, rc);
+}
+
+/* An event's parts (event_part_put), by name. */
+static inline int am__store_entity_put(am__store *s, const char *uid, int64_t event_rid,
+                                       const am__entity_row *en)
+{
+    return s->vt->event_part_put(s, uid, event_rid, en, NULL);
+}
+static inline int am__store_pii_put(am__store *s, const char *uid, int64_t event_rid,
+                                    const am__pii_row *p)
+{
+    return s->vt->event_part_put(s, uid, event_rid, NULL, p);
+}
+
+/* The scans of events_scan that most callers make, by name. */
+static inline int am__store_events_recent(am__store *s, const char *uid, const char *session,
+                                          const char *task, am_time before, int limit,
+                                          am__arena *ar, am__event_row **rows, size_t *n)
+{
+    am__event_scan q = {AM__SCAN_RECENT, session, task, before, 0, AM_TIME_NONE, limit};
+    return s->vt->events_scan(s, uid, &q, ar, rows, n);
+}
+static inline int am__store_events_page(am__store *s, const char *uid, am_time after_at,
+                                        int64_t after_rid, int limit, am__arena *ar,
+                                        am__event_row **rows, size_t *n)
+{
+    am__event_scan q = {AM__SCAN_PAGE, NULL, NULL, after_at, after_rid, AM_TIME_NONE, limit};
+    return s->vt->events_scan(s, uid, &q, ar, rows, n);
+}
+static inline int am__store_events_before(am__store *s, const char *uid, const char *session,
+                                          am_time before_at, int64_t before_rid, am_time from,
+                                          int limit, am__arena *ar, am__event_row **rows, size_t *n)
+{
+    am__event_scan q = {AM__SCAN_BEFORE, session, NULL, before_at, before_rid, from, limit};
+    return s->vt->events_scan(s, uid, &q, ar, rows, n);
+}
 
 /* Opaque ids (store/ids.c): a letter and 16 hex digits of the store's
  * keyed hash.  key_id: a memory item's logical key in its scope ('k'),

@@ -67,9 +67,9 @@ static int recent_turns(am__write *x, am__event_row **rows, size_t *n)
     *n = 0;
     *rows = NULL;
     if (!ev->session_id && !ev->task_id) return AM_OK;
-    int rc = w->store->vt->events_recent(w->store, w->uid, ev->session_id,
-                                         ev->session_id ? NULL : ev->task_id, AM_TIME_NONE, 21,
-                                         w->ar, rows, n);
+    int rc = am__store_events_recent(w->store, w->uid, ev->session_id,
+                                     ev->session_id ? NULL : ev->task_id, AM_TIME_NONE, 21, w->ar,
+                                     rows, n);
     if (rc) return rc;
     size_t m = 0;
     for (size_t i = 0; i < *n; i++)
@@ -532,7 +532,7 @@ static int store_entities(am__perceive *x, const am__entity *ents, size_t n)
         const char *surface = am__arena_strndup(x->w.ar, c + e->start, e->end - e->start);
         if (!surface) return AM_NOMEM;
         am__entity_row row = {am__ent_type_name(e->type), surface, e->norm, e->from, e->to};
-        if ((rc = x->w.store->vt->entity_put(x->w.store, x->w.uid, x->ev->rid, &row))) return rc;
+        if ((rc = am__store_entity_put(x->w.store, x->w.uid, x->ev->rid, &row))) return rc;
         if ((e->type == AM_ENT_URL || e->type == AM_ENT_FILE) &&
             (rc = am__perceive_artifact(x, am__ent_type_name(e->type), e->norm)))
             return rc;
@@ -640,7 +640,7 @@ static int put_event(am__write *x, am__event_row *ev, const am__redact_result *r
         if (!red->items[i].original) continue;
         am__pii_row p = {red->items[i].placeholder, am__pii_type_name(red->items[i].type),
                          red->items[i].original};
-        if ((rc = s->vt->pii_put(s, ev->user_id, ev->rid, &p))) return rc;
+        if ((rc = am__store_pii_put(s, ev->user_id, ev->rid, &p))) return rc;
     }
     return AM_OK;
 }

@@ -836,9 +836,9 @@ static void test_forget_in_steps(void)
     /* the forget recorded, one step done, then the process stops */
     am__store *s = db->store;
     long e, it, tk;
-    CHECK_EQ_INT(s->vt->begin(s), AM_OK);
+    CHECK_EQ_INT(am__store_begin(s), AM_OK);
     CHECK_EQ_INT(s->vt->forget_user(s, "big", now_ms, now_ms, &e, &it, &tk), AM_OK);
-    CHECK_EQ_INT(s->vt->commit(s), AM_OK);
+    CHECK_EQ_INT(am__store_commit(s), AM_OK);
     CHECK_EQ_INT(e, N);
     int more = 0;
     CHECK_EQ_INT(s->vt->forget_work(s, now_ms, 1, &more), AM_OK);

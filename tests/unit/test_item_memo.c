@@ -128,9 +128,9 @@ static am__item_row item(const char *key, const char *text, am_time at)
 
 static void insert(am__store *s, const char *uid, am__item_row *r, int txn)
 {
-    if (txn) CHECK_EQ_INT(s->vt->begin(s), AM_OK);
+    if (txn) CHECK_EQ_INT(am__store_begin(s), AM_OK);
     CHECK_EQ_INT(s->vt->item_insert(s, uid, r), AM_OK);
-    if (txn) CHECK_EQ_INT(s->vt->commit(s), AM_OK);
+    if (txn) CHECK_EQ_INT(am__store_commit(s), AM_OK);
 }
 
 static void raw(sqlite3 *db, const char *sql)
@@ -169,10 +169,10 @@ static void test_memo(void)
     am__item_row h1 = item("gym", "I went to the gym on Tuesdays", T0 + 4);
     h1.valid_to = T0 + 500;
     insert(b, u, &h1, 1);
-    CHECK_EQ_INT(b->vt->item_touch(b, u, x2.lineage_id, T0 + 6), AM_OK);
-    CHECK_EQ_INT(b->vt->item_touch(b, u, x2.lineage_id, T0 + 7), AM_OK);
+    CHECK_EQ_INT(b->vt->item_heat(b, u, x2.lineage_id, 1, 1, T0 + 6), AM_OK);
+    CHECK_EQ_INT(b->vt->item_heat(b, u, x2.lineage_id, 1, 1, T0 + 7), AM_OK);
     same(a, c, u, "after a value closed later and a recall's heat");
-    CHECK_EQ_INT(a->vt->item_touch(a, u, x1.lineage_id, T0 + 8), AM_OK);
+    CHECK_EQ_INT(a->vt->item_heat(a, u, x1.lineage_id, 1, 1, T0 + 8), AM_OK);
     same(a, c, u, "after our own heat");
 
     /* held: a row changed behind the triggers (the seq put back) is not seen... */
@@ -191,14 +191,14 @@ static void test_memo(void)
     same(a, c, u, "after the seq moved");
 
     /* B closes, reinforces */
-    CHECK_EQ_INT(b->vt->begin(b), AM_OK);
+    CHECK_EQ_INT(am__store_begin(b), AM_OK);
     CHECK_EQ_INT(b->vt->item_close(b, u, x1.id, T0 + 10), AM_OK);
     CHECK_EQ_INT(b->vt->item_reinforce(b, u, x2.rid, "01TESTEVENT0000000000000001", T0 + 11), AM_OK);
-    CHECK_EQ_INT(b->vt->commit(b), AM_OK);
+    CHECK_EQ_INT(am__store_commit(b), AM_OK);
     same(a, c, u, "after another connection's close and reinforce");
 
     /* A's own writes, listed in the transaction and after it */
-    CHECK_EQ_INT(a->vt->begin(a), AM_OK);
+    CHECK_EQ_INT(am__store_begin(a), AM_OK);
     am__item_row x4 = item("周报格式", "周报改成两段：已完成和下周计划", T0 + 20);
     CHECK_EQ_INT(a->vt->item_close(a, u, x2.id, T0 + 20), AM_OK);
     CHECK_EQ_INT(a->vt->item_insert(a, u, &x4), AM_OK);
@@ -220,7 +220,7 @@ static void test_memo(void)
     char *in_txn = dump(a, u, LATEST, INT64_MAX);
     CHECK(strstr(in_txn, "两段") != NULL && strstr(in_txn, "jazz") != NULL);
     CHECK(strstr(in_txn, "invalidated one") == NULL && strstr(in_txn, "until tomorrow") == NULL);
-    CHECK_EQ_INT(a->vt->commit(a), AM_OK);
+    CHECK_EQ_INT(am__store_commit(a), AM_OK);
     char *file = dump(c, u, LATEST, INT64_MAX);
     CHECK_EQ_STR(in_txn, file);
     free(in_txn);
@@ -237,13 +237,13 @@ static void test_memo(void)
     raw(r, "UPDATE memory_items SET text = 'maybe I like jazz' WHERE key = 'pending'");
 
     /* a rollback: what A held of it is gone, although the seqs come back */
-    CHECK_EQ_INT(a->vt->begin(a), AM_OK);
+    CHECK_EQ_INT(am__store_begin(a), AM_OK);
     am__item_row x9 = item("rolled", "rolled back 回滚", T0 + 40);
     CHECK_EQ_INT(a->vt->item_insert(a, v, &x9), AM_OK);
     held = dump(a, v, LATEST, INT64_MAX);
     CHECK(strstr(held, "回滚") != NULL);
     free(held);
-    CHECK_EQ_INT(a->vt->rollback(a), AM_OK);
+    CHECK_EQ_INT(am__store_rollback(a), AM_OK);
     am__item_row y2 = item("rolled", "written by B instead", T0 + 41);
     insert(b, v, &y2, 1);
     same(a, c, v, "after a rollback and another connection's insert");
@@ -255,9 +255,9 @@ static void test_memo(void)
     am__item_row x10 = item("city", "我搬到北京了", T0 + 50);
     insert(b, u, &x10, 1);
     same(a, c, u, "written again after the delete");
-    CHECK_EQ_INT(a->vt->begin(a), AM_OK); /* its id taken: refused, nothing held changes */
+    CHECK_EQ_INT(am__store_begin(a), AM_OK); /* its id taken: refused, nothing held changes */
     CHECK(a->vt->item_insert(a, u, &x10) != AM_OK);
-    CHECK_EQ_INT(a->vt->rollback(a), AM_OK);
+    CHECK_EQ_INT(am__store_rollback(a), AM_OK);
     same(a, c, u, "after a refused insert");
 
     /* a user without a seq row (its items from before v23) is not held at

@@ -824,22 +824,22 @@ static void test_term_lists_stay_true_in_txn(void)
     };
     const char *both[2] = {"hotel", "lake"};
     for (int i = 0; i < 2; i++) {
-        CHECK_EQ_INT(st[i]->vt->begin(st[i]), AM_OK);
+        CHECK_EQ_INT(am__store_begin(st[i]), AM_OK);
         CHECK_EQ_INT(st[i]->vt->user_ensure(st[i], "u1", 1000), AM_OK);
     }
     for (int k = 0; k < 4; k++) lt_put(st, k, text[k]);
-    for (int i = 0; i < 2; i++) CHECK_EQ_INT(st[i]->vt->commit(st[i]), AM_OK);
+    for (int i = 0; i < 2; i++) CHECK_EQ_INT(am__store_commit(st[i]), AM_OK);
     lt_same(st, both, 2); /* lists learned */
     lt_same(st, both, 2); /* and read (the averages record is current) */
     const char *dup[4] = {"train", "hotel", "train", "hotel"}; /* one held, one scanned */
     lt_same(st, dup, 4);
     lt_same(st, dup, 4);
     /* a batch: rows written, then searched before the commit */
-    for (int i = 0; i < 2; i++) CHECK_EQ_INT(st[i]->vt->begin(st[i]), AM_OK);
+    for (int i = 0; i < 2; i++) CHECK_EQ_INT(am__store_begin(st[i]), AM_OK);
     lt_put(st, 4, text[4]);
     lt_put(st, 5, text[5]);
     lt_same(st, both, 2);
-    for (int i = 0; i < 2; i++) CHECK_EQ_INT(st[i]->vt->commit(st[i]), AM_OK);
+    for (int i = 0; i < 2; i++) CHECK_EQ_INT(am__store_commit(st[i]), AM_OK);
     lt_same(st, both, 2);
     lt_close_pair(path, st);
 }
@@ -855,7 +855,7 @@ static void test_term_lists_stay_true_long(void)
     static const char *const words[] = {"hotel", "lake", "train", "ticket", "garden", "piano"};
     char text[256];
     for (int i = 0; i < 2; i++) {
-        CHECK_EQ_INT(st[i]->vt->begin(st[i]), AM_OK);
+        CHECK_EQ_INT(am__store_begin(st[i]), AM_OK);
         CHECK_EQ_INT(st[i]->vt->user_ensure(st[i], "u1", 1000), AM_OK);
     }
     for (int k = 0; k < 2200; k++) {
@@ -864,7 +864,7 @@ static void test_term_lists_stay_true_long(void)
                  k % 40 ? "" : words[2 + k / 40 % 4], k % 97 ? "" : "piano piano");
         lt_put(st, k, text);
     }
-    for (int i = 0; i < 2; i++) CHECK_EQ_INT(st[i]->vt->commit(st[i]), AM_OK);
+    for (int i = 0; i < 2; i++) CHECK_EQ_INT(am__store_commit(st[i]), AM_OK);
     const char *q1[4] = {"hotel", "train", "piano", "lake"};
     const char *q2[3] = {"garden", "piano", "ticket"};
     unsigned long reads = am__term_list_reads;
@@ -893,10 +893,10 @@ static void test_term_lists_stay_true_long(void)
         am__arena_free(&ar);
     }
     for (int k = 2200; k < 2300; k++) {
-        for (int i = 0; i < 2; i++) CHECK_EQ_INT(st[i]->vt->begin(st[i]), AM_OK);
+        for (int i = 0; i < 2; i++) CHECK_EQ_INT(am__store_begin(st[i]), AM_OK);
         snprintf(text, sizeof text, "piano garden %s", k % 2 ? "train" : "lake hotel");
         lt_put(st, k, text);
-        for (int i = 0; i < 2; i++) CHECK_EQ_INT(st[i]->vt->commit(st[i]), AM_OK);
+        for (int i = 0; i < 2; i++) CHECK_EQ_INT(am__store_commit(st[i]), AM_OK);
         if (k % 25 == 0) {
             lt_same(st, q1, 4);
             lt_same(st, q2, 3);
@@ -916,7 +916,7 @@ static void test_store_search_parts(void)
     char path[64];
     temp_path(path, "parts");
     am__store *s = lt_open(path, 0);
-    CHECK_EQ_INT(s->vt->begin(s), AM_OK);
+    CHECK_EQ_INT(am__store_begin(s), AM_OK);
     static const char *const text[3] = {"hotel near the lake", "the hotel train", "hotel"};
     static const char *const user[3] = {"u1", "u1", "u2"};
     static const char *const id[3] = {"p0", "p1", "p2"};
@@ -935,10 +935,10 @@ static void test_store_search_parts(void)
         CHECK_EQ_INT(s->vt->event_put(s, &e), AM_OK);
         rid[k] = e.rid;
     }
-    CHECK_EQ_INT(s->vt->commit(s), AM_OK);
-    CHECK_EQ_INT(s->vt->search_end(s, AM_OK), AM_MISUSE); /* none begun */
-    CHECK_EQ_INT(s->vt->search_begin(s), AM_OK);
-    CHECK_EQ_INT(s->vt->search_begin(s), AM_OK); /* nested: one snapshot */
+    CHECK_EQ_INT(am__store_commit(s), AM_OK);
+    CHECK_EQ_INT(am__store_search_end(s, AM_OK), AM_MISUSE); /* none begun */
+    CHECK_EQ_INT(am__store_search_begin(s), AM_OK);
+    CHECK_EQ_INT(am__store_search_begin(s), AM_OK); /* nested: one snapshot */
     int64_t n = 0, indexed = 0;
     CHECK_EQ_INT(s->vt->user_rows(s, "u1", &n), AM_OK);
     CHECK_EQ_INT((int)n, 2);
@@ -972,8 +972,8 @@ static void test_store_search_parts(void)
     CHECK(found[0] == 1 && found[1] == 0 && found[2] == 1);
     CHECK_EQ_STR(rows[0].id, "p1");
     CHECK_EQ_STR(rows[2].id, "p0");
-    CHECK_EQ_INT(s->vt->search_end(s, AM_OK), AM_OK);
-    CHECK_EQ_INT(s->vt->search_end(s, AM_OK), AM_OK);
+    CHECK_EQ_INT(am__store_search_end(s, AM_OK), AM_OK);
+    CHECK_EQ_INT(am__store_search_end(s, AM_OK), AM_OK);
     /* the ranker over those parts: u1's rows only, best first */
     am__event_row *got;
     size_t n_got;
@@ -1030,7 +1030,7 @@ static void test_rows_written_whole(void)
                                         "酒店 hotel 在湖边", ""};
     static const unsigned char blob[12] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
     int64_t rid[5];
-    CHECK_EQ_INT(s->vt->begin(s), AM_OK);
+    CHECK_EQ_INT(am__store_begin(s), AM_OK);
     CHECK_EQ_INT(s->vt->user_ensure(s, "old", 1000), AM_OK);
     am__event_row e;
     memset(&e, 0, sizeof e);
@@ -1038,10 +1038,10 @@ static void test_rows_written_whole(void)
     e.content = "the hotel near the lake", e.occurred_at = e.ingested_at = 1000;
     CHECK_EQ_INT(s->vt->event_put(s, &e), AM_OK);
     rid[4] = e.rid;
-    CHECK_EQ_INT(s->vt->commit(s), AM_OK);
+    CHECK_EQ_INT(am__store_commit(s), AM_OK);
     s->vt->close(s);
     s = lt_open(path, 0); /* "old" is not whole here */
-    CHECK_EQ_INT(s->vt->begin(s), AM_OK);
+    CHECK_EQ_INT(am__store_begin(s), AM_OK);
     CHECK_EQ_INT(s->vt->user_ensure(s, "u1", 1000), AM_OK);
     static const char *const id[4] = {"w0", "w1", "w2", "w3"};
     for (int k = 0; k < 4; k++) {
@@ -1068,7 +1068,7 @@ static void test_rows_written_whole(void)
         CHECK_EQ_INT(s->vt->event_put(s, &e), AM_OK);
         rid[k] = e.rid;
     }
-    CHECK_EQ_INT(s->vt->commit(s), AM_OK);
+    CHECK_EQ_INT(am__store_commit(s), AM_OK);
     am__store *cold = lt_open(path, 0);
     am__arena ar;
     am__arena_init(&ar, &lt_alloc);
@@ -1094,13 +1094,13 @@ static void test_rows_written_whole(void)
     CHECK(found[0][0] == 1 && am__row_reads - reads == 1);
     CHECK_EQ_STR(rows[0][0].content, "the hotel near the lake");
     /* a rolled-back write leaves nothing behind */
-    CHECK_EQ_INT(s->vt->begin(s), AM_OK);
+    CHECK_EQ_INT(am__store_begin(s), AM_OK);
     memset(&e, 0, sizeof e);
     e.id = "w4", e.user_id = "u1", e.source = "user", e.type = "message";
     e.content = "撤回的话 never said", e.occurred_at = e.ingested_at = 600000;
     CHECK_EQ_INT(s->vt->event_put(s, &e), AM_OK);
     int64_t undone = e.rid;
-    CHECK_EQ_INT(s->vt->rollback(s), AM_OK);
+    CHECK_EQ_INT(am__store_rollback(s), AM_OK);
     CHECK_EQ_INT(s->vt->rows_get(s, "u1", &undone, 1, &ar, rows[0], found[0]), AM_OK);
     CHECK(found[0][0] == 0);
     am__arena_free(&ar);
@@ -1119,7 +1119,7 @@ static void test_vector_rows_after_other_forget(void)
     char path[64];
     temp_path(path, "vrows");
     am__store *a = lt_open(path, 0);
-    CHECK_EQ_INT(a->vt->begin(a), AM_OK);
+    CHECK_EQ_INT(am__store_begin(a), AM_OK);
     CHECK_EQ_INT(a->vt->user_ensure(a, "u1", 1000), AM_OK);
     const float v0[4] = {1, 0, 0, 0}, v1[4] = {0, 1, 0, 0};
     am__event_row e;
@@ -1139,7 +1139,7 @@ static void test_vector_rows_after_other_forget(void)
     CHECK_EQ_INT(a->vt->event_put(a, &e), AM_OK);
     CHECK_EQ_INT(a->vt->vec_put(a, "u1", e.rid, "A", v1, 4), AM_OK);
     int64_t gone = e.rid;
-    CHECK_EQ_INT(a->vt->commit(a), AM_OK);
+    CHECK_EQ_INT(am__store_commit(a), AM_OK);
     /* a's search reads (and caches) both rows */
     am__arena ar;
     am__arena_init(&ar, &lt_alloc);
@@ -1155,7 +1155,7 @@ static void test_vector_rows_after_other_forget(void)
     /* another connection forgets the newest turn and writes a new one */
     am__store *b = lt_open(path, 0);
     long ev = 0, it = 0, tk = 0;
-    CHECK_EQ_INT(b->vt->begin(b), AM_OK);
+    CHECK_EQ_INT(am__store_begin(b), AM_OK);
     CHECK_EQ_INT(b->vt->forget(b, "u1", AM_FORGET_EVENT, "old1", 180000, &ev, &it, &tk), AM_OK);
     CHECK_EQ_INT((int)ev, 1);
     e.id = "new1";
@@ -1164,7 +1164,7 @@ static void test_vector_rows_after_other_forget(void)
     CHECK_EQ_INT(b->vt->event_put(b, &e), AM_OK);
     CHECK_EQ_INT((int)e.rid, (int)gone); /* the rowid came back */
     CHECK_EQ_INT(b->vt->vec_put(b, "u1", e.rid, "A", v1, 4), AM_OK);
-    CHECK_EQ_INT(b->vt->commit(b), AM_OK);
+    CHECK_EQ_INT(am__store_commit(b), AM_OK);
     b->vt->close(b);
     CHECK_EQ_INT((int)a->vt->vec_scan(a, "u1", "A", v1, 4, AM_TIME_NONE, 2, -1, &ar, &rows, &n),
                  AM_OK);

@@ -123,7 +123,7 @@ static void apply_ops(run *u)
         am_time now = T0 + step * HOUR;
         const char *user = users[rnd(&r, N_USERS)];
         uint32_t op = rnd(&r, 100);
-        OK(s->vt->begin(s));
+        OK(am__store_begin(s));
         OK(s->vt->user_ensure(s, user, now));
         if (op < 55 || u->n_ev == 0) {
             ev *e = &u->evs[u->n_ev++];
@@ -157,7 +157,7 @@ static void apply_ops(run *u)
             e->live = 1;
             if (prev) OK(s->vt->event_ctx_append(s, user, prev->rid, e->text));
             am__entity_row en = {"date", "today", "2026-01-01", now, now + 86400000};
-            if (rnd(&r, 3) == 0) OK(s->vt->entity_put(s, user, row.rid, &en));
+            if (rnd(&r, 3) == 0) OK(am__store_entity_put(s, user, row.rid, &en));
         } else if (op < 65) {
             ev *e = random_live(&r, u, user);
             float v[DIM];
@@ -204,7 +204,7 @@ static void apply_ops(run *u)
             row.n_sources = src ? 1 : 0;
             OK(s->vt->item_insert(s, user, &row));
             if (src && rnd(&r, 2)) OK(s->vt->item_reinforce(s, user, row.rid, src->id, now));
-            OK(s->vt->item_touch(s, user, x->lineage, now));
+            OK(s->vt->item_heat(s, user, x->lineage, 1, 1, now));
         } else if (op < 85) {
             char tid[16];
             snprintf(tid, sizeof tid, "T%u", rnd(&r, 3));
@@ -246,14 +246,14 @@ static void apply_ops(run *u)
                 am__arena_free(&ar);
             }
         }
-        OK(s->vt->commit(s));
+        OK(am__store_commit(s));
     }
     /* a late link's merge: everything of the last user becomes the one before's */
-    OK(s->vt->begin(s));
+    OK(am__store_begin(s));
     int mrc = s->vt->user_merge(s, users[N_USERS - 1], users[N_USERS - 2]);
     if (mrc) fprintf(stderr, "%s: merge: %s\n", s->vt->name, s->vt->errmsg(s));
     OK(mrc);
-    OK(s->vt->commit(s));
+    OK(am__store_commit(s));
     for (size_t i = 0; i < u->n_ev; i++)
         if (strcmp(u->evs[i].user, users[N_USERS - 1]) == 0)
             snprintf(u->evs[i].user, sizeof u->evs[i].user, "%s", users[N_USERS - 2]);
@@ -308,9 +308,9 @@ static void read_back(run *u, const char *const *terms, size_t n_terms, am__buf 
             am__hits h;
             am_time from = timed ? T0 + 40 * HOUR : AM_TIME_NONE;
             am_time to = timed ? T0 + 120 * HOUR : AM_TIME_NONE;
-            OK(s->vt->search_begin(s));
+            OK(am__store_search_begin(s));
             int rc = s->vt->postings(s, user, terms, n_terms, from, to, n_rows, &ar, &h, df2);
-            OK(s->vt->search_end(s, rc));
+            OK(am__store_search_end(s, rc));
             if (rc) continue;
             for (size_t i = 0; i < n_terms; i++) {
                 if (!timed) CHECK(df[i] == df2[i]); /* untimed: the whole history's */
@@ -355,7 +355,7 @@ static void read_back(run *u, const char *const *terms, size_t n_terms, am__buf 
         for (size_t i = 0; i < n_other; i++) CHECK(!ofound[i]);
         am__event_row *ev;
         size_t n;
-        OK(s->vt->events_recent(s, user, NULL, NULL, AM_TIME_NONE, 1000, &ar, &ev, &n));
+        OK(am__store_events_recent(s, user, NULL, NULL, AM_TIME_NONE, 1000, &ar, &ev, &n));
         am__buf_adds(b, " recent");
         for (size_t i = 0; i < n; i++) {
             CHECK_EQ_STR(ev[i].user_id, user);
@@ -370,7 +370,7 @@ static void read_back(run *u, const char *const *terms, size_t n_terms, am__buf 
             am__buf_adds(b, " before");
             do {
                 am__event_row *pg;
-                OK(s->vt->events_before(s, user, NULL, at, rid, AM_TIME_NONE, 3, &ar, &pg, &got));
+                OK(am__store_events_before(s, user, NULL, at, rid, AM_TIME_NONE, 3, &ar, &pg, &got));
                 for (size_t i = 0; i < got; i++, seen++) {
                     CHECK(seen < n && strcmp(pg[i].id, ev[seen].id) == 0);
                     am__buf_printf(b, " %s", pg[i].id);
@@ -415,11 +415,11 @@ static void read_back(run *u, const char *const *terms, size_t n_terms, am__buf 
             for (size_t i = 0; i < n; i++) am__buf_adds(b, lines[i]);
         }
         am__task_row *tasks;
-        OK(s->vt->tasks_list(s, user, &ar, &tasks, &n));
+        OK(s->vt->tasks_list(s, user, 0, 0, &ar, &tasks, &n));
         for (size_t i = 0; i < n; i++)
             am__buf_printf(b, " task %s %s %s %lld\n", tasks[i].task_id, tasks[i].name,
                            tasks[i].stage ? tasks[i].stage : "-", (long long)tasks[i].updated_at);
-        OK(s->vt->tasks_open(s, user, 2, &ar, &tasks, &n));
+        OK(s->vt->tasks_list(s, user, 1, 2, &ar, &tasks, &n));
         for (size_t i = 0; i < n; i++)
             am__buf_printf(b, " open %s %s\n", tasks[i].task_id, tasks[i].status);
         am__task_change_row *ch;
@@ -519,9 +519,9 @@ static void forget_everywhere(run *u, const char *url, int pg)
     am__store *s = u->s;
     const char *user = users[1];
     long e = 0, i = 0, t = 0;
-    OK(s->vt->begin(s));
+    OK(am__store_begin(s));
     OK(s->vt->forget_user(s, user, T0 + 500 * HOUR, T0 + 500 * HOUR, &e, &i, &t));
-    OK(s->vt->commit(s));
+    OK(am__store_commit(s));
     CHECK(e > 0);
     CHECK_EQ_INT(s->vt->user_exists(s, user), 0);
     /* purged in short transactions: one step leaves the rest, and the
@@ -666,7 +666,7 @@ static ev *grace_event(run *u, const char *id, const char *session, const char *
     float v[DIM] = {0.25f, 0.5f, -0.75f, 1.0f, 0.0f, -0.5f, 0.125f, 0.875f};
     OK(s->vt->vec_put(s, users[0], row.rid, "test-emb", v, DIM));
     am__entity_row en = {"date", "Friday", "2026-01-13", at, at + 86400000};
-    OK(s->vt->entity_put(s, users[0], row.rid, &en));
+    OK(am__store_entity_put(s, users[0], row.rid, &en));
     return e;
 }
 
@@ -711,7 +711,7 @@ static void grace_reads(run *u, am__buf *b)
      * one a new row id when its old one was taken since) */
     for (size_t i = 0; i < u->n_ev; i++) {
         am__event_row got;
-        int rc = s->vt->event_get(s, u->evs[i].user, u->evs[i].id, &ar, &got);
+        int rc = s->vt->event_get(s, u->evs[i].user, AM__EVENT_BY_ID, u->evs[i].id, &ar, &got);
         CHECK(rc == AM_OK || rc == AM_NOTFOUND);
         if (rc == AM_OK) u->evs[i].rid = got.rid;
     }
@@ -723,7 +723,7 @@ static void grace_forget(run *u, int level, const char *id, am_time now, am_time
 {
     am__store *s = u->s;
     long e = 0, i = 0, t = 0;
-    OK(s->vt->begin(s));
+    OK(am__store_begin(s));
     int rc = s->vt->forget_grace(s, users[0], level, id, now, purge_at, &e, &i, &t);
     if (rc) fprintf(stderr, "%s: forget_grace: %s\n", s->vt->name, s->vt->errmsg(s));
     OK(rc);
@@ -735,7 +735,7 @@ static void grace_forget(run *u, int level, const char *id, am_time now, am_time
     OK(s->vt->forget_touched(s, &ar, &ids, &n));
     for (size_t k = 0; k < n; k++) am__buf_printf(b, " touched %s\n", ids[k]);
     am__arena_free(&ar);
-    OK(s->vt->commit(s));
+    OK(am__store_commit(s));
 }
 
 /* Forgets of an event, a session and a task with a grace period on store
@@ -753,7 +753,7 @@ static void cold_read(run *u, const char *id, am__buf *b)
     am__arena_init(&ar, &alloc);
     am__event_row e;
     size_t filled = 0;
-    OK(s->vt->event_get(s, users[0], id, &ar, &e));
+    OK(s->vt->event_get(s, users[0], AM__EVENT_BY_ID, id, &ar, &e));
     am__buf_printf(b, "cold %s row %s", id, e.content);
     OK(s->vt->cold_fill(s, users[0], &e, 1, &ar, &filled));
     am__buf_printf(b, " filled %zu whole %s\n", filled, e.content);
@@ -767,14 +767,14 @@ static void grace_cycle(run *u, const char *url, int pg, const char *const *term
 {
     am__store *s = u->s;
     const char *mark = MARK_EN " 我的" MARK_ZH " call me at " MARK_PII;
-    OK(s->vt->begin(s));
+    OK(am__store_begin(s));
     ev *e1 = grace_event(u, "EG1", "sg", "TG", mark, TG, NULL);
     grace_event(u, "EG2", "sg", "TG", "the dentist 牙医 said Friday", TG + 60000, e1);
     /* (a later event: the held ones' row ids are not the highest, which
      * SQLite would hand out again -- and their memory events' order with) */
     grace_event(u, "EG0", "sz", NULL, "coffee 咖啡 later", TG + 120000, NULL);
     am__pii_row p = {"[PHONE_1]", "phone", MARK_PII};
-    OK(s->vt->pii_put(s, users[0], e1->rid, &p));
+    OK(am__store_pii_put(s, users[0], e1->rid, &p));
     const char *src[1] = {"EG1"};
     am__item_row it;
     memset(&it, 0, sizeof it);
@@ -793,7 +793,7 @@ static void grace_cycle(run *u, const char *url, int pg, const char *const *term
     it.sources = src;
     it.n_sources = 1;
     OK(s->vt->item_insert(s, users[0], &it));
-    OK(s->vt->item_touch(s, users[0], "VG1", TG));
+    OK(s->vt->item_heat(s, users[0], "VG1", 1, 1, TG));
     am__task_row t;
     memset(&t, 0, sizeof t);
     t.task_id = "TG";
@@ -813,7 +813,7 @@ static void grace_cycle(run *u, const char *url, int pg, const char *const *term
      * and every restore bring back */
     OK(s->vt->cold_put(s, users[0], e1->rid, "archived turn"));
     CHECK_EQ_INT(s->vt->cold_put(s, users[0], e1->rid, "again"), AM_NOTFOUND);
-    OK(s->vt->commit(s));
+    OK(am__store_commit(s));
     cold_read(u, "EG1", b);
     am__buf before, after;
     am__buf_init(&before, &alloc);
@@ -842,19 +842,19 @@ static void grace_cycle(run *u, const char *url, int pg, const char *const *term
         CHECK(needle_rows(url, pg, marks[m], 1) > 0);
     }
     /* a turn written meanwhile in the same task stays beside the restored */
-    OK(s->vt->begin(s));
+    OK(am__store_begin(s));
     grace_event(u, "EG3", "sh", "TG", "later 之后 the budget 预算", TG + HOUR + 60000, NULL);
-    OK(s->vt->commit(s));
+    OK(am__store_commit(s));
 
     /* 2. restored: what was held is back, with its row ids (or new ones) */
-    OK(s->vt->begin(s));
+    OK(am__store_begin(s));
     long back = 0;
     int rc = s->vt->restore_forget(s, users[0], AM_FORGET_SESSION, "sg", TG + HOUR + 120000, &back);
     if (rc) fprintf(stderr, "%s: restore_forget: %s\n", s->vt->name, s->vt->errmsg(s));
     OK(rc);
     CHECK_EQ_INT(back, 2);
     am__buf_printf(b, "restored %ld\n", back);
-    OK(s->vt->commit(s));
+    OK(am__store_commit(s));
     grace_reads(u, &after);
     read_back(u, terms, n_terms, &after);
     am__buf_add(b, after.p, after.len);
@@ -901,10 +901,10 @@ static void grace_cycle(run *u, const char *url, int pg, const char *const *term
     am__buf_addc(&x, 0);
     CHECK(strstr(x.p, " held event EG2 ") != NULL && strstr(x.p, " held task TG ") != NULL);
     am__buf_free(&x);
-    OK(s->vt->begin(s));
+    OK(am__store_begin(s));
     CHECK_EQ_INT(s->vt->restore_forget(s, users[0], AM_FORGET_TASK, "TG", t3 + 3 * HOUR, &back),
                  AM_DENIED); /* its period is over */
-    s->vt->rollback(s);
+    am__store_rollback(s);
     OK(s->vt->forget_work(s, t3 + 3 * HOUR, 0, &more));
     CHECK_EQ_INT(more, 0);
     for (int m = 0; m < 3; m++) CHECK_EQ_INT(needle_rows(url, pg, marks[m], 2), 0);
@@ -915,12 +915,12 @@ static void grace_cycle(run *u, const char *url, int pg, const char *const *term
     am__buf_addc(&x, 0);
     CHECK(strstr(x.p, " held ") == NULL && strstr(x.p, " pii 0\n") != NULL);
     am__buf_free(&x);
-    OK(s->vt->begin(s));
+    OK(am__store_begin(s));
     CHECK_EQ_INT(s->vt->restore_forget(s, users[0], AM_FORGET_EVENT, "EG2", t3 + 3 * HOUR, &back),
                  AM_DENIED); /* purged: its tombstone stays */
     CHECK_EQ_INT(s->vt->restore_forget(s, users[0], AM_FORGET_SESSION, "nope", t3 + 3 * HOUR, &back),
                  AM_NOTFOUND);
-    s->vt->rollback(s);
+    am__store_rollback(s);
     for (size_t i = 0; i < u->n_ev; i++)
         if (strncmp(u->evs[i].id, "EG", 2) == 0) u->evs[i].live = 0;
     /* 4. bob's session held when bob is forgotten (forget_everywhere):
@@ -929,10 +929,10 @@ static void grace_cycle(run *u, const char *url, int pg, const char *const *term
     CHECK(be != NULL);
     if (be) {
         long e = 0, i = 0, tk = 0;
-        OK(s->vt->begin(s));
+        OK(am__store_begin(s));
         OK(s->vt->forget_grace(s, users[1], AM_FORGET_SESSION, be->session, t3, t3 + 400 * HOUR,
                                &e, &i, &tk));
-        OK(s->vt->commit(s));
+        OK(am__store_commit(s));
         am__buf_printf(b, "bob held %ld %ld %ld\n", e, i, tk);
     }
 }
@@ -968,16 +968,16 @@ static void put_version(am__store *s, const char *id, const char *text, am_time 
 static void as_of(am__store *s)
 {
     am_time t1 = T0 + 1000 * HOUR, t2 = t1 + 24 * 30 * HOUR;
-    OK(s->vt->begin(s));
+    OK(am__store_begin(s));
     OK(s->vt->user_ensure(s, "carol", t1));
     put_version(s, "A1", "lives in Berlin 住在柏林", t1, AM_TIME_NONE, t1);
-    OK(s->vt->commit(s));
+    OK(am__store_commit(s));
     /* a month later she moved: v1 closed, its time bounded, v2 from t2 */
-    OK(s->vt->begin(s));
+    OK(am__store_begin(s));
     OK(s->vt->item_close(s, "carol", "A1", t2));
     put_version(s, "A2", "lives in Berlin 住在柏林", t1, t2, t2);
     put_version(s, "A3", "lives in Shanghai 住在上海", t2, AM_TIME_NONE, t2);
-    OK(s->vt->commit(s));
+    OK(am__store_commit(s));
     CHECK_EQ_INT(s->vt->item_close(s, "carol", "A1", t2 + 1), AM_NOTFOUND); /* closed once */
     am__arena ar;
     am__arena_init(&ar, &alloc);
@@ -1053,11 +1053,11 @@ static void vault_event(am__store *s, const char *user, const char *id, const ch
                         const am__pii_row *p, size_t np, am_time at)
 {
     am__event_row row = message_row(user, id, text, at);
-    OK(s->vt->begin(s));
+    OK(am__store_begin(s));
     OK(s->vt->user_ensure(s, user, at));
     OK(s->vt->event_put(s, &row));
-    for (size_t i = 0; i < np; i++) OK(s->vt->pii_put(s, user, row.rid, &p[i]));
-    OK(s->vt->commit(s));
+    for (size_t i = 0; i < np; i++) OK(am__store_pii_put(s, user, row.rid, &p[i]));
+    OK(am__store_commit(s));
 }
 
 /* A store opened with a vault key seals every original (AES-256-GCM):
@@ -1161,7 +1161,7 @@ static void pg_faults(const char *url)
     kill_backends(url);
     CHECK_EQ_INT(s->vt->user_exists(s, "carol"), 1);
     /* inside one: it fails cleanly, nothing of it stays, the next one works */
-    OK(s->vt->begin(s));
+    OK(am__store_begin(s));
     am__event_row row;
     memset(&row, 0, sizeof row);
     row.id = "E-lost";
@@ -1176,16 +1176,16 @@ static void pg_faults(const char *url)
     int rc = s->vt->event_put(s, &row);
     CHECK_EQ_INT(rc, AM_IO);
     CHECK_CONTAINS(s->vt->errmsg(s), "postgres: event");
-    s->vt->rollback(s);
-    OK(s->vt->begin(s));
+    am__store_rollback(s);
+    OK(am__store_begin(s));
     row.id = "E-kept";
     OK(s->vt->event_put(s, &row));
-    OK(s->vt->commit(s));
+    OK(am__store_commit(s));
     am__arena ar;
     am__arena_init(&ar, &alloc);
     am__event_row got;
-    CHECK_EQ_INT(s->vt->event_get(s, "carol", "E-lost", &ar, &got), AM_NOTFOUND);
-    CHECK_EQ_INT(s->vt->event_get(s, "carol", "E-kept", &ar, &got), AM_OK);
+    CHECK_EQ_INT(s->vt->event_get(s, "carol", AM__EVENT_BY_ID, "E-lost", &ar, &got), AM_NOTFOUND);
+    CHECK_EQ_INT(s->vt->event_get(s, "carol", AM__EVENT_BY_ID, "E-kept", &ar, &got), AM_OK);
     am__arena_free(&ar);
     s->vt->close(s);
 }
@@ -1211,18 +1211,18 @@ static void pg_user_locks(const char *url)
     OK(am__store_open(url, &o, &a, err, sizeof err));
     OK(am__store_open(url, &o, &b, err, sizeof err));
     if (!a || !b) goto out;
-    OK(a->vt->begin(a));
+    OK(am__store_begin(a));
     OK(put_user_event(a, "李雷", "E-lilei", "李雷 writes first, his transaction stays open"));
     /* another user meanwhile: not waited for */
-    OK(b->vt->begin(b));
+    OK(am__store_begin(b));
     OK(put_user_event(b, "Han Meimei", "E-han", "Han Meimei writes while 李雷's is open 同时写入"));
-    OK(b->vt->commit(b));
+    OK(am__store_commit(b));
     /* the same user: waits, then busy, and nothing of it stays */
-    OK(b->vt->begin(b));
+    OK(am__store_begin(b));
     CHECK_EQ_INT(put_user_event(b, "李雷", "E-lilei-2", "李雷 again, from another connection"),
                  AM_BUSY);
     CHECK_CONTAINS(b->vt->errmsg(b), "write lock");
-    b->vt->rollback(b);
+    am__store_rollback(b);
     /* the outbox: a memory event's seq is taken at its transaction's
      * commit -- b's (another user), committed while a's is open, waits
      * for nothing and is numbered before a's */
@@ -1231,10 +1231,10 @@ static void pg_user_locks(const char *url)
     am__outbox_row ev2 = {0, T0, T0, "Han Meimei", "memory.created", "M-2", NULL, "E-han",
                           NULL, NULL, NULL};
     OK(a->vt->outbox_put(a, &ev));
-    OK(b->vt->begin(b));
+    OK(am__store_begin(b));
     OK(b->vt->outbox_put(b, &ev2));
-    OK(b->vt->commit(b));
-    OK(a->vt->commit(a));
+    OK(am__store_commit(b));
+    OK(am__store_commit(a));
     am__arena ar;
     am__arena_init(&ar, &alloc);
     am__outbox_row *rows = NULL;
@@ -1251,9 +1251,9 @@ static void pg_user_locks(const char *url)
     a->vt->outbox_committed(a, &lo, &hi);
     CHECK(n == 2 && lo == rows[1].seq && hi == rows[1].seq);
     am__event_row got;
-    CHECK_EQ_INT(a->vt->event_get(a, "李雷", "E-lilei", &ar, &got), AM_OK);
-    CHECK_EQ_INT(a->vt->event_get(a, "李雷", "E-lilei-2", &ar, &got), AM_NOTFOUND);
-    CHECK_EQ_INT(a->vt->event_get(a, "Han Meimei", "E-han", &ar, &got), AM_OK);
+    CHECK_EQ_INT(a->vt->event_get(a, "李雷", AM__EVENT_BY_ID, "E-lilei", &ar, &got), AM_OK);
+    CHECK_EQ_INT(a->vt->event_get(a, "李雷", AM__EVENT_BY_ID, "E-lilei-2", &ar, &got), AM_NOTFOUND);
+    CHECK_EQ_INT(a->vt->event_get(a, "Han Meimei", AM__EVENT_BY_ID, "E-han", &ar, &got), AM_OK);
     am__arena_free(&ar);
 out:
     if (a) a->vt->close(a);
@@ -1281,7 +1281,7 @@ static void *dl_run(void *p)
     char err[512];
     int rc = am__store_open(d->url, &o, &s, err, sizeof err);
     const char *both[2] = {d->u1, d->u2};
-    if (!rc) rc = s->vt->begin(s);
+    if (!rc) rc = am__store_begin(s);
     if (!rc) rc = s->vt->lock_users(s, both, 2);
     for (int step = 0; step < 2; step++) {
         const char *u = step ? d->u2 : d->u1;
@@ -1293,13 +1293,13 @@ static void *dl_run(void *p)
         am__arena ar;
         am__arena_init(&ar, &alloc);
         am__event_row got;
-        if (!rc) rc = s->vt->event_get(s, u, id, &ar, &got); /* what is queued runs now */
+        if (!rc) rc = s->vt->event_get(s, u, AM__EVENT_BY_ID, id, &ar, &got); /* what is queued runs now */
         am__arena_free(&ar);
         if (step == 0) pthread_barrier_wait(d->bar);
     }
-    if (!rc) rc = s->vt->commit(s);
+    if (!rc) rc = am__store_commit(s);
     if (rc && s) fprintf(stderr, "deadlock writer %s/%s: %s\n", d->u1, d->u2, s->vt->errmsg(s));
-    if (rc && s) s->vt->rollback(s);
+    if (rc && s) am__store_rollback(s);
     if (s) s->vt->close(s);
     d->rc = rc;
     return NULL;

@@ -57,7 +57,7 @@ static am__store *open_store(void)
  * embedder "A", in one transaction. */
 static void add_events(am__store *s, int from, int to)
 {
-    CHECK_EQ_INT(s->vt->begin(s), AM_OK);
+    CHECK_EQ_INT(am__store_begin(s), AM_OK);
     CHECK_EQ_INT(s->vt->user_ensure(s, "u", 1000), AM_OK);
     static char idbuf[N_BIG][16];
     for (int k = from; k < to; k++) {
@@ -79,7 +79,7 @@ static void add_events(am__store *s, int from, int to)
         vec_of(k, 0, v);
         CHECK_EQ_INT(s->vt->vec_put(s, "u", e.rid, "A", v, DIM), AM_OK);
     }
-    CHECK_EQ_INT(s->vt->commit(s), AM_OK);
+    CHECK_EQ_INT(am__store_commit(s), AM_OK);
 }
 
 /* A fresh store: N_EV events of user u. */
@@ -264,10 +264,10 @@ static void test_forget_cuts_packed_vector(void)
     CHECK(scan_is(s, "A", qv, AM_TIME_NONE, 0, N_EV, NULL)); /* cached */
     CHECK(file_has(q, DIM));
     long events, items, tasks;
-    CHECK_EQ_INT(s->vt->begin(s), AM_OK);
+    CHECK_EQ_INT(am__store_begin(s), AM_OK);
     CHECK_EQ_INT(s->vt->forget(s, "u", AM_FORGET_EVENT, ids[5], 99, &events, &items, &tasks),
                  AM_OK);
-    CHECK_EQ_INT(s->vt->commit(s), AM_OK);
+    CHECK_EQ_INT(am__store_commit(s), AM_OK);
     CHECK_EQ_INT(events, 1);
     int keep[N_EV];
     for (int k = 0; k < N_EV; k++) keep[k] = k != 5;
@@ -285,9 +285,9 @@ static void test_forget_cuts_packed_vector(void)
     CHECK(!file_has(q, DIM)); /* the block was rewritten, its old pages zeroed */
     /* a whole user: every block goes */
     s = open_store();
-    CHECK_EQ_INT(s->vt->begin(s), AM_OK);
+    CHECK_EQ_INT(am__store_begin(s), AM_OK);
     CHECK_EQ_INT(s->vt->forget(s, "u", AM_FORGET_USER, NULL, 99, &events, &items, &tasks), AM_OK);
-    CHECK_EQ_INT(s->vt->commit(s), AM_OK);
+    CHECK_EQ_INT(am__store_commit(s), AM_OK);
     int more = 1;
     CHECK_EQ_INT(s->vt->forget_work(s, 99, 0, &more), AM_OK); /* the purge, in steps */
     CHECK_EQ_INT(more, 0);
@@ -320,10 +320,10 @@ static void test_forget_grace_vectors(void)
     int keep[N_EV];
     for (int k = 0; k < N_EV; k++) keep[k] = k != 7 && k != N_EV - 3;
     for (int k = 0; k < 2; k++) { /* a packed one, a tail one */
-        CHECK_EQ_INT(s->vt->begin(s), AM_OK);
+        CHECK_EQ_INT(am__store_begin(s), AM_OK);
         CHECK_EQ_INT(s->vt->forget_grace(s, "u", AM_FORGET_EVENT, ids[k ? N_EV - 3 : 7], 99, 5000,
                                          &events, &items, &tasks), AM_OK);
-        CHECK_EQ_INT(s->vt->commit(s), AM_OK);
+        CHECK_EQ_INT(am__store_commit(s), AM_OK);
         CHECK_EQ_INT(events, 1);
     }
     CHECK(scan_is(s, "A", qv, AM_TIME_NONE, 0, N_EV, keep));
@@ -334,24 +334,24 @@ static void test_forget_grace_vectors(void)
     int more = 1;
     CHECK_EQ_INT(s->vt->forget_work(s, 100, 0, &more), AM_OK); /* not due */
     for (int k = 0; k < 2; k++) {
-        CHECK_EQ_INT(s->vt->begin(s), AM_OK);
+        CHECK_EQ_INT(am__store_begin(s), AM_OK);
         CHECK_EQ_INT(s->vt->restore_forget(s, "u", AM_FORGET_EVENT, ids[k ? N_EV - 3 : 7], 200, &events),
                      AM_OK);
-        CHECK_EQ_INT(s->vt->commit(s), AM_OK);
+        CHECK_EQ_INT(am__store_commit(s), AM_OK);
         CHECK_EQ_INT(events, 1);
     }
     CHECK(scan_is(s, "A", qv, AM_TIME_NONE, 0, N_EV, NULL));
     CHECK(scan_is(s, "A", qv, 60000 * (am_time)250, 0, 250, NULL));
     /* forgotten again and purged at the end of the period */
-    CHECK_EQ_INT(s->vt->begin(s), AM_OK);
+    CHECK_EQ_INT(am__store_begin(s), AM_OK);
     CHECK_EQ_INT(s->vt->forget_grace(s, "u", AM_FORGET_EVENT, ids[7], 300, 5000, &events, &items, &tasks),
                  AM_OK);
-    CHECK_EQ_INT(s->vt->commit(s), AM_OK);
+    CHECK_EQ_INT(am__store_commit(s), AM_OK);
     CHECK_EQ_INT(s->vt->forget_work(s, 6000, 0, &more), AM_OK);
     CHECK_EQ_INT(more, 0);
-    CHECK_EQ_INT(s->vt->begin(s), AM_OK);
+    CHECK_EQ_INT(am__store_begin(s), AM_OK);
     CHECK_EQ_INT(s->vt->restore_forget(s, "u", AM_FORGET_EVENT, ids[7], 6000, &events), AM_DENIED);
-    s->vt->rollback(s);
+    am__store_rollback(s);
     keep[N_EV - 3] = 1;
     CHECK(scan_is(s, "A", qv, AM_TIME_NONE, 0, N_EV, keep));
     s->vt->close(s);
@@ -364,30 +364,30 @@ static void test_reembed_after_packing(void)
     am__vec_want want_b = {"B", DIM, 1}, want_a = {"A", DIM, 1};
     size_t n;
     int64_t max_rid;
-    CHECK_EQ_INT(s->vt->vec_missing_count(s, "u", &want_b, &n, &max_rid), AM_OK);
+    CHECK_EQ_INT(s->vt->vec_missing(s, "u", &want_b, 0, 0, 0, NULL, NULL, &n, &max_rid), AM_OK);
     CHECK_EQ_INT(n, N_EV);
-    CHECK_EQ_INT(s->vt->vec_missing_count(s, "u", &want_a, &n, &max_rid), AM_OK);
+    CHECK_EQ_INT(s->vt->vec_missing(s, "u", &want_a, 0, 0, 0, NULL, NULL, &n, &max_rid), AM_OK);
     CHECK_EQ_INT(n, 0);
     float qv[DIM];
     vec_of(3000, 1, qv);
     CHECK(scan_is(s, "B", qv, AM_TIME_NONE, 1, 0, NULL)); /* cached, empty */
     /* the first 200 get a "B" vector, in batches of 50 (as am_reembed) */
     for (int k = 0; k < 200; k++) {
-        if (k % 50 == 0) CHECK_EQ_INT(s->vt->begin(s), AM_OK);
+        if (k % 50 == 0) CHECK_EQ_INT(am__store_begin(s), AM_OK);
         float v[DIM];
         vec_of(k, 1, v);
         CHECK_EQ_INT(s->vt->vec_put(s, "u", rids[k], "B", v, DIM), AM_OK);
-        if (k % 50 == 49) CHECK_EQ_INT(s->vt->commit(s), AM_OK);
+        if (k % 50 == 49) CHECK_EQ_INT(am__store_commit(s), AM_OK);
     }
-    CHECK_EQ_INT(s->vt->vec_missing_count(s, "u", &want_b, &n, &max_rid), AM_OK);
+    CHECK_EQ_INT(s->vt->vec_missing(s, "u", &want_b, 0, 0, 0, NULL, NULL, &n, &max_rid), AM_OK);
     CHECK_EQ_INT(n, N_EV - 200);
     CHECK_EQ_INT(max_rid, rids[N_EV - 1]);
-    CHECK_EQ_INT(s->vt->vec_missing_count(s, "u", &want_a, &n, &max_rid), AM_OK);
+    CHECK_EQ_INT(s->vt->vec_missing(s, "u", &want_a, 0, 0, 0, NULL, NULL, &n, &max_rid), AM_OK);
     CHECK_EQ_INT(n, 200);
     am__arena ar;
     am__arena_init(&ar, &alloc);
     am__event_row *rows;
-    CHECK_EQ_INT(s->vt->vec_missing_list(s, "u", &want_b, 0, INT64_MAX, 1000, &ar, &rows, &n),
+    CHECK_EQ_INT(s->vt->vec_missing(s, "u", &want_b, 0, INT64_MAX, 1000, &ar, &rows, &n, NULL),
                  AM_OK);
     CHECK_EQ_INT(n, N_EV - 200);
     if (n) CHECK_EQ_INT(rows[0].rid, rids[200]);
@@ -436,13 +436,13 @@ static void test_rollback(void)
     float qv[DIM];
     vec_of(4000, 0, qv);
     CHECK(scan_is(s, "A", qv, AM_TIME_NONE, 0, N_EV, NULL));
-    CHECK_EQ_INT(s->vt->begin(s), AM_OK);
+    CHECK_EQ_INT(am__store_begin(s), AM_OK);
     for (int k = 0; k < 100; k++) { /* packs the tail, then unpacks a block */
         float v[DIM];
         vec_of(k, 7, v);
         CHECK_EQ_INT(s->vt->vec_put(s, "u", rids[N_EV - 1 - k], "A", v, DIM), AM_OK);
     }
-    CHECK_EQ_INT(s->vt->rollback(s), AM_OK);
+    CHECK_EQ_INT(am__store_rollback(s), AM_OK);
     CHECK(scan_is(s, "A", qv, AM_TIME_NONE, 0, N_EV, NULL));
     s->vt->close(s);
 }
@@ -576,10 +576,10 @@ static void test_bits_scan(void)
     }
     /* forgetting rewrites a block and its bits */
     long events, items, tasks;
-    CHECK_EQ_INT(s->vt->begin(s), AM_OK);
+    CHECK_EQ_INT(am__store_begin(s), AM_OK);
     CHECK_EQ_INT(s->vt->forget(s, "u", AM_FORGET_EVENT, ids[5], 99, &events, &items, &tasks),
                  AM_OK);
-    CHECK_EQ_INT(s->vt->commit(s), AM_OK);
+    CHECK_EQ_INT(am__store_commit(s), AM_OK);
     int keep[N_MAX];
     for (int k = 0; k < N_MAX; k++) keep[k] = k != 5;
     vec_of(5, 0, qv);

@@ -586,8 +586,15 @@ int am__pg_entity_put(am__store *b, const char *uid, int64_t rid, const am__enti
 
 /* (the vault: pg_vault.c) */
 
-int am__pg_event_get(am__store *b, const char *uid, const char *id, am__arena *ar,
-                     am__event_row *out)
+int am__pg_event_part_put(am__store *b, const char *uid, int64_t rid, const am__entity_row *en,
+                          const am__pii_row *p)
+{
+    if (en) return am__pg_entity_put(b, uid, rid, en);
+    return p ? am__pg_pii_put(b, uid, rid, p) : AM_MISUSE;
+}
+
+static int event_by_id(am__store *b, const char *uid, const char *id, am__arena *ar,
+                       am__event_row *out)
 {
     pg_store *s = PG(b);
     if (am__pg_lock_user(s, uid)) return s->rc;
@@ -705,43 +712,46 @@ int am__pg_entities_list(am__store *b, const char *uid, int64_t rid, am__arena *
     return am__pg_rows_done(ar, r, n);
 }
 
-int am__pg_event_find(am__store *b, const char *uid, const char *needle, char out[32])
+/* The newest event whose content holds needle (its id), or the one the
+ * caller named client_id (its id, task, "" for none, and fingerprint). */
+static int event_by_key(pg_store *s, const char *uid, int by, const char *key, am__arena *ar,
+                        am__event_row *out)
 {
-    pg_store *s = PG(b);
     if (am__pg_lock_user(s, uid)) return s->rc;
     pg_args a = {0};
     am__pg_arg_text(&a, uid);
-    am__pg_arg_text(&a, needle);
-    PGresult *r = am__pg_run(s, "event find",
-                             "SELECT id FROM events WHERE user_id = $1 AND strpos(content, $2) > 0"
-                             " ORDER BY occurred_at DESC, rid DESC LIMIT 1", &a);
+    am__pg_arg_text(&a, key);
+    PGresult *r = by == AM__EVENT_BY_TEXT
+                      ? am__pg_run(s, "event find",
+                                   "SELECT id FROM events WHERE user_id = $1 AND"
+                                   " strpos(content, $2) > 0 ORDER BY occurred_at DESC, rid DESC"
+                                   " LIMIT 1",
+                                   &a)
+                      : am__pg_run(s, "event by id",
+                                   "SELECT id, coalesce(task_id, ''), client_hash FROM events"
+                                   " WHERE user_id = $1 AND client_id = $2",
+                                   &a);
     if (!r) return s->rc;
     int rc = PQntuples(r) ? AM_OK : AM_NOTFOUND;
-    if (!rc) snprintf(out, 32, "%s", PQgetvalue(r, 0, 0));
+    if (!rc) {
+        out->id = am__pg_str(ar, r, 0, 0);
+        if (by == AM__EVENT_BY_CLIENT) {
+            out->task_id = am__pg_str(ar, r, 0, 1);
+            out->client_hash = am__pg_i64(r, 0, 2);
+        }
+        if (ar->oom) rc = AM_NOMEM;
+    }
     PQclear(r);
     return rc;
 }
 
-int am__pg_event_by_client(am__store *b, const char *uid, const char *client_id, char id[32],
-                           char *task, int64_t *hash)
+int am__pg_event_get(am__store *b, const char *uid, int by, const char *key, am__arena *ar,
+                     am__event_row *out)
 {
-    pg_store *s = PG(b);
-    if (am__pg_lock_user(s, uid)) return s->rc;
-    pg_args a = {0};
-    am__pg_arg_text(&a, uid);
-    am__pg_arg_text(&a, client_id);
-    PGresult *r = am__pg_run(s, "event by id",
-                             "SELECT id, coalesce(task_id, ''), client_hash FROM events"
-                             " WHERE user_id = $1 AND client_id = $2", &a);
-    if (!r) return s->rc;
-    int rc = PQntuples(r) ? AM_OK : AM_NOTFOUND;
-    if (!rc) {
-        snprintf(id, 32, "%s", PQgetvalue(r, 0, 0));
-        snprintf(task, AM_ID_MAX + 1, "%s", PQgetvalue(r, 0, 1));
-        *hash = am__pg_i64(r, 0, 2);
-    }
-    PQclear(r);
-    return rc;
+    if (by == AM__EVENT_BY_ID) return event_by_id(b, uid, key, ar, out);
+    if (by != AM__EVENT_BY_TEXT && by != AM__EVENT_BY_CLIENT) return AM_MISUSE;
+    *out = (am__event_row){0};
+    return event_by_key(PG(b), uid, by, key, ar, out);
 }
 
 int am__pg_entity_counts(am__store *b, const char *uid, const char *type, int limit,
@@ -831,6 +841,23 @@ int am__pg_events_access(am__store *b, const char *uid, am__arena *ar, am__event
         e->domain = am__pg_str(ar, r, i, 4);
     }
     return am__pg_rows_done(ar, r, n);
+}
+
+int am__pg_events_scan(am__store *b, const char *uid, const am__event_scan *q, am__arena *ar,
+                       am__event_row **rows, size_t *n)
+{
+    switch (q->kind) {
+    case AM__SCAN_RECENT:
+        return am__pg_events_recent(b, uid, q->session, q->task, q->at, q->limit, ar, rows, n);
+    case AM__SCAN_PAGE: return am__pg_events_page(b, uid, q->at, q->rid, q->limit, ar, rows, n);
+    case AM__SCAN_BEFORE:
+        return am__pg_events_before(b, uid, q->session, q->at, q->rid, q->from, q->limit, ar, rows,
+                                    n);
+    case AM__SCAN_ACCESS: return am__pg_events_access(b, uid, ar, rows, n);
+    case AM__SCAN_COLD:
+        return am__pg_cold_candidates(b, uid, q->at, q->from, q->rid, q->limit, ar, rows, n);
+    default: return AM_MISUSE;
+    }
 }
 
 /* ------------------------------------------------------------ vectors */
@@ -967,8 +994,8 @@ static void want_args(pg_args *a, const char *uid, const am__vec_want *w)
     am__pg_arg_text(a, w->all_langs ? "true" : "false");
 }
 
-int am__pg_vec_missing_count(am__store *b, const char *uid, const am__vec_want *want, size_t *n,
-                             int64_t *max_rid)
+static int missing_count(am__store *b, const char *uid, const am__vec_want *want, size_t *n,
+                         int64_t *max_rid)
 {
     pg_store *s = PG(b);
     if (am__pg_lock_user(s, uid)) return s->rc;
@@ -985,9 +1012,8 @@ int am__pg_vec_missing_count(am__store *b, const char *uid, const am__vec_want *
     return AM_OK;
 }
 
-int am__pg_vec_missing_list(am__store *b, const char *uid, const am__vec_want *want,
-                            int64_t after_rid, int64_t upto_rid, int limit, am__arena *ar,
-                            am__event_row **rows, size_t *n)
+static int missing_list(am__store *b, const char *uid, const am__vec_want *want, int64_t after_rid,
+                        int64_t upto_rid, int limit, am__arena *ar, am__event_row **rows, size_t *n)
 {
     pg_store *s = PG(b);
     if (am__pg_lock_user(s, uid)) return s->rc;
@@ -1013,4 +1039,12 @@ int am__pg_vec_missing_list(am__store *b, const char *uid, const am__vec_want *w
         e->content = am__pg_str(ar, r, i, 4);
     }
     return am__pg_rows_done(ar, r, n);
+}
+
+int am__pg_vec_missing(am__store *b, const char *uid, const am__vec_want *want, int64_t after_rid,
+                       int64_t upto_rid, int limit, am__arena *ar, am__event_row **rows, size_t *n,
+                       int64_t *max_rid)
+{
+    if (!rows) return missing_count(b, uid, want, n, max_rid);
+    return missing_list(b, uid, want, after_rid, upto_rid, limit, ar, rows, n);
 }

@@ -686,15 +686,15 @@ int am__pg_forget_work(am__store *b, am_time now, int max_steps, int *more)
             struct timespec pause = {0, PURGE_PAUSE_MS * 1000000L};
             nanosleep(&pause, NULL);
         }
-        int rc = b->vt->begin(b);
+        int rc = am__store_begin(b);
         if (rc) return rc;
         rc = strcmp(level, "user") == 0 ? purge_step(s, uid, seq, at, now)
                                         : purge_held(s, uid, seq, level, id, at, now);
         if (rc) {
-            b->vt->rollback(b);
+            am__store_rollback(b);
             return rc;
         }
-        if ((rc = b->vt->commit(b))) return rc;
+        if ((rc = am__store_commit(b))) return rc;
         if (b->on_step) b->on_step(b->step_ctx);
     }
 }

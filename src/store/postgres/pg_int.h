@@ -43,7 +43,7 @@ typedef struct pg_store {
     const am__allocator *a;
     PGconn *conn;
     int txn;                     /* PG_TXN_*: what this connection holds */
-    int search_depth, search_own; /* search_begin nesting; own snapshot */
+    int search_depth, search_own; /* searches begun (nesting); own snapshot */
     int busy_ms;
     int rc;                      /* the last failed statement's AM_* code */
     char err[600];
@@ -214,9 +214,7 @@ int am__pg_task_put(am__store *b, const char *uid, const am__task_row *t);
 int am__pg_task_change_add(am__store *b, const char *uid, const am__task_change_row *c);
 int am__pg_task_history(am__store *b, const char *uid, const char *task_id, am__arena *ar,
                         am__task_change_row **rows, size_t *n);
-int am__pg_tasks_list(am__store *b, const char *uid, am__arena *ar, am__task_row **rows,
-                      size_t *n);
-int am__pg_tasks_open(am__store *b, const char *uid, int limit, am__arena *ar,
+int am__pg_tasks_list(am__store *b, const char *uid, int open_only, int limit, am__arena *ar,
                       am__task_row **rows, size_t *n);
 int am__pg_item_insert(am__store *b, const char *uid, am__item_row *it);
 int am__pg_item_close(am__store *b, const char *uid, const char *vid, am_time at);
@@ -224,7 +222,8 @@ int am__pg_items_list(am__store *b, const char *uid, int which, am_time at, am__
                       am__item_row **rows, size_t *n);
 int am__pg_item_sources(am__store *b, const char *uid, int64_t item_rid, am__arena *ar,
                         const char ***ids, size_t *n);
-int am__pg_item_touch(am__store *b, const char *uid, const char *lineage, am_time at);
+int am__pg_item_heat(am__store *b, const char *uid, const char *lineage, int add, long hits,
+                     am_time at);
 int am__pg_item_reinforce(am__store *b, const char *uid, int64_t item_rid, const char *event_id,
                           am_time at);
 int am__pg_audit(am__store *b, const char *uid, am_time at, const char *op,
@@ -258,8 +257,6 @@ int am__pg_cold_restore(am__store *b, const char *uid, const char *event_id, am_
                         am_time to, long *restored);
 int am__pg_workspace_set(am__store *b, const char *uid, const char *task_id,
                          const am__workspace_row *w);
-int am__pg_item_heat_set(am__store *b, const char *uid, const char *lineage, long hits,
-                         am_time last_access);
 int am__pg_workspace_put(am__store *b, const char *uid, const char *task_id,
                          const am__workspace_row *w, am_time at, long *version);
 int am__pg_token_put(am__store *b, const am__token_row *t);
@@ -280,11 +277,13 @@ int am__pg_event_ctx_append(am__store *b, const char *uid, int64_t rid, const ch
 /* The indexed context of event rid set to text (its postings and length
  * follow): a forget rebuilds its neighbours' with it. */
 int am__pg_index_ctx_set(pg_store *s, const char *uid, int64_t rid, const char *text);
+int am__pg_event_part_put(am__store *b, const char *uid, int64_t rid, const am__entity_row *en,
+                          const am__pii_row *p);
 int am__pg_entity_put(am__store *b, const char *uid, int64_t rid, const am__entity_row *en);
 int am__pg_entity_counts(am__store *b, const char *uid, const char *type, int limit,
                          am__arena *ar, const char ***norms, long **counts, size_t *n);
 int am__pg_pii_put(am__store *b, const char *uid, int64_t rid, const am__pii_row *p);
-int am__pg_event_get(am__store *b, const char *uid, const char *id, am__arena *ar,
+int am__pg_event_get(am__store *b, const char *uid, int by, const char *key, am__arena *ar,
                      am__event_row *out);
 int am__pg_user_rows(am__store *b, const char *uid, int64_t *n);
 int am__pg_term_docs(am__store *b, const char *uid, const char *const *terms, size_t n_terms,
@@ -294,6 +293,8 @@ int am__pg_postings(am__store *b, const char *uid, const char *const *terms, siz
                     double *df);
 int am__pg_rows_get(am__store *b, const char *uid, const int64_t *rids, size_t n, am__arena *ar,
                     am__event_row *rows, unsigned char *found);
+int am__pg_events_scan(am__store *b, const char *uid, const am__event_scan *q, am__arena *ar,
+                       am__event_row **rows, size_t *n);
 int am__pg_events_recent(am__store *b, const char *uid, const char *session, const char *task,
                          am_time before, int limit, am__arena *ar, am__event_row **rows,
                          size_t *n);
@@ -304,9 +305,6 @@ int am__pg_events_before(am__store *b, const char *uid, const char *session, am_
                          am__event_row **rows, size_t *n);
 int am__pg_entities_list(am__store *b, const char *uid, int64_t rid, am__arena *ar,
                          am__entity_row **rows, size_t *n);
-int am__pg_event_find(am__store *b, const char *uid, const char *needle, char out[32]);
-int am__pg_event_by_client(am__store *b, const char *uid, const char *client_id, char id[32],
-                           char *task, int64_t *hash);
 int am__pg_pii_events(am__store *b, const char *uid, const char *type, const char *canon,
                       am_time to, int limit, am__arena *ar, int64_t **rids,
                       const char ***originals, size_t *n);
@@ -319,12 +317,9 @@ int am__pg_vec_put(am__store *b, const char *uid, int64_t rid, const char *embed
 int am__pg_vec_scan(am__store *b, const char *uid, const char *embedder, const float *q, int dim,
                     am_time to, int limit, int exact_max, am__arena *ar, am__event_row **rows,
                     size_t *n);
-int am__pg_vec_missing_count(am__store *b, const char *uid, const am__vec_want *want, size_t *n,
-                             int64_t *max_rid);
-int am__pg_vec_missing_list(am__store *b, const char *uid, const am__vec_want *want,
-                            int64_t after_rid, int64_t upto_rid, int limit, am__arena *ar,
-                            am__event_row **rows, size_t *n);
-
+int am__pg_vec_missing(am__store *b, const char *uid, const am__vec_want *want, int64_t after_rid,
+                       int64_t upto_rid, int limit, am__arena *ar, am__event_row **rows, size_t *n,
+                       int64_t *max_rid);
 /* the PII vault (pg_vault.c): the keys at open (vault_key NULL: none;
  * meta('pii_key') read), wiped at close; the upkeep at optimize */
 int am__pg_vault_keys(pg_store *s, const unsigned char *vault_key);

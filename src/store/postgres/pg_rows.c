@@ -279,26 +279,7 @@ int am__pg_task_history(am__store *b, const char *uid, const char *task_id, am__
     return am__pg_rows_done(ar, r, n);
 }
 
-int am__pg_tasks_list(am__store *b, const char *uid, am__arena *ar, am__task_row **rows,
-                      size_t *n)
-{
-    pg_store *s = PG(b);
-    if (am__pg_lock_user(s, uid)) return s->rc;
-    *rows = NULL;
-    *n = 0;
-    pg_args a = {0};
-    am__pg_arg_text(&a, uid);
-    PGresult *r = am__pg_run(s, "tasks",
-                             "SELECT " TASK_COLS " FROM tasks WHERE user_id = $1"
-                             " ORDER BY updated_at DESC, task_id", &a);
-    if (!r) return s->rc;
-    int k = PQntuples(r);
-    if (!(*rows = am__pg_rows(ar, r, sizeof **rows))) return AM_NOMEM;
-    for (int i = 0; i < k; i++) read_task(ar, r, i, &(*rows)[i]);
-    return am__pg_rows_done(ar, r, n);
-}
-
-int am__pg_tasks_open(am__store *b, const char *uid, int limit, am__arena *ar,
+int am__pg_tasks_list(am__store *b, const char *uid, int open_only, int limit, am__arena *ar,
                       am__task_row **rows, size_t *n)
 {
     pg_store *s = PG(b);
@@ -307,11 +288,15 @@ int am__pg_tasks_open(am__store *b, const char *uid, int limit, am__arena *ar,
     *n = 0;
     pg_args a = {0};
     am__pg_arg_text(&a, uid);
-    am__pg_arg_int(&a, limit);
-    PGresult *r = am__pg_run(s, "open tasks",
-                             "SELECT " TASK_COLS " FROM tasks WHERE user_id = $1"
-                             " AND status IN ('active','paused','postponed')"
-                             " ORDER BY updated_at DESC, task_id LIMIT $2", &a);
+    if (limit > 0) am__pg_arg_int(&a, limit);
+    else am__pg_arg_text(&a, NULL); /* LIMIT NULL: all */
+    PGresult *r = am__pg_run(s, open_only ? "open tasks" : "tasks",
+                             open_only ? "SELECT " TASK_COLS " FROM tasks WHERE user_id = $1"
+                                         " AND status IN ('active','paused','postponed')"
+                                         " ORDER BY updated_at DESC, task_id LIMIT $2"
+                                       : "SELECT " TASK_COLS " FROM tasks WHERE user_id = $1"
+                                         " ORDER BY updated_at DESC, task_id LIMIT $2",
+                             &a);
     if (!r) return s->rc;
     int k = PQntuples(r);
     if (!(*rows = am__pg_rows(ar, r, sizeof **rows))) return AM_NOMEM;
@@ -555,31 +540,22 @@ int am__pg_items_list(am__store *b, const char *uid, int which, am_time at, am__
     return ar->oom ? AM_NOMEM : AM_OK;
 }
 
-int am__pg_item_touch(am__store *b, const char *uid, const char *lineage, am_time at)
-{
-    if (am__pg_lock_user(PG(b), uid)) return PG(b)->rc;
-    pg_args a = {0};
-    am__pg_arg_int(&a, at);
-    am__pg_arg_text(&a, uid);
-    am__pg_arg_text(&a, lineage);
-    return am__pg_exec(PG(b), "item heat",
-                       "UPDATE item_heat SET hits = hits + 1,"
-                       " last_access = greatest(coalesce(last_access, $1), $1)"
-                       " WHERE user_id = $2 AND lineage_id = $3", &a, NULL);
-}
-
-int am__pg_item_heat_set(am__store *b, const char *uid, const char *lineage, long hits,
-                         am_time last_access)
+int am__pg_item_heat(am__store *b, const char *uid, const char *lineage, int add, long hits,
+                     am_time at)
 {
     if (am__pg_lock_user(PG(b), uid)) return PG(b)->rc;
     pg_args a = {0};
     am__pg_arg_int(&a, hits);
-    am__pg_arg_time(&a, last_access);
+    am__pg_arg_time(&a, at);
     am__pg_arg_text(&a, uid);
     am__pg_arg_text(&a, lineage);
     return am__pg_exec(PG(b), "item heat",
-                       "UPDATE item_heat SET hits = $1, last_access = $2"
-                       " WHERE user_id = $3 AND lineage_id = $4", &a, NULL);
+                       add ? "UPDATE item_heat SET hits = hits + $1,"
+                             " last_access = greatest(coalesce(last_access, $2), $2)"
+                             " WHERE user_id = $3 AND lineage_id = $4"
+                           : "UPDATE item_heat SET hits = $1, last_access = $2"
+                             " WHERE user_id = $3 AND lineage_id = $4",
+                       &a, NULL);
 }
 
 /* ------------------------------------------------------------ audit */

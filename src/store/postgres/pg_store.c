@@ -690,6 +690,28 @@ static int pg_search_end(am__store *b, int rc)
     return rc ? rc : end;
 }
 
+/* store.h begin and end: the transaction of that mode */
+static int pg_begin_mode(am__store *b, int mode)
+{
+    switch (mode) {
+    case AM__TX_WRITE: return pg_begin(b);
+    case AM__TX_TRY: return pg_try_begin(b);
+    case AM__TX_READ: return pg_begin_read(b);
+    case AM__TX_SEARCH: return pg_search_begin(b);
+    default: return AM_MISUSE;
+    }
+}
+static int pg_end(am__store *b, int how, int rc)
+{
+    switch (how) {
+    case AM__TX_COMMIT: return pg_commit(b);
+    case AM__TX_ROLLBACK: return pg_rollback(b);
+    case AM__TX_END_READ: return pg_end_read(b);
+    case AM__TX_END_SEARCH: return pg_search_end(b, rc);
+    default: return AM_MISUSE;
+    }
+}
+
 /* A call failed: run it again?  Only when its connection was lost and
  * nothing of it was committed (or it is idempotent, when the outcome of
  * its COMMIT is unknown), outside any transaction, within busy_ms of its
@@ -736,13 +758,13 @@ static int pg_health(am__store *b, int ping, long *reconnects, long *retries)
 static int pg_optimize(am__store *b)
 {
     long sealed = 0, hashed = 0;
-    int rc = b->vt->begin(b);
+    int rc = am__store_begin(b);
     if (rc) return rc;
     if ((rc = am__pg_vault_upkeep(PG(b), &sealed, &hashed))) {
-        b->vt->rollback(b);
+        am__store_rollback(b);
         return rc;
     }
-    if ((rc = b->vt->commit(b))) return rc;
+    if ((rc = am__store_commit(b))) return rc;
     return am__pg_simple(PG(b), "optimize", "ANALYZE");
 }
 
@@ -869,7 +891,7 @@ static int pg_user_merge(am__store *b, const char *from, const char *to)
 }
 
 /* the store's tag (store.h): hex(HMAC-SHA256(meta forget_key, "am-store-tag")) */
-static int pg_store_tag(am__store *b, char out[65])
+static int pg_store_tag(am__store *b, unsigned char out[32])
 {
     pg_store *s = (pg_store *)b;
     unsigned char mac[EVP_MAX_MD_SIZE];
@@ -878,13 +900,14 @@ static int pg_store_tag(am__store *b, char out[65])
     if (!s->forget_key[0] || !HMAC(EVP_sha256(), s->forget_key, (int)strlen(s->forget_key),
                                    (const unsigned char *)what, sizeof what - 1, mac, &mn) || mn < 32)
         return am__pg_fail(s, AM_CORRUPT, "postgres: the store's forget_key is missing");
-    for (int i = 0; i < 32; i++) snprintf(out + 2 * i, 3, "%02x", mac[i]);
+    memcpy(out, mac, 32);
     return AM_OK;
 }
 
-/* the store's keyed hash (store.h id_hash): the forget key's bytes */
-static int pg_id_hash(am__store *b, const char *const *parts, size_t n, unsigned char out[32])
+/* the store's keyed hashes (store.h key_hash): the forget key's bytes */
+static int pg_key_hash(am__store *b, const char *const *parts, size_t n, unsigned char out[32])
 {
+    if (!parts) return pg_store_tag(b, out);
     pg_store *s = (pg_store *)b;
     unsigned char key[32];
     for (int i = 0; i < 32; i++) {
@@ -902,11 +925,8 @@ static const am__store_vt postgres_vt = {
     .name = "postgres",
     .close = pg_close,
     .errmsg = pg_errmsg,
-    .begin = pg_begin,
-    .commit = pg_commit,
-    .rollback = pg_rollback,
-    .begin_read = pg_begin_read,
-    .end_read = pg_end_read,
+    .begin = pg_begin_mode,
+    .end = pg_end,
     .user_ensure = am__pg_user_ensure,
     .user_exists = am__pg_user_exists,
     .link_put = am__pg_link_put,
@@ -921,39 +941,30 @@ static const am__store_vt postgres_vt = {
     .event_ctx_append = am__pg_event_ctx_append,
     .vec_put = am__pg_vec_put,
     .vec_scan = am__pg_vec_scan,
-    .vec_missing_count = am__pg_vec_missing_count,
-    .vec_missing_list = am__pg_vec_missing_list,
-    .entity_put = am__pg_entity_put,
-    .pii_put = am__pg_pii_put,
+    .vec_missing = am__pg_vec_missing,
+    .event_part_put = am__pg_event_part_put,
     .event_get = am__pg_event_get,
-    .search_begin = pg_search_begin,
-    .search_end = pg_search_end,
     .user_rows = am__pg_user_rows,
     .term_docs = am__pg_term_docs,
     .postings = am__pg_postings,
     .rows_get = am__pg_rows_get,
-    .events_recent = am__pg_events_recent,
+    .events_scan = am__pg_events_scan,
     .entities_list = am__pg_entities_list,
     .events_dated = am__pg_events_dated,
     .pii_events = am__pg_pii_events,
-    .event_find = am__pg_event_find,
-    .event_by_client = am__pg_event_by_client,
     .task_get = am__pg_task_get,
     .task_put = am__pg_task_put,
     .task_change_add = am__pg_task_change_add,
     .task_history = am__pg_task_history,
     .tasks_list = am__pg_tasks_list,
-    .tasks_open = am__pg_tasks_open,
     .item_insert = am__pg_item_insert,
     .item_close = am__pg_item_close,
     .items_list = am__pg_items_list,
     .item_tokens_fill = pg_item_tokens_fill,
     .entity_counts = am__pg_entity_counts,
-    .item_touch = am__pg_item_touch,
+    .item_heat = am__pg_item_heat,
     .item_reinforce = am__pg_item_reinforce,
     .item_delete = am__pg_item_delete,
-    .events_page = am__pg_events_page,
-    .events_before = am__pg_events_before,
     .audit_page = am__pg_audit_page,
     .forget = am__pg_forget,
     .forget_touched = am__pg_forget_touched,
@@ -967,22 +978,18 @@ static const am__store_vt postgres_vt = {
     .item_sources = am__pg_item_sources,
     .optimize = pg_optimize,
     .audit = am__pg_audit,
-    .try_begin = pg_try_begin,
     .outbox_put = am__pg_outbox_put,
     .lock_users = am__pg_lock_users,
     .outbox_since = am__pg_outbox_since,
     .outbox_committed = am__pg_outbox_committed,
     .outbox_trim = am__pg_outbox_trim,
-    .events_access = am__pg_events_access,
     .workspace_list = am__pg_workspace_list,
     .workspace_put = am__pg_workspace_put,
-    .item_heat_set = am__pg_item_heat_set,
     .workspace_set = am__pg_workspace_set,
     .pack_put = am__pg_pack_put,
     .pack_list = am__pg_pack_list,
     .pack_del = am__pg_pack_del,
     .pack_users = am__pg_pack_users,
-    .cold_candidates = am__pg_cold_candidates,
     .cold_put = am__pg_cold_put,
     .cold_fill = am__pg_cold_fill,
     .cold_restore = am__pg_cold_restore,
@@ -995,8 +1002,7 @@ static const am__store_vt postgres_vt = {
     .token_revoke = am__pg_token_revoke,
     .retry = pg_retry,
     .health = pg_health,
-    .store_tag = pg_store_tag,
-    .id_hash = pg_id_hash,
+    .key_hash = pg_key_hash,
 };
 
 /* The server's notices (a ROLLBACK with nothing to roll back after a

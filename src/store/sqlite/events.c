@@ -443,8 +443,8 @@ int am__sqlite_pii_put(am__store *b, const char *uid, int64_t rid,
     return run(s, st, "pii");
 }
 
-int am__sqlite_event_get(am__store *b, const char *uid, const char *id,
-                         am__arena *ar, am__event_row *out)
+static int event_by_id(am__store *b, const char *uid, const char *id, am__arena *ar,
+                       am__event_row *out)
 {
     sq_store *s = SQ(b);
     sqlite3_stmt *st = stmt(s, "SELECT " EVENT_COLS " FROM events e WHERE e.user_id=? AND e.id=?");
@@ -535,6 +535,23 @@ int am__sqlite_events_before(am__store *b, const char *uid, const char *session,
     bind_time(st, 5, from);
     sqlite3_bind_int(st, 6, limit);
     return read_events(s, st, ar, rows, n, 0);
+}
+
+int am__sqlite_events_scan(am__store *b, const char *uid, const am__event_scan *q, am__arena *ar,
+                           am__event_row **rows, size_t *n)
+{
+    switch (q->kind) {
+    case AM__SCAN_RECENT:
+        return am__sqlite_events_recent(b, uid, q->session, q->task, q->at, q->limit, ar, rows, n);
+    case AM__SCAN_PAGE: return am__sqlite_events_page(b, uid, q->at, q->rid, q->limit, ar, rows, n);
+    case AM__SCAN_BEFORE:
+        return am__sqlite_events_before(b, uid, q->session, q->at, q->rid, q->from, q->limit, ar,
+                                        rows, n);
+    case AM__SCAN_ACCESS: return am__sqlite_events_access(b, uid, ar, rows, n);
+    case AM__SCAN_COLD:
+        return am__sqlite_cold_candidates(b, uid, q->at, q->from, q->rid, q->limit, ar, rows, n);
+    default: return AM_MISUSE;
+    }
 }
 
 int am__sqlite_pii_events(am__store *b, const char *uid, const char *type, const char *canon,
@@ -653,21 +670,30 @@ int am__sqlite_entities_list(am__store *b, const char *uid, int64_t rid,
     return out ? out : ar->oom ? AM_NOMEM : AM_OK; /* a text not copied */
 }
 
-int am__sqlite_event_find(am__store *b, const char *uid, const char *needle,
-                          char out[32])
+/* The newest event whose content holds needle: its id. */
+static int event_by_text(sq_store *s, const char *uid, const char *needle, am__arena *ar,
+                         am__event_row *out)
 {
-    sq_store *s = SQ(b);
     sqlite3_stmt *st = stmt(s, "SELECT id FROM events WHERE user_id=? AND instr(content, ?) > 0 ORDER BY occurred_at DESC, rid DESC LIMIT 1");
     if (!st) return AM_BACKEND;
     bind_text(st, 1, uid);
     bind_text(st, 2, needle);
-    return first_text(s, st, out, 32, "event find");
+    int rc = sqlite3_step(st), r;
+    if (rc == SQLITE_ROW) {
+        out->id = am__arena_strdup(ar, (const char *)sqlite3_column_text(st, 0));
+        r = ar->oom ? AM_NOMEM : AM_OK;
+    } else {
+        r = rc == SQLITE_DONE ? AM_NOTFOUND : fail(s, rc, "event find");
+    }
+    done(s, st);
+    return r;
 }
 
-int am__sqlite_event_by_client(am__store *b, const char *uid, const char *client_id,
-                               char id[32], char *task, int64_t *hash)
+/* The event the caller named client_id: its id, task ("": none) and
+ * fingerprint. */
+static int event_by_client(sq_store *s, const char *uid, const char *client_id, am__arena *ar,
+                           am__event_row *out)
 {
-    sq_store *s = SQ(b);
     sqlite3_stmt *st = stmt(s, "SELECT id, coalesce(task_id, ''), client_hash FROM events"
                                " WHERE user_id = ? AND client_id = ?");
     if (!st) return AM_BACKEND;
@@ -675,15 +701,34 @@ int am__sqlite_event_by_client(am__store *b, const char *uid, const char *client
     bind_text(st, 2, client_id);
     int rc = sqlite3_step(st), r;
     if (rc == SQLITE_ROW) {
-        snprintf(id, 32, "%s", (const char *)sqlite3_column_text(st, 0));
-        snprintf(task, AM_ID_MAX + 1, "%s", (const char *)sqlite3_column_text(st, 1));
-        *hash = sqlite3_column_int64(st, 2);
-        r = AM_OK;
+        out->id = am__arena_strdup(ar, (const char *)sqlite3_column_text(st, 0));
+        out->task_id = am__arena_strdup(ar, (const char *)sqlite3_column_text(st, 1));
+        out->client_hash = sqlite3_column_int64(st, 2);
+        r = ar->oom ? AM_NOMEM : AM_OK;
     } else {
         r = rc == SQLITE_DONE ? AM_NOTFOUND : fail(s, rc, "event by id");
     }
     done(s, st);
     return r;
+}
+
+int am__sqlite_event_part_put(am__store *b, const char *uid, int64_t rid, const am__entity_row *en,
+                              const am__pii_row *p)
+{
+    if (en) return am__sqlite_entity_put(b, uid, rid, en);
+    return p ? am__sqlite_pii_put(b, uid, rid, p) : AM_MISUSE;
+}
+
+int am__sqlite_event_get(am__store *b, const char *uid, int by, const char *key, am__arena *ar,
+                         am__event_row *out)
+{
+    if (by != AM__EVENT_BY_ID) *out = (am__event_row){0};
+    switch (by) {
+    case AM__EVENT_BY_ID: return event_by_id(b, uid, key, ar, out);
+    case AM__EVENT_BY_TEXT: return event_by_text(SQ(b), uid, key, ar, out);
+    case AM__EVENT_BY_CLIENT: return event_by_client(SQ(b), uid, key, ar, out);
+    default: return AM_MISUSE;
+    }
 }
 
 int am__sqlite_entity_counts(am__store *b, const char *uid, const char *type, int limit,

@@ -107,7 +107,7 @@ static int pseudonym(sq_store *s, const char *uid, char out[PSEUDONYM_MAX])
 }
 
 /* the store's tag: hex(HMAC-SHA256(forget_key, "am-store-tag")) */
-int am__sqlite_store_tag(am__store *b, char out[65])
+static int store_tag(am__store *b, unsigned char out[32])
 {
     sq_store *s = SQ(b);
     const unsigned char *key;
@@ -122,12 +122,13 @@ int am__sqlite_store_tag(am__store *b, char out[65])
         snprintf(s->err, sizeof s->err, "sqlite: HMAC-SHA256 failed");
         return AM_BACKEND;
     }
-    for (int i = 0; i < 32; i++) snprintf(out + 2 * i, 3, "%02x", mac[i]);
+    memcpy(out, mac, 32);
     return AM_OK;
 }
 
-int am__sqlite_id_hash(am__store *b, const char *const *parts, size_t n, unsigned char out[32])
+int am__sqlite_key_hash(am__store *b, const char *const *parts, size_t n, unsigned char out[32])
 {
+    if (!parts) return store_tag(b, out);
     sq_store *s = SQ(b);
     const unsigned char *key;
     size_t kn = 0;

@@ -381,27 +381,18 @@ int am__sqlite_items_list(am__store *b, const char *uid, int which, am_time at,
     return AM_OK;
 }
 
-int am__sqlite_item_touch(am__store *b, const char *uid, const char *lineage,
-                          am_time at)
+int am__sqlite_item_heat(am__store *b, const char *uid, const char *lineage, int add, long hits,
+                         am_time at)
 {
     sq_store *s = SQ(b);
-    sqlite3_stmt *st = stmt(s, "UPDATE item_heat SET hits=hits+1, last_access=max(coalesce(last_access, ?1), ?1)"
-                               " WHERE user_id=?2 AND lineage_id=?3");
-    if (!st) return AM_BACKEND;
-    sqlite3_bind_int64(st, 1, at);
-    bind_text(st, 2, uid);
-    bind_text(st, 3, lineage);
-    return run(s, st, "item heat");
-}
-
-int am__sqlite_item_heat_set(am__store *b, const char *uid, const char *lineage, long hits,
-                             am_time last_access)
-{
-    sq_store *s = SQ(b);
-    sqlite3_stmt *st = stmt(s, "UPDATE item_heat SET hits=?1, last_access=?2 WHERE user_id=?3 AND lineage_id=?4");
+    sqlite3_stmt *st = stmt(s, add ? "UPDATE item_heat SET hits=hits+?1,"
+                                     " last_access=max(coalesce(last_access, ?2), ?2)"
+                                     " WHERE user_id=?3 AND lineage_id=?4"
+                                   : "UPDATE item_heat SET hits=?1, last_access=?2"
+                                     " WHERE user_id=?3 AND lineage_id=?4");
     if (!st) return AM_BACKEND;
     sqlite3_bind_int64(st, 1, hits);
-    bind_time(st, 2, last_access);
+    bind_time(st, 2, at);
     bind_text(st, 3, uid);
     bind_text(st, 4, lineage);
     return run(s, st, "item heat");

@@ -265,7 +265,7 @@ typedef struct sq_store {
     char tx_uid[AM__TX_USERS][AM_ID_MAX + 1];
     int64_t tx_seq[AM__TX_USERS];
     int tx_n, tx_over;
-    int search_depth;     /* search_begin calls not ended yet */
+    int search_depth;     /* searches begun, not ended yet */
     int search_own;       /* the outermost began a read transaction */
     int search_checked;   /* and the caches were checked in it */
     /* waiting for the write lock and resting after holding it (locking.c) */
@@ -612,12 +612,16 @@ int am__sqlite_links_list(am__store *b, const char *uid, am__arena *ar,
 int am__sqlite_event_put(am__store *b, am__event_row *e);
 int am__sqlite_event_ctx_append(am__store *b, const char *uid, int64_t rid,
                                 const char *text);
+int am__sqlite_event_part_put(am__store *b, const char *uid, int64_t rid, const am__entity_row *en,
+                              const am__pii_row *p);
 int am__sqlite_entity_put(am__store *b, const char *uid, int64_t rid,
                           const am__entity_row *en);
 int am__sqlite_pii_put(am__store *b, const char *uid, int64_t rid,
                        const am__pii_row *p);
-int am__sqlite_event_get(am__store *b, const char *uid, const char *id,
-                         am__arena *ar, am__event_row *out);
+int am__sqlite_event_get(am__store *b, const char *uid, int by, const char *key, am__arena *ar,
+                         am__event_row *out);
+int am__sqlite_events_scan(am__store *b, const char *uid, const am__event_scan *q, am__arena *ar,
+                           am__event_row **rows, size_t *n);
 int am__sqlite_events_recent(am__store *b, const char *uid, const char *session,
                              const char *task, am_time before, int limit,
                              am__arena *ar, am__event_row **rows, size_t *n);
@@ -628,10 +632,6 @@ int am__sqlite_events_dated(am__store *b, const char *uid, const int64_t *rids, 
                             unsigned char *dated);
 int am__sqlite_entities_list(am__store *b, const char *uid, int64_t rid,
                              am__arena *ar, am__entity_row **rows, size_t *n);
-int am__sqlite_event_find(am__store *b, const char *uid, const char *needle,
-                          char out[32]);
-int am__sqlite_event_by_client(am__store *b, const char *uid, const char *client_id,
-                               char id[32], char *task, int64_t *hash);
 int am__sqlite_entity_counts(am__store *b, const char *uid, const char *type, int limit,
                              am__arena *ar, const char ***norms, long **counts, size_t *n);
 
@@ -650,12 +650,9 @@ int am__sqlite_vec_put(am__store *b, const char *uid, int64_t rid, const char *e
 int am__sqlite_vec_scan(am__store *b, const char *uid, const char *embedder, const float *qv,
                         int dim, am_time to, int limit, int exact_max, am__arena *ar,
                         am__event_row **rows, size_t *n);
-int am__sqlite_vec_missing_count(am__store *b, const char *uid, const am__vec_want *want,
-                                 size_t *n, int64_t *max_rid);
-int am__sqlite_vec_missing_list(am__store *b, const char *uid, const am__vec_want *want,
-                                int64_t after_rid, int64_t upto_rid, int limit, am__arena *ar,
-                                am__event_row **rows, size_t *n);
-
+int am__sqlite_vec_missing(am__store *b, const char *uid, const am__vec_want *want,
+                           int64_t after_rid, int64_t upto_rid, int limit, am__arena *ar,
+                           am__event_row **rows, size_t *n, int64_t *max_rid);
 /* search.c: am__sqlite_rows_read reads the rows of rids[0..k) (rows_get,
  * and the vector scan's hits): from the row cache when it holds them (a
  * row held of another user is not one of this user's), the others by one
@@ -775,11 +772,8 @@ int am__sqlite_task_change_add(am__store *b, const char *uid,
                                const am__task_change_row *c);
 int am__sqlite_task_history(am__store *b, const char *uid, const char *task_id,
                             am__arena *ar, am__task_change_row **rows, size_t *n);
-int am__sqlite_tasks_list(am__store *b, const char *uid, am__arena *ar,
+int am__sqlite_tasks_list(am__store *b, const char *uid, int open_only, int limit, am__arena *ar,
                           am__task_row **rows, size_t *n);
-int am__sqlite_tasks_open(am__store *b, const char *uid, int limit, am__arena *ar,
-                          am__task_row **rows, size_t *n);
-
 /* items.c: am__sqlite_item_tokens_set also renews the token sets when the
  * analyzer changes (schema.c). */
 int am__sqlite_item_insert(am__store *b, const char *uid, am__item_row *it);
@@ -797,8 +791,6 @@ int am__sqlite_workspace_list(am__store *b, const char *uid, const char *task_id
                               am__workspace_row **rows, size_t *n);
 int am__sqlite_workspace_set(am__store *b, const char *uid, const char *task_id,
                              const am__workspace_row *w);
-int am__sqlite_item_heat_set(am__store *b, const char *uid, const char *lineage, long hits,
-                             am_time last_access);
 int am__sqlite_workspace_put(am__store *b, const char *uid, const char *task_id,
                              const am__workspace_row *w, am_time at, long *version);
 /* working.c: a session's working memory without a cache */
@@ -813,12 +805,10 @@ int am__sqlite_pack_list(am__store *b, const char *uid, am__arena *ar, am__pack_
 int am__sqlite_pack_del(am__store *b, const char *uid, const char *name);
 int am__sqlite_pack_users(am__store *b, const char *role, const char *region, const char *channel,
                           am__arena *ar, const char ***uids, size_t *n);
-/* forget.c: the store's tag (store.h store_tag) */
-int am__sqlite_store_tag(am__store *b, char out[65]);
-/* forget.c: the store's keyed hash (store.h id_hash), and the SQL
+/* forget.c: the store's keyed hashes and tag (store.h key_hash), and the SQL
  * functions am_key_id(uid, scope, key) and am_object_ref(level, uid, id)
  * over it (the migrations' conversion of stored keys and ids) */
-int am__sqlite_id_hash(am__store *b, const char *const *parts, size_t n, unsigned char out[32]);
+int am__sqlite_key_hash(am__store *b, const char *const *parts, size_t n, unsigned char out[32]);
 int am__sqlite_register_ids(sq_store *s);
 int am__sqlite_item_reinforce(am__store *b, const char *uid, int64_t item_rid,
                               const char *event_id, am_time at);
@@ -828,8 +818,8 @@ int am__sqlite_item_sources(am__store *b, const char *uid, int64_t item_rid, am_
                             const char ***ids, size_t *n);
 int am__sqlite_items_list(am__store *b, const char *uid, int which, am_time at,
                           am__arena *ar, am__item_row **rows, size_t *n);
-int am__sqlite_item_touch(am__store *b, const char *uid, const char *lineage,
-                          am_time at);
+int am__sqlite_item_heat(am__store *b, const char *uid, const char *lineage, int add, long hits,
+                         am_time at);
 int am__sqlite_item_tokens_set(sq_store *s, const char *select, item_tokens_fn fn, void *ctx,
                                size_t *n);
 int am__sqlite_item_tokens_fill(am__store *b, item_tokens_fn fn, void *ctx, size_t *n);

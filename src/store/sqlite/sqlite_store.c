@@ -154,7 +154,7 @@ static int sq_end_read(am__store *b)
     return exec(s, "COMMIT", "end read");
 }
 
-/* The reads of one search in one snapshot (store.h search_begin): the
+/* The reads of one search in one snapshot (store.h begin, AM__TX_SEARCH): the
  * caches are checked once, at its start, as a search of one operation
  * checked them (am__sqlite_caches_current). */
 static int sq_search_begin(am__store *b)
@@ -180,6 +180,28 @@ static int sq_search_end(am__store *b, int rc)
     if (--s->search_depth) return rc;
     s->search_checked = 0;
     return snapshot_end(s, s->search_own, rc, "search");
+}
+
+/* store.h begin and end: the transaction of that mode */
+static int sq_begin_mode(am__store *b, int mode)
+{
+    switch (mode) {
+    case AM__TX_WRITE: return sq_begin(b);
+    case AM__TX_TRY: return sq_try_begin(b);
+    case AM__TX_READ: return sq_begin_read(b);
+    case AM__TX_SEARCH: return sq_search_begin(b);
+    default: return AM_MISUSE;
+    }
+}
+static int sq_end(am__store *b, int how, int rc)
+{
+    switch (how) {
+    case AM__TX_COMMIT: return sq_commit(b);
+    case AM__TX_ROLLBACK: return sq_rollback(b);
+    case AM__TX_END_READ: return sq_end_read(b);
+    case AM__TX_END_SEARCH: return sq_search_end(b, rc);
+    default: return AM_MISUSE;
+    }
 }
 
 static int sq_optimize(am__store *b)
@@ -222,11 +244,8 @@ static const am__store_vt sqlite_vt = {
     .name = "sqlite",
     .close = sq_close,
     .errmsg = sq_errmsg,
-    .begin = sq_begin,
-    .commit = sq_commit,
-    .rollback = sq_rollback,
-    .begin_read = sq_begin_read,
-    .end_read = sq_end_read,
+    .begin = sq_begin_mode,
+    .end = sq_end,
     .user_ensure = am__sqlite_user_ensure,
     .user_exists = am__sqlite_user_exists,
     .link_put = am__sqlite_link_put,
@@ -241,39 +260,30 @@ static const am__store_vt sqlite_vt = {
     .event_ctx_append = am__sqlite_event_ctx_append,
     .vec_put = am__sqlite_vec_put,
     .vec_scan = am__sqlite_vec_scan,
-    .vec_missing_count = am__sqlite_vec_missing_count,
-    .vec_missing_list = am__sqlite_vec_missing_list,
-    .entity_put = am__sqlite_entity_put,
-    .pii_put = am__sqlite_pii_put,
+    .vec_missing = am__sqlite_vec_missing,
+    .event_part_put = am__sqlite_event_part_put,
     .event_get = am__sqlite_event_get,
-    .search_begin = sq_search_begin,
-    .search_end = sq_search_end,
     .user_rows = am__sqlite_user_rows,
     .term_docs = am__sqlite_term_docs,
     .postings = am__sqlite_postings,
     .rows_get = am__sqlite_rows_get,
-    .events_recent = am__sqlite_events_recent,
+    .events_scan = am__sqlite_events_scan,
     .entities_list = am__sqlite_entities_list,
     .events_dated = am__sqlite_events_dated,
     .pii_events = am__sqlite_pii_events,
-    .event_find = am__sqlite_event_find,
-    .event_by_client = am__sqlite_event_by_client,
     .task_get = am__sqlite_task_get,
     .task_put = am__sqlite_task_put,
     .task_change_add = am__sqlite_task_change_add,
     .task_history = am__sqlite_task_history,
     .tasks_list = am__sqlite_tasks_list,
-    .tasks_open = am__sqlite_tasks_open,
     .item_insert = am__sqlite_item_insert,
     .item_close = am__sqlite_item_close,
     .items_list = am__sqlite_items_list,
     .item_tokens_fill = am__sqlite_item_tokens_fill,
     .entity_counts = am__sqlite_entity_counts,
-    .item_touch = am__sqlite_item_touch,
+    .item_heat = am__sqlite_item_heat,
     .item_reinforce = am__sqlite_item_reinforce,
     .item_delete = am__sqlite_item_delete,
-    .events_page = am__sqlite_events_page,
-    .events_before = am__sqlite_events_before,
     .audit_page = am__sqlite_audit_page,
     .forget = am__sqlite_forget,
     .forget_touched = am__sqlite_forget_touched,
@@ -287,21 +297,17 @@ static const am__store_vt sqlite_vt = {
     .item_sources = am__sqlite_item_sources,
     .optimize = sq_optimize,
     .audit = am__sqlite_audit,
-    .try_begin = sq_try_begin,
     .outbox_put = am__sqlite_outbox_put,
     .outbox_since = am__sqlite_outbox_since,
     .outbox_committed = am__sqlite_outbox_committed,
     .outbox_trim = am__sqlite_outbox_trim,
-    .events_access = am__sqlite_events_access,
     .workspace_list = am__sqlite_workspace_list,
     .workspace_put = am__sqlite_workspace_put,
-    .item_heat_set = am__sqlite_item_heat_set,
     .workspace_set = am__sqlite_workspace_set,
     .pack_put = am__sqlite_pack_put,
     .pack_list = am__sqlite_pack_list,
     .pack_del = am__sqlite_pack_del,
     .pack_users = am__sqlite_pack_users,
-    .cold_candidates = am__sqlite_cold_candidates,
     .cold_put = am__sqlite_cold_put,
     .cold_fill = am__sqlite_cold_fill,
     .cold_restore = am__sqlite_cold_restore,
@@ -311,8 +317,7 @@ static const am__store_vt sqlite_vt = {
     .working_put = am__sqlite_working_put,
     .working_list = am__sqlite_working_list,
     .working_del = am__sqlite_working_del,
-    .store_tag = am__sqlite_store_tag,
-    .id_hash = am__sqlite_id_hash,
+    .key_hash = am__sqlite_key_hash,
     .token_put = am__sqlite_token_put,
     .token_find = am__sqlite_token_find,
     .tokens_list = am__sqlite_tokens_list,
@@ -328,7 +333,7 @@ static const am__store_vt sqlite_vt = {
 static void warm_reads(sq_store *s)
 {
     am__store *b = &s->base;
-    if (b->vt->begin_read(b) != AM_OK) return;
+    if (am__store_begin_read(b) != AM_OK) return;
     am__arena ar;
     am__arena_init(&ar, s->a);
     am__item_row *items;
@@ -343,7 +348,7 @@ static void warm_reads(sq_store *s)
     b->vt->entity_counts(b, "", "alias", 1, &ar, &strs, &counts, &n);
     b->vt->events_dated(b, "", &rid, 1, &dated);
     b->vt->pii_events(b, "", "phone", "0", AM_TIME_NONE, 1, &ar, &rids, &strs, &n);
-    b->vt->end_read(b);
+    am__store_end_read(b);
     am__arena_free(&ar);
     s->err[0] = '\0';
 }

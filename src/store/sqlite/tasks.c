@@ -117,37 +117,18 @@ int am__sqlite_task_history(am__store *b, const char *uid, const char *task_id,
     return out ? out : ar->oom ? AM_NOMEM : AM_OK; /* a text not copied */
 }
 
-int am__sqlite_tasks_list(am__store *b, const char *uid, am__arena *ar,
+int am__sqlite_tasks_list(am__store *b, const char *uid, int open_only, int limit, am__arena *ar,
                           am__task_row **rows, size_t *n)
 {
     sq_store *s = SQ(b);
-    sqlite3_stmt *st = stmt(s, "SELECT " TASK_COLS " FROM tasks WHERE user_id=? ORDER BY updated_at DESC, task_id");
+    sqlite3_stmt *st = stmt(s, open_only ? "SELECT " TASK_COLS " FROM tasks WHERE user_id=?"
+                                           " AND status IN ('active','paused','postponed')"
+                                           " ORDER BY updated_at DESC, task_id LIMIT ?"
+                                         : "SELECT " TASK_COLS " FROM tasks WHERE user_id=?"
+                                           " ORDER BY updated_at DESC, task_id LIMIT ?");
     if (!st) return AM_BACKEND;
     bind_text(st, 1, uid);
-    size_t cap = 0;
-    *rows = NULL;
-    *n = 0;
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        am__task_row *r = push(ar, (void **)rows, n, &cap, sizeof *r);
-        if (!r) { done(s, st); return AM_NOMEM; }
-        read_task(ar, st, r);
-    }
-    int out = rc == SQLITE_DONE ? AM_OK : fail(s, rc, "tasks");
-    done(s, st);
-    return out;
-}
-
-int am__sqlite_tasks_open(am__store *b, const char *uid, int limit, am__arena *ar,
-                          am__task_row **rows, size_t *n)
-{
-    sq_store *s = SQ(b);
-    sqlite3_stmt *st = stmt(s, "SELECT " TASK_COLS " FROM tasks WHERE user_id=?"
-                                  " AND status IN ('active','paused','postponed')"
-                                  " ORDER BY updated_at DESC, task_id LIMIT ?");
-    if (!st) return AM_BACKEND;
-    bind_text(st, 1, uid);
-    sqlite3_bind_int(st, 2, limit);
+    sqlite3_bind_int(st, 2, limit > 0 ? limit : -1); /* -1: no limit */
     size_t cap = 0;
     *rows = NULL;
     *n = 0;

@@ -3,7 +3,7 @@
  * vectors.c -- event vectors: stored int8 with a scale, packed a block of
  * VEC_BLOCK to a row with their sign bits (schema v5, v6), scanned in C
  * against a query (exactly, or by sign bits first for a user with many),
- * and the re-embedding queries (vec_missing_*).
+ * and the re-embedding queries (vec_missing).
  */
 #include <limits.h>
 #include <math.h>
@@ -940,7 +940,7 @@ int am__sqlite_vec_scan(am__store *b, const char *uid, const char *embedder, con
     return snapshot_end(s, own_txn, rc, "vector scan");
 }
 
-/* Re-embedding (store.h vec_missing_*).  An event lacks a vector when its
+/* Re-embedding (store.h vec_missing).  An event lacks a vector when its
  * event_vectors row (unique event_rid: one per event) is absent or
  * of another embedder or dimension.  ?1 user (NULL: all), ?2 embedder,
  * ?3 dim, ?4 all languages. */
@@ -956,8 +956,8 @@ static void bind_want(sqlite3_stmt *st, const char *uid, const am__vec_want *w)
     sqlite3_bind_int(st, 4, w->all_langs != 0);
 }
 
-int am__sqlite_vec_missing_count(am__store *b, const char *uid, const am__vec_want *want,
-                                 size_t *n, int64_t *max_rid)
+static int missing_count(am__store *b, const char *uid, const am__vec_want *want, size_t *n,
+                         int64_t *max_rid)
 {
     sq_store *s = SQ(b);
     *n = 0;
@@ -982,9 +982,8 @@ int am__sqlite_vec_missing_count(am__store *b, const char *uid, const am__vec_wa
     return out;
 }
 
-int am__sqlite_vec_missing_list(am__store *b, const char *uid, const am__vec_want *want,
-                                int64_t after_rid, int64_t upto_rid, int limit, am__arena *ar,
-                                am__event_row **rows, size_t *n)
+static int missing_list(am__store *b, const char *uid, const am__vec_want *want, int64_t after_rid,
+                        int64_t upto_rid, int limit, am__arena *ar, am__event_row **rows, size_t *n)
 {
     sq_store *s = SQ(b);
     *rows = NULL;
@@ -1016,4 +1015,12 @@ int am__sqlite_vec_missing_list(am__store *b, const char *uid, const am__vec_wan
     int out = rc == SQLITE_DONE ? AM_OK : fail(s, rc, "vectors missing");
     done(s, st);
     return out;
+}
+
+int am__sqlite_vec_missing(am__store *b, const char *uid, const am__vec_want *want,
+                           int64_t after_rid, int64_t upto_rid, int limit, am__arena *ar,
+                           am__event_row **rows, size_t *n, int64_t *max_rid)
+{
+    if (!rows) return missing_count(b, uid, want, n, max_rid);
+    return missing_list(b, uid, want, after_rid, upto_rid, limit, ar, rows, n);
 }

@@ -53,7 +53,7 @@ int am__perceive_alias(am__perceive *x, const char *text, const am__event_row *p
         if (j < nh) continue; /* answered before */
         snprintf(norm + k, sizeof norm - k, "=%s", self);
         am__entity_row row = {"alias", name, norm, AM_TIME_NONE, AM_TIME_NONE};
-        if ((rc = x->w.store->vt->entity_put(x->w.store, x->w.uid, prev[i].rid, &row))) return rc;
+        if ((rc = am__store_entity_put(x->w.store, x->w.uid, prev[i].rid, &row))) return rc;
     }
     return AM_OK;
 }

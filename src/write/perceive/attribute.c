@@ -146,8 +146,8 @@ static int shares_task(am__perceive *x, const char *task, const char *text, size
     if (*shares) return AM_OK;
     am__event_row *rows;
     size_t nr;
-    if ((rc = s->vt->events_recent(s, x->w.uid, NULL, task, AM_TIME_NONE, JUMP_CONTEXT, x->w.ar,
-                                   &rows, &nr)))
+    if ((rc = am__store_events_recent(s, x->w.uid, NULL, task, AM_TIME_NONE, JUMP_CONTEXT, x->w.ar,
+                                      &rows, &nr)))
         return rc;
     for (size_t i = 0; i < nr && !*shares; i++)
         if (strcmp(rows[i].type, "task_switch") != 0 &&
@@ -231,9 +231,9 @@ int am__perceive_names_task(am__perceive *x, const am__task_row *t, const char *
         return rc;
     am__event_row *rows;
     size_t nr;
-    if ((rc = s->vt->events_recent(s, x->w.uid, NULL, t->task_id,
-                                   first ? t->created_at + 1 : x->ev->occurred_at - 1,
-                                   first ? 2 : JUMP_CONTEXT, x->w.ar, &rows, &nr)))
+    if ((rc = am__store_events_recent(s, x->w.uid, NULL, t->task_id,
+                                      first ? t->created_at + 1 : x->ev->occurred_at - 1,
+                                      first ? 2 : JUMP_CONTEXT, x->w.ar, &rows, &nr)))
         return rc;
     for (size_t i = 0; i < nr && !rc; i++)
         if (strcmp(rows[i].type, "task_switch") != 0)
@@ -281,8 +281,8 @@ static int match_open_task(am__perceive *x, const char *norm, size_t n, const am
             break;
         am__event_row *rows;
         size_t nr;
-        if ((rc = s->vt->events_recent(s, x->w.uid, NULL, tasks[i].task_id, AM_TIME_NONE,
-                                       MATCH_EVENTS, ar, &rows, &nr)))
+        if ((rc = am__store_events_recent(s, x->w.uid, NULL, tasks[i].task_id, AM_TIME_NONE,
+                                          MATCH_EVENTS, ar, &rows, &nr)))
             break;
         for (size_t j = 0; j < nr && !rc; j++) {
             if (strcmp(rows[j].type, "task_switch") == 0) continue;
@@ -331,8 +331,8 @@ int am__perceive_attribute(am__perceive *x, const am_event *in, const char *norm
     if (in->session_id) {
         am__event_row *rows;
         size_t n;
-        rc = s->vt->events_recent(s, x->w.uid, in->session_id, NULL, AM_TIME_NONE, 20,
-                                  x->w.ar, &rows, &n);
+        rc = am__store_events_recent(s, x->w.uid, in->session_id, NULL, AM_TIME_NONE, 20, x->w.ar,
+                                     &rows, &n);
         if (rc) return rc;
         for (size_t i = 0; i < n && !current && !left; i++) {
             if (am__task_switch_left(&rows[i], x->w.ar, &left) == AM_NOMEM) return AM_NOMEM;
@@ -347,7 +347,7 @@ int am__perceive_attribute(am__perceive *x, const am_event *in, const char *norm
     am__task_row *open = NULL;
     size_t nopen = 0;
     if (!*task_id && strcmp(x->ev->source, "user") == 0 &&
-        (rc = s->vt->tasks_open(s, x->w.uid, MATCH_TASKS, x->w.ar, &open, &nopen)))
+        (rc = s->vt->tasks_list(s, x->w.uid, 1, MATCH_TASKS, x->w.ar, &open, &nopen)))
         return rc;
     if (nopen > 0) {
         /* a turn that acts on a task names it by its words ("let's push

@@ -40,8 +40,8 @@ int am__perceive_context(am__perceive *x, am__context_window *cw)
     int depth = AM__CONTEXT_TURNS;
     if (AM__ALIAS_TURNS > depth && am__speaker_label(text, label, sizeof label))
         depth = AM__ALIAS_TURNS;
-    int rc = s->vt->events_recent(s, x->w.uid, x->ev->session_id, NULL, at, depth, x->w.ar,
-                                  &cw->prev, &cw->n_before);
+    int rc = am__store_events_recent(s, x->w.uid, x->ev->session_id, NULL, at, depth, x->w.ar,
+                                     &cw->prev, &cw->n_before);
     if (rc) return rc;
     /* only turns of the same exchange (store.h: AM__CONTEXT_GAP_MS) */
     while (cw->np < cw->n_before && cw->np < AM__CONTEXT_TURNS &&

@@ -182,8 +182,8 @@ static int probe_slot(miner *m, int back, week_hit *hit)
     size_t n;
     am_time slot_end = m->ev->occurred_at - back * DAY_MS + (SLOT_MINUTES + ZONE_SLACK) * 60000LL;
     am_time slot_start = slot_end - (2 * SLOT_MINUTES + 2 * ZONE_SLACK) * 60000LL;
-    int rc = w->store->vt->events_recent(w->store, w->uid, NULL, NULL, slot_end, SLOT_EVENTS,
-                                         w->ar, &rows, &n);
+    int rc = am__store_events_recent(w->store, w->uid, NULL, NULL, slot_end, SLOT_EVENTS, w->ar,
+                                     &rows, &n);
     if (rc) return rc;
     *hit = (week_hit){0, NULL, 0, SLOT_MINUTES + 1};
     for (size_t i = 0; i < n && rows[i].occurred_at >= slot_start; i++) {
@@ -444,8 +444,8 @@ static int slot_started(miner *m, int *started)
     am__event_row *rows;
     size_t n;
     *started = 0;
-    int rc = w->store->vt->events_recent(w->store, w->uid, NULL, NULL, m->ev->occurred_at,
-                                         CONVERSATION_EVENTS, w->ar, &rows, &n);
+    int rc = am__store_events_recent(w->store, w->uid, NULL, NULL, m->ev->occurred_at,
+                                     CONVERSATION_EVENTS, w->ar, &rows, &n);
     if (rc) return rc;
     for (size_t i = 0; i < n && !*started; i++) {
         const am__event_row *e = &rows[i];

@@ -429,8 +429,8 @@ static int load_recent(promo *p)
 {
     am__wctx *w = p->w;
     p->recent_loaded = 1;
-    int rc = w->store->vt->events_recent(w->store, w->uid, NULL, NULL, p->ev->occurred_at,
-                                         RECENT_EVENTS, w->ar, &p->recent, &p->n_recent);
+    int rc = am__store_events_recent(w->store, w->uid, NULL, NULL, p->ev->occurred_at,
+                                     RECENT_EVENTS, w->ar, &p->recent, &p->n_recent);
     if (rc) return rc;
     p->readings = am__arena_alloc(w->ar, (p->n_recent + 1) * sizeof *p->readings);
     return p->readings ? AM_OK : AM_NOMEM;
