@@ -214,7 +214,7 @@ static int not_forgotten(am_db *db, const char *uid)
     int rc = s->vt->forget_state(s, uid, &state, &at, &until);
     if (rc) return am__db_store_error(db, rc, "token");
     if (state == AM__FORGOTTEN_NONE) return AM_OK;
-    int exists = state == AM__FORGOTTEN_PURGED ? s->vt->user_exists(s, uid) : 0;
+    int exists = state == AM__FORGOTTEN_PURGED ? am__store_user_exists(s, uid) : 0;
     if (exists < 0) return am__db_store_error(db, -exists, "token");
     return exists ? AM_OK : am__db_error(db, AM_DENIED, "token: user %s is forgotten", uid);
 }

@@ -15,7 +15,7 @@ static int known_user(am_db *db, const char *what, const char *user_id)
     if (!user_id) return AM_OK;
     int rc = am__db_check_id(db, what, "user_id", user_id);
     if (rc) return rc;
-    int exists = db->store->vt->user_exists(db->store, user_id);
+    int exists = am__store_user_exists(db->store, user_id);
     if (exists < 0) return am__db_store_error(db, -exists, what);
     if (!exists) return am__db_error(db, AM_NOTFOUND, "%s: unknown user %s", what, user_id);
     return AM_OK;

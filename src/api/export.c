@@ -23,7 +23,7 @@ int am_export_stream(am_db *db, const char *user_id, am_write_fn write, void *ct
     int state;
     am_time fat, until;
     rc = s->vt->forget_state(s, user_id, &state, &fat, &until);
-    int exists = rc ? 0 : state != AM__FORGOTTEN_NONE ? 1 : s->vt->user_exists(s, user_id);
+    int exists = rc ? 0 : state != AM__FORGOTTEN_NONE ? 1 : am__store_user_exists(s, user_id);
     if (rc || exists <= 0) {
         am__store_end_read(s);
         if (rc) return am__db_store_error(db, rc, "export");

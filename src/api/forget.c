@@ -193,7 +193,7 @@ int am_forget_ex(am_db *db, const char *user_id, int level, const char *id,
     if (level != AM_FORGET_USER && (why = am__id_check(id)))
         return am__db_error(db, AM_INVALID, "forget: %s id %s", level_names[level], why);
     am__store *s = db->store;
-    int exists = s->vt->user_exists(s, user_id), state;
+    int exists = am__store_user_exists(s, user_id), state;
     am_time at, until;
     if (exists < 0) return am__db_store_error(db, -exists, "forget");
     int rc = exists ? AM_OK : s->vt->forget_state(s, user_id, &state, &at, &until);

@@ -29,7 +29,7 @@ static int user_allowed(am_db *db, const char *what, const char *user_id)
 {
     int rc = am__db_check_id(db, what, "user", user_id);
     if (rc || !is_engine_id(user_id)) return rc;
-    int exists = db->store->vt->user_exists(db->store, user_id);
+    int exists = am__store_user_exists(db->store, user_id);
     if (exists < 0) return am__db_store_error(db, -exists, what);
     if (!exists)
         return am__db_error(db, AM_INVALID,
@@ -55,10 +55,10 @@ int am__db_resolve_user(am_db *db, const char *what, const char *user_id,
                          : am__db_check_id(db, what, "user", user_id)))
             return rc;
         snprintf(out, AM_ID_MAX + 1, "%s", user_id);
-        /* a read of a user being forgotten finds nothing (user_exists) */
+        /* a read of a user being forgotten finds nothing (am__store_user_exists) */
         if (create && (rc = am__db_user_gate(db, what, out, AM_DENIED))) return rc;
         if (create) {
-            rc = s->vt->user_ensure(s, out, am__db_now(db));
+            rc = am__store_user_ensure(s, out, am__db_now(db));
             if (rc) return am__db_store_error(db, rc, what);
         }
         return AM_OK;
@@ -67,11 +67,11 @@ int am__db_resolve_user(am_db *db, const char *what, const char *user_id,
         return am__db_error(db, AM_INVALID, "%s: user is missing (give user or channel + external_id)", what);
     if ((rc = am__db_check_id(db, what, "channel", channel))) return rc;
     if ((rc = am__db_check_id(db, what, "external_id", external_id))) return rc;
-    rc = s->vt->link_get(s, channel, external_id, out);
+    rc = s->vt->link_get(s, channel, external_id, AM__LINK_USER, out);
     if (rc == AM_OK) return am__db_user_gate(db, what, out, create ? AM_DENIED : AM_NOTFOUND);
     if (rc != AM_NOTFOUND) return am__db_store_error(db, rc, what);
     /* the pair's own user (made before, then unlinked), or a new one */
-    rc = s->vt->user_of_channel(s, channel, external_id, out);
+    rc = s->vt->link_get(s, channel, external_id, AM__LINK_MADE, out);
     if (rc && rc != AM_NOTFOUND) return am__db_store_error(db, rc, what);
     if (!create)
         return rc ? am__db_error(db, AM_NOTFOUND, "%s: no user is linked to " PAIR_FMT, what,
@@ -81,7 +81,7 @@ int am__db_resolve_user(am_db *db, const char *what, const char *user_id,
     if (rc == AM_NOTFOUND) {
         out[0] = '~';
         am__db_new_id(db, now, out + 1);
-        rc = s->vt->user_create_for(s, out, channel, external_id, now);
+        rc = s->vt->user_put(s, out, channel, external_id, now);
     }
     if (rc || (rc = s->vt->link_put(s, channel, external_id, out, now)))
         return am__db_store_error(db, rc, what);
@@ -94,9 +94,10 @@ static int link_take_own(am_db *db, const char *channel, const char *external_id
                          const char *user_id, const char *own, int merge, am_time now)
 {
     am__store *s = db->store;
-    long events = 0, items = 0, tasks = 0;
-    int rc = s->vt->user_history(s, own, &events, &items, &tasks);
+    long held[3] = {0, 0, 0};
+    int rc = s->vt->user_stat(s, own, held);
     if (rc) return am__db_store_error(db, rc, "link");
+    long events = held[0], items = held[1], tasks = held[2];
     if ((events || items || tasks) && !merge)
         return am__db_error(db, AM_DENIED,
                             "link: " PAIR_FMT " already has its own history as user %s (%ld"
@@ -108,7 +109,7 @@ static int link_take_own(am_db *db, const char *channel, const char *external_id
     char detail[256];
     snprintf(detail, sizeof detail, "into %.128s: %ld events, %ld memories, %ld tasks", user_id,
              events, items, tasks);
-    if ((rc = s->vt->user_ensure(s, user_id, now)) || (rc = s->vt->user_merge(s, own, user_id)) ||
+    if ((rc = am__store_user_ensure(s, user_id, now)) || (rc = s->vt->user_merge(s, own, user_id)) ||
         (rc = s->vt->audit(s, user_id, now, "link.merge", "user", own, detail)))
         return am__db_store_error(db, rc, "link");
     return AM_OK;
@@ -129,9 +130,9 @@ int am_link_merge(am_db *db, const char *channel, const char *external_id,
     am_time now = am__db_now(db);
     if ((rc = am__db_user_gate(db, "link", user_id, AM_DENIED))) return rc;
     if ((rc = am__store_begin(s))) return am__db_store_error(db, rc, "link");
-    int linked = s->vt->link_get(s, channel, external_id, cur);
+    int linked = s->vt->link_get(s, channel, external_id, AM__LINK_USER, cur);
     int owned = linked == AM_OK || linked == AM_NOTFOUND
-                    ? s->vt->user_of_channel(s, channel, external_id, own)
+                    ? s->vt->link_get(s, channel, external_id, AM__LINK_MADE, own)
                     : linked;
     if ((linked && linked != AM_NOTFOUND) || (owned && owned != AM_NOTFOUND)) {
         rc = am__db_store_error(db, linked ? linked : owned, "link");
@@ -153,10 +154,10 @@ int am_link_merge(am_db *db, const char *channel, const char *external_id,
         am__dbcache_note(db->cache, own);
         if ((rc = link_take_own(db, channel, external_id, user_id, own, merge, now)))
             goto out_rollback;
-    } else if ((rc = s->vt->user_ensure(s, user_id, now))) {
+    } else if ((rc = am__store_user_ensure(s, user_id, now))) {
         goto out_store;
     }
-    if ((rc = s->vt->link_get(s, channel, external_id, cur)) == AM_NOTFOUND)
+    if ((rc = s->vt->link_get(s, channel, external_id, AM__LINK_USER, cur)) == AM_NOTFOUND)
         rc = s->vt->link_put(s, channel, external_id, user_id, now);
     if (rc || (rc = s->vt->audit(s, user_id, now, "link", "identity", channel, external_id)) ||
         (rc = am__store_commit(s)))
@@ -187,12 +188,12 @@ int am_unlink(am_db *db, const char *channel, const char *external_id)
     am__store *s = db->store;
     char cur[AM_ID_MAX + 1];
     if ((rc = am__store_begin(s))) return am__db_store_error(db, rc, "unlink");
-    rc = s->vt->link_get(s, channel, external_id, cur);
+    rc = s->vt->link_get(s, channel, external_id, AM__LINK_USER, cur);
     if (rc == AM_NOTFOUND) {
         am__store_rollback(s);
         return am__db_error(db, rc, "unlink: " PAIR_FMT " is not linked", channel, external_id);
     }
-    if (rc || (rc = s->vt->link_del(s, channel, external_id)) ||
+    if (rc || (rc = s->vt->link_put(s, channel, external_id, NULL, 0)) ||
         (rc = s->vt->audit(s, cur, am__db_now(db), "unlink", "identity", channel, external_id)) ||
         (rc = am__store_commit(s))) {
         am__db_store_error(db, rc, "unlink");

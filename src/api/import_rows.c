@@ -192,7 +192,7 @@ static int put_links(writer *w, const am__imp_doc *doc)
     for (size_t i = 0; i < doc->n_links; i++) {
         char owner[AM_ID_MAX + 1];
         const am__link_row *l = &doc->links[i];
-        int rc = w->s->vt->link_get(w->s, l->channel, l->external_id, owner);
+        int rc = w->s->vt->link_get(w->s, l->channel, l->external_id, AM__LINK_USER, owner);
         if (rc == AM_OK && strcmp(owner, w->uid) == 0) continue;
         if (rc == AM_OK)
             return am__db_error(w->db, AM_INVALID,
@@ -209,16 +209,17 @@ static int write_doc(writer *w, const am__imp_doc *doc)
 {
     am__store *s = w->s;
     am_db *db = w->db;
-    long events = 0, items = 0, tasks = 0;
-    int rc = s->vt->user_history(s, w->uid, &events, &items, &tasks);
+    long held[3] = {0, 0, 0};
+    int rc = s->vt->user_stat(s, w->uid, held);
     if (rc) return am__db_store_error(db, rc, "import");
+    long events = held[0], items = held[1], tasks = held[2];
     if ((events || items || tasks) && !w->merge)
         return am__db_error(db, AM_DENIED,
                             "import: user %s holds %ld %s, %ld %s and %ld %s already; "
                             "import into a user without data, or merge", w->uid, events,
                             events == 1 ? "event" : "events", items,
                             items == 1 ? "memory" : "memories", tasks, tasks == 1 ? "task" : "tasks");
-    if ((rc = s->vt->user_ensure(s, w->uid, w->now))) return am__db_store_error(db, rc, "import");
+    if ((rc = am__store_user_ensure(s, w->uid, w->now))) return am__db_store_error(db, rc, "import");
     if ((rc = put_links(w, doc))) return rc;
     for (size_t i = 0; i < doc->n_events; i++) {
         if ((rc = put_event(w, &doc->events[i], i))) return rc;
@@ -333,7 +334,7 @@ static int mem0_body(writer *w, const void *ctx)
 {
     const mem0_batch *batch = ctx;
     am_db *db = w->db;
-    int rc = w->s->vt->user_ensure(w->s, w->uid, w->now);
+    int rc = am__store_user_ensure(w->s, w->uid, w->now);
     if (rc) return am__db_store_error(db, rc, "import");
     /* in the order they were made (stable; undated ones last, at now), so
      * a later value of an attribute supersedes an earlier one */

@@ -259,7 +259,7 @@ static void audit_alone(am_db *db, const char *uid, const am_llm_report *r)
     char d[96];
     if (!r->calls || am__store_begin(s)) return;
     int rc = am__touch_lock_writers(db, &uid, 1);
-    if (!rc && s->vt->user_exists(s, uid) > 0)
+    if (!rc && am__store_user_exists(s, uid) > 0)
         rc = s->vt->audit(s, uid, am__db_now(db), "llm.pass", "user", NULL, spent(r, d, sizeof d));
     if (!rc && !(rc = am__store_commit(s))) {
         am__touch_committed(db);
@@ -286,7 +286,7 @@ int am_llm_pass(am_db *db, const am_llm_pass_opts *o, am_llm_report *r)
         return am__db_error(db, AM_INVALID, "llm: since \"%.64s\" %s", o->since, why);
     if ((rc = am__db_user_gate(db, what, o->user_id, AM_NOTFOUND))) return rc;
     am__store *s = db->store;
-    int exists = s->vt->user_exists(s, o->user_id);
+    int exists = am__store_user_exists(s, o->user_id);
     if (exists < 0) return am__db_store_error(db, -exists, what);
     if (!exists) return am__db_error(db, AM_NOTFOUND, "llm: unknown user %s", o->user_id);
     const am_rank_config *k = &db->cfg.rank;

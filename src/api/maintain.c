@@ -295,7 +295,7 @@ int am_maintain(am_db *db, const am_maintain_options *opt, am_maintain_report *o
     am_time now = am__db_now(db);
     int rc;
     if (o->user_id) {
-        int exists = db->store->vt->user_exists(db->store, o->user_id);
+        int exists = am__store_user_exists(db->store, o->user_id);
         if (exists < 0) rc = am__db_store_error(db, -exists, "maintain");
         else if (!exists)
             rc = am__db_error(db, AM_NOTFOUND, "maintain: user %s not found", o->user_id);

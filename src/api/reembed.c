@@ -24,7 +24,7 @@ static int check_user(am_db *db, const char *what, const char *user_id)
     if (!user_id) return AM_OK;
     const char *why = am__id_check(user_id);
     if (why) return am__db_error(db, AM_INVALID, "%s: user %s", what, why);
-    int exists = db->store->vt->user_exists(db->store, user_id);
+    int exists = am__store_user_exists(db->store, user_id);
     if (exists < 0) return am__db_store_error(db, -exists, what);
     if (!exists) return am__db_error(db, AM_NOTFOUND, "%s: unknown user %s", what, user_id);
     return AM_OK;

@@ -363,9 +363,11 @@ static int as_end(am__store *b, int how, int rc)
     if (how != AM__TX_END_READ && how != AM__TX_END_SEARCH) return AM_MISUSE;
     return INNER(b)->vt->end(INNER(b), how, rc);
 }
-static int as_user_exists(am__store *b, const char *uid)
+/* (whether the user is there; not what it holds) */
+static int as_user_stat(am__store *b, const char *uid, long counts[3])
 {
-    return INNER(b)->vt->user_exists(INNER(b), uid);
+    if (counts) return AM_MISUSE;
+    return INNER(b)->vt->user_stat(INNER(b), uid, NULL);
 }
 static int as_user_rows(am__store *b, const char *uid, int64_t *n)
 {
@@ -507,7 +509,7 @@ static const am__store_vt access_vt = {
     .errmsg = as_errmsg,
     .begin = as_begin,
     .end = as_end,
-    .user_exists = as_user_exists,
+    .user_stat = as_user_stat,
     .user_rows = as_user_rows,
     .term_docs = as_term_docs,
     .postings = as_postings,

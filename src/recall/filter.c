@@ -140,7 +140,7 @@ static int pack_rules(am__recall_state *st)
 int am__recall_filter(am__recall_state *st)
 {
     am__store *s = st->env->store;
-    int exists = s->vt->user_exists(s, st->uid);
+    int exists = am__store_user_exists(s, st->uid);
     if (exists < 0) return -exists;
     st->exists = exists;
     if (!exists) return AM_OK;

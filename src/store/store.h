@@ -332,29 +332,31 @@ typedef struct am__store_vt {
     int (*begin)(am__store *s, int mode);
     int (*end)(am__store *s, int how, int rc);
 
-    /* users and identity */
-    int (*user_ensure)(am__store *s, const char *uid, am_time now);
-    int (*user_exists)(am__store *s, const char *uid);  /* 1, 0, or <0 err */
-    int (*link_put)(am__store *s, const char *channel, const char *ext,
-                    const char *uid, am_time now);
-    /* AM_OK with uid copied into out[AM_ID_MAX+1], or AM_NOTFOUND */
-    int (*link_get)(am__store *s, const char *channel, const char *ext,
-                    char *out);
-    int (*link_del)(am__store *s, const char *channel, const char *ext);
-    /* A new user made by the engine for the unlinked pair (channel, ext),
-     * which it records; the user that was made for a pair (AM_NOTFOUND:
-     * none); how much a user holds (events, memory items, tasks); and the
-     * move of everything of user `from` into user `to` (links included;
-     * `from` is gone after it). */
-    int (*user_create_for)(am__store *s, const char *uid, const char *channel,
-                           const char *ext, am_time now);
-    int (*user_of_channel)(am__store *s, const char *channel, const char *ext,
-                           char *out);
-    int (*user_history)(am__store *s, const char *uid, long *events, long *items,
-                        long *tasks);
+    /* Users and identity.
+     * user_put: user uid there, created at now.  ch NULL: made when
+     * missing (nothing when it is there); else a new user the engine made
+     * for the unlinked pair (ch, ext), which it records (an error when uid
+     * is there).
+     * user_stat: counts NULL: 1 when the user is there (not being
+     * forgotten), 0 when not, < 0 an error (-AM_*); else how much the user
+     * holds -- counts[0] events, [1] memory items, [2] tasks -- and AM_OK.
+     * user_merge: the move of everything of user `from` into user `to`
+     * (links included; `from` is gone after it).
+     * link_put: the pair (ch, ext) linked to uid (nothing when it is
+     * linked already); uid NULL: its link deleted, AM_NOTFOUND when none.
+     * link_get: AM_OK with a user id copied into out[AM_ID_MAX+1], or
+     * AM_NOTFOUND -- AM__LINK_USER: the user the pair is linked to;
+     * AM__LINK_MADE: the user the engine made for the pair (user_put).
+     * links_list: the user's links by channel, then external id. */
+#define AM__LINK_USER 0
+#define AM__LINK_MADE 1
+    int (*user_put)(am__store *s, const char *uid, const char *ch, const char *ext, am_time now);
+    int (*user_stat)(am__store *s, const char *uid, long counts[3]);
     int (*user_merge)(am__store *s, const char *from, const char *to);
-    int (*links_list)(am__store *s, const char *uid, am__arena *ar,
-                      am__link_row **rows, size_t *n);
+    int (*link_put)(am__store *s, const char *ch, const char *ext, const char *uid, am_time now);
+    int (*link_get)(am__store *s, const char *ch, const char *ext, int by, char *out);
+    int (*links_list)(am__store *s, const char *uid, am__arena *ar, am__link_row **rows,
+                      size_t *n);
 
     /* perception layer */
     int (*event_put)(am__store *s, am__event_row *ev); /* sets ev->rid */
@@ -737,6 +739,16 @@ static inline int am__store_end_read(am__store *s) { return s->vt->end(s, AM__TX
 static inline int am__store_search_end(am__store *s, int rc)
 {
     return s->vt->end(s, AM__TX_END_SEARCH, rc);
+}
+
+/* The users of store.h's user_put and user_stat, by name. */
+static inline int am__store_user_ensure(am__store *s, const char *uid, am_time now)
+{
+    return s->vt->user_put(s, uid, NULL, NULL, now);
+}
+static inline int am__store_user_exists(am__store *s, const char *uid)
+{
+    return s->vt->user_stat(s, uid, NULL);
 }
 
 /* An event's parts (event_part_put), by name. */

@@ -825,7 +825,7 @@ static void test_term_lists_stay_true_in_txn(void)
     const char *both[2] = {"hotel", "lake"};
     for (int i = 0; i < 2; i++) {
         CHECK_EQ_INT(am__store_begin(st[i]), AM_OK);
-        CHECK_EQ_INT(st[i]->vt->user_ensure(st[i], "u1", 1000), AM_OK);
+        CHECK_EQ_INT(am__store_user_ensure(st[i], "u1", 1000), AM_OK);
     }
     for (int k = 0; k < 4; k++) lt_put(st, k, text[k]);
     for (int i = 0; i < 2; i++) CHECK_EQ_INT(am__store_commit(st[i]), AM_OK);
@@ -856,7 +856,7 @@ static void test_term_lists_stay_true_long(void)
     char text[256];
     for (int i = 0; i < 2; i++) {
         CHECK_EQ_INT(am__store_begin(st[i]), AM_OK);
-        CHECK_EQ_INT(st[i]->vt->user_ensure(st[i], "u1", 1000), AM_OK);
+        CHECK_EQ_INT(am__store_user_ensure(st[i], "u1", 1000), AM_OK);
     }
     for (int k = 0; k < 2200; k++) {
         /* hotel in every row, lake in a third, the others rarer */
@@ -922,7 +922,7 @@ static void test_store_search_parts(void)
     static const char *const id[3] = {"p0", "p1", "p2"};
     int64_t rid[3];
     for (int k = 0; k < 3; k++) {
-        CHECK_EQ_INT(s->vt->user_ensure(s, user[k], 1000), AM_OK);
+        CHECK_EQ_INT(am__store_user_ensure(s, user[k], 1000), AM_OK);
         am__event_row e;
         memset(&e, 0, sizeof e);
         e.id = id[k];
@@ -1031,7 +1031,7 @@ static void test_rows_written_whole(void)
     static const unsigned char blob[12] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
     int64_t rid[5];
     CHECK_EQ_INT(am__store_begin(s), AM_OK);
-    CHECK_EQ_INT(s->vt->user_ensure(s, "old", 1000), AM_OK);
+    CHECK_EQ_INT(am__store_user_ensure(s, "old", 1000), AM_OK);
     am__event_row e;
     memset(&e, 0, sizeof e);
     e.id = "o0", e.user_id = "old", e.source = "user", e.type = "message";
@@ -1042,7 +1042,7 @@ static void test_rows_written_whole(void)
     s->vt->close(s);
     s = lt_open(path, 0); /* "old" is not whole here */
     CHECK_EQ_INT(am__store_begin(s), AM_OK);
-    CHECK_EQ_INT(s->vt->user_ensure(s, "u1", 1000), AM_OK);
+    CHECK_EQ_INT(am__store_user_ensure(s, "u1", 1000), AM_OK);
     static const char *const id[4] = {"w0", "w1", "w2", "w3"};
     for (int k = 0; k < 4; k++) {
         memset(&e, 0, sizeof e);
@@ -1120,7 +1120,7 @@ static void test_vector_rows_after_other_forget(void)
     temp_path(path, "vrows");
     am__store *a = lt_open(path, 0);
     CHECK_EQ_INT(am__store_begin(a), AM_OK);
-    CHECK_EQ_INT(a->vt->user_ensure(a, "u1", 1000), AM_OK);
+    CHECK_EQ_INT(am__store_user_ensure(a, "u1", 1000), AM_OK);
     const float v0[4] = {1, 0, 0, 0}, v1[4] = {0, 1, 0, 0};
     am__event_row e;
     memset(&e, 0, sizeof e);

@@ -124,7 +124,7 @@ static void apply_ops(run *u)
         const char *user = users[rnd(&r, N_USERS)];
         uint32_t op = rnd(&r, 100);
         OK(am__store_begin(s));
-        OK(s->vt->user_ensure(s, user, now));
+        OK(am__store_user_ensure(s, user, now));
         if (op < 55 || u->n_ev == 0) {
             ev *e = &u->evs[u->n_ev++];
             int zh = (int)rnd(&r, 2);
@@ -257,7 +257,7 @@ static void apply_ops(run *u)
     for (size_t i = 0; i < u->n_ev; i++)
         if (strcmp(u->evs[i].user, users[N_USERS - 1]) == 0)
             snprintf(u->evs[i].user, sizeof u->evs[i].user, "%s", users[N_USERS - 2]);
-    CHECK_EQ_INT(s->vt->user_exists(s, users[N_USERS - 1]), 0);
+    CHECK_EQ_INT(am__store_user_exists(s, users[N_USERS - 1]), 0);
 }
 
 /* ------------------------------------------------------------ the transcript */
@@ -523,7 +523,7 @@ static void forget_everywhere(run *u, const char *url, int pg)
     OK(s->vt->forget_user(s, user, T0 + 500 * HOUR, T0 + 500 * HOUR, &e, &i, &t));
     OK(am__store_commit(s));
     CHECK(e > 0);
-    CHECK_EQ_INT(s->vt->user_exists(s, user), 0);
+    CHECK_EQ_INT(am__store_user_exists(s, user), 0);
     /* purged in short transactions: one step leaves the rest, and the
      * user stays hidden (purging) until the last */
     long rows0 = pg ? pg_rows_of(url, user, 0) : sqlite_rows_of(url + 7, user, 0);
@@ -536,7 +536,7 @@ static void forget_everywhere(run *u, const char *url, int pg)
     am_time at, until;
     OK(s->vt->forget_state(s, user, &state, &at, &until));
     CHECK_EQ_INT(state, AM__FORGOTTEN_PURGING);
-    CHECK_EQ_INT(s->vt->user_exists(s, user), 0);
+    CHECK_EQ_INT(am__store_user_exists(s, user), 0);
     while (more && steps++ < 1000) OK(s->vt->forget_work(s, T0 + 500 * HOUR, 1, &more));
     CHECK(steps >= 3);
     OK(s->vt->forget_state(s, user, &state, &at, &until));
@@ -969,7 +969,7 @@ static void as_of(am__store *s)
 {
     am_time t1 = T0 + 1000 * HOUR, t2 = t1 + 24 * 30 * HOUR;
     OK(am__store_begin(s));
-    OK(s->vt->user_ensure(s, "carol", t1));
+    OK(am__store_user_ensure(s, "carol", t1));
     put_version(s, "A1", "lives in Berlin 住在柏林", t1, AM_TIME_NONE, t1);
     OK(am__store_commit(s));
     /* a month later she moved: v1 closed, its time bounded, v2 from t2 */
@@ -1054,7 +1054,7 @@ static void vault_event(am__store *s, const char *user, const char *id, const ch
 {
     am__event_row row = message_row(user, id, text, at);
     OK(am__store_begin(s));
-    OK(s->vt->user_ensure(s, user, at));
+    OK(am__store_user_ensure(s, user, at));
     OK(s->vt->event_put(s, &row));
     for (size_t i = 0; i < np; i++) OK(am__store_pii_put(s, user, row.rid, &p[i]));
     OK(am__store_commit(s));
@@ -1159,7 +1159,7 @@ static void pg_faults(const char *url)
     if (!s) return;
     /* outside a transaction: the next call reconnects and answers */
     kill_backends(url);
-    CHECK_EQ_INT(s->vt->user_exists(s, "carol"), 1);
+    CHECK_EQ_INT(am__store_user_exists(s, "carol"), 1);
     /* inside one: it fails cleanly, nothing of it stays, the next one works */
     OK(am__store_begin(s));
     am__event_row row;
@@ -1199,7 +1199,7 @@ static void pg_faults(const char *url)
 static int put_user_event(am__store *s, const char *uid, const char *id, const char *text)
 {
     am__event_row row = message_row(uid, id, text, T0);
-    int rc = s->vt->user_ensure(s, uid, T0);
+    int rc = am__store_user_ensure(s, uid, T0);
     return rc ? rc : s->vt->event_put(s, &row);
 }
 

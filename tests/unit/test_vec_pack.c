@@ -58,7 +58,7 @@ static am__store *open_store(void)
 static void add_events(am__store *s, int from, int to)
 {
     CHECK_EQ_INT(am__store_begin(s), AM_OK);
-    CHECK_EQ_INT(s->vt->user_ensure(s, "u", 1000), AM_OK);
+    CHECK_EQ_INT(am__store_user_ensure(s, "u", 1000), AM_OK);
     static char idbuf[N_BIG][16];
     for (int k = from; k < to; k++) {
         snprintf(idbuf[k], sizeof idbuf[k], "ev%04d", k);

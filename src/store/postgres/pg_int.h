@@ -193,20 +193,17 @@ int am__pg_migrate(pg_store *s, int must_exist);
 int am__pg_forget_task_audit(pg_store *s, const char *uid, const char *id, const char *ref);
 
 /* users, tasks, items, audit, outbox, workspace, tokens (pg_rows.c) */
-int am__pg_user_ensure(am__store *b, const char *uid, am_time now);
+int am__pg_user_put(am__store *b, const char *uid, const char *ch, const char *ext, am_time now);
+int am__pg_user_stat(am__store *b, const char *uid, long counts[3]);
 int am__pg_user_exists(am__store *b, const char *uid);
 int am__pg_users_after(am__store *b, const char *after, int limit, am__arena *ar,
                        const char ***uids, size_t *n);
 int am__pg_meta_get(am__store *b, const char *key, am__arena *ar, const char **value);
 int am__pg_meta_put(am__store *b, const char *key, const char *value);
 int am__pg_link_put(am__store *b, const char *ch, const char *ext, const char *uid, am_time now);
-int am__pg_link_get(am__store *b, const char *ch, const char *ext, char *out);
-int am__pg_link_del(am__store *b, const char *ch, const char *ext);
+int am__pg_link_get(am__store *b, const char *ch, const char *ext, int by, char *out);
 int am__pg_links_list(am__store *b, const char *uid, am__arena *ar, am__link_row **rows,
                       size_t *n);
-int am__pg_user_create_for(am__store *b, const char *uid, const char *ch, const char *ext,
-                           am_time now);
-int am__pg_user_of_channel(am__store *b, const char *ch, const char *ext, char *out);
 int am__pg_user_history(am__store *b, const char *uid, long *events, long *items, long *tasks);
 int am__pg_task_get(am__store *b, const char *uid, const char *task_id, am__arena *ar,
                     am__task_row *out);

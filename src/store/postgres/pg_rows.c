@@ -27,7 +27,7 @@ static int first_text(pg_store *s, const char *what, const char *sql, const pg_a
 
 /* ------------------------------------------------------------ users */
 
-int am__pg_user_ensure(am__store *b, const char *uid, am_time now)
+static int user_ensure(am__store *b, const char *uid, am_time now)
 {
     if (am__pg_lock_user(PG(b), uid)) return PG(b)->rc;
     pg_args a = {0};
@@ -55,7 +55,7 @@ int am__pg_user_exists(am__store *b, const char *uid)
     return n;
 }
 
-int am__pg_link_put(am__store *b, const char *ch, const char *ext, const char *uid, am_time now)
+static int link_add(am__store *b, const char *ch, const char *ext, const char *uid, am_time now)
 {
     if (am__pg_lock_link(PG(b), ch, ext) || am__pg_lock_user(PG(b), uid)) return PG(b)->rc;
     pg_args a = {0};
@@ -69,7 +69,7 @@ int am__pg_link_put(am__store *b, const char *ch, const char *ext, const char *u
                        &a, NULL);
 }
 
-int am__pg_link_get(am__store *b, const char *ch, const char *ext, char *out)
+static int link_user(am__store *b, const char *ch, const char *ext, char *out)
 {
     if (am__pg_lock_link(PG(b), ch, ext)) return PG(b)->rc;
     pg_args a = {0};
@@ -80,7 +80,7 @@ int am__pg_link_get(am__store *b, const char *ch, const char *ext, char *out)
                       &a, out, AM_ID_MAX + 1);
 }
 
-int am__pg_link_del(am__store *b, const char *ch, const char *ext)
+static int link_del(am__store *b, const char *ch, const char *ext)
 {
     if (am__pg_lock_link(PG(b), ch, ext)) return PG(b)->rc;
     pg_args a = {0};
@@ -116,7 +116,7 @@ int am__pg_links_list(am__store *b, const char *uid, am__arena *ar, am__link_row
     return am__pg_rows_done(ar, r, n);
 }
 
-int am__pg_user_create_for(am__store *b, const char *uid, const char *ch, const char *ext,
+static int user_create_for(am__store *b, const char *uid, const char *ch, const char *ext,
                            am_time now)
 {
     if (am__pg_lock_user(PG(b), uid) || am__pg_lock_link(PG(b), ch, ext)) return PG(b)->rc;
@@ -130,7 +130,7 @@ int am__pg_user_create_for(am__store *b, const char *uid, const char *ch, const 
                        " VALUES($1, $2, $3, $4)", &a, NULL);
 }
 
-int am__pg_user_of_channel(am__store *b, const char *ch, const char *ext, char *out)
+static int user_of_channel(am__store *b, const char *ch, const char *ext, char *out)
 {
     if (am__pg_lock_link(PG(b), ch, ext)) return PG(b)->rc;
     pg_args a = {0};
@@ -157,6 +157,31 @@ int am__pg_user_history(am__store *b, const char *uid, long *events, long *items
     *tasks = (long)am__pg_i64(r, 0, 2);
     PQclear(r);
     return AM_OK;
+}
+
+int am__pg_user_put(am__store *b, const char *uid, const char *ch, const char *ext, am_time now)
+{
+    return ch ? user_create_for(b, uid, ch, ext, now) : user_ensure(b, uid, now);
+}
+
+int am__pg_user_stat(am__store *b, const char *uid, long counts[3])
+{
+    if (!counts) return am__pg_user_exists(b, uid);
+    return am__pg_user_history(b, uid, &counts[0], &counts[1], &counts[2]);
+}
+
+int am__pg_link_put(am__store *b, const char *ch, const char *ext, const char *uid, am_time now)
+{
+    return uid ? link_add(b, ch, ext, uid, now) : link_del(b, ch, ext);
+}
+
+int am__pg_link_get(am__store *b, const char *ch, const char *ext, int by, char *out)
+{
+    switch (by) {
+    case AM__LINK_USER: return link_user(b, ch, ext, out);
+    case AM__LINK_MADE: return user_of_channel(b, ch, ext, out);
+    default: return AM_MISUSE;
+    }
 }
 
 /* ------------------------------------------------------------ tasks */

@@ -589,21 +589,17 @@ int am__sqlite_meta_key(sq_store *s, const char *name, unsigned char *key, size_
 int am__sqlite_fts_analyzer_sync(sq_store *s);
 
 /* users.c */
-int am__sqlite_user_ensure(am__store *b, const char *uid, am_time now);
+int am__sqlite_user_put(am__store *b, const char *uid, const char *ch, const char *ext,
+                        am_time now);
 int am__sqlite_user_exists(am__store *b, const char *uid);
 int am__sqlite_users_after(am__store *b, const char *after, int limit, am__arena *ar,
                            const char ***uids, size_t *n);
 int am__sqlite_meta_get(am__store *b, const char *key, am__arena *ar, const char **value);
 int am__sqlite_meta_put(am__store *b, const char *key, const char *value);
-int am__sqlite_link_put(am__store *b, const char *ch, const char *ext,
-                        const char *uid, am_time now);
-int am__sqlite_link_get(am__store *b, const char *ch, const char *ext, char *out);
-int am__sqlite_link_del(am__store *b, const char *ch, const char *ext);
-int am__sqlite_user_create_for(am__store *b, const char *uid, const char *ch, const char *ext,
-                               am_time now);
-int am__sqlite_user_of_channel(am__store *b, const char *ch, const char *ext, char *out);
-int am__sqlite_user_history(am__store *b, const char *uid, long *events, long *items,
-                            long *tasks);
+int am__sqlite_user_stat(am__store *b, const char *uid, long counts[3]);
+int am__sqlite_link_put(am__store *b, const char *ch, const char *ext, const char *uid,
+                        am_time now);
+int am__sqlite_link_get(am__store *b, const char *ch, const char *ext, int by, char *out);
 int am__sqlite_user_merge(am__store *b, const char *from, const char *to);
 int am__sqlite_links_list(am__store *b, const char *uid, am__arena *ar,
                           am__link_row **rows, size_t *n);

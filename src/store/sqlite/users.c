@@ -11,9 +11,8 @@
  */
 #include "store/sqlite/sqlite_int.h"
 
-int am__sqlite_user_ensure(am__store *b, const char *uid, am_time now)
+static int user_ensure(sq_store *s, const char *uid, am_time now)
 {
-    sq_store *s = SQ(b);
     sqlite3_stmt *st = stmt(s, "INSERT OR IGNORE INTO users(user_id, created_at) VALUES(?,?)");
     if (!st) return AM_BACKEND;
     bind_text(st, 1, uid);
@@ -35,10 +34,8 @@ int am__sqlite_user_exists(am__store *b, const char *uid)
     return out;
 }
 
-int am__sqlite_link_put(am__store *b, const char *ch, const char *ext,
-                        const char *uid, am_time now)
+static int link_add(sq_store *s, const char *ch, const char *ext, const char *uid, am_time now)
 {
-    sq_store *s = SQ(b);
     sqlite3_stmt *st = stmt(s, "INSERT INTO identity_links(channel, external_id, user_id, created_at) VALUES(?,?,?,?)"
                                " ON CONFLICT(channel, external_id) DO NOTHING");
     if (!st) return AM_BACKEND;
@@ -49,9 +46,8 @@ int am__sqlite_link_put(am__store *b, const char *ch, const char *ext,
     return run(s, st, "link");
 }
 
-int am__sqlite_link_get(am__store *b, const char *ch, const char *ext, char *out)
+static int link_user(sq_store *s, const char *ch, const char *ext, char *out)
 {
-    sq_store *s = SQ(b);
     sqlite3_stmt *st = stmt(s, "SELECT user_id FROM identity_links WHERE channel=? AND external_id=?");
     if (!st) return AM_BACKEND;
     bind_text(st, 1, ch);
@@ -59,9 +55,8 @@ int am__sqlite_link_get(am__store *b, const char *ch, const char *ext, char *out
     return first_text(s, st, out, AM_ID_MAX + 1, "link");
 }
 
-int am__sqlite_link_del(am__store *b, const char *ch, const char *ext)
+static int link_del(sq_store *s, const char *ch, const char *ext)
 {
-    sq_store *s = SQ(b);
     sqlite3_stmt *st = stmt(s, "DELETE FROM identity_links WHERE channel=? AND external_id=?");
     if (!st) return AM_BACKEND;
     bind_text(st, 1, ch);
@@ -94,10 +89,9 @@ int am__sqlite_links_list(am__store *b, const char *uid, am__arena *ar,
     return out ? out : ar->oom ? AM_NOMEM : AM_OK; /* a text not copied */
 }
 
-int am__sqlite_user_create_for(am__store *b, const char *uid, const char *ch, const char *ext,
-                               am_time now)
+static int user_create_for(sq_store *s, const char *uid, const char *ch, const char *ext,
+                           am_time now)
 {
-    sq_store *s = SQ(b);
     sqlite3_stmt *st = stmt(s, "INSERT INTO users(user_id, created_at, channel, external_id)"
                                " VALUES(?,?,?,?)");
     if (!st) return AM_BACKEND;
@@ -108,9 +102,8 @@ int am__sqlite_user_create_for(am__store *b, const char *uid, const char *ch, co
     return run(s, st, "user");
 }
 
-int am__sqlite_user_of_channel(am__store *b, const char *ch, const char *ext, char *out)
+static int user_of_channel(sq_store *s, const char *ch, const char *ext, char *out)
 {
-    sq_store *s = SQ(b);
     sqlite3_stmt *st = stmt(s, "SELECT user_id FROM users WHERE channel = ? AND external_id = ?"
                                " ORDER BY created_at LIMIT 1");
     if (!st) return AM_BACKEND;
@@ -119,10 +112,8 @@ int am__sqlite_user_of_channel(am__store *b, const char *ch, const char *ext, ch
     return first_text(s, st, out, AM_ID_MAX + 1, "user of channel");
 }
 
-int am__sqlite_user_history(am__store *b, const char *uid, long *events, long *items,
-                            long *tasks)
+static int user_history(sq_store *s, const char *uid, long *events, long *items, long *tasks)
 {
-    sq_store *s = SQ(b);
     sqlite3_stmt *st = stmt(s, "SELECT (SELECT count(*) FROM events WHERE user_id = ?1),"
                                " (SELECT count(DISTINCT lineage_id) FROM memory_items WHERE user_id = ?1),"
                                " (SELECT count(*) FROM tasks WHERE user_id = ?1)");
@@ -138,6 +129,33 @@ int am__sqlite_user_history(am__store *b, const char *uid, long *events, long *i
     }
     done(s, st);
     return r;
+}
+
+int am__sqlite_user_put(am__store *b, const char *uid, const char *ch, const char *ext,
+                        am_time now)
+{
+    return ch ? user_create_for(SQ(b), uid, ch, ext, now) : user_ensure(SQ(b), uid, now);
+}
+
+int am__sqlite_user_stat(am__store *b, const char *uid, long counts[3])
+{
+    if (!counts) return am__sqlite_user_exists(b, uid);
+    return user_history(SQ(b), uid, &counts[0], &counts[1], &counts[2]);
+}
+
+int am__sqlite_link_put(am__store *b, const char *ch, const char *ext, const char *uid,
+                        am_time now)
+{
+    return uid ? link_add(SQ(b), ch, ext, uid, now) : link_del(SQ(b), ch, ext);
+}
+
+int am__sqlite_link_get(am__store *b, const char *ch, const char *ext, int by, char *out)
+{
+    switch (by) {
+    case AM__LINK_USER: return link_user(SQ(b), ch, ext, out);
+    case AM__LINK_MADE: return user_of_channel(SQ(b), ch, ext, out);
+    default: return AM_MISUSE;
+    }
 }
 
 /* Everything of user ?1 becomes user ?2's.  A task both have becomes one:
