@@ -218,7 +218,7 @@ int am_forget_ex(am_db *db, const char *user_id, int level, const char *id,
          * events and keeps it under the pseudonym */
         am__outbox_row r = {0, now, AM_TIME_NONE, user_id, "memory.forgotten", NULL, NULL,
                             NULL, NULL, "user", NULL};
-        if (!rc) rc = s->vt->outbox_put(s, &r);
+        if (!rc) rc = am__store_outbox_put(s, &r);
     }
     else if (!rc) /* held until now + grace (held.c), or gone now */
         rc = s->vt->forget_grace(s, user_id, level, id, now, now + grace, &ev, &it, &tk);
@@ -237,7 +237,7 @@ int am_forget_ex(am_db *db, const char *user_id, int level, const char *id,
         char ref[AM__REF_LEN + 1] = "";
         if (level != AM_FORGET_USER) rc = am__store_object_ref(s, user_id, level_names[level], id, ref);
         if (!rc)
-            rc = s->vt->audit(s, user_id, now, "forget", level_names[level], ref[0] ? ref : NULL,
+            rc = am__store_audit(s, user_id, now, "forget", level_names[level], ref[0] ? ref : NULL,
                               detail);
     }
     if (!rc) rc = am__store_commit(s);
@@ -298,7 +298,7 @@ int am_restore(am_db *db, const char *user_id)
     am_time now = am__db_now(db);
     int rc = am__store_begin(s);
     if (!rc) rc = s->vt->restore(s, user_id, now);
-    if (!rc) rc = s->vt->audit(s, user_id, now, "restore", "user", NULL, NULL);
+    if (!rc) rc = am__store_audit(s, user_id, now, "restore", "user", NULL, NULL);
     if (!rc) rc = am__store_commit(s);
     if (rc) am__store_rollback(s);
     if (rc == AM_NOTFOUND)
@@ -342,7 +342,7 @@ int am_restore_forget(am_db *db, const char *user_id, int level, const char *id)
         snprintf(detail, sizeof detail, "{\"events\":%ld}", ev);
         char ref[AM__REF_LEN + 1];
         rc = am__store_object_ref(s, user_id, level_names[level], id, ref);
-        if (!rc) rc = s->vt->audit(s, user_id, now, "restore", level_names[level], ref, detail);
+        if (!rc) rc = am__store_audit(s, user_id, now, "restore", level_names[level], ref, detail);
     }
     if (!rc) rc = am__store_commit(s);
     am__arena_free(&ar);

@@ -258,13 +258,13 @@ static int write_doc(writer *w, const am__imp_doc *doc)
     /* the trail as it was (not merged into another's), then the import */
     for (size_t i = 0; i < doc->n_audit && !w->merge; i++) {
         const am__audit_row *a = &doc->audit[i];
-        if ((rc = s->vt->audit(s, w->uid, a->at, a->op, a->object_type, a->object_id, a->detail)))
+        if ((rc = am__store_audit(s, w->uid, a->at, a->op, a->object_type, a->object_id, a->detail)))
             return am__db_store_error(db, rc, "import");
     }
     char detail[160];
     snprintf(detail, sizeof detail, "%ld events, %ld memories, %ld tasks%s", w->info->events,
              w->info->memories, w->info->tasks, w->merge ? " (merge)" : "");
-    if ((rc = s->vt->audit(s, w->uid, w->now, "user.import", "user", NULL, detail)))
+    if ((rc = am__store_audit(s, w->uid, w->now, "user.import", "user", NULL, detail)))
         return am__db_store_error(db, rc, "import");
     return AM_OK;
 }
@@ -366,7 +366,7 @@ static int mem0_body(writer *w, const void *ctx)
     if (batch->n) kind_done(w);
     char detail[96];
     snprintf(detail, sizeof detail, "mem0: %zu memories", batch->n);
-    if ((rc = w->s->vt->audit(w->s, w->uid, w->now, "user.import", "user", NULL, detail)))
+    if ((rc = am__store_audit(w->s, w->uid, w->now, "user.import", "user", NULL, detail)))
         return am__db_store_error(db, rc, "import");
     return AM_OK;
 }

@@ -233,7 +233,7 @@ static int budget_read(am_db *db, const char *uid, am__llm_budget *b)
         am__audit_row *rows;
         size_t n;
         am__arena_init(&ar, &db->alloc);
-        if (!(rc = s->vt->audit_page(s, uid, b->seq, 500, &ar, &rows, &n))) {
+        if (!(rc = am__store_audit_page(s, uid, b->seq, 500, &ar, &rows, &n))) {
             for (size_t i = 0; i < n; i++)
                 am__llm_budget_add(b, rows[i].seq, rows[i].at, rows[i].op, rows[i].detail);
             more = n == 500;
@@ -260,7 +260,7 @@ static void audit_alone(am_db *db, const char *uid, const am_llm_report *r)
     if (!r->calls || am__store_begin(s)) return;
     int rc = am__touch_lock_writers(db, &uid, 1);
     if (!rc && am__store_user_exists(s, uid) > 0)
-        rc = s->vt->audit(s, uid, am__db_now(db), "llm.pass", "user", NULL, spent(r, d, sizeof d));
+        rc = am__store_audit(s, uid, am__db_now(db), "llm.pass", "user", NULL, spent(r, d, sizeof d));
     if (!rc && !(rc = am__store_commit(s))) {
         am__touch_committed(db);
         return;
@@ -355,7 +355,7 @@ int am_llm_pass(am_db *db, const am_llm_pass_opts *o, am_llm_report *r)
     for (size_t i = 0; i < rep.n && !rc; i++) rc = propose(db, &w, &rep.p[i], ev, n, r);
     char d[96];
     if (!rc)
-        rc = s->vt->audit(s, o->user_id, am__db_now(db), "llm.pass", "user", NULL,
+        rc = am__store_audit(s, o->user_id, am__db_now(db), "llm.pass", "user", NULL,
                           spent(r, d, sizeof d));
     if (!rc && !(rc = am__store_commit(s))) {
         am__touch_committed(db);

@@ -184,7 +184,7 @@ int am__db_feedback(am_db *db, const char *user_id, const char *memory_id, int a
             }
     }
     if (!rc) rc = am__semantic_feedback(&w, memory_id, action, text);
-    if (!rc) rc = s->vt->audit(s, user_id, now, ops[action], "memory", memory_id, NULL);
+    if (!rc) rc = am__store_audit(s, user_id, now, ops[action], "memory", memory_id, NULL);
     if (!rc) rc = am__store_commit(s);
     if (rc) am__store_rollback(s);
     if (!rc && am__log_on(&db->log)) {

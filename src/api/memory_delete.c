@@ -59,10 +59,10 @@ int am_memory_delete_as(am_db *db, const char *user_id, const char *memory_id,
     /* the audit and the notice name the item by its lineage id (the
      * engine's, none of the user's words) */
     snprintf(detail, sizeof detail, "{\"versions\":%ld}", n);
-    if (!rc) rc = s->vt->audit(s, user_id, now, "memory.deleted", "memory", lineage, detail);
+    if (!rc) rc = am__store_audit(s, user_id, now, "memory.deleted", "memory", lineage, detail);
     am__outbox_row r = {0, now, AM_TIME_NONE, user_id, "memory.forgotten", lineage, NULL,
                         NULL, NULL, "memory", NULL};
-    if (!rc) rc = s->vt->outbox_put(s, &r);
+    if (!rc) rc = am__store_outbox_put(s, &r);
     if (!rc) rc = am__store_commit(s);
     if (rc) am__store_rollback(s);
     am__arena_free(&ar);

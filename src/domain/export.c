@@ -83,7 +83,7 @@ static int export_audit(am__export *o, const char *user_id)
         am__arena_init(&ar, o->alloc);
         am__audit_row *audit;
         size_t na = 0;
-        rc = s->vt->audit_page(s, user_id, after, EXPORT_PAGE, &ar, &audit, &na);
+        rc = am__store_audit_page(s, user_id, after, EXPORT_PAGE, &ar, &audit, &na);
         for (size_t i = 0; !rc && i < na; i++) {
             am__buf_adds(&o->b, first ? "{" : ",{");
             first = 0;

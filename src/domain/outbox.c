@@ -133,7 +133,7 @@ int am__outbox_deliver(const am__outbox_env *env, am__outbox_subs *subs)
         am__outbox_row *rows;
         size_t n;
         /* failed: committed and kept, a reader of the outbox still sees them */
-        if ((rc = s->vt->outbox_since(s, NULL, after, AM__OUTBOX_PAGE, &ar, &rows, &n, NULL)))
+        if ((rc = am__store_outbox_since(s, NULL, after, AM__OUTBOX_PAGE, &ar, &rows, &n, NULL)))
             break;
         for (size_t i = 0; i < n && rows[i].seq <= hi; i++) {
             am__buf_reset(&b);
@@ -164,7 +164,7 @@ int am__outbox_page(am__store *s, const char *uid, int64_t after_seq, size_t max
     am__buf all, one;
     am__buf_init(&all, a);
     am__buf_init(&one, a);
-    int rc = s->vt->outbox_since(s, uid, after_seq, max, ar, &rows, &n, &oldest);
+    int rc = am__store_outbox_since(s, uid, after_seq, max, ar, &rows, &n, &oldest);
     if (rc) goto out;
     out->items = n ? am__arena_alloc(ar, n * sizeof *out->items) : NULL;
     if (n && !out->items) { rc = AM_NOMEM; goto out; }
@@ -203,7 +203,7 @@ int am__outbox_denied(am__store *s, am_time now, const char *token_user, const c
     if (am__id_problem(asked_user, &(int32_t){0})) asked_user = "(not an id)";
     am__outbox_row r = {0, now, AM_TIME_NONE, token_user, "security.denied", NULL, NULL, NULL,
                         NULL, what, asked_user};
-    int rc = s->vt->audit(s, token_user, now, "security.denied", "user", asked_user, what);
-    if (!rc) rc = s->vt->outbox_put(s, &r);
+    int rc = am__store_audit(s, token_user, now, "security.denied", "user", asked_user, what);
+    if (!rc) rc = am__store_outbox_put(s, &r);
     return rc;
 }

@@ -62,7 +62,7 @@ int am__token_save(am__store *s, const am__token_row *t)
     snprintf(detail, sizeof detail, "%s%s", t->admin ? "admin" : "user",
              t->agent_id || t->role ? " (agent/role bound)" : "");
     int rc = s->vt->token_put(s, t);
-    if (!rc) rc = s->vt->audit(s, t->user_id, t->created_at, "token.create", "token", t->id, detail);
+    if (!rc) rc = am__store_audit(s, t->user_id, t->created_at, "token.create", "token", t->id, detail);
     return rc;
 }
 
@@ -82,6 +82,6 @@ int am__token_find(am__store *s, const unsigned char hash[AM__TOKEN_HASH], const
 int am__token_revoke(am__store *s, const char *id, am_time now, char *uid)
 {
     int rc = s->vt->token_revoke(s, id, now, uid);
-    if (!rc) rc = s->vt->audit(s, uid, now, "token.revoke", "token", id, NULL);
+    if (!rc) rc = am__store_audit(s, uid, now, "token.revoke", "token", id, NULL);
     return rc;
 }

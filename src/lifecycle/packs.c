@@ -303,11 +303,11 @@ static int remove_items(am__wctx *w, const char *scope, long *items)
         char detail[48];
         if ((rc = s->vt->item_delete(s, w->uid, rows[i].lineage_id, w->now, &versions))) break;
         snprintf(detail, sizeof detail, "{\"versions\":%ld}", versions);
-        rc = s->vt->audit(s, w->uid, w->now, "memory.deleted", "memory", rows[i].lineage_id,
+        rc = am__store_audit(s, w->uid, w->now, "memory.deleted", "memory", rows[i].lineage_id,
                           detail);
         am__outbox_row r = {0, w->now, AM_TIME_NONE, w->uid, "memory.forgotten",
                             rows[i].lineage_id, NULL, NULL, NULL, "memory", NULL};
-        if (!rc) rc = s->vt->outbox_put(s, &r);
+        if (!rc) rc = am__store_outbox_put(s, &r);
         if (!rc) (*items)++;
     }
     return rc;
@@ -382,7 +382,7 @@ int am__pack_apply_user(am__wctx *w, const am__pack *p, const char *const *keys,
     if (!rc) {
         char detail[64];
         snprintf(detail, sizeof detail, "{\"rules\":%zu,\"replaced\":%ld}", p->n_rules, gone);
-        rc = s->vt->audit(s, w->uid, w->now, "pack.applied", "pack", p->name, detail);
+        rc = am__store_audit(s, w->uid, w->now, "pack.applied", "pack", p->name, detail);
     }
     return rc;
 }
@@ -398,7 +398,7 @@ int am__pack_remove_user(am__wctx *w, const char *name, long *items)
     if (!rc) {
         char detail[48];
         snprintf(detail, sizeof detail, "{\"items\":%ld}", *items);
-        rc = s->vt->audit(s, w->uid, w->now, "pack.removed", "pack", name, detail);
+        rc = am__store_audit(s, w->uid, w->now, "pack.removed", "pack", name, detail);
     }
     return rc;
 }

@@ -129,7 +129,7 @@ static int user_acts(am__store *s, const char *uid, const am__report_in *in, tup
     for (int more = 1; !rc && more;) {
         am__audit_row *rows;
         size_t n;
-        if ((rc = s->vt->audit_page(s, uid, after, AUDIT_PAGE, &ar, &rows, &n))) break;
+        if ((rc = am__store_audit_page(s, uid, after, AUDIT_PAGE, &ar, &rows, &n))) break;
         more = n == AUDIT_PAGE;
         for (size_t i = 0; !rc && i < n; i++) {
             const am__audit_row *a = &rows[i];

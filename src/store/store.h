@@ -570,36 +570,32 @@ typedef struct am__store_vt {
     int (*forget_held)(am__store *s, const char *uid, am__arena *ar, am__held_row **rows,
                        size_t *n);
 
-    /* audit log (append-only) */
-    int (*audit)(am__store *s, const char *uid, am_time at, const char *op,
-                 const char *object_type, const char *object_id,
-                 const char *detail);
-
     /* In a write transaction, before its first write: the write locks of
      * the users it will write (any order, repeats), taken in the store's
      * one order, so writers of several users each (a server's group) never
      * wait for each other in a cycle.  NULL where one lock serializes every
      * writer (SQLite). */
     int (*lock_users)(am__store *s, const char *const *uids, size_t n);
-    /* The user's audit rows after seq after_seq in seq order, at most
-     * limit (export streams them a page at a time). */
-    int (*audit_page)(am__store *s, const char *uid, int64_t after_seq, int limit,
-                      am__arena *ar, am__audit_row **rows, size_t *n);
-
-    /* memory events' outbox (store/sqlite/outbox.c).  outbox_put:
-     * in the caller's write transaction, r->seq set (increasing, never
-     * reused, in commit order; 0 where the commit numbers the rows:
-     * PostgreSQL).  outbox_since: uid's rows (NULL: every user's) with seq >
-     * after, oldest first, at most limit; *oldest (may be NULL) the
-     * lowest seq still kept (0: none).  outbox_committed: the seqs
-     * [*lo, *hi] this connection's commits wrote since the last call
-     * (0, 0: none), then forgets them; a rolled back transaction's are
-     * never reported.  outbox_trim: rows older than before (AM_TIME_NONE:
-     * no age bound) or beyond the newest max_rows (0: no bound), at most
-     * limit of them (0: all), in the caller's transaction or alone. */
-    int (*outbox_put)(am__store *s, am__outbox_row *r);
-    int (*outbox_since)(am__store *s, const char *uid, int64_t after, size_t limit,
-                        am__arena *ar, am__outbox_row **rows, size_t *n, int64_t *oldest);
+    /* The log: the audit log (append-only) and the memory events'
+     * outbox (store/sqlite/outbox.c).  log_put appends one row: a, an
+     * audit row of user uid (its seq unused), or o, an outbox row, in the
+     * caller's write transaction (its user in it; o->seq set: increasing,
+     * never reused, in commit order; 0 where the commit numbers the rows:
+     * PostgreSQL) -- one of the two, the other NULL.
+     * log_page: the rows with seq > after, in seq order (oldest first), at
+     * most limit, into *audit (uid's audit rows) or *outbox (uid's outbox
+     * rows, NULL: every user's; *oldest, may be NULL, the lowest seq still
+     * kept, 0: none) -- one of the two, the other NULL; export streams
+     * them a page at a time.  Call them through am__store_audit, ...
+     * below.  outbox_committed: the seqs [*lo, *hi] this connection's
+     * commits wrote since the last call (0, 0: none), then forgets them;
+     * a rolled back transaction's are never reported.  outbox_trim:
+     * outbox rows older than before (AM_TIME_NONE: no age bound) or beyond
+     * the newest max_rows (0: no bound), at most limit of them (0: all),
+     * in the caller's transaction or alone. */
+    int (*log_put)(am__store *s, const char *uid, const am__audit_row *a, am__outbox_row *o);
+    int (*log_page)(am__store *s, const char *uid, int64_t after, size_t limit, am__arena *ar,
+                    am__audit_row **audit, am__outbox_row **outbox, size_t *n, int64_t *oldest);
     void (*outbox_committed)(am__store *s, int64_t *lo, int64_t *hi);
     int (*outbox_trim)(am__store *s, am_time before, int64_t max_rows, int limit);
     /* A task's workspace, by agent id; and one agent's entry written
@@ -749,6 +745,31 @@ static inline int am__store_user_ensure(am__store *s, const char *uid, am_time n
 static inline int am__store_user_exists(am__store *s, const char *uid)
 {
     return s->vt->user_stat(s, uid, NULL);
+}
+
+/* The log (log_put, log_page), by name. */
+static inline int am__store_audit(am__store *s, const char *uid, am_time at, const char *op,
+                                  const char *object_type, const char *object_id,
+                                  const char *detail)
+{
+    am__audit_row a = {0, at, op, object_type, object_id, detail};
+    return s->vt->log_put(s, uid, &a, NULL);
+}
+static inline int am__store_outbox_put(am__store *s, am__outbox_row *r)
+{
+    return s->vt->log_put(s, NULL, NULL, r);
+}
+static inline int am__store_audit_page(am__store *s, const char *uid, int64_t after_seq,
+                                       int limit, am__arena *ar, am__audit_row **rows,
+                                       size_t *n)
+{
+    return s->vt->log_page(s, uid, after_seq, (size_t)limit, ar, rows, NULL, n, NULL);
+}
+static inline int am__store_outbox_since(am__store *s, const char *uid, int64_t after,
+                                         size_t limit, am__arena *ar, am__outbox_row **rows,
+                                         size_t *n, int64_t *oldest)
+{
+    return s->vt->log_page(s, uid, after, limit, ar, NULL, rows, n, oldest);
 }
 
 /* An event's parts (event_part_put), by name. */

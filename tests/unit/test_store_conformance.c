@@ -223,7 +223,7 @@ static void apply_ops(run *u)
             am__task_change_row c = {now, tid, "status", NULL, "open", NULL};
             OK(s->vt->task_change_add(s, user, &c));
         } else if (op < 90) {
-            OK(s->vt->audit(s, user, now, "test.op", "event", "x", "détail 细节"));
+            OK(am__store_audit(s, user, now, "test.op", "event", "x", "détail 细节"));
         } else {
             ev *e = random_live(&r, u, user);
             int session = op >= 95;
@@ -427,13 +427,13 @@ static void read_back(run *u, const char *const *terms, size_t n_terms, am__buf 
         for (size_t i = 0; i < n; i++)
             am__buf_printf(b, " change %s %s %lld\n", ch[i].task_id, ch[i].field, (long long)ch[i].at);
         am__audit_row *au;
-        OK(s->vt->audit_page(s, user, 0, 1000, &ar, &au, &n));
+        OK(am__store_audit_page(s, user, 0, 1000, &ar, &au, &n));
         for (size_t i = 0; i < n; i++)
             am__buf_printf(b, " audit %s %s %s\n", au[i].op, au[i].object_type,
                            au[i].detail ? au[i].detail : "-");
         am__outbox_row *ob;
         int64_t oldest;
-        OK(s->vt->outbox_since(s, user, 0, 1000, &ar, &ob, &n, &oldest));
+        OK(am__store_outbox_since(s, user, 0, 1000, &ar, &ob, &n, &oldest));
         for (size_t i = 0; i < n; i++) {
             CHECK_EQ_STR(ob[i].user_id, user);
             am__buf_printf(b, " outbox %s %s %s %s\n", ob[i].type, ob[i].event_id ? ob[i].event_id : "-",
@@ -1230,16 +1230,16 @@ static void pg_user_locks(const char *url)
                          NULL, NULL};
     am__outbox_row ev2 = {0, T0, T0, "Han Meimei", "memory.created", "M-2", NULL, "E-han",
                           NULL, NULL, NULL};
-    OK(a->vt->outbox_put(a, &ev));
+    OK(am__store_outbox_put(a, &ev));
     OK(am__store_begin(b));
-    OK(b->vt->outbox_put(b, &ev2));
+    OK(am__store_outbox_put(b, &ev2));
     OK(am__store_commit(b));
     OK(am__store_commit(a));
     am__arena ar;
     am__arena_init(&ar, &alloc);
     am__outbox_row *rows = NULL;
     size_t n = 0;
-    OK(b->vt->outbox_since(b, NULL, 0, 10, &ar, &rows, &n, NULL));
+    OK(am__store_outbox_since(b, NULL, 0, 10, &ar, &rows, &n, NULL));
     CHECK_EQ_INT((int)n, 2);
     if (n == 2) {
         CHECK(rows[0].seq < rows[1].seq);
@@ -1289,7 +1289,7 @@ static void *dl_run(void *p)
         snprintf(id, sizeof id, "E-%s", u);
         am__outbox_row ev = {0, T0, T0, u, "memory.created", "M-dl", NULL, id, NULL, NULL, NULL};
         if (!rc) rc = put_user_event(s, u, id, step ? "then the second 第二个" : "the first 第一个");
-        if (!rc) rc = s->vt->outbox_put(s, &ev);
+        if (!rc) rc = am__store_outbox_put(s, &ev);
         am__arena ar;
         am__arena_init(&ar, &alloc);
         am__event_row got;
@@ -1343,7 +1343,7 @@ static void pg_no_deadlock(const char *url)
     am__arena_init(&ar, &alloc);
     am__outbox_row *rows = NULL;
     size_t n = 0;
-    OK(s->vt->outbox_since(s, NULL, 0, 100, &ar, &rows, &n, NULL));
+    OK(am__store_outbox_since(s, NULL, 0, 100, &ar, &rows, &n, NULL));
     int mine = 0;
     for (size_t i = 0; i < n; i++) mine += rows[i].memory_id && strcmp(rows[i].memory_id, "M-dl") == 0;
     CHECK_EQ_INT(mine, 4);

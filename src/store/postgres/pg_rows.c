@@ -630,6 +630,21 @@ int am__pg_audit_page(am__store *b, const char *uid, int64_t after_seq, int limi
     return am__pg_rows_done(ar, r, n);
 }
 
+int am__pg_log_put(am__store *b, const char *uid, const am__audit_row *a, am__outbox_row *o)
+{
+    if (o && !a) return am__pg_outbox_put(b, o);
+    if (!a || o) return AM_MISUSE;
+    return am__pg_audit(b, uid, a->at, a->op, a->object_type, a->object_id, a->detail);
+}
+
+int am__pg_log_page(am__store *b, const char *uid, int64_t after, size_t limit, am__arena *ar,
+                    am__audit_row **audit, am__outbox_row **outbox, size_t *n, int64_t *oldest)
+{
+    if (outbox && !audit) return am__pg_outbox_since(b, uid, after, limit, ar, outbox, n, oldest);
+    if (!audit || outbox) return AM_MISUSE;
+    return am__pg_audit_page(b, uid, after, (int)limit, ar, audit, n);
+}
+
 /* ------------------------------------------------------------ outbox
  *
  * seq comes from one sequence: increasing and never reused.  A write

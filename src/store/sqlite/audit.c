@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * audit.c -- the audit log: append-only (a trigger refuses deletes), read
- * back per user a page at a time.
+ * back per user a page at a time; and the log operations (store.h
+ * log_put, log_page) over it and the outbox (outbox.c).
  */
 #include "store/sqlite/sqlite_int.h"
 
@@ -53,4 +54,20 @@ int am__sqlite_audit_page(am__store *b, const char *uid, int64_t after_seq, int 
     sqlite3_bind_int64(st, 2, after_seq);
     sqlite3_bind_int(st, 3, limit);
     return read_audit(s, st, ar, rows, n);
+}
+
+int am__sqlite_log_put(am__store *b, const char *uid, const am__audit_row *a, am__outbox_row *o)
+{
+    if (a && !o)
+        return am__sqlite_audit(b, uid, a->at, a->op, a->object_type, a->object_id, a->detail);
+    return o && !a ? am__sqlite_outbox_put(b, o) : AM_MISUSE;
+}
+
+int am__sqlite_log_page(am__store *b, const char *uid, int64_t after, size_t limit,
+                        am__arena *ar, am__audit_row **audit, am__outbox_row **outbox, size_t *n,
+                        int64_t *oldest)
+{
+    if (audit && !outbox) return am__sqlite_audit_page(b, uid, after, (int)limit, ar, audit, n);
+    if (!outbox || audit) return AM_MISUSE;
+    return am__sqlite_outbox_since(b, uid, after, limit, ar, outbox, n, oldest);
 }

@@ -874,6 +874,10 @@ int am__sqlite_tokens_list(am__store *b, const char *uid, am__arena *ar, am__tok
 int am__sqlite_token_revoke(am__store *b, const char *id, am_time at, char *uid);
 
 /* audit.c */
+int am__sqlite_log_put(am__store *b, const char *uid, const am__audit_row *a, am__outbox_row *o);
+int am__sqlite_log_page(am__store *b, const char *uid, int64_t after, size_t limit,
+                        am__arena *ar, am__audit_row **audit, am__outbox_row **outbox, size_t *n,
+                        int64_t *oldest);
 int am__sqlite_audit(am__store *b, const char *uid, am_time at, const char *op,
                      const char *otype, const char *oid, const char *detail);
 

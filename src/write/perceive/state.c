@@ -283,7 +283,7 @@ static int task_event(am__perceive *x)
     if (rc) return rc;
     am__outbox_row r = {0, x->w.clock ? x->w.clock : x->w.now, x->ev->occurred_at,
                         x->w.uid, "task.updated", NULL, ref, x->ev->id, NULL, fields, NULL};
-    return x->w.store->vt->outbox_put(x->w.store, &r);
+    return am__store_outbox_put(x->w.store, &r);
 }
 
 int am__perceive_save(am__perceive *x)

@@ -51,5 +51,5 @@ int am__perceive_switch(am__perceive *x, const char *from, const char *to)
         am__task_change_row c = {x->ev->occurred_at, tasks[i], "switch", fname, tname, sw.id};
         if ((rc = s->vt->task_change_add(s, x->w.uid, &c))) return rc;
     }
-    return s->vt->audit(s, x->w.uid, x->w.now, "task.switch", "task", to ? to : fname, fname);
+    return am__store_audit(s, x->w.uid, x->w.now, "task.switch", "task", to ? to : fname, fname);
 }
