@@ -76,7 +76,7 @@ int am_archive_restore(am_db *db, const char *user_id, const char *event_id, am_
                                 user_id, event_id);
         }
     }
-    if (!rc) rc = s->vt->cold_restore(s, user_id, event_id, from, to, &n);
+    if (!rc) rc = am__store_cold_restore(s, user_id, event_id, from, to, &n);
     if (!rc) rc = am__store_commit(s);
     if (rc) {
         am__store_rollback(s);

@@ -107,7 +107,7 @@ int am__cold_step(am__cold_run *run, const char *uid, am_time now, int budget, l
         const char *text = rows[i].content ? rows[i].content : "";
         am__cold_summary(text, summary, sizeof summary, &whole);
         if (strlen(text) < AM__COLD_MIN_BYTES) whole = 1; /* nothing gained by moving it */
-        rc = s->vt->cold_put(s, rows[i].user_id, rows[i].rid, whole ? NULL : summary);
+        rc = am__store_cold_archive(s, rows[i].user_id, rows[i].rid, whole ? NULL : summary);
         if (rc == AM_NOTFOUND) { /* archived meanwhile (the list was read before the lock) */
             rc = AM_OK;
             continue;

@@ -284,6 +284,16 @@ static inline void am__hits_free(am__hits *h)
     h->n = h->cap = h->n_tf = h->cap_tf = 0;
 }
 
+/* An archived events' move (cold_put): kind AM__COLD_ARCHIVE (rid,
+ * summary) or AM__COLD_RESTORE (event_id, or from and to). */
+typedef struct am__cold_op {
+    int kind;
+    int64_t rid;
+    const char *summary;
+    const char *event_id;
+    am_time from, to;
+} am__cold_op;
+
 /* A forget held for its grace period (forget_held). */
 typedef struct am__held_row {
     const char *level, *object_id;
@@ -683,24 +693,26 @@ typedef struct am__store_vt {
      * row's cold column (compressed), its content keeps a summary; its
      * entities, provenance, vectors and index rows stay.
      * The candidates: events_scan AM__SCAN_COLD.
-     * cold_put (caller's transaction): event rid of uid archived -- its
-     * text packed into the cold column, summary its content (summary NULL:
-     * its text is short enough to stay, the event is only marked as never
-     * to archive); AM_NOTFOUND when the event is not there or was archived
-     * (or marked) already.
+     * cold_put (caller's transaction), by op->kind:
+     *   AM__COLD_ARCHIVE: event op->rid of uid archived -- its text packed
+     *     into the cold column, op->summary its content (summary NULL: its
+     *     text is short enough to stay, the event is only marked as never
+     *     to archive); AM_NOTFOUND when the event is not there or was
+     *     archived (or marked) already; restored unused (may be NULL).
+     *   AM__COLD_RESTORE: the archived events of uid -- the one of id
+     *     op->event_id, or those said in [op->from, op->to) when event_id
+     *     is NULL -- hot again (the text back in content, the cold column
+     *     empty: never archived again); *restored how many.
+     * Call it through am__store_cold_archive / _restore below.
      * cold_fill: rows[i] of uid that are archived get their whole text
      * back in content (in ar), *filled how many (may be NULL); the others
-     * are left as they are.
-     * cold_restore (caller's transaction): the archived events of uid --
-     * the one of id event_id, or those said in [from, to) when event_id is
-     * NULL -- hot again (the text back in content, the cold column empty:
-     * never archived again); *restored how many. */
+     * are left as they are. */
 #define AM__COLD_MIN_AGE_MS ((am_time)86400000) /* an archived event is older */
-    int (*cold_put)(am__store *s, const char *uid, int64_t rid, const char *summary);
+#define AM__COLD_ARCHIVE 0
+#define AM__COLD_RESTORE 1
+    int (*cold_put)(am__store *s, const char *uid, const am__cold_op *op, long *restored);
     int (*cold_fill)(am__store *s, const char *uid, am__event_row *rows, size_t n,
                      am__arena *ar, size_t *filled);
-    int (*cold_restore)(am__store *s, const char *uid, const char *event_id, am_time from,
-                        am_time to, long *restored);
     /* The maintenance pass (lifecycle/maintain.c) and the reports across
      * users (lifecycle/report.c).  users_after: the
      * users whose id sorts after `after` ("": from the first), by id, at
@@ -770,6 +782,20 @@ static inline int am__store_outbox_since(am__store *s, const char *uid, int64_t 
                                          size_t *n, int64_t *oldest)
 {
     return s->vt->log_page(s, uid, after, limit, ar, NULL, rows, n, oldest);
+}
+
+/* The archived events' moves (cold_put), by name. */
+static inline int am__store_cold_archive(am__store *s, const char *uid, int64_t rid,
+                                         const char *summary)
+{
+    am__cold_op op = {AM__COLD_ARCHIVE, rid, summary, NULL, AM_TIME_NONE, AM_TIME_NONE};
+    return s->vt->cold_put(s, uid, &op, NULL);
+}
+static inline int am__store_cold_restore(am__store *s, const char *uid, const char *event_id,
+                                         am_time from, am_time to, long *restored)
+{
+    am__cold_op op = {AM__COLD_RESTORE, 0, NULL, event_id, from, to};
+    return s->vt->cold_put(s, uid, &op, restored);
 }
 
 /* An event's parts (event_part_put), by name. */

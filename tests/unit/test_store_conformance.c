@@ -811,8 +811,8 @@ static void grace_cycle(run *u, const char *url, int pg, const char *const *term
     /* EG1 archived (store/cold.h): its row keeps a summary, its whole text
      * (every mark) the cold column -- which every forget below must take,
      * and every restore bring back */
-    OK(s->vt->cold_put(s, users[0], e1->rid, "archived turn"));
-    CHECK_EQ_INT(s->vt->cold_put(s, users[0], e1->rid, "again"), AM_NOTFOUND);
+    OK(am__store_cold_archive(s, users[0], e1->rid, "archived turn"));
+    CHECK_EQ_INT(am__store_cold_archive(s, users[0], e1->rid, "again"), AM_NOTFOUND);
     OK(am__store_commit(s));
     cold_read(u, "EG1", b);
     am__buf before, after;

@@ -58,7 +58,7 @@ int am__pg_cold_candidates(am__store *b, const char *uid, am_time before, am_tim
     return am__pg_rows_done(ar, r, n);
 }
 
-int am__pg_cold_put(am__store *b, const char *uid, int64_t rid, const char *summary)
+static int cold_archive(am__store *b, const char *uid, int64_t rid, const char *summary)
 {
     pg_store *s = PG(b);
     if (am__pg_lock_user(s, uid)) return s->rc;
@@ -151,7 +151,7 @@ int am__pg_cold_fill(am__store *b, const char *uid, am__event_row *rows, size_t 
     return rc;
 }
 
-int am__pg_cold_restore(am__store *b, const char *uid, const char *event_id, am_time from,
+static int cold_restore(am__store *b, const char *uid, const char *event_id, am_time from,
                         am_time to, long *restored)
 {
     pg_store *s = PG(b);
@@ -195,4 +195,11 @@ int am__pg_cold_restore(am__store *b, const char *uid, const char *event_id, am_
     PQclear(r);
     am__arena_free(&ar);
     return rc;
+}
+
+int am__pg_cold_put(am__store *b, const char *uid, const am__cold_op *op, long *restored)
+{
+    if (op->kind == AM__COLD_ARCHIVE) return cold_archive(b, uid, op->rid, op->summary);
+    if (op->kind != AM__COLD_RESTORE) return AM_MISUSE;
+    return cold_restore(b, uid, op->event_id, op->from, op->to, restored);
 }

@@ -250,11 +250,9 @@ int am__pg_pack_users(am__store *b, const char *role, const char *region, const 
 int am__pg_cold_candidates(am__store *b, const char *uid, am_time before, am_time from_at,
                            int64_t from_rid, int limit, am__arena *ar, am__event_row **rows,
                            size_t *n);
-int am__pg_cold_put(am__store *b, const char *uid, int64_t rid, const char *summary);
+int am__pg_cold_put(am__store *b, const char *uid, const am__cold_op *op, long *restored);
 int am__pg_cold_fill(am__store *b, const char *uid, am__event_row *rows, size_t n, am__arena *ar,
                      size_t *filled);
-int am__pg_cold_restore(am__store *b, const char *uid, const char *event_id, am_time from,
-                        am_time to, long *restored);
 int am__pg_workspace_set(am__store *b, const char *uid, const char *task_id,
                          const am__workspace_row *w);
 int am__pg_workspace_put(am__store *b, const char *uid, const char *task_id,

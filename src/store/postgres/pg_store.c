@@ -986,7 +986,6 @@ static const am__store_vt postgres_vt = {
     .pack_users = am__pg_pack_users,
     .cold_put = am__pg_cold_put,
     .cold_fill = am__pg_cold_fill,
-    .cold_restore = am__pg_cold_restore,
     .users_after = am__pg_users_after,
     .meta_get = am__pg_meta_get,
     .meta_put = am__pg_meta_put,

@@ -53,7 +53,7 @@ int am__sqlite_cold_candidates(am__store *b, const char *uid, am_time before, am
     return out;
 }
 
-int am__sqlite_cold_put(am__store *b, const char *uid, int64_t rid, const char *summary)
+static int cold_archive(am__store *b, const char *uid, int64_t rid, const char *summary)
 {
     sq_store *s = SQ(b);
     sqlite3_stmt *st;
@@ -155,8 +155,8 @@ int am__sqlite_cold_fill(am__store *b, const char *uid, am__event_row *rows, siz
     return out;
 }
 
-int am__sqlite_cold_restore(am__store *b, const char *uid, const char *event_id, am_time from,
-                            am_time to, long *restored)
+static int cold_restore(am__store *b, const char *uid, const char *event_id, am_time from,
+                        am_time to, long *restored)
 {
     sq_store *s = SQ(b);
     *restored = 0;
@@ -208,4 +208,14 @@ int am__sqlite_cold_restore(am__store *b, const char *uid, const char *event_id,
     if (n) am__rowcache_clear(s->rows);
     if (out == AM_OK && n) out = am__sqlite_user_changed(s, uid); /* other connections' caches */
     return out;
+}
+
+int am__sqlite_cold_put(am__store *b, const char *uid, const am__cold_op *op, long *restored)
+{
+    switch (op->kind) {
+    case AM__COLD_ARCHIVE: return cold_archive(b, uid, op->rid, op->summary);
+    case AM__COLD_RESTORE:
+        return cold_restore(b, uid, op->event_id, op->from, op->to, restored);
+    default: return AM_MISUSE;
+    }
 }

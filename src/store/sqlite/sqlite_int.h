@@ -669,11 +669,9 @@ int am__sqlite_rows_get(am__store *b, const char *uid, const int64_t *rids, size
 int am__sqlite_cold_candidates(am__store *b, const char *uid, am_time before, am_time from_at,
                                int64_t from_rid, int limit, am__arena *ar, am__event_row **rows,
                                size_t *n);
-int am__sqlite_cold_put(am__store *b, const char *uid, int64_t rid, const char *summary);
+int am__sqlite_cold_put(am__store *b, const char *uid, const am__cold_op *op, long *restored);
 int am__sqlite_cold_fill(am__store *b, const char *uid, am__event_row *rows, size_t n,
                          am__arena *ar, size_t *filled);
-int am__sqlite_cold_restore(am__store *b, const char *uid, const char *event_id, am_time from,
-                            am_time to, long *restored);
 
 /* caches.c: why every cache is dropped, which says what the vector cache
  * keeps (caches.c). */

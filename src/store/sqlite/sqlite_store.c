@@ -304,7 +304,6 @@ static const am__store_vt sqlite_vt = {
     .pack_users = am__sqlite_pack_users,
     .cold_put = am__sqlite_cold_put,
     .cold_fill = am__sqlite_cold_fill,
-    .cold_restore = am__sqlite_cold_restore,
     .users_after = am__sqlite_users_after,
     .meta_get = am__sqlite_meta_get,
     .meta_put = am__sqlite_meta_put,
