@@ -91,7 +91,7 @@ static int task_readable(am_access *a, const char *task_id)
 {
     am__store *s = a->db->store;
     am__task_row row;
-    int rc = s->vt->task_get(s, a->uid, task_id, &a->ar, &row);
+    int rc = am__store_task_get(s, a->uid, task_id, &a->ar, &row);
     return rc ? rc : am__access_task_events(&a->acc, s, a->uid, task_id, &a->ar);
 }
 

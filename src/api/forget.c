@@ -103,7 +103,7 @@ static int task_replay(am_db *db, const char *uid, const char *task_id, am__aren
 {
     am__store *s = db->store;
     am__task_row old;
-    int rc = s->vt->task_get(s, uid, task_id, ar, &old);
+    int rc = am__store_task_get(s, uid, task_id, ar, &old);
     if (rc) return rc == AM_NOTFOUND ? AM_OK : rc;
     am__event_row *rows;
     size_t n;

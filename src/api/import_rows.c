@@ -123,7 +123,7 @@ static int put_task(writer *w, const am__imp_doc *doc, const am__imp_task *t, in
     *skipped = 0;
     if (w->merge) {
         am__task_row have;
-        int rc = s->vt->task_get(s, w->uid, t->row.task_id, w->ar, &have);
+        int rc = am__store_task_get(s, w->uid, t->row.task_id, w->ar, &have);
         if (rc == AM_OK) {
             *skipped = 1;
             w->info->tasks_skipped++;
@@ -135,7 +135,7 @@ static int put_task(writer *w, const am__imp_doc *doc, const am__imp_task *t, in
     row.round_tz = task_zone(doc, t);
     int rc = s->vt->task_put(s, w->uid, &row);
     for (size_t k = 0; k < t->n_history && !rc; k++)
-        rc = s->vt->task_change_add(s, w->uid, &t->history[k]);
+        rc = am__store_task_change_add(s, w->uid, &t->history[k]);
     if (!rc) w->info->tasks++;
     return rc;
 }

@@ -254,7 +254,7 @@ int am_task_get_as(am_db *db, const char *user_id, const char *task_id, const ch
     am__task_row row;
     am__access acc;
     am__access_init(&acc, agent_id, role, &db->roles);
-    rc = db->store->vt->task_get(db->store, user_id, task_id, &box->ar, &row);
+    rc = am__store_task_get(db->store, user_id, task_id, &box->ar, &row);
     if (rc == AM_OK) rc = am__access_load(&acc, db->store, user_id, &box->ar);
     /* a task made of events hidden from the asker is not there for it */
     if (rc == AM_OK) rc = am__access_task_events(&acc, db->store, user_id, task_id, &box->ar);

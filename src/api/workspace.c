@@ -57,7 +57,7 @@ static int check_task(am_db *db, const char *user_id, const char *task_id, int r
     if ((rc = am__db_check_id(db, "workspace", "task", task_id))) return rc;
     if ((rc = am__db_user_gate(db, "workspace", user_id, rc_hidden))) return rc;
     am__task_row t;
-    rc = db->store->vt->task_get(db->store, user_id, task_id, ar, &t);
+    rc = am__store_task_get(db->store, user_id, task_id, ar, &t);
     if (rc == AM_NOTFOUND)
         return am__db_error(db, rc, "workspace: user %s has no task %s", user_id, task_id);
     if (rc) return am__db_store_error(db, rc, "workspace");

@@ -160,7 +160,7 @@ int am__export_user(am__export *o, const char *user_id)
     am__buf_adds(b, "],\"events\":[");
     if ((rc = export_events(o, user_id))) goto out;
     am__buf_adds(b, "],\"tasks\":[");
-    if ((rc = s->vt->tasks_list(s, user_id, 0, 0, &ar, &tasks, &nt))) goto out;
+    if ((rc = s->vt->tasks_list(s, user_id, NULL, 0, 0, &ar, &tasks, &nt))) goto out;
     for (size_t i = 0; i < nt; i++) {
         am_task *t;
         if ((rc = am__task_build(s, user_id, &ar, &tasks[i], NULL, NULL, &t))) goto out;

@@ -249,7 +249,7 @@ int am__task_build(am__store *s, const char *uid, am__arena *ar, const am__task_
     if (!(t->task_ref = am__arena_strdup(ar, ref))) return AM_NOMEM;
     am__task_change_row *h;
     size_t n;
-    if ((rc = s->vt->task_history(s, uid, r->task_id, ar, &h, &n))) return rc;
+    if ((rc = am__store_task_history(s, uid, r->task_id, ar, &h, &n))) return rc;
     if (keep) keep(keep_ctx, h, &n);
     t->history = n ? am__arena_alloc(ar, n * sizeof *t->history) : NULL;
     if (n && !t->history) return AM_NOMEM;

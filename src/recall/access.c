@@ -457,17 +457,20 @@ static int as_entity_counts(am__store *b, const char *uid, const char *type, int
     return INNER(b)->vt->entity_counts(INNER(b), uid, type, limit, ar, norms, counts, n);
 }
 
-static int as_task_get(am__store *b, const char *uid, const char *task_id, am__arena *ar,
-                       am__task_row *out)
+/* (one task at a time, its log read only) */
+static int as_tasks_list(am__store *b, const char *uid, const char *task_id, int open_only,
+                         int limit, am__arena *ar, am__task_row **rows, size_t *n)
 {
-    int rc = INNER(b)->vt->task_get(INNER(b), uid, task_id, ar, out);
-    return rc ? rc : am__access_task(AS(b)->acc, ar, out);
+    if (!task_id) return AM_MISUSE;
+    int rc = INNER(b)->vt->tasks_list(INNER(b), uid, task_id, open_only, limit, ar, rows, n);
+    return rc ? rc : am__access_task(AS(b)->acc, ar, &(*rows)[0]);
 }
 
-static int as_task_history(am__store *b, const char *uid, const char *task_id, am__arena *ar,
-                           am__task_change_row **rows, size_t *n)
+static int as_task_log(am__store *b, const char *uid, const am__task_change_row *add,
+                       const char *task_id, am__arena *ar, am__task_change_row **rows, size_t *n)
 {
-    int rc = INNER(b)->vt->task_history(INNER(b), uid, task_id, ar, rows, n);
+    if (add) return AM_MISUSE;
+    int rc = INNER(b)->vt->task_log(INNER(b), uid, NULL, task_id, ar, rows, n);
     if (!rc) am__access_history(AS(b)->acc, *rows, n);
     return rc;
 }
@@ -519,8 +522,8 @@ static const am__store_vt access_vt = {
     .pii_events = as_pii_events,
     .events_dated = as_events_dated,
     .entity_counts = as_entity_counts,
-    .task_get = as_task_get,
-    .task_history = as_task_history,
+    .tasks_list = as_tasks_list,
+    .task_log = as_task_log,
     .items_list = as_items_list,
     .item_sources = as_item_sources,
     .workspace_list = as_workspace_list,

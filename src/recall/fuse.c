@@ -57,7 +57,7 @@ static int referenced_task(const am__recall_env *env, const char *uid, const am_
     if (!task_id) return AM_OK;
     am__task_row *t = am__arena_alloc(ar, sizeof *t);
     if (!t) return AM_NOMEM;
-    rc = s->vt->task_get(s, uid, task_id, ar, t);
+    rc = am__store_task_get(s, uid, task_id, ar, t);
     if (rc == AM_NOTFOUND) return AM_OK;
     if (rc) return rc;
     /* the task as it stands now: a periodic round whose period ended is
@@ -98,7 +98,7 @@ static int add_task_events(const am__recall_state *st, const am__recall_env *env
     am__store *s = env->store;
     am__task_change_row *h;
     size_t nh;
-    int rc = s->vt->task_history(s, uid, task->task_id, ar, &h, &nh);
+    int rc = am__store_task_history(s, uid, task->task_id, ar, &h, &nh);
     if (rc) return rc;
     am_time round_start = AM_TIME_NONE;
     for (size_t i = 0; i < nh; i++)

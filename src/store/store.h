@@ -470,19 +470,20 @@ typedef struct am__store_vt {
     int (*events_dated)(am__store *s, const char *uid, const int64_t *rids, size_t n,
                         unsigned char *dated);
 
-    /* tasks */
-    int (*task_get)(am__store *s, const char *uid, const char *task_id,
-                    am__arena *ar, am__task_row *out); /* AM_NOTFOUND */
+    /* Tasks.  task_put: the task's row written (inserted or replaced).
+     * task_log: the task's log of changes -- add non-NULL: that row
+     * appended (the rest unused); else the rows of task_id (NULL: of every
+     * task of the user) in the order they were added.
+     * tasks_list: the user's tasks, the most recently updated first (ties
+     * by id), at most limit (<= 0: all); open_only: only the open ones
+     * (status active, paused or postponed).  task_id non-NULL: that task
+     * alone (open_only and limit unused), AM_NOTFOUND when the user has
+     * none of that id.  am__store_task_get, ... below name them. */
     int (*task_put)(am__store *s, const char *uid, const am__task_row *t);
-    int (*task_change_add)(am__store *s, const char *uid,
-                           const am__task_change_row *c);
-    int (*task_history)(am__store *s, const char *uid, const char *task_id,
-                        am__arena *ar, am__task_change_row **rows, size_t *n);
-    /* The user's tasks, the most recently updated first (ties by id), at
-     * most limit (<= 0: all); open_only: only the open ones (status
-     * active, paused or postponed). */
-    int (*tasks_list)(am__store *s, const char *uid, int open_only, int limit, am__arena *ar,
-                      am__task_row **rows, size_t *n);
+    int (*task_log)(am__store *s, const char *uid, const am__task_change_row *add,
+                    const char *task_id, am__arena *ar, am__task_change_row **rows, size_t *n);
+    int (*tasks_list)(am__store *s, const char *uid, const char *task_id, int open_only,
+                      int limit, am__arena *ar, am__task_row **rows, size_t *n);
 
     /* semantic layer: versions are inserted and closed; their content,
      * status and validity are never edited (only provenance and heat) */
@@ -796,6 +797,28 @@ static inline int am__store_cold_restore(am__store *s, const char *uid, const ch
 {
     am__cold_op op = {AM__COLD_RESTORE, 0, NULL, event_id, from, to};
     return s->vt->cold_put(s, uid, &op, restored);
+}
+
+/* A task and its log (tasks_list, task_log), by name.  task_get:
+ * AM_NOTFOUND when the user has no task of that id. */
+static inline int am__store_task_get(am__store *s, const char *uid, const char *task_id,
+                                     am__arena *ar, am__task_row *out)
+{
+    am__task_row *rows;
+    size_t n;
+    int rc = s->vt->tasks_list(s, uid, task_id, 0, 1, ar, &rows, &n);
+    if (rc == AM_OK) *out = rows[0];
+    return rc;
+}
+static inline int am__store_task_change_add(am__store *s, const char *uid,
+                                            const am__task_change_row *c)
+{
+    return s->vt->task_log(s, uid, c, NULL, NULL, NULL, NULL);
+}
+static inline int am__store_task_history(am__store *s, const char *uid, const char *task_id,
+                                         am__arena *ar, am__task_change_row **rows, size_t *n)
+{
+    return s->vt->task_log(s, uid, NULL, task_id, ar, rows, n);
 }
 
 /* An event's parts (event_part_put), by name. */

@@ -221,7 +221,7 @@ static void apply_ops(run *u)
             t.round_at = t.round_from = AM_TIME_NONE;
             OK(s->vt->task_put(s, user, &t));
             am__task_change_row c = {now, tid, "status", NULL, "open", NULL};
-            OK(s->vt->task_change_add(s, user, &c));
+            OK(am__store_task_change_add(s, user, &c));
         } else if (op < 90) {
             OK(am__store_audit(s, user, now, "test.op", "event", "x", "détail 细节"));
         } else {
@@ -415,15 +415,15 @@ static void read_back(run *u, const char *const *terms, size_t n_terms, am__buf 
             for (size_t i = 0; i < n; i++) am__buf_adds(b, lines[i]);
         }
         am__task_row *tasks;
-        OK(s->vt->tasks_list(s, user, 0, 0, &ar, &tasks, &n));
+        OK(s->vt->tasks_list(s, user, NULL, 0, 0, &ar, &tasks, &n));
         for (size_t i = 0; i < n; i++)
             am__buf_printf(b, " task %s %s %s %lld\n", tasks[i].task_id, tasks[i].name,
                            tasks[i].stage ? tasks[i].stage : "-", (long long)tasks[i].updated_at);
-        OK(s->vt->tasks_list(s, user, 1, 2, &ar, &tasks, &n));
+        OK(s->vt->tasks_list(s, user, NULL, 1, 2, &ar, &tasks, &n));
         for (size_t i = 0; i < n; i++)
             am__buf_printf(b, " open %s %s\n", tasks[i].task_id, tasks[i].status);
         am__task_change_row *ch;
-        OK(s->vt->task_history(s, user, NULL, &ar, &ch, &n));
+        OK(am__store_task_history(s, user, NULL, &ar, &ch, &n));
         for (size_t i = 0; i < n; i++)
             am__buf_printf(b, " change %s %s %lld\n", ch[i].task_id, ch[i].field, (long long)ch[i].at);
         am__audit_row *au;
@@ -804,7 +804,7 @@ static void grace_cycle(run *u, const char *url, int pg, const char *const *term
     t.round_at = t.round_from = AM_TIME_NONE;
     OK(s->vt->task_put(s, users[0], &t));
     am__task_change_row c = {TG, "TG", "note", NULL, MARK_ZH, "EG1"};
-    OK(s->vt->task_change_add(s, users[0], &c));
+    OK(am__store_task_change_add(s, users[0], &c));
     am__workspace_row w = {"planner", "draft " MARK_EN, NULL, "send 报告", 0, 0};
     long version = 0;
     OK(s->vt->workspace_put(s, users[0], "TG", &w, TG, &version));

@@ -208,7 +208,7 @@ static void read_task(am__arena *ar, const PGresult *r, int i, am__task_row *t)
     t->round_from = PQgetisnull(r, i, 14) ? t->round_at : am__pg_time(r, i, 14);
 }
 
-int am__pg_task_get(am__store *b, const char *uid, const char *task_id, am__arena *ar,
+static int task_get(am__store *b, const char *uid, const char *task_id, am__arena *ar,
                     am__task_row *out)
 {
     pg_store *s = PG(b);
@@ -259,7 +259,7 @@ int am__pg_task_put(am__store *b, const char *uid, const am__task_row *t)
                        &a, NULL);
 }
 
-int am__pg_task_change_add(am__store *b, const char *uid, const am__task_change_row *c)
+static int task_change_add(am__store *b, const char *uid, const am__task_change_row *c)
 {
     if (am__pg_lock_user(PG(b), uid)) return PG(b)->rc;
     pg_args a = {0};
@@ -275,7 +275,7 @@ int am__pg_task_change_add(am__store *b, const char *uid, const am__task_change_
                        " event_id) VALUES($1, $2, $3, $4, $5, $6, $7)", &a, NULL);
 }
 
-int am__pg_task_history(am__store *b, const char *uid, const char *task_id, am__arena *ar,
+static int task_history(am__store *b, const char *uid, const char *task_id, am__arena *ar,
                         am__task_change_row **rows, size_t *n)
 {
     pg_store *s = PG(b);
@@ -304,10 +304,27 @@ int am__pg_task_history(am__store *b, const char *uid, const char *task_id, am__
     return am__pg_rows_done(ar, r, n);
 }
 
-int am__pg_tasks_list(am__store *b, const char *uid, int open_only, int limit, am__arena *ar,
-                      am__task_row **rows, size_t *n)
+int am__pg_task_log(am__store *b, const char *uid, const am__task_change_row *add,
+                    const char *task_id, am__arena *ar, am__task_change_row **rows, size_t *n)
+{
+    return add ? task_change_add(b, uid, add) : task_history(b, uid, task_id, ar, rows, n);
+}
+
+int am__pg_tasks_list(am__store *b, const char *uid, const char *task_id, int open_only,
+                      int limit, am__arena *ar, am__task_row **rows, size_t *n)
 {
     pg_store *s = PG(b);
+    if (task_id) { /* the one task: the rows of its own statement */
+        *rows = NULL;
+        *n = 0;
+        am__task_row *t = am__arena_alloc(ar, sizeof *t);
+        int rc = t ? task_get(b, uid, task_id, ar, t) : AM_NOMEM;
+        if (!rc) {
+            *rows = t;
+            *n = 1;
+        }
+        return rc;
+    }
     if (am__pg_lock_user(s, uid)) return s->rc;
     *rows = NULL;
     *n = 0;

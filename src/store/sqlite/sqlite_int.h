@@ -759,15 +759,11 @@ void am__sqlite_lists_append(sq_store *s, const char *uid, const char *tok, int6
                              const char *text);
 
 /* tasks.c */
-int am__sqlite_task_get(am__store *b, const char *uid, const char *task_id,
-                        am__arena *ar, am__task_row *out);
 int am__sqlite_task_put(am__store *b, const char *uid, const am__task_row *t);
-int am__sqlite_task_change_add(am__store *b, const char *uid,
-                               const am__task_change_row *c);
-int am__sqlite_task_history(am__store *b, const char *uid, const char *task_id,
-                            am__arena *ar, am__task_change_row **rows, size_t *n);
-int am__sqlite_tasks_list(am__store *b, const char *uid, int open_only, int limit, am__arena *ar,
-                          am__task_row **rows, size_t *n);
+int am__sqlite_task_log(am__store *b, const char *uid, const am__task_change_row *add,
+                        const char *task_id, am__arena *ar, am__task_change_row **rows, size_t *n);
+int am__sqlite_tasks_list(am__store *b, const char *uid, const char *task_id, int open_only,
+                          int limit, am__arena *ar, am__task_row **rows, size_t *n);
 /* items.c: am__sqlite_item_tokens_set also renews the token sets when the
  * analyzer changes (schema.c). */
 int am__sqlite_item_insert(am__store *b, const char *uid, am__item_row *it);

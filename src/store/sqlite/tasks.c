@@ -26,10 +26,9 @@ static void read_task(am__arena *ar, sqlite3_stmt *st, am__task_row *t)
     t->round_from = sqlite3_column_type(st, 14) == SQLITE_NULL ? t->round_at : col_time(st, 14);
 }
 
-int am__sqlite_task_get(am__store *b, const char *uid, const char *task_id,
-                        am__arena *ar, am__task_row *out)
+static int task_get(sq_store *s, const char *uid, const char *task_id, am__arena *ar,
+                    am__task_row *out)
 {
-    sq_store *s = SQ(b);
     sqlite3_stmt *st = stmt(s, "SELECT " TASK_COLS " FROM tasks WHERE user_id=? AND task_id=?");
     if (!st) return AM_BACKEND;
     bind_text(st, 1, uid);
@@ -74,10 +73,8 @@ int am__sqlite_task_put(am__store *b, const char *uid, const am__task_row *t)
     return run(s, st, "task");
 }
 
-int am__sqlite_task_change_add(am__store *b, const char *uid,
-                               const am__task_change_row *c)
+static int task_change_add(sq_store *s, const char *uid, const am__task_change_row *c)
 {
-    sq_store *s = SQ(b);
     sqlite3_stmt *st = stmt(s, "INSERT INTO task_history(user_id, task_id, at, field, old_value, new_value, event_id) VALUES(?,?,?,?,?,?,?)");
     if (!st) return AM_BACKEND;
     bind_text(st, 1, uid);
@@ -90,10 +87,9 @@ int am__sqlite_task_change_add(am__store *b, const char *uid,
     return run(s, st, "task history");
 }
 
-int am__sqlite_task_history(am__store *b, const char *uid, const char *task_id,
-                            am__arena *ar, am__task_change_row **rows, size_t *n)
+static int task_history(sq_store *s, const char *uid, const char *task_id, am__arena *ar,
+                        am__task_change_row **rows, size_t *n)
 {
-    sq_store *s = SQ(b);
     sqlite3_stmt *st = stmt(s, "SELECT at, task_id, field, old_value, new_value, event_id FROM task_history WHERE user_id=?1 AND (?2 IS NULL OR task_id=?2) ORDER BY seq");
     if (!st) return AM_BACKEND;
     bind_text(st, 1, uid);
@@ -117,10 +113,28 @@ int am__sqlite_task_history(am__store *b, const char *uid, const char *task_id,
     return out ? out : ar->oom ? AM_NOMEM : AM_OK; /* a text not copied */
 }
 
-int am__sqlite_tasks_list(am__store *b, const char *uid, int open_only, int limit, am__arena *ar,
-                          am__task_row **rows, size_t *n)
+int am__sqlite_task_log(am__store *b, const char *uid, const am__task_change_row *add,
+                        const char *task_id, am__arena *ar, am__task_change_row **rows, size_t *n)
+{
+    if (add) return task_change_add(SQ(b), uid, add);
+    return task_history(SQ(b), uid, task_id, ar, rows, n);
+}
+
+int am__sqlite_tasks_list(am__store *b, const char *uid, const char *task_id, int open_only,
+                          int limit, am__arena *ar, am__task_row **rows, size_t *n)
 {
     sq_store *s = SQ(b);
+    if (task_id) { /* the one task */
+        *rows = NULL;
+        *n = 0;
+        am__task_row *one = am__arena_alloc(ar, sizeof *one);
+        int rc = one ? task_get(s, uid, task_id, ar, one) : AM_NOMEM;
+        if (rc == AM_OK) {
+            *rows = one;
+            *n = 1;
+        }
+        return rc;
+    }
     sqlite3_stmt *st = stmt(s, open_only ? "SELECT " TASK_COLS " FROM tasks WHERE user_id=?"
                                            " AND status IN ('active','paused','postponed')"
                                            " ORDER BY updated_at DESC, task_id LIMIT ?"

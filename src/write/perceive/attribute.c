@@ -64,7 +64,7 @@ static int vote_task(am__store *s, am__text *t, const char *uid, const char *tex
                 votes += rows[j].score;
         if (votes > best_votes) {
             am__task_row tr;
-            if (s->vt->task_get(s, uid, rows[i].task_id, ar, &tr) != AM_OK) continue;
+            if (am__store_task_get(s, uid, rows[i].task_id, ar, &tr) != AM_OK) continue;
             best_votes = votes;
             best = rows[i].task_id;
         }
@@ -139,7 +139,7 @@ static int shares_task(am__perceive *x, const char *task, const char *text, size
     }
     if ((rc = shares_words(x->w.text, x->w.ar, w, nw, task, shares)) || *shares) return rc;
     am__task_row tr;
-    rc = s->vt->task_get(s, x->w.uid, task, x->w.ar, &tr);
+    rc = am__store_task_get(s, x->w.uid, task, x->w.ar, &tr);
     if (rc == AM_OK && tr.name && (rc = shares_words(x->w.text, x->w.ar, w, nw, tr.name, shares)))
         return rc;
     if (rc != AM_OK && rc != AM_NOTFOUND) return rc;
@@ -347,7 +347,7 @@ int am__perceive_attribute(am__perceive *x, const am_event *in, const char *norm
     am__task_row *open = NULL;
     size_t nopen = 0;
     if (!*task_id && strcmp(x->ev->source, "user") == 0 &&
-        (rc = s->vt->tasks_list(s, x->w.uid, 1, MATCH_TASKS, x->w.ar, &open, &nopen)))
+        (rc = s->vt->tasks_list(s, x->w.uid, NULL, 1, MATCH_TASKS, x->w.ar, &open, &nopen)))
         return rc;
     if (nopen > 0) {
         /* a turn that acts on a task names it by its words ("let's push

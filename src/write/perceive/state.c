@@ -70,7 +70,7 @@ static int record_change(am__perceive *x, const char *field, const char *old_v,
     for (size_t i = 0; i < N_HISTORY_FIELDS; i++)
         if (strcmp(field, history_fields[i]) == 0) x->task_fields |= 1u << i;
     x->task_dirty = 1;
-    return x->w.store->vt->task_change_add(x->w.store, x->w.uid, &c);
+    return am__store_task_change_add(x->w.store, x->w.uid, &c);
 }
 
 /* The period a task id names ("weekly-report", "月报", "daily_standup"):
@@ -121,7 +121,7 @@ int am__perceive_task(am__perceive *x, const char *task_id, const char *norm,
     am__store *s = x->w.store;
     am__task_row *t = am__arena_alloc(x->w.ar, sizeof *t);
     if (!t) return AM_NOMEM;
-    int rc = s->vt->task_get(s, x->w.uid, task_id, x->w.ar, t);
+    int rc = am__store_task_get(s, x->w.uid, task_id, x->w.ar, t);
     int created = 0;
     if (rc == AM_NOTFOUND) {
         am__perceive_task_init(t, task_id, x->ev->occurred_at);

@@ -49,7 +49,7 @@ int am__perceive_switch(am__perceive *x, const char *from, const char *to)
     for (int i = 0; i < 2; i++) {
         if (!tasks[i] || tasks[i] == am__perceive_no_task) continue;
         am__task_change_row c = {x->ev->occurred_at, tasks[i], "switch", fname, tname, sw.id};
-        if ((rc = s->vt->task_change_add(s, x->w.uid, &c))) return rc;
+        if ((rc = am__store_task_change_add(s, x->w.uid, &c))) return rc;
     }
     return am__store_audit(s, x->w.uid, x->w.now, "task.switch", "task", to ? to : fname, fname);
 }
