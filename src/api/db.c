@@ -247,7 +247,7 @@ int am__db_check_id(am_db *db, const char *what, const char *field, const char *
     return am__db_error(db, AM_INVALID, "%s: %s %s", what, field, why);
 }
 
-/* An item version's token blob (store item_tokens_fill). */
+/* An item version's token blob (store optimize). */
 static int item_tokens(void *ctx, const char *text, const char *key, unsigned char *blob,
                        size_t *len)
 {
@@ -273,13 +273,12 @@ int am_optimize_ex(am_db *db, am_progress_fn progress, void *ctx)
     if (progress) progress(ctx, 0, AM_OPTIMIZE_STEPS);
     am__db_forget_work(db, 0); /* forgets due (a grace period over, a killed purge) */
     STEP_DONE();
-    int rc = db->store->vt->optimize(db->store);
+    int rc = db->store->vt->optimize(db->store, NULL, NULL, NULL);
     if (rc) return am__db_store_error(db, rc, "optimize");
     STEP_DONE();
     /* item versions written before their token sets were stored */
     size_t filled = 0;
-    if (db->store->vt->item_tokens_fill &&
-        (rc = db->store->vt->item_tokens_fill(db->store, item_tokens, db->text, &filled)))
+    if ((rc = db->store->vt->optimize(db->store, item_tokens, db->text, &filled)))
         return am__db_store_error(db, rc, "optimize: item tokens");
     STEP_DONE();
     if ((rc = am__events_trim(db))) return am__db_store_error(db, rc, "optimize: memory events");

@@ -294,6 +294,10 @@ typedef struct am__cold_op {
     am_time from, to;
 } am__cold_op;
 
+/* An item version's token set computed (optimize). */
+typedef int (*am__item_tokens_fn)(void *ctx, const char *text, const char *key,
+                                  unsigned char *blob, size_t *len);
+
 /* A forget held for its grace period (forget_held). */
 typedef struct am__held_row {
     const char *level, *object_id;
@@ -517,18 +521,15 @@ typedef struct am__store_vt {
     int (*item_delete)(am__store *s, const char *uid, const char *lineage_id, am_time now,
                        long *versions);
 
-    /* maintenance: merge the full-text index into one segment (a term
-     * is then one b-tree probe, not one per segment), refresh planner
-     * statistics, checkpoint the log.  Outside any transaction. */
-    int (*optimize)(am__store *s);
-    /* Item versions stored without a token set (written before schema
-     * v7): fn(ctx, text, key, blob, &len) computes it into blob (*len
-     * bytes of room; set to the length) for each, and it is stored, in
-     * one transaction.  *n: how many. */
-    int (*item_tokens_fill)(am__store *s,
-                            int (*fn)(void *ctx, const char *text, const char *key,
-                                      unsigned char *blob, size_t *len),
-                            void *ctx, size_t *n);
+    /* Maintenance, outside any transaction.  fn NULL: merge the
+     * full-text index into one segment (a term is then one b-tree probe,
+     * not one per segment), refresh planner statistics, checkpoint the log
+     * (ctx, n unused).  fn non-NULL: the item versions stored without a
+     * token set (written before schema v7) get one -- fn(ctx, text, key,
+     * blob, &len) computes it into blob (*len bytes of room; set to the
+     * length) for each, and it is stored, in one transaction; *n: how
+     * many. */
+    int (*optimize)(am__store *s, am__item_tokens_fn fn, void *ctx, size_t *n);
 
     /* forgetting (store/sqlite/forget.c).  Levels event, session
      * and task: the rows leave every table and index in the caller's

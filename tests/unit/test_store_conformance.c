@@ -1106,7 +1106,7 @@ static void vault_cases(const char *url, int pg, am__buf *b)
     }
     /* optimize with the key seals what was written without it */
     if ((s = open_keyed(url, k1))) {
-        OK(s->vt->optimize(s));
+        OK(s->vt->optimize(s, NULL, NULL, NULL));
         vault_read(s, "李雷", "phone", "13911112222", b);
         vault_read(s, "李雷", "phone", "13824681357", b);
         s->vt->close(s);

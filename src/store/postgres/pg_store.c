@@ -755,7 +755,7 @@ static int pg_health(am__store *b, int ping, long *reconnects, long *retries)
 /* Planner statistics; PostgreSQL's own vacuum keeps the files. */
 /* The vault's upkeep (pg_vault.c) in a transaction of its own, then the
  * planner's statistics. */
-static int pg_optimize(am__store *b)
+static int optimize_index(am__store *b)
 {
     long sealed = 0, hashed = 0;
     int rc = am__store_begin(b);
@@ -800,6 +800,11 @@ static int pg_item_tokens_fill(am__store *b,
         return rc;
     }
     return pg_commit(b);
+}
+
+static int pg_optimize(am__store *b, am__item_tokens_fn fn, void *ctx, size_t *n)
+{
+    return fn ? pg_item_tokens_fill(b, fn, ctx, n) : optimize_index(b);
 }
 
 /* Everything of user $1 becomes user $2's (the SQLite store's
@@ -954,7 +959,6 @@ static const am__store_vt postgres_vt = {
     .item_insert = am__pg_item_insert,
     .item_close = am__pg_item_close,
     .items_list = am__pg_items_list,
-    .item_tokens_fill = pg_item_tokens_fill,
     .entity_counts = am__pg_entity_counts,
     .item_heat = am__pg_item_heat,
     .item_reinforce = am__pg_item_reinforce,

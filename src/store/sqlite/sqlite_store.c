@@ -204,7 +204,7 @@ static int sq_end(am__store *b, int how, int rc)
     }
 }
 
-static int sq_optimize(am__store *b)
+static int optimize_index(am__store *b)
 {
     sq_store *s = SQ(b);
     /* The index merge in a write transaction of its own, begun through the
@@ -240,6 +240,11 @@ static int sq_optimize(am__store *b)
     return rc;
 }
 
+static int sq_optimize(am__store *b, am__item_tokens_fn fn, void *ctx, size_t *n)
+{
+    return fn ? am__sqlite_item_tokens_fill(b, fn, ctx, n) : optimize_index(b);
+}
+
 static const am__store_vt sqlite_vt = {
     .name = "sqlite",
     .close = sq_close,
@@ -273,7 +278,6 @@ static const am__store_vt sqlite_vt = {
     .item_insert = am__sqlite_item_insert,
     .item_close = am__sqlite_item_close,
     .items_list = am__sqlite_items_list,
-    .item_tokens_fill = am__sqlite_item_tokens_fill,
     .entity_counts = am__sqlite_entity_counts,
     .item_heat = am__sqlite_item_heat,
     .item_reinforce = am__sqlite_item_reinforce,
