@@ -58,8 +58,9 @@ void am__db_clear_error(am_db *db) { db->err[0] = 0; }
 int am__db_retry(am_db *db, int rc, const char *what, int idempotent, int64_t *t0_ms)
 {
     am__store *s = db->store;
-    if (rc != AM_IO || !s->vt->retry) return 0;
-    int again = s->vt->retry(s, idempotent, t0_ms);
+    if (rc != AM_IO || !s->vt->conn) return 0;
+    int again = s->vt->conn(s, idempotent ? AM__CONN_RETRY_IDEMPOTENT : AM__CONN_RETRY, t0_ms,
+                            NULL, NULL);
     if (again < 0) am__db_store_error(db, rc, what);
     return again > 0;
 }
@@ -72,8 +73,9 @@ int am_store_check(am_db *db, int ping, am_store_health *out)
     am__store *s = db->store;
     out->reachable = 1;
     if (ping) am__dbcache_ping(db->cache); /* the shared cache's state made fresh too */
-    if (!s->vt->health) return AM_OK;
-    int rc = s->vt->health(s, ping, &out->reconnects, &out->retries);
+    if (!s->vt->conn) return AM_OK;
+    int rc = s->vt->conn(s, ping ? AM__CONN_PING : AM__CONN_STATE, NULL, &out->reconnects,
+                         &out->retries);
     if (rc == AM_MISUSE) return am__db_error(db, rc, "store check: inside a transaction");
     if (!rc) return AM_OK;
     out->reachable = 0;

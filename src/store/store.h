@@ -631,20 +631,27 @@ typedef struct am__store_vt {
     int (*tokens_list)(am__store *s, const char *uid, am__arena *ar,
                        am__token_row **rows, size_t *n);
     int (*token_revoke)(am__store *s, const char *id, am_time at, char *uid);
-    /* A store behind a connection (NULL both for one that is not: sqlite).
-     * retry: after a call failed, whether to run the whole call again --
-     * its connection was lost and nothing of it was committed (or the
-     * outcome of its COMMIT is unknown and idempotent says a second run
-     * writes nothing twice: events with the caller's ids), and the
-     * connection is back, made again with a bounded backoff within
-     * busy_timeout_ms since *t0_ms (0 at the call's first failure: set).
-     * 0: no, the failure and its message stand; -1: no, after waiting for
-     * the connection in vain (errmsg says so).  health: AM_OK when the
-     * store answers (ping: a round trip now, reconnecting when lost; else
-     * the connection's last known state), AM_IO (errmsg says why); and
-     * this handle's reconnects and retries so far. */
-    int (*retry)(am__store *s, int idempotent, int64_t *t0_ms);
-    int (*health)(am__store *s, int ping, long *reconnects, long *retries);
+    /* A store behind a connection (NULL for one that is not: sqlite),
+     * by mode:
+     *   AM__CONN_RETRY, AM__CONN_RETRY_IDEMPOTENT: after a call failed,
+     *     whether to run the whole call again -- its connection was lost
+     *     and nothing of it was committed (or the outcome of its COMMIT is
+     *     unknown and the call is idempotent: a second run writes nothing
+     *     twice, events with the caller's ids), and the connection is
+     *     back, made again with a bounded backoff within busy_timeout_ms
+     *     since *t0_ms (0 at the call's first failure: set).  1: yes; 0:
+     *     no, the failure and its message stand; -1: no, after waiting for
+     *     the connection in vain (errmsg says so).  reconnects, retries
+     *     unused.
+     *   AM__CONN_STATE, AM__CONN_PING: AM_OK when the store answers (PING:
+     *     a round trip now, reconnecting when lost; STATE: the
+     *     connection's last known state), AM_IO (errmsg says why); and
+     *     this handle's reconnects and retries so far.  t0_ms unused. */
+#define AM__CONN_RETRY 0
+#define AM__CONN_RETRY_IDEMPOTENT 1
+#define AM__CONN_STATE 2
+#define AM__CONN_PING 3
+    int (*conn)(am__store *s, int mode, int64_t *t0_ms, long *reconnects, long *retries);
     /* Working memory without a cache (api/working.c; NULL: this store
      * has none).  working_put (caller's transaction): the session's
      * expired rows purged, then key's row written; AM_TOOBIG when key is

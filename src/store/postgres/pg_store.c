@@ -752,6 +752,17 @@ static int pg_health(am__store *b, int ping, long *reconnects, long *retries)
     return rc;
 }
 
+static int pg_conn(am__store *b, int mode, int64_t *t0_ms, long *reconnects, long *retries)
+{
+    switch (mode) {
+    case AM__CONN_RETRY:
+    case AM__CONN_RETRY_IDEMPOTENT: return pg_retry(b, mode == AM__CONN_RETRY_IDEMPOTENT, t0_ms);
+    case AM__CONN_STATE:
+    case AM__CONN_PING: return pg_health(b, mode == AM__CONN_PING, reconnects, retries);
+    default: return AM_MISUSE;
+    }
+}
+
 /* Planner statistics; PostgreSQL's own vacuum keeps the files. */
 /* The vault's upkeep (pg_vault.c) in a transaction of its own, then the
  * planner's statistics. */
@@ -995,8 +1006,7 @@ static const am__store_vt postgres_vt = {
     .token_find = am__pg_token_find,
     .tokens_list = am__pg_tokens_list,
     .token_revoke = am__pg_token_revoke,
-    .retry = pg_retry,
-    .health = pg_health,
+    .conn = pg_conn,
     .key_hash = pg_key_hash,
 };
 
