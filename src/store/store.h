@@ -374,10 +374,6 @@ typedef struct am__store_vt {
 
     /* perception layer */
     int (*event_put)(am__store *s, am__event_row *ev); /* sets ev->rid */
-    /* Append text to an event's indexed context (the turn that answered
-     * it).  The event's own row is not changed. */
-    int (*event_ctx_append)(am__store *s, const char *uid, int64_t rid,
-                            const char *text);
     /* Vectors: one per event and embedder, stored int8 with a
      * scale.  vec_scan returns the events of the user with a vector of
      * that embedder, best cosine first (score = cosine), at most limit.
@@ -407,10 +403,12 @@ typedef struct am__store_vt {
                        int64_t upto_rid, int limit, am__arena *ar, am__event_row **rows, size_t *n,
                        int64_t *max_rid);
     /* A part of event event_rid (caller's transaction): an extracted
-     * entity (en) or a PII-vault entry (p, its original sealed when the
-     * store has a vault key); one of the two, the other NULL. */
+     * entity (en), a PII-vault entry (p, its original sealed when the
+     * store has a vault key), or text appended to its indexed context (ctx:
+     * the turn that answered it; the event's own row is not changed); one
+     * of the three, the others NULL. */
     int (*event_part_put)(am__store *s, const char *uid, int64_t event_rid,
-                          const am__entity_row *en, const am__pii_row *p);
+                          const am__entity_row *en, const am__pii_row *p, const char *ctx);
     /* The user's distinct entity norms of one type with how many rows hold
      * each, most first (ties by norm), at most limit. */
     int (*entity_counts)(am__store *s, const char *uid, const char *type, int limit,
@@ -833,12 +831,17 @@ static inline int am__store_task_history(am__store *s, const char *uid, const ch
 static inline int am__store_entity_put(am__store *s, const char *uid, int64_t event_rid,
                                        const am__entity_row *en)
 {
-    return s->vt->event_part_put(s, uid, event_rid, en, NULL);
+    return s->vt->event_part_put(s, uid, event_rid, en, NULL, NULL);
 }
 static inline int am__store_pii_put(am__store *s, const char *uid, int64_t event_rid,
                                     const am__pii_row *p)
 {
-    return s->vt->event_part_put(s, uid, event_rid, NULL, p);
+    return s->vt->event_part_put(s, uid, event_rid, NULL, p, NULL);
+}
+static inline int am__store_event_ctx_append(am__store *s, const char *uid, int64_t event_rid,
+                                             const char *text)
+{
+    return s->vt->event_part_put(s, uid, event_rid, NULL, NULL, text);
 }
 
 /* The scans of events_scan that most callers make, by name. */

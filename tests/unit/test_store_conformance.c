@@ -155,7 +155,7 @@ static void apply_ops(run *u)
             OK(s->vt->event_put(s, &row));
             e->rid = row.rid;
             e->live = 1;
-            if (prev) OK(s->vt->event_ctx_append(s, user, prev->rid, e->text));
+            if (prev) OK(am__store_event_ctx_append(s, user, prev->rid, e->text));
             am__entity_row en = {"date", "today", "2026-01-01", now, now + 86400000};
             if (rnd(&r, 3) == 0) OK(am__store_entity_put(s, user, row.rid, &en));
         } else if (op < 65) {
@@ -662,7 +662,7 @@ static ev *grace_event(run *u, const char *id, const char *session, const char *
     OK(s->vt->event_put(s, &row));
     e->rid = row.rid;
     e->live = 1;
-    if (prev) OK(s->vt->event_ctx_append(s, users[0], prev->rid, text));
+    if (prev) OK(am__store_event_ctx_append(s, users[0], prev->rid, text));
     float v[DIM] = {0.25f, 0.5f, -0.75f, 1.0f, 0.0f, -0.5f, 0.125f, 0.875f};
     OK(s->vt->vec_put(s, users[0], row.rid, "test-emb", v, DIM));
     am__entity_row en = {"date", "Friday", "2026-01-13", at, at + 86400000};

@@ -587,10 +587,11 @@ int am__pg_entity_put(am__store *b, const char *uid, int64_t rid, const am__enti
 /* (the vault: pg_vault.c) */
 
 int am__pg_event_part_put(am__store *b, const char *uid, int64_t rid, const am__entity_row *en,
-                          const am__pii_row *p)
+                          const am__pii_row *p, const char *ctx)
 {
     if (en) return am__pg_entity_put(b, uid, rid, en);
-    return p ? am__pg_pii_put(b, uid, rid, p) : AM_MISUSE;
+    if (p) return am__pg_pii_put(b, uid, rid, p);
+    return ctx ? am__pg_event_ctx_append(b, uid, rid, ctx) : AM_MISUSE;
 }
 
 static int event_by_id(am__store *b, const char *uid, const char *id, am__arena *ar,

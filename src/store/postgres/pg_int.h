@@ -273,7 +273,7 @@ int am__pg_event_ctx_append(am__store *b, const char *uid, int64_t rid, const ch
  * follow): a forget rebuilds its neighbours' with it. */
 int am__pg_index_ctx_set(pg_store *s, const char *uid, int64_t rid, const char *text);
 int am__pg_event_part_put(am__store *b, const char *uid, int64_t rid, const am__entity_row *en,
-                          const am__pii_row *p);
+                          const am__pii_row *p, const char *ctx);
 int am__pg_entity_put(am__store *b, const char *uid, int64_t rid, const am__entity_row *en);
 int am__pg_entity_counts(am__store *b, const char *uid, const char *type, int limit,
                          am__arena *ar, const char ***norms, long **counts, size_t *n);

@@ -950,7 +950,6 @@ static const am__store_vt postgres_vt = {
     .links_list = am__pg_links_list,
     .user_merge = pg_user_merge,
     .event_put = am__pg_event_put,
-    .event_ctx_append = am__pg_event_ctx_append,
     .vec_put = am__pg_vec_put,
     .vec_scan = am__pg_vec_scan,
     .vec_missing = am__pg_vec_missing,

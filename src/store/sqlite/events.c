@@ -713,10 +713,11 @@ static int event_by_client(sq_store *s, const char *uid, const char *client_id, 
 }
 
 int am__sqlite_event_part_put(am__store *b, const char *uid, int64_t rid, const am__entity_row *en,
-                              const am__pii_row *p)
+                              const am__pii_row *p, const char *ctx)
 {
     if (en) return am__sqlite_entity_put(b, uid, rid, en);
-    return p ? am__sqlite_pii_put(b, uid, rid, p) : AM_MISUSE;
+    if (p) return am__sqlite_pii_put(b, uid, rid, p);
+    return ctx ? am__sqlite_event_ctx_append(b, uid, rid, ctx) : AM_MISUSE;
 }
 
 int am__sqlite_event_get(am__store *b, const char *uid, int by, const char *key, am__arena *ar,

@@ -609,7 +609,7 @@ int am__sqlite_event_put(am__store *b, am__event_row *e);
 int am__sqlite_event_ctx_append(am__store *b, const char *uid, int64_t rid,
                                 const char *text);
 int am__sqlite_event_part_put(am__store *b, const char *uid, int64_t rid, const am__entity_row *en,
-                              const am__pii_row *p);
+                              const am__pii_row *p, const char *ctx);
 int am__sqlite_entity_put(am__store *b, const char *uid, int64_t rid,
                           const am__entity_row *en);
 int am__sqlite_pii_put(am__store *b, const char *uid, int64_t rid,

@@ -258,7 +258,6 @@ static const am__store_vt sqlite_vt = {
     .links_list = am__sqlite_links_list,
     .user_merge = am__sqlite_user_merge,
     .event_put = am__sqlite_event_put,
-    .event_ctx_append = am__sqlite_event_ctx_append,
     .vec_put = am__sqlite_vec_put,
     .vec_scan = am__sqlite_vec_scan,
     .vec_missing = am__sqlite_vec_missing,

@@ -61,7 +61,7 @@ int am__perceive_context_share(am__perceive *x, const am__context_window *cw)
     am__store *s = x->w.store;
     int rc;
     for (size_t i = 0; i < cw->np && i < AM__CONTEXT_AFTER; i++)
-        if ((rc = s->vt->event_ctx_append(s, x->w.uid, cw->prev[i].rid, x->ev->content)))
+        if ((rc = am__store_event_ctx_append(s, x->w.uid, cw->prev[i].rid, x->ev->content)))
             return rc;
     return AM_OK;
 }
