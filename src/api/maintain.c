@@ -189,7 +189,7 @@ static size_t users_to_go(pass *p, const char *after, int resumed)
         am__arena_init(&ar, &p->db->alloc);
         const char **uids;
         size_t n;
-        int rc = s->vt->users_after(s, from, USERS_PAGE, &ar, &uids, &n);
+        int rc = am__store_users_after(s, from, USERS_PAGE, &ar, &uids, &n);
         if (!rc && n) snprintf(from, sizeof from, "%s", uids[n - 1]);
         am__arena_free(&ar);
         if (rc) return 0;
@@ -237,7 +237,7 @@ static int all_users(pass *p, am_time now)
         size_t n;
         am__arena_free(&ar);
         am__arena_init(&ar, &p->db->alloc);
-        if ((rc = s->vt->users_after(s, after, USERS_PAGE, &ar, &uids, &n))) {
+        if ((rc = am__store_users_after(s, after, USERS_PAGE, &ar, &uids, &n))) {
             rc = am__db_store_error(p->db, rc, "maintain: users");
             break;
         }

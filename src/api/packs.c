@@ -154,7 +154,7 @@ int am_pack_apply(am_db *db, const char *pack, size_t len, const char *user_id, 
     const char **uids = &user_id;
     size_t n = 1;
     if (!user_id) {
-        rc = db->store->vt->pack_users(db->store, p.role, p.region, p.channel, &ar, &uids, &n);
+        rc = am__store_pack_users(db->store, p.role, p.region, p.channel, &ar, &uids, &n);
         if (rc) {
             am__db_store_error(db, rc, what);
             goto out;

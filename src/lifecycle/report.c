@@ -259,7 +259,7 @@ int am__report_corrections(am__store *s, const am__report_in *in, am__buf *json)
             const char **uids;
             size_t n;
             char last[AM_ID_MAX + 1];
-            if ((rc = s->vt->users_after(s, after, USERS_PAGE, &page, &uids, &n))) break;
+            if ((rc = am__store_users_after(s, after, USERS_PAGE, &page, &uids, &n))) break;
             more = n == USERS_PAGE;
             for (size_t i = 0; !rc && i < n; i++) rc = user_acts(s, uids[i], in, &ts);
             if (n) {

@@ -298,6 +298,15 @@ typedef struct am__cold_op {
 typedef int (*am__item_tokens_fn)(void *ctx, const char *text, const char *key,
                                   unsigned char *blob, size_t *len);
 
+/* Which users users_list names (AM__USERS_*); fields a kind does not
+ * name are unused. */
+typedef struct am__user_query {
+    int kind;
+    const char *after; /* AFTER */
+    int limit;
+    const char *role, *region, *channel; /* MATCHING */
+} am__user_query;
+
 /* A forget held for its grace period (forget_held). */
 typedef struct am__held_row {
     const char *level, *object_id;
@@ -370,6 +379,21 @@ typedef struct am__store_vt {
     int (*link_put)(am__store *s, const char *ch, const char *ext, const char *uid, am_time now);
     int (*link_get)(am__store *s, const char *ch, const char *ext, int by, char *out);
     int (*links_list)(am__store *s, const char *uid, am__arena *ar, am__link_row **rows,
+                      size_t *n);
+    /* Users by id (like vec_missing, an exception to per-user scoping
+     * that names users only), by q->kind:
+     *   AM__USERS_AFTER: those whose id sorts after q->after ("": from
+     *     the first), at most q->limit, users being forgotten left out
+     *     (the maintenance pass, lifecycle/maintain.c, and the reports
+     *     across users, lifecycle/report.c).
+     *   AM__USERS_MATCHING: those whose role, region and channel are
+     *     q->role, q->region and q->channel (NULL: any; the users a rule
+     *     pack goes to, lifecycle/packs.c): role and region are the values
+     *     of those fields in the metadata of the user's latest event that
+     *     has them, a channel is one of the user's identity links. */
+#define AM__USERS_AFTER 0
+#define AM__USERS_MATCHING 1
+    int (*users_list)(am__store *s, const am__user_query *q, am__arena *ar, const char ***uids,
                       size_t *n);
 
     /* perception layer */
@@ -681,20 +705,15 @@ typedef struct am__store_vt {
                          const am__workspace_row *w);
 
     /* Rule packs (lifecycle/packs.c), in the caller's write transaction
-     * but pack_list and pack_users.  pack_put: the row of (uid, name)
+     * but pack_list.  pack_put: the row of (uid, name)
      * written or replaced.  pack_list: uid's rows by name, or every
      * user's (uid NULL) by name then user.  pack_del: the row of (uid,
-     * name), AM_NOTFOUND when none.  pack_users: the users whose role,
-     * region and channel are the ones given (NULL: any), by user id: role
-     * and region are the values of those fields in the metadata of the
-     * user's latest event that has them, a channel is one of the user's
-     * identity links. */
+     * name), AM_NOTFOUND when none.  The users a pack goes to: users_list
+     * AM__USERS_MATCHING. */
     int (*pack_put)(am__store *s, const char *uid, const am__pack_row *p);
     int (*pack_list)(am__store *s, const char *uid, am__arena *ar, am__pack_row **rows,
                      size_t *n);
     int (*pack_del)(am__store *s, const char *uid, const char *name);
-    int (*pack_users)(am__store *s, const char *role, const char *region, const char *channel,
-                      am__arena *ar, const char ***uids, size_t *n);
     /* Archived events (lifecycle/cold.c, store/cold.h, docs/internals/STORAGE.md
      * "Archived events"): the text of an event said long ago moves to the
      * row's cold column (compressed), its content keeps a summary; its
@@ -720,16 +739,10 @@ typedef struct am__store_vt {
     int (*cold_put)(am__store *s, const char *uid, const am__cold_op *op, long *restored);
     int (*cold_fill)(am__store *s, const char *uid, am__event_row *rows, size_t n,
                      am__arena *ar, size_t *filled);
-    /* The maintenance pass (lifecycle/maintain.c) and the reports across
-     * users (lifecycle/report.c).  users_after: the
-     * users whose id sorts after `after` ("": from the first), by id, at
-     * most limit, users being forgotten left out -- like vec_missing, an
-     * exception to per-user scoping that names users only.  meta_get /
+    /* The maintenance pass (lifecycle/maintain.c): meta_get /
      * meta_put: a small value of the store's own (the pass's cursor) under
      * key; meta_get AM_NOTFOUND when none, meta_put value NULL deletes it;
      * meta_put in the caller's transaction or alone. */
-    int (*users_after)(am__store *s, const char *after, int limit, am__arena *ar,
-                       const char ***uids, size_t *n);
     int (*meta_get)(am__store *s, const char *key, am__arena *ar, const char **value);
     int (*meta_put)(am__store *s, const char *key, const char *value);
 } am__store_vt;
@@ -764,6 +777,21 @@ static inline int am__store_user_ensure(am__store *s, const char *uid, am_time n
 static inline int am__store_user_exists(am__store *s, const char *uid)
 {
     return s->vt->user_stat(s, uid, NULL);
+}
+
+/* The users of users_list, by name. */
+static inline int am__store_users_after(am__store *s, const char *after, int limit,
+                                        am__arena *ar, const char ***uids, size_t *n)
+{
+    am__user_query q = {AM__USERS_AFTER, after, limit, NULL, NULL, NULL};
+    return s->vt->users_list(s, &q, ar, uids, n);
+}
+static inline int am__store_pack_users(am__store *s, const char *role, const char *region,
+                                       const char *channel, am__arena *ar, const char ***uids,
+                                       size_t *n)
+{
+    am__user_query q = {AM__USERS_MATCHING, NULL, 0, role, region, channel};
+    return s->vt->users_list(s, &q, ar, uids, n);
 }
 
 /* The log (log_put, log_page), by name. */

@@ -196,6 +196,8 @@ int am__pg_forget_task_audit(pg_store *s, const char *uid, const char *id, const
 int am__pg_user_put(am__store *b, const char *uid, const char *ch, const char *ext, am_time now);
 int am__pg_user_stat(am__store *b, const char *uid, long counts[3]);
 int am__pg_user_exists(am__store *b, const char *uid);
+int am__pg_users_list(am__store *b, const am__user_query *q, am__arena *ar, const char ***uids,
+                      size_t *n);
 int am__pg_users_after(am__store *b, const char *after, int limit, am__arena *ar,
                        const char ***uids, size_t *n);
 int am__pg_meta_get(am__store *b, const char *key, am__arena *ar, const char **value);

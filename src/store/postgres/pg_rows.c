@@ -1023,6 +1023,15 @@ int am__pg_token_revoke(am__store *b, const char *id, am_time at, char *uid)
 
 /* ------------------------------------------------------------ maintenance */
 
+int am__pg_users_list(am__store *b, const am__user_query *q, am__arena *ar, const char ***uids,
+                      size_t *n)
+{
+    if (q->kind == AM__USERS_AFTER)
+        return am__pg_users_after(b, q->after, q->limit, ar, uids, n);
+    if (q->kind != AM__USERS_MATCHING) return AM_MISUSE;
+    return am__pg_pack_users(b, q->role, q->region, q->channel, ar, uids, n);
+}
+
 int am__pg_users_after(am__store *b, const char *after, int limit, am__arena *ar,
                        const char ***uids, size_t *n)
 {

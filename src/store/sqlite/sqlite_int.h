@@ -592,6 +592,8 @@ int am__sqlite_fts_analyzer_sync(sq_store *s);
 int am__sqlite_user_put(am__store *b, const char *uid, const char *ch, const char *ext,
                         am_time now);
 int am__sqlite_user_exists(am__store *b, const char *uid);
+int am__sqlite_users_list(am__store *b, const am__user_query *q, am__arena *ar,
+                          const char ***uids, size_t *n);
 int am__sqlite_users_after(am__store *b, const char *after, int limit, am__arena *ar,
                            const char ***uids, size_t *n);
 int am__sqlite_meta_get(am__store *b, const char *key, am__arena *ar, const char **value);

@@ -241,6 +241,17 @@ int am__sqlite_user_merge(am__store *b, const char *from, const char *to)
 
 /* ------------------------------------------------------------ maintenance */
 
+int am__sqlite_users_list(am__store *b, const am__user_query *q, am__arena *ar,
+                          const char ***uids, size_t *n)
+{
+    switch (q->kind) {
+    case AM__USERS_AFTER: return am__sqlite_users_after(b, q->after, q->limit, ar, uids, n);
+    case AM__USERS_MATCHING:
+        return am__sqlite_pack_users(b, q->role, q->region, q->channel, ar, uids, n);
+    default: return AM_MISUSE;
+    }
+}
+
 int am__sqlite_users_after(am__store *b, const char *after, int limit, am__arena *ar,
                            const char ***uids, size_t *n)
 {
