@@ -59,8 +59,8 @@ int am__db_retry(am_db *db, int rc, const char *what, int idempotent, int64_t *t
 {
     am__store *s = db->store;
     if (rc != AM_IO || !s->vt->conn) return 0;
-    int again = s->vt->conn(s, idempotent ? AM__CONN_RETRY_IDEMPOTENT : AM__CONN_RETRY, t0_ms,
-                            NULL, NULL);
+    int again =
+        s->vt->conn(s, idempotent ? AM__CONN_RETRY_IDEMPOTENT : AM__CONN_RETRY, t0_ms, NULL, NULL);
     if (again < 0) am__db_store_error(db, rc, what);
     return again > 0;
 }

@@ -238,7 +238,7 @@ int am_forget_ex(am_db *db, const char *user_id, int level, const char *id,
         if (level != AM_FORGET_USER) rc = am__store_object_ref(s, user_id, level_names[level], id, ref);
         if (!rc)
             rc = am__store_audit(s, user_id, now, "forget", level_names[level], ref[0] ? ref : NULL,
-                              detail);
+                                 detail);
     }
     if (!rc) rc = am__store_commit(s);
     am__arena_free(&ar);

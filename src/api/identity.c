@@ -109,7 +109,8 @@ static int link_take_own(am_db *db, const char *channel, const char *external_id
     char detail[256];
     snprintf(detail, sizeof detail, "into %.128s: %ld events, %ld memories, %ld tasks", user_id,
              events, items, tasks);
-    if ((rc = am__store_user_ensure(s, user_id, now)) || (rc = s->vt->user_merge(s, own, user_id)) ||
+    if ((rc = am__store_user_ensure(s, user_id, now)) ||
+        (rc = s->vt->user_merge(s, own, user_id)) ||
         (rc = am__store_audit(s, user_id, now, "link.merge", "user", own, detail)))
         return am__db_store_error(db, rc, "link");
     return AM_OK;
@@ -194,7 +195,8 @@ int am_unlink(am_db *db, const char *channel, const char *external_id)
         return am__db_error(db, rc, "unlink: " PAIR_FMT " is not linked", channel, external_id);
     }
     if (rc || (rc = s->vt->link_put(s, channel, external_id, NULL, 0)) ||
-        (rc = am__store_audit(s, cur, am__db_now(db), "unlink", "identity", channel, external_id)) ||
+        (rc =
+             am__store_audit(s, cur, am__db_now(db), "unlink", "identity", channel, external_id)) ||
         (rc = am__store_commit(s))) {
         am__db_store_error(db, rc, "unlink");
         am__store_rollback(s);

@@ -219,7 +219,8 @@ static int write_doc(writer *w, const am__imp_doc *doc)
                             "import into a user without data, or merge", w->uid, events,
                             events == 1 ? "event" : "events", items,
                             items == 1 ? "memory" : "memories", tasks, tasks == 1 ? "task" : "tasks");
-    if ((rc = am__store_user_ensure(s, w->uid, w->now))) return am__db_store_error(db, rc, "import");
+    if ((rc = am__store_user_ensure(s, w->uid, w->now)))
+        return am__db_store_error(db, rc, "import");
     if ((rc = put_links(w, doc))) return rc;
     for (size_t i = 0; i < doc->n_events; i++) {
         if ((rc = put_event(w, &doc->events[i], i))) return rc;
@@ -258,7 +259,8 @@ static int write_doc(writer *w, const am__imp_doc *doc)
     /* the trail as it was (not merged into another's), then the import */
     for (size_t i = 0; i < doc->n_audit && !w->merge; i++) {
         const am__audit_row *a = &doc->audit[i];
-        if ((rc = am__store_audit(s, w->uid, a->at, a->op, a->object_type, a->object_id, a->detail)))
+        if ((rc =
+                 am__store_audit(s, w->uid, a->at, a->op, a->object_type, a->object_id, a->detail)))
             return am__db_store_error(db, rc, "import");
     }
     char detail[160];

@@ -260,7 +260,8 @@ static void audit_alone(am_db *db, const char *uid, const am_llm_report *r)
     if (!r->calls || am__store_begin(s)) return;
     int rc = am__touch_lock_writers(db, &uid, 1);
     if (!rc && am__store_user_exists(s, uid) > 0)
-        rc = am__store_audit(s, uid, am__db_now(db), "llm.pass", "user", NULL, spent(r, d, sizeof d));
+        rc = am__store_audit(s, uid, am__db_now(db), "llm.pass", "user", NULL,
+                             spent(r, d, sizeof d));
     if (!rc && !(rc = am__store_commit(s))) {
         am__touch_committed(db);
         return;
@@ -356,7 +357,7 @@ int am_llm_pass(am_db *db, const am_llm_pass_opts *o, am_llm_report *r)
     char d[96];
     if (!rc)
         rc = am__store_audit(s, o->user_id, am__db_now(db), "llm.pass", "user", NULL,
-                          spent(r, d, sizeof d));
+                             spent(r, d, sizeof d));
     if (!rc && !(rc = am__store_commit(s))) {
         am__touch_committed(db);
         goto out;

@@ -62,7 +62,8 @@ int am__token_save(am__store *s, const am__token_row *t)
     snprintf(detail, sizeof detail, "%s%s", t->admin ? "admin" : "user",
              t->agent_id || t->role ? " (agent/role bound)" : "");
     int rc = s->vt->token_put(s, t);
-    if (!rc) rc = am__store_audit(s, t->user_id, t->created_at, "token.create", "token", t->id, detail);
+    if (!rc)
+        rc = am__store_audit(s, t->user_id, t->created_at, "token.create", "token", t->id, detail);
     return rc;
 }
 

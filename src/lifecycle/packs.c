@@ -304,7 +304,7 @@ static int remove_items(am__wctx *w, const char *scope, long *items)
         if ((rc = s->vt->item_delete(s, w->uid, rows[i].lineage_id, w->now, &versions))) break;
         snprintf(detail, sizeof detail, "{\"versions\":%ld}", versions);
         rc = am__store_audit(s, w->uid, w->now, "memory.deleted", "memory", rows[i].lineage_id,
-                          detail);
+                             detail);
         am__outbox_row r = {0, w->now, AM_TIME_NONE, w->uid, "memory.forgotten",
                             rows[i].lineage_id, NULL, NULL, NULL, "memory", NULL};
         if (!rc) rc = am__store_outbox_put(s, &r);

@@ -295,8 +295,8 @@ typedef struct am__cold_op {
 } am__cold_op;
 
 /* An item version's token set computed (optimize). */
-typedef int (*am__item_tokens_fn)(void *ctx, const char *text, const char *key,
-                                  unsigned char *blob, size_t *len);
+typedef int (*am__item_tokens_fn)(void *ctx, const char *text, const char *key, unsigned char *blob,
+                                  size_t *len);
 
 /* Which users users_list names (AM__USERS_*); fields a kind does not
  * name are unused. */
@@ -378,8 +378,7 @@ typedef struct am__store_vt {
     int (*user_merge)(am__store *s, const char *from, const char *to);
     int (*link_put)(am__store *s, const char *ch, const char *ext, const char *uid, am_time now);
     int (*link_get)(am__store *s, const char *ch, const char *ext, int by, char *out);
-    int (*links_list)(am__store *s, const char *uid, am__arena *ar, am__link_row **rows,
-                      size_t *n);
+    int (*links_list)(am__store *s, const char *uid, am__arena *ar, am__link_row **rows, size_t *n);
     /* Users by id (like vec_missing, an exception to per-user scoping
      * that names users only), by q->kind:
      *   AM__USERS_AFTER: those whose id sorts after q->after ("": from
@@ -508,8 +507,8 @@ typedef struct am__store_vt {
     int (*task_put)(am__store *s, const char *uid, const am__task_row *t);
     int (*task_log)(am__store *s, const char *uid, const am__task_change_row *add,
                     const char *task_id, am__arena *ar, am__task_change_row **rows, size_t *n);
-    int (*tasks_list)(am__store *s, const char *uid, const char *task_id, int open_only,
-                      int limit, am__arena *ar, am__task_row **rows, size_t *n);
+    int (*tasks_list)(am__store *s, const char *uid, const char *task_id, int open_only, int limit,
+                      am__arena *ar, am__task_row **rows, size_t *n);
 
     /* semantic layer: versions are inserted and closed; their content,
      * status and validity are never edited (only provenance and heat) */
@@ -780,8 +779,8 @@ static inline int am__store_user_exists(am__store *s, const char *uid)
 }
 
 /* The users of users_list, by name. */
-static inline int am__store_users_after(am__store *s, const char *after, int limit,
-                                        am__arena *ar, const char ***uids, size_t *n)
+static inline int am__store_users_after(am__store *s, const char *after, int limit, am__arena *ar,
+                                        const char ***uids, size_t *n)
 {
     am__user_query q = {AM__USERS_AFTER, after, limit, NULL, NULL, NULL};
     return s->vt->users_list(s, &q, ar, uids, n);
@@ -806,15 +805,14 @@ static inline int am__store_outbox_put(am__store *s, am__outbox_row *r)
 {
     return s->vt->log_put(s, NULL, NULL, r);
 }
-static inline int am__store_audit_page(am__store *s, const char *uid, int64_t after_seq,
-                                       int limit, am__arena *ar, am__audit_row **rows,
-                                       size_t *n)
+static inline int am__store_audit_page(am__store *s, const char *uid, int64_t after_seq, int limit,
+                                       am__arena *ar, am__audit_row **rows, size_t *n)
 {
     return s->vt->log_page(s, uid, after_seq, (size_t)limit, ar, rows, NULL, n, NULL);
 }
-static inline int am__store_outbox_since(am__store *s, const char *uid, int64_t after,
-                                         size_t limit, am__arena *ar, am__outbox_row **rows,
-                                         size_t *n, int64_t *oldest)
+static inline int am__store_outbox_since(am__store *s, const char *uid, int64_t after, size_t limit,
+                                         am__arena *ar, am__outbox_row **rows, size_t *n,
+                                         int64_t *oldest)
 {
     return s->vt->log_page(s, uid, after, limit, ar, NULL, rows, n, oldest);
 }

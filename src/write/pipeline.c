@@ -315,7 +315,7 @@ static int record(am__write *x, const am__distill *d, int outcome, const char *l
                                       "memory.reinforced", "memory.pending",
                                       "memory.invalidated", "", "memory.historical"};
     rc = am__store_audit(w->store, w->uid, w->now, ops[outcome], "memory", lineage,
-                             kid[0] ? kid : NULL);
+                         kid[0] ? kid : NULL);
     /* the event names the item's key as the item holds it now (an
      * invalidation's sentence has none of its own) */
     if (!rc) rc = am__semantic_event(w, ops[outcome], lineage, NULL, NULL, NULL);
@@ -562,8 +562,8 @@ static int statement_scope(const am__write_env *env, am__arena *ar, const am_eve
         char *why = am__arena_alloc(ar, strlen(in->domain) + strlen(domain) + 32);
         if (!why) return AM_NOMEM;
         sprintf(why, "given %s, text %s", in->domain, domain);
-        int rc = am__store_audit(env->store, uid, env->now(env->ctx),
-                                       "event.domain_mismatch", "event", id, why);
+        int rc = am__store_audit(env->store, uid, env->now(env->ctx), "event.domain_mismatch",
+                                 "event", id, why);
         if (rc) return rc;
     }
     char *sc = am__arena_alloc(ar, strlen(domain) + 8);
@@ -698,5 +698,5 @@ int am__write_run(am__write *x, const am_event *in, am__event_row *ev,
     }
     if ((rc = am__perceive_save(&x->p))) return rc;
     return am__store_audit(s, ev->user_id, env->now(env->ctx), "event.add", "event", ev->id,
-                        red->secrets ? "secrets dropped" : NULL);
+                           red->secrets ? "secrets dropped" : NULL);
 }

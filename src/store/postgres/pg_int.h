@@ -210,8 +210,8 @@ int am__pg_user_history(am__store *b, const char *uid, long *events, long *items
 int am__pg_task_put(am__store *b, const char *uid, const am__task_row *t);
 int am__pg_task_log(am__store *b, const char *uid, const am__task_change_row *add,
                     const char *task_id, am__arena *ar, am__task_change_row **rows, size_t *n);
-int am__pg_tasks_list(am__store *b, const char *uid, const char *task_id, int open_only,
-                      int limit, am__arena *ar, am__task_row **rows, size_t *n);
+int am__pg_tasks_list(am__store *b, const char *uid, const char *task_id, int open_only, int limit,
+                      am__arena *ar, am__task_row **rows, size_t *n);
 int am__pg_item_insert(am__store *b, const char *uid, am__item_row *it);
 int am__pg_item_close(am__store *b, const char *uid, const char *vid, am_time at);
 int am__pg_items_list(am__store *b, const char *uid, int which, am_time at, am__arena *ar,

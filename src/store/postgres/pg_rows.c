@@ -310,8 +310,8 @@ int am__pg_task_log(am__store *b, const char *uid, const am__task_change_row *ad
     return add ? task_change_add(b, uid, add) : task_history(b, uid, task_id, ar, rows, n);
 }
 
-int am__pg_tasks_list(am__store *b, const char *uid, const char *task_id, int open_only,
-                      int limit, am__arena *ar, am__task_row **rows, size_t *n)
+int am__pg_tasks_list(am__store *b, const char *uid, const char *task_id, int open_only, int limit,
+                      am__arena *ar, am__task_row **rows, size_t *n)
 {
     pg_store *s = PG(b);
     if (task_id) { /* the one task: the rows of its own statement */
@@ -1026,8 +1026,7 @@ int am__pg_token_revoke(am__store *b, const char *id, am_time at, char *uid)
 int am__pg_users_list(am__store *b, const am__user_query *q, am__arena *ar, const char ***uids,
                       size_t *n)
 {
-    if (q->kind == AM__USERS_AFTER)
-        return am__pg_users_after(b, q->after, q->limit, ar, uids, n);
+    if (q->kind == AM__USERS_AFTER) return am__pg_users_after(b, q->after, q->limit, ar, uids, n);
     if (q->kind != AM__USERS_MATCHING) return AM_MISUSE;
     return am__pg_pack_users(b, q->role, q->region, q->channel, ar, uids, n);
 }

@@ -63,9 +63,8 @@ int am__sqlite_log_put(am__store *b, const char *uid, const am__audit_row *a, am
     return o && !a ? am__sqlite_outbox_put(b, o) : AM_MISUSE;
 }
 
-int am__sqlite_log_page(am__store *b, const char *uid, int64_t after, size_t limit,
-                        am__arena *ar, am__audit_row **audit, am__outbox_row **outbox, size_t *n,
-                        int64_t *oldest)
+int am__sqlite_log_page(am__store *b, const char *uid, int64_t after, size_t limit, am__arena *ar,
+                        am__audit_row **audit, am__outbox_row **outbox, size_t *n, int64_t *oldest)
 {
     if (audit && !outbox) return am__sqlite_audit_page(b, uid, after, (int)limit, ar, audit, n);
     if (!outbox || audit) return AM_MISUSE;

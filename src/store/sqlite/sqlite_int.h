@@ -592,8 +592,8 @@ int am__sqlite_fts_analyzer_sync(sq_store *s);
 int am__sqlite_user_put(am__store *b, const char *uid, const char *ch, const char *ext,
                         am_time now);
 int am__sqlite_user_exists(am__store *b, const char *uid);
-int am__sqlite_users_list(am__store *b, const am__user_query *q, am__arena *ar,
-                          const char ***uids, size_t *n);
+int am__sqlite_users_list(am__store *b, const am__user_query *q, am__arena *ar, const char ***uids,
+                          size_t *n);
 int am__sqlite_users_after(am__store *b, const char *after, int limit, am__arena *ar,
                            const char ***uids, size_t *n);
 int am__sqlite_meta_get(am__store *b, const char *key, am__arena *ar, const char **value);
@@ -871,9 +871,8 @@ int am__sqlite_token_revoke(am__store *b, const char *id, am_time at, char *uid)
 
 /* audit.c */
 int am__sqlite_log_put(am__store *b, const char *uid, const am__audit_row *a, am__outbox_row *o);
-int am__sqlite_log_page(am__store *b, const char *uid, int64_t after, size_t limit,
-                        am__arena *ar, am__audit_row **audit, am__outbox_row **outbox, size_t *n,
-                        int64_t *oldest);
+int am__sqlite_log_page(am__store *b, const char *uid, int64_t after, size_t limit, am__arena *ar,
+                        am__audit_row **audit, am__outbox_row **outbox, size_t *n, int64_t *oldest);
 int am__sqlite_audit(am__store *b, const char *uid, am_time at, const char *op,
                      const char *otype, const char *oid, const char *detail);
 

@@ -131,8 +131,7 @@ static int user_history(sq_store *s, const char *uid, long *events, long *items,
     return r;
 }
 
-int am__sqlite_user_put(am__store *b, const char *uid, const char *ch, const char *ext,
-                        am_time now)
+int am__sqlite_user_put(am__store *b, const char *uid, const char *ch, const char *ext, am_time now)
 {
     return ch ? user_create_for(SQ(b), uid, ch, ext, now) : user_ensure(SQ(b), uid, now);
 }
@@ -143,8 +142,7 @@ int am__sqlite_user_stat(am__store *b, const char *uid, long counts[3])
     return user_history(SQ(b), uid, &counts[0], &counts[1], &counts[2]);
 }
 
-int am__sqlite_link_put(am__store *b, const char *ch, const char *ext, const char *uid,
-                        am_time now)
+int am__sqlite_link_put(am__store *b, const char *ch, const char *ext, const char *uid, am_time now)
 {
     return uid ? link_add(SQ(b), ch, ext, uid, now) : link_del(SQ(b), ch, ext);
 }
@@ -241,8 +239,8 @@ int am__sqlite_user_merge(am__store *b, const char *from, const char *to)
 
 /* ------------------------------------------------------------ maintenance */
 
-int am__sqlite_users_list(am__store *b, const am__user_query *q, am__arena *ar,
-                          const char ***uids, size_t *n)
+int am__sqlite_users_list(am__store *b, const am__user_query *q, am__arena *ar, const char ***uids,
+                          size_t *n)
 {
     switch (q->kind) {
     case AM__USERS_AFTER: return am__sqlite_users_after(b, q->after, q->limit, ar, uids, n);

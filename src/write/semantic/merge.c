@@ -825,7 +825,8 @@ int am__semantic_record(am__wctx *w, const char *op, const char *lineage, const 
      * user's words, and the audit outlives a forget */
     char kid[AM__REF_LEN + 1] = "";
     int rc = key && *key ? am__store_key_id(w->store, w->uid, scope, key, kid) : AM_OK;
-    if (!rc) rc = am__store_audit(w->store, w->uid, w->now, op, "memory", lineage, kid[0] ? kid : NULL);
+    if (!rc)
+        rc = am__store_audit(w->store, w->uid, w->now, op, "memory", lineage, kid[0] ? kid : NULL);
     return rc ? rc : am__semantic_event(w, op, lineage, scope, key, detail);
 }
 
@@ -860,8 +861,7 @@ int am__semantic_state(am__wctx *w, const am__statement *st, int *outcome, char 
      * the key by its opaque id, the event the key the item holds now */
     char kid[AM__REF_LEN + 1] = "";
     if ((rc = am__store_key_id(w->store, w->uid, st->scope ? st->scope : "global", st->key, kid)) ||
-        (rc = am__store_audit(w->store, w->uid, w->now, ops[*outcome], "memory", lineage,
-                                  kid)))
+        (rc = am__store_audit(w->store, w->uid, w->now, ops[*outcome], "memory", lineage, kid)))
         return rc;
     return am__semantic_event(w, ops[*outcome], lineage, NULL, NULL, NULL);
 }
@@ -899,7 +899,7 @@ int am__semantic_feedback(am__wctx *w, const char *id, int action,
         /* an item in doubt for its age is back (lifecycle/) */
         if (strcmp(it->status, "candidate_forget") == 0 &&
             (rc = am__store_audit(w->store, w->uid, w->now, "memory.revived", "memory",
-                                      it->lineage_id, "confirmed")))
+                                  it->lineage_id, "confirmed")))
             return rc;
         return am__semantic_event(w, "memory.updated", it->lineage_id, it->scope, it->key,
                                   "confirmed");
