@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "domain/records.h"
 #include "api/db_int.h"
 
 struct am_access {
@@ -232,7 +233,7 @@ int am_token_recheck(am_db *db, const am_token_info *tok, const char *user_id)
     am__arena_init(&ar, &db->alloc);
     am__token_row *rows;
     size_t n;
-    int rc = db->store->vt->tokens_list(db->store, tok->user_id, &ar, &rows, &n), live = 0,
+    int rc = am__tokens_list(db->store, tok->user_id, &ar, &rows, &n), live = 0,
         admin = 0, known = 0;
     for (size_t i = 0; !rc && i < n; i++)
         if (strcmp(rows[i].id, tok->id) == 0) {

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "domain/records.h"
 #include "api/import_int.h"
 #include "write/perceive/perceive.h"
 #include "write/semantic/merge.h"
@@ -247,13 +248,13 @@ static int write_doc(writer *w, const am__imp_doc *doc)
     /* the rule packs applied (a merge keeps a pack the user has) */
     am__pack_row *have = NULL;
     size_t n_have = 0;
-    if (doc->n_packs && (rc = s->vt->pack_list(s, w->uid, w->ar, &have, &n_have)))
+    if (doc->n_packs && (rc = am__pack_list(s, w->uid, w->ar, &have, &n_have)))
         return am__db_store_error(db, rc, "import");
     for (size_t i = 0; i < doc->n_packs; i++) {
         size_t k = 0;
         while (k < n_have && strcmp(have[k].name, doc->packs[i].name) != 0) k++;
         if (k < n_have) continue;
-        if ((rc = s->vt->pack_put(s, w->uid, &doc->packs[i])))
+        if ((rc = am__pack_put(s, w->uid, &doc->packs[i])))
             return am__db_store_error(db, rc, "import");
     }
     /* the trail as it was (not merged into another's), then the import */

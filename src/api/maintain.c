@@ -13,7 +13,7 @@
  * (at most budget rows changed in one transaction of its own, *moved of
  * them, *done = 1 when the user has nothing more of its kind), so a step
  * of another part of the engine joins the pass with one line in `steps`.
- * After each step of a user the cursor (meta 'maintain_cursor': "STEP
+ * After each step of a user the cursor (the store's own record 'maintain_cursor': "STEP
  * USER", the user has done steps [0, STEP)) says so; a pass stopped
  * anywhere goes on with the next step.  A user's pass (opt->user_id)
  * keeps no cursor: stopped, it starts that user over (its steps are
@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "domain/records.h"
 #include "api/db_int.h"
 #include "base/log.h"
 #include "lifecycle/cold.h"
@@ -136,7 +137,7 @@ static int cursor_put(am_db *db, int step, const char *uid)
     char v[AM_ID_MAX + 16];
     if (uid) snprintf(v, sizeof v, "%d %s", step, uid);
     int rc = am__store_begin(s);
-    if (!rc) rc = s->vt->meta_put(s, CURSOR_KEY, uid ? v : NULL);
+    if (!rc) rc = am__meta_put(s, CURSOR_KEY, uid ? v : NULL);
     if (!rc) rc = am__store_commit(s);
     if (rc) {
         am__store_rollback(s);
@@ -206,7 +207,7 @@ static int all_users(pass *p, am_time now)
     const char *cur = NULL;
     char after[AM_ID_MAX + 1] = "";
     int first = N_STEPS; /* the cursor's user: the steps it has done */
-    int rc = s->vt->meta_get(s, CURSOR_KEY, &ar, &cur);
+    int rc = am__meta_get(s, CURSOR_KEY, &ar, &cur);
     if (rc == AM_NOTFOUND) {
         rc = AM_OK;
     } else if (rc) {
@@ -266,10 +267,10 @@ int am__maintain_forget(am_db *db, const char *user_id)
     am__arena ar;
     am__arena_init(&ar, &db->alloc);
     const char *cur = NULL;
-    int rc = s->vt->meta_get(s, CURSOR_KEY, &ar, &cur);
+    int rc = am__meta_get(s, CURSOR_KEY, &ar, &cur);
     if (rc == AM_NOTFOUND) rc = AM_OK;
     const char *sp = !rc && cur ? strchr(cur, ' ') : NULL;
-    if (sp && strcmp(sp + 1, user_id) == 0) rc = s->vt->meta_put(s, CURSOR_KEY, NULL);
+    if (sp && strcmp(sp + 1, user_id) == 0) rc = am__meta_put(s, CURSOR_KEY, NULL);
     am__arena_free(&ar);
     return rc;
 }

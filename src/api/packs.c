@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "domain/records.h"
 #include "api/db_int.h"
 #include "api/import_int.h"
 #include "lifecycle/packs.h"
@@ -69,7 +70,7 @@ static int check_conflicts(am_db *db, const char *what, const am__pack *p, const
     am__store *s = db->store;
     am__pack_row *rows;
     size_t n;
-    int rc = s->vt->pack_list(s, uid, ar, &rows, &n);
+    int rc = am__pack_list(s, uid, ar, &rows, &n);
     if (rc) return am__db_store_error(db, rc, what);
     for (size_t i = 0; i < n; i++)
         if (strcmp(rows[i].name, p->name) == 0 && strcmp(rows[i].version, p->version) == 0 &&
@@ -210,7 +211,7 @@ int am_pack_list(am_db *db, const char *user_id, char **json_out)
     am__pack_row *rows;
     size_t n;
     am__store *s = db->store;
-    if ((rc = s->vt->pack_list(s, user_id, &ar, &rows, &n))) {
+    if ((rc = am__pack_list(s, user_id, &ar, &rows, &n))) {
         am__arena_free(&ar);
         return am__db_store_error(db, rc, what);
     }
@@ -312,7 +313,7 @@ int am_pack_remove(am_db *db, const char *name, const char *user_id, char **json
     am__pack_row *rows;
     size_t n;
     am__store *s = db->store;
-    if ((rc = s->vt->pack_list(s, user_id, &ar, &rows, &n))) {
+    if ((rc = am__pack_list(s, user_id, &ar, &rows, &n))) {
         am__arena_free(&ar);
         return am__db_store_error(db, rc, what);
     }

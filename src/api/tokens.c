@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "domain/records.h"
 #include "api/db_int.h"
 #include "domain/tokens.h"
 
@@ -109,7 +110,7 @@ int am_token_list(am_db *db, const char *user_id, am_token_info **out, size_t *n
     am__arena_init(&ar, &db->alloc);
     am__token_row *rows;
     size_t nr;
-    if ((rc = db->store->vt->tokens_list(db->store, user_id, &ar, &rows, &nr))) {
+    if ((rc = am__tokens_list(db->store, user_id, &ar, &rows, &nr))) {
         am__arena_free(&ar);
         return am__db_store_error(db, rc, "token list");
     }
@@ -142,7 +143,10 @@ int am_token_revoke(am_db *db, const char *id)
     char uid[AM_ID_MAX + 1];
     am_time now = am__db_now(db);
     if ((rc = am__store_begin(s))) return am__db_store_error(db, rc, "token revoke");
-    rc = am__token_revoke(s, id, now, uid);
+    am__arena ar;
+    am__arena_init(&ar, &db->alloc);
+    rc = am__token_revoke(s, id, now, uid, &ar);
+    am__arena_free(&ar);
     if (rc == AM_NOTFOUND) {
         am__store_rollback(s);
         return am__db_error(db, rc, "token revoke: no valid token has id %s%s", id,

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "domain/records.h"
 #include "api/db_int.h"
 #include "text/plain.h"
 
@@ -63,6 +64,13 @@ static int check_value(am_db *db, const char *value, am_time ttl_ms)
 
 /* ------------------------------------------------------------ the store */
 
+/* Only the SQLite store keeps working memory without a cache (in its
+ * records, domain/records.h); a server's store asks for the cache. */
+static int has_store(const am_db *db)
+{
+    return strcmp(am_store_backend(db), "sqlite") == 0;
+}
+
 static int no_store(am_db *db)
 {
     return am__db_error(db, AM_BACKEND,
@@ -88,9 +96,13 @@ int am_working_set(am_db *db, const char *user_id, const char *session_id, const
         return rc ? am__db_error(db, rc, "%s", err) : AM_OK;
     }
     am__store *s = db->store;
-    if (!s->vt->working_put) return no_store(db);
+    if (!has_store(db)) return no_store(db);
     if ((rc = am__store_begin(s))) return am__db_store_error(db, rc, "working");
-    rc = s->vt->working_put(s, user_id, session_id, key, value, expires, now, AM_WORKING_KEYS_MAX);
+    am__arena ar;
+    am__arena_init(&ar, &db->alloc);
+    rc = am__working_put(s, user_id, session_id, key, value, expires, now, AM_WORKING_KEYS_MAX,
+                         &ar);
+    am__arena_free(&ar);
     if (!rc) rc = am__store_commit(s);
     if (rc) am__store_rollback(s);
     if (rc == AM_TOOBIG)
@@ -112,8 +124,8 @@ static int rows_of(am_db *db, const char *user_id, const char *session_id, const
         return rc ? am__db_error(db, rc, "%s", err) : AM_OK;
     }
     am__store *s = db->store;
-    if (!s->vt->working_list) return no_store(db);
-    rc = s->vt->working_list(s, user_id, session_id, key, am__db_now(db), ar, rows, n);
+    if (!has_store(db)) return no_store(db);
+    rc = am__working_list(s, user_id, session_id, key, am__db_now(db), ar, rows, n);
     return rc ? am__db_store_error(db, rc, "working") : AM_OK;
 }
 
@@ -195,8 +207,8 @@ int am_working_clear(am_db *db, const char *user_id, const char *session_id, con
         return rc ? am__db_error(db, rc, "%s", err) : AM_OK;
     }
     am__store *s = db->store;
-    if (!s->vt->working_del) return no_store(db);
-    rc = s->vt->working_del(s, user_id, session_id, key);
+    if (!has_store(db)) return no_store(db);
+    rc = am__working_del(s, user_id, session_id, key);
     return rc ? am__db_store_error(db, rc, "working") : AM_OK;
 }
 
@@ -205,7 +217,7 @@ int am__working_forget(am_db *db, const char *user_id, const char *session_id)
     int rc = AM_OK;
     am__store *s = db->store;
     /* rows kept in the store before a cache was configured go too */
-    if (s->vt->working_del && (rc = s->vt->working_del(s, user_id, session_id, NULL)))
+    if (has_store(db) && (rc = am__working_del(s, user_id, session_id, NULL)))
         rc = am__db_store_error(db, rc, "working");
     if (db->cache && session_id) { /* a user's keys all go with am__dbcache_forget */
         char err[sizeof db->err];

@@ -4,6 +4,7 @@
  */
 #include <string.h>
 
+#include "domain/records.h"
 #include "domain/export.h"
 #include "domain/shapes.h"
 
@@ -192,7 +193,7 @@ int am__export_user(am__export *o, const char *user_id)
     am__buf_adds(b, "],\"packs\":[");
     am__pack_row *packs;
     size_t np;
-    if ((rc = s->vt->pack_list(s, user_id, &ar, &packs, &np))) goto out;
+    if ((rc = am__pack_list(s, user_id, &ar, &packs, &np))) goto out;
     for (size_t i = 0; i < np; i++) {
         am__buf_adds(b, i ? ",{\"pack\":" : "{\"pack\":");
         am__buf_adds(b, packs[i].json);

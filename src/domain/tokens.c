@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "domain/records.h"
 #include "domain/tokens.h"
 
 #define TOKEN_RAW 32
@@ -61,7 +62,7 @@ int am__token_save(am__store *s, const am__token_row *t)
     char detail[64];
     snprintf(detail, sizeof detail, "%s%s", t->admin ? "admin" : "user",
              t->agent_id || t->role ? " (agent/role bound)" : "");
-    int rc = s->vt->token_put(s, t);
+    int rc = am__token_row_put(s, t);
     if (!rc)
         rc = am__store_audit(s, t->user_id, t->created_at, "token.create", "token", t->id, detail);
     return rc;
@@ -73,16 +74,16 @@ int am__token_find(am__store *s, const unsigned char hash[AM__TOKEN_HASH], const
     *found = NULL;
     am__token_row *rows;
     size_t nr;
-    int rc = s->vt->token_find(s, lookup, ar, &rows, &nr);
+    int rc = am__token_rows_find(s, lookup, ar, &rows, &nr);
     /* every row compared: the time says nothing of which one matched */
     for (size_t i = 0; !rc && i < nr; i++)
         if (CRYPTO_memcmp(rows[i].hash, hash, AM__TOKEN_HASH) == 0) *found = &rows[i];
     return rc;
 }
 
-int am__token_revoke(am__store *s, const char *id, am_time now, char *uid)
+int am__token_revoke(am__store *s, const char *id, am_time now, char *uid, am__arena *ar)
 {
-    int rc = s->vt->token_revoke(s, id, now, uid);
+    int rc = am__token_row_revoke(s, id, now, uid, ar);
     if (!rc) rc = am__store_audit(s, uid, now, "token.revoke", "token", id, NULL);
     return rc;
 }

@@ -51,7 +51,8 @@ int am__token_find(am__store *s, const unsigned char hash[AM__TOKEN_HASH], const
 
 /* In the caller's write transaction: the live token id revoked at now
  * and the revocation audited; uid (AM_ID_MAX + 1) its user.  AM_NOTFOUND
- * when no live token has that id (uid[0] set: it is revoked already). */
-int am__token_revoke(am__store *s, const char *id, am_time now, char *uid);
+ * when no live token has that id (uid[0] set: it is revoked already); ar:
+ * scratch. */
+int am__token_revoke(am__store *s, const char *id, am_time now, char *uid, am__arena *ar);
 
 #endif

@@ -3,6 +3,7 @@
  * packs.c -- cold-start rule packs: the parser and the apply / remove
  * rules of one user.  See packs.h.
  */
+#include "domain/records.h"
 #include "lifecycle/packs.h"
 
 #include <jansson.h>
@@ -358,7 +359,7 @@ int am__pack_apply_user(am__wctx *w, const am__pack *p, const char *const *keys,
     *items = 0;
     am__pack_row *rows;
     size_t n;
-    int rc = s->vt->pack_list(s, w->uid, w->ar, &rows, &n);
+    int rc = am__pack_list(s, w->uid, w->ar, &rows, &n);
     if (rc) return rc;
     const am__pack_row *old = NULL;
     for (size_t i = 0; i < n && !old; i++)
@@ -378,7 +379,7 @@ int am__pack_apply_user(am__wctx *w, const am__pack *p, const char *const *keys,
         if (!rc) (*items)++;
     }
     am__pack_row row = {w->uid, p->name, p->version, p->json, (long)p->n_rules, w->now};
-    if (!rc) rc = s->vt->pack_put(s, w->uid, &row);
+    if (!rc) rc = am__pack_put(s, w->uid, &row);
     if (!rc) {
         char detail[64];
         snprintf(detail, sizeof detail, "{\"rules\":%zu,\"replaced\":%ld}", p->n_rules, gone);
@@ -393,7 +394,7 @@ int am__pack_remove_user(am__wctx *w, const char *name, long *items)
     *items = 0;
     const char *scope = am__pack_scope(w->ar, name);
     if (!scope) return AM_NOMEM;
-    int rc = s->vt->pack_del(s, w->uid, name);
+    int rc = am__pack_del(s, w->uid, name);
     if (!rc) rc = remove_items(w, scope, items);
     if (!rc) {
         char detail[48];

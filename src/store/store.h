@@ -150,7 +150,8 @@ typedef struct am__pack_row {
     am_time applied_at;
 } am__pack_row;
 
-/* A session's working-memory entry (api/working.c without a cache). */
+/* A session's working-memory entry (api/working.c without a cache;
+ * domain/records.h). */
 typedef struct am__working_row {
     const char *key, *value;
     am_time expires_at;
@@ -166,6 +167,17 @@ typedef struct am__audit_row {
     am_time at;
     const char *op, *object_type, *object_id, *detail;
 } am__audit_row;
+
+/* A generic record (rec_list): its user ("" for the store's own), key,
+ * value and expiry (AM_TIME_NONE: none). */
+#define AM__REC_TOKEN "token" /* API tokens, every user's found by lookup */
+#define AM__REC_PACK "pack"   /* the rule packs applied to a user, by name */
+#define AM__REC_META "meta"   /* the store's own values (uid "") */
+#define AM__REC_WORKING "working" /* a session's working memory */
+typedef struct am__rec_row {
+    const char *user_id, *key, *value;
+    am_time expires_at;
+} am__rec_row;
 
 /* An API token as stored: never the token, its SHA-256 (32 bytes). */
 #define AM__TOKEN_HASH 32
@@ -638,20 +650,6 @@ typedef struct am__store_vt {
                           am__workspace_row **rows, size_t *n);
     int (*workspace_put)(am__store *s, const char *uid, const char *task_id,
                          const am__workspace_row *w, am_time at, long *version);
-    /* API tokens (api/tokens.c, store/sqlite/tokens.c): rows of
-     * am__token_row, only the token's hash stored.  token_put inserts
-     * one; token_find: the rows whose lookup (hex of the hash's first 8
-     * bytes) is that one, revoked ones included (the caller compares the
-     * whole hash); tokens_list: a user's (uid NULL: every user's), oldest
-     * first; token_revoke sets revoked_at of a live token: AM_NOTFOUND
-     * when no token has that id or it is revoked already (*uid: its
-     * user, AM_ID_MAX+1 bytes, also then, "" when none). */
-    int (*token_put)(am__store *s, const am__token_row *t);
-    int (*token_find)(am__store *s, const char *lookup, am__arena *ar,
-                      am__token_row **rows, size_t *n);
-    int (*tokens_list)(am__store *s, const char *uid, am__arena *ar,
-                       am__token_row **rows, size_t *n);
-    int (*token_revoke)(am__store *s, const char *id, am_time at, char *uid);
     /* A store behind a connection (NULL for one that is not: sqlite),
      * by mode:
      *   AM__CONN_RETRY, AM__CONN_RETRY_IDEMPOTENT: after a call failed,
@@ -673,18 +671,6 @@ typedef struct am__store_vt {
 #define AM__CONN_STATE 2
 #define AM__CONN_PING 3
     int (*conn)(am__store *s, int mode, int64_t *t0_ms, long *reconnects, long *retries);
-    /* Working memory without a cache (api/working.c; NULL: this store
-     * has none).  working_put (caller's transaction): the session's
-     * expired rows purged, then key's row written; AM_TOOBIG when key is
-     * new and the session holds max_keys live ones.  working_list: the
-     * live rows (expires_at > now) by key, only key's when key is not
-     * NULL.  working_del: key's row (NULL: the session's; session NULL:
-     * every row of the user), its own statement. */
-    int (*working_put)(am__store *s, const char *uid, const char *session, const char *key,
-                       const char *value, am_time expires_at, am_time now, int max_keys);
-    int (*working_list)(am__store *s, const char *uid, const char *session, const char *key,
-                        am_time now, am__arena *ar, am__working_row **rows, size_t *n);
-    int (*working_del)(am__store *s, const char *uid, const char *session, const char *key);
     /* The store's keyed hashes, with its forget key.  parts non-NULL:
      * HMAC-SHA256 over parts[0..n), each followed by a NUL (store/ids.c:
      * the opaque ids).  parts NULL: this store's data, named (api/cache.c
@@ -703,16 +689,6 @@ typedef struct am__store_vt {
     int (*workspace_set)(am__store *s, const char *uid, const char *task_id,
                          const am__workspace_row *w);
 
-    /* Rule packs (lifecycle/packs.c), in the caller's write transaction
-     * but pack_list.  pack_put: the row of (uid, name)
-     * written or replaced.  pack_list: uid's rows by name, or every
-     * user's (uid NULL) by name then user.  pack_del: the row of (uid,
-     * name), AM_NOTFOUND when none.  The users a pack goes to: users_list
-     * AM__USERS_MATCHING. */
-    int (*pack_put)(am__store *s, const char *uid, const am__pack_row *p);
-    int (*pack_list)(am__store *s, const char *uid, am__arena *ar, am__pack_row **rows,
-                     size_t *n);
-    int (*pack_del)(am__store *s, const char *uid, const char *name);
     /* Archived events (lifecycle/cold.c, store/cold.h, docs/internals/STORAGE.md
      * "Archived events"): the text of an event said long ago moves to the
      * row's cold column (compressed), its content keeps a summary; its
@@ -738,12 +714,24 @@ typedef struct am__store_vt {
     int (*cold_put)(am__store *s, const char *uid, const am__cold_op *op, long *restored);
     int (*cold_fill)(am__store *s, const char *uid, am__event_row *rows, size_t n,
                      am__arena *ar, size_t *filled);
-    /* The maintenance pass (lifecycle/maintain.c): meta_get /
-     * meta_put: a small value of the store's own (the pass's cursor) under
-     * key; meta_get AM_NOTFOUND when none, meta_put value NULL deletes it;
-     * meta_put in the caller's transaction or alone. */
-    int (*meta_get)(am__store *s, const char *key, am__arena *ar, const char **value);
-    int (*meta_put)(am__store *s, const char *key, const char *value);
+
+    /* Generic records (domain/records.h names their namespaces and
+     * encodings): a string value under (user id, namespace, key), with an
+     * expiry or none; uid "" holds the store's own values.  rec_put
+     * (caller's transaction or alone): the row written or replaced.
+     * rec_list: the live rows (expires_at AM_TIME_NONE or after now; now
+     * AM_TIME_NONE: every row) of uid (NULL: every user's) in ns whose key
+     * is key (prefix 0) or starts with it (prefix 1), by key then user id,
+     * each naming its user.  rec_del (caller's transaction or alone): uid's
+     * rows of ns whose key is key or starts with it, only those expired at
+     * expired_at (expires_at <= it) unless it is AM_TIME_NONE; *n how many
+     * (n may be NULL). */
+    int (*rec_put)(am__store *s, const char *uid, const char *ns, const char *key,
+                   const char *value, am_time expires_at);
+    int (*rec_list)(am__store *s, const char *uid, const char *ns, const char *key, int prefix,
+                    am_time now, am__arena *ar, am__rec_row **rows, size_t *n);
+    int (*rec_del)(am__store *s, const char *uid, const char *ns, const char *key, int prefix,
+                   am_time expired_at, long *n);
 } am__store_vt;
 
 struct am__store {
@@ -967,6 +955,6 @@ int am__store_postgres_open(const char *url, const am__store_opts *o, am__store 
 
 /* The schema version this library writes and reads: the number of
  * migrations (store/sqlite/schema.c asserts it). */
-#define AM__SCHEMA_VERSION 29
+#define AM__SCHEMA_VERSION 30
 
 #endif

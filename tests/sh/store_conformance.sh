@@ -132,7 +132,7 @@ if [ -x "$PGBIN/psql" ]; then
     k=$(psql_in "$store_db" "SELECT count(*) FROM $t WHERE user_id = 'ana'")
     [ "$k" = 0 ] || fail "forgotten user: $k rows left in $t"
   done
-  for t in identity_links api_tokens; do
+  for t in identity_links records; do
     k=$(psql_in "$store_db" "SELECT count(*) FROM $t WHERE user_id = 'ana'")
     [ "$k" = 0 ] || fail "forgotten user: $k rows left in $t"
   done
@@ -230,8 +230,8 @@ if [ -x "$PGBIN/psql" ]; then
     || fail "version 1 store still has held tables"
   out=$("$CLI" --store "$up" forget --user 王芳 --level session --id s1 --grace 600 2>&1) \
     || fail "forget --grace on an upgraded store: $out"
-  [ "$(psql_in "$up_db" "SELECT value FROM meta WHERE key = 'schema_version'")" = 7 ] \
-    || fail "the store was not upgraded to version 7"
+  [ "$(psql_in "$up_db" "SELECT value FROM meta WHERE key = 'schema_version'")" = 8 ] \
+    || fail "the store was not upgraded to version 8"
   # v3: the outbox names keys by their opaque ids (docs/EVENTS.md)
   [ "$(psql_in "$up_db" "SELECT count(*) FROM memory_events WHERE key IS NOT NULL
       AND (key !~ '^k[0-9a-f]{16}$' OR type LIKE 'memory.updated.%' AND type <> 'memory.updated.' || key)")" = 0 ] \
@@ -265,6 +265,44 @@ if command -v curl >/dev/null 2>&1; then
     fail "serve --store postgres://: $(tail -3 "$TMP/out/serve.err")"
   fi
 fi
+# a store of version 7 (API tokens, rule packs and the maintenance cursor
+# in their own tables, made here from a new store's records) upgrades on
+# open: every token and pack listed as before, the cursor moved, the old
+# tables gone
+if [ -x "$PGBIN/psql" ]; then
+  newdb tcp; v7=$URL; v7_db=$DB
+  "$CLI" --store "$v7" add --user 李雷 --text "我喜欢绿茶 and green tea" >/dev/null || fail "add (v7)"
+  "$CLI" --store "$v7" token create --user 李雷 --agent planner --role reader >/dev/null 2>&1 || fail "token create (v7)"
+  "$CLI" --store "$v7" token create --user ana --admin >/dev/null 2>&1 || fail "token create (v7)"
+  rid=$("$CLI" --store "$v7" token list --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["tokens"][1]["id"])')
+  "$CLI" --store "$v7" token revoke "$rid" >/dev/null || fail "token revoke (v7)"
+  "$CLI" --store "$v7" pack apply packs/examples/customer_service_zh.json --user 李雷 >/dev/null || fail "pack apply (v7)"
+  tokens_before=$("$CLI" --store "$v7" token list --json)
+  packs_before=$("$CLI" --store "$v7" pack list --user 李雷 --json)
+  psql_in "$v7_db" "CREATE TABLE api_tokens(id text COLLATE \"C\" PRIMARY KEY, lookup text NOT NULL,
+      hash bytea NOT NULL, user_id text NOT NULL, agent_id text, role text, admin integer NOT NULL DEFAULT 0,
+      created_at bigint NOT NULL, revoked_at bigint);
+    INSERT INTO api_tokens SELECT v->>'id', v->>'lookup', decode(v->>'hash', 'hex'), user_id, v->>'agent_id',
+      v->>'role', (v->>'admin')::int, (v->>'created_at')::bigint, (v->>'revoked_at')::bigint
+      FROM (SELECT user_id, value::json AS v FROM records WHERE ns = 'token') x;
+    CREATE TABLE user_packs(user_id text NOT NULL, name text NOT NULL, version text NOT NULL, json text NOT NULL,
+      n_rules bigint NOT NULL, applied_at bigint NOT NULL, PRIMARY KEY(user_id, name));
+    INSERT INTO user_packs SELECT user_id, key, v->>'version', v->>'json', (v->>'n_rules')::bigint,
+      (v->>'applied_at')::bigint FROM (SELECT user_id, key, value::json AS v FROM records WHERE ns = 'pack') x;
+    INSERT INTO meta(key, value) VALUES('maintain_cursor', '2 李雷');
+    DROP TABLE records; UPDATE meta SET value = '7' WHERE key = 'schema_version'" >/dev/null \
+    || fail "the store taken back to version 7"
+  [ "$(psql_in "$v7_db" "SELECT count(*) FROM api_tokens")" = 2 ] || fail "version 7 store: not 2 tokens"
+  [ "$("$CLI" --store "$v7" token list --json)" = "$tokens_before" ] || fail "tokens after the upgrade differ"
+  [ "$("$CLI" --store "$v7" pack list --user 李雷 --json)" = "$packs_before" ] || fail "packs after the upgrade differ"
+  [ "$(psql_in "$v7_db" "SELECT value FROM meta WHERE key = 'schema_version'")" = 8 ] || fail "not upgraded to 8"
+  [ "$(psql_in "$v7_db" "SELECT value FROM records WHERE user_id = '' AND ns = 'meta' AND key = 'maintain_cursor'")" = "2 李雷" ] \
+    || fail "the maintenance cursor did not move to records"
+  [ "$(psql_in "$v7_db" "SELECT count(*) FROM pg_class WHERE relname IN ('api_tokens', 'user_packs')")" = 0 ] \
+    || fail "the old tables are still there"
+  out=$("$CLI" --store "$v7" token revoke "$rid" 2>&1) && fail "a revoked token revoked again after the upgrade: $out"
+fi
+
 # several scenario files on one server database: refused (each needs a fresh store)
 out=$("$CLI" scenario run --store "$url2" tests/scenarios/synonyms.jsonl tests/scenarios/time_aware.jsonl 2>&1) \
   && fail "several files on one PostgreSQL store accepted"

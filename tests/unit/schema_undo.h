@@ -54,7 +54,26 @@
 /* v29: partial indexes of archived items and events */
 #define AM_UNDO_V29 "DROP INDEX memory_items_archived; DROP INDEX events_cold;"
 
+/* v30: generic records (store/sqlite/records.c): the v29 tables of API
+ * tokens, rule packs and working memory again, empty, and the records
+ * gone */
+#define AM_UNDO_V30                                                               \
+    "DROP TABLE records;"                                                         \
+    "CREATE TABLE api_tokens(id TEXT PRIMARY KEY, lookup TEXT NOT NULL,"          \
+    " hash BLOB NOT NULL, user_id TEXT NOT NULL, agent_id TEXT, role TEXT,"       \
+    " admin INTEGER NOT NULL DEFAULT 0, created_at INTEGER NOT NULL,"             \
+    " revoked_at INTEGER);"                                                       \
+    "CREATE INDEX api_tokens_lookup ON api_tokens(lookup);"                       \
+    "CREATE INDEX api_tokens_user ON api_tokens(user_id);"                        \
+    "CREATE TABLE user_packs(user_id TEXT NOT NULL, name TEXT NOT NULL,"          \
+    " version TEXT NOT NULL, json TEXT NOT NULL, n_rules INTEGER NOT NULL,"       \
+    " applied_at INTEGER NOT NULL, PRIMARY KEY(user_id, name)) WITHOUT ROWID;"    \
+    "CREATE INDEX user_packs_name ON user_packs(name);"                            \
+    "CREATE TABLE working_memory(user_id TEXT NOT NULL, session_id TEXT NOT NULL," \
+    " key TEXT NOT NULL, value TEXT NOT NULL, expires_at INTEGER NOT NULL,"        \
+    " PRIMARY KEY(user_id, session_id, key)) WITHOUT ROWID;"
+
 /* every migration after v19, newest first */
-#define AM_UNDO_TO_V19 AM_UNDO_V29 AM_UNDO_V28 AM_UNDO_V27 AM_UNDO_V26 AM_UNDO_V25 AM_UNDO_V24 AM_UNDO_V23 AM_UNDO_V22 AM_UNDO_V21 AM_UNDO_V20
+#define AM_UNDO_TO_V19 AM_UNDO_V30 AM_UNDO_V29 AM_UNDO_V28 AM_UNDO_V27 AM_UNDO_V26 AM_UNDO_V25 AM_UNDO_V24 AM_UNDO_V23 AM_UNDO_V22 AM_UNDO_V21 AM_UNDO_V20
 
 #endif

@@ -576,7 +576,7 @@ static void test_upgrade_converts(void)
             "UPDATE audit_log SET object_id = CASE object_type WHEN 'session' THEN '" SESSION_PRIVATE "'"
             " ELSE '" TASK_PRIVATE "' END WHERE op = 'forget';"
             "UPDATE audit_log SET object_id = '" TASK_PRIVATE "' WHERE op = 'workspace.put';"
-            AM_UNDO_V29 AM_UNDO_V28 AM_UNDO_V27 AM_UNDO_V26 AM_UNDO_V25 "UPDATE meta SET value = '23' WHERE key = 'schema_version';");
+            AM_UNDO_V30 AM_UNDO_V29 AM_UNDO_V28 AM_UNDO_V27 AM_UNDO_V26 AM_UNDO_V25 "UPDATE meta SET value = '23' WHERE key = 'schema_version';");
     rows_expected = 1;
     CHECK(sqlite_rows_holding(TASK_PRIVATE) >= 3);
     CHECK(sqlite_rows_holding("采购合同") >= 1); /* the item itself, and the outbox */

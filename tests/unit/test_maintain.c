@@ -203,15 +203,17 @@ static void test_bounds_and_arguments(void)
     am_close(db);
 }
 
-/* rows of the store's meta table whose value holds needle (a raw connection) */
+/* rows of the store's own values (meta, records of user "") whose value
+ * holds needle (a raw connection) */
 static long long meta_holding(const char *needle)
 {
     sqlite3 *db = NULL;
     sqlite3_stmt *st = NULL;
     long long n = -1;
     if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
-        sqlite3_prepare_v2(db, "SELECT count(*) FROM meta WHERE instr(value, ?1) > 0", -1, &st,
-                           NULL) == SQLITE_OK) {
+        sqlite3_prepare_v2(db, "SELECT (SELECT count(*) FROM meta WHERE instr(value, ?1) > 0) +"
+                               " (SELECT count(*) FROM records WHERE user_id = '' AND instr(value, ?1) > 0)",
+                           -1, &st, NULL) == SQLITE_OK) {
         sqlite3_bind_text(st, 1, needle, -1, SQLITE_TRANSIENT);
         if (sqlite3_step(st) == SQLITE_ROW) n = sqlite3_column_int64(st, 0);
     }

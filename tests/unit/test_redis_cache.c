@@ -573,13 +573,13 @@ static void test_working_sqlite(void)
     CHECK_EQ_INT(l ? l->n : 0, 1);
     if (l && l->n) CHECK_EQ_STR(l->entries[0].value, "book three tickets");
     am_working_list_free(l);
-    CHECK_EQ_INT(sql_count("SELECT count(*) FROM working_memory"), 2);
+    CHECK_EQ_INT(sql_count("SELECT count(*) FROM records WHERE ns = 'working'"), 2);
     CHECK_EQ_INT(am_working_set(a, "w1", "s1", "next", "pay", 5000), AM_OK); /* purges the expired */
-    CHECK_EQ_INT(sql_count("SELECT count(*) FROM working_memory WHERE key = '目标'"), 0);
+    CHECK_EQ_INT(sql_count("SELECT count(*) FROM records WHERE ns = 'working' AND key LIKE '%' || char(31) || '目标'"), 0);
     /* a forgotten user's rows go */
     add(a, "w1", "s1", "I live in Oslo.");
     CHECK_EQ_INT(am_forget(a, "w1", AM_FORGET_USER, NULL, NULL), AM_OK);
-    CHECK_EQ_INT(sql_count("SELECT count(*) FROM working_memory"), 0);
+    CHECK_EQ_INT(sql_count("SELECT count(*) FROM records WHERE ns = 'working'"), 0);
     am_close(a);
     am_close(b);
 }

@@ -599,7 +599,7 @@ static void test_bits_scan(void)
     s->vt->close(s);
     /* a v5 store: the upgrade adds the table and fills it */
     db = raw();
-    CHECK_EQ_INT(sqlite3_exec(db, AM_UNDO_V29 AM_UNDO_V28 AM_UNDO_V27 AM_UNDO_V26 AM_UNDO_V25 /* first: they name held tables dropped below */
+    CHECK_EQ_INT(sqlite3_exec(db, AM_UNDO_V30 AM_UNDO_V29 AM_UNDO_V28 AM_UNDO_V27 AM_UNDO_V26 AM_UNDO_V25 /* first: they name held tables dropped below */
                                   "DROP TRIGGER vector_blocks_bits; DROP TABLE vector_bits;"
                                   "ALTER TABLE memory_items DROP COLUMN tokens;" /* v7 */
                                   "DROP INDEX pii_vault_hash;" /* v19 (dropped v8's) */

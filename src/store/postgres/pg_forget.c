@@ -596,8 +596,7 @@ static int purge_step(pg_store *s, const char *uid, int64_t seq, am_time forgott
     if ((rc = pseudonym(s, uid, pn))) return rc;
     static const char *const rows[] = {
         "DELETE FROM identity_links WHERE user_id = $1",
-        "DELETE FROM api_tokens WHERE user_id = $1",
-        "DELETE FROM user_packs WHERE user_id = $1",
+        "DELETE FROM records WHERE user_id = $1", /* tokens, packs */
         "DELETE FROM tombstones WHERE user_id = $1",
         "DELETE FROM forget_jobs WHERE user_id = $1",
         "DELETE FROM users WHERE user_id = $1",

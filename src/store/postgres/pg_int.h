@@ -186,13 +186,20 @@ void am__pg_int_array(am__buf *b, const int64_t *v, size_t n);
 
 /* schema (pg_schema.c): migrate under an advisory lock; the version */
 int am__pg_migrate(pg_store *s, int must_exist);
-#define AM__PG_SCHEMA_VERSION 7
+#define AM__PG_SCHEMA_VERSION 8
 
 /* pg_forget.c: a forgotten task's audit rows name it by ref (its keyed
  * hash), a switch's task name dropped (also the v3 conversion's) */
 int am__pg_forget_task_audit(pg_store *s, const char *uid, const char *id, const char *ref);
 
-/* users, tasks, items, audit, outbox, workspace, tokens (pg_rows.c) */
+/* generic records (pg_records.c) */
+int am__pg_rec_put(am__store *b, const char *uid, const char *ns, const char *key,
+                   const char *value, am_time expires_at);
+int am__pg_rec_list(am__store *b, const char *uid, const char *ns, const char *key, int prefix,
+                    am_time now, am__arena *ar, am__rec_row **rows, size_t *n);
+int am__pg_rec_del(am__store *b, const char *uid, const char *ns, const char *key, int prefix,
+                   am_time expired_at, long *n);
+/* users, tasks, items, audit, outbox, workspace (pg_rows.c) */
 int am__pg_user_put(am__store *b, const char *uid, const char *ch, const char *ext, am_time now);
 int am__pg_user_stat(am__store *b, const char *uid, long counts[3]);
 int am__pg_user_exists(am__store *b, const char *uid);
@@ -200,8 +207,6 @@ int am__pg_users_list(am__store *b, const am__user_query *q, am__arena *ar, cons
                       size_t *n);
 int am__pg_users_after(am__store *b, const char *after, int limit, am__arena *ar,
                        const char ***uids, size_t *n);
-int am__pg_meta_get(am__store *b, const char *key, am__arena *ar, const char **value);
-int am__pg_meta_put(am__store *b, const char *key, const char *value);
 int am__pg_link_put(am__store *b, const char *ch, const char *ext, const char *uid, am_time now);
 int am__pg_link_get(am__store *b, const char *ch, const char *ext, int by, char *out);
 int am__pg_links_list(am__store *b, const char *uid, am__arena *ar, am__link_row **rows,
@@ -239,10 +244,6 @@ int am__pg_outbox_trim(am__store *b, am_time before, int64_t max_rows, int limit
 void am__pg_outbox_note(pg_store *s, const PGresult *r); /* rows RETURNING seq */
 int am__pg_workspace_list(am__store *b, const char *uid, const char *task_id, am__arena *ar,
                           am__workspace_row **rows, size_t *n);
-int am__pg_pack_put(am__store *b, const char *uid, const am__pack_row *p);
-int am__pg_pack_list(am__store *b, const char *uid, am__arena *ar, am__pack_row **rows,
-                     size_t *n);
-int am__pg_pack_del(am__store *b, const char *uid, const char *name);
 int am__pg_pack_users(am__store *b, const char *role, const char *region, const char *channel,
                       am__arena *ar, const char ***uids, size_t *n);
 /* pg_cold.c: archived events (store.h cold_*) */
@@ -256,12 +257,6 @@ int am__pg_workspace_set(am__store *b, const char *uid, const char *task_id,
                          const am__workspace_row *w);
 int am__pg_workspace_put(am__store *b, const char *uid, const char *task_id,
                          const am__workspace_row *w, am_time at, long *version);
-int am__pg_token_put(am__store *b, const am__token_row *t);
-int am__pg_token_find(am__store *b, const char *lookup, am__arena *ar, am__token_row **rows,
-                      size_t *n);
-int am__pg_tokens_list(am__store *b, const char *uid, am__arena *ar, am__token_row **rows,
-                       size_t *n);
-int am__pg_token_revoke(am__store *b, const char *id, am_time at, char *uid);
 
 /* events, the index, vectors (pg_events.c) */
 #define PG_EVENT_COLS                                                                      \

@@ -40,6 +40,7 @@
  * Version 5: the origin of item versions (schema_v5).
  * Version 6: archived events (schema_v6).
  * Version 7: rule packs (schema_v7).
+ * Version 8: generic records (schema_v8).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -320,6 +321,47 @@ static const char schema_v7[] =
     "CREATE INDEX IF NOT EXISTS user_packs_name ON user_packs(name);";
 static const char *const partitioned_v7[] = {"user_packs"};
 
+/* version 8 (as the SQLite store's v30): generic records (pg_records.c;
+ * domain/records.h): API tokens, the rule packs applied and the
+ * maintenance pass's cursor move there from api_tokens, user_packs and
+ * meta; token lookup across users goes by (ns, key) */
+static const char schema_v8[] =
+    "CREATE TABLE IF NOT EXISTS records(user_id" T " NOT NULL, ns" T " NOT NULL, key" T " NOT NULL,"
+    " value" T " NOT NULL, expires_at bigint, PRIMARY KEY(user_id, ns, key))"
+    " PARTITION BY HASH (user_id);"
+    "CREATE INDEX IF NOT EXISTS records_key ON records(ns, key);";
+static const char *const partitioned_v8[] = {"records"};
+/* (each table's rows when it is there: a store set back to an older
+ * version by hand may have lost it) */
+static const char schema_v8_tokens[] =
+    "INSERT INTO records(user_id, ns, key, value)"
+    " SELECT user_id, '" AM__REC_TOKEN "', lookup || '/' || id, json_build_object('admin', admin,"
+    " 'agent_id', agent_id, 'created_at', created_at, 'hash', encode(hash, 'hex'), 'id', id,"
+    " 'lookup', lookup, 'revoked_at', revoked_at, 'role', role)::text FROM api_tokens;"
+    "DROP TABLE api_tokens;";
+static const char schema_v8_packs[] =
+    "INSERT INTO records(user_id, ns, key, value)"
+    " SELECT user_id, '" AM__REC_PACK "', name, json_build_object('applied_at', applied_at,"
+    " 'json', json, 'n_rules', n_rules, 'version', version)::text FROM user_packs;"
+    "DROP TABLE user_packs;";
+static const char schema_v8_meta[] =
+    "INSERT INTO records(user_id, ns, key, value)"
+    " SELECT '', '" AM__REC_META "', key, value FROM meta WHERE key = 'maintain_cursor'"
+    " ON CONFLICT DO NOTHING;"
+    "DELETE FROM meta WHERE key = 'maintain_cursor';";
+
+/* sql when table exists */
+static int if_table(pg_store *s, const char *table, const char *sql)
+{
+    pg_args a = {0};
+    am__pg_arg_text(&a, table);
+    PGresult *r = am__pg_run(s, "migrate: records", "SELECT to_regclass($1) IS NOT NULL", &a);
+    if (!r) return s->rc;
+    int there = PQgetvalue(r, 0, 0)[0] == 't';
+    PQclear(r);
+    return there ? am__pg_simple(s, "migrate: records", sql) : AM_OK;
+}
+
 /* version: 0 for a database without our tables, -1 for one with tables
  * that are not ours */
 static int schema_version(pg_store *s, int *version)
@@ -387,6 +429,12 @@ int am__pg_migrate(pg_store *s, int must_exist)
         goto out_rollback;
     if (version < 7 && ((rc = am__pg_simple(s, "migrate: packs", schema_v7)) ||
                         (rc = partitions(s, partitioned_v7, 1))))
+        goto out_rollback;
+    if (version < 8 && ((rc = am__pg_simple(s, "migrate: records", schema_v8)) ||
+                        (rc = partitions(s, partitioned_v8, 1)) ||
+                        (rc = if_table(s, "api_tokens", schema_v8_tokens)) ||
+                        (rc = if_table(s, "user_packs", schema_v8_packs)) ||
+                        (rc = am__pg_simple(s, "migrate: records", schema_v8_meta))))
         goto out_rollback;
     char sql[400];
     snprintf(sql, sizeof sql,

@@ -827,6 +827,8 @@ static int pg_optimize(am__store *b, am__item_tokens_fn fn, void *ctx, size_t *n
  * audit log keeps what happened under the id it happened to. */
 static int pg_user_merge(am__store *b, const char *from, const char *to)
 {
+/* the scopes of the rule packs the user merged into has */
+#define PACK_SCOPES "SELECT 'pack:' || key FROM records WHERE user_id = $2 AND ns = '" AM__REC_PACK "'"
 #define PG_JSON_JOIN(col)                                                                   \
     " " col " = (SELECT coalesce(json_agg(x.v ORDER BY x.k, x.o), '[]'::json)::text FROM"  \
     " (SELECT 0 AS k, a.o, a.v FROM json_array_elements(t." col "::json) WITH ORDINALITY AS a(v, o)" \
@@ -852,15 +854,13 @@ static int pg_user_merge(am__store *b, const char *from, const char *to)
         "UPDATE task_workspace SET user_id = $2 WHERE user_id = $1",
         /* a rule pack both have stays the one the user merged into has */
         ("DELETE FROM item_heat WHERE user_id = $1 AND lineage_id IN (SELECT lineage_id FROM"
-         " memory_items WHERE user_id = $1 AND scope IN (SELECT 'pack:' || name FROM user_packs"
-         " WHERE user_id = $2))"),
+         " memory_items WHERE user_id = $1 AND scope IN (" PACK_SCOPES "))"),
         ("DELETE FROM item_sources WHERE user_id = $1 AND item_rid IN (SELECT rid FROM memory_items"
-         " WHERE user_id = $1 AND scope IN (SELECT 'pack:' || name FROM user_packs WHERE user_id = $2))"),
-        ("DELETE FROM memory_items WHERE user_id = $1 AND scope IN (SELECT 'pack:' || name"
-         " FROM user_packs WHERE user_id = $2)"),
-        ("DELETE FROM user_packs WHERE user_id = $1 AND name IN"
-         " (SELECT name FROM user_packs WHERE user_id = $2)"),
-        "UPDATE user_packs SET user_id = $2 WHERE user_id = $1",
+         " WHERE user_id = $1 AND scope IN (" PACK_SCOPES "))"),
+        "DELETE FROM memory_items WHERE user_id = $1 AND scope IN (" PACK_SCOPES ")",
+        ("DELETE FROM records WHERE user_id = $1 AND ns = '" AM__REC_PACK "' AND key IN"
+         " (SELECT key FROM records WHERE user_id = $2 AND ns = '" AM__REC_PACK "')"),
+        "UPDATE records SET user_id = $2 WHERE user_id = $1 AND ns = '" AM__REC_PACK "'",
         "UPDATE events SET user_id = $2 WHERE user_id = $1",
         "UPDATE postings SET user_id = $2 WHERE user_id = $1",
         "UPDATE event_vectors SET user_id = $2 WHERE user_id = $1",
@@ -993,19 +993,13 @@ static const am__store_vt postgres_vt = {
     .workspace_list = am__pg_workspace_list,
     .workspace_put = am__pg_workspace_put,
     .workspace_set = am__pg_workspace_set,
-    .pack_put = am__pg_pack_put,
-    .pack_list = am__pg_pack_list,
-    .pack_del = am__pg_pack_del,
     .cold_put = am__pg_cold_put,
     .cold_fill = am__pg_cold_fill,
-    .meta_get = am__pg_meta_get,
-    .meta_put = am__pg_meta_put,
-    .token_put = am__pg_token_put,
-    .token_find = am__pg_token_find,
-    .tokens_list = am__pg_tokens_list,
-    .token_revoke = am__pg_token_revoke,
     .conn = pg_conn,
     .key_hash = pg_key_hash,
+    .rec_put = am__pg_rec_put,
+    .rec_list = am__pg_rec_list,
+    .rec_del = am__pg_rec_del,
 };
 
 /* The server's notices (a ROLLBACK with nothing to roll back after a

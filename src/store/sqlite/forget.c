@@ -673,9 +673,7 @@ static int purge_step(sq_store *s, const job *j, am_time now, int *finished)
     };
     static const char *const end[] = {
         "DELETE FROM identity_links WHERE user_id=?1",
-        "DELETE FROM api_tokens WHERE user_id=?1",
-        "DELETE FROM working_memory WHERE user_id=?1",
-        "DELETE FROM user_packs WHERE user_id=?1",
+        "DELETE FROM records WHERE user_id=?1", /* tokens, packs, working memory */
         "DELETE FROM tombstones WHERE user_id=?1",
         "DELETE FROM forget_jobs WHERE user_id=?1 AND level != 'user'", /* its held forgets */
         "DELETE FROM users WHERE user_id=?1",

@@ -380,6 +380,28 @@ static const char *const migrations[] = {
     ("CREATE INDEX memory_items_archived ON memory_items(user_id)"
      " WHERE status = 'archived' AND superseded_at IS NULL;"
      "CREATE INDEX events_cold ON events(user_id) WHERE length(cold) > 0;"),
+    /* version 30: generic records (records.c; domain/records.h has their
+     * namespaces and values): API tokens, the rule packs applied, working
+     * memory and the maintenance pass's cursor move there from
+     * api_tokens, user_packs, working_memory and meta; token lookup across
+     * users goes by (ns, key) */
+    ("CREATE TABLE records(user_id TEXT NOT NULL, ns TEXT NOT NULL, key TEXT NOT NULL,"
+     " value TEXT NOT NULL, expires_at INTEGER, PRIMARY KEY(user_id, ns, key)) WITHOUT ROWID;"
+     "CREATE INDEX records_key ON records(ns, key);"
+     "INSERT INTO records(user_id, ns, key, value)"
+     " SELECT user_id, '" AM__REC_TOKEN "', lookup || '/' || id, json_object('admin', admin,"
+     " 'agent_id', agent_id, 'created_at', created_at, 'hash', lower(hex(hash)), 'id', id,"
+     " 'lookup', lookup, 'revoked_at', revoked_at, 'role', role) FROM api_tokens;"
+     "INSERT INTO records(user_id, ns, key, value)"
+     " SELECT user_id, '" AM__REC_PACK "', name, json_object('applied_at', applied_at, 'json', json,"
+     " 'n_rules', n_rules, 'version', version) FROM user_packs;"
+     "INSERT INTO records(user_id, ns, key, value, expires_at)"
+     " SELECT user_id, '" AM__REC_WORKING "', session_id || char(31) || key, value, expires_at"
+     " FROM working_memory;"
+     "INSERT INTO records(user_id, ns, key, value)"
+     " SELECT '', '" AM__REC_META "', key, value FROM meta WHERE key = 'maintain_cursor';"
+     "DELETE FROM meta WHERE key = 'maintain_cursor';"
+     "DROP TABLE api_tokens; DROP TABLE user_packs; DROP TABLE working_memory;"),
 };
 #define N_MIGRATIONS (int)(sizeof migrations / sizeof *migrations)
 _Static_assert(sizeof migrations / sizeof *migrations == AM__SCHEMA_VERSION,

@@ -596,8 +596,6 @@ int am__sqlite_users_list(am__store *b, const am__user_query *q, am__arena *ar, 
                           size_t *n);
 int am__sqlite_users_after(am__store *b, const char *after, int limit, am__arena *ar,
                            const char ***uids, size_t *n);
-int am__sqlite_meta_get(am__store *b, const char *key, am__arena *ar, const char **value);
-int am__sqlite_meta_put(am__store *b, const char *key, const char *value);
 int am__sqlite_user_stat(am__store *b, const char *uid, long counts[3]);
 int am__sqlite_link_put(am__store *b, const char *ch, const char *ext, const char *uid,
                         am_time now);
@@ -785,16 +783,7 @@ int am__sqlite_workspace_set(am__store *b, const char *uid, const char *task_id,
                              const am__workspace_row *w);
 int am__sqlite_workspace_put(am__store *b, const char *uid, const char *task_id,
                              const am__workspace_row *w, am_time at, long *version);
-/* working.c: a session's working memory without a cache */
-int am__sqlite_working_put(am__store *b, const char *uid, const char *session, const char *key,
-                           const char *value, am_time expires_at, am_time now, int max_keys);
-int am__sqlite_working_list(am__store *b, const char *uid, const char *session, const char *key,
-                            am_time now, am__arena *ar, am__working_row **rows, size_t *n);
-int am__sqlite_working_del(am__store *b, const char *uid, const char *session, const char *key);
-int am__sqlite_pack_put(am__store *b, const char *uid, const am__pack_row *p);
-int am__sqlite_pack_list(am__store *b, const char *uid, am__arena *ar, am__pack_row **rows,
-                         size_t *n);
-int am__sqlite_pack_del(am__store *b, const char *uid, const char *name);
+/* packs.c: the users a rule pack applies to */
 int am__sqlite_pack_users(am__store *b, const char *role, const char *region, const char *channel,
                           am__arena *ar, const char ***uids, size_t *n);
 /* forget.c: the store's keyed hashes and tag (store.h key_hash), and the SQL
@@ -861,13 +850,13 @@ void am__sqlite_outbox_txn_end(sq_store *s, int committed);
 /* rows events the last INSERT ... SELECT into memory_events wrote */
 void am__sqlite_outbox_note(sq_store *s, int64_t rows);
 
-/* tokens.c */
-int am__sqlite_token_put(am__store *b, const am__token_row *t);
-int am__sqlite_token_find(am__store *b, const char *lookup, am__arena *ar, am__token_row **rows,
-                          size_t *n);
-int am__sqlite_tokens_list(am__store *b, const char *uid, am__arena *ar, am__token_row **rows,
-                           size_t *n);
-int am__sqlite_token_revoke(am__store *b, const char *id, am_time at, char *uid);
+/* records.c */
+int am__sqlite_rec_put(am__store *b, const char *uid, const char *ns, const char *key,
+                       const char *value, am_time expires_at);
+int am__sqlite_rec_list(am__store *b, const char *uid, const char *ns, const char *key,
+                        int prefix, am_time now, am__arena *ar, am__rec_row **rows, size_t *n);
+int am__sqlite_rec_del(am__store *b, const char *uid, const char *ns, const char *key, int prefix,
+                       am_time expired_at, long *n);
 
 /* audit.c */
 int am__sqlite_log_put(am__store *b, const char *uid, const am__audit_row *a, am__outbox_row *o);

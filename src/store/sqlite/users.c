@@ -162,6 +162,9 @@ int am__sqlite_link_get(am__store *b, const char *ch, const char *ext, int by, c
  * The index rows carry the user's token in their text (fts_tokenizer.c):
  * rewritten with the new token ?3 (old ?4).  The audit log keeps what
  * happened under the id it happened to (it is append-only). */
+/* the scopes of the rule packs the user merged into has */
+#define PACK_SCOPES "SELECT 'pack:' || key FROM records WHERE user_id = ?2 AND ns = '" AM__REC_PACK "'"
+
 int am__sqlite_user_merge(am__store *b, const char *from, const char *to)
 {
     sq_store *s = SQ(b);
@@ -192,14 +195,13 @@ int am__sqlite_user_merge(am__store *b, const char *from, const char *to)
         "UPDATE task_workspace SET user_id = ?2 WHERE user_id = ?1",
         /* a rule pack both have stays the one the user merged into has */
         ("DELETE FROM item_heat WHERE user_id = ?1 AND lineage_id IN (SELECT lineage_id FROM"
-         "  memory_items WHERE user_id = ?1 AND scope IN (SELECT 'pack:' || name FROM user_packs"
-         "  WHERE user_id = ?2))"),
+         "  memory_items WHERE user_id = ?1 AND scope IN (" PACK_SCOPES "))"),
         ("DELETE FROM item_sources WHERE user_id = ?1 AND item_rid IN (SELECT rid FROM memory_items"
-         "  WHERE user_id = ?1 AND scope IN (SELECT 'pack:' || name FROM user_packs WHERE user_id = ?2))"),
-        ("DELETE FROM memory_items WHERE user_id = ?1 AND scope IN (SELECT 'pack:' || name"
-         "  FROM user_packs WHERE user_id = ?2)"),
-        "DELETE FROM user_packs WHERE user_id = ?1 AND name IN (SELECT name FROM user_packs WHERE user_id = ?2)",
-        "UPDATE user_packs SET user_id = ?2 WHERE user_id = ?1",
+         "  WHERE user_id = ?1 AND scope IN (" PACK_SCOPES "))"),
+        "DELETE FROM memory_items WHERE user_id = ?1 AND scope IN (" PACK_SCOPES ")",
+        ("DELETE FROM records WHERE user_id = ?1 AND ns = '" AM__REC_PACK "' AND key IN"
+         "  (SELECT key FROM records WHERE user_id = ?2 AND ns = '" AM__REC_PACK "')"),
+        "UPDATE records SET user_id = ?2 WHERE user_id = ?1 AND ns = '" AM__REC_PACK "'",
         ("UPDATE events_fts SET uid = ?3,"
          "  doc = '" AM__FTS_TAG "' || ?3 || '" AM__FTS_TAG "' || substr(doc, length(?4) + 3),"
          "  ctx = '" AM__FTS_TAG "' || ?3 || '" AM__FTS_TAG "' || substr(ctx, length(?4) + 3)"
@@ -276,29 +278,3 @@ int am__sqlite_users_after(am__store *b, const char *after, int limit, am__arena
     return out;
 }
 
-int am__sqlite_meta_get(am__store *b, const char *key, am__arena *ar, const char **value)
-{
-    sq_store *s = SQ(b);
-    sqlite3_stmt *st = stmt(s, "SELECT value FROM meta WHERE key = ?");
-    if (!st) return AM_BACKEND;
-    bind_text(st, 1, key);
-    int rc = sqlite3_step(st), out = AM_OK;
-    if (rc == SQLITE_ROW) {
-        if (!(*value = col_text(ar, st, 0))) out = AM_NOMEM;
-    } else {
-        out = rc == SQLITE_DONE ? AM_NOTFOUND : fail(s, rc, "meta");
-    }
-    done(s, st);
-    return out;
-}
-
-int am__sqlite_meta_put(am__store *b, const char *key, const char *value)
-{
-    sq_store *s = SQ(b);
-    sqlite3_stmt *st = value ? stmt(s, "INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)")
-                             : stmt(s, "DELETE FROM meta WHERE key = ?");
-    if (!st) return AM_BACKEND;
-    bind_text(st, 1, key);
-    if (value) bind_text(st, 2, value);
-    return run(s, st, "meta");
-}
