@@ -132,7 +132,7 @@ static int more_sources(am__wctx *w, const char *lineage, const char *text, cons
     for (size_t i = 0; !rc && i < n; i++) {
         if (strcmp(rows[i].lineage_id, lineage) != 0 || strcmp(rows[i].text, text) != 0) continue;
         for (size_t j = 1; !rc && j < k; j++)
-            rc = w->store->vt->item_reinforce(w->store, w->uid, rows[i].rid, ids[j], w->clock);
+            rc = am__store_item_reinforce(w->store, w->uid, rows[i].rid, ids[j], w->clock);
     }
     return rc;
 }

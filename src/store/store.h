@@ -525,8 +525,6 @@ typedef struct am__store_vt {
     /* semantic layer: versions are inserted and closed; their content,
      * status and validity are never edited (only provenance and heat) */
     int (*item_insert)(am__store *s, const char *uid, am__item_row *it);
-    int (*item_close)(am__store *s, const char *uid, const char *version_id,
-                      am_time superseded_at);
     int (*items_list)(am__store *s, const char *uid, int which, am_time at,
                       am__arena *ar, am__item_row **rows, size_t *n);
     /* provenance of one version: its source event ids, oldest first */
@@ -537,13 +535,17 @@ typedef struct am__store_vt {
      * import) set to hits and at (AM_TIME_NONE: never accessed). */
     int (*item_heat)(am__store *s, const char *uid, const char *lineage_id, int add, long hits,
                      am_time at);
-    /* One more source of a version whose content, status and validity do
-     * not change (a repetition): its provenance is updated in place --
-     * event_id joins its list (the oldest of the latest ones leaves when
-     * it is full), source_count + 1, reinforced_at = at.  An event that is
-     * a source already changes nothing. */
-    int (*item_reinforce)(am__store *s, const char *uid, int64_t item_rid,
-                          const char *event_id, am_time at);
+    /* A version changed in place at `at`.  event_id NULL: version
+     * version_id closed (superseded_at = at; AM_NOTFOUND when it is not
+     * there or closed already; item_rid unused).  Else one more source of
+     * version item_rid, whose content, status and validity do not change
+     * (a repetition): its provenance is updated -- event_id joins its list
+     * (the oldest of the latest ones leaves when it is full), source_count
+     * + 1, reinforced_at = at; an event that is a source already changes
+     * nothing (version_id unused).  am__store_item_close and
+     * am__store_item_reinforce below name the two. */
+    int (*item_update)(am__store *s, const char *uid, const char *version_id, int64_t item_rid,
+                       const char *event_id, am_time at);
     /* One memory item deleted (api/memory.c), in the caller's
      * transaction: every version of lineage_id of the user, with the
      * completeness of a forget -- the versions, their provenance and
@@ -779,6 +781,18 @@ static inline int am__store_pack_users(am__store *s, const char *role, const cha
 {
     am__user_query q = {AM__USERS_MATCHING, NULL, 0, role, region, channel};
     return s->vt->users_list(s, &q, ar, uids, n);
+}
+
+/* A version's changes in place (item_update), by name. */
+static inline int am__store_item_close(am__store *s, const char *uid, const char *version_id,
+                                       am_time superseded_at)
+{
+    return s->vt->item_update(s, uid, version_id, 0, NULL, superseded_at);
+}
+static inline int am__store_item_reinforce(am__store *s, const char *uid, int64_t item_rid,
+                                           const char *event_id, am_time at)
+{
+    return s->vt->item_update(s, uid, NULL, item_rid, event_id, at);
 }
 
 /* The log (log_put, log_page), by name. */

@@ -192,18 +192,18 @@ static void test_memo(void)
 
     /* B closes, reinforces */
     CHECK_EQ_INT(am__store_begin(b), AM_OK);
-    CHECK_EQ_INT(b->vt->item_close(b, u, x1.id, T0 + 10), AM_OK);
-    CHECK_EQ_INT(b->vt->item_reinforce(b, u, x2.rid, "01TESTEVENT0000000000000001", T0 + 11), AM_OK);
+    CHECK_EQ_INT(am__store_item_close(b, u, x1.id, T0 + 10), AM_OK);
+    CHECK_EQ_INT(am__store_item_reinforce(b, u, x2.rid, "01TESTEVENT0000000000000001", T0 + 11), AM_OK);
     CHECK_EQ_INT(am__store_commit(b), AM_OK);
     same(a, c, u, "after another connection's close and reinforce");
 
     /* A's own writes, listed in the transaction and after it */
     CHECK_EQ_INT(am__store_begin(a), AM_OK);
     am__item_row x4 = item("周报格式", "周报改成两段：已完成和下周计划", T0 + 20);
-    CHECK_EQ_INT(a->vt->item_close(a, u, x2.id, T0 + 20), AM_OK);
+    CHECK_EQ_INT(am__store_item_close(a, u, x2.id, T0 + 20), AM_OK);
     CHECK_EQ_INT(a->vt->item_insert(a, u, &x4), AM_OK);
-    CHECK_EQ_INT(a->vt->item_reinforce(a, u, x3.rid, "01TESTEVENT0000000000000002", T0 + 21), AM_OK);
-    CHECK_EQ_INT(a->vt->item_reinforce(a, u, x3.rid, "01TESTEVENT0000000000000002", T0 + 22), AM_OK);
+    CHECK_EQ_INT(am__store_item_reinforce(a, u, x3.rid, "01TESTEVENT0000000000000002", T0 + 21), AM_OK);
+    CHECK_EQ_INT(am__store_item_reinforce(a, u, x3.rid, "01TESTEVENT0000000000000002", T0 + 22), AM_OK);
     am__item_row x5 = item("pending", "maybe I like jazz", T0 + 23);
     x5.status = "pending_confirm";
     am__item_row x6 = item("old", "an invalidated one", T0 + 24);

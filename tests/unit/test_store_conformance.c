@@ -175,7 +175,7 @@ static void apply_ops(run *u)
             snprintf(x->user, sizeof x->user, "%s", user);
             x->live = 1;
             if (prev) { /* gone already when a forget took its last source */
-                int rc = s->vt->item_close(s, user, prev->id, now);
+                int rc = am__store_item_close(s, user, prev->id, now);
                 CHECK(rc == AM_OK || rc == AM_NOTFOUND);
                 am__buf_printf(&u->log, "close %s %d\n", prev->id, rc);
                 prev->live = 0;
@@ -203,7 +203,7 @@ static void apply_ops(run *u)
             row.sources = sources;
             row.n_sources = src ? 1 : 0;
             OK(s->vt->item_insert(s, user, &row));
-            if (src && rnd(&r, 2)) OK(s->vt->item_reinforce(s, user, row.rid, src->id, now));
+            if (src && rnd(&r, 2)) OK(am__store_item_reinforce(s, user, row.rid, src->id, now));
             OK(s->vt->item_heat(s, user, x->lineage, 1, 1, now));
         } else if (op < 85) {
             char tid[16];
@@ -974,11 +974,11 @@ static void as_of(am__store *s)
     OK(am__store_commit(s));
     /* a month later she moved: v1 closed, its time bounded, v2 from t2 */
     OK(am__store_begin(s));
-    OK(s->vt->item_close(s, "carol", "A1", t2));
+    OK(am__store_item_close(s, "carol", "A1", t2));
     put_version(s, "A2", "lives in Berlin 住在柏林", t1, t2, t2);
     put_version(s, "A3", "lives in Shanghai 住在上海", t2, AM_TIME_NONE, t2);
     OK(am__store_commit(s));
-    CHECK_EQ_INT(s->vt->item_close(s, "carol", "A1", t2 + 1), AM_NOTFOUND); /* closed once */
+    CHECK_EQ_INT(am__store_item_close(s, "carol", "A1", t2 + 1), AM_NOTFOUND); /* closed once */
     am__arena ar;
     am__arena_init(&ar, &alloc);
     am__item_row *r;

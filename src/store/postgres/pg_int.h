@@ -218,15 +218,14 @@ int am__pg_task_log(am__store *b, const char *uid, const am__task_change_row *ad
 int am__pg_tasks_list(am__store *b, const char *uid, const char *task_id, int open_only, int limit,
                       am__arena *ar, am__task_row **rows, size_t *n);
 int am__pg_item_insert(am__store *b, const char *uid, am__item_row *it);
-int am__pg_item_close(am__store *b, const char *uid, const char *vid, am_time at);
 int am__pg_items_list(am__store *b, const char *uid, int which, am_time at, am__arena *ar,
                       am__item_row **rows, size_t *n);
 int am__pg_item_sources(am__store *b, const char *uid, int64_t item_rid, am__arena *ar,
                         const char ***ids, size_t *n);
 int am__pg_item_heat(am__store *b, const char *uid, const char *lineage, int add, long hits,
                      am_time at);
-int am__pg_item_reinforce(am__store *b, const char *uid, int64_t item_rid, const char *event_id,
-                          am_time at);
+int am__pg_item_update(am__store *b, const char *uid, const char *vid, int64_t item_rid,
+                       const char *event_id, am_time at);
 int am__pg_log_put(am__store *b, const char *uid, const am__audit_row *a, am__outbox_row *o);
 int am__pg_log_page(am__store *b, const char *uid, int64_t after, size_t limit, am__arena *ar,
                     am__audit_row **audit, am__outbox_row **outbox, size_t *n, int64_t *oldest);

@@ -406,7 +406,7 @@ int am__pg_item_insert(am__store *b, const char *uid, am__item_row *it)
                        " VALUES($1, $2, 0, NULL) ON CONFLICT DO NOTHING", &h, NULL);
 }
 
-int am__pg_item_reinforce(am__store *b, const char *uid, int64_t item_rid, const char *event_id,
+static int item_reinforce(am__store *b, const char *uid, int64_t item_rid, const char *event_id,
                           am_time at)
 {
     pg_store *s = PG(b);
@@ -443,7 +443,7 @@ int am__pg_item_reinforce(am__store *b, const char *uid, int64_t item_rid, const
                        AM__PG_XSTR(AM__ITEM_SOURCES_LAST), &d, NULL);
 }
 
-int am__pg_item_close(am__store *b, const char *uid, const char *vid, am_time at)
+static int item_close(am__store *b, const char *uid, const char *vid, am_time at)
 {
     if (am__pg_lock_user(PG(b), uid)) return PG(b)->rc;
     pg_args a = {0};
@@ -455,6 +455,13 @@ int am__pg_item_close(am__store *b, const char *uid, const char *vid, am_time at
                          "UPDATE memory_items SET superseded_at = $1 WHERE user_id = $2 AND id = $3"
                          " AND superseded_at IS NULL", &a, &n);
     return rc ? rc : n ? AM_OK : AM_NOTFOUND;
+}
+
+int am__pg_item_update(am__store *b, const char *uid, const char *vid, int64_t item_rid,
+                       const char *event_id, am_time at)
+{
+    if (!event_id) return item_close(b, uid, vid, at);
+    return item_reinforce(b, uid, item_rid, event_id, at);
 }
 
 int am__pg_item_sources(am__store *b, const char *uid, int64_t item_rid, am__arena *ar,

@@ -80,8 +80,8 @@ static int item_insert(sq_store *s, const char *uid, am__item_row *it)
     return run(s, st, "item heat");
 }
 
-int am__sqlite_item_reinforce(am__store *b, const char *uid, int64_t item_rid,
-                              const char *event_id, am_time at)
+static int item_reinforce(am__store *b, const char *uid, int64_t item_rid, const char *event_id,
+                          am_time at)
 {
     sq_store *s = SQ(b);
     struct am__memo_entry *m = am__sqlite_memo_before(s, uid);
@@ -114,8 +114,7 @@ int am__sqlite_item_reinforce(am__store *b, const char *uid, int64_t item_rid,
     return run(s, st, "item source");
 }
 
-int am__sqlite_item_close(am__store *b, const char *uid, const char *vid,
-                          am_time at)
+static int item_close(am__store *b, const char *uid, const char *vid, am_time at)
 {
     sq_store *s = SQ(b);
     struct am__memo_entry *m = am__sqlite_memo_before(s, uid);
@@ -129,6 +128,12 @@ int am__sqlite_item_close(am__store *b, const char *uid, const char *vid,
     if (rc == AM_OK && sqlite3_changes(s->db) == 0) return AM_NOTFOUND;
     if (rc == AM_OK) am__sqlite_memo_closed(s, m, uid, vid);
     return rc;
+}
+
+int am__sqlite_item_update(am__store *b, const char *uid, const char *vid, int64_t item_rid,
+                           const char *event_id, am_time at)
+{
+    return event_id ? item_reinforce(b, uid, item_rid, event_id, at) : item_close(b, uid, vid, at);
 }
 
 typedef struct source_row {

@@ -791,10 +791,8 @@ int am__sqlite_pack_users(am__store *b, const char *role, const char *region, co
  * over it (the migrations' conversion of stored keys and ids) */
 int am__sqlite_key_hash(am__store *b, const char *const *parts, size_t n, unsigned char out[32]);
 int am__sqlite_register_ids(sq_store *s);
-int am__sqlite_item_reinforce(am__store *b, const char *uid, int64_t item_rid,
-                              const char *event_id, am_time at);
-int am__sqlite_item_close(am__store *b, const char *uid, const char *vid,
-                          am_time at);
+int am__sqlite_item_update(am__store *b, const char *uid, const char *vid, int64_t item_rid,
+                           const char *event_id, am_time at);
 int am__sqlite_item_sources(am__store *b, const char *uid, int64_t item_rid, am__arena *ar,
                             const char ***ids, size_t *n);
 int am__sqlite_items_list(am__store *b, const char *uid, int which, am_time at,

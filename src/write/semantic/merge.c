@@ -191,7 +191,7 @@ static const char *metadata_of(const am__wctx *w, const am__item_row *pred)
 
 int am__semantic_close_version(am__wctx *w, const am__item_row *it)
 {
-    return w->store->vt->item_close(w->store, w->uid, it->id, sys_now(w));
+    return am__store_item_close(w->store, w->uid, it->id, sys_now(w));
 }
 
 /* A copy of `from` with the given changes; sources are from's sources plus
@@ -320,8 +320,7 @@ static int put_historical(am__wctx *w, const am__statement *st, const am__item_r
         /* the same words again: one more source of the version of then */
         if (jaccard(w, cover->text, st->text) >= 0.9) {
             *outcome = AM__M_REINFORCED;
-            return w->store->vt->item_reinforce(w->store, w->uid, cover->rid, st->event_id,
-                                                w->now);
+            return am__store_item_reinforce(w->store, w->uid, cover->rid, st->event_id, w->now);
         }
         if (cover->valid_to != AM_TIME_NONE && cover->valid_to < next) nv->valid_to = cover->valid_to;
         /* a value that ended by withdrawal keeps that end */
@@ -488,8 +487,7 @@ static int reinforce(am__wctx *w, const am__statement *st, am__item_row *near, a
             (rc = am__semantic_close_version(w, near)) ||
             (rc = insert_version(w, keep ? near : NULL, &nv, st->event_id)))
             return rc;
-    } else if ((rc = w->store->vt->item_reinforce(w->store, w->uid, near->rid,
-                                                  st->event_id, w->now))) {
+    } else if ((rc = am__store_item_reinforce(w->store, w->uid, near->rid, st->event_id, w->now))) {
         return rc;
     }
     *outcome = AM__M_REINFORCED;
