@@ -904,7 +904,7 @@ static int pg_store_tag(am__store *b, unsigned char out[32])
     return AM_OK;
 }
 
-/* the store's keyed hashes (store.h key_hash): the forget key's bytes */
+/* the store's keyed hashes (store.h control, AM__CTL_KEY_HASH): the forget key's bytes */
 static int pg_key_hash(am__store *b, const char *const *parts, size_t n, unsigned char out[32])
 {
     if (!parts) return pg_store_tag(b, out);
@@ -919,6 +919,23 @@ static int pg_key_hash(am__store *b, const char *const *parts, size_t n, unsigne
     int rc = am__store_hmac_parts(key, sizeof key, parts, n, out);
     am__vault_key_wipe(key, sizeof key);
     return rc ? am__pg_fail(s, rc, "postgres: HMAC-SHA256 failed (an id too long?)") : AM_OK;
+}
+
+/* store.h control. */
+static int pg_control(am__store *b, int op, void *arg)
+{
+    am__ctl_retry *r = arg;
+    am__ctl_health *h = arg;
+    am__ctl_tokens_fill *fill = arg;
+    am__ctl_key_hash *kh = arg;
+    switch (op) {
+    case AM__CTL_RETRY: r->again = pg_retry(b, r->idempotent, r->t0_ms); return AM_OK;
+    case AM__CTL_HEALTH: return pg_health(b, h->ping, &h->reconnects, &h->retries);
+    case AM__CTL_OPTIMIZE: return pg_optimize(b);
+    case AM__CTL_TOKENS_FILL: return pg_item_tokens_fill(b, fill->fn, fill->ctx, &fill->n);
+    case AM__CTL_KEY_HASH: return pg_key_hash(b, kh->parts, kh->n, kh->out);
+    default: return AM_NOTFOUND;
+    }
 }
 
 static const am__store_vt postgres_vt = {
@@ -949,8 +966,7 @@ static const am__store_vt postgres_vt = {
     .postings = am__pg_postings,
     .rows_get = am__pg_rows_get,
     .events_scan = am__pg_events_scan,
-    .entities_list = am__pg_entities_list,
-    .events_dated = am__pg_events_dated,
+    .entities = am__pg_entities,
     .pii_events = am__pg_pii_events,
     .task_get = am__pg_task_get,
     .task_put = am__pg_task_put,
@@ -960,8 +976,6 @@ static const am__store_vt postgres_vt = {
     .item_insert = am__pg_item_insert,
     .item_close = am__pg_item_close,
     .items_list = am__pg_items_list,
-    .item_tokens_fill = pg_item_tokens_fill,
-    .entity_counts = am__pg_entity_counts,
     .item_heat = am__pg_item_heat,
     .item_reinforce = am__pg_item_reinforce,
     .item_delete = am__pg_item_delete,
@@ -976,7 +990,6 @@ static const am__store_vt postgres_vt = {
     .restore_forget = am__pg_restore_forget,
     .forget_held = am__pg_forget_held,
     .item_sources = am__pg_item_sources,
-    .optimize = pg_optimize,
     .audit = am__pg_audit,
     .outbox_put = am__pg_outbox_put,
     .lock_users = am__pg_lock_users,
@@ -991,9 +1004,7 @@ static const am__store_vt postgres_vt = {
     .cold_fill = am__pg_cold_fill,
     .cold_restore = am__pg_cold_restore,
     .users_after = am__pg_users_after,
-    .retry = pg_retry,
-    .health = pg_health,
-    .key_hash = pg_key_hash,
+    .control = pg_control,
     .rec_put = am__pg_rec_put,
     .rec_list = am__pg_rec_list,
     .rec_del = am__pg_rec_del,

@@ -628,6 +628,8 @@ int am__sqlite_pii_events(am__store *b, const char *uid, const char *type, const
                           const char ***originals, size_t *n);
 int am__sqlite_events_dated(am__store *b, const char *uid, const int64_t *rids, size_t n,
                             unsigned char *dated);
+int am__sqlite_entities(am__store *b, const char *uid, const am__entity_read *q, am__arena *ar,
+                        am__entity_out *out);
 int am__sqlite_entities_list(am__store *b, const char *uid, int64_t rid,
                              am__arena *ar, am__entity_row **rows, size_t *n);
 int am__sqlite_entity_counts(am__store *b, const char *uid, const char *type, int limit,
@@ -794,7 +796,7 @@ int am__sqlite_workspace_put(am__store *b, const char *uid, const char *task_id,
 /* packs.c: the users a rule pack applies to */
 int am__sqlite_pack_users(am__store *b, const char *role, const char *region, const char *channel,
                           am__arena *ar, const char ***uids, size_t *n);
-/* forget.c: the store's keyed hashes and tag (store.h key_hash), and the SQL
+/* forget.c: the store's keyed hashes and tag (store.h control, AM__CTL_KEY_HASH), and the SQL
  * functions am_key_id(uid, scope, key) and am_object_ref(level, uid, id)
  * over it (the migrations' conversion of stored keys and ids) */
 int am__sqlite_key_hash(am__store *b, const char *const *parts, size_t n, unsigned char out[32]);

@@ -240,6 +240,19 @@ static int sq_optimize(am__store *b)
     return rc;
 }
 
+/* store.h control: a file has no connection to retry or check. */
+static int sq_control(am__store *b, int op, void *arg)
+{
+    am__ctl_tokens_fill *fill = arg;
+    am__ctl_key_hash *kh = arg;
+    switch (op) {
+    case AM__CTL_OPTIMIZE: return sq_optimize(b);
+    case AM__CTL_TOKENS_FILL: return am__sqlite_item_tokens_fill(b, fill->fn, fill->ctx, &fill->n);
+    case AM__CTL_KEY_HASH: return am__sqlite_key_hash(b, kh->parts, kh->n, kh->out);
+    default: return AM_NOTFOUND;
+    }
+}
+
 static const am__store_vt sqlite_vt = {
     .name = "sqlite",
     .close = sq_close,
@@ -268,8 +281,7 @@ static const am__store_vt sqlite_vt = {
     .postings = am__sqlite_postings,
     .rows_get = am__sqlite_rows_get,
     .events_scan = am__sqlite_events_scan,
-    .entities_list = am__sqlite_entities_list,
-    .events_dated = am__sqlite_events_dated,
+    .entities = am__sqlite_entities,
     .pii_events = am__sqlite_pii_events,
     .task_get = am__sqlite_task_get,
     .task_put = am__sqlite_task_put,
@@ -279,8 +291,6 @@ static const am__store_vt sqlite_vt = {
     .item_insert = am__sqlite_item_insert,
     .item_close = am__sqlite_item_close,
     .items_list = am__sqlite_items_list,
-    .item_tokens_fill = am__sqlite_item_tokens_fill,
-    .entity_counts = am__sqlite_entity_counts,
     .item_heat = am__sqlite_item_heat,
     .item_reinforce = am__sqlite_item_reinforce,
     .item_delete = am__sqlite_item_delete,
@@ -295,7 +305,6 @@ static const am__store_vt sqlite_vt = {
     .restore_forget = am__sqlite_restore_forget,
     .forget_held = am__sqlite_forget_held,
     .item_sources = am__sqlite_item_sources,
-    .optimize = sq_optimize,
     .audit = am__sqlite_audit,
     .outbox_put = am__sqlite_outbox_put,
     .outbox_since = am__sqlite_outbox_since,
@@ -309,7 +318,7 @@ static const am__store_vt sqlite_vt = {
     .cold_fill = am__sqlite_cold_fill,
     .cold_restore = am__sqlite_cold_restore,
     .users_after = am__sqlite_users_after,
-    .key_hash = am__sqlite_key_hash,
+    .control = sq_control,
     .rec_put = am__sqlite_rec_put,
     .rec_list = am__sqlite_rec_list,
     .rec_del = am__sqlite_rec_del,
@@ -336,8 +345,8 @@ static void warm_reads(sq_store *s)
     b->vt->items_list(b, "", AM__ITEMS_CURRENT | AM__ITEMS_NO_SOURCES, 0, &ar, &items, &n);
     b->vt->items_list(b, "", AM__ITEMS_ALL | AM__ITEMS_NO_SOURCES, 0, &ar, &items, &n);
     b->vt->item_sources(b, "", 0, &ar, &strs, &n);
-    b->vt->entity_counts(b, "", "alias", 1, &ar, &strs, &counts, &n);
-    b->vt->events_dated(b, "", &rid, 1, &dated);
+    am__store_entity_counts(b, "", "alias", 1, &ar, &strs, &counts, &n);
+    am__store_events_dated(b, "", &rid, 1, &dated);
     b->vt->pii_events(b, "", "phone", "0", AM_TIME_NONE, 1, &ar, &rids, &strs, &n);
     am__store_end_read(b);
     am__arena_free(&ar);
