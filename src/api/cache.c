@@ -52,7 +52,7 @@ int am__dbcache_open(am_db *db, const am_config *cfg, char *err, size_t cap)
     if (rc) return rc;
     char store_id[600];
     unsigned char tag[32];
-    if (db->store->vt->key_hash && db->store->vt->key_hash(db->store, NULL, 0, tag) == AM_OK) {
+    if (am__store_key_hash(db->store, NULL, 0, tag) == AM_OK) {
         int k = snprintf(store_id, sizeof store_id, "tag:");
         for (int i = 0; i < 32; i++) k += snprintf(store_id + k, 3, "%02x", tag[i]);
     } else {

@@ -58,9 +58,8 @@ void am__db_clear_error(am_db *db) { db->err[0] = 0; }
 int am__db_retry(am_db *db, int rc, const char *what, int idempotent, int64_t *t0_ms)
 {
     am__store *s = db->store;
-    if (rc != AM_IO || !s->vt->conn) return 0;
-    int again =
-        s->vt->conn(s, idempotent ? AM__CONN_RETRY_IDEMPOTENT : AM__CONN_RETRY, t0_ms, NULL, NULL);
+    if (rc != AM_IO) return 0;
+    int again = am__store_retry(s, idempotent, t0_ms);
     if (again < 0) am__db_store_error(db, rc, what);
     return again > 0;
 }
@@ -73,9 +72,8 @@ int am_store_check(am_db *db, int ping, am_store_health *out)
     am__store *s = db->store;
     out->reachable = 1;
     if (ping) am__dbcache_ping(db->cache); /* the shared cache's state made fresh too */
-    if (!s->vt->conn) return AM_OK;
-    int rc = s->vt->conn(s, ping ? AM__CONN_PING : AM__CONN_STATE, NULL, &out->reconnects,
-                         &out->retries);
+    int rc = am__store_health(s, ping, &out->reconnects, &out->retries);
+    if (rc == AM_NOTFOUND) return AM_OK; /* no connection to check */
     if (rc == AM_MISUSE) return am__db_error(db, rc, "store check: inside a transaction");
     if (!rc) return AM_OK;
     out->reachable = 0;
@@ -275,13 +273,13 @@ int am_optimize_ex(am_db *db, am_progress_fn progress, void *ctx)
     if (progress) progress(ctx, 0, AM_OPTIMIZE_STEPS);
     am__db_forget_work(db, 0); /* forgets due (a grace period over, a killed purge) */
     STEP_DONE();
-    int rc = db->store->vt->optimize(db->store, NULL, NULL, NULL);
+    int rc = am__store_optimize(db->store);
     if (rc) return am__db_store_error(db, rc, "optimize");
     STEP_DONE();
     /* item versions written before their token sets were stored */
     size_t filled = 0;
-    if ((rc = db->store->vt->optimize(db->store, item_tokens, db->text, &filled)))
-        return am__db_store_error(db, rc, "optimize: item tokens");
+    rc = am__store_item_tokens_fill(db->store, item_tokens, db->text, &filled);
+    if (rc && rc != AM_NOTFOUND) return am__db_store_error(db, rc, "optimize: item tokens");
     STEP_DONE();
     if ((rc = am__events_trim(db))) return am__db_store_error(db, rc, "optimize: memory events");
     STEP_DONE();

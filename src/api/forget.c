@@ -132,7 +132,7 @@ static int task_replay(am_db *db, const char *uid, const char *task_id, am__aren
         if ((rc = am__perceive_task_apply(&x, norm.p ? norm.p : "", norm.len))) break;
         am__entity_row *en;
         size_t ne;
-        if ((rc = s->vt->entities_list(s, uid, ev->rid, ar, &en, &ne))) break;
+        if ((rc = am__store_entities_list(s, uid, ev->rid, ar, &en, &ne))) break;
         for (size_t k = 0; k < ne && !rc; k++)
             if (strcmp(en[k].type, url) == 0 || strcmp(en[k].type, file) == 0)
                 rc = am__perceive_artifact(&x, en[k].type, en[k].norm);

@@ -51,7 +51,7 @@ static int export_events(am__export *o, const char *user_id)
             /* entities of the event, inserted before the closing brace */
             am__entity_row *en;
             size_t nen;
-            if ((rc = s->vt->entities_list(s, user_id, events[i].rid, &ar, &en, &nen))) break;
+            if ((rc = am__store_entities_list(s, user_id, events[i].rid, &ar, &en, &nen))) break;
             if (o->b.oom) { rc = AM_NOMEM; break; }
             o->b.len--;
             am__buf_adds(&o->b, ",\"entities\":[");

@@ -445,16 +445,10 @@ static int as_pii_events(am__store *b, const char *uid, const char *type, const 
     return AM_OK;
 }
 
-static int as_events_dated(am__store *b, const char *uid, const int64_t *rids, size_t n,
-                           unsigned char *dated)
+static int as_entities(am__store *b, const char *uid, const am__entity_read *q, am__arena *ar,
+                       am__entity_out *out)
 {
-    return INNER(b)->vt->events_dated(INNER(b), uid, rids, n, dated);
-}
-
-static int as_entity_counts(am__store *b, const char *uid, const char *type, int limit,
-                            am__arena *ar, const char ***norms, long **counts, size_t *n)
-{
-    return INNER(b)->vt->entity_counts(INNER(b), uid, type, limit, ar, norms, counts, n);
+    return INNER(b)->vt->entities(INNER(b), uid, q, ar, out);
 }
 
 /* (one task at a time, its log read only) */
@@ -520,8 +514,7 @@ static const am__store_vt access_vt = {
     .events_scan = as_events_scan,
     .vec_scan = as_vec_scan,
     .pii_events = as_pii_events,
-    .events_dated = as_events_dated,
-    .entity_counts = as_entity_counts,
+    .entities = as_entities,
     .tasks_list = as_tasks_list,
     .task_log = as_task_log,
     .items_list = as_items_list,

@@ -34,8 +34,8 @@ static int question_aliases(const am__recall_env *env, const char *uid, const ch
     long *counts;
     size_t n;
     *n_out = 0;
-    int rc = env->store->vt->entity_counts(env->store, uid, "alias", AM__ALIAS_MAX, ar, &norms,
-                                          &counts, &n);
+    int rc =
+        am__store_entity_counts(env->store, uid, "alias", AM__ALIAS_MAX, ar, &norms, &counts, &n);
     if (rc || !n) return rc;
     const char **got = am__arena_alloc(ar, n * sizeof *got);
     if (!got) return AM_NOMEM;
@@ -127,7 +127,7 @@ int am__recall_search(am__recall_state *st)
         unsigned char *dated = am__arena_alloc(ar, n_events);
         if (!rids || !dated) return AM_NOMEM;
         for (size_t i = 0; i < n_events; i++) rids[i] = events[i].rid;
-        if ((rc = s->vt->events_dated(s, st->uid, rids, n_events, dated))) return rc;
+        if ((rc = am__store_events_dated(s, st->uid, rids, n_events, dated))) return rc;
         am__when_boost(r, events, n_events, dated);
     }
     am__rank_events(r, st->at, ar, events, n_events);

@@ -52,7 +52,7 @@ static int ref(am__store *s, char letter, const char *const *parts, size_t n,
                char out[AM__REF_LEN + 1])
 {
     unsigned char mac[32];
-    int rc = s->vt->key_hash(s, parts, n, mac);
+    int rc = am__store_key_hash(s, parts, n, mac);
     if (rc) return rc;
     static const char digits[] = "0123456789abcdef";
     out[0] = letter;

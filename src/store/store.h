@@ -63,6 +63,27 @@ typedef struct am__pii_row {
     const char *placeholder, *type, *original;
 } am__pii_row;
 
+/* A read of the user's entities (store.h entities): what, and that mode's
+ * arguments; out: what it gives back. */
+#define AM__ENT_OF_EVENT 0 /* the entities of one event */
+#define AM__ENT_COUNTS 1   /* the user's norms of one type, counted */
+#define AM__ENT_DATED 2    /* which of some events name a date */
+typedef struct am__entity_read {
+    int what;             /* AM__ENT_* */
+    int64_t event_rid;    /* OF_EVENT */
+    const char *type;     /* COUNTS */
+    int limit;            /* COUNTS */
+    const int64_t *rids;  /* DATED */
+    size_t n_rids;        /* DATED */
+    unsigned char *dated; /* DATED: the caller's array of n_rids, filled */
+} am__entity_read;
+typedef struct am__entity_out {
+    am__entity_row *rows; /* OF_EVENT */
+    const char **norms;   /* COUNTS */
+    long *counts;         /* COUNTS */
+    size_t n;             /* OF_EVENT, COUNTS */
+} am__entity_out;
+
 typedef struct am__task_row {
     const char *task_id, *name, *stage, *status;
     const char *artifacts, *pending, *notes; /* JSON arrays */
@@ -306,10 +327,6 @@ typedef struct am__cold_op {
     am_time from, to;
 } am__cold_op;
 
-/* An item version's token set computed (optimize). */
-typedef int (*am__item_tokens_fn)(void *ctx, const char *text, const char *key, unsigned char *blob,
-                                  size_t *len);
-
 /* Which users users_list names (AM__USERS_*); fields a kind does not
  * name are unused. */
 typedef struct am__user_query {
@@ -444,10 +461,21 @@ typedef struct am__store_vt {
      * of the three, the others NULL. */
     int (*event_part_put)(am__store *s, const char *uid, int64_t event_rid,
                           const am__entity_row *en, const am__pii_row *p, const char *ctx);
-    /* The user's distinct entity norms of one type with how many rows hold
-     * each, most first (ties by norm), at most limit. */
-    int (*entity_counts)(am__store *s, const char *uid, const char *type, int limit,
-                         am__arena *ar, const char ***norms, long **counts, size_t *n);
+    /* The user's extracted entities (event_part_put wrote them), read as
+     * q->what says (am__entity_read); out's fields of that mode are set,
+     * the others left as they were.
+     *   AM__ENT_OF_EVENT: the entities of event q->event_rid, into
+     *     out->rows (out->n of them).
+     *   AM__ENT_COUNTS: the user's distinct norms of type q->type with how
+     *     many rows hold each, most first (ties by norm), at most
+     *     q->limit: out->norms[i], out->counts[i], out->n.
+     *   AM__ENT_DATED: q->dated[i] = 1 when event q->rids[i] (of
+     *     q->n_rids) names a date, a date range or a date-time, else 0
+     *     (q->dated is the caller's array; ar and out unused, may be
+     *     NULL).
+     * AM_MISUSE for another mode. */
+    int (*entities)(am__store *s, const char *uid, const am__entity_read *q, am__arena *ar,
+                    am__entity_out *out);
     /* One of the user's events, by key: AM_OK with *out filled, or
      * AM_NOTFOUND.
      *   AM__EVENT_BY_ID: the event of id key, the whole row.
@@ -489,8 +517,6 @@ typedef struct am__store_vt {
      * q->limit of them. */
     int (*events_scan)(am__store *s, const char *uid, const am__event_scan *q, am__arena *ar,
                        am__event_row **rows, size_t *n);
-    int (*entities_list)(am__store *s, const char *uid, int64_t event_rid,
-                         am__arena *ar, am__entity_row **rows, size_t *n);
     /* The user's events whose PII vault may hold the value of that type
      * ("phone", "email", ...) whose canonical form (am__pii_canonical) is
      * canon, said before `to` (AM_TIME_NONE: any), newest first, at most
@@ -502,10 +528,6 @@ typedef struct am__store_vt {
     int (*pii_events)(am__store *s, const char *uid, const char *type, const char *canon,
                       am_time to, int limit, am__arena *ar, int64_t **rids,
                       const char ***originals, size_t *n);
-    /* dated[i] = 1 when event rids[i] names a date, a date range or a
-     * date-time (its extracted entities), else 0. */
-    int (*events_dated)(am__store *s, const char *uid, const int64_t *rids, size_t n,
-                        unsigned char *dated);
 
     /* Tasks.  task_put: the task's row written (inserted or replaced).
      * task_log: the task's log of changes -- add non-NULL: that row
@@ -556,15 +578,44 @@ typedef struct am__store_vt {
     int (*item_delete)(am__store *s, const char *uid, const char *lineage_id, am_time now,
                        long *versions);
 
-    /* Maintenance, outside any transaction.  fn NULL: merge the
-     * full-text index into one segment (a term is then one b-tree probe,
-     * not one per segment), refresh planner statistics, checkpoint the log
-     * (ctx, n unused).  fn non-NULL: the item versions stored without a
-     * token set (written before schema v7) get one -- fn(ctx, text, key,
-     * blob, &len) computes it into blob (*len bytes of room; set to the
-     * length) for each, and it is stored, in one transaction; *n: how
-     * many. */
-    int (*optimize)(am__store *s, am__item_tokens_fn fn, void *ctx, size_t *n);
+    /* Store control, one entry for the operations on the store as a
+     * whole (as sqlite3_io_methods' xFileControl): op is an AM__CTL_*
+     * code, arg its argument (NULL or the struct named below).  AM_NOTFOUND
+     * when this store has no such op (am__store_control: also a store
+     * without control); the caller goes on without it.
+     *   AM__CTL_OPTIMIZE (NULL): maintenance -- merge the full-text index
+     *     into one segment (a term is then one b-tree probe, not one per
+     *     segment), refresh planner statistics, checkpoint the log.
+     *     Outside any transaction.
+     *   AM__CTL_TOKENS_FILL (am__ctl_tokens_fill): the item versions
+     *     stored without a token set (written before schema v7):
+     *     fn(ctx, text, key, blob, &len) computes it into blob (*len bytes
+     *     of room; set to the length) for each, and it is stored, in one
+     *     transaction.  n: how many.
+     *   AM__CTL_RETRY (am__ctl_retry; a store behind a connection): after
+     *     a call failed, whether to run the whole call again -- its
+     *     connection was lost and nothing of it was committed (or the
+     *     outcome of its COMMIT is unknown and idempotent says a second
+     *     run writes nothing twice: events with the caller's ids), and the
+     *     connection is back, made again with a bounded backoff within
+     *     busy_timeout_ms since *t0_ms (0 at the call's first failure:
+     *     set).  again: 1 yes; 0 no, the failure and its message stand;
+     *     -1 no, after waiting for the connection in vain (errmsg says
+     *     so).  Returns AM_OK.
+     *   AM__CTL_HEALTH (am__ctl_health; a store behind a connection):
+     *     AM_OK when the store answers (ping: a round trip now,
+     *     reconnecting when lost; else the connection's last known
+     *     state), AM_IO (errmsg says why), AM_MISUSE (ping inside a
+     *     transaction); and this handle's reconnects and retries so far.
+     *   AM__CTL_KEY_HASH (am__ctl_key_hash): the store's keyed hashes,
+     *     with its forget key.  parts non-NULL: HMAC-SHA256 over
+     *     parts[0..n), each followed by a NUL (store/ids.c: the opaque
+     *     ids).  parts NULL: this store's data, named (api/cache.c keys
+     *     the shared cache by it): 32 bytes derived one way from the
+     *     forget key, made once when the store was created -- a store
+     *     created again at the same path or URL gets another.  AM_OK,
+     *     AM_CORRUPT (no key), AM_BACKEND. */
+    int (*control)(am__store *s, int op, void *arg);
 
     /* forgetting (store/sqlite/forget.c).  Levels event, session
      * and task: the rows leave every table and index in the caller's
@@ -652,36 +703,6 @@ typedef struct am__store_vt {
                           am__workspace_row **rows, size_t *n);
     int (*workspace_put)(am__store *s, const char *uid, const char *task_id,
                          const am__workspace_row *w, am_time at, long *version);
-    /* A store behind a connection (NULL for one that is not: sqlite),
-     * by mode:
-     *   AM__CONN_RETRY, AM__CONN_RETRY_IDEMPOTENT: after a call failed,
-     *     whether to run the whole call again -- its connection was lost
-     *     and nothing of it was committed (or the outcome of its COMMIT is
-     *     unknown and the call is idempotent: a second run writes nothing
-     *     twice, events with the caller's ids), and the connection is
-     *     back, made again with a bounded backoff within busy_timeout_ms
-     *     since *t0_ms (0 at the call's first failure: set).  1: yes; 0:
-     *     no, the failure and its message stand; -1: no, after waiting for
-     *     the connection in vain (errmsg says so).  reconnects, retries
-     *     unused.
-     *   AM__CONN_STATE, AM__CONN_PING: AM_OK when the store answers (PING:
-     *     a round trip now, reconnecting when lost; STATE: the
-     *     connection's last known state), AM_IO (errmsg says why); and
-     *     this handle's reconnects and retries so far.  t0_ms unused. */
-#define AM__CONN_RETRY 0
-#define AM__CONN_RETRY_IDEMPOTENT 1
-#define AM__CONN_STATE 2
-#define AM__CONN_PING 3
-    int (*conn)(am__store *s, int mode, int64_t *t0_ms, long *reconnects, long *retries);
-    /* The store's keyed hashes, with its forget key.  parts non-NULL:
-     * HMAC-SHA256 over parts[0..n), each followed by a NUL (store/ids.c:
-     * the opaque ids).  parts NULL: this store's data, named (api/cache.c
-     * keys the shared cache by it): 32 bytes derived one way from the
-     * forget key, made once when the store was created -- a store created
-     * again at the same path or URL gets another.  AM_OK, AM_CORRUPT (no
-     * key), AM_BACKEND. */
-    int (*key_hash)(am__store *s, const char *const *parts, size_t n, unsigned char out[32]);
-
     /* Import rows (api/import.c: an export loaded back), in the caller's
      * write transaction; the other rows of an export go through the
      * operations above (event_put with the export's ids and times,
@@ -870,6 +891,104 @@ static inline int am__store_event_ctx_append(am__store *s, const char *uid, int6
                                              const char *text)
 {
     return s->vt->event_part_put(s, uid, event_rid, NULL, NULL, text);
+}
+
+/* The ops of store.h control and their arguments. */
+#define AM__CTL_OPTIMIZE 1
+#define AM__CTL_TOKENS_FILL 2
+#define AM__CTL_RETRY 3
+#define AM__CTL_HEALTH 4
+#define AM__CTL_KEY_HASH 5
+typedef struct am__ctl_tokens_fill {
+    int (*fn)(void *ctx, const char *text, const char *key, unsigned char *blob, size_t *len);
+    void *ctx;
+    size_t n; /* out */
+} am__ctl_tokens_fill;
+typedef struct am__ctl_retry {
+    int idempotent;
+    int64_t *t0_ms;
+    int again; /* out */
+} am__ctl_retry;
+typedef struct am__ctl_health {
+    int ping;
+    long reconnects, retries; /* out */
+} am__ctl_health;
+typedef struct am__ctl_key_hash {
+    const char *const *parts;
+    size_t n;
+    unsigned char *out; /* 32 bytes */
+} am__ctl_key_hash;
+
+/* The ops of control, by name. */
+static inline int am__store_control(am__store *s, int op, void *arg)
+{
+    return s->vt->control ? s->vt->control(s, op, arg) : AM_NOTFOUND;
+}
+static inline int am__store_optimize(am__store *s)
+{
+    return am__store_control(s, AM__CTL_OPTIMIZE, NULL);
+}
+/* AM_NOTFOUND: a store that keeps every version's token set. */
+static inline int am__store_item_tokens_fill(am__store *s,
+                                             int (*fn)(void *ctx, const char *text, const char *key,
+                                                       unsigned char *blob, size_t *len),
+                                             void *ctx, size_t *n)
+{
+    am__ctl_tokens_fill f = {fn, ctx, 0};
+    int rc = am__store_control(s, AM__CTL_TOKENS_FILL, &f);
+    *n = f.n;
+    return rc;
+}
+/* again (1, 0, -1; 0 for a store without a connection). */
+static inline int am__store_retry(am__store *s, int idempotent, int64_t *t0_ms)
+{
+    am__ctl_retry r = {idempotent, t0_ms, 0};
+    return am__store_control(s, AM__CTL_RETRY, &r) == AM_OK ? r.again : 0;
+}
+/* AM_NOTFOUND: a store without a connection (reconnects, retries 0). */
+static inline int am__store_health(am__store *s, int ping, long *reconnects, long *retries)
+{
+    am__ctl_health h = {ping, 0, 0};
+    int rc = am__store_control(s, AM__CTL_HEALTH, &h);
+    *reconnects = h.reconnects;
+    *retries = h.retries;
+    return rc;
+}
+static inline int am__store_key_hash(am__store *s, const char *const *parts, size_t n,
+                                     unsigned char out[32])
+{
+    am__ctl_key_hash k = {parts, n, out};
+    return am__store_control(s, AM__CTL_KEY_HASH, &k);
+}
+
+/* The reads of entities, by name. */
+static inline int am__store_entities_list(am__store *s, const char *uid, int64_t event_rid,
+                                          am__arena *ar, am__entity_row **rows, size_t *n)
+{
+    am__entity_read q = {.what = AM__ENT_OF_EVENT, .event_rid = event_rid};
+    am__entity_out o = {0};
+    int rc = s->vt->entities(s, uid, &q, ar, &o);
+    *rows = o.rows;
+    *n = o.n;
+    return rc;
+}
+static inline int am__store_entity_counts(am__store *s, const char *uid, const char *type,
+                                          int limit, am__arena *ar, const char ***norms,
+                                          long **counts, size_t *n)
+{
+    am__entity_read q = {.what = AM__ENT_COUNTS, .type = type, .limit = limit};
+    am__entity_out o = {0};
+    int rc = s->vt->entities(s, uid, &q, ar, &o);
+    *norms = o.norms;
+    *counts = o.counts;
+    *n = o.n;
+    return rc;
+}
+static inline int am__store_events_dated(am__store *s, const char *uid, const int64_t *rids,
+                                         size_t n, unsigned char *dated)
+{
+    am__entity_read q = {.what = AM__ENT_DATED, .rids = rids, .n_rids = n, .dated = dated};
+    return s->vt->entities(s, uid, &q, NULL, NULL);
 }
 
 /* The scans of events_scan that most callers make, by name. */

@@ -10,6 +10,9 @@ CLI=${1:?usage: watch.sh AGENTMEM}
 . "$(dirname "$0")/lib/expect.bash"
 db="$dir/w.db"
 fail() { echo "FAIL: $*"; failed=$((failed+1)); }
+# lines_at_least FILE N: wait (at most 10 s) until a follower has printed N
+# lines, so a signal never lands before what it was to see (a loaded machine)
+lines_at_least() { for _ in $(seq 1 100); do [ "$(wc -l <"$1")" -ge "$2" ] && return; sleep 0.1; done; }
 ok() { passed=$((passed+1)); }
 
 expect_rc 0 "watch --help" "$CLI" watch --help
@@ -48,7 +51,7 @@ seqs=[json.loads(l)["seq"] for l in open(sys.argv[1])]
 print(len(seqs) if seqs==sorted(seqs) and len(set(seqs))==len(seqs) else -1)' "$dir/follow")
 [ "$n" = 4 ] && ok || fail "lines are not 4 JSON objects in seq order ($n)"
 # SIGTERM ends the user's follower cleanly; it saw sam's events only
-sleep 0.3
+lines_at_least "$dir/sam" 2
 kill -TERM $spid; wait $spid; rc=$?
 [ "$rc" = 0 ] && ok || fail "SIGTERM exit $rc"
 [ "$(wc -l <"$dir/sam")" = 2 ] && ok || fail "sam's follower printed $(wc -l <"$dir/sam") lines"
@@ -56,7 +59,7 @@ if grep -q '"user":"li"' "$dir/sam"; then fail "another user's event in --user s
 # SIGINT too
 "$CLI" watch --db "$db" --follow --interval-ms 20 >"$dir/int" 2>&1 &
 ipid=$!
-sleep 0.3; kill -INT $ipid; wait $ipid; rc=$?
+lines_at_least "$dir/int" 4; kill -INT $ipid; wait $ipid; rc=$?
 [ "$rc" = 0 ] && ok || fail "SIGINT exit $rc"
 [ "$(wc -l <"$dir/int")" = 4 ] && ok || fail "SIGINT follower printed $(wc -l <"$dir/int")"
 # --from resumes after a seq; --user filters without --follow

@@ -129,7 +129,7 @@ static size_t entities_of(am_db *db, const char *uid, const char *id)
     am__entity_row *en = NULL;
     size_t n = 0;
     if (db->store->vt->event_get(db->store, uid, AM__EVENT_BY_ID, id, &ar, &e) == AM_OK)
-        CHECK_EQ_INT(db->store->vt->entities_list(db->store, uid, e.rid, &ar, &en, &n), AM_OK);
+        CHECK_EQ_INT(am__store_entities_list(db->store, uid, e.rid, &ar, &en, &n), AM_OK);
     am__arena_free(&ar);
     return n;
 }

@@ -441,7 +441,7 @@ static void read_back(run *u, const char *const *terms, size_t n_terms, am__buf 
         }
         const char **norms;
         long *counts;
-        OK(s->vt->entity_counts(s, user, "date", 10, &ar, &norms, &counts, &n));
+        OK(am__store_entity_counts(s, user, "date", 10, &ar, &norms, &counts, &n));
         for (size_t i = 0; i < n; i++) am__buf_printf(b, " entity %s %ld\n", norms[i], counts[i]);
         am__arena_free(&ar);
     }
@@ -1106,7 +1106,7 @@ static void vault_cases(const char *url, int pg, am__buf *b)
     }
     /* optimize with the key seals what was written without it */
     if ((s = open_keyed(url, k1))) {
-        OK(s->vt->optimize(s, NULL, NULL, NULL));
+        OK(am__store_optimize(s));
         vault_read(s, "李雷", "phone", "13911112222", b);
         vault_read(s, "李雷", "phone", "13824681357", b);
         s->vt->close(s);

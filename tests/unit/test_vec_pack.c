@@ -420,7 +420,7 @@ static void test_reembed_after_packing(void)
     vec_of(3002, 1, qv);
     CHECK(scan_is(s, "B", qv, AM_TIME_NONE, 1, 200, NULL));
     /* am_optimize packs the tails that re-embedding left long */
-    CHECK_EQ_INT(s->vt->optimize(s, NULL, NULL, NULL), AM_OK);
+    CHECK_EQ_INT(am__store_optimize(s), AM_OK);
     db = raw();
     CHECK_EQ_INT(sql_int(db, "SELECT count(*) FROM event_vectors WHERE block IS NULL AND embedder='A'") < 128, 1);
     CHECK_EQ_INT(sql_int(db, "SELECT count(*) FROM event_vectors WHERE block IS NULL AND embedder='B'") < 128, 1);
@@ -594,7 +594,7 @@ static void test_bits_scan(void)
     s = open_store();
     vec_of(2000, 0, qv);
     CHECK(scan_is(s, "A", qv, AM_TIME_NONE, 0, N_MAX, keep));
-    CHECK_EQ_INT(s->vt->optimize(s, NULL, NULL, NULL), AM_OK);
+    CHECK_EQ_INT(am__store_optimize(s), AM_OK);
     CHECK(bits_match());
     s->vt->close(s);
     /* a v5 store: the upgrade adds the table and fills it */

@@ -1049,3 +1049,18 @@ int am__pg_vec_missing(am__store *b, const char *uid, const am__vec_want *want, 
     if (!rows) return missing_count(b, uid, want, n, max_rid);
     return missing_list(b, uid, want, after_rid, upto_rid, limit, ar, rows, n);
 }
+
+/* store.h entities: the read its mode names. */
+int am__pg_entities(am__store *b, const char *uid, const am__entity_read *q, am__arena *ar,
+                    am__entity_out *out)
+{
+    switch (q->what) {
+    case AM__ENT_OF_EVENT:
+        return am__pg_entities_list(b, uid, q->event_rid, ar, &out->rows, &out->n);
+    case AM__ENT_COUNTS:
+        return am__pg_entity_counts(b, uid, q->type, q->limit, ar, &out->norms, &out->counts,
+                                    &out->n);
+    case AM__ENT_DATED: return am__pg_events_dated(b, uid, q->rids, q->n_rids, q->dated);
+    default: return AM_MISUSE;
+    }
+}

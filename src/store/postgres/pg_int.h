@@ -294,6 +294,8 @@ int am__pg_events_page(am__store *b, const char *uid, am_time after_at, int64_t 
 int am__pg_events_before(am__store *b, const char *uid, const char *session, am_time before_at,
                          int64_t before_rid, am_time from, int limit, am__arena *ar,
                          am__event_row **rows, size_t *n);
+int am__pg_entities(am__store *b, const char *uid, const am__entity_read *q, am__arena *ar,
+                    am__entity_out *out);
 int am__pg_entities_list(am__store *b, const char *uid, int64_t rid, am__arena *ar,
                          am__entity_row **rows, size_t *n);
 int am__pg_pii_events(am__store *b, const char *uid, const char *type, const char *canon,

@@ -752,21 +752,10 @@ static int pg_health(am__store *b, int ping, long *reconnects, long *retries)
     return rc;
 }
 
-static int pg_conn(am__store *b, int mode, int64_t *t0_ms, long *reconnects, long *retries)
-{
-    switch (mode) {
-    case AM__CONN_RETRY:
-    case AM__CONN_RETRY_IDEMPOTENT: return pg_retry(b, mode == AM__CONN_RETRY_IDEMPOTENT, t0_ms);
-    case AM__CONN_STATE:
-    case AM__CONN_PING: return pg_health(b, mode == AM__CONN_PING, reconnects, retries);
-    default: return AM_MISUSE;
-    }
-}
-
 /* Planner statistics; PostgreSQL's own vacuum keeps the files. */
 /* The vault's upkeep (pg_vault.c) in a transaction of its own, then the
  * planner's statistics. */
-static int optimize_index(am__store *b)
+static int pg_optimize(am__store *b)
 {
     long sealed = 0, hashed = 0;
     int rc = am__store_begin(b);
@@ -811,11 +800,6 @@ static int pg_item_tokens_fill(am__store *b,
         return rc;
     }
     return pg_commit(b);
-}
-
-static int pg_optimize(am__store *b, am__item_tokens_fn fn, void *ctx, size_t *n)
-{
-    return fn ? pg_item_tokens_fill(b, fn, ctx, n) : optimize_index(b);
 }
 
 /* Everything of user $1 becomes user $2's (the SQLite store's
@@ -920,7 +904,7 @@ static int pg_store_tag(am__store *b, unsigned char out[32])
     return AM_OK;
 }
 
-/* the store's keyed hashes (store.h key_hash): the forget key's bytes */
+/* the store's keyed hashes (store.h control, AM__CTL_KEY_HASH): the forget key's bytes */
 static int pg_key_hash(am__store *b, const char *const *parts, size_t n, unsigned char out[32])
 {
     if (!parts) return pg_store_tag(b, out);
@@ -935,6 +919,23 @@ static int pg_key_hash(am__store *b, const char *const *parts, size_t n, unsigne
     int rc = am__store_hmac_parts(key, sizeof key, parts, n, out);
     am__vault_key_wipe(key, sizeof key);
     return rc ? am__pg_fail(s, rc, "postgres: HMAC-SHA256 failed (an id too long?)") : AM_OK;
+}
+
+/* store.h control. */
+static int pg_control(am__store *b, int op, void *arg)
+{
+    am__ctl_retry *r = arg;
+    am__ctl_health *h = arg;
+    am__ctl_tokens_fill *fill = arg;
+    am__ctl_key_hash *kh = arg;
+    switch (op) {
+    case AM__CTL_RETRY: r->again = pg_retry(b, r->idempotent, r->t0_ms); return AM_OK;
+    case AM__CTL_HEALTH: return pg_health(b, h->ping, &h->reconnects, &h->retries);
+    case AM__CTL_OPTIMIZE: return pg_optimize(b);
+    case AM__CTL_TOKENS_FILL: return pg_item_tokens_fill(b, fill->fn, fill->ctx, &fill->n);
+    case AM__CTL_KEY_HASH: return pg_key_hash(b, kh->parts, kh->n, kh->out);
+    default: return AM_NOTFOUND;
+    }
 }
 
 static const am__store_vt postgres_vt = {
@@ -961,8 +962,7 @@ static const am__store_vt postgres_vt = {
     .postings = am__pg_postings,
     .rows_get = am__pg_rows_get,
     .events_scan = am__pg_events_scan,
-    .entities_list = am__pg_entities_list,
-    .events_dated = am__pg_events_dated,
+    .entities = am__pg_entities,
     .pii_events = am__pg_pii_events,
     .task_put = am__pg_task_put,
     .task_log = am__pg_task_log,
@@ -970,7 +970,6 @@ static const am__store_vt postgres_vt = {
     .item_insert = am__pg_item_insert,
     .item_update = am__pg_item_update,
     .items_list = am__pg_items_list,
-    .entity_counts = am__pg_entity_counts,
     .item_heat = am__pg_item_heat,
     .item_delete = am__pg_item_delete,
     .forget = am__pg_forget,
@@ -983,7 +982,6 @@ static const am__store_vt postgres_vt = {
     .restore_forget = am__pg_restore_forget,
     .forget_held = am__pg_forget_held,
     .item_sources = am__pg_item_sources,
-    .optimize = pg_optimize,
     .log_put = am__pg_log_put,
     .log_page = am__pg_log_page,
     .lock_users = am__pg_lock_users,
@@ -994,8 +992,7 @@ static const am__store_vt postgres_vt = {
     .workspace_set = am__pg_workspace_set,
     .cold_put = am__pg_cold_put,
     .cold_fill = am__pg_cold_fill,
-    .conn = pg_conn,
-    .key_hash = pg_key_hash,
+    .control = pg_control,
     .rec_put = am__pg_rec_put,
     .rec_list = am__pg_rec_list,
     .rec_del = am__pg_rec_del,

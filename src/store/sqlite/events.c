@@ -766,3 +766,18 @@ int am__sqlite_entity_counts(am__store *b, const char *uid, const char *type, in
     *counts = cv;
     return out ? out : ar->oom ? AM_NOMEM : AM_OK; /* a text not copied */
 }
+
+/* store.h entities: the read its mode names. */
+int am__sqlite_entities(am__store *b, const char *uid, const am__entity_read *q, am__arena *ar,
+                        am__entity_out *out)
+{
+    switch (q->what) {
+    case AM__ENT_OF_EVENT:
+        return am__sqlite_entities_list(b, uid, q->event_rid, ar, &out->rows, &out->n);
+    case AM__ENT_COUNTS:
+        return am__sqlite_entity_counts(b, uid, q->type, q->limit, ar, &out->norms, &out->counts,
+                                        &out->n);
+    case AM__ENT_DATED: return am__sqlite_events_dated(b, uid, q->rids, q->n_rids, q->dated);
+    default: return AM_MISUSE;
+    }
+}

@@ -204,7 +204,7 @@ static int sq_end(am__store *b, int how, int rc)
     }
 }
 
-static int optimize_index(am__store *b)
+static int sq_optimize(am__store *b)
 {
     sq_store *s = SQ(b);
     /* The index merge in a write transaction of its own, begun through the
@@ -240,9 +240,17 @@ static int optimize_index(am__store *b)
     return rc;
 }
 
-static int sq_optimize(am__store *b, am__item_tokens_fn fn, void *ctx, size_t *n)
+/* store.h control: a file has no connection to retry or check. */
+static int sq_control(am__store *b, int op, void *arg)
 {
-    return fn ? am__sqlite_item_tokens_fill(b, fn, ctx, n) : optimize_index(b);
+    am__ctl_tokens_fill *fill = arg;
+    am__ctl_key_hash *kh = arg;
+    switch (op) {
+    case AM__CTL_OPTIMIZE: return sq_optimize(b);
+    case AM__CTL_TOKENS_FILL: return am__sqlite_item_tokens_fill(b, fill->fn, fill->ctx, &fill->n);
+    case AM__CTL_KEY_HASH: return am__sqlite_key_hash(b, kh->parts, kh->n, kh->out);
+    default: return AM_NOTFOUND;
+    }
 }
 
 static const am__store_vt sqlite_vt = {
@@ -269,8 +277,7 @@ static const am__store_vt sqlite_vt = {
     .postings = am__sqlite_postings,
     .rows_get = am__sqlite_rows_get,
     .events_scan = am__sqlite_events_scan,
-    .entities_list = am__sqlite_entities_list,
-    .events_dated = am__sqlite_events_dated,
+    .entities = am__sqlite_entities,
     .pii_events = am__sqlite_pii_events,
     .task_put = am__sqlite_task_put,
     .task_log = am__sqlite_task_log,
@@ -278,7 +285,6 @@ static const am__store_vt sqlite_vt = {
     .item_insert = am__sqlite_item_insert,
     .item_update = am__sqlite_item_update,
     .items_list = am__sqlite_items_list,
-    .entity_counts = am__sqlite_entity_counts,
     .item_heat = am__sqlite_item_heat,
     .item_delete = am__sqlite_item_delete,
     .forget = am__sqlite_forget,
@@ -291,7 +297,6 @@ static const am__store_vt sqlite_vt = {
     .restore_forget = am__sqlite_restore_forget,
     .forget_held = am__sqlite_forget_held,
     .item_sources = am__sqlite_item_sources,
-    .optimize = sq_optimize,
     .log_put = am__sqlite_log_put,
     .log_page = am__sqlite_log_page,
     .outbox_committed = am__sqlite_outbox_committed,
@@ -301,7 +306,7 @@ static const am__store_vt sqlite_vt = {
     .workspace_set = am__sqlite_workspace_set,
     .cold_put = am__sqlite_cold_put,
     .cold_fill = am__sqlite_cold_fill,
-    .key_hash = am__sqlite_key_hash,
+    .control = sq_control,
     .rec_put = am__sqlite_rec_put,
     .rec_list = am__sqlite_rec_list,
     .rec_del = am__sqlite_rec_del,
@@ -328,8 +333,8 @@ static void warm_reads(sq_store *s)
     b->vt->items_list(b, "", AM__ITEMS_CURRENT | AM__ITEMS_NO_SOURCES, 0, &ar, &items, &n);
     b->vt->items_list(b, "", AM__ITEMS_ALL | AM__ITEMS_NO_SOURCES, 0, &ar, &items, &n);
     b->vt->item_sources(b, "", 0, &ar, &strs, &n);
-    b->vt->entity_counts(b, "", "alias", 1, &ar, &strs, &counts, &n);
-    b->vt->events_dated(b, "", &rid, 1, &dated);
+    am__store_entity_counts(b, "", "alias", 1, &ar, &strs, &counts, &n);
+    am__store_events_dated(b, "", &rid, 1, &dated);
     b->vt->pii_events(b, "", "phone", "0", AM_TIME_NONE, 1, &ar, &rids, &strs, &n);
     am__store_end_read(b);
     am__arena_free(&ar);

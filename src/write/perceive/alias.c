@@ -45,8 +45,7 @@ int am__perceive_alias(am__perceive *x, const char *text, const am__event_row *p
         if (strcmp(norm, self) == 0 || strcmp(norm, other) == 0) continue; /* a real name */
         am__entity_row *have;
         size_t nh;
-        int rc = x->w.store->vt->entities_list(x->w.store, x->w.uid, prev[i].rid, x->w.ar, &have,
-                                               &nh);
+        int rc = am__store_entities_list(x->w.store, x->w.uid, prev[i].rid, x->w.ar, &have, &nh);
         if (rc) return rc;
         size_t j;
         for (j = 0; j < nh && strcmp(have[j].type, "alias") != 0; j++) {}
