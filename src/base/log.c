@@ -174,3 +174,15 @@ void am__logrec_emit(am__logrec *r)
     am__log_format(&r->rec, msg, sizeof msg);
     l->text(l->ctx, r->rec.level, msg);
 }
+
+void am__say(void (*say)(void *ctx, int level, const char *msg), void *ctx, int level,
+             const char *fmt, ...)
+{
+    if (!say) return;
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    say(ctx, level, msg);
+}

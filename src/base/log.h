@@ -55,6 +55,12 @@ void am__logrec_strf(am__logrec *r, const char *key, const char *fmt, ...)
 /* Hand the record to the hooks. */
 void am__logrec_emit(am__logrec *r);
 
+/* A plain text line for a layer's say hook (void (*say)(ctx, level,
+ * msg), the handle's text log seen from below api/): formatted into a
+ * line of at most 1023 bytes; nothing when say is NULL. */
+void am__say(void (*say)(void *ctx, int level, const char *msg), void *ctx, int level,
+             const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
 /* A monotonic clock in microseconds, for latencies (never the injected
  * clock, which tests move). */
 int64_t am__mono_us(void);

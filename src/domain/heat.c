@@ -3,10 +3,10 @@
  * heat.c -- recalls' heat written now, or kept for the handle's next
  * write transaction (heat.h has the design).
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "base/log.h"
 #include "domain/heat.h"
 
 struct am__touches {
@@ -18,18 +18,7 @@ struct am__touches {
     } t[AM__HEAT_KEEP];
 };
 
-static void say(const am__heat_env *env, int level, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void say(const am__heat_env *env, int level, const char *fmt, ...)
-{
-    if (!env->say) return;
-    char msg[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    env->say(env->ctx, level, msg);
-}
+#define say(env, level, ...) am__say((env)->say, (env)->ctx, (level), __VA_ARGS__)
 
 static void note(const am__heat_env *env, const char *uid)
 {

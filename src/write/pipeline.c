@@ -7,10 +7,10 @@
  * the statements' decisions for the log.
  */
 #include <jansson.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "base/log.h"
 #include "write/semantic/merge.h"
 #include "write/semantic/observe.h"
 #include "text/domain.h"
@@ -21,18 +21,7 @@
 #define MAX_ENTITIES 64
 
 /* A plain log line, formatted as the handle's log formats it. */
-static void say(const am__write_env *env, int level, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void say(const am__write_env *env, int level, const char *fmt, ...)
-{
-    if (!env->say) return;
-    char msg[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    env->say(env->ctx, level, msg);
-}
+#define say(env, level, ...) am__say((env)->say, (env)->ctx, (level), __VA_ARGS__)
 
 
 int am__write_distill(am__text *text, const am__allocator *a, const char *s, size_t n,
