@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "domain/records.h"
+#include "domain/forget.h"
 #include "api/db_int.h"
 
 struct am_access {
@@ -212,7 +213,7 @@ static int not_forgotten(am_db *db, const char *uid)
     am__store *s = db->store;
     int state;
     am_time at, until;
-    int rc = s->vt->forget_state(s, uid, &state, &at, &until);
+    int rc = am__forget_state(s, uid, &state, &at, &until);
     if (rc) return am__db_store_error(db, rc, "token");
     if (state == AM__FORGOTTEN_NONE) return AM_OK;
     int exists = state == AM__FORGOTTEN_PURGED ? am__store_user_exists(s, uid) : 0;

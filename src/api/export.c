@@ -7,6 +7,7 @@
 
 #include "api/db_int.h"
 #include "domain/export.h"
+#include "domain/forget.h"
 
 /* The handle's clock for the export (domain/export.h). */
 static am_time export_now(void *ctx) { return am__db_now(ctx); }
@@ -22,7 +23,7 @@ int am_export_stream(am_db *db, const char *user_id, am_write_fn write, void *ct
     if (rc) return am__db_store_error(db, rc, "export");
     int state;
     am_time fat, until;
-    rc = s->vt->forget_state(s, user_id, &state, &fat, &until);
+    rc = am__forget_state(s, user_id, &state, &fat, &until);
     int exists = rc ? 0 : state != AM__FORGOTTEN_NONE ? 1 : am__store_user_exists(s, user_id);
     if (rc || exists <= 0) {
         am__store_end_read(s);

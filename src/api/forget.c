@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "api/db_int.h"
+#include "domain/forget.h"
 #include "write/distill/rules.h"
 #include "write/perceive/perceive.h"
 #include "recall/recall.h"
@@ -63,7 +64,7 @@ int am__db_user_gate(am_db *db, const char *what, const char *user_id, int rc_hi
     am__store *s = db->store;
     int state;
     am_time at, until;
-    int rc = s->vt->forget_state(s, user_id, &state, &at, &until);
+    int rc = am__forget_state(s, user_id, &state, &at, &until);
     if (rc) return am__db_store_error(db, rc, what);
     if (state != AM__FORGOTTEN_HELD && state != AM__FORGOTTEN_PURGING) return AM_OK;
     char ts[32];
@@ -196,7 +197,7 @@ int am_forget_ex(am_db *db, const char *user_id, int level, const char *id,
     int exists = am__store_user_exists(s, user_id), state;
     am_time at, until;
     if (exists < 0) return am__db_store_error(db, -exists, "forget");
-    int rc = exists ? AM_OK : s->vt->forget_state(s, user_id, &state, &at, &until);
+    int rc = exists ? AM_OK : am__forget_state(s, user_id, &state, &at, &until);
     if (rc) return am__db_store_error(db, rc, "forget");
     /* a held user forgotten again (a shorter grace) is the one exception */
     if (!exists && !(level == AM_FORGET_USER && state == AM__FORGOTTEN_HELD)) {
@@ -297,7 +298,7 @@ int am_restore(am_db *db, const char *user_id)
     am__store *s = db->store;
     am_time now = am__db_now(db);
     int rc = am__store_begin(s);
-    if (!rc) rc = s->vt->restore(s, user_id, now);
+    if (!rc) rc = am__forget_restore(s, user_id, now);
     if (!rc) rc = am__store_audit(s, user_id, now, "restore", "user", NULL, NULL);
     if (!rc) rc = am__store_commit(s);
     if (rc) am__store_rollback(s);
@@ -335,7 +336,7 @@ int am_restore_forget(am_db *db, const char *user_id, int level, const char *id)
     am__arena ar;
     am__arena_init(&ar, &db->alloc);
     rc = am__store_begin(s);
-    if (!rc) rc = s->vt->restore_forget(s, user_id, level, id, now, &ev);
+    if (!rc) rc = am__forget_restore_forget(s, user_id, level, id, now, &ev);
     if (!rc) rc = tasks_replay(db, user_id, &ar); /* events of them written since */
     if (!rc) {
         char detail[64];

@@ -6,6 +6,7 @@
 
 #include "domain/records.h"
 #include "domain/export.h"
+#include "domain/forget.h"
 #include "domain/shapes.h"
 
 /* Export streams: the document is written as it is made, a piece of
@@ -142,7 +143,7 @@ int am__export_user(am__export *o, const char *user_id)
      * key only when there is one) */
     am__held_row *held;
     size_t nh;
-    if ((rc = s->vt->forget_held(s, user_id, &ar, &held, &nh))) goto out;
+    if ((rc = am__forget_held(s, user_id, &ar, &held, &nh))) goto out;
     for (size_t i = 0; i < nh; i++) {
         am__buf_adds(b, i ? ",{" : ",\"held\":[{");
         am__json_kv(b, "level", held[i].level, 0);

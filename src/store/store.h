@@ -336,17 +336,54 @@ typedef struct am__user_query {
     const char *role, *region, *channel; /* MATCHING */
 } am__user_query;
 
-/* A forget held for its grace period (forget_held). */
-typedef struct am__held_row {
-    const char *level, *object_id;
+/* The jobs and tombstones of forgetting (forget_jobs; the policy over
+ * them is domain/forget.c).  A job (forget_jobs table): seq, level name
+ * ("event", "session", "task", "user", "memory"), object id (NULL for a
+ * user's and a scrub job), state ("held" in its grace period, "purge"
+ * due, "scrub" the files owe a merge and a checkpoint), forget and purge
+ * times.  A tombstone: (level, ref) at a time, purged_at when purged.
+ * Kinds (am__fjob_op.kind; members a kind does not name are unused):
+ *   LIST      uid's jobs with level (NULL: any) but not not_level,
+ *             object_id and state (NULL: any), oldest first; latest: the
+ *             newest one only.
+ *   DEL       uid's job seq, or (seq 0) its jobs of level and state
+ *             (level required); *n the rows deleted.  SQLite drops the
+ *             uid's caches when level is user (a user restored).
+ *   TOMB_GET  uid's newest tombstone of level and object_id (NULL: any);
+ *             pseudonym: under uid's pseudonym (a purged user's) instead
+ *             of uid; at most one row, forgotten_at = its time, purge_at =
+ *             purged_at (0 when not purged).
+ *   TOMB_DEL  uid's tombstones of (level, object_id) at `at`; *n deleted.
+ * Rows in ar; ar NULL: the first row only, into the caller's **rows,
+ * its strings NULL (held tells the state).  PostgreSQL takes uid's lock
+ * first (lock_users). */
+#define AM__FJOB_LIST 1
+#define AM__FJOB_DEL 2
+#define AM__FJOB_TOMB_GET 3
+#define AM__FJOB_TOMB_DEL 4
+typedef struct am__fjob_op {
+    int kind;
+    const char *uid;
+    int64_t seq;
+    const char *level, *not_level, *object_id, *state;
+    int latest, pseudonym;
+    am_time at;
+} am__fjob_op;
+typedef struct am__fjob_row {
+    int64_t seq;
+    const char *level, *object_id, *state;
     am_time forgotten_at, purge_at;
-} am__held_row;
-
-/* The state of a user's forget (forget_state). */
-#define AM__FORGOTTEN_NONE 0
-#define AM__FORGOTTEN_HELD 1    /* in its grace period: hidden, restorable */
-#define AM__FORGOTTEN_PURGING 2 /* its rows are being deleted: hidden */
-#define AM__FORGOTTEN_PURGED 3  /* gone; a tombstone under a pseudonym */
+    int held; /* state is "held" */
+} am__fjob_row;
+/* An op's members checked for its kind: AM_OK or AM_MISUSE. */
+static inline int am__fjob_check(const am__fjob_op *op)
+{
+    int k = op->kind;
+    if (k < AM__FJOB_LIST || k > AM__FJOB_TOMB_DEL || !op->uid) return AM_MISUSE;
+    if (k == AM__FJOB_DEL && !op->seq && !op->level) return AM_MISUSE;
+    if (k >= AM__FJOB_TOMB_GET && !op->level) return AM_MISUSE;
+    return k == AM__FJOB_TOMB_DEL && !op->object_id ? AM_MISUSE : AM_OK;
+}
 
 typedef struct am__store_vt {
     const char *name;
@@ -632,7 +669,7 @@ typedef struct am__store_vt {
      * (their state to rebuild). */
     int (*forget_touched)(am__store *s, am__arena *ar, const char ***task_ids, size_t *n);
     /* A user forget (caller's transaction): the user is hidden at once
-     * (user_exists 0, forget_state HELD or PURGING) and a job purges it
+     * (user_exists 0, am__forget_state HELD or PURGING) and a job purges it
      * at purge_at; counts: what it holds.  Forgetting a held user again
      * moves its purge earlier, never later. */
     int (*forget_user)(am__store *s, const char *uid, am_time now, am_time purge_at,
@@ -643,29 +680,21 @@ typedef struct am__store_vt {
      * checkpointed now).  *more = 1 when due work remains.  s->on_step
      * (when set) after each committed step. */
     int (*forget_work)(am__store *s, am_time now, int max_steps, int *more);
-    /* A user's forget: *state AM__FORGOTTEN_*; *at the forget, *until the
-     * purge (due or done); 0s for NONE. */
-    int (*forget_state)(am__store *s, const char *uid, int *state, am_time *at,
-                        am_time *until);
-    /* A held user back (caller's transaction): AM_OK, AM_NOTFOUND (not
-     * held), AM_DENIED (its grace period is over: purged or purging). */
-    int (*restore)(am__store *s, const char *uid, am_time now);
     /* forget with a grace period (purge_at > now): an event, a session or
      * a task leaves every table and index as with forget, but its rows
      * are held (store/sqlite/held.c) until a job purges them at purge_at;
      * purge_at = now is forget.  Level user: forget_user. */
     int (*forget_grace)(am__store *s, const char *uid, int level, const char *id, am_time now,
                         am_time purge_at, long *events, long *items, long *tasks);
-    /* The latest held forget of (level, id) back (caller's transaction):
-     * AM_OK (*events: how many came back; forget_touched lists the tasks
-     * to replay: events of them were written since), AM_NOTFOUND (never
-     * forgotten), AM_DENIED (its grace period is over).  Level user:
-     * restore. */
-    int (*restore_forget)(am__store *s, const char *uid, int level, const char *id, am_time now,
-                          long *events);
-    /* The user's forgets in their grace period (not the user's own),
-     * oldest first: level name, id, forget and purge times. */
-    int (*forget_held)(am__store *s, const char *uid, am__arena *ar, am__held_row **rows,
+    /* Job job's held rows back, in the caller's transaction (the job
+     * found restorable by domain/forget.c, forgotten at `at`): ids kept,
+     * or new ones where taken since; the held rows dropped.  *events: how
+     * many came back; forget_touched lists the tasks to replay (events of
+     * them were written since at). */
+    int (*restore_forget)(am__store *s, const char *uid, int64_t job, am_time at, long *events);
+    /* The jobs and tombstones: op->kind AM__FJOB_* (above); rows in ar
+     * (LIST, TOMB_GET), *n the rows read or deleted. */
+    int (*forget_jobs)(am__store *s, const am__fjob_op *op, am__arena *ar, am__fjob_row **rows,
                        size_t *n);
 
     /* In a write transaction, before its first write: the write locks of

@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "domain/forget.h"
 #include "store/store.h"
 #include "test.h"
 #include "text/analyze.h"
@@ -534,12 +535,12 @@ static void forget_everywhere(run *u, const char *url, int pg)
     CHECK(rows1 > 0 && rows1 < rows0);
     int state;
     am_time at, until;
-    OK(s->vt->forget_state(s, user, &state, &at, &until));
+    OK(am__forget_state(s, user, &state, &at, &until));
     CHECK_EQ_INT(state, AM__FORGOTTEN_PURGING);
     CHECK_EQ_INT(am__store_user_exists(s, user), 0);
     while (more && steps++ < 1000) OK(s->vt->forget_work(s, T0 + 500 * HOUR, 1, &more));
     CHECK(steps >= 3);
-    OK(s->vt->forget_state(s, user, &state, &at, &until));
+    OK(am__forget_state(s, user, &state, &at, &until));
     CHECK_EQ_INT(state, AM__FORGOTTEN_PURGED);
     long left = pg ? pg_rows_of(url, user, 1) : sqlite_rows_of(url + 7, user, 1);
     CHECK_EQ_INT(left, 0);
@@ -698,7 +699,7 @@ static void grace_reads(run *u, am__buf *b)
     for (size_t i = 0; i < n; i++) found += orig[i] && strcmp(orig[i], MARK_PII) == 0;
     am__buf_printf(b, " pii %zu\n", found);
     am__held_row *h;
-    OK(s->vt->forget_held(s, users[0], &ar, &h, &n));
+    OK(am__forget_held(s, users[0], &ar, &h, &n));
     for (size_t i = 0; i < n; i++)
         am__buf_printf(b, " held %s %s %lld %lld\n", h[i].level, h[i].object_id,
                        (long long)h[i].forgotten_at, (long long)h[i].purge_at);
@@ -760,6 +761,35 @@ static void cold_read(run *u, const char *id, am__buf *b)
     CHECK_EQ_INT(filled, 1);
     CHECK_EQ_STR(e.content, MARK_EN " 我的" MARK_ZH " call me at " MARK_PII);
     am__arena_free(&ar);
+}
+
+/* The jobs and tombstones operation (domain/forget.c's rules stand on
+ * it), as the session sg is held: an op that names no row is refused, a
+ * latest row comes into the caller's row without strings, the tombstone
+ * is there under the id's ref. */
+static void grace_jobs(run *u, am__buf *b)
+{
+    am__store *s = u->s;
+    size_t n = 9;
+    am__fjob_op del_all = {.kind = AM__FJOB_DEL, .uid = users[0]};
+    am__fjob_op tomb_all = {.kind = AM__FJOB_TOMB_DEL, .uid = users[0], .level = "session"};
+    am__fjob_op odd = {.kind = 99, .uid = users[0]};
+    int m1 = s->vt->forget_jobs(s, &del_all, NULL, NULL, &n);
+    int m2 = s->vt->forget_jobs(s, &tomb_all, NULL, NULL, &n);
+    int m3 = s->vt->forget_jobs(s, &odd, NULL, NULL, &n);
+    am__fjob_row row = {0}, *one = &row;
+    am__fjob_op latest = {
+        .kind = AM__FJOB_LIST, .uid = users[0], .level = "session", .object_id = "sg", .latest = 1};
+    OK(s->vt->forget_jobs(s, &latest, NULL, &one, &n));
+    CHECK(row.level == NULL && row.object_id == NULL && row.state == NULL && row.seq > 0);
+    am__buf_printf(b, " jobs misuse %d %d %d latest %zu held %d %lld %lld\n", m1, m2, m3, n,
+                   row.held, (long long)row.forgotten_at, (long long)row.purge_at);
+    char ref[AM__REF_LEN + 1];
+    OK(am__store_object_ref(s, users[0], "session", "sg", ref));
+    am__fjob_op tomb = {
+        .kind = AM__FJOB_TOMB_GET, .uid = users[0], .level = "session", .object_id = ref};
+    OK(s->vt->forget_jobs(s, &tomb, NULL, &one, &n));
+    am__buf_printf(b, " tombstone %zu %lld\n", n, (long long)row.forgotten_at);
 }
 
 static void grace_cycle(run *u, const char *url, int pg, const char *const *terms, size_t n_terms,
@@ -836,6 +866,14 @@ static void grace_cycle(run *u, const char *url, int pg, const char *const *term
     CHECK(!has(held.p, "VG1") && !has(held.p, "EG1") && !has(held.p, "EG2"));
     CHECK(!has(held.p, MARK_EN) && !has(held.p, MARK_ZH));
     am__buf_free(&held);
+    am__buf jobs;
+    am__buf_init(&jobs, &alloc);
+    grace_jobs(u, &jobs);
+    am__buf_add(b, jobs.p, jobs.len);
+    am__buf_addc(&jobs, 0);
+    CHECK(strstr(jobs.p, " jobs misuse 3 3 3 latest 1 held 1 ") != NULL);
+    CHECK(strstr(jobs.p, " tombstone 1 ") != NULL);
+    am__buf_free(&jobs);
     static const char *const marks[] = {MARK_EN, MARK_ZH, MARK_PII};
     for (int m = 0; m < 3; m++) {
         CHECK_EQ_INT(needle_rows(url, pg, marks[m], 0), 0);
@@ -849,7 +887,8 @@ static void grace_cycle(run *u, const char *url, int pg, const char *const *term
     /* 2. restored: what was held is back, with its row ids (or new ones) */
     OK(am__store_begin(s));
     long back = 0;
-    int rc = s->vt->restore_forget(s, users[0], AM_FORGET_SESSION, "sg", TG + HOUR + 120000, &back);
+    int rc =
+        am__forget_restore_forget(s, users[0], AM_FORGET_SESSION, "sg", TG + HOUR + 120000, &back);
     if (rc) fprintf(stderr, "%s: restore_forget: %s\n", s->vt->name, s->vt->errmsg(s));
     OK(rc);
     CHECK_EQ_INT(back, 2);
@@ -902,7 +941,7 @@ static void grace_cycle(run *u, const char *url, int pg, const char *const *term
     CHECK(strstr(x.p, " held event EG2 ") != NULL && strstr(x.p, " held task TG ") != NULL);
     am__buf_free(&x);
     OK(am__store_begin(s));
-    CHECK_EQ_INT(s->vt->restore_forget(s, users[0], AM_FORGET_TASK, "TG", t3 + 3 * HOUR, &back),
+    CHECK_EQ_INT(am__forget_restore_forget(s, users[0], AM_FORGET_TASK, "TG", t3 + 3 * HOUR, &back),
                  AM_DENIED); /* its period is over */
     am__store_rollback(s);
     OK(s->vt->forget_work(s, t3 + 3 * HOUR, 0, &more));
@@ -916,10 +955,12 @@ static void grace_cycle(run *u, const char *url, int pg, const char *const *term
     CHECK(strstr(x.p, " held ") == NULL && strstr(x.p, " pii 0\n") != NULL);
     am__buf_free(&x);
     OK(am__store_begin(s));
-    CHECK_EQ_INT(s->vt->restore_forget(s, users[0], AM_FORGET_EVENT, "EG2", t3 + 3 * HOUR, &back),
-                 AM_DENIED); /* purged: its tombstone stays */
-    CHECK_EQ_INT(s->vt->restore_forget(s, users[0], AM_FORGET_SESSION, "nope", t3 + 3 * HOUR, &back),
-                 AM_NOTFOUND);
+    CHECK_EQ_INT(
+        am__forget_restore_forget(s, users[0], AM_FORGET_EVENT, "EG2", t3 + 3 * HOUR, &back),
+        AM_DENIED); /* purged: its tombstone stays */
+    CHECK_EQ_INT(
+        am__forget_restore_forget(s, users[0], AM_FORGET_SESSION, "nope", t3 + 3 * HOUR, &back),
+        AM_NOTFOUND);
     am__store_rollback(s);
     for (size_t i = 0; i < u->n_ev; i++)
         if (strncmp(u->evs[i].id, "EG", 2) == 0) u->evs[i].live = 0;

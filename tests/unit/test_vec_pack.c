@@ -9,6 +9,7 @@
  * block and the missing-vector counts stay exact; a malformed block is a
  * clear error.
  */
+#include "domain/forget.h"
 #include "store/sqlite/sqlite_int.h"
 #include "schema_undo.h"
 #include "test.h"
@@ -335,8 +336,9 @@ static void test_forget_grace_vectors(void)
     CHECK_EQ_INT(s->vt->forget_work(s, 100, 0, &more), AM_OK); /* not due */
     for (int k = 0; k < 2; k++) {
         CHECK_EQ_INT(am__store_begin(s), AM_OK);
-        CHECK_EQ_INT(s->vt->restore_forget(s, "u", AM_FORGET_EVENT, ids[k ? N_EV - 3 : 7], 200, &events),
-                     AM_OK);
+        CHECK_EQ_INT(
+            am__forget_restore_forget(s, "u", AM_FORGET_EVENT, ids[k ? N_EV - 3 : 7], 200, &events),
+            AM_OK);
         CHECK_EQ_INT(am__store_commit(s), AM_OK);
         CHECK_EQ_INT(events, 1);
     }
@@ -350,7 +352,8 @@ static void test_forget_grace_vectors(void)
     CHECK_EQ_INT(s->vt->forget_work(s, 6000, 0, &more), AM_OK);
     CHECK_EQ_INT(more, 0);
     CHECK_EQ_INT(am__store_begin(s), AM_OK);
-    CHECK_EQ_INT(s->vt->restore_forget(s, "u", AM_FORGET_EVENT, ids[7], 6000, &events), AM_DENIED);
+    CHECK_EQ_INT(am__forget_restore_forget(s, "u", AM_FORGET_EVENT, ids[7], 6000, &events),
+                 AM_DENIED);
     am__store_rollback(s);
     keep[N_EV - 3] = 1;
     CHECK(scan_is(s, "A", qv, AM_TIME_NONE, 0, N_EV, keep));

@@ -543,7 +543,7 @@ static int purge_step(pg_store *s, const char *uid, int64_t seq, am_time forgott
     pg_args j = {0};
     am__pg_arg_text(&j, uid);
     am__pg_arg_int(&j, seq);
-    /* purging: no longer restorable (forget_state PURGING) */
+    /* purging: no longer restorable (am__forget_state PURGING) */
     int rc = am__pg_exec(s, "forget user",
                          "UPDATE forget_jobs SET state = 'purge' WHERE user_id = $1 AND seq = $2"
                          " AND state = 'held'", &j, NULL);
@@ -698,60 +698,83 @@ int am__pg_forget_work(am__store *b, am_time now, int max_steps, int *more)
     }
 }
 
-int am__pg_forget_state(am__store *b, const char *uid, int *state, am_time *at, am_time *until)
+/* One row of forget_jobs (seq, level, object_id, state, forgotten_at,
+ * purge_at: 6 columns) or of tombstones (at, purged_at: 2), into ar or
+ * (ar NULL) the caller's one row. */
+static void fjob_read(am__arena *ar, const PGresult *r, int i, int ncol, am__fjob_row *row)
 {
-    pg_store *s = PG(b);
-    if (am__pg_lock_user(s, uid)) return s->rc;
-    *state = AM__FORGOTTEN_NONE;
-    *at = *until = 0;
-    pg_args a = {0};
-    am__pg_arg_text(&a, uid);
-    PGresult *r = am__pg_run(s, "forget state",
-                             "SELECT state, forgotten_at, purge_at FROM forget_jobs"
-                             " WHERE user_id = $1 AND level = 'user' ORDER BY seq DESC LIMIT 1", &a);
-    if (!r) return s->rc;
-    if (PQntuples(r)) {
-        *state = strcmp(PQgetvalue(r, 0, 0), "held") == 0 ? AM__FORGOTTEN_HELD
-                                                            : AM__FORGOTTEN_PURGING;
-        *at = am__pg_time(r, 0, 1);
-        *until = am__pg_time(r, 0, 2);
+    int t = 0;
+    if (ncol == 6) {
+        row->seq = am__pg_i64(r, i, 0);
+        row->held = strcmp(PQgetvalue(r, i, 3), "held") == 0;
+        if (ar) {
+            row->level = am__pg_str(ar, r, i, 1);
+            row->object_id = am__pg_str(ar, r, i, 2);
+            row->state = am__pg_str(ar, r, i, 3);
+        }
+        t = 4;
     }
-    PQclear(r);
-    if (*state != AM__FORGOTTEN_NONE) return AM_OK;
-    int live = am__pg_user_exists(b, uid);
-    if (live < 0) return -live;
-    if (live) return AM_OK;
-    char pn[PSEUDONYM_MAX];
-    int rc = pseudonym(s, uid, pn);
-    if (rc) return rc;
-    pg_args p = {0};
-    am__pg_arg_text(&p, pn);
-    r = am__pg_run(s, "forget state",
-                   "SELECT at, purged_at FROM tombstones WHERE user_id = $1 AND level = 'user'"
-                   " ORDER BY seq DESC LIMIT 1", &p);
-    if (!r) return s->rc;
-    if (PQntuples(r)) {
-        *state = AM__FORGOTTEN_PURGED;
-        *at = am__pg_time(r, 0, 0);
-        *until = am__pg_time(r, 0, 1);
-    }
-    PQclear(r);
-    return AM_OK;
+    row->forgotten_at = am__pg_i64(r, i, t);
+    row->purge_at = am__pg_i64(r, i, t + 1);
 }
 
-int am__pg_restore(am__store *b, const char *uid, am_time now)
+/* $1 uid, $2 level, $3 object_id; LIST, DEL: $4 not_level, $5 state;
+ * DEL: $6 seq; TOMB_DEL: $4 at. */
+#define FJOB_WHERE                                                                    \
+    " WHERE user_id = $1 AND ($2::text IS NULL OR level = $2)"                        \
+    " AND ($4::text IS NULL OR level <> $4) AND ($3::text IS NULL OR object_id = $3)" \
+    " AND ($5::text IS NULL OR state = $5)"
+#define FJOB_LIST \
+    "SELECT seq, level, object_id, state, forgotten_at, purge_at FROM forget_jobs" FJOB_WHERE
+
+int am__pg_forget_jobs(am__store *b, const am__fjob_op *op, am__arena *ar, am__fjob_row **rows,
+                       size_t *n)
 {
     pg_store *s = PG(b);
-    if (am__pg_lock_user(s, uid)) return s->rc;
-    int state;
-    am_time at, until;
-    int rc = am__pg_forget_state(b, uid, &state, &at, &until);
-    if (rc) return rc;
-    if (state == AM__FORGOTTEN_NONE) return AM_NOTFOUND;
-    if (state != AM__FORGOTTEN_HELD || until <= now) return AM_DENIED;
+    *n = 0;
+    if (ar) *rows = NULL;
+    int k = op->kind, rc = am__fjob_check(op);
+    if (rc || am__pg_lock_user(s, op->uid)) return rc ? rc : s->rc;
+    char pn[PSEUDONYM_MAX];
+    if (k == AM__FJOB_TOMB_GET && op->pseudonym && (rc = pseudonym(s, op->uid, pn))) return rc;
     pg_args a = {0};
-    am__pg_arg_text(&a, uid);
-    return am__pg_exec(s, "restore",
-                       "DELETE FROM forget_jobs WHERE user_id = $1 AND level = 'user'"
-                       " AND state = 'held'", &a, NULL);
+    am__pg_arg_text(&a, k == AM__FJOB_TOMB_GET && op->pseudonym ? pn : op->uid);
+    am__pg_arg_text(&a, op->level);
+    am__pg_arg_text(&a, op->object_id);
+    if (k == AM__FJOB_LIST || k == AM__FJOB_DEL) {
+        am__pg_arg_text(&a, op->not_level);
+        am__pg_arg_text(&a, op->state);
+    }
+    if (k == AM__FJOB_DEL) am__pg_arg_int(&a, op->seq);
+    if (k == AM__FJOB_TOMB_DEL) am__pg_arg_int(&a, op->at);
+    if (k == AM__FJOB_DEL || k == AM__FJOB_TOMB_DEL) {
+        long changed = 0;
+        rc = am__pg_exec(s, "forget jobs",
+                         k == AM__FJOB_DEL
+                             ? "DELETE FROM forget_jobs" FJOB_WHERE
+                               " AND ($6::bigint = 0 OR seq = $6::bigint)"
+                             : "DELETE FROM tombstones WHERE user_id = $1 AND level = $2"
+                               " AND object_id = $3 AND at = $4::bigint",
+                         &a, &changed);
+        *n = rc ? 0 : (size_t)changed;
+        return rc;
+    }
+    int ncol = k == AM__FJOB_TOMB_GET ? 2 : 6;
+    const char *sql = k == AM__FJOB_TOMB_GET
+                          ? "SELECT at, purged_at FROM tombstones WHERE user_id = $1 AND level = $2"
+                            " AND ($3::text IS NULL OR object_id = $3) ORDER BY seq DESC LIMIT 1"
+                      : op->latest ? FJOB_LIST " ORDER BY seq DESC LIMIT 1"
+                                   : FJOB_LIST " ORDER BY seq";
+    PGresult *r = am__pg_run(s, "forget jobs", sql, &a);
+    if (!r) return s->rc;
+    int m = PQntuples(r);
+    if (!ar) {
+        if (m) fjob_read(NULL, r, 0, ncol, *rows);
+        *n = m > 0;
+        PQclear(r);
+        return AM_OK;
+    }
+    if (!(*rows = am__pg_rows(ar, r, sizeof **rows))) return AM_NOMEM;
+    for (int i = 0; i < m; i++) fjob_read(ar, r, i, ncol, &(*rows)[i]);
+    return am__pg_rows_done(ar, r, n);
 }

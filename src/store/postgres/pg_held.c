@@ -173,8 +173,6 @@ int am__pg_held_drop(pg_store *s, const char *uid, int64_t job, long limit, long
 
 /* ------------------------------------------------------------ restore */
 
-static const char *const level_names[] = {"", "event", "session", "task", "user"};
-
 /* Statements with $1 = uid, $2 = job, $3 = the forget's time. */
 static int run_job(pg_store *s, const char *sql, const char *uid, int64_t job, am_time at,
                    long *changes)
@@ -186,62 +184,13 @@ static int run_job(pg_store *s, const char *sql, const char *uid, int64_t job, a
     return am__pg_exec(s, "restore", sql, &a, changes);
 }
 
-/* The latest forget of (level, id) when it is held and restorable: *job,
- * *at its forget time; AM_NOTFOUND (never forgotten), AM_DENIED (its
- * grace period is over: purged, or due). */
-static int held_job_find(pg_store *s, const char *uid, int level, const char *id, am_time now,
-                         int64_t *job, am_time *at)
-{
-    pg_args a = {0};
-    am__pg_arg_text(&a, uid);
-    am__pg_arg_text(&a, level_names[level]);
-    am__pg_arg_text(&a, id);
-    PGresult *r = am__pg_run(s, "restore",
-                             "SELECT seq, state, purge_at, forgotten_at FROM forget_jobs"
-                             " WHERE user_id = $1 AND level = $2 AND object_id = $3"
-                             " ORDER BY seq DESC LIMIT 1", &a);
-    if (!r) return s->rc;
-    *job = 0;
-    int held = 0;
-    am_time purge_at = 0;
-    if (PQntuples(r)) {
-        *job = am__pg_i64(r, 0, 0);
-        held = strcmp(PQgetvalue(r, 0, 1), "held") == 0;
-        purge_at = am__pg_i64(r, 0, 2);
-        *at = am__pg_i64(r, 0, 3);
-    }
-    PQclear(r);
-    if (*job) return held && purge_at > now ? AM_OK : AM_DENIED;
-    /* purged (its tombstone stays, under the id's keyed hash), or never
-     * forgotten */
-    char ref[AM__REF_LEN + 1];
-    int rc = am__store_object_ref(&s->base, uid, level_names[level], id, ref);
-    if (rc) return rc;
-    pg_args t = {0};
-    am__pg_arg_text(&t, uid);
-    am__pg_arg_text(&t, level_names[level]);
-    am__pg_arg_text(&t, ref);
-    r = am__pg_run(s, "restore",
-                   "SELECT 1 FROM tombstones WHERE user_id = $1 AND level = $2"
-                   " AND object_id = $3 LIMIT 1", &t);
-    if (!r) return s->rc;
-    int had = PQntuples(r) > 0;
-    PQclear(r);
-    return had ? AM_DENIED : AM_NOTFOUND;
-}
-
-int am__pg_restore_forget(am__store *b, const char *uid, int level, const char *id, am_time now,
-                          long *events)
+int am__pg_restore_forget(am__store *b, const char *uid, int64_t job, am_time at, long *events)
 {
     *events = 0;
-    if (level == AM_FORGET_USER) return am__pg_restore(b, uid, now);
-    if (level < AM_FORGET_EVENT || level > AM_FORGET_TASK) return AM_MISUSE;
     pg_store *s = PG(b);
     if (am__pg_lock_user(s, uid)) return s->rc;
-    int64_t job = 0;
-    am_time at = 0;
-    int rc = held_job_find(s, uid, level, id, now, &job, &at);
-    if (rc || (rc = am__pg_forget_temp(s))) return rc;
+    int rc = am__pg_forget_temp(s);
+    if (rc) return rc;
     static const pg_held_expr event_ov[] = {
         /* an event added again with the caller's id while this one was
          * held keeps the id; this one comes back without it */
@@ -312,45 +261,5 @@ int am__pg_restore_forget(am__store *b, const char *uid, int level, const char *
     if (!rc) rc = am__pg_forget_ctx_rebuild(s, uid);
     long dropped = 0;
     if (!rc) rc = am__pg_held_drop(s, uid, job, 0, &dropped);
-    char ref[AM__REF_LEN + 1];
-    if (!rc) rc = am__store_object_ref(&s->base, uid, level_names[level], id, ref);
-    if (!rc) {
-        pg_args a = {0};
-        am__pg_arg_text(&a, uid);
-        am__pg_arg_text(&a, level_names[level]);
-        am__pg_arg_text(&a, ref);
-        am__pg_arg_int(&a, at);
-        rc = am__pg_exec(s, "restore",
-                         "DELETE FROM tombstones WHERE user_id = $1 AND level = $2"
-                         " AND object_id = $3 AND at = $4::bigint", &a, NULL);
-    }
-    if (!rc)
-        rc = run_job(s, "DELETE FROM forget_jobs WHERE user_id = $1 AND seq = $2::bigint", uid, job,
-                     at, NULL);
     return rc;
-}
-
-int am__pg_forget_held(am__store *b, const char *uid, am__arena *ar, am__held_row **rows,
-                       size_t *n)
-{
-    pg_store *s = PG(b);
-    if (am__pg_lock_user(s, uid)) return s->rc;
-    *rows = NULL;
-    *n = 0;
-    pg_args a = {0};
-    am__pg_arg_text(&a, uid);
-    PGresult *r = am__pg_run(s, "forget held",
-                             "SELECT level, object_id, forgotten_at, purge_at FROM forget_jobs"
-                             " WHERE user_id = $1 AND level <> 'user' AND state = 'held'"
-                             " ORDER BY seq", &a);
-    if (!r) return s->rc;
-    int k = PQntuples(r);
-    if (!(*rows = am__pg_rows(ar, r, sizeof **rows))) return AM_NOMEM;
-    for (int i = 0; i < k; i++) {
-        (*rows)[i].level = am__pg_str(ar, r, i, 0);
-        (*rows)[i].object_id = am__pg_str(ar, r, i, 1);
-        (*rows)[i].forgotten_at = am__pg_i64(r, i, 2);
-        (*rows)[i].purge_at = am__pg_i64(r, i, 3);
-    }
-    return am__pg_rows_done(ar, r, n);
 }

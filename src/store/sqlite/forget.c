@@ -859,64 +859,6 @@ int am__sqlite_forget_work(am__store *b, am_time now, int max_steps, int *more)
     }
 }
 
-int am__sqlite_forget_state(am__store *b, const char *uid, int *state, am_time *at,
-                            am_time *until)
-{
-    sq_store *s = SQ(b);
-    *state = AM__FORGOTTEN_NONE;
-    *at = *until = 0;
-    sqlite3_stmt *st = stmt(s, "SELECT state, forgotten_at, purge_at FROM forget_jobs"
-                               " WHERE user_id=?1 AND level='user' ORDER BY seq DESC LIMIT 1");
-    if (!st) return AM_BACKEND;
-    bind_text(st, 1, uid);
-    int rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW) {
-        const char *v = (const char *)sqlite3_column_text(st, 0);
-        *state = v && strcmp(v, "held") == 0 ? AM__FORGOTTEN_HELD : AM__FORGOTTEN_PURGING;
-        *at = sqlite3_column_int64(st, 1);
-        *until = sqlite3_column_int64(st, 2);
-    }
-    int out = rc == SQLITE_ROW || rc == SQLITE_DONE ? AM_OK : fail(s, rc, "forget state");
-    done(s, st);
-    if (out || *state != AM__FORGOTTEN_NONE) return out;
-    /* purged: a live user of that id again is not forgotten */
-    int live = am__sqlite_user_exists(b, uid);
-    if (live < 0) return -live;
-    if (live) return AM_OK;
-    char pn[PSEUDONYM_MAX];
-    if ((out = pseudonym(s, uid, pn))) return out;
-    st = stmt(s, "SELECT at, purged_at FROM tombstones WHERE user_id=?1 AND level='user'"
-                 " ORDER BY seq DESC LIMIT 1");
-    if (!st) return AM_BACKEND;
-    bind_text(st, 1, pn);
-    rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW) {
-        *state = AM__FORGOTTEN_PURGED;
-        *at = sqlite3_column_int64(st, 0);
-        *until = sqlite3_column_int64(st, 1);
-    }
-    out = rc == SQLITE_ROW || rc == SQLITE_DONE ? AM_OK : fail(s, rc, "forget state");
-    done(s, st);
-    return out;
-}
-
-int am__sqlite_restore(am__store *b, const char *uid, am_time now)
-{
-    sq_store *s = SQ(b);
-    int state;
-    am_time at, until;
-    int rc = am__sqlite_forget_state(b, uid, &state, &at, &until);
-    if (rc) return rc;
-    if (state == AM__FORGOTTEN_NONE) return AM_NOTFOUND;
-    if (state != AM__FORGOTTEN_HELD || until <= now) return AM_DENIED;
-    sqlite3_stmt *st = stmt(s, "DELETE FROM forget_jobs WHERE user_id=?1 AND level='user' AND state='held'");
-    if (!st) return AM_BACKEND;
-    bind_text(st, 1, uid);
-    if ((rc = run(s, st, "restore"))) return rc;
-    am__sqlite_caches_drop(s, AM__DROP_FORGET, uid);
-    return AM_OK;
-}
-
 /* Run sql with ?1 = job, ?2 = uid, ?3 = at (those it has). */
 static int run_job(sq_store *s, const char *sql, int64_t job, const char *uid, am_time at,
                    const char *what)
@@ -935,59 +877,11 @@ static int run_job(sq_store *s, const char *sql, int64_t job, const char *uid, a
 #define RESTORE_RID(col) "coalesce((SELECT new FROM temp.am_restore_rid WHERE old = h." col "), h." col ")"
 #define RESTORE_ITEM(col) "coalesce((SELECT new FROM temp.am_restore_item WHERE old = h." col "), h." col ")"
 
-/* The latest forget of (level, id) when it is held and restorable:
- * *job, *at its forget time; AM_NOTFOUND (never forgotten), AM_DENIED
- * (its grace period is over: purged, purging, or due). */
-static int held_job_find(sq_store *s, const char *uid, int level, const char *id, am_time now,
-                         int64_t *job, am_time *at)
-{
-    sqlite3_stmt *st = stmt(s, "SELECT seq, state, purge_at, forgotten_at FROM forget_jobs"
-                               " WHERE user_id=?1 AND level=?2 AND object_id=?3 ORDER BY seq DESC LIMIT 1");
-    if (!st) return AM_BACKEND;
-    bind_text(st, 1, uid);
-    bind_text(st, 2, level_names[level]);
-    bind_text(st, 3, id);
-    int step = sqlite3_step(st), held = 0;
-    am_time purge_at = 0;
-    *job = 0;
-    if (step == SQLITE_ROW) {
-        *job = sqlite3_column_int64(st, 0);
-        const char *state = (const char *)sqlite3_column_text(st, 1);
-        held = state && strcmp(state, "held") == 0;
-        purge_at = sqlite3_column_int64(st, 2);
-        *at = sqlite3_column_int64(st, 3);
-    }
-    int rc = step == SQLITE_ROW || step == SQLITE_DONE ? AM_OK : fail(s, step, "restore");
-    done(s, st);
-    if (rc) return rc;
-    if (*job) return held && purge_at > now ? AM_OK : AM_DENIED;
-    /* purged (its tombstone stays, under the id's keyed hash), or never
-     * forgotten */
-    char ref[AM__REF_LEN + 1];
-    if ((rc = am__store_object_ref(&s->base, uid, level_names[level], id, ref))) return rc;
-    if (!(st = stmt(s, "SELECT 1 FROM tombstones WHERE user_id=?1 AND level=?2 AND object_id=?3")))
-        return AM_BACKEND;
-    bind_text(st, 1, uid);
-    bind_text(st, 2, level_names[level]);
-    bind_text(st, 3, ref);
-    step = sqlite3_step(st);
-    rc = step == SQLITE_ROW ? AM_DENIED : step == SQLITE_DONE ? AM_NOTFOUND : fail(s, step, "restore");
-    done(s, st);
-    return rc;
-}
-
-int am__sqlite_restore_forget(am__store *b, const char *uid, int level, const char *id,
-                              am_time now, long *events)
+int am__sqlite_restore_forget(am__store *b, const char *uid, int64_t job, am_time at, long *events)
 {
     sq_store *s = SQ(b);
     *events = 0;
-    if (level == AM_FORGET_USER) return am__sqlite_restore(b, uid, now);
-    if (level < AM_FORGET_EVENT || level > AM_FORGET_TASK) return AM_MISUSE;
-    int64_t job = 0;
-    am_time at = 0;
-    int rc = held_job_find(s, uid, level, id, now, &job, &at);
-    if (rc) return rc;
-    sqlite3_stmt *st;
+    int rc;
     static const am__held_expr event_ov[] = {
         {"rid", RESTORE_RID("rid")},
         /* an event added again with the caller's id while this one was
@@ -1073,44 +967,86 @@ int am__sqlite_restore_forget(am__store *b, const char *uid, int level, const ch
     if (!rc) rc = run_uid(s, ctx_rebuild, uid, NULL, "restore context");
     long dropped = 0;
     if (!rc) rc = am__sqlite_held_drop(s, job, NULL, 0, &dropped);
-    char ref[AM__REF_LEN + 1];
-    if (!rc) rc = am__store_object_ref(b, uid, level_names[level], id, ref);
-    if (!rc) {
-        if (!(st = stmt(s, "DELETE FROM tombstones WHERE user_id=?1 AND level=?2 AND object_id=?3 AND at=?4")))
-            return AM_BACKEND;
-        bind_text(st, 1, uid);
-        bind_text(st, 2, level_names[level]);
-        bind_text(st, 3, ref);
-        sqlite3_bind_int64(st, 4, at);
-        rc = run(s, st, "restore");
-    }
-    if (!rc) rc = run_job(s, "DELETE FROM forget_jobs WHERE seq=?1", job, uid, at, "restore");
     am__sqlite_caches_drop(s, AM__DROP_FORGET, uid);
     return rc;
 }
 
-int am__sqlite_forget_held(am__store *b, const char *uid, am__arena *ar, am__held_row **rows,
+/* One row of forget_jobs (seq, level, object_id, state, forgotten_at,
+ * purge_at) or of tombstones (at, purged_at: ncol 2). */
+static int job_row(am__arena *ar, sqlite3_stmt *st, int ncol, am__fjob_row **rows, size_t *n,
+                   size_t *cap)
+{
+    am__fjob_row *r = ar ? push(ar, (void **)rows, n, cap, sizeof *r) : *rows;
+    if (!r) return AM_NOMEM;
+    if (!ar) ++*n;
+    int t = ncol == 2 ? 0 : 4;
+    if (ncol > 2) {
+        r->seq = sqlite3_column_int64(st, 0);
+        const char *state = (const char *)sqlite3_column_text(st, 3);
+        r->held = state && strcmp(state, "held") == 0;
+        if (ar) {
+            r->level = col_text(ar, st, 1);
+            r->object_id = col_text(ar, st, 2);
+            r->state = col_text(ar, st, 3);
+        }
+    }
+    r->forgotten_at = sqlite3_column_int64(st, t);
+    r->purge_at = sqlite3_column_int64(st, t + 1);
+    return ar && ar->oom ? AM_NOMEM : AM_OK;
+}
+
+/* ?1 uid, ?2 level, ?3 not_level, ?4 object_id, ?5 state, ?6 seq, ?7 at. */
+#define FJOB_LIST                                                                  \
+    "SELECT seq, level, object_id, state, forgotten_at, purge_at FROM forget_jobs" \
+    " WHERE user_id=?1 AND (?2 IS NULL OR level=?2) AND (?3 IS NULL OR level!=?3)" \
+    " AND (?4 IS NULL OR object_id=?4) AND (?5 IS NULL OR state=?5)"
+static const char *const fjob_sql[] = {
+    [AM__FJOB_LIST] = FJOB_LIST " ORDER BY seq",
+    [AM__FJOB_DEL] = "DELETE FROM forget_jobs WHERE user_id=?1 AND (?2 IS NULL OR level=?2)"
+                     " AND (?3 IS NULL OR level!=?3) AND (?4 IS NULL OR object_id=?4)"
+                     " AND (?5 IS NULL OR state=?5) AND (?6 = 0 OR seq=?6)",
+    [AM__FJOB_TOMB_GET] = "SELECT at, purged_at FROM tombstones WHERE user_id=?1 AND level=?2"
+                          " AND (?4 IS NULL OR object_id=?4) ORDER BY seq DESC LIMIT 1",
+    [AM__FJOB_TOMB_DEL] = "DELETE FROM tombstones WHERE user_id=?1 AND level=?2 AND object_id=?4"
+                          " AND at=?7",
+};
+
+int am__sqlite_forget_jobs(am__store *b, const am__fjob_op *op, am__arena *ar, am__fjob_row **rows,
                            size_t *n)
 {
     sq_store *s = SQ(b);
-    *rows = NULL;
     *n = 0;
-    sqlite3_stmt *st = stmt(s, "SELECT level, object_id, forgotten_at, purge_at FROM forget_jobs"
-                               " WHERE user_id=?1 AND level != 'user' AND state='held' ORDER BY seq");
+    if (ar) *rows = NULL;
+    int k = op->kind, rc = am__fjob_check(op);
+    if (rc) return rc;
+    const char *sql = fjob_sql[k];
+    if (k == AM__FJOB_LIST && op->latest) sql = FJOB_LIST " ORDER BY seq DESC LIMIT 1";
+    /* a purged user's tombstone is under the pseudonym */
+    char pn[PSEUDONYM_MAX];
+    if (k == AM__FJOB_TOMB_GET && op->pseudonym && (rc = pseudonym(s, op->uid, pn))) return rc;
+    sqlite3_stmt *st = stmt(s, sql);
     if (!st) return AM_BACKEND;
-    bind_text(st, 1, uid);
-    size_t cap = 0;
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        am__held_row *r = push(ar, (void **)rows, n, &cap, sizeof *r);
-        if (!r) { done(s, st); return AM_NOMEM; }
-        r->level = col_text(ar, st, 0);
-        r->object_id = col_text(ar, st, 1);
-        r->forgotten_at = sqlite3_column_int64(st, 2);
-        r->purge_at = sqlite3_column_int64(st, 3);
-        if (ar->oom) { done(s, st); return AM_NOMEM; }
+    int np = sqlite3_bind_parameter_count(st);
+    bind_text(st, 1, k == AM__FJOB_TOMB_GET && op->pseudonym ? pn : op->uid);
+    bind_text(st, 2, op->level);
+    if (np >= 3) bind_text(st, 3, op->not_level);
+    bind_text(st, 4, op->object_id);
+    if (np >= 5) bind_text(st, 5, op->state);
+    if (np >= 6) sqlite3_bind_int64(st, 6, op->seq);
+    if (np >= 7) sqlite3_bind_int64(st, 7, op->at);
+    if (k == AM__FJOB_DEL || k == AM__FJOB_TOMB_DEL) {
+        if ((rc = run(s, st, "forget jobs"))) return rc;
+        *n = (size_t)sqlite3_changes(s->db);
+        /* a user back: what the caches held of them was hidden */
+        if (k == AM__FJOB_DEL && op->level && strcmp(op->level, "user") == 0)
+            am__sqlite_caches_drop(s, AM__DROP_FORGET, op->uid);
+        return AM_OK;
     }
-    int out = rc == SQLITE_DONE ? AM_OK : fail(s, rc, "forget held");
+    size_t cap = 0;
+    int step = SQLITE_DONE;
+    while (!rc && (ar || *n == 0) && (step = sqlite3_step(st)) == SQLITE_ROW)
+        rc = job_row(ar, st, k == AM__FJOB_TOMB_GET ? 2 : 6, rows, n, &cap);
+    if (!rc && step != SQLITE_ROW && step != SQLITE_DONE) rc = fail(s, step, "forget jobs");
     done(s, st);
-    return out;
+    return rc;
 }

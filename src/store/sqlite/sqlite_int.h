@@ -590,14 +590,10 @@ int am__sqlite_item_delete(am__store *b, const char *uid, const char *lineage_id
 int am__sqlite_forget_user(am__store *b, const char *uid, am_time now, am_time purge_at,
                            long *events, long *items, long *tasks);
 int am__sqlite_forget_work(am__store *b, am_time now, int max_steps, int *more);
-int am__sqlite_forget_state(am__store *b, const char *uid, int *state, am_time *at,
-                            am_time *until);
-int am__sqlite_restore(am__store *b, const char *uid, am_time now);
 int am__sqlite_forget_grace(am__store *b, const char *uid, int level, const char *id,
                             am_time now, am_time purge_at, long *events, long *items, long *tasks);
-int am__sqlite_restore_forget(am__store *b, const char *uid, int level, const char *id,
-                              am_time now, long *events);
-int am__sqlite_forget_held(am__store *b, const char *uid, am__arena *ar, am__held_row **rows,
+int am__sqlite_restore_forget(am__store *b, const char *uid, int64_t job, am_time at, long *events);
+int am__sqlite_forget_jobs(am__store *b, const am__fjob_op *op, am__arena *ar, am__fjob_row **rows,
                            size_t *n);
 
 /* held.c: rows of a forget in its grace period.  held_copy: the rows of

@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * forget.c -- the policy of forgetting over the store's jobs and
+ * tombstones (forget.h).
+ */
+#include "domain/forget.h"
+
+#include <string.h>
+
+static const char *const level_names[] = {"", "event", "session", "task", "user"};
+
+/* The one row of a LIST latest / TOMB_GET, no strings: *found 0 when
+ * none. */
+static int jobs_one(am__store *s, const am__fjob_op *op, am__fjob_row *row, int *found)
+{
+    memset(row, 0, sizeof *row);
+    am__fjob_row *one = row;
+    size_t n = 0;
+    int rc = s->vt->forget_jobs(s, op, NULL, &one, &n);
+    *found = !rc && n > 0;
+    return rc;
+}
+
+int am__forget_state(am__store *s, const char *uid, int *state, am_time *at, am_time *until)
+{
+    *state = AM__FORGOTTEN_NONE;
+    *at = *until = 0;
+    am__fjob_op op = {.kind = AM__FJOB_LIST, .uid = uid, .level = "user", .latest = 1};
+    am__fjob_row job;
+    int found;
+    int rc = jobs_one(s, &op, &job, &found);
+    if (rc) return rc;
+    if (found) {
+        *state = job.held ? AM__FORGOTTEN_HELD : AM__FORGOTTEN_PURGING;
+        *at = job.forgotten_at;
+        *until = job.purge_at;
+        return AM_OK;
+    }
+    /* purged: a live user of that id again is not forgotten */
+    int live = am__store_user_exists(s, uid);
+    if (live < 0) return -live;
+    if (live) return AM_OK;
+    am__fjob_op tomb = {.kind = AM__FJOB_TOMB_GET, .uid = uid, .level = "user", .pseudonym = 1};
+    if ((rc = jobs_one(s, &tomb, &job, &found))) return rc;
+    if (found) {
+        *state = AM__FORGOTTEN_PURGED;
+        *at = job.forgotten_at;
+        *until = job.purge_at;
+    }
+    return AM_OK;
+}
+
+int am__forget_restore(am__store *s, const char *uid, am_time now)
+{
+    int state;
+    am_time at, until;
+    int rc = am__forget_state(s, uid, &state, &at, &until);
+    if (rc) return rc;
+    if (state == AM__FORGOTTEN_NONE) return AM_NOTFOUND;
+    if (state != AM__FORGOTTEN_HELD || until <= now) return AM_DENIED;
+    am__fjob_op op = {.kind = AM__FJOB_DEL, .uid = uid, .level = "user", .state = "held"};
+    size_t n = 0;
+    return s->vt->forget_jobs(s, &op, NULL, NULL, &n);
+}
+
+/* The latest forget of (level, id) when it is held and restorable: *job,
+ * *at its forget time; AM_NOTFOUND (never forgotten), AM_DENIED (its
+ * grace period is over: purged, purging, or due). */
+static int held_job_find(am__store *s, const char *uid, int level, const char *id, am_time now,
+                         int64_t *job, am_time *at)
+{
+    am__fjob_op op = {.kind = AM__FJOB_LIST,
+                      .uid = uid,
+                      .level = level_names[level],
+                      .object_id = id,
+                      .latest = 1};
+    am__fjob_row row;
+    int found;
+    int rc = jobs_one(s, &op, &row, &found);
+    if (rc) return rc;
+    if (found) {
+        *job = row.seq;
+        *at = row.forgotten_at;
+        return row.held && row.purge_at > now ? AM_OK : AM_DENIED;
+    }
+    /* purged (its tombstone stays, under the id's keyed hash), or never
+     * forgotten */
+    char ref[AM__REF_LEN + 1];
+    if ((rc = am__store_object_ref(s, uid, level_names[level], id, ref))) return rc;
+    am__fjob_op tomb = {
+        .kind = AM__FJOB_TOMB_GET, .uid = uid, .level = level_names[level], .object_id = ref};
+    if ((rc = jobs_one(s, &tomb, &row, &found))) return rc;
+    return found ? AM_DENIED : AM_NOTFOUND;
+}
+
+int am__forget_restore_forget(am__store *s, const char *uid, int level, const char *id, am_time now,
+                              long *events)
+{
+    *events = 0;
+    if (level == AM_FORGET_USER) return am__forget_restore(s, uid, now);
+    if (level < AM_FORGET_EVENT || level > AM_FORGET_TASK) return AM_MISUSE;
+    int64_t job = 0;
+    am_time at = 0;
+    int rc = held_job_find(s, uid, level, id, now, &job, &at);
+    if (!rc) rc = s->vt->restore_forget(s, uid, job, at, events);
+    /* its tombstone and its job go: nothing of it is forgotten now */
+    char ref[AM__REF_LEN + 1];
+    if (!rc) rc = am__store_object_ref(s, uid, level_names[level], id, ref);
+    size_t n = 0;
+    if (!rc) {
+        am__fjob_op tomb = {.kind = AM__FJOB_TOMB_DEL,
+                            .uid = uid,
+                            .level = level_names[level],
+                            .object_id = ref,
+                            .at = at};
+        rc = s->vt->forget_jobs(s, &tomb, NULL, NULL, &n);
+    }
+    if (!rc) {
+        am__fjob_op del = {.kind = AM__FJOB_DEL, .uid = uid, .seq = job};
+        rc = s->vt->forget_jobs(s, &del, NULL, NULL, &n);
+    }
+    return rc;
+}
+
+int am__forget_held(am__store *s, const char *uid, am__arena *ar, am__held_row **rows, size_t *n)
+{
+    *rows = NULL;
+    *n = 0;
+    am__fjob_op op = {.kind = AM__FJOB_LIST, .uid = uid, .not_level = "user", .state = "held"};
+    am__fjob_row *jobs = NULL;
+    size_t k = 0;
+    int rc = s->vt->forget_jobs(s, &op, ar, &jobs, &k);
+    if (rc || k == 0) return rc;
+    am__held_row *out = am__arena_alloc(ar, k * sizeof *out);
+    if (!out) return AM_NOMEM;
+    for (size_t i = 0; i < k; i++) {
+        out[i].level = jobs[i].level;
+        out[i].object_id = jobs[i].object_id;
+        out[i].forgotten_at = jobs[i].forgotten_at;
+        out[i].purge_at = jobs[i].purge_at;
+    }
+    *rows = out;
+    *n = k;
+    return AM_OK;
+}
