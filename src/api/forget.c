@@ -45,11 +45,11 @@ void am__db_forget_work_steps(am_db *db, int max_steps, void (*on_step)(void *ct
     int more = 0;
     s->on_step = on_step;
     s->step_ctx = ctx;
-    int rc = s->vt->forget_work(s, am__db_now(db), max_steps, &more);
+    int rc = am__forget_work(s, am__db_now(db), max_steps, &more);
     /* run to the end: a lock held past the busy timeout is waited out a
      * few times more (a step is short; another writer's transaction too) */
     for (int tries = 0; rc == AM_BUSY && max_steps == 0 && tries < 10; tries++)
-        rc = s->vt->forget_work(s, am__db_now(db), max_steps, &more);
+        rc = am__forget_work(s, am__db_now(db), max_steps, &more);
     if (rc)
         am__db_log(db, AM_LOG_WARN, "forget: pending work not done now (%s): %s", am_errstr(rc),
                    s->vt->errmsg(s));

@@ -6,6 +6,9 @@
 #include "domain/forget.h"
 
 #include <string.h>
+#include <time.h>
+
+#define WORK_PAUSE_MS 10 /* between two steps: writers waiting for the lock go first */
 
 static const char *const level_names[] = {"", "event", "session", "task", "user"};
 
@@ -142,4 +145,56 @@ int am__forget_held(am__store *s, const char *uid, am__arena *ar, am__held_row *
     *rows = out;
     *n = k;
     return AM_OK;
+}
+
+/* A scrub job's turn: the store's merge step or checkpoint; *stop 1 when
+ * the call ends here (*more said). */
+static int scrub_turn(am__store *s, const am__fjob_due *job, am__ctl_scrub *sc, int max_steps,
+                      int *more, int *stop)
+{
+    sc->seq = job->seq;
+    sc->tries = max_steps > 0 ? 1 : 0;
+    int rc = am__store_control(s, AM__CTL_SCRUB, sc);
+    if (rc == AM_NOTFOUND) { /* a store that owes no scrub: the job is done */
+        am__fjob_op del = {.kind = AM__FJOB_DEL, .uid = job->uid, .seq = job->seq};
+        size_t n = 0;
+        return s->vt->forget_jobs(s, &del, NULL, NULL, &n);
+    }
+    if (rc) return rc;
+    if (sc->stepped && s->on_step) s->on_step(s->step_ctx);
+    if (sc->later) *more = *stop = 1;
+    return AM_OK;
+}
+
+int am__forget_work(am__store *s, am_time now, int max_steps, int *more)
+{
+    *more = 0;
+    am__ctl_scrub sc = {.budget = -1};
+    for (int steps = 0;; steps++) {
+        am__fjob_due job;
+        am__fjob_op next = {.kind = AM__FJOB_NEXT, .at = now, .due = &job};
+        size_t n = 0;
+        int rc = s->vt->forget_jobs(s, &next, NULL, NULL, &n);
+        if (rc || n == 0) return rc;
+        if (max_steps > 0 && steps >= max_steps) {
+            *more = 1;
+            return AM_OK;
+        }
+        if (steps) {
+            struct timespec pause = {0, WORK_PAUSE_MS * 1000000L};
+            nanosleep(&pause, NULL);
+        }
+        if (strcmp(job.state, "scrub") == 0) {
+            int stop = 0;
+            if ((rc = scrub_turn(s, &job, &sc, max_steps, more, &stop)) || stop) return rc;
+            continue;
+        }
+        if ((rc = am__store_begin(s))) return rc;
+        if ((rc = s->vt->forget_step(s, &job, now))) {
+            am__store_rollback(s);
+            return rc;
+        }
+        if ((rc = am__store_commit(s))) return rc;
+        if (s->on_step) s->on_step(s->step_ctx);
+    }
 }

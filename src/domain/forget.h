@@ -15,6 +15,9 @@
  * what was never forgotten and AM_DENIED once the grace period is over
  * (purging, purged, or due now).
  *
+ * A due job's work runs in bounded steps, each its own transaction
+ * (am__forget_work); the rows a step deletes are the store's business.
+ *
  * Who calls it: api/forget.c, api/export.c, api/access_api.c,
  * domain/export.c, the store conformance tests.  Includes store/ only;
  * the task replay after a restore stays in api/ (perceive is above).
@@ -56,5 +59,13 @@ int am__forget_restore_forget(am__store *s, const char *uid, int level, const ch
 /* The user's forgets in their grace period (not the user's own), oldest
  * first: level name, id, forget and purge times. */
 int am__forget_held(am__store *s, const char *uid, am__arena *ar, am__held_row **rows, size_t *n);
+
+/* Outside any transaction (AM_MISUSE inside): the due work of forget
+ * jobs (purge_at <= now), each step a store forget_step in a short write
+ * transaction of its own (a scrub: AM__CTL_SCRUB), a pause apart, at most
+ * max_steps of them (0: until none is due or the log cannot be
+ * truncated now); *more = 1 when due work remains.  s->on_step (when
+ * set) after each step committed. */
+int am__forget_work(am__store *s, am_time now, int max_steps, int *more);
 
 #endif

@@ -354,6 +354,9 @@ typedef struct am__user_query {
  *             of uid; at most one row, forgotten_at = its time, purge_at =
  *             purged_at (0 when not purged).
  *   TOMB_DEL  uid's tombstones of (level, object_id) at `at`; *n deleted.
+ *   NEXT      the next due job of any user (uid unused; purge_at <= at,
+ *             scrub jobs last, then by seq) into *due; *n 1, or 0 when
+ *             none is due.  Outside a transaction only: AM_MISUSE inside.
  * Rows in ar; ar NULL: the first row only, into the caller's **rows,
  * its strings NULL (held tells the state).  PostgreSQL takes uid's lock
  * first (lock_users). */
@@ -361,6 +364,13 @@ typedef struct am__user_query {
 #define AM__FJOB_DEL 2
 #define AM__FJOB_TOMB_GET 3
 #define AM__FJOB_TOMB_DEL 4
+#define AM__FJOB_NEXT 5
+/* A due job as forget_step takes it (NEXT). */
+typedef struct am__fjob_due {
+    int64_t seq;
+    char uid[AM_ID_MAX + 1], level[16], object_id[AM_ID_MAX + 1], state[8];
+    am_time forgotten_at;
+} am__fjob_due;
 typedef struct am__fjob_op {
     int kind;
     const char *uid;
@@ -368,6 +378,7 @@ typedef struct am__fjob_op {
     const char *level, *not_level, *object_id, *state;
     int latest, pseudonym;
     am_time at;
+    am__fjob_due *due; /* NEXT */
 } am__fjob_op;
 typedef struct am__fjob_row {
     int64_t seq;
@@ -379,6 +390,7 @@ typedef struct am__fjob_row {
 static inline int am__fjob_check(const am__fjob_op *op)
 {
     int k = op->kind;
+    if (k == AM__FJOB_NEXT) return op->due ? AM_OK : AM_MISUSE;
     if (k < AM__FJOB_LIST || k > AM__FJOB_TOMB_DEL || !op->uid) return AM_MISUSE;
     if (k == AM__FJOB_DEL && !op->seq && !op->level) return AM_MISUSE;
     if (k >= AM__FJOB_TOMB_GET && !op->level) return AM_MISUSE;
@@ -651,7 +663,9 @@ typedef struct am__store_vt {
      *     the shared cache by it): 32 bytes derived one way from the
      *     forget key, made once when the store was created -- a store
      *     created again at the same path or URL gets another.  AM_OK,
-     *     AM_CORRUPT (no key), AM_BACKEND. */
+     *     AM_CORRUPT (no key), AM_BACKEND.
+     *   AM__CTL_SCRUB (am__ctl_scrub, below): what a forget owes the
+     *     files: the index merged, the log truncated. */
     int (*control)(am__store *s, int op, void *arg);
 
     /* forgetting (store/sqlite/forget.c).  Levels event, session
@@ -662,7 +676,7 @@ typedef struct am__store_vt {
      * stage; forget_touched lists them: the caller replays their
      * remaining events), a task left without events goes.  Level user:
      * forget_user with purge_at = now.  Every forget leaves a job that
-     * forget_work finishes. */
+     * am__forget_work (domain/forget.c) finishes. */
     int (*forget)(am__store *s, const char *uid, int level, const char *id,
                   am_time now, long *events, long *items, long *tasks);
     /* The tasks the last forget of this connection touched that remain
@@ -674,12 +688,18 @@ typedef struct am__store_vt {
      * moves its purge earlier, never later. */
     int (*forget_user)(am__store *s, const char *uid, am_time now, am_time purge_at,
                        long *events, long *items, long *tasks);
-    /* Outside any transaction: the due work of forget jobs (purge_at <=
-     * now) in short transactions (a bounded number of rows each), at most
-     * max_steps of them (0: until none is due or the log cannot be
-     * checkpointed now).  *more = 1 when due work remains.  s->on_step
-     * (when set) after each committed step. */
-    int (*forget_work)(am__store *s, am_time now, int max_steps, int *more);
+    /* One bounded step of a due job (forget_jobs NEXT; not a scrub job:
+     * AM__CTL_SCRUB) in the caller's write transaction; the loop over
+     * them is domain/forget.c's am__forget_work.  A user's purge: a chunk
+     * of its events with everything keyed by them, else a sweep of
+     * another table, else of its held rows, else the end (links, records,
+     * tombstones, jobs and the user row gone, the audit trail and outbox
+     * re-keyed to the pseudonym, its tombstone, forget.purged).  An
+     * event's, session's or task's held rows at the end of its grace
+     * period: bounded (SQLite) or all (PostgreSQL), then its tombstone
+     * dated.  SQLite: a held job becomes due ("purge") as a step of its
+     * own, a finished one a scrub job; the uid's caches dropped. */
+    int (*forget_step)(am__store *s, const am__fjob_due *job, am_time now);
     /* forget with a grace period (purge_at > now): an event, a session or
      * a task leaves every table and index as with forget, but its rows
      * are held (store/sqlite/held.c) until a job purges them at purge_at;
@@ -788,7 +808,7 @@ typedef struct am__store_vt {
 
 struct am__store {
     const am__store_vt *vt;
-    /* When set, forget_work calls it after each step it commits (the
+    /* When set, am__forget_work calls it after each step it commits (the
      * caller sets it around its call: api/forget.c, for am_forget_ex's
      * progress); NULL otherwise. */
     void (*on_step)(void *ctx);
@@ -928,6 +948,7 @@ static inline int am__store_event_ctx_append(am__store *s, const char *uid, int6
 #define AM__CTL_RETRY 3
 #define AM__CTL_HEALTH 4
 #define AM__CTL_KEY_HASH 5
+#define AM__CTL_SCRUB 6
 typedef struct am__ctl_tokens_fill {
     int (*fn)(void *ctx, const char *text, const char *key, unsigned char *blob, size_t *len);
     void *ctx;
@@ -947,6 +968,20 @@ typedef struct am__ctl_key_hash {
     size_t n;
     unsigned char *out; /* 32 bytes */
 } am__ctl_key_hash;
+
+/* AM__CTL_SCRUB: outside a transaction (AM_MISUSE inside), the scrub
+ * job seq owes: one merge step of the index in a transaction of its own
+ * (*stepped 1), or, when none is left, the log checkpointed and
+ * truncated in `tries` tries (0: the store's number; not possible now:
+ * *later 1) and the scrub jobs up to seq deleted.  merges and budget
+ * (-1 at first) carry across one am__forget_work: past the budget *later
+ * is 1.  AM_NOTFOUND on a store that owes no scrub (PostgreSQL). */
+typedef struct am__ctl_scrub {
+    int64_t seq;
+    int tries;
+    long merges, budget;
+    int stepped, later; /* out */
+} am__ctl_scrub;
 
 /* The ops of control, by name. */
 static inline int am__store_control(am__store *s, int op, void *arg)

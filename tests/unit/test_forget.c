@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "agentmem_ops.h"
+#include "domain/forget.h"
 #include "test.h"
 #include "api_util.h"
 #include "store_file.h"
@@ -841,7 +842,7 @@ static void test_forget_in_steps(void)
     CHECK_EQ_INT(am__store_commit(s), AM_OK);
     CHECK_EQ_INT(e, N);
     int more = 0;
-    CHECK_EQ_INT(s->vt->forget_work(s, now_ms, 1, &more), AM_OK);
+    CHECK_EQ_INT(am__forget_work(s, now_ms, 1, &more), AM_OK);
     CHECK_EQ_INT(more, 1);
     long long left = sql_count("SELECT count(*) FROM events WHERE user_id=?1", "big");
     CHECK(left >= N - 256 && left < N); /* one bounded step */

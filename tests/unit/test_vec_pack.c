@@ -290,7 +290,7 @@ static void test_forget_cuts_packed_vector(void)
     CHECK_EQ_INT(s->vt->forget(s, "u", AM_FORGET_USER, NULL, 99, &events, &items, &tasks), AM_OK);
     CHECK_EQ_INT(am__store_commit(s), AM_OK);
     int more = 1;
-    CHECK_EQ_INT(s->vt->forget_work(s, 99, 0, &more), AM_OK); /* the purge, in steps */
+    CHECK_EQ_INT(am__forget_work(s, 99, 0, &more), AM_OK); /* the purge, in steps */
     CHECK_EQ_INT(more, 0);
     s->vt->close(s);
     db = raw();
@@ -333,7 +333,7 @@ static void test_forget_grace_vectors(void)
     CHECK_EQ_INT(sql_int(db, "SELECT sum(n) FROM vector_blocks"), 255);
     sqlite3_close(db);
     int more = 1;
-    CHECK_EQ_INT(s->vt->forget_work(s, 100, 0, &more), AM_OK); /* not due */
+    CHECK_EQ_INT(am__forget_work(s, 100, 0, &more), AM_OK); /* not due */
     for (int k = 0; k < 2; k++) {
         CHECK_EQ_INT(am__store_begin(s), AM_OK);
         CHECK_EQ_INT(
@@ -349,7 +349,7 @@ static void test_forget_grace_vectors(void)
     CHECK_EQ_INT(s->vt->forget_grace(s, "u", AM_FORGET_EVENT, ids[7], 300, 5000, &events, &items, &tasks),
                  AM_OK);
     CHECK_EQ_INT(am__store_commit(s), AM_OK);
-    CHECK_EQ_INT(s->vt->forget_work(s, 6000, 0, &more), AM_OK);
+    CHECK_EQ_INT(am__forget_work(s, 6000, 0, &more), AM_OK);
     CHECK_EQ_INT(more, 0);
     CHECK_EQ_INT(am__store_begin(s), AM_OK);
     CHECK_EQ_INT(am__forget_restore_forget(s, "u", AM_FORGET_EVENT, ids[7], 6000, &events),

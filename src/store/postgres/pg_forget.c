@@ -15,20 +15,21 @@
  * what is gone leave the outbox and a memory.forgotten notice is written.
  *
  * A user forget records a job (forget_jobs) and hides the user at once;
- * forget_work purges a due job in short transactions, as the SQLite store
+ * am__forget_work (domain/forget.c) purges a due job in short
+ * transactions, each a forget_step here, as the SQLite store
  * does: PURGE_CHUNK events with everything keyed by them, or PURGE_SWEEP
- * rows of one other table, per transaction, PURGE_PAUSE_MS apart (a writer
- * of the same user waiting for its lock gets it); the last one deletes the user row
+ * rows of one other table, per transaction, a pause apart (a writer of
+ * the same user waiting for its lock gets it); the last one deletes the user row
  * and links, re-keys the audit trail to the pseudonym "forgotten:" +
  * HMAC-SHA256(forget_key, user id) and leaves the tombstone under it.  A
- * process stopped in the middle leaves the job for the next forget_work.  PostgreSQL's vacuum
+ * process stopped in the middle leaves the job for the next am__forget_work.  PostgreSQL's vacuum
  * reclaims the deleted tuples; no index merge or log checkpoint is owed.
  *
  * With a grace period (purge_at later than now) an event, a session or a
  * task leaves the same tables in the same transaction, but every row a
  * delete takes is first copied into its held_<table> under a job
  * (forget_jobs, state 'held'): pg_held.c holds, restores and drops them;
- * forget_work purges the job's held rows at purge_at in one transaction
+ * its forget_step purges the job's held rows at purge_at in one transaction
  * (a forget's rows, not a user's) and dates its tombstone.  A user
  * forget's purge takes the user's held rows and jobs with it.
  */
@@ -36,7 +37,6 @@
 #include <openssl/hmac.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
 #include "store/postgres/pg_int.h"
 
@@ -529,7 +529,6 @@ int am__pg_forget_user(am__store *b, const char *uid, am_time now, am_time purge
 
 #define PURGE_CHUNK "32"    /* events a purge transaction deletes */
 #define PURGE_SWEEP 1000    /* rows of another table a transaction deletes */
-#define PURGE_PAUSE_MS 10   /* between two steps: the user's waiting writers get its lock */
 
 /* One transaction of the purge of a user whose job (seq) is due: a chunk
  * of its events with everything keyed by them, else a sweep of another
@@ -656,46 +655,39 @@ static int purge_held(pg_store *s, const char *uid, int64_t job, const char *lev
     return rc;
 }
 
-int am__pg_forget_work(am__store *b, am_time now, int max_steps, int *more)
+int am__pg_forget_step(am__store *b, const am__fjob_due *job, am_time now)
 {
     pg_store *s = PG(b);
-    *more = 0;
+    return strcmp(job->level, "user") == 0
+               ? purge_step(s, job->uid, job->seq, job->forgotten_at, now)
+               : purge_held(s, job->uid, job->seq, job->level, job->object_id, job->forgotten_at,
+                            now);
+}
+
+/* The next due job of any user (forget_jobs NEXT). */
+static int job_next(pg_store *s, am_time now, am__fjob_due *j, size_t *found)
+{
+    *found = 0;
     if (s->txn != PG_TXN_NONE) return AM_MISUSE;
-    for (int steps = 0;; steps++) {
-        pg_args a = {0};
-        am__pg_arg_int(&a, now);
-        PGresult *r = am__pg_run(s, "forget job",
-                                 "SELECT user_id, seq, level, forgotten_at, object_id FROM forget_jobs"
-                                 " WHERE purge_at <= $1 ORDER BY seq LIMIT 1", &a);
-        if (!r) return s->rc;
-        if (PQntuples(r) == 0) { PQclear(r); return AM_OK; }
-        if (max_steps > 0 && steps >= max_steps) {
-            PQclear(r);
-            *more = 1;
-            return AM_OK;
-        }
-        char uid[AM_ID_MAX + 1], level[16], id[AM_ID_MAX + 1];
-        snprintf(uid, sizeof uid, "%s", PQgetvalue(r, 0, 0));
-        int64_t seq = am__pg_i64(r, 0, 1);
-        snprintf(level, sizeof level, "%s", PQgetvalue(r, 0, 2));
-        am_time at = am__pg_time(r, 0, 3);
-        snprintf(id, sizeof id, "%s", PQgetvalue(r, 0, 4));
-        PQclear(r);
-        if (steps) { /* writers waiting for the lock go first */
-            struct timespec pause = {0, PURGE_PAUSE_MS * 1000000L};
-            nanosleep(&pause, NULL);
-        }
-        int rc = am__store_begin(b);
-        if (rc) return rc;
-        rc = strcmp(level, "user") == 0 ? purge_step(s, uid, seq, at, now)
-                                        : purge_held(s, uid, seq, level, id, at, now);
-        if (rc) {
-            am__store_rollback(b);
-            return rc;
-        }
-        if ((rc = am__store_commit(b))) return rc;
-        if (b->on_step) b->on_step(b->step_ctx);
+    pg_args a = {0};
+    am__pg_arg_int(&a, now);
+    PGresult *r =
+        am__pg_run(s, "forget job",
+                   "SELECT user_id, seq, level, forgotten_at, object_id, state FROM forget_jobs"
+                   " WHERE purge_at <= $1 ORDER BY state = 'scrub', seq LIMIT 1",
+                   &a);
+    if (!r) return s->rc;
+    if (PQntuples(r)) {
+        *found = 1;
+        snprintf(j->uid, sizeof j->uid, "%s", PQgetvalue(r, 0, 0));
+        j->seq = am__pg_i64(r, 0, 1);
+        snprintf(j->level, sizeof j->level, "%s", PQgetvalue(r, 0, 2));
+        j->forgotten_at = am__pg_time(r, 0, 3);
+        snprintf(j->object_id, sizeof j->object_id, "%s", PQgetvalue(r, 0, 4));
+        snprintf(j->state, sizeof j->state, "%s", PQgetvalue(r, 0, 5));
     }
+    PQclear(r);
+    return AM_OK;
 }
 
 /* One row of forget_jobs (seq, level, object_id, state, forgotten_at,
@@ -734,6 +726,7 @@ int am__pg_forget_jobs(am__store *b, const am__fjob_op *op, am__arena *ar, am__f
     *n = 0;
     if (ar) *rows = NULL;
     int k = op->kind, rc = am__fjob_check(op);
+    if (!rc && k == AM__FJOB_NEXT) return job_next(s, op->at, op->due, n);
     if (rc || am__pg_lock_user(s, op->uid)) return rc ? rc : s->rc;
     char pn[PSEUDONYM_MAX];
     if (k == AM__FJOB_TOMB_GET && op->pseudonym && (rc = pseudonym(s, op->uid, pn))) return rc;

@@ -12,7 +12,7 @@
  * postings, vectors, vault, entities, items, tasks -- and no read needs a
  * filter: what a read sees during the grace period is what it sees after
  * an immediate forget.  restore_forget copies the rows back, the purge at
- * purge_at (pg_forget.c's forget_work) deletes them.
+ * purge_at (pg_forget.c's forget_step) deletes them.
  *
  * Row ids here come from sequences and are never handed out twice, so a
  * held row goes back with its own ids (the SQLite store must renumber

@@ -332,7 +332,7 @@ int am__pg_forget_grace(am__store *b, const char *uid, int level, const char *id
 int am__pg_forget_touched(am__store *b, am__arena *ar, const char ***ids, size_t *n);
 int am__pg_forget_user(am__store *b, const char *uid, am_time now, am_time purge_at,
                        long *events, long *items, long *tasks);
-int am__pg_forget_work(am__store *b, am_time now, int max_steps, int *more);
+int am__pg_forget_step(am__store *b, const am__fjob_due *job, am_time now);
 int am__pg_restore_forget(am__store *b, const char *uid, int64_t job, am_time at, long *events);
 int am__pg_forget_jobs(am__store *b, const am__fjob_op *op, am__arena *ar, am__fjob_row **rows,
                        size_t *n);

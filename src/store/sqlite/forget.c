@@ -13,12 +13,13 @@
  * A user can hold far more rows than one transaction should delete while
  * other users wait for the write lock, so a user forget only records a
  * job (forget_jobs) and hides the user at once: user_exists says no, and
- * the API refuses every other call for it.  forget_work then does the
- * job's due work in short transactions:
+ * the API refuses every other call for it.  am__forget_work
+ * (domain/forget.c) then does the job's due work in short transactions,
+ * each a forget_step here (the scrub: AM__CTL_SCRUB):
  *   held   the grace period (purge_at in the future): restore deletes the
  *          job and the user is back as it was;
  *   purge  FORGET_CHUNK events, or FORGET_SWEEP rows of one other table,
- *          per transaction, FORGET_PAUSE_MS apart (a writer waiting for
+ *          per transaction, a pause apart (a writer waiting for
  *          the lock gets it); when none is left, one transaction deletes
  *          the user's row and links, re-keys its audit trail to a
  *          pseudonym and leaves a tombstone under it;
@@ -29,9 +30,9 @@
  *          with it) has zeroed the freed cells and pages; then the log is
  *          checkpointed and truncated -- which needs a moment with no
  *          reader on an old snapshot: when another connection is reading,
- *          the job stays and the next forget_work tries again.
+ *          the job stays and the next am__forget_work tries again.
  * A process killed in the middle leaves the job: the next open finishes
- * it (api/forget.c runs forget_work on open, on am_optimize and after
+ * it (api/forget.c runs am__forget_work on open, on am_optimize and after
  * writes), and every step is a delete of what is left, so doing one twice
  * is harmless.
  *
@@ -54,7 +55,6 @@
 
 #define FORGET_CHUNK "32"  /* events a purge transaction deletes */
 #define FORGET_SWEEP "1000" /* rows of another table a transaction deletes */
-#define FORGET_PAUSE_MS 10  /* between two steps: waiting writers get the lock */
 #define FORGET_BLOCKS "16"  /* vector blocks (VEC_BLOCK vectors each) */
 #define FORGET_MERGE_N -128 /* index pages a merge transaction writes */
 #define FORGET_STR(x) #x
@@ -606,25 +606,20 @@ int am__sqlite_forget_user(am__store *b, const char *uid, am_time now, am_time p
     return job_add(s, uid, "user", NULL, now, purge_at, purge_at <= now ? "purge" : "held");
 }
 
-/* The next due job: AM_OK with *seq > 0, or *seq = 0 for none. */
-typedef struct job {
-    int64_t seq;
-    char uid[AM_ID_MAX + 1];
-    char state[8];
-    char level[8];
-    char object_id[AM_ID_MAX + 1];
-    am_time forgotten_at;
-} job;
+typedef am__fjob_due job;
 
-static int job_next(sq_store *s, am_time now, job *j)
+/* The next due job into *j: *found 1, or 0 for none. */
+static int job_next(sq_store *s, am_time now, job *j, size_t *found)
 {
-    j->seq = 0;
+    *found = 0;
+    if (!sqlite3_get_autocommit(s->db)) return AM_MISUSE;
     sqlite3_stmt *st = stmt(s, "SELECT seq, user_id, state, forgotten_at, level, object_id FROM forget_jobs"
                                " WHERE purge_at <= ?1 ORDER BY state = 'scrub', seq LIMIT 1");
     if (!st) return AM_BACKEND;
     sqlite3_bind_int64(st, 1, now);
     int rc = sqlite3_step(st);
     if (rc == SQLITE_ROW) {
+        *found = 1;
         j->seq = sqlite3_column_int64(st, 0);
         snprintf(j->uid, sizeof j->uid, "%s", (const char *)sqlite3_column_text(st, 1));
         snprintf(j->state, sizeof j->state, "%s", (const char *)sqlite3_column_text(st, 2));
@@ -791,72 +786,58 @@ static long merge_budget(sq_store *s)
     return 2 * pages / -(FORGET_MERGE_N) + 16;
 }
 
-int am__sqlite_forget_work(am__store *b, am_time now, int max_steps, int *more)
+int am__sqlite_forget_scrub(am__store *b, am__ctl_scrub *sc)
 {
     sq_store *s = SQ(b);
-    *more = 0;
+    sc->stepped = sc->later = 0;
     if (!sqlite3_get_autocommit(s->db)) return AM_MISUSE;
-    long merges = 0, merge_max = -1;
-    for (int steps = 0;; steps++) {
-        job j;
-        int rc = job_next(s, now, &j);
-        if (rc || j.seq == 0) return rc;
-        if (max_steps > 0 && steps >= max_steps) {
-            *more = 1;
-            return AM_OK;
-        }
-        if (steps) sqlite3_sleep(FORGET_PAUSE_MS); /* writers waiting go first */
-        if (strcmp(j.state, "scrub") == 0) {
-            int merged = 0;
-            if (merge_max < 0) merge_max = merge_budget(s);
-            if (merges++ > merge_max) {
-                *more = 1;
-                return AM_OK;
-            }
-            if ((rc = exec(s, "BEGIN IMMEDIATE", "forget"))) return rc;
-            rc = merge_step(s, &merged);
-            if (!rc) rc = exec(s, "COMMIT", "forget");
-            if (rc) {
-                sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
-                return rc;
-            }
-            if (b->on_step) b->on_step(b->step_ctx);
-            if (merged) continue;
-            /* a step after a write tries once: it must not hold the
-             * write up while other connections keep reading */
-            if (!checkpoint(s, max_steps > 0 ? 1 : FORGET_CKPT_TRIES)) { /* next time */
-                *more = 1;
-                return AM_OK;
-            }
-            /* every scrub up to this one is done */
-            sqlite3_stmt *st = stmt(s, "DELETE FROM forget_jobs WHERE state='scrub' AND seq <= ?1");
-            if (!st) return AM_BACKEND;
-            sqlite3_bind_int64(st, 1, j.seq);
-            if ((rc = run(s, st, "forget job"))) return rc;
-            continue;
-        }
-        if ((rc = exec(s, "BEGIN IMMEDIATE", "forget"))) return rc;
-        int finished = 0;
-        if (strcmp(j.state, "held") == 0) {
-            sqlite3_stmt *st = stmt(s, "UPDATE forget_jobs SET state='purge' WHERE seq=?1 AND state='held'");
-            if (!st) rc = AM_BACKEND;
-            else {
-                sqlite3_bind_int64(st, 1, j.seq);
-                rc = run(s, st, "forget job");
-            }
-        } else if (strcmp(j.level, "user") == 0) {
-            rc = purge_step(s, &j, now, &finished);
-        } else {
-            rc = held_purge_step(s, &j, now);
-        }
-        if (!rc) rc = exec(s, "COMMIT", "forget");
-        if (rc) {
-            sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
-            return rc;
-        }
-        am__sqlite_caches_drop(s, AM__DROP_FORGET, j.uid);
-        if (b->on_step) b->on_step(b->step_ctx);
+    if (sc->budget < 0) sc->budget = merge_budget(s);
+    if (sc->merges++ > sc->budget) {
+        sc->later = 1;
+        return AM_OK;
     }
+    /* the merge in a transaction of its own, as optimize's */
+    int merged = 0, rc = exec(s, "BEGIN IMMEDIATE", "forget");
+    if (rc) return rc;
+    rc = merge_step(s, &merged);
+    if (!rc) rc = exec(s, "COMMIT", "forget");
+    if (rc) {
+        sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+        return rc;
+    }
+    sc->stepped = 1;
+    if (merged) return AM_OK;
+    /* a call bounded in steps tries once: it must not hold the write up
+     * while other connections keep reading */
+    if (!checkpoint(s, sc->tries > 0 ? sc->tries : FORGET_CKPT_TRIES)) { /* next time */
+        sc->later = 1;
+        return AM_OK;
+    }
+    /* every scrub up to this one is done */
+    sqlite3_stmt *st = stmt(s, "DELETE FROM forget_jobs WHERE state='scrub' AND seq <= ?1");
+    if (!st) return AM_BACKEND;
+    sqlite3_bind_int64(st, 1, sc->seq);
+    return run(s, st, "forget job");
+}
+
+int am__sqlite_forget_step(am__store *b, const am__fjob_due *j, am_time now)
+{
+    sq_store *s = SQ(b);
+    int rc, finished = 0;
+    if (strcmp(j->state, "held") == 0) {
+        /* due: no longer restorable, purged from the next step on */
+        sqlite3_stmt *st =
+            stmt(s, "UPDATE forget_jobs SET state='purge' WHERE seq=?1 AND state='held'");
+        if (!st) return AM_BACKEND;
+        sqlite3_bind_int64(st, 1, j->seq);
+        rc = run(s, st, "forget job");
+    } else if (strcmp(j->level, "user") == 0) {
+        rc = purge_step(s, j, now, &finished);
+    } else {
+        rc = held_purge_step(s, j, now);
+    }
+    am__sqlite_caches_drop(s, AM__DROP_FORGET, j->uid);
+    return rc;
 }
 
 /* Run sql with ?1 = job, ?2 = uid, ?3 = at (those it has). */
@@ -1019,6 +1000,7 @@ int am__sqlite_forget_jobs(am__store *b, const am__fjob_op *op, am__arena *ar, a
     if (ar) *rows = NULL;
     int k = op->kind, rc = am__fjob_check(op);
     if (rc) return rc;
+    if (k == AM__FJOB_NEXT) return job_next(s, op->at, op->due, n);
     const char *sql = fjob_sql[k];
     if (k == AM__FJOB_LIST && op->latest) sql = FJOB_LIST " ORDER BY seq DESC LIMIT 1";
     /* a purged user's tombstone is under the pseudonym */

@@ -589,7 +589,8 @@ int am__sqlite_item_delete(am__store *b, const char *uid, const char *lineage_id
                           long *versions);
 int am__sqlite_forget_user(am__store *b, const char *uid, am_time now, am_time purge_at,
                            long *events, long *items, long *tasks);
-int am__sqlite_forget_work(am__store *b, am_time now, int max_steps, int *more);
+int am__sqlite_forget_step(am__store *b, const am__fjob_due *job, am_time now);
+int am__sqlite_forget_scrub(am__store *b, am__ctl_scrub *sc);
 int am__sqlite_forget_grace(am__store *b, const char *uid, int level, const char *id,
                             am_time now, am_time purge_at, long *events, long *items, long *tasks);
 int am__sqlite_restore_forget(am__store *b, const char *uid, int64_t job, am_time at, long *events);

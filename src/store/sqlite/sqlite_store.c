@@ -249,6 +249,7 @@ static int sq_control(am__store *b, int op, void *arg)
     case AM__CTL_OPTIMIZE: return sq_optimize(b);
     case AM__CTL_TOKENS_FILL: return am__sqlite_item_tokens_fill(b, fill->fn, fill->ctx, &fill->n);
     case AM__CTL_KEY_HASH: return am__sqlite_key_hash(b, kh->parts, kh->n, kh->out);
+    case AM__CTL_SCRUB: return am__sqlite_forget_scrub(b, arg);
     default: return AM_NOTFOUND;
     }
 }
@@ -290,7 +291,7 @@ static const am__store_vt sqlite_vt = {
     .forget = am__sqlite_forget,
     .forget_touched = am__sqlite_forget_touched,
     .forget_user = am__sqlite_forget_user,
-    .forget_work = am__sqlite_forget_work,
+    .forget_step = am__sqlite_forget_step,
     .forget_grace = am__sqlite_forget_grace,
     .restore_forget = am__sqlite_restore_forget,
     .forget_jobs = am__sqlite_forget_jobs,
