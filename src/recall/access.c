@@ -353,10 +353,11 @@ static void rows_keep(const am__access *a, am__event_row *rows, size_t *n)
 
 static const char *as_errmsg(am__store *b) { return INNER(b)->vt->errmsg(INNER(b)); }
 /* (a read path: its snapshots and searches only) */
-static int as_begin(am__store *b, int mode)
+static int as_begin(am__store *b, int mode, const char *const *uids, size_t n)
 {
+    if (mode == AM__TX_LOCK) return AM_OK; /* (no write: no lock to take) */
     if (mode != AM__TX_READ && mode != AM__TX_SEARCH) return AM_MISUSE;
-    return INNER(b)->vt->begin(INNER(b), mode);
+    return INNER(b)->vt->begin(INNER(b), mode, uids, n);
 }
 static int as_end(am__store *b, int how, int rc)
 {

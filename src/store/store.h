@@ -368,6 +368,13 @@ typedef struct am__store_vt {
      *     read snapshot, in a write transaction or in another search) or
      *     else hold a read transaction of their own; each read is also
      *     one alone.
+     *   AM__TX_LOCK: in a write transaction, before its first write: the
+     *     write locks of the users it will write, uids[0..n) (any order,
+     *     repeats), taken in the store's one order, so writers of several
+     *     users each (a server's group) never wait for each other in a
+     *     cycle.  AM_OK and nothing taken where one lock serializes every
+     *     writer (SQLite) or outside a write transaction.
+     * The other modes take no users (uids NULL, n 0).
      * end(how, rc): AM__TX_COMMIT or AM__TX_ROLLBACK the write
      * transaction, AM__TX_END_READ the read snapshot (rc unused: 0), or
      * AM__TX_END_SEARCH the search, returning rc, or the error ending the
@@ -377,11 +384,12 @@ typedef struct am__store_vt {
 #define AM__TX_TRY 1
 #define AM__TX_READ 2
 #define AM__TX_SEARCH 3
+#define AM__TX_LOCK 4
 #define AM__TX_COMMIT 0
 #define AM__TX_ROLLBACK 1
 #define AM__TX_END_READ 2
 #define AM__TX_END_SEARCH 3
-    int (*begin)(am__store *s, int mode);
+    int (*begin)(am__store *s, int mode, const char *const *uids, size_t n);
     int (*end)(am__store *s, int how, int rc);
 
     /* Users and identity.
@@ -668,12 +676,6 @@ typedef struct am__store_vt {
     int (*forget_held)(am__store *s, const char *uid, am__arena *ar, am__held_row **rows,
                        size_t *n);
 
-    /* In a write transaction, before its first write: the write locks of
-     * the users it will write (any order, repeats), taken in the store's
-     * one order, so writers of several users each (a server's group) never
-     * wait for each other in a cycle.  NULL where one lock serializes every
-     * writer (SQLite). */
-    int (*lock_users)(am__store *s, const char *const *uids, size_t n);
     /* The log: the audit log (append-only) and the memory events'
      * outbox (store/sqlite/outbox.c).  log_put appends one row: a, an
      * audit row of user uid (its seq unused), or o, an outbox row, in the
@@ -767,10 +769,21 @@ struct am__store {
 };
 
 /* The transactions of store.h's begin and end, by name. */
-static inline int am__store_begin(am__store *s) { return s->vt->begin(s, AM__TX_WRITE); }
-static inline int am__store_try_begin(am__store *s) { return s->vt->begin(s, AM__TX_TRY); }
-static inline int am__store_begin_read(am__store *s) { return s->vt->begin(s, AM__TX_READ); }
-static inline int am__store_search_begin(am__store *s) { return s->vt->begin(s, AM__TX_SEARCH); }
+static inline int am__store_begin(am__store *s) { return s->vt->begin(s, AM__TX_WRITE, NULL, 0); }
+static inline int am__store_try_begin(am__store *s) { return s->vt->begin(s, AM__TX_TRY, NULL, 0); }
+static inline int am__store_begin_read(am__store *s)
+{
+    return s->vt->begin(s, AM__TX_READ, NULL, 0);
+}
+static inline int am__store_search_begin(am__store *s)
+{
+    return s->vt->begin(s, AM__TX_SEARCH, NULL, 0);
+}
+/* The users' write locks (begin AM__TX_LOCK). */
+static inline int am__store_lock_users(am__store *s, const char *const *uids, size_t n)
+{
+    return s->vt->begin(s, AM__TX_LOCK, uids, n);
+}
 static inline int am__store_commit(am__store *s) { return s->vt->end(s, AM__TX_COMMIT, AM_OK); }
 static inline int am__store_rollback(am__store *s) { return s->vt->end(s, AM__TX_ROLLBACK, AM_OK); }
 static inline int am__store_end_read(am__store *s) { return s->vt->end(s, AM__TX_END_READ, AM_OK); }

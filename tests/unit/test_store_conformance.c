@@ -1282,7 +1282,7 @@ static void *dl_run(void *p)
     int rc = am__store_open(d->url, &o, &s, err, sizeof err);
     const char *both[2] = {d->u1, d->u2};
     if (!rc) rc = am__store_begin(s);
-    if (!rc) rc = s->vt->lock_users(s, both, 2);
+    if (!rc) rc = am__store_lock_users(s, both, 2);
     for (int step = 0; step < 2; step++) {
         const char *u = step ? d->u2 : d->u1;
         char id[64];

@@ -183,13 +183,16 @@ static int sq_search_end(am__store *b, int rc)
 }
 
 /* store.h begin and end: the transaction of that mode */
-static int sq_begin_mode(am__store *b, int mode)
+static int sq_begin_mode(am__store *b, int mode, const char *const *uids, size_t n)
 {
+    (void)uids;
+    (void)n;
     switch (mode) {
     case AM__TX_WRITE: return sq_begin(b);
     case AM__TX_TRY: return sq_try_begin(b);
     case AM__TX_READ: return sq_begin_read(b);
     case AM__TX_SEARCH: return sq_search_begin(b);
+    case AM__TX_LOCK: return AM_OK; /* one lock serializes every writer */
     default: return AM_MISUSE;
     }
 }
