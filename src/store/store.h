@@ -684,19 +684,19 @@ typedef struct am__store_vt {
      * PostgreSQL) -- one of the two, the other NULL.
      * log_page: the rows with seq > after, in seq order (oldest first), at
      * most limit, into *audit (uid's audit rows) or *outbox (uid's outbox
-     * rows, NULL: every user's; *oldest, may be NULL, the lowest seq still
-     * kept, 0: none) -- one of the two, the other NULL; export streams
-     * them a page at a time.  Call them through am__store_audit, ...
-     * below.  outbox_committed: the seqs [*lo, *hi] this connection's
-     * commits wrote since the last call (0, 0: none), then forgets them;
-     * a rolled back transaction's are never reported.  outbox_trim:
+     * rows, NULL: every user's; seqs, may be NULL: seqs[0] the lowest seq
+     * still kept, 0: none) -- one of the two, the other NULL; export
+     * streams them a page at a time.  Neither (audit and outbox NULL): the
+     * outbox seqs [seqs[0], seqs[1]] this connection's commits wrote since
+     * the last such call (0, 0: none), then forgets them -- a rolled back
+     * transaction's are never reported (uid, after, limit, ar, n unused).
+     * Call them through am__store_audit, ... below.  outbox_trim:
      * outbox rows older than before (AM_TIME_NONE: no age bound) or beyond
      * the newest max_rows (0: no bound), at most limit of them (0: all),
      * in the caller's transaction or alone. */
     int (*log_put)(am__store *s, const char *uid, const am__audit_row *a, am__outbox_row *o);
     int (*log_page)(am__store *s, const char *uid, int64_t after, size_t limit, am__arena *ar,
-                    am__audit_row **audit, am__outbox_row **outbox, size_t *n, int64_t *oldest);
-    void (*outbox_committed)(am__store *s, int64_t *lo, int64_t *hi);
+                    am__audit_row **audit, am__outbox_row **outbox, size_t *n, int64_t *seqs);
     int (*outbox_trim)(am__store *s, am_time before, int64_t max_rows, int limit);
     /* A task's workspace, by agent id; and one agent's entry written
      * (caller's transaction): fields NULL keep the stored value ("" when
@@ -851,6 +851,16 @@ static inline int am__store_outbox_since(am__store *s, const char *uid, int64_t 
                                          int64_t *oldest)
 {
     return s->vt->log_page(s, uid, after, limit, ar, NULL, rows, n, oldest);
+}
+/* The outbox seqs [*lo, *hi] this connection's commits wrote since the
+ * last call (0, 0: none); log_page with neither row. */
+static inline void am__store_outbox_committed(am__store *s, int64_t *lo, int64_t *hi)
+{
+    int64_t seqs[2] = {0, 0};
+    if (s->vt->log_page(s, NULL, 0, 0, NULL, NULL, NULL, NULL, seqs) != AM_OK)
+        seqs[0] = seqs[1] = 0;
+    *lo = seqs[0];
+    *hi = seqs[1];
 }
 
 /* The archived events' moves (cold_put), by name. */

@@ -1248,7 +1248,7 @@ static void pg_user_locks(const char *url)
         CHECK_EQ_STR(rows[1].event_id, "E-lilei");
     }
     int64_t lo = 0, hi = 0;
-    a->vt->outbox_committed(a, &lo, &hi);
+    am__store_outbox_committed(a, &lo, &hi);
     CHECK(n == 2 && lo == rows[1].seq && hi == rows[1].seq);
     am__event_row got;
     CHECK_EQ_INT(a->vt->event_get(a, "李雷", AM__EVENT_BY_ID, "E-lilei", &ar, &got), AM_OK);

@@ -228,7 +228,7 @@ int am__pg_item_update(am__store *b, const char *uid, const char *vid, int64_t i
                        const char *event_id, am_time at);
 int am__pg_log_put(am__store *b, const char *uid, const am__audit_row *a, am__outbox_row *o);
 int am__pg_log_page(am__store *b, const char *uid, int64_t after, size_t limit, am__arena *ar,
-                    am__audit_row **audit, am__outbox_row **outbox, size_t *n, int64_t *oldest);
+                    am__audit_row **audit, am__outbox_row **outbox, size_t *n, int64_t *seqs);
 int am__pg_audit(am__store *b, const char *uid, am_time at, const char *op,
                  const char *object_type, const char *object_id, const char *detail);
 int am__pg_audit_page(am__store *b, const char *uid, int64_t after_seq, int limit, am__arena *ar,

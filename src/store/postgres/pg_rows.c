@@ -662,10 +662,15 @@ int am__pg_log_put(am__store *b, const char *uid, const am__audit_row *a, am__ou
 }
 
 int am__pg_log_page(am__store *b, const char *uid, int64_t after, size_t limit, am__arena *ar,
-                    am__audit_row **audit, am__outbox_row **outbox, size_t *n, int64_t *oldest)
+                    am__audit_row **audit, am__outbox_row **outbox, size_t *n, int64_t *seqs)
 {
-    if (outbox && !audit) return am__pg_outbox_since(b, uid, after, limit, ar, outbox, n, oldest);
-    if (!audit || outbox) return AM_MISUSE;
+    if (outbox && !audit) return am__pg_outbox_since(b, uid, after, limit, ar, outbox, n, seqs);
+    if (!audit && !outbox) {
+        if (!seqs) return AM_MISUSE;
+        am__pg_outbox_committed(b, &seqs[0], &seqs[1]);
+        return AM_OK;
+    }
+    if (outbox) return AM_MISUSE;
     return am__pg_audit_page(b, uid, after, (int)limit, ar, audit, n);
 }
 

@@ -985,7 +985,6 @@ static const am__store_vt postgres_vt = {
     .item_sources = am__pg_item_sources,
     .log_put = am__pg_log_put,
     .log_page = am__pg_log_page,
-    .outbox_committed = am__pg_outbox_committed,
     .outbox_trim = am__pg_outbox_trim,
     .workspace_list = am__pg_workspace_list,
     .workspace_put = am__pg_workspace_put,

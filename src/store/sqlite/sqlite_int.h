@@ -137,7 +137,7 @@ typedef struct sq_store {
     int has_vault_key;    /* PII originals sealed with vault_key (vault.c) */
     unsigned char vault_key[32];
     /* memory events (outbox.c): the seqs the open transaction wrote, and
-     * those committed and not yet reported by outbox_committed */
+     * those committed and not yet reported by log_page (neither row) */
     int64_t ob_lo, ob_hi, ob_done_lo, ob_done_hi;
     int64_t ob_max_rows;  /* retention (0: no bound) */
     am_time ob_max_age_ms;
@@ -637,7 +637,7 @@ int am__sqlite_rec_del(am__store *b, const char *uid, const char *ns, const char
 /* audit.c */
 int am__sqlite_log_put(am__store *b, const char *uid, const am__audit_row *a, am__outbox_row *o);
 int am__sqlite_log_page(am__store *b, const char *uid, int64_t after, size_t limit, am__arena *ar,
-                        am__audit_row **audit, am__outbox_row **outbox, size_t *n, int64_t *oldest);
+                        am__audit_row **audit, am__outbox_row **outbox, size_t *n, int64_t *seqs);
 int am__sqlite_audit(am__store *b, const char *uid, am_time at, const char *op,
                      const char *otype, const char *oid, const char *detail);
 

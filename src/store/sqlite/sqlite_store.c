@@ -302,7 +302,6 @@ static const am__store_vt sqlite_vt = {
     .item_sources = am__sqlite_item_sources,
     .log_put = am__sqlite_log_put,
     .log_page = am__sqlite_log_page,
-    .outbox_committed = am__sqlite_outbox_committed,
     .outbox_trim = am__sqlite_outbox_trim,
     .workspace_list = am__sqlite_workspace_list,
     .workspace_put = am__sqlite_workspace_put,
