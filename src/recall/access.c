@@ -430,26 +430,20 @@ static int as_vec_scan(am__store *b, const char *uid, const char *embedder_id, c
     return rc;
 }
 
-static int as_pii_events(am__store *b, const char *uid, const char *type, const char *canon,
-                         am_time to, int limit, am__arena *ar, int64_t **rids,
-                         const char ***originals, size_t *n)
-{
-    int rc = INNER(b)->vt->pii_events(INNER(b), uid, type, canon, to, limit, ar, rids, originals, n);
-    if (rc) return rc;
-    size_t m = 0;
-    for (size_t i = 0; i < *n; i++)
-        if (!am__access_hides_rid(AS(b)->acc, (*rids)[i])) {
-            (*rids)[m] = (*rids)[i];
-            (*originals)[m++] = (*originals)[i];
-        }
-    *n = m;
-    return AM_OK;
-}
-
+/* (the events a PII value finds: those the rule hides left out) */
 static int as_entities(am__store *b, const char *uid, const am__entity_read *q, am__arena *ar,
                        am__entity_out *out)
 {
-    return INNER(b)->vt->entities(INNER(b), uid, q, ar, out);
+    int rc = INNER(b)->vt->entities(INNER(b), uid, q, ar, out);
+    if (rc || q->what != AM__ENT_PII) return rc;
+    size_t m = 0;
+    for (size_t i = 0; i < out->n; i++)
+        if (!am__access_hides_rid(AS(b)->acc, out->rids[i])) {
+            out->rids[m] = out->rids[i];
+            out->originals[m++] = out->originals[i];
+        }
+    out->n = m;
+    return AM_OK;
 }
 
 /* (one task at a time, its log read only) */
@@ -514,7 +508,6 @@ static const am__store_vt access_vt = {
     .rows_get = as_rows_get,
     .events_scan = as_events_scan,
     .vec_scan = as_vec_scan,
-    .pii_events = as_pii_events,
     .entities = as_entities,
     .tasks_list = as_tasks_list,
     .task_log = as_task_log,

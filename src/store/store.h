@@ -68,20 +68,25 @@ typedef struct am__pii_row {
 #define AM__ENT_OF_EVENT 0 /* the entities of one event */
 #define AM__ENT_COUNTS 1   /* the user's norms of one type, counted */
 #define AM__ENT_DATED 2    /* which of some events name a date */
+#define AM__ENT_PII 3      /* the events whose PII vault may hold a value */
 typedef struct am__entity_read {
     int what;             /* AM__ENT_* */
     int64_t event_rid;    /* OF_EVENT */
-    const char *type;     /* COUNTS */
-    int limit;            /* COUNTS */
+    const char *type;     /* COUNTS, PII */
+    int limit;            /* COUNTS, PII */
     const int64_t *rids;  /* DATED */
     size_t n_rids;        /* DATED */
     unsigned char *dated; /* DATED: the caller's array of n_rids, filled */
+    const char *canon;    /* PII */
+    am_time to;           /* PII */
 } am__entity_read;
 typedef struct am__entity_out {
-    am__entity_row *rows; /* OF_EVENT */
-    const char **norms;   /* COUNTS */
-    long *counts;         /* COUNTS */
-    size_t n;             /* OF_EVENT, COUNTS */
+    am__entity_row *rows;    /* OF_EVENT */
+    const char **norms;      /* COUNTS */
+    long *counts;            /* COUNTS */
+    size_t n;                /* OF_EVENT, COUNTS, PII */
+    int64_t *rids;           /* PII */
+    const char **originals;  /* PII */
 } am__entity_out;
 
 typedef struct am__task_row {
@@ -481,6 +486,16 @@ typedef struct am__store_vt {
      *     q->n_rids) names a date, a date range or a date-time, else 0
      *     (q->dated is the caller's array; ar and out unused, may be
      *     NULL).
+     *   AM__ENT_PII: the user's events whose PII vault (event_part_put)
+     *     may hold the value of type q->type ("phone", "email", ...) whose
+     *     canonical form (am__pii_canonical) is q->canon, said before q->to
+     *     (AM_TIME_NONE: any), newest first, at most q->limit:
+     *     out->rids[i] and out->originals[i], the value event i held
+     *     (out->n of them).  Every event that holds it is among them (a
+     *     backend may return others: a hash that collides, a row it
+     *     cannot index), so the caller compares each original's canonical
+     *     form; it never leaves the read path.  The rows of those that
+     *     match come from rows_get.
      * AM_MISUSE for another mode. */
     int (*entities)(am__store *s, const char *uid, const am__entity_read *q, am__arena *ar,
                     am__entity_out *out);
@@ -525,17 +540,6 @@ typedef struct am__store_vt {
      * q->limit of them. */
     int (*events_scan)(am__store *s, const char *uid, const am__event_scan *q, am__arena *ar,
                        am__event_row **rows, size_t *n);
-    /* The user's events whose PII vault may hold the value of that type
-     * ("phone", "email", ...) whose canonical form (am__pii_canonical) is
-     * canon, said before `to` (AM_TIME_NONE: any), newest first, at most
-     * limit: rids[i] and originals[i], the value event i held.  Every
-     * event that holds it is among them (a backend may return others: a
-     * hash that collides, a row it cannot index), so the caller compares
-     * each original's canonical form; it never leaves the read path.  The
-     * rows of those that match come from rows_get. */
-    int (*pii_events)(am__store *s, const char *uid, const char *type, const char *canon,
-                      am_time to, int limit, am__arena *ar, int64_t **rids,
-                      const char ***originals, size_t *n);
 
     /* Tasks.  task_put: the task's row written (inserted or replaced).
      * task_log: the task's log of changes -- add non-NULL: that row
@@ -1012,6 +1016,19 @@ static inline int am__store_events_dated(am__store *s, const char *uid, const in
 {
     am__entity_read q = {.what = AM__ENT_DATED, .rids = rids, .n_rids = n, .dated = dated};
     return s->vt->entities(s, uid, &q, NULL, NULL);
+}
+static inline int am__store_pii_events(am__store *s, const char *uid, const char *type,
+                                       const char *canon, am_time to, int limit, am__arena *ar,
+                                       int64_t **rids, const char ***originals, size_t *n)
+{
+    am__entity_read q = {.what = AM__ENT_PII, .type = type, .limit = limit, .canon = canon,
+                         .to = to};
+    am__entity_out o = {0};
+    int rc = s->vt->entities(s, uid, &q, ar, &o);
+    *rids = o.rids;
+    *originals = o.originals;
+    *n = o.n;
+    return rc;
 }
 
 /* The scans of events_scan that most callers make, by name. */

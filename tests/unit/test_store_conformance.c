@@ -693,7 +693,7 @@ static void grace_reads(run *u, am__buf *b)
     int64_t *rids;
     const char **orig;
     size_t n;
-    OK(s->vt->pii_events(s, users[0], "phone", MARK_PII, AM_TIME_NONE, 50, &ar, &rids, &orig, &n));
+    OK(am__store_pii_events(s, users[0], "phone", MARK_PII, AM_TIME_NONE, 50, &ar, &rids, &orig, &n));
     size_t found = 0;
     for (size_t i = 0; i < n; i++) found += orig[i] && strcmp(orig[i], MARK_PII) == 0;
     am__buf_printf(b, " pii %zu\n", found);
@@ -1025,7 +1025,7 @@ static void vault_read(am__store *s, const char *user, const char *type, const c
     int64_t *rids;
     const char **orig;
     size_t n;
-    OK(s->vt->pii_events(s, user, type, canon, AM_TIME_NONE, 50, &ar, &rids, &orig, &n));
+    OK(am__store_pii_events(s, user, type, canon, AM_TIME_NONE, 50, &ar, &rids, &orig, &n));
     am__buf_printf(b, "pii %s %s:", type, canon);
     for (size_t i = 0; i < n; i++) {
         CHECK(orig[i] && strncmp(orig[i], "enc:", 4) != 0); /* never the sealed bytes */

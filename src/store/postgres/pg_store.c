@@ -964,7 +964,6 @@ static const am__store_vt postgres_vt = {
     .rows_get = am__pg_rows_get,
     .events_scan = am__pg_events_scan,
     .entities = am__pg_entities,
-    .pii_events = am__pg_pii_events,
     .task_put = am__pg_task_put,
     .task_log = am__pg_task_log,
     .tasks_list = am__pg_tasks_list,

@@ -281,7 +281,6 @@ static const am__store_vt sqlite_vt = {
     .rows_get = am__sqlite_rows_get,
     .events_scan = am__sqlite_events_scan,
     .entities = am__sqlite_entities,
-    .pii_events = am__sqlite_pii_events,
     .task_put = am__sqlite_task_put,
     .task_log = am__sqlite_task_log,
     .tasks_list = am__sqlite_tasks_list,
@@ -337,7 +336,7 @@ static void warm_reads(sq_store *s)
     b->vt->item_sources(b, "", 0, &ar, &strs, &n);
     am__store_entity_counts(b, "", "alias", 1, &ar, &strs, &counts, &n);
     am__store_events_dated(b, "", &rid, 1, &dated);
-    b->vt->pii_events(b, "", "phone", "0", AM_TIME_NONE, 1, &ar, &rids, &strs, &n);
+    am__store_pii_events(b, "", "phone", "0", AM_TIME_NONE, 1, &ar, &rids, &strs, &n);
     am__store_end_read(b);
     am__arena_free(&ar);
     s->err[0] = '\0';
