@@ -468,19 +468,13 @@ static int as_items_list(am__store *b, const char *uid, int which, am_time at, a
                          am__item_row **rows, size_t *n)
 {
     int rc = INNER(b)->vt->items_list(INNER(b), uid, which, at, ar, rows, n);
-    if (rc) return rc;
+    if (rc || which == AM__ITEMS_SOURCES) return rc; /* (a version's provenance, whole) */
     size_t m = 0;
     for (size_t i = 0; i < *n; i++)
         if (am__access_item_visible(AS(b)->acc, (*rows)[i].kind, (*rows)[i].scope))
             (*rows)[m++] = (*rows)[i];
     *n = m;
     return AM_OK;
-}
-
-static int as_item_sources(am__store *b, const char *uid, int64_t item_rid, am__arena *ar,
-                           const char ***ids, size_t *n)
-{
-    return INNER(b)->vt->item_sources(INNER(b), uid, item_rid, ar, ids, n);
 }
 
 static int as_workspace_list(am__store *b, const char *uid, const char *task_id, am__arena *ar,
@@ -512,7 +506,6 @@ static const am__store_vt access_vt = {
     .tasks_list = as_tasks_list,
     .task_log = as_task_log,
     .items_list = as_items_list,
-    .item_sources = as_item_sources,
     .workspace_list = as_workspace_list,
     .cold_fill = as_cold_fill,
 };

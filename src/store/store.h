@@ -144,6 +144,12 @@ int am__item_value_str(const am__item_row *it, const char *field, char *out, siz
  * version written before origins were kept (origin NULL), the "source"
  * its value recorded (rules, model, api); else "unknown" and 0. */
 int am__item_origin(const am__item_row *it, char *out, size_t cap);
+/* items_list AM__ITEMS_SOURCES for a backend: the one row of version
+ * rid, its sources read by the backend's fn (oldest first). */
+int am__item_sources_row(am__store *s, const char *uid, int64_t rid, am__arena *ar,
+                         am__item_row **rows, size_t *n,
+                         int (*fn)(am__store *s, const char *uid, int64_t rid, am__arena *ar,
+                                   const char ***ids, size_t *n));
 /* An item's topic (a label of the learned reading's topic head, static):
  * the one stored with it when it was distilled, else the reading's of
  * its text. */
@@ -277,9 +283,13 @@ typedef struct am__vec_want {
                                 version whose validity covers `at` */
 #define AM__ITEMS_ARCHIVED 3 /* superseded_at and valid_to NULL, status archived (at
                                 unused): the items a reference brings back */
+#define AM__ITEMS_SOURCES 4  /* the provenance of one version, whose rid
+                                is given as `at`: one row holding rid,
+                                sources (every source event id, oldest
+                                first) and n_sources, the rest zero */
 #define AM__ITEMS_NO_SOURCES 8 /* or'ed in: leave sources empty (recall
                                   ranks every item, shows a few: it asks
-                                  item_sources for those) */
+                                  AM__ITEMS_SOURCES for those) */
 #define AM__ITEMS_NO_HEAT 16   /* or'ed in: hits 0, last_access none (the
                                   write path: heat is the recall's; SQLite
                                   holds its latest items between
@@ -559,11 +569,11 @@ typedef struct am__store_vt {
     /* semantic layer: versions are inserted and closed; their content,
      * status and validity are never edited (only provenance and heat) */
     int (*item_insert)(am__store *s, const char *uid, am__item_row *it);
+    /* The user's versions that which (AM__ITEMS_*) names, at `at`;
+     * AM__ITEMS_SOURCES: one version's provenance (am__store_item_sources
+     * below names it). */
     int (*items_list)(am__store *s, const char *uid, int which, am_time at,
                       am__arena *ar, am__item_row **rows, size_t *n);
-    /* provenance of one version: its source event ids, oldest first */
-    int (*item_sources)(am__store *s, const char *uid, int64_t item_rid, am__arena *ar,
-                        const char ***ids, size_t *n);
     /* The heat of lineage_id (a row item_insert made): add (a recall's
      * touch): hits + hits, last_access the later of it and at; else (an
      * import) set to hits and at (AM_TIME_NONE: never accessed). */
@@ -819,6 +829,19 @@ static inline int am__store_pack_users(am__store *s, const char *role, const cha
 {
     am__user_query q = {AM__USERS_MATCHING, NULL, 0, role, region, channel};
     return s->vt->users_list(s, &q, ar, uids, n);
+}
+
+/* A version's provenance (items_list AM__ITEMS_SOURCES): its source
+ * event ids, oldest first. */
+static inline int am__store_item_sources(am__store *s, const char *uid, int64_t item_rid,
+                                         am__arena *ar, const char ***ids, size_t *n)
+{
+    am__item_row *rows = NULL;
+    size_t k = 0;
+    int rc = s->vt->items_list(s, uid, AM__ITEMS_SOURCES, (am_time)item_rid, ar, &rows, &k);
+    *ids = rc == AM_OK && k ? rows[0].sources : NULL;
+    *n = rc == AM_OK && k ? rows[0].n_sources : 0;
+    return rc;
 }
 
 /* A version's changes in place (item_update), by name. */

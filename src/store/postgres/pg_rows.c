@@ -492,6 +492,8 @@ int am__pg_item_sources(am__store *b, const char *uid, int64_t item_rid, am__are
 int am__pg_items_list(am__store *b, const char *uid, int which, am_time at, am__arena *ar,
                       am__item_row **rows, size_t *n)
 {
+    if (which == AM__ITEMS_SOURCES)
+        return am__item_sources_row(b, uid, (int64_t)at, ar, rows, n, am__pg_item_sources);
     pg_store *s = PG(b);
     if (am__pg_lock_user(s, uid)) return s->rc;
     *rows = NULL;

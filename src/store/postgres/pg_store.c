@@ -981,7 +981,6 @@ static const am__store_vt postgres_vt = {
     .forget_grace = am__pg_forget_grace,
     .restore_forget = am__pg_restore_forget,
     .forget_held = am__pg_forget_held,
-    .item_sources = am__pg_item_sources,
     .log_put = am__pg_log_put,
     .log_page = am__pg_log_page,
     .outbox_trim = am__pg_outbox_trim,

@@ -298,7 +298,6 @@ static const am__store_vt sqlite_vt = {
     .forget_grace = am__sqlite_forget_grace,
     .restore_forget = am__sqlite_restore_forget,
     .forget_held = am__sqlite_forget_held,
-    .item_sources = am__sqlite_item_sources,
     .log_put = am__sqlite_log_put,
     .log_page = am__sqlite_log_page,
     .outbox_trim = am__sqlite_outbox_trim,
@@ -333,7 +332,7 @@ static void warm_reads(sq_store *s)
     size_t n;
     b->vt->items_list(b, "", AM__ITEMS_CURRENT | AM__ITEMS_NO_SOURCES, 0, &ar, &items, &n);
     b->vt->items_list(b, "", AM__ITEMS_ALL | AM__ITEMS_NO_SOURCES, 0, &ar, &items, &n);
-    b->vt->item_sources(b, "", 0, &ar, &strs, &n);
+    am__store_item_sources(b, "", 0, &ar, &strs, &n);
     am__store_entity_counts(b, "", "alias", 1, &ar, &strs, &counts, &n);
     am__store_events_dated(b, "", &rid, 1, &dated);
     am__store_pii_events(b, "", "phone", "0", AM_TIME_NONE, 1, &ar, &rids, &strs, &n);
