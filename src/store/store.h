@@ -713,20 +713,19 @@ typedef struct am__store_vt {
                     am__audit_row **audit, am__outbox_row **outbox, size_t *n, int64_t *seqs);
     int (*outbox_trim)(am__store *s, am_time before, int64_t max_rows, int limit);
     /* A task's workspace, by agent id; and one agent's entry written
-     * (caller's transaction): fields NULL keep the stored value ("" when
-     * new), version + 1, updated_at = at; *version receives it. */
+     * (caller's transaction), by how:
+     *   AM__WS_COUNT: fields NULL keep the stored value ("" when new),
+     *     version + 1, updated_at = at; *version receives it.
+     *   AM__WS_AS_GIVEN: the entry written as given, its version and
+     *     updated_at included (an import, api/import.c: an export loaded
+     *     back; at and version unused, version may be NULL).
+     * am__store_workspace_put and _set below name the two. */
+#define AM__WS_COUNT 0
+#define AM__WS_AS_GIVEN 1
     int (*workspace_list)(am__store *s, const char *uid, const char *task_id, am__arena *ar,
                           am__workspace_row **rows, size_t *n);
     int (*workspace_put)(am__store *s, const char *uid, const char *task_id,
-                         const am__workspace_row *w, am_time at, long *version);
-    /* Import rows (api/import.c: an export loaded back), in the caller's
-     * write transaction; the other rows of an export go through the
-     * operations above (event_put with the export's ids and times,
-     * item_insert, item_heat, task_put, ...).  workspace_set: one agent's
-     * workspace entry written as given, its version and updated_at
-     * included (workspace_put counts them instead). */
-    int (*workspace_set)(am__store *s, const char *uid, const char *task_id,
-                         const am__workspace_row *w);
+                         const am__workspace_row *w, int how, am_time at, long *version);
 
     /* Archived events (lifecycle/cold.c, store/cold.h, docs/internals/STORAGE.md
      * "Archived events"): the text of an event said long ago moves to the
@@ -842,6 +841,18 @@ static inline int am__store_item_sources(am__store *s, const char *uid, int64_t 
     *ids = rc == AM_OK && k ? rows[0].sources : NULL;
     *n = rc == AM_OK && k ? rows[0].n_sources : 0;
     return rc;
+}
+
+/* A workspace entry written (workspace_put), by name. */
+static inline int am__store_workspace_put(am__store *s, const char *uid, const char *task_id,
+                                          const am__workspace_row *w, am_time at, long *version)
+{
+    return s->vt->workspace_put(s, uid, task_id, w, AM__WS_COUNT, at, version);
+}
+static inline int am__store_workspace_set(am__store *s, const char *uid, const char *task_id,
+                                          const am__workspace_row *w)
+{
+    return s->vt->workspace_put(s, uid, task_id, w, AM__WS_AS_GIVEN, AM_TIME_NONE, NULL);
 }
 
 /* A version's changes in place (item_update), by name. */

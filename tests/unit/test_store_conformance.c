@@ -807,7 +807,7 @@ static void grace_cycle(run *u, const char *url, int pg, const char *const *term
     OK(am__store_task_change_add(s, users[0], &c));
     am__workspace_row w = {"planner", "draft " MARK_EN, NULL, "send 报告", 0, 0};
     long version = 0;
-    OK(s->vt->workspace_put(s, users[0], "TG", &w, TG, &version));
+    OK(am__store_workspace_put(s, users[0], "TG", &w, TG, &version));
     /* EG1 archived (store/cold.h): its row keeps a summary, its whole text
      * (every mark) the cold column -- which every forget below must take,
      * and every restore bring back */

@@ -252,10 +252,8 @@ int am__pg_cold_candidates(am__store *b, const char *uid, am_time before, am_tim
 int am__pg_cold_put(am__store *b, const char *uid, const am__cold_op *op, long *restored);
 int am__pg_cold_fill(am__store *b, const char *uid, am__event_row *rows, size_t n, am__arena *ar,
                      size_t *filled);
-int am__pg_workspace_set(am__store *b, const char *uid, const char *task_id,
-                         const am__workspace_row *w);
 int am__pg_workspace_put(am__store *b, const char *uid, const char *task_id,
-                         const am__workspace_row *w, am_time at, long *version);
+                         const am__workspace_row *w, int how, am_time at, long *version);
 
 /* events, the index, vectors (pg_events.c) */
 #define PG_EVENT_COLS                                                                      \

@@ -888,9 +888,33 @@ int am__pg_workspace_list(am__store *b, const char *uid, const char *task_id, am
     return am__pg_rows_done(ar, r, n);
 }
 
-int am__pg_workspace_put(am__store *b, const char *uid, const char *task_id,
-                         const am__workspace_row *w, am_time at, long *version)
+/* (store.h workspace_put AM__WS_AS_GIVEN) */
+static int workspace_set(am__store *b, const char *uid, const char *task_id,
+                         const am__workspace_row *w)
 {
+    pg_store *s = PG(b);
+    if (am__pg_lock_user(s, uid)) return s->rc;
+    pg_args a = {0};
+    am__pg_arg_text(&a, uid);
+    am__pg_arg_text(&a, task_id);
+    am__pg_arg_text(&a, w->agent_id);
+    am__pg_arg_text(&a, w->doing ? w->doing : "");
+    am__pg_arg_text(&a, w->done ? w->done : "");
+    am__pg_arg_text(&a, w->next ? w->next : "");
+    am__pg_arg_int(&a, w->version);
+    am__pg_arg_int(&a, w->updated_at);
+    return am__pg_exec(s, "workspace",
+                       "INSERT INTO task_workspace(user_id, task_id, agent_id, doing, done, next,"
+                       " version, updated_at) VALUES($1, $2, $3, $4, $5, $6, $7, $8)"
+                       " ON CONFLICT(user_id, task_id, agent_id) DO UPDATE SET doing = $4,"
+                       " done = $5, next = $6, version = $7, updated_at = $8", &a, NULL);
+}
+
+int am__pg_workspace_put(am__store *b, const char *uid, const char *task_id,
+                         const am__workspace_row *w, int how, am_time at, long *version)
+{
+    if (how == AM__WS_AS_GIVEN) return workspace_set(b, uid, task_id, w);
+    if (how != AM__WS_COUNT) return AM_MISUSE;
     pg_store *s = PG(b);
     if (am__pg_lock_user(s, uid)) return s->rc;
     pg_args a = {0};
@@ -913,27 +937,6 @@ int am__pg_workspace_put(am__store *b, const char *uid, const char *task_id,
     *version = (long)am__pg_i64(r, 0, 0);
     PQclear(r);
     return AM_OK;
-}
-
-int am__pg_workspace_set(am__store *b, const char *uid, const char *task_id,
-                         const am__workspace_row *w)
-{
-    pg_store *s = PG(b);
-    if (am__pg_lock_user(s, uid)) return s->rc;
-    pg_args a = {0};
-    am__pg_arg_text(&a, uid);
-    am__pg_arg_text(&a, task_id);
-    am__pg_arg_text(&a, w->agent_id);
-    am__pg_arg_text(&a, w->doing ? w->doing : "");
-    am__pg_arg_text(&a, w->done ? w->done : "");
-    am__pg_arg_text(&a, w->next ? w->next : "");
-    am__pg_arg_int(&a, w->version);
-    am__pg_arg_int(&a, w->updated_at);
-    return am__pg_exec(s, "workspace",
-                       "INSERT INTO task_workspace(user_id, task_id, agent_id, doing, done, next,"
-                       " version, updated_at) VALUES($1, $2, $3, $4, $5, $6, $7, $8)"
-                       " ON CONFLICT(user_id, task_id, agent_id) DO UPDATE SET doing = $4,"
-                       " done = $5, next = $6, version = $7, updated_at = $8", &a, NULL);
 }
 
 /* ------------------------------------------------------------ maintenance */

@@ -986,7 +986,6 @@ static const am__store_vt postgres_vt = {
     .outbox_trim = am__pg_outbox_trim,
     .workspace_list = am__pg_workspace_list,
     .workspace_put = am__pg_workspace_put,
-    .workspace_set = am__pg_workspace_set,
     .cold_put = am__pg_cold_put,
     .cold_fill = am__pg_cold_fill,
     .control = pg_control,

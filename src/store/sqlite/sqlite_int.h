@@ -557,10 +557,8 @@ int am__sqlite_events_access(am__store *b, const char *uid, am__arena *ar, am__e
                              size_t *n);
 int am__sqlite_workspace_list(am__store *b, const char *uid, const char *task_id, am__arena *ar,
                               am__workspace_row **rows, size_t *n);
-int am__sqlite_workspace_set(am__store *b, const char *uid, const char *task_id,
-                             const am__workspace_row *w);
 int am__sqlite_workspace_put(am__store *b, const char *uid, const char *task_id,
-                             const am__workspace_row *w, am_time at, long *version);
+                             const am__workspace_row *w, int how, am_time at, long *version);
 /* packs.c: the users a rule pack applies to */
 int am__sqlite_pack_users(am__store *b, const char *role, const char *region, const char *channel,
                           am__arena *ar, const char ***uids, size_t *n);

@@ -303,7 +303,6 @@ static const am__store_vt sqlite_vt = {
     .outbox_trim = am__sqlite_outbox_trim,
     .workspace_list = am__sqlite_workspace_list,
     .workspace_put = am__sqlite_workspace_put,
-    .workspace_set = am__sqlite_workspace_set,
     .cold_put = am__sqlite_cold_put,
     .cold_fill = am__sqlite_cold_fill,
     .control = sq_control,
