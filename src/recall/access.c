@@ -484,10 +484,11 @@ static int as_workspace_list(am__store *b, const char *uid, const char *task_id,
 }
 
 /* (rows the access rule let through already) */
-static int as_cold_fill(am__store *b, const char *uid, am__event_row *rows, size_t n,
-                        am__arena *ar, size_t *filled)
+/* (the archived events' whole texts read back; no move) */
+static int as_cold_put(am__store *b, const char *uid, const am__cold_op *op, long *filled)
 {
-    return INNER(b)->vt->cold_fill(INNER(b), uid, rows, n, ar, filled);
+    if (op->kind != AM__COLD_FILL) return AM_MISUSE;
+    return INNER(b)->vt->cold_put(INNER(b), uid, op, filled);
 }
 
 static const am__store_vt access_vt = {
@@ -507,7 +508,7 @@ static const am__store_vt access_vt = {
     .task_log = as_task_log,
     .items_list = as_items_list,
     .workspace_list = as_workspace_list,
-    .cold_fill = as_cold_fill,
+    .cold_put = as_cold_put,
 };
 
 void am__access_store_init(am__access_store *p, am__store *inner, const am__access *acc)

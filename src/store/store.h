@@ -332,14 +332,18 @@ static inline void am__hits_free(am__hits *h)
     h->n = h->cap = h->n_tf = h->cap_tf = 0;
 }
 
-/* An archived events' move (cold_put): kind AM__COLD_ARCHIVE (rid,
- * summary) or AM__COLD_RESTORE (event_id, or from and to). */
+/* An archived events' move or read (cold_put): kind AM__COLD_ARCHIVE
+ * (rid, summary), AM__COLD_RESTORE (event_id, or from and to) or
+ * AM__COLD_FILL (rows, n, ar). */
 typedef struct am__cold_op {
     int kind;
     int64_t rid;
     const char *summary;
     const char *event_id;
     am_time from, to;
+    am__event_row *rows;
+    size_t n;
+    am__arena *ar;
 } am__cold_op;
 
 /* Which users users_list names (AM__USERS_*); fields a kind does not
@@ -742,16 +746,16 @@ typedef struct am__store_vt {
      *     op->event_id, or those said in [op->from, op->to) when event_id
      *     is NULL -- hot again (the text back in content, the cold column
      *     empty: never archived again); *restored how many.
-     * Call it through am__store_cold_archive / _restore below.
-     * cold_fill: rows[i] of uid that are archived get their whole text
-     * back in content (in ar), *filled how many (may be NULL); the others
-     * are left as they are. */
+     *   AM__COLD_FILL (a read, in a transaction or alone): op->rows[i] (of
+     *     op->n) of uid that are archived get their whole text back in
+     *     content (in op->ar), *restored how many (may be NULL); the
+     *     others are left as they are.
+     * Call it through am__store_cold_archive / _restore / _fill below. */
 #define AM__COLD_MIN_AGE_MS ((am_time)86400000) /* an archived event is older */
 #define AM__COLD_ARCHIVE 0
 #define AM__COLD_RESTORE 1
+#define AM__COLD_FILL 2
     int (*cold_put)(am__store *s, const char *uid, const am__cold_op *op, long *restored);
-    int (*cold_fill)(am__store *s, const char *uid, am__event_row *rows, size_t n,
-                     am__arena *ar, size_t *filled);
 
     /* Generic records (domain/records.h names their namespaces and
      * encodings): a string value under (user id, namespace, key), with an
@@ -905,14 +909,27 @@ static inline void am__store_outbox_committed(am__store *s, int64_t *lo, int64_t
 static inline int am__store_cold_archive(am__store *s, const char *uid, int64_t rid,
                                          const char *summary)
 {
-    am__cold_op op = {AM__COLD_ARCHIVE, rid, summary, NULL, AM_TIME_NONE, AM_TIME_NONE};
+    am__cold_op op = {.kind = AM__COLD_ARCHIVE, .rid = rid, .summary = summary,
+                      .from = AM_TIME_NONE, .to = AM_TIME_NONE};
     return s->vt->cold_put(s, uid, &op, NULL);
 }
 static inline int am__store_cold_restore(am__store *s, const char *uid, const char *event_id,
                                          am_time from, am_time to, long *restored)
 {
-    am__cold_op op = {AM__COLD_RESTORE, 0, NULL, event_id, from, to};
+    am__cold_op op = {.kind = AM__COLD_RESTORE, .event_id = event_id, .from = from, .to = to};
     return s->vt->cold_put(s, uid, &op, restored);
+}
+/* rows[i] that are archived get their whole text back (in ar); *filled
+ * how many (may be NULL). */
+static inline int am__store_cold_fill(am__store *s, const char *uid, am__event_row *rows,
+                                      size_t n, am__arena *ar, size_t *filled)
+{
+    am__cold_op op = {.kind = AM__COLD_FILL, .from = AM_TIME_NONE, .to = AM_TIME_NONE,
+                      .rows = rows, .n = n, .ar = ar};
+    long k = 0;
+    int rc = s->vt->cold_put(s, uid, &op, &k);
+    if (filled) *filled = (size_t)k;
+    return rc;
 }
 
 /* A task and its log (tasks_list, task_log), by name.  task_get:

@@ -755,7 +755,7 @@ static void cold_read(run *u, const char *id, am__buf *b)
     size_t filled = 0;
     OK(s->vt->event_get(s, users[0], AM__EVENT_BY_ID, id, &ar, &e));
     am__buf_printf(b, "cold %s row %s", id, e.content);
-    OK(s->vt->cold_fill(s, users[0], &e, 1, &ar, &filled));
+    OK(am__store_cold_fill(s, users[0], &e, 1, &ar, &filled));
     am__buf_printf(b, " filled %zu whole %s\n", filled, e.content);
     CHECK_EQ_INT(filled, 1);
     CHECK_EQ_STR(e.content, MARK_EN " 我的" MARK_ZH " call me at " MARK_PII);

@@ -987,7 +987,6 @@ static const am__store_vt postgres_vt = {
     .workspace_list = am__pg_workspace_list,
     .workspace_put = am__pg_workspace_put,
     .cold_put = am__pg_cold_put,
-    .cold_fill = am__pg_cold_fill,
     .control = pg_control,
     .rec_put = am__pg_rec_put,
     .rec_list = am__pg_rec_list,

@@ -304,7 +304,6 @@ static const am__store_vt sqlite_vt = {
     .workspace_list = am__sqlite_workspace_list,
     .workspace_put = am__sqlite_workspace_put,
     .cold_put = am__sqlite_cold_put,
-    .cold_fill = am__sqlite_cold_fill,
     .control = sq_control,
     .rec_put = am__sqlite_rec_put,
     .rec_list = am__sqlite_rec_list,
