@@ -81,12 +81,12 @@ typedef struct am__entity_read {
     am_time to;           /* PII */
 } am__entity_read;
 typedef struct am__entity_out {
-    am__entity_row *rows;    /* OF_EVENT */
-    const char **norms;      /* COUNTS */
-    long *counts;            /* COUNTS */
-    size_t n;                /* OF_EVENT, COUNTS, PII */
-    int64_t *rids;           /* PII */
-    const char **originals;  /* PII */
+    am__entity_row *rows;   /* OF_EVENT */
+    const char **norms;     /* COUNTS */
+    long *counts;           /* COUNTS */
+    size_t n;               /* OF_EVENT, COUNTS, PII */
+    int64_t *rids;          /* PII */
+    const char **originals; /* PII */
 } am__entity_out;
 
 typedef struct am__task_row {
@@ -909,8 +909,11 @@ static inline void am__store_outbox_committed(am__store *s, int64_t *lo, int64_t
 static inline int am__store_cold_archive(am__store *s, const char *uid, int64_t rid,
                                          const char *summary)
 {
-    am__cold_op op = {.kind = AM__COLD_ARCHIVE, .rid = rid, .summary = summary,
-                      .from = AM_TIME_NONE, .to = AM_TIME_NONE};
+    am__cold_op op = {.kind = AM__COLD_ARCHIVE,
+                      .rid = rid,
+                      .summary = summary,
+                      .from = AM_TIME_NONE,
+                      .to = AM_TIME_NONE};
     return s->vt->cold_put(s, uid, &op, NULL);
 }
 static inline int am__store_cold_restore(am__store *s, const char *uid, const char *event_id,
@@ -921,11 +924,15 @@ static inline int am__store_cold_restore(am__store *s, const char *uid, const ch
 }
 /* rows[i] that are archived get their whole text back (in ar); *filled
  * how many (may be NULL). */
-static inline int am__store_cold_fill(am__store *s, const char *uid, am__event_row *rows,
-                                      size_t n, am__arena *ar, size_t *filled)
+static inline int am__store_cold_fill(am__store *s, const char *uid, am__event_row *rows, size_t n,
+                                      am__arena *ar, size_t *filled)
 {
-    am__cold_op op = {.kind = AM__COLD_FILL, .from = AM_TIME_NONE, .to = AM_TIME_NONE,
-                      .rows = rows, .n = n, .ar = ar};
+    am__cold_op op = {.kind = AM__COLD_FILL,
+                      .from = AM_TIME_NONE,
+                      .to = AM_TIME_NONE,
+                      .rows = rows,
+                      .n = n,
+                      .ar = ar};
     long k = 0;
     int rc = s->vt->cold_put(s, uid, &op, &k);
     if (filled) *filled = (size_t)k;
@@ -1072,8 +1079,8 @@ static inline int am__store_pii_events(am__store *s, const char *uid, const char
                                        const char *canon, am_time to, int limit, am__arena *ar,
                                        int64_t **rids, const char ***originals, size_t *n)
 {
-    am__entity_read q = {.what = AM__ENT_PII, .type = type, .limit = limit, .canon = canon,
-                         .to = to};
+    am__entity_read q = {
+        .what = AM__ENT_PII, .type = type, .limit = limit, .canon = canon, .to = to};
     am__entity_out o = {0};
     int rc = s->vt->entities(s, uid, &q, ar, &o);
     *rids = o.rids;

@@ -907,7 +907,8 @@ static int workspace_set(am__store *b, const char *uid, const char *task_id,
                        "INSERT INTO task_workspace(user_id, task_id, agent_id, doing, done, next,"
                        " version, updated_at) VALUES($1, $2, $3, $4, $5, $6, $7, $8)"
                        " ON CONFLICT(user_id, task_id, agent_id) DO UPDATE SET doing = $4,"
-                       " done = $5, next = $6, version = $7, updated_at = $8", &a, NULL);
+                       " done = $5, next = $6, version = $7, updated_at = $8",
+                       &a, NULL);
 }
 
 int am__pg_workspace_put(am__store *b, const char *uid, const char *task_id,
