@@ -129,7 +129,8 @@ void am__touch_items(am_db *db, const char *uid, const char *const *lineages, si
 int am__touch_flush(am_db *db);
 /* The write locks a write transaction starting now takes first: the
  * users of the events it will add (uids, n) and of the heat it flushes,
- * in the store's order (store.h lock_users; no-op without it). */
+ * in the store's order (store.h begin AM__TX_LOCK; none where one lock
+ * serializes every writer). */
 int am__touch_lock_writers(am_db *db, const char *const *uids, size_t n);
 void am__touch_committed(am_db *db);
 void am__touch_drop(am_db *db, const char *uid);

@@ -187,7 +187,7 @@ int am_events_list(am_db *db, const char *user_id, const am_event_list_opts *o,
                                          &ar, &rows, &n);
         /* archived events: their whole text (searched and listed), not the
          * summary their row keeps */
-        if (!rc) rc = db->store->vt->cold_fill(db->store, user_id, rows, n, &ar, NULL);
+        if (!rc) rc = am__store_cold_fill(db->store, user_id, rows, n, &ar, NULL);
         for (size_t i = 0; !rc && i < n; i++) {
             at = rows[i].occurred_at;
             rid = rows[i].rid;

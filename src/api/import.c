@@ -8,7 +8,7 @@
  * writes nothing, its error names the row and the field), then its rows
  * are written in one transaction through api/import_rows.c, which puts
  * them into the store (store.h: event_put, item_insert, task_put, ... and
- * the import rows item_heat and workspace_set).
+ * the import rows item_heat and workspace_put as given).
  */
 #include <string.h>
 

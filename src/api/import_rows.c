@@ -8,7 +8,7 @@
  * An export's rows are put back as they were, through the store's own
  * operations (event_put with the export's ids, zones and times, its
  * entities, item_insert with every version's ids, times and provenance,
- * item_heat, task_put and task_change_add, workspace_set, link_put,
+ * item_heat, task_put and task_change_add, workspace_put as given, link_put,
  * audit), so the store exports the same document again.  What the export
  * does not carry is made as a write makes it: an event's language, token
  * set and index document, the times of its date entities (extracted again
@@ -237,7 +237,7 @@ static int write_doc(writer *w, const am__imp_doc *doc)
             const am__imp_workspace *ws = &doc->workspaces[k];
             if (strcmp(ws->task_id, doc->tasks[i].row.task_id) != 0) continue;
             for (size_t e = 0; e < ws->n && !rc; e++)
-                rc = s->vt->workspace_set(s, w->uid, ws->task_id, &ws->rows[e]);
+                rc = am__store_workspace_set(s, w->uid, ws->task_id, &ws->rows[e]);
             if (rc) return am__db_store_error(db, rc, "import");
         }
     }

@@ -48,7 +48,7 @@ static int life_step(am_db *db, const char *uid, am_time now, int budget, long *
     am__life_tally t = {0};
     am__dbcache_note(db->cache, uid);
     int rc = am__store_begin(s);
-    if (!rc && s->vt->lock_users) rc = s->vt->lock_users(s, &uid, 1);
+    if (!rc) rc = am__store_lock_users(s, &uid, 1);
     if (!rc) rc = fn(&w, budget, &t, done);
     if (!rc) rc = am__store_commit(s);
     if (rc) am__store_rollback(s);

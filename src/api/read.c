@@ -54,7 +54,7 @@ static int revive_referenced(am_db *db, const char *uid, const char *text, am_ti
         long n = 0;
         am__dbcache_note(db->cache, uid);
         rc = am__store_begin(s);
-        if (!rc && s->vt->lock_users) rc = s->vt->lock_users(s, &uid, 1);
+        if (!rc) rc = am__store_lock_users(s, &uid, 1);
         if (!rc) rc = am__life_revive(&w, text, &n);
         if (!rc) rc = am__store_commit(s);
         if (rc) am__store_rollback(s);

@@ -137,7 +137,7 @@ int am_workspace_put(am_db *db, const char *user_id, const char *task_id, const 
     am_time now = am__db_now(db);
     am__workspace_row w = {agent_id, doing, done, next, 0, now};
     long v = 0;
-    if ((rc = s->vt->workspace_put(s, user_id, task_id, &w, now, &v))) goto out_store;
+    if ((rc = am__store_workspace_put(s, user_id, task_id, &w, now, &v))) goto out_store;
     if ((rc = am__store_audit(s, user_id, now, "workspace.put", "task", task_id, agent_id)))
         goto out_store;
     am__dbcache_note(db->cache, user_id); /* the block shows the workspace */

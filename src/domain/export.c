@@ -41,7 +41,7 @@ static int export_events(am__export *o, const char *user_id)
         size_t ne = 0;
         rc = am__store_events_page(s, user_id, after_at, after_rid, EXPORT_PAGE, &ar, &events, &ne);
         /* archived events: their whole text, not the summary their row keeps */
-        if (!rc) rc = s->vt->cold_fill(s, user_id, events, ne, &ar, NULL);
+        if (!rc) rc = am__store_cold_fill(s, user_id, events, ne, &ar, NULL);
         for (size_t i = 0; !rc && i < ne; i++) {
             am_event_rec e;
             am__event_from_row(&e, &events[i]);

@@ -40,13 +40,12 @@ int am__heat_flush(const am__heat_env *env, am__touches *k)
 
 int am__heat_lock_writers(am__store *s, const am__touches *t, const char *const *uids, size_t n)
 {
-    if (!s->vt->lock_users) return AM_OK;
     enum { MAX = 64 };
     const char *all[MAX];
     size_t k = 0;
     for (size_t i = 0; i < n && k < MAX; i++) all[k++] = uids[i];
     for (size_t i = 0; t && i < t->n && k < MAX; i++) all[k++] = t->t[i].uid;
-    return s->vt->lock_users(s, all, k);
+    return am__store_lock_users(s, all, k);
 }
 
 void am__heat_committed(am__touches *k)

@@ -68,7 +68,8 @@ void am__heat_committed(am__touches *kept);
 
 /* The write locks a write transaction starting now takes first: the
  * users of the events it will add (uids, n) and of the heat it flushes,
- * in the store's order (store.h lock_users; no-op without it). */
+ * in the store's order (store.h begin AM__TX_LOCK; none where one lock
+ * serializes every writer). */
 int am__heat_lock_writers(am__store *s, const am__touches *kept, const char *const *uids,
                           size_t n);
 

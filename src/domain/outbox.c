@@ -121,7 +121,7 @@ int am__outbox_deliver(const am__outbox_env *env, am__outbox_subs *subs)
 {
     am__store *s = env->store;
     int64_t lo, hi;
-    s->vt->outbox_committed(s, &lo, &hi);
+    am__store_outbox_committed(s, &lo, &hi);
     if (!lo || !subs->n) return AM_OK;
     am__arena ar;
     am__arena_init(&ar, env->alloc);

@@ -10,7 +10,7 @@
  * outbox in the cause's transaction (store/sqlite/outbox.c).  Nothing is
  * kept in memory between a write and its commit: after each public write
  * am__outbox_deliver asks the store which seqs this connection committed
- * (outbox_committed; a rolled back transaction's are never among them),
+ * (log_page with neither row; a rolled back transaction's are never among them),
  * reads those rows back and hands them to the subscribers -- so what a
  * subscriber sees is exactly what any other process reads with
  * am_events_since, in the same order, with the same JSON.

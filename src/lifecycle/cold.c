@@ -96,9 +96,9 @@ int am__cold_step(am__cold_run *run, const char *uid, am_time now, int budget, l
                         .rid = run->from_rid,
                         .limit = budget};
     rc = s->vt->events_scan(s, uid, &q, &ar, &rows, &n);
-    if (!rc && !uid && n && s->vt->lock_users) {
+    if (!rc && !uid && n) {
         const char **uids = am__arena_alloc(&ar, n * sizeof *uids);
-        rc = uids ? s->vt->lock_users(s, uids, batch_users(rows, n, uids)) : AM_NOMEM;
+        rc = uids ? am__store_lock_users(s, uids, batch_users(rows, n, uids)) : AM_NOMEM;
     }
     long kept = 0;
     for (size_t i = 0; i < n && !rc; i++) {

@@ -7,8 +7,8 @@
  * the provenance of the items drawn from it; its whole text moves to the
  * row's cold column (store/cold.h: compressed where the build has zlib).
  * Reads of an old period (a recall as of then or naming it, the event
- * list, export) read the whole text back (store cold_fill); restore puts
- * it back in the row for good.  A forget of the event, its session, task
+ * list, export) read the whole text back (store cold_put AM__COLD_FILL);
+ * restore puts it back in the row for good.  A forget of the event, its session, task
  * or user takes the cold text with the row, as it takes the rest.
  *
  * The maintenance pass calls am__cold_step repeatedly: each call is one

@@ -353,10 +353,11 @@ static void rows_keep(const am__access *a, am__event_row *rows, size_t *n)
 
 static const char *as_errmsg(am__store *b) { return INNER(b)->vt->errmsg(INNER(b)); }
 /* (a read path: its snapshots and searches only) */
-static int as_begin(am__store *b, int mode)
+static int as_begin(am__store *b, int mode, const char *const *uids, size_t n)
 {
+    if (mode == AM__TX_LOCK) return AM_OK; /* (no write: no lock to take) */
     if (mode != AM__TX_READ && mode != AM__TX_SEARCH) return AM_MISUSE;
-    return INNER(b)->vt->begin(INNER(b), mode);
+    return INNER(b)->vt->begin(INNER(b), mode, uids, n);
 }
 static int as_end(am__store *b, int how, int rc)
 {
@@ -429,26 +430,20 @@ static int as_vec_scan(am__store *b, const char *uid, const char *embedder_id, c
     return rc;
 }
 
-static int as_pii_events(am__store *b, const char *uid, const char *type, const char *canon,
-                         am_time to, int limit, am__arena *ar, int64_t **rids,
-                         const char ***originals, size_t *n)
-{
-    int rc = INNER(b)->vt->pii_events(INNER(b), uid, type, canon, to, limit, ar, rids, originals, n);
-    if (rc) return rc;
-    size_t m = 0;
-    for (size_t i = 0; i < *n; i++)
-        if (!am__access_hides_rid(AS(b)->acc, (*rids)[i])) {
-            (*rids)[m] = (*rids)[i];
-            (*originals)[m++] = (*originals)[i];
-        }
-    *n = m;
-    return AM_OK;
-}
-
+/* (the events a PII value finds: those the rule hides left out) */
 static int as_entities(am__store *b, const char *uid, const am__entity_read *q, am__arena *ar,
                        am__entity_out *out)
 {
-    return INNER(b)->vt->entities(INNER(b), uid, q, ar, out);
+    int rc = INNER(b)->vt->entities(INNER(b), uid, q, ar, out);
+    if (rc || q->what != AM__ENT_PII) return rc;
+    size_t m = 0;
+    for (size_t i = 0; i < out->n; i++)
+        if (!am__access_hides_rid(AS(b)->acc, out->rids[i])) {
+            out->rids[m] = out->rids[i];
+            out->originals[m++] = out->originals[i];
+        }
+    out->n = m;
+    return AM_OK;
 }
 
 /* (one task at a time, its log read only) */
@@ -473,19 +468,13 @@ static int as_items_list(am__store *b, const char *uid, int which, am_time at, a
                          am__item_row **rows, size_t *n)
 {
     int rc = INNER(b)->vt->items_list(INNER(b), uid, which, at, ar, rows, n);
-    if (rc) return rc;
+    if (rc || which == AM__ITEMS_SOURCES) return rc; /* (a version's provenance, whole) */
     size_t m = 0;
     for (size_t i = 0; i < *n; i++)
         if (am__access_item_visible(AS(b)->acc, (*rows)[i].kind, (*rows)[i].scope))
             (*rows)[m++] = (*rows)[i];
     *n = m;
     return AM_OK;
-}
-
-static int as_item_sources(am__store *b, const char *uid, int64_t item_rid, am__arena *ar,
-                           const char ***ids, size_t *n)
-{
-    return INNER(b)->vt->item_sources(INNER(b), uid, item_rid, ar, ids, n);
 }
 
 static int as_workspace_list(am__store *b, const char *uid, const char *task_id, am__arena *ar,
@@ -495,10 +484,11 @@ static int as_workspace_list(am__store *b, const char *uid, const char *task_id,
 }
 
 /* (rows the access rule let through already) */
-static int as_cold_fill(am__store *b, const char *uid, am__event_row *rows, size_t n,
-                        am__arena *ar, size_t *filled)
+/* (the archived events' whole texts read back; no move) */
+static int as_cold_put(am__store *b, const char *uid, const am__cold_op *op, long *filled)
 {
-    return INNER(b)->vt->cold_fill(INNER(b), uid, rows, n, ar, filled);
+    if (op->kind != AM__COLD_FILL) return AM_MISUSE;
+    return INNER(b)->vt->cold_put(INNER(b), uid, op, filled);
 }
 
 static const am__store_vt access_vt = {
@@ -513,14 +503,12 @@ static const am__store_vt access_vt = {
     .rows_get = as_rows_get,
     .events_scan = as_events_scan,
     .vec_scan = as_vec_scan,
-    .pii_events = as_pii_events,
     .entities = as_entities,
     .tasks_list = as_tasks_list,
     .task_log = as_task_log,
     .items_list = as_items_list,
-    .item_sources = as_item_sources,
     .workspace_list = as_workspace_list,
-    .cold_fill = as_cold_fill,
+    .cold_put = as_cold_put,
 };
 
 void am__access_store_init(am__access_store *p, am__store *inner, const am__access *acc)

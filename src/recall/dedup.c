@@ -56,8 +56,8 @@ int am__recall_dedup(am__recall_state *st)
      * summary (lifecycle/cold.h); no event younger than a day is archived */
     for (size_t i = 0; i < st->n_events; i++)
         if (st->events[i].occurred_at < st->now - AM__COLD_MIN_AGE_MS) {
-            if ((rc = env->store->vt->cold_fill(env->store, st->uid, st->events, st->n_events,
-                                                st->ar, NULL)))
+            if ((rc = am__store_cold_fill(env->store, st->uid, st->events, st->n_events, st->ar,
+                                          NULL)))
                 return rc;
             break;
         }

@@ -39,8 +39,8 @@ int am__recall_pii_matches(const am__recall_env *env, const char *uid, const cha
         int64_t *rids;
         const char **vals;
         size_t nr;
-        rc = env->store->vt->pii_events(env->store, uid, am__pii_type_name(red.items[i].type), want,
-                                       to, AM__PII_SCAN, ar, &rids, &vals, &nr);
+        rc = am__store_pii_events(env->store, uid, am__pii_type_name(red.items[i].type), want, to,
+                                  AM__PII_SCAN, ar, &rids, &vals, &nr);
         for (size_t k = 0; !rc && k < nr && nh < AM__PII_MATCHES; k++) {
             am__pii_canonical(vals[k], strlen(vals[k]), red.items[i].type, got);
             if (strcmp(want, got) != 0) continue;

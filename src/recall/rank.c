@@ -418,7 +418,7 @@ int am__recall_rank(am__recall_state *st)
     if (n_items > max_mem) n_items = max_mem;
     for (size_t i = 0; i < n_items; i++) {
         am__item_row *row = (am__item_row *)scored[i].row;
-        if ((rc = s->vt->item_sources(s, st->uid, row->rid, ar, &row->sources, &row->n_sources)))
+        if ((rc = am__store_item_sources(s, st->uid, row->rid, ar, &row->sources, &row->n_sources)))
             return rc;
     }
     size_t w = 0;

@@ -3,7 +3,8 @@
  * item_value.c -- reading one plain string field of an item version's
  * value (the JSON the write path stores beside its text: "topic",
  * "source", "lang"), common to the recall side (rank.c, profile.c) and
- * the lifecycle (lifecycle/report.c); an item's topic and its origin.
+ * the lifecycle (lifecycle/report.c); an item's topic and its origin;
+ * the row a backend gives for items_list AM__ITEMS_SOURCES.
  */
 #include <stdio.h>
 #include <string.h>
@@ -50,4 +51,21 @@ const char *am__item_topic_label(const am__item_row *it)
     for (int i = 1; i < h->n; i++)
         if (p[h->offset + i] > p[h->offset + k]) k = i;
     return h->labels[k];
+}
+
+int am__item_sources_row(am__store *s, const char *uid, int64_t rid, am__arena *ar,
+                         am__item_row **rows, size_t *n,
+                         int (*fn)(am__store *s, const char *uid, int64_t rid, am__arena *ar,
+                                   const char ***ids, size_t *n))
+{
+    *rows = NULL;
+    *n = 0;
+    am__item_row *r = am__arena_alloc(ar, sizeof *r);
+    if (!r) return AM_NOMEM;
+    r->rid = rid;
+    int rc = fn(s, uid, rid, ar, &r->sources, &r->n_sources);
+    if (rc) return rc;
+    *rows = r;
+    *n = 1;
+    return AM_OK;
 }

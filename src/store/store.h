@@ -68,20 +68,25 @@ typedef struct am__pii_row {
 #define AM__ENT_OF_EVENT 0 /* the entities of one event */
 #define AM__ENT_COUNTS 1   /* the user's norms of one type, counted */
 #define AM__ENT_DATED 2    /* which of some events name a date */
+#define AM__ENT_PII 3      /* the events whose PII vault may hold a value */
 typedef struct am__entity_read {
     int what;             /* AM__ENT_* */
     int64_t event_rid;    /* OF_EVENT */
-    const char *type;     /* COUNTS */
-    int limit;            /* COUNTS */
+    const char *type;     /* COUNTS, PII */
+    int limit;            /* COUNTS, PII */
     const int64_t *rids;  /* DATED */
     size_t n_rids;        /* DATED */
     unsigned char *dated; /* DATED: the caller's array of n_rids, filled */
+    const char *canon;    /* PII */
+    am_time to;           /* PII */
 } am__entity_read;
 typedef struct am__entity_out {
-    am__entity_row *rows; /* OF_EVENT */
-    const char **norms;   /* COUNTS */
-    long *counts;         /* COUNTS */
-    size_t n;             /* OF_EVENT, COUNTS */
+    am__entity_row *rows;   /* OF_EVENT */
+    const char **norms;     /* COUNTS */
+    long *counts;           /* COUNTS */
+    size_t n;               /* OF_EVENT, COUNTS, PII */
+    int64_t *rids;          /* PII */
+    const char **originals; /* PII */
 } am__entity_out;
 
 typedef struct am__task_row {
@@ -139,6 +144,12 @@ int am__item_value_str(const am__item_row *it, const char *field, char *out, siz
  * version written before origins were kept (origin NULL), the "source"
  * its value recorded (rules, model, api); else "unknown" and 0. */
 int am__item_origin(const am__item_row *it, char *out, size_t cap);
+/* items_list AM__ITEMS_SOURCES for a backend: the one row of version
+ * rid, its sources read by the backend's fn (oldest first). */
+int am__item_sources_row(am__store *s, const char *uid, int64_t rid, am__arena *ar,
+                         am__item_row **rows, size_t *n,
+                         int (*fn)(am__store *s, const char *uid, int64_t rid, am__arena *ar,
+                                   const char ***ids, size_t *n));
 /* An item's topic (a label of the learned reading's topic head, static):
  * the one stored with it when it was distilled, else the reading's of
  * its text. */
@@ -272,9 +283,13 @@ typedef struct am__vec_want {
                                 version whose validity covers `at` */
 #define AM__ITEMS_ARCHIVED 3 /* superseded_at and valid_to NULL, status archived (at
                                 unused): the items a reference brings back */
+#define AM__ITEMS_SOURCES 4  /* the provenance of one version, whose rid
+                                is given as `at`: one row holding rid,
+                                sources (every source event id, oldest
+                                first) and n_sources, the rest zero */
 #define AM__ITEMS_NO_SOURCES 8 /* or'ed in: leave sources empty (recall
                                   ranks every item, shows a few: it asks
-                                  item_sources for those) */
+                                  AM__ITEMS_SOURCES for those) */
 #define AM__ITEMS_NO_HEAT 16   /* or'ed in: hits 0, last_access none (the
                                   write path: heat is the recall's; SQLite
                                   holds its latest items between
@@ -317,14 +332,18 @@ static inline void am__hits_free(am__hits *h)
     h->n = h->cap = h->n_tf = h->cap_tf = 0;
 }
 
-/* An archived events' move (cold_put): kind AM__COLD_ARCHIVE (rid,
- * summary) or AM__COLD_RESTORE (event_id, or from and to). */
+/* An archived events' move or read (cold_put): kind AM__COLD_ARCHIVE
+ * (rid, summary), AM__COLD_RESTORE (event_id, or from and to) or
+ * AM__COLD_FILL (rows, n, ar). */
 typedef struct am__cold_op {
     int kind;
     int64_t rid;
     const char *summary;
     const char *event_id;
     am_time from, to;
+    am__event_row *rows;
+    size_t n;
+    am__arena *ar;
 } am__cold_op;
 
 /* Which users users_list names (AM__USERS_*); fields a kind does not
@@ -417,6 +436,13 @@ typedef struct am__store_vt {
      *     read snapshot, in a write transaction or in another search) or
      *     else hold a read transaction of their own; each read is also
      *     one alone.
+     *   AM__TX_LOCK: in a write transaction, before its first write: the
+     *     write locks of the users it will write, uids[0..n) (any order,
+     *     repeats), taken in the store's one order, so writers of several
+     *     users each (a server's group) never wait for each other in a
+     *     cycle.  AM_OK and nothing taken where one lock serializes every
+     *     writer (SQLite) or outside a write transaction.
+     * The other modes take no users (uids NULL, n 0).
      * end(how, rc): AM__TX_COMMIT or AM__TX_ROLLBACK the write
      * transaction, AM__TX_END_READ the read snapshot (rc unused: 0), or
      * AM__TX_END_SEARCH the search, returning rc, or the error ending the
@@ -426,11 +452,12 @@ typedef struct am__store_vt {
 #define AM__TX_TRY 1
 #define AM__TX_READ 2
 #define AM__TX_SEARCH 3
+#define AM__TX_LOCK 4
 #define AM__TX_COMMIT 0
 #define AM__TX_ROLLBACK 1
 #define AM__TX_END_READ 2
 #define AM__TX_END_SEARCH 3
-    int (*begin)(am__store *s, int mode);
+    int (*begin)(am__store *s, int mode, const char *const *uids, size_t n);
     int (*end)(am__store *s, int how, int rc);
 
     /* Users and identity.
@@ -522,6 +549,16 @@ typedef struct am__store_vt {
      *     q->n_rids) names a date, a date range or a date-time, else 0
      *     (q->dated is the caller's array; ar and out unused, may be
      *     NULL).
+     *   AM__ENT_PII: the user's events whose PII vault (event_part_put)
+     *     may hold the value of type q->type ("phone", "email", ...) whose
+     *     canonical form (am__pii_canonical) is q->canon, said before q->to
+     *     (AM_TIME_NONE: any), newest first, at most q->limit:
+     *     out->rids[i] and out->originals[i], the value event i held
+     *     (out->n of them).  Every event that holds it is among them (a
+     *     backend may return others: a hash that collides, a row it
+     *     cannot index), so the caller compares each original's canonical
+     *     form; it never leaves the read path.  The rows of those that
+     *     match come from rows_get.
      * AM_MISUSE for another mode. */
     int (*entities)(am__store *s, const char *uid, const am__entity_read *q, am__arena *ar,
                     am__entity_out *out);
@@ -566,17 +603,6 @@ typedef struct am__store_vt {
      * q->limit of them. */
     int (*events_scan)(am__store *s, const char *uid, const am__event_scan *q, am__arena *ar,
                        am__event_row **rows, size_t *n);
-    /* The user's events whose PII vault may hold the value of that type
-     * ("phone", "email", ...) whose canonical form (am__pii_canonical) is
-     * canon, said before `to` (AM_TIME_NONE: any), newest first, at most
-     * limit: rids[i] and originals[i], the value event i held.  Every
-     * event that holds it is among them (a backend may return others: a
-     * hash that collides, a row it cannot index), so the caller compares
-     * each original's canonical form; it never leaves the read path.  The
-     * rows of those that match come from rows_get. */
-    int (*pii_events)(am__store *s, const char *uid, const char *type, const char *canon,
-                      am_time to, int limit, am__arena *ar, int64_t **rids,
-                      const char ***originals, size_t *n);
 
     /* Tasks.  task_put: the task's row written (inserted or replaced).
      * task_log: the task's log of changes -- add non-NULL: that row
@@ -596,11 +622,11 @@ typedef struct am__store_vt {
     /* semantic layer: versions are inserted and closed; their content,
      * status and validity are never edited (only provenance and heat) */
     int (*item_insert)(am__store *s, const char *uid, am__item_row *it);
+    /* The user's versions that which (AM__ITEMS_*) names, at `at`;
+     * AM__ITEMS_SOURCES: one version's provenance (am__store_item_sources
+     * below names it). */
     int (*items_list)(am__store *s, const char *uid, int which, am_time at,
                       am__arena *ar, am__item_row **rows, size_t *n);
-    /* provenance of one version: its source event ids, oldest first */
-    int (*item_sources)(am__store *s, const char *uid, int64_t item_rid, am__arena *ar,
-                        const char ***ids, size_t *n);
     /* The heat of lineage_id (a row item_insert made): add (a recall's
      * touch): hits + hits, last_access the later of it and at; else (an
      * import) set to hits and at (AM_TIME_NONE: never accessed). */
@@ -717,12 +743,6 @@ typedef struct am__store_vt {
     int (*forget_jobs)(am__store *s, const am__fjob_op *op, am__arena *ar, am__fjob_row **rows,
                        size_t *n);
 
-    /* In a write transaction, before its first write: the write locks of
-     * the users it will write (any order, repeats), taken in the store's
-     * one order, so writers of several users each (a server's group) never
-     * wait for each other in a cycle.  NULL where one lock serializes every
-     * writer (SQLite). */
-    int (*lock_users)(am__store *s, const char *const *uids, size_t n);
     /* The log: the audit log (append-only) and the memory events'
      * outbox (store/sqlite/outbox.c).  log_put appends one row: a, an
      * audit row of user uid (its seq unused), or o, an outbox row, in the
@@ -731,35 +751,34 @@ typedef struct am__store_vt {
      * PostgreSQL) -- one of the two, the other NULL.
      * log_page: the rows with seq > after, in seq order (oldest first), at
      * most limit, into *audit (uid's audit rows) or *outbox (uid's outbox
-     * rows, NULL: every user's; *oldest, may be NULL, the lowest seq still
-     * kept, 0: none) -- one of the two, the other NULL; export streams
-     * them a page at a time.  Call them through am__store_audit, ...
-     * below.  outbox_committed: the seqs [*lo, *hi] this connection's
-     * commits wrote since the last call (0, 0: none), then forgets them;
-     * a rolled back transaction's are never reported.  outbox_trim:
+     * rows, NULL: every user's; seqs, may be NULL: seqs[0] the lowest seq
+     * still kept, 0: none) -- one of the two, the other NULL; export
+     * streams them a page at a time.  Neither (audit and outbox NULL): the
+     * outbox seqs [seqs[0], seqs[1]] this connection's commits wrote since
+     * the last such call (0, 0: none), then forgets them -- a rolled back
+     * transaction's are never reported (uid, after, limit, ar, n unused).
+     * Call them through am__store_audit, ... below.  outbox_trim:
      * outbox rows older than before (AM_TIME_NONE: no age bound) or beyond
      * the newest max_rows (0: no bound), at most limit of them (0: all),
      * in the caller's transaction or alone. */
     int (*log_put)(am__store *s, const char *uid, const am__audit_row *a, am__outbox_row *o);
     int (*log_page)(am__store *s, const char *uid, int64_t after, size_t limit, am__arena *ar,
-                    am__audit_row **audit, am__outbox_row **outbox, size_t *n, int64_t *oldest);
-    void (*outbox_committed)(am__store *s, int64_t *lo, int64_t *hi);
+                    am__audit_row **audit, am__outbox_row **outbox, size_t *n, int64_t *seqs);
     int (*outbox_trim)(am__store *s, am_time before, int64_t max_rows, int limit);
     /* A task's workspace, by agent id; and one agent's entry written
-     * (caller's transaction): fields NULL keep the stored value ("" when
-     * new), version + 1, updated_at = at; *version receives it. */
+     * (caller's transaction), by how:
+     *   AM__WS_COUNT: fields NULL keep the stored value ("" when new),
+     *     version + 1, updated_at = at; *version receives it.
+     *   AM__WS_AS_GIVEN: the entry written as given, its version and
+     *     updated_at included (an import, api/import.c: an export loaded
+     *     back; at and version unused, version may be NULL).
+     * am__store_workspace_put and _set below name the two. */
+#define AM__WS_COUNT 0
+#define AM__WS_AS_GIVEN 1
     int (*workspace_list)(am__store *s, const char *uid, const char *task_id, am__arena *ar,
                           am__workspace_row **rows, size_t *n);
     int (*workspace_put)(am__store *s, const char *uid, const char *task_id,
-                         const am__workspace_row *w, am_time at, long *version);
-    /* Import rows (api/import.c: an export loaded back), in the caller's
-     * write transaction; the other rows of an export go through the
-     * operations above (event_put with the export's ids and times,
-     * item_insert, item_heat, task_put, ...).  workspace_set: one agent's
-     * workspace entry written as given, its version and updated_at
-     * included (workspace_put counts them instead). */
-    int (*workspace_set)(am__store *s, const char *uid, const char *task_id,
-                         const am__workspace_row *w);
+                         const am__workspace_row *w, int how, am_time at, long *version);
 
     /* Archived events (lifecycle/cold.c, store/cold.h, docs/internals/STORAGE.md
      * "Archived events"): the text of an event said long ago moves to the
@@ -776,16 +795,16 @@ typedef struct am__store_vt {
      *     op->event_id, or those said in [op->from, op->to) when event_id
      *     is NULL -- hot again (the text back in content, the cold column
      *     empty: never archived again); *restored how many.
-     * Call it through am__store_cold_archive / _restore below.
-     * cold_fill: rows[i] of uid that are archived get their whole text
-     * back in content (in ar), *filled how many (may be NULL); the others
-     * are left as they are. */
+     *   AM__COLD_FILL (a read, in a transaction or alone): op->rows[i] (of
+     *     op->n) of uid that are archived get their whole text back in
+     *     content (in op->ar), *restored how many (may be NULL); the
+     *     others are left as they are.
+     * Call it through am__store_cold_archive / _restore / _fill below. */
 #define AM__COLD_MIN_AGE_MS ((am_time)86400000) /* an archived event is older */
 #define AM__COLD_ARCHIVE 0
 #define AM__COLD_RESTORE 1
+#define AM__COLD_FILL 2
     int (*cold_put)(am__store *s, const char *uid, const am__cold_op *op, long *restored);
-    int (*cold_fill)(am__store *s, const char *uid, am__event_row *rows, size_t n,
-                     am__arena *ar, size_t *filled);
 
     /* Generic records (domain/records.h names their namespaces and
      * encodings): a string value under (user id, namespace, key), with an
@@ -816,10 +835,21 @@ struct am__store {
 };
 
 /* The transactions of store.h's begin and end, by name. */
-static inline int am__store_begin(am__store *s) { return s->vt->begin(s, AM__TX_WRITE); }
-static inline int am__store_try_begin(am__store *s) { return s->vt->begin(s, AM__TX_TRY); }
-static inline int am__store_begin_read(am__store *s) { return s->vt->begin(s, AM__TX_READ); }
-static inline int am__store_search_begin(am__store *s) { return s->vt->begin(s, AM__TX_SEARCH); }
+static inline int am__store_begin(am__store *s) { return s->vt->begin(s, AM__TX_WRITE, NULL, 0); }
+static inline int am__store_try_begin(am__store *s) { return s->vt->begin(s, AM__TX_TRY, NULL, 0); }
+static inline int am__store_begin_read(am__store *s)
+{
+    return s->vt->begin(s, AM__TX_READ, NULL, 0);
+}
+static inline int am__store_search_begin(am__store *s)
+{
+    return s->vt->begin(s, AM__TX_SEARCH, NULL, 0);
+}
+/* The users' write locks (begin AM__TX_LOCK). */
+static inline int am__store_lock_users(am__store *s, const char *const *uids, size_t n)
+{
+    return s->vt->begin(s, AM__TX_LOCK, uids, n);
+}
 static inline int am__store_commit(am__store *s) { return s->vt->end(s, AM__TX_COMMIT, AM_OK); }
 static inline int am__store_rollback(am__store *s) { return s->vt->end(s, AM__TX_ROLLBACK, AM_OK); }
 static inline int am__store_end_read(am__store *s) { return s->vt->end(s, AM__TX_END_READ, AM_OK); }
@@ -851,6 +881,31 @@ static inline int am__store_pack_users(am__store *s, const char *role, const cha
 {
     am__user_query q = {AM__USERS_MATCHING, NULL, 0, role, region, channel};
     return s->vt->users_list(s, &q, ar, uids, n);
+}
+
+/* A version's provenance (items_list AM__ITEMS_SOURCES): its source
+ * event ids, oldest first. */
+static inline int am__store_item_sources(am__store *s, const char *uid, int64_t item_rid,
+                                         am__arena *ar, const char ***ids, size_t *n)
+{
+    am__item_row *rows = NULL;
+    size_t k = 0;
+    int rc = s->vt->items_list(s, uid, AM__ITEMS_SOURCES, (am_time)item_rid, ar, &rows, &k);
+    *ids = rc == AM_OK && k ? rows[0].sources : NULL;
+    *n = rc == AM_OK && k ? rows[0].n_sources : 0;
+    return rc;
+}
+
+/* A workspace entry written (workspace_put), by name. */
+static inline int am__store_workspace_put(am__store *s, const char *uid, const char *task_id,
+                                          const am__workspace_row *w, am_time at, long *version)
+{
+    return s->vt->workspace_put(s, uid, task_id, w, AM__WS_COUNT, at, version);
+}
+static inline int am__store_workspace_set(am__store *s, const char *uid, const char *task_id,
+                                          const am__workspace_row *w)
+{
+    return s->vt->workspace_put(s, uid, task_id, w, AM__WS_AS_GIVEN, AM_TIME_NONE, NULL);
 }
 
 /* A version's changes in place (item_update), by name. */
@@ -888,19 +943,49 @@ static inline int am__store_outbox_since(am__store *s, const char *uid, int64_t 
 {
     return s->vt->log_page(s, uid, after, limit, ar, NULL, rows, n, oldest);
 }
+/* The outbox seqs [*lo, *hi] this connection's commits wrote since the
+ * last call (0, 0: none); log_page with neither row. */
+static inline void am__store_outbox_committed(am__store *s, int64_t *lo, int64_t *hi)
+{
+    int64_t seqs[2] = {0, 0};
+    if (s->vt->log_page(s, NULL, 0, 0, NULL, NULL, NULL, NULL, seqs) != AM_OK)
+        seqs[0] = seqs[1] = 0;
+    *lo = seqs[0];
+    *hi = seqs[1];
+}
 
 /* The archived events' moves (cold_put), by name. */
 static inline int am__store_cold_archive(am__store *s, const char *uid, int64_t rid,
                                          const char *summary)
 {
-    am__cold_op op = {AM__COLD_ARCHIVE, rid, summary, NULL, AM_TIME_NONE, AM_TIME_NONE};
+    am__cold_op op = {.kind = AM__COLD_ARCHIVE,
+                      .rid = rid,
+                      .summary = summary,
+                      .from = AM_TIME_NONE,
+                      .to = AM_TIME_NONE};
     return s->vt->cold_put(s, uid, &op, NULL);
 }
 static inline int am__store_cold_restore(am__store *s, const char *uid, const char *event_id,
                                          am_time from, am_time to, long *restored)
 {
-    am__cold_op op = {AM__COLD_RESTORE, 0, NULL, event_id, from, to};
+    am__cold_op op = {.kind = AM__COLD_RESTORE, .event_id = event_id, .from = from, .to = to};
     return s->vt->cold_put(s, uid, &op, restored);
+}
+/* rows[i] that are archived get their whole text back (in ar); *filled
+ * how many (may be NULL). */
+static inline int am__store_cold_fill(am__store *s, const char *uid, am__event_row *rows, size_t n,
+                                      am__arena *ar, size_t *filled)
+{
+    am__cold_op op = {.kind = AM__COLD_FILL,
+                      .from = AM_TIME_NONE,
+                      .to = AM_TIME_NONE,
+                      .rows = rows,
+                      .n = n,
+                      .ar = ar};
+    long k = 0;
+    int rc = s->vt->cold_put(s, uid, &op, &k);
+    if (filled) *filled = (size_t)k;
+    return rc;
 }
 
 /* A task and its log (tasks_list, task_log), by name.  task_get:
@@ -1053,6 +1138,19 @@ static inline int am__store_events_dated(am__store *s, const char *uid, const in
 {
     am__entity_read q = {.what = AM__ENT_DATED, .rids = rids, .n_rids = n, .dated = dated};
     return s->vt->entities(s, uid, &q, NULL, NULL);
+}
+static inline int am__store_pii_events(am__store *s, const char *uid, const char *type,
+                                       const char *canon, am_time to, int limit, am__arena *ar,
+                                       int64_t **rids, const char ***originals, size_t *n)
+{
+    am__entity_read q = {
+        .what = AM__ENT_PII, .type = type, .limit = limit, .canon = canon, .to = to};
+    am__entity_out o = {0};
+    int rc = s->vt->entities(s, uid, &q, ar, &o);
+    *rids = o.rids;
+    *originals = o.originals;
+    *n = o.n;
+    return rc;
 }
 
 /* The scans of events_scan that most callers make, by name. */

@@ -101,7 +101,7 @@ static long long probe(am_db *db, const char *user, const char *type, const char
     int64_t *rids;
     const char **vals;
     size_t n = 0;
-    int rc = db->store->vt->pii_events(db->store, user, type, canon, AM_TIME_NONE, 4096, &ar, &rids,
+    int rc = am__store_pii_events(db->store, user, type, canon, AM_TIME_NONE, 4096, &ar, &rids,
                                        &vals, &n);
     am__arena_free(&ar);
     return rc ? -1 : (long long)n;
@@ -207,7 +207,7 @@ static void test_collision_compared(void)
         int64_t *rids;
         const char **vals;
         size_t n = 0;
-        CHECK_EQ_INT(db->store->vt->pii_events(db->store, "u1", "phone", "13912345678", AM_TIME_NONE, 4096,
+        CHECK_EQ_INT(am__store_pii_events(db->store, "u1", "phone", "13912345678", AM_TIME_NONE, 4096,
                                                &ar, &rids, &vals, &n),
                      AM_OK);
         CHECK_EQ_INT(n, 2);

@@ -700,7 +700,7 @@ static void grace_reads(run *u, am__buf *b)
     int64_t *rids;
     const char **orig;
     size_t n;
-    OK(s->vt->pii_events(s, users[0], "phone", MARK_PII, AM_TIME_NONE, 50, &ar, &rids, &orig, &n));
+    OK(am__store_pii_events(s, users[0], "phone", MARK_PII, AM_TIME_NONE, 50, &ar, &rids, &orig, &n));
     size_t found = 0;
     for (size_t i = 0; i < n; i++) found += orig[i] && strcmp(orig[i], MARK_PII) == 0;
     am__buf_printf(b, " pii %zu\n", found);
@@ -762,7 +762,7 @@ static void cold_read(run *u, const char *id, am__buf *b)
     size_t filled = 0;
     OK(s->vt->event_get(s, users[0], AM__EVENT_BY_ID, id, &ar, &e));
     am__buf_printf(b, "cold %s row %s", id, e.content);
-    OK(s->vt->cold_fill(s, users[0], &e, 1, &ar, &filled));
+    OK(am__store_cold_fill(s, users[0], &e, 1, &ar, &filled));
     am__buf_printf(b, " filled %zu whole %s\n", filled, e.content);
     CHECK_EQ_INT(filled, 1);
     CHECK_EQ_STR(e.content, MARK_EN " 我的" MARK_ZH " call me at " MARK_PII);
@@ -843,7 +843,7 @@ static void grace_cycle(run *u, const char *url, int pg, const char *const *term
     OK(am__store_task_change_add(s, users[0], &c));
     am__workspace_row w = {"planner", "draft " MARK_EN, NULL, "send 报告", 0, 0};
     long version = 0;
-    OK(s->vt->workspace_put(s, users[0], "TG", &w, TG, &version));
+    OK(am__store_workspace_put(s, users[0], "TG", &w, TG, &version));
     /* EG1 archived (store/cold.h): its row keeps a summary, its whole text
      * (every mark) the cold column -- which every forget below must take,
      * and every restore bring back */
@@ -1072,7 +1072,7 @@ static void vault_read(am__store *s, const char *user, const char *type, const c
     int64_t *rids;
     const char **orig;
     size_t n;
-    OK(s->vt->pii_events(s, user, type, canon, AM_TIME_NONE, 50, &ar, &rids, &orig, &n));
+    OK(am__store_pii_events(s, user, type, canon, AM_TIME_NONE, 50, &ar, &rids, &orig, &n));
     am__buf_printf(b, "pii %s %s:", type, canon);
     for (size_t i = 0; i < n; i++) {
         CHECK(orig[i] && strncmp(orig[i], "enc:", 4) != 0); /* never the sealed bytes */
@@ -1295,7 +1295,7 @@ static void pg_user_locks(const char *url)
         CHECK_EQ_STR(rows[1].event_id, "E-lilei");
     }
     int64_t lo = 0, hi = 0;
-    a->vt->outbox_committed(a, &lo, &hi);
+    am__store_outbox_committed(a, &lo, &hi);
     CHECK(n == 2 && lo == rows[1].seq && hi == rows[1].seq);
     am__event_row got;
     CHECK_EQ_INT(a->vt->event_get(a, "李雷", AM__EVENT_BY_ID, "E-lilei", &ar, &got), AM_OK);
@@ -1329,7 +1329,7 @@ static void *dl_run(void *p)
     int rc = am__store_open(d->url, &o, &s, err, sizeof err);
     const char *both[2] = {d->u1, d->u2};
     if (!rc) rc = am__store_begin(s);
-    if (!rc) rc = s->vt->lock_users(s, both, 2);
+    if (!rc) rc = am__store_lock_users(s, both, 2);
     for (int step = 0; step < 2; step++) {
         const char *u = step ? d->u2 : d->u1;
         char id[64];

@@ -200,6 +200,12 @@ static int cold_restore(am__store *b, const char *uid, const char *event_id, am_
 int am__pg_cold_put(am__store *b, const char *uid, const am__cold_op *op, long *restored)
 {
     if (op->kind == AM__COLD_ARCHIVE) return cold_archive(b, uid, op->rid, op->summary);
+    if (op->kind == AM__COLD_FILL) {
+        size_t k = 0;
+        int rc = am__pg_cold_fill(b, uid, op->rows, op->n, op->ar, &k);
+        if (restored) *restored = (long)k;
+        return rc;
+    }
     if (op->kind != AM__COLD_RESTORE) return AM_MISUSE;
     return cold_restore(b, uid, op->event_id, op->from, op->to, restored);
 }

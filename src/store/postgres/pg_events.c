@@ -1061,6 +1061,9 @@ int am__pg_entities(am__store *b, const char *uid, const am__entity_read *q, am_
         return am__pg_entity_counts(b, uid, q->type, q->limit, ar, &out->norms, &out->counts,
                                     &out->n);
     case AM__ENT_DATED: return am__pg_events_dated(b, uid, q->rids, q->n_rids, q->dated);
+    case AM__ENT_PII:
+        return am__pg_pii_events(b, uid, q->type, q->canon, q->to, q->limit, ar, &out->rids,
+                                 &out->originals, &out->n);
     default: return AM_MISUSE;
     }
 }

@@ -228,7 +228,7 @@ int am__pg_item_update(am__store *b, const char *uid, const char *vid, int64_t i
                        const char *event_id, am_time at);
 int am__pg_log_put(am__store *b, const char *uid, const am__audit_row *a, am__outbox_row *o);
 int am__pg_log_page(am__store *b, const char *uid, int64_t after, size_t limit, am__arena *ar,
-                    am__audit_row **audit, am__outbox_row **outbox, size_t *n, int64_t *oldest);
+                    am__audit_row **audit, am__outbox_row **outbox, size_t *n, int64_t *seqs);
 int am__pg_audit(am__store *b, const char *uid, am_time at, const char *op,
                  const char *object_type, const char *object_id, const char *detail);
 int am__pg_audit_page(am__store *b, const char *uid, int64_t after_seq, int limit, am__arena *ar,
@@ -252,10 +252,8 @@ int am__pg_cold_candidates(am__store *b, const char *uid, am_time before, am_tim
 int am__pg_cold_put(am__store *b, const char *uid, const am__cold_op *op, long *restored);
 int am__pg_cold_fill(am__store *b, const char *uid, am__event_row *rows, size_t n, am__arena *ar,
                      size_t *filled);
-int am__pg_workspace_set(am__store *b, const char *uid, const char *task_id,
-                         const am__workspace_row *w);
 int am__pg_workspace_put(am__store *b, const char *uid, const char *task_id,
-                         const am__workspace_row *w, am_time at, long *version);
+                         const am__workspace_row *w, int how, am_time at, long *version);
 
 /* events, the index, vectors (pg_events.c) */
 #define PG_EVENT_COLS                                                                      \

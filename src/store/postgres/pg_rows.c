@@ -492,6 +492,8 @@ int am__pg_item_sources(am__store *b, const char *uid, int64_t item_rid, am__are
 int am__pg_items_list(am__store *b, const char *uid, int which, am_time at, am__arena *ar,
                       am__item_row **rows, size_t *n)
 {
+    if (which == AM__ITEMS_SOURCES)
+        return am__item_sources_row(b, uid, (int64_t)at, ar, rows, n, am__pg_item_sources);
     pg_store *s = PG(b);
     if (am__pg_lock_user(s, uid)) return s->rc;
     *rows = NULL;
@@ -662,10 +664,15 @@ int am__pg_log_put(am__store *b, const char *uid, const am__audit_row *a, am__ou
 }
 
 int am__pg_log_page(am__store *b, const char *uid, int64_t after, size_t limit, am__arena *ar,
-                    am__audit_row **audit, am__outbox_row **outbox, size_t *n, int64_t *oldest)
+                    am__audit_row **audit, am__outbox_row **outbox, size_t *n, int64_t *seqs)
 {
-    if (outbox && !audit) return am__pg_outbox_since(b, uid, after, limit, ar, outbox, n, oldest);
-    if (!audit || outbox) return AM_MISUSE;
+    if (outbox && !audit) return am__pg_outbox_since(b, uid, after, limit, ar, outbox, n, seqs);
+    if (!audit && !outbox) {
+        if (!seqs) return AM_MISUSE;
+        am__pg_outbox_committed(b, &seqs[0], &seqs[1]);
+        return AM_OK;
+    }
+    if (outbox) return AM_MISUSE;
     return am__pg_audit_page(b, uid, after, (int)limit, ar, audit, n);
 }
 
@@ -881,9 +888,34 @@ int am__pg_workspace_list(am__store *b, const char *uid, const char *task_id, am
     return am__pg_rows_done(ar, r, n);
 }
 
-int am__pg_workspace_put(am__store *b, const char *uid, const char *task_id,
-                         const am__workspace_row *w, am_time at, long *version)
+/* (store.h workspace_put AM__WS_AS_GIVEN) */
+static int workspace_set(am__store *b, const char *uid, const char *task_id,
+                         const am__workspace_row *w)
 {
+    pg_store *s = PG(b);
+    if (am__pg_lock_user(s, uid)) return s->rc;
+    pg_args a = {0};
+    am__pg_arg_text(&a, uid);
+    am__pg_arg_text(&a, task_id);
+    am__pg_arg_text(&a, w->agent_id);
+    am__pg_arg_text(&a, w->doing ? w->doing : "");
+    am__pg_arg_text(&a, w->done ? w->done : "");
+    am__pg_arg_text(&a, w->next ? w->next : "");
+    am__pg_arg_int(&a, w->version);
+    am__pg_arg_int(&a, w->updated_at);
+    return am__pg_exec(s, "workspace",
+                       "INSERT INTO task_workspace(user_id, task_id, agent_id, doing, done, next,"
+                       " version, updated_at) VALUES($1, $2, $3, $4, $5, $6, $7, $8)"
+                       " ON CONFLICT(user_id, task_id, agent_id) DO UPDATE SET doing = $4,"
+                       " done = $5, next = $6, version = $7, updated_at = $8",
+                       &a, NULL);
+}
+
+int am__pg_workspace_put(am__store *b, const char *uid, const char *task_id,
+                         const am__workspace_row *w, int how, am_time at, long *version)
+{
+    if (how == AM__WS_AS_GIVEN) return workspace_set(b, uid, task_id, w);
+    if (how != AM__WS_COUNT) return AM_MISUSE;
     pg_store *s = PG(b);
     if (am__pg_lock_user(s, uid)) return s->rc;
     pg_args a = {0};
@@ -906,27 +938,6 @@ int am__pg_workspace_put(am__store *b, const char *uid, const char *task_id,
     *version = (long)am__pg_i64(r, 0, 0);
     PQclear(r);
     return AM_OK;
-}
-
-int am__pg_workspace_set(am__store *b, const char *uid, const char *task_id,
-                         const am__workspace_row *w)
-{
-    pg_store *s = PG(b);
-    if (am__pg_lock_user(s, uid)) return s->rc;
-    pg_args a = {0};
-    am__pg_arg_text(&a, uid);
-    am__pg_arg_text(&a, task_id);
-    am__pg_arg_text(&a, w->agent_id);
-    am__pg_arg_text(&a, w->doing ? w->doing : "");
-    am__pg_arg_text(&a, w->done ? w->done : "");
-    am__pg_arg_text(&a, w->next ? w->next : "");
-    am__pg_arg_int(&a, w->version);
-    am__pg_arg_int(&a, w->updated_at);
-    return am__pg_exec(s, "workspace",
-                       "INSERT INTO task_workspace(user_id, task_id, agent_id, doing, done, next,"
-                       " version, updated_at) VALUES($1, $2, $3, $4, $5, $6, $7, $8)"
-                       " ON CONFLICT(user_id, task_id, agent_id) DO UPDATE SET doing = $4,"
-                       " done = $5, next = $6, version = $7, updated_at = $8", &a, NULL);
 }
 
 /* ------------------------------------------------------------ maintenance */

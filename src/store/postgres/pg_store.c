@@ -691,13 +691,14 @@ static int pg_search_end(am__store *b, int rc)
 }
 
 /* store.h begin and end: the transaction of that mode */
-static int pg_begin_mode(am__store *b, int mode)
+static int pg_begin_mode(am__store *b, int mode, const char *const *uids, size_t n)
 {
     switch (mode) {
     case AM__TX_WRITE: return pg_begin(b);
     case AM__TX_TRY: return pg_try_begin(b);
     case AM__TX_READ: return pg_begin_read(b);
     case AM__TX_SEARCH: return pg_search_begin(b);
+    case AM__TX_LOCK: return am__pg_lock_users(b, uids, n);
     default: return AM_MISUSE;
     }
 }
@@ -963,7 +964,6 @@ static const am__store_vt postgres_vt = {
     .rows_get = am__pg_rows_get,
     .events_scan = am__pg_events_scan,
     .entities = am__pg_entities,
-    .pii_events = am__pg_pii_events,
     .task_put = am__pg_task_put,
     .task_log = am__pg_task_log,
     .tasks_list = am__pg_tasks_list,
@@ -979,17 +979,12 @@ static const am__store_vt postgres_vt = {
     .forget_grace = am__pg_forget_grace,
     .restore_forget = am__pg_restore_forget,
     .forget_jobs = am__pg_forget_jobs,
-    .item_sources = am__pg_item_sources,
     .log_put = am__pg_log_put,
     .log_page = am__pg_log_page,
-    .lock_users = am__pg_lock_users,
-    .outbox_committed = am__pg_outbox_committed,
     .outbox_trim = am__pg_outbox_trim,
     .workspace_list = am__pg_workspace_list,
     .workspace_put = am__pg_workspace_put,
-    .workspace_set = am__pg_workspace_set,
     .cold_put = am__pg_cold_put,
-    .cold_fill = am__pg_cold_fill,
     .control = pg_control,
     .rec_put = am__pg_rec_put,
     .rec_list = am__pg_rec_list,

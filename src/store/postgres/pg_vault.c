@@ -12,8 +12,8 @@
  * the key of its form: for a sealed value a key derived from the vault
  * key (without it the database does not let anyone test a guessed phone
  * number), for a plain one meta('pii_key'), 32 random bytes made with the
- * store.  pii_events probes the user's rows of the type by both hashes
- * and takes the rows without one (written before v2, or moved by a user
+ * store.  The entities read AM__ENT_PII probes the user's rows of the
+ * type by both hashes and takes the rows without one (written before v2, or moved by a user
  * merge: the user id is hashed and sealed with) as candidates too; a
  * sealed value is opened with the key, and one that does not open (no
  * key, another key, damaged) is skipped, never handed over as bytes.

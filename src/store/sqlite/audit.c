@@ -64,9 +64,14 @@ int am__sqlite_log_put(am__store *b, const char *uid, const am__audit_row *a, am
 }
 
 int am__sqlite_log_page(am__store *b, const char *uid, int64_t after, size_t limit, am__arena *ar,
-                        am__audit_row **audit, am__outbox_row **outbox, size_t *n, int64_t *oldest)
+                        am__audit_row **audit, am__outbox_row **outbox, size_t *n, int64_t *seqs)
 {
     if (audit && !outbox) return am__sqlite_audit_page(b, uid, after, (int)limit, ar, audit, n);
-    if (!outbox || audit) return AM_MISUSE;
-    return am__sqlite_outbox_since(b, uid, after, limit, ar, outbox, n, oldest);
+    if (!audit && !outbox) {
+        if (!seqs) return AM_MISUSE;
+        am__sqlite_outbox_committed(b, &seqs[0], &seqs[1]);
+        return AM_OK;
+    }
+    if (audit) return AM_MISUSE;
+    return am__sqlite_outbox_since(b, uid, after, limit, ar, outbox, n, seqs);
 }

@@ -215,6 +215,12 @@ int am__sqlite_cold_put(am__store *b, const char *uid, const am__cold_op *op, lo
     switch (op->kind) {
     case AM__COLD_ARCHIVE: return cold_archive(b, uid, op->rid, op->summary);
     case AM__COLD_RESTORE: return cold_restore(b, uid, op->event_id, op->from, op->to, restored);
+    case AM__COLD_FILL: {
+        size_t k = 0;
+        int rc = am__sqlite_cold_fill(b, uid, op->rows, op->n, op->ar, &k);
+        if (restored) *restored = (long)k;
+        return rc;
+    }
     default: return AM_MISUSE;
     }
 }

@@ -778,6 +778,9 @@ int am__sqlite_entities(am__store *b, const char *uid, const am__entity_read *q,
         return am__sqlite_entity_counts(b, uid, q->type, q->limit, ar, &out->norms, &out->counts,
                                         &out->n);
     case AM__ENT_DATED: return am__sqlite_events_dated(b, uid, q->rids, q->n_rids, q->dated);
+    case AM__ENT_PII:
+        return am__sqlite_pii_events(b, uid, q->type, q->canon, q->to, q->limit, ar, &out->rids,
+                                     &out->originals, &out->n);
     default: return AM_MISUSE;
     }
 }

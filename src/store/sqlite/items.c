@@ -281,6 +281,8 @@ static int item_read(sqlite3_stmt *st, am__arena *ar, am__item_row *r)
 int am__sqlite_items_list(am__store *b, const char *uid, int which, am_time at,
                           am__arena *ar, am__item_row **rows, size_t *n)
 {
+    if (which == AM__ITEMS_SOURCES)
+        return am__item_sources_row(b, uid, (int64_t)at, ar, rows, n, am__sqlite_item_sources);
     sq_store *s = SQ(b);
 #define ITEM_COLS                                                                            \
     "SELECT m.rid, m.id, m.lineage_id, m.scope, m.kind, m.key, m.text, m.value_json, m.confidence," \

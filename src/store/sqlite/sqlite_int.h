@@ -137,7 +137,7 @@ typedef struct sq_store {
     int has_vault_key;    /* PII originals sealed with vault_key (vault.c) */
     unsigned char vault_key[32];
     /* memory events (outbox.c): the seqs the open transaction wrote, and
-     * those committed and not yet reported by outbox_committed */
+     * those committed and not yet reported by log_page (neither row) */
     int64_t ob_lo, ob_hi, ob_done_lo, ob_done_hi;
     int64_t ob_max_rows;  /* retention (0: no bound) */
     am_time ob_max_age_ms;
@@ -557,10 +557,8 @@ int am__sqlite_events_access(am__store *b, const char *uid, am__arena *ar, am__e
                              size_t *n);
 int am__sqlite_workspace_list(am__store *b, const char *uid, const char *task_id, am__arena *ar,
                               am__workspace_row **rows, size_t *n);
-int am__sqlite_workspace_set(am__store *b, const char *uid, const char *task_id,
-                             const am__workspace_row *w);
 int am__sqlite_workspace_put(am__store *b, const char *uid, const char *task_id,
-                             const am__workspace_row *w, am_time at, long *version);
+                             const am__workspace_row *w, int how, am_time at, long *version);
 /* packs.c: the users a rule pack applies to */
 int am__sqlite_pack_users(am__store *b, const char *role, const char *region, const char *channel,
                           am__arena *ar, const char ***uids, size_t *n);
@@ -634,7 +632,7 @@ int am__sqlite_rec_del(am__store *b, const char *uid, const char *ns, const char
 /* audit.c */
 int am__sqlite_log_put(am__store *b, const char *uid, const am__audit_row *a, am__outbox_row *o);
 int am__sqlite_log_page(am__store *b, const char *uid, int64_t after, size_t limit, am__arena *ar,
-                        am__audit_row **audit, am__outbox_row **outbox, size_t *n, int64_t *oldest);
+                        am__audit_row **audit, am__outbox_row **outbox, size_t *n, int64_t *seqs);
 int am__sqlite_audit(am__store *b, const char *uid, am_time at, const char *op,
                      const char *otype, const char *oid, const char *detail);
 

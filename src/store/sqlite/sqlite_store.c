@@ -183,13 +183,16 @@ static int sq_search_end(am__store *b, int rc)
 }
 
 /* store.h begin and end: the transaction of that mode */
-static int sq_begin_mode(am__store *b, int mode)
+static int sq_begin_mode(am__store *b, int mode, const char *const *uids, size_t n)
 {
+    (void)uids;
+    (void)n;
     switch (mode) {
     case AM__TX_WRITE: return sq_begin(b);
     case AM__TX_TRY: return sq_try_begin(b);
     case AM__TX_READ: return sq_begin_read(b);
     case AM__TX_SEARCH: return sq_search_begin(b);
+    case AM__TX_LOCK: return AM_OK; /* one lock serializes every writer */
     default: return AM_MISUSE;
     }
 }
@@ -279,7 +282,6 @@ static const am__store_vt sqlite_vt = {
     .rows_get = am__sqlite_rows_get,
     .events_scan = am__sqlite_events_scan,
     .entities = am__sqlite_entities,
-    .pii_events = am__sqlite_pii_events,
     .task_put = am__sqlite_task_put,
     .task_log = am__sqlite_task_log,
     .tasks_list = am__sqlite_tasks_list,
@@ -295,16 +297,12 @@ static const am__store_vt sqlite_vt = {
     .forget_grace = am__sqlite_forget_grace,
     .restore_forget = am__sqlite_restore_forget,
     .forget_jobs = am__sqlite_forget_jobs,
-    .item_sources = am__sqlite_item_sources,
     .log_put = am__sqlite_log_put,
     .log_page = am__sqlite_log_page,
-    .outbox_committed = am__sqlite_outbox_committed,
     .outbox_trim = am__sqlite_outbox_trim,
     .workspace_list = am__sqlite_workspace_list,
     .workspace_put = am__sqlite_workspace_put,
-    .workspace_set = am__sqlite_workspace_set,
     .cold_put = am__sqlite_cold_put,
-    .cold_fill = am__sqlite_cold_fill,
     .control = sq_control,
     .rec_put = am__sqlite_rec_put,
     .rec_list = am__sqlite_rec_list,
@@ -331,10 +329,10 @@ static void warm_reads(sq_store *s)
     size_t n;
     b->vt->items_list(b, "", AM__ITEMS_CURRENT | AM__ITEMS_NO_SOURCES, 0, &ar, &items, &n);
     b->vt->items_list(b, "", AM__ITEMS_ALL | AM__ITEMS_NO_SOURCES, 0, &ar, &items, &n);
-    b->vt->item_sources(b, "", 0, &ar, &strs, &n);
+    am__store_item_sources(b, "", 0, &ar, &strs, &n);
     am__store_entity_counts(b, "", "alias", 1, &ar, &strs, &counts, &n);
     am__store_events_dated(b, "", &rid, 1, &dated);
-    b->vt->pii_events(b, "", "phone", "0", AM_TIME_NONE, 1, &ar, &rids, &strs, &n);
+    am__store_pii_events(b, "", "phone", "0", AM_TIME_NONE, 1, &ar, &rids, &strs, &n);
     am__store_end_read(b);
     am__arena_free(&ar);
     s->err[0] = '\0';

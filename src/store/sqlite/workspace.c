@@ -65,8 +65,9 @@ int am__sqlite_workspace_list(am__store *b, const char *uid, const char *task_id
     return out;
 }
 
-int am__sqlite_workspace_set(am__store *b, const char *uid, const char *task_id,
-                             const am__workspace_row *w)
+/* (store.h workspace_put AM__WS_AS_GIVEN) */
+static int workspace_set(am__store *b, const char *uid, const char *task_id,
+                         const am__workspace_row *w)
 {
     sq_store *s = SQ(b);
     sqlite3_stmt *st = stmt(s, "INSERT OR REPLACE INTO task_workspace(user_id, task_id, agent_id, doing, done,"
@@ -84,8 +85,10 @@ int am__sqlite_workspace_set(am__store *b, const char *uid, const char *task_id,
 }
 
 int am__sqlite_workspace_put(am__store *b, const char *uid, const char *task_id,
-                             const am__workspace_row *w, am_time at, long *version)
+                             const am__workspace_row *w, int how, am_time at, long *version)
 {
+    if (how == AM__WS_AS_GIVEN) return workspace_set(b, uid, task_id, w);
+    if (how != AM__WS_COUNT) return AM_MISUSE;
     sq_store *s = SQ(b);
     sqlite3_stmt *st = stmt(s, "INSERT INTO task_workspace(user_id, task_id, agent_id, doing, done, next,"
                                " version, updated_at) VALUES(?1, ?2, ?3, coalesce(?4, ''), coalesce(?5, ''),"

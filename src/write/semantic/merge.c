@@ -118,7 +118,7 @@ static int read_sources(am__wctx *w, am__item_row *it)
 {
     const char **ids;
     size_t n;
-    int rc = w->store->vt->item_sources(w->store, w->uid, it->rid, w->ar, &ids, &n);
+    int rc = am__store_item_sources(w->store, w->uid, it->rid, w->ar, &ids, &n);
     if (rc) return rc;
     it->sources = ids;
     it->n_sources = n;
