@@ -71,8 +71,8 @@ static int items_load(am_access *a)
 {
     if (a->items_loaded) return AM_OK;
     am__store *s = a->db->store;
-    int rc = s->vt->items_list(s, a->uid, AM__ITEMS_ALL | AM__ITEMS_NO_HEAT, 0, &a->ar,
-                               &a->items, &a->n_items);
+    int rc = s->vt->items.items_list(s, a->uid, AM__ITEMS_ALL | AM__ITEMS_NO_HEAT, 0, &a->ar,
+                                     &a->items, &a->n_items);
     if (rc == AM_NOTFOUND) a->n_items = 0, rc = AM_OK;
     if (!rc) a->items_loaded = 1;
     return rc;
@@ -115,7 +115,7 @@ int am_access_check(am_access *a, int what, const char *id)
         }
     } else if (what == AM_ACCESS_EVENT) {
         am__event_row ev;
-        rc = db->store->vt->event_get(db->store, a->uid, AM__EVENT_BY_ID, id, &a->ar, &ev);
+        rc = db->store->vt->events.event_get(db->store, a->uid, AM__EVENT_BY_ID, id, &a->ar, &ev);
         if (!rc && am__access_hides_id(&a->acc, ev.id)) rc = AM_NOTFOUND;
     } else {
         rc = task_readable(a, id);
@@ -171,7 +171,7 @@ static int holds_hidden(am_access *a, int level, const char *id, int *rc)
         size_t n = a->acc.n_hidden - at < 256 ? a->acc.n_hidden - at : 256;
         am__event_row rows[256];
         unsigned char found[256];
-        if ((*rc = s->vt->rows_get(s, a->uid, a->acc.hidden + at, n, &a->ar, rows, found)))
+        if ((*rc = s->vt->events.rows_get(s, a->uid, a->acc.hidden + at, n, &a->ar, rows, found)))
             return 0;
         for (size_t i = 0; i < n; i++) {
             const char *of = level == AM_FORGET_SESSION ? rows[i].session_id : rows[i].task_id;

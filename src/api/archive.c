@@ -68,7 +68,7 @@ int am_archive_restore(am_db *db, const char *user_id, const char *event_id, am_
         am__arena ar;
         am__arena_init(&ar, &db->alloc);
         am__event_row ev;
-        rc = s->vt->event_get(s, user_id, AM__EVENT_BY_ID, event_id, &ar, &ev);
+        rc = s->vt->events.event_get(s, user_id, AM__EVENT_BY_ID, event_id, &ar, &ev);
         am__arena_free(&ar);
         if (rc == AM_NOTFOUND) {
             am__store_rollback(s);

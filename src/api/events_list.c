@@ -111,7 +111,8 @@ static int named_events(am_db *db, const char *user_id, const am_event_list_opts
     if (!*rows) return AM_NOMEM;
     for (size_t i = 0; i < o->n_ids; i++) {
         am__event_row *r = &(*rows)[*n];
-        int rc = db->store->vt->event_get(db->store, user_id, AM__EVENT_BY_ID, o->ids[i], ar, r);
+        int rc =
+            db->store->vt->events.event_get(db->store, user_id, AM__EVENT_BY_ID, o->ids[i], ar, r);
         if (rc == AM_NOTFOUND) continue;
         if (rc) return rc;
         int seen = 0;

@@ -79,7 +79,7 @@ int am_event_find(am_db *db, const char *user_id, const char *needle, char *out)
     am__arena ar;
     am__event_row ev;
     am__arena_init(&ar, &db->alloc);
-    rc = db->store->vt->event_get(db->store, user_id, AM__EVENT_BY_TEXT, needle, &ar, &ev);
+    rc = db->store->vt->events.event_get(db->store, user_id, AM__EVENT_BY_TEXT, needle, &ar, &ev);
     if (rc == AM_OK) snprintf(out, 32, "%s", ev.id);
     am__arena_free(&ar);
     if (rc == AM_NOTFOUND) return am__db_error(db, rc, "event: no event of %s contains that text", user_id);

@@ -67,11 +67,11 @@ int am__db_resolve_user(am_db *db, const char *what, const char *user_id,
         return am__db_error(db, AM_INVALID, "%s: user is missing (give user or channel + external_id)", what);
     if ((rc = am__db_check_id(db, what, "channel", channel))) return rc;
     if ((rc = am__db_check_id(db, what, "external_id", external_id))) return rc;
-    rc = s->vt->link_get(s, channel, external_id, AM__LINK_USER, out);
+    rc = s->vt->users.link_get(s, channel, external_id, AM__LINK_USER, out);
     if (rc == AM_OK) return am__db_user_gate(db, what, out, create ? AM_DENIED : AM_NOTFOUND);
     if (rc != AM_NOTFOUND) return am__db_store_error(db, rc, what);
     /* the pair's own user (made before, then unlinked), or a new one */
-    rc = s->vt->link_get(s, channel, external_id, AM__LINK_MADE, out);
+    rc = s->vt->users.link_get(s, channel, external_id, AM__LINK_MADE, out);
     if (rc && rc != AM_NOTFOUND) return am__db_store_error(db, rc, what);
     if (!create)
         return rc ? am__db_error(db, AM_NOTFOUND, "%s: no user is linked to " PAIR_FMT, what,
@@ -81,9 +81,9 @@ int am__db_resolve_user(am_db *db, const char *what, const char *user_id,
     if (rc == AM_NOTFOUND) {
         out[0] = '~';
         am__db_new_id(db, now, out + 1);
-        rc = s->vt->user_put(s, out, channel, external_id, now);
+        rc = s->vt->users.user_put(s, out, channel, external_id, now);
     }
-    if (rc || (rc = s->vt->link_put(s, channel, external_id, out, now)))
+    if (rc || (rc = s->vt->users.link_put(s, channel, external_id, out, now)))
         return am__db_store_error(db, rc, what);
     return AM_OK;
 }
@@ -95,7 +95,7 @@ static int link_take_own(am_db *db, const char *channel, const char *external_id
 {
     am__store *s = db->store;
     long held[3] = {0, 0, 0};
-    int rc = s->vt->user_stat(s, own, held);
+    int rc = s->vt->users.user_stat(s, own, held);
     if (rc) return am__db_store_error(db, rc, "link");
     long events = held[0], items = held[1], tasks = held[2];
     if ((events || items || tasks) && !merge)
@@ -110,7 +110,7 @@ static int link_take_own(am_db *db, const char *channel, const char *external_id
     snprintf(detail, sizeof detail, "into %.128s: %ld events, %ld memories, %ld tasks", user_id,
              events, items, tasks);
     if ((rc = am__store_user_ensure(s, user_id, now)) ||
-        (rc = s->vt->user_merge(s, own, user_id)) ||
+        (rc = s->vt->users.user_merge(s, own, user_id)) ||
         (rc = am__store_audit(s, user_id, now, "link.merge", "user", own, detail)))
         return am__db_store_error(db, rc, "link");
     return AM_OK;
@@ -131,9 +131,9 @@ int am_link_merge(am_db *db, const char *channel, const char *external_id,
     am_time now = am__db_now(db);
     if ((rc = am__db_user_gate(db, "link", user_id, AM_DENIED))) return rc;
     if ((rc = am__store_begin(s))) return am__db_store_error(db, rc, "link");
-    int linked = s->vt->link_get(s, channel, external_id, AM__LINK_USER, cur);
+    int linked = s->vt->users.link_get(s, channel, external_id, AM__LINK_USER, cur);
     int owned = linked == AM_OK || linked == AM_NOTFOUND
-                    ? s->vt->link_get(s, channel, external_id, AM__LINK_MADE, own)
+                    ? s->vt->users.link_get(s, channel, external_id, AM__LINK_MADE, own)
                     : linked;
     if ((linked && linked != AM_NOTFOUND) || (owned && owned != AM_NOTFOUND)) {
         rc = am__db_store_error(db, linked ? linked : owned, "link");
@@ -158,8 +158,8 @@ int am_link_merge(am_db *db, const char *channel, const char *external_id,
     } else if ((rc = am__store_user_ensure(s, user_id, now))) {
         goto out_store;
     }
-    if ((rc = s->vt->link_get(s, channel, external_id, AM__LINK_USER, cur)) == AM_NOTFOUND)
-        rc = s->vt->link_put(s, channel, external_id, user_id, now);
+    if ((rc = s->vt->users.link_get(s, channel, external_id, AM__LINK_USER, cur)) == AM_NOTFOUND)
+        rc = s->vt->users.link_put(s, channel, external_id, user_id, now);
     if (rc || (rc = am__store_audit(s, user_id, now, "link", "identity", channel, external_id)) ||
         (rc = am__store_commit(s)))
         goto out_store;
@@ -189,12 +189,12 @@ int am_unlink(am_db *db, const char *channel, const char *external_id)
     am__store *s = db->store;
     char cur[AM_ID_MAX + 1];
     if ((rc = am__store_begin(s))) return am__db_store_error(db, rc, "unlink");
-    rc = s->vt->link_get(s, channel, external_id, AM__LINK_USER, cur);
+    rc = s->vt->users.link_get(s, channel, external_id, AM__LINK_USER, cur);
     if (rc == AM_NOTFOUND) {
         am__store_rollback(s);
         return am__db_error(db, rc, "unlink: " PAIR_FMT " is not linked", channel, external_id);
     }
-    if (rc || (rc = s->vt->link_put(s, channel, external_id, NULL, 0)) ||
+    if (rc || (rc = s->vt->users.link_put(s, channel, external_id, NULL, 0)) ||
         (rc =
              am__store_audit(s, cur, am__db_now(db), "unlink", "identity", channel, external_id)) ||
         (rc = am__store_commit(s))) {

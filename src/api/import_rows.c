@@ -62,7 +62,7 @@ static int put_event(writer *w, const am__imp_event *in, size_t i)
     am__event_row ev = in->row;
     if (w->merge) {
         am__event_row have;
-        int rc = w->s->vt->event_get(w->s, w->uid, AM__EVENT_BY_ID, ev.id, w->ar, &have);
+        int rc = w->s->vt->events.event_get(w->s, w->uid, AM__EVENT_BY_ID, ev.id, w->ar, &have);
         if (rc == AM_OK) {
             w->info->events_skipped++;
             return AM_OK;
@@ -86,7 +86,7 @@ static int put_event(writer *w, const am__imp_event *in, size_t i)
                       : am__db_error(db, rc, "import: events[%zu]: content cannot be analysed", i);
         goto out;
     }
-    if ((rc = w->s->vt->event_put(w->s, &ev))) {
+    if ((rc = w->s->vt->events.event_put(w->s, &ev))) {
         rc = am__db_error(db, AM_INVALID,
                           "import: events[%zu].id: event %s cannot be stored (another user of "
                           "this store has that id?): %s", i, ev.id, w->s->vt->errmsg(w->s));
@@ -134,7 +134,7 @@ static int put_task(writer *w, const am__imp_doc *doc, const am__imp_task *t, in
     }
     am__task_row row = t->row;
     row.round_tz = task_zone(doc, t);
-    int rc = s->vt->task_put(s, w->uid, &row);
+    int rc = s->vt->tasks.task_put(s, w->uid, &row);
     for (size_t k = 0; k < t->n_history && !rc; k++)
         rc = am__store_task_change_add(s, w->uid, &t->history[k]);
     if (!rc) w->info->tasks++;
@@ -155,9 +155,9 @@ static int put_items(writer *w, const am__imp_doc *doc)
     am__item_row *have = NULL;
     size_t nhave = 0;
     int rc;
-    if (w->merge &&
-        (rc = s->vt->items_list(s, w->uid, AM__ITEMS_ALL | AM__ITEMS_NO_SOURCES | AM__ITEMS_NO_HEAT,
-                                0, w->ar, &have, &nhave)))
+    if (w->merge && (rc = s->vt->items.items_list(
+                         s, w->uid, AM__ITEMS_ALL | AM__ITEMS_NO_SOURCES | AM__ITEMS_NO_HEAT, 0,
+                         w->ar, &have, &nhave)))
         return rc;
     for (size_t i = 0; i < doc->n_items; i++) {
         am__item_row it = doc->items[i].row;
@@ -173,13 +173,13 @@ static int put_items(writer *w, const am__imp_doc *doc)
         if ((rc = am__text_item_set(w->db->text, it.text, it.key, set, &nt))) return rc;
         it.tokens = blob;
         it.tokens_len = am__token_blob_put(set, nt, blob);
-        if ((rc = s->vt->item_insert(s, w->uid, &it))) return rc;
+        if ((rc = s->vt->items.item_insert(s, w->uid, &it))) return rc;
         /* the heat is the lineage's: set at its first version */
         int first = 1;
         for (size_t k = 0; k < i && first; k++)
             first = strcmp(doc->items[k].row.lineage_id, it.lineage_id) != 0;
         if (first && (it.hits || it.last_access != AM_TIME_NONE) &&
-            (rc = s->vt->item_heat(s, w->uid, it.lineage_id, 0, it.hits, it.last_access)))
+            (rc = s->vt->items.item_heat(s, w->uid, it.lineage_id, 0, it.hits, it.last_access)))
             return rc;
         w->info->memories++;
         tick(w);
@@ -193,14 +193,14 @@ static int put_links(writer *w, const am__imp_doc *doc)
     for (size_t i = 0; i < doc->n_links; i++) {
         char owner[AM_ID_MAX + 1];
         const am__link_row *l = &doc->links[i];
-        int rc = w->s->vt->link_get(w->s, l->channel, l->external_id, AM__LINK_USER, owner);
+        int rc = w->s->vt->users.link_get(w->s, l->channel, l->external_id, AM__LINK_USER, owner);
         if (rc == AM_OK && strcmp(owner, w->uid) == 0) continue;
         if (rc == AM_OK)
             return am__db_error(w->db, AM_INVALID,
                                 "import: identities[%zu]: (%s, %s) is linked to another user of "
                                 "this store", i, l->channel, l->external_id);
         if (rc != AM_NOTFOUND) return am__db_store_error(w->db, rc, "import");
-        if ((rc = w->s->vt->link_put(w->s, l->channel, l->external_id, w->uid, w->now)))
+        if ((rc = w->s->vt->users.link_put(w->s, l->channel, l->external_id, w->uid, w->now)))
             return am__db_store_error(w->db, rc, "import");
     }
     return AM_OK;
@@ -211,7 +211,7 @@ static int write_doc(writer *w, const am__imp_doc *doc)
     am__store *s = w->s;
     am_db *db = w->db;
     long held[3] = {0, 0, 0};
-    int rc = s->vt->user_stat(s, w->uid, held);
+    int rc = s->vt->users.user_stat(s, w->uid, held);
     if (rc) return am__db_store_error(db, rc, "import");
     long events = held[0], items = held[1], tasks = held[2];
     if ((events || items || tasks) && !w->merge)

@@ -67,7 +67,8 @@ static int read_batch(am_db *db, const am_llm_pass_opts *o, am_time since, am__a
         if (!rows) return AM_NOMEM;
         for (size_t i = 0; i < o->n_event_ids && k < (size_t)max; i++) {
             if (!o->event_ids[i] || am__id_check(o->event_ids[i])) continue;
-            rc = s->vt->event_get(s, o->user_id, AM__EVENT_BY_ID, o->event_ids[i], ar, &rows[k]);
+            rc = s->vt->events.event_get(s, o->user_id, AM__EVENT_BY_ID, o->event_ids[i], ar,
+                                         &rows[k]);
             if (rc == AM_NOTFOUND) { rc = AM_OK; continue; }
             if (rc) return rc;
             if (since != AM_TIME_NONE && rows[k].occurred_at < since) continue;
@@ -107,7 +108,8 @@ static int cited(am_db *db, const char *uid, const am__llm_proposal *p, const am
         for (size_t j = 0; j < *k; j++) dup |= strcmp(ids[j], p->ids[i]) == 0;
         if (!hit || dup) continue;
         am__event_row now;
-        int rc = db->store->vt->event_get(db->store, uid, AM__EVENT_BY_ID, hit->id, ar, &now);
+        int rc =
+            db->store->vt->events.event_get(db->store, uid, AM__EVENT_BY_ID, hit->id, ar, &now);
         if (rc == AM_NOTFOUND) { /* forgotten while the model thought: */
             *k = 0;              /* nothing of it may be written */
             return AM_OK;
@@ -126,9 +128,9 @@ static int more_sources(am__wctx *w, const char *lineage, const char *text, cons
 {
     am__item_row *rows;
     size_t n;
-    int rc = w->store->vt->items_list(w->store, w->uid,
-                                      AM__ITEMS_CURRENT | AM__ITEMS_NO_SOURCES | AM__ITEMS_NO_HEAT,
-                                      w->now, w->ar, &rows, &n);
+    int rc = w->store->vt->items.items_list(
+        w->store, w->uid, AM__ITEMS_CURRENT | AM__ITEMS_NO_SOURCES | AM__ITEMS_NO_HEAT, w->now,
+        w->ar, &rows, &n);
     for (size_t i = 0; !rc && i < n; i++) {
         if (strcmp(rows[i].lineage_id, lineage) != 0 || strcmp(rows[i].text, text) != 0) continue;
         for (size_t j = 1; !rc && j < k; j++)

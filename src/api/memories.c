@@ -92,7 +92,8 @@ int am_memories_list(am_db *db, const char *user_id, const am_list_opts *o, am_m
     /* a user being forgotten has none */
     rc = am__db_user_gate(db, "memories", user_id, AM_NOTFOUND);
     if (rc == AM_NOTFOUND) am__db_clear_error(db);
-    else if (!rc) rc = db->store->vt->items_list(db->store, user_id, mode, at, &box->ar, &rows, &n);
+    else if (!rc)
+        rc = db->store->vt->items.items_list(db->store, user_id, mode, at, &box->ar, &rows, &n);
     if (rc == AM_NOTFOUND) rc = AM_OK;
     else if (rc) goto out_fail;
     size_t kept = 0; /* what the asker's role may see */
@@ -173,9 +174,9 @@ int am__db_feedback(am_db *db, const char *user_id, const char *memory_id, int a
     if (!rc && am__log_on(&db->log)) {
         am__item_row *rows;
         size_t n;
-        rc = s->vt->items_list(s, user_id,
-                               AM__ITEMS_CURRENT | AM__ITEMS_NO_SOURCES | AM__ITEMS_NO_HEAT, now,
-                               &ar, &rows, &n);
+        rc = s->vt->items.items_list(s, user_id,
+                                     AM__ITEMS_CURRENT | AM__ITEMS_NO_SOURCES | AM__ITEMS_NO_HEAT,
+                                     now, &ar, &rows, &n);
         for (size_t i = 0; !rc && i < n && !kind; i++)
             if (strcmp(rows[i].id, memory_id) == 0 || strcmp(rows[i].lineage_id, memory_id) == 0) {
                 kind = rows[i].kind;

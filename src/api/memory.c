@@ -213,9 +213,9 @@ static int lineage_visible(am__wctx *w, const am__access *acc, const char *linea
 {
     am__item_row *rows;
     size_t n;
-    *rc = w->store->vt->items_list(w->store, w->uid, AM__ITEMS_ALL | AM__ITEMS_NO_SOURCES |
-                                                      AM__ITEMS_NO_HEAT,
-                                   w->now, w->ar, &rows, &n);
+    *rc = w->store->vt->items.items_list(w->store, w->uid,
+                                         AM__ITEMS_ALL | AM__ITEMS_NO_SOURCES | AM__ITEMS_NO_HEAT,
+                                         w->now, w->ar, &rows, &n);
     for (size_t i = 0; !*rc && i < n; i++)
         if (strcmp(rows[i].lineage_id, lineage) == 0 &&
             !am__access_item_visible(acc, rows[i].kind, rows[i].scope))

@@ -50,8 +50,8 @@ int am_profile(am_db *db, const am_profile_query *q, am_profile_card **out)
     int rc = am__db_user_gate(db, "profile", q->user_id, AM_NOTFOUND);
     if (rc == AM_NOTFOUND) am__db_clear_error(db);
     else if (!rc && !(rc = am__store_begin_read(s))) {
-        rc = s->vt->items_list(s, q->user_id, AM__ITEMS_CURRENT | AM__ITEMS_NO_SOURCES,
-                               am__db_now(db), &box->ar, &rows, &n);
+        rc = s->vt->items.items_list(s, q->user_id, AM__ITEMS_CURRENT | AM__ITEMS_NO_SOURCES,
+                                     am__db_now(db), &box->ar, &rows, &n);
         int end = am__store_end_read(s);
         if (!rc) rc = end;
     }

@@ -46,7 +46,8 @@ int am_vectors_missing(am_db *db, const char *user_id, size_t *n)
     if (rc || !db->embedder) return rc;
     am__vec_want w = want_of(db);
     int64_t max_rid;
-    rc = db->store->vt->vec_missing(db->store, user_id, &w, 0, 0, 0, NULL, NULL, n, &max_rid);
+    rc = db->store->vt->vectors.vec_missing(db->store, user_id, &w, 0, 0, 0, NULL, NULL, n,
+                                            &max_rid);
     if (rc) return am__db_store_error(db, rc, "vectors");
     return AM_OK;
 }
@@ -89,11 +90,11 @@ static int reembed_batch(am_db *db, am__event_row *rows, size_t n, float *vecs,
     for (size_t i = 0; i < n; i++) {
         if (skip[i]) continue;
         am__event_row cur;
-        rc = s->vt->event_get(s, rows[i].user_id, AM__EVENT_BY_ID, rows[i].id, ar, &cur);
+        rc = s->vt->events.event_get(s, rows[i].user_id, AM__EVENT_BY_ID, rows[i].id, ar, &cur);
         if (rc == AM_NOTFOUND) continue; /* forgotten since the listing */
         if (rc) goto out_store;
-        rc = s->vt->vec_put(s, rows[i].user_id, rows[i].rid, e->id, vecs + i * (size_t)e->dim,
-                            e->dim);
+        rc = s->vt->vectors.vec_put(s, rows[i].user_id, rows[i].rid, e->id,
+                                    vecs + i * (size_t)e->dim, e->dim);
         if (rc) goto out_store;
         am__dbcache_note(db->cache, rows[i].user_id);
         k++;
@@ -124,7 +125,7 @@ int am_reembed(am_db *db, const char *user_id, am_progress_fn progress, void *ct
     am__vec_want w = want_of(db);
     size_t total, done = 0, embedded = 0;
     int64_t upto, after = INT64_MIN;
-    if ((rc = s->vt->vec_missing(s, user_id, &w, 0, 0, 0, NULL, NULL, &total, &upto)))
+    if ((rc = s->vt->vectors.vec_missing(s, user_id, &w, 0, 0, 0, NULL, NULL, &total, &upto)))
         return am__db_store_error(db, rc, "reembed");
     if (total == 0) return AM_OK;
     float *vecs = am__malloc(&db->alloc, (size_t)AM_REEMBED_BATCH * (size_t)w.dim * sizeof *vecs);
@@ -135,8 +136,8 @@ int am_reembed(am_db *db, const char *user_id, am_progress_fn progress, void *ct
         am__arena_init(&ar, &db->alloc);
         am__event_row *rows;
         size_t n, written = 0;
-        rc =
-            s->vt->vec_missing(s, user_id, &w, after, upto, AM_REEMBED_BATCH, &ar, &rows, &n, NULL);
+        rc = s->vt->vectors.vec_missing(s, user_id, &w, after, upto, AM_REEMBED_BATCH, &ar, &rows,
+                                        &n, NULL);
         if (rc) am__db_store_error(db, rc, "reembed");
         else if (n) rc = reembed_batch(db, rows, n, vecs, &ar, &written);
         if (!rc && n) after = rows[n - 1].rid;

@@ -79,7 +79,8 @@ int am_workspace_get(am_db *db, const char *user_id, const char *task_id, am_wor
     am__buf_init(&b, &db->alloc);
     int rc = check_task(db, user_id, task_id, AM_NOTFOUND, &box->ar);
     if (rc) goto out_fail;
-    if ((rc = db->store->vt->workspace_list(db->store, user_id, task_id, &box->ar, &rows, &n))) {
+    if ((rc = db->store->vt->workspace.workspace_list(db->store, user_id, task_id, &box->ar, &rows,
+                                                      &n))) {
         rc = am__db_store_error(db, rc, "workspace");
         goto out_fail;
     }
@@ -127,7 +128,7 @@ int am_workspace_put(am_db *db, const char *user_id, const char *task_id, const 
     if ((rc = check_task(db, user_id, task_id, AM_DENIED, &ar))) goto out_rollback;
     am__workspace_row *rows;
     size_t n, i;
-    if ((rc = s->vt->workspace_list(s, user_id, task_id, &ar, &rows, &n))) goto out_store;
+    if ((rc = s->vt->workspace.workspace_list(s, user_id, task_id, &ar, &rows, &n))) goto out_store;
     for (i = 0; i < n && strcmp(rows[i].agent_id, agent_id) != 0; i++) {}
     if (i == n && n >= AM_WORKSPACE_AGENTS_MAX) {
         rc = am__db_error(db, AM_TOOBIG, "workspace: task %s has entries of %d agents already",

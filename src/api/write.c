@@ -111,7 +111,8 @@ static int known_event(am_db *db, const am_event *in, const char *uid, int64_t f
     am__event_row ev;
     *found = 0;
     am__arena_init(&ar, &db->alloc);
-    int rc = db->store->vt->event_get(db->store, uid, AM__EVENT_BY_CLIENT, in->event_id, &ar, &ev);
+    int rc = db->store->vt->events.event_get(db->store, uid, AM__EVENT_BY_CLIENT, in->event_id, &ar,
+                                             &ev);
     if (rc == AM_NOTFOUND) rc = AM_OK;
     else if (rc) rc = am__db_store_error(db, rc, "add");
     else if (ev.client_hash != fp)

@@ -135,7 +135,7 @@ int am__export_user(am__export *o, const char *user_id)
     am__item_row *items;
     size_t nl, nt, ni;
     am__buf *b = &o->b;
-    if ((rc = s->vt->links_list(s, user_id, &ar, &links, &nl))) goto out;
+    if ((rc = s->vt->users.links_list(s, user_id, &ar, &links, &nl))) goto out;
     am__buf_adds(b, "{\"format\":\"agentmem-export\",\"version\":1");
     am__json_kv(b, "user", user_id, 1);
     am__json_kv(b, "exported_at", am__time_format(o->now(o->now_ctx), 0, ts), 1);
@@ -162,7 +162,7 @@ int am__export_user(am__export *o, const char *user_id)
     am__buf_adds(b, "],\"events\":[");
     if ((rc = export_events(o, user_id))) goto out;
     am__buf_adds(b, "],\"tasks\":[");
-    if ((rc = s->vt->tasks_list(s, user_id, NULL, 0, 0, &ar, &tasks, &nt))) goto out;
+    if ((rc = s->vt->tasks.tasks_list(s, user_id, NULL, 0, 0, &ar, &tasks, &nt))) goto out;
     for (size_t i = 0; i < nt; i++) {
         am_task *t;
         if ((rc = am__task_build(s, user_id, &ar, &tasks[i], NULL, NULL, &t))) goto out;
@@ -175,13 +175,14 @@ int am__export_user(am__export *o, const char *user_id)
     for (size_t i = 0, shown = 0; i < nt; i++) {
         am__workspace_row *ws;
         size_t nw;
-        if ((rc = s->vt->workspace_list(s, user_id, tasks[i].task_id, &ar, &ws, &nw))) goto out;
+        if ((rc = s->vt->workspace.workspace_list(s, user_id, tasks[i].task_id, &ar, &ws, &nw)))
+            goto out;
         if (!nw) continue;
         if (shown++) am__buf_addc(b, ',');
         am__workspace_json(b, tasks[i].task_id, ws, nw);
     }
     am__buf_adds(b, "],\"memories\":[");
-    if ((rc = s->vt->items_list(s, user_id, AM__ITEMS_ALL, 0, &ar, &items, &ni))) goto out;
+    if ((rc = s->vt->items.items_list(s, user_id, AM__ITEMS_ALL, 0, &ar, &items, &ni))) goto out;
     for (size_t i = 0; i < ni; i++) {
         am_memory m;
         memset(&m, 0, sizeof m);

@@ -19,7 +19,7 @@ static int jobs_one(am__store *s, const am__fjob_op *op, am__fjob_row *row, int 
     memset(row, 0, sizeof *row);
     am__fjob_row *one = row;
     size_t n = 0;
-    int rc = s->vt->forget_jobs(s, op, NULL, &one, &n);
+    int rc = s->vt->forget.forget_jobs(s, op, NULL, &one, &n);
     *found = !rc && n > 0;
     return rc;
 }
@@ -63,7 +63,7 @@ int am__forget_restore(am__store *s, const char *uid, am_time now)
     if (state != AM__FORGOTTEN_HELD || until <= now) return AM_DENIED;
     am__fjob_op op = {.kind = AM__FJOB_DEL, .uid = uid, .level = "user", .state = "held"};
     size_t n = 0;
-    return s->vt->forget_jobs(s, &op, NULL, NULL, &n);
+    return s->vt->forget.forget_jobs(s, &op, NULL, NULL, &n);
 }
 
 /* The latest forget of (level, id) when it is held and restorable: *job,
@@ -105,7 +105,7 @@ int am__forget_restore_forget(am__store *s, const char *uid, int level, const ch
     int64_t job = 0;
     am_time at = 0;
     int rc = held_job_find(s, uid, level, id, now, &job, &at);
-    if (!rc) rc = s->vt->restore_forget(s, uid, job, at, events);
+    if (!rc) rc = s->vt->forget.restore_forget(s, uid, job, at, events);
     /* its tombstone and its job go: nothing of it is forgotten now */
     char ref[AM__REF_LEN + 1];
     if (!rc) rc = am__store_object_ref(s, uid, level_names[level], id, ref);
@@ -116,11 +116,11 @@ int am__forget_restore_forget(am__store *s, const char *uid, int level, const ch
                             .level = level_names[level],
                             .object_id = ref,
                             .at = at};
-        rc = s->vt->forget_jobs(s, &tomb, NULL, NULL, &n);
+        rc = s->vt->forget.forget_jobs(s, &tomb, NULL, NULL, &n);
     }
     if (!rc) {
         am__fjob_op del = {.kind = AM__FJOB_DEL, .uid = uid, .seq = job};
-        rc = s->vt->forget_jobs(s, &del, NULL, NULL, &n);
+        rc = s->vt->forget.forget_jobs(s, &del, NULL, NULL, &n);
     }
     return rc;
 }
@@ -132,7 +132,7 @@ int am__forget_held(am__store *s, const char *uid, am__arena *ar, am__held_row *
     am__fjob_op op = {.kind = AM__FJOB_LIST, .uid = uid, .not_level = "user", .state = "held"};
     am__fjob_row *jobs = NULL;
     size_t k = 0;
-    int rc = s->vt->forget_jobs(s, &op, ar, &jobs, &k);
+    int rc = s->vt->forget.forget_jobs(s, &op, ar, &jobs, &k);
     if (rc || k == 0) return rc;
     am__held_row *out = am__arena_alloc(ar, k * sizeof *out);
     if (!out) return AM_NOMEM;
@@ -158,7 +158,7 @@ static int scrub_turn(am__store *s, const am__fjob_due *job, am__ctl_scrub *sc, 
     if (rc == AM_NOTFOUND) { /* a store that owes no scrub: the job is done */
         am__fjob_op del = {.kind = AM__FJOB_DEL, .uid = job->uid, .seq = job->seq};
         size_t n = 0;
-        return s->vt->forget_jobs(s, &del, NULL, NULL, &n);
+        return s->vt->forget.forget_jobs(s, &del, NULL, NULL, &n);
     }
     if (rc) return rc;
     if (sc->stepped && s->on_step) s->on_step(s->step_ctx);
@@ -174,7 +174,7 @@ int am__forget_work(am__store *s, am_time now, int max_steps, int *more)
         am__fjob_due job;
         am__fjob_op next = {.kind = AM__FJOB_NEXT, .at = now, .due = &job};
         size_t n = 0;
-        int rc = s->vt->forget_jobs(s, &next, NULL, NULL, &n);
+        int rc = s->vt->forget.forget_jobs(s, &next, NULL, NULL, &n);
         if (rc || n == 0) return rc;
         if (max_steps > 0 && steps >= max_steps) {
             *more = 1;
@@ -190,7 +190,7 @@ int am__forget_work(am__store *s, am_time now, int max_steps, int *more)
             continue;
         }
         if ((rc = am__store_begin(s))) return rc;
-        if ((rc = s->vt->forget_step(s, &job, now))) {
+        if ((rc = s->vt->forget.forget_step(s, &job, now))) {
             am__store_rollback(s);
             return rc;
         }

@@ -32,7 +32,8 @@ int am__heat_flush(const am__heat_env *env, am__touches *k)
     int rc = AM_OK;
     for (size_t i = 0; i < k->n && !rc; i++) {
         note(env, k->t[i].uid); /* heat moves what a recall shows */
-        rc = env->store->vt->item_heat(env->store, k->t[i].uid, k->t[i].lineage, 1, 1, k->t[i].at);
+        rc = env->store->vt->items.item_heat(env->store, k->t[i].uid, k->t[i].lineage, 1, 1,
+                                             k->t[i].at);
     }
     if (!rc) k->written = k->n;
     return rc;
@@ -88,7 +89,8 @@ int am__heat_write(const am__heat_env *env, am__touches *kept, const char *uid,
     if (rc) return rc;
     rc = am__heat_flush(env, kept);
     if (n) note(env, uid);
-    for (size_t i = 0; i < n && !rc; i++) rc = s->vt->item_heat(s, uid, lineages[i], 1, 1, at);
+    for (size_t i = 0; i < n && !rc; i++)
+        rc = s->vt->items.item_heat(s, uid, lineages[i], 1, 1, at);
     if (!rc) rc = am__store_commit(s);
     if (env->ended) env->ended(env->ctx);
     if (rc) {

@@ -193,8 +193,9 @@ out:
 int am__outbox_trim(const am__outbox_env *env, am_time max_age_ms, int64_t max_rows)
 {
     am__store *s = env->store;
-    return s->vt->outbox_trim(s, max_age_ms > 0 ? env->now(env->ctx) - max_age_ms : AM_TIME_NONE,
-                              max_rows > 0 ? max_rows : 0, 0);
+    return s->vt->log.outbox_trim(s,
+                                  max_age_ms > 0 ? env->now(env->ctx) - max_age_ms : AM_TIME_NONE,
+                                  max_rows > 0 ? max_rows : 0, 0);
 }
 
 int am__outbox_denied(am__store *s, am_time now, const char *token_user, const char *asked_user,

@@ -17,7 +17,7 @@ static int put_json(am__store *s, const char *uid, const char *ns, const char *k
     char *text = o ? json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
     json_decref(o);
     if (!text) return AM_NOMEM;
-    int rc = s->vt->rec_put(s, uid, ns, key, text, AM_TIME_NONE);
+    int rc = s->vt->records.rec_put(s, uid, ns, key, text, AM_TIME_NONE);
     free(text);
     return rc;
 }
@@ -57,7 +57,7 @@ int am__pack_list(am__store *s, const char *uid, am__arena *ar, am__pack_row **r
     size_t nr;
     *rows = NULL;
     *n = 0;
-    int rc = s->vt->rec_list(s, uid, AM__REC_PACK, "", 1, AM_TIME_NONE, ar, &r, &nr);
+    int rc = s->vt->records.rec_list(s, uid, AM__REC_PACK, "", 1, AM_TIME_NONE, ar, &r, &nr);
     if (rc) return rc;
     if (!nr) return AM_OK;
     am__pack_row *out = am__arena_alloc(ar, nr * sizeof *out);
@@ -84,7 +84,7 @@ int am__pack_list(am__store *s, const char *uid, am__arena *ar, am__pack_row **r
 int am__pack_del(am__store *s, const char *uid, const char *name)
 {
     long k = 0;
-    int rc = s->vt->rec_del(s, uid, AM__REC_PACK, name, 0, AM_TIME_NONE, &k);
+    int rc = s->vt->records.rec_del(s, uid, AM__REC_PACK, name, 0, AM_TIME_NONE, &k);
     return rc ? rc : k ? AM_OK : AM_NOTFOUND;
 }
 
@@ -94,7 +94,7 @@ int am__meta_get(am__store *s, const char *key, am__arena *ar, const char **valu
 {
     am__rec_row *r;
     size_t n;
-    int rc = s->vt->rec_list(s, "", AM__REC_META, key, 0, AM_TIME_NONE, ar, &r, &n);
+    int rc = s->vt->records.rec_list(s, "", AM__REC_META, key, 0, AM_TIME_NONE, ar, &r, &n);
     if (rc) return rc;
     if (!n) return AM_NOTFOUND;
     *value = r[0].value;
@@ -103,8 +103,8 @@ int am__meta_get(am__store *s, const char *key, am__arena *ar, const char **valu
 
 int am__meta_put(am__store *s, const char *key, const char *value)
 {
-    if (!value) return s->vt->rec_del(s, "", AM__REC_META, key, 0, AM_TIME_NONE, NULL);
-    return s->vt->rec_put(s, "", AM__REC_META, key, value, AM_TIME_NONE);
+    if (!value) return s->vt->records.rec_del(s, "", AM__REC_META, key, 0, AM_TIME_NONE, NULL);
+    return s->vt->records.rec_put(s, "", AM__REC_META, key, value, AM_TIME_NONE);
 }
 
 /* ------------------------------------------------------------ tokens */
@@ -171,7 +171,7 @@ int am__token_rows_find(am__store *s, const char *lookup, am__arena *ar, am__tok
     snprintf(prefix, sizeof prefix, "%s/", lookup);
     am__rec_row *r;
     size_t nr;
-    int rc = s->vt->rec_list(s, NULL, AM__REC_TOKEN, prefix, 1, AM_TIME_NONE, ar, &r, &nr);
+    int rc = s->vt->records.rec_list(s, NULL, AM__REC_TOKEN, prefix, 1, AM_TIME_NONE, ar, &r, &nr);
     return rc ? rc : token_rows(ar, r, nr, rows, n);
 }
 
@@ -187,7 +187,7 @@ int am__tokens_list(am__store *s, const char *uid, am__arena *ar, am__token_row 
 {
     am__rec_row *r;
     size_t nr;
-    int rc = s->vt->rec_list(s, uid, AM__REC_TOKEN, "", 1, AM_TIME_NONE, ar, &r, &nr);
+    int rc = s->vt->records.rec_list(s, uid, AM__REC_TOKEN, "", 1, AM_TIME_NONE, ar, &r, &nr);
     if (!rc) rc = token_rows(ar, r, nr, rows, n);
     if (!rc && *n > 1) qsort(*rows, *n, sizeof **rows, by_created);
     return rc;
@@ -211,7 +211,7 @@ int am__token_row_revoke(am__store *s, const char *id, am_time at, char *uid, am
     snprintf(key, sizeof key, "%s/%s", t->lookup, t->id);
     am__rec_row *r;
     size_t nr;
-    if ((rc = s->vt->rec_list(s, uid, AM__REC_TOKEN, key, 0, AM_TIME_NONE, ar, &r, &nr)) ||
+    if ((rc = s->vt->records.rec_list(s, uid, AM__REC_TOKEN, key, 0, AM_TIME_NONE, ar, &r, &nr)) ||
         (rc = token_rows(ar, r, nr, &rows, &n)))
         return rc;
     if (n != 1 || rows[0].revoked_at != AM_TIME_NONE) return AM_NOTFOUND;
@@ -237,15 +237,15 @@ int am__working_put(am__store *s, const char *uid, const char *session, const ch
     char prefix[WORKING_KEY], full[WORKING_KEY];
     working_key(prefix, session, NULL);
     working_key(full, session, key);
-    int rc = s->vt->rec_del(s, uid, WORKING, prefix, 1, now, NULL);
+    int rc = s->vt->records.rec_del(s, uid, WORKING, prefix, 1, now, NULL);
     am__rec_row *rows;
     size_t n = 0;
-    if (!rc) rc = s->vt->rec_list(s, uid, WORKING, prefix, 1, AM_TIME_NONE, ar, &rows, &n);
+    if (!rc) rc = s->vt->records.rec_list(s, uid, WORKING, prefix, 1, AM_TIME_NONE, ar, &rows, &n);
     if (rc) return rc;
     int has = 0;
     for (size_t i = 0; i < n && !has; i++) has = strcmp(rows[i].key, full) == 0;
     if (!has && n >= (size_t)max_keys) return AM_TOOBIG;
-    return s->vt->rec_put(s, uid, WORKING, full, value, expires_at);
+    return s->vt->records.rec_put(s, uid, WORKING, full, value, expires_at);
 }
 
 int am__working_list(am__store *s, const char *uid, const char *session, const char *key,
@@ -257,7 +257,7 @@ int am__working_list(am__store *s, const char *uid, const char *session, const c
     size_t nr;
     *rows = NULL;
     *n = 0;
-    int rc = s->vt->rec_list(s, uid, WORKING, k, key == NULL, now, ar, &r, &nr);
+    int rc = s->vt->records.rec_list(s, uid, WORKING, k, key == NULL, now, ar, &r, &nr);
     if (rc || !nr) return rc;
     am__working_row *out = am__arena_alloc(ar, nr * sizeof *out);
     if (!out) return AM_NOMEM;
@@ -274,6 +274,6 @@ int am__working_del(am__store *s, const char *uid, const char *session, const ch
 {
     char k[WORKING_KEY];
     if (session) working_key(k, session, key);
-    return s->vt->rec_del(s, uid, WORKING, session ? k : "", session == NULL || key == NULL,
-                          AM_TIME_NONE, NULL);
+    return s->vt->records.rec_del(s, uid, WORKING, session ? k : "", session == NULL || key == NULL,
+                                  AM_TIME_NONE, NULL);
 }

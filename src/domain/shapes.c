@@ -291,7 +291,7 @@ int am__item_versions(am__store *s, const char *uid, const char *id, am_time at,
     am__item_row *rows = NULL;
     size_t n = 0, k = 0;
     const char *lineage = NULL;
-    int rc = s->vt->items_list(s, uid, AM__ITEMS_ALL, at, ar, &rows, &n);
+    int rc = s->vt->items.items_list(s, uid, AM__ITEMS_ALL, at, ar, &rows, &n);
     for (size_t i = 0; !rc && i < n && !lineage; i++)
         if (strcmp(rows[i].id, id) == 0 || strcmp(rows[i].lineage_id, id) == 0)
             lineage = rows[i].lineage_id;

@@ -151,7 +151,7 @@ static int read_hits(am__store *s, const char *uid, am__hits *h, size_t top, siz
             top = h->n;
         }
         for (size_t j = 0; j < k; j++) rids[j] = h->hit[next + j].rid;
-        out = s->vt->rows_get(s, uid, rids, k, ar, batch, found);
+        out = s->vt->events.rows_get(s, uid, rids, k, ar, batch, found);
         for (size_t j = 0; j < k && out == AM_OK; j++)
             if (found[j] == 1) {
                 got[n_got] = batch[j];
@@ -177,7 +177,7 @@ static int search_run(am__store *s, const char *uid, const char *const *terms,
     const char **kterm = am__arena_take(ar, (n_terms + 1) * sizeof *kterm);
     if (!keep || !df || !wt || !kterm) return AM_NOMEM;
     int64_t counted = 0, rows_total;
-    if ((rc = s->vt->user_rows(s, uid, &counted))) return rc;
+    if ((rc = s->vt->postings.user_rows(s, uid, &counted))) return rc;
     rows_total = counted;
     int timed = from != AM_TIME_NONE || to != AM_TIME_NONE;
     int known = stats && stats->valid; /* from a search of the same terms */
@@ -188,7 +188,8 @@ static int search_run(am__store *s, const char *uid, const char *const *terms,
     }
     if (vocab) {
         /* the index's count of the user's rows only when the counter says nothing */
-        rc = s->vt->term_docs(s, uid, terms, n_terms, df, rows_total > 0 ? NULL : &rows_total);
+        rc = s->vt->postings.term_docs(s, uid, terms, n_terms, df,
+                                       rows_total > 0 ? NULL : &rows_total);
         if (rc) return rc;
         if (stats && !stats->valid) {
             memcpy(stats->df, df, n_terms * sizeof *df);
@@ -223,8 +224,8 @@ static int search_run(am__store *s, const char *uid, const char *const *terms,
     am__hits h;
     memset(&h, 0, sizeof h);
     /* without frequencies read first, the rows handed over tell them */
-    if ((rc = s->vt->postings(s, uid, kterm, kept, from, to, counted, ar, &h,
-                              !vocab && !known ? df : NULL))) {
+    if ((rc = s->vt->postings.postings(s, uid, kterm, kept, from, to, counted, ar, &h,
+                                       !vocab && !known ? df : NULL))) {
         am__hits_free(&h);
         return rc;
     }

@@ -35,8 +35,8 @@ int am__life_archive(am__wctx *w, int budget, am__life_tally *t, int *done)
     const am_rank_config *r = w->rank;
     am__item_row *rows;
     size_t n;
-    int rc = w->store->vt->items_list(w->store, w->uid, AM__ITEMS_CURRENT | AM__ITEMS_NO_SOURCES,
-                                      w->now, w->ar, &rows, &n);
+    int rc = w->store->vt->items.items_list(
+        w->store, w->uid, AM__ITEMS_CURRENT | AM__ITEMS_NO_SOURCES, w->now, w->ar, &rows, &n);
     if (rc) return rc;
     int moved = 0;
     *done = 0;
@@ -75,10 +75,9 @@ static int referenced(am__wctx *w, const char *query, int revive, long *count)
     am__item_row *rows;
     size_t n;
     *count = 0;
-    int rc = w->store->vt->items_list(w->store, w->uid,
-                                      AM__ITEMS_ARCHIVED | AM__ITEMS_NO_SOURCES |
-                                          AM__ITEMS_NO_HEAT,
-                                      w->now, w->ar, &rows, &n);
+    int rc = w->store->vt->items.items_list(
+        w->store, w->uid, AM__ITEMS_ARCHIVED | AM__ITEMS_NO_SOURCES | AM__ITEMS_NO_HEAT, w->now,
+        w->ar, &rows, &n);
     if (rc || n == 0) return rc;
     uint64_t q[SET_MAX];
     size_t nq;

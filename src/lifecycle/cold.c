@@ -95,7 +95,7 @@ int am__cold_step(am__cold_run *run, const char *uid, am_time now, int budget, l
                         .from = run->from_at,
                         .rid = run->from_rid,
                         .limit = budget};
-    rc = s->vt->events_scan(s, uid, &q, &ar, &rows, &n);
+    rc = s->vt->events.events_scan(s, uid, &q, &ar, &rows, &n);
     if (!rc && !uid && n) {
         const char **uids = am__arena_alloc(&ar, n * sizeof *uids);
         rc = uids ? am__store_lock_users(s, uids, batch_users(rows, n, uids)) : AM_NOMEM;

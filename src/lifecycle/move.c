@@ -38,10 +38,10 @@ int am__life_items(am__wctx *w, am__item_row **rows, size_t *n, am__item_row **a
                    size_t *na)
 {
     am__store *s = w->store;
-    int rc = s->vt->items_list(s, w->uid, AM__ITEMS_CURRENT | AM__ITEMS_NO_SOURCES, w->now, w->ar,
-                               rows, n);
+    int rc = s->vt->items.items_list(s, w->uid, AM__ITEMS_CURRENT | AM__ITEMS_NO_SOURCES, w->now,
+                                     w->ar, rows, n);
     if (!rc)
-        rc = s->vt->items_list(s, w->uid, AM__ITEMS_ARCHIVED | AM__ITEMS_NO_SOURCES, w->now,
-                               w->ar, arch, na);
+        rc = s->vt->items.items_list(s, w->uid, AM__ITEMS_ARCHIVED | AM__ITEMS_NO_SOURCES, w->now,
+                                     w->ar, arch, na);
     return rc;
 }

@@ -291,8 +291,9 @@ static int remove_items(am__wctx *w, const char *scope, long *items)
     am__store *s = w->store;
     am__item_row *rows;
     size_t n;
-    int rc = s->vt->items_list(s, w->uid, AM__ITEMS_ALL | AM__ITEMS_NO_SOURCES | AM__ITEMS_NO_HEAT,
-                               INT64_MAX, w->ar, &rows, &n);
+    int rc =
+        s->vt->items.items_list(s, w->uid, AM__ITEMS_ALL | AM__ITEMS_NO_SOURCES | AM__ITEMS_NO_HEAT,
+                                INT64_MAX, w->ar, &rows, &n);
     for (size_t i = 0; !rc && i < n; i++) {
         if (strcmp(rows[i].scope, scope) != 0) continue;
         size_t k = 0;
@@ -302,7 +303,8 @@ static int remove_items(am__wctx *w, const char *scope, long *items)
         if (k < i) continue; /* (a lineage once) */
         long versions = 0;
         char detail[48];
-        if ((rc = s->vt->item_delete(s, w->uid, rows[i].lineage_id, w->now, &versions))) break;
+        if ((rc = s->vt->items.item_delete(s, w->uid, rows[i].lineage_id, w->now, &versions)))
+            break;
         snprintf(detail, sizeof detail, "{\"versions\":%ld}", versions);
         rc = am__store_audit(s, w->uid, w->now, "memory.deleted", "memory", rows[i].lineage_id,
                              detail);

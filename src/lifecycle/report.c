@@ -140,8 +140,9 @@ static int user_acts(am__store *s, const char *uid, const am__report_in *in, tup
                 (in->until != AM_TIME_NONE && a->at >= in->until))
                 continue;
             if (!have_items) {
-                rc = s->vt->items_list(s, uid, AM__ITEMS_ALL | AM__ITEMS_NO_SOURCES | AM__ITEMS_NO_HEAT,
-                                       in->now, &ar, &items, &n_items);
+                rc = s->vt->items.items_list(
+                    s, uid, AM__ITEMS_ALL | AM__ITEMS_NO_SOURCES | AM__ITEMS_NO_HEAT, in->now, &ar,
+                    &items, &n_items);
                 if (rc == AM_NOTFOUND) rc = AM_OK;
                 have_items = 1;
                 if (rc) break;

@@ -186,7 +186,7 @@ static int kind_hidden(const am__access *a, am__store *s, const char *uid, am__a
     size_t n_items, n_src = 0;
     *ids = NULL;
     *n = 0;
-    int rc = s->vt->items_list(s, uid, AM__ITEMS_ALL, 0, ar, &items, &n_items);
+    int rc = s->vt->items.items_list(s, uid, AM__ITEMS_ALL, 0, ar, &items, &n_items);
     if (rc == AM_NOTFOUND) return AM_OK;
     if (rc) return rc;
     for (size_t i = 0; i < n_items; i++) n_src += items[i].n_sources;
@@ -225,7 +225,7 @@ int am__access_load(am__access *a, am__store *s, const char *uid, am__arena *ar)
     size_t n, n_kind = 0;
     const char **kind_ids = NULL;
     am__event_scan q = {.kind = AM__SCAN_ACCESS};
-    int rc = s->vt->events_scan(s, uid, &q, ar, &rows, &n);
+    int rc = s->vt->events.events_scan(s, uid, &q, ar, &rows, &n);
     if (rc) return rc;
     if (kind_rule_applies(a) && (rc = kind_hidden(a, s, uid, ar, &kind_ids, &n_kind))) return rc;
     a->hidden = am__arena_alloc(ar, (n + n_kind + 1) * sizeof *a->hidden);
@@ -241,7 +241,7 @@ int am__access_load(am__access *a, am__store *s, const char *uid, am__arena *ar)
     for (size_t i = 0; i < n_kind; i++) {
         if (am__access_hides_id(a, kind_ids[i])) continue; /* hidden already */
         am__event_row ev;
-        rc = s->vt->event_get(s, uid, AM__EVENT_BY_ID, kind_ids[i], ar, &ev);
+        rc = s->vt->events.event_get(s, uid, AM__EVENT_BY_ID, kind_ids[i], ar, &ev);
         if (rc == AM_NOTFOUND) continue; /* forgotten since */
         if (rc) return rc;
         a->hidden_ids[a->n_hidden] = ev.id;
@@ -357,27 +357,27 @@ static int as_begin(am__store *b, int mode, const char *const *uids, size_t n)
 {
     if (mode == AM__TX_LOCK) return AM_OK; /* (no write: no lock to take) */
     if (mode != AM__TX_READ && mode != AM__TX_SEARCH) return AM_MISUSE;
-    return INNER(b)->vt->begin(INNER(b), mode, uids, n);
+    return INNER(b)->vt->tx.begin(INNER(b), mode, uids, n);
 }
 static int as_end(am__store *b, int how, int rc)
 {
     if (how != AM__TX_END_READ && how != AM__TX_END_SEARCH) return AM_MISUSE;
-    return INNER(b)->vt->end(INNER(b), how, rc);
+    return INNER(b)->vt->tx.end(INNER(b), how, rc);
 }
 /* (whether the user is there; not what it holds) */
 static int as_user_stat(am__store *b, const char *uid, long counts[3])
 {
     if (counts) return AM_MISUSE;
-    return INNER(b)->vt->user_stat(INNER(b), uid, NULL);
+    return INNER(b)->vt->users.user_stat(INNER(b), uid, NULL);
 }
 static int as_user_rows(am__store *b, const char *uid, int64_t *n)
 {
-    return INNER(b)->vt->user_rows(INNER(b), uid, n);
+    return INNER(b)->vt->postings.user_rows(INNER(b), uid, n);
 }
 static int as_term_docs(am__store *b, const char *uid, const char *const *terms, size_t n_terms,
                         double *df, int64_t *n_rows)
 {
-    return INNER(b)->vt->term_docs(INNER(b), uid, terms, n_terms, df, n_rows);
+    return INNER(b)->vt->postings.term_docs(INNER(b), uid, terms, n_terms, df, n_rows);
 }
 
 /* The hidden rows leave the hits, and with hidden events in the history
@@ -387,7 +387,8 @@ static int as_postings(am__store *b, const char *uid, const char *const *terms, 
                        double *df)
 {
     const am__access *a = AS(b)->acc;
-    int rc = INNER(b)->vt->postings(INNER(b), uid, terms, n_terms, from, to, n_rows, ar, out, df);
+    int rc = INNER(b)->vt->postings.postings(INNER(b), uid, terms, n_terms, from, to, n_rows, ar,
+                                             out, df);
     if (rc || !a->n_hidden) return rc;
     size_t m = 0;
     for (size_t i = 0; i < out->n; i++) {
@@ -406,7 +407,7 @@ static int as_postings(am__store *b, const char *uid, const char *const *terms, 
 static int as_rows_get(am__store *b, const char *uid, const int64_t *rids, size_t n,
                        am__arena *ar, am__event_row *rows, unsigned char *found)
 {
-    int rc = INNER(b)->vt->rows_get(INNER(b), uid, rids, n, ar, rows, found);
+    int rc = INNER(b)->vt->events.rows_get(INNER(b), uid, rids, n, ar, rows, found);
     for (size_t i = 0; !rc && i < n; i++)
         if (am__access_hides_rid(AS(b)->acc, rids[i])) found[i] = 0;
     return rc;
@@ -415,7 +416,7 @@ static int as_rows_get(am__store *b, const char *uid, const int64_t *rids, size_
 static int as_events_scan(am__store *b, const char *uid, const am__event_scan *q, am__arena *ar,
                           am__event_row **rows, size_t *n)
 {
-    int rc = INNER(b)->vt->events_scan(INNER(b), uid, q, ar, rows, n);
+    int rc = INNER(b)->vt->events.events_scan(INNER(b), uid, q, ar, rows, n);
     if (!rc) rows_keep(AS(b)->acc, *rows, n);
     return rc;
 }
@@ -424,8 +425,8 @@ static int as_vec_scan(am__store *b, const char *uid, const char *embedder_id, c
                        int dim, am_time to, int limit, int exact_max, am__arena *ar,
                        am__event_row **rows, size_t *n)
 {
-    int rc = INNER(b)->vt->vec_scan(INNER(b), uid, embedder_id, q, dim, to, limit, exact_max, ar,
-                                    rows, n);
+    int rc = INNER(b)->vt->vectors.vec_scan(INNER(b), uid, embedder_id, q, dim, to, limit,
+                                            exact_max, ar, rows, n);
     if (!rc) rows_keep(AS(b)->acc, *rows, n);
     return rc;
 }
@@ -434,7 +435,7 @@ static int as_vec_scan(am__store *b, const char *uid, const char *embedder_id, c
 static int as_entities(am__store *b, const char *uid, const am__entity_read *q, am__arena *ar,
                        am__entity_out *out)
 {
-    int rc = INNER(b)->vt->entities(INNER(b), uid, q, ar, out);
+    int rc = INNER(b)->vt->events.entities(INNER(b), uid, q, ar, out);
     if (rc || q->what != AM__ENT_PII) return rc;
     size_t m = 0;
     for (size_t i = 0; i < out->n; i++)
@@ -451,7 +452,7 @@ static int as_tasks_list(am__store *b, const char *uid, const char *task_id, int
                          int limit, am__arena *ar, am__task_row **rows, size_t *n)
 {
     if (!task_id) return AM_MISUSE;
-    int rc = INNER(b)->vt->tasks_list(INNER(b), uid, task_id, open_only, limit, ar, rows, n);
+    int rc = INNER(b)->vt->tasks.tasks_list(INNER(b), uid, task_id, open_only, limit, ar, rows, n);
     return rc ? rc : am__access_task(AS(b)->acc, ar, &(*rows)[0]);
 }
 
@@ -459,7 +460,7 @@ static int as_task_log(am__store *b, const char *uid, const am__task_change_row 
                        const char *task_id, am__arena *ar, am__task_change_row **rows, size_t *n)
 {
     if (add) return AM_MISUSE;
-    int rc = INNER(b)->vt->task_log(INNER(b), uid, NULL, task_id, ar, rows, n);
+    int rc = INNER(b)->vt->tasks.task_log(INNER(b), uid, NULL, task_id, ar, rows, n);
     if (!rc) am__access_history(AS(b)->acc, *rows, n);
     return rc;
 }
@@ -467,7 +468,7 @@ static int as_task_log(am__store *b, const char *uid, const am__task_change_row 
 static int as_items_list(am__store *b, const char *uid, int which, am_time at, am__arena *ar,
                          am__item_row **rows, size_t *n)
 {
-    int rc = INNER(b)->vt->items_list(INNER(b), uid, which, at, ar, rows, n);
+    int rc = INNER(b)->vt->items.items_list(INNER(b), uid, which, at, ar, rows, n);
     if (rc || which == AM__ITEMS_SOURCES) return rc; /* (a version's provenance, whole) */
     size_t m = 0;
     for (size_t i = 0; i < *n; i++)
@@ -480,7 +481,7 @@ static int as_items_list(am__store *b, const char *uid, int which, am_time at, a
 static int as_workspace_list(am__store *b, const char *uid, const char *task_id, am__arena *ar,
                              am__workspace_row **rows, size_t *n)
 {
-    return INNER(b)->vt->workspace_list(INNER(b), uid, task_id, ar, rows, n);
+    return INNER(b)->vt->workspace.workspace_list(INNER(b), uid, task_id, ar, rows, n);
 }
 
 /* (rows the access rule let through already) */
@@ -488,27 +489,27 @@ static int as_workspace_list(am__store *b, const char *uid, const char *task_id,
 static int as_cold_put(am__store *b, const char *uid, const am__cold_op *op, long *filled)
 {
     if (op->kind != AM__COLD_FILL) return AM_MISUSE;
-    return INNER(b)->vt->cold_put(INNER(b), uid, op, filled);
+    return INNER(b)->vt->cold.cold_put(INNER(b), uid, op, filled);
 }
 
 static const am__store_vt access_vt = {
     .name = "access",
     .errmsg = as_errmsg,
-    .begin = as_begin,
-    .end = as_end,
-    .user_stat = as_user_stat,
-    .user_rows = as_user_rows,
-    .term_docs = as_term_docs,
-    .postings = as_postings,
-    .rows_get = as_rows_get,
-    .events_scan = as_events_scan,
-    .vec_scan = as_vec_scan,
-    .entities = as_entities,
-    .tasks_list = as_tasks_list,
-    .task_log = as_task_log,
-    .items_list = as_items_list,
-    .workspace_list = as_workspace_list,
-    .cold_put = as_cold_put,
+    .tx.begin = as_begin,
+    .tx.end = as_end,
+    .users.user_stat = as_user_stat,
+    .postings.user_rows = as_user_rows,
+    .postings.term_docs = as_term_docs,
+    .postings.postings = as_postings,
+    .events.rows_get = as_rows_get,
+    .events.events_scan = as_events_scan,
+    .vectors.vec_scan = as_vec_scan,
+    .events.entities = as_entities,
+    .tasks.tasks_list = as_tasks_list,
+    .tasks.task_log = as_task_log,
+    .items.items_list = as_items_list,
+    .workspace.workspace_list = as_workspace_list,
+    .cold.cold_put = as_cold_put,
 };
 
 void am__access_store_init(am__access_store *p, am__store *inner, const am__access *acc)

@@ -45,8 +45,8 @@ static int period_items(am__recall_state *st)
     am__store *s = st->env->store;
     am__item_row *rows;
     size_t n;
-    int rc = s->vt->items_list(s, st->uid, AM__ITEMS_ALL | AM__ITEMS_NO_SOURCES, st->now, st->ar,
-                               &rows, &n);
+    int rc = s->vt->items.items_list(s, st->uid, AM__ITEMS_ALL | AM__ITEMS_NO_SOURCES, st->now,
+                                     st->ar, &rows, &n);
     if (rc) return rc;
     int now_asked = st->qnorm && am__cue_scan(st->qnorm, st->qnorm_len, am__lex_time_now, NULL,
                                               AM__CUE_FIRST, NULL);
@@ -146,10 +146,10 @@ int am__recall_filter(am__recall_state *st)
     if (!exists) return AM_OK;
     st->at = st->as_of != AM_TIME_NONE ? st->as_of : st->now;
     st->to = st->as_of != AM_TIME_NONE ? st->as_of + 1 : AM_TIME_NONE;
-    int rc = s->vt->items_list(s, st->uid,
-                               (st->as_of != AM_TIME_NONE ? AM__ITEMS_ASOF : AM__ITEMS_CURRENT) |
-                                   AM__ITEMS_NO_SOURCES,
-                               st->at, st->ar, &st->all_items, &st->n_all_items);
+    int rc = s->vt->items.items_list(
+        s, st->uid,
+        (st->as_of != AM_TIME_NONE ? AM__ITEMS_ASOF : AM__ITEMS_CURRENT) | AM__ITEMS_NO_SOURCES,
+        st->at, st->ar, &st->all_items, &st->n_all_items);
     /* the rules hold now, whatever period the turn names */
     if (!rc) rc = pack_rules(st);
     if (!rc) rc = period_items(st);

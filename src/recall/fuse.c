@@ -171,9 +171,9 @@ static int fuse_vectors(const am__recall_env *env, const char *uid, const char *
     }
     am__event_row *vrows;
     size_t nv;
-    rc = env->store->vt->vec_scan(env->store, uid, e->id, qv, e->dim,
-                                 as_of != AM_TIME_NONE ? as_of + 1 : AM_TIME_NONE, limit,
-                                 r->vector_exact_max, ar, &vrows, &nv);
+    rc = env->store->vt->vectors.vec_scan(env->store, uid, e->id, qv, e->dim,
+                                          as_of != AM_TIME_NONE ? as_of + 1 : AM_TIME_NONE, limit,
+                                          r->vector_exact_max, ar, &vrows, &nv);
     if (rc) return rc;
     double best = 0;
     for (size_t i = 0; i < nv; i++)
@@ -230,8 +230,8 @@ int am__recall_fuse(am__recall_state *st)
         return rc;
     /* what each agent of the task is doing (a recall of the present) */
     if (st->task && st->as_of == AM_TIME_NONE &&
-        (rc = env->store->vt->workspace_list(env->store, st->uid, st->task->task_id, st->ar,
-                                             &st->workspace, &st->n_workspace)))
+        (rc = env->store->vt->workspace.workspace_list(env->store, st->uid, st->task->task_id,
+                                                       st->ar, &st->workspace, &st->n_workspace)))
         return rc;
     return AM_OK;
 }

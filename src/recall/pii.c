@@ -56,7 +56,8 @@ int am__recall_pii_matches(const am__recall_env *env, const char *uid, const cha
     unsigned char found[AM__PII_MATCHES];
     memset(hit, 0, sizeof hit);
     memset(found, 0, sizeof found);
-    if ((rc = env->store->vt->rows_get(env->store, uid, hit_rid, nh, ar, hit, found))) return rc;
+    if ((rc = env->store->vt->events.rows_get(env->store, uid, hit_rid, nh, ar, hit, found)))
+        return rc;
     size_t kept = 0;
     for (size_t j = 0; j < nh; j++)
         if (found[j]) hit[kept++] = hit[j];

@@ -416,38 +416,44 @@ static inline int am__fjob_check(const am__fjob_op *op)
     return k == AM__FJOB_TOMB_DEL && !op->object_id ? AM_MISUSE : AM_OK;
 }
 
+/* A backend's operations, in sub-tables by concern (as sqlite3_vfs hands
+ * out sqlite3_io_methods): tx, users, vectors, events, postings, tasks,
+ * items, forget, log, workspace, cold, records; control covers the store
+ * as a whole.  A call names its table: s->vt->events.event_get(...).
+ * scripts/check-structure.sh counts every operation of every table. */
 typedef struct am__store_vt {
     const char *name;
     void (*close)(am__store *s);
     const char *(*errmsg)(am__store *s);
 
-    /* Transactions.  begin(mode):
-     *   AM__TX_WRITE: a write transaction; the write lock is taken at
-     *     once (waiting up to the busy limit, AM_BUSY after it), so no
-     *     read in it is ever upgraded.
-     *   AM__TX_TRY: the same without waiting: AM_BUSY at once when
-     *     another writer holds the lock (work that can be deferred: a
-     *     recall's heat).
-     *   AM__TX_READ: a read snapshot: every call until end(AM__TX_END_READ)
-     *     sees one state of the store (a recall's searches agree with
-     *     each other); ending it keeps the caches.  No write inside.
-     *   AM__TX_SEARCH: the reads of one lexical search (index/lexical.c)
-     *     in one snapshot, until end(AM__TX_END_SEARCH); these nest (in a
-     *     read snapshot, in a write transaction or in another search) or
-     *     else hold a read transaction of their own; each read is also
-     *     one alone.
-     *   AM__TX_LOCK: in a write transaction, before its first write: the
-     *     write locks of the users it will write, uids[0..n) (any order,
-     *     repeats), taken in the store's one order, so writers of several
-     *     users each (a server's group) never wait for each other in a
-     *     cycle.  AM_OK and nothing taken where one lock serializes every
-     *     writer (SQLite) or outside a write transaction.
-     * The other modes take no users (uids NULL, n 0).
-     * end(how, rc): AM__TX_COMMIT or AM__TX_ROLLBACK the write
-     * transaction, AM__TX_END_READ the read snapshot (rc unused: 0), or
-     * AM__TX_END_SEARCH the search, returning rc, or the error ending the
-     * group (AM_MISUSE when none was begun and rc is AM_OK).  Another
-     * mode: AM_MISUSE.  Call them through am__store_begin, ... below. */
+    struct am__store_tx {
+        /* Transactions.  begin(mode):
+         *   AM__TX_WRITE: a write transaction; the write lock is taken at
+         *     once (waiting up to the busy limit, AM_BUSY after it), so no
+         *     read in it is ever upgraded.
+         *   AM__TX_TRY: the same without waiting: AM_BUSY at once when
+         *     another writer holds the lock (work that can be deferred: a
+         *     recall's heat).
+         *   AM__TX_READ: a read snapshot: every call until end(AM__TX_END_READ)
+         *     sees one state of the store (a recall's searches agree with
+         *     each other); ending it keeps the caches.  No write inside.
+         *   AM__TX_SEARCH: the reads of one lexical search (index/lexical.c)
+         *     in one snapshot, until end(AM__TX_END_SEARCH); these nest (in a
+         *     read snapshot, in a write transaction or in another search) or
+         *     else hold a read transaction of their own; each read is also
+         *     one alone.
+         *   AM__TX_LOCK: in a write transaction, before its first write: the
+         *     write locks of the users it will write, uids[0..n) (any order,
+         *     repeats), taken in the store's one order, so writers of several
+         *     users each (a server's group) never wait for each other in a
+         *     cycle.  AM_OK and nothing taken where one lock serializes every
+         *     writer (SQLite) or outside a write transaction.
+         * The other modes take no users (uids NULL, n 0).
+         * end(how, rc): AM__TX_COMMIT or AM__TX_ROLLBACK the write
+         * transaction, AM__TX_END_READ the read snapshot (rc unused: 0), or
+         * AM__TX_END_SEARCH the search, returning rc, or the error ending the
+         * group (AM_MISUSE when none was begun and rc is AM_OK).  Another
+         * mode: AM_MISUSE.  Call them through am__store_begin, ... below. */
 #define AM__TX_WRITE 0
 #define AM__TX_TRY 1
 #define AM__TX_READ 2
@@ -457,201 +463,219 @@ typedef struct am__store_vt {
 #define AM__TX_ROLLBACK 1
 #define AM__TX_END_READ 2
 #define AM__TX_END_SEARCH 3
-    int (*begin)(am__store *s, int mode, const char *const *uids, size_t n);
-    int (*end)(am__store *s, int how, int rc);
+        int (*begin)(am__store *s, int mode, const char *const *uids, size_t n);
+        int (*end)(am__store *s, int how, int rc);
+    } tx;
 
-    /* Users and identity.
-     * user_put: user uid there, created at now.  ch NULL: made when
-     * missing (nothing when it is there); else a new user the engine made
-     * for the unlinked pair (ch, ext), which it records (an error when uid
-     * is there).
-     * user_stat: counts NULL: 1 when the user is there (not being
-     * forgotten), 0 when not, < 0 an error (-AM_*); else how much the user
-     * holds -- counts[0] events, [1] memory items, [2] tasks -- and AM_OK.
-     * user_merge: the move of everything of user `from` into user `to`
-     * (links included; `from` is gone after it).
-     * link_put: the pair (ch, ext) linked to uid (nothing when it is
-     * linked already); uid NULL: its link deleted, AM_NOTFOUND when none.
-     * link_get: AM_OK with a user id copied into out[AM_ID_MAX+1], or
-     * AM_NOTFOUND -- AM__LINK_USER: the user the pair is linked to;
-     * AM__LINK_MADE: the user the engine made for the pair (user_put).
-     * links_list: the user's links by channel, then external id. */
+    struct am__store_users {
+        /* Users and identity.
+         * user_put: user uid there, created at now.  ch NULL: made when
+         * missing (nothing when it is there); else a new user the engine made
+         * for the unlinked pair (ch, ext), which it records (an error when uid
+         * is there).
+         * user_stat: counts NULL: 1 when the user is there (not being
+         * forgotten), 0 when not, < 0 an error (-AM_*); else how much the user
+         * holds -- counts[0] events, [1] memory items, [2] tasks -- and AM_OK.
+         * user_merge: the move of everything of user `from` into user `to`
+         * (links included; `from` is gone after it).
+         * link_put: the pair (ch, ext) linked to uid (nothing when it is
+         * linked already); uid NULL: its link deleted, AM_NOTFOUND when none.
+         * link_get: AM_OK with a user id copied into out[AM_ID_MAX+1], or
+         * AM_NOTFOUND -- AM__LINK_USER: the user the pair is linked to;
+         * AM__LINK_MADE: the user the engine made for the pair (user_put).
+         * links_list: the user's links by channel, then external id. */
 #define AM__LINK_USER 0
 #define AM__LINK_MADE 1
-    int (*user_put)(am__store *s, const char *uid, const char *ch, const char *ext, am_time now);
-    int (*user_stat)(am__store *s, const char *uid, long counts[3]);
-    int (*user_merge)(am__store *s, const char *from, const char *to);
-    int (*link_put)(am__store *s, const char *ch, const char *ext, const char *uid, am_time now);
-    int (*link_get)(am__store *s, const char *ch, const char *ext, int by, char *out);
-    int (*links_list)(am__store *s, const char *uid, am__arena *ar, am__link_row **rows, size_t *n);
-    /* Users by id (like vec_missing, an exception to per-user scoping
-     * that names users only), by q->kind:
-     *   AM__USERS_AFTER: those whose id sorts after q->after ("": from
-     *     the first), at most q->limit, users being forgotten left out
-     *     (the maintenance pass, lifecycle/maintain.c, and the reports
-     *     across users, lifecycle/report.c).
-     *   AM__USERS_MATCHING: those whose role, region and channel are
-     *     q->role, q->region and q->channel (NULL: any; the users a rule
-     *     pack goes to, lifecycle/packs.c): role and region are the values
-     *     of those fields in the metadata of the user's latest event that
-     *     has them, a channel is one of the user's identity links. */
+        int (*user_put)(am__store *s, const char *uid, const char *ch, const char *ext,
+                        am_time now);
+        int (*user_stat)(am__store *s, const char *uid, long counts[3]);
+        int (*user_merge)(am__store *s, const char *from, const char *to);
+        int (*link_put)(am__store *s, const char *ch, const char *ext, const char *uid,
+                        am_time now);
+        int (*link_get)(am__store *s, const char *ch, const char *ext, int by, char *out);
+        int (*links_list)(am__store *s, const char *uid, am__arena *ar, am__link_row **rows,
+                          size_t *n);
+        /* Users by id (like vec_missing, an exception to per-user scoping
+         * that names users only), by q->kind:
+         *   AM__USERS_AFTER: those whose id sorts after q->after ("": from
+         *     the first), at most q->limit, users being forgotten left out
+         *     (the maintenance pass, lifecycle/maintain.c, and the reports
+         *     across users, lifecycle/report.c).
+         *   AM__USERS_MATCHING: those whose role, region and channel are
+         *     q->role, q->region and q->channel (NULL: any; the users a rule
+         *     pack goes to, lifecycle/packs.c): role and region are the values
+         *     of those fields in the metadata of the user's latest event that
+         *     has them, a channel is one of the user's identity links. */
 #define AM__USERS_AFTER 0
 #define AM__USERS_MATCHING 1
-    int (*users_list)(am__store *s, const am__user_query *q, am__arena *ar, const char ***uids,
-                      size_t *n);
+        int (*users_list)(am__store *s, const am__user_query *q, am__arena *ar, const char ***uids,
+                          size_t *n);
+    } users;
 
-    /* perception layer */
-    int (*event_put)(am__store *s, am__event_row *ev); /* sets ev->rid */
-    /* Vectors: one per event and embedder, stored int8 with a
-     * scale.  vec_scan returns the events of the user with a vector of
-     * that embedder, best cosine first (score = cosine), at most limit.
-     * exact_max (am_rank_config.vector_exact_max): a user with more
-     * vectors may be scanned approximately (a first pass over compact
-     * codes, the best candidates rescored exactly); 0: the store's
-     * default; < 0: always exact. */
-    int (*vec_put)(am__store *s, const char *uid, int64_t rid,
-                   const char *embedder_id, const float *v, int dim);
-    int (*vec_scan)(am__store *s, const char *uid, const char *embedder_id,
-                    const float *q, int dim, am_time to, int limit, int exact_max,
-                    am__arena *ar, am__event_row **rows, size_t *n);
-    /* Re-embedding (api/reembed.c): the events that `want` describes
-     * (am__vec_want) and that have no vector vec_scan would use for it --
-     * none, or one of another embedder id or dimension.
-     * This is the maintenance exception to per-user scoping: uid NULL
-     * means every user; each row then names its user, and the caller
-     * writes its vector under that user (vec_put).
-     * rows NULL: *n how many, and *max_rid the largest rid among them (0
-     * when none): a caller walking the list stops there, so events added
-     * while it runs are not counted twice (after_rid, upto_rid, limit, ar
-     * unused).
-     * Else: up to limit of them with after_rid < rid <= upto_rid, by rid;
-     * rows hold rid, id, user_id, lang and content only (max_rid unused,
-     * may be NULL). */
-    int (*vec_missing)(am__store *s, const char *uid, const am__vec_want *want, int64_t after_rid,
-                       int64_t upto_rid, int limit, am__arena *ar, am__event_row **rows, size_t *n,
-                       int64_t *max_rid);
-    /* A part of event event_rid (caller's transaction): an extracted
-     * entity (en), a PII-vault entry (p, its original sealed when the
-     * store has a vault key), or text appended to its indexed context (ctx:
-     * the turn that answered it; the event's own row is not changed); one
-     * of the three, the others NULL. */
-    int (*event_part_put)(am__store *s, const char *uid, int64_t event_rid,
-                          const am__entity_row *en, const am__pii_row *p, const char *ctx);
-    /* The user's extracted entities (event_part_put wrote them), read as
-     * q->what says (am__entity_read); out's fields of that mode are set,
-     * the others left as they were.
-     *   AM__ENT_OF_EVENT: the entities of event q->event_rid, into
-     *     out->rows (out->n of them).
-     *   AM__ENT_COUNTS: the user's distinct norms of type q->type with how
-     *     many rows hold each, most first (ties by norm), at most
-     *     q->limit: out->norms[i], out->counts[i], out->n.
-     *   AM__ENT_DATED: q->dated[i] = 1 when event q->rids[i] (of
-     *     q->n_rids) names a date, a date range or a date-time, else 0
-     *     (q->dated is the caller's array; ar and out unused, may be
-     *     NULL).
-     *   AM__ENT_PII: the user's events whose PII vault (event_part_put)
-     *     may hold the value of type q->type ("phone", "email", ...) whose
-     *     canonical form (am__pii_canonical) is q->canon, said before q->to
-     *     (AM_TIME_NONE: any), newest first, at most q->limit:
-     *     out->rids[i] and out->originals[i], the value event i held
-     *     (out->n of them).  Every event that holds it is among them (a
-     *     backend may return others: a hash that collides, a row it
-     *     cannot index), so the caller compares each original's canonical
-     *     form; it never leaves the read path.  The rows of those that
-     *     match come from rows_get.
-     * AM_MISUSE for another mode. */
-    int (*entities)(am__store *s, const char *uid, const am__entity_read *q, am__arena *ar,
-                    am__entity_out *out);
-    /* One of the user's events, by key: AM_OK with *out filled, or
-     * AM_NOTFOUND.
-     *   AM__EVENT_BY_ID: the event of id key, the whole row.
-     *   AM__EVENT_BY_TEXT: the newest event (occurred_at, rid) whose
-     *     content holds the text key; out has its id only.
-     *   AM__EVENT_BY_CLIENT: the event the caller named key when adding
-     *     it (event_row.client_id); out has its id, its task_id ("" for
-     *     none) and the fingerprint stored with it (client_hash). */
+    struct am__store_vectors {
+        /* Vectors: one per event and embedder, stored int8 with a
+         * scale.  vec_scan returns the events of the user with a vector of
+         * that embedder, best cosine first (score = cosine), at most limit.
+         * exact_max (am_rank_config.vector_exact_max): a user with more
+         * vectors may be scanned approximately (a first pass over compact
+         * codes, the best candidates rescored exactly); 0: the store's
+         * default; < 0: always exact. */
+        int (*vec_put)(am__store *s, const char *uid, int64_t rid, const char *embedder_id,
+                       const float *v, int dim);
+        int (*vec_scan)(am__store *s, const char *uid, const char *embedder_id, const float *q,
+                        int dim, am_time to, int limit, int exact_max, am__arena *ar,
+                        am__event_row **rows, size_t *n);
+        /* Re-embedding (api/reembed.c): the events that `want` describes
+         * (am__vec_want) and that have no vector vec_scan would use for it --
+         * none, or one of another embedder id or dimension.
+         * This is the maintenance exception to per-user scoping: uid NULL
+         * means every user; each row then names its user, and the caller
+         * writes its vector under that user (vec_put).
+         * rows NULL: *n how many, and *max_rid the largest rid among them (0
+         * when none): a caller walking the list stops there, so events added
+         * while it runs are not counted twice (after_rid, upto_rid, limit, ar
+         * unused).
+         * Else: up to limit of them with after_rid < rid <= upto_rid, by rid;
+         * rows hold rid, id, user_id, lang and content only (max_rid unused,
+         * may be NULL). */
+        int (*vec_missing)(am__store *s, const char *uid, const am__vec_want *want,
+                           int64_t after_rid, int64_t upto_rid, int limit, am__arena *ar,
+                           am__event_row **rows, size_t *n, int64_t *max_rid);
+    } vectors;
+
+    struct am__store_events {
+        /* perception layer */
+        int (*event_put)(am__store *s, am__event_row *ev); /* sets ev->rid */
+        /* A part of event event_rid (caller's transaction): an extracted
+         * entity (en), a PII-vault entry (p, its original sealed when the
+         * store has a vault key), or text appended to its indexed context (ctx:
+         * the turn that answered it; the event's own row is not changed); one
+         * of the three, the others NULL. */
+        int (*event_part_put)(am__store *s, const char *uid, int64_t event_rid,
+                              const am__entity_row *en, const am__pii_row *p, const char *ctx);
+        /* The user's extracted entities (event_part_put wrote them), read as
+         * q->what says (am__entity_read); out's fields of that mode are set,
+         * the others left as they were.
+         *   AM__ENT_OF_EVENT: the entities of event q->event_rid, into
+         *     out->rows (out->n of them).
+         *   AM__ENT_COUNTS: the user's distinct norms of type q->type with how
+         *     many rows hold each, most first (ties by norm), at most
+         *     q->limit: out->norms[i], out->counts[i], out->n.
+         *   AM__ENT_DATED: q->dated[i] = 1 when event q->rids[i] (of
+         *     q->n_rids) names a date, a date range or a date-time, else 0
+         *     (q->dated is the caller's array; ar and out unused, may be
+         *     NULL).
+         *   AM__ENT_PII: the user's events whose PII vault (event_part_put)
+         *     may hold the value of type q->type ("phone", "email", ...) whose
+         *     canonical form (am__pii_canonical) is q->canon, said before q->to
+         *     (AM_TIME_NONE: any), newest first, at most q->limit:
+         *     out->rids[i] and out->originals[i], the value event i held
+         *     (out->n of them).  Every event that holds it is among them (a
+         *     backend may return others: a hash that collides, a row it
+         *     cannot index), so the caller compares each original's canonical
+         *     form; it never leaves the read path.  The rows of those that
+         *     match come from rows_get.
+         * AM_MISUSE for another mode. */
+        int (*entities)(am__store *s, const char *uid, const am__entity_read *q, am__arena *ar,
+                        am__entity_out *out);
+        /* One of the user's events, by key: AM_OK with *out filled, or
+         * AM_NOTFOUND.
+         *   AM__EVENT_BY_ID: the event of id key, the whole row.
+         *   AM__EVENT_BY_TEXT: the newest event (occurred_at, rid) whose
+         *     content holds the text key; out has its id only.
+         *   AM__EVENT_BY_CLIENT: the event the caller named key when adding
+         *     it (event_row.client_id); out has its id, its task_id ("" for
+         *     none) and the fingerprint stored with it (client_hash). */
 #define AM__EVENT_BY_ID 0
 #define AM__EVENT_BY_TEXT 1
 #define AM__EVENT_BY_CLIENT 2
-    int (*event_get)(am__store *s, const char *uid, int by, const char *key, am__arena *ar,
-                     am__event_row *out);
-    /* Lexical search (index/lexical.c ranks what these hand over; its
-     * reads grouped by begin(AM__TX_SEARCH)). */
-    /* The user's number of events (0: none, or not counted). */
-    int (*user_rows)(am__store *s, const char *uid, int64_t *n);
-    /* df[i]: the user's rows holding terms[i]; n_rows non-NULL: also the
-     * user's rows as the index counts them. */
-    int (*term_docs)(am__store *s, const char *uid, const char *const *terms, size_t n_terms,
-                     double *df, int64_t *n_rows);
-    /* The user's rows holding any of terms[0..n_terms), said in [from,
-     * to) (AM_TIME_NONE: unbounded), into *out (am__hits; terms indexed as
-     * given; release with am__hits_free, also on error).  A row of
-     * another user whose index terms cannot be told from the user's (a
-     * token collision) may come too: rows_get leaves it out.  n_rows: the
-     * user's number of events (user_rows; a store holding posting lists
-     * in memory uses them when it is > 0, sized by it); ar: scratch.  df
-     * non-NULL: df[i] = the rows handed over that hold terms[i] (without a
-     * time bound, the term's document frequency). */
-    int (*postings)(am__store *s, const char *uid, const char *const *terms, size_t n_terms,
-                    am_time from, am_time to, int64_t n_rows, am__arena *ar, am__hits *out,
-                    double *df);
-    /* The user's rows of rids[0..n): rows[i] and found[i] = 1 for each
-     * that is there and the user's, found[i] = 0 for the others. */
-    int (*rows_get)(am__store *s, const char *uid, const int64_t *rids, size_t n, am__arena *ar,
-                    am__event_row *rows, unsigned char *found);
-    /* A scan of the user's events (am__event_scan says which), at most
-     * q->limit of them. */
-    int (*events_scan)(am__store *s, const char *uid, const am__event_scan *q, am__arena *ar,
-                       am__event_row **rows, size_t *n);
+        int (*event_get)(am__store *s, const char *uid, int by, const char *key, am__arena *ar,
+                         am__event_row *out);
+        /* The user's rows of rids[0..n): rows[i] and found[i] = 1 for each
+         * that is there and the user's, found[i] = 0 for the others. */
+        int (*rows_get)(am__store *s, const char *uid, const int64_t *rids, size_t n, am__arena *ar,
+                        am__event_row *rows, unsigned char *found);
+        /* A scan of the user's events (am__event_scan says which), at most
+         * q->limit of them. */
+        int (*events_scan)(am__store *s, const char *uid, const am__event_scan *q, am__arena *ar,
+                           am__event_row **rows, size_t *n);
+    } events;
 
-    /* Tasks.  task_put: the task's row written (inserted or replaced).
-     * task_log: the task's log of changes -- add non-NULL: that row
-     * appended (the rest unused); else the rows of task_id (NULL: of every
-     * task of the user) in the order they were added.
-     * tasks_list: the user's tasks, the most recently updated first (ties
-     * by id), at most limit (<= 0: all); open_only: only the open ones
-     * (status active, paused or postponed).  task_id non-NULL: that task
-     * alone (open_only and limit unused), AM_NOTFOUND when the user has
-     * none of that id.  am__store_task_get, ... below name them. */
-    int (*task_put)(am__store *s, const char *uid, const am__task_row *t);
-    int (*task_log)(am__store *s, const char *uid, const am__task_change_row *add,
-                    const char *task_id, am__arena *ar, am__task_change_row **rows, size_t *n);
-    int (*tasks_list)(am__store *s, const char *uid, const char *task_id, int open_only, int limit,
-                      am__arena *ar, am__task_row **rows, size_t *n);
+    struct am__store_postings {
+        /* Lexical search (index/lexical.c ranks what these hand over; its
+         * reads grouped by begin(AM__TX_SEARCH)). */
+        /* The user's number of events (0: none, or not counted). */
+        int (*user_rows)(am__store *s, const char *uid, int64_t *n);
+        /* df[i]: the user's rows holding terms[i]; n_rows non-NULL: also the
+         * user's rows as the index counts them. */
+        int (*term_docs)(am__store *s, const char *uid, const char *const *terms, size_t n_terms,
+                         double *df, int64_t *n_rows);
+        /* The user's rows holding any of terms[0..n_terms), said in [from,
+         * to) (AM_TIME_NONE: unbounded), into *out (am__hits; terms indexed as
+         * given; release with am__hits_free, also on error).  A row of
+         * another user whose index terms cannot be told from the user's (a
+         * token collision) may come too: rows_get leaves it out.  n_rows: the
+         * user's number of events (user_rows; a store holding posting lists
+         * in memory uses them when it is > 0, sized by it); ar: scratch.  df
+         * non-NULL: df[i] = the rows handed over that hold terms[i] (without a
+         * time bound, the term's document frequency). */
+        int (*postings)(am__store *s, const char *uid, const char *const *terms, size_t n_terms,
+                        am_time from, am_time to, int64_t n_rows, am__arena *ar, am__hits *out,
+                        double *df);
+    } postings;
 
-    /* semantic layer: versions are inserted and closed; their content,
-     * status and validity are never edited (only provenance and heat) */
-    int (*item_insert)(am__store *s, const char *uid, am__item_row *it);
-    /* The user's versions that which (AM__ITEMS_*) names, at `at`;
-     * AM__ITEMS_SOURCES: one version's provenance (am__store_item_sources
-     * below names it). */
-    int (*items_list)(am__store *s, const char *uid, int which, am_time at,
-                      am__arena *ar, am__item_row **rows, size_t *n);
-    /* The heat of lineage_id (a row item_insert made): add (a recall's
-     * touch): hits + hits, last_access the later of it and at; else (an
-     * import) set to hits and at (AM_TIME_NONE: never accessed). */
-    int (*item_heat)(am__store *s, const char *uid, const char *lineage_id, int add, long hits,
-                     am_time at);
-    /* A version changed in place at `at`.  event_id NULL: version
-     * version_id closed (superseded_at = at; AM_NOTFOUND when it is not
-     * there or closed already; item_rid unused).  Else one more source of
-     * version item_rid, whose content, status and validity do not change
-     * (a repetition): its provenance is updated -- event_id joins its list
-     * (the oldest of the latest ones leaves when it is full), source_count
-     * + 1, reinforced_at = at; an event that is a source already changes
-     * nothing (version_id unused).  am__store_item_close and
-     * am__store_item_reinforce below name the two. */
-    int (*item_update)(am__store *s, const char *uid, const char *version_id, int64_t item_rid,
-                       const char *event_id, am_time at);
-    /* One memory item deleted (api/memory.c), in the caller's
-     * transaction: every version of lineage_id of the user, with the
-     * completeness of a forget -- the versions, their provenance and
-     * heat, the copies a forget in its grace period holds of them, the
-     * item's memory events -- and the scrub a forget owes (the files keep
-     * no byte of its text).  *versions: how many versions went;
-     * AM_NOTFOUND when none. */
-    int (*item_delete)(am__store *s, const char *uid, const char *lineage_id, am_time now,
-                       long *versions);
+    struct am__store_tasks {
+        /* Tasks.  task_put: the task's row written (inserted or replaced).
+         * task_log: the task's log of changes -- add non-NULL: that row
+         * appended (the rest unused); else the rows of task_id (NULL: of every
+         * task of the user) in the order they were added.
+         * tasks_list: the user's tasks, the most recently updated first (ties
+         * by id), at most limit (<= 0: all); open_only: only the open ones
+         * (status active, paused or postponed).  task_id non-NULL: that task
+         * alone (open_only and limit unused), AM_NOTFOUND when the user has
+         * none of that id.  am__store_task_get, ... below name them. */
+        int (*task_put)(am__store *s, const char *uid, const am__task_row *t);
+        int (*task_log)(am__store *s, const char *uid, const am__task_change_row *add,
+                        const char *task_id, am__arena *ar, am__task_change_row **rows, size_t *n);
+        int (*tasks_list)(am__store *s, const char *uid, const char *task_id, int open_only,
+                          int limit, am__arena *ar, am__task_row **rows, size_t *n);
+    } tasks;
+
+    struct am__store_items {
+        /* semantic layer: versions are inserted and closed; their content,
+         * status and validity are never edited (only provenance and heat) */
+        int (*item_insert)(am__store *s, const char *uid, am__item_row *it);
+        /* The user's versions that which (AM__ITEMS_*) names, at `at`;
+         * AM__ITEMS_SOURCES: one version's provenance (am__store_item_sources
+         * below names it). */
+        int (*items_list)(am__store *s, const char *uid, int which, am_time at, am__arena *ar,
+                          am__item_row **rows, size_t *n);
+        /* The heat of lineage_id (a row item_insert made): add (a recall's
+         * touch): hits + hits, last_access the later of it and at; else (an
+         * import) set to hits and at (AM_TIME_NONE: never accessed). */
+        int (*item_heat)(am__store *s, const char *uid, const char *lineage_id, int add, long hits,
+                         am_time at);
+        /* A version changed in place at `at`.  event_id NULL: version
+         * version_id closed (superseded_at = at; AM_NOTFOUND when it is not
+         * there or closed already; item_rid unused).  Else one more source of
+         * version item_rid, whose content, status and validity do not change
+         * (a repetition): its provenance is updated -- event_id joins its list
+         * (the oldest of the latest ones leaves when it is full), source_count
+         * + 1, reinforced_at = at; an event that is a source already changes
+         * nothing (version_id unused).  am__store_item_close and
+         * am__store_item_reinforce below name the two. */
+        int (*item_update)(am__store *s, const char *uid, const char *version_id, int64_t item_rid,
+                           const char *event_id, am_time at);
+        /* One memory item deleted (api/memory.c), in the caller's
+         * transaction: every version of lineage_id of the user, with the
+         * completeness of a forget -- the versions, their provenance and
+         * heat, the copies a forget in its grace period holds of them, the
+         * item's memory events -- and the scrub a forget owes (the files keep
+         * no byte of its text).  *versions: how many versions went;
+         * AM_NOTFOUND when none. */
+        int (*item_delete)(am__store *s, const char *uid, const char *lineage_id, am_time now,
+                           long *versions);
+    } items;
 
     /* Store control, one entry for the operations on the store as a
      * whole (as sqlite3_io_methods' xFileControl): op is an AM__CTL_*
@@ -694,135 +718,145 @@ typedef struct am__store_vt {
      *     files: the index merged, the log truncated. */
     int (*control)(am__store *s, int op, void *arg);
 
-    /* forgetting (store/sqlite/forget.c).  Levels event, session
-     * and task: the rows leave every table and index in the caller's
-     * transaction, item versions left without a source go too, a
-     * tombstone stays; tasks the forgotten events belonged to lose the
-     * history rows their state is derived from (pending, note, status,
-     * stage; forget_touched lists them: the caller replays their
-     * remaining events), a task left without events goes.  Level user:
-     * forget_user with purge_at = now.  Every forget leaves a job that
-     * am__forget_work (domain/forget.c) finishes. */
-    int (*forget)(am__store *s, const char *uid, int level, const char *id,
-                  am_time now, long *events, long *items, long *tasks);
-    /* The tasks the last forget of this connection touched that remain
-     * (their state to rebuild). */
-    int (*forget_touched)(am__store *s, am__arena *ar, const char ***task_ids, size_t *n);
-    /* A user forget (caller's transaction): the user is hidden at once
-     * (user_exists 0, am__forget_state HELD or PURGING) and a job purges it
-     * at purge_at; counts: what it holds.  Forgetting a held user again
-     * moves its purge earlier, never later. */
-    int (*forget_user)(am__store *s, const char *uid, am_time now, am_time purge_at,
-                       long *events, long *items, long *tasks);
-    /* One bounded step of a due job (forget_jobs NEXT; not a scrub job:
-     * AM__CTL_SCRUB) in the caller's write transaction; the loop over
-     * them is domain/forget.c's am__forget_work.  A user's purge: a chunk
-     * of its events with everything keyed by them, else a sweep of
-     * another table, else of its held rows, else the end (links, records,
-     * tombstones, jobs and the user row gone, the audit trail and outbox
-     * re-keyed to the pseudonym, its tombstone, forget.purged).  An
-     * event's, session's or task's held rows at the end of its grace
-     * period: bounded (SQLite) or all (PostgreSQL), then its tombstone
-     * dated.  SQLite: a held job becomes due ("purge") as a step of its
-     * own, a finished one a scrub job; the uid's caches dropped. */
-    int (*forget_step)(am__store *s, const am__fjob_due *job, am_time now);
-    /* forget with a grace period (purge_at > now): an event, a session or
-     * a task leaves every table and index as with forget, but its rows
-     * are held (store/sqlite/held.c) until a job purges them at purge_at;
-     * purge_at = now is forget.  Level user: forget_user. */
-    int (*forget_grace)(am__store *s, const char *uid, int level, const char *id, am_time now,
-                        am_time purge_at, long *events, long *items, long *tasks);
-    /* Job job's held rows back, in the caller's transaction (the job
-     * found restorable by domain/forget.c, forgotten at `at`): ids kept,
-     * or new ones where taken since; the held rows dropped.  *events: how
-     * many came back; forget_touched lists the tasks to replay (events of
-     * them were written since at). */
-    int (*restore_forget)(am__store *s, const char *uid, int64_t job, am_time at, long *events);
-    /* The jobs and tombstones: op->kind AM__FJOB_* (above); rows in ar
-     * (LIST, TOMB_GET), *n the rows read or deleted. */
-    int (*forget_jobs)(am__store *s, const am__fjob_op *op, am__arena *ar, am__fjob_row **rows,
-                       size_t *n);
+    struct am__store_forget {
+        /* forgetting (store/sqlite/forget.c).  Levels event, session
+         * and task: the rows leave every table and index in the caller's
+         * transaction, item versions left without a source go too, a
+         * tombstone stays; tasks the forgotten events belonged to lose the
+         * history rows their state is derived from (pending, note, status,
+         * stage; forget_touched lists them: the caller replays their
+         * remaining events), a task left without events goes.  Level user:
+         * forget_user with purge_at = now.  Every forget leaves a job that
+         * am__forget_work (domain/forget.c) finishes. */
+        int (*forget)(am__store *s, const char *uid, int level, const char *id, am_time now,
+                      long *events, long *items, long *tasks);
+        /* The tasks the last forget of this connection touched that remain
+         * (their state to rebuild). */
+        int (*forget_touched)(am__store *s, am__arena *ar, const char ***task_ids, size_t *n);
+        /* A user forget (caller's transaction): the user is hidden at once
+         * (user_exists 0, am__forget_state HELD or PURGING) and a job purges it
+         * at purge_at; counts: what it holds.  Forgetting a held user again
+         * moves its purge earlier, never later. */
+        int (*forget_user)(am__store *s, const char *uid, am_time now, am_time purge_at,
+                           long *events, long *items, long *tasks);
+        /* One bounded step of a due job (forget_jobs NEXT; not a scrub job:
+         * AM__CTL_SCRUB) in the caller's write transaction; the loop over
+         * them is domain/forget.c's am__forget_work.  A user's purge: a chunk
+         * of its events with everything keyed by them, else a sweep of
+         * another table, else of its held rows, else the end (links, records,
+         * tombstones, jobs and the user row gone, the audit trail and outbox
+         * re-keyed to the pseudonym, its tombstone, forget.purged).  An
+         * event's, session's or task's held rows at the end of its grace
+         * period: bounded (SQLite) or all (PostgreSQL), then its tombstone
+         * dated.  SQLite: a held job becomes due ("purge") as a step of its
+         * own, a finished one a scrub job; the uid's caches dropped. */
+        int (*forget_step)(am__store *s, const am__fjob_due *job, am_time now);
+        /* forget with a grace period (purge_at > now): an event, a session or
+         * a task leaves every table and index as with forget, but its rows
+         * are held (store/sqlite/held.c) until a job purges them at purge_at;
+         * purge_at = now is forget.  Level user: forget_user. */
+        int (*forget_grace)(am__store *s, const char *uid, int level, const char *id, am_time now,
+                            am_time purge_at, long *events, long *items, long *tasks);
+        /* Job job's held rows back, in the caller's transaction (the job
+         * found restorable by domain/forget.c, forgotten at `at`): ids kept,
+         * or new ones where taken since; the held rows dropped.  *events: how
+         * many came back; forget_touched lists the tasks to replay (events of
+         * them were written since at). */
+        int (*restore_forget)(am__store *s, const char *uid, int64_t job, am_time at, long *events);
+        /* The jobs and tombstones: op->kind AM__FJOB_* (above); rows in ar
+         * (LIST, TOMB_GET), *n the rows read or deleted. */
+        int (*forget_jobs)(am__store *s, const am__fjob_op *op, am__arena *ar, am__fjob_row **rows,
+                           size_t *n);
+    } forget;
 
-    /* The log: the audit log (append-only) and the memory events'
-     * outbox (store/sqlite/outbox.c).  log_put appends one row: a, an
-     * audit row of user uid (its seq unused), or o, an outbox row, in the
-     * caller's write transaction (its user in it; o->seq set: increasing,
-     * never reused, in commit order; 0 where the commit numbers the rows:
-     * PostgreSQL) -- one of the two, the other NULL.
-     * log_page: the rows with seq > after, in seq order (oldest first), at
-     * most limit, into *audit (uid's audit rows) or *outbox (uid's outbox
-     * rows, NULL: every user's; seqs, may be NULL: seqs[0] the lowest seq
-     * still kept, 0: none) -- one of the two, the other NULL; export
-     * streams them a page at a time.  Neither (audit and outbox NULL): the
-     * outbox seqs [seqs[0], seqs[1]] this connection's commits wrote since
-     * the last such call (0, 0: none), then forgets them -- a rolled back
-     * transaction's are never reported (uid, after, limit, ar, n unused).
-     * Call them through am__store_audit, ... below.  outbox_trim:
-     * outbox rows older than before (AM_TIME_NONE: no age bound) or beyond
-     * the newest max_rows (0: no bound), at most limit of them (0: all),
-     * in the caller's transaction or alone. */
-    int (*log_put)(am__store *s, const char *uid, const am__audit_row *a, am__outbox_row *o);
-    int (*log_page)(am__store *s, const char *uid, int64_t after, size_t limit, am__arena *ar,
-                    am__audit_row **audit, am__outbox_row **outbox, size_t *n, int64_t *seqs);
-    int (*outbox_trim)(am__store *s, am_time before, int64_t max_rows, int limit);
-    /* A task's workspace, by agent id; and one agent's entry written
-     * (caller's transaction), by how:
-     *   AM__WS_COUNT: fields NULL keep the stored value ("" when new),
-     *     version + 1, updated_at = at; *version receives it.
-     *   AM__WS_AS_GIVEN: the entry written as given, its version and
-     *     updated_at included (an import, api/import.c: an export loaded
-     *     back; at and version unused, version may be NULL).
-     * am__store_workspace_put and _set below name the two. */
+    struct am__store_log {
+        /* The log: the audit log (append-only) and the memory events'
+         * outbox (store/sqlite/outbox.c).  log_put appends one row: a, an
+         * audit row of user uid (its seq unused), or o, an outbox row, in the
+         * caller's write transaction (its user in it; o->seq set: increasing,
+         * never reused, in commit order; 0 where the commit numbers the rows:
+         * PostgreSQL) -- one of the two, the other NULL.
+         * log_page: the rows with seq > after, in seq order (oldest first), at
+         * most limit, into *audit (uid's audit rows) or *outbox (uid's outbox
+         * rows, NULL: every user's; seqs, may be NULL: seqs[0] the lowest seq
+         * still kept, 0: none) -- one of the two, the other NULL; export
+         * streams them a page at a time.  Neither (audit and outbox NULL): the
+         * outbox seqs [seqs[0], seqs[1]] this connection's commits wrote since
+         * the last such call (0, 0: none), then forgets them -- a rolled back
+         * transaction's are never reported (uid, after, limit, ar, n unused).
+         * Call them through am__store_audit, ... below.  outbox_trim:
+         * outbox rows older than before (AM_TIME_NONE: no age bound) or beyond
+         * the newest max_rows (0: no bound), at most limit of them (0: all),
+         * in the caller's transaction or alone. */
+        int (*log_put)(am__store *s, const char *uid, const am__audit_row *a, am__outbox_row *o);
+        int (*log_page)(am__store *s, const char *uid, int64_t after, size_t limit, am__arena *ar,
+                        am__audit_row **audit, am__outbox_row **outbox, size_t *n, int64_t *seqs);
+        int (*outbox_trim)(am__store *s, am_time before, int64_t max_rows, int limit);
+    } log;
+    struct am__store_workspace {
+        /* A task's workspace, by agent id; and one agent's entry written
+         * (caller's transaction), by how:
+         *   AM__WS_COUNT: fields NULL keep the stored value ("" when new),
+         *     version + 1, updated_at = at; *version receives it.
+         *   AM__WS_AS_GIVEN: the entry written as given, its version and
+         *     updated_at included (an import, api/import.c: an export loaded
+         *     back; at and version unused, version may be NULL).
+         * am__store_workspace_put and _set below name the two. */
 #define AM__WS_COUNT 0
 #define AM__WS_AS_GIVEN 1
-    int (*workspace_list)(am__store *s, const char *uid, const char *task_id, am__arena *ar,
-                          am__workspace_row **rows, size_t *n);
-    int (*workspace_put)(am__store *s, const char *uid, const char *task_id,
-                         const am__workspace_row *w, int how, am_time at, long *version);
+        int (*workspace_list)(am__store *s, const char *uid, const char *task_id, am__arena *ar,
+                              am__workspace_row **rows, size_t *n);
+        int (*workspace_put)(am__store *s, const char *uid, const char *task_id,
+                             const am__workspace_row *w, int how, am_time at, long *version);
+    } workspace;
 
-    /* Archived events (lifecycle/cold.c, store/cold.h, docs/internals/STORAGE.md
-     * "Archived events"): the text of an event said long ago moves to the
-     * row's cold column (compressed), its content keeps a summary; its
-     * entities, provenance, vectors and index rows stay.
-     * The candidates: events_scan AM__SCAN_COLD.
-     * cold_put (caller's transaction), by op->kind:
-     *   AM__COLD_ARCHIVE: event op->rid of uid archived -- its text packed
-     *     into the cold column, op->summary its content (summary NULL: its
-     *     text is short enough to stay, the event is only marked as never
-     *     to archive); AM_NOTFOUND when the event is not there or was
-     *     archived (or marked) already; restored unused (may be NULL).
-     *   AM__COLD_RESTORE: the archived events of uid -- the one of id
-     *     op->event_id, or those said in [op->from, op->to) when event_id
-     *     is NULL -- hot again (the text back in content, the cold column
-     *     empty: never archived again); *restored how many.
-     *   AM__COLD_FILL (a read, in a transaction or alone): op->rows[i] (of
-     *     op->n) of uid that are archived get their whole text back in
-     *     content (in op->ar), *restored how many (may be NULL); the
-     *     others are left as they are.
-     * Call it through am__store_cold_archive / _restore / _fill below. */
+    struct am__store_cold {
+        /* Archived events (lifecycle/cold.c, store/cold.h, docs/internals/STORAGE.md
+         * "Archived events"): the text of an event said long ago moves to the
+         * row's cold column (compressed), its content keeps a summary; its
+         * entities, provenance, vectors and index rows stay.
+         * The candidates: events_scan AM__SCAN_COLD.
+         * cold_put (caller's transaction), by op->kind:
+         *   AM__COLD_ARCHIVE: event op->rid of uid archived -- its text packed
+         *     into the cold column, op->summary its content (summary NULL: its
+         *     text is short enough to stay, the event is only marked as never
+         *     to archive); AM_NOTFOUND when the event is not there or was
+         *     archived (or marked) already; restored unused (may be NULL).
+         *   AM__COLD_RESTORE: the archived events of uid -- the one of id
+         *     op->event_id, or those said in [op->from, op->to) when event_id
+         *     is NULL -- hot again (the text back in content, the cold column
+         *     empty: never archived again); *restored how many.
+         *   AM__COLD_FILL (a read, in a transaction or alone): op->rows[i] (of
+         *     op->n) of uid that are archived get their whole text back in
+         *     content (in op->ar), *restored how many (may be NULL); the
+         *     others are left as they are.
+         * Call it through am__store_cold_archive / _restore / _fill below. */
 #define AM__COLD_MIN_AGE_MS ((am_time)86400000) /* an archived event is older */
 #define AM__COLD_ARCHIVE 0
 #define AM__COLD_RESTORE 1
 #define AM__COLD_FILL 2
-    int (*cold_put)(am__store *s, const char *uid, const am__cold_op *op, long *restored);
+        int (*cold_put)(am__store *s, const char *uid, const am__cold_op *op, long *restored);
+    } cold;
 
-    /* Generic records (domain/records.h names their namespaces and
-     * encodings): a string value under (user id, namespace, key), with an
-     * expiry or none; uid "" holds the store's own values.  rec_put
-     * (caller's transaction or alone): the row written or replaced.
-     * rec_list: the live rows (expires_at AM_TIME_NONE or after now; now
-     * AM_TIME_NONE: every row) of uid (NULL: every user's) in ns whose key
-     * is key (prefix 0) or starts with it (prefix 1), by key then user id,
-     * each naming its user.  rec_del (caller's transaction or alone): uid's
-     * rows of ns whose key is key or starts with it, only those expired at
-     * expired_at (expires_at <= it) unless it is AM_TIME_NONE; *n how many
-     * (n may be NULL). */
-    int (*rec_put)(am__store *s, const char *uid, const char *ns, const char *key,
-                   const char *value, am_time expires_at);
-    int (*rec_list)(am__store *s, const char *uid, const char *ns, const char *key, int prefix,
-                    am_time now, am__arena *ar, am__rec_row **rows, size_t *n);
-    int (*rec_del)(am__store *s, const char *uid, const char *ns, const char *key, int prefix,
-                   am_time expired_at, long *n);
+    struct am__store_records {
+        /* Generic records (domain/records.h names their namespaces and
+         * encodings): a string value under (user id, namespace, key), with an
+         * expiry or none; uid "" holds the store's own values.  rec_put
+         * (caller's transaction or alone): the row written or replaced.
+         * rec_list: the live rows (expires_at AM_TIME_NONE or after now; now
+         * AM_TIME_NONE: every row) of uid (NULL: every user's) in ns whose key
+         * is key (prefix 0) or starts with it (prefix 1), by key then user id,
+         * each naming its user.  rec_del (caller's transaction or alone): uid's
+         * rows of ns whose key is key or starts with it, only those expired at
+         * expired_at (expires_at <= it) unless it is AM_TIME_NONE; *n how many
+         * (n may be NULL). */
+        int (*rec_put)(am__store *s, const char *uid, const char *ns, const char *key,
+                       const char *value, am_time expires_at);
+        int (*rec_list)(am__store *s, const char *uid, const char *ns, const char *key, int prefix,
+                        am_time now, am__arena *ar, am__rec_row **rows, size_t *n);
+        int (*rec_del)(am__store *s, const char *uid, const char *ns, const char *key, int prefix,
+                       am_time expired_at, long *n);
+    } records;
 } am__store_vt;
 
 struct am__store {
@@ -835,37 +869,49 @@ struct am__store {
 };
 
 /* The transactions of store.h's begin and end, by name. */
-static inline int am__store_begin(am__store *s) { return s->vt->begin(s, AM__TX_WRITE, NULL, 0); }
-static inline int am__store_try_begin(am__store *s) { return s->vt->begin(s, AM__TX_TRY, NULL, 0); }
+static inline int am__store_begin(am__store *s)
+{
+    return s->vt->tx.begin(s, AM__TX_WRITE, NULL, 0);
+}
+static inline int am__store_try_begin(am__store *s)
+{
+    return s->vt->tx.begin(s, AM__TX_TRY, NULL, 0);
+}
 static inline int am__store_begin_read(am__store *s)
 {
-    return s->vt->begin(s, AM__TX_READ, NULL, 0);
+    return s->vt->tx.begin(s, AM__TX_READ, NULL, 0);
 }
 static inline int am__store_search_begin(am__store *s)
 {
-    return s->vt->begin(s, AM__TX_SEARCH, NULL, 0);
+    return s->vt->tx.begin(s, AM__TX_SEARCH, NULL, 0);
 }
 /* The users' write locks (begin AM__TX_LOCK). */
 static inline int am__store_lock_users(am__store *s, const char *const *uids, size_t n)
 {
-    return s->vt->begin(s, AM__TX_LOCK, uids, n);
+    return s->vt->tx.begin(s, AM__TX_LOCK, uids, n);
 }
-static inline int am__store_commit(am__store *s) { return s->vt->end(s, AM__TX_COMMIT, AM_OK); }
-static inline int am__store_rollback(am__store *s) { return s->vt->end(s, AM__TX_ROLLBACK, AM_OK); }
-static inline int am__store_end_read(am__store *s) { return s->vt->end(s, AM__TX_END_READ, AM_OK); }
+static inline int am__store_commit(am__store *s) { return s->vt->tx.end(s, AM__TX_COMMIT, AM_OK); }
+static inline int am__store_rollback(am__store *s)
+{
+    return s->vt->tx.end(s, AM__TX_ROLLBACK, AM_OK);
+}
+static inline int am__store_end_read(am__store *s)
+{
+    return s->vt->tx.end(s, AM__TX_END_READ, AM_OK);
+}
 static inline int am__store_search_end(am__store *s, int rc)
 {
-    return s->vt->end(s, AM__TX_END_SEARCH, rc);
+    return s->vt->tx.end(s, AM__TX_END_SEARCH, rc);
 }
 
 /* The users of store.h's user_put and user_stat, by name. */
 static inline int am__store_user_ensure(am__store *s, const char *uid, am_time now)
 {
-    return s->vt->user_put(s, uid, NULL, NULL, now);
+    return s->vt->users.user_put(s, uid, NULL, NULL, now);
 }
 static inline int am__store_user_exists(am__store *s, const char *uid)
 {
-    return s->vt->user_stat(s, uid, NULL);
+    return s->vt->users.user_stat(s, uid, NULL);
 }
 
 /* The users of users_list, by name. */
@@ -873,14 +919,14 @@ static inline int am__store_users_after(am__store *s, const char *after, int lim
                                         const char ***uids, size_t *n)
 {
     am__user_query q = {AM__USERS_AFTER, after, limit, NULL, NULL, NULL};
-    return s->vt->users_list(s, &q, ar, uids, n);
+    return s->vt->users.users_list(s, &q, ar, uids, n);
 }
 static inline int am__store_pack_users(am__store *s, const char *role, const char *region,
                                        const char *channel, am__arena *ar, const char ***uids,
                                        size_t *n)
 {
     am__user_query q = {AM__USERS_MATCHING, NULL, 0, role, region, channel};
-    return s->vt->users_list(s, &q, ar, uids, n);
+    return s->vt->users.users_list(s, &q, ar, uids, n);
 }
 
 /* A version's provenance (items_list AM__ITEMS_SOURCES): its source
@@ -890,7 +936,7 @@ static inline int am__store_item_sources(am__store *s, const char *uid, int64_t 
 {
     am__item_row *rows = NULL;
     size_t k = 0;
-    int rc = s->vt->items_list(s, uid, AM__ITEMS_SOURCES, (am_time)item_rid, ar, &rows, &k);
+    int rc = s->vt->items.items_list(s, uid, AM__ITEMS_SOURCES, (am_time)item_rid, ar, &rows, &k);
     *ids = rc == AM_OK && k ? rows[0].sources : NULL;
     *n = rc == AM_OK && k ? rows[0].n_sources : 0;
     return rc;
@@ -900,24 +946,24 @@ static inline int am__store_item_sources(am__store *s, const char *uid, int64_t 
 static inline int am__store_workspace_put(am__store *s, const char *uid, const char *task_id,
                                           const am__workspace_row *w, am_time at, long *version)
 {
-    return s->vt->workspace_put(s, uid, task_id, w, AM__WS_COUNT, at, version);
+    return s->vt->workspace.workspace_put(s, uid, task_id, w, AM__WS_COUNT, at, version);
 }
 static inline int am__store_workspace_set(am__store *s, const char *uid, const char *task_id,
                                           const am__workspace_row *w)
 {
-    return s->vt->workspace_put(s, uid, task_id, w, AM__WS_AS_GIVEN, AM_TIME_NONE, NULL);
+    return s->vt->workspace.workspace_put(s, uid, task_id, w, AM__WS_AS_GIVEN, AM_TIME_NONE, NULL);
 }
 
 /* A version's changes in place (item_update), by name. */
 static inline int am__store_item_close(am__store *s, const char *uid, const char *version_id,
                                        am_time superseded_at)
 {
-    return s->vt->item_update(s, uid, version_id, 0, NULL, superseded_at);
+    return s->vt->items.item_update(s, uid, version_id, 0, NULL, superseded_at);
 }
 static inline int am__store_item_reinforce(am__store *s, const char *uid, int64_t item_rid,
                                            const char *event_id, am_time at)
 {
-    return s->vt->item_update(s, uid, NULL, item_rid, event_id, at);
+    return s->vt->items.item_update(s, uid, NULL, item_rid, event_id, at);
 }
 
 /* The log (log_put, log_page), by name. */
@@ -926,29 +972,29 @@ static inline int am__store_audit(am__store *s, const char *uid, am_time at, con
                                   const char *detail)
 {
     am__audit_row a = {0, at, op, object_type, object_id, detail};
-    return s->vt->log_put(s, uid, &a, NULL);
+    return s->vt->log.log_put(s, uid, &a, NULL);
 }
 static inline int am__store_outbox_put(am__store *s, am__outbox_row *r)
 {
-    return s->vt->log_put(s, NULL, NULL, r);
+    return s->vt->log.log_put(s, NULL, NULL, r);
 }
 static inline int am__store_audit_page(am__store *s, const char *uid, int64_t after_seq, int limit,
                                        am__arena *ar, am__audit_row **rows, size_t *n)
 {
-    return s->vt->log_page(s, uid, after_seq, (size_t)limit, ar, rows, NULL, n, NULL);
+    return s->vt->log.log_page(s, uid, after_seq, (size_t)limit, ar, rows, NULL, n, NULL);
 }
 static inline int am__store_outbox_since(am__store *s, const char *uid, int64_t after, size_t limit,
                                          am__arena *ar, am__outbox_row **rows, size_t *n,
                                          int64_t *oldest)
 {
-    return s->vt->log_page(s, uid, after, limit, ar, NULL, rows, n, oldest);
+    return s->vt->log.log_page(s, uid, after, limit, ar, NULL, rows, n, oldest);
 }
 /* The outbox seqs [*lo, *hi] this connection's commits wrote since the
  * last call (0, 0: none); log_page with neither row. */
 static inline void am__store_outbox_committed(am__store *s, int64_t *lo, int64_t *hi)
 {
     int64_t seqs[2] = {0, 0};
-    if (s->vt->log_page(s, NULL, 0, 0, NULL, NULL, NULL, NULL, seqs) != AM_OK)
+    if (s->vt->log.log_page(s, NULL, 0, 0, NULL, NULL, NULL, NULL, seqs) != AM_OK)
         seqs[0] = seqs[1] = 0;
     *lo = seqs[0];
     *hi = seqs[1];
@@ -963,13 +1009,13 @@ static inline int am__store_cold_archive(am__store *s, const char *uid, int64_t 
                       .summary = summary,
                       .from = AM_TIME_NONE,
                       .to = AM_TIME_NONE};
-    return s->vt->cold_put(s, uid, &op, NULL);
+    return s->vt->cold.cold_put(s, uid, &op, NULL);
 }
 static inline int am__store_cold_restore(am__store *s, const char *uid, const char *event_id,
                                          am_time from, am_time to, long *restored)
 {
     am__cold_op op = {.kind = AM__COLD_RESTORE, .event_id = event_id, .from = from, .to = to};
-    return s->vt->cold_put(s, uid, &op, restored);
+    return s->vt->cold.cold_put(s, uid, &op, restored);
 }
 /* rows[i] that are archived get their whole text back (in ar); *filled
  * how many (may be NULL). */
@@ -983,7 +1029,7 @@ static inline int am__store_cold_fill(am__store *s, const char *uid, am__event_r
                       .n = n,
                       .ar = ar};
     long k = 0;
-    int rc = s->vt->cold_put(s, uid, &op, &k);
+    int rc = s->vt->cold.cold_put(s, uid, &op, &k);
     if (filled) *filled = (size_t)k;
     return rc;
 }
@@ -995,36 +1041,36 @@ static inline int am__store_task_get(am__store *s, const char *uid, const char *
 {
     am__task_row *rows;
     size_t n;
-    int rc = s->vt->tasks_list(s, uid, task_id, 0, 1, ar, &rows, &n);
+    int rc = s->vt->tasks.tasks_list(s, uid, task_id, 0, 1, ar, &rows, &n);
     if (rc == AM_OK) *out = rows[0];
     return rc;
 }
 static inline int am__store_task_change_add(am__store *s, const char *uid,
                                             const am__task_change_row *c)
 {
-    return s->vt->task_log(s, uid, c, NULL, NULL, NULL, NULL);
+    return s->vt->tasks.task_log(s, uid, c, NULL, NULL, NULL, NULL);
 }
 static inline int am__store_task_history(am__store *s, const char *uid, const char *task_id,
                                          am__arena *ar, am__task_change_row **rows, size_t *n)
 {
-    return s->vt->task_log(s, uid, NULL, task_id, ar, rows, n);
+    return s->vt->tasks.task_log(s, uid, NULL, task_id, ar, rows, n);
 }
 
 /* An event's parts (event_part_put), by name. */
 static inline int am__store_entity_put(am__store *s, const char *uid, int64_t event_rid,
                                        const am__entity_row *en)
 {
-    return s->vt->event_part_put(s, uid, event_rid, en, NULL, NULL);
+    return s->vt->events.event_part_put(s, uid, event_rid, en, NULL, NULL);
 }
 static inline int am__store_pii_put(am__store *s, const char *uid, int64_t event_rid,
                                     const am__pii_row *p)
 {
-    return s->vt->event_part_put(s, uid, event_rid, NULL, p, NULL);
+    return s->vt->events.event_part_put(s, uid, event_rid, NULL, p, NULL);
 }
 static inline int am__store_event_ctx_append(am__store *s, const char *uid, int64_t event_rid,
                                              const char *text)
 {
-    return s->vt->event_part_put(s, uid, event_rid, NULL, NULL, text);
+    return s->vt->events.event_part_put(s, uid, event_rid, NULL, NULL, text);
 }
 
 /* The ops of store.h control and their arguments. */
@@ -1116,7 +1162,7 @@ static inline int am__store_entities_list(am__store *s, const char *uid, int64_t
 {
     am__entity_read q = {.what = AM__ENT_OF_EVENT, .event_rid = event_rid};
     am__entity_out o = {0};
-    int rc = s->vt->entities(s, uid, &q, ar, &o);
+    int rc = s->vt->events.entities(s, uid, &q, ar, &o);
     *rows = o.rows;
     *n = o.n;
     return rc;
@@ -1127,7 +1173,7 @@ static inline int am__store_entity_counts(am__store *s, const char *uid, const c
 {
     am__entity_read q = {.what = AM__ENT_COUNTS, .type = type, .limit = limit};
     am__entity_out o = {0};
-    int rc = s->vt->entities(s, uid, &q, ar, &o);
+    int rc = s->vt->events.entities(s, uid, &q, ar, &o);
     *norms = o.norms;
     *counts = o.counts;
     *n = o.n;
@@ -1137,7 +1183,7 @@ static inline int am__store_events_dated(am__store *s, const char *uid, const in
                                          size_t n, unsigned char *dated)
 {
     am__entity_read q = {.what = AM__ENT_DATED, .rids = rids, .n_rids = n, .dated = dated};
-    return s->vt->entities(s, uid, &q, NULL, NULL);
+    return s->vt->events.entities(s, uid, &q, NULL, NULL);
 }
 static inline int am__store_pii_events(am__store *s, const char *uid, const char *type,
                                        const char *canon, am_time to, int limit, am__arena *ar,
@@ -1146,7 +1192,7 @@ static inline int am__store_pii_events(am__store *s, const char *uid, const char
     am__entity_read q = {
         .what = AM__ENT_PII, .type = type, .limit = limit, .canon = canon, .to = to};
     am__entity_out o = {0};
-    int rc = s->vt->entities(s, uid, &q, ar, &o);
+    int rc = s->vt->events.entities(s, uid, &q, ar, &o);
     *rids = o.rids;
     *originals = o.originals;
     *n = o.n;
@@ -1159,21 +1205,21 @@ static inline int am__store_events_recent(am__store *s, const char *uid, const c
                                           am__arena *ar, am__event_row **rows, size_t *n)
 {
     am__event_scan q = {AM__SCAN_RECENT, session, task, before, 0, AM_TIME_NONE, limit};
-    return s->vt->events_scan(s, uid, &q, ar, rows, n);
+    return s->vt->events.events_scan(s, uid, &q, ar, rows, n);
 }
 static inline int am__store_events_page(am__store *s, const char *uid, am_time after_at,
                                         int64_t after_rid, int limit, am__arena *ar,
                                         am__event_row **rows, size_t *n)
 {
     am__event_scan q = {AM__SCAN_PAGE, NULL, NULL, after_at, after_rid, AM_TIME_NONE, limit};
-    return s->vt->events_scan(s, uid, &q, ar, rows, n);
+    return s->vt->events.events_scan(s, uid, &q, ar, rows, n);
 }
 static inline int am__store_events_before(am__store *s, const char *uid, const char *session,
                                           am_time before_at, int64_t before_rid, am_time from,
                                           int limit, am__arena *ar, am__event_row **rows, size_t *n)
 {
     am__event_scan q = {AM__SCAN_BEFORE, session, NULL, before_at, before_rid, from, limit};
-    return s->vt->events_scan(s, uid, &q, ar, rows, n);
+    return s->vt->events.events_scan(s, uid, &q, ar, rows, n);
 }
 
 /* Opaque ids (store/ids.c): a letter and 16 hex digits of the store's

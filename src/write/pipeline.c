@@ -202,9 +202,9 @@ static int item_kind(am__write *x, const char *lineage, const char **kind)
     am__item_row *rows;
     size_t n;
     *kind = NULL;
-    int rc = w->store->vt->items_list(w->store, w->uid,
-                                      AM__ITEMS_ALL | AM__ITEMS_NO_SOURCES | AM__ITEMS_NO_HEAT,
-                                      INT64_MAX, w->ar, &rows, &n);
+    int rc = w->store->vt->items.items_list(
+        w->store, w->uid, AM__ITEMS_ALL | AM__ITEMS_NO_SOURCES | AM__ITEMS_NO_HEAT, INT64_MAX,
+        w->ar, &rows, &n);
     const am__item_row *last = NULL;
     for (size_t i = 0; !rc && i < n; i++)
         if (strcmp(rows[i].lineage_id, lineage) == 0 &&
@@ -616,14 +616,14 @@ static int put_event(am__write *x, am__event_row *ev, const am__redact_result *r
     am__perceive_context_init(&cw, env->alloc);
     int rc = am__perceive_context(&x->p, &cw);
     if (!rc && switched_from) rc = am__perceive_switch(&x->p, switched_from, ev->task_id);
-    if (!rc) rc = s->vt->event_put(s, ev);
+    if (!rc) rc = s->vt->events.event_put(s, ev);
     if (!rc) rc = store_entities(&x->p, ents, ne);
     if (!rc) rc = am__perceive_alias(&x->p, red->text, cw.prev, cw.n_before, ev->occurred_at);
     if (!rc) rc = am__perceive_context_share(&x->p, &cw);
     am__perceive_context_free(&cw);
     if (rc) return rc;
-    if (vec && (rc = s->vt->vec_put(s, ev->user_id, ev->rid, env->embedder->id, vec,
-                                    env->embedder->dim)))
+    if (vec && (rc = s->vt->vectors.vec_put(s, ev->user_id, ev->rid, env->embedder->id, vec,
+                                            env->embedder->dim)))
         return rc;
     for (size_t i = 0; i < red->n; i++) {
         if (!red->items[i].original) continue;

@@ -116,7 +116,7 @@ static void hot_row(am_db *db, const char *uid, const char *id, char *content, s
     am__arena_init(&ar, NULL);
     am__event_row e;
     content[0] = 0;
-    if (db->store->vt->event_get(db->store, uid, AM__EVENT_BY_ID, id, &ar, &e) == AM_OK)
+    if (db->store->vt->events.event_get(db->store, uid, AM__EVENT_BY_ID, id, &ar, &e) == AM_OK)
         snprintf(content, cap, "%s", e.content);
     am__arena_free(&ar);
 }
@@ -128,7 +128,7 @@ static size_t entities_of(am_db *db, const char *uid, const char *id)
     am__event_row e;
     am__entity_row *en = NULL;
     size_t n = 0;
-    if (db->store->vt->event_get(db->store, uid, AM__EVENT_BY_ID, id, &ar, &e) == AM_OK)
+    if (db->store->vt->events.event_get(db->store, uid, AM__EVENT_BY_ID, id, &ar, &e) == AM_OK)
         CHECK_EQ_INT(am__store_entities_list(db->store, uid, e.rid, &ar, &en, &n), AM_OK);
     am__arena_free(&ar);
     return n;

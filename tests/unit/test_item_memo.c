@@ -46,7 +46,7 @@ static char *dump(am__store *s, const char *uid, int which, am_time at)
     am__arena_init(&ar, &alloc);
     am__item_row *rows = NULL;
     size_t n = 0;
-    int rc = s->vt->items_list(s, uid, which, at, &ar, &rows, &n);
+    int rc = s->vt->items.items_list(s, uid, which, at, &ar, &rows, &n);
     CHECK_EQ_INT(rc, AM_OK);
     am__buf b;
     am__buf_init(&b, &alloc);
@@ -129,7 +129,7 @@ static am__item_row item(const char *key, const char *text, am_time at)
 static void insert(am__store *s, const char *uid, am__item_row *r, int txn)
 {
     if (txn) CHECK_EQ_INT(am__store_begin(s), AM_OK);
-    CHECK_EQ_INT(s->vt->item_insert(s, uid, r), AM_OK);
+    CHECK_EQ_INT(s->vt->items.item_insert(s, uid, r), AM_OK);
     if (txn) CHECK_EQ_INT(am__store_commit(s), AM_OK);
 }
 
@@ -169,10 +169,10 @@ static void test_memo(void)
     am__item_row h1 = item("gym", "I went to the gym on Tuesdays", T0 + 4);
     h1.valid_to = T0 + 500;
     insert(b, u, &h1, 1);
-    CHECK_EQ_INT(b->vt->item_heat(b, u, x2.lineage_id, 1, 1, T0 + 6), AM_OK);
-    CHECK_EQ_INT(b->vt->item_heat(b, u, x2.lineage_id, 1, 1, T0 + 7), AM_OK);
+    CHECK_EQ_INT(b->vt->items.item_heat(b, u, x2.lineage_id, 1, 1, T0 + 6), AM_OK);
+    CHECK_EQ_INT(b->vt->items.item_heat(b, u, x2.lineage_id, 1, 1, T0 + 7), AM_OK);
     same(a, c, u, "after a value closed later and a recall's heat");
-    CHECK_EQ_INT(a->vt->item_heat(a, u, x1.lineage_id, 1, 1, T0 + 8), AM_OK);
+    CHECK_EQ_INT(a->vt->items.item_heat(a, u, x1.lineage_id, 1, 1, T0 + 8), AM_OK);
     same(a, c, u, "after our own heat");
 
     /* held: a row changed behind the triggers (the seq put back) is not seen... */
@@ -201,7 +201,7 @@ static void test_memo(void)
     CHECK_EQ_INT(am__store_begin(a), AM_OK);
     am__item_row x4 = item("周报格式", "周报改成两段：已完成和下周计划", T0 + 20);
     CHECK_EQ_INT(am__store_item_close(a, u, x2.id, T0 + 20), AM_OK);
-    CHECK_EQ_INT(a->vt->item_insert(a, u, &x4), AM_OK);
+    CHECK_EQ_INT(a->vt->items.item_insert(a, u, &x4), AM_OK);
     CHECK_EQ_INT(am__store_item_reinforce(a, u, x3.rid, "01TESTEVENT0000000000000002", T0 + 21), AM_OK);
     CHECK_EQ_INT(am__store_item_reinforce(a, u, x3.rid, "01TESTEVENT0000000000000002", T0 + 22), AM_OK);
     am__item_row x5 = item("pending", "maybe I like jazz", T0 + 23);
@@ -213,10 +213,10 @@ static void test_memo(void)
     am__item_row x8 = item("reinforced", "reinforced at insert", T0 + 26);
     x8.reinforced_at = T0 + 30;
     x8.source_count = 3;
-    CHECK_EQ_INT(a->vt->item_insert(a, u, &x5), AM_OK);
-    CHECK_EQ_INT(a->vt->item_insert(a, u, &x6), AM_OK);
-    CHECK_EQ_INT(a->vt->item_insert(a, u, &x7), AM_OK);
-    CHECK_EQ_INT(a->vt->item_insert(a, u, &x8), AM_OK);
+    CHECK_EQ_INT(a->vt->items.item_insert(a, u, &x5), AM_OK);
+    CHECK_EQ_INT(a->vt->items.item_insert(a, u, &x6), AM_OK);
+    CHECK_EQ_INT(a->vt->items.item_insert(a, u, &x7), AM_OK);
+    CHECK_EQ_INT(a->vt->items.item_insert(a, u, &x8), AM_OK);
     char *in_txn = dump(a, u, LATEST, INT64_MAX);
     CHECK(strstr(in_txn, "两段") != NULL && strstr(in_txn, "jazz") != NULL);
     CHECK(strstr(in_txn, "invalidated one") == NULL && strstr(in_txn, "until tomorrow") == NULL);
@@ -239,7 +239,7 @@ static void test_memo(void)
     /* a rollback: what A held of it is gone, although the seqs come back */
     CHECK_EQ_INT(am__store_begin(a), AM_OK);
     am__item_row x9 = item("rolled", "rolled back 回滚", T0 + 40);
-    CHECK_EQ_INT(a->vt->item_insert(a, v, &x9), AM_OK);
+    CHECK_EQ_INT(a->vt->items.item_insert(a, v, &x9), AM_OK);
     held = dump(a, v, LATEST, INT64_MAX);
     CHECK(strstr(held, "回滚") != NULL);
     free(held);
@@ -256,7 +256,7 @@ static void test_memo(void)
     insert(b, u, &x10, 1);
     same(a, c, u, "written again after the delete");
     CHECK_EQ_INT(am__store_begin(a), AM_OK); /* its id taken: refused, nothing held changes */
-    CHECK(a->vt->item_insert(a, u, &x10) != AM_OK);
+    CHECK(a->vt->items.item_insert(a, u, &x10) != AM_OK);
     CHECK_EQ_INT(am__store_rollback(a), AM_OK);
     same(a, c, u, "after a refused insert");
 

@@ -781,7 +781,7 @@ static void lt_put(am__store *const st[2], int k, const char *text)
         e.lang = "en";
         e.occurred_at = 60000 * (am_time)(k + 1);
         e.ingested_at = e.occurred_at;
-        CHECK_EQ_INT(st[i]->vt->event_put(st[i], &e), AM_OK);
+        CHECK_EQ_INT(st[i]->vt->events.event_put(st[i], &e), AM_OK);
     }
 }
 
@@ -932,7 +932,7 @@ static void test_store_search_parts(void)
         e.content = text[k];
         e.lang = "en";
         e.occurred_at = e.ingested_at = 60000 * (am_time)(k + 1);
-        CHECK_EQ_INT(s->vt->event_put(s, &e), AM_OK);
+        CHECK_EQ_INT(s->vt->events.event_put(s, &e), AM_OK);
         rid[k] = e.rid;
     }
     CHECK_EQ_INT(am__store_commit(s), AM_OK);
@@ -940,11 +940,11 @@ static void test_store_search_parts(void)
     CHECK_EQ_INT(am__store_search_begin(s), AM_OK);
     CHECK_EQ_INT(am__store_search_begin(s), AM_OK); /* nested: one snapshot */
     int64_t n = 0, indexed = 0;
-    CHECK_EQ_INT(s->vt->user_rows(s, "u1", &n), AM_OK);
+    CHECK_EQ_INT(s->vt->postings.user_rows(s, "u1", &n), AM_OK);
     CHECK_EQ_INT((int)n, 2);
     const char *terms[3] = {"hotel", "lake", "piano"};
     double df[3] = {-1, -1, -1};
-    CHECK_EQ_INT(s->vt->term_docs(s, "u1", terms, 3, df, &indexed), AM_OK);
+    CHECK_EQ_INT(s->vt->postings.term_docs(s, "u1", terms, 3, df, &indexed), AM_OK);
     CHECK(df[0] == 2 && df[1] == 1 && df[2] == 0);
     CHECK_EQ_INT((int)indexed, 2);
     am__arena ar;
@@ -952,8 +952,8 @@ static void test_store_search_parts(void)
     for (int pass = 0; pass < 2; pass++) { /* scanned, then from the held lists */
         am__hits h;
         double pdf[2] = {-1, -1};
-        CHECK_EQ_INT(s->vt->postings(s, "u1", terms, 2, AM_TIME_NONE, AM_TIME_NONE, n, &ar, &h,
-                                     pdf),
+        CHECK_EQ_INT(s->vt->postings.postings(s, "u1", terms, 2, AM_TIME_NONE, AM_TIME_NONE, n, &ar,
+                                              &h, pdf),
                      AM_OK);
         CHECK(pdf[0] == 2 && pdf[1] == 1);
         CHECK_EQ_INT((int)h.n, 2);
@@ -968,7 +968,7 @@ static void test_store_search_parts(void)
     am__event_row rows[3];
     unsigned char found[3];
     int64_t ask[3] = {rid[1], rid[2], rid[0]};
-    CHECK_EQ_INT(s->vt->rows_get(s, "u1", ask, 3, &ar, rows, found), AM_OK);
+    CHECK_EQ_INT(s->vt->events.rows_get(s, "u1", ask, 3, &ar, rows, found), AM_OK);
     CHECK(found[0] == 1 && found[1] == 0 && found[2] == 1);
     CHECK_EQ_STR(rows[0].id, "p1");
     CHECK_EQ_STR(rows[2].id, "p0");
@@ -1036,7 +1036,7 @@ static void test_rows_written_whole(void)
     memset(&e, 0, sizeof e);
     e.id = "o0", e.user_id = "old", e.source = "user", e.type = "message";
     e.content = "the hotel near the lake", e.occurred_at = e.ingested_at = 1000;
-    CHECK_EQ_INT(s->vt->event_put(s, &e), AM_OK);
+    CHECK_EQ_INT(s->vt->events.event_put(s, &e), AM_OK);
     rid[4] = e.rid;
     CHECK_EQ_INT(am__store_commit(s), AM_OK);
     s->vt->close(s);
@@ -1065,7 +1065,7 @@ static void test_rows_written_whole(void)
         e.tokens_len = k == 0 ? sizeof blob : 0; /* k 1, 2: a zero-length blob */
         e.client_id = k == 2 ? "client-2" : NULL;
         e.client_hash = k == 2 ? 42 : 0;
-        CHECK_EQ_INT(s->vt->event_put(s, &e), AM_OK);
+        CHECK_EQ_INT(s->vt->events.event_put(s, &e), AM_OK);
         rid[k] = e.rid;
     }
     CHECK_EQ_INT(am__store_commit(s), AM_OK);
@@ -1077,9 +1077,9 @@ static void test_rows_written_whole(void)
     memset(rows, 0, sizeof rows);
     int64_t ask[4] = {rid[2], rid[0], rid[3], rid[1]};
     unsigned long reads = am__row_reads;
-    CHECK_EQ_INT(s->vt->rows_get(s, "u1", ask, 4, &ar, rows[0], found[0]), AM_OK);
+    CHECK_EQ_INT(s->vt->events.rows_get(s, "u1", ask, 4, &ar, rows[0], found[0]), AM_OK);
     CHECK_EQ_INT((int)(am__row_reads - reads), 0); /* all from the writes */
-    CHECK_EQ_INT(cold->vt->rows_get(cold, "u1", ask, 4, &ar, rows[1], found[1]), AM_OK);
+    CHECK_EQ_INT(cold->vt->events.rows_get(cold, "u1", ask, 4, &ar, rows[1], found[1]), AM_OK);
     CHECK_EQ_INT((int)(am__row_reads - reads), 4);
     for (int k = 0; k < 4; k++) {
         CHECK(found[0][k] == 1 && found[1][k] == 1);
@@ -1090,7 +1090,7 @@ static void test_rows_written_whole(void)
     CHECK(rows[0][3].tokens == NULL && rows[0][0].tokens == NULL);
     /* the other user's row: read (its rows were written before) */
     reads = am__row_reads;
-    CHECK_EQ_INT(s->vt->rows_get(s, "old", &rid[4], 1, &ar, rows[0], found[0]), AM_OK);
+    CHECK_EQ_INT(s->vt->events.rows_get(s, "old", &rid[4], 1, &ar, rows[0], found[0]), AM_OK);
     CHECK(found[0][0] == 1 && am__row_reads - reads == 1);
     CHECK_EQ_STR(rows[0][0].content, "the hotel near the lake");
     /* a rolled-back write leaves nothing behind */
@@ -1098,10 +1098,10 @@ static void test_rows_written_whole(void)
     memset(&e, 0, sizeof e);
     e.id = "w4", e.user_id = "u1", e.source = "user", e.type = "message";
     e.content = "撤回的话 never said", e.occurred_at = e.ingested_at = 600000;
-    CHECK_EQ_INT(s->vt->event_put(s, &e), AM_OK);
+    CHECK_EQ_INT(s->vt->events.event_put(s, &e), AM_OK);
     int64_t undone = e.rid;
     CHECK_EQ_INT(am__store_rollback(s), AM_OK);
-    CHECK_EQ_INT(s->vt->rows_get(s, "u1", &undone, 1, &ar, rows[0], found[0]), AM_OK);
+    CHECK_EQ_INT(s->vt->events.rows_get(s, "u1", &undone, 1, &ar, rows[0], found[0]), AM_OK);
     CHECK(found[0][0] == 0);
     am__arena_free(&ar);
     cold->vt->close(cold);
@@ -1131,13 +1131,13 @@ static void test_vector_rows_after_other_forget(void)
     e.id = "old0";
     e.content = "the hotel near the lake";
     e.occurred_at = e.ingested_at = 60000;
-    CHECK_EQ_INT(a->vt->event_put(a, &e), AM_OK);
-    CHECK_EQ_INT(a->vt->vec_put(a, "u1", e.rid, "A", v0, 4), AM_OK);
+    CHECK_EQ_INT(a->vt->events.event_put(a, &e), AM_OK);
+    CHECK_EQ_INT(a->vt->vectors.vec_put(a, "u1", e.rid, "A", v0, 4), AM_OK);
     e.id = "old1";
     e.content = "my secret hotel booking";
     e.occurred_at = e.ingested_at = 120000;
-    CHECK_EQ_INT(a->vt->event_put(a, &e), AM_OK);
-    CHECK_EQ_INT(a->vt->vec_put(a, "u1", e.rid, "A", v1, 4), AM_OK);
+    CHECK_EQ_INT(a->vt->events.event_put(a, &e), AM_OK);
+    CHECK_EQ_INT(a->vt->vectors.vec_put(a, "u1", e.rid, "A", v1, 4), AM_OK);
     int64_t gone = e.rid;
     CHECK_EQ_INT(am__store_commit(a), AM_OK);
     /* a's search reads (and caches) both rows */
@@ -1150,24 +1150,27 @@ static void test_vector_rows_after_other_forget(void)
                                       &ar, &rows, &n, NULL),
                  AM_OK);
     CHECK_EQ_INT((int)n, 2);
-    CHECK_EQ_INT((int)a->vt->vec_scan(a, "u1", "A", v1, 4, AM_TIME_NONE, 2, -1, &ar, &rows, &n),
-                 AM_OK);
+    CHECK_EQ_INT(
+        (int)a->vt->vectors.vec_scan(a, "u1", "A", v1, 4, AM_TIME_NONE, 2, -1, &ar, &rows, &n),
+        AM_OK);
     /* another connection forgets the newest turn and writes a new one */
     am__store *b = lt_open(path, 0);
     long ev = 0, it = 0, tk = 0;
     CHECK_EQ_INT(am__store_begin(b), AM_OK);
-    CHECK_EQ_INT(b->vt->forget(b, "u1", AM_FORGET_EVENT, "old1", 180000, &ev, &it, &tk), AM_OK);
+    CHECK_EQ_INT(b->vt->forget.forget(b, "u1", AM_FORGET_EVENT, "old1", 180000, &ev, &it, &tk),
+                 AM_OK);
     CHECK_EQ_INT((int)ev, 1);
     e.id = "new1";
     e.content = "the train was late";
     e.occurred_at = e.ingested_at = 240000;
-    CHECK_EQ_INT(b->vt->event_put(b, &e), AM_OK);
+    CHECK_EQ_INT(b->vt->events.event_put(b, &e), AM_OK);
     CHECK_EQ_INT((int)e.rid, (int)gone); /* the rowid came back */
-    CHECK_EQ_INT(b->vt->vec_put(b, "u1", e.rid, "A", v1, 4), AM_OK);
+    CHECK_EQ_INT(b->vt->vectors.vec_put(b, "u1", e.rid, "A", v1, 4), AM_OK);
     CHECK_EQ_INT(am__store_commit(b), AM_OK);
     b->vt->close(b);
-    CHECK_EQ_INT((int)a->vt->vec_scan(a, "u1", "A", v1, 4, AM_TIME_NONE, 2, -1, &ar, &rows, &n),
-                 AM_OK);
+    CHECK_EQ_INT(
+        (int)a->vt->vectors.vec_scan(a, "u1", "A", v1, 4, AM_TIME_NONE, 2, -1, &ar, &rows, &n),
+        AM_OK);
     CHECK(n >= 1);
     for (size_t j = 0; j < n; j++) {
         CHECK(strcmp(rows[j].id, "old1") != 0);

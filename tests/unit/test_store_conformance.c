@@ -153,7 +153,7 @@ static void apply_ops(run *u)
             row.occurred_at = now;
             row.ingested_at = now;
             row.index_ctx = prev ? prev->text : NULL;
-            OK(s->vt->event_put(s, &row));
+            OK(s->vt->events.event_put(s, &row));
             e->rid = row.rid;
             e->live = 1;
             if (prev) OK(am__store_event_ctx_append(s, user, prev->rid, e->text));
@@ -163,7 +163,7 @@ static void apply_ops(run *u)
             ev *e = random_live(&r, u, user);
             float v[DIM];
             for (int i = 0; i < DIM; i++) v[i] = (float)rnd(&r, 2001) / 1000.0f - 1.0f;
-            if (e) OK(s->vt->vec_put(s, user, e->rid, "test-emb", v, DIM));
+            if (e) OK(s->vt->vectors.vec_put(s, user, e->rid, "test-emb", v, DIM));
         } else if (op < 80) {
             ev *src = random_live(&r, u, user);
             it *prev = NULL;
@@ -203,9 +203,9 @@ static void apply_ops(run *u)
             row.reinforced_at = AM_TIME_NONE;
             row.sources = sources;
             row.n_sources = src ? 1 : 0;
-            OK(s->vt->item_insert(s, user, &row));
+            OK(s->vt->items.item_insert(s, user, &row));
             if (src && rnd(&r, 2)) OK(am__store_item_reinforce(s, user, row.rid, src->id, now));
-            OK(s->vt->item_heat(s, user, x->lineage, 1, 1, now));
+            OK(s->vt->items.item_heat(s, user, x->lineage, 1, 1, now));
         } else if (op < 85) {
             char tid[16];
             snprintf(tid, sizeof tid, "T%u", rnd(&r, 3));
@@ -220,7 +220,7 @@ static void apply_ops(run *u)
             t.created_at = t.updated_at = now;
             t.round = 1;
             t.round_at = t.round_from = AM_TIME_NONE;
-            OK(s->vt->task_put(s, user, &t));
+            OK(s->vt->tasks.task_put(s, user, &t));
             am__task_change_row c = {now, tid, "status", NULL, "open", NULL};
             OK(am__store_task_change_add(s, user, &c));
         } else if (op < 90) {
@@ -230,8 +230,9 @@ static void apply_ops(run *u)
             int session = op >= 95;
             long n_e = 0, n_i = 0, n_t = 0;
             if (e) {
-                int rc = s->vt->forget(s, user, session ? AM_FORGET_SESSION : AM_FORGET_EVENT,
-                                       session ? e->session : e->id, now, &n_e, &n_i, &n_t);
+                int rc =
+                    s->vt->forget.forget(s, user, session ? AM_FORGET_SESSION : AM_FORGET_EVENT,
+                                         session ? e->session : e->id, now, &n_e, &n_i, &n_t);
                 CHECK(rc == AM_OK || rc == AM_NOTFOUND);
                 am__buf_printf(&u->log, "forget %s %d: %ld %ld %ld\n", e->id, rc, n_e, n_i, n_t);
                 for (size_t i = 0; i < u->n_ev; i++)
@@ -242,7 +243,7 @@ static void apply_ops(run *u)
                 am__arena_init(&ar, &alloc);
                 const char **ids;
                 size_t n;
-                OK(s->vt->forget_touched(s, &ar, &ids, &n));
+                OK(s->vt->forget.forget_touched(s, &ar, &ids, &n));
                 for (size_t i = 0; i < n; i++) am__buf_printf(&u->log, " touched %s\n", ids[i]);
                 am__arena_free(&ar);
             }
@@ -251,7 +252,7 @@ static void apply_ops(run *u)
     }
     /* a late link's merge: everything of the last user becomes the one before's */
     OK(am__store_begin(s));
-    int mrc = s->vt->user_merge(s, users[N_USERS - 1], users[N_USERS - 2]);
+    int mrc = s->vt->users.user_merge(s, users[N_USERS - 1], users[N_USERS - 2]);
     if (mrc) fprintf(stderr, "%s: merge: %s\n", s->vt->name, s->vt->errmsg(s));
     OK(mrc);
     OK(am__store_commit(s));
@@ -303,14 +304,15 @@ static void read_back(run *u, const char *const *terms, size_t n_terms, am__buf 
         am__buf_printf(b, "user %s\n", user);
         double df[64], df2[64];
         int64_t n_rows = 0;
-        OK(s->vt->term_docs(s, user, terms, n_terms, df, &n_rows));
+        OK(s->vt->postings.term_docs(s, user, terms, n_terms, df, &n_rows));
         am__buf_printf(b, " rows %lld\n", (long long)n_rows);
         for (int timed = 0; timed < 2; timed++) {
             am__hits h;
             am_time from = timed ? T0 + 40 * HOUR : AM_TIME_NONE;
             am_time to = timed ? T0 + 120 * HOUR : AM_TIME_NONE;
             OK(am__store_search_begin(s));
-            int rc = s->vt->postings(s, user, terms, n_terms, from, to, n_rows, &ar, &h, df2);
+            int rc =
+                s->vt->postings.postings(s, user, terms, n_terms, from, to, n_rows, &ar, &h, df2);
             OK(am__store_search_end(s, rc));
             if (rc) continue;
             for (size_t i = 0; i < n_terms; i++) {
@@ -323,7 +325,7 @@ static void read_back(run *u, const char *const *terms, size_t n_terms, am__buf 
             am__event_row *rows = am__arena_alloc(&ar, (h.n + 1) * sizeof *rows);
             unsigned char *found = am__arena_alloc(&ar, h.n + 1);
             for (size_t i = 0; i < h.n; i++) rids[i] = h.hit[i].rid;
-            OK(s->vt->rows_get(s, user, rids, h.n, &ar, rows, found));
+            OK(s->vt->events.rows_get(s, user, rids, h.n, &ar, rows, found));
             const char **lines = am__arena_alloc(&ar, (h.n + 1) * sizeof *lines);
             for (size_t i = 0; i < h.n; i++) {
                 CHECK(found[i]);
@@ -352,7 +354,7 @@ static void read_back(run *u, const char *const *terms, size_t n_terms, am__buf 
             if (strcmp(u->evs[i].user, user) != 0) other[n_other++] = u->evs[i].rid;
         am__event_row *orows = am__arena_alloc(&ar, (n_other + 1) * sizeof *orows);
         unsigned char *ofound = am__arena_alloc(&ar, n_other + 1);
-        OK(s->vt->rows_get(s, user, other, n_other, &ar, orows, ofound));
+        OK(s->vt->events.rows_get(s, user, other, n_other, &ar, orows, ofound));
         for (size_t i = 0; i < n_other; i++) CHECK(!ofound[i]);
         am__event_row *ev;
         size_t n;
@@ -389,7 +391,7 @@ static void read_back(run *u, const char *const *terms, size_t n_terms, am__buf 
         };
         for (size_t l = 0; l < sizeof lists / sizeof *lists; l++) {
             am__item_row *itm;
-            OK(s->vt->items_list(s, user, lists[l].which, lists[l].at, &ar, &itm, &n));
+            OK(s->vt->items.items_list(s, user, lists[l].which, lists[l].at, &ar, &itm, &n));
             for (size_t i = 0; i < n; i++) {
                 am__buf_printf(b, " item%zu %s %s %s %.17g %.17g %lld %lld %lld hits %ld src %ld:",
                                l, itm[i].id, itm[i].lineage_id, itm[i].text, itm[i].confidence,
@@ -403,8 +405,9 @@ static void read_back(run *u, const char *const *terms, size_t n_terms, am__buf 
         }
         float q[DIM] = {0.5f, -0.25f, 0.125f, 1.0f, -1.0f, 0.0f, 0.75f, -0.5f};
         for (int timed = 0; timed < 2; timed++) {
-            OK(s->vt->vec_scan(s, user, "test-emb", q, DIM, timed ? T0 + 100 * HOUR : AM_TIME_NONE,
-                               5, -1, &ar, &ev, &n));
+            OK(s->vt->vectors.vec_scan(s, user, "test-emb", q, DIM,
+                                       timed ? T0 + 100 * HOUR : AM_TIME_NONE, 5, -1, &ar, &ev,
+                                       &n));
             const char **lines = am__arena_alloc(&ar, (n + 1) * sizeof *lines);
             for (size_t i = 0; i < n; i++) {
                 CHECK_EQ_STR(ev[i].user_id, user);
@@ -416,11 +419,11 @@ static void read_back(run *u, const char *const *terms, size_t n_terms, am__buf 
             for (size_t i = 0; i < n; i++) am__buf_adds(b, lines[i]);
         }
         am__task_row *tasks;
-        OK(s->vt->tasks_list(s, user, NULL, 0, 0, &ar, &tasks, &n));
+        OK(s->vt->tasks.tasks_list(s, user, NULL, 0, 0, &ar, &tasks, &n));
         for (size_t i = 0; i < n; i++)
             am__buf_printf(b, " task %s %s %s %lld\n", tasks[i].task_id, tasks[i].name,
                            tasks[i].stage ? tasks[i].stage : "-", (long long)tasks[i].updated_at);
-        OK(s->vt->tasks_list(s, user, NULL, 1, 2, &ar, &tasks, &n));
+        OK(s->vt->tasks.tasks_list(s, user, NULL, 1, 2, &ar, &tasks, &n));
         for (size_t i = 0; i < n; i++)
             am__buf_printf(b, " open %s %s\n", tasks[i].task_id, tasks[i].status);
         am__task_change_row *ch;
@@ -521,7 +524,7 @@ static void forget_everywhere(run *u, const char *url, int pg)
     const char *user = users[1];
     long e = 0, i = 0, t = 0;
     OK(am__store_begin(s));
-    OK(s->vt->forget_user(s, user, T0 + 500 * HOUR, T0 + 500 * HOUR, &e, &i, &t));
+    OK(s->vt->forget.forget_user(s, user, T0 + 500 * HOUR, T0 + 500 * HOUR, &e, &i, &t));
     OK(am__store_commit(s));
     CHECK(e > 0);
     CHECK_EQ_INT(am__store_user_exists(s, user), 0);
@@ -552,7 +555,7 @@ static void forget_everywhere(run *u, const char *url, int pg)
     CHECK_EQ_INT(left, 0);
     /* the others are untouched: a search still finds their rows */
     int64_t n = 0;
-    OK(s->vt->user_rows(s, users[0], &n));
+    OK(s->vt->postings.user_rows(s, users[0], &n));
     CHECK(n > 0);
 }
 
@@ -666,12 +669,12 @@ static ev *grace_event(run *u, const char *id, const char *session, const char *
     row.content = text;
     row.occurred_at = row.ingested_at = at;
     row.index_ctx = prev ? prev->text : NULL;
-    OK(s->vt->event_put(s, &row));
+    OK(s->vt->events.event_put(s, &row));
     e->rid = row.rid;
     e->live = 1;
     if (prev) OK(am__store_event_ctx_append(s, users[0], prev->rid, text));
     float v[DIM] = {0.25f, 0.5f, -0.75f, 1.0f, 0.0f, -0.5f, 0.125f, 0.875f};
-    OK(s->vt->vec_put(s, users[0], row.rid, "test-emb", v, DIM));
+    OK(s->vt->vectors.vec_put(s, users[0], row.rid, "test-emb", v, DIM));
     am__entity_row en = {"date", "Friday", "2026-01-13", at, at + 86400000};
     OK(am__store_entity_put(s, users[0], row.rid, &en));
     return e;
@@ -710,7 +713,7 @@ static void grace_reads(run *u, am__buf *b)
         am__buf_printf(b, " held %s %s %lld %lld\n", h[i].level, h[i].object_id,
                        (long long)h[i].forgotten_at, (long long)h[i].purge_at);
     am__workspace_row *w;
-    OK(s->vt->workspace_list(s, users[0], "TG", &ar, &w, &n));
+    OK(s->vt->workspace.workspace_list(s, users[0], "TG", &ar, &w, &n));
     for (size_t i = 0; i < n; i++)
         am__buf_printf(b, " workspace %s %s %s %ld\n", w[i].agent_id, w[i].doing, w[i].next,
                        w[i].version);
@@ -718,7 +721,8 @@ static void grace_reads(run *u, am__buf *b)
      * one a new row id when its old one was taken since) */
     for (size_t i = 0; i < u->n_ev; i++) {
         am__event_row got;
-        int rc = s->vt->event_get(s, u->evs[i].user, AM__EVENT_BY_ID, u->evs[i].id, &ar, &got);
+        int rc =
+            s->vt->events.event_get(s, u->evs[i].user, AM__EVENT_BY_ID, u->evs[i].id, &ar, &got);
         CHECK(rc == AM_OK || rc == AM_NOTFOUND);
         if (rc == AM_OK) u->evs[i].rid = got.rid;
     }
@@ -731,7 +735,7 @@ static void grace_forget(run *u, int level, const char *id, am_time now, am_time
     am__store *s = u->s;
     long e = 0, i = 0, t = 0;
     OK(am__store_begin(s));
-    int rc = s->vt->forget_grace(s, users[0], level, id, now, purge_at, &e, &i, &t);
+    int rc = s->vt->forget.forget_grace(s, users[0], level, id, now, purge_at, &e, &i, &t);
     if (rc) fprintf(stderr, "%s: forget_grace: %s\n", s->vt->name, s->vt->errmsg(s));
     OK(rc);
     am__buf_printf(b, "grace forget %d %s: %ld %ld %ld\n", level, id, e, i, t);
@@ -739,7 +743,7 @@ static void grace_forget(run *u, int level, const char *id, am_time now, am_time
     am__arena_init(&ar, &alloc);
     const char **ids;
     size_t n;
-    OK(s->vt->forget_touched(s, &ar, &ids, &n));
+    OK(s->vt->forget.forget_touched(s, &ar, &ids, &n));
     for (size_t k = 0; k < n; k++) am__buf_printf(b, " touched %s\n", ids[k]);
     am__arena_free(&ar);
     OK(am__store_commit(s));
@@ -760,7 +764,7 @@ static void cold_read(run *u, const char *id, am__buf *b)
     am__arena_init(&ar, &alloc);
     am__event_row e;
     size_t filled = 0;
-    OK(s->vt->event_get(s, users[0], AM__EVENT_BY_ID, id, &ar, &e));
+    OK(s->vt->events.event_get(s, users[0], AM__EVENT_BY_ID, id, &ar, &e));
     am__buf_printf(b, "cold %s row %s", id, e.content);
     OK(am__store_cold_fill(s, users[0], &e, 1, &ar, &filled));
     am__buf_printf(b, " filled %zu whole %s\n", filled, e.content);
@@ -780,13 +784,13 @@ static void grace_jobs(run *u, am__buf *b)
     am__fjob_op del_all = {.kind = AM__FJOB_DEL, .uid = users[0]};
     am__fjob_op tomb_all = {.kind = AM__FJOB_TOMB_DEL, .uid = users[0], .level = "session"};
     am__fjob_op odd = {.kind = 99, .uid = users[0]};
-    int m1 = s->vt->forget_jobs(s, &del_all, NULL, NULL, &n);
-    int m2 = s->vt->forget_jobs(s, &tomb_all, NULL, NULL, &n);
-    int m3 = s->vt->forget_jobs(s, &odd, NULL, NULL, &n);
+    int m1 = s->vt->forget.forget_jobs(s, &del_all, NULL, NULL, &n);
+    int m2 = s->vt->forget.forget_jobs(s, &tomb_all, NULL, NULL, &n);
+    int m3 = s->vt->forget.forget_jobs(s, &odd, NULL, NULL, &n);
     am__fjob_row row = {0}, *one = &row;
     am__fjob_op latest = {
         .kind = AM__FJOB_LIST, .uid = users[0], .level = "session", .object_id = "sg", .latest = 1};
-    OK(s->vt->forget_jobs(s, &latest, NULL, &one, &n));
+    OK(s->vt->forget.forget_jobs(s, &latest, NULL, &one, &n));
     CHECK(row.level == NULL && row.object_id == NULL && row.state == NULL && row.seq > 0);
     am__buf_printf(b, " jobs misuse %d %d %d latest %zu held %d %lld %lld\n", m1, m2, m3, n,
                    row.held, (long long)row.forgotten_at, (long long)row.purge_at);
@@ -794,7 +798,7 @@ static void grace_jobs(run *u, am__buf *b)
     OK(am__store_object_ref(s, users[0], "session", "sg", ref));
     am__fjob_op tomb = {
         .kind = AM__FJOB_TOMB_GET, .uid = users[0], .level = "session", .object_id = ref};
-    OK(s->vt->forget_jobs(s, &tomb, NULL, &one, &n));
+    OK(s->vt->forget.forget_jobs(s, &tomb, NULL, &one, &n));
     am__buf_printf(b, " tombstone %zu %lld\n", n, (long long)row.forgotten_at);
 }
 
@@ -828,8 +832,8 @@ static void grace_cycle(run *u, const char *url, int pg, const char *const *term
     it.valid_to = it.superseded_at = it.reinforced_at = AM_TIME_NONE;
     it.sources = src;
     it.n_sources = 1;
-    OK(s->vt->item_insert(s, users[0], &it));
-    OK(s->vt->item_heat(s, users[0], "VG1", 1, 1, TG));
+    OK(s->vt->items.item_insert(s, users[0], &it));
+    OK(s->vt->items.item_heat(s, users[0], "VG1", 1, 1, TG));
     am__task_row t;
     memset(&t, 0, sizeof t);
     t.task_id = "TG";
@@ -838,7 +842,7 @@ static void grace_cycle(run *u, const char *url, int pg, const char *const *term
     t.created_at = t.updated_at = TG;
     t.round = 1;
     t.round_at = t.round_from = AM_TIME_NONE;
-    OK(s->vt->task_put(s, users[0], &t));
+    OK(s->vt->tasks.task_put(s, users[0], &t));
     am__task_change_row c = {TG, "TG", "note", NULL, MARK_ZH, "EG1"};
     OK(am__store_task_change_add(s, users[0], &c));
     am__workspace_row w = {"planner", "draft " MARK_EN, NULL, "send 报告", 0, 0};
@@ -977,8 +981,8 @@ static void grace_cycle(run *u, const char *url, int pg, const char *const *term
     if (be) {
         long e = 0, i = 0, tk = 0;
         OK(am__store_begin(s));
-        OK(s->vt->forget_grace(s, users[1], AM_FORGET_SESSION, be->session, t3, t3 + 400 * HOUR,
-                               &e, &i, &tk));
+        OK(s->vt->forget.forget_grace(s, users[1], AM_FORGET_SESSION, be->session, t3,
+                                      t3 + 400 * HOUR, &e, &i, &tk));
         OK(am__store_commit(s));
         am__buf_printf(b, "bob held %ld %ld %ld\n", e, i, tk);
     }
@@ -1009,7 +1013,7 @@ static void put_version(am__store *s, const char *id, const char *text, am_time 
     row.reinforced_at = AM_TIME_NONE;
     row.sources = src;
     row.n_sources = 1;
-    OK(s->vt->item_insert(s, "carol", &row));
+    OK(s->vt->items.item_insert(s, "carol", &row));
 }
 
 static void as_of(am__store *s)
@@ -1030,22 +1034,22 @@ static void as_of(am__store *s)
     am__arena_init(&ar, &alloc);
     am__item_row *r;
     size_t n;
-    OK(s->vt->items_list(s, "carol", AM__ITEMS_ASOF, t1 + HOUR, &ar, &r, &n));
+    OK(s->vt->items.items_list(s, "carol", AM__ITEMS_ASOF, t1 + HOUR, &ar, &r, &n));
     CHECK_EQ_INT(n, 1);
     if (n == 1) CHECK_EQ_STR(r[0].id, "A2");
-    OK(s->vt->items_list(s, "carol", AM__ITEMS_ASOF, t2 + HOUR, &ar, &r, &n));
+    OK(s->vt->items.items_list(s, "carol", AM__ITEMS_ASOF, t2 + HOUR, &ar, &r, &n));
     CHECK_EQ_INT(n, 1);
     if (n == 1) CHECK_EQ_STR(r[0].id, "A3");
-    OK(s->vt->items_list(s, "carol", AM__ITEMS_ASOF, t1 - HOUR, &ar, &r, &n));
+    OK(s->vt->items.items_list(s, "carol", AM__ITEMS_ASOF, t1 - HOUR, &ar, &r, &n));
     CHECK_EQ_INT(n, 0);
-    OK(s->vt->items_list(s, "carol", AM__ITEMS_CURRENT, t2 + HOUR, &ar, &r, &n));
+    OK(s->vt->items.items_list(s, "carol", AM__ITEMS_CURRENT, t2 + HOUR, &ar, &r, &n));
     CHECK_EQ_INT(n, 1);
     if (n == 1) CHECK_EQ_STR(r[0].text, "lives in Shanghai 住在上海");
-    OK(s->vt->items_list(s, "carol", AM__ITEMS_ALL, 0, &ar, &r, &n));
+    OK(s->vt->items.items_list(s, "carol", AM__ITEMS_ALL, 0, &ar, &r, &n));
     CHECK_EQ_INT(n, 3);
     if (n == 3) CHECK_EQ_INT(r[0].superseded_at, t2);
     /* another user sees none of it */
-    OK(s->vt->items_list(s, "alice", AM__ITEMS_ALL, 0, &ar, &r, &n));
+    OK(s->vt->items.items_list(s, "alice", AM__ITEMS_ALL, 0, &ar, &r, &n));
     for (size_t i = 0; i < n; i++) CHECK(strcmp(r[i].lineage_id, "L-asof") != 0);
     am__arena_free(&ar);
 }
@@ -1102,7 +1106,7 @@ static void vault_event(am__store *s, const char *user, const char *id, const ch
     am__event_row row = message_row(user, id, text, at);
     OK(am__store_begin(s));
     OK(am__store_user_ensure(s, user, at));
-    OK(s->vt->event_put(s, &row));
+    OK(s->vt->events.event_put(s, &row));
     for (size_t i = 0; i < np; i++) OK(am__store_pii_put(s, user, row.rid, &p[i]));
     OK(am__store_commit(s));
 }
@@ -1217,22 +1221,23 @@ static void pg_faults(const char *url)
     row.type = "message";
     row.content = "written before the server went away 服务器重启之前";
     row.occurred_at = row.ingested_at = T0;
-    OK(s->vt->event_put(s, &row));
+    OK(s->vt->events.event_put(s, &row));
     kill_backends(url);
     row.id = "E-lost2";
-    int rc = s->vt->event_put(s, &row);
+    int rc = s->vt->events.event_put(s, &row);
     CHECK_EQ_INT(rc, AM_IO);
     CHECK_CONTAINS(s->vt->errmsg(s), "postgres: event");
     am__store_rollback(s);
     OK(am__store_begin(s));
     row.id = "E-kept";
-    OK(s->vt->event_put(s, &row));
+    OK(s->vt->events.event_put(s, &row));
     OK(am__store_commit(s));
     am__arena ar;
     am__arena_init(&ar, &alloc);
     am__event_row got;
-    CHECK_EQ_INT(s->vt->event_get(s, "carol", AM__EVENT_BY_ID, "E-lost", &ar, &got), AM_NOTFOUND);
-    CHECK_EQ_INT(s->vt->event_get(s, "carol", AM__EVENT_BY_ID, "E-kept", &ar, &got), AM_OK);
+    CHECK_EQ_INT(s->vt->events.event_get(s, "carol", AM__EVENT_BY_ID, "E-lost", &ar, &got),
+                 AM_NOTFOUND);
+    CHECK_EQ_INT(s->vt->events.event_get(s, "carol", AM__EVENT_BY_ID, "E-kept", &ar, &got), AM_OK);
     am__arena_free(&ar);
     s->vt->close(s);
 }
@@ -1247,7 +1252,7 @@ static int put_user_event(am__store *s, const char *uid, const char *id, const c
 {
     am__event_row row = message_row(uid, id, text, T0);
     int rc = am__store_user_ensure(s, uid, T0);
-    return rc ? rc : s->vt->event_put(s, &row);
+    return rc ? rc : s->vt->events.event_put(s, &row);
 }
 
 static void pg_user_locks(const char *url)
@@ -1298,9 +1303,11 @@ static void pg_user_locks(const char *url)
     am__store_outbox_committed(a, &lo, &hi);
     CHECK(n == 2 && lo == rows[1].seq && hi == rows[1].seq);
     am__event_row got;
-    CHECK_EQ_INT(a->vt->event_get(a, "李雷", AM__EVENT_BY_ID, "E-lilei", &ar, &got), AM_OK);
-    CHECK_EQ_INT(a->vt->event_get(a, "李雷", AM__EVENT_BY_ID, "E-lilei-2", &ar, &got), AM_NOTFOUND);
-    CHECK_EQ_INT(a->vt->event_get(a, "Han Meimei", AM__EVENT_BY_ID, "E-han", &ar, &got), AM_OK);
+    CHECK_EQ_INT(a->vt->events.event_get(a, "李雷", AM__EVENT_BY_ID, "E-lilei", &ar, &got), AM_OK);
+    CHECK_EQ_INT(a->vt->events.event_get(a, "李雷", AM__EVENT_BY_ID, "E-lilei-2", &ar, &got),
+                 AM_NOTFOUND);
+    CHECK_EQ_INT(a->vt->events.event_get(a, "Han Meimei", AM__EVENT_BY_ID, "E-han", &ar, &got),
+                 AM_OK);
     am__arena_free(&ar);
 out:
     if (a) a->vt->close(a);
@@ -1340,7 +1347,9 @@ static void *dl_run(void *p)
         am__arena ar;
         am__arena_init(&ar, &alloc);
         am__event_row got;
-        if (!rc) rc = s->vt->event_get(s, u, AM__EVENT_BY_ID, id, &ar, &got); /* what is queued runs now */
+        if (!rc)
+            rc = s->vt->events.event_get(s, u, AM__EVENT_BY_ID, id, &ar,
+                                         &got); /* what is queued runs now */
         am__arena_free(&ar);
         if (step == 0) pthread_barrier_wait(d->bar);
     }

@@ -74,11 +74,11 @@ static void add_events(am__store *s, int from, int to)
         e.lang = "en";
         e.occurred_at = 60000 * (am_time)k;
         e.ingested_at = e.occurred_at;
-        CHECK_EQ_INT(s->vt->event_put(s, &e), AM_OK);
+        CHECK_EQ_INT(s->vt->events.event_put(s, &e), AM_OK);
         rids[k] = e.rid;
         float v[DIM];
         vec_of(k, 0, v);
-        CHECK_EQ_INT(s->vt->vec_put(s, "u", e.rid, "A", v, DIM), AM_OK);
+        CHECK_EQ_INT(s->vt->vectors.vec_put(s, "u", e.rid, "A", v, DIM), AM_OK);
     }
     CHECK_EQ_INT(am__store_commit(s), AM_OK);
 }
@@ -154,7 +154,8 @@ static int scan_is(am__store *s, const char *emb, const float *qv, am_time to, i
     am__arena_init(&ar, &alloc);
     am__event_row *rows;
     size_t n;
-    int ok = s->vt->vec_scan(s, "u", emb, qv, DIM, to, LIMIT, scan_exact, &ar, &rows, &n) == AM_OK;
+    int ok = s->vt->vectors.vec_scan(s, "u", emb, qv, DIM, to, LIMIT, scan_exact, &ar, &rows, &n) ==
+             AM_OK;
     int64_t want_rid[LIMIT];
     double want_score[LIMIT];
     size_t m = reference(qv, variant, upto, keep, want_rid, want_score);
@@ -220,10 +221,13 @@ static void test_packed_scan_equals_rows(void)
     am__arena_init(&ar, &alloc);
     am__event_row *rows;
     size_t n = 9;
-    CHECK_EQ_INT(s->vt->vec_scan(s, "u", "B", qv, DIM, AM_TIME_NONE, LIMIT, -1, &ar, &rows, &n), AM_OK);
+    CHECK_EQ_INT(
+        s->vt->vectors.vec_scan(s, "u", "B", qv, DIM, AM_TIME_NONE, LIMIT, -1, &ar, &rows, &n),
+        AM_OK);
     CHECK_EQ_INT(n, 0);
-    CHECK_EQ_INT(s->vt->vec_scan(s, "u", "A", qv, DIM - 1, AM_TIME_NONE, LIMIT, -1, &ar, &rows, &n),
-                 AM_OK);
+    CHECK_EQ_INT(
+        s->vt->vectors.vec_scan(s, "u", "A", qv, DIM - 1, AM_TIME_NONE, LIMIT, -1, &ar, &rows, &n),
+        AM_OK);
     CHECK_EQ_INT(n, 0);
     am__arena_free(&ar);
     s->vt->close(s);
@@ -266,7 +270,7 @@ static void test_forget_cuts_packed_vector(void)
     CHECK(file_has(q, DIM));
     long events, items, tasks;
     CHECK_EQ_INT(am__store_begin(s), AM_OK);
-    CHECK_EQ_INT(s->vt->forget(s, "u", AM_FORGET_EVENT, ids[5], 99, &events, &items, &tasks),
+    CHECK_EQ_INT(s->vt->forget.forget(s, "u", AM_FORGET_EVENT, ids[5], 99, &events, &items, &tasks),
                  AM_OK);
     CHECK_EQ_INT(am__store_commit(s), AM_OK);
     CHECK_EQ_INT(events, 1);
@@ -287,7 +291,8 @@ static void test_forget_cuts_packed_vector(void)
     /* a whole user: every block goes */
     s = open_store();
     CHECK_EQ_INT(am__store_begin(s), AM_OK);
-    CHECK_EQ_INT(s->vt->forget(s, "u", AM_FORGET_USER, NULL, 99, &events, &items, &tasks), AM_OK);
+    CHECK_EQ_INT(s->vt->forget.forget(s, "u", AM_FORGET_USER, NULL, 99, &events, &items, &tasks),
+                 AM_OK);
     CHECK_EQ_INT(am__store_commit(s), AM_OK);
     int more = 1;
     CHECK_EQ_INT(am__forget_work(s, 99, 0, &more), AM_OK); /* the purge, in steps */
@@ -322,8 +327,9 @@ static void test_forget_grace_vectors(void)
     for (int k = 0; k < N_EV; k++) keep[k] = k != 7 && k != N_EV - 3;
     for (int k = 0; k < 2; k++) { /* a packed one, a tail one */
         CHECK_EQ_INT(am__store_begin(s), AM_OK);
-        CHECK_EQ_INT(s->vt->forget_grace(s, "u", AM_FORGET_EVENT, ids[k ? N_EV - 3 : 7], 99, 5000,
-                                         &events, &items, &tasks), AM_OK);
+        CHECK_EQ_INT(s->vt->forget.forget_grace(s, "u", AM_FORGET_EVENT, ids[k ? N_EV - 3 : 7], 99,
+                                                5000, &events, &items, &tasks),
+                     AM_OK);
         CHECK_EQ_INT(am__store_commit(s), AM_OK);
         CHECK_EQ_INT(events, 1);
     }
@@ -346,7 +352,8 @@ static void test_forget_grace_vectors(void)
     CHECK(scan_is(s, "A", qv, 60000 * (am_time)250, 0, 250, NULL));
     /* forgotten again and purged at the end of the period */
     CHECK_EQ_INT(am__store_begin(s), AM_OK);
-    CHECK_EQ_INT(s->vt->forget_grace(s, "u", AM_FORGET_EVENT, ids[7], 300, 5000, &events, &items, &tasks),
+    CHECK_EQ_INT(s->vt->forget.forget_grace(s, "u", AM_FORGET_EVENT, ids[7], 300, 5000, &events,
+                                            &items, &tasks),
                  AM_OK);
     CHECK_EQ_INT(am__store_commit(s), AM_OK);
     CHECK_EQ_INT(am__forget_work(s, 6000, 0, &more), AM_OK);
@@ -367,9 +374,11 @@ static void test_reembed_after_packing(void)
     am__vec_want want_b = {"B", DIM, 1}, want_a = {"A", DIM, 1};
     size_t n;
     int64_t max_rid;
-    CHECK_EQ_INT(s->vt->vec_missing(s, "u", &want_b, 0, 0, 0, NULL, NULL, &n, &max_rid), AM_OK);
+    CHECK_EQ_INT(s->vt->vectors.vec_missing(s, "u", &want_b, 0, 0, 0, NULL, NULL, &n, &max_rid),
+                 AM_OK);
     CHECK_EQ_INT(n, N_EV);
-    CHECK_EQ_INT(s->vt->vec_missing(s, "u", &want_a, 0, 0, 0, NULL, NULL, &n, &max_rid), AM_OK);
+    CHECK_EQ_INT(s->vt->vectors.vec_missing(s, "u", &want_a, 0, 0, 0, NULL, NULL, &n, &max_rid),
+                 AM_OK);
     CHECK_EQ_INT(n, 0);
     float qv[DIM];
     vec_of(3000, 1, qv);
@@ -379,19 +388,22 @@ static void test_reembed_after_packing(void)
         if (k % 50 == 0) CHECK_EQ_INT(am__store_begin(s), AM_OK);
         float v[DIM];
         vec_of(k, 1, v);
-        CHECK_EQ_INT(s->vt->vec_put(s, "u", rids[k], "B", v, DIM), AM_OK);
+        CHECK_EQ_INT(s->vt->vectors.vec_put(s, "u", rids[k], "B", v, DIM), AM_OK);
         if (k % 50 == 49) CHECK_EQ_INT(am__store_commit(s), AM_OK);
     }
-    CHECK_EQ_INT(s->vt->vec_missing(s, "u", &want_b, 0, 0, 0, NULL, NULL, &n, &max_rid), AM_OK);
+    CHECK_EQ_INT(s->vt->vectors.vec_missing(s, "u", &want_b, 0, 0, 0, NULL, NULL, &n, &max_rid),
+                 AM_OK);
     CHECK_EQ_INT(n, N_EV - 200);
     CHECK_EQ_INT(max_rid, rids[N_EV - 1]);
-    CHECK_EQ_INT(s->vt->vec_missing(s, "u", &want_a, 0, 0, 0, NULL, NULL, &n, &max_rid), AM_OK);
+    CHECK_EQ_INT(s->vt->vectors.vec_missing(s, "u", &want_a, 0, 0, 0, NULL, NULL, &n, &max_rid),
+                 AM_OK);
     CHECK_EQ_INT(n, 200);
     am__arena ar;
     am__arena_init(&ar, &alloc);
     am__event_row *rows;
-    CHECK_EQ_INT(s->vt->vec_missing(s, "u", &want_b, 0, INT64_MAX, 1000, &ar, &rows, &n, NULL),
-                 AM_OK);
+    CHECK_EQ_INT(
+        s->vt->vectors.vec_missing(s, "u", &want_b, 0, INT64_MAX, 1000, &ar, &rows, &n, NULL),
+        AM_OK);
     CHECK_EQ_INT(n, N_EV - 200);
     if (n) CHECK_EQ_INT(rows[0].rid, rids[200]);
     am__arena_free(&ar);
@@ -419,7 +431,7 @@ static void test_reembed_after_packing(void)
     /* the same vector written again (packed): still one, still found */
     float v[DIM];
     vec_of(10, 1, v);
-    CHECK_EQ_INT(s->vt->vec_put(s, "u", rids[10], "B", v, DIM), AM_OK);
+    CHECK_EQ_INT(s->vt->vectors.vec_put(s, "u", rids[10], "B", v, DIM), AM_OK);
     vec_of(3002, 1, qv);
     CHECK(scan_is(s, "B", qv, AM_TIME_NONE, 1, 200, NULL));
     /* am_optimize packs the tails that re-embedding left long */
@@ -443,7 +455,7 @@ static void test_rollback(void)
     for (int k = 0; k < 100; k++) { /* packs the tail, then unpacks a block */
         float v[DIM];
         vec_of(k, 7, v);
-        CHECK_EQ_INT(s->vt->vec_put(s, "u", rids[N_EV - 1 - k], "A", v, DIM), AM_OK);
+        CHECK_EQ_INT(s->vt->vectors.vec_put(s, "u", rids[N_EV - 1 - k], "A", v, DIM), AM_OK);
     }
     CHECK_EQ_INT(am__store_rollback(s), AM_OK);
     CHECK(scan_is(s, "A", qv, AM_TIME_NONE, 0, N_EV, NULL));
@@ -466,8 +478,9 @@ static void test_malformed_block(void)
     am__arena_init(&ar, &alloc);
     am__event_row *rows;
     size_t n;
-    CHECK_EQ_INT(s->vt->vec_scan(s, "u", "A", qv, DIM, AM_TIME_NONE, LIMIT, -1, &ar, &rows, &n),
-                 AM_CORRUPT);
+    CHECK_EQ_INT(
+        s->vt->vectors.vec_scan(s, "u", "A", qv, DIM, AM_TIME_NONE, LIMIT, -1, &ar, &rows, &n),
+        AM_CORRUPT);
     CHECK(strstr(s->vt->errmsg(s), "malformed") != NULL);
     am__arena_free(&ar);
     s->vt->close(s);
@@ -580,7 +593,7 @@ static void test_bits_scan(void)
     /* forgetting rewrites a block and its bits */
     long events, items, tasks;
     CHECK_EQ_INT(am__store_begin(s), AM_OK);
-    CHECK_EQ_INT(s->vt->forget(s, "u", AM_FORGET_EVENT, ids[5], 99, &events, &items, &tasks),
+    CHECK_EQ_INT(s->vt->forget.forget(s, "u", AM_FORGET_EVENT, ids[5], 99, &events, &items, &tasks),
                  AM_OK);
     CHECK_EQ_INT(am__store_commit(s), AM_OK);
     int keep[N_MAX];
@@ -661,8 +674,8 @@ static int scan_overlap(am__store *s, const float *qv, int upto, int *first)
     size_t m = reference(qv, 0, upto, NULL, want_rid, want_score);
     int k = 0;
     *first = 0;
-    if (s->vt->vec_scan(s, "u", "A", qv, DIM, AM_TIME_NONE, LIMIT, scan_exact, &ar, &rows, &n) ==
-        AM_OK) {
+    if (s->vt->vectors.vec_scan(s, "u", "A", qv, DIM, AM_TIME_NONE, LIMIT, scan_exact, &ar, &rows,
+                                &n) == AM_OK) {
         qsort(rows, n, sizeof *rows, cmp_row);
         for (size_t i = 0; i < n; i++)
             for (size_t j = 0; j < m; j++) k += rows[i].rid == want_rid[j];

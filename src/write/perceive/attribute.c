@@ -347,7 +347,7 @@ int am__perceive_attribute(am__perceive *x, const am_event *in, const char *norm
     am__task_row *open = NULL;
     size_t nopen = 0;
     if (!*task_id && strcmp(x->ev->source, "user") == 0 &&
-        (rc = s->vt->tasks_list(s, x->w.uid, NULL, 1, MATCH_TASKS, x->w.ar, &open, &nopen)))
+        (rc = s->vt->tasks.tasks_list(s, x->w.uid, NULL, 1, MATCH_TASKS, x->w.ar, &open, &nopen)))
         return rc;
     if (nopen > 0) {
         /* a turn that acts on a task names it by its words ("let's push

@@ -290,7 +290,7 @@ int am__perceive_save(am__perceive *x)
 {
     if (!x->task || !x->task_dirty) return AM_OK;
     x->task->updated_at = x->ev->occurred_at;
-    int rc = x->w.store->vt->task_put(x->w.store, x->w.uid, x->task);
+    int rc = x->w.store->vt->tasks.task_put(x->w.store, x->w.uid, x->task);
     if (!rc && x->task_fields) rc = task_event(x);
     return rc;
 }

@@ -43,7 +43,7 @@ int am__perceive_switch(am__perceive *x, const char *from, const char *to)
     sw.tokens = NULL; /* the turn's set is not this text's (a recall computes it) */
     sw.tokens_len = 0;
     if (!sw.id || !sw.content) return AM_NOMEM;
-    int rc = s->vt->event_put(s, &sw);
+    int rc = s->vt->events.event_put(s, &sw);
     if (rc) return rc;
     const char *tasks[2] = {from, to};
     for (int i = 0; i < 2; i++) {

@@ -32,8 +32,8 @@ void am__semantic_kind_defaults(const am_rank_config *r, const char *kind,
 
 static int current_items(am__wctx *w, am__item_row **rows, size_t *n)
 {
-    return w->store->vt->items_list(w->store, w->uid, AM__ITEMS_CURRENT, w->now,
-                                    w->ar, rows, n);
+    return w->store->vt->items.items_list(w->store, w->uid, AM__ITEMS_CURRENT, w->now, w->ar, rows,
+                                          n);
 }
 
 /* System time: when the engine records a version (the clock), as opposed
@@ -65,12 +65,13 @@ static int expiring(const am__item_row *r, const am__item_row *open, size_t n_op
 
 static int latest_items(am__wctx *w, am__item_row **rows, size_t *n)
 {
-    int rc = w->store->vt->items_list(w->store, w->uid, LATEST_FLAGS, LATEST, w->ar, rows, n);
+    int rc = w->store->vt->items.items_list(w->store, w->uid, LATEST_FLAGS, LATEST, w->ar, rows, n);
     if (rc || w->now == LATEST) return rc;
     /* and the items that expire, still valid at the statement's time */
     am__item_row *at;
     size_t n_at, k = 0;
-    if ((rc = w->store->vt->items_list(w->store, w->uid, LATEST_FLAGS, w->now, w->ar, &at, &n_at)))
+    if ((rc = w->store->vt->items.items_list(w->store, w->uid, LATEST_FLAGS, w->now, w->ar, &at,
+                                             &n_at)))
         return rc;
     for (size_t i = 0; i < n_at; i++)
         if (expiring(&at[i], *rows, *n)) at[k++] = at[i];
@@ -178,7 +179,7 @@ static int insert_impl(am__wctx *w, const am__item_row *from, am__item_row *nv,
     if (rc) return rc;
     nv->tokens = blob;
     nv->tokens_len = am__token_blob_put(set, nt, blob);
-    return w->store->vt->item_insert(w->store, w->uid, nv);
+    return w->store->vt->items.item_insert(w->store, w->uid, nv);
 }
 
 /* The metadata of a version this write states: the write's own
@@ -298,7 +299,8 @@ static int put_historical(am__wctx *w, const am__statement *st, const am__item_r
 {
     am__item_row *rows;
     size_t n;
-    int rc = w->store->vt->items_list(w->store, w->uid, AM__ITEMS_ALL, w->now, w->ar, &rows, &n);
+    int rc =
+        w->store->vt->items.items_list(w->store, w->uid, AM__ITEMS_ALL, w->now, w->ar, &rows, &n);
     if (rc) return rc;
     am__item_row *cover = NULL;
     am_time next = latest->valid_from; /* the first version valid after T */
@@ -754,10 +756,10 @@ static int item_names(am__wctx *w, const char *lineage, const char **scope, cons
         am__item_row *rows;
         size_t n;
         int rc = pass == 0 ? latest_items(w, &rows, &n)
-                           : w->store->vt->items_list(w->store, w->uid,
-                                                      AM__ITEMS_ALL | AM__ITEMS_NO_SOURCES |
-                                                          AM__ITEMS_NO_HEAT,
-                                                      LATEST, w->ar, &rows, &n);
+                           : w->store->vt->items.items_list(w->store, w->uid,
+                                                            AM__ITEMS_ALL | AM__ITEMS_NO_SOURCES |
+                                                                AM__ITEMS_NO_HEAT,
+                                                            LATEST, w->ar, &rows, &n);
         if (rc) return rc;
         const am__item_row *last = NULL;
         for (size_t i = 0; i < n; i++)
@@ -834,9 +836,9 @@ int am__semantic_lineage(am__wctx *w, const char *id, char *lineage)
 {
     am__item_row *rows;
     size_t n;
-    int rc = w->store->vt->items_list(w->store, w->uid,
-                                      AM__ITEMS_ALL | AM__ITEMS_NO_SOURCES | AM__ITEMS_NO_HEAT,
-                                      LATEST, w->ar, &rows, &n);
+    int rc = w->store->vt->items.items_list(
+        w->store, w->uid, AM__ITEMS_ALL | AM__ITEMS_NO_SOURCES | AM__ITEMS_NO_HEAT, LATEST, w->ar,
+        &rows, &n);
     if (rc) return rc;
     for (size_t i = 0; i < n; i++)
         if (strcmp(rows[i].id, id) == 0 || strcmp(rows[i].lineage_id, id) == 0) {

@@ -374,7 +374,7 @@ static int find_pattern(miner *m, const char *key, int which, am__item_row **fou
     am__item_row *rows;
     size_t n;
     *found = NULL;
-    int rc = w->store->vt->items_list(w->store, w->uid, which, w->now, w->ar, &rows, &n);
+    int rc = w->store->vt->items.items_list(w->store, w->uid, which, w->now, w->ar, &rows, &n);
     for (size_t i = 0; !rc && i < n && !*found; i++) {
         int ours;
         if (rows[i].superseded_at != AM_TIME_NONE) continue;

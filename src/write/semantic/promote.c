@@ -444,8 +444,8 @@ static int rejected_source(promo *p, const char *event_id, int *rejected)
     *rejected = 0;
     if (!p->all_loaded) {
         p->all_loaded = 1;
-        int rc = w->store->vt->items_list(w->store, w->uid, AM__ITEMS_ALL, w->now, w->ar,
-                                          &p->all, &p->n_all);
+        int rc = w->store->vt->items.items_list(w->store, w->uid, AM__ITEMS_ALL, w->now, w->ar,
+                                                &p->all, &p->n_all);
         if (rc) return rc;
     }
     for (size_t i = 0; i < p->n_all && !*rejected; i++) {
@@ -584,7 +584,8 @@ static int load_items(promo *p)
     am__wctx *w = p->w;
     am__item_row *rows;
     size_t n;
-    int rc = w->store->vt->items_list(w->store, w->uid, AM__ITEMS_CURRENT, w->now, w->ar, &rows, &n);
+    int rc = w->store->vt->items.items_list(w->store, w->uid, AM__ITEMS_CURRENT, w->now, w->ar,
+                                            &rows, &n);
     if (rc) return rc;
     p->items = am__arena_alloc(w->ar, (n + 1) * sizeof *p->items);
     if (!p->items) return AM_NOMEM;
