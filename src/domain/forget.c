@@ -177,7 +177,35 @@ int am__forget_grace(am__store *s, const char *uid, int level, const char *id, a
     *events = *items = *tasks = 0;
     if (level == AM_FORGET_USER) return am__forget_user(s, uid, now, purge_at, events, items, tasks);
     if (level < AM_FORGET_EVENT || level > AM_FORGET_TASK) return AM_MISUSE;
-    return s->vt->forget_grace(s, uid, level, id, now, purge_at, events, items, tasks);
+    am__forget_gone g;
+    int rc = s->vt->forget_grace(s, uid, level, id, now, purge_at, &g);
+    if (rc) return rc;
+    *events = g.events;
+    *items = g.versions;
+    *tasks = g.tasks;
+    size_t n = 0;
+    if (g.picked == 0 && g.tasks == 0 && g.versions == 0) {
+        if (!g.pulled) return AM_NOTFOUND;
+        /* only held rows forgotten again: their purge comes earlier, no
+         * job of its own */
+        am__fjob_op del = {.kind = AM__FJOB_DEL, .uid = uid, .seq = g.job};
+        return g.job > 0 ? s->vt->forget_jobs(s, &del, NULL, NULL, &n) : AM_OK;
+    }
+    /* the tombstone names what went by its keyed hash: a caller's session
+     * or task id is often made of the user's words */
+    char ref[AM__REF_LEN + 1];
+    if ((rc = am__store_object_ref(s, uid, level_names[level], id, ref))) return rc;
+    am__fjob_op tomb = {.kind = AM__FJOB_TOMB_PUT,
+                        .uid = uid,
+                        .level = level_names[level],
+                        .object_id = ref,
+                        .id = id,
+                        .at = now};
+    if ((rc = s->vt->forget_jobs(s, &tomb, NULL, NULL, &n)) || g.job > 0) return rc;
+    /* gone now: the files owe a scrub (a store that owes none: no job) */
+    am__fjob_op scrub = {.kind = AM__FJOB_ADD, .uid = uid, .level = level_names[level],
+                         .state = "scrub", .at = now, .purge_at = now};
+    return s->vt->forget_jobs(s, &scrub, NULL, NULL, &n);
 }
 
 int am__forget(am__store *s, const char *uid, int level, const char *id, am_time now,

@@ -382,6 +382,10 @@ typedef struct am__user_query {
  *   SET       uid's jobs of level (required): purge_at moves to purge_at
  *             when that is earlier, never later; a held one then due by
  *             `at` becomes "purge"; *n the jobs changed.
+ *   TOMB_PUT  uid's tombstone of (level, object_id: the ref) at `at`;
+ *             level task: the task's audit rows (object_id = id, the
+ *             caller's task id) name it by the ref from now on, a
+ *             switch's detail dropped.
  * ADD and SET of a user's job: SQLite drops the uid's caches (the user
  * is hidden from now on).
  * Rows in ar; ar NULL: the first row only, into the caller's **rows,
@@ -394,6 +398,7 @@ typedef struct am__user_query {
 #define AM__FJOB_NEXT 5
 #define AM__FJOB_ADD 6
 #define AM__FJOB_SET 7
+#define AM__FJOB_TOMB_PUT 8
 /* A due job as forget_step takes it (NEXT). */
 typedef struct am__fjob_due {
     int64_t seq;
@@ -409,6 +414,7 @@ typedef struct am__fjob_op {
     am_time at;
     am__fjob_due *due; /* NEXT */
     am_time purge_at;  /* ADD, SET */
+    const char *id;    /* TOMB_PUT of a task: the caller's task id */
 } am__fjob_op;
 typedef struct am__fjob_row {
     int64_t seq;
@@ -421,11 +427,12 @@ static inline int am__fjob_check(const am__fjob_op *op)
 {
     int k = op->kind;
     if (k == AM__FJOB_NEXT) return op->due ? AM_OK : AM_MISUSE;
-    if (k < AM__FJOB_LIST || k > AM__FJOB_SET || !op->uid) return AM_MISUSE;
+    if (k < AM__FJOB_LIST || k > AM__FJOB_TOMB_PUT || !op->uid) return AM_MISUSE;
     if (k == AM__FJOB_DEL && !op->seq && !op->level) return AM_MISUSE;
     if (k >= AM__FJOB_TOMB_GET && !op->level) return AM_MISUSE;
     if (k == AM__FJOB_ADD && !op->state) return AM_MISUSE;
-    return k == AM__FJOB_TOMB_DEL && !op->object_id ? AM_MISUSE : AM_OK;
+    return (k == AM__FJOB_TOMB_DEL || k == AM__FJOB_TOMB_PUT) && !op->object_id ? AM_MISUSE
+                                                                                 : AM_OK;
 }
 
 /* What forget_mark marks (sel) and reports (marked), and what
@@ -442,7 +449,10 @@ typedef struct am__forget_del {
     const char *lineage; /* a memory item: every version, live and held */
 } am__forget_del;
 typedef struct am__forget_gone {
-    long versions; /* live versions deleted */
+    long versions;       /* live versions deleted */
+    long events, tasks;  /* forget_grace: events and tasks deleted */
+    long picked, pulled; /* forget_grace: events marked; held jobs pulled */
+    int64_t job;         /* forget_grace: the held job added (0: none) */
 } am__forget_gone;
 
 typedef struct am__store_vt {
@@ -747,18 +757,19 @@ typedef struct am__store_vt {
     int (*forget_step)(am__store *s, const am__fjob_due *job, am_time now);
     /* A forget of an event, a session or a task (level AM_FORGET_*;
      * others AM_MISUSE; am__forget_grace in domain/forget.c dispatches a
-     * user's) in the caller's transaction: its rows leave every table
-     * and index, item versions left without a source go too, a tombstone
-     * stays; tasks the forgotten events belonged to lose the history rows
+     * user's and writes the tombstone) in the caller's transaction: held
+     * jobs holding its events purge no later than purge_at (out->pulled),
+     * its events (out->picked) and every row keyed by them leave every
+     * table and index, item versions left without a source go too
+     * (out->versions), the outbox says what went; tasks the forgotten events belonged to lose the history rows
      * their state is derived from (pending, note, status, stage;
      * forget_mark level 0 lists them: the caller replays their remaining
-     * events), a task left without events goes.  purge_at > now: the rows
-     * are held (store/sqlite/held.c) until a job purges them at purge_at;
-     * purge_at = now: gone now, a job owes the scrub (SQLite).  Every
-     * forget leaves a job that am__forget_work (domain/forget.c)
-     * finishes. */
+     * events), a task left without events goes (out->tasks).  purge_at >
+     * now: the rows are held (store/sqlite/held.c) under a job added
+     * (out->job) until it purges them at purge_at; purge_at = now: gone
+     * now. */
     int (*forget_grace)(am__store *s, const char *uid, int level, const char *id, am_time now,
-                        am_time purge_at, long *events, long *items, long *tasks);
+                        am_time purge_at, am__forget_gone *out);
     /* Job job's held rows back, in the caller's transaction (the job
      * found restorable by domain/forget.c, forgotten at `at`): ids kept,
      * or new ones where taken since; the held rows dropped.  *events: how

@@ -327,14 +327,14 @@ static int held_pull(pg_store *s, const char *uid, int level, const char *id, am
 }
 
 int am__pg_forget_grace(am__store *b, const char *uid, int level, const char *id, am_time now,
-                        am_time purge_at, long *events, long *items, long *tasks)
+                        am_time purge_at, am__forget_gone *out)
 {
     pg_store *s = PG(b);
+    memset(out, 0, sizeof *out);
     if (am__pg_lock_user(s, uid)) return s->rc;
-    *events = *items = *tasks = 0;
+    long *events = &out->events, *items = &out->versions, *tasks = &out->tasks;
     if (level < AM_FORGET_EVENT || level > AM_FORGET_TASK) return AM_MISUSE;
-    long pulled = 0;
-    int rc = held_pull(s, uid, level, id, purge_at, &pulled);
+    int rc = held_pull(s, uid, level, id, purge_at, &out->pulled);
     int64_t job = 0; /* > 0: the rows are held until purge_at */
     if (!rc && purge_at > now) {
         pg_args j = {0};
@@ -348,7 +348,7 @@ int am__pg_forget_grace(am__store *b, const char *uid, int level, const char *id
                                  " purge_at, state) VALUES($1, $2, $3, $4, $5, 'held') RETURNING seq",
                                  &j);
         if (!r) return s->rc;
-        job = am__pg_i64(r, 0, 0);
+        job = out->job = am__pg_i64(r, 0, 0);
         PQclear(r);
     }
     static const char *const pick[] = {
@@ -361,7 +361,7 @@ int am__pg_forget_grace(am__store *b, const char *uid, int level, const char *id
     };
     if (!rc) rc = am__pg_forget_temp(s);
     if (!rc) rc = forget_outbox(s, uid, level, now, 0);
-    long picked = rc ? 0 : run_count(s, pick[level], uid, id, &rc);
+    long picked = out->picked = rc ? 0 : run_count(s, pick[level], uid, id, &rc);
     if (!rc) rc = tasks_touched(s, uid, level, id, 0, tasks);
     if (!rc && job > 0) { /* the touched tasks as they are, whole */
         static const char *const own[] = {"INSERT INTO am_forget_tasks SELECT $2"
@@ -392,32 +392,10 @@ int am__pg_forget_grace(am__store *b, const char *uid, int level, const char *id
     }
     if (!rc) rc = tasks_touched(s, uid, level, id, 1, tasks);
     if (rc) return rc;
-    if (picked == 0 && *tasks == 0 && *items == 0) {
-        if (!pulled) return AM_NOTFOUND;
-        /* only held data forgotten again: its purge comes earlier */
-        pg_args d = {0};
-        am__pg_arg_text(&d, uid);
-        am__pg_arg_int(&d, job);
-        return job > 0 ? am__pg_exec(s, "forget job",
-                                     "DELETE FROM forget_jobs WHERE user_id = $1 AND seq = $2",
-                                     &d, NULL)
-                       : AM_OK;
-    }
-    if ((rc = forget_outbox(s, uid, level, now, 1))) return rc;
-    /* the tombstone names what went by its keyed hash: a caller's session
-     * or task id is often made of the user's words */
-    char ref[AM__REF_LEN + 1];
-    if ((rc = am__store_object_ref(b, uid, level_names[level], id, ref))) return rc;
-    pg_args a = {0};
-    am__pg_arg_text(&a, uid);
-    am__pg_arg_text(&a, level_names[level]);
-    am__pg_arg_text(&a, ref);
-    am__pg_arg_int(&a, now);
-    rc = am__pg_exec(s, "tombstone",
-                     "INSERT INTO tombstones(user_id, level, object_id, at) VALUES($1, $2, $3, $4)",
-                     &a, NULL);
-    if (!rc && level == AM_FORGET_TASK) rc = am__pg_forget_task_audit(s, uid, id, ref);
-    return rc;
+    /* nothing went: nothing to say (the caller's rule: not found, or
+     * only held rows forgotten again) */
+    return picked == 0 && *tasks == 0 && *items == 0 ? AM_OK
+                                                     : forget_outbox(s, uid, level, now, 1);
 }
 
 int am__pg_forget_task_audit(pg_store *s, const char *uid, const char *id, const char *ref)
@@ -723,6 +701,24 @@ static void fjob_read(am__arena *ar, const PGresult *r, int i, int ncol, am__fjo
 #define FJOB_LIST \
     "SELECT seq, level, object_id, state, forgotten_at, purge_at FROM forget_jobs" FJOB_WHERE
 
+/* TOMB_PUT (store.h); the uid's lock is taken. */
+static int tomb_put(pg_store *s, const am__fjob_op *op, size_t *n)
+{
+    pg_args a = {0};
+    am__pg_arg_text(&a, op->uid);
+    am__pg_arg_text(&a, op->level);
+    am__pg_arg_text(&a, op->object_id);
+    am__pg_arg_int(&a, op->at);
+    long added = 0;
+    int rc = am__pg_exec(s, "tombstone",
+                         "INSERT INTO tombstones(user_id, level, object_id, at) VALUES($1, $2, $3, $4)",
+                         &a, &added);
+    *n = rc ? 0 : (size_t)added;
+    if (!rc && strcmp(op->level, "task") == 0 && op->id)
+        rc = am__pg_forget_task_audit(s, op->uid, op->id, op->object_id);
+    return rc;
+}
+
 int am__pg_forget_jobs(am__store *b, const am__fjob_op *op, am__arena *ar, am__fjob_row **rows,
                        size_t *n)
 {
@@ -733,6 +729,7 @@ int am__pg_forget_jobs(am__store *b, const am__fjob_op *op, am__arena *ar, am__f
     if (!rc && k == AM__FJOB_NEXT) return job_next(s, op->at, op->due, n);
     if (rc || am__pg_lock_user(s, op->uid)) return rc ? rc : s->rc;
     if (k == AM__FJOB_ADD || k == AM__FJOB_SET) return job_set(s, op, n);
+    if (k == AM__FJOB_TOMB_PUT) return tomb_put(s, op, n);
     char pn[PSEUDONYM_MAX];
     if (k == AM__FJOB_TOMB_GET && op->pseudonym && (rc = pseudonym(s, op->uid, pn))) return rc;
     pg_args a = {0};

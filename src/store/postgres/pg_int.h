@@ -326,7 +326,7 @@ int am__pg_forget_delete(am__store *b, const char *uid, const am__forget_del *d,
 int am__pg_forget_mark(am__store *b, const char *uid, const am__forget_sel *sel, am__arena *ar,
                        am__forget_marked *out);
 int am__pg_forget_grace(am__store *b, const char *uid, int level, const char *id, am_time now,
-                        am_time purge_at, long *events, long *items, long *tasks);
+                        am_time purge_at, am__forget_gone *out);
 int am__pg_forget_step(am__store *b, const am__fjob_due *job, am_time now);
 int am__pg_restore_forget(am__store *b, const char *uid, int64_t job, am_time at, long *events);
 int am__pg_forget_jobs(am__store *b, const am__fjob_op *op, am__arena *ar, am__fjob_row **rows,

@@ -418,19 +418,19 @@ static int held_pull(sq_store *s, const char *uid, int level, const char *id, am
 }
 
 int am__sqlite_forget_grace(am__store *b, const char *uid, int level, const char *id,
-                            am_time now, am_time purge_at, long *events, long *items, long *tasks)
+                            am_time now, am_time purge_at, am__forget_gone *out)
 {
     sq_store *s = SQ(b);
     int rc;
-    *events = *items = *tasks = 0;
+    memset(out, 0, sizeof *out);
+    long *events = &out->events, *items = &out->versions, *tasks = &out->tasks;
     if (level < AM_FORGET_EVENT || level > AM_FORGET_TASK) return AM_MISUSE;
     am__sqlite_caches_drop(s, AM__DROP_FORGET, uid);
-    long pulled = 0;
-    if ((rc = held_pull(s, uid, level, id, purge_at, &pulled))) return rc;
+    if ((rc = held_pull(s, uid, level, id, purge_at, &out->pulled))) return rc;
     int64_t job = 0; /* > 0: the rows are held until purge_at */
     if (purge_at > now) {
         if ((rc = job_add(s, uid, level_names[level], id, now, purge_at, "held"))) return rc;
-        job = sqlite3_last_insert_rowid(s->db);
+        job = out->job = sqlite3_last_insert_rowid(s->db);
     }
     if ((rc = exec(s, "CREATE TEMP TABLE IF NOT EXISTS am_forget(rid INTEGER PRIMARY KEY, id TEXT, session_id TEXT);"
                       "DELETE FROM temp.am_forget;", "forget")))
@@ -443,7 +443,7 @@ int am__sqlite_forget_grace(am__store *b, const char *uid, int level, const char
     };
     if ((rc = forget_outbox(s, uid, level, now, 0))) return rc;
     if ((rc = run_uid(s, pick[level], uid, id, "forget"))) return rc;
-    long picked = (long)sqlite3_changes(s->db);
+    long picked = out->picked = (long)sqlite3_changes(s->db);
     if ((rc = tasks_touched(s, uid, level, id, 0, tasks))) return rc;
     if (job > 0) { /* the touched tasks as they are, whole */
         if (level == AM_FORGET_TASK &&
@@ -479,39 +479,10 @@ int am__sqlite_forget_grace(am__store *b, const char *uid, int level, const char
         *items += (long)sqlite3_changes(s->db);
     }
     if ((rc = tasks_touched(s, uid, level, id, 1, tasks))) return rc;
-    if (picked == 0 && *tasks == 0 && *items == 0) {
-        if (!pulled) return AM_NOTFOUND;
-        /* only held data forgotten again: its purge comes earlier */
-        sqlite3_stmt *st = job > 0 ? stmt(s, "DELETE FROM forget_jobs WHERE seq=?1") : NULL;
-        if (job > 0 && !st) return AM_BACKEND;
-        if (st) sqlite3_bind_int64(st, 1, job);
-        return st ? run(s, st, "forget job") : AM_OK;
-    }
-    if ((rc = forget_outbox(s, uid, level, now, 1))) return rc;
-    /* the tombstone names what went by its keyed hash: a caller's session
-     * or task id is often made of the user's words */
-    char ref[AM__REF_LEN + 1];
-    if ((rc = am__store_object_ref(b, uid, level_names[level], id, ref))) return rc;
-    sqlite3_stmt *st = stmt(s, "INSERT INTO tombstones(user_id, level, object_id, at) VALUES(?,?,?,?)");
-    if (!st) return AM_BACKEND;
-    bind_text(st, 1, uid);
-    bind_text(st, 2, level_names[level]);
-    bind_text(st, 3, ref);
-    sqlite3_bind_int64(st, 4, now);
-    if ((rc = run(s, st, "tombstone"))) return rc;
-    /* the task's audit rows (a switch to it, its workspace) name it the
-     * same way from now on; a switch's task name goes */
-    if (level == AM_FORGET_TASK) {
-        if (!(st = stmt(s, "UPDATE audit_log SET object_id=?3, detail=CASE WHEN op='task.switch'"
-                           " THEN NULL ELSE detail END WHERE user_id=?1 AND object_type='task'"
-                           " AND object_id=?2")))
-            return AM_BACKEND;
-        bind_text(st, 1, uid);
-        bind_text(st, 2, id);
-        bind_text(st, 3, ref);
-        if ((rc = run(s, st, "forget task audit"))) return rc;
-    }
-    return job > 0 ? AM_OK : job_add(s, uid, level_names[level], NULL, now, now, "scrub");
+    /* nothing went: nothing to say (the caller's rule: not found, or
+     * only held rows forgotten again) */
+    return picked == 0 && *tasks == 0 && *items == 0 ? AM_OK
+                                                     : forget_outbox(s, uid, level, now, 1);
 }
 
 /* One memory item (every version of a lineage) deleted: its rows, their
@@ -970,6 +941,8 @@ static const char *const fjob_sql[] = {
                           " AND (?4 IS NULL OR object_id=?4) ORDER BY seq DESC LIMIT 1",
     [AM__FJOB_TOMB_DEL] = "DELETE FROM tombstones WHERE user_id=?1 AND level=?2 AND object_id=?4"
                           " AND at=?7",
+    [AM__FJOB_TOMB_PUT] = "INSERT INTO tombstones(user_id, level, object_id, at)"
+                          " VALUES(?1, ?2, ?4, ?7)",
     [AM__FJOB_ADD] = "INSERT INTO forget_jobs(user_id, level, object_id, forgotten_at, purge_at,"
                      " state) VALUES(?1, ?2, ?4, ?7, ?8, ?5)",
     /* forgotten again while held: the purge comes no later */
@@ -1006,6 +979,18 @@ int am__sqlite_forget_jobs(am__store *b, const am__fjob_op *op, am__arena *ar, a
     if (k != AM__FJOB_LIST && k != AM__FJOB_TOMB_GET) {
         if ((rc = run(s, st, "forget jobs"))) return rc;
         *n = (size_t)sqlite3_changes(s->db);
+        /* the task's audit rows (a switch to it, its workspace) name it
+         * by the ref from now on; a switch's task name goes */
+        if (k == AM__FJOB_TOMB_PUT && strcmp(op->level, "task") == 0 && op->id) {
+            if (!(st = stmt(s, "UPDATE audit_log SET object_id=?3, detail=CASE WHEN"
+                               " op='task.switch' THEN NULL ELSE detail END WHERE user_id=?1"
+                               " AND object_type='task' AND object_id=?2")))
+                return AM_BACKEND;
+            bind_text(st, 1, op->uid);
+            bind_text(st, 2, op->id);
+            bind_text(st, 3, op->object_id);
+            if ((rc = run(s, st, "forget task audit"))) return rc;
+        }
         /* a user hidden or back: what the caches held of them is not */
         if (k != AM__FJOB_TOMB_DEL && op->level && strcmp(op->level, "user") == 0)
             am__sqlite_caches_drop(s, AM__DROP_FORGET, op->uid);
