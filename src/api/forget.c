@@ -147,14 +147,14 @@ static int task_replay(am_db *db, const char *uid, const char *task_id, am__aren
     return rc ? rc : s->vt->tasks.task_put(s, uid, t);
 }
 
-/* The tasks the last forget or restore touched (forget_touched), each
+/* The tasks the last forget or restore touched (am__forget_touched), each
  * rebuilt from its events. */
 static int tasks_replay(am_db *db, const char *uid, am__arena *ar)
 {
     am__store *s = db->store;
     const char **tasks;
     size_t nt;
-    int rc = s->vt->forget.forget_touched(s, ar, &tasks, &nt);
+    int rc = am__forget_touched(s, ar, &tasks, &nt);
     for (size_t i = 0; i < nt && !rc; i++) rc = task_replay(db, uid, tasks[i], ar);
     return rc;
 }
@@ -213,7 +213,7 @@ int am_forget_ex(am_db *db, const char *user_id, int level, const char *id,
     am__llm_forgot(db, user_id, level, id);
     rc = am__store_begin(s);
     if (!rc && level == AM_FORGET_USER) {
-        rc = s->vt->forget.forget_user(s, user_id, now, now + grace, &ev, &it, &tk);
+        rc = am__forget_user(s, user_id, now, now + grace, &ev, &it, &tk);
         if (!rc) rc = am__maintain_forget(db, user_id); /* the pass's cursor names no one gone */
         /* the notice: ids only; the purge removes the user's other
          * events and keeps it under the pseudonym */
@@ -222,7 +222,7 @@ int am_forget_ex(am_db *db, const char *user_id, int level, const char *id,
         if (!rc) rc = am__store_outbox_put(s, &r);
     }
     else if (!rc) /* held until now + grace (held.c), or gone now */
-        rc = s->vt->forget.forget_grace(s, user_id, level, id, now, now + grace, &ev, &it, &tk);
+        rc = am__forget_grace(s, user_id, level, id, now, now + grace, &ev, &it, &tk);
     if (!rc && level != AM_FORGET_USER) /* the touched tasks, without them */
         rc = tasks_replay(db, user_id, &ar);
     if (!rc) {

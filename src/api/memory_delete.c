@@ -11,6 +11,7 @@
 #include "api/db_int.h"
 #include "api/memory_int.h"
 #include "base/log.h"
+#include "domain/forget.h"
 #include "recall/recall.h"
 #include "write/semantic/merge.h"
 
@@ -55,7 +56,7 @@ int am_memory_delete_as(am_db *db, const char *user_id, const char *memory_id,
     rc = am__store_begin(s);
     if (!rc) rc = am__touch_lock_writers(db, &user_id, 1);
     if (!rc) rc = am__semantic_lineage(&w, memory_id, lineage);
-    if (!rc) rc = s->vt->items.item_delete(s, user_id, lineage, now, &n);
+    if (!rc) rc = am__forget_item_delete(s, user_id, lineage, now, &n);
     /* the audit and the notice name the item by its lineage id (the
      * engine's, none of the user's words) */
     snprintf(detail, sizeof detail, "{\"versions\":%ld}", n);

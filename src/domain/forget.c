@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * forget.c -- the policy of forgetting over the store's jobs and
- * tombstones (forget.h).
+ * tombstones and its mark and delete primitives (forget.h).
  */
 #include "domain/forget.h"
 
@@ -145,6 +145,99 @@ int am__forget_held(am__store *s, const char *uid, am__arena *ar, am__held_row *
     *rows = out;
     *n = k;
     return AM_OK;
+}
+
+int am__forget_user(am__store *s, const char *uid, am_time now, am_time purge_at, long *events,
+                    long *items, long *tasks)
+{
+    am__forget_sel user = {AM_FORGET_USER};
+    am__forget_marked m;
+    int rc = s->vt->forget.forget_mark(s, uid, &user, NULL, &m);
+    *events = rc ? 0 : m.events;
+    *items = rc ? 0 : m.versions;
+    *tasks = rc ? 0 : m.tasks;
+    if (rc) return rc;
+    /* forgotten again while held: the purge comes no later */
+    am__fjob_op set = {.kind = AM__FJOB_SET, .uid = uid, .level = "user", .at = now,
+                       .purge_at = purge_at};
+    size_t n = 0;
+    if ((rc = s->vt->forget.forget_jobs(s, &set, NULL, NULL, &n)) || n > 0) return rc;
+    am__fjob_op add = {.kind = AM__FJOB_ADD,
+                       .uid = uid,
+                       .level = "user",
+                       .state = purge_at <= now ? "purge" : "held",
+                       .at = now,
+                       .purge_at = purge_at};
+    return s->vt->forget.forget_jobs(s, &add, NULL, NULL, &n);
+}
+
+int am__forget_grace(am__store *s, const char *uid, int level, const char *id, am_time now,
+                     am_time purge_at, long *events, long *items, long *tasks)
+{
+    *events = *items = *tasks = 0;
+    if (level == AM_FORGET_USER) return am__forget_user(s, uid, now, purge_at, events, items, tasks);
+    if (level < AM_FORGET_EVENT || level > AM_FORGET_TASK) return AM_MISUSE;
+    am__forget_gone g;
+    int rc = s->vt->forget.forget_grace(s, uid, level, id, now, purge_at, &g);
+    if (rc) return rc;
+    *events = g.events;
+    *items = g.versions;
+    *tasks = g.tasks;
+    size_t n = 0;
+    if (g.picked == 0 && g.tasks == 0 && g.versions == 0) {
+        if (!g.pulled) return AM_NOTFOUND;
+        /* only held rows forgotten again: their purge comes earlier, no
+         * job of its own */
+        am__fjob_op del = {.kind = AM__FJOB_DEL, .uid = uid, .seq = g.job};
+        return g.job > 0 ? s->vt->forget.forget_jobs(s, &del, NULL, NULL, &n) : AM_OK;
+    }
+    /* the tombstone names what went by its keyed hash: a caller's session
+     * or task id is often made of the user's words */
+    char ref[AM__REF_LEN + 1];
+    if ((rc = am__store_object_ref(s, uid, level_names[level], id, ref))) return rc;
+    am__fjob_op tomb = {.kind = AM__FJOB_TOMB_PUT,
+                        .uid = uid,
+                        .level = level_names[level],
+                        .object_id = ref,
+                        .id = id,
+                        .at = now};
+    if ((rc = s->vt->forget.forget_jobs(s, &tomb, NULL, NULL, &n)) || g.job > 0) return rc;
+    /* gone now: the files owe a scrub (a store that owes none: no job) */
+    am__fjob_op scrub = {.kind = AM__FJOB_ADD, .uid = uid, .level = level_names[level],
+                         .state = "scrub", .at = now, .purge_at = now};
+    return s->vt->forget.forget_jobs(s, &scrub, NULL, NULL, &n);
+}
+
+int am__forget(am__store *s, const char *uid, int level, const char *id, am_time now,
+               long *events, long *items, long *tasks)
+{
+    return am__forget_grace(s, uid, level, id, now, now, events, items, tasks);
+}
+
+int am__forget_touched(am__store *s, am__arena *ar, const char ***task_ids, size_t *n)
+{
+    am__forget_sel last = {0};
+    am__forget_marked m;
+    int rc = s->vt->forget.forget_mark(s, NULL, &last, ar, &m);
+    *task_ids = rc ? NULL : m.tasks_touched;
+    *n = rc ? 0 : m.n_touched;
+    return rc;
+}
+
+int am__forget_item_delete(am__store *s, const char *uid, const char *lineage_id, am_time now,
+                           long *versions)
+{
+    am__forget_del d = {.lineage = lineage_id};
+    am__forget_gone gone;
+    int rc = s->vt->forget.forget_delete(s, uid, &d, &gone);
+    *versions = rc ? 0 : gone.versions;
+    if (rc) return rc;
+    if (gone.versions == 0) return AM_NOTFOUND;
+    /* its text leaves the files too (a store that owes no scrub: none) */
+    am__fjob_op scrub = {.kind = AM__FJOB_ADD, .uid = uid, .level = "memory", .state = "scrub",
+                         .at = now, .purge_at = now};
+    size_t n = 0;
+    return s->vt->forget.forget_jobs(s, &scrub, NULL, NULL, &n);
 }
 
 /* A scrub job's turn: the store's merge step or checkpoint; *stop 1 when

@@ -3,6 +3,7 @@
  * packs.c -- cold-start rule packs: the parser and the apply / remove
  * rules of one user.  See packs.h.
  */
+#include "domain/forget.h"
 #include "domain/records.h"
 #include "lifecycle/packs.h"
 
@@ -303,8 +304,7 @@ static int remove_items(am__wctx *w, const char *scope, long *items)
         if (k < i) continue; /* (a lineage once) */
         long versions = 0;
         char detail[48];
-        if ((rc = s->vt->items.item_delete(s, w->uid, rows[i].lineage_id, w->now, &versions)))
-            break;
+        if ((rc = am__forget_item_delete(s, w->uid, rows[i].lineage_id, w->now, &versions))) break;
         snprintf(detail, sizeof detail, "{\"versions\":%ld}", versions);
         rc = am__store_audit(s, w->uid, w->now, "memory.deleted", "memory", rows[i].lineage_id,
                              detail);

@@ -376,6 +376,18 @@ typedef struct am__user_query {
  *   NEXT      the next due job of any user (uid unused; purge_at <= at,
  *             scrub jobs last, then by seq) into *due; *n 1, or 0 when
  *             none is due.  Outside a transaction only: AM_MISUSE inside.
+ *   ADD       a job of uid: level and state required, object_id, at (its
+ *             forget time), purge_at; *n 1.  A scrub job on a store that
+ *             owes no scrub (PostgreSQL) is not written (*n 0).
+ *   SET       uid's jobs of level (required): purge_at moves to purge_at
+ *             when that is earlier, never later; a held one then due by
+ *             `at` becomes "purge"; *n the jobs changed.
+ *   TOMB_PUT  uid's tombstone of (level, object_id: the ref) at `at`;
+ *             level task: the task's audit rows (object_id = id, the
+ *             caller's task id) name it by the ref from now on, a
+ *             switch's detail dropped.
+ * ADD and SET of a user's job: SQLite drops the uid's caches (the user
+ * is hidden from now on).
  * Rows in ar; ar NULL: the first row only, into the caller's **rows,
  * its strings NULL (held tells the state).  PostgreSQL takes uid's lock
  * first (lock_users). */
@@ -384,6 +396,9 @@ typedef struct am__user_query {
 #define AM__FJOB_TOMB_GET 3
 #define AM__FJOB_TOMB_DEL 4
 #define AM__FJOB_NEXT 5
+#define AM__FJOB_ADD 6
+#define AM__FJOB_SET 7
+#define AM__FJOB_TOMB_PUT 8
 /* A due job as forget_step takes it (NEXT). */
 typedef struct am__fjob_due {
     int64_t seq;
@@ -398,6 +413,8 @@ typedef struct am__fjob_op {
     int latest, pseudonym;
     am_time at;
     am__fjob_due *due; /* NEXT */
+    am_time purge_at;  /* ADD, SET */
+    const char *id;    /* TOMB_PUT of a task: the caller's task id */
 } am__fjob_op;
 typedef struct am__fjob_row {
     int64_t seq;
@@ -410,11 +427,33 @@ static inline int am__fjob_check(const am__fjob_op *op)
 {
     int k = op->kind;
     if (k == AM__FJOB_NEXT) return op->due ? AM_OK : AM_MISUSE;
-    if (k < AM__FJOB_LIST || k > AM__FJOB_TOMB_DEL || !op->uid) return AM_MISUSE;
+    if (k < AM__FJOB_LIST || k > AM__FJOB_TOMB_PUT || !op->uid) return AM_MISUSE;
     if (k == AM__FJOB_DEL && !op->seq && !op->level) return AM_MISUSE;
     if (k >= AM__FJOB_TOMB_GET && !op->level) return AM_MISUSE;
-    return k == AM__FJOB_TOMB_DEL && !op->object_id ? AM_MISUSE : AM_OK;
+    if (k == AM__FJOB_ADD && !op->state) return AM_MISUSE;
+    return (k == AM__FJOB_TOMB_DEL || k == AM__FJOB_TOMB_PUT) && !op->object_id ? AM_MISUSE
+                                                                                 : AM_OK;
 }
+
+/* What forget_mark marks (sel) and reports (marked), and what
+ * forget_delete deletes (del) and reports (gone): store.h's vtable. */
+typedef struct am__forget_sel {
+    int level; /* AM_FORGET_USER, or 0: the tasks the last forget touched */
+} am__forget_sel;
+typedef struct am__forget_marked {
+    long events, versions, tasks; /* AM_FORGET_USER */
+    const char **tasks_touched;   /* level 0: in ar, by id */
+    size_t n_touched;
+} am__forget_marked;
+typedef struct am__forget_del {
+    const char *lineage; /* a memory item: every version, live and held */
+} am__forget_del;
+typedef struct am__forget_gone {
+    long versions;       /* live versions deleted */
+    long events, tasks;  /* forget_grace: events and tasks deleted */
+    long picked, pulled; /* forget_grace: events marked; held jobs pulled */
+    int64_t job;         /* forget_grace: the held job added (0: none) */
+} am__forget_gone;
 
 /* A backend's operations, in sub-tables by concern (as sqlite3_vfs hands
  * out sqlite3_io_methods): tx, users, vectors, events, postings, tasks,
@@ -666,15 +705,6 @@ typedef struct am__store_vt {
          * am__store_item_reinforce below name the two. */
         int (*item_update)(am__store *s, const char *uid, const char *version_id, int64_t item_rid,
                            const char *event_id, am_time at);
-        /* One memory item deleted (api/memory.c), in the caller's
-         * transaction: every version of lineage_id of the user, with the
-         * completeness of a forget -- the versions, their provenance and
-         * heat, the copies a forget in its grace period holds of them, the
-         * item's memory events -- and the scrub a forget owes (the files keep
-         * no byte of its text).  *versions: how many versions went;
-         * AM_NOTFOUND when none. */
-        int (*item_delete)(am__store *s, const char *uid, const char *lineage_id, am_time now,
-                           long *versions);
     } items;
 
     /* Store control, one entry for the operations on the store as a
@@ -719,26 +749,25 @@ typedef struct am__store_vt {
     int (*control)(am__store *s, int op, void *arg);
 
     struct am__store_forget {
-        /* forgetting (store/sqlite/forget.c).  Levels event, session
-         * and task: the rows leave every table and index in the caller's
-         * transaction, item versions left without a source go too, a
-         * tombstone stays; tasks the forgotten events belonged to lose the
-         * history rows their state is derived from (pending, note, status,
-         * stage; forget_touched lists them: the caller replays their
-         * remaining events), a task left without events goes.  Level user:
-         * forget_user with purge_at = now.  Every forget leaves a job that
-         * am__forget_work (domain/forget.c) finishes. */
-        int (*forget)(am__store *s, const char *uid, int level, const char *id, am_time now,
-                      long *events, long *items, long *tasks);
-        /* The tasks the last forget of this connection touched that remain
-         * (their state to rebuild). */
-        int (*forget_touched)(am__store *s, am__arena *ar, const char ***task_ids, size_t *n);
-        /* A user forget (caller's transaction): the user is hidden at once
-         * (user_exists 0, am__forget_state HELD or PURGING) and a job purges it
-         * at purge_at; counts: what it holds.  Forgetting a held user again
-         * moves its purge earlier, never later. */
-        int (*forget_user)(am__store *s, const char *uid, am_time now, am_time purge_at,
-                           long *events, long *items, long *tasks);
+        /* forgetting (store/sqlite/forget.c; the policy over these
+         * primitives -- level dispatch, jobs, the NOTFOUND rule -- is
+         * domain/forget.c).  forget_mark (reads only): sel->level
+         * AM_FORGET_USER: what a user forget reports, into out (events, item
+         * versions -- not lineages --, tasks; PostgreSQL takes uid's lock);
+         * level 0: the tasks the last forget_grace or restore_forget of this
+         * connection touched that remain, by id, in ar (their state to
+         * rebuild; uid unused); other levels AM_MISUSE (forget_grace marks
+         * their events itself). */
+        int (*forget_mark)(am__store *s, const char *uid, const am__forget_sel *sel, am__arena *ar,
+                           am__forget_marked *out);
+        /* Delete everything keyed by d (caller's transaction); d->lineage:
+         * every version of that memory item of uid with the completeness of
+         * a forget -- the versions, their provenance and heat, the copies a
+         * forget in its grace period holds of them, the item's memory events.
+         * out->versions: the live versions that went (0: nothing of it was
+         * there).  SQLite clears its item memo; PostgreSQL takes uid's lock. */
+        int (*forget_delete)(am__store *s, const char *uid, const am__forget_del *d,
+                             am__forget_gone *out);
         /* One bounded step of a due job (forget_jobs NEXT; not a scrub job:
          * AM__CTL_SCRUB) in the caller's write transaction; the loop over
          * them is domain/forget.c's am__forget_work.  A user's purge: a chunk
@@ -751,16 +780,25 @@ typedef struct am__store_vt {
          * dated.  SQLite: a held job becomes due ("purge") as a step of its
          * own, a finished one a scrub job; the uid's caches dropped. */
         int (*forget_step)(am__store *s, const am__fjob_due *job, am_time now);
-        /* forget with a grace period (purge_at > now): an event, a session or
-         * a task leaves every table and index as with forget, but its rows
-         * are held (store/sqlite/held.c) until a job purges them at purge_at;
-         * purge_at = now is forget.  Level user: forget_user. */
+        /* A forget of an event, a session or a task (level AM_FORGET_*;
+         * others AM_MISUSE; am__forget_grace in domain/forget.c dispatches a
+         * user's and writes the tombstone) in the caller's transaction: held
+         * jobs holding its events purge no later than purge_at (out->pulled),
+         * its events (out->picked) and every row keyed by them leave every
+         * table and index, item versions left without a source go too
+         * (out->versions), the outbox says what went; tasks the forgotten events belonged to lose the history rows
+         * their state is derived from (pending, note, status, stage;
+         * forget_mark level 0 lists them: the caller replays their remaining
+         * events), a task left without events goes (out->tasks).  purge_at >
+         * now: the rows are held (store/sqlite/held.c) under a job added
+         * (out->job) until it purges them at purge_at; purge_at = now: gone
+         * now. */
         int (*forget_grace)(am__store *s, const char *uid, int level, const char *id, am_time now,
-                            am_time purge_at, long *events, long *items, long *tasks);
+                            am_time purge_at, am__forget_gone *out);
         /* Job job's held rows back, in the caller's transaction (the job
          * found restorable by domain/forget.c, forgotten at `at`): ids kept,
          * or new ones where taken since; the held rows dropped.  *events: how
-         * many came back; forget_touched lists the tasks to replay (events of
+         * many came back; forget_mark level 0 lists the tasks to replay (events of
          * them were written since at). */
         int (*restore_forget)(am__store *s, const char *uid, int64_t job, am_time at, long *events);
         /* The jobs and tombstones: op->kind AM__FJOB_* (above); rows in ar

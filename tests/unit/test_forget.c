@@ -838,7 +838,7 @@ static void test_forget_in_steps(void)
     am__store *s = db->store;
     long e, it, tk;
     CHECK_EQ_INT(am__store_begin(s), AM_OK);
-    CHECK_EQ_INT(s->vt->forget.forget_user(s, "big", now_ms, now_ms, &e, &it, &tk), AM_OK);
+    CHECK_EQ_INT(am__forget_user(s, "big", now_ms, now_ms, &e, &it, &tk), AM_OK);
     CHECK_EQ_INT(am__store_commit(s), AM_OK);
     CHECK_EQ_INT(e, N);
     int more = 0;

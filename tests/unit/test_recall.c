@@ -20,6 +20,7 @@
 
 #include "test.h"
 #include "api_util.h"
+#include "domain/forget.h"
 #include "recall/recall.h"
 #include "api/db_int.h"
 #include "store/sqlite/sqlite_int.h"
@@ -1157,8 +1158,7 @@ static void test_vector_rows_after_other_forget(void)
     am__store *b = lt_open(path, 0);
     long ev = 0, it = 0, tk = 0;
     CHECK_EQ_INT(am__store_begin(b), AM_OK);
-    CHECK_EQ_INT(b->vt->forget.forget(b, "u1", AM_FORGET_EVENT, "old1", 180000, &ev, &it, &tk),
-                 AM_OK);
+    CHECK_EQ_INT(am__forget(b, "u1", AM_FORGET_EVENT, "old1", 180000, &ev, &it, &tk), AM_OK);
     CHECK_EQ_INT((int)ev, 1);
     e.id = "new1";
     e.content = "the train was late";

@@ -230,9 +230,8 @@ static void apply_ops(run *u)
             int session = op >= 95;
             long n_e = 0, n_i = 0, n_t = 0;
             if (e) {
-                int rc =
-                    s->vt->forget.forget(s, user, session ? AM_FORGET_SESSION : AM_FORGET_EVENT,
-                                         session ? e->session : e->id, now, &n_e, &n_i, &n_t);
+                int rc = am__forget(s, user, session ? AM_FORGET_SESSION : AM_FORGET_EVENT,
+                                       session ? e->session : e->id, now, &n_e, &n_i, &n_t);
                 CHECK(rc == AM_OK || rc == AM_NOTFOUND);
                 am__buf_printf(&u->log, "forget %s %d: %ld %ld %ld\n", e->id, rc, n_e, n_i, n_t);
                 for (size_t i = 0; i < u->n_ev; i++)
@@ -243,7 +242,7 @@ static void apply_ops(run *u)
                 am__arena_init(&ar, &alloc);
                 const char **ids;
                 size_t n;
-                OK(s->vt->forget.forget_touched(s, &ar, &ids, &n));
+                OK(am__forget_touched(s, &ar, &ids, &n));
                 for (size_t i = 0; i < n; i++) am__buf_printf(&u->log, " touched %s\n", ids[i]);
                 am__arena_free(&ar);
             }
@@ -524,7 +523,7 @@ static void forget_everywhere(run *u, const char *url, int pg)
     const char *user = users[1];
     long e = 0, i = 0, t = 0;
     OK(am__store_begin(s));
-    OK(s->vt->forget.forget_user(s, user, T0 + 500 * HOUR, T0 + 500 * HOUR, &e, &i, &t));
+    OK(am__forget_user(s, user, T0 + 500 * HOUR, T0 + 500 * HOUR, &e, &i, &t));
     OK(am__store_commit(s));
     CHECK(e > 0);
     CHECK_EQ_INT(am__store_user_exists(s, user), 0);
@@ -735,7 +734,7 @@ static void grace_forget(run *u, int level, const char *id, am_time now, am_time
     am__store *s = u->s;
     long e = 0, i = 0, t = 0;
     OK(am__store_begin(s));
-    int rc = s->vt->forget.forget_grace(s, users[0], level, id, now, purge_at, &e, &i, &t);
+    int rc = am__forget_grace(s, users[0], level, id, now, purge_at, &e, &i, &t);
     if (rc) fprintf(stderr, "%s: forget_grace: %s\n", s->vt->name, s->vt->errmsg(s));
     OK(rc);
     am__buf_printf(b, "grace forget %d %s: %ld %ld %ld\n", level, id, e, i, t);
@@ -743,7 +742,7 @@ static void grace_forget(run *u, int level, const char *id, am_time now, am_time
     am__arena_init(&ar, &alloc);
     const char **ids;
     size_t n;
-    OK(s->vt->forget.forget_touched(s, &ar, &ids, &n));
+    OK(am__forget_touched(s, &ar, &ids, &n));
     for (size_t k = 0; k < n; k++) am__buf_printf(b, " touched %s\n", ids[k]);
     am__arena_free(&ar);
     OK(am__store_commit(s));
@@ -981,8 +980,8 @@ static void grace_cycle(run *u, const char *url, int pg, const char *const *term
     if (be) {
         long e = 0, i = 0, tk = 0;
         OK(am__store_begin(s));
-        OK(s->vt->forget.forget_grace(s, users[1], AM_FORGET_SESSION, be->session, t3,
-                                      t3 + 400 * HOUR, &e, &i, &tk));
+        OK(am__forget_grace(s, users[1], AM_FORGET_SESSION, be->session, t3, t3 + 400 * HOUR,
+                               &e, &i, &tk));
         OK(am__store_commit(s));
         am__buf_printf(b, "bob held %ld %ld %ld\n", e, i, tk);
     }

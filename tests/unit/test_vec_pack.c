@@ -270,7 +270,7 @@ static void test_forget_cuts_packed_vector(void)
     CHECK(file_has(q, DIM));
     long events, items, tasks;
     CHECK_EQ_INT(am__store_begin(s), AM_OK);
-    CHECK_EQ_INT(s->vt->forget.forget(s, "u", AM_FORGET_EVENT, ids[5], 99, &events, &items, &tasks),
+    CHECK_EQ_INT(am__forget(s, "u", AM_FORGET_EVENT, ids[5], 99, &events, &items, &tasks),
                  AM_OK);
     CHECK_EQ_INT(am__store_commit(s), AM_OK);
     CHECK_EQ_INT(events, 1);
@@ -291,8 +291,7 @@ static void test_forget_cuts_packed_vector(void)
     /* a whole user: every block goes */
     s = open_store();
     CHECK_EQ_INT(am__store_begin(s), AM_OK);
-    CHECK_EQ_INT(s->vt->forget.forget(s, "u", AM_FORGET_USER, NULL, 99, &events, &items, &tasks),
-                 AM_OK);
+    CHECK_EQ_INT(am__forget(s, "u", AM_FORGET_USER, NULL, 99, &events, &items, &tasks), AM_OK);
     CHECK_EQ_INT(am__store_commit(s), AM_OK);
     int more = 1;
     CHECK_EQ_INT(am__forget_work(s, 99, 0, &more), AM_OK); /* the purge, in steps */
@@ -327,9 +326,8 @@ static void test_forget_grace_vectors(void)
     for (int k = 0; k < N_EV; k++) keep[k] = k != 7 && k != N_EV - 3;
     for (int k = 0; k < 2; k++) { /* a packed one, a tail one */
         CHECK_EQ_INT(am__store_begin(s), AM_OK);
-        CHECK_EQ_INT(s->vt->forget.forget_grace(s, "u", AM_FORGET_EVENT, ids[k ? N_EV - 3 : 7], 99,
-                                                5000, &events, &items, &tasks),
-                     AM_OK);
+        CHECK_EQ_INT(am__forget_grace(s, "u", AM_FORGET_EVENT, ids[k ? N_EV - 3 : 7], 99, 5000,
+                                         &events, &items, &tasks), AM_OK);
         CHECK_EQ_INT(am__store_commit(s), AM_OK);
         CHECK_EQ_INT(events, 1);
     }
@@ -352,8 +350,7 @@ static void test_forget_grace_vectors(void)
     CHECK(scan_is(s, "A", qv, 60000 * (am_time)250, 0, 250, NULL));
     /* forgotten again and purged at the end of the period */
     CHECK_EQ_INT(am__store_begin(s), AM_OK);
-    CHECK_EQ_INT(s->vt->forget.forget_grace(s, "u", AM_FORGET_EVENT, ids[7], 300, 5000, &events,
-                                            &items, &tasks),
+    CHECK_EQ_INT(am__forget_grace(s, "u", AM_FORGET_EVENT, ids[7], 300, 5000, &events, &items, &tasks),
                  AM_OK);
     CHECK_EQ_INT(am__store_commit(s), AM_OK);
     CHECK_EQ_INT(am__forget_work(s, 6000, 0, &more), AM_OK);
@@ -593,7 +590,7 @@ static void test_bits_scan(void)
     /* forgetting rewrites a block and its bits */
     long events, items, tasks;
     CHECK_EQ_INT(am__store_begin(s), AM_OK);
-    CHECK_EQ_INT(s->vt->forget.forget(s, "u", AM_FORGET_EVENT, ids[5], 99, &events, &items, &tasks),
+    CHECK_EQ_INT(am__forget(s, "u", AM_FORGET_EVENT, ids[5], 99, &events, &items, &tasks),
                  AM_OK);
     CHECK_EQ_INT(am__store_commit(s), AM_OK);
     int keep[N_MAX];

@@ -11,10 +11,12 @@
  * left without a source and their heat, the events; the contexts indexed
  * beside the remaining turns of the sessions touched are rebuilt; the
  * tasks touched lose the history their state is derived from (the caller
- * replays them: forget_touched); a tombstone stays.  The memory events of
- * what is gone leave the outbox and a memory.forgotten notice is written.
+ * replays them: am__forget_touched); a tombstone stays.  The memory
+ * events of what is gone leave the outbox and a memory.forgotten notice
+ * is written.
  *
- * A user forget records a job (forget_jobs) and hides the user at once;
+ * A user forget (domain/forget.c) records a job (forget_jobs ADD) and
+ * hides the user at once;
  * am__forget_work (domain/forget.c) purges a due job in short
  * transactions, each a forget_step here, as the SQLite store
  * does: PURGE_CHUNK events with everything keyed by them, or PURGE_SWEEP
@@ -325,15 +327,14 @@ static int held_pull(pg_store *s, const char *uid, int level, const char *id, am
 }
 
 int am__pg_forget_grace(am__store *b, const char *uid, int level, const char *id, am_time now,
-                        am_time purge_at, long *events, long *items, long *tasks)
+                        am_time purge_at, am__forget_gone *out)
 {
     pg_store *s = PG(b);
+    memset(out, 0, sizeof *out);
     if (am__pg_lock_user(s, uid)) return s->rc;
-    *events = *items = *tasks = 0;
-    if (level == AM_FORGET_USER) return am__pg_forget_user(b, uid, now, purge_at, events, items, tasks);
+    long *events = &out->events, *items = &out->versions, *tasks = &out->tasks;
     if (level < AM_FORGET_EVENT || level > AM_FORGET_TASK) return AM_MISUSE;
-    long pulled = 0;
-    int rc = held_pull(s, uid, level, id, purge_at, &pulled);
+    int rc = held_pull(s, uid, level, id, purge_at, &out->pulled);
     int64_t job = 0; /* > 0: the rows are held until purge_at */
     if (!rc && purge_at > now) {
         pg_args j = {0};
@@ -347,7 +348,7 @@ int am__pg_forget_grace(am__store *b, const char *uid, int level, const char *id
                                  " purge_at, state) VALUES($1, $2, $3, $4, $5, 'held') RETURNING seq",
                                  &j);
         if (!r) return s->rc;
-        job = am__pg_i64(r, 0, 0);
+        job = out->job = am__pg_i64(r, 0, 0);
         PQclear(r);
     }
     static const char *const pick[] = {
@@ -360,7 +361,7 @@ int am__pg_forget_grace(am__store *b, const char *uid, int level, const char *id
     };
     if (!rc) rc = am__pg_forget_temp(s);
     if (!rc) rc = forget_outbox(s, uid, level, now, 0);
-    long picked = rc ? 0 : run_count(s, pick[level], uid, id, &rc);
+    long picked = out->picked = rc ? 0 : run_count(s, pick[level], uid, id, &rc);
     if (!rc) rc = tasks_touched(s, uid, level, id, 0, tasks);
     if (!rc && job > 0) { /* the touched tasks as they are, whole */
         static const char *const own[] = {"INSERT INTO am_forget_tasks SELECT $2"
@@ -391,32 +392,10 @@ int am__pg_forget_grace(am__store *b, const char *uid, int level, const char *id
     }
     if (!rc) rc = tasks_touched(s, uid, level, id, 1, tasks);
     if (rc) return rc;
-    if (picked == 0 && *tasks == 0 && *items == 0) {
-        if (!pulled) return AM_NOTFOUND;
-        /* only held data forgotten again: its purge comes earlier */
-        pg_args d = {0};
-        am__pg_arg_text(&d, uid);
-        am__pg_arg_int(&d, job);
-        return job > 0 ? am__pg_exec(s, "forget job",
-                                     "DELETE FROM forget_jobs WHERE user_id = $1 AND seq = $2",
-                                     &d, NULL)
-                       : AM_OK;
-    }
-    if ((rc = forget_outbox(s, uid, level, now, 1))) return rc;
-    /* the tombstone names what went by its keyed hash: a caller's session
-     * or task id is often made of the user's words */
-    char ref[AM__REF_LEN + 1];
-    if ((rc = am__store_object_ref(b, uid, level_names[level], id, ref))) return rc;
-    pg_args a = {0};
-    am__pg_arg_text(&a, uid);
-    am__pg_arg_text(&a, level_names[level]);
-    am__pg_arg_text(&a, ref);
-    am__pg_arg_int(&a, now);
-    rc = am__pg_exec(s, "tombstone",
-                     "INSERT INTO tombstones(user_id, level, object_id, at) VALUES($1, $2, $3, $4)",
-                     &a, NULL);
-    if (!rc && level == AM_FORGET_TASK) rc = am__pg_forget_task_audit(s, uid, id, ref);
-    return rc;
+    /* nothing went: nothing to say (the caller's rule: not found, or
+     * only held rows forgotten again) */
+    return picked == 0 && *tasks == 0 && *items == 0 ? AM_OK
+                                                     : forget_outbox(s, uid, level, now, 1);
 }
 
 int am__pg_forget_task_audit(pg_store *s, const char *uid, const char *id, const char *ref)
@@ -431,21 +410,15 @@ int am__pg_forget_task_audit(pg_store *s, const char *uid, const char *id, const
                        " AND object_id = $2", &t, NULL);
 }
 
-int am__pg_forget(am__store *b, const char *uid, int level, const char *id, am_time now,
-                  long *events, long *items, long *tasks)
-{
-    return am__pg_forget_grace(b, uid, level, id, now, now, events, items, tasks);
-}
-
 /* One memory item (every version of a lineage) deleted, as the SQLite
- * store's am__sqlite_item_delete: its rows, their provenance and heat,
+ * store's am__sqlite_forget_delete: its rows, their provenance and heat,
  * the copies held forgets keep, its memory events. */
-int am__pg_item_delete(am__store *b, const char *uid, const char *lineage_id, am_time now,
-                       long *versions)
+int am__pg_forget_delete(am__store *b, const char *uid, const am__forget_del *d,
+                         am__forget_gone *out)
 {
     pg_store *s = PG(b);
-    (void)now;
-    *versions = 0;
+    memset(out, 0, sizeof *out);
+    if (!d->lineage) return AM_MISUSE;
     if (am__pg_lock_user(s, uid)) return s->rc;
     static const char *const sql[] = {
         "DELETE FROM item_sources WHERE user_id = $1 AND item_rid IN"
@@ -460,18 +433,16 @@ int am__pg_item_delete(am__store *b, const char *uid, const char *lineage_id, am
     };
     for (size_t i = 0; i < sizeof sql / sizeof *sql; i++) {
         int rc;
-        long n = run_count(s, sql[i], uid, lineage_id, &rc);
+        long n = run_count(s, sql[i], uid, d->lineage, &rc);
         if (rc) return rc;
-        if (i == 1 && (*versions = n) == 0) return AM_NOTFOUND;
+        if (i == 1 && (out->versions = n) == 0) return AM_OK;
     }
     return AM_OK;
 }
 
-int am__pg_forget_touched(am__store *b, am__arena *ar, const char ***ids, size_t *n)
+/* The tasks the last forget or restore touched that remain. */
+static int touched_list(pg_store *s, am__arena *ar, const char ***ids, size_t *n)
 {
-    pg_store *s = PG(b);
-    *ids = NULL;
-    *n = 0;
     /* no forget on this connection yet: the table is not there */
     PGresult *r = am__pg_run(s, "forget", "SELECT to_regclass('pg_temp.am_forget_tasks') IS NULL",
                              NULL);
@@ -487,44 +458,55 @@ int am__pg_forget_touched(am__store *b, am__arena *ar, const char ***ids, size_t
     return am__pg_rows_done(ar, r, n);
 }
 
-/* ------------------------------------------------------------ users */
-
-int am__pg_forget_user(am__store *b, const char *uid, am_time now, am_time purge_at,
-                       long *events, long *items, long *tasks)
+int am__pg_forget_mark(am__store *b, const char *uid, const am__forget_sel *sel, am__arena *ar,
+                       am__forget_marked *out)
 {
     pg_store *s = PG(b);
+    memset(out, 0, sizeof *out);
+    if (sel->level == 0) return touched_list(s, ar, &out->tasks_touched, &out->n_touched);
+    if (sel->level != AM_FORGET_USER) return AM_MISUSE;
     if (am__pg_lock_user(s, uid)) return s->rc;
-    int rc = am__pg_user_history(b, uid, events, items, tasks);
-    if (rc) return rc;
-    /* events and versions, not lineages, as the SQLite store counts */
-    pg_args c = {0};
-    am__pg_arg_text(&c, uid);
-    PGresult *r = am__pg_run(s, "forget user",
-                             "SELECT count(*) FROM memory_items WHERE user_id = $1", &c);
-    if (!r) return s->rc;
-    *items = (long)am__pg_i64(r, 0, 0);
-    PQclear(r);
     pg_args a = {0};
     am__pg_arg_text(&a, uid);
-    am__pg_arg_int(&a, purge_at);
-    am__pg_arg_int(&a, now);
+    /* events and versions, not lineages (user_stat counts lineages) */
+    PGresult *r = am__pg_run(s, "forget user",
+                             "SELECT (SELECT count(*) FROM events WHERE user_id = $1),"
+                             " (SELECT count(*) FROM memory_items WHERE user_id = $1),"
+                             " (SELECT count(*) FROM tasks WHERE user_id = $1)", &a);
+    if (!r) return s->rc;
+    out->events = (long)am__pg_i64(r, 0, 0);
+    out->versions = (long)am__pg_i64(r, 0, 1);
+    out->tasks = (long)am__pg_i64(r, 0, 2);
+    PQclear(r);
+    return AM_OK;
+}
+
+/* ADD and SET of forget_jobs (store.h); the uid's lock is taken. */
+static int job_set(pg_store *s, const am__fjob_op *op, size_t *n)
+{
     long changed = 0;
-    /* forgotten again while held: the purge comes no later */
-    if ((rc = am__pg_exec(s, "forget user",
-                          "UPDATE forget_jobs SET purge_at = least(purge_at, $2),"
-                          " state = CASE WHEN least(purge_at, $2) <= $3 AND state = 'held'"
-                          " THEN 'purge' ELSE state END WHERE user_id = $1 AND level = 'user'",
-                          &a, &changed)) ||
-        changed)
-        return rc;
-    pg_args j = {0};
-    am__pg_arg_text(&j, uid);
-    am__pg_arg_int(&j, now);
-    am__pg_arg_int(&j, purge_at);
-    am__pg_arg_text(&j, purge_at <= now ? "purge" : "held");
-    return am__pg_exec(s, "forget job",
-                       "INSERT INTO forget_jobs(user_id, level, object_id, forgotten_at, purge_at,"
-                       " state) VALUES($1, 'user', NULL, $2, $3, $4)", &j, NULL);
+    pg_args a = {0};
+    am__pg_arg_text(&a, op->uid);
+    am__pg_arg_text(&a, op->level);
+    am__pg_arg_int(&a, op->purge_at);
+    am__pg_arg_int(&a, op->at);
+    int rc;
+    if (op->kind == AM__FJOB_ADD) {
+        if (strcmp(op->state, "scrub") == 0) return AM_OK; /* no scrub owed here */
+        am__pg_arg_text(&a, op->object_id);
+        am__pg_arg_text(&a, op->state);
+        rc = am__pg_exec(s, "forget job",
+                         "INSERT INTO forget_jobs(user_id, level, object_id, forgotten_at,"
+                         " purge_at, state) VALUES($1, $2, $5, $4, $3, $6)", &a, &changed);
+    }
+    else /* forgotten again while held: the purge comes no later */
+        rc = am__pg_exec(s, "forget jobs",
+                         "UPDATE forget_jobs SET purge_at = least(purge_at, $3),"
+                         " state = CASE WHEN least(purge_at, $3) <= $4 AND state = 'held'"
+                         " THEN 'purge' ELSE state END WHERE user_id = $1 AND level = $2",
+                         &a, &changed);
+    *n = rc ? 0 : (size_t)changed;
+    return rc;
 }
 
 #define PURGE_CHUNK "32"    /* events a purge transaction deletes */
@@ -719,6 +701,24 @@ static void fjob_read(am__arena *ar, const PGresult *r, int i, int ncol, am__fjo
 #define FJOB_LIST \
     "SELECT seq, level, object_id, state, forgotten_at, purge_at FROM forget_jobs" FJOB_WHERE
 
+/* TOMB_PUT (store.h); the uid's lock is taken. */
+static int tomb_put(pg_store *s, const am__fjob_op *op, size_t *n)
+{
+    pg_args a = {0};
+    am__pg_arg_text(&a, op->uid);
+    am__pg_arg_text(&a, op->level);
+    am__pg_arg_text(&a, op->object_id);
+    am__pg_arg_int(&a, op->at);
+    long added = 0;
+    int rc = am__pg_exec(s, "tombstone",
+                         "INSERT INTO tombstones(user_id, level, object_id, at) VALUES($1, $2, $3, $4)",
+                         &a, &added);
+    *n = rc ? 0 : (size_t)added;
+    if (!rc && strcmp(op->level, "task") == 0 && op->id)
+        rc = am__pg_forget_task_audit(s, op->uid, op->id, op->object_id);
+    return rc;
+}
+
 int am__pg_forget_jobs(am__store *b, const am__fjob_op *op, am__arena *ar, am__fjob_row **rows,
                        size_t *n)
 {
@@ -728,6 +728,8 @@ int am__pg_forget_jobs(am__store *b, const am__fjob_op *op, am__arena *ar, am__f
     int k = op->kind, rc = am__fjob_check(op);
     if (!rc && k == AM__FJOB_NEXT) return job_next(s, op->at, op->due, n);
     if (rc || am__pg_lock_user(s, op->uid)) return rc ? rc : s->rc;
+    if (k == AM__FJOB_ADD || k == AM__FJOB_SET) return job_set(s, op, n);
+    if (k == AM__FJOB_TOMB_PUT) return tomb_put(s, op, n);
     char pn[PSEUDONYM_MAX];
     if (k == AM__FJOB_TOMB_GET && op->pseudonym && (rc = pseudonym(s, op->uid, pn))) return rc;
     pg_args a = {0};

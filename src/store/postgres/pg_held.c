@@ -227,7 +227,7 @@ int am__pg_restore_forget(am__store *b, const char *uid, int64_t job, am_time at
                         " WHERE m.user_id = $1 AND m.rid IN (SELECT item_rid FROM held_item_sources"
                         "  WHERE user_id = $1 AND held_job = $2::bigint)", uid, job, at, NULL);
     if (!rc) rc = am__pg_held_back(s, "item_heat", uid, job, NULL, 0, 1, NULL);
-    /* the tasks as they were; replayed (the caller: forget_touched) when
+    /* the tasks as they were; replayed (the caller: am__forget_touched) when
      * events of them were written since */
     static const char *const tasks_sql[] = {
         "INSERT INTO am_forget_tasks SELECT h.task_id FROM held_tasks h WHERE h.user_id = $1"

@@ -321,15 +321,12 @@ int am__pg_vault_upkeep(pg_store *s, long *sealed, long *hashed);
 int am__pg_slot(const char *uid);
 
 /* forgetting (pg_forget.c) */
-int am__pg_item_delete(am__store *b, const char *uid, const char *lineage_id, am_time now,
-                       long *versions);
-int am__pg_forget(am__store *b, const char *uid, int level, const char *id, am_time now,
-                  long *events, long *items, long *tasks);
+int am__pg_forget_delete(am__store *b, const char *uid, const am__forget_del *d,
+                         am__forget_gone *out);
+int am__pg_forget_mark(am__store *b, const char *uid, const am__forget_sel *sel, am__arena *ar,
+                       am__forget_marked *out);
 int am__pg_forget_grace(am__store *b, const char *uid, int level, const char *id, am_time now,
-                        am_time purge_at, long *events, long *items, long *tasks);
-int am__pg_forget_touched(am__store *b, am__arena *ar, const char ***ids, size_t *n);
-int am__pg_forget_user(am__store *b, const char *uid, am_time now, am_time purge_at,
-                       long *events, long *items, long *tasks);
+                        am_time purge_at, am__forget_gone *out);
 int am__pg_forget_step(am__store *b, const am__fjob_due *job, am_time now);
 int am__pg_restore_forget(am__store *b, const char *uid, int64_t job, am_time at, long *events);
 int am__pg_forget_jobs(am__store *b, const am__fjob_op *op, am__arena *ar, am__fjob_row **rows,

@@ -294,7 +294,7 @@ static int tasks_touched(sq_store *s, const char *uid, int level, const char *id
         " AND event_id IN (SELECT id FROM temp.am_forget)",
     };
     static const char *const after_sql[] = {
-        /* a forgotten task goes whole (am__sqlite_forget) */
+        /* a forgotten task goes whole (am__sqlite_forget_grace) */
         "DELETE FROM temp.am_forget_tasks WHERE task_id=?2",
         "DELETE FROM tasks WHERE user_id=?1"
         " AND task_id IN (SELECT task_id FROM temp.am_forget_tasks)"
@@ -418,20 +418,19 @@ static int held_pull(sq_store *s, const char *uid, int level, const char *id, am
 }
 
 int am__sqlite_forget_grace(am__store *b, const char *uid, int level, const char *id,
-                            am_time now, am_time purge_at, long *events, long *items, long *tasks)
+                            am_time now, am_time purge_at, am__forget_gone *out)
 {
     sq_store *s = SQ(b);
     int rc;
-    *events = *items = *tasks = 0;
-    if (level == AM_FORGET_USER) return am__sqlite_forget_user(b, uid, now, purge_at, events, items, tasks);
+    memset(out, 0, sizeof *out);
+    long *events = &out->events, *items = &out->versions, *tasks = &out->tasks;
     if (level < AM_FORGET_EVENT || level > AM_FORGET_TASK) return AM_MISUSE;
     am__sqlite_caches_drop(s, AM__DROP_FORGET, uid);
-    long pulled = 0;
-    if ((rc = held_pull(s, uid, level, id, purge_at, &pulled))) return rc;
+    if ((rc = held_pull(s, uid, level, id, purge_at, &out->pulled))) return rc;
     int64_t job = 0; /* > 0: the rows are held until purge_at */
     if (purge_at > now) {
         if ((rc = job_add(s, uid, level_names[level], id, now, purge_at, "held"))) return rc;
-        job = sqlite3_last_insert_rowid(s->db);
+        job = out->job = sqlite3_last_insert_rowid(s->db);
     }
     if ((rc = exec(s, "CREATE TEMP TABLE IF NOT EXISTS am_forget(rid INTEGER PRIMARY KEY, id TEXT, session_id TEXT);"
                       "DELETE FROM temp.am_forget;", "forget")))
@@ -444,7 +443,7 @@ int am__sqlite_forget_grace(am__store *b, const char *uid, int level, const char
     };
     if ((rc = forget_outbox(s, uid, level, now, 0))) return rc;
     if ((rc = run_uid(s, pick[level], uid, id, "forget"))) return rc;
-    long picked = (long)sqlite3_changes(s->db);
+    long picked = out->picked = (long)sqlite3_changes(s->db);
     if ((rc = tasks_touched(s, uid, level, id, 0, tasks))) return rc;
     if (job > 0) { /* the touched tasks as they are, whole */
         if (level == AM_FORGET_TASK &&
@@ -480,53 +479,17 @@ int am__sqlite_forget_grace(am__store *b, const char *uid, int level, const char
         *items += (long)sqlite3_changes(s->db);
     }
     if ((rc = tasks_touched(s, uid, level, id, 1, tasks))) return rc;
-    if (picked == 0 && *tasks == 0 && *items == 0) {
-        if (!pulled) return AM_NOTFOUND;
-        /* only held data forgotten again: its purge comes earlier */
-        sqlite3_stmt *st = job > 0 ? stmt(s, "DELETE FROM forget_jobs WHERE seq=?1") : NULL;
-        if (job > 0 && !st) return AM_BACKEND;
-        if (st) sqlite3_bind_int64(st, 1, job);
-        return st ? run(s, st, "forget job") : AM_OK;
-    }
-    if ((rc = forget_outbox(s, uid, level, now, 1))) return rc;
-    /* the tombstone names what went by its keyed hash: a caller's session
-     * or task id is often made of the user's words */
-    char ref[AM__REF_LEN + 1];
-    if ((rc = am__store_object_ref(b, uid, level_names[level], id, ref))) return rc;
-    sqlite3_stmt *st = stmt(s, "INSERT INTO tombstones(user_id, level, object_id, at) VALUES(?,?,?,?)");
-    if (!st) return AM_BACKEND;
-    bind_text(st, 1, uid);
-    bind_text(st, 2, level_names[level]);
-    bind_text(st, 3, ref);
-    sqlite3_bind_int64(st, 4, now);
-    if ((rc = run(s, st, "tombstone"))) return rc;
-    /* the task's audit rows (a switch to it, its workspace) name it the
-     * same way from now on; a switch's task name goes */
-    if (level == AM_FORGET_TASK) {
-        if (!(st = stmt(s, "UPDATE audit_log SET object_id=?3, detail=CASE WHEN op='task.switch'"
-                           " THEN NULL ELSE detail END WHERE user_id=?1 AND object_type='task'"
-                           " AND object_id=?2")))
-            return AM_BACKEND;
-        bind_text(st, 1, uid);
-        bind_text(st, 2, id);
-        bind_text(st, 3, ref);
-        if ((rc = run(s, st, "forget task audit"))) return rc;
-    }
-    return job > 0 ? AM_OK : job_add(s, uid, level_names[level], NULL, now, now, "scrub");
-}
-
-int am__sqlite_forget(am__store *b, const char *uid, int level, const char *id,
-                      am_time now, long *events, long *items, long *tasks)
-{
-    return am__sqlite_forget_grace(b, uid, level, id, now, now, events, items, tasks);
+    /* nothing went: nothing to say (the caller's rule: not found, or
+     * only held rows forgotten again) */
+    return picked == 0 && *tasks == 0 && *items == 0 ? AM_OK
+                                                     : forget_outbox(s, uid, level, now, 1);
 }
 
 /* One memory item (every version of a lineage) deleted: its rows, their
  * provenance and heat, the copies held forgets keep of them (restoring
- * one of those later must not bring the item back), its memory events;
- * then the scrub a forget owes, so its text leaves the files too. */
-int am__sqlite_item_delete(am__store *b, const char *uid, const char *lineage_id, am_time now,
-                           long *versions)
+ * one of those later must not bring the item back), its memory events. */
+int am__sqlite_forget_delete(am__store *b, const char *uid, const am__forget_del *d,
+                             am__forget_gone *out)
 {
     sq_store *s = SQ(b);
     static const char *const sql[] = {
@@ -540,21 +503,20 @@ int am__sqlite_item_delete(am__store *b, const char *uid, const char *lineage_id
         "DELETE FROM held_item_heat WHERE user_id=?1 AND lineage_id=?2",
         "DELETE FROM memory_events WHERE user_id=?1 AND memory_id=?2",
     };
-    *versions = 0;
+    memset(out, 0, sizeof *out);
+    if (!d->lineage) return AM_MISUSE;
     am__sqlite_memo_clear(s); /* the latest items it holds have the text */
     for (size_t i = 0; i < sizeof sql / sizeof *sql; i++) {
-        int rc = run_uid(s, sql[i], uid, lineage_id, "memory delete");
+        int rc = run_uid(s, sql[i], uid, d->lineage, "memory delete");
         if (rc) return rc;
-        if (i == 1 && (*versions = (long)sqlite3_changes(s->db)) == 0) return AM_NOTFOUND;
+        if (i == 1 && (out->versions = (long)sqlite3_changes(s->db)) == 0) return AM_OK;
     }
-    return job_add(s, uid, "memory", NULL, now, now, "scrub");
+    return AM_OK;
 }
 
-int am__sqlite_forget_touched(am__store *b, am__arena *ar, const char ***ids, size_t *n)
+/* The tasks the last forget or restore touched that remain. */
+static int touched_list(sq_store *s, am__arena *ar, const char ***ids, size_t *n)
 {
-    sq_store *s = SQ(b);
-    *ids = NULL;
-    *n = 0;
     sqlite3_stmt *st = stmt(s, "SELECT task_id FROM temp.am_forget_tasks ORDER BY task_id");
     if (!st) return AM_BACKEND;
     size_t cap = 0;
@@ -567,8 +529,6 @@ int am__sqlite_forget_touched(am__store *b, am__arena *ar, const char ***ids, si
     done(s, st);
     return out;
 }
-
-/* ------------------------------------------------------------ users */
 
 /* One count (?1 = uid), or -1 on error. */
 static long count_uid(sq_store *s, const char *sql, const char *uid)
@@ -583,27 +543,17 @@ static long count_uid(sq_store *s, const char *sql, const char *uid)
     return n;
 }
 
-int am__sqlite_forget_user(am__store *b, const char *uid, am_time now, am_time purge_at,
-                           long *events, long *items, long *tasks)
+int am__sqlite_forget_mark(am__store *b, const char *uid, const am__forget_sel *sel, am__arena *ar,
+                           am__forget_marked *out)
 {
     sq_store *s = SQ(b);
-    *events = count_uid(s, "SELECT count(*) FROM events WHERE user_id=?1", uid);
-    *items = count_uid(s, "SELECT count(*) FROM memory_items WHERE user_id=?1", uid);
-    *tasks = count_uid(s, "SELECT count(*) FROM tasks WHERE user_id=?1", uid);
-    if (*events < 0 || *items < 0 || *tasks < 0) return AM_BACKEND;
-    am__sqlite_caches_drop(s, AM__DROP_FORGET, uid);
-    /* forgotten again while held: the purge comes no later */
-    sqlite3_stmt *st = stmt(s, "UPDATE forget_jobs SET purge_at = min(purge_at, ?2),"
-                               " state = CASE WHEN min(purge_at, ?2) <= ?3 AND state = 'held'"
-                               " THEN 'purge' ELSE state END"
-                               " WHERE user_id=?1 AND level='user'");
-    if (!st) return AM_BACKEND;
-    bind_text(st, 1, uid);
-    sqlite3_bind_int64(st, 2, purge_at);
-    sqlite3_bind_int64(st, 3, now);
-    int rc = run(s, st, "forget user");
-    if (rc || sqlite3_changes(s->db) > 0) return rc;
-    return job_add(s, uid, "user", NULL, now, purge_at, purge_at <= now ? "purge" : "held");
+    memset(out, 0, sizeof *out);
+    if (sel->level == 0) return touched_list(s, ar, &out->tasks_touched, &out->n_touched);
+    if (sel->level != AM_FORGET_USER) return AM_MISUSE;
+    out->events = count_uid(s, "SELECT count(*) FROM events WHERE user_id=?1", uid);
+    out->versions = count_uid(s, "SELECT count(*) FROM memory_items WHERE user_id=?1", uid);
+    out->tasks = count_uid(s, "SELECT count(*) FROM tasks WHERE user_id=?1", uid);
+    return out->events < 0 || out->versions < 0 || out->tasks < 0 ? AM_BACKEND : AM_OK;
 }
 
 typedef am__fjob_due job;
@@ -976,7 +926,8 @@ static int job_row(am__arena *ar, sqlite3_stmt *st, int ncol, am__fjob_row **row
     return ar && ar->oom ? AM_NOMEM : AM_OK;
 }
 
-/* ?1 uid, ?2 level, ?3 not_level, ?4 object_id, ?5 state, ?6 seq, ?7 at. */
+/* ?1 uid, ?2 level, ?3 not_level, ?4 object_id, ?5 state, ?6 seq, ?7 at,
+ * ?8 purge_at. */
 #define FJOB_LIST                                                                  \
     "SELECT seq, level, object_id, state, forgotten_at, purge_at FROM forget_jobs" \
     " WHERE user_id=?1 AND (?2 IS NULL OR level=?2) AND (?3 IS NULL OR level!=?3)" \
@@ -990,6 +941,14 @@ static const char *const fjob_sql[] = {
                           " AND (?4 IS NULL OR object_id=?4) ORDER BY seq DESC LIMIT 1",
     [AM__FJOB_TOMB_DEL] = "DELETE FROM tombstones WHERE user_id=?1 AND level=?2 AND object_id=?4"
                           " AND at=?7",
+    [AM__FJOB_TOMB_PUT] = "INSERT INTO tombstones(user_id, level, object_id, at)"
+                          " VALUES(?1, ?2, ?4, ?7)",
+    [AM__FJOB_ADD] = "INSERT INTO forget_jobs(user_id, level, object_id, forgotten_at, purge_at,"
+                     " state) VALUES(?1, ?2, ?4, ?7, ?8, ?5)",
+    /* forgotten again while held: the purge comes no later */
+    [AM__FJOB_SET] = "UPDATE forget_jobs SET purge_at = min(purge_at, ?8),"
+                     " state = CASE WHEN min(purge_at, ?8) <= ?7 AND state = 'held'"
+                     " THEN 'purge' ELSE state END WHERE user_id=?1 AND level=?2",
 };
 
 int am__sqlite_forget_jobs(am__store *b, const am__fjob_op *op, am__arena *ar, am__fjob_row **rows,
@@ -1016,11 +975,24 @@ int am__sqlite_forget_jobs(am__store *b, const am__fjob_op *op, am__arena *ar, a
     if (np >= 5) bind_text(st, 5, op->state);
     if (np >= 6) sqlite3_bind_int64(st, 6, op->seq);
     if (np >= 7) sqlite3_bind_int64(st, 7, op->at);
-    if (k == AM__FJOB_DEL || k == AM__FJOB_TOMB_DEL) {
+    if (np >= 8) sqlite3_bind_int64(st, 8, op->purge_at);
+    if (k != AM__FJOB_LIST && k != AM__FJOB_TOMB_GET) {
         if ((rc = run(s, st, "forget jobs"))) return rc;
         *n = (size_t)sqlite3_changes(s->db);
-        /* a user back: what the caches held of them was hidden */
-        if (k == AM__FJOB_DEL && op->level && strcmp(op->level, "user") == 0)
+        /* the task's audit rows (a switch to it, its workspace) name it
+         * by the ref from now on; a switch's task name goes */
+        if (k == AM__FJOB_TOMB_PUT && strcmp(op->level, "task") == 0 && op->id) {
+            if (!(st = stmt(s, "UPDATE audit_log SET object_id=?3, detail=CASE WHEN"
+                               " op='task.switch' THEN NULL ELSE detail END WHERE user_id=?1"
+                               " AND object_type='task' AND object_id=?2")))
+                return AM_BACKEND;
+            bind_text(st, 1, op->uid);
+            bind_text(st, 2, op->id);
+            bind_text(st, 3, op->object_id);
+            if ((rc = run(s, st, "forget task audit"))) return rc;
+        }
+        /* a user hidden or back: what the caches held of them is not */
+        if (k != AM__FJOB_TOMB_DEL && op->level && strcmp(op->level, "user") == 0)
             am__sqlite_caches_drop(s, AM__DROP_FORGET, op->uid);
         return AM_OK;
     }

@@ -580,17 +580,14 @@ int am__sqlite_item_tokens_set(sq_store *s, const char *select, item_tokens_fn f
 int am__sqlite_item_tokens_fill(am__store *b, item_tokens_fn fn, void *ctx, size_t *n);
 
 /* forget.c */
-int am__sqlite_forget(am__store *b, const char *uid, int level, const char *id,
-                      am_time now, long *events, long *items, long *tasks);
-int am__sqlite_forget_touched(am__store *b, am__arena *ar, const char ***ids, size_t *n);
-int am__sqlite_item_delete(am__store *b, const char *uid, const char *lineage_id, am_time now,
-                          long *versions);
-int am__sqlite_forget_user(am__store *b, const char *uid, am_time now, am_time purge_at,
-                           long *events, long *items, long *tasks);
+int am__sqlite_forget_mark(am__store *b, const char *uid, const am__forget_sel *sel, am__arena *ar,
+                           am__forget_marked *out);
+int am__sqlite_forget_delete(am__store *b, const char *uid, const am__forget_del *d,
+                             am__forget_gone *out);
 int am__sqlite_forget_step(am__store *b, const am__fjob_due *job, am_time now);
 int am__sqlite_forget_scrub(am__store *b, am__ctl_scrub *sc);
 int am__sqlite_forget_grace(am__store *b, const char *uid, int level, const char *id,
-                            am_time now, am_time purge_at, long *events, long *items, long *tasks);
+                            am_time now, am_time purge_at, am__forget_gone *out);
 int am__sqlite_restore_forget(am__store *b, const char *uid, int64_t job, am_time at, long *events);
 int am__sqlite_forget_jobs(am__store *b, const am__fjob_op *op, am__arena *ar, am__fjob_row **rows,
                            size_t *n);
