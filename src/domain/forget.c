@@ -158,8 +158,8 @@ int am__forget_user(am__store *s, const char *uid, am_time now, am_time purge_at
     *tasks = rc ? 0 : m.tasks;
     if (rc) return rc;
     /* forgotten again while held: the purge comes no later */
-    am__fjob_op set = {.kind = AM__FJOB_SET, .uid = uid, .level = "user", .at = now,
-                       .purge_at = purge_at};
+    am__fjob_op set = {
+        .kind = AM__FJOB_SET, .uid = uid, .level = "user", .at = now, .purge_at = purge_at};
     size_t n = 0;
     if ((rc = s->vt->forget.forget_jobs(s, &set, NULL, NULL, &n)) || n > 0) return rc;
     am__fjob_op add = {.kind = AM__FJOB_ADD,
@@ -175,7 +175,8 @@ int am__forget_grace(am__store *s, const char *uid, int level, const char *id, a
                      am_time purge_at, long *events, long *items, long *tasks)
 {
     *events = *items = *tasks = 0;
-    if (level == AM_FORGET_USER) return am__forget_user(s, uid, now, purge_at, events, items, tasks);
+    if (level == AM_FORGET_USER)
+        return am__forget_user(s, uid, now, purge_at, events, items, tasks);
     if (level < AM_FORGET_EVENT || level > AM_FORGET_TASK) return AM_MISUSE;
     am__forget_gone g;
     int rc = s->vt->forget.forget_grace(s, uid, level, id, now, purge_at, &g);
@@ -203,13 +204,17 @@ int am__forget_grace(am__store *s, const char *uid, int level, const char *id, a
                         .at = now};
     if ((rc = s->vt->forget.forget_jobs(s, &tomb, NULL, NULL, &n)) || g.job > 0) return rc;
     /* gone now: the files owe a scrub (a store that owes none: no job) */
-    am__fjob_op scrub = {.kind = AM__FJOB_ADD, .uid = uid, .level = level_names[level],
-                         .state = "scrub", .at = now, .purge_at = now};
+    am__fjob_op scrub = {.kind = AM__FJOB_ADD,
+                         .uid = uid,
+                         .level = level_names[level],
+                         .state = "scrub",
+                         .at = now,
+                         .purge_at = now};
     return s->vt->forget.forget_jobs(s, &scrub, NULL, NULL, &n);
 }
 
-int am__forget(am__store *s, const char *uid, int level, const char *id, am_time now,
-               long *events, long *items, long *tasks)
+int am__forget(am__store *s, const char *uid, int level, const char *id, am_time now, long *events,
+               long *items, long *tasks)
 {
     return am__forget_grace(s, uid, level, id, now, now, events, items, tasks);
 }
@@ -234,8 +239,12 @@ int am__forget_item_delete(am__store *s, const char *uid, const char *lineage_id
     if (rc) return rc;
     if (gone.versions == 0) return AM_NOTFOUND;
     /* its text leaves the files too (a store that owes no scrub: none) */
-    am__fjob_op scrub = {.kind = AM__FJOB_ADD, .uid = uid, .level = "memory", .state = "scrub",
-                         .at = now, .purge_at = now};
+    am__fjob_op scrub = {.kind = AM__FJOB_ADD,
+                         .uid = uid,
+                         .level = "memory",
+                         .state = "scrub",
+                         .at = now,
+                         .purge_at = now};
     size_t n = 0;
     return s->vt->forget.forget_jobs(s, &scrub, NULL, NULL, &n);
 }

@@ -71,8 +71,8 @@ int am__forget_held(am__store *s, const char *uid, am__arena *ar, am__held_row *
 int am__forget_grace(am__store *s, const char *uid, int level, const char *id, am_time now,
                      am_time purge_at, long *events, long *items, long *tasks);
 /* am__forget_grace with purge_at = now. */
-int am__forget(am__store *s, const char *uid, int level, const char *id, am_time now,
-               long *events, long *items, long *tasks);
+int am__forget(am__store *s, const char *uid, int level, const char *id, am_time now, long *events,
+               long *items, long *tasks);
 
 /* A user forget (caller's transaction): the user is hidden at once
  * (user_exists 0, am__forget_state HELD or PURGING) and a job purges it

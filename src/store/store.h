@@ -431,8 +431,7 @@ static inline int am__fjob_check(const am__fjob_op *op)
     if (k == AM__FJOB_DEL && !op->seq && !op->level) return AM_MISUSE;
     if (k >= AM__FJOB_TOMB_GET && !op->level) return AM_MISUSE;
     if (k == AM__FJOB_ADD && !op->state) return AM_MISUSE;
-    return (k == AM__FJOB_TOMB_DEL || k == AM__FJOB_TOMB_PUT) && !op->object_id ? AM_MISUSE
-                                                                                 : AM_OK;
+    return (k == AM__FJOB_TOMB_DEL || k == AM__FJOB_TOMB_PUT) && !op->object_id ? AM_MISUSE : AM_OK;
 }
 
 /* What forget_mark marks (sel) and reports (marked), and what

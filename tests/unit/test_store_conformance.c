@@ -231,7 +231,7 @@ static void apply_ops(run *u)
             long n_e = 0, n_i = 0, n_t = 0;
             if (e) {
                 int rc = am__forget(s, user, session ? AM_FORGET_SESSION : AM_FORGET_EVENT,
-                                       session ? e->session : e->id, now, &n_e, &n_i, &n_t);
+                                    session ? e->session : e->id, now, &n_e, &n_i, &n_t);
                 CHECK(rc == AM_OK || rc == AM_NOTFOUND);
                 am__buf_printf(&u->log, "forget %s %d: %ld %ld %ld\n", e->id, rc, n_e, n_i, n_t);
                 for (size_t i = 0; i < u->n_ev; i++)
@@ -980,8 +980,8 @@ static void grace_cycle(run *u, const char *url, int pg, const char *const *term
     if (be) {
         long e = 0, i = 0, tk = 0;
         OK(am__store_begin(s));
-        OK(am__forget_grace(s, users[1], AM_FORGET_SESSION, be->session, t3, t3 + 400 * HOUR,
-                               &e, &i, &tk));
+        OK(am__forget_grace(s, users[1], AM_FORGET_SESSION, be->session, t3, t3 + 400 * HOUR, &e,
+                            &i, &tk));
         OK(am__store_commit(s));
         am__buf_printf(b, "bob held %ld %ld %ld\n", e, i, tk);
     }

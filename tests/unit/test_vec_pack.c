@@ -270,8 +270,7 @@ static void test_forget_cuts_packed_vector(void)
     CHECK(file_has(q, DIM));
     long events, items, tasks;
     CHECK_EQ_INT(am__store_begin(s), AM_OK);
-    CHECK_EQ_INT(am__forget(s, "u", AM_FORGET_EVENT, ids[5], 99, &events, &items, &tasks),
-                 AM_OK);
+    CHECK_EQ_INT(am__forget(s, "u", AM_FORGET_EVENT, ids[5], 99, &events, &items, &tasks), AM_OK);
     CHECK_EQ_INT(am__store_commit(s), AM_OK);
     CHECK_EQ_INT(events, 1);
     int keep[N_EV];
@@ -327,7 +326,8 @@ static void test_forget_grace_vectors(void)
     for (int k = 0; k < 2; k++) { /* a packed one, a tail one */
         CHECK_EQ_INT(am__store_begin(s), AM_OK);
         CHECK_EQ_INT(am__forget_grace(s, "u", AM_FORGET_EVENT, ids[k ? N_EV - 3 : 7], 99, 5000,
-                                         &events, &items, &tasks), AM_OK);
+                                      &events, &items, &tasks),
+                     AM_OK);
         CHECK_EQ_INT(am__store_commit(s), AM_OK);
         CHECK_EQ_INT(events, 1);
     }
@@ -350,8 +350,9 @@ static void test_forget_grace_vectors(void)
     CHECK(scan_is(s, "A", qv, 60000 * (am_time)250, 0, 250, NULL));
     /* forgotten again and purged at the end of the period */
     CHECK_EQ_INT(am__store_begin(s), AM_OK);
-    CHECK_EQ_INT(am__forget_grace(s, "u", AM_FORGET_EVENT, ids[7], 300, 5000, &events, &items, &tasks),
-                 AM_OK);
+    CHECK_EQ_INT(
+        am__forget_grace(s, "u", AM_FORGET_EVENT, ids[7], 300, 5000, &events, &items, &tasks),
+        AM_OK);
     CHECK_EQ_INT(am__store_commit(s), AM_OK);
     CHECK_EQ_INT(am__forget_work(s, 6000, 0, &more), AM_OK);
     CHECK_EQ_INT(more, 0);
@@ -590,8 +591,7 @@ static void test_bits_scan(void)
     /* forgetting rewrites a block and its bits */
     long events, items, tasks;
     CHECK_EQ_INT(am__store_begin(s), AM_OK);
-    CHECK_EQ_INT(am__forget(s, "u", AM_FORGET_EVENT, ids[5], 99, &events, &items, &tasks),
-                 AM_OK);
+    CHECK_EQ_INT(am__forget(s, "u", AM_FORGET_EVENT, ids[5], 99, &events, &items, &tasks), AM_OK);
     CHECK_EQ_INT(am__store_commit(s), AM_OK);
     int keep[N_MAX];
     for (int k = 0; k < N_MAX; k++) keep[k] = k != 5;

@@ -394,8 +394,7 @@ int am__pg_forget_grace(am__store *b, const char *uid, int level, const char *id
     if (rc) return rc;
     /* nothing went: nothing to say (the caller's rule: not found, or
      * only held rows forgotten again) */
-    return picked == 0 && *tasks == 0 && *items == 0 ? AM_OK
-                                                     : forget_outbox(s, uid, level, now, 1);
+    return picked == 0 && *tasks == 0 && *items == 0 ? AM_OK : forget_outbox(s, uid, level, now, 1);
 }
 
 int am__pg_forget_task_audit(pg_store *s, const char *uid, const char *id, const char *ref)
@@ -472,7 +471,8 @@ int am__pg_forget_mark(am__store *b, const char *uid, const am__forget_sel *sel,
     PGresult *r = am__pg_run(s, "forget user",
                              "SELECT (SELECT count(*) FROM events WHERE user_id = $1),"
                              " (SELECT count(*) FROM memory_items WHERE user_id = $1),"
-                             " (SELECT count(*) FROM tasks WHERE user_id = $1)", &a);
+                             " (SELECT count(*) FROM tasks WHERE user_id = $1)",
+                             &a);
     if (!r) return s->rc;
     out->events = (long)am__pg_i64(r, 0, 0);
     out->versions = (long)am__pg_i64(r, 0, 1);
@@ -497,9 +497,9 @@ static int job_set(pg_store *s, const am__fjob_op *op, size_t *n)
         am__pg_arg_text(&a, op->state);
         rc = am__pg_exec(s, "forget job",
                          "INSERT INTO forget_jobs(user_id, level, object_id, forgotten_at,"
-                         " purge_at, state) VALUES($1, $2, $5, $4, $3, $6)", &a, &changed);
-    }
-    else /* forgotten again while held: the purge comes no later */
+                         " purge_at, state) VALUES($1, $2, $5, $4, $3, $6)",
+                         &a, &changed);
+    } else /* forgotten again while held: the purge comes no later */
         rc = am__pg_exec(s, "forget jobs",
                          "UPDATE forget_jobs SET purge_at = least(purge_at, $3),"
                          " state = CASE WHEN least(purge_at, $3) <= $4 AND state = 'held'"
@@ -710,9 +710,9 @@ static int tomb_put(pg_store *s, const am__fjob_op *op, size_t *n)
     am__pg_arg_text(&a, op->object_id);
     am__pg_arg_int(&a, op->at);
     long added = 0;
-    int rc = am__pg_exec(s, "tombstone",
-                         "INSERT INTO tombstones(user_id, level, object_id, at) VALUES($1, $2, $3, $4)",
-                         &a, &added);
+    int rc = am__pg_exec(
+        s, "tombstone",
+        "INSERT INTO tombstones(user_id, level, object_id, at) VALUES($1, $2, $3, $4)", &a, &added);
     *n = rc ? 0 : (size_t)added;
     if (!rc && strcmp(op->level, "task") == 0 && op->id)
         rc = am__pg_forget_task_audit(s, op->uid, op->id, op->object_id);

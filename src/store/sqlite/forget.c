@@ -417,8 +417,8 @@ static int held_pull(sq_store *s, const char *uid, int level, const char *id, am
     return rc;
 }
 
-int am__sqlite_forget_grace(am__store *b, const char *uid, int level, const char *id,
-                            am_time now, am_time purge_at, am__forget_gone *out)
+int am__sqlite_forget_grace(am__store *b, const char *uid, int level, const char *id, am_time now,
+                            am_time purge_at, am__forget_gone *out)
 {
     sq_store *s = SQ(b);
     int rc;
@@ -481,8 +481,7 @@ int am__sqlite_forget_grace(am__store *b, const char *uid, int level, const char
     if ((rc = tasks_touched(s, uid, level, id, 1, tasks))) return rc;
     /* nothing went: nothing to say (the caller's rule: not found, or
      * only held rows forgotten again) */
-    return picked == 0 && *tasks == 0 && *items == 0 ? AM_OK
-                                                     : forget_outbox(s, uid, level, now, 1);
+    return picked == 0 && *tasks == 0 && *items == 0 ? AM_OK : forget_outbox(s, uid, level, now, 1);
 }
 
 /* One memory item (every version of a lineage) deleted: its rows, their

@@ -586,8 +586,8 @@ int am__sqlite_forget_delete(am__store *b, const char *uid, const am__forget_del
                              am__forget_gone *out);
 int am__sqlite_forget_step(am__store *b, const am__fjob_due *job, am_time now);
 int am__sqlite_forget_scrub(am__store *b, am__ctl_scrub *sc);
-int am__sqlite_forget_grace(am__store *b, const char *uid, int level, const char *id,
-                            am_time now, am_time purge_at, am__forget_gone *out);
+int am__sqlite_forget_grace(am__store *b, const char *uid, int level, const char *id, am_time now,
+                            am_time purge_at, am__forget_gone *out);
 int am__sqlite_restore_forget(am__store *b, const char *uid, int64_t job, am_time at, long *events);
 int am__sqlite_forget_jobs(am__store *b, const am__fjob_op *op, am__arena *ar, am__fjob_row **rows,
                            size_t *n);
